@@ -1,0 +1,33 @@
+/**
+ * An error about input from outside (a file, a reply, a message) that says what was wrong
+ * and where: the file, a JSON path or a line, and what was expected there.
+ */
+export class InputError extends Error {
+  override readonly name = 'InputError';
+  constructor(
+    readonly file: string | undefined,
+    readonly where: string | undefined,
+    readonly problem: string,
+  ) {
+    super([file, where].filter(Boolean).join(': ') + (file || where ? ': ' : '') + problem);
+  }
+}
+
+/** Formats a JSON path such as `$.trajectory[3].action` from its parts. */
+export function jsonPath(parts: ReadonlyArray<string | number>): string {
+  let out = '$';
+  for (const p of parts) out += typeof p === 'number' ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`;
+  return out;
+}
+
+/** Thrown when work is cancelled through an AbortSignal. */
+export class CancelledError extends Error {
+  override readonly name = 'CancelledError';
+  constructor(message = 'cancelled') {
+    super(message);
+  }
+}
+
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new CancelledError(typeof signal.reason === 'string' ? signal.reason : 'cancelled');
+}

@@ -1,0 +1,93 @@
+/**
+ * A place where an agent's actions run: a Docker container (DockerSandbox) or a temporary
+ * copy of the repository on the host (LocalSandbox). Everything above the runtime (the ACI
+ * tools, sessions, bug checks, grading) talks to this interface only.
+ */
+
+export interface ExecOptions {
+  /** Kill the command's process group after this many ms (default: the sandbox's limit). */
+  timeoutMs?: number;
+  /** Keep at most this many bytes of output; the rest is dropped and counted. */
+  maxOutputBytes?: number;
+  /** Working directory for this command only (the session's cwd is left unchanged). */
+  cwd?: string;
+  signal?: AbortSignal;
+}
+
+export interface ExecResult {
+  /** stdout and stderr interleaved as the command wrote them (a terminal would show both). */
+  output: string;
+  exitCode: number;
+  timedOut: boolean;
+  /** Bytes of output dropped because of `maxOutputBytes`. */
+  truncatedBytes: number;
+  durationMs: number;
+}
+
+/** A process started beside the shell with its own stdio (e.g. a language server). */
+export interface SandboxProcess {
+  readonly stdin: NodeJS.WritableStream;
+  readonly stdout: NodeJS.ReadableStream;
+  readonly stderr: NodeJS.ReadableStream;
+  /** Resolves with the exit code when the process ends. */
+  readonly exited: Promise<number>;
+  kill(): Promise<void>;
+}
+
+export interface Mount {
+  hostPath: string;
+  containerPath: string;
+  readOnly: boolean;
+}
+
+export interface SandboxLimits {
+  /** Bytes of memory (Docker: HostConfig.Memory). */
+  memoryBytes: number;
+  /** CPUs, may be fractional (Docker: NanoCpus). */
+  cpus: number;
+  pids: number;
+  /** Default per-command timeout. */
+  commandTimeoutMs: number;
+  /** Default per-command output cap. */
+  maxOutputBytes: number;
+}
+
+export interface SandboxOptions {
+  /** Any image name: SWE-bench `sweb.eval.*`, SWE-smith, R2E-Gym or the local base image. */
+  image: string;
+  /** A host directory to copy into the sandbox at `repoPath` (omit when the image has it). */
+  repoDir?: string;
+  /** Where the repository lives inside the sandbox, e.g. /testbed or /repo. */
+  repoPath: string;
+  /** Network off unless asked. */
+  network?: boolean;
+  limits?: Partial<SandboxLimits>;
+  mounts?: Mount[];
+  env?: Record<string, string>;
+  /** Run the shell under a pseudo-terminal (SWE-agent 1.x recordings were made that way). */
+  tty?: boolean;
+  labels?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export interface Sandbox {
+  readonly kind: 'docker' | 'local';
+  /** Container id, or the temporary directory of a LocalSandbox. */
+  readonly id: string;
+  readonly repoPath: string;
+  /** Runs a command in the session's one persistent shell (cwd and env persist). */
+  exec(command: string, options?: ExecOptions): Promise<ExecResult>;
+  /** Starts a separate process with its own stdio, outside the persistent shell. */
+  spawn(argv: string[], options?: { cwd?: string; env?: Record<string, string> }): Promise<SandboxProcess>;
+  readFile(path: string): Promise<string>;
+  writeFile(path: string, content: string): Promise<void>;
+  /** Copies a host file or directory into the sandbox. */
+  copyIn(hostPath: string, sandboxPath: string): Promise<void>;
+  /** Copies a sandbox file or directory out to the host. */
+  copyOut(sandboxPath: string, hostPath: string): Promise<void>;
+  /** Records the repository's state (working tree and index); returns an id for reset(). */
+  snapshot(): Promise<string>;
+  reset(snapshotId: string): Promise<void>;
+  /** Stops and removes everything the sandbox created. Safe to call twice. */
+  dispose(): Promise<void>;
+}

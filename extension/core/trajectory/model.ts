@@ -1,0 +1,144 @@
+import { z } from 'zod';
+
+/**
+ * The canonical trajectory: what every importer produces, every view shows, and every session
+ * records. One step is one agent action (or one message's set of parallel tool calls) and the
+ * observation it got.
+ */
+
+export const TRAJECTORY_FORMATS = ['swe-agent', 'mini-swe-agent', 'openhands', 'r2e-gym', 'rllm', 'skyrl', 'openai-messages', 'canonical'] as const;
+export const TrajectoryFormatSchema = z.enum(TRAJECTORY_FORMATS);
+export type TrajectoryFormat = z.infer<typeof TrajectoryFormatSchema>;
+
+export const TaskSchema = z.object({
+  instanceId: z.string().optional(),
+  repo: z.string().optional(),
+  baseCommit: z.string().optional(),
+  image: z.string().optional(),
+  /** Where the repository lives inside the container, e.g. /testbed. */
+  repoPath: z.string().optional(),
+  problemStatement: z.string().optional(),
+});
+export type Task = z.infer<typeof TaskSchema>;
+
+export const ActionSchema = z.object({
+  /** The action exactly as the model wrote it (command text, XML call, or tool-call JSON). */
+  raw: z.string(),
+  /** The parsed tool name (`open`, `str_replace_editor`, `bash`, `run`...); null when unparsed. */
+  tool: z.string().nullable(),
+  args: z.record(z.string(), z.unknown()),
+  toolCallId: z.string().optional(),
+});
+export type Action = z.infer<typeof ActionSchema>;
+
+export const TokenLogprobSchema = z.object({
+  token: z.string(),
+  logprob: z.number(),
+  top: z.array(z.object({ token: z.string(), logprob: z.number() })).optional(),
+});
+export type TokenLogprob = z.infer<typeof TokenLogprobSchema>;
+
+export const TokenUsageSchema = z.object({
+  prompt: z.number().optional(),
+  completion: z.number().optional(),
+  total: z.number().optional(),
+});
+export type TokenUsage = z.infer<typeof TokenUsageSchema>;
+
+export const StepStateSchema = z.object({
+  openFile: z.string().nullable().optional(),
+  workingDir: z.string().optional(),
+  diff: z.string().optional(),
+});
+export type StepState = z.infer<typeof StepStateSchema>;
+
+/** Where a step came from in its source file, so the original record stays one click away. */
+export const SourceRefSchema = z.object({
+  /** JSON pointers (RFC 6901) into the parsed file, e.g. `/trajectory/3`, `/history/7`. */
+  pointers: z.array(z.string()),
+  /** 1-based line for JSONL sources. */
+  line: z.number().optional(),
+});
+export type SourceRef = z.infer<typeof SourceRefSchema>;
+
+export const ToolCallResultSchema = z.object({ action: ActionSchema, observation: z.string() });
+export type ToolCallResult = z.infer<typeof ToolCallResultSchema>;
+
+export const StepSchema = z.object({
+  index: z.number().int().nonnegative(),
+  thought: z.string(),
+  /** The step's action; for a message with several tool calls, the first of `calls`. */
+  action: ActionSchema,
+  /** The observation; for several tool calls, their results joined in call order. */
+  observation: z.string(),
+  /** Present when one message made several tool calls: each paired with its result by id. */
+  calls: z.array(ToolCallResultSchema).optional(),
+  /** Seconds spent executing the action. */
+  executionTime: z.number().optional(),
+  exitCode: z.number().optional(),
+  timestamp: z.string().optional(),
+  tokens: TokenUsageSchema.optional(),
+  logprobs: z.array(TokenLogprobSchema).optional(),
+  /** Sampling parameters the action was drawn with (temperature, top_p, top_k...). */
+  sampling: z.record(z.string(), z.unknown()).optional(),
+  state: StepStateSchema.optional(),
+  /** Why the action could not be parsed; the observation then holds the scaffold's message. */
+  formatError: z.string().optional(),
+  /** Free-form marks from the scaffold (e.g. `lint-rejected`, `timeout`). */
+  flags: z.array(z.string()).optional(),
+  source: SourceRefSchema.optional(),
+});
+export type Step = z.infer<typeof StepSchema>;
+
+export const ModelStatsSchema = z.object({
+  instanceCost: z.number().optional(),
+  tokensSent: z.number().optional(),
+  tokensReceived: z.number().optional(),
+  apiCalls: z.number().optional(),
+});
+export type ModelStats = z.infer<typeof ModelStatsSchema>;
+
+export const OutcomeSchema = z.object({
+  exitStatus: z.string().optional(),
+  submission: z.string().optional(),
+  reward: z.number().optional(),
+  resolved: z.boolean().optional(),
+  modelStats: ModelStatsSchema.optional(),
+  testOutput: z.string().optional(),
+  error: z.string().optional(),
+});
+export type Outcome = z.infer<typeof OutcomeSchema>;
+
+export const TrajectoryMetaSchema = z.object({
+  /** Version of the source format or scaffold (e.g. `1.0.1`, `mini-swe-agent-1.1`). */
+  formatVersion: z.string().optional(),
+  model: z.string().optional(),
+  /** SWE-agent tool bundles, e.g. `tools/windowed`, `tools/edit_anthropic`. */
+  toolBundles: z.array(z.string()).optional(),
+  /** How actions were written: `thought_action`, `xml_function_calling`, `function_calling`, `bash_block`... */
+  parseFunction: z.string().optional(),
+  /** Whether the recording ran commands under a pseudo-terminal (SWE-agent 1.x does). */
+  pty: z.boolean().optional(),
+  systemPrompt: z.string().optional(),
+  /** The first user message (task instructions) as the agent saw it. */
+  instructions: z.string().optional(),
+  /** Trajectory this one was forked from, and the index of the last step taken from it. */
+  parent: z.object({ id: z.string(), forkStep: z.number().int() }).optional(),
+  id: z.string().optional(),
+  createdAt: z.string().optional(),
+});
+export type TrajectoryMeta = z.infer<typeof TrajectoryMetaSchema>;
+
+export const TrajectorySchema = z.object({
+  format: TrajectoryFormatSchema,
+  task: TaskSchema,
+  steps: z.array(StepSchema),
+  outcome: OutcomeSchema,
+  meta: TrajectoryMetaSchema,
+});
+export type Trajectory = z.infer<typeof TrajectorySchema>;
+
+/** An action the importer could not parse: the raw text is kept, the tool is unknown. */
+export function unparsedAction(raw: string, toolCallId?: string): Action {
+  return toolCallId === undefined ? { raw, tool: null, args: {} } : { raw, tool: null, args: {}, toolCallId };
+}

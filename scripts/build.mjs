@@ -1,0 +1,53 @@
+// Builds every bundle: the extension host (node/cjs, `vscode` external), the CLI, and one
+// browser bundle per webview entry (webview/<view>/main.ts -> media/dist/<view>.js).
+import * as esbuild from 'esbuild';
+import { existsSync, readdirSync, mkdirSync, cpSync } from 'node:fs';
+import { join } from 'node:path';
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+const root = new URL('..', import.meta.url).pathname;
+
+// Native or optional modules that dockerode's ssh transport loads lazily; bundling them breaks.
+const nodeExternals = ['vscode', 'cpu-features', 'ssh2', 'pyright'];
+
+const common = {
+  bundle: true,
+  sourcemap: production ? false : 'linked',
+  minify: production,
+  logLevel: 'warning',
+  absWorkingDir: root,
+};
+
+const builds = [];
+if (existsSync(join(root, 'extension/vscode/extension.ts'))) {
+  builds.push({ ...common, entryPoints: { extension: 'extension/vscode/extension.ts' }, outdir: 'dist', platform: 'node', format: 'cjs', target: 'node20', external: nodeExternals });
+}
+if (existsSync(join(root, 'extension/cli/main.ts'))) {
+  builds.push({ ...common, entryPoints: { cli: 'extension/cli/main.ts' }, outdir: 'dist', platform: 'node', format: 'cjs', target: 'node20', external: nodeExternals, banner: { js: '#!/usr/bin/env node' } });
+}
+const webviewRoot = join(root, 'webview');
+const webviewEntries = {};
+if (existsSync(webviewRoot)) {
+  for (const name of readdirSync(webviewRoot)) {
+    const entry = join('webview', name, 'main.ts');
+    if (existsSync(join(root, entry))) webviewEntries[name] = entry;
+  }
+}
+if (Object.keys(webviewEntries).length > 0) {
+  builds.push({ ...common, entryPoints: webviewEntries, outdir: 'media/dist', platform: 'browser', format: 'esm', target: 'es2022', loader: { '.css': 'text' } });
+}
+
+// Codicons ship a font and stylesheet that webviews load from the extension's media folder.
+const codicons = join(root, 'node_modules/@vscode/codicons/dist');
+if (existsSync(codicons)) {
+  mkdirSync(join(root, 'media/dist/codicons'), { recursive: true });
+  for (const f of ['codicon.css', 'codicon.ttf']) cpSync(join(codicons, f), join(root, 'media/dist/codicons', f));
+}
+
+if (watch) {
+  for (const b of builds) (await esbuild.context(b)).watch();
+  console.log('watching for changes');
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+}

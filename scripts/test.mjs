@@ -1,0 +1,68 @@
+// The test command of the README: runs the named suites (default: all) and ends with the line
+// `N passed, N failed` that CI reads. Suites under test/unit and test/integration run on
+// node:test (TypeScript through tsx); test/vscode and test/e2e run in a real code-server and
+// Chromium through scripts/run-vscode-tests.mjs.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync, existsSync, readFileSync, mkdtempSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { tmpdir } from 'node:os';
+
+const root = new URL('..', import.meta.url).pathname;
+const all = ['unit', 'integration', 'vscode', 'e2e'];
+const args = process.argv.slice(2);
+const suites = args.filter((a) => !a.startsWith('-'));
+const selected = suites.length > 0 ? suites : all;
+const unknown = selected.filter((s) => !all.includes(s));
+if (unknown.length > 0) {
+  console.error(`unknown suite(s): ${unknown.join(', ')}; choose from ${all.join(', ')}`);
+  process.exit(2);
+}
+
+function* testFiles(dir) {
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) yield* testFiles(p);
+    else if (name.endsWith('.test.ts')) yield p;
+  }
+}
+
+const total = { passed: 0, failed: 0, skipped: 0, failures: [] };
+const out = mkdtempSync(join(tmpdir(), 'swe-workbench-test-'));
+
+for (const suite of selected) {
+  let counts;
+  if (suite === 'unit' || suite === 'integration') {
+    const files = [...testFiles(join(root, 'test', suite))].map((f) => relative(root, f));
+    if (files.length === 0) continue;
+    console.log(`\n# suite: ${suite} (${files.length} files)`);
+    const countsFile = join(out, `${suite}.json`);
+    const r = spawnSync(process.execPath, [
+      '--import', 'tsx', '--test',
+      `--test-concurrency=${suite === 'unit' ? 2 : 1}`,
+      '--test-reporter=spec', '--test-reporter-destination=stdout',
+      `--test-reporter=${join(root, 'scripts/count-reporter.mjs')}`, `--test-reporter-destination=${countsFile}`,
+      ...files,
+    ], { cwd: root, stdio: 'inherit', env: { ...process.env, SWE_WORKBENCH_SUITE: suite } });
+    counts = existsSync(countsFile) ? JSON.parse(readFileSync(countsFile, 'utf8')) : null;
+    if (!counts || (r.status !== 0 && counts.failed === 0)) {
+      counts = { passed: counts?.passed ?? 0, failed: (counts?.failed ?? 0) + 1, skipped: 0, failures: [`${suite}: test runner exited with ${r.status ?? r.signal}`] };
+    }
+  } else {
+    const runner = join(root, 'scripts/run-vscode-tests.mjs');
+    if (!existsSync(runner)) continue;
+    console.log(`\n# suite: ${suite}`);
+    const countsFile = join(out, `${suite}.json`);
+    const r = spawnSync(process.execPath, [runner, suite, countsFile], { cwd: root, stdio: 'inherit' });
+    counts = existsSync(countsFile) ? JSON.parse(readFileSync(countsFile, 'utf8')) : { passed: 0, failed: 1, skipped: 0, failures: [`${suite}: runner exited with ${r.status ?? r.signal}`] };
+  }
+  for (const k of ['passed', 'failed', 'skipped']) total[k] += counts[k];
+  total.failures.push(...counts.failures);
+}
+
+if (total.failures.length > 0) {
+  console.log('\nFailures:');
+  for (const f of total.failures) console.log(`  - ${f}`);
+}
+console.log(`\n${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`);
+process.exit(total.failed > 0 || total.passed === 0 ? 1 : 0);

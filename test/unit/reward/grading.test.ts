@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { InputError } from '../../../extension/core/errors';
+import { gradeStatuses, gradeTestLog } from '../../../extension/core/reward/grading';
+import { readTaskInstance, readTaskInstances } from '../../../extension/core/reward/instance';
+import { parseReport, readReport } from '../../../extension/core/reward/reports';
+import { parseTestOutput } from '../../../extension/core/reward/testOutput';
+import type { TestStatus } from '../../../extension/core/reward/testStatus';
+import { isValidBug, validationLists } from '../../../extension/core/reward/validationLists';
+
+const repoRoot = path.resolve(__dirname, '../../..');
+const thirdParty = path.resolve(repoRoot, '../shared/fixtures/third-party');
+const sweSmith = path.join(thirdParty, 'swe-smith');
+const instanceId = 'pandas-dev__pandas.95280573.pr_53652';
+
+describe('grading a real SWE-smith evaluation', () => {
+  test('agrees with the folder report.json exactly', async () => {
+    const instance = await readTaskInstance(path.join(sweSmith, `${instanceId}.instance.json`));
+    const log = readFileSync(path.join(sweSmith, 'run_evaluation', instanceId, 'test_output.txt'), 'utf8');
+    const graded = gradeTestLog(instance, log);
+    const report = await readReport(path.join(sweSmith, 'run_evaluation', instanceId, 'report.json'));
+    assert.equal(report.kind, 'instance');
+    assert.equal(graded.kind, 'graded');
+    if (graded.kind !== 'graded' || report.kind !== 'instance') return;
+    assert.deepEqual(graded.tests, report.report.tests_status);
+    assert.equal(graded.resolved, report.report.resolved);
+    assert.equal(graded.resolution, 'FULL');
+  });
+
+  test('the validation outputs give the lists of run_validation/report.json', async () => {
+    const reference = parseTestOutput(readFileSync(path.join(sweSmith, 'run_validation/test_output_pre_gold.txt'), 'utf8'));
+    const bugged = parseTestOutput(readFileSync(path.join(sweSmith, 'run_validation/test_output.txt'), 'utf8'));
+    const lists = validationLists(reference, bugged);
+    const report = await readReport(path.join(sweSmith, 'run_validation/report.json'));
+    assert.equal(report.kind, 'validation');
+    if (report.kind === 'validation') assert.deepEqual(lists, report.lists);
+    assert.equal(isValidBug(lists), true);
+    assert.equal(lists.FAIL_TO_PASS.length, 2);
+  });
+
+  test('the run report of SWE-smith is read into the common summary', async () => {
+    const report = await readReport(path.join(sweSmith, 'run_evaluation/report.json'));
+    assert.equal(report.kind, 'run');
+    if (report.kind !== 'run') return;
+    assert.equal(report.summary.total, 53);
+    assert.equal(report.summary.resolvedIds.length, 3);
+    assert.ok(report.summary.resolvedIds.includes(instanceId));
+  });
+});
+
+describe('grading rules', () => {
+  const expected = { FAIL_TO_PASS: ['f1', 'f2'], PASS_TO_PASS: ['p1', 'p2'] };
+  const grade = (entries: Record<string, TestStatus>) => gradeStatuses(expected, new Map(Object.entries(entries)));
+
+  test('XFAIL passes both lists', () => {
+    assert.equal(grade({ f1: 'XFAIL', f2: 'PASSED', p1: 'XFAIL', p2: 'PASSED' }).resolution, 'FULL');
+  });
+
+  test('SKIPPED fails FAIL_TO_PASS but keeps PASS_TO_PASS', () => {
+    const g = grade({ f1: 'SKIPPED', f2: 'PASSED', p1: 'SKIPPED', p2: 'PASSED' });
+    assert.deepEqual(g.tests.FAIL_TO_PASS.failure, ['f1']);
+    assert.deepEqual(g.tests.PASS_TO_PASS.success, ['p1', 'p2']);
+    assert.equal(g.resolution, 'PARTIAL');
+  });
+
+  test('a missing or erroring PASS_TO_PASS test makes it NO', () => {
+    const g = grade({ f1: 'PASSED', f2: 'PASSED', p1: 'ERROR' });
+    assert.deepEqual(g.tests.PASS_TO_PASS.failure, ['p1', 'p2']);
+    assert.equal(g.resolution, 'NO');
+    assert.equal(g.resolved, false);
+  });
+
+  test('no FAIL_TO_PASS passing is NO, not PARTIAL', () => {
+    assert.equal(grade({ f1: 'FAILED', f2: 'FAILED', p1: 'PASSED', p2: 'PASSED' }).resolution, 'NO');
+  });
+
+  test('an infra failure is reported apart from a model failure', () => {
+    const g = gradeTestLog(expected, '>>>>> Start Test Output\n>>>>> Tests Timed Out\n');
+    assert.deepEqual(g, { kind: 'infra-failure', reason: 'Tests Timed Out' });
+  });
+});
+
+describe('instances and reports at the edge', () => {
+  test('SWE-bench Lite instances with plain lists are read', async () => {
+    const all = await readTaskInstances(path.join(thirdParty, 'swe-bench/swe-bench-lite-test.instances.json'));
+    assert.equal(all.length, 5);
+    assert.deepEqual(all[0]?.FAIL_TO_PASS, ['test_callable_sitemod_no_items (sitemaps_tests.test_http.HTTPSitemapTests)']);
+  });
+
+  test('a SWE-bench report wrapped by instance id is read, with infra fields', () => {
+    const r = parseReport({ 'x__y-1': { patch_is_None: false, patch_exists: true, patch_successfully_applied: true, resolved: false, infra_failure: true, infra_failure_reason: 'Tests Timed Out' } });
+    assert.equal(r.kind === 'instance' && r.instanceId, 'x__y-1');
+    assert.equal(r.kind === 'instance' && r.report.infra_failure, true);
+  });
+
+  test('a wrapped report with a wrong field says where', () => {
+    assert.throws(
+      () => parseReport({ 'x__y-1': { resolved: 'yes' } }, 'report.json'),
+      (err: unknown) => err instanceof InputError && err.file === 'report.json' && err.where === '$["x__y-1"].resolved',
+    );
+  });
+});

@@ -79,8 +79,12 @@ export interface Sandbox {
   exec(command: string, options?: ExecOptions): Promise<ExecResult>;
   /** Starts a separate process with its own stdio, outside the persistent shell. */
   spawn(argv: string[], options?: { cwd?: string; env?: Record<string, string> }): Promise<SandboxProcess>;
+  /** Paths are absolute, or relative to `repoPath`. Text is decoded as UTF-8. */
   readFile(path: string): Promise<string>;
-  writeFile(path: string, content: string): Promise<void>;
+  /** The file's exact bytes. */
+  readFileBytes(path: string): Promise<Buffer>;
+  /** Creates missing parent directories; a string is written as UTF-8. */
+  writeFile(path: string, content: string | Uint8Array): Promise<void>;
   /** Copies a host file or directory into the sandbox. */
   copyIn(hostPath: string, sandboxPath: string): Promise<void>;
   /** Copies a sandbox file or directory out to the host. */
@@ -91,3 +95,11 @@ export interface Sandbox {
   /** Stops and removes everything the sandbox created. Safe to call twice. */
   dispose(): Promise<void>;
 }
+
+export const DEFAULT_LIMITS: SandboxLimits = {
+  memoryBytes: 4 * 1024 ** 3,
+  cpus: 2,
+  pids: 1024,
+  commandTimeoutMs: 120_000,
+  maxOutputBytes: 1024 * 1024,
+};

@@ -1,0 +1,32 @@
+import type { TreeSignal } from './shell-session';
+
+/**
+ * A bash script that signals a shell and the processes it started, found through /proc (so it
+ * needs neither ps nor pkill, which many task images lack). Descendants that run in their own
+ * process group (a pipeline under job control) have that whole group signalled too.
+ * Arguments: the shell's pid and a TreeSignal.
+ */
+export const SIGNAL_TREE_SCRIPT = [
+  'root=$1; how=$2; declare -A parent pgrp',
+  'for f in /proc/[0-9]*/stat; do',
+  '  { read -r s < "$f"; } 2>/dev/null || continue',
+  '  p=${s%% *}; set -- ${s##*) }; parent[$p]=$2; pgrp[$p]=$3',
+  'done',
+  'desc=(); queue=("$root")',
+  'while ((${#queue[@]})); do',
+  '  cur=${queue[0]}; queue=("${queue[@]:1}")',
+  '  for p in "${!parent[@]}"; do',
+  '    if [[ ${parent[$p]} == "$cur" && $p != $$ ]]; then desc+=("$p"); queue+=("$p"); fi',
+  '  done',
+  'done',
+  'case $how in interrupt) sig=INT; targets=("$root" "${desc[@]}");; kill-children) sig=KILL; targets=("${desc[@]}");; *) sig=KILL; targets=("$root" "${desc[@]}");; esac',
+  'declare -A groups',
+  'for p in "${desc[@]}"; do g=${pgrp[$p]}; [[ $g != "${pgrp[$root]}" && $g != 0 ]] && groups[$g]=1; done',
+  'for g in "${!groups[@]}"; do kill -s $sig -- "-$g" 2>/dev/null; done',
+  '((${#targets[@]})) && kill -s $sig -- "${targets[@]}" 2>/dev/null',
+  'exit 0',
+].join('\n');
+
+export function signalTreeArgv(pid: number, how: TreeSignal): string[] {
+  return ['bash', '-c', SIGNAL_TREE_SCRIPT, 'signal-tree', String(pid), how];
+}

@@ -1,0 +1,319 @@
+/**
+ * The one persistent shell of a sandbox: `bash --norc --noprofile -i` fed one line per
+ * command, each answered by a unique end marker that carries the exit code. The transport
+ * (a host child process or a Docker exec) is supplied by the sandbox.
+ *
+ * The shell is interactive on purpose: on SIGINT an interactive bash abandons the whole
+ * command line (loops included) and reads the next one, while keeping cwd, variables and
+ * functions, which is how a terminal behaves on Ctrl-C. A non-interactive bash would either
+ * die or carry on with the rest of a compound command.
+ */
+import { randomBytes } from 'node:crypto';
+import { CancelledError } from '../errors';
+import type { ExecOptions, ExecResult } from './sandbox';
+
+export interface ShellProcess {
+  readonly stdin: NodeJS.WritableStream;
+  /** The shell's stdout (commands' stderr is merged into it by the framing). */
+  readonly stdout: NodeJS.ReadableStream;
+  /** Resolves with the shell's exit code once it has ended. */
+  readonly exited: Promise<number>;
+  /** Ends the shell and everything it started. */
+  kill(): Promise<void>;
+}
+
+export type TreeSignal = 'interrupt' | 'kill-children' | 'kill-all';
+
+export interface ShellHost {
+  startShell(): Promise<ShellProcess>;
+  /**
+   * Signals the shell `pid` and its descendants (and their process groups):
+   * `interrupt` sends SIGINT to all of them, `kill-children` SIGKILL to the descendants only,
+   * `kill-all` SIGKILL to the shell too.
+   */
+  signalTree(pid: number, how: TreeSignal): Promise<void>;
+  /** Under a pty the shell's output ends lines with \r\n and Ctrl-C goes through the terminal. */
+  readonly tty: boolean;
+}
+
+export interface ShellDefaults {
+  cwd: string;
+  commandTimeoutMs: number;
+  maxOutputBytes: number;
+}
+
+/** Printed by an interactive bash without a terminal when a child it waits for is killed. */
+const TCSETATTR_NOISE = /^bash: \[\d+: \d+ \(\d+\)\] tcsetattr: Inappropriate ioctl for device\r?\n/gm;
+
+/** How long each escalation step waits for the shell to answer after a timeout. */
+const ESCALATION_WAIT_MS = [1000, 1500, 2000] as const;
+
+/** Quotes any string as a bash ANSI-C literal `$'...'`, so no byte is interpreted. */
+export function bashQuote(text: string): string {
+  let out = "$'";
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!;
+    if (ch === '\\' || ch === "'") out += '\\' + ch;
+    else if (code < 0x20 || code === 0x7f) out += '\\x' + code.toString(16).padStart(2, '0');
+    else out += ch;
+  }
+  return out + "'";
+}
+
+/** Command output kept up to a byte cap, with the number of bytes left out. */
+class CappedOutput {
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+  dropped = 0;
+  constructor(private readonly cap: number) {}
+  push(chunk: Buffer): void {
+    const room = this.cap - this.kept;
+    if (room >= chunk.length) {
+      this.chunks.push(chunk);
+      this.kept += chunk.length;
+      return;
+    }
+    if (room > 0) {
+      this.chunks.push(chunk.subarray(0, room));
+      this.kept += room;
+    }
+    this.dropped += chunk.length - Math.max(room, 0);
+  }
+  /** Decodes the kept bytes, moving a UTF-8 sequence split by the cap into the dropped count. */
+  text(): string {
+    let buf = Buffer.concat(this.chunks);
+    if (this.dropped > 0) {
+      let end = buf.length;
+      while (end > 0 && end > buf.length - 4 && (buf[end - 1]! & 0xc0) === 0x80) end--;
+      if (end > 0 && buf[end - 1]! >= 0xc0) {
+        const lead = buf[end - 1]!;
+        const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+        if (buf.length - (end - 1) < need) {
+          this.dropped += buf.length - (end - 1);
+          buf = buf.subarray(0, end - 1);
+        }
+      }
+    }
+    return buf.toString('utf8');
+  }
+}
+
+interface Pending {
+  /** The command's marker numbers: its own, and those asked for again after an interrupt. */
+  readonly seqs: Set<number>;
+  readonly output: CappedOutput;
+  /** Recent bytes not yet known to be output, so a marker split across chunks is found. */
+  held: Buffer;
+  resolve(exitCode: number | 'closed'): void;
+}
+
+export class ShellSession {
+  private shell: ShellProcess | undefined;
+  private pid = 0;
+  private readonly nonce = randomBytes(8).toString('hex');
+  private seq = 0;
+  private pending: Pending | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private disposed = false;
+  /** Set when a command could not be interrupted and the shell was started afresh. */
+  restarts = 0;
+
+  constructor(
+    private readonly host: ShellHost,
+    private readonly defaults: ShellDefaults,
+  ) {}
+
+  private get markerPrefix(): string {
+    return `__SWB_${this.nonce}_`;
+  }
+
+  /** Starts the shell (once) and waits until it answers; later calls return at once. */
+  async start(signal?: AbortSignal): Promise<void> {
+    if (this.shell) return;
+    const shell = await this.host.startShell();
+    this.shell = shell;
+    shell.stdout.on('data', (chunk: Buffer) => this.onData(chunk));
+    shell.stdout.on('end', () => this.onClosed(shell));
+    void shell.exited.then(() => this.onClosed(shell));
+    const init = [
+      "PS1=''",
+      "PS2=''",
+      "PS0=''",
+      'unset PROMPT_COMMAND HISTFILE',
+      'set +H',
+      ...(this.host.tty ? ['stty -echo 2>/dev/null'] : []),
+      `cd -- ${bashQuote(this.defaults.cwd)} 2>/dev/null`,
+    ].join('; ');
+    let answer: Awaited<ReturnType<ShellSession['roundTrip']>>;
+    try {
+      answer = await this.roundTrip(init, signal, 'start');
+    } catch (err) {
+      await this.abandon(shell);
+      throw err;
+    }
+    if (answer.code === 'closed') {
+      await this.abandon(shell);
+      throw new Error(`the sandbox shell did not start (bash --norc --noprofile -i): ${answer.text.slice(-500) || 'no output'}`);
+    }
+    this.pid = answer.code;
+  }
+
+  private async abandon(shell: ShellProcess): Promise<void> {
+    if (this.shell === shell) this.shell = undefined;
+    await shell.kill().catch(() => undefined);
+  }
+
+  exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    const run = this.queue.then(() => this.execNow(command, options));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    const shell = this.shell;
+    this.shell = undefined;
+    this.pending?.resolve('closed');
+    if (shell) await shell.kill().catch(() => undefined);
+  }
+
+  private async execNow(command: string, options: ExecOptions): Promise<ExecResult> {
+    if (this.disposed) throw new Error('the sandbox has been disposed');
+    if (options.signal?.aborted) throw new CancelledError();
+    const started = performance.now();
+    if (!this.shell) await this.start(options.signal);
+    const body = options.cwd
+      ? `__swb_prev=$PWD; { cd -- ${bashQuote(options.cwd)} && eval ${bashQuote(command)}; } </dev/null 2>&1; __swb_rc=$?; cd -- "$__swb_prev"; (exit $__swb_rc)`
+      : `eval ${bashQuote(command)} </dev/null 2>&1`;
+    const timeoutMs = options.timeoutMs ?? this.defaults.commandTimeoutMs;
+    const result = await this.roundTrip(body, options.signal, 'command', timeoutMs, options.maxOutputBytes ?? this.defaults.maxOutputBytes);
+    return {
+      output: result.timedOut ? result.text.replace(TCSETATTR_NOISE, '') : result.text,
+      exitCode: result.code === 'closed' ? await this.closedExitCode() : result.code,
+      timedOut: result.timedOut,
+      truncatedBytes: result.dropped,
+      durationMs: performance.now() - started,
+    };
+  }
+
+  private async closedExitCode(): Promise<number> {
+    const shell = this.shell;
+    this.shell = undefined;
+    return shell ? await shell.exited : -1;
+  }
+
+  /**
+   * Sends one line and waits for its end marker. On timeout (or abort) it escalates: SIGINT
+   * to the shell and its children, then SIGKILL to the children, then a fresh shell.
+   */
+  private roundTrip(
+    body: string,
+    signal: AbortSignal | undefined,
+    purpose: 'start' | 'command',
+    timeoutMs = 30_000,
+    cap = 1 << 20,
+  ): Promise<{ text: string; code: number | 'closed'; timedOut: boolean; dropped: number }> {
+    const shell = this.shell!;
+    const seq = ++this.seq;
+    const output = new CappedOutput(purpose === 'start' ? 1 << 16 : cap);
+    const status = purpose === 'start' ? '$$' : '$?';
+    const line = `${body}; printf '\\n%s%d %d\\n' ${this.markerPrefix} ${seq} ${status}\n`;
+    return new Promise((resolve, reject) => {
+      let timedOut = false;
+      let cancelled = false;
+      let timer: NodeJS.Timeout | undefined;
+      const finish = (code: number | 'closed') => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.pending = undefined;
+        if (cancelled) reject(new CancelledError(typeof signal?.reason === 'string' ? signal.reason : 'cancelled'));
+        else resolve({ text: output.text(), code, timedOut, dropped: output.dropped });
+      };
+      this.pending = { seqs: new Set([seq]), output, held: Buffer.alloc(0), resolve: finish };
+      const escalate = (step: number) => {
+        if (!this.pending?.seqs.has(seq)) return;
+        if (step === 0) void this.interrupt();
+        else if (step === 1) void this.host.signalTree(this.pid, 'kill-children').then(() => this.interrupt());
+        else {
+          this.restarts++;
+          void this.host.signalTree(this.pid, 'kill-all');
+          void shell.kill().catch(() => undefined);
+          finish(130);
+          this.shell = undefined;
+          return;
+        }
+        if (step === 0 || step === 1) this.resync();
+        timer = setTimeout(() => escalate(step + 1), ESCALATION_WAIT_MS[step]);
+      };
+      const onTimeout = () => {
+        timedOut = true;
+        escalate(0);
+      };
+      const onAbort = () => {
+        cancelled = true;
+        clearTimeout(timer);
+        if (purpose === 'start') {
+          finish('closed');
+          return;
+        }
+        escalate(0);
+      };
+      if (signal) signal.addEventListener('abort', onAbort, { once: true });
+      timer = setTimeout(onTimeout, timeoutMs);
+      shell.stdin.write(line);
+    });
+  }
+
+  /** After an interrupt the aborted line never prints its marker: ask for a new one. */
+  private resync(): void {
+    const seq = ++this.seq;
+    this.pending?.seqs.add(seq);
+    this.shell?.stdin.write(`printf '\\n%s%d %d\\n' ${this.markerPrefix} ${seq} $?\n`);
+  }
+
+  private async interrupt(): Promise<void> {
+    if (this.host.tty) this.shell?.stdin.write('\x03');
+    else await this.host.signalTree(this.pid, 'interrupt');
+  }
+
+  /** Splits the stream into output and end markers; stale markers (from a resync) are dropped. */
+  private onData(chunk: Buffer): void {
+    const p = this.pending;
+    if (!p) return;
+    let data = p.held.length ? Buffer.concat([p.held, chunk]) : chunk;
+    const prefix = Buffer.from(this.markerPrefix);
+    for (let at = data.indexOf(prefix); at >= 0; at = data.indexOf(prefix)) {
+      const lead = this.host.tty && at >= 2 && data[at - 2] === 0x0d && data[at - 1] === 0x0a ? 2 : at >= 1 && data[at - 1] === 0x0a ? 1 : 0;
+      const eol = data.indexOf(0x0a, at + prefix.length);
+      if (eol < 0) {
+        p.output.push(data.subarray(0, at - lead));
+        p.held = Buffer.from(data.subarray(at - lead));
+        return;
+      }
+      p.output.push(data.subarray(0, at - lead));
+      // A pty echoes the command line before `stty -echo` applies; only `<seq> <code>` counts.
+      const tail = /^(\d+) (-?\d+)\r?$/.exec(data.subarray(at + prefix.length, eol).toString('latin1'));
+      if (tail && p.seqs.has(Number(tail[1]))) {
+        p.resolve(Number(tail[2]));
+        return;
+      }
+      data = data.subarray(eol + 1);
+    }
+    // Keep back enough bytes to hold a marker cut in two, plus the newline before it.
+    const keep = Math.min(data.length, prefix.length + 2);
+    p.output.push(data.subarray(0, data.length - keep));
+    p.held = Buffer.from(data.subarray(data.length - keep));
+  }
+
+  private onClosed(shell: ShellProcess): void {
+    if (this.shell !== shell) return;
+    const p = this.pending;
+    if (!p) {
+      this.shell = undefined;
+      return;
+    }
+    p.output.push(p.held);
+    p.held = Buffer.alloc(0);
+    p.resolve('closed');
+  }
+}

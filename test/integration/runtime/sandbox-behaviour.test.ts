@@ -1,0 +1,180 @@
+// The behaviour every Sandbox must show, run against each kind the machine offers.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { LocalSandbox } from '../../../extension/core/runtime/local-sandbox';
+import type { Sandbox, SandboxOptions } from '../../../extension/core/runtime/sandbox';
+import { sandboxKinds } from './sandbox-kinds';
+import { sampleGitRepo } from './fixture-repo';
+
+const BINARY = Buffer.from(Array.from({ length: 256 }, (_, i) => i).concat([0, 0, 13, 10, 255, 254]));
+
+function countProcesses(sb: Sandbox, pattern: string): Promise<number> {
+  return sb.exec(`ps -eo args= | grep -c -- ${JSON.stringify('^' + pattern)} || true`).then((r) => Number(r.output.trim()));
+}
+
+for (const kind of sandboxKinds()) {
+  describe(`${kind.name} sandbox`, () => {
+    let repo: ReturnType<typeof sampleGitRepo>;
+    let sb: Sandbox;
+    const hostDir = mkdtempSync(join(tmpdir(), 'swe-workbench-copy-'));
+
+    before(async () => {
+      repo = sampleGitRepo();
+      sb = await kind.create({ repoDir: repo.dir, repoPath: '/testbed', limits: { commandTimeoutMs: 20_000 } });
+    });
+    after(async () => {
+      await sb?.dispose();
+      repo?.remove();
+      rmSync(hostDir, { recursive: true, force: true });
+    });
+
+    test('starts in the repository, with its .git', async () => {
+      const r = await sb.exec('pwd; git log --format=%s; ls ledger');
+      assert.equal(r.exitCode, 0);
+      const lines = r.output.split('\n');
+      assert.equal(lines[0], sb.repoPath);
+      assert.equal(lines[1], 'sample');
+      assert.ok(lines.includes('money.py'));
+    });
+
+    test('reports exit codes and interleaves stderr with stdout', async () => {
+      const r = await sb.exec('echo one; echo two >&2; echo three; (exit 7)');
+      assert.equal(r.exitCode, 7);
+      assert.equal(r.output, 'one\ntwo\nthree\n');
+      assert.equal(r.timedOut, false);
+      assert.equal((await sb.exec('false')).exitCode, 1);
+    });
+
+    test('keeps cwd, variables and functions across commands', async () => {
+      await sb.exec('cd ledger && export LEDGER_MODE=strict && greet() { echo "hi $1"; }');
+      const r = await sb.exec('pwd; echo $LEDGER_MODE; greet there');
+      assert.equal(r.output, `${sb.repoPath}/ledger\nstrict\nhi there\n`);
+      await sb.exec(`cd ${sb.repoPath}`);
+    });
+
+    test('runs a command in another directory without moving the session', async () => {
+      const r = await sb.exec('pwd', { cwd: `${sb.repoPath}/tests` });
+      assert.equal(r.output, `${sb.repoPath}/tests\n`);
+      assert.equal((await sb.exec('pwd')).output, `${sb.repoPath}\n`);
+    });
+
+    test('keeps output without a final newline exactly', async () => {
+      const r = await sb.exec("printf 'a\\nb'");
+      assert.equal(r.output, 'a\nb');
+    });
+
+    test('a timeout kills the running processes and the session goes on', async () => {
+      await sb.exec('export KEPT=yes');
+      const r = await sb.exec('for i in 1 2 3; do sleep 313 | cat; echo never; done', { timeoutMs: 700 });
+      assert.equal(r.timedOut, true);
+      assert.ok(!r.output.includes('never'), r.output);
+      assert.equal(await countProcesses(sb, 'sleep 313'), 0);
+      const next = await sb.exec('echo $KEPT');
+      assert.equal(next.output, 'yes\n');
+      assert.equal(next.timedOut, false);
+    });
+
+    test('a timeout stops a loop of shell builtins', async () => {
+      const r = await sb.exec('while :; do :; done', { timeoutMs: 500 });
+      assert.equal(r.timedOut, true);
+      assert.equal((await sb.exec('echo $KEPT')).output, 'yes\n');
+    });
+
+    test('a program that ignores SIGINT is killed on timeout', async () => {
+      const r = await sb.exec(`python3 -c 'import signal,time; signal.signal(signal.SIGINT, signal.SIG_IGN); print("up", flush=True); time.sleep(314)'`, { timeoutMs: 800 });
+      assert.equal(r.timedOut, true);
+      assert.equal(r.output, 'up\n');
+      assert.equal(await countProcesses(sb, 'python3 -c import signal'), 0);
+      assert.equal((await sb.exec('echo $KEPT')).output, 'yes\n');
+    });
+
+    test('cuts output over the cap and counts the bytes left out', async () => {
+      const r = await sb.exec('seq 1 100000', { maxOutputBytes: 1000 });
+      const full = Array.from({ length: 100000 }, (_, i) => `${i + 1}\n`).join('');
+      assert.equal(r.output, full.slice(0, 1000));
+      assert.equal(r.truncatedBytes, Buffer.byteLength(full) - 1000);
+      assert.equal(r.exitCode, 0);
+    });
+
+    test('a command that reads stdin gets end-of-file instead of hanging', async () => {
+      const r = await sb.exec('read -r line; echo "read=$? line=$line"; cat; python3 -c "import sys; print(len(sys.stdin.read()))"');
+      assert.equal(r.output, 'read=1 line=\n0\n');
+      assert.equal(r.timedOut, false);
+    });
+
+    test('commands with quotes, backslashes, newlines and non-ASCII text pass unchanged', async () => {
+      const r = await sb.exec("cat <<'EOF'\nit's \\\"quoted\\\" $HOME `x` ü 漢字\ttab\nEOF");
+      assert.equal(r.output, "it's \\\"quoted\\\" $HOME `x` ü 漢字\ttab\n");
+    });
+
+    test('leaving the shell ends that command, and the next one gets a fresh shell', async () => {
+      const r = await sb.exec('exit 4');
+      assert.equal(r.exitCode, 4);
+      const next = await sb.exec('pwd; echo ok');
+      assert.equal(next.output, `${sb.repoPath}\nok\n`);
+    });
+
+    test('reads and writes files byte for byte', async () => {
+      await sb.writeFile('data/blob.bin', BINARY);
+      assert.deepEqual(await sb.readFileBytes('data/blob.bin'), BINARY);
+      assert.equal((await sb.exec('wc -c < data/blob.bin')).output.trim(), String(BINARY.length));
+      await sb.writeFile(`${sb.repoPath}/data/text.txt`, 'naïve\r\nline\n');
+      assert.equal(await sb.readFile('data/text.txt'), 'naïve\r\nline\n');
+      await assert.rejects(sb.readFile('no/such/file'), /no\/such\/file/);
+    });
+
+    test('copies files and directories in and out, binary-safe', async () => {
+      const src = join(hostDir, 'src');
+      mkdirSync(join(src, 'nested'), { recursive: true });
+      writeFileSync(join(src, 'nested', 'b.bin'), BINARY);
+      writeFileSync(join(src, 'top.txt'), 'top\n');
+      await sb.copyIn(src, `${sb.repoPath}/incoming`);
+      assert.equal((await sb.exec('cat incoming/top.txt; wc -c < incoming/nested/b.bin')).output, `top\n${BINARY.length}\n`);
+      await sb.copyOut(`${sb.repoPath}/incoming`, join(hostDir, 'out'));
+      assert.deepEqual(readFileSync(join(hostDir, 'out', 'nested', 'b.bin')), BINARY);
+      await sb.copyOut(`${sb.repoPath}/ledger/money.py`, join(hostDir, 'money.py'));
+      assert.equal(readFileSync(join(hostDir, 'money.py'), 'utf8'), readFileSync(join(repo.dir, 'ledger/money.py'), 'utf8'));
+    });
+
+    test('reset brings back the working tree and the index of a snapshot', async () => {
+      await sb.exec('git add -A && git -c user.name=t -c user.email=t@t commit -qm base');
+      await sb.exec('echo staged >> README.md && git add README.md && echo untracked > notes.txt');
+      const id = await sb.snapshot();
+      const state = `git -C ${sb.repoPath} status --porcelain; md5sum ${sb.repoPath}/README.md`;
+      const before = (await sb.exec(state)).output;
+      await sb.exec('cd ledger && rm -rf ../tests money.py && echo junk > ../junk.txt && git add -A');
+      const r = await sb.exec('git status --porcelain');
+      assert.match(r.output, /tests\/test_money\.py/);
+      await sb.reset(id);
+      assert.equal((await sb.exec(state)).output, before);
+      assert.equal((await sb.exec('pwd')).output, `${sb.repoPath}/ledger\n`);
+      await sb.exec(`cd ${sb.repoPath}`);
+      await assert.rejects(sb.reset('snapshot-999'), /unknown snapshot/);
+    });
+
+    test('spawn runs a process with its own stdin, stdout and stderr', async () => {
+      const p = await sb.spawn(['python3', '-c', 'import sys; data=sys.stdin.read(); print(data.upper()); print("warn", file=sys.stderr); sys.exit(5)'], { env: { X: '1' } });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      p.stdout.on('data', (c: Buffer) => out.push(c));
+      p.stderr.on('data', (c: Buffer) => err.push(c));
+      p.stdin.end('hello lsp');
+      assert.equal(await p.exited, 5);
+      assert.equal(Buffer.concat(out).toString(), 'HELLO LSP\n');
+      assert.equal(Buffer.concat(err).toString(), 'warn\n');
+    });
+  });
+}
+
+describe('local sandbox only', () => {
+  test('dispose removes the temporary copy and is safe to call twice', async () => {
+    const sb = await LocalSandbox.create({ image: 'unused', repoPath: '/testbed' } satisfies SandboxOptions);
+    assert.equal((await sb.exec('pwd')).output, `${sb.repoPath}\n`);
+    await sb.dispose();
+    await sb.dispose();
+    assert.throws(() => readFileSync(sb.id), /ENOENT/);
+  });
+});

@@ -1,0 +1,61 @@
+/**
+ * The chat history a policy sees before its next step, rebuilt from the steps so far: the full
+ * history by default, or with SWE-agent's `last_n_observations` window, which folds older
+ * observations to one line to keep long episodes inside the context.
+ */
+import type { Step } from '../trajectory/model';
+import type { ChatMessage } from './policyClient';
+import type { Scaffold } from './scaffolds';
+
+export interface ContextOptions {
+  scaffold: Scaffold;
+  systemPrompt: string;
+  /** The first user message: the task as the agent reads it. */
+  instructions: string;
+  /** Keep this many most recent observations whole; older ones are folded. Default: keep all. */
+  observationWindow?: number;
+  /** How an observation is worded to the model; `{observation}` is replaced. */
+  observationTemplate?: string;
+}
+
+export const DEFAULT_OBSERVATION_TEMPLATE = 'OBSERVATION:\n{observation}';
+
+/** SWE-agent's wording for a folded observation. */
+export function foldedObservation(observation: string): string {
+  return `Old environment output: (${observation.split('\n').length} lines omitted)`;
+}
+
+export function buildMessages(steps: readonly Step[], options: ContextOptions): ChatMessage[] {
+  const messages: ChatMessage[] = [
+    { role: 'system', content: options.systemPrompt },
+    { role: 'user', content: options.instructions },
+  ];
+  const keepFrom = options.observationWindow === undefined ? 0 : steps.length - options.observationWindow;
+  const template = options.observationTemplate ?? DEFAULT_OBSERVATION_TEMPLATE;
+  for (const [i, step] of steps.entries()) {
+    const observation = step.formatError === undefined && i < keepFrom ? foldedObservation(step.observation) : step.observation;
+    const text = template.replace('{observation}', () => observation);
+    const call = nativeCall(step, options.scaffold);
+    if (call) {
+      messages.push({ role: 'assistant', content: step.thought || null, tool_calls: [call] });
+      messages.push({ role: 'tool', tool_call_id: call.id, content: text });
+    } else {
+      messages.push({ role: 'assistant', content: assistantText(step, options.scaffold) });
+      messages.push({ role: 'user', content: step.formatError === undefined ? text : step.observation });
+    }
+  }
+  return messages;
+}
+
+function nativeCall(step: Step, scaffold: Scaffold) {
+  if (scaffold !== 'function_calling' || step.formatError !== undefined || !step.action.tool) return undefined;
+  const id = step.action.toolCallId ?? `call_${step.index}`;
+  return { id, type: 'function' as const, function: { name: step.action.tool, arguments: step.action.raw } };
+}
+
+/** The assistant's words as the model wrote them, the action put back where its scaffold keeps it. */
+function assistantText(step: Step, scaffold: Scaffold): string {
+  if (!step.action.raw) return step.thought;
+  if (scaffold === 'thought_action') return `${step.thought.trimEnd()}\n\n\`\`\`\n${step.action.raw}\n\`\`\`\n`;
+  return `${step.thought.trimEnd()}\n\n${step.action.raw}`;
+}

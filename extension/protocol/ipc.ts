@@ -1,0 +1,68 @@
+import { z } from 'zod';
+
+/**
+ * The envelope every webview speaks: requests (webview -> host) answered by exactly one
+ * response correlated by id, and notifications (either way) that expect none. Each message
+ * kind is named `scope/verb` and carries named fields only.
+ */
+
+export const PROTOCOL_ERROR_CODES = ['invalid-request', 'unknown-method', 'invalid-input', 'not-found', 'cancelled', 'internal'] as const;
+export const ProtocolErrorSchema = z.object({ code: z.enum(PROTOCOL_ERROR_CODES), message: z.string() });
+export type ProtocolError = z.infer<typeof ProtocolErrorSchema>;
+
+export const RequestMessageSchema = z.object({
+  kind: z.literal('request'),
+  id: z.number().int().nonnegative(),
+  method: z.string(),
+  params: z.unknown(),
+});
+export type RequestMessage = z.infer<typeof RequestMessageSchema>;
+
+export const ResponseMessageSchema = z.discriminatedUnion('ok', [
+  z.object({ kind: z.literal('response'), id: z.number().int().nonnegative(), ok: z.literal(true), result: z.unknown() }),
+  z.object({ kind: z.literal('response'), id: z.number().int().nonnegative(), ok: z.literal(false), error: ProtocolErrorSchema }),
+]);
+export type ResponseMessage = z.infer<typeof ResponseMessageSchema>;
+
+export const NotificationMessageSchema = z.object({
+  kind: z.literal('notification'),
+  method: z.string(),
+  params: z.unknown(),
+});
+export type NotificationMessage = z.infer<typeof NotificationMessageSchema>;
+
+export interface RequestType<P, R> {
+  readonly method: string;
+  readonly params: z.ZodType<P>;
+  readonly result: z.ZodType<R>;
+}
+
+export interface NotificationType<P> {
+  readonly method: string;
+  readonly params: z.ZodType<P>;
+}
+
+export function requestType<P, R>(method: string, params: z.ZodType<P>, result: z.ZodType<R>): RequestType<P, R> {
+  return { method, params, result };
+}
+
+export function notificationType<P>(method: string, params: z.ZodType<P>): NotificationType<P> {
+  return { method, params };
+}
+
+/** Raised by a request handler to answer with a specific error code. */
+export class ProtocolFailure extends Error {
+  constructor(
+    readonly code: ProtocolError['code'],
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Describes a zod failure by the JSON path of its first issue, e.g. `params.start: expected number`. */
+export function describeZodError(prefix: string, error: z.ZodError): string {
+  return error.issues
+    .map((issue) => `${[prefix, ...issue.path.map(String)].join('.')}: ${issue.message}`)
+    .join('; ');
+}

@@ -1,0 +1,28 @@
+import * as vscode from 'vscode';
+import { activateSettings } from './settings';
+import { activateTrajectoryEditor, type TrajectoryEditorApi } from './trajectory/trajectoryEditor';
+
+/** What the extension exports to other extensions and to its own tests. */
+export interface SweWorkbenchApi {
+  readonly trajectoryEditor: TrajectoryEditorApi;
+}
+
+export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
+  const log = vscode.window.createOutputChannel('SWE Workbench', { log: true });
+  context.subscriptions.push(log, vscode.commands.registerCommand('sweWorkbench.log.show', () => log.show()));
+  try {
+    context.subscriptions.push(...activateSettings(context));
+    const trajectoryEditor = activateTrajectoryEditor(context, log);
+    context.subscriptions.push(...trajectoryEditor.disposables);
+    log.info(`activated ${context.extension.packageJSON.version as string}`);
+    return { trajectoryEditor: trajectoryEditor.api };
+  } catch (error) {
+    // VS Code only logs a failed activation; say it where the user looks.
+    log.error('activation failed', error);
+    const message = error instanceof Error ? error.message : String(error);
+    void vscode.window.showErrorMessage(`SWE Workbench failed to start: ${message}`, 'Show Log').then((choice) => choice && log.show());
+    throw error;
+  }
+}
+
+export function deactivate(): void {}

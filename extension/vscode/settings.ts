@@ -1,0 +1,50 @@
+import * as vscode from 'vscode';
+import { z } from 'zod';
+
+export const SECTION = 'sweWorkbench';
+const API_KEY_SECRET = 'sweWorkbench.policy.apiKey';
+
+const SettingsSchema = z.object({
+  policy: z.object({ url: z.string(), model: z.string() }),
+  docker: z.object({ host: z.string(), image: z.string() }),
+  limits: z.object({
+    cpus: z.number().positive(),
+    memoryMb: z.number().int().positive(),
+    pids: z.number().int().positive(),
+    timeoutSeconds: z.number().positive(),
+  }),
+});
+export type Settings = z.infer<typeof SettingsSchema>;
+
+/** Reads `sweWorkbench.*`; a value of the wrong type (hand-edited settings.json) is named in the error. */
+export function readSettings(): Settings {
+  const c = vscode.workspace.getConfiguration(SECTION);
+  const raw = {
+    policy: { url: c.get('policy.url'), model: c.get('policy.model') },
+    docker: { host: c.get('docker.host'), image: c.get('docker.image') },
+    limits: { cpus: c.get('limits.cpus'), memoryMb: c.get('limits.memoryMb'), pids: c.get('limits.pids'), timeoutSeconds: c.get('limits.timeoutSeconds') },
+  };
+  const parsed = SettingsSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new Error(`setting ${SECTION}.${issue?.path.join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`);
+}
+
+export function readApiKey(secrets: vscode.SecretStorage): Thenable<string | undefined> {
+  return secrets.get(API_KEY_SECRET);
+}
+
+export function activateSettings(context: vscode.ExtensionContext): vscode.Disposable[] {
+  return [
+    vscode.commands.registerCommand('sweWorkbench.policy.setApiKey', async () => {
+      const key = await vscode.window.showInputBox({ title: 'Policy server API key', password: true, ignoreFocusOut: true, prompt: 'Stored in the secret storage of VS Code, never in settings.' });
+      if (key === undefined) return;
+      await context.secrets.store(API_KEY_SECRET, key);
+      void vscode.window.showInformationMessage('SWE Workbench: API key stored.');
+    }),
+    vscode.commands.registerCommand('sweWorkbench.policy.clearApiKey', async () => {
+      await context.secrets.delete(API_KEY_SECRET);
+      void vscode.window.showInformationMessage('SWE Workbench: API key removed.');
+    }),
+  ];
+}

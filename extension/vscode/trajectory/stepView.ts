@@ -1,0 +1,75 @@
+import type { Action, Step, Trajectory } from '../../core/trajectory/model';
+import type { StepDetail, StepRange, StepSummary, TrajectoryHeader } from '../../protocol/stepper';
+
+/** Flags (set by importers and sessions) that make a step show an error mark. */
+const ERROR_FLAGS = new Set(['lint-rejected', 'timeout', 'error', 'format-error', 'cancelled']);
+const DIVERGED_FLAG = 'diverged';
+const LABEL_LENGTH = 80;
+
+export function stepHasError(step: Step): boolean {
+  return step.formatError !== undefined || (step.exitCode !== undefined && step.exitCode !== 0) || (step.flags ?? []).some((f) => ERROR_FLAGS.has(f));
+}
+
+function actionLabel(action: Action): string {
+  const firstLine = action.raw.trim().split('\n', 1)[0] ?? '';
+  const label = firstLine || action.tool || '(no action)';
+  return label.length > LABEL_LENGTH ? `${label.slice(0, LABEL_LENGTH - 1)}…` : label;
+}
+
+export function toStepSummary(step: Step): StepSummary {
+  const flags = step.flags ?? [];
+  return { index: step.index, tool: step.action.tool, label: actionLabel(step.action), error: stepHasError(step), diverged: flags.includes(DIVERGED_FLAG), flags };
+}
+
+function actionView(action: Action): StepDetail['action'] {
+  return { raw: action.raw, tool: action.tool, args: action.args };
+}
+
+export function toStepDetail(step: Step): StepDetail {
+  return {
+    index: step.index,
+    thought: step.thought,
+    action: actionView(step.action),
+    observation: step.observation,
+    calls: (step.calls ?? []).map((c) => ({ action: actionView(c.action), observation: c.observation })),
+    executionTime: step.executionTime,
+    exitCode: step.exitCode,
+    tokens: step.tokens,
+    logprobs: (step.logprobs ?? []).map(({ token, logprob }) => ({ token, logprob })),
+    diff: step.state?.diff,
+    openFile: step.state?.openFile,
+    workingDir: step.state?.workingDir,
+    formatError: step.formatError,
+    flags: step.flags ?? [],
+    hasSource: (step.source?.pointers.length ?? 0) > 0 || step.source?.line !== undefined,
+  };
+}
+
+export function toTrajectoryHeader(trajectory: Trajectory, fileName: string): TrajectoryHeader {
+  const tools = new Set<string>();
+  for (const step of trajectory.steps) if (step.action.tool) tools.add(step.action.tool);
+  return {
+    fileName,
+    format: trajectory.format,
+    stepCount: trajectory.steps.length,
+    instanceId: trajectory.task.instanceId,
+    model: trajectory.meta.model,
+    exitStatus: trajectory.outcome.exitStatus,
+    resolved: trajectory.outcome.resolved,
+    reward: trajectory.outcome.reward,
+    tools: [...tools].sort(),
+  };
+}
+
+export function stepsInRange(steps: readonly Step[], range: StepRange): readonly Step[] {
+  return steps.slice(range.start, range.end);
+}
+
+/** Indices of the steps whose thought, action or observation contains the query. */
+export function searchSteps(steps: readonly Step[], query: string, caseSensitive: boolean): number[] {
+  const needle = caseSensitive ? query : query.toLowerCase();
+  const matches = (text: string) => (caseSensitive ? text : text.toLowerCase()).includes(needle);
+  return steps
+    .filter((s) => matches(s.thought) || matches(s.action.raw) || matches(s.observation) || (s.calls ?? []).some((c) => matches(c.action.raw) || matches(c.observation)))
+    .map((s) => s.index);
+}

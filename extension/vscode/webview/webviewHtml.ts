@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * The one place webview HTML is written. Scripts run only by nonce, styles and fonts only
+ * from the webview's own resource origin; nothing inline, no eval.
+ */
+
+export interface WebviewPage {
+  /** `webview.cspSource` of the panel the page is for. */
+  readonly cspSource: string;
+  readonly title: string;
+  readonly styleUris: readonly string[];
+  readonly scriptUri: string;
+  /** The view the script mounts, written to `data-view` on the body. */
+  readonly view: string;
+}
+
+export interface WebviewErrorPage {
+  readonly cspSource: string;
+  readonly title: string;
+  readonly styleUris: readonly string[];
+  readonly message: string;
+}
+
+/** A CSPRNG nonce: Math.random is predictable, which would let injected markup guess it. */
+export function createNonce(): string {
+  return randomBytes(18).toString('base64');
+}
+
+export function contentSecurityPolicy(cspSource: string, nonce: string | undefined): string {
+  return [
+    "default-src 'none'",
+    `img-src ${cspSource} data:`,
+    `style-src ${cspSource}`,
+    `font-src ${cspSource}`,
+    nonce === undefined ? "script-src 'none'" : `script-src 'nonce-${nonce}'`,
+  ].join('; ');
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function document(cspSource: string, nonce: string | undefined, title: string, styleUris: readonly string[], body: string): string {
+  const styles = styleUris.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('\n    ');
+  return `<!DOCTYPE html>
+<html lang="en">
+  <head>
+    <meta charset="UTF-8">
+    <meta http-equiv="Content-Security-Policy" content="${escapeHtml(contentSecurityPolicy(cspSource, nonce))}">
+    <meta name="viewport" content="width=device-width, initial-scale=1.0">
+    <title>${escapeHtml(title)}</title>
+    ${styles}
+  </head>
+  ${body}
+</html>
+`;
+}
+
+export function renderWebviewHtml(page: WebviewPage, nonce: string = createNonce()): string {
+  const body = `<body data-view="${escapeHtml(page.view)}">
+    <main id="app" aria-busy="true"></main>
+    <script type="module" nonce="${escapeHtml(nonce)}" src="${escapeHtml(page.scriptUri)}"></script>
+  </body>`;
+  return document(page.cspSource, nonce, page.title, page.styleUris, body);
+}
+
+/** A page without scripts that states what failed; shown instead of a blank panel. */
+export function renderErrorHtml(page: WebviewErrorPage): string {
+  const body = `<body class="error-page">
+    <main role="alert">
+      <h1>${escapeHtml(page.title)}</h1>
+      <pre class="error-message">${escapeHtml(page.message)}</pre>
+    </main>
+  </body>`;
+  return document(page.cspSource, undefined, page.title, page.styleUris, body);
+}

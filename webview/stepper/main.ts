@@ -1,0 +1,16 @@
+import '@vscode-elements/elements/dist/vscode-badge/index.js';
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
+import '@vscode-elements/elements/dist/vscode-option/index.js';
+import '@vscode-elements/elements/dist/vscode-single-select/index.js';
+import '@vscode-elements/elements/dist/vscode-textfield/index.js';
+import { renderFatal } from '../dom';
+import { connectToVsCode } from '../host';
+import { Stepper } from './stepper';
+
+const root = document.getElementById('app');
+if (root) {
+  new Stepper(root, connectToVsCode()).start().catch((error: unknown) => {
+    renderFatal(root, 'The trajectory view failed', error instanceof Error ? (error.stack ?? error.message) : String(error));
+  });
+}

@@ -1,0 +1,96 @@
+import type { StepDetail } from '../../extension/protocol/stepper';
+import { codicon, el } from '../dom';
+import { toolIcon } from './toolIcons';
+
+/** Observations longer than this many lines are folded behind a button. */
+const FOLDED_LINES = 40;
+/** A sampled token below this probability is highlighted, below the second strongly. */
+const LOW_PROBABILITY = 0.5;
+const VERY_LOW_PROBABILITY = 0.1;
+
+function section(title: string, id: string, children: ReadonlyArray<Node>): HTMLElement {
+  return el('section', { className: 'detail-section', attrs: { id, 'aria-label': title } }, [el('h2', { text: title }), ...children]);
+}
+
+function formatValue(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+}
+
+function argumentsTable(args: Record<string, unknown>): HTMLElement {
+  const rows = Object.entries(args).map(([name, value]) => el('tr', {}, [el('th', { text: name, attrs: { scope: 'row' } }), el('td', {}, [el('pre', { className: 'mono', text: formatValue(value) })])]));
+  return el('table', { className: 'arguments' }, [el('tbody', {}, rows)]);
+}
+
+function actionBlock(action: StepDetail['action'], id: string): HTMLElement {
+  const head = el('div', { className: 'action-head' }, [codicon(toolIcon(action.tool)), el('span', { className: 'tool-name', text: action.tool ?? 'unparsed action' })]);
+  const parts: Node[] = [head, el('pre', { className: 'mono action-raw', text: action.raw, attrs: { id } })];
+  if (Object.keys(action.args).length > 0) parts.push(argumentsTable(action.args));
+  return el('div', { className: 'action' }, parts);
+}
+
+/** Long output shows its first lines and a button that unfolds the rest in place. */
+function foldedText(text: string, className: string): HTMLElement {
+  const lines = text.split('\n');
+  const pre = el('pre', { className: `mono ${className}`, text: lines.length > FOLDED_LINES ? lines.slice(0, FOLDED_LINES).join('\n') : text });
+  if (lines.length <= FOLDED_LINES) return pre;
+  const toggle = el('vscode-button', { className: 'unfold', text: `Show all ${lines.length} lines`, attrs: { secondary: '' } });
+  toggle.addEventListener('click', () => {
+    pre.textContent = text;
+    toggle.remove();
+  });
+  return el('div', {}, [pre, toggle]);
+}
+
+function tokenLine(detail: StepDetail): HTMLElement | undefined {
+  const t = detail.tokens;
+  if (!t) return undefined;
+  const parts = [t.prompt !== undefined && `prompt ${t.prompt}`, t.completion !== undefined && `completion ${t.completion}`, t.total !== undefined && `total ${t.total}`].filter((p): p is string => typeof p === 'string');
+  return parts.length > 0 ? el('p', { className: 'tokens', text: `Tokens: ${parts.join(' · ')}` }) : undefined;
+}
+
+function logprobView(logprobs: StepDetail['logprobs']): HTMLElement {
+  const spans = logprobs.map(({ token, logprob }) => {
+    const p = Math.exp(logprob);
+    const className = p < VERY_LOW_PROBABILITY ? 'token very-low' : p < LOW_PROBABILITY ? 'token low' : 'token';
+    return el('span', { className, text: token, attrs: { title: `p = ${p.toFixed(3)} (logprob ${logprob.toFixed(3)})` } });
+  });
+  const low = logprobs.filter(({ logprob }) => Math.exp(logprob) < LOW_PROBABILITY).length;
+  return el('div', {}, [el('p', { className: 'hint', text: `${logprobs.length} tokens, ${low} below p = ${LOW_PROBABILITY}` }), el('div', { className: 'mono logprobs' }, spans)]);
+}
+
+function diffView(diff: string): HTMLElement {
+  const lines = diff.split('\n').map((line) => {
+    const kind = line.startsWith('+++') || line.startsWith('---') ? 'file' : line.startsWith('@@') ? 'hunk' : line.startsWith('+') ? 'added' : line.startsWith('-') ? 'removed' : 'context';
+    return el('span', { className: `diff-line ${kind}`, text: `${line}\n` });
+  });
+  return el('pre', { className: 'mono diff' }, lines);
+}
+
+function facts(detail: StepDetail): HTMLElement {
+  const items: string[] = [];
+  if (detail.exitCode !== undefined) items.push(`exit code ${detail.exitCode}`);
+  if (detail.executionTime !== undefined) items.push(`${detail.executionTime.toFixed(2)} s`);
+  if (detail.openFile) items.push(`open: ${detail.openFile}`);
+  if (detail.workingDir) items.push(`cwd: ${detail.workingDir}`);
+  const badges = detail.flags.map((f) => el('vscode-badge', { text: f, attrs: { variant: 'default' } }));
+  return el('div', { className: 'facts' }, [el('span', { text: items.join(' · ') }), ...badges]);
+}
+
+export function renderStepDetail(detail: StepDetail, stepCount: number, onOpenRaw: (index: number) => void): HTMLElement {
+  const header = el('header', { className: 'detail-header' }, [el('h1', { text: `Step ${detail.index + 1} of ${stepCount}`, attrs: { id: 'step-title' } }), facts(detail)]);
+  if (detail.hasSource) {
+    const raw = el('vscode-button', { attrs: { id: 'open-raw', secondary: '', title: 'Open the step as written in the file' } }, [codicon('json'), ' Raw JSON']);
+    raw.addEventListener('click', () => onOpenRaw(detail.index));
+    header.append(raw);
+  }
+  const sections: Node[] = [header];
+  if (detail.formatError) sections.push(el('p', { className: 'format-error', text: `Format error: ${detail.formatError}`, attrs: { role: 'note' } }));
+  if (detail.thought.trim()) sections.push(section('Thought', 'thought', [el('p', { className: 'thought', text: detail.thought })]));
+  const actions = detail.calls.length > 1 ? detail.calls.map((c, i) => actionBlock(c.action, `action-raw-${i}`)) : [actionBlock(detail.action, 'action-raw')];
+  sections.push(section(detail.calls.length > 1 ? `Actions (${detail.calls.length} parallel calls)` : 'Action', 'action', actions));
+  sections.push(section('Observation', 'observation', [foldedText(detail.observation, 'observation-text')]));
+  const tokens = tokenLine(detail);
+  if (tokens || detail.logprobs.length > 0) sections.push(section('Tokens', 'tokens', [...(tokens ? [tokens] : []), ...(detail.logprobs.length > 0 ? [logprobView(detail.logprobs)] : [])]));
+  if (detail.diff) sections.push(section('Workspace diff', 'diff', [diffView(detail.diff)]));
+  return el('article', { className: 'step-detail', attrs: { 'data-step': String(detail.index) } }, sections);
+}

@@ -1,0 +1,190 @@
+import {
+  MAX_STEP_RANGE,
+  StepperUiStateSchema,
+  stepperReveal,
+  stepsDetails,
+  stepsOpenRaw,
+  stepsSearch,
+  stepsSummaries,
+  trajectoryOpen,
+  type StepDetail,
+  type StepSummary,
+  type StepperUiState,
+  type TrajectoryHeader,
+} from '../../extension/protocol/stepper';
+import { el, renderFatal } from '../dom';
+import type { Host } from '../host';
+import { keyMove, moveSelection, visibleSteps, type Move } from './navigation';
+import { renderStepDetail } from './stepDetailView';
+import { TimelineView } from './timelineView';
+
+const INTERACTIVE = 'input, textarea, vscode-textfield, vscode-single-select, vscode-checkbox, vscode-button';
+
+function restoredState(raw: unknown): StepperUiState {
+  const parsed = StepperUiStateSchema.safeParse(raw);
+  return parsed.success ? parsed.data : { selected: 0, tool: null, errorsOnly: false, query: '' };
+}
+
+/** The trajectory stepper: a timeline of steps and the selected step's details. */
+export class Stepper {
+  private header!: TrajectoryHeader;
+  private summaries: StepSummary[] = [];
+  private readonly details = new Map<number, Promise<StepDetail>>();
+  private state: StepperUiState;
+  private matches: ReadonlySet<number> | null = null;
+  private visible: number[] = [];
+  private readonly timeline = new TimelineView((index) => void this.select(index));
+  private readonly detail = el('div', { className: 'detail', attrs: { id: 'detail', 'aria-live': 'polite' } });
+  private readonly position = el('span', { className: 'position', attrs: { id: 'step-position' } });
+  private readonly status = el('span', { className: 'status', attrs: { id: 'filter-status' } });
+  private readonly search = el('vscode-textfield', { attrs: { id: 'search', placeholder: 'Search steps (/)', 'aria-label': 'Search steps' } });
+  private readonly toolFilter = el('vscode-single-select', { attrs: { id: 'tool-filter', 'aria-label': 'Filter by tool' } });
+  private readonly errorsOnly = el('vscode-checkbox', { attrs: { id: 'errors-only', label: 'Errors only' } });
+  private readonly goTo = el('vscode-textfield', { attrs: { id: 'go-to', placeholder: 'Go to (g)', 'aria-label': 'Go to step', size: '8' } });
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly host: Host,
+  ) {
+    this.state = restoredState(host.getState());
+  }
+
+  async start(): Promise<void> {
+    try {
+      this.header = await this.host.request(trajectoryOpen, {});
+    } catch (error) {
+      renderFatal(this.root, 'Cannot open this trajectory', error instanceof Error ? error.message : String(error));
+      return;
+    }
+    this.layout();
+    await this.loadSummaries(0);
+    this.host.onNotification(stepperReveal, ({ index }) => void this.select(index));
+    if (this.state.query) await this.runSearch(this.state.query);
+    this.applyFilter(false);
+    await this.select(Math.min(this.state.selected, Math.max(0, this.header.stepCount - 1)));
+    this.root.setAttribute('aria-busy', 'false');
+    // Summaries past the first range arrive in the background so the first step shows at once.
+    for (let start = MAX_STEP_RANGE; start < this.header.stepCount; start += MAX_STEP_RANGE) await this.loadSummaries(start);
+    this.applyFilter(false);
+  }
+
+  private async loadSummaries(start: number): Promise<void> {
+    const { summaries } = await this.host.request(stepsSummaries, { start, end: Math.min(start + MAX_STEP_RANGE, this.header.stepCount) });
+    this.summaries.push(...summaries);
+    this.timeline.append(summaries);
+  }
+
+  private layout(): void {
+    const h = this.header;
+    const facts = [h.format, `${h.stepCount} steps`, h.instanceId, h.model, h.exitStatus && `exit: ${h.exitStatus}`, h.resolved !== undefined && (h.resolved ? 'resolved' : 'not resolved'), h.reward !== undefined && `reward ${h.reward}`].filter((f): f is string => typeof f === 'string' && f.length > 0);
+    this.toolFilter.append(el('vscode-option', { text: 'All tools', attrs: { value: '' } }), ...h.tools.map((t) => el('vscode-option', { text: t, attrs: { value: t } })));
+    this.toolFilter.value = this.state.tool ?? '';
+    this.errorsOnly.checked = this.state.errorsOnly;
+    this.search.value = this.state.query;
+    const toolbar = el('header', { className: 'toolbar' }, [
+      el('div', { className: 'title' }, [el('strong', { text: h.fileName, attrs: { id: 'file-name' } }), el('span', { className: 'facts', text: facts.join(' · ') })]),
+      el('div', { className: 'controls' }, [this.search, this.toolFilter, this.errorsOnly, this.goTo, this.position, this.status]),
+    ]);
+    this.root.replaceChildren(toolbar, el('div', { className: 'panes' }, [this.timeline.element, this.detail]));
+    this.wireControls();
+  }
+
+  private wireControls(): void {
+    this.search.addEventListener('change', () => void this.runSearch(this.search.value).then(() => this.applyFilter(true)));
+    this.toolFilter.addEventListener('change', () => {
+      this.state = { ...this.state, tool: this.toolFilter.value || null };
+      this.applyFilter(true);
+    });
+    this.errorsOnly.addEventListener('change', () => {
+      this.state = { ...this.state, errorsOnly: this.errorsOnly.checked };
+      this.applyFilter(true);
+    });
+    this.goTo.addEventListener('change', () => {
+      const n = Number(this.goTo.value);
+      if (Number.isInteger(n) && n >= 1 && n <= this.header.stepCount) void this.select(n - 1);
+      this.goTo.value = '';
+      this.timeline.element.focus();
+    });
+    document.addEventListener('keydown', (event) => this.onKey(event));
+  }
+
+  private onKey(event: KeyboardEvent): void {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target as Element | null;
+    if (target?.closest(INTERACTIVE)) {
+      if (event.key === 'Escape') this.timeline.element.focus();
+      return;
+    }
+    const move = keyMove(event.key);
+    if (move) {
+      event.preventDefault();
+      void this.move(move);
+    } else if (event.key === '/' || event.key === 'g') {
+      event.preventDefault();
+      (event.key === '/' ? this.search : this.goTo).focus();
+    } else if (event.key === 'e') {
+      this.errorsOnly.checked = !this.errorsOnly.checked;
+      this.state = { ...this.state, errorsOnly: this.errorsOnly.checked };
+      this.applyFilter(true);
+    }
+  }
+
+  private async runSearch(query: string): Promise<void> {
+    this.state = { ...this.state, query };
+    this.matches = query ? new Set((await this.host.request(stepsSearch, { query, caseSensitive: false })).indices) : null;
+  }
+
+  /** Shows the steps that pass the filters; optionally moves the selection into them. */
+  private applyFilter(reselect: boolean): void {
+    this.visible = visibleSteps(this.summaries, { tool: this.state.tool, errorsOnly: this.state.errorsOnly, matches: this.matches });
+    this.timeline.showOnly(new Set(this.visible));
+    const filtered = this.visible.length !== this.summaries.length;
+    this.status.textContent = filtered ? `${this.visible.length} of ${this.header.stepCount} steps shown` : '';
+    this.saveState();
+    if (reselect && this.visible.length > 0 && !this.visible.includes(this.state.selected)) void this.select(this.visible[0] ?? 0);
+  }
+
+  private async move(move: Move): Promise<void> {
+    await this.select(moveSelection(this.visible, this.state.selected, move));
+  }
+
+  private async select(index: number): Promise<void> {
+    if (index < 0 || index >= this.header.stepCount) return;
+    this.state = { ...this.state, selected: index };
+    this.saveState();
+    this.timeline.select(index);
+    this.position.textContent = `Step ${index + 1} / ${this.header.stepCount}`;
+    const detail = await this.detailFor(index).catch((error: unknown) => error as Error);
+    if (this.state.selected !== index) return;
+    this.detail.replaceChildren(
+      detail instanceof Error
+        ? el('p', { className: 'load-error', text: `Step ${index + 1} could not be loaded: ${detail.message}`, attrs: { role: 'alert' } })
+        : renderStepDetail(detail, this.header.stepCount, (i) => void this.openRaw(i)),
+    );
+  }
+
+  private detailFor(index: number): Promise<StepDetail> {
+    let detail = this.details.get(index);
+    if (!detail) {
+      detail = this.host.request(stepsDetails, { start: index, end: index + 1 }).then(({ steps }) => {
+        const step = steps[0];
+        if (!step) throw new Error(`the host sent no step ${index + 1}`);
+        return step;
+      });
+      this.details.set(index, detail);
+    }
+    return detail;
+  }
+
+  private async openRaw(index: number): Promise<void> {
+    try {
+      await this.host.request(stepsOpenRaw, { index });
+    } catch (error) {
+      this.status.textContent = `Raw JSON unavailable: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+
+  private saveState(): void {
+    this.host.setState(this.state);
+  }
+}

@@ -1,0 +1,9 @@
+import { TrajectorySchema, type Trajectory } from '../model';
+import { sourceRef, type ImportContext } from '../import-context';
+import { parseInput } from '../input-schema';
+
+/** Our own JSON: validated whole; each step's source now points into this file. */
+export function importCanonical(value: unknown, ctx: ImportContext): Trajectory {
+  const t = parseInput(TrajectorySchema, value, ctx.file, ctx.base);
+  return { ...t, steps: t.steps.map((step, i) => ({ ...step, source: sourceRef(ctx, ['steps', i]) })) };
+}

@@ -1,0 +1,156 @@
+import { z } from 'zod';
+import type { Step, Trajectory } from '../model';
+import { defined, sourceRef, type ImportContext } from '../import-context';
+import { parseInput } from '../input-schema';
+
+const IdSchema = z.union([z.number(), z.string()]);
+
+const EventSchema = z.looseObject({
+  id: IdSchema,
+  timestamp: z.string().nullish(),
+  source: z.string().nullish(),
+  message: z.string().nullish(),
+  cause: IdSchema.nullish(),
+  action: z.string().nullish(),
+  observation: z.string().nullish(),
+  args: z.record(z.string(), z.unknown()).nullish(),
+  content: z.string().nullish(),
+  extras: z.record(z.string(), z.unknown()).nullish(),
+  tool_call_metadata: z.looseObject({ function_name: z.string().nullish(), tool_call_id: z.string().nullish(), model_response: z.unknown() }).nullish(),
+});
+type Event = z.infer<typeof EventSchema>;
+
+const EventsSchema = z.array(EventSchema);
+
+const OutputLineSchema = z.looseObject({
+  instance_id: z.string().nullish(),
+  instruction: z.string().nullish(),
+  history: EventsSchema,
+  test_result: z.looseObject({ git_patch: z.string().nullish() }).nullish(),
+  metadata: z.looseObject({ llm_config: z.looseObject({ model: z.string().nullish() }).nullish(), agent_class: z.string().nullish() }).nullish(),
+  metrics: z.looseObject({ accumulated_cost: z.number().nullish() }).nullish(),
+  error: z.string().nullish(),
+  instance: z.looseObject({ repo: z.string().nullish(), base_commit: z.string().nullish(), problem_statement: z.string().nullish() }).nullish(),
+});
+
+/** What an observation says about the run's exit code (`run` keeps it in its metadata). */
+const RunExtrasSchema = z.looseObject({ metadata: z.looseObject({ exit_code: z.number().nullish() }).nullish() });
+
+const ModelResponseSchema = z.looseObject({
+  choices: z.array(z.looseObject({ message: z.looseObject({ tool_calls: z.array(z.looseObject({ id: z.string().nullish(), function: z.looseObject({ arguments: z.string() }) })).nullish() }) })),
+});
+
+// Bookkeeping the controller records as agent actions; none of them is the model acting.
+const NOT_STEPS = new Set(['system', 'change_agent_state', 'recall', 'condensation', 'condensation_request']);
+
+function isStep(e: Event): boolean {
+  return e.source === 'agent' && typeof e.action === 'string' && !NOT_STEPS.has(e.action);
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+
+/** The tool call's arguments exactly as the model sent them, when the response was kept. */
+function modelArguments(e: Event): string | undefined {
+  const meta = e.tool_call_metadata;
+  const parsed = ModelResponseSchema.safeParse(meta?.model_response);
+  if (!parsed.success) return undefined;
+  const calls = parsed.data.choices.flatMap((c) => c.message.tool_calls ?? []);
+  return calls.find((c) => c.id === meta?.tool_call_id)?.function.arguments;
+}
+
+function rawOf(e: Event, args: Record<string, unknown>): string {
+  switch (e.action) {
+    case 'run':
+    case 'run_ipython':
+      return str(args.command) ?? str(args.code) ?? '';
+    case 'message':
+      return str(args.content) ?? e.message ?? '';
+    case 'finish':
+      return str(args.final_thought) ?? e.message ?? '';
+    case 'think':
+      return str(args.thought) ?? '';
+    default:
+      return modelArguments(e) ?? JSON.stringify(args);
+  }
+}
+
+function exitCodeOf(observation: Event): number | undefined {
+  const extras = RunExtrasSchema.safeParse(observation.extras ?? {});
+  return extras.success ? (extras.data.metadata?.exit_code ?? undefined) : undefined;
+}
+
+function eventSteps(events: ReadonlyArray<Event>, ctx: ImportContext, path: ReadonlyArray<string | number>): Step[] {
+  const observations = new Map<string, number[]>();
+  events.forEach((e, i) => {
+    if (e.observation == null || e.cause == null) return;
+    const key = String(e.cause);
+    observations.set(key, [...(observations.get(key) ?? []), i]);
+  });
+  const steps: Step[] = [];
+  events.forEach((e, i) => {
+    if (!isStep(e)) return;
+    const { thought, ...args } = e.args ?? {};
+    const answers = observations.get(String(e.id)) ?? [];
+    const texts = answers.map((a) => events[a]!.content ?? '');
+    const first = answers[0] === undefined ? undefined : events[answers[0]]!;
+    steps.push(
+      defined({
+        index: steps.length,
+        thought: str(thought) ?? '',
+        action: defined({ raw: rawOf(e, args), tool: e.action!, args, toolCallId: e.tool_call_metadata?.tool_call_id ?? undefined }),
+        observation: texts.length === 1 ? texts[0]! : texts.join('\n'),
+        exitCode: first && exitCodeOf(first),
+        timestamp: e.timestamp ?? undefined,
+        source: sourceRef(ctx, [...path, i], ...answers.map((a) => [...path, a])),
+      }) as Step,
+    );
+  });
+  return steps;
+}
+
+function outcomeOf(events: ReadonlyArray<Event>): { exitStatus?: string; error?: string } {
+  const states = events.flatMap((e) => (e.observation === 'agent_state_changed' && typeof e.extras?.agent_state === 'string' ? [e.extras.agent_state] : []));
+  const errors = events.filter((e) => e.observation === 'error');
+  const finished = events.some((e) => e.source === 'agent' && e.action === 'finish');
+  return defined({ exitStatus: finished ? 'finished' : states[states.length - 1], error: errors[errors.length - 1]?.content ?? undefined });
+}
+
+function trajectoryOf(events: ReadonlyArray<Event>, ctx: ImportContext, path: ReadonlyArray<string | number>): Trajectory {
+  const firstUser = events.find((e) => e.source === 'user' && e.action === 'message');
+  const system = events.find((e) => e.action === 'system');
+  return {
+    format: 'openhands',
+    task: {},
+    steps: eventSteps(events, ctx, path),
+    outcome: outcomeOf(events),
+    meta: defined({
+      parseFunction: 'function_calling',
+      instructions: firstUser ? (str(firstUser.args?.content) ?? firstUser.message ?? undefined) : undefined,
+      systemPrompt: system ? (str(system.args?.content) ?? undefined) : undefined,
+    }),
+  };
+}
+
+/** An OpenHands event list, or one line of an evaluation `output.jsonl` (events in `history`). */
+export function importOpenHands(value: unknown, ctx: ImportContext): Trajectory {
+  if (Array.isArray(value)) return trajectoryOf(parseInput(EventsSchema, value, ctx.file, ctx.base), ctx, []);
+  const line = parseInput(OutputLineSchema, value, ctx.file, ctx.base);
+  const t = trajectoryOf(line.history, ctx, ['history']);
+  const instance = line.instance;
+  return {
+    ...t,
+    task: defined({
+      instanceId: line.instance_id ?? undefined,
+      repo: instance?.repo ?? undefined,
+      baseCommit: instance?.base_commit ?? undefined,
+      problemStatement: instance?.problem_statement ?? undefined,
+    }),
+    outcome: defined({
+      ...t.outcome,
+      submission: line.test_result?.git_patch ?? undefined,
+      error: line.error ?? t.outcome.error,
+      modelStats: line.metrics?.accumulated_cost == null ? undefined : { instanceCost: line.metrics.accumulated_cost },
+    }),
+    meta: defined({ ...t.meta, model: line.metadata?.llm_config?.model ?? undefined, instructions: line.instruction ?? t.meta.instructions }),
+  };
+}

@@ -1,0 +1,53 @@
+import { InputError } from '../errors';
+
+/** 1-based line and column of a UTF-16 offset in `text`. */
+export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+/**
+ * JSON.parse with V8's error turned into a located InputError. `firstLine` shifts the reported
+ * line when `text` is one line of a JSONL file.
+ */
+export function parseJsonText(text: string, file: string, firstLine = 1): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw located(err as Error, text, file, firstLine);
+  }
+}
+
+function located(err: Error, text: string, file: string, firstLine: number): InputError {
+  const truncated = /Unexpected end of JSON input/.test(err.message);
+  const position = /at position (\d+)/.exec(err.message);
+  const offset = truncated ? text.trimEnd().length : position ? Number(position[1]) : 0;
+  const { line, column } = lineColumnAt(text, offset);
+  const where = `line ${line + firstLine - 1}, column ${column}`;
+  if (truncated) return new InputError(file, where, 'unexpected end of JSON: the file looks truncated');
+  const reason = err.message.replace(/\s*in JSON at position \d+.*$/, '').replace(/^Unexpected token/, 'unexpected token');
+  return new InputError(file, where, `invalid JSON: ${reason}`);
+}
+
+/** An RFC 6901 JSON pointer from its parts. */
+export function jsonPointer(parts: ReadonlyArray<string | number>): string {
+  return parts.map((p) => '/' + String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+}
+
+/** The value a JSON pointer designates in `root`, or undefined when it leads nowhere. */
+export function resolvePointer(root: unknown, pointer: string): unknown {
+  if (pointer === '') return root;
+  let node: unknown = root;
+  for (const raw of pointer.slice(1).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(node)) node = node[Number(key)];
+    else if (node !== null && typeof node === 'object') node = (node as Record<string, unknown>)[key];
+    else return undefined;
+  }
+  return node;
+}

@@ -1,5 +1,5 @@
+import { extractXmlFunctionCalls } from '../aci/xml-function-call';
 import type { Action } from './model';
-import { parseLineCommand } from './line-command';
 
 /** An action together with why it could not be read, when it could not. */
 export interface ParsedAction {
@@ -7,17 +7,10 @@ export interface ParsedAction {
   formatError?: string;
 }
 
-const XML_CALL = /<function=([^>\s]+)>([\s\S]*?)<\/function>/;
-const XML_PARAM = /<parameter=([^>\s]+)>([\s\S]*?)<\/parameter>/g;
-
-/** Reads `<function=NAME><parameter=K>V</parameter>...</function>` (SWE-agent XML, R2E-Gym). */
+/** The first `<function=NAME><parameter=K>V</parameter>...</function>` call (SWE-agent XML, R2E-Gym). */
 export function parseXmlFunctionCall(raw: string): Action | undefined {
-  const call = XML_CALL.exec(raw);
-  if (!call) return undefined;
-  const args: Record<string, unknown> = {};
-  // Parameter values are written bare; the scaffolds strip one leading and trailing newline.
-  for (const [, key, value] of call[2]!.matchAll(XML_PARAM)) args[key!] = value!.replace(/^\n/, '').replace(/\n$/, '');
-  return { raw, tool: call[1]!, args };
+  const call = extractXmlFunctionCalls(raw)[0];
+  return call && { raw, tool: call.name, args: call.parameters };
 }
 
 /** The argument object of a function call, or why its JSON could not be read. */
@@ -64,9 +57,4 @@ export function parseFencedCommand(content: string): ParsedAction & { thought: s
   const block = blocks[0]!;
   const command = block[1]!;
   return { action: { raw: command, tool: 'bash', args: { command } }, thought: content.slice(0, block.index).trim() };
-}
-
-/** Any action text: an XML call when it holds one, else a command line for the line-command tools. */
-export function parseActionText(raw: string): Action {
-  return parseXmlFunctionCall(raw) ?? parseLineCommand(raw);
 }

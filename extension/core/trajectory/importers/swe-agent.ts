@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import type { Action, Step, StepState, Trajectory } from '../model';
+import type { Step, StepState, Trajectory } from '../model';
 import { InputError, jsonPath } from '../../errors';
-import { parseActionText, toolCallAction, argumentsText } from '../action-text';
+import { argumentsText, parseXmlFunctionCall, toolCallAction, type ParsedAction } from '../action-text';
 import { ChatContentSchema, ToolCallSchema, chatSteps, contentText, preambleOf, type ChatMessage } from '../chat-steps';
 import { defined, sourceRef, type ImportContext } from '../import-context';
 import { parseInput } from '../input-schema';
+import { lineCommandParser } from '../line-command';
 
 const StateSchema = z.union([
   z.string(),
@@ -117,10 +118,21 @@ function flagsOf(observation: string): string[] | undefined {
   return flags.length > 0 ? flags : undefined;
 }
 
+type ReadText = (raw: string) => ParsedAction;
+
+/** Action text is an XML call when it holds one, else a command line for the recording's tools. */
+function textReader(bundles: readonly string[] | undefined): ReadText {
+  const readCommand = lineCommandParser(bundles);
+  return (raw) => {
+    const xml = parseXmlFunctionCall(raw);
+    return xml ? { action: xml } : readCommand(raw);
+  };
+}
+
 /** An action from a history message: its function call when it made one, else its text. */
-function historyAction(item: HistoryItem, raw: string): { action: Action; formatError?: string } {
+function historyAction(item: HistoryItem, raw: string, readText: ReadText): ParsedAction {
   const call = item.tool_calls?.[0];
-  if (!call) return { action: parseActionText(raw) };
+  if (!call) return readText(raw);
   const parsed = toolCallAction(call.function.name, argumentsText(call.function.arguments), call.id ?? undefined);
   return { ...parsed, action: { ...parsed.action, raw } };
 }
@@ -145,13 +157,13 @@ function pairWithHistory(steps: ReadonlyArray<z.infer<typeof TrajStepSchema>>, h
   });
 }
 
-function trajectorySteps(run: Run, ctx: ImportContext, base: ReadonlyArray<string | number>, sampling: Record<string, unknown> | undefined): Step[] {
+function trajectorySteps(run: Run, ctx: ImportContext, base: ReadonlyArray<string | number>, readText: ReadText, sampling: Record<string, unknown> | undefined): Step[] {
   const steps = run.trajectory ?? [];
   const history = run.history ?? [];
   const paired = pairWithHistory(steps, history);
   return steps.map((step, index) => {
     const h = paired[index];
-    const read = h === undefined ? { action: parseActionText(step.action) } : historyAction(history[h]!, step.action);
+    const read = h === undefined ? readText(step.action) : historyAction(history[h]!, step.action, readText);
     return defined({
       index,
       thought: step.thought ?? '',
@@ -167,13 +179,13 @@ function trajectorySteps(run: Run, ctx: ImportContext, base: ReadonlyArray<strin
   });
 }
 
-function historySteps(history: ReadonlyArray<HistoryItem>, ctx: ImportContext, base: ReadonlyArray<string | number>): Step[] {
+function historySteps(history: ReadonlyArray<HistoryItem>, ctx: ImportContext, base: ReadonlyArray<string | number>, readText: ReadText): Step[] {
   return chatSteps(history as ReadonlyArray<HistoryItem & ChatMessage>, [...base, 'history'], ctx, {
     skip: isDemo,
     actionsOf: (item) => {
       const raw = item.action ?? (item.tool_calls ? undefined : contentText(item.content));
       if (raw === undefined) return undefined;
-      const read = historyAction(item, raw);
+      const read = historyAction(item, raw, readText);
       return { thought: item.thought ?? contentText(item.content), calls: [read] };
     },
   }).map((step) => defined({ ...step, flags: flagsOf(step.observation) }) as Step);
@@ -200,7 +212,9 @@ export function importSweAgent(value: unknown, ctx: ImportContext): Trajectory {
   const config = replayConfigOf(run, ctx, [...base, 'replay_config']);
   const model = config.agent?.model;
   const sampling = model && (model.temperature != null || model.top_p != null) ? defined({ temperature: model.temperature ?? undefined, top_p: model.top_p ?? undefined }) : undefined;
-  const steps = run.trajectory?.length ? trajectorySteps(run, ctx, base, sampling) : historySteps(run.history ?? [], ctx, base);
+  const bundles = config.agent?.tools?.bundles?.map((b) => bundleName(b.path));
+  const readText = textReader(bundles);
+  const steps = run.trajectory?.length ? trajectorySteps(run, ctx, base, readText, sampling) : historySteps(run.history ?? [], ctx, base, readText);
   const history = (run.history ?? []) as ReadonlyArray<HistoryItem & ChatMessage>;
   const info = run.info ?? file.info;
   const stats = info?.model_stats;
@@ -226,7 +240,7 @@ export function importSweAgent(value: unknown, ctx: ImportContext): Trajectory {
     meta: defined({
       formatVersion: info?.swe_agent_version ?? undefined,
       model: model?.name ?? undefined,
-      toolBundles: config.agent?.tools?.bundles?.map((b) => bundleName(b.path)),
+      toolBundles: bundles,
       parseFunction: config.agent?.tools?.parse_function?.type ?? undefined,
       // SWE-agent 1.x records through a pseudo-terminal, which leaves \r\n in every observation.
       pty: steps.length > 0 ? steps.slice(0, 5).some((s) => s.observation.includes('\r\n')) : undefined,

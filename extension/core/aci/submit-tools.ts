@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { runTool } from './sandbox-files';
+import { shellQuote } from './shell-words';
+import { defineTool, type ToolContext, type ToolResult } from './tool-definition';
+
+/**
+ * `submit` (`tools/submit`) and its reviewing variant (`tools/review_on_submit_m`). The patch is
+ * `git add -A && git diff --cached` in the repository, against the task's base commit when known.
+ */
+
+/** SWE-agent's default review message (config/default.yaml), shown once before the real submit. */
+export const DEFAULT_SUBMIT_REVIEW_MESSAGE = `Thank you for your work on this issue. Please carefully follow the steps below to help review your changes.
+
+1. If you made any changes to your code after running the reproduction script, please run the reproduction script again.
+  If the reproduction script is failing, please revisit your changes and make sure they are correct.
+  If you have already removed your reproduction script, please ignore this step.
+2. Remove your reproduction script (if you haven't done so already).
+3. If you have modified any TEST files, please revert them to the state they had before you started fixing the issue.
+  You can do this with \`git checkout -- /path/to/test/file.py\`. Use below <diff> to find the files you need to revert.
+4. Run the submit command again to confirm.
+
+Here is a list of all of your changes:
+
+<diff>
+{{diff}}
+</diff>
+`;
+
+export async function currentPatch(ctx: ToolContext): Promise<string> {
+  const base = ctx.config.baseCommit ? ` ${shellQuote(ctx.config.baseCommit)}` : '';
+  const { output, exitCode } = await runTool(ctx, `cd -- ${shellQuote(ctx.sandbox.repoPath)} && git add -A && git diff --cached${base}`);
+  if (exitCode !== 0) throw new Error(`could not compute the patch in ${ctx.sandbox.repoPath}: ${output.trim()}`);
+  return output;
+}
+
+/** What the agent sees on submission: the text between SWE-agent's submission markers. */
+function submitted(patch: string, printed: string): ToolResult {
+  return { observation: printed, exitCode: 0, submission: patch };
+}
+
+const submit = defineTool({
+  name: 'submit',
+  bundle: 'submit',
+  description: 'submits the current file',
+  signature: 'submit',
+  parameters: z.object({}),
+  async run(ctx) {
+    const patch = await currentPatch(ctx);
+    // `echo MARKER; cat model.patch; echo MARKER`: the capture starts with the marker's newline.
+    return submitted(patch, `\n${patch}`);
+  },
+});
+
+const reviewedSubmit = defineTool({
+  name: 'submit',
+  bundle: 'review_on_submit_m',
+  description: 'submits the current file',
+  signature: 'submit [--force]',
+  parameters: z.object({ force: z.boolean().optional().describe('submit without the review step') }),
+  async run(ctx, { force }) {
+    const patch = await currentPatch(ctx);
+    const messages = ctx.config.submitReviewMessages ?? [DEFAULT_SUBMIT_REVIEW_MESSAGE];
+    const message = messages[ctx.state.submitStage];
+    if (!force && message !== undefined) {
+      ctx.state.submitStage += 1;
+      return { observation: message.replaceAll('{{diff}}', patch).replace(/\n$/, ''), exitCode: 0 };
+    }
+    // print(patch) adds a newline after the patch, inside the markers.
+    return submitted(patch, `\n${patch}\n`);
+  },
+});
+
+export const submitTools = [submit];
+export const reviewedSubmitTools = [reviewedSubmit];

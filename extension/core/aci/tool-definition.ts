@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import type { Sandbox } from '../runtime/sandbox';
+
+/** What a tool prints and its exit code, as the agent sees them. */
+export interface ToolResult {
+  observation: string;
+  exitCode: number;
+  /** Set by `submit`: the patch the agent handed in, which ends the episode. */
+  submission?: string;
+}
+
+/** Tool state that SWE-agent keeps in its registry file inside the container. */
+export interface AciState {
+  /** Absolute path of the file the windowed viewer shows, or null before any `open`/`create`. */
+  openFile: string | null;
+  /** 0-based first line of the viewer's window. */
+  firstLine: number;
+  workingDir: string;
+  /** str_replace_editor's per-file history, newest last. */
+  fileHistory: Map<string, string[]>;
+  /** Review messages `review_on_submit_m` has shown so far. */
+  submitStage: number;
+}
+
+export interface AciConfig {
+  /** Lines in the viewer's window (SWE-agent's WINDOW). */
+  window: number;
+  /** Lines kept when scrolling (SWE-agent's OVERLAP). */
+  overlap: number;
+  /** Per-command timeout of the `bash` tool. */
+  commandTimeoutMs: number;
+  /** Characters of `bash` output shown before the rest is elided. */
+  maxObservationChars: number;
+  /** The task's base commit; `submit` diffs against it when set. */
+  baseCommit?: string;
+  /** Messages `review_on_submit_m` shows before the real submission (`{{diff}}` is replaced). */
+  submitReviewMessages?: string[];
+}
+
+export const DEFAULT_ACI_CONFIG: AciConfig = {
+  window: 100,
+  overlap: 2,
+  commandTimeoutMs: 30_000,
+  maxObservationChars: 100_000,
+};
+
+export interface ToolContext {
+  readonly sandbox: Sandbox;
+  readonly state: AciState;
+  readonly config: AciConfig;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * One agent tool, described once: its name and bundle as SWE-agent names them, the text the
+ * model reads, the command syntax (`signature`), and a zod schema of its arguments. Command
+ * parsing, OpenAI function specs and function-call validation are all derived from this.
+ */
+export interface ToolDefinition {
+  name: string;
+  /** SWE-agent bundle without the `tools/` prefix, e.g. `windowed`, `edit_anthropic`. */
+  bundle: string;
+  description: string;
+  /**
+   * SWE-agent's signature. The first line is the command pattern: words are `<arg>`, `"<arg>"`,
+   * `[<optional>]`, `[--flag <arg>]` or literal patterns like `<start_line>:<end_line>`. A
+   * multi-line signature ends with the terminator line of a block argument (see `block`).
+   */
+  signature: string;
+  parameters: z.ZodObject;
+  /** A body on the lines after the command, up to a line holding only `terminator`. */
+  block?: { argument: string; terminator: string };
+  run(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolResult>;
+}
+
+/** Declares a tool whose `run` receives its arguments typed by its schema (validated by the caller). */
+export function defineTool<S extends z.ZodObject>(tool: {
+  name: string;
+  bundle: string;
+  description: string;
+  signature: string;
+  parameters: S;
+  block?: { argument: string; terminator: string };
+  run(ctx: ToolContext, args: z.infer<S>): Promise<ToolResult>;
+}): ToolDefinition {
+  return { ...tool, run: (ctx, args) => tool.run(ctx, args as z.infer<S>) };
+}

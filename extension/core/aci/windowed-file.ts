@@ -1,0 +1,55 @@
+/**
+ * The windowed viewer's arithmetic, reproducing SWE-agent's `WindowedFile` to the character:
+ * the line count is Python's `splitlines()` (a final newline adds no line) while the shown lines
+ * come from `split("\n")`, and the first line is clamped against the current file every time.
+ */
+
+/** Python's `str.splitlines()` line boundaries. */
+const LINE_BREAKS = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;
+
+export function countLines(text: string): number {
+  if (text === '') return 0;
+  const parts = text.split(LINE_BREAKS);
+  return parts[parts.length - 1] === '' ? parts.length - 1 : parts.length;
+}
+
+/** `first_line` as SWE-agent's setter stores it: truncated toward zero, then clamped. */
+export function clampFirstLine(value: number, nLines: number, window: number): number {
+  return Math.max(0, Math.min(Math.trunc(value), nLines - window));
+}
+
+/** The first line that puts 0-based `line` about a sixth of a window down (`goto`, `open`). */
+export function firstLineFor(line: number, nLines: number, window: number): number {
+  return clampFirstLine(line - window / 6, nLines, window);
+}
+
+/** The first line after scrolling by a window (`scroll_down` > 0, `scroll_up` < 0). */
+export function scrolledFirstLine(firstLine: number, direction: 1 | -1, nLines: number, window: number, overlap: number): number {
+  return clampFirstLine(firstLine + direction * (window - overlap), nLines, window);
+}
+
+/** `[File: ...]`, `(K more lines above)`, numbered lines, `(M more lines below)`. */
+export function renderWindow(text: string, displayPath: string, firstLine: number, window: number): string {
+  const nLines = countLines(text);
+  const start = firstLine;
+  const end = Math.min(firstLine + window - 1, nLines - 1);
+  const out = [`[File: ${displayPath} (${nLines} lines total)]`];
+  if (start > 0) out.push(`(${start} more lines above)`);
+  text
+    .split('\n')
+    .slice(start, end + 1)
+    .forEach((line, i) => out.push(`${i + start + 1}:${line}`));
+  if (end < nLines - 1) out.push(`(${nLines - end - 1} more lines below)`);
+  return out.join('\n');
+}
+
+/** Replaces 0-based lines start..end (inclusive) by `replacement` (no lines when it is empty). */
+export function replaceLines(text: string, start: number, end: number, replacement: string): string {
+  const lines = text.split('\n');
+  // Python slice assignment `lines[start:end + 1] = new`, negative indices included.
+  const index = (i: number) => Math.min(lines.length, Math.max(0, i < 0 ? i + lines.length : i));
+  const from = index(start);
+  const to = Math.max(from, index(end + 1));
+  lines.splice(from, to - from, ...(replacement === '' ? [] : replacement.split('\n')));
+  return lines.join('\n');
+}

@@ -1,0 +1,183 @@
+import type { Evaluation, Evidence, FailureClass, Prediction, TrajectoryFacts } from './record';
+import { LINT_LOOP_MIN_REJECTIONS, STUCK_LOOP_MIN_REPEATS } from './trajectoryFacts';
+
+export interface Classification {
+  resolved: boolean | null;
+  submitted: boolean;
+  failure: FailureClass;
+  tags: FailureClass[];
+  evidence: Evidence;
+}
+
+interface Inputs {
+  facts: TrajectoryFacts;
+  evaluation: Evaluation | undefined;
+  prediction: Prediction | undefined;
+}
+
+interface Rule {
+  failure: FailureClass;
+  /** Evidence when the rule matches, undefined when it does not. */
+  match(i: Inputs, verdict: Verdict): Evidence | undefined;
+}
+
+interface Verdict {
+  resolved: boolean | null;
+  submitted: boolean;
+  /** The agent's own termination reason, lower-cased (exit_status, exit_reason, finish_reason...). */
+  exit: string;
+}
+
+/**
+ * Exit statuses as written by each scaffold, matched on the lower-cased value:
+ * - SWE-agent `info.exit_status`: `submitted`, `exit_context`, `exit_cost`, `exit_format`,
+ *   `exit_command_timeout`, `exit_total_execution_time`, `exit_environment_error`, `exit_api`,
+ *   `exit_error`, `exit_forfeit`; after an error with a patch on disk, `submitted (exit_X)`.
+ * - mini-swe-agent `info.exit_status`: the exception's class name: `Submitted`,
+ *   `LimitsExceeded` (step or cost limit: the file does not say which), `FormatError`,
+ *   `ExecutionTimeoutError`, or any uncaught exception (`RuntimeError`, `DockerException`...).
+ * - SkyRL-Agent `finish_reason`: `FINISH_TOOL`, `CONTEXT_WINDOW_EXCEEDED`, `error_runtime`,
+ *   `error_evaluation`, `max_iterations_reached`, `BAD_LLM_RESPONSE`, `stuck_in_a_loop`, `cmd_timeout`.
+ * - R2E-Gym `exit_reason`: `agent` (finished), `max_step_limit`, `token_limit`, `traj_time_limit`.
+ * - rLLM `termination_reason`: `ENV_DONE`, `MAX_TURNS_EXCEEDED`, `MAX_PROMPT_LENGTH_EXCEEDED`,
+ *   `MAX_RESPONSE_LENGTH_EXCEEDED`, `TIMEOUT`.
+ * The importers put each of these in `outcome.exitStatus`. An exit status that names an
+ * exception other than the format and timeout ones is the harness failing, not the policy.
+ */
+const EXIT = {
+  infra: /exit_environment_error|exit_api|^exit_error|error_runtime|docker|container|sandbox|runtime ?error|(?<!format|timeout)(error|exception)$/,
+  evaluation: /error_evaluation/,
+  context: /exit_context|context_window|token_limit|prompt_length|response_length|max_tokens/,
+  maxSteps: /max_iterations|max_step|step_limit|max_turns|turns_exceeded/,
+  budget: /exit_cost|limitsexceeded|cost_limit|time_limit|total_execution_time|^timeout$/,
+  commandTimeout: /exit_command_timeout|cmd_timeout|executiontimeouterror/,
+  format: /exit_format|formaterror|bad_llm_response/,
+  stuck: /stuck_in_a_loop|stuck in a loop/,
+};
+
+function exitRule(failure: FailureClass, pattern: RegExp): Rule {
+  return {
+    failure,
+    match: (_i, v) => (pattern.test(v.exit) ? { detail: `exit status '${v.exit}'` } : undefined),
+  };
+}
+
+/**
+ * Rules in priority order; the first match is the rollout's class, every match becomes a tag.
+ * The agent's own termination reason outranks patterns detected in its steps, and a verdict
+ * from an evaluation report outranks both only when it is a pass.
+ */
+const RULES: Rule[] = [
+  {
+    failure: 'resolved',
+    match: (i, v) => (v.resolved === true ? { detail: i.evaluation ? `${i.evaluation.file}: resolved` : i.facts.resolved ? 'outcome: resolved' : `reward ${i.facts.reward}` } : undefined),
+  },
+  {
+    // SWE-bench report `infra_failure`, or a scaffold that died on its environment.
+    failure: 'infra-error',
+    match: (i, v) =>
+      i.evaluation?.infra
+        ? { detail: `${i.evaluation.file}: ${i.evaluation.error ?? 'infrastructure failure'}` }
+        : EXIT.infra.test(v.exit) && !EXIT.evaluation.test(v.exit) && !EXIT.format.test(v.exit) && !EXIT.commandTimeout.test(v.exit)
+          ? { detail: `exit status '${v.exit}'${i.facts.error ? `: ${i.facts.error.slice(0, 200)}` : ''}` }
+          : undefined,
+  },
+  {
+    // SWE-bench run report `error_ids`, a SkyRL `eval_error`, or finish reason `error_evaluation`.
+    failure: 'eval-error',
+    match: (i, v) => (i.evaluation?.error !== undefined && !i.evaluation.infra ? { detail: `${i.evaluation.file}: ${i.evaluation.error}` } : EXIT.evaluation.test(v.exit) ? { detail: `exit status '${v.exit}'` } : undefined),
+  },
+  exitRule('context-exceeded', EXIT.context),
+  exitRule('max-steps', EXIT.maxSteps),
+  exitRule('budget-exceeded', EXIT.budget),
+  exitRule('command-timeout', EXIT.commandTimeout),
+  exitRule('format-error', EXIT.format),
+  exitRule('stuck-loop', EXIT.stuck),
+  {
+    // An OpenHands run stopped by its StuckDetector says so in the trajectory's error.
+    failure: 'stuck-loop',
+    match: (i) => (i.facts.error && EXIT.stuck.test(i.facts.error.toLowerCase()) ? { detail: i.facts.error.slice(0, 200) } : undefined),
+  },
+  {
+    failure: 'submitted-wrong',
+    match: (i, v) => (v.resolved === false && v.submitted ? { detail: i.evaluation ? `${i.evaluation.file}: not resolved` : 'outcome: not resolved' } : undefined),
+  },
+  // Patterns in the steps explain a rollout that ended without a patch.
+  {
+    failure: 'stuck-loop',
+    match: (i, v) => {
+      const r = i.facts.repeatedAction;
+      return !v.submitted && r && r.count >= STUCK_LOOP_MIN_REPEATS ? { step: r.step, detail: `${r.count} identical actions in a row from step ${r.step}: ${r.action}` } : undefined;
+    },
+  },
+  {
+    failure: 'lint-loop',
+    match: (i, v) => {
+      const r = i.facts.lintRejections;
+      return !v.submitted && r && r.count >= LINT_LOOP_MIN_REJECTIONS ? { step: r.step, detail: `${r.count} lint-rejected edits in a row from step ${r.step}` } : undefined;
+    },
+  },
+  {
+    failure: 'format-error',
+    match: (i, v) => (!v.submitted && i.facts.formatErrors ? { step: i.facts.formatErrors.first, detail: `${i.facts.formatErrors.count} unparseable actions, first at step ${i.facts.formatErrors.first}` } : undefined),
+  },
+  {
+    failure: 'command-timeout',
+    match: (i, v) => (!v.submitted && i.facts.timeouts ? { step: i.facts.timeouts.first, detail: `${i.facts.timeouts.count} timed-out commands, first at step ${i.facts.timeouts.first}` } : undefined),
+  },
+  {
+    // Finished (a report, an exit status or a verdict exists) and nothing was submitted.
+    failure: 'no-submission',
+    match: (i, v) => (!v.submitted && (i.evaluation !== undefined || i.prediction !== undefined || v.exit !== '' || v.resolved === false) ? { detail: noSubmissionDetail(i) } : undefined),
+  },
+];
+
+/** Patterns worth a tag even when a stronger rule decided the class. */
+const TAG_ONLY: Array<[FailureClass, (f: TrajectoryFacts) => boolean]> = [
+  ['stuck-loop', (f) => (f.repeatedAction?.count ?? 0) >= STUCK_LOOP_MIN_REPEATS],
+  ['lint-loop', (f) => (f.lintRejections?.count ?? 0) >= LINT_LOOP_MIN_REJECTIONS],
+  ['format-error', (f) => f.formatErrors !== undefined],
+  ['command-timeout', (f) => f.timeouts !== undefined],
+];
+
+export function classifyRollout(facts: TrajectoryFacts, evaluation: Evaluation | undefined, prediction: Prediction | undefined): Classification {
+  const inputs: Inputs = { facts, evaluation, prediction };
+  const verdict = verdictOf(inputs);
+  const tags: FailureClass[] = [];
+  let primary: { failure: FailureClass; evidence: Evidence } | undefined;
+  for (const rule of RULES) {
+    const evidence = rule.match(inputs, verdict);
+    if (!evidence) continue;
+    if (!tags.includes(rule.failure)) tags.push(rule.failure);
+    primary ??= { failure: rule.failure, evidence };
+  }
+  for (const [failure, present] of TAG_ONLY) if (present(facts) && !tags.includes(failure)) tags.push(failure);
+  primary ??= { failure: 'unknown', evidence: { detail: unknownDetail(verdict) } };
+  if (primary.failure === 'unknown') tags.unshift('unknown');
+  const tests = evaluation?.failingTests ?? [];
+  const evidence = tests.length > 0 && primary.failure !== 'resolved' ? { ...primary.evidence, tests } : primary.evidence;
+  return { resolved: verdict.resolved, submitted: verdict.submitted, failure: primary.failure, tags, evidence };
+}
+
+/**
+ * Pass or fail, in order of trust: the evaluation report, the trajectory's own `resolved`
+ * (SWE-bench-style runners, rLLM `is_correct`), then a reward (R2E-Gym, rLLM and SkyRL write
+ * 1 for a pass and 0 otherwise). An evaluation that errored gives no verdict.
+ */
+function verdictOf(i: Inputs): Verdict {
+  const exit = (i.facts.exitStatus ?? '').trim().toLowerCase();
+  const resolved = i.evaluation ? (i.evaluation.resolved ?? null) : (i.facts.resolved ?? (i.facts.reward !== undefined ? i.facts.reward > 0 : null));
+  const submitted = i.evaluation?.patchExists ?? (i.prediction ? i.prediction.patchChars > 0 : i.facts.hasSubmission);
+  return { resolved, submitted, exit };
+}
+
+function noSubmissionDetail(i: Inputs): string {
+  if (i.evaluation?.patchExists === false) return `${i.evaluation.file}: no patch`;
+  if (i.prediction) return `${i.prediction.file}: empty model_patch`;
+  return 'no submission in the trajectory';
+}
+
+function unknownDetail(v: Verdict): string {
+  if (v.submitted) return 'submitted, not evaluated';
+  return v.exit ? `exit status '${v.exit}' not recognised` : 'no exit status, submission or evaluation';
+}

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { TrajectoryFormatSchema } from '../trajectory/model';
+
+/**
+ * What the rollout index keeps per trajectory, per evaluation and per prediction. These are
+ * also the shapes of the cache file, so each is a zod schema: a cache read back from disk is
+ * validated like any other input.
+ */
+
+export const FAILURE_CLASSES = [
+  'resolved',
+  'submitted-wrong',
+  'no-submission',
+  'max-steps',
+  'budget-exceeded',
+  'context-exceeded',
+  'command-timeout',
+  'format-error',
+  'lint-loop',
+  'stuck-loop',
+  'infra-error',
+  'eval-error',
+  'unknown',
+] as const;
+export const FailureClassSchema = z.enum(FAILURE_CLASSES);
+export type FailureClass = z.infer<typeof FailureClassSchema>;
+
+/** A run of consecutive steps that share a property (identical action, lint rejection...). */
+export const StepRunSchema = z.object({ step: z.number().int(), count: z.number().int() });
+export type StepRun = z.infer<typeof StepRunSchema>;
+
+/** Everything the taxonomy and the table need from one trajectory, computed once and cached. */
+export const TrajectoryFactsSchema = z.object({
+  format: TrajectoryFormatSchema,
+  /** 1-based line for trajectories read from JSONL. */
+  line: z.number().int().optional(),
+  instanceId: z.string().optional(),
+  /** The trajectory's own id (rLLM `task:rollout_idx`, SkyRL trajectory_id...). */
+  trajectoryId: z.string().optional(),
+  steps: z.number().int(),
+  exitStatus: z.string().optional(),
+  hasSubmission: z.boolean(),
+  resolved: z.boolean().optional(),
+  reward: z.number().optional(),
+  error: z.string().optional(),
+  tokens: z.number().optional(),
+  cost: z.number().optional(),
+  /** Seconds. */
+  duration: z.number().optional(),
+  formatErrors: z.object({ first: z.number().int(), count: z.number().int() }).optional(),
+  lintRejections: StepRunSchema.optional(),
+  timeouts: z.object({ first: z.number().int(), count: z.number().int() }).optional(),
+  repeatedAction: StepRunSchema.extend({ action: z.string() }).optional(),
+});
+export type TrajectoryFacts = z.infer<typeof TrajectoryFactsSchema>;
+
+/** One instance's evaluation, from a per-instance report.json or a run report's id lists. */
+export const EvaluationSchema = z.object({
+  instanceId: z.string(),
+  /** The report it came from, relative to the indexed folder. */
+  file: z.string(),
+  source: z.enum(['instance-report', 'run-report']),
+  resolved: z.boolean().optional(),
+  patchExists: z.boolean().optional(),
+  patchApplied: z.boolean().optional(),
+  /** FAIL_TO_PASS and PASS_TO_PASS tests that failed. */
+  failingTests: z.array(z.string()),
+  /** Why the evaluation itself failed (infra failure, error_ids...). */
+  error: z.string().optional(),
+  infra: z.boolean().optional(),
+});
+export type Evaluation = z.infer<typeof EvaluationSchema>;
+
+/** A preds.json / all_preds.jsonl entry; the patch itself is not kept, only whether it is empty. */
+export const PredictionSchema = z.object({
+  instanceId: z.string(),
+  file: z.string(),
+  line: z.number().int().optional(),
+  model: z.string().optional(),
+  patchChars: z.number().int(),
+});
+export type Prediction = z.infer<typeof PredictionSchema>;
+
+/** An input that could not be read, located as precisely as the parser allows. */
+export const IndexErrorSchema = z.object({
+  file: z.string(),
+  line: z.number().int().optional(),
+  where: z.string().optional(),
+  message: z.string(),
+});
+export type IndexError = z.infer<typeof IndexErrorSchema>;
+
+export const EvidenceSchema = z.object({
+  /** 0-based step index the class points at. */
+  step: z.number().int().optional(),
+  tests: z.array(z.string()).optional(),
+  detail: z.string(),
+});
+export type Evidence = z.infer<typeof EvidenceSchema>;
+
+export const ATTEMPT_SOURCES = ['trajectory-id', 'file-name', 'folder', 'line-order', 'path-order'] as const;
+export type AttemptSource = (typeof ATTEMPT_SOURCES)[number];
+
+/** One row of the index: a trajectory joined with its prediction and evaluation. */
+export interface Rollout {
+  id: string;
+  /** Relative to the indexed folder, with forward slashes. */
+  path: string;
+  line: number | undefined;
+  instance: string;
+  /** Where the instance id came from: the trajectory's task, an rLLM episode id, or the file name. */
+  instanceSource: 'trajectory' | 'trajectory-id' | 'file-name';
+  attempt: number;
+  attemptSource: AttemptSource;
+  format: TrajectoryFacts['format'];
+  steps: number;
+  exitStatus: string | undefined;
+  /** null when nothing says whether it passed. */
+  resolved: boolean | null;
+  reward: number | undefined;
+  failure: FailureClass;
+  /** Every class whose rule matched, the primary one first. */
+  tags: FailureClass[];
+  evidence: Evidence;
+  tokens: number | undefined;
+  cost: number | undefined;
+  duration: number | undefined;
+  submitted: boolean;
+  evaluation: Evaluation | undefined;
+  prediction: Prediction | undefined;
+}

@@ -1,0 +1,164 @@
+import { readdir, stat } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
+import { CancelledError, InputError, throwIfAborted } from '../errors';
+import { indexError, scanFile, type FileEntry, type ReadMode, type TrajectoryImporter } from './fileEntry';
+import { loadCache, saveCache } from './indexCache';
+import type { IndexError, Rollout } from './record';
+import { joinRollouts } from './rolloutJoin';
+import { importRolloutTrajectory } from './trajectoryImport';
+
+export interface IndexProgress {
+  done: number;
+  total: number;
+  file: string;
+}
+
+export interface IndexOptions {
+  /** Folder for the cache file; no cache when absent. */
+  cacheDir?: string;
+  signal?: AbortSignal;
+  onProgress?: (p: IndexProgress) => void;
+  importTrajectory?: TrajectoryImporter;
+  /** Files read at once; reading overlaps parsing. */
+  concurrency?: number;
+}
+
+export interface IndexStats {
+  files: number;
+  /** Files read from the start, and JSONL files read from where the last read stopped. */
+  filesRead: number;
+  filesResumed: number;
+  filesCached: number;
+  bytesRead: number;
+  /** Why a cache on disk was thrown away (corrupt, another version). */
+  cacheDiscarded?: string;
+}
+
+export interface RolloutIndex {
+  root: string;
+  rollouts: Rollout[];
+  errors: IndexError[];
+  stats: IndexStats;
+}
+
+const INDEXED_FILE = /\.(json|jsonl|traj)$/;
+
+/**
+ * Indexes a folder of rollouts. Keeps the file entries between calls, so `refresh()` after a
+ * change reads only the files whose size or mtime moved (and appended JSONL from where it
+ * stopped); with a cache folder the same holds across processes.
+ */
+export class RolloutIndexer {
+  readonly root: string;
+  private entries = new Map<string, FileEntry>();
+  private loaded = false;
+  private cacheDiscarded: string | undefined;
+
+  constructor(
+    root: string,
+    private readonly options: Omit<IndexOptions, 'signal' | 'onProgress'> = {},
+  ) {
+    this.root = resolve(root);
+  }
+
+  async refresh(signal?: AbortSignal, onProgress?: (p: IndexProgress) => void): Promise<RolloutIndex> {
+    const { cacheDir } = this.options;
+    if (!this.loaded && cacheDir) {
+      const cache = await loadCache(cacheDir, this.root);
+      this.entries = cache.entries;
+      this.cacheDiscarded = cache.discarded;
+    }
+    this.loaded = true;
+    await assertFolder(this.root);
+    const listing = await listFiles(this.root, cacheDir ? resolve(cacheDir) : undefined, signal);
+    const stats: IndexStats = { files: listing.files.length, filesRead: 0, filesResumed: 0, filesCached: 0, bytesRead: 0 };
+    if (this.cacheDiscarded) stats.cacheDiscarded = this.cacheDiscarded;
+    const next = new Map<string, FileEntry>();
+    const importer = this.options.importTrajectory ?? importRolloutTrajectory;
+    let done = 0;
+    await forEachLimited(listing.files, this.options.concurrency ?? 4, async (file) => {
+      throwIfAborted(signal);
+      const scan = await scanFile(this.root, file.path, file, this.entries.get(file.path), importer, signal).catch((err: unknown) => {
+        if (err instanceof CancelledError) throw err;
+        return { entry: unreadable(file, err), mode: 'full' as ReadMode, bytesRead: 0 };
+      });
+      next.set(file.path, scan.entry);
+      count(stats, scan.mode, scan.bytesRead);
+      onProgress?.({ done: ++done, total: listing.files.length, file: file.path });
+    });
+    const changed = stats.filesRead + stats.filesResumed > 0 || next.size !== this.entries.size;
+    this.entries = next;
+    if (cacheDir && (changed || this.cacheDiscarded)) {
+      await saveCache(cacheDir, this.root, [...next.values()].sort((a, b) => (a.path < b.path ? -1 : 1)));
+      this.cacheDiscarded = undefined;
+    }
+    const errors = [...listing.errors, ...[...next.values()].flatMap((e) => e.errors)].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));
+    return { root: this.root, rollouts: joinRollouts(next.values()), errors, stats };
+  }
+}
+
+/** One-shot indexing of `root`. */
+export async function indexRollouts(root: string, options: IndexOptions = {}): Promise<RolloutIndex> {
+  const { signal, onProgress, ...rest } = options;
+  return new RolloutIndexer(root, rest).refresh(signal, onProgress);
+}
+
+function count(stats: IndexStats, mode: ReadMode, bytes: number): void {
+  if (mode === 'cached') stats.filesCached++;
+  else if (mode === 'resumed') stats.filesResumed++;
+  else stats.filesRead++;
+  stats.bytesRead += bytes;
+}
+
+function unreadable(file: { path: string; size: number; mtimeMs: number }, err: unknown): FileEntry {
+  // mtime 0 keeps a failed read from being served from the cache next time.
+  return { path: file.path, size: file.size, mtimeMs: 0, trajectories: [], predictions: [], evaluations: [], errors: [indexError(err, file.path)] };
+}
+
+async function assertFolder(root: string): Promise<void> {
+  const s = await stat(root).catch(() => undefined);
+  if (!s?.isDirectory()) throw new InputError(root, undefined, s ? 'not a folder' : 'no such folder');
+}
+
+interface ListedFile {
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
+
+async function listFiles(root: string, skip: string | undefined, signal?: AbortSignal): Promise<{ files: ListedFile[]; errors: IndexError[] }> {
+  const files: ListedFile[] = [];
+  const errors: IndexError[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    throwIfAborted(signal);
+    const items = await readdir(dir, { withFileTypes: true }).catch((err: unknown) => {
+      errors.push(indexError(err, relative(root, dir) || '.'));
+      return [];
+    });
+    for (const item of items) {
+      const abs = join(dir, item.name);
+      if (item.name.startsWith('.') || item.name === 'node_modules' || abs === skip) continue;
+      if (item.isDirectory()) await walk(abs);
+      else if (item.isFile() && INDEXED_FILE.test(item.name)) {
+        const path = relative(root, abs).split(sep).join('/');
+        try {
+          const s = await stat(abs);
+          files.push({ path, size: s.size, mtimeMs: s.mtimeMs });
+        } catch (err) {
+          errors.push(indexError(err, path));
+        }
+      }
+    }
+  };
+  await walk(root);
+  files.sort((a, b) => (a.path < b.path ? -1 : 1));
+  return { files, errors };
+}
+
+async function forEachLimited<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await run(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

@@ -1,0 +1,171 @@
+import { posix } from 'node:path';
+import type { FileEntry } from './fileEntry';
+import { classifyRollout } from './failureTaxonomy';
+import type { AttemptSource, Evaluation, Prediction, Rollout, TrajectoryFacts } from './record';
+
+/**
+ * Joins trajectories with predictions and evaluation reports by instance id, and numbers the
+ * attempts of each instance.
+ *
+ * Which report or preds file belongs to a trajectory: the one whose scope folder is the
+ * deepest ancestor of the trajectory's folder. A preds file's scope is its folder. A report's
+ * scope is the folder holding the harness's log tree (the part of its path before `logs/` or
+ * `run_evaluation/`), else its folder, or that folder's parent when the folder is named after
+ * the instance. So `attempt_2/logs/run_evaluation/r/m/<id>/report.json` applies to
+ * `attempt_2/**` and never to `attempt_1/**`. At equal depth a per-instance report beats a run
+ * report.
+ */
+export function joinRollouts(entries: Iterable<FileEntry>): Rollout[] {
+  const trajectories: Array<{ path: string; facts: TrajectoryFacts }> = [];
+  const evaluations = new Map<string, Evaluation[]>();
+  const predictions = new Map<string, Prediction[]>();
+  for (const e of entries) {
+    for (const facts of e.trajectories) trajectories.push({ path: e.path, facts });
+    for (const ev of e.evaluations) push(evaluations, ev.instanceId, ev);
+    for (const p of e.predictions) push(predictions, p.instanceId, p);
+  }
+  const known = [...new Set([...evaluations.keys(), ...predictions.keys()])].sort((a, b) => b.length - a.length);
+  const rollouts = trajectories.map(({ path, facts }) => {
+    const { instance, source } = instanceOf(facts, path, known);
+    const folder = posix.dirname(path);
+    const evaluation = nearest(evaluations.get(instance), folder, (ev) => reportScope(ev.file, instance), (ev) => (ev.source === 'instance-report' ? 1 : 0));
+    const prediction = nearest(predictions.get(instance), folder, (p) => posix.dirname(p.file), () => 0);
+    const c = classifyRollout(facts, evaluation, prediction);
+    const rollout: Rollout = {
+      id: facts.line === undefined ? path : `${path}:${facts.line}`,
+      path,
+      line: facts.line,
+      instance,
+      instanceSource: source,
+      attempt: 0,
+      attemptSource: 'path-order',
+      format: facts.format,
+      steps: facts.steps,
+      exitStatus: facts.exitStatus,
+      resolved: c.resolved,
+      reward: facts.reward ?? (c.resolved === null ? undefined : c.resolved ? 1 : 0),
+      failure: c.failure,
+      tags: c.tags,
+      evidence: c.evidence,
+      tokens: facts.tokens,
+      cost: facts.cost,
+      duration: facts.duration,
+      submitted: c.submitted,
+      evaluation,
+      prediction,
+    };
+    return { rollout, explicit: explicitAttempt(facts, path, instance) };
+  });
+  numberAttempts(rollouts);
+  return rollouts.map((r) => r.rollout).sort((a, b) => compareLocation(a, b));
+}
+
+function push<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+function compareLocation(a: Rollout, b: Rollout): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : (a.line ?? 0) - (b.line ?? 0);
+}
+
+function reportScope(file: string, instance: string): string {
+  const parts = file.split('/');
+  const harness = parts.findIndex((p) => p === 'logs' || p === 'run_evaluation');
+  if (harness >= 0) return parts.slice(0, harness).join('/') || '.';
+  const folder = posix.dirname(file);
+  return posix.basename(folder) === instance ? posix.dirname(folder) : folder;
+}
+
+function isWithin(folder: string, scope: string): boolean {
+  return scope === '.' || folder === scope || folder.startsWith(scope + '/');
+}
+
+function nearest<T>(candidates: T[] | undefined, folder: string, scopeOf: (c: T) => string, rank: (c: T) => number): T | undefined {
+  let best: { c: T; depth: number; rank: number } | undefined;
+  for (const c of candidates ?? []) {
+    const scope = scopeOf(c);
+    if (!isWithin(folder, scope)) continue;
+    const depth = scope === '.' ? 0 : scope.split('/').length;
+    const r = rank(c);
+    if (!best || depth > best.depth || (depth === best.depth && r > best.rank)) best = { c, depth, rank: r };
+  }
+  return best?.c;
+}
+
+/** An rLLM episode id is `task:rollout_idx`. */
+const EPISODE_ID = /^(.+):(\d+)$/;
+
+function instanceOf(facts: TrajectoryFacts, path: string, known: string[]): { instance: string; source: Rollout['instanceSource'] } {
+  if (facts.instanceId !== undefined) return { instance: facts.instanceId, source: 'trajectory' };
+  const episode = facts.trajectoryId ? EPISODE_ID.exec(facts.trajectoryId) : null;
+  if (episode) return { instance: episode[1]!, source: 'trajectory-id' };
+  return { instance: instanceFromFileName(path, known), source: 'file-name' };
+}
+
+const TRAJECTORY_EXTENSION = /(\.traj\.json|\.traj|\.jsonl|\.json)$/;
+/** `attempt_2`, `rollout-3`, `sample1`, `run_4`, `seed7`... as a whole word in a folder or file name. */
+const ATTEMPT = /(?:^|[^a-z])(?:attempt|rollout|sample|run|try|trial|seed)[-_]?(\d+)(?![a-z0-9])/i;
+
+/**
+ * A trajectory that does not name its instance is named by its file: the longest instance id
+ * known from the reports and predictions that starts the file name, else the file name
+ * without its extension and attempt suffix (SWE-agent writes `<instance_id>.traj`,
+ * mini-swe-agent `<instance_id>.traj.json`).
+ */
+export function instanceFromFileName(path: string, known: string[]): string {
+  const stem = posix.basename(path).replace(TRAJECTORY_EXTENSION, '');
+  const match = known.find((id) => stem === id || stem.startsWith(id + '.') || stem.startsWith(id + '_') || stem.startsWith(id + '-'));
+  if (match) return match;
+  const m = ATTEMPT.exec(stem);
+  return m && m.index > 0 ? stem.slice(0, m.index) : stem;
+}
+
+/**
+ * An attempt number the files state: an rLLM episode id `task:rollout_idx` (or a numeric
+ * SkyRL trajectory_id), then an attempt word in the file name after the instance id, then the
+ * deepest folder named like `attempt_N`.
+ */
+function explicitAttempt(facts: TrajectoryFacts, path: string, instance: string): { n: number; source: AttemptSource } | undefined {
+  const id = facts.trajectoryId;
+  const fromId = id ? (EPISODE_ID.exec(id)?.slice(1) ?? /^(\d+)$/.exec(id)) : null;
+  if (fromId) return { n: Number(fromId[fromId.length - 1]), source: 'trajectory-id' };
+  const stem = posix.basename(path).replace(TRAJECTORY_EXTENSION, '');
+  const rest = stem.startsWith(instance) ? stem.slice(instance.length) : stem;
+  const fromName = ATTEMPT.exec(rest);
+  if (fromName) return { n: Number(fromName[1]), source: 'file-name' };
+  const folders = posix.dirname(path).split('/').reverse();
+  for (const f of folders) {
+    const m = ATTEMPT.exec(f);
+    if (m) return { n: Number(m[1]), source: 'folder' };
+  }
+  return undefined;
+}
+
+/**
+ * Stated attempt numbers are kept when every rollout of the instance has one and none
+ * repeats; otherwise the instance's rollouts are numbered 0, 1, 2... in path and line order
+ * (`line-order` when they all come from one JSONL file).
+ */
+function numberAttempts(rows: Array<{ rollout: Rollout; explicit: { n: number; source: AttemptSource } | undefined }>): void {
+  const byInstance = new Map<string, typeof rows>();
+  for (const r of rows) push(byInstance, r.rollout.instance, r);
+  for (const group of byInstance.values()) {
+    const stated = group.map((r) => r.explicit?.n);
+    const usable = stated.every((n) => n !== undefined) && new Set(stated).size === stated.length;
+    if (usable) {
+      for (const r of group) {
+        r.rollout.attempt = r.explicit!.n;
+        r.rollout.attemptSource = r.explicit!.source;
+      }
+      continue;
+    }
+    const oneFile = new Set(group.map((r) => r.rollout.path)).size === 1 && group.every((r) => r.rollout.line !== undefined);
+    group.sort((a, b) => compareLocation(a.rollout, b.rollout));
+    group.forEach((r, i) => {
+      r.rollout.attempt = i;
+      r.rollout.attemptSource = oneFile ? 'line-order' : 'path-order';
+    });
+  }
+}

@@ -1,0 +1,101 @@
+import type { Step, Trajectory } from '../trajectory/model';
+import type { StepRun, TrajectoryFacts } from './record';
+
+/**
+ * OpenHands' StuckDetector calls an agent stuck after four identical action/observation
+ * pairs in a row; the same count is used here so both tools flag the same rollouts.
+ */
+export const STUCK_LOOP_MIN_REPEATS = 4;
+/** SWE-agent's windowed edit lets the model retry a rejected edit; three rejections in a row is a loop. */
+export const LINT_LOOP_MIN_REJECTIONS = 3;
+
+
+export function trajectoryFacts(t: Trajectory, line?: number): TrajectoryFacts {
+  const facts: TrajectoryFacts = {
+    format: t.format,
+    steps: t.steps.length,
+    hasSubmission: (t.outcome.submission ?? '').trim().length > 0,
+  };
+  if (line !== undefined) facts.line = line;
+  assign(facts, 'instanceId', t.task.instanceId);
+  assign(facts, 'trajectoryId', t.meta.id);
+  assign(facts, 'exitStatus', t.outcome.exitStatus);
+  assign(facts, 'resolved', t.outcome.resolved);
+  assign(facts, 'reward', t.outcome.reward);
+  assign(facts, 'error', t.outcome.error);
+  assign(facts, 'tokens', tokensOf(t));
+  assign(facts, 'cost', t.outcome.modelStats?.instanceCost);
+  assign(facts, 'duration', durationOf(t.steps));
+  assign(facts, 'formatErrors', countSteps(t.steps, (s) => s.formatError !== undefined));
+  assign(facts, 'timeouts', countSteps(t.steps, isTimeout));
+  assign(facts, 'lintRejections', longestRun(t.steps, isLintRejected));
+  const repeated = longestRun(t.steps, (s) => s.action.raw.trim() !== '', (a, b) => actionKey(a) === actionKey(b));
+  if (repeated) facts.repeatedAction = { ...repeated, action: t.steps[repeated.step]!.action.raw.trim().slice(0, 200) };
+  return facts;
+}
+
+function assign<K extends keyof TrajectoryFacts>(facts: TrajectoryFacts, key: K, value: TrajectoryFacts[K] | undefined): void {
+  if (value !== undefined) facts[key] = value;
+}
+
+/** Model stats when the scaffold kept them (SWE-agent, mini-swe-agent), else the per-step usage. */
+function tokensOf(t: Trajectory): number | undefined {
+  const stats = t.outcome.modelStats;
+  if (stats?.tokensSent !== undefined || stats?.tokensReceived !== undefined) return (stats.tokensSent ?? 0) + (stats.tokensReceived ?? 0);
+  let total: number | undefined;
+  for (const s of t.steps) {
+    const n = s.tokens?.total ?? (s.tokens?.prompt !== undefined || s.tokens?.completion !== undefined ? (s.tokens.prompt ?? 0) + (s.tokens.completion ?? 0) : undefined);
+    if (n !== undefined) total = (total ?? 0) + n;
+  }
+  return total;
+}
+
+/** Wall time from the first to the last timestamp when steps carry them, else the sum of execution times. */
+function durationOf(steps: Step[]): number | undefined {
+  const times = steps.map((s) => (s.timestamp ? Date.parse(s.timestamp) : NaN)).filter((n) => Number.isFinite(n));
+  if (times.length >= 2) return (Math.max(...times) - Math.min(...times)) / 1000;
+  let total: number | undefined;
+  for (const s of steps) if (s.executionTime !== undefined) total = (total ?? 0) + s.executionTime;
+  return total;
+}
+
+function isTimeout(s: Step): boolean {
+  return s.flags?.includes('timeout') === true;
+}
+
+function isLintRejected(s: Step): boolean {
+  return s.flags?.includes('lint-rejected') === true;
+}
+
+function actionKey(s: Step): string {
+  return s.action.tool === null ? s.action.raw.trim() : `${s.action.tool}\u0000${JSON.stringify(s.action.args)}`;
+}
+
+function countSteps(steps: Step[], match: (s: Step) => boolean): { first: number; count: number } | undefined {
+  let first = -1;
+  let count = 0;
+  steps.forEach((s, i) => {
+    if (!match(s)) return;
+    if (first < 0) first = i;
+    count++;
+  });
+  return count > 0 ? { first, count } : undefined;
+}
+
+/** The longest run (two or more) of consecutive eligible steps where each is `same` as the one before. */
+function longestRun(steps: Step[], eligible: (s: Step) => boolean, same: (a: Step, b: Step) => boolean = () => true): StepRun | undefined {
+  let best: StepRun | undefined;
+  let start = 0;
+  let length = 0;
+  steps.forEach((s, i) => {
+    const prev = steps[i - 1];
+    if (!eligible(s)) length = 0;
+    else if (length > 0 && prev !== undefined && same(prev, s)) length++;
+    else {
+      start = i;
+      length = 1;
+    }
+    if (length > 1 && (!best || length > best.count)) best = { step: start, count: length };
+  });
+  return best;
+}

@@ -5,6 +5,7 @@
 import { CliError, type Command } from './command';
 
 const commands: Record<string, () => Promise<Command>> = {
+  rollouts: async () => (await import('./rollouts')).command,
 };
 
 function usage(): string {

@@ -26,11 +26,11 @@ Here is a list of all of your changes:
 </diff>
 `;
 
-export async function currentPatch(ctx: ToolContext): Promise<string> {
+/** The patch, or git's complaint (not a repository, unknown base commit) as the agent would see it. */
+async function currentPatch(ctx: ToolContext): Promise<{ patch: string } | ToolResult> {
   const base = ctx.config.baseCommit ? ` ${shellQuote(ctx.config.baseCommit)}` : '';
   const { output, exitCode } = await runTool(ctx, `cd -- ${shellQuote(ctx.sandbox.repoPath)} && git add -A && git diff --cached${base}`);
-  if (exitCode !== 0) throw new Error(`could not compute the patch in ${ctx.sandbox.repoPath}: ${output.trim()}`);
-  return output;
+  return exitCode === 0 ? { patch: output } : { observation: output.replace(/\n$/, ''), exitCode };
 }
 
 /** What the agent sees on submission: the text between SWE-agent's submission markers. */
@@ -45,9 +45,10 @@ const submit = defineTool({
   signature: 'submit',
   parameters: z.object({}),
   async run(ctx) {
-    const patch = await currentPatch(ctx);
+    const diff = await currentPatch(ctx);
+    if ('observation' in diff) return diff;
     // `echo MARKER; cat model.patch; echo MARKER`: the capture starts with the marker's newline.
-    return submitted(patch, `\n${patch}`);
+    return submitted(diff.patch, `\n${diff.patch}`);
   },
 });
 
@@ -58,7 +59,9 @@ const reviewedSubmit = defineTool({
   signature: 'submit [--force]',
   parameters: z.object({ force: z.boolean().optional().describe('submit without the review step') }),
   async run(ctx, { force }) {
-    const patch = await currentPatch(ctx);
+    const diff = await currentPatch(ctx);
+    if ('observation' in diff) return diff;
+    const { patch } = diff;
     const messages = ctx.config.submitReviewMessages ?? [DEFAULT_SUBMIT_REVIEW_MESSAGE];
     const message = messages[ctx.state.submitStage];
     if (!force && message !== undefined) {

@@ -1,0 +1,139 @@
+/**
+ * Where a session's next action comes from: a recording (replay), a policy (live), or a person
+ * typing it. Each source answers one step at a time, so a session can switch source between
+ * steps (a fork replays a recording, then asks a policy).
+ */
+import { CancelledError, throwIfAborted } from '../errors';
+import type { PolicyClient } from '../policy/policyClient';
+import { buildMessages, type ContextOptions } from '../policy/context';
+import { parseReply, type Scaffold } from '../policy/scaffolds';
+import type { ToolSet } from '../aci/tool-registry';
+import type { Action, Step, TokenLogprob, TokenUsage } from '../trajectory/model';
+
+export interface NextAction {
+  thought: string;
+  action: Action;
+  /** Why the action could not be read; it is then not run, and `errorMessage` is the observation. */
+  formatError?: string;
+  errorMessage?: string;
+  logprobs?: TokenLogprob[];
+  sampling?: Record<string, unknown>;
+  tokens?: TokenUsage;
+  flags?: string[];
+  /** The recorded step this action replays, to compare the new observation with. */
+  recorded?: Step;
+}
+
+export interface ActionSource {
+  readonly kind: 'recording' | 'policy' | 'person';
+  /** The next action after `history`, or undefined when the source has no more. */
+  next(history: readonly Step[], signal?: AbortSignal): Promise<NextAction | undefined>;
+}
+
+/** An action written in the scaffold's command syntax, read with the session's tools. */
+export function typedAction(text: string, tools: Pick<ToolSet, 'parseCommand'>, thought = ''): NextAction {
+  const parsed = tools.parseCommand(text);
+  if ('error' in parsed) return { thought, action: { raw: text, tool: null, args: {} }, formatError: parsed.error, errorMessage: parsed.error };
+  return { thought, action: { raw: text, tool: parsed.tool, args: parsed.args } };
+}
+
+/** Replays a recording's steps in order, up to (not including) `until` when given. */
+export class RecordingSource implements ActionSource {
+  readonly kind = 'recording';
+
+  constructor(
+    private readonly steps: readonly Step[],
+    private readonly tools: Pick<ToolSet, 'parseCommand'>,
+    private readonly until = Number.POSITIVE_INFINITY,
+  ) {}
+
+  async next(history: readonly Step[]): Promise<NextAction | undefined> {
+    const index = history.length;
+    const step = this.steps[index];
+    if (!step || index >= this.until) return undefined;
+    const base = { thought: step.thought, recorded: step, ...(step.logprobs ? { logprobs: step.logprobs } : {}), ...(step.sampling ? { sampling: step.sampling } : {}) };
+    if (step.formatError !== undefined) return { ...base, action: step.action, formatError: step.formatError, errorMessage: step.observation };
+    // An importer that could not name the tool keeps the raw text; read it with the session's tools.
+    if (step.action.tool === null) return { ...typedAction(step.action.raw, this.tools, step.thought), ...base };
+    return { ...base, action: step.action };
+  }
+}
+
+export interface PolicySourceOptions extends ContextOptions {
+  client: PolicyClient;
+  tools: ToolSet;
+  scaffold: Scaffold;
+  onDelta?: (delta: { content?: string; reasoning?: string }) => void;
+}
+
+/** Asks the policy for the next action with the history so far as its context. */
+export class PolicySource implements ActionSource {
+  readonly kind = 'policy';
+
+  constructor(private readonly options: PolicySourceOptions) {}
+
+  async next(history: readonly Step[], signal?: AbortSignal): Promise<NextAction> {
+    const { client, tools, scaffold } = this.options;
+    const messages = buildMessages(history, this.options);
+    const toolSpecs = scaffold === 'function_calling' ? tools.openAiToolSpecs() : undefined;
+    const reply = await client.complete(messages, { ...(toolSpecs ? { tools: toolSpecs } : {}), ...(signal ? { signal } : {}), ...(this.options.onDelta ? { onDelta: this.options.onDelta } : {}) });
+    const parsed = parseReply(reply, scaffold, tools);
+    const reasoning = reply.reasoning ? `${reply.reasoning}\n\n` : '';
+    const next: NextAction = { ...parsed, thought: reasoning + parsed.thought, sampling: reply.sampling };
+    if (reply.logprobs) next.logprobs = reply.logprobs;
+    if (reply.usage) next.tokens = reply.usage;
+    const flags = [...(reply.retries.length > 0 ? [`policy-retried-${reply.retries.length}`] : []), ...(reply.finishReason === 'length' ? ['max-tokens'] : [])];
+    if (reply.interrupted) {
+      // A broken stream keeps what arrived for the person to read, but is not run.
+      flags.push('stream-interrupted');
+      next.formatError = reply.interrupted;
+      next.errorMessage = `The reply was cut off (${reply.interrupted}).`;
+    }
+    if (flags.length > 0) next.flags = flags;
+    return next;
+  }
+}
+
+/** Actions typed by a person, one per step; `next` waits until one is given. */
+export class PersonSource implements ActionSource {
+  readonly kind = 'person';
+  private readonly queue: NextAction[] = [];
+  private waiting: ((action: NextAction | undefined) => void) | undefined;
+  private ended = false;
+
+  constructor(private readonly tools: Pick<ToolSet, 'parseCommand'>) {}
+
+  /** Hands over the next action in the scaffold's command syntax. */
+  type(text: string, thought = ''): void {
+    this.give(typedAction(text, this.tools, thought));
+  }
+
+  /** No more actions: the session finishes. */
+  end(): void {
+    this.ended = true;
+    this.waiting?.(undefined);
+    this.waiting = undefined;
+  }
+
+  async next(_history: readonly Step[], signal?: AbortSignal): Promise<NextAction | undefined> {
+    throwIfAborted(signal);
+    const queued = this.queue.shift();
+    if (queued || this.ended) return queued;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(new CancelledError());
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting = (action) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(action);
+      };
+    });
+  }
+
+  private give(action: NextAction): void {
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = undefined;
+      resolve(action);
+    } else this.queue.push(action);
+  }
+}

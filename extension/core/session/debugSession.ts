@@ -1,0 +1,282 @@
+/**
+ * The debugger: runs an agent loop in a sandbox, one action at a time, taking each action from a
+ * source (a recording, a policy, a person), comparing replayed observations with the recording,
+ * stopping at breakpoints, and recording a new trajectory. No VS Code here: views listen to the
+ * events and call the controls.
+ */
+import { CancelledError } from '../errors';
+import type { Outcome, Step, Task, Trajectory, TrajectoryMeta } from '../trajectory/model';
+import type { ActionRunner, ExecutedAction } from './actionRunner';
+import { typedAction, type ActionSource, type NextAction } from './actionSources';
+import { breakAfter, breakBefore, describeBreakpoint, observationFlags, type Breakpoint } from './breakpoints';
+import { compareObservations, DEFAULT_NORMALISERS, type NormaliserName } from './divergence';
+import { TrajectoryRecorder } from './trajectoryRecorder';
+
+export type StopReason = 'step' | 'run-to' | 'breakpoint' | 'paused' | 'submitted' | 'exhausted' | 'max-steps' | 'error' | 'cancelled';
+
+/** Reasons after which the episode is over: only `finish` is left to do. */
+const FINAL_REASONS = new Set<StopReason>(['submitted', 'exhausted', 'max-steps', 'cancelled']);
+
+export interface StepComparison {
+  index: number;
+  matched: boolean;
+  diff: string;
+}
+
+export type SessionEvent =
+  | { type: 'step-started'; index: number; next: NextAction; source: ActionSource['kind'] }
+  | { type: 'step-done'; step: Step; comparison?: StepComparison }
+  | { type: 'divergence'; index: number; diff: string }
+  | { type: 'paused'; index: number; reason: StopReason; breakpoint?: Breakpoint; message: string }
+  | { type: 'error'; index: number; message: string }
+  | { type: 'finished'; trajectory: Trajectory; reason: string };
+
+export interface Stop {
+  reason: StopReason;
+  /** Index of the next step to run. */
+  index: number;
+  breakpoint?: Breakpoint;
+  error?: string;
+  /** The episode is over (submitted, out of actions or steps, cancelled). */
+  done: boolean;
+}
+
+export interface SessionOptions {
+  runner: ActionRunner;
+  /** The sources in turn: when one has no more actions, the next takes over (a fork: recording, then policy). */
+  sources: ActionSource[];
+  task: Task;
+  meta?: TrajectoryMeta;
+  breakpoints?: Breakpoint[];
+  normalisers?: readonly NormaliserName[];
+  maxSteps?: number;
+  /** Run in the sandbox at `finish` (e.g. the task's tests); its output goes into the outcome. */
+  testCommand?: string;
+  signal?: AbortSignal;
+}
+
+export class DebugSession {
+  readonly breakpoints: Breakpoint[];
+  readonly comparisons: StepComparison[] = [];
+  private readonly recorder: TrajectoryRecorder;
+  private readonly listeners = new Set<(event: SessionEvent) => void>();
+  private readonly sources: ActionSource[];
+  private pending: { next: NextAction; source: ActionSource['kind'] } | undefined;
+  /** A before-breakpoint that stopped at this index has been honoured; running on passes it. */
+  private released: number | undefined;
+  private pauseRequested = false;
+  private running = false;
+  private submission: string | undefined;
+  private lastStop: Stop | undefined;
+  private lastError: string | undefined;
+  private finished: Trajectory | undefined;
+
+  constructor(private readonly options: SessionOptions) {
+    this.breakpoints = [...(options.breakpoints ?? [])];
+    this.sources = [...options.sources];
+    this.recorder = new TrajectoryRecorder(options.task, options.meta);
+  }
+
+  on(listener: (event: SessionEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get steps(): readonly Step[] {
+    return this.recorder.steps;
+  }
+
+  get firstDivergence(): StepComparison | undefined {
+    return this.comparisons.find((c) => !c.matched);
+  }
+
+  get isFinished(): boolean {
+    return this.finished !== undefined;
+  }
+
+  /** The action the next step will run, asking its source for it if needed. */
+  async peekNext(): Promise<NextAction | undefined> {
+    return (await this.pendingAction())?.next;
+  }
+
+  /** Replaces the next action with one typed in the scaffold's command syntax. */
+  async editNext(text: string): Promise<NextAction> {
+    const current = await this.pendingAction();
+    const edited = typedAction(text, this.options.runner.tools, current?.next.thought ?? '');
+    const next: NextAction = { ...current?.next, ...edited, flags: [...(current?.next.flags ?? []), 'edited'] };
+    if (edited.formatError === undefined) {
+      delete next.formatError;
+      delete next.errorMessage;
+    }
+    this.pending = { next, source: current?.source ?? 'person' };
+    return next;
+  }
+
+  /** Sources to use once the current ones run out (e.g. continue live after a replay). */
+  addSource(source: ActionSource): void {
+    this.sources.push(source);
+  }
+
+  /** Asks a running session to stop after the step in progress. */
+  pause(): void {
+    if (this.running) this.pauseRequested = true;
+  }
+
+  step(): Promise<Stop> {
+    return this.advance(this.steps.length + 1, 'step');
+  }
+
+  continue(): Promise<Stop> {
+    return this.advance(Number.POSITIVE_INFINITY, 'exhausted');
+  }
+
+  /** Runs until step `index` is next (steps 0..index-1 done), or something stops it first. */
+  runTo(index: number): Promise<Stop> {
+    return this.advance(index, 'run-to');
+  }
+
+  /**
+   * Ends the session: runs the test command if any, writes the outcome, disposes the sandbox
+   * (always, whatever happened) and returns the recorded trajectory.
+   */
+  async finish(): Promise<Trajectory> {
+    if (this.finished) return this.finished;
+    const sandbox = this.options.runner.sandbox;
+    const outcome: Outcome = { exitStatus: this.exitStatus() };
+    try {
+      outcome.submission = this.submission ?? (await this.currentPatch());
+      if (this.options.testCommand && !this.options.signal?.aborted) {
+        const result = await sandbox.exec(this.options.testCommand, { cwd: sandbox.repoPath, ...(this.options.signal ? { signal: this.options.signal } : {}) });
+        outcome.testOutput = result.output;
+        outcome.resolved = result.exitCode === 0 && !result.timedOut;
+      }
+    } catch (err) {
+      outcome.error = errorMessage(err);
+    } finally {
+      await sandbox.dispose();
+    }
+    if (this.lastError && !outcome.error) outcome.error = this.lastError;
+    this.finished = this.recorder.trajectory(outcome);
+    this.emit({ type: 'finished', trajectory: this.finished, reason: outcome.exitStatus ?? 'finished' });
+    return this.finished;
+  }
+
+  private exitStatus(): string {
+    if (this.submission !== undefined) return 'submitted';
+    const reason = this.lastStop?.reason;
+    if (reason === 'max-steps') return 'exit_step_limit';
+    if (reason === 'cancelled') return 'exit_cancelled';
+    if (reason === 'error') return 'exit_error';
+    if (reason === 'exhausted') return 'exit_no_more_actions';
+    return 'stopped';
+  }
+
+  private async currentPatch(): Promise<string | undefined> {
+    const sandbox = this.options.runner.sandbox;
+    const result = await sandbox.exec('git add -A && git diff --cached', { cwd: sandbox.repoPath });
+    return result.exitCode === 0 ? result.output : undefined;
+  }
+
+  private emit(event: SessionEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+
+  private async pendingAction(): Promise<{ next: NextAction; source: ActionSource['kind'] } | undefined> {
+    while (!this.pending && this.sources.length > 0) {
+      const source = this.sources[0]!;
+      const next = await source.next(this.steps, this.options.signal);
+      if (next) this.pending = { next, source: source.kind };
+      else this.sources.shift();
+    }
+    return this.pending;
+  }
+
+  private async advance(target: number, reachedReason: StopReason): Promise<Stop> {
+    if (this.finished) throw new Error('the session has finished');
+    if (this.running) throw new Error('the session is already running');
+    this.running = true;
+    this.pauseRequested = false;
+    try {
+      this.lastStop = await this.loop(target, reachedReason);
+    } catch (err) {
+      this.pending = undefined;
+      const cancelled = err instanceof CancelledError || this.options.signal?.aborted === true;
+      if (!cancelled) {
+        this.lastError = errorMessage(err);
+        this.emit({ type: 'error', index: this.steps.length, message: this.lastError });
+      }
+      this.lastStop = this.stop(cancelled ? 'cancelled' : 'error', undefined, cancelled ? undefined : this.lastError);
+    } finally {
+      this.running = false;
+    }
+    if (!this.lastStop.done) {
+      const { reason, index, breakpoint } = this.lastStop;
+      const message = breakpoint ? `stopped at ${describeBreakpoint(breakpoint)}` : reason === 'error' ? (this.lastStop.error ?? 'error') : reason;
+      this.emit({ type: 'paused', index, reason, ...(breakpoint ? { breakpoint } : {}), message });
+    }
+    return this.lastStop;
+  }
+
+  private stop(reason: StopReason, breakpoint?: Breakpoint, error?: string): Stop {
+    return { reason, index: this.steps.length, done: FINAL_REASONS.has(reason), ...(breakpoint ? { breakpoint } : {}), ...(error ? { error } : {}) };
+  }
+
+  private async loop(target: number, reachedReason: StopReason): Promise<Stop> {
+    for (;;) {
+      if (this.options.signal?.aborted) return this.stop('cancelled');
+      const index = this.steps.length;
+      if (index >= target) return this.stop(reachedReason);
+      if (this.pauseRequested) return this.stop('paused');
+      if (this.options.maxSteps !== undefined && index >= this.options.maxSteps) return this.stop('max-steps');
+      const pending = await this.pendingAction();
+      if (!pending) return this.stop('exhausted');
+      if (this.released !== index) {
+        const before = breakBefore(this.breakpoints, index, pending.next, this.steps.at(-1)?.state?.openFile);
+        if (before) {
+          this.released = index;
+          return this.stop('breakpoint', before);
+        }
+      }
+      this.pending = undefined;
+      this.released = undefined;
+      this.emit({ type: 'step-started', index, next: pending.next, source: pending.source });
+      const { step, comparison } = await this.runStep(index, pending.next);
+      this.recorder.append(step);
+      this.emit({ type: 'step-done', step, ...(comparison ? { comparison } : {}) });
+      if (comparison && !comparison.matched) this.emit({ type: 'divergence', index, diff: comparison.diff });
+      if (this.submission !== undefined) return this.stop('submitted');
+      const after = breakAfter(this.breakpoints, step, comparison?.matched === false);
+      if (after) return this.stop('breakpoint', after);
+    }
+  }
+
+  private async runStep(index: number, next: NextAction): Promise<{ step: Step; comparison?: StepComparison }> {
+    const step: Step = { index, thought: next.thought, action: next.action, observation: '', timestamp: new Date().toISOString() };
+    if (next.tokens) step.tokens = next.tokens;
+    if (next.logprobs) step.logprobs = next.logprobs;
+    if (next.sampling) step.sampling = next.sampling;
+    const flags = [...(next.flags ?? [])];
+    if (next.formatError !== undefined) {
+      step.formatError = next.formatError;
+      step.observation = next.errorMessage ?? next.formatError;
+    } else {
+      const executed: ExecutedAction = await this.options.runner.execute(next.action, this.options.signal);
+      step.observation = executed.observation;
+      step.exitCode = executed.exitCode;
+      step.executionTime = executed.executionTime;
+      step.state = executed.state;
+      flags.push(...observationFlags(executed.observation, executed.exitCode));
+      if (executed.submission !== undefined) this.submission = executed.submission;
+    }
+    if (flags.length > 0) step.flags = flags;
+    if (!next.recorded) return { step };
+    const { matched, diff } = compareObservations(next.recorded.observation, step.observation, this.options.normalisers ?? DEFAULT_NORMALISERS);
+    const comparison = { index, matched, diff };
+    this.comparisons.push(comparison);
+    return { step, comparison };
+  }
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,115 @@
+/**
+ * Whether a replayed observation is the one the recording holds. Exact text differs for reasons
+ * that say nothing about the agent's world (a pty's `\r\n`, a test run's duration, a temporary
+ * directory's random name), so each difference that is forgiven is forgiven by a named
+ * normaliser that says what it forgives; everything else is a divergence.
+ */
+
+export interface Normaliser {
+  name: NormaliserName;
+  /** What differences this normaliser hides, in the words shown to the person. */
+  forgives: string;
+  apply(text: string): string;
+}
+
+export const NORMALISER_NAMES = ['line-endings', 'ansi', 'trailing-whitespace', 'timings', 'temp-paths', 'pids'] as const;
+export type NormaliserName = (typeof NORMALISER_NAMES)[number];
+
+export const NORMALISERS: Record<NormaliserName, Normaliser> = {
+  'line-endings': {
+    name: 'line-endings',
+    forgives: '`\\r\\n` (a pseudo-terminal\'s line end in SWE-agent 1.x recordings) against `\\n`, and stray `\\r`',
+    apply: (t) => t.replace(/\r+\n/g, '\n').replace(/\r/g, ''),
+  },
+  ansi: {
+    name: 'ansi',
+    forgives: 'terminal colour and cursor escape sequences',
+    apply: (t) => t.replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07/g, ''),
+  },
+  'trailing-whitespace': {
+    name: 'trailing-whitespace',
+    forgives: 'spaces and tabs at the end of lines, and blank lines at the end of the output',
+    apply: (t) => t.replace(/[ \t]+$/gm, '').replace(/\n+$/, ''),
+  },
+  timings: {
+    name: 'timings',
+    forgives: 'durations (`0.12s`, `in 1.05 seconds`, `12ms`) and clock times or dates (`12:03:44`, `2024-05-01`)',
+    apply: (t) =>
+      t
+        .replace(/\b\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?/g, '<date>')
+        .replace(/\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b/g, '<time>')
+        .replace(/\b\d+(\.\d+)?\s?(ms|s|sec|secs|seconds|second|min|minutes)\b/g, '<duration>'),
+  },
+  'temp-paths': {
+    name: 'temp-paths',
+    forgives: 'randomly named temporary paths (`/tmp/tmpa1b2c3`, `/tmp/pytest-of-root/pytest-7`)',
+    apply: (t) => t.replace(/\/tmp\/pytest-of-[\w-]+\/pytest-\d+/g, '<tmp>').replace(/\/tmp\/(tmp|swe-workbench-)[\w.-]+/g, '<tmp>'),
+  },
+  pids: {
+    name: 'pids',
+    forgives: 'process ids (`pid 4242`, `PID: 4242`, a job\'s `[1] 4242`)',
+    apply: (t) => t.replace(/\b(pid|PID|process)([:= ]+)\d+/g, '$1$2<pid>').replace(/^\[(\d+)\] \d+$/gm, '[$1] <pid>'),
+  },
+};
+
+/** What a default comparison forgives: everything listed, in this order. */
+export const DEFAULT_NORMALISERS: readonly NormaliserName[] = NORMALISER_NAMES;
+
+export interface Comparison {
+  matched: boolean;
+  /** A line diff of the normalised texts (`-` recorded, `+` replayed), empty when matched. */
+  diff: string;
+}
+
+export function normalise(text: string, names: readonly NormaliserName[]): string {
+  return names.reduce((t, name) => NORMALISERS[name].apply(t), text);
+}
+
+export function compareObservations(recorded: string, replayed: string, names: readonly NormaliserName[] = DEFAULT_NORMALISERS): Comparison {
+  const a = normalise(recorded, names);
+  const b = normalise(replayed, names);
+  if (a === b) return { matched: true, diff: '' };
+  return { matched: false, diff: lineDiff(a.split('\n'), b.split('\n')) };
+}
+
+/**
+ * A unified-style line diff (`-` recorded, `+` replayed, two lines of context) from a longest
+ * common subsequence. The common head and tail are cut first, so only the changed middle is
+ * compared line by line.
+ */
+export function lineDiff(a: readonly string[], b: readonly string[], context = 2): string {
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  const midA = a.slice(head, a.length - tail);
+  const midB = b.slice(head, b.length - tail);
+  const ops = lcsOps(midA, midB);
+  const lines: string[] = [`@@ -${head + 1},${midA.length} +${head + 1},${midB.length} @@`];
+  for (const l of a.slice(Math.max(0, head - context), head)) lines.push(` ${l}`);
+  lines.push(...ops);
+  for (const l of a.slice(a.length - tail, a.length - tail + context)) lines.push(` ${l}`);
+  return lines.join('\n');
+}
+
+function lcsOps(a: readonly string[], b: readonly string[]): string[] {
+  const n = a.length;
+  const m = b.length;
+  const table = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      table[i]![j] = a[i] === b[j] ? table[i + 1]![j + 1]! + 1 : Math.max(table[i + 1]![j]!, table[i]![j + 1]!);
+    }
+  }
+  const ops: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] === b[j]) {
+      ops.push(` ${a[i++]}`);
+      j++;
+    } else if (j >= m || (i < n && table[i + 1]![j]! >= table[i]![j + 1]!)) ops.push(`-${a[i++]}`);
+    else ops.push(`+${b[j++]}`);
+  }
+  return ops;
+}

@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import { rename, writeFile, rm } from 'node:fs/promises';
+import { TrajectorySchema, type Outcome, type Step, type Task, type Trajectory, type TrajectoryMeta } from '../trajectory/model';
+
+/** Collects a session's steps into a canonical trajectory that remembers where it came from. */
+export class TrajectoryRecorder {
+  private readonly recorded: Step[] = [];
+  readonly id = randomUUID();
+  private readonly createdAt = new Date().toISOString();
+
+  constructor(
+    private readonly task: Task,
+    private readonly meta: TrajectoryMeta = {},
+  ) {}
+
+  get steps(): readonly Step[] {
+    return this.recorded;
+  }
+
+  append(step: Step): void {
+    this.recorded.push(step);
+  }
+
+  /** The trajectory so far, checked against the model so that a written file always loads. */
+  trajectory(outcome: Outcome): Trajectory {
+    return TrajectorySchema.parse({
+      format: 'canonical',
+      task: this.task,
+      steps: this.recorded,
+      outcome,
+      meta: { ...this.meta, id: this.id, createdAt: this.createdAt },
+    });
+  }
+}
+
+/** Writes beside the target and renames, so a reader never sees half a file. */
+export async function writeTrajectoryFile(file: string, trajectory: Trajectory): Promise<void> {
+  const temporary = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
+  try {
+    await writeFile(temporary, JSON.stringify(trajectory, null, 2) + '\n', 'utf8');
+    await rename(temporary, file);
+  } catch (err) {
+    await rm(temporary, { force: true });
+    throw err;
+  }
+}

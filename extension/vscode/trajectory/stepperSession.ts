@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import { CancelledError, InputError } from '../../core/errors';
 import { rawRecords } from '../../core/trajectory/load';
 import type { ProtocolError } from '../../protocol/ipc';
@@ -7,6 +7,7 @@ import { stepperReveal, stepsDetails, stepsOpenRaw, stepsSearch, stepsSummaries,
 import { Disposable } from '../dispose';
 import { WebviewMessenger } from '../webview/webviewMessenger';
 import { searchSteps, stepsInRange, toStepDetail, toStepSummary, toTrajectoryHeader } from './stepView';
+import type { RawRecordDocuments } from './rawRecordDocuments';
 import type { TrajectoryDocument } from './trajectoryDocument';
 
 function classify(error: unknown): ProtocolError {
@@ -23,6 +24,7 @@ export class StepperSession extends Disposable {
     readonly document: TrajectoryDocument,
     webview: vscode.Webview,
     log: vscode.LogOutputChannel,
+    rawRecordDocuments: RawRecordDocuments,
   ) {
     super();
     this.messenger = this._register(new WebviewMessenger(webview, log, classify));
@@ -43,9 +45,7 @@ export class StepperSession extends Disposable {
       if (!step) throw new ProtocolFailure('not-found', `${document.fileName} has no step ${index}`);
       const records = rawRecords(await document.loaded(), step);
       if (records.length === 0) throw new ProtocolFailure('not-found', `step ${index + 1} of ${document.fileName} records no source`);
-      const content = JSON.stringify(records.length === 1 ? records[0] : records, null, 2);
-      const editor = await vscode.workspace.openTextDocument({ language: 'json', content });
-      await vscode.window.showTextDocument(editor, { viewColumn: vscode.ViewColumn.Beside, preview: true });
+      await rawRecordDocuments.show(document.fileName, index + 1, records.length === 1 ? records[0] : records);
       return { opened: true };
     });
   }

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { ResponseMessage } from '../../protocol/ipc';
 import { showView, webviewOptions } from '../webview/webviewContent';
+import { activateRawRecordDocuments, type RawRecordDocuments } from './rawRecordDocuments';
 import { StepperSession } from './stepperSession';
 import { TrajectoryDocument } from './trajectoryDocument';
 
@@ -34,6 +35,7 @@ class TrajectoryEditorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     private readonly extensionUri: vscode.Uri,
     private readonly log: vscode.LogOutputChannel,
     private readonly registry: StepperRegistry,
+    private readonly rawRecordDocuments: RawRecordDocuments,
   ) {}
 
   openCustomDocument(uri: vscode.Uri): TrajectoryDocument {
@@ -42,7 +44,7 @@ class TrajectoryEditorProvider implements vscode.CustomReadonlyEditorProvider<Tr
 
   resolveCustomEditor(document: TrajectoryDocument, panel: vscode.WebviewPanel): void {
     panel.webview.options = webviewOptions(this.extensionUri);
-    const session = new StepperSession(document, panel.webview, this.log);
+    const session = new StepperSession(document, panel.webview, this.log, this.rawRecordDocuments);
     const registration = this.registry.add(session, panel);
     panel.onDidDispose(() => {
       registration.dispose();
@@ -59,9 +61,11 @@ export interface TrajectoryEditorApi {
 
 export function activateTrajectoryEditor(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): { disposables: vscode.Disposable[]; api: TrajectoryEditorApi } {
   const registry = new StepperRegistry();
-  const provider = new TrajectoryEditorProvider(context.extensionUri, log, registry);
+  const raw = activateRawRecordDocuments();
+  const provider = new TrajectoryEditorProvider(context.extensionUri, log, registry, raw.documents);
   const options = { webviewOptions: { retainContextWhenHidden: false }, supportsMultipleEditorsPerDocument: true };
   const disposables = [
+    ...raw.disposables,
     vscode.window.registerCustomEditorProvider(TRAJECTORY_EDITOR, provider, options),
     vscode.window.registerCustomEditorProvider(TRAJECTORY_EDITOR_ANY_JSON, provider, options),
     vscode.commands.registerCommand('sweWorkbench.trajectory.open', async (uri?: vscode.Uri) => {

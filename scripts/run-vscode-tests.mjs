@@ -1,0 +1,102 @@
+// Runs the suites that need a real VS Code: `vscode` (mocha inside code-server's extension host,
+// driven through the smoke-test driver) and `e2e` (Playwright tests against code-server with the
+// packaged extension installed). Writes {"passed","failed","skipped","failures"} to the counts
+// file and always stops code-server and the browser it started, also on failure.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, writeFileSync, rmSync, mkdirSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { format } from 'node:util';
+import * as esbuild from 'esbuild';
+import { register } from 'tsx/cjs/api';
+
+register();
+const require = createRequire(import.meta.url);
+const { buildExtension, packageExtension, startCodeServer, makeWorkspace, removeHome, repoRoot } = require('../test/helpers/codeServer.ts');
+const { launchBrowser } = require('../test/helpers/browser.ts');
+
+const RESULT_MARK = 'SWE_WORKBENCH_MOCHA_RESULT ';
+const SUITE_TIMEOUT_MS = 10 * 60_000;
+const [suite, countsFile] = process.argv.slice(2);
+if (!['vscode', 'e2e'].includes(suite) || !countsFile) {
+  console.error('usage: run-vscode-tests.mjs vscode|e2e <countsFile>');
+  process.exit(2);
+}
+const fixture = (p) => join(repoRoot, '../shared/fixtures/third-party', p);
+
+async function bundleTests(dir, format, external) {
+  const source = join(repoRoot, 'test', dir);
+  const entries = readdirSync(source).filter((f) => f.endsWith('.test.ts') || f === 'index.ts').map((f) => join(source, f));
+  const outdir = join(repoRoot, 'dist/test', dir);
+  rmSync(outdir, { recursive: true, force: true });
+  await esbuild.build({ entryPoints: entries, outdir, bundle: true, platform: 'node', format, target: 'node20', sourcemap: 'inline', external, logLevel: 'warning' });
+  return outdir;
+}
+
+async function runExtensionHostSuite(server, workspace) {
+  const testsDir = await bundleTests('vscode', 'cjs', ['vscode', 'mocha']);
+  const browser = await launchBrowser();
+  try {
+    let counts;
+    const exit = new Promise((resolve) => {
+      void browser.page.exposeFunction('codeAutomationExit', (code) => resolve(code));
+    });
+    await browser.page.exposeFunction('codeAutomationLog', (type, args) => {
+      const text = format(...(Array.isArray(args) ? args : [args]));
+      if (text.startsWith(RESULT_MARK)) counts = JSON.parse(text.slice(RESULT_MARK.length));
+      else if (type === 'error') console.error(text);
+      else console.log(text);
+    });
+    const remote = (p) => `vscode-remote://127.0.0.1:${server.port}${p}`;
+    const payload = [['extensionDevelopmentPath', remote(repoRoot)], ['extensionTestsPath', remote(join(testsDir, 'index.js'))]];
+    await browser.page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
+    const code = await Promise.race([exit, new Promise((resolve) => setTimeout(() => resolve('timeout'), SUITE_TIMEOUT_MS))]);
+    if (!counts) return { passed: 0, failed: 1, skipped: 0, failures: [`vscode: the extension host ended (${code}) without mocha results; see ${server.logFile}`] };
+    if (code !== 0 && counts.failed === 0) counts.failures.push(`vscode: exit code ${code}`), counts.failed++;
+    return counts;
+  } finally {
+    await browser.close();
+  }
+}
+
+async function runPlaywrightSuite(server, workspace) {
+  const testsDir = await bundleTests('e2e', 'cjs', ['playwright-core', 'esbuild']);
+  const files = readdirSync(testsDir).filter((f) => f.endsWith('.test.js')).map((f) => join(testsDir, f));
+  const out = join(repoRoot, 'test/e2e/out');
+  mkdirSync(out, { recursive: true });
+  const counts = join(server.home, 'e2e-counts.json');
+  const r = spawnSync(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${join(repoRoot, 'scripts/count-reporter.mjs')}`, `--test-reporter-destination=${counts}`, ...files], {
+    cwd: repoRoot,
+    stdio: 'inherit',
+    env: { ...process.env, SWE_WORKBENCH_E2E_URL: server.url, SWE_WORKBENCH_E2E_WORKSPACE: workspace, SWE_WORKBENCH_E2E_SETTINGS: server.userSettingsFile, SWE_WORKBENCH_E2E_OUT: out },
+  });
+  const result = existsSync(counts) ? JSON.parse((await import('node:fs')).readFileSync(counts, 'utf8')) : undefined;
+  if (!result) return { passed: 0, failed: 1, skipped: 0, failures: [`e2e: node --test exited with ${r.status ?? r.signal} and no counts`] };
+  if (r.status !== 0 && result.failed === 0) result.failures.push(`e2e: node --test exited with ${r.status ?? r.signal}`), result.failed++;
+  return result;
+}
+
+let server;
+let counts;
+try {
+  buildExtension();
+  const vsix = suite === 'e2e' ? packageExtension(join(repoRoot, 'dist')) : undefined;
+  server = await startCodeServer({ vscodeOptions: suite === 'vscode' ? ['enable-smoke-test-driver'] : [], vsix });
+  const workspace = makeWorkspace(server.home, {
+    'marshmallow-1867.windowed.traj': fixture('swe-agent/marshmallow-1867.windowed.traj'),
+    'basic.json': fixture('openhands/basic.json'),
+  });
+  counts = suite === 'vscode' ? await runExtensionHostSuite(server, workspace) : await runPlaywrightSuite(server, workspace);
+} catch (error) {
+  console.error(error);
+  counts = { passed: 0, failed: 1, skipped: 0, failures: [`${suite}: ${error instanceof Error ? error.message : String(error)}`] };
+} finally {
+  if (server) {
+    await server.stop();
+    if (counts?.failed === 0) removeHome(server.home);
+    else console.log(`code-server log kept at ${server.logFile}`);
+  }
+}
+writeFileSync(countsFile, JSON.stringify(counts));
+console.log(`${counts.passed} passed, ${counts.failed} failed`);
+process.exit(counts.failed > 0 ? 1 : 0);

@@ -1,0 +1,26 @@
+import Mocha from 'mocha';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+
+/** Read by scripts/run-vscode-tests.mjs from the forwarded console. */
+const RESULT_MARK = 'SWE_WORKBENCH_MOCHA_RESULT ';
+
+/** Called by the extension host (extensionTestsPath): runs every bundled suite beside this file. */
+export async function run(): Promise<void> {
+  const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60_000 });
+  for (const file of readdirSync(__dirname).filter((f) => f.endsWith('.test.js')).sort()) mocha.addFile(path.join(__dirname, file));
+  const counts = { passed: 0, failed: 0, skipped: 0, failures: [] as string[] };
+  await new Promise<void>((resolve, reject) => {
+    const runner = mocha.run(() => {
+      console.log(RESULT_MARK + JSON.stringify(counts));
+      if (counts.failed > 0) reject(new Error(`${counts.failed} test(s) failed`));
+      else resolve();
+    });
+    runner.on('pass', () => counts.passed++);
+    runner.on('pending', () => counts.skipped++);
+    runner.on('fail', (test, error: Error) => {
+      counts.failed++;
+      counts.failures.push(`${test.fullTitle()}: ${error.message}`);
+    });
+  });
+}

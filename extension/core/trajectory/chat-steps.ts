@@ -9,7 +9,7 @@ export const ChatContentSchema = z.union([z.string(), z.array(ContentPartSchema)
 export const ToolCallSchema = z.looseObject({
   id: z.string().nullish(),
   type: z.string().nullish(),
-  function: z.looseObject({ name: z.string(), arguments: z.unknown() }),
+  function: z.looseObject({ name: z.string(), arguments: z.unknown().optional() }),
 });
 
 export const ChatMessageSchema = z.looseObject({

@@ -24,9 +24,11 @@ export function parseJsonText(text: string, file: string, firstLine = 1): unknow
 }
 
 function located(err: Error, text: string, file: string, firstLine: number): InputError {
-  const truncated = /Unexpected end of JSON input/.test(err.message);
   const position = /at position (\d+)/.exec(err.message);
-  const offset = truncated ? text.trimEnd().length : position ? Number(position[1]) : 0;
+  const end = text.trimEnd().length;
+  // V8 reports a cut-off file either as "Unexpected end" or as an error at the very end (an unterminated string).
+  const truncated = /Unexpected end of JSON input/.test(err.message) || (position !== null && Number(position[1]) >= end - 1);
+  const offset = truncated ? end : position ? Number(position[1]) : 0;
   const { line, column } = lineColumnAt(text, offset);
   const where = `line ${line + firstLine - 1}, column ${column}`;
   if (truncated) return new InputError(file, where, 'unexpected end of JSON: the file looks truncated');

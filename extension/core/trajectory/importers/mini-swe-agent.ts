@@ -41,7 +41,8 @@ const RETURNCODE = /^<returncode>(-?\d+)<\/returncode>/;
 
 function actionsOf(message: Message): MessageActions | undefined {
   const actions = message.extra?.actions;
-  if (actions && actions.length > 0) {
+  if (actions) {
+    // An empty list is a reply the scaffold could not read: the FormatError message follows it.
     return {
       thought: contentText(message.content),
       calls: actions.map((a) => ({ action: defined({ raw: a.command, tool: 'bash', args: { command: a.command }, toolCallId: a.tool_call_id ?? undefined }) })),

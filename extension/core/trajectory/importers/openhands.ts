@@ -16,7 +16,7 @@ const EventSchema = z.looseObject({
   args: z.record(z.string(), z.unknown()).nullish(),
   content: z.string().nullish(),
   extras: z.record(z.string(), z.unknown()).nullish(),
-  tool_call_metadata: z.looseObject({ function_name: z.string().nullish(), tool_call_id: z.string().nullish(), model_response: z.unknown() }).nullish(),
+  tool_call_metadata: z.looseObject({ function_name: z.string().nullish(), tool_call_id: z.string().nullish(), model_response: z.unknown().optional() }).nullish(),
 });
 type Event = z.infer<typeof EventSchema>;
 

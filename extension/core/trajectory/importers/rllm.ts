@@ -9,9 +9,9 @@ const LogprobSchema = z.union([z.number(), z.looseObject({ token: z.string(), lo
 const StepSchema = z.looseObject({
   response_ids: z.array(z.number()).nullish(),
   logprobs: z.array(LogprobSchema).nullish(),
-  observation: z.unknown(),
+  observation: z.unknown().optional(),
   thought: z.string().nullish(),
-  action: z.unknown(),
+  action: z.unknown().optional(),
   model_response: z.string().nullish(),
   reward: z.number().nullish(),
   done: z.boolean().nullish(),
@@ -21,14 +21,14 @@ type RllmStep = z.infer<typeof StepSchema>;
 const TrajectorySchema = z.looseObject({
   uid: z.string().nullish(),
   name: z.string().nullish(),
-  task: z.unknown(),
+  task: z.unknown().optional(),
   steps: z.array(StepSchema),
   reward: z.number().nullish(),
 });
 
 const EpisodeSchema = z.looseObject({
   id: z.string().nullish(),
-  task: z.unknown(),
+  task: z.unknown().optional(),
   termination_reason: z.string().nullish(),
   is_correct: z.boolean().nullish(),
   trajectories: z.array(TrajectorySchema).min(1),
@@ -45,8 +45,8 @@ const TaskSchema = z.looseObject({
 const ToolCallSchema = z.looseObject({
   id: z.string().nullish(),
   name: z.string().optional(),
-  arguments: z.unknown(),
-  function: z.looseObject({ name: z.string(), arguments: z.unknown() }).optional(),
+  arguments: z.unknown().optional(),
+  function: z.looseObject({ name: z.string(), arguments: z.unknown().optional() }).optional(),
 });
 
 /** rLLM keeps whatever the agent produced: XML text, a tool call, or a list of them. */

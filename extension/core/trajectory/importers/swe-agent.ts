@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Step, StepState, Trajectory } from '../model';
+import type { Step, StepState, ToolCallResult, Trajectory } from '../model';
 import { InputError, jsonPath } from '../../errors';
 import { argumentsText, parseXmlFunctionCall, toolCallAction, type ParsedAction } from '../action-text';
 import { ChatContentSchema, ToolCallSchema, chatSteps, contentText, preambleOf, type ChatMessage } from '../chat-steps';
@@ -107,7 +107,8 @@ function stateOf(state: z.infer<typeof StateSchema> | null | undefined, ctx: Imp
   if (typeof parsed === 'string') throw new InputError(ctx.file, jsonPath([...ctx.base, ...path]), 'expected a JSON object in the state string, got a string');
   // SWE-agent writes "n/a" when no file is open.
   const openFile = parsed.open_file === 'n/a' ? null : parsed.open_file;
-  return defined({ openFile, workingDir: parsed.working_dir ?? undefined, diff: parsed.diff ?? undefined });
+  const out = defined({ openFile, workingDir: parsed.working_dir ?? undefined, diff: parsed.diff ?? undefined });
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 const LINT_REJECTED = /Your proposed edit has introduced new syntax error|Your edit was not applied|edit would have looked if applied/;
@@ -135,6 +136,19 @@ function historyAction(item: HistoryItem, raw: string, readText: ReadText): Pars
   if (!call) return readText(raw);
   const parsed = toolCallAction(call.function.name, argumentsText(call.function.arguments), call.id ?? undefined);
   return { ...parsed, action: { ...parsed.action, raw } };
+}
+
+/** A message with several function calls: each call with the tool message that answered it. */
+function historyCalls(history: ReadonlyArray<HistoryItem>, h: number): ToolCallResult[] | undefined {
+  const calls = history[h]!.tool_calls;
+  if (!calls || calls.length < 2) return undefined;
+  const next = history.findIndex((m, j) => j > h && m.role === 'assistant');
+  const answers = history.slice(h + 1, next === -1 ? undefined : next);
+  return calls.map((call) => {
+    const answer = answers.find((m) => call.id != null && m.tool_call_ids?.includes(call.id));
+    const { action } = toolCallAction(call.function.name, argumentsText(call.function.arguments), call.id ?? undefined);
+    return { action, observation: answer ? contentText(answer.content) : '' };
+  });
 }
 
 function isDemo(item: HistoryItem): boolean {
@@ -169,6 +183,7 @@ function trajectorySteps(run: Run, ctx: ImportContext, base: ReadonlyArray<strin
       thought: step.thought ?? '',
       action: read.action,
       observation: step.observation,
+      calls: h === undefined ? undefined : historyCalls(history, h),
       executionTime: step.execution_time ?? undefined,
       sampling,
       state: stateOf(step.state, ctx, [...base, 'trajectory', index, 'state']),
@@ -198,7 +213,7 @@ function chosenRun(file: z.infer<typeof TrajFileSchema>): { run: Run; base: Arra
   return { run: file.attempts[k] ?? file.attempts[file.attempts.length - 1]!, base: ['attempts', k] };
 }
 
-function bundleName(path: string): string {
+function toolBundlePath(path: string): string {
   const at = path.lastIndexOf('tools/');
   return at === -1 ? path : path.slice(at);
 }
@@ -212,7 +227,7 @@ export function importSweAgent(value: unknown, ctx: ImportContext): Trajectory {
   const config = replayConfigOf(run, ctx, [...base, 'replay_config']);
   const model = config.agent?.model;
   const sampling = model && (model.temperature != null || model.top_p != null) ? defined({ temperature: model.temperature ?? undefined, top_p: model.top_p ?? undefined }) : undefined;
-  const bundles = config.agent?.tools?.bundles?.map((b) => bundleName(b.path));
+  const bundles = config.agent?.tools?.bundles?.map((b) => toolBundlePath(b.path));
   const readText = textReader(bundles);
   const steps = run.trajectory?.length ? trajectorySteps(run, ctx, base, readText, sampling) : historySteps(run.history ?? [], ctx, base, readText);
   const history = (run.history ?? []) as ReadonlyArray<HistoryItem & ChatMessage>;

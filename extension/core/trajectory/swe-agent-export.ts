@@ -1,0 +1,96 @@
+import type { Action, Step, StepState, Trajectory } from './model';
+
+const AGENT = 'main';
+
+function toolCallsOf(step: Step): Array<{ action: Action; observation: string; id: string }> {
+  const calls = step.calls ?? [{ action: step.action, observation: step.observation }];
+  return calls.map((c, k) => ({ ...c, id: c.action.toolCallId ?? `call_${step.index}_${k}` }));
+}
+
+function stateOf(state: StepState | undefined): Record<string, string> | undefined {
+  if (!state) return undefined;
+  const out: Record<string, string> = {};
+  // SWE-agent writes "n/a" when no file is open.
+  if (state.openFile !== undefined) out.open_file = state.openFile ?? 'n/a';
+  if (state.workingDir !== undefined) out.working_dir = state.workingDir;
+  if (state.diff !== undefined) out.diff = state.diff;
+  return out;
+}
+
+function historyOf(t: Trajectory): unknown[] {
+  const history: unknown[] = [];
+  if (t.meta.systemPrompt !== undefined) history.push({ role: 'system', content: t.meta.systemPrompt, agent: AGENT, message_type: 'system_prompt' });
+  const instructions = t.meta.instructions ?? t.task.problemStatement;
+  if (instructions !== undefined) history.push({ role: 'user', content: instructions, agent: AGENT, message_type: 'observation' });
+  for (const step of t.steps) {
+    const calls = step.action.tool === null ? [] : toolCallsOf(step);
+    history.push({
+      role: 'assistant',
+      content: step.thought,
+      thought: step.thought,
+      action: step.action.raw,
+      agent: AGENT,
+      message_type: 'action',
+      ...(calls.length > 0 && {
+        tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.action.tool, arguments: JSON.stringify(c.action.args) } })),
+      }),
+    });
+    if (calls.length === 0) history.push({ role: 'user', content: step.observation, agent: AGENT, message_type: 'observation' });
+    for (const c of calls) history.push({ role: 'tool', content: calls.length > 1 ? c.observation : step.observation, agent: AGENT, message_type: 'observation', tool_call_ids: [c.id] });
+  }
+  return history;
+}
+
+function samplingOf(t: Trajectory): Record<string, number> {
+  const sampling = t.steps[0]?.sampling ?? {};
+  return Object.fromEntries(['temperature', 'top_p'].flatMap((k) => (typeof sampling[k] === 'number' ? [[k, sampling[k]]] : [])));
+}
+
+/** The run's setup as SWE-agent's `replay_config` (a JSON string): tools, model, image, repository, issue. */
+function replayConfigOf(t: Trajectory): string {
+  return JSON.stringify({
+    env: {
+      deployment: { image: t.task.image ?? null, type: 'docker' },
+      repo: { repo_name: t.task.repoPath?.replace(/^\/+/, '') ?? 'testbed', base_commit: t.task.baseCommit ?? 'HEAD', type: 'preexisting' },
+    },
+    agent: {
+      model: { name: t.meta.model ?? 'unknown', ...samplingOf(t) },
+      tools: { bundles: (t.meta.toolBundles ?? []).map((path) => ({ path, hidden_tools: [] })), parse_function: { type: 'function_calling' } },
+    },
+    problem_statement: { text: t.task.problemStatement ?? '', id: t.task.instanceId ?? 'unknown', type: 'text' },
+  });
+}
+
+/**
+ * A SWE-agent `.traj` that SWE-agent's inspector opens. Actions are written as function calls
+ * so that tools and arguments read back exactly, whatever the source's action syntax was.
+ */
+export function toSweAgentTraj(t: Trajectory): string {
+  const stats = t.outcome.modelStats;
+  const traj = {
+    environment: t.task.instanceId ?? AGENT,
+    trajectory: t.steps.map((step) => ({
+      action: step.action.raw,
+      observation: step.observation,
+      response: step.thought,
+      thought: step.thought,
+      execution_time: step.executionTime ?? 0,
+      state: stateOf(step.state) ?? {},
+      query: [],
+      extra_info: {},
+    })),
+    history: historyOf(t),
+    info: {
+      exit_status: t.outcome.exitStatus ?? null,
+      submission: t.outcome.submission ?? null,
+      model_stats: {
+        instance_cost: stats?.instanceCost ?? 0,
+        tokens_sent: stats?.tokensSent ?? 0,
+        tokens_received: stats?.tokensReceived ?? 0,
+        api_calls: stats?.apiCalls ?? t.steps.length,
+      },
+    },
+    replay_config: replayConfigOf(t),
+  };
+  return JSON.stringify(traj, null, 2) + '\n';
+}

@@ -38,8 +38,10 @@ export interface SymbolHit {
 
 const position = z.object({ line: z.number().int().min(0), character: z.number().int().min(0) });
 const range = z.object({ start: position, end: position });
-const location = z.object({ uri: z.string(), range }).loose();
-const locationLink = z.object({ targetUri: z.string(), targetSelectionRange: range }).loose();
+const location = z.object({ uri: z.string(), range }).transform((l): SourceLocation => ({ path: uriPath(l.uri), ...l.range.start }));
+const locationLink = z
+  .object({ targetUri: z.string(), targetSelectionRange: range })
+  .transform((l): SourceLocation => ({ path: uriPath(l.targetUri), ...l.targetSelectionRange.start }));
 const markedString = z.union([z.string(), z.object({ language: z.string(), value: z.string() })]);
 const hoverContents = z.union([markedString, z.object({ kind: z.string(), value: z.string() }), z.array(markedString)]);
 
@@ -77,16 +79,11 @@ function textDocumentPosition(at: SourceLocation): Record<string, unknown> {
   return { textDocument: { uri: fileUri(at.path) }, position: { line: at.line, character: at.character } };
 }
 
-function toLocation(entry: z.infer<typeof location> | z.infer<typeof locationLink>): SourceLocation {
-  const [uri, start] = 'targetUri' in entry ? [entry.targetUri, entry.targetSelectionRange.start] : [entry.uri, entry.range.start];
-  return { path: uriPath(uri), line: start.line, character: start.character };
-}
-
 export async function findDefinitions(server: PyrightServer, at: TextPosition, signal?: AbortSignal): Promise<SourceLocation[]> {
   await server.syncDocument(at.path, at.text, signal);
   const reply = await server.request('textDocument/definition', textDocumentPosition(at), definitionReply, signal);
   if (reply === null) return [];
-  return (Array.isArray(reply) ? reply : [reply]).map(toLocation);
+  return Array.isArray(reply) ? reply : [reply];
 }
 
 /** Every use of the symbol at `at`, its declaration included, in file then line order. */
@@ -94,7 +91,7 @@ export async function findReferences(server: PyrightServer, at: TextPosition, si
   await server.syncDocument(at.path, at.text, signal);
   const params = { ...textDocumentPosition(at), context: { includeDeclaration: true } };
   const reply = await server.request('textDocument/references', params, referencesReply, signal);
-  return (reply ?? []).map(toLocation).sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line || a.character - b.character);
+  return (reply ?? []).sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line || a.character - b.character);
 }
 
 /** The hover text (signature, type, docstring) as plain text, or null when Pyright has none. */
@@ -137,11 +134,18 @@ function flattenOutline(symbols: readonly DocumentSymbol[], depth: number): Outl
   });
 }
 
-/** Symbols of the workspace whose names match `query`, exact names first. */
+/** Definitions an agent is usually after come before variables and parameters of the same name. */
+const DECLARATION_KINDS = ['class', 'function', 'method', 'constructor', 'property', 'constant'];
+
+/** Symbols of the workspace whose names match `query`: exact names first, then classes and functions. */
 export async function workspaceSymbols(server: PyrightServer, query: string, signal?: AbortSignal): Promise<SymbolHit[]> {
   await server.notifyChangedFiles(signal);
   const reply = await server.request('workspace/symbol', { query }, workspaceSymbolReply, signal);
   const rank = (name: string) => (name === query ? 0 : name.toLowerCase() === query.toLowerCase() ? 1 : name.toLowerCase().includes(query.toLowerCase()) ? 2 : 3);
+  const kindRank = (kind: string) => {
+    const i = DECLARATION_KINDS.indexOf(kind);
+    return i < 0 ? DECLARATION_KINDS.length : i;
+  };
   return (reply ?? [])
     .map((s) => {
       const start = s.location.range?.start ?? { line: 0, character: 0 };
@@ -149,7 +153,7 @@ export async function workspaceSymbols(server: PyrightServer, query: string, sig
       if (s.containerName) hit.container = s.containerName;
       return hit;
     })
-    .sort((a, b) => rank(a.name) - rank(b.name) || a.location.path.localeCompare(b.location.path) || a.location.line - b.location.line);
+    .sort((a, b) => rank(a.name) - rank(b.name) || kindRank(a.kind) - kindRank(b.kind) || a.location.path.localeCompare(b.location.path) || a.location.line - b.location.line);
 }
 
 const IDENTIFIER_CHAR = '[A-Za-z0-9_]';

@@ -3,7 +3,7 @@ import { LINT_LOOP_MIN_REJECTIONS, STUCK_LOOP_MIN_REPEATS } from './trajectoryFa
 
 export interface Classification {
   resolved: boolean | null;
-  submitted: boolean;
+  submitted: boolean | null;
   failure: FailureClass;
   tags: FailureClass[];
   evidence: Evidence;
@@ -23,7 +23,8 @@ interface Rule {
 
 interface Verdict {
   resolved: boolean | null;
-  submitted: boolean;
+  /** null when nothing records a submission. */
+  submitted: boolean | null;
   /** The agent's own termination reason, lower-cased (exit_status, exit_reason, finish_reason...). */
   exit: string;
 }
@@ -70,7 +71,7 @@ function exitRule(failure: FailureClass, pattern: RegExp): Rule {
 const RULES: Rule[] = [
   {
     failure: 'resolved',
-    match: (i, v) => (v.resolved === true ? { detail: i.evaluation ? `${i.evaluation.file}: resolved` : i.facts.resolved ? 'outcome: resolved' : `reward ${i.facts.reward}` } : undefined),
+    match: (i, v) => (v.resolved === true ? { detail: i.evaluation ? `${i.evaluation.file}: resolved` : verdictDetail(i.facts, 'resolved') } : undefined),
   },
   {
     // SWE-bench report `infra_failure`, or a scaffold that died on its environment.
@@ -100,35 +101,35 @@ const RULES: Rule[] = [
   },
   {
     failure: 'submitted-wrong',
-    match: (i, v) => (v.resolved === false && v.submitted ? { detail: i.evaluation ? `${i.evaluation.file}: not resolved` : 'outcome: not resolved' } : undefined),
+    match: (i, v) => (v.resolved === false && v.submitted === true ? { detail: i.evaluation ? `${i.evaluation.file}: not resolved` : verdictDetail(i.facts, 'not resolved') } : undefined),
   },
-  // Patterns in the steps explain a rollout that ended without a patch.
+  // Patterns in the steps explain a rollout that ended without a (known) patch.
   {
     failure: 'stuck-loop',
     match: (i, v) => {
       const r = i.facts.repeatedAction;
-      return !v.submitted && r && r.count >= STUCK_LOOP_MIN_REPEATS ? { step: r.step, detail: `${r.count} identical actions in a row from step ${r.step}: ${r.action}` } : undefined;
+      return v.submitted !== true && r && r.count >= STUCK_LOOP_MIN_REPEATS ? { step: r.step, detail: `${r.count} identical actions in a row from step ${r.step}: ${r.action}` } : undefined;
     },
   },
   {
     failure: 'lint-loop',
     match: (i, v) => {
       const r = i.facts.lintRejections;
-      return !v.submitted && r && r.count >= LINT_LOOP_MIN_REJECTIONS ? { step: r.step, detail: `${r.count} lint-rejected edits in a row from step ${r.step}` } : undefined;
+      return v.submitted !== true && r && r.count >= LINT_LOOP_MIN_REJECTIONS ? { step: r.step, detail: `${r.count} lint-rejected edits in a row from step ${r.step}` } : undefined;
     },
   },
   {
     failure: 'format-error',
-    match: (i, v) => (!v.submitted && i.facts.formatErrors ? { step: i.facts.formatErrors.first, detail: `${i.facts.formatErrors.count} unparseable actions, first at step ${i.facts.formatErrors.first}` } : undefined),
+    match: (i, v) => (v.submitted !== true && i.facts.formatErrors ? { step: i.facts.formatErrors.first, detail: `${i.facts.formatErrors.count} unparseable actions, first at step ${i.facts.formatErrors.first}` } : undefined),
   },
   {
     failure: 'command-timeout',
-    match: (i, v) => (!v.submitted && i.facts.timeouts ? { step: i.facts.timeouts.first, detail: `${i.facts.timeouts.count} timed-out commands, first at step ${i.facts.timeouts.first}` } : undefined),
+    match: (i, v) => (v.submitted !== true && i.facts.timeouts ? { step: i.facts.timeouts.first, detail: `${i.facts.timeouts.count} timed-out commands, first at step ${i.facts.timeouts.first}` } : undefined),
   },
   {
     // Finished (a report, an exit status or a verdict exists) and nothing was submitted.
     failure: 'no-submission',
-    match: (i, v) => (!v.submitted && (i.evaluation !== undefined || i.prediction !== undefined || v.exit !== '' || v.resolved === false) ? { detail: noSubmissionDetail(i) } : undefined),
+    match: (i, v) => (v.submitted === false && (i.evaluation !== undefined || i.prediction !== undefined || v.exit !== '' || v.resolved === false) ? { detail: noSubmissionDetail(i) } : undefined),
   },
 ];
 
@@ -167,7 +168,7 @@ export function classifyRollout(facts: TrajectoryFacts, evaluation: Evaluation |
 function verdictOf(i: Inputs): Verdict {
   const exit = (i.facts.exitStatus ?? '').trim().toLowerCase();
   const resolved = i.evaluation ? (i.evaluation.resolved ?? null) : (i.facts.resolved ?? (i.facts.reward !== undefined ? i.facts.reward > 0 : null));
-  const submitted = i.evaluation?.patchExists ?? (i.prediction ? i.prediction.patchChars > 0 : i.facts.hasSubmission);
+  const submitted = i.evaluation?.patchExists ?? (i.prediction ? i.prediction.patchChars > 0 : (i.facts.hasSubmission ?? null));
   return { resolved, submitted, exit };
 }
 
@@ -177,7 +178,12 @@ function noSubmissionDetail(i: Inputs): string {
   return 'no submission in the trajectory';
 }
 
+function verdictDetail(f: TrajectoryFacts, verdict: string): string {
+  return f.resolved !== undefined ? `outcome: ${verdict}` : `reward ${f.reward}`;
+}
+
 function unknownDetail(v: Verdict): string {
+  if (v.resolved === false) return 'not resolved, and the file does not record a submission';
   if (v.submitted) return 'submitted, not evaluated';
   return v.exit ? `exit status '${v.exit}' not recognised` : 'no exit status, submission or evaluation';
 }

@@ -39,7 +39,8 @@ export const TrajectoryFactsSchema = z.object({
   trajectoryId: z.string().optional(),
   steps: z.number().int(),
   exitStatus: z.string().optional(),
-  hasSubmission: z.boolean(),
+  /** Whether the trajectory submitted a non-empty patch; absent when its format does not record submissions. */
+  hasSubmission: z.boolean().optional(),
   resolved: z.boolean().optional(),
   reward: z.number().optional(),
   error: z.string().optional(),
@@ -125,7 +126,8 @@ export interface Rollout {
   tokens: number | undefined;
   cost: number | undefined;
   duration: number | undefined;
-  submitted: boolean;
+  /** null when nothing records whether a patch was submitted. */
+  submitted: boolean | null;
   evaluation: Evaluation | undefined;
   prediction: Prediction | undefined;
 }

@@ -1,4 +1,4 @@
-import type { Step, Trajectory } from '../trajectory/model';
+import type { Step, Trajectory, TrajectoryFormat } from '../trajectory/model';
 import type { StepRun, TrajectoryFacts } from './record';
 
 /**
@@ -10,12 +10,16 @@ export const STUCK_LOOP_MIN_REPEATS = 4;
 export const LINT_LOOP_MIN_REJECTIONS = 3;
 
 
+/**
+ * Formats whose files always say what was submitted (SWE-agent `info.submission`, null when
+ * nothing; mini-swe-agent `info.submission`; R2E-Gym `output_patch`). In the others (rLLM,
+ * SkyRL, plain messages) a missing submission means nothing.
+ */
+const RECORDS_SUBMISSION: ReadonlySet<TrajectoryFormat> = new Set(['swe-agent', 'mini-swe-agent', 'r2e-gym']);
+
 export function trajectoryFacts(t: Trajectory, line?: number): TrajectoryFacts {
-  const facts: TrajectoryFacts = {
-    format: t.format,
-    steps: t.steps.length,
-    hasSubmission: (t.outcome.submission ?? '').trim().length > 0,
-  };
+  const facts: TrajectoryFacts = { format: t.format, steps: t.steps.length };
+  if (t.outcome.submission !== undefined || RECORDS_SUBMISSION.has(t.format)) facts.hasSubmission = (t.outcome.submission ?? '').trim().length > 0;
   if (line !== undefined) facts.line = line;
   assign(facts, 'instanceId', t.task.instanceId);
   assign(facts, 'trajectoryId', t.meta.id);

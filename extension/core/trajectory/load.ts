@@ -34,7 +34,8 @@ export interface LoadedTrajectory {
   trajectory: Trajectory;
   /** The parsed JSON the step pointers resolve in: the whole file, or the JSONL record. */
   root: unknown;
-  /** For JSONL: the 1-based line of the record, and how many records the file holds. */
+  /** For JSONL: the record's 0-based index, its 1-based line, and how many records the file holds. */
+  record?: number;
   line?: number;
   records?: number;
 }
@@ -62,11 +63,11 @@ export function importTrajectory(value: unknown, options: ImportOptions): Trajec
   return IMPORTERS[format](value, ctx);
 }
 
-function finish(file: string, root: unknown, options: LoadOptions, line?: number, records?: number): LoadedTrajectory {
+function finish(file: string, root: unknown, options: LoadOptions, jsonl?: { line: number; records: number }): LoadedTrajectory {
   const format = options.format ?? detectFormat(root);
-  const trajectory = importTrajectory(root, { file, format, line });
+  const trajectory = importTrajectory(root, { file, format, line: jsonl?.line });
   const loaded: LoadedTrajectory = { file, format: format ?? trajectory.format, trajectory, root };
-  return line === undefined ? loaded : { ...loaded, line, records };
+  return jsonl === undefined ? loaded : { ...loaded, record: options.record ?? 0, ...jsonl };
 }
 
 /** A line that opens a JSON object and is itself complete JSON: the mark of JSONL. */
@@ -96,7 +97,7 @@ async function loadJsonl(file: string, options: LoadOptions): Promise<LoadedTraj
   }
   if (records === 0) throw new InputError(file, undefined, 'empty file: no JSON lines');
   if (!chosen) throw new InputError(file, undefined, `record ${wanted} does not exist: the file holds ${records} JSON lines`);
-  return finish(file, parseJsonText(chosen.text, file, chosen.line), options, chosen.line, records);
+  return finish(file, parseJsonText(chosen.text, file, chosen.line), options, { line: chosen.line, records });
 }
 
 function loadJsonlText(file: string, text: string, options: LoadOptions): LoadedTrajectory {
@@ -105,7 +106,7 @@ function loadJsonlText(file: string, text: string, options: LoadOptions): Loaded
   const nonEmpty = lines.flatMap((l, i) => (l.trim() === '' ? [] : [i]));
   const at = nonEmpty[wanted];
   if (at === undefined) throw new InputError(file, undefined, `record ${wanted} does not exist: the file holds ${nonEmpty.length} JSON lines`);
-  return finish(file, parseJsonText(lines[at]!, file, at + 1), options, at + 1, nonEmpty.length);
+  return finish(file, parseJsonText(lines[at]!, file, at + 1), options, { line: at + 1, records: nonEmpty.length });
 }
 
 /**

@@ -1,0 +1,107 @@
+/**
+ * `swe-workbench inspect FILE`: what a trajectory file holds, read by the same importers the
+ * extension uses. `--json` prints the canonical trajectory for scripts.
+ */
+import { loadTrajectory, type LoadedTrajectory } from '../core/trajectory/load';
+import { toCanonicalJson } from '../core/trajectory/canonical-export';
+import { TrajectoryFormatSchema, type Step } from '../core/trajectory/model';
+import { CliError, parseCommandArgs, type Command } from './command';
+
+const USAGE = `usage: swe-workbench inspect FILE [--format NAME] [--record N] [--json]
+
+Reads a trajectory (SWE-agent .traj, mini-swe-agent, OpenHands events or output.jsonl, R2E-Gym
+JSONL, rLLM, SkyRL, OpenAI messages, or canonical JSON) and prints a summary, one line a step.
+  --format NAME   skip detection: ${TrajectoryFormatSchema.options.join(', ')}
+  --record N      which line of a JSONL file (0-based, default 0)
+  --json          print the canonical trajectory as JSON`;
+
+function size(chars: number): string {
+  if (chars < 1000) return `${chars} B`;
+  if (chars < 1_000_000) return `${(chars / 1000).toFixed(1)} kB`;
+  return `${(chars / 1_000_000).toFixed(1)} MB`;
+}
+
+function oneLine(text: string, width: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= width ? flat : flat.slice(0, width - 1) + '…';
+}
+
+/** A command as written; a structured call (tool-call JSON, XML) as its arguments, `key=value`. */
+function shortAction(step: Step): string {
+  const { raw, args } = step.action;
+  const structured = /^\s*(\{"name"|<function=)/.test(raw);
+  if (!structured || Object.keys(args).length === 0) return oneLine(raw, 60);
+  const command = args.command;
+  if (typeof command === 'string' && Object.keys(args).length === 1) return oneLine(command, 60);
+  return oneLine(Object.entries(args).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' '), 60);
+}
+
+function marks(step: Step): string {
+  return [
+    ...(step.formatError !== undefined ? ['format-error'] : []),
+    ...(step.flags ?? []),
+    ...(step.exitCode !== undefined && step.exitCode !== 0 ? [`exit ${step.exitCode}`] : []),
+    ...(step.calls ? [`${step.calls.length} calls`] : []),
+  ].join(', ');
+}
+
+function outcomeLine(loaded: LoadedTrajectory): string {
+  const o = loaded.trajectory.outcome;
+  const stats = o.modelStats;
+  return [
+    o.exitStatus ?? 'no exit status',
+    ...(o.submission !== undefined ? [`submission ${size(o.submission.length)}`] : []),
+    ...(o.reward !== undefined ? [`reward ${o.reward}`] : []),
+    ...(o.resolved !== undefined ? [o.resolved ? 'resolved' : 'not resolved'] : []),
+    ...(stats?.instanceCost !== undefined ? [`cost $${stats.instanceCost.toFixed(4)}`] : []),
+    ...(stats?.apiCalls !== undefined ? [`${stats.apiCalls} API calls`] : []),
+    ...(o.error !== undefined ? [`error: ${oneLine(o.error, 80)}`] : []),
+  ].join(' · ');
+}
+
+/** The readable summary: header lines, then one row a step (index, tool, action, observation size, marks). */
+export function summarize(loaded: LoadedTrajectory): string {
+  const { trajectory: t } = loaded;
+  const task = [t.task.instanceId, t.task.repo, t.task.baseCommit && `@ ${/^[0-9a-f]{40}$/.test(t.task.baseCommit) ? t.task.baseCommit.slice(0, 12) : t.task.baseCommit}`, t.task.image && `image ${t.task.image}`].filter(Boolean).join('  ');
+  const format = [loaded.format, t.meta.formatVersion, t.meta.parseFunction && `(${t.meta.parseFunction})`].filter(Boolean).join(' ');
+  const lines = [
+    loaded.line === undefined ? loaded.file : `${loaded.file}:${loaded.line} (record ${loaded.record} of ${loaded.records})`,
+    `format   ${format}`,
+    `task     ${task || '-'}`,
+    `model    ${t.meta.model ?? '-'}`,
+    `outcome  ${outcomeLine(loaded)}`,
+    `steps    ${t.steps.length}`,
+    '',
+  ];
+  const toolWidth = Math.max(4, ...t.steps.map((s) => (s.action.tool ?? '?').length));
+  for (const s of t.steps) {
+    const row = `${String(s.index).padStart(4)}  ${(s.action.tool ?? '?').padEnd(toolWidth)}  ${shortAction(s).padEnd(60)}  ${size(s.observation.length).padStart(8)}`;
+    const m = marks(s);
+    lines.push(m ? `${row}  ${m}` : row);
+  }
+  return lines.join('\n') + '\n';
+}
+
+export const command: Command = {
+  async run(argv, ctx) {
+    const { values, positionals } = parseCommandArgs(argv, {
+      format: { type: 'string' },
+      record: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (values.help) {
+      ctx.stdout.write(USAGE + '\n');
+      return 0;
+    }
+    const [file, ...extra] = positionals;
+    if (!file || extra.length > 0) throw new CliError(`expected exactly one FILE\n\n${USAGE}`);
+    const format = values.format === undefined ? undefined : TrajectoryFormatSchema.safeParse(values.format);
+    if (format && !format.success) throw new CliError(`--format: expected one of ${TrajectoryFormatSchema.options.join(', ')}, got '${values.format}'`);
+    const record = values.record === undefined ? undefined : Number(values.record);
+    if (record !== undefined && !(Number.isInteger(record) && record >= 0)) throw new CliError(`--record: expected a whole number, got '${values.record}'`);
+    const loaded = await loadTrajectory(file, { format: format?.data, record, signal: ctx.signal });
+    ctx.stdout.write(values.json ? toCanonicalJson(loaded.trajectory) : summarize(loaded));
+    return 0;
+  },
+};

@@ -6,6 +6,7 @@ import { CliError, type Command } from './command';
 
 const commands: Record<string, () => Promise<Command>> = {
   rollouts: async () => (await import('./rollouts')).command,
+  inspect: async () => (await import('./inspect')).command,
 };
 
 function usage(): string {

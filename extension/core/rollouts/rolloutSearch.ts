@@ -89,8 +89,10 @@ function hitsIn(t: Trajectory, rollout: string, needle: string, max: number): Se
 }
 
 function excerpt(text: string, at: number, length: number): string {
-  const from = Math.max(text.lastIndexOf('\n', at) + 1, at - 80);
+  const lineStart = text.lastIndexOf('\n', at - 1) + 1;
   const newline = text.indexOf('\n', at + length);
-  const to = Math.min(newline < 0 ? text.length : newline, at + length + 80);
-  return (from > 0 ? '…' : '') + text.slice(from, to) + (to < text.length ? '…' : '');
+  const lineEnd = newline < 0 ? text.length : newline;
+  const from = Math.max(lineStart, at - 80);
+  const to = Math.min(lineEnd, at + length + 80);
+  return (from > lineStart ? '…' : '') + text.slice(from, to) + (to < lineEnd ? '…' : '');
 }

@@ -1,0 +1,146 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cacheFile } from '../../../extension/core/rollouts/indexCache';
+import { RolloutIndexer, indexRollouts, type IndexOptions, type RolloutIndex } from '../../../extension/core/rollouts/rolloutIndex';
+import { watchRollouts } from '../../../extension/core/rollouts/rolloutWatch';
+import { importRolloutTrajectory } from '../../../extension/core/rollouts/trajectoryImport';
+import { r2eGymRecord, sweAgentTraj, workSteps, writeJson } from '../../fixtures/rollouts/runWriter';
+import { makeRolloutFolder } from '../../fixtures/rollouts/trainingRun';
+
+/** Indexes with an importer that counts the documents it turns into trajectories. */
+function countingIndex(root: string, cacheDir: string) {
+  const counter = { imports: 0 };
+  const options: IndexOptions = {
+    cacheDir,
+    importTrajectory: (value, file, line) => {
+      counter.imports++;
+      return importRolloutTrajectory(value, file, line);
+    },
+  };
+  return { counter, run: () => indexRollouts(root, options) };
+}
+
+const record = (instance: string, steps: number) => JSON.stringify(r2eGymRecord({ instance, steps: workSteps(steps), exit: 'agent', patch: '', reward: 0 }));
+
+describe('index cache', () => {
+  let folder: ReturnType<typeof makeRolloutFolder>;
+  let cacheDir: string;
+  let root: string;
+  let cold: RolloutIndex;
+
+  before(async () => {
+    folder = makeRolloutFolder();
+    root = join(folder.root, 'run');
+    cacheDir = mkdtempSync(join(tmpdir(), 'swe-workbench-rollouts-cache-'));
+    const { counter, run } = countingIndex(root, cacheDir);
+    cold = await run();
+    // 15 readable trajectories plus the truncated SWE-agent file, which fails before import.
+    assert.equal(counter.imports, 15);
+  });
+  after(() => {
+    folder.cleanup();
+    rmSync(cacheDir, { recursive: true, force: true });
+  });
+
+  test('a second indexing of an unchanged folder reads and parses nothing', async () => {
+    const { counter, run } = countingIndex(root, cacheDir);
+    const warm = await run();
+    assert.equal(counter.imports, 0);
+    assert.deepEqual(warm.stats, { files: cold.stats.files, filesRead: 0, filesResumed: 0, filesCached: cold.stats.files, bytesRead: 0 });
+    assert.deepEqual(warm.rollouts, cold.rollouts);
+    assert.deepEqual(warm.errors, cold.errors);
+  });
+
+  test('an appended JSONL record is read from where the last read stopped', async () => {
+    const file = join(root, 'attempt_4/deepswe.jsonl');
+    appendFileSync(file, record('acme__widgets-303', 3) + '\n');
+    const { counter, run } = countingIndex(root, cacheDir);
+    const index = await run();
+    assert.equal(counter.imports, 1);
+    assert.deepEqual([index.stats.filesResumed, index.stats.filesRead], [1, 0]);
+    const added = index.rollouts.find((r) => r.id === 'attempt_4/deepswe.jsonl:4');
+    assert.deepEqual([added?.instance, added?.steps, added?.failure], ['acme__widgets-303', 3, 'no-submission']);
+    assert.equal(index.rollouts.length, cold.rollouts.length + 1);
+  });
+
+  test('a half-written last line is not an error and is picked up once complete', async () => {
+    const file = join(root, 'attempt_4/deepswe.jsonl');
+    const line = record('acme__widgets-404', 2);
+    appendFileSync(file, line.slice(0, 120));
+    const { run } = countingIndex(root, cacheDir);
+    const partial = await run();
+    assert.equal(partial.rollouts.some((r) => r.instance === 'acme__widgets-404'), false);
+    assert.deepEqual(partial.errors, cold.errors);
+    appendFileSync(file, line.slice(120) + '\n');
+    const complete = await run();
+    assert.equal(complete.rollouts.find((r) => r.instance === 'acme__widgets-404')?.id, 'attempt_4/deepswe.jsonl:5');
+    assert.deepEqual(complete.errors, cold.errors);
+  });
+
+  test('a corrupt cache is discarded, not fatal, and rewritten', async () => {
+    writeFileSync(cacheFile(cacheDir, root), '{"version": 1, "root": "');
+    const { run } = countingIndex(root, cacheDir);
+    const rebuilt = await run();
+    assert.match(rebuilt.stats.cacheDiscarded ?? '', /^cache is not valid JSON/);
+    assert.equal(rebuilt.stats.filesRead, rebuilt.stats.files);
+    const again = await run();
+    assert.equal(again.stats.filesCached, again.stats.files);
+    assert.deepEqual(again.rollouts, rebuilt.rollouts);
+  });
+
+  test('a cache of the wrong shape is discarded', async () => {
+    writeFileSync(cacheFile(cacheDir, root), JSON.stringify({ version: 1, root, files: [{ path: 3 }] }));
+    const index = await countingIndex(root, cacheDir).run();
+    assert.match(index.stats.cacheDiscarded ?? '', /^cache does not match version 1/);
+    assert.equal(index.stats.filesRead, index.stats.files);
+  });
+});
+
+describe('watching a run while it writes', () => {
+  let folder: ReturnType<typeof makeRolloutFolder>;
+  before(() => {
+    folder = makeRolloutFolder();
+  });
+  after(() => folder.cleanup());
+
+  test('a new trajectory file and an appended record appear without re-reading the rest', { timeout: 60_000 }, async () => {
+    const root = join(folder.root, 'run');
+    const indexer = new RolloutIndexer(root);
+    const first = await indexer.refresh();
+    const updates: RolloutIndex[] = [];
+    let wake: (() => void) | undefined;
+    const watch = watchRollouts(indexer, {
+      debounceMs: 50,
+      onUpdate: (index) => {
+        updates.push(index);
+        wake?.();
+      },
+      onError: (err) => assert.fail(String(err)),
+    });
+    const until = async (found: (index: RolloutIndex) => boolean): Promise<RolloutIndex> => {
+      for (;;) {
+        const hit = updates.find(found);
+        if (hit) return hit;
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+    };
+    try {
+      writeJson(root, 'attempt_5/acme__widgets-101/acme__widgets-101.traj', sweAgentTraj({ instance: 'acme__widgets-101', steps: workSteps(4), exit: 'exit_cost', patch: '' }));
+      const withFile = await until((i) => i.rollouts.some((r) => r.path.startsWith('attempt_5/')));
+      const added = withFile.rollouts.find((r) => r.path.startsWith('attempt_5/'));
+      assert.deepEqual([added?.attempt, added?.failure, added?.steps], [5, 'budget-exceeded', 4]);
+      assert.equal(withFile.rollouts.length, first.rollouts.length + 1);
+      assert.ok(withFile.stats.filesCached >= withFile.stats.files - 1, JSON.stringify(withFile.stats));
+
+      appendFileSync(join(root, 'rllm/episodes.jsonl'), record('acme__widgets-505', 2) + '\n');
+      const withLine = await until((i) => i.rollouts.some((r) => r.id === 'rllm/episodes.jsonl:5'));
+      assert.equal(withLine.rollouts.find((r) => r.id === 'rllm/episodes.jsonl:5')?.instance, 'acme__widgets-505');
+      assert.equal(withLine.stats.filesRead, 0);
+    } finally {
+      watch.close();
+    }
+  });
+});

@@ -16,7 +16,7 @@ all_preds.jsonl and SWE-bench / SWE-smith report.json by instance id, and classi
   --filter EXPR   e.g. 'failure=max-steps and steps>50', 'tag=stuck-loop or resolved=none'
                   (operators = != < <= > >= ~ !~, and/or/not, parentheses, "quoted values")
   --group         per-instance statistics: solve rate, pass@k, mixed groups
-  --sort FIELD    sort by a field; -FIELD or FIELD:desc for descending
+  --sort FIELD    sort by a field; --sort=-FIELD or FIELD:desc for descending
   --search TEXT   only rollouts whose thoughts, actions or observations contain TEXT
   --k N,N         the k of the pass@k columns with --group (default 1,5,10)
   --cache DIR     keep an index cache in DIR; an unchanged folder is then not read again

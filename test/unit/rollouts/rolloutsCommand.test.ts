@@ -1,0 +1,98 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CliError } from '../../../extension/cli/command';
+import { command } from '../../../extension/cli/rollouts';
+import { FAILING_TEST, W101, W202, makeRolloutFolder } from '../../fixtures/rollouts/trainingRun';
+
+async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  stdout.on('data', (b: Buffer) => out.push(b));
+  stderr.on('data', (b: Buffer) => err.push(b));
+  const code = await command.run(argv, { signal: new AbortController().signal, stdout, stderr, stdin: new PassThrough() });
+  return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
+}
+
+describe('swe-workbench rollouts', () => {
+  let folder: ReturnType<typeof makeRolloutFolder>;
+  let root: string;
+  before(() => {
+    folder = makeRolloutFolder();
+    root = join(folder.root, 'run');
+  });
+  after(() => folder.cleanup());
+
+  test('prints one aligned row per rollout, a summary, and unreadable inputs on stderr', async () => {
+    const { code, stdout, stderr } = await run([root]);
+    assert.equal(code, 0);
+    const lines = stdout.trimEnd().split('\n');
+    assert.match(lines[0]!, /^ID +INSTANCE +ATTEMPT +FORMAT +STEPS +EXIT +RESOLVED +REWARD +FAILURE +TOKENS +COST +SECONDS$/);
+    assert.equal(lines.length, 1 + 15 + 1);
+    assert.equal(lines[16], '15 rollouts, 4 instances, 5/14 evaluated resolved, 3 mixed groups');
+    const row = lines.find((l) => l.startsWith('attempt_4/deepswe.jsonl:2 '))!;
+    assert.deepEqual(row.split(/ {2,}/), ['attempt_4/deepswe.jsonl:2', W202, '4', 'r2e-gym', '40', 'max_step_limit', 'false', '0', 'max-steps', '285200', '-', '20']);
+    // Every column starts at the same offset on every row.
+    const failureAt = lines[0]!.indexOf('FAILURE');
+    for (const l of lines.slice(1, 16)) assert.match(l.slice(failureAt), /^[a-z-]+ /, l);
+    assert.match(stderr, /^2 unreadable input\(s\):\n {2}attempt_2\/broken\.traj: line \d+, column \d+: (invalid JSON|unexpected end of JSON)/);
+    assert.match(stderr, /\n {2}rllm\/episodes\.jsonl:3: line 3, column \d+: unexpected end of JSON/);
+  });
+
+  test('--group prints solve rate, pass@k for the asked k, and the mixed flag', async () => {
+    const { stdout } = await run([root, '--group', '--k', '1,2,4']);
+    const lines = stdout.trimEnd().split('\n');
+    assert.match(lines[0]!, /^INSTANCE +ROLLOUTS +EVALUATED +RESOLVED +SOLVE +PASS@1 +PASS@2 +PASS@4 +MIXED +FAILURES$/);
+    const w101 = lines.find((l) => l.startsWith(W101))!.split(/ {2,}/);
+    // pass@2 = 1 - C(2,2)/C(4,2) = 5/6, shown to 3 places.
+    assert.deepEqual(w101.slice(0, 9), [W101, '4', '4', '2', '0.5', '0.5', '0.833', '1', 'yes']);
+    assert.equal(w101[9], 'resolved:2 submitted-wrong:1 budget-exceeded:1');
+  });
+
+  test('--json holds the records, the groups and the errors', async () => {
+    const { stdout } = await run([root, '--json', '--filter', 'instance=acme__widgets-101', '--sort=-steps']);
+    const out = JSON.parse(stdout) as {
+      rollouts: Array<{ id: string; steps: number; failure: string; evidence: { tests?: string[] }; evaluationFile: string | null }>;
+      groups: Array<{ instance: string; passAtK: number[]; mixed: boolean }>;
+      errors: unknown[];
+    };
+    assert.deepEqual(out.rollouts.map((r) => r.steps), [12, 9, 8, 6]);
+    const wrong = out.rollouts.find((r) => r.failure === 'submitted-wrong')!;
+    assert.deepEqual(wrong.evidence.tests, [FAILING_TEST]);
+    assert.equal(wrong.evaluationFile, `attempt_2/logs/run_evaluation/attempt_2/acme-coder-7b/${W101}/report.json`);
+    assert.deepEqual(out.groups.map((g) => [g.instance, g.passAtK.length, g.mixed]), [[W101, 4, true]]);
+    assert.equal(out.errors.length, 2);
+  });
+
+  test('--search keeps the rollouts that mention the text and prints where', async () => {
+    const { stdout } = await run([root, '--search', 'E999 IndentationError']);
+    const lines = stdout.trimEnd().split('\n');
+    assert.equal(lines.length, 1 + 1 + 3 + 1);
+    assert.match(lines[1]!, /^attempt_2\/acme__gadgets-7\/acme__gadgets-7\.traj +acme__gadgets-7 /);
+    assert.deepEqual(lines.slice(2, 5).map((l) => l.split(': ')[0]), [1, 2, 3].map((s) => `attempt_2/acme__gadgets-7/acme__gadgets-7.traj  step ${s} observation`));
+  });
+
+  test('--cache makes the second run read nothing', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'swe-workbench-cli-cache-'));
+    try {
+      await run([root, '--json', '--cache', cache]);
+      const { stdout } = await run([root, '--json', '--cache', cache]);
+      const stats = (JSON.parse(stdout) as { stats: { filesRead: number; filesCached: number; files: number } }).stats;
+      assert.deepEqual([stats.filesRead, stats.filesCached], [0, stats.files]);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
+  test('bad input is a usage error that says what and where', async () => {
+    await assert.rejects(run([root, '--filter', 'steps>>1']), (err: unknown) => err instanceof CliError && /filter: column 7: expected a value after '>', got '>'/.test(err.message));
+    await assert.rejects(run([join(root, 'missing')]), (err: unknown) => err instanceof CliError && /missing: no such folder/.test(err.message));
+    await assert.rejects(run([]), (err: unknown) => err instanceof CliError && /expected one folder, got 0/.test(err.message));
+    await assert.rejects(run([root, '--k', '0']), /--k expects positive integers/);
+  });
+});

@@ -1,3 +1,4 @@
+import { parseTree, ParseErrorCode, type ParseError } from 'jsonc-parser';
 import { InputError } from '../errors';
 
 /** 1-based line and column of a UTF-16 offset in `text`. */
@@ -23,17 +24,22 @@ export function parseJsonText(text: string, file: string, firstLine = 1): unknow
   }
 }
 
+/**
+ * V8 gives a position for some syntax errors only, so the error is located again with
+ * jsonc-parser (strict: no comments, no trailing commas), which reports an offset for each.
+ */
 function located(err: Error, text: string, file: string, firstLine: number): InputError {
-  const position = /at position (\d+)/.exec(err.message);
+  const errors: ParseError[] = [];
+  parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
   const end = text.trimEnd().length;
-  // V8 reports a cut-off file either as "Unexpected end" or as an error at the very end (an unterminated string).
-  const truncated = /Unexpected end of JSON input/.test(err.message) || (position !== null && Number(position[1]) >= end - 1);
-  const offset = truncated ? end : position ? Number(position[1]) : 0;
-  const { line, column } = lineColumnAt(text, offset);
+  const offset = first?.offset ?? end;
+  const truncated = first === undefined || offset >= end || (first.error === ParseErrorCode.UnexpectedEndOfString && /end of JSON|Unterminated string/.test(err.message));
+  const { line, column } = lineColumnAt(text, truncated ? end : offset);
   const where = `line ${line + firstLine - 1}, column ${column}`;
   if (truncated) return new InputError(file, where, 'unexpected end of JSON: the file looks truncated');
-  const reason = err.message.replace(/\s*in JSON at position \d+.*$/, '').replace(/^Unexpected token/, 'unexpected token');
-  return new InputError(file, where, `invalid JSON: ${reason}`);
+  const reason = err.message.replace(/\s*(in JSON )?at position \d+.*$/, '').replace(/, (?:\.\.\.)?".*$/s, '');
+  return new InputError(file, where, `invalid JSON: ${reason.charAt(0).toLowerCase()}${reason.slice(1)}`);
 }
 
 /** An RFC 6901 JSON pointer from its parts. */

@@ -5,6 +5,7 @@ import { searchTools } from './search-tools';
 import { strReplaceEditorTools } from './str-replace-editor';
 import { reviewedSubmitTools, submitTools } from './submit-tools';
 import { ToolRegistry, type OpenAiToolSpec, type ToolSet } from './tool-registry';
+import { windowedReplaceTools } from './windowed-replace-tools';
 import { windowedTools } from './windowed-tools';
 
 /**
@@ -17,6 +18,7 @@ export const standardTools = new ToolRegistry().register(
   ...windowedTools,
   ...searchTools,
   ...lintedEditTools,
+  ...windowedReplaceTools,
   ...strReplaceEditorTools,
   ...submitTools,
   ...reviewedSubmitTools,

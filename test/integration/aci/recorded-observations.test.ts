@@ -1,0 +1,162 @@
+// Our tools against what SWE-agent printed in real recorded runs, on content rebuilt from the
+// recordings themselves (SWE-agent 1.x ran under a pty, so its lines end with \r\n).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { z } from 'zod';
+import { AciSession } from '../../../extension/core/aci/aci-session';
+import type { Sandbox } from '../../../extension/core/runtime/sandbox';
+import { startTestSandbox } from '../../helpers/aciSandbox';
+
+const repoRoot = path.resolve(__dirname, '../../..');
+const thirdParty = path.resolve(repoRoot, '../shared/fixtures/third-party/swe-agent');
+
+const TrajSchema = z.object({ trajectory: z.array(z.object({ action: z.string(), observation: z.string() })) });
+
+const ReplayConfigSchema = z.object({
+  replay_config: z.object({ agent: z.object({ tools: z.object({ bundles: z.array(z.object({ path: z.string() })) }) }) }),
+});
+
+function recordedSteps(file: string) {
+  return TrajSchema.parse(JSON.parse(readFileSync(path.join(thirdParty, file), 'utf8'))).trajectory.map((s) => ({
+    action: s.action,
+    observation: s.observation.replace(/\r\n/g, '\n'),
+  }));
+}
+
+/** The `N:text` lines of a recorded window, back to file lines keyed by number. */
+function windowLines(observation: string): Map<number, string> {
+  const lines = new Map<number, string>();
+  for (const line of observation.split('\n')) {
+    const m = /^(\d+):(.*)$/.exec(line);
+    if (m) lines.set(Number(m[1]), m[2] as string);
+  }
+  return lines;
+}
+
+function gitRepo(dir: string): void {
+  const git = (...args: string[]) => execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { stdio: 'pipe' });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'base');
+}
+
+describe('SWE-agent/test-repo run (sweagenttestrepo-1c2844.traj): find_file, open, submit', () => {
+  const steps = recordedSteps('sweagenttestrepo-1c2844.traj');
+  const host = mkdtempSync(path.join(tmpdir(), 'swe-workbench-recorded-'));
+  let sandbox: Sandbox;
+  let session: AciSession;
+
+  before(async () => {
+    const open = steps[1];
+    assert.equal(open?.action, 'open "/SWE-agent__test-repo/tests/missing_colon.py"');
+    const shown = windowLines(open.observation);
+    // 10 lines total and a 10th shown empty line: the file ends with a blank line.
+    const text = [...shown.values()].join('\n') + '\n';
+    mkdirSync(path.join(host, 'tests'));
+    writeFileSync(path.join(host, 'tests/missing_colon.py'), text);
+    chmodSync(path.join(host, 'tests/missing_colon.py'), 0o755);
+    gitRepo(host);
+    sandbox = await startTestSandbox(host, '/SWE-agent__test-repo');
+    session = new AciSession(sandbox, { bundles: ['tools/registry', 'tools/windowed', 'tools/search', 'tools/submit'] });
+  });
+  after(async () => {
+    await sandbox?.dispose();
+    rmSync(host, { recursive: true, force: true });
+  });
+
+  test('find_file prints what the recording shows', async () => {
+    assert.equal((await session.runCommand(steps[0]!.action)).observation, steps[0]!.observation);
+  });
+
+  test('open prints what the recording shows', async () => {
+    assert.equal((await session.runCommand(steps[1]!.action)).observation, steps[1]!.observation);
+  });
+
+  test('submit after the same fix prints the recorded patch, blob ids included', async () => {
+    await session.runCommand(`sed -i 's/-> float$/-> float:/' tests/missing_colon.py`);
+    const submit = steps.find((s) => s.action === 'submit');
+    assert.ok(submit);
+    assert.equal((await session.runCommand('submit')).observation, submit.observation);
+  });
+});
+
+describe('marshmallow-1867 function-calling run (tools/edit_replace): create, insert, open, a rejected and an applied edit', () => {
+  const traj = path.join(thirdParty, 'marshmallow-1867.function_calling.traj');
+  const steps = recordedSteps('marshmallow-1867.function_calling.traj');
+  const step = (action: string) => {
+    const found = steps.find((s) => s.action === action);
+    assert.ok(found, `recorded action ${action}`);
+    return found;
+  };
+  const openStep = step('open "src/marshmallow/fields.py" 1474');
+  const rejected = steps[6]!;
+  const applied = steps[7]!;
+  const host = mkdtempSync(path.join(tmpdir(), 'swe-workbench-recorded-'));
+  let sandbox: Sandbox;
+  let session: AciSession;
+
+  /** fields.py as far as the recording shows it: its window, and the edited window shifted back. */
+  function rebuiltFields(): string {
+    const total = Number(/\((\d+) lines total\)/.exec(openStep.observation)?.[1]);
+    const known = windowLines(openStep.observation);
+    const [appliedWindow] = rejected.observation.split('\n------------------------------------------------\n\nThis is the original');
+    // The rejected edit turned line 1475 into two lines; below it, edited line k is line k - 1.
+    for (const [n, text] of windowLines(appliedWindow ?? '')) if (n >= 1477) known.set(n - 1, text);
+    // The window starts inside a method's open tuple and ends on an `if` line: the filler lines
+    // above open that nesting and those below give the `if` a body, so only the edit can break it.
+    const opening = ['class TimeDelta:', '    def __init__(self, precision, **kwargs):', '        units = ('];
+    const lastKnown = Math.max(...known.keys());
+    const filler = (n: number) => (n > lastKnown ? '                pass' : (opening[n - 1] ?? `# line ${n}`));
+    return Array.from({ length: total }, (_, i) => known.get(i + 1) ?? filler(i + 1)).join('\n') + '\n';
+  }
+
+  before(async () => {
+    mkdirSync(path.join(host, 'src/marshmallow'), { recursive: true });
+    writeFileSync(path.join(host, 'src/marshmallow/fields.py'), rebuiltFields());
+    gitRepo(host);
+    sandbox = await startTestSandbox(host, '/testbed');
+    const { replay_config: config } = ReplayConfigSchema.parse(JSON.parse(readFileSync(traj, 'utf8')));
+    session = new AciSession(sandbox, { bundles: config.agent.tools.bundles.map((b) => b.path) });
+  });
+  after(async () => {
+    await sandbox?.dispose();
+    rmSync(host, { recursive: true, force: true });
+  });
+
+  test('the recording selects the replace-style edit', () => {
+    assert.equal(session.tools.get('edit')?.bundle, 'windowed_edit_replace');
+    assert.equal(session.tools.get('insert')?.bundle, 'windowed_edit_replace');
+  });
+
+  test('create reproduce.py', async () => {
+    const create = steps[0]!;
+    assert.equal(create.action, 'create reproduce.py');
+    const r = await session.runCommand(create.action);
+    assert.equal(r.observation, create.observation);
+    assert.deepEqual(r.state, { open_file: '/testbed/reproduce.py', working_dir: '/testbed' });
+  });
+
+  test('insert the reproduction script', async () => {
+    const insert = steps[1]!;
+    assert.ok(insert.action.startsWith("insert 'from marshmallow.fields import TimeDelta"));
+    assert.equal((await session.runCommand(insert.action)).observation, insert.observation);
+  });
+
+  test('open "src/marshmallow/fields.py" 1474', async () => {
+    assert.equal((await session.runCommand(openStep.action)).observation, openStep.observation);
+  });
+
+  test('an edit losing its indentation is refused by flake8 (E999) with both windows', async () => {
+    const r = await session.runCommand(rejected.action);
+    assert.equal(r.observation, rejected.observation);
+    assert.equal(r.exitCode, 4);
+  });
+
+  test('the corrected edit is applied', async () => {
+    assert.equal((await session.runCommand(applied.action)).observation, applied.observation);
+  });
+});

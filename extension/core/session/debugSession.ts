@@ -6,7 +6,7 @@
  */
 import { CancelledError } from '../errors';
 import type { Outcome, Step, Task, Trajectory, TrajectoryMeta } from '../trajectory/model';
-import type { ActionRunner, ExecutedAction } from './actionRunner';
+import type { AciSession } from '../aci/aci-session';
 import { typedAction, type ActionSource, type NextAction } from './actionSources';
 import { breakAfter, breakBefore, describeBreakpoint, observationFlags, type Breakpoint } from './breakpoints';
 import { compareObservations, DEFAULT_NORMALISERS, type NormaliserName } from './divergence';
@@ -42,7 +42,8 @@ export interface Stop {
 }
 
 export interface SessionOptions {
-  runner: ActionRunner;
+  /** The agent's tools bound to the sandbox the session runs in; the session disposes the sandbox. */
+  aci: AciSession;
   /** The sources in turn: when one has no more actions, the next takes over (a fork: recording, then policy). */
   sources: ActionSource[];
   task: Task;
@@ -102,7 +103,7 @@ export class DebugSession {
   /** Replaces the next action with one typed in the scaffold's command syntax. */
   async editNext(text: string): Promise<NextAction> {
     const current = await this.pendingAction();
-    const edited = typedAction(text, this.options.runner.tools, current?.next.thought ?? '');
+    const edited = typedAction(text, this.options.aci.tools, current?.next.thought ?? '');
     const next: NextAction = { ...current?.next, ...edited, flags: [...(current?.next.flags ?? []), 'edited'] };
     if (edited.formatError === undefined) {
       delete next.formatError;
@@ -141,7 +142,7 @@ export class DebugSession {
    */
   async finish(): Promise<Trajectory> {
     if (this.finished) return this.finished;
-    const sandbox = this.options.runner.sandbox;
+    const sandbox = this.options.aci.sandbox;
     const outcome: Outcome = { exitStatus: this.exitStatus() };
     try {
       outcome.submission = this.submission ?? (await this.currentPatch());
@@ -172,7 +173,7 @@ export class DebugSession {
   }
 
   private async currentPatch(): Promise<string | undefined> {
-    const sandbox = this.options.runner.sandbox;
+    const sandbox = this.options.aci.sandbox;
     const result = await sandbox.exec('git add -A && git diff --cached', { cwd: sandbox.repoPath });
     return result.exitCode === 0 ? result.output : undefined;
   }
@@ -260,11 +261,13 @@ export class DebugSession {
       step.formatError = next.formatError;
       step.observation = next.errorMessage ?? next.formatError;
     } else {
-      const executed: ExecutedAction = await this.options.runner.execute(next.action, this.options.signal);
+      const started = performance.now();
+      const executed = await this.options.aci.run({ tool: next.action.tool ?? '', args: next.action.args }, this.options.signal);
       step.observation = executed.observation;
       step.exitCode = executed.exitCode;
-      step.executionTime = executed.executionTime;
-      step.state = executed.state;
+      step.executionTime = (performance.now() - started) / 1000;
+      step.state = { openFile: executed.state.open_file, workingDir: executed.state.working_dir };
+      if (executed.formatError !== undefined) step.formatError = executed.formatError;
       flags.push(...observationFlags(executed.observation, executed.exitCode));
       if (executed.submission !== undefined) this.submission = executed.submission;
     }

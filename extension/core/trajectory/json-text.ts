@@ -1,4 +1,5 @@
-import { parseTree, ParseErrorCode, type ParseError } from 'jsonc-parser';
+// The package's default UMD build loads its parts with require() calls esbuild cannot follow.
+import { parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser/lib/esm/main.js';
 import { InputError } from '../errors';
 
 /** 1-based line and column of a UTF-16 offset in `text`. */
@@ -34,7 +35,7 @@ function located(err: Error, text: string, file: string, firstLine: number): Inp
   const first = errors[0];
   const end = text.trimEnd().length;
   const offset = first?.offset ?? end;
-  const truncated = first === undefined || offset >= end || (first.error === ParseErrorCode.UnexpectedEndOfString && /end of JSON|Unterminated string/.test(err.message));
+  const truncated = first === undefined || offset >= end || (printParseErrorCode(first.error) === 'UnexpectedEndOfString' && /end of JSON|Unterminated string/.test(err.message));
   const { line, column } = lineColumnAt(text, truncated ? end : offset);
   const where = `line ${line + firstLine - 1}, column ${column}`;
   if (truncated) return new InputError(file, where, 'unexpected end of JSON: the file looks truncated');

@@ -7,6 +7,7 @@ import { CliError, type Command } from './command';
 const commands: Record<string, () => Promise<Command>> = {
   rollouts: async () => (await import('./rollouts')).command,
   inspect: async () => (await import('./inspect')).command,
+  aci: async () => (await import('./aci')).command,
 };
 
 function usage(): string {

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { BUG_FILES, bugScope, loadBugArtifact, saveBugArtifact } from '../../../extension/core/bugs/bugArtifact';
+import { DEFAULT_TEST_PARSER } from '../../../extension/core/bugs/defaultBugScripts';
+import { solverSpec } from '../../../extension/core/bugs/solverTask';
+import { bugFromSweBenchInstance, bugFromSweSmithInstance, bugToSweBenchInstance, bugToSweSmithInstance } from '../../../extension/core/bugs/sweSmithValidation';
+import { InputError } from '../../../extension/core/errors';
+import { readTaskInstance, readTaskInstances } from '../../../extension/core/reward/instance';
+import { bugArtifact, oneLineDiff } from '../../builders/bugArtifact';
+
+const repoRoot = path.resolve(__dirname, '../../..');
+const fixtures = path.join(repoRoot, 'test/fixtures/bugs');
+const thirdParty = path.resolve(repoRoot, '../shared/fixtures/third-party');
+const scratch = () => mkdtempSync(path.join(tmpdir(), 'bug-artifact-'));
+
+describe('bug folders', () => {
+  test('the valid sample bug loads with its five files', async () => {
+    const bug = await loadBugArtifact(path.join(fixtures, 'valid-allocate-and-close'));
+    assert.equal(bug.testFiles.length, 5);
+    assert.ok(bug.testFiles.includes('tests/test_money.py'));
+    assert.deepEqual(bugScope(bug), { sourceFiles: ['ledger/journal.py', 'ledger/money.py'], testFilesTouched: [] });
+  });
+
+  test('a missing file is named with the folder', async () => {
+    const dir = scratch();
+    await saveBugArtifact(dir, bugArtifact());
+    rmSync(path.join(dir, BUG_FILES.testWeakenDiff));
+    await assert.rejects(loadBugArtifact(dir), (err: unknown) => err instanceof InputError && err.file === path.join(dir, 'test_weaken.diff') && /missing/.test(err.problem));
+  });
+
+  test('a diff writing outside the repository is refused at load, with file and line', async () => {
+    const dir = scratch();
+    await saveBugArtifact(dir, bugArtifact());
+    writeFileSync(path.join(dir, BUG_FILES.bugInjectDiff), oneLineDiff('../outside.py'));
+    await assert.rejects(loadBugArtifact(dir), (err: unknown) => err instanceof InputError && err.file === path.join(dir, 'bug_inject.diff') && err.where === 'line 1');
+  });
+
+  test('a test file list climbing out of the repository is refused with its line', async () => {
+    const dir = scratch();
+    await saveBugArtifact(dir, bugArtifact());
+    writeFileSync(path.join(dir, BUG_FILES.testFiles), 'tests/test_a.py\n/etc/passwd\n');
+    await assert.rejects(loadBugArtifact(dir), (err: unknown) => err instanceof InputError && err.where === 'line 2');
+  });
+
+  test('save then load gives the same bug, replacing an older folder whole', async () => {
+    const dir = path.join(scratch(), 'bug');
+    await saveBugArtifact(dir, bugArtifact({ testFiles: ['tests/old.py'] }));
+    writeFileSync(path.join(dir, 'stale.txt'), 'left from before');
+    const bug = bugArtifact();
+    await saveBugArtifact(dir, bug);
+    assert.deepEqual(await loadBugArtifact(dir), bug);
+    assert.deepEqual(readdirSync(dir).sort(), Object.values(BUG_FILES).sort());
+    assert.deepEqual(readdirSync(path.dirname(dir)), ['bug']);
+  });
+
+  test('saving an invalid bug writes nothing', async () => {
+    const dir = path.join(scratch(), 'bug');
+    await assert.rejects(saveBugArtifact(dir, bugArtifact({ bugInjectDiff: oneLineDiff('/etc/shadow') })), InputError);
+    assert.deepEqual(readdirSync(path.dirname(dir)), []);
+  });
+
+  test('bug scope sees a test file touched by the bug, listed or by convention', () => {
+    const bug = bugArtifact({ bugInjectDiff: oneLineDiff('pkg/core.py') + oneLineDiff('pkg/tests/test_extra.py') + oneLineDiff('conftest.py') });
+    assert.deepEqual(bugScope(bug), { sourceFiles: ['pkg/core.py'], testFilesTouched: ['pkg/tests/test_extra.py', 'conftest.py'] });
+  });
+});
+
+describe('the default parser', () => {
+  test('turns real pytest output into the map, from a file or stdin', () => {
+    const dir = scratch();
+    const parser = path.join(dir, 'test_parser.py');
+    writeFileSync(parser, DEFAULT_TEST_PARSER);
+    const output = path.join(thirdParty, 'swe-smith/run_validation/test_output.txt');
+    const fromFile = JSON.parse(execFileSync('python3', [parser, output], { encoding: 'utf8' })) as Record<string, string>;
+    const fromStdin = JSON.parse(execFileSync('python3', [parser], { input: readFileSync(output), encoding: 'utf8' })) as Record<string, string>;
+    assert.deepEqual(fromFile, fromStdin);
+    assert.equal(Object.keys(fromFile).length, 11);
+    assert.equal(fromFile['pandas/tests/indexing/test_datetime.py::TestDatetimeIndex::test_getitem_pyarrow_index[Series]'], 'FAILED');
+  });
+});
+
+describe('solver spec and instances', () => {
+  test('the spec is the reverse of the weakening', async () => {
+    const bug = await loadBugArtifact(path.join(fixtures, 'valid-allocate-and-close'));
+    const spec = solverSpec(bug);
+    assert.match(spec, /^\+def test_allocate_keeps_every_cent\(\):$/m);
+    assert.match(spec, /^-def test_allocate_three_ways\(\):$/m);
+    assert.match(spec, /^\+    assert journal\.balance\("Equity:Retained Earnings"\)\["EUR"\] == eur\("-1138\.00"\)$/m);
+  });
+
+  test('a SWE-smith instance becomes a bug whose patch is the instance patch', async () => {
+    const instance = await readTaskInstance(path.join(thirdParty, 'swe-smith/pandas-dev__pandas.95280573.pr_53652.instance.json'));
+    const bug = bugFromSweSmithInstance(instance);
+    assert.equal(bug.bugInjectDiff, instance.patch);
+    assert.deepEqual(bug.testFiles, ['pandas/tests/indexing/test_datetime.py']);
+    const back = bugToSweSmithInstance(bug, { FAIL_TO_PASS: instance.FAIL_TO_PASS, PASS_TO_PASS: instance.PASS_TO_PASS, FAIL_TO_FAIL: [], PASS_TO_FAIL: [] }, { instanceId: instance.instance_id, repo: instance.repo ?? '', baseCommit: instance.base_commit ?? '' });
+    assert.equal(back.patch, instance.patch);
+    assert.deepEqual(back.FAIL_TO_PASS, instance.FAIL_TO_PASS);
+  });
+
+  test('a SWE-bench instance becomes a bug on the fixed tree and back', async () => {
+    const [instance] = await readTaskInstances(path.join(thirdParty, 'swe-bench/swe-bench-lite-test.instances.json'));
+    assert.ok(instance);
+    const bug = bugFromSweBenchInstance(instance);
+    assert.deepEqual(bug.testFiles, ['tests/sitemaps_tests/test_http.py', 'tests/sitemaps_tests/urls/http.py']);
+    const exported = bugToSweBenchInstance(bug, { FAIL_TO_PASS: instance.FAIL_TO_PASS, PASS_TO_PASS: instance.PASS_TO_PASS, FAIL_TO_FAIL: [], PASS_TO_FAIL: [] }, { instanceId: instance.instance_id, repo: instance.repo ?? '', baseCommit: 'abc' });
+    assert.equal(typeof exported.FAIL_TO_PASS, 'string');
+    assert.deepEqual(JSON.parse(exported.FAIL_TO_PASS), instance.FAIL_TO_PASS);
+    // reverse(reverse(patch)) touches the same lines as the original fix
+    assert.equal(exported.patch?.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).join('\n'), instance.patch?.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).join('\n'));
+  });
+});

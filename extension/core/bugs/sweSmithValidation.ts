@@ -54,7 +54,17 @@ export function bugToSweSmithInstance(bug: BugArtifact, lists: ValidationLists, 
 }
 
 /** As the SWE-bench dataset stores it: the test lists are JSON-encoded strings. */
-export type SweBenchInstanceRecord = Omit<TaskInstance, 'FAIL_TO_PASS' | 'PASS_TO_PASS'> & { FAIL_TO_PASS: string; PASS_TO_PASS: string };
+export interface SweBenchInstanceRecord {
+  instance_id: string;
+  repo: string;
+  base_commit: string;
+  patch: string;
+  test_patch: string;
+  problem_statement: string;
+  FAIL_TO_PASS: string;
+  PASS_TO_PASS: string;
+  image_name?: string;
+}
 
 /**
  * A SWE-bench instance for the broken repository at `ctx.baseCommit` (a commit holding the bug

@@ -111,6 +111,6 @@ describe('solver spec and instances', () => {
     assert.equal(typeof exported.FAIL_TO_PASS, 'string');
     assert.deepEqual(JSON.parse(exported.FAIL_TO_PASS), instance.FAIL_TO_PASS);
     // reverse(reverse(patch)) touches the same lines as the original fix
-    assert.equal(exported.patch?.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).join('\n'), instance.patch?.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).join('\n'));
+    assert.equal(exported.patch.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).join('\n'), instance.patch?.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).join('\n'));
   });
 });

@@ -139,6 +139,7 @@ const DECLARATION_KINDS = ['class', 'function', 'method', 'constructor', 'proper
 
 /** Symbols of the workspace whose names match `query`: exact names first, then classes and functions. */
 export async function workspaceSymbols(server: PyrightServer, query: string, signal?: AbortSignal): Promise<SymbolHit[]> {
+  await server.workspaceReady(signal);
   await server.notifyChangedFiles(signal);
   const reply = await server.request('workspace/symbol', { query }, workspaceSymbolReply, signal);
   const rank = (name: string) => (name === query ? 0 : name.toLowerCase() === query.toLowerCase() ? 1 : name.toLowerCase().includes(query.toLowerCase()) ? 2 : 3);

@@ -56,9 +56,13 @@ export function uriPath(uri: string): string {
 
 const ANALYSIS_SETTINGS: Record<string, unknown> = {
   python: {},
-  'python.analysis': { diagnosticMode: 'openFilesOnly', typeCheckingMode: 'off', autoSearchPaths: true, useLibraryCodeForTypes: true },
+  'python.analysis': { logLevel: 'Information', diagnosticMode: 'openFilesOnly', typeCheckingMode: 'off', autoSearchPaths: true, useLibraryCodeForTypes: true },
   pyright: {},
 };
+
+/** What Pyright logs when it has listed the workspace's source files (its SourceEnumerator). */
+const SOURCES_LISTED = /^(Found \d+ source files?|No source files found\.)$/m;
+const logMessage = z.object({ message: z.string() }).loose();
 
 const configurationRequest = z.object({ items: z.array(z.object({ section: z.string().optional() }).loose()) }).loose();
 
@@ -81,6 +85,10 @@ export class PyrightServer {
   private stderrTail = '';
   private exitCode: number | undefined;
   private disposed = false;
+  private markSourcesListed: () => void = () => undefined;
+  private readonly sourcesListed = new Promise<void>((done) => {
+    this.markSourcesListed = done;
+  });
 
   private constructor(
     readonly sandbox: Sandbox,
@@ -109,6 +117,9 @@ export class PyrightServer {
     );
     // Pyright also asks to register watchers and progress tokens; it only needs an answer.
     connection.onRequest(() => null);
+    connection.onNotification('window/logMessage', (params: unknown) => {
+      if (SOURCES_LISTED.test(logMessage.safeParse(params).data?.message ?? '')) server.markSourcesListed();
+    });
     connection.onNotification(() => undefined);
     connection.listen();
     try {
@@ -156,6 +167,27 @@ export class PyrightServer {
       signal?.removeEventListener('abort', onAbort);
       source.dispose();
       died.catch(() => undefined);
+    }
+  }
+
+  /**
+   * Waits until Pyright has listed the workspace's source files: it lists them a chunk at a
+   * time after starting, and `workspace/symbol` meanwhile answers from the part it has.
+   */
+  async workspaceReady(signal?: AbortSignal): Promise<void> {
+    throwIfAborted(signal);
+    let stop: (error: Error) => void = () => undefined;
+    const stopped = new Promise<never>((_, reject) => {
+      stop = reject;
+    });
+    const onAbort = () => stop(new CancelledError('waiting for Pyright cancelled'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => stop(new Error(`Pyright did not finish listing the workspace's files within ${this.requestTimeoutMs} ms`)), this.requestTimeoutMs);
+    try {
+      await Promise.race([this.sourcesListed, stopped]);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
     }
   }
 

@@ -125,6 +125,7 @@ type ReadText = (raw: string) => ParsedAction;
 function textReader(bundles: readonly string[] | undefined): ReadText {
   const readCommand = lineCommandParser(bundles);
   return (raw) => {
+    if (raw.trim() === '') return { action: { raw, tool: null, args: {} } };
     const xml = parseXmlFunctionCall(raw);
     return xml ? { action: xml } : readCommand(raw);
   };

@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { toCanonicalJson } from '../../../extension/core/trajectory/canonical-export';
+import { importTrajectory, loadTrajectory } from '../../../extension/core/trajectory/load';
+import type { Step, Trajectory } from '../../../extension/core/trajectory/model';
+import { toSweAgentTraj } from '../../../extension/core/trajectory/swe-agent-export';
+import { aBashAction, aStep, aTrajectory, anAction } from '../../builders/trajectory';
+import { sampleTrajectory, thirdParty } from '../../helpers/trajectoryFiles';
+
+/** What a round trip must keep of each step. */
+function essence(step: Step) {
+  return {
+    tool: step.action.tool,
+    args: step.action.args,
+    observation: step.observation,
+    calls: step.calls?.map((c) => ({ tool: c.action.tool, args: c.action.args, observation: c.observation })),
+  };
+}
+
+function viaSweAgent(t: Trajectory): Trajectory {
+  return importTrajectory(JSON.parse(toSweAgentTraj(t)), { file: 'exported.traj' });
+}
+
+describe('canonical JSON', () => {
+  test('reads back equal, with sources pointing into the new file', async () => {
+    const { trajectory: t } = await loadTrajectory(thirdParty('swe-smith/pandas-dev__pandas.95280573.pr_53856.traj'));
+    const back = importTrajectory(JSON.parse(toCanonicalJson(t)), { file: 'canonical.json' });
+    assert.deepEqual(back.steps.map((s) => ({ ...s, source: undefined })), t.steps.map((s) => ({ ...s, source: undefined })));
+    assert.deepEqual([back.format, back.task, back.outcome, back.meta], [t.format, t.task, t.outcome, t.meta]);
+    assert.deepEqual(back.steps[16]!.source, { pointers: ['/steps/16'] });
+  });
+
+  test('is detected as canonical', async () => {
+    const t = aTrajectory();
+    const back = importTrajectory(JSON.parse(toCanonicalJson(t)), { file: 'canonical.json' });
+    assert.deepEqual(back.steps.map((s) => s.action.args.command), ['ls', 'cat setup.py', 'python -m pytest -q']);
+  });
+});
+
+describe('SWE-agent .traj export', () => {
+  test('has the shape SWE-agent writes and its inspector reads', () => {
+    const t = aTrajectory({ steps: [aStep({ state: { openFile: null, workingDir: '/testbed' }, executionTime: 0.5 })], meta: { systemPrompt: 'SETTING: ...', instructions: 'Fix it.', model: 'gpt-4o' } });
+    const traj = JSON.parse(toSweAgentTraj(t));
+    assert.deepEqual(Object.keys(traj).sort(), ['environment', 'history', 'info', 'replay_config', 'trajectory']);
+    assert.deepEqual(Object.keys(traj.trajectory[0]).sort(), ['action', 'execution_time', 'extra_info', 'observation', 'query', 'response', 'state', 'thought']);
+    assert.deepEqual(traj.trajectory[0].state, { open_file: 'n/a', working_dir: '/testbed' });
+    assert.equal(traj.trajectory[0].execution_time, 0.5);
+    assert.deepEqual(traj.history.map((h: { role: string; message_type: string }) => `${h.role}/${h.message_type}`), ['system/system_prompt', 'user/observation', 'assistant/action', 'tool/observation']);
+    assert.deepEqual(traj.history[2].tool_calls[0].function, { name: 'bash', arguments: '{"command":"ls"}' });
+    assert.deepEqual(traj.history[3].tool_call_ids, [traj.history[2].tool_calls[0].id]);
+    assert.deepEqual(traj.info, { exit_status: 'submitted', submission: 'diff --git a/x.py b/x.py\n', model_stats: { instance_cost: 0, tokens_sent: 0, tokens_received: 0, api_calls: 1 } });
+    const config = JSON.parse(traj.replay_config);
+    assert.equal(config.agent.model.name, 'gpt-4o');
+    assert.equal(config.env.repo.base_commit, 'bfd2593d4b416122e30cdefe0c72d322ef471611');
+  });
+
+  for (const [name, file] of [
+    ['a windowed SWE-agent run (line commands)', thirdParty('swe-agent/marshmallow-1867.windowed.traj')],
+    ['a SWE-smith run', thirdParty('swe-smith/pandas-dev__pandas.95280573.pr_53856.traj')],
+    ['mini-swe-agent fenced commands', thirdParty('mini-swe-agent/github_issue.traj.json')],
+    ['OpenHands events', thirdParty('openhands/wrong_initial_state.json')],
+    ['R2E-Gym XML calls', sampleTrajectory('r2e-gym.deepswe.jsonl')],
+    ['OpenAI parallel tool calls', sampleTrajectory('openai-messages.parallel-calls.json')],
+  ] as const) {
+    test(`round trip of ${name} keeps steps, tools, arguments, observations and outcome`, async () => {
+      const { trajectory: t } = await loadTrajectory(file);
+      const back = viaSweAgent(t);
+      assert.equal(back.format, 'swe-agent');
+      assert.deepEqual(back.steps.map(essence), t.steps.map(essence));
+      assert.deepEqual(back.steps.map((s) => s.thought), t.steps.map((s) => s.thought));
+      assert.equal(back.outcome.exitStatus, t.outcome.exitStatus);
+      assert.equal(back.outcome.submission, t.outcome.submission);
+      if (t.outcome.modelStats) assert.deepEqual(back.outcome.modelStats, { instanceCost: 0, tokensSent: 0, tokensReceived: 0, apiCalls: t.steps.length, ...t.outcome.modelStats });
+    });
+  }
+
+  test('round trip keeps task, tool bundles, state and sampling', () => {
+    const t = aTrajectory({
+      steps: [aStep({ action: anAction({ tool: 'open', args: { path: 'src/a.py', line_number: 20 }, raw: 'open "src/a.py" 20' }), state: { openFile: '/testbed/src/a.py', workingDir: '/testbed' }, sampling: { temperature: 0.7, top_p: 0.95 } }), aStep({ action: aBashAction('submit') })],
+      meta: { toolBundles: ['tools/windowed', 'tools/submit'], model: 'qwen3-coder' },
+    });
+    const back = viaSweAgent(t);
+    assert.equal(back.steps[0]!.action.raw, 'open "src/a.py" 20');
+    assert.deepEqual(back.steps[0]!.state, { openFile: '/testbed/src/a.py', workingDir: '/testbed' });
+    assert.deepEqual(back.steps[0]!.sampling, { temperature: 0.7, top_p: 0.95 });
+    assert.deepEqual(back.meta.toolBundles, ['tools/windowed', 'tools/submit']);
+    assert.deepEqual([back.task.instanceId, back.task.baseCommit, back.task.image, back.task.repoPath, back.task.problemStatement], [t.task.instanceId, t.task.baseCommit, t.task.image, '/testbed', t.task.problemStatement]);
+    assert.equal(back.meta.model, 'qwen3-coder');
+  });
+});

@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { repoRoot, sampleTrajectory, thirdParty } from '../../helpers/trajectoryFiles';
+
+function inspect(...args: string[]) {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'extension/cli/main.ts'), 'inspect', ...args], { cwd: repoRoot, encoding: 'utf8' });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+describe('swe-workbench inspect', () => {
+  test('prints the format, task, outcome and one line a step', () => {
+    const { code, stdout } = inspect(thirdParty('swe-agent/marshmallow-1867.windowed.traj'));
+    assert.equal(code, 0);
+    const lines = stdout.split('\n');
+    assert.equal(lines[1], 'format   swe-agent (thought_action)');
+    assert.match(lines[2]!, /^task     marshmallow-code__marshmallow-1867  @ bfd2593d4b41  image swebench\/sweb\.eval\.x86_64\.marshmallow-code_1776_marshmallow-1867:latest$/);
+    assert.equal(lines[3], 'model    gpt-4o');
+    assert.match(lines[4]!, /^outcome  submitted · submission 564 B/);
+    assert.equal(lines[5], 'steps    11');
+    assert.match(stdout, /^ {3}5 {2}open +open src\/marshmallow\/fields\.py 1474 +4\.1 kB$/m);
+    assert.match(stdout, /^ {3}6 {2}edit .* 1\.9 kB {2}lint-rejected$/m);
+  });
+
+  test('--json prints the canonical trajectory', () => {
+    const { code, stdout } = inspect(sampleTrajectory('openai-messages.parallel-calls.json'), '--json');
+    assert.equal(code, 0);
+    const t = JSON.parse(stdout);
+    assert.equal(t.format, 'openai-messages');
+    assert.equal(t.steps.length, 4);
+    assert.deepEqual(t.steps.map((s: { index: number }) => s.index), [0, 1, 2, 3]);
+    assert.deepEqual(t.steps[0].action.args, { path: 'tests/test_math.py' });
+    assert.equal(t.steps[0].thought, "I'll read the test and the module together.");
+    assert.equal(t.steps[2].observation, '1 passed in 0.01s');
+    assert.match(t.steps[1].formatError, /^apply_patch: arguments are not valid JSON/);
+    assert.deepEqual(t.outcome, {});
+  });
+
+  test('--record picks a JSONL line and --format skips detection', () => {
+    const { code, stdout } = inspect(sampleTrajectory('r2e-gym.deepswe.jsonl'), '--record', '1', '--format', 'r2e-gym', '--json');
+    assert.equal(code, 0);
+    const t = JSON.parse(stdout);
+    assert.equal(t.outcome.exitStatus, 'max_step_limit');
+    assert.equal(t.steps[0].formatError, 'no <function=...> call in the action');
+  });
+
+  test('a file that is not a trajectory exits 1 naming the file and what it looks like', () => {
+    const file = thirdParty('swe-smith/run_evaluation/pandas-dev__pandas.95280573.pr_53652/report.json');
+    const { code, stdout, stderr } = inspect(file);
+    assert.equal(code, 1);
+    assert.equal(stdout, '');
+    assert.match(stderr, new RegExp(`^swe-workbench: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: \\$: not a trajectory: it looks like a SWE-bench evaluation report\\.json`));
+  });
+
+  test('a wrong type exits 1 with the JSON path', () => {
+    const file = sampleTrajectory('malformed/wrong-types.traj');
+    const { code, stderr } = inspect(file, '--json');
+    assert.equal(code, 1);
+    assert.equal(stderr, `swe-workbench: ${file}: $.trajectory[3].observation: expected a string, got number\n`);
+  });
+
+  test('an unknown --format is a usage error (exit 2)', () => {
+    const { code, stderr } = inspect(sampleTrajectory('skyrl.result.json'), '--format', 'langchain');
+    assert.equal(code, 2);
+    assert.match(stderr, /--format: expected one of swe-agent, mini-swe-agent, openhands, r2e-gym, rllm, skyrl, openai-messages, canonical, got 'langchain'/);
+  });
+});

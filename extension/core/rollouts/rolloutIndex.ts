@@ -135,11 +135,13 @@ async function listFiles(root: string, skip: string | undefined, signal?: AbortS
       errors.push(indexError(err, relative(root, dir) || '.'));
       return [];
     });
-    for (const item of items) {
-      const abs = join(dir, item.name);
-      if (item.name.startsWith('.') || item.name === 'node_modules' || abs === skip) continue;
-      if (item.isDirectory()) await walk(abs);
-      else if (item.isFile() && INDEXED_FILE.test(item.name)) {
+    // Siblings in parallel: a run folder holds thousands of small entries and each stat is a round trip.
+    await Promise.all(
+      items.map(async (item) => {
+        const abs = join(dir, item.name);
+        if (item.name.startsWith('.') || item.name === 'node_modules' || abs === skip) return;
+        if (item.isDirectory()) return walk(abs);
+        if (!item.isFile() || !INDEXED_FILE.test(item.name)) return;
         const path = relative(root, abs).split(sep).join('/');
         try {
           const s = await stat(abs);
@@ -147,8 +149,8 @@ async function listFiles(root: string, skip: string | undefined, signal?: AbortS
         } catch (err) {
           errors.push(indexError(err, path));
         }
-      }
-    }
+      }),
+    );
   };
   await walk(root);
   files.sort((a, b) => (a.path < b.path ? -1 : 1));

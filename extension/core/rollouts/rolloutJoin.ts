@@ -17,19 +17,19 @@ import type { AttemptSource, Evaluation, Prediction, Rollout, TrajectoryFacts } 
  */
 export function joinRollouts(entries: Iterable<FileEntry>): Rollout[] {
   const trajectories: Array<{ path: string; facts: TrajectoryFacts }> = [];
-  const evaluations = new Map<string, Evaluation[]>();
-  const predictions = new Map<string, Prediction[]>();
+  const evaluations = new Map<string, Array<Scoped<Evaluation>>>();
+  const predictions = new Map<string, Array<Scoped<Prediction>>>();
   for (const e of entries) {
     for (const facts of e.trajectories) trajectories.push({ path: e.path, facts });
-    for (const ev of e.evaluations) push(evaluations, ev.instanceId, ev);
-    for (const p of e.predictions) push(predictions, p.instanceId, p);
+    for (const ev of e.evaluations) push(evaluations, ev.instanceId, scoped(ev, reportScope(ev.file, ev.instanceId), ev.source === 'instance-report' ? 1 : 0));
+    for (const p of e.predictions) push(predictions, p.instanceId, scoped(p, posix.dirname(p.file), 0));
   }
   const known = [...new Set([...evaluations.keys(), ...predictions.keys()])].sort((a, b) => b.length - a.length);
   const rollouts = trajectories.map(({ path, facts }) => {
     const { instance, source } = instanceOf(facts, path, known);
     const folder = posix.dirname(path);
-    const evaluation = nearest(evaluations.get(instance), folder, (ev) => reportScope(ev.file, instance), (ev) => (ev.source === 'instance-report' ? 1 : 0));
-    const prediction = nearest(predictions.get(instance), folder, (p) => posix.dirname(p.file), () => 0);
+    const evaluation = nearest(evaluations.get(instance), folder);
+    const prediction = nearest(predictions.get(instance), folder);
     const c = classifyRollout(facts, evaluation, prediction);
     const rollout: Rollout = {
       id: facts.line === undefined ? path : `${path}:${facts.line}`,
@@ -82,16 +82,24 @@ function isWithin(folder: string, scope: string): boolean {
   return scope === '.' || folder === scope || folder.startsWith(scope + '/');
 }
 
-function nearest<T>(candidates: T[] | undefined, folder: string, scopeOf: (c: T) => string, rank: (c: T) => number): T | undefined {
-  let best: { c: T; depth: number; rank: number } | undefined;
+interface Scoped<T> {
+  item: T;
+  scope: string;
+  depth: number;
+  rank: number;
+}
+
+function scoped<T>(item: T, scope: string, rank: number): Scoped<T> {
+  return { item, scope, depth: scope === '.' ? 0 : scope.split('/').length, rank };
+}
+
+function nearest<T>(candidates: Array<Scoped<T>> | undefined, folder: string): T | undefined {
+  let best: Scoped<T> | undefined;
   for (const c of candidates ?? []) {
-    const scope = scopeOf(c);
-    if (!isWithin(folder, scope)) continue;
-    const depth = scope === '.' ? 0 : scope.split('/').length;
-    const r = rank(c);
-    if (!best || depth > best.depth || (depth === best.depth && r > best.rank)) best = { c, depth, rank: r };
+    if (!isWithin(folder, c.scope)) continue;
+    if (!best || c.depth > best.depth || (c.depth === best.depth && c.rank > best.rank)) best = c;
   }
-  return best?.c;
+  return best?.item;
 }
 
 /** An rLLM episode id is `task:rollout_idx`. */

@@ -33,7 +33,8 @@ export function trajectoryFacts(t: Trajectory, line?: number): TrajectoryFacts {
   assign(facts, 'formatErrors', countSteps(t.steps, (s) => s.formatError !== undefined));
   assign(facts, 'timeouts', countSteps(t.steps, isTimeout));
   assign(facts, 'lintRejections', longestRun(t.steps, isLintRejected));
-  const repeated = longestRun(t.steps, (s) => s.action.raw.trim() !== '', (a, b) => actionKey(a) === actionKey(b));
+  // Identical means the same text from the model: a re-parse of the same text gives the same tool and arguments.
+  const repeated = longestRun(t.steps, (s) => s.action.raw.trim() !== '', (a, b) => a.action.raw.trim() === b.action.raw.trim());
   if (repeated) facts.repeatedAction = { ...repeated, action: t.steps[repeated.step]!.action.raw.trim().slice(0, 200) };
   return facts;
 }
@@ -69,10 +70,6 @@ function isTimeout(s: Step): boolean {
 
 function isLintRejected(s: Step): boolean {
   return s.flags?.includes('lint-rejected') === true;
-}
-
-function actionKey(s: Step): string {
-  return s.action.tool === null ? s.action.raw.trim() : `${s.action.tool}\u0000${JSON.stringify(s.action.args)}`;
 }
 
 function countSteps(steps: Step[], match: (s: Step) => boolean): { first: number; count: number } | undefined {

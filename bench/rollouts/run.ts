@@ -1,0 +1,129 @@
+/**
+ * Indexing a training run: 1,000 trajectories (100 instances x 10 attempts; SWE-agent .traj up to
+ * several MB, mini-swe-agent .traj.json, R2E-Gym JSONL) with preds and run reports. Each variant
+ * runs in its own child process, so its peak RSS is its own:
+ *   raw   read + JSON.parse of every file (JSONL line by line): the floor
+ *   cold  our index with an empty cache folder
+ *   warm  our index again over the unchanged folder, with the cache the cold run wrote
+ * Usage: node --import tsx bench/rollouts/run.ts [--rounds N] [--keep DIR]
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { indexRollouts } from '../../extension/core/rollouts/rolloutIndex';
+import { miniSweAgentTraj, patchFor, predsJson, r2eGymRecord, runReport, sweAgentTraj, workSteps, writeJson, writeJsonl } from '../../test/fixtures/rollouts/runWriter';
+
+const INSTANCES = 100;
+const ATTEMPTS = 10;
+
+interface Measure {
+  variant: string;
+  ms: number;
+  peakRssMb: number;
+  rollouts: number;
+}
+
+/** Deterministic spread of sizes: the same run every time. */
+function spread(i: number, a: number, min: number, span: number): number {
+  return min + ((i * 7919 + a * 104729) % span);
+}
+
+function generate(root: string): { files: number; bytes: number } {
+  const patch = patchFor('src/widgets/resize.py');
+  for (let a = 1; a <= ATTEMPTS; a++) {
+    const ids = Array.from({ length: INSTANCES }, (_, i) => `acme__widgets-${1000 + i}`);
+    const resolved = ids.filter((_, i) => (i + a) % 3 === 0);
+    const r2e: unknown[] = [];
+    ids.forEach((instance, i) => {
+      const steps = workSteps(spread(i, a, 8, 52), spread(i, a, 10, 40));
+      const spec = { instance, steps, exit: 'submitted', patch, cost: 0.3, tokensSent: 40000, tokensReceived: 1500 };
+      // Attempts 1-4: SWE-agent, the first two 1.0.x style with the model input in every step (the megabyte files).
+      if (a <= 4) writeJson(root, `attempt_${a}/${instance}/${instance}.traj`, sweAgentTraj({ ...spec, withQueries: a <= 2 }));
+      else if (a <= 7) writeJson(root, `attempt_${a}/${instance}/${instance}.traj.json`, miniSweAgentTraj({ ...spec, exit: 'Submitted' }));
+      else r2e.push(r2eGymRecord({ ...spec, exit: 'agent', reward: resolved.includes(instance) ? 1 : 0 }));
+    });
+    if (r2e.length > 0) writeJsonl(root, `attempt_${a}/deepswe.jsonl`, r2e);
+    else {
+      writeJson(root, `attempt_${a}/preds.json`, predsJson(ids.map((instance) => ({ instance, patch }))));
+      writeJson(root, `attempt_${a}/acme-coder-7b.attempt_${a}.json`, runReport({ resolved, unresolved: ids.filter((id) => !resolved.includes(id)) }));
+    }
+  }
+  let files = 0;
+  let bytes = 0;
+  for (const f of walk(root)) {
+    files++;
+    bytes += statSync(f).size;
+  }
+  return { files, bytes };
+}
+
+function* walk(dir: string): Generator<string> {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) yield* walk(p);
+    else if (/\.(json|jsonl|traj)$/.test(e.name)) yield p;
+  }
+}
+
+/** The floor: every byte read and parsed once, nothing else. */
+function rawRead(root: string): number {
+  let documents = 0;
+  for (const file of walk(root)) {
+    const text = readFileSync(file, 'utf8');
+    if (file.endsWith('.jsonl')) {
+      for (const line of text.split('\n')) if (line.trim() !== '') documents += JSON.parse(line) ? 1 : 0;
+    } else documents += JSON.parse(text) ? 1 : 0;
+  }
+  return documents;
+}
+
+async function child(variant: string, root: string, cache: string): Promise<void> {
+  const start = process.hrtime.bigint();
+  const rollouts = variant === 'raw' ? rawRead(root) : (await indexRollouts(root, { cacheDir: cache })).rollouts.length;
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  const m: Measure = { variant, ms, peakRssMb: process.resourceUsage().maxRSS / 1024, rollouts };
+  process.stdout.write(JSON.stringify(m) + '\n');
+}
+
+function measure(variant: string, root: string, cache: string): Measure {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', __filename, '--child', variant, '--root', root, '--cache', cache], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (r.status !== 0) throw new Error(`${variant} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Measure;
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { child: { type: 'string' }, root: { type: 'string' }, cache: { type: 'string' }, rounds: { type: 'string' }, keep: { type: 'string' } } });
+  if (values.child) return child(values.child, values.root!, values.cache!);
+  const rounds = Number(values.rounds ?? 3);
+  const root = values.keep ?? mkdtempSync(join(tmpdir(), 'swe-workbench-bench-rollouts-'));
+  const work = mkdtempSync(join(tmpdir(), 'swe-workbench-bench-cache-'));
+  try {
+    const size = generate(root);
+    console.log(`run: ${size.files} files, ${(size.bytes / 1e6).toFixed(1)} MB (${INSTANCES} instances x ${ATTEMPTS} attempts)`);
+    const results: Record<string, Measure[]> = { raw: [], cold: [], warm: [] };
+    for (let i = 0; i < rounds; i++) {
+      // Raw and cold alternate so both see the same page cache; warm reuses the cold run's cache.
+      const cache = join(work, `round-${i}`);
+      results.raw!.push(measure('raw', root, cache));
+      results.cold!.push(measure('cold', root, cache));
+      results.warm!.push(measure('warm', root, cache));
+    }
+    const med = (v: string) => median(results[v]!.map((m) => m.ms));
+    const rss = (v: string) => Math.max(...results[v]!.map((m) => m.peakRssMb));
+    for (const v of ['raw', 'cold', 'warm']) console.log(`${v.padEnd(5)} ${med(v).toFixed(0).padStart(7)} ms (median of ${rounds})  peak RSS ${rss(v).toFixed(0)} MB  documents/rollouts ${results[v]![0]!.rollouts}`);
+    console.log(`cold / raw  = ${(med('cold') / med('raw')).toFixed(2)}x   (target <= 1.5x)`);
+    console.log(`warm / cold = ${((100 * med('warm')) / med('cold')).toFixed(1)}%  (target < 5%)`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    if (!values.keep) rmSync(root, { recursive: true, force: true });
+  }
+}
+
+void main();

@@ -38,8 +38,9 @@ export function splitCwdMarker(output: string): { output: string; cwd: string | 
 
 export async function runBash(ctx: ToolContext, command: string): Promise<ToolResult> {
   const { commandTimeoutMs, maxObservationChars } = ctx.config;
-  // eval keeps a syntax error inside the command from swallowing the marker line.
-  const script = `eval ${shellQuote(command)}\n__swb_rc=$?; printf '\\n${CWD_MARK}%s\\n' "$PWD"; (exit $__swb_rc)`;
+  // eval keeps a syntax error inside the command from swallowing the marker line; the exit
+  // code is handed back through a function, which costs no fork.
+  const script = `__swb_ret() { return $1; }; eval ${shellQuote(command)}\n__swb_rc=$?; printf '\\n${CWD_MARK}%s\\n' "$PWD"; __swb_ret $__swb_rc`;
   const result = await ctx.sandbox.exec(script, {
     timeoutMs: commandTimeoutMs,
     // Bytes, not characters: room for multi-byte text before the character limit applies.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { runTool } from './sandbox-files';
+import { realpathScript, runTool } from './sandbox-files';
 import { shellQuote } from './shell-words';
 import { defineTool, type ToolContext, type ToolResult } from './tool-definition';
 import { NO_FILE_OPEN } from './windowed-tools';
@@ -11,10 +11,10 @@ const MAX_RESULTS = 100;
 
 const said = (observation: string): ToolResult => ({ observation, exitCode: 0 });
 
-/** Runs `body` with `$d` set to the directory's real path, or says it is missing. */
+/** Runs `body` with `$__swb_d` set to the directory's real path, or says it is missing. */
 async function inDirectory(ctx: ToolContext, dir: string | undefined, body: string): Promise<{ dir: string; lines: string[] } | ToolResult> {
   const d = shellQuote(dir ?? './');
-  const { output } = await runTool(ctx, `if [ ! -d ${d} ]; then echo @missing; else d=$(realpath -- ${d}); printf '%s\\n' "$d"; ${body}; fi`);
+  const { output } = await runTool(ctx, `if [ ! -d ${d} ]; then echo @missing; else ${realpathScript(dir ?? './')}; __swb_d=$__swb_r; printf '%s\\n' "$__swb_d"; ${body}; unset __swb_d; fi`);
   const lines = output.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   if (lines[0] === '@missing') return said(`Directory ${dir} not found`);
@@ -31,7 +31,7 @@ const findFile = defineTool({
     dir: z.string().optional().describe('the directory to search in (if not provided, searches in the current directory)'),
   }),
   async run(ctx, { file_name, dir }) {
-    const found = await inDirectory(ctx, dir, `find "$d" -type f -name ${shellQuote(file_name)}`);
+    const found = await inDirectory(ctx, dir, `find "$__swb_d" -type f -name ${shellQuote(file_name)}`);
     if ('observation' in found) return found;
     if (found.lines.length === 0) return said(`No matches found for "${file_name}" in ${found.dir}`);
     return said([`Found ${found.lines.length} matches for "${file_name}" in ${found.dir}:`, ...found.lines].join('\n'));
@@ -48,8 +48,11 @@ const searchDir = defineTool({
     dir: z.string().optional().describe('the directory to search in (if not provided, searches in the current directory)'),
   }),
   async run(ctx, { search_term, dir }) {
-    // Hidden paths are left out by `find`, binary files by `grep -I`; `-c` counts matching lines.
-    const found = await inDirectory(ctx, dir, `find "$d" -type f ! -path '*/.*' -exec grep -cIH -- ${shellQuote(search_term)} {} +`);
+    // SWE-agent leaves out every path with a hidden component (the searched folder's own path
+    // included) and binary files; `-c` counts matching lines. Files with no match are dropped
+    // here rather than by a `grep -v` in a pipeline, which doubled the call's time (bench/aci).
+    const grep = `grep -rcI --exclude-dir='.*' --exclude='.*' -- ${shellQuote(search_term)} "$__swb_d"`;
+    const found = await inDirectory(ctx, dir, `case "$__swb_d" in */.*) ;; *) ${grep} ;; esac`);
     if ('observation' in found) return found;
     const counts = found.lines
       .map((line) => ({ file: line.slice(0, line.lastIndexOf(':')), count: Number(line.slice(line.lastIndexOf(':') + 1)) }))
@@ -81,7 +84,7 @@ const searchFile = defineTool({
     const f = shellQuote(target);
     const { output } = await runTool(
       ctx,
-      `if [ ! -f ${f} ]; then echo @missing; else realpath -- ${f}; grep -n -- ${shellQuote(search_term)} ${f}; fi`,
+      `if [ ! -f ${f} ]; then echo @missing; else ${realpathScript(target)}; printf '%s\\n' "$__swb_r"; grep -n -- ${shellQuote(search_term)} ${f}; fi`,
     );
     const lines = output.split('\n');
     if (lines[lines.length - 1] === '') lines.pop();

@@ -8,6 +8,8 @@ const commands: Record<string, () => Promise<Command>> = {
   rollouts: async () => (await import('./rollouts')).command,
   inspect: async () => (await import('./inspect')).command,
   aci: async () => (await import('./aci')).command,
+  replay: async () => (await import('./replay')).command,
+  run: async () => (await import('./run')).command,
 };
 
 function usage(): string {

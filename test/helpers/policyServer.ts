@@ -96,10 +96,11 @@ export class PolicyServer {
     return this.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.body as ChatRequest);
   }
 
-  /** Replaces the script; the reply counter starts again at 0. */
+  /** Replaces the script; the reply counter and the record of requests start again. */
   setScript(script: Script): void {
     this.script = script;
     this.completions = 0;
+    this.requests.length = 0;
   }
 
   async listen(port = 0): Promise<this> {

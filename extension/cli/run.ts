@@ -1,0 +1,209 @@
+/**
+ * `swe-workbench run`: a live episode in the task's container against an OpenAI-compatible
+ * policy server, optionally forked from a recording, written out as a canonical trajectory.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { CancelledError, InputError, jsonPath } from '../core/errors';
+import { PolicyClient, PolicyError, type PolicyClientOptions } from '../core/policy/policyClient';
+import { SCAFFOLDS, type Scaffold } from '../core/policy/scaffolds';
+import { PolicySource, type ActionSource } from '../core/session/actionSources';
+import { startContainerSession } from '../core/session/containerSession';
+import { toolSetFor } from '../core/aci/standard-tools';
+import type { ToolSet } from '../core/aci/tool-registry';
+import { DebugSession } from '../core/session/debugSession';
+import { forkOf } from '../core/session/fork';
+import { writeTrajectoryFile } from '../core/session/trajectoryRecorder';
+import { loadTrajectory } from '../core/trajectory/load';
+import type { TrajectoryMeta } from '../core/trajectory/model';
+import { CliError, parseCommandArgs, type Command } from './command';
+
+const USAGE = `usage: swe-workbench run --task TASK.json --policy-url URL --model NAME --out FILE
+                         [--max-steps N] [--fork TRAJ --at N] [--scaffold S] [--api-key KEY]
+                         [--temperature T] [--top-p P] [--top-k K] [--min-p P] [--max-tokens N]
+                         [--seed N] [--stream] [--logprobs K] [--observation-window N] [--timeout-ms N]
+
+Runs the agent live: each action comes from the policy at URL (vLLM, SGLang or any
+OpenAI-compatible server) and runs in a container of the task's image. With --fork, steps
+0..N-1 of TRAJ are replayed first and the policy continues from there.
+TASK.json: {"image", "repo" (host folder, relative to the task file), "repoPath"?, "baseCommit"?,
+"problemStatement" or "spec", "instanceId"?, "bundles"?, "testCommand"?, "systemPrompt"?}
+--scaffold: ${SCAFFOLDS.join(', ')} (default thought_action).
+Exit code: 0 when the agent submitted, 1 otherwise.`;
+
+export const TaskFileSchema = z
+  .strictObject({
+    image: z.string().min(1),
+    repo: z.string().min(1),
+    repoPath: z.string().startsWith('/').default('/repo'),
+    baseCommit: z.string().regex(/^[0-9a-f]{7,40}$/, 'expected a commit sha (7 to 40 hex digits)').optional(),
+    instanceId: z.string().optional(),
+    problemStatement: z.string().min(1).optional(),
+    spec: z.string().min(1).optional(),
+    bundles: z.array(z.string().min(1)).optional(),
+    testCommand: z.string().min(1).optional(),
+    systemPrompt: z.string().min(1).optional(),
+  })
+  .refine((t) => t.problemStatement !== undefined || t.spec !== undefined, { message: 'needs "problemStatement" or "spec"', path: ['problemStatement'] });
+export type TaskFile = z.infer<typeof TaskFileSchema>;
+
+/** SWE-agent's default system message. */
+const DEFAULT_SYSTEM_PROMPT = 'You are a helpful assistant that can interact with a computer to solve tasks.';
+
+/** SWE-agent's instance template, with the task's repository path. */
+export function instructionsFor(task: TaskFile): string {
+  return `<uploaded_files>
+${task.repoPath}
+</uploaded_files>
+I've uploaded a code repository in the directory ${task.repoPath}. Consider the following ${task.problemStatement ? 'PR description' : 'specification'}:
+
+<pr_description>
+${task.problemStatement ?? task.spec}
+</pr_description>
+
+Can you help me implement the necessary changes to the repository so that the requirements specified in the <pr_description> are met?
+Your thinking should be thorough and so it's fine if it's very long.`;
+}
+
+export async function readTaskFile(file: string): Promise<TaskFile> {
+  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new InputError(file, undefined, err.code === 'ENOENT' ? 'no such file' : `cannot read: ${err.message}`);
+  });
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new InputError(file, undefined, `not JSON: ${(err as Error).message}`);
+  }
+  const parsed = TaskFileSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InputError(file, jsonPath(issue.path.map((p) => (typeof p === 'number' ? p : String(p)))), issue.message);
+  }
+  return { ...parsed.data, repo: path.resolve(path.dirname(file), parsed.data.repo) };
+}
+
+function toolsOf(task: TaskFile, file: string): ToolSet {
+  try {
+    return toolSetFor(task.bundles);
+  } catch (err) {
+    throw new InputError(file, '$.bundles', (err as Error).message);
+  }
+}
+
+function numberOption(name: string, value: string | undefined, integer = false): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new CliError(`${name} must be ${integer ? 'a whole number' : 'a number'}, got '${value}'`);
+  return n;
+}
+
+function defined<T extends Record<string, unknown>>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+export const command: Command = {
+  async run(argv, ctx) {
+    const { values, positionals } = parseCommandArgs(argv, {
+      task: { type: 'string' },
+      'policy-url': { type: 'string' },
+      model: { type: 'string' },
+      out: { type: 'string' },
+      'max-steps': { type: 'string' },
+      fork: { type: 'string' },
+      at: { type: 'string' },
+      scaffold: { type: 'string', default: 'thought_action' },
+      'api-key': { type: 'string' },
+      temperature: { type: 'string' },
+      'top-p': { type: 'string' },
+      'top-k': { type: 'string' },
+      'min-p': { type: 'string' },
+      'max-tokens': { type: 'string' },
+      seed: { type: 'string' },
+      stream: { type: 'boolean', default: false },
+      logprobs: { type: 'string' },
+      'observation-window': { type: 'string' },
+      'timeout-ms': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (values.help) {
+      ctx.stdout.write(USAGE + '\n');
+      return 0;
+    }
+    if (positionals.length > 0) throw new CliError(`unexpected argument '${positionals[0]}'\n\n${USAGE}`);
+    if (!values.task || !values['policy-url'] || !values.out) throw new CliError(`--task, --policy-url and --out are required\n\n${USAGE}`);
+    if ((values.fork === undefined) !== (values.at === undefined)) throw new CliError('--fork and --at go together');
+    if (!(SCAFFOLDS as readonly string[]).includes(values.scaffold)) throw new CliError(`--scaffold must be one of ${SCAFFOLDS.join(', ')}, got '${values.scaffold}'`);
+    const scaffold = values.scaffold as Scaffold;
+    const maxSteps = numberOption('--max-steps', values['max-steps'], true);
+    const at = numberOption('--at', values.at, true);
+    const logprobs = numberOption('--logprobs', values.logprobs, true);
+    const observationWindow = numberOption('--observation-window', values['observation-window'], true);
+    const clientOptions: PolicyClientOptions = {
+      baseUrl: values['policy-url'],
+      ...defined({ model: values.model, apiKey: values['api-key'], timeoutMs: numberOption('--timeout-ms', values['timeout-ms'], true) }),
+      sampling: defined({
+        temperature: numberOption('--temperature', values.temperature),
+        topP: numberOption('--top-p', values['top-p']),
+        topK: numberOption('--top-k', values['top-k'], true),
+        minP: numberOption('--min-p', values['min-p']),
+        maxTokens: numberOption('--max-tokens', values['max-tokens'], true),
+        seed: numberOption('--seed', values.seed, true),
+      }),
+      stream: values.stream,
+      ...(logprobs !== undefined ? { logprobs: true, topLogprobs: logprobs } : {}),
+    };
+
+    const task = await readTaskFile(values.task);
+    const parent = values.fork === undefined ? undefined : (await loadTrajectory(values.fork, { signal: ctx.signal })).trajectory;
+    const client = await PolicyClient.connect(clientOptions, ctx.signal).catch((err: unknown) => {
+      throw err instanceof PolicyError ? new CliError(err.message, 1) : err;
+    });
+    const tools = toolsOf(task, values.task);
+    const instructions = instructionsFor(task);
+    const systemPrompt = task.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
+    const live = new PolicySource({ client, tools, scaffold, systemPrompt, instructions, ...(observationWindow !== undefined ? { observationWindow } : {}) });
+    const meta: TrajectoryMeta = { model: client.model, parseFunction: scaffold, toolBundles: [...tools.bundles], systemPrompt, instructions };
+    let sources: ActionSource[] = [live];
+    if (parent && at !== undefined) {
+      const fork = forkOf(parent, values.fork!, at, tools, live);
+      sources = fork.sources;
+      meta.parent = fork.parent;
+    }
+    const aci = await startContainerSession({
+      image: task.image,
+      repoDir: task.repo,
+      repoPath: task.repoPath,
+      role: 'run',
+      tools,
+      signal: ctx.signal,
+      ...(task.baseCommit ? { baseCommit: task.baseCommit } : {}),
+    });
+    const session = new DebugSession({
+      aci,
+      sources,
+      task: defined({ instanceId: task.instanceId, baseCommit: task.baseCommit, image: task.image, repoPath: task.repoPath, problemStatement: task.problemStatement ?? task.spec }),
+      meta,
+      signal: ctx.signal,
+      ...(maxSteps !== undefined ? { maxSteps } : {}),
+      ...(task.testCommand ? { testCommand: task.testCommand } : {}),
+    });
+    session.on((event) => {
+      if (event.type === 'step-done') {
+        const s = event.step;
+        ctx.stderr.write(`step ${s.index}: ${s.action.tool ?? '(unparsed)'}${s.formatError ? ` format error: ${s.formatError}` : ` exit ${s.exitCode}`}\n`);
+      }
+      if (event.type === 'error') ctx.stderr.write(`swe-workbench run: step ${event.index}: ${event.message}\n`);
+    });
+    const stop = await session.continue().catch((err: unknown) => {
+      if (err instanceof CancelledError) return undefined;
+      throw err;
+    });
+    const trajectory = await session.finish();
+    await writeTrajectoryFile(values.out, trajectory);
+    ctx.stdout.write(JSON.stringify({ out: values.out, steps: trajectory.steps.length, exitStatus: trajectory.outcome.exitStatus, ...(trajectory.outcome.error ? { error: trajectory.outcome.error } : {}) }) + '\n');
+    if (!stop || stop.reason === 'cancelled') return 130;
+    return stop.reason === 'submitted' ? 0 : 1;
+  },
+};

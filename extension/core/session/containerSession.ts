@@ -1,0 +1,44 @@
+import { AciSession } from '../aci/aci-session';
+import { toolSetFor } from '../aci/standard-tools';
+import type { ToolSet } from '../aci/tool-registry';
+import { DockerSandbox } from '../runtime/docker-sandbox';
+import type { Trajectory } from '../trajectory/model';
+
+export interface ContainerSessionOptions {
+  image: string;
+  /** Host directory copied into the container at `repoPath`. */
+  repoDir: string;
+  repoPath: string;
+  /** The agent's tools; default: the standard bundles. */
+  tools?: ToolSet;
+  baseCommit?: string;
+  /** Run the shell under a pseudo-terminal, as the recording did. */
+  tty?: boolean;
+  /** What the session is for (`replay`, `run`), as a container label, so leftovers say where they came from. */
+  role: string;
+  signal?: AbortSignal;
+}
+
+/** A container with the repository and the agent's tools bound to it. The caller disposes the sandbox. */
+export async function startContainerSession(options: ContainerSessionOptions): Promise<AciSession> {
+  const tools = options.tools ?? toolSetFor();
+  const sandbox = await DockerSandbox.create({
+    image: options.image,
+    repoDir: options.repoDir,
+    repoPath: options.repoPath,
+    tty: options.tty ?? false,
+    labels: { 'swe-workbench.role': options.role },
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  return new AciSession(sandbox, { tools, config: options.baseCommit ? { baseCommit: options.baseCommit } : {} });
+}
+
+/** How a recording ran, so its replay runs the same way. */
+export function replaySettings(recording: Trajectory): { bundles?: string[]; tty: boolean; repoPath?: string; baseCommit?: string } {
+  return {
+    ...(recording.meta.toolBundles ? { bundles: recording.meta.toolBundles } : {}),
+    tty: recording.meta.pty ?? false,
+    ...(recording.task.repoPath ? { repoPath: recording.task.repoPath } : {}),
+    ...(recording.task.baseCommit ? { baseCommit: recording.task.baseCommit } : {}),
+  };
+}

@@ -28,8 +28,9 @@ function toolSetOf(bundles: readonly string[] | undefined): ToolSet {
  * (`argv`) and says why, so the step stays readable.
  */
 export function lineCommandParser(bundles?: readonly string[]): (raw: string) => LineCommand {
-  const tools = toolSetOf(bundles);
+  let tools: ToolSet | undefined;
   return (raw) => {
+    tools ??= toolSetOf(bundles);
     const parsed = tools.parseCommand(raw);
     if (!('error' in parsed)) return { action: { raw, tool: parsed.tool, args: parsed.args } };
     const split = splitShellWords(raw.split('\n', 1)[0] ?? '');

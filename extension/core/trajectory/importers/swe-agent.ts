@@ -111,11 +111,13 @@ function stateOf(state: z.infer<typeof StateSchema> | null | undefined, ctx: Imp
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-const LINT_REJECTED = /Your proposed edit has introduced new syntax error|Your edit was not applied|edit would have looked if applied/;
+const LINT_REJECTED = /^\s*(Your proposed edit has introduced new syntax error|Your edit was not applied)/;
 const TIMED_OUT = /was cancelled because it took more than \d+ seconds/;
 
+/** The scaffold's own messages open the observation, so only its head is searched (observations reach megabytes). */
 function flagsOf(observation: string): string[] | undefined {
-  const flags = [...(LINT_REJECTED.test(observation) ? ['lint-rejected'] : []), ...(TIMED_OUT.test(observation) ? ['timeout'] : [])];
+  const head = observation.slice(0, 400);
+  const flags = [...(LINT_REJECTED.test(head) ? ['lint-rejected'] : []), ...(TIMED_OUT.test(head) ? ['timeout'] : [])];
   return flags.length > 0 ? flags : undefined;
 }
 

@@ -1,0 +1,68 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { Frame, Page } from 'playwright-core';
+import { webviewFrame } from './browser';
+
+/** Opens a workspace file through Quick Open, retrying while the workbench is still starting. */
+export async function quickOpen(page: Page, fileName: string): Promise<void> {
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ timeout: 10_000 });
+    await input.fill(fileName);
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: fileName }).first();
+    const found = await row.waitFor({ timeout: 10_000 }).then(() => true, () => false);
+    if (found) {
+      await page.keyboard.press('Enter');
+      return;
+    }
+    await page.keyboard.press('Escape');
+    if (attempt >= 6) throw new Error(`Quick Open never listed ${fileName}`);
+  }
+}
+
+/** Built-in themes of Code 1.139 by id, with the class the workbench gets once one applies. */
+/** Opens a file that shows in a webview and returns the frame once `readySelector` is in it. */
+export async function openFileInWebview(page: Page, fileName: string, readySelector: string): Promise<Frame> {
+  await quickOpen(page, fileName);
+  // A Quick Open issued while the workbench restores editors can be swallowed: ask once more.
+  return webviewFrame(page, readySelector, 30_000).catch(async () => {
+    await quickOpen(page, fileName);
+    return webviewFrame(page, readySelector, 30_000);
+  });
+}
+
+export const THEMES = {
+  dark: { id: 'Dark 2026', workbenchClass: 'vscode-theme-defaults-themes-2026-dark-json', webviewClass: 'vscode-dark' },
+  light: { id: 'Light 2026', workbenchClass: 'vscode-theme-defaults-themes-2026-light-json', webviewClass: 'vscode-light' },
+  'high-contrast': { id: 'Default High Contrast', workbenchClass: 'vscode-theme-defaults-themes-hc_black-json', webviewClass: 'vscode-high-contrast' },
+} as const;
+
+/** Runs a command from the Command Palette, retrying while the workbench is still registering it. */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Control+Shift+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ timeout: 10_000 });
+    await input.fill(`>${title}`);
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+    if (await row.waitFor({ timeout: 5_000 }).then(() => true, () => false)) {
+      await page.keyboard.press('Enter');
+      return;
+    }
+    await page.keyboard.press('Escape');
+    if (attempt >= 6) throw new Error(`the Command Palette never listed '${title}'`);
+  }
+}
+
+/**
+ * Switches the colour theme by editing the user settings file and reloading the window. The
+ * theme picker would search the marketplace first, which cannot answer on these machines, and
+ * the server does not notice a settings file written behind its back until a reload.
+ */
+export async function setTheme(page: Page, settingsFile: string, theme: keyof typeof THEMES): Promise<void> {
+  const settings = JSON.parse(readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
+  writeFileSync(settingsFile, JSON.stringify({ ...settings, 'workbench.colorTheme': THEMES[theme].id }, null, 2));
+  await page.reload();
+  await page.locator(`.monaco-workbench.${THEMES[theme].workbenchClass}`).waitFor({ timeout: 60_000 });
+}

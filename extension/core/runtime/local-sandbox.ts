@@ -74,7 +74,7 @@ export class LocalSandbox implements Sandbox {
       tty,
       startShell: async (): Promise<ShellProcess> => {
         // util-linux `script` gives the shell a pseudo-terminal without a native module.
-        const argv = tty ? ['script', '-qfec', 'bash --norc --noprofile -i', '/dev/null'] : ['bash', '--norc', '--noprofile', '-i'];
+        const argv = tty ? ['script', '-qfec', 'bash --norc --noprofile --noediting -i', '/dev/null'] : ['bash', '--norc', '--noprofile', '-i'];
         const p = startProcess(argv, repoPath, env);
         p.stderr.resume();
         return p;

@@ -7,23 +7,26 @@ import type { TreeSignal } from './shell-session';
  * Arguments: the shell's pid and a TreeSignal.
  */
 export const SIGNAL_TREE_SCRIPT = [
-  'root=$1; how=$2; declare -A parent pgrp',
+  'root=$1; how=$2; declare -A kids pgrp',
   'for f in /proc/[0-9]*/stat; do',
   '  { read -r s < "$f"; } 2>/dev/null || continue',
-  '  p=${s%% *}; set -- ${s##*) }; parent[$p]=$2; pgrp[$p]=$3',
+  '  p=${s%% *}; set -- ${s##*) }; kids[$2]+=" $p"; pgrp[$p]=$3',
   'done',
   'desc=(); queue=("$root")',
   'while ((${#queue[@]})); do',
   '  cur=${queue[0]}; queue=("${queue[@]:1}")',
-  '  for p in "${!parent[@]}"; do',
-  '    if [[ ${parent[$p]} == "$cur" && $p != $$ ]]; then desc+=("$p"); queue+=("$p"); fi',
+  '  for p in ${kids[$cur]}; do',
+  '    if [[ $p != $$ ]]; then desc+=("$p"); queue+=("$p"); fi',
   '  done',
   'done',
-  'case $how in interrupt) sig=INT; targets=("$root" "${desc[@]}");; kill-children) sig=KILL; targets=("${desc[@]}");; *) sig=KILL; targets=("$root" "${desc[@]}");; esac',
+  'case $how in interrupt) sig=INT;; *) sig=KILL;; esac',
+  // The shell first: an interactive bash abandons the command line only if SIGINT reached it
+  // before the child it waits for died of SIGINT.
+  '[[ $how != kill-children ]] && kill -s $sig -- "$root" 2>/dev/null',
   'declare -A groups',
   'for p in "${desc[@]}"; do g=${pgrp[$p]}; [[ $g != "${pgrp[$root]}" && $g != 0 ]] && groups[$g]=1; done',
   'for g in "${!groups[@]}"; do kill -s $sig -- "-$g" 2>/dev/null; done',
-  '((${#targets[@]})) && kill -s $sig -- "${targets[@]}" 2>/dev/null',
+  '((${#desc[@]})) && kill -s $sig -- "${desc[@]}" 2>/dev/null',
   'exit 0',
 ].join('\n');
 

@@ -32,7 +32,7 @@ export interface ShellHost {
    * `kill-all` SIGKILL to the shell too.
    */
   signalTree(pid: number, how: TreeSignal): Promise<void>;
-  /** Under a pty the shell's output ends lines with \r\n and Ctrl-C goes through the terminal. */
+  /** Under a pty the shell's output ends lines with \r\n. */
   readonly tty: boolean;
 }
 
@@ -45,8 +45,14 @@ export interface ShellDefaults {
 /** Printed by an interactive bash without a terminal when a child it waits for is killed. */
 const TCSETATTR_NOISE = /^bash: \[\d+: \d+ \(\d+\)\] tcsetattr: Inappropriate ioctl for device\r?\n/gm;
 
-/** How long each escalation step waits for the shell to answer after a timeout. */
-const ESCALATION_WAIT_MS = [1000, 1500, 2000] as const;
+/**
+ * Stopping a command that overran: SIGINT to the shell and its children, then up to
+ * STOP_ATTEMPTS - 1 rounds of SIGKILL to the children and SIGINT again (a loop goes on to its
+ * next iteration when a child is killed), each waiting STOP_WAIT_MS for the shell to answer;
+ * after that a fresh shell.
+ */
+const STOP_ATTEMPTS = 4;
+const STOP_WAIT_MS = 750;
 
 /** Quotes any string as a bash ANSI-C literal `$'...'`, so no byte is interpreted. */
 export function bashQuote(text: string): string {
@@ -141,7 +147,10 @@ export class ShellSession {
       "PS0=''",
       'unset PROMPT_COMMAND HISTFILE',
       'set +H',
-      ...(this.host.tty ? ['stty -echo 2>/dev/null'] : []),
+      // A pager reads keys from the terminal, which no command here can answer.
+      'export PAGER="${PAGER:-cat}"',
+      // No echo of our lines, and no canonical mode: it caps a line at 4095 bytes.
+      ...(this.host.tty ? ['stty -echo -icanon 2>/dev/null'] : []),
       `cd -- ${bashQuote(this.defaults.cwd)} 2>/dev/null`,
     ].join('; ');
     let answer: Awaited<ReturnType<ShellSession['roundTrip']>>;
@@ -221,45 +230,55 @@ export class ShellSession {
     return new Promise((resolve, reject) => {
       let timedOut = false;
       let cancelled = false;
+      let stopping: Promise<void> | undefined;
       let timer: NodeJS.Timeout | undefined;
+      let wake: () => void = () => undefined;
       const finish = (code: number | 'closed') => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         this.pending = undefined;
-        if (cancelled) reject(new CancelledError(typeof signal?.reason === 'string' ? signal.reason : 'cancelled'));
-        else resolve({ text: output.text(), code, timedOut, dropped: output.dropped });
+        wake();
+        const settle = () => {
+          if (cancelled) reject(new CancelledError(typeof signal?.reason === 'string' ? signal.reason : 'cancelled'));
+          else resolve({ text: output.text(), code, timedOut, dropped: output.dropped });
+        };
+        // A signal still on its way must land before the next command starts, not on it.
+        if (stopping) void stopping.then(settle);
+        else settle();
       };
       this.pending = { seqs: new Set([seq]), output, held: Buffer.alloc(0), resolve: finish };
-      const escalate = (step: number) => {
-        if (!this.pending?.seqs.has(seq)) return;
-        if (step === 0) void this.interrupt();
-        else if (step === 1) void this.host.signalTree(this.pid, 'kill-children').then(() => this.interrupt());
-        else {
-          this.restarts++;
-          void this.host.signalTree(this.pid, 'kill-all');
-          void shell.kill().catch(() => undefined);
-          finish(130);
-          this.shell = undefined;
-          return;
+      const running = () => this.pending?.seqs.has(seq) === true;
+      const stop = async () => {
+        for (let attempt = 0; attempt < STOP_ATTEMPTS; attempt++) {
+          if (attempt > 0 && running()) await this.host.signalTree(this.pid, 'kill-children').catch(() => undefined);
+          if (running()) await this.host.signalTree(this.pid, 'interrupt').catch(() => undefined);
+          if (!running()) return;
+          this.resync();
+          await new Promise<void>((done) => {
+            wake = done;
+            setTimeout(done, STOP_WAIT_MS);
+          });
         }
-        if (step === 0 || step === 1) this.resync();
-        timer = setTimeout(() => escalate(step + 1), ESCALATION_WAIT_MS[step]);
+        if (!running()) return;
+        this.restarts++;
+        await this.host.signalTree(this.pid, 'kill-all').catch(() => undefined);
+        await shell.kill().catch(() => undefined);
+        if (this.shell === shell) this.shell = undefined;
+        finish(130);
       };
-      const onTimeout = () => {
-        timedOut = true;
-        escalate(0);
+      const begin = () => {
+        stopping ??= stop();
       };
       const onAbort = () => {
         cancelled = true;
-        clearTimeout(timer);
-        if (purpose === 'start') {
-          finish('closed');
-          return;
-        }
-        escalate(0);
+        if (purpose === 'start') finish('closed');
+        else begin();
       };
       if (signal) signal.addEventListener('abort', onAbort, { once: true });
-      timer = setTimeout(onTimeout, timeoutMs);
+      timer = setTimeout(() => {
+        timedOut = true;
+        begin();
+      }, timeoutMs);
       shell.stdin.write(line);
     });
   }
@@ -269,11 +288,6 @@ export class ShellSession {
     const seq = ++this.seq;
     this.pending?.seqs.add(seq);
     this.shell?.stdin.write(`printf '\\n%s%d %d\\n' ${this.markerPrefix} ${seq} $?\n`);
-  }
-
-  private async interrupt(): Promise<void> {
-    if (this.host.tty) this.shell?.stdin.write('\x03');
-    else await this.host.signalTree(this.pid, 'interrupt');
   }
 
   /** Splits the stream into output and end markers; stale markers (from a resync) are dropped. */

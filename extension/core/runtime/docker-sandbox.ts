@@ -1,0 +1,379 @@
+/**
+ * The Sandbox in a Docker container (dockerode): one long-lived interactive bash per container,
+ * reached through a single exec with stdin attached; files move through the archive API.
+ *
+ * Lifetime: the container carries labels (SANDBOX_LABEL, OWNER_LABEL, SESSION_LABEL) and is
+ * removed on dispose(), when creation fails, when `options.signal` aborts (at any time, so a
+ * cancelled job takes its container with it), and at process exit when the docker CLI can be
+ * run. cleanupLeftovers() removes containers whose owning process is gone.
+ *
+ * `tty: true` runs the shell under a pseudo-terminal of 80x24, as SWE-agent 1.x recorded:
+ * output lines end with \r\n, programs that check isatty (ls, git, pytest) format for a
+ * terminal, and bash's job control reports killed jobs ("Killed"). Commands still read
+ * /dev/null, never the terminal.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { posix } from 'node:path';
+import { PassThrough, type Duplex } from 'node:stream';
+import type Docker from 'dockerode';
+import { CancelledError, InputError, throwIfAborted } from '../errors';
+import { abortable } from './abortable';
+import { dockerFromEnv } from './docker-connection';
+import { signalTreeArgv } from './process-tree';
+import { RepoSnapshots } from './repo-snapshot';
+import { DEFAULT_LIMITS, type ExecOptions, type ExecResult, type Sandbox, type SandboxLimits, type SandboxOptions, type SandboxProcess } from './sandbox';
+import { ShellSession, type ShellHost, type ShellProcess, type TreeSignal } from './shell-session';
+import { extractTo, packFile, packHostPath, readSingleFile } from './tar-archive';
+
+export const SANDBOX_LABEL = 'swe-workbench.sandbox';
+/** `<hostname>:<pid>` of the process that created the container. */
+export const OWNER_LABEL = 'swe-workbench.owner';
+export const SESSION_LABEL = 'swe-workbench.session';
+
+const SNAPSHOT_DIR = '/tmp/.swe-workbench/snapshots';
+const PROCESS_DIR = '/tmp/.swe-workbench/processes';
+const TTY_SIZE = { w: 80, h: 24 };
+/** Keeps the container alive with whatever `sleep` the image has (busybox lacks `infinity`). */
+const IDLE_COMMAND = ['/bin/sh', '-c', 'while :; do sleep 3600; done'];
+
+function ownerId(): string {
+  return `${hostname()}:${process.pid}`;
+}
+
+function statusCode(err: unknown): number | undefined {
+  return typeof err === 'object' && err !== null && 'statusCode' in err ? (err as { statusCode: number }).statusCode : undefined;
+}
+
+function engineMessage(err: unknown): string {
+  const json = typeof err === 'object' && err !== null && 'json' in err ? (err as { json: unknown }).json : undefined;
+  if (json && typeof json === 'object' && 'message' in json) return String((json as { message: unknown }).message);
+  return err instanceof Error ? err.message : String(err);
+}
+
+// Containers of this process, removed with the docker CLI at exit if dispose() never ran.
+const live = new Map<string, string | undefined>();
+let exitHookInstalled = false;
+
+function cliHost(docker: Docker): string | undefined {
+  const modem = docker.modem as { socketPath?: string; protocol?: string; host?: string; port?: number | string };
+  if (modem.socketPath) return `unix://${modem.socketPath}`;
+  if (modem.protocol === 'http' && modem.host) return `tcp://${modem.host}:${modem.port ?? 2375}`;
+  return undefined;
+}
+
+function track(docker: Docker, id: string): void {
+  live.set(id, cliHost(docker));
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const [left, host] of live) {
+      spawnSync('docker', [...(host ? ['-H', host] : []), 'rm', '-f', '-v', left], { stdio: 'ignore', timeout: 10_000 });
+    }
+  });
+}
+
+async function removeContainer(docker: Docker, id: string): Promise<void> {
+  try {
+    await docker.getContainer(id).remove({ force: true, v: true });
+  } catch (err) {
+    // 404: already gone; 409: removal already in progress.
+    if (statusCode(err) !== 404 && statusCode(err) !== 409) throw err;
+  } finally {
+    live.delete(id);
+  }
+}
+
+/** Runs a short command in the container and waits for it to end; returns its output and exit code. */
+async function execOnce(container: Docker.Container, argv: string[]): Promise<{ output: string; exitCode: number }> {
+  const exec = await container.exec({ Cmd: argv, AttachStdout: true, AttachStderr: true, Tty: false });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const chunks: Buffer[] = [];
+  const sink = new PassThrough();
+  sink.on('data', (c: Buffer) => chunks.push(c));
+  container.modem.demuxStream(stream, sink, sink);
+  await new Promise<void>((done) => {
+    stream.on('end', done);
+    stream.on('close', done);
+    stream.on('error', () => done());
+  });
+  const info = await exec.inspect();
+  return { output: Buffer.concat(chunks).toString('utf8'), exitCode: info.ExitCode ?? -1 };
+}
+
+interface AttachedExec {
+  exec: Docker.Exec;
+  stream: Duplex;
+  stdout: PassThrough;
+  stderr: PassThrough;
+  exited: Promise<number>;
+}
+
+/** Starts an exec with stdin attached; without a tty its stdout and stderr are demultiplexed. */
+async function attach(container: Docker.Container, create: Docker.ExecCreateOptions): Promise<AttachedExec> {
+  const exec = await container.exec({ ...create, AttachStdin: true, AttachStdout: true, AttachStderr: true });
+  const stream = (await exec.start({ hijack: true, stdin: true, Tty: create.Tty ?? false })) as Duplex;
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  if (create.Tty) stream.pipe(stdout);
+  else container.modem.demuxStream(stream, stdout, stderr);
+  const exited = new Promise<number>((done) => {
+    let ended = false;
+    const onEnd = () => {
+      if (ended) return;
+      ended = true;
+      stdout.end();
+      stderr.end();
+      exec.inspect().then(
+        (info) => done(info.ExitCode ?? -1),
+        () => done(-1),
+      );
+    };
+    stream.on('end', onEnd);
+    stream.on('close', onEnd);
+    stream.on('error', onEnd);
+  });
+  return { exec, stream, stdout, stderr, exited };
+}
+
+export class DockerSandbox implements Sandbox {
+  readonly kind = 'docker' as const;
+  readonly repoPath: string;
+  private readonly shell: ShellSession;
+  private readonly snapshots: RepoSnapshots;
+  private readonly env: string[];
+  private readonly processes = new Set<SandboxProcess>();
+  private spawned = 0;
+  private disposed = false;
+  private readonly onAbort = () => void this.dispose();
+
+  private constructor(
+    private readonly docker: Docker,
+    private readonly container: Docker.Container,
+    options: SandboxOptions,
+    limits: SandboxLimits,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    this.repoPath = options.repoPath;
+    const tty = options.tty ?? false;
+    this.env = Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`);
+    const host: ShellHost = {
+      tty,
+      startShell: () => this.startShell(tty),
+      signalTree: async (pid: number, how: TreeSignal) => {
+        await execOnce(this.container, signalTreeArgv(pid, how));
+      },
+    };
+    this.shell = new ShellSession(host, { cwd: this.repoPath, commandTimeoutMs: limits.commandTimeoutMs, maxOutputBytes: limits.maxOutputBytes });
+    this.snapshots = new RepoSnapshots((c, o) => this.exec(c, o), this.repoPath, SNAPSHOT_DIR);
+    signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  get id(): string {
+    return this.container.id;
+  }
+
+  /**
+   * Creates and starts a container of `options.image` (which must be on the engine), copies
+   * `options.repoDir` in at `options.repoPath` and starts the shell. On any failure or abort
+   * nothing is left behind.
+   */
+  static async create(options: SandboxOptions, docker: Docker = dockerFromEnv()): Promise<DockerSandbox> {
+    const { signal } = options;
+    throwIfAborted(signal);
+    if (!posix.isAbsolute(options.repoPath) || posix.normalize(options.repoPath) === '/') {
+      throw new InputError(undefined, 'repoPath', `expected an absolute directory other than '/', got '${options.repoPath}'`);
+    }
+    const limits = { ...DEFAULT_LIMITS, ...options.limits };
+    const creating = docker.createContainer({
+      Image: options.image,
+      Entrypoint: IDLE_COMMAND,
+      Cmd: [],
+      WorkingDir: options.repoPath,
+      Env: Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`),
+      Labels: { [SESSION_LABEL]: randomUUID(), ...options.labels, [SANDBOX_LABEL]: '1', [OWNER_LABEL]: ownerId() },
+      NetworkDisabled: !options.network,
+      HostConfig: {
+        NetworkMode: options.network ? 'bridge' : 'none',
+        Memory: limits.memoryBytes,
+        MemorySwap: limits.memoryBytes,
+        NanoCpus: Math.round(limits.cpus * 1e9),
+        PidsLimit: limits.pids,
+        Init: true,
+        Mounts: (options.mounts ?? []).map((m) => ({ Type: 'bind' as const, Source: m.hostPath, Target: m.containerPath, ReadOnly: m.readOnly })),
+      },
+    });
+    let container: Docker.Container | undefined;
+    try {
+      container = await abortable(creating, signal);
+      track(docker, container.id);
+      await abortable(container.start(), signal);
+      if (options.repoDir) {
+        await abortable(container.putArchive(packHostPath(options.repoDir, options.repoPath.slice(1)), { path: '/' }), signal);
+      }
+      const sandbox = new DockerSandbox(docker, container, options, limits, signal);
+      await sandbox.shell.start(signal);
+      throwIfAborted(signal);
+      return sandbox;
+    } catch (err) {
+      if (container) await removeContainer(docker, container.id).catch(() => undefined);
+      else creating.then((late) => removeContainer(docker, late.id), () => undefined).catch(() => undefined);
+      if (err instanceof CancelledError || err instanceof InputError) throw err;
+      throw new Error(`cannot start a sandbox from image '${options.image}': ${engineMessage(err)}`, { cause: err });
+    }
+  }
+
+  private async startShell(tty: boolean): Promise<ShellProcess> {
+    const attached = await attach(this.container, {
+      // Without readline, `stty -echo` silences the echo of our command lines.
+      Cmd: tty ? ['bash', '--norc', '--noprofile', '--noediting', '-i'] : ['bash', '--norc', '--noprofile', '-i'],
+      Tty: tty,
+      WorkingDir: this.repoPath,
+      Env: tty ? [...this.env, 'TERM=xterm'] : this.env,
+    });
+    if (tty) await attached.exec.resize(TTY_SIZE).catch(() => undefined);
+    attached.stderr.resume();
+    return {
+      stdin: attached.stream,
+      stdout: attached.stdout,
+      exited: attached.exited,
+      kill: async () => {
+        attached.stream.destroy();
+      },
+    };
+  }
+
+  exec(command: string, options?: ExecOptions): Promise<ExecResult> {
+    if (this.disposed) return Promise.reject(new Error('the sandbox has been disposed'));
+    return this.shell.exec(command, options);
+  }
+
+  async spawn(argv: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<SandboxProcess> {
+    if (argv.length === 0) throw new Error('spawn needs a program to run');
+    const pidFile = `${PROCESS_DIR}/${++this.spawned}.pid`;
+    // The pid file lets kill() find the process: exec ids do not reveal in-container pids.
+    const attached = await attach(this.container, {
+      Cmd: ['/bin/sh', '-c', 'mkdir -p "${0%/*}" && echo $$ > "$0" && exec "$@"', pidFile, ...argv],
+      Tty: false,
+      WorkingDir: this.resolve(options.cwd ?? '.'),
+      Env: [...this.env, ...Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`)],
+    });
+    const process: SandboxProcess = {
+      stdin: attached.stream,
+      stdout: attached.stdout,
+      stderr: attached.stderr,
+      exited: attached.exited,
+      kill: async () => {
+        const pid = Number((await execOnce(this.container, ['cat', pidFile])).output.trim());
+        if (Number.isInteger(pid) && pid > 0) await execOnce(this.container, signalTreeArgv(pid, 'kill-all'));
+        attached.stream.destroy();
+        await attached.exited;
+      },
+    };
+    this.processes.add(process);
+    void attached.exited.then(() => this.processes.delete(process));
+    return process;
+  }
+
+  async readFile(path: string): Promise<string> {
+    return (await this.readFileBytes(path)).toString('utf8');
+  }
+
+  async readFileBytes(path: string): Promise<Buffer> {
+    const target = this.resolve(path);
+    return readSingleFile(await this.getArchive(target), target);
+  }
+
+  async writeFile(path: string, content: string | Uint8Array): Promise<void> {
+    const target = this.resolve(path);
+    const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+    const mode = (await this.statMode(target)) ?? 0o644;
+    await this.container.putArchive(packFile(target.slice(1), bytes, mode), { path: '/' });
+  }
+
+  async copyIn(hostPath: string, sandboxPath: string): Promise<void> {
+    const target = this.resolve(sandboxPath);
+    await this.container.putArchive(packHostPath(hostPath, target.slice(1)), { path: '/' });
+  }
+
+  async copyOut(sandboxPath: string, hostPath: string): Promise<void> {
+    await extractTo(await this.getArchive(this.resolve(sandboxPath)), hostPath);
+  }
+
+  snapshot(): Promise<string> {
+    return this.snapshots.snapshot();
+  }
+
+  reset(snapshotId: string): Promise<void> {
+    return this.snapshots.reset(snapshotId);
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.signal?.removeEventListener('abort', this.onAbort);
+    await this.shell.dispose();
+    await removeContainer(this.docker, this.container.id);
+  }
+
+  private resolve(path: string): string {
+    return posix.resolve(this.repoPath, path);
+  }
+
+  private async getArchive(target: string): Promise<NodeJS.ReadableStream> {
+    try {
+      return await this.container.getArchive({ path: target });
+    } catch (err) {
+      if (statusCode(err) === 404) throw new Error(`no such file or directory in the sandbox: ${target}`);
+      throw err;
+    }
+  }
+
+  /** Permission bits of an existing file, so a rewrite keeps e.g. an executable bit. */
+  private async statMode(target: string): Promise<number | undefined> {
+    try {
+      const res = (await this.container.infoArchive({ path: target })) as { headers?: Record<string, string | undefined> };
+      const stat = res.headers?.['x-docker-container-path-stat'];
+      if (!stat) return undefined;
+      const mode = (JSON.parse(Buffer.from(stat, 'base64').toString('utf8')) as { mode?: unknown }).mode;
+      return typeof mode === 'number' ? mode & 0o777 : undefined;
+    } catch (err) {
+      if (statusCode(err) === 404) return undefined;
+      throw err;
+    }
+  }
+}
+
+export interface LeftoverOptions {
+  docker?: Docker;
+  /** Remove every labelled sandbox, including those of processes still running. */
+  all?: boolean;
+}
+
+/**
+ * Removes sandbox containers left behind by processes that are gone (same host, dead pid), or
+ * all of them with `all`. Returns the removed container ids.
+ */
+export async function cleanupLeftovers(options: LeftoverOptions = {}): Promise<string[]> {
+  const docker = options.docker ?? dockerFromEnv();
+  const containers = await docker.listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`] } });
+  const me = hostname();
+  const stale = containers.filter((c) => {
+    if (options.all) return true;
+    const [host, pid] = (c.Labels[OWNER_LABEL] ?? '').split(':');
+    return host === me && !processAlive(Number(pid));
+  });
+  await Promise.all(stale.map((c) => removeContainer(docker, c.Id)));
+  return stale.map((c) => c.Id);
+}
+
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -132,6 +132,11 @@ export class PyrightServer {
     return server;
   }
 
+  /** Resolves with the server process's exit code. */
+  get exited(): Promise<number> {
+    return this.process.exited;
+  }
+
   get alive(): boolean {
     return !this.disposed && this.exitCode === undefined;
   }
@@ -298,17 +303,15 @@ function initializeParams(repoPath: string): Record<string, unknown> {
 async function installPyright(sandbox: Sandbox, host: PyrightPaths, signal?: AbortSignal): Promise<PyrightPaths> {
   if (sandbox.kind === 'local') return host;
   const inside = { node: CONTAINER_NODE_PATH, pyright: CONTAINER_PYRIGHT_PATH };
-  const present = `[ -x ${inside.node} ] && [ -f ${inside.pyright}/langserver.index.js ]`;
-  const probe = await sandbox.exec(`(${present} && echo @present || echo @absent)`, { timeoutMs: 30_000, ...(signal ? { signal } : {}) });
-  if (!probe.output.includes('@present')) {
-    await sandbox.copyIn(host.node, inside.node);
-    await sandbox.copyIn(host.pyright, inside.pyright);
-  }
-  throwIfAborted(signal);
-  const version = await sandbox.exec(`(${inside.node} --version 2>&1)`, { timeoutMs: 30_000, ...(signal ? { signal } : {}) });
+  const run = (script: string) => sandbox.exec(`(${script})`, { timeoutMs: 30_000, ...(signal ? { signal } : {}) });
+  const present = async (test: string) => (await run(`${test} && echo @present || echo @absent`)).output.includes('@present');
+  if (!(await present(`[ -x ${inside.node} ]`))) await sandbox.copyIn(host.node, inside.node);
+  const version = await run(`${inside.node} --version 2>&1`);
   if (version.exitCode !== 0 || !/^v\d+\./m.test(version.output)) {
     throw new Error(`the host's node (${host.node}) cannot run in this sandbox, so Pyright cannot start: ${version.output.trim() || `exit code ${version.exitCode}`}`);
   }
+  if (!(await present(`[ -f ${inside.pyright}/langserver.index.js ]`))) await sandbox.copyIn(host.pyright, inside.pyright);
+  throwIfAborted(signal);
   return inside;
 }
 

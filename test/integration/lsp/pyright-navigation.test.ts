@@ -2,9 +2,11 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { z } from 'zod';
 import { AciSession } from '../../../extension/core/aci/aci-session';
 import { LSP_BUNDLE } from '../../../extension/core/aci/lsp-tools';
-import { disposePyright, pyrightFor, pyrightMounts } from '../../../extension/core/aci/lsp-server';
+import { disposePyright, hostPyrightPaths, pyrightFor, pyrightMounts } from '../../../extension/core/aci/lsp-server';
+import { CancelledError } from '../../../extension/core/errors';
 import type { Sandbox } from '../../../extension/core/runtime/sandbox';
 import { listTreeFiles, sampleRepoTree } from '../../helpers/sampleRepo';
 import { countLangservers, LSP_TEST_LABEL, leftoverContainers, startLspSandbox } from './lspSandbox';
@@ -125,6 +127,41 @@ describe('Pyright navigation tools in a container of the base image', () => {
   });
 });
 
+describe('Pyright when things go wrong', () => {
+  let sandbox: Sandbox;
+  before(async () => {
+    sandbox = await startLspSandbox({ mounts: pyrightMounts() });
+  });
+  after(async () => {
+    await disposePyright(sandbox);
+    await sandbox.dispose();
+  });
+
+  test('an aborted request rejects as cancelled and the server keeps answering', async () => {
+    const server = await pyrightFor(sandbox);
+    const abort = new AbortController();
+    const pending = server.request('workspace/symbol', { query: 'Money' }, z.unknown(), abort.signal);
+    abort.abort();
+    await assert.rejects(pending, CancelledError);
+    const aci = new AciSession(sandbox, { bundles: [LSP_BUNDLE] });
+    assert.match((await aci.runCommand('workspace_symbols Money')).observation, /^ledger\/money\.py:\d+: class Money$/m);
+    assert.equal(await pyrightFor(sandbox), server);
+  });
+
+  test('a server that dies says so, and the next call starts a new one', async () => {
+    const server = await pyrightFor(sandbox);
+    await sandbox.exec("ps -eo pid,args | awk '/[l]angserver.index.js/ {print $1}' | xargs kill -9");
+    assert.notEqual(await server.exited, 0);
+    assert.equal(server.alive, false);
+    await assert.rejects(server.request('workspace/symbol', { query: 'Money' }, z.unknown()), /^Error: Pyright exited with code \d+ before answering workspace\/symbol/);
+    const aci = new AciSession(sandbox, { bundles: [LSP_BUNDLE] });
+    const line = await lineOf('ledger/accounts.py', 'class Chart');
+    assert.match((await aci.runCommand(`hover ledger/accounts.py ${line} Chart`)).observation, /^class Chart\(auto_open: bool = True\)$/m);
+    assert.notEqual(await pyrightFor(sandbox), server);
+    assert.equal(await countLangservers(sandbox), 1);
+  });
+});
+
 describe('Pyright copied into a container started without the mounts (a remote engine)', () => {
   test('it is copied in once, answers, and the container is removed after', async () => {
     const sandbox = await startLspSandbox({});
@@ -138,5 +175,18 @@ describe('Pyright copied into a container started without the mounts (a remote e
       await sandbox.dispose();
     }
     assert.deepEqual(await leftoverContainers(LSP_TEST_LABEL), []);
+  });
+
+  test('a binary that is not a working node gives a clear error and starts nothing', async () => {
+    const sandbox = await startLspSandbox({});
+    try {
+      await assert.rejects(
+        pyrightFor(sandbox, { host: { node: '/bin/false', pyright: hostPyrightPaths().pyright } }),
+        /^Error: the host's node \(\/bin\/false\) cannot run in this sandbox, so Pyright cannot start: false \(GNU coreutils\)/,
+      );
+      assert.equal(await countLangservers(sandbox), 0);
+    } finally {
+      await sandbox.dispose();
+    }
   });
 });

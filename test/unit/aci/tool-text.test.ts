@@ -10,7 +10,7 @@ describe('shell words', () => {
   test('quotes, escapes and operators', () => {
     assert.deepEqual(splitShellWords(`a 'b c' "d \\"e\\"" f\\ g`), { words: ['a', 'b c', 'd "e"', 'f g'], compound: false });
     assert.deepEqual(splitShellWords('ls | wc -l'), { words: ['ls', 'wc', '-l'], compound: true });
-    assert.deepEqual(splitShellWords('echo $(pwd)').compound, true);
+    assert.deepEqual(splitShellWords('echo $(pwd)'), { words: ['echo', 'pwd'], compound: true });
     assert.deepEqual(splitShellWords("'multi\nline' x\n"), { words: ['multi\nline', 'x'], compound: false });
     assert.deepEqual(splitShellWords("it's"), { error: 'unterminated single quote at offset 2' });
   });

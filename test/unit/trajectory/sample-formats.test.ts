@@ -128,3 +128,26 @@ describe('OpenAI chat messages', () => {
     assert.equal(t.meta.instructions, 'Why does tests/test_math.py fail?');
   });
 });
+
+describe('SWE-agent retry agents', () => {
+  test('the best attempt is read when the file holds only attempts[], with XML actions', async () => {
+    const loaded = await loadTrajectory(sampleTrajectory('swe-agent.retry-attempts.traj'));
+    const t = loaded.trajectory;
+    assert.equal(loaded.format, 'swe-agent');
+    assert.deepEqual(t.steps.map((s) => s.action.tool), ['str_replace_editor', 'str_replace_editor', 'submit']);
+    assert.deepEqual(t.steps[1]!.action.args, {
+      command: 'str_replace',
+      path: '/testbed/tests/missing_colon.py',
+      old_str: 'def division(a: float, b: float) -> float',
+      new_str: 'def division(a: float, b: float) -> float:',
+    });
+    assert.deepEqual(t.steps[1]!.source?.pointers, ['/attempts/1/trajectory/1', '/attempts/1/history/4']);
+    assert.equal(t.outcome.exitStatus, 'submitted');
+    assert.deepEqual(t.outcome.modelStats, { instanceCost: 0.42, tokensSent: 3000, tokensReceived: 150, apiCalls: 3 });
+    assert.equal(t.meta.parseFunction, 'xml_function_calling');
+    assert.deepEqual(t.meta.toolBundles, ['tools/registry', 'tools/edit_anthropic', 'tools/submit']);
+    assert.deepEqual(t.steps[0]!.sampling, { temperature: 0.6, top_p: 0.95 });
+    assert.equal(t.meta.formatVersion, '1.1.0');
+    assert.equal((rawRecord(loaded, t.steps[2]!) as { query: unknown[] }).query.length, 1);
+  });
+});

@@ -113,6 +113,14 @@ export class DebugSession {
     return next;
   }
 
+  /** Drops the next action and asks its source again (e.g. after a policy's reply stream broke). */
+  async regenerateNext(): Promise<NextAction | undefined> {
+    if (this.running) throw new Error('the session is running');
+    this.pending = undefined;
+    this.released = undefined;
+    return this.peekNext();
+  }
+
   /** Sources to use once the current ones run out (e.g. continue live after a replay). */
   addSource(source: ActionSource): void {
     this.sources.push(source);

@@ -171,14 +171,19 @@ describe('session on a local sandbox: live, replay, controls', () => {
     assert.equal(existsSync(sandbox.id), false);
   });
 
-  test('a stream cut mid-reply becomes a marked step that is not run', async () => {
-    server.setScript([{ ...thoughtAction('Find it.', 'grep -n allocate ledger/money.py'), fault: { kind: 'truncate', afterChunks: 3 } }]);
+  test('a stream cut mid-reply stops at the format-error breakpoint, and the person asks the policy again', async () => {
+    server.setScript([{ ...thoughtAction('Find it.', 'grep -n "def allocate" ledger/money.py'), fault: { kind: 'truncate', afterChunks: 3 } }, thoughtAction('Find it.', 'grep -n "def allocate" ledger/money.py')]);
     const { session } = await newSession(async (aci) => ({ sources: [await policySource(server.url, aci, { stream: true })], breakpoints: [{ kind: 'format-error' }] }));
     const stop = await session.continue();
     assert.deepEqual([stop.reason, stop.breakpoint?.kind], ['breakpoint', 'format-error']);
     const next = await session.peekNext();
     assert.deepEqual(next?.flags, ['stream-interrupted']);
     assert.equal(next?.thought, 'Find it.');
+    const again = await session.regenerateNext();
+    assert.equal(again?.formatError, undefined);
+    await session.step();
+    assert.equal(session.steps[0]!.observation, '75:    def allocate(self, ratios):');
+    assert.equal(server.chatRequests.length, 2);
     await session.finish();
   });
 

@@ -146,21 +146,10 @@ export class PyrightServer {
    * cancelled on the server too) and when the server process ends.
    */
   async request<T>(method: string, params: unknown, reply: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
-    throwIfAborted(signal);
-    if (!this.alive) throw this.deadError(method);
+    if (!this.alive) throw this.deadError(`answering ${method}`);
     const source = new CancellationTokenSource();
-    let stop: (error: Error) => void = () => undefined;
-    const stopped = new Promise<never>((_, reject) => {
-      stop = reject;
-    });
-    const onAbort = () => stop(new CancelledError(`${method} cancelled`));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => stop(new Error(`Pyright did not answer ${method} within ${this.requestTimeoutMs} ms`)), this.requestTimeoutMs);
-    const died = this.process.exited.then(() => {
-      throw this.deadError(method);
-    });
     try {
-      const answer = await Promise.race([this.connection.sendRequest(method, params, source.token), stopped, died]);
+      const answer = await this.bounded(this.connection.sendRequest(method, params, source.token), `answering ${method}`, signal);
       const parsed = reply.safeParse(answer);
       if (!parsed.success) throw new InputError('Pyright', method, `unexpected reply: ${z.prettifyError(parsed.error)}`);
       return parsed.data;
@@ -168,10 +157,7 @@ export class PyrightServer {
       source.cancel();
       throw error;
     } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
       source.dispose();
-      died.catch(() => undefined);
     }
   }
 
@@ -179,17 +165,26 @@ export class PyrightServer {
    * Waits until Pyright has listed the workspace's source files: it lists them a chunk at a
    * time after starting, and `workspace/symbol` meanwhile answers from the part it has.
    */
-  async workspaceReady(signal?: AbortSignal): Promise<void> {
+  workspaceReady(signal?: AbortSignal): Promise<void> {
+    return this.bounded(this.sourcesListed, "listing the workspace's files", signal);
+  }
+
+  /** `work`, unless the signal aborts, the time limit passes or the server dies first. */
+  private async bounded<T>(work: Promise<T>, what: string, signal?: AbortSignal): Promise<T> {
     throwIfAborted(signal);
     let stop: (error: Error) => void = () => undefined;
     const stopped = new Promise<never>((_, reject) => {
       stop = reject;
     });
-    const onAbort = () => stop(new CancelledError('waiting for Pyright cancelled'));
+    const onAbort = () => stop(new CancelledError(`cancelled while Pyright was ${what}`));
     signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => stop(new Error(`Pyright did not finish listing the workspace's files within ${this.requestTimeoutMs} ms`)), this.requestTimeoutMs);
+    const timer = setTimeout(() => stop(new Error(`Pyright timed out ${what} after ${this.requestTimeoutMs} ms`)), this.requestTimeoutMs);
+    const died = this.process.exited.then(() => {
+      throw this.deadError(what);
+    });
+    died.catch(() => undefined);
     try {
-      await Promise.race([this.sourcesListed, stopped]);
+      return await Promise.race([work, stopped, died]);
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
@@ -252,10 +247,10 @@ export class PyrightServer {
     await this.connection.sendNotification('textDocument/didClose', { textDocument: { uri } });
   }
 
-  private deadError(method: string): Error {
+  private deadError(what: string): Error {
     const why = this.disposed ? 'was shut down' : `exited with code ${this.exitCode ?? '?'}`;
     const tail = this.stderrTail.trim();
-    return new Error(`Pyright ${why} before answering ${method}${tail ? `; its last output:\n${tail}` : ''}`);
+    return new Error(`Pyright ${why} before ${what}${tail ? `; its last output:\n${tail}` : ''}`);
   }
 
   /** Asks the server to shut down, then makes sure its process is gone. Safe to call twice. */

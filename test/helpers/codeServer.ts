@@ -54,6 +54,8 @@ export interface CodeServerOptions {
   readonly userSettings?: Record<string, unknown>;
   /** Where its folders go; a fresh temporary folder when absent. */
   readonly home?: string;
+  /** A fixed port on 127.0.0.1; a free one when absent. */
+  readonly port?: number;
 }
 
 export interface CodeServer {
@@ -120,7 +122,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     const r = spawnSync(launcher, [...common, '--install-extension', options.vsix, '--force'], { env, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`installing ${options.vsix} failed: ${r.stderr}`);
   }
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const configFile = path.join(config, 'code-server.yaml');
   writeFileSync(configFile, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
   const logFile = path.join(home, 'code-server.log');

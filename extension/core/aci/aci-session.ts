@@ -1,6 +1,6 @@
 import { throwIfAborted } from '../errors';
 import type { Sandbox } from '../runtime/sandbox';
-import type { ParsedAction } from './command-syntax';
+import { validateArguments, type ParsedAction } from './command-syntax';
 import { toolSetFor } from './standard-tools';
 import { DEFAULT_ACI_CONFIG, type AciConfig, type AciState, type ToolContext } from './tool-definition';
 import type { ToolSet } from './tool-registry';
@@ -68,7 +68,7 @@ export class AciSession {
     return 'error' in parsed ? Promise.resolve(this.formatError(parsed.error)) : this.run(parsed, signal);
   }
 
-  /** Runs an already validated action (from one of the tool set's parsers). */
+  /** Runs an action (a recorded one, or one from the tool set's parsers); its arguments are checked against the tool's schema. */
   run(action: ParsedAction, signal?: AbortSignal): Promise<AciStepResult> {
     const next = this.queue.then(() => this.runNow(action, signal));
     this.queue = next.catch(() => undefined);
@@ -79,8 +79,10 @@ export class AciSession {
     throwIfAborted(signal);
     const tool = this.tools.get(action.tool);
     if (!tool) return this.formatError(`Command '${action.tool}' not found in list of available commands.`);
+    const checked = validateArguments(tool, action.args);
+    if ('error' in checked) return this.formatError(checked.error);
     const ctx: ToolContext = { sandbox: this.sandbox, state: this.state, config: this.config, ...(signal ? { signal } : {}) };
-    const result = await tool.run(ctx, action.args);
+    const result = await tool.run(ctx, checked.args);
     return {
       observation: result.observation,
       exitCode: result.exitCode,

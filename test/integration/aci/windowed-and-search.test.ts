@@ -99,6 +99,18 @@ describe('windowed viewer and search (tools/windowed, tools/search)', () => {
     }
   });
 
+  test('an action with arguments its schema refuses is a format error and runs nothing', async () => {
+    const before = aci.session.stepState();
+    const r = await aci.session.run({ tool: 'goto', args: { line_number: 'forty' } });
+    assert.deepEqual(r, {
+      observation: "Invalid arguments for goto: argument 'line_number': Invalid input: expected number, received string",
+      exitCode: 2,
+      state: before,
+      formatError: "Invalid arguments for goto: argument 'line_number': Invalid input: expected number, received string",
+    });
+    assert.equal((await aci.session.run({ tool: 'vim', args: {} })).formatError, "Command 'vim' not found in list of available commands.");
+  });
+
   test('find_file: hits with a wildcard in a directory, and a miss', async () => {
     const pyFiles = readdirSync(path.join(tree, 'ledger')).filter((f) => f.endsWith('.py'));
     const r = await run('find_file "*.py" ledger');

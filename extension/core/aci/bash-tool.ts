@@ -11,7 +11,7 @@ import { defineTool, type ToolContext, type ToolResult } from './tool-definition
 
 const CWD_MARK = `__SWB_CWD_${randomBytes(6).toString('hex')}__`;
 
-export function timeoutMessage(command: string, timeoutMs: number): string {
+function timeoutMessage(command: string, timeoutMs: number): string {
   return (
     `The command '${command}' was cancelled because it took more than ${timeoutMs / 1000} seconds. ` +
     'Please try a different command that completes more quickly. Note: A common source of this error is if the command is interactive or requires user input (it is impossible to receive user input in the current environment, so the command will never complete).'
@@ -36,7 +36,7 @@ export function splitCwdMarker(output: string): { output: string; cwd: string | 
   return { output: output.slice(0, at), cwd };
 }
 
-export async function runBash(ctx: ToolContext, command: string): Promise<ToolResult> {
+async function runBash(ctx: ToolContext, command: string): Promise<ToolResult> {
   const { commandTimeoutMs, maxObservationChars } = ctx.config;
   // eval keeps a syntax error inside the command from swallowing the marker line; the exit
   // code is handed back through a function, which costs no fork.

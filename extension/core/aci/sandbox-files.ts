@@ -51,7 +51,7 @@ export function parseLookup(lines: readonly string[]): FileLookup {
   return { kind: 'file', path: status[2] as string, text: decodeBase64(lines[1] ?? '') };
 }
 
-export function decodeBase64(text: string): string {
+function decodeBase64(text: string): string {
   return Buffer.from(text.replace(/\s+/g, ''), 'base64').toString('utf8');
 }
 

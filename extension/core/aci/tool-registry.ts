@@ -13,11 +13,10 @@ export interface OpenAiToolSpec {
 const BUNDLE_ALIASES: Record<string, string[]> = {
   defaults: ['windowed', 'windowed_edit_linting', 'search', 'submit'],
   edit_replace: ['windowed_edit_replace'],
-  edit_linting: ['windowed_edit_linting'],
 };
 
 /** Bundles that only keep state or install helpers: they add no tool. */
-const STATE_ONLY_BUNDLES = new Set(['registry', 'diff_state', 'forfeit', 'multilingual_setup']);
+const STATE_ONLY_BUNDLES = new Set(['registry', 'diff_state', 'multilingual_setup']);
 
 /** `tools/windowed`, `/root/SWE-agent/tools/windowed/` and `windowed` all name `windowed`. */
 export function bundleName(pathOrName: string): string {

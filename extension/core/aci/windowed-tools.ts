@@ -12,7 +12,7 @@ const ok = (observation: string): ToolResult => ({ observation, exitCode: 0 });
 const fail = (observation: string): ToolResult => ({ observation, exitCode: 1 });
 
 /** The open file's current text, or the message SWE-agent prints when there is none. */
-export async function loadOpenFile(ctx: ToolContext): Promise<{ path: string; text: string } | ToolResult> {
+async function loadOpenFile(ctx: ToolContext): Promise<{ path: string; text: string } | ToolResult> {
   const path = ctx.state.openFile;
   if (path === null) return fail(NO_FILE_OPEN);
   const file = await lookupFile(ctx, path);

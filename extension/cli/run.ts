@@ -13,7 +13,7 @@ import { startContainerSession } from '../core/session/containerSession';
 import { toolSetFor } from '../core/aci/standard-tools';
 import type { ToolSet } from '../core/aci/tool-registry';
 import { DebugSession } from '../core/session/debugSession';
-import { forkOf } from '../core/session/fork';
+import { forkOf, scaffoldOf } from '../core/session/fork';
 import { writeTrajectoryFile } from '../core/session/trajectoryRecorder';
 import { loadTrajectory } from '../core/trajectory/load';
 import type { TrajectoryMeta } from '../core/trajectory/model';
@@ -29,7 +29,7 @@ OpenAI-compatible server) and runs in a container of the task's image. With --fo
 0..N-1 of TRAJ are replayed first and the policy continues from there.
 TASK.json: {"image", "repo" (host folder, relative to the task file), "repoPath"?, "baseCommit"?,
 "problemStatement" or "spec", "instanceId"?, "bundles"?, "testCommand"?, "systemPrompt"?}
---scaffold: ${SCAFFOLDS.join(', ')} (default thought_action).
+--scaffold: ${SCAFFOLDS.join(', ')} (default: the forked recording's, else thought_action).
 Exit code: 0 when the agent submitted, 1 otherwise.`;
 
 export const TaskFileSchema = z
@@ -113,7 +113,7 @@ export const command: Command = {
       'max-steps': { type: 'string' },
       fork: { type: 'string' },
       at: { type: 'string' },
-      scaffold: { type: 'string', default: 'thought_action' },
+      scaffold: { type: 'string' },
       'api-key': { type: 'string' },
       temperature: { type: 'string' },
       'top-p': { type: 'string' },
@@ -134,8 +134,9 @@ export const command: Command = {
     if (positionals.length > 0) throw new CliError(`unexpected argument '${positionals[0]}'\n\n${USAGE}`);
     if (!values.task || !values['policy-url'] || !values.out) throw new CliError(`--task, --policy-url and --out are required\n\n${USAGE}`);
     if ((values.fork === undefined) !== (values.at === undefined)) throw new CliError('--fork and --at go together');
-    if (!(SCAFFOLDS as readonly string[]).includes(values.scaffold)) throw new CliError(`--scaffold must be one of ${SCAFFOLDS.join(', ')}, got '${values.scaffold}'`);
-    const scaffold = values.scaffold as Scaffold;
+    if (values.scaffold !== undefined && !(SCAFFOLDS as readonly string[]).includes(values.scaffold)) {
+      throw new CliError(`--scaffold must be one of ${SCAFFOLDS.join(', ')}, got '${values.scaffold}'`);
+    }
     const maxSteps = numberOption('--max-steps', values['max-steps'], true);
     const at = numberOption('--at', values.at, true);
     const logprobs = numberOption('--logprobs', values.logprobs, true);
@@ -161,8 +162,10 @@ export const command: Command = {
       throw err instanceof PolicyError ? new CliError(err.message, 1) : err;
     });
     const tools = toolsOf(task, values.task);
-    const instructions = instructionsFor(task);
-    const systemPrompt = task.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
+    const scaffold = (values.scaffold as Scaffold | undefined) ?? (parent ? scaffoldOf(parent.meta) : 'thought_action');
+    // A fork continues the conversation the recording had, so its prompts win over the task's.
+    const instructions = parent?.meta.instructions ?? instructionsFor(task);
+    const systemPrompt = parent?.meta.systemPrompt ?? task.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
     const live = new PolicySource({ client, tools, scaffold, systemPrompt, instructions, ...(observationWindow !== undefined ? { observationWindow } : {}) });
     const meta: TrajectoryMeta = { model: client.model, parseFunction: scaffold, toolBundles: [...tools.bundles], systemPrompt, instructions };
     let sources: ActionSource[] = [live];

@@ -131,6 +131,7 @@ describe('swe-workbench run and replay in a real container', () => {
     assert.match(forked.steps[2]!.observation, /^\d+$/);
     assert.equal(forked.steps[2]!.logprobs?.[0]?.top?.length, 1);
     assert.equal(server.chatRequests[0]!.messages.length, 2 + 2 * 2);
+    assert.equal(server.chatRequests[0]!.messages[1]!.content, live.meta.instructions);
   });
 
   test('a fork point past the end of the recording is refused before any container starts', async () => {
@@ -170,6 +171,22 @@ describe('swe-workbench run and replay in a real container', () => {
     assert.equal(steps[1]!.formatError, 'Tool call arguments are not valid JSON.');
     assert.equal(steps[1]!.observation, 'Your action could not be parsed properly: Tool call arguments are not valid JSON..');
     assert.equal(steps[2]!.action.tool, 'submit');
+    const offered = (server.chatRequests[0]!.tools ?? []).map((t) => t.function.name);
+    assert.ok(['bash', 'open', 'str_replace_editor', 'submit'].every((name) => offered.includes(name)), offered.join(', '));
+  });
+
+  test('function calling against a vLLM started without --enable-auto-tool-choice: the run stops and says how to fix it', async () => {
+    const strict = await startPolicyServer([{ content: 'never' }], { autoToolChoice: false });
+    try {
+      const out = path.join(work, 'no-tools.json');
+      const result = await runCli(runCommand, ['--task', taskFile, '--policy-url', strict.url, '--out', out, '--scaffold', 'function_calling']);
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /only when started with --enable-auto-tool-choice --tool-call-parser <name>/);
+      assert.match((await readTrajectory(out)).outcome.error ?? '', /enable-auto-tool-choice/);
+      assert.equal(strict.chatRequests.length, 1);
+    } finally {
+      await strict.close();
+    }
   });
 
   test('a task file with a missing field is refused with the file and the JSON path', async () => {

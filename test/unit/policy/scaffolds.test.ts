@@ -7,6 +7,7 @@ import { ToolRegistry } from '../../../extension/core/aci/tool-registry';
 import { windowedTools } from '../../../extension/core/aci/windowed-tools';
 import { searchTools } from '../../../extension/core/aci/search-tools';
 import type { Step } from '../../../extension/core/trajectory/model';
+import { anAction, aStep } from '../../builders/trajectory';
 
 const tools = new ToolRegistry().register(...windowedTools, ...searchTools).toolSet(['windowed', 'search']);
 
@@ -80,7 +81,7 @@ describe('scaffolds: xml_function_calling', () => {
 });
 
 function step(index: number, observation: string, extra: Partial<Step> = {}): Step {
-  return { index, thought: `thought ${index}`, action: { raw: `goto ${index + 1}`, tool: 'goto', args: { line_number: index + 1 } }, observation, ...extra };
+  return aStep({ index, thought: `thought ${index}`, action: anAction({ raw: `goto ${index + 1}`, tool: 'goto', args: { line_number: index + 1 } }), observation, ...extra });
 }
 
 describe('context', () => {

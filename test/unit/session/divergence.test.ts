@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { compareObservations, lineDiff, NORMALISERS, normalise } from '../../../extension/core/session/divergence';
 import { breakAfter, breakBefore, editedFile, observationFlags } from '../../../extension/core/session/breakpoints';
 import type { NextAction } from '../../../extension/core/session/actionSources';
-import type { Step } from '../../../extension/core/trajectory/model';
+import { aBashAction, aStep } from '../../builders/trajectory';
 
 describe('divergence: normalisers', () => {
   test("a pty recording's \\r\\n matches a replay's \\n, and nothing else is forgiven without a normaliser", () => {
@@ -78,7 +78,7 @@ describe('breakpoints', () => {
   });
 
   test('after a step: non-zero exit code, lint-rejected edit, divergence', () => {
-    const step = (exitCode: number, observation = '', flags?: string[]): Step => ({ index: 0, thought: '', action: { raw: '', tool: 'bash', args: {} }, observation, exitCode, ...(flags ? { flags } : {}) });
+    const step = (exitCode: number, observation = '', flags?: string[]) => aStep({ action: aBashAction('true'), observation, exitCode, ...(flags ? { flags } : {}) });
     assert.equal(breakAfter([{ kind: 'exit-code' }], step(2), false)?.kind, 'exit-code');
     assert.equal(breakAfter([{ kind: 'exit-code' }], step(0), false), undefined);
     assert.equal(breakAfter([{ kind: 'divergence' }], step(0), true)?.kind, 'divergence');

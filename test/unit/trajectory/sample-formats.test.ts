@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { loadTrajectory, rawRecord } from '../../../extension/core/trajectory/load';
+import { importTrajectory, loadTrajectory, rawRecord } from '../../../extension/core/trajectory/load';
 import { sampleTrajectory } from '../../helpers/trajectoryFiles';
 
 describe('R2E-Gym JSONL', () => {
@@ -149,5 +149,32 @@ describe('SWE-agent retry agents', () => {
     assert.deepEqual(t.steps[0]!.sampling, { temperature: 0.6, top_p: 0.95 });
     assert.equal(t.meta.formatVersion, '1.1.0');
     assert.equal((rawRecord(loaded, t.steps[2]!) as { query: unknown[] }).query.length, 1);
+  });
+});
+
+describe('mini-swe-agent 1', () => {
+  test('fenced commands in a wrapped run; the final user message carrying the exit status ends it', () => {
+    const t = importTrajectory(
+      {
+        trajectory_format: 'mini-swe-agent-1',
+        info: { exit_status: 'Submitted', submission: 'diff --git a/a.py b/a.py\n', mini_version: '1.0.0', model_stats: { instance_cost: 0.01, api_calls: 2 } },
+        messages: [
+          { role: 'system', content: 'You are a helpful assistant.' },
+          { role: 'user', content: 'Fix a.py' },
+          { role: 'assistant', content: 'THOUGHT: look.\n\n```bash\ncat a.py\n```' },
+          { role: 'user', content: '<returncode>0</returncode>\n<output>\nx = 1\n</output>' },
+          { role: 'assistant', content: 'THOUGHT: done.\n\n```bash\necho MINI_SWE_AGENT_FINAL_OUTPUT && git diff\n```' },
+          { role: 'user', content: 'diff --git a/a.py b/a.py\n', extra: { exit_status: 'Submitted', submission: 'diff --git a/a.py b/a.py\n' } },
+        ],
+      },
+      { file: 'run.traj.json' },
+    );
+    assert.equal(t.format, 'mini-swe-agent');
+    assert.deepEqual(t.steps.map((s) => s.action.args.command), ['cat a.py', 'echo MINI_SWE_AGENT_FINAL_OUTPUT && git diff']);
+    assert.equal(t.steps[0]!.thought, 'THOUGHT: look.');
+    assert.equal(t.steps[0]!.exitCode, 0);
+    assert.equal(t.steps[1]!.observation, '');
+    assert.deepEqual(t.outcome, { exitStatus: 'Submitted', submission: 'diff --git a/a.py b/a.py\n', modelStats: { instanceCost: 0.01, apiCalls: 2 } });
+    assert.equal(t.meta.formatVersion, 'mini-swe-agent-1');
   });
 });

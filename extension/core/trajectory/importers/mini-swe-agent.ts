@@ -65,7 +65,8 @@ function followerFacts(message: Message): FollowerFacts {
   });
 }
 
-const isExit = (m: Message) => m.role === 'exit';
+// The run's end: `role: exit` now; older versions wrote it as a user message carrying the exit status.
+const isExit = (m: Message) => m.role === 'exit' || (m.role === 'user' && m.extra?.exit_status != null);
 
 /** The legacy form ends with the submitting command and a user message holding the submission. */
 function legacySubmission(messages: ReadonlyArray<Message>): string | undefined {

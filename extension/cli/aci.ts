@@ -13,13 +13,14 @@ import { DockerSandbox } from '../core/runtime/docker-sandbox';
 import type { Sandbox } from '../core/runtime/sandbox';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 
-const USAGE = `usage: swe-workbench aci --image IMAGE --repo DIR [--workdir /repo] [--bundles a,b] [--base-commit SHA]
+const USAGE = `usage: swe-workbench aci --image IMAGE --repo DIR [--workdir /repo] [--bundles a,b] [--base-commit SHA] [--crlf]
 
 Starts one sandbox from IMAGE with DIR copied to --workdir, then reads JSON lines on stdin:
   {"command": "open \\"src/a.py\\" 20"}            a command as an agent writes it
   {"tool": "str_replace_editor", "args": {...}}   a tool call with JSON arguments
 and prints one JSON line per input: {"observation", "exitCode", "state": {"open_file", "working_dir"}}.
 --bundles are SWE-agent tool bundles (default: windowed,windowed_edit_linting,search,edit_anthropic,submit).
+--crlf ends observation lines with \\r\\n, as SWE-agent 1.x recordings show them.
 The sandbox is removed at end of input or on Ctrl-C.`;
 
 const InputLineSchema = z.union([
@@ -87,6 +88,7 @@ export const command: Command = {
         workdir: { type: 'string', default: '/repo' },
         bundles: { type: 'string' },
         'base-commit': { type: 'string' },
+        crlf: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' },
       },
       false,
@@ -108,7 +110,7 @@ export const command: Command = {
         signal: ctx.signal,
       });
       ctx.stderr.write(`swe-workbench aci: sandbox ${sandbox.id} (${values.image}) ready, ${values.repo} at ${values.workdir}\n`);
-      const config = values['base-commit'] ? { baseCommit: values['base-commit'] } : {};
+      const config = { crlf: values.crlf, ...(values['base-commit'] ? { baseCommit: values['base-commit'] } : {}) };
       const bad = await serveJsonLines(new AciSession(sandbox, { tools, config }), ctx);
       if (ctx.signal.aborted) return 130;
       return bad > 0 ? 1 : 0;

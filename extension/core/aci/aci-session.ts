@@ -84,7 +84,7 @@ export class AciSession {
     const ctx: ToolContext = { sandbox: this.sandbox, state: this.state, config: this.config, ...(signal ? { signal } : {}) };
     const result = await tool.run(ctx, checked.args);
     return {
-      observation: result.observation,
+      observation: this.config.crlf ? result.observation.replace(/\r?\n/g, '\r\n') : result.observation,
       exitCode: result.exitCode,
       state: this.stepState(),
       ...(result.submission !== undefined ? { submission: result.submission } : {}),

@@ -35,6 +35,8 @@ export interface AciConfig {
   baseCommit?: string;
   /** Messages `review_on_submit_m` shows before the real submission (`{{diff}}` is replaced). */
   submitReviewMessages?: string[];
+  /** End observation lines with `\r\n`, as SWE-agent 1.x recordings (made under a pty) show them. */
+  crlf?: boolean;
 }
 
 export const DEFAULT_ACI_CONFIG: AciConfig = {

@@ -91,6 +91,14 @@ describe('swe-workbench aci', () => {
     assert.equal(containerExists(id), false);
   });
 
+  test('--crlf and --bundles: pty-style line ends, and only the named bundles', async () => {
+    const cli = startCli(repo, ['--crlf', '--bundles', 'tools/search']);
+    cli.child.stdin.end([JSON.stringify({ command: 'echo a; echo b' }), JSON.stringify({ command: 'open ledger/money.py' })].join('\n') + '\n');
+    assert.equal((await cli.next()).observation, 'a\r\nb');
+    assert.equal((await cli.next()).observation, 'bash: open: command not found');
+    assert.equal(await cli.exited, 0);
+  });
+
   test('usage errors: a missing option, an unknown bundle', async () => {
     const noImage = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'extension/cli/main.ts'), 'aci', '--repo', repo], { cwd: repoRoot });
     let err = '';

@@ -1,5 +1,6 @@
 // Our tools against what SWE-agent printed in real recorded runs, on content rebuilt from the
-// recordings themselves (SWE-agent 1.x ran under a pty, so its lines end with \r\n).
+// recordings themselves. SWE-agent 1.x ran under a pty, so its lines end with \r\n: the sessions
+// here print that way too, and the observations are compared byte for byte.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,16 +22,13 @@ const ReplayConfigSchema = z.object({
 });
 
 function recordedSteps(file: string) {
-  return TrajSchema.parse(JSON.parse(readFileSync(path.join(thirdParty, file), 'utf8'))).trajectory.map((s) => ({
-    action: s.action,
-    observation: s.observation.replace(/\r\n/g, '\n'),
-  }));
+  return TrajSchema.parse(JSON.parse(readFileSync(path.join(thirdParty, file), 'utf8'))).trajectory;
 }
 
 /** The `N:text` lines of a recorded window, back to file lines keyed by number. */
 function windowLines(observation: string): Map<number, string> {
   const lines = new Map<number, string>();
-  for (const line of observation.split('\n')) {
+  for (const line of observation.split('\r\n')) {
     const m = /^(\d+):(.*)$/.exec(line);
     if (m) lines.set(Number(m[1]), m[2] as string);
   }
@@ -61,7 +59,7 @@ describe('SWE-agent/test-repo run (sweagenttestrepo-1c2844.traj): find_file, ope
     chmodSync(path.join(host, 'tests/missing_colon.py'), 0o755);
     gitRepo(host);
     sandbox = await startTestSandbox(host, '/SWE-agent__test-repo');
-    session = new AciSession(sandbox, { bundles: ['tools/registry', 'tools/windowed', 'tools/search', 'tools/submit'] });
+    session = new AciSession(sandbox, { bundles: ['tools/registry', 'tools/windowed', 'tools/search', 'tools/submit'], config: { crlf: true } });
   });
   after(async () => {
     await sandbox?.dispose();
@@ -103,7 +101,7 @@ describe('marshmallow-1867 function-calling run (tools/edit_replace): create, in
   function rebuiltFields(): string {
     const total = Number(/\((\d+) lines total\)/.exec(openStep.observation)?.[1]);
     const known = windowLines(openStep.observation);
-    const [appliedWindow] = rejected.observation.split('\n------------------------------------------------\n\nThis is the original');
+    const [appliedWindow] = rejected.observation.split('This is the original');
     // The rejected edit turned line 1475 into two lines; below it, edited line k is line k - 1.
     for (const [n, text] of windowLines(appliedWindow ?? '')) if (n >= 1477) known.set(n - 1, text);
     // The window starts inside a method's open tuple and ends on an `if` line: the filler lines
@@ -120,7 +118,7 @@ describe('marshmallow-1867 function-calling run (tools/edit_replace): create, in
     gitRepo(host);
     sandbox = await startTestSandbox(host, '/testbed');
     const { replay_config: config } = ReplayConfigSchema.parse(JSON.parse(readFileSync(traj, 'utf8')));
-    session = new AciSession(sandbox, { bundles: config.agent.tools.bundles.map((b) => b.path) });
+    session = new AciSession(sandbox, { bundles: config.agent.tools.bundles.map((b) => b.path), config: { crlf: true } });
   });
   after(async () => {
     await sandbox?.dispose();

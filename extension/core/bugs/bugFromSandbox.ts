@@ -34,22 +34,24 @@ export async function bugFromSandbox(sandbox: Sandbox, options: BugFromSandboxOp
     if (r.exitCode !== 0) throw new Error(`git ${args.split(' ')[0]} failed in the sandbox: ${r.output.trim().slice(-400)}`);
     return out ? sandbox.readFile(out) : r.output;
   };
-  await sandbox.exec(`mkdir -p ${bashQuote(bugDirIn(sandbox))}`);
+  const dir = bugDirIn(sandbox);
+  await sandbox.exec(`mkdir -p ${bashQuote(dir)}`);
   await git(`read-tree ${base}`);
   await git('add -A');
-  const listFile = path.posix.join(bugDirIn(sandbox), 'list.txt');
-  const changed = (await git(`diff --cached --name-only --no-renames -z ${base}`, listFile)).split('\0').filter(Boolean);
-  const tracked = (await git(`ls-tree -r --name-only -z ${base}`, listFile)).split('\0').filter(Boolean);
-  const diffOf = async (files: string[]) =>
-    files.length === 0 ? '' : git(`diff --cached --no-color --no-ext-diff --no-renames --full-index ${base} -- ${files.map(bashQuote).join(' ')}`, path.posix.join(bugDirIn(sandbox), 'part.diff'));
+  const lines = (text: string) => text.split('\n').filter(Boolean);
+  const changed = lines(await git(`-c core.quotePath=false diff --cached --name-only --no-renames ${base}`, path.posix.join(dir, 'changed.txt')));
+  const tracked = lines(await git(`-c core.quotePath=false ls-tree -r --name-only ${base}`, path.posix.join(dir, 'tracked.txt')));
+  const diffOf = async (files: string[], name: string) =>
+    files.length === 0 ? '' : git(`diff --cached --no-color --no-ext-diff --no-renames --full-index ${base} -- ${files.map(bashQuote).join(' ')}`, path.posix.join(dir, name));
   const testChanges = changed.filter(isTest);
   const sourceChanges = changed.filter((f) => !isTest(f));
+  const [bugInjectDiff, testWeakenDiff] = [await diffOf(sourceChanges, 'inject.diff'), await diffOf(testChanges, 'weaken.diff')];
   await sandbox.exec(`rm -f ${bashQuote(scratch)}`);
   return {
     testScript: options.testScript ?? DEFAULT_TEST_SCRIPT,
     testParser: options.testParser ?? DEFAULT_TEST_PARSER,
     testFiles: tracked.filter(isTest),
-    bugInjectDiff: await diffOf(sourceChanges),
-    testWeakenDiff: await diffOf(testChanges),
+    bugInjectDiff,
+    testWeakenDiff,
   };
 }

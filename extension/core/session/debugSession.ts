@@ -7,6 +7,7 @@
 import { CancelledError } from '../errors';
 import type { Outcome, Step, Task, Trajectory, TrajectoryMeta } from '../trajectory/model';
 import type { AciSession } from '../aci/aci-session';
+import { shellQuote } from '../aci/shell-words';
 import { typedAction, type ActionSource, type NextAction } from './actionSources';
 import { breakAfter, breakBefore, describeBreakpoint, observationFlags, type Breakpoint } from './breakpoints';
 import { compareObservations, DEFAULT_NORMALISERS, type NormaliserName } from './divergence';
@@ -180,9 +181,11 @@ export class DebugSession {
     return 'stopped';
   }
 
+  /** The patch so far, as `submit` would make it, for an episode that ended without one. */
   private async currentPatch(): Promise<string | undefined> {
-    const sandbox = this.options.aci.sandbox;
-    const result = await sandbox.exec('git add -A && git diff --cached', { cwd: sandbox.repoPath });
+    const { sandbox, config } = this.options.aci;
+    const base = config.baseCommit ? ` ${shellQuote(config.baseCommit)}` : '';
+    const result = await sandbox.exec(`git add -A && git diff --cached${base}`, { cwd: sandbox.repoPath });
     return result.exitCode === 0 ? result.output : undefined;
   }
 

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { rename, writeFile, rm } from 'node:fs/promises';
+import { toCanonicalJson } from '../trajectory/canonical-export';
+import { toSweAgentTraj } from '../trajectory/swe-agent-export';
 import { TrajectorySchema, type Outcome, type Step, type Task, type Trajectory, type TrajectoryMeta } from '../trajectory/model';
 
 /** Collects a session's steps into a canonical trajectory that remembers where it came from. */
@@ -33,11 +35,15 @@ export class TrajectoryRecorder {
   }
 }
 
-/** Writes beside the target and renames, so a reader never sees half a file. */
+/**
+ * Writes SWE-agent's `.traj` format when the name ends in `.traj`, else canonical JSON; beside the
+ * target first, then renamed, so a reader never sees half a file.
+ */
 export async function writeTrajectoryFile(file: string, trajectory: Trajectory): Promise<void> {
   const temporary = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
+  const text = file.endsWith('.traj') ? toSweAgentTraj(trajectory) : toCanonicalJson(trajectory);
   try {
-    await writeFile(temporary, JSON.stringify(trajectory, null, 2) + '\n', 'utf8');
+    await writeFile(temporary, text, 'utf8');
     await rename(temporary, file);
   } catch (err) {
     await rm(temporary, { force: true });

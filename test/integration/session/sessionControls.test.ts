@@ -1,6 +1,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { writeTrajectoryFile } from '../../../extension/core/session/trajectoryRecorder';
+import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { LocalSandbox } from '../../../extension/core/runtime/local-sandbox';
 import { DebugSession, type SessionEvent, type SessionOptions } from '../../../extension/core/session/debugSession';
 import { PersonSource, RecordingSource } from '../../../extension/core/session/actionSources';
@@ -58,6 +61,16 @@ describe('session on a local sandbox: live, replay, controls', () => {
     assert.equal(events.at(-1)?.type, 'finished');
     // The policy saw the growing history: the 4th request holds system, task and 3 exchanges.
     assert.equal(server.chatRequests[3]!.messages.length, 2 + 3 * 2);
+  });
+
+  test('the recording is written as canonical JSON or SWE-agent .traj, and both read back', async () => {
+    for (const name of ['live.json', 'live.traj']) {
+      const file = path.join(repo.dir, '..', name);
+      await writeTrajectoryFile(file, live);
+      const { format, trajectory } = await loadTrajectory(file);
+      assert.equal(format, name.endsWith('.traj') ? 'swe-agent' : 'canonical');
+      assert.deepEqual(trajectory.steps.map((s) => s.observation), live.steps.map((s) => s.observation));
+    }
   });
 
   test('replaying the recording in a fresh sandbox matches every step', async () => {
@@ -118,6 +131,7 @@ describe('session on a local sandbox: live, replay, controls', () => {
       person.type('edit 1:x\nfoo\nend_of_edit');
       person.type('ls no-such-file');
       person.type('echo after');
+      person.type('echo "one more line" >> README.md');
       person.end();
       return { sources: [person], breakpoints: [{ kind: 'exit-code' }] };
     });
@@ -133,6 +147,7 @@ describe('session on a local sandbox: live, replay, controls', () => {
     assert.equal(trajectory.steps[1]!.thought, 'check the shell');
     assert.ok(trajectory.steps[2]!.formatError);
     assert.equal(trajectory.outcome.exitStatus, 'exit_no_more_actions');
+    assert.match(trajectory.outcome.submission ?? '', /^diff --git a\/README\.md b\/README\.md\n[\s\S]*^\+one more line$/m);
   });
 
   test('a fork at step 2 replays two recorded steps, then continues live and remembers its parent', async () => {

@@ -5,6 +5,7 @@
 import { loadTrajectory, type LoadedTrajectory } from '../core/trajectory/load';
 import { toCanonicalJson } from '../core/trajectory/canonical-export';
 import { TrajectoryFormatSchema, type Step } from '../core/trajectory/model';
+import { LOSS_MASKED_FINISH_REASONS } from '../core/trajectory/importers/skyrl';
 import { CliError, parseCommandArgs, type Command } from './command';
 
 const USAGE = `usage: swe-workbench inspect FILE [--format NAME] [--record N] [--json]
@@ -50,6 +51,7 @@ function outcomeLine(loaded: LoadedTrajectory): string {
   const stats = o.modelStats;
   return [
     o.exitStatus ?? 'no exit status',
+    ...(loaded.format === 'skyrl' && o.exitStatus !== undefined && LOSS_MASKED_FINISH_REASONS.has(o.exitStatus) ? ['loss masked in training'] : []),
     ...(o.submission !== undefined ? [`submission ${size(o.submission.length)}`] : []),
     ...(o.reward !== undefined ? [`reward ${o.reward}`] : []),
     ...(o.resolved !== undefined ? [o.resolved ? 'resolved' : 'not resolved'] : []),

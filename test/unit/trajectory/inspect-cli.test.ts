@@ -60,6 +60,12 @@ describe('swe-workbench inspect', () => {
     assert.equal(stderr, `swe-workbench: ${file}: $.trajectory[3].observation: expected a string, got number\n`);
   });
 
+  test('a SkyRL run whose finish reason masks its loss says so', () => {
+    const { code, stdout } = inspect(sampleTrajectory('skyrl.result.json'));
+    assert.equal(code, 0);
+    assert.match(stdout, /^outcome  max_iterations_reached · loss masked in training · reward 0$/m);
+  });
+
   test('an unknown --format is a usage error (exit 2)', () => {
     const { code, stderr } = inspect(sampleTrajectory('skyrl.result.json'), '--format', 'langchain');
     assert.equal(code, 2);

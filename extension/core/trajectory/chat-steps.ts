@@ -48,7 +48,7 @@ export interface ChatStepHooks<M extends ChatMessage> {
   skip?: (message: M) => boolean;
 }
 
-export function toolCallActions(message: ChatMessage): MessageActions | undefined {
+function toolCallActions(message: ChatMessage): MessageActions | undefined {
   if (!message.tool_calls || message.tool_calls.length === 0) return undefined;
   return {
     thought: contentText(message.content),

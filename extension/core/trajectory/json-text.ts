@@ -3,7 +3,7 @@ import { parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser/li
 import { InputError } from '../errors';
 
 /** 1-based line and column of a UTF-16 offset in `text`. */
-export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
+function lineColumnAt(text: string, offset: number): { line: number; column: number } {
   let line = 1;
   let lineStart = 0;
   for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {

@@ -1,12 +1,7 @@
 import { toolSetFor } from '../aci/standard-tools';
 import type { ToolSet } from '../aci/tool-registry';
 import { splitShellWords } from '../aci/shell-words';
-import type { Action } from './model';
-
-export interface LineCommand {
-  action: Action;
-  formatError?: string;
-}
+import type { ParsedAction } from './action-text';
 
 /** The registry's tools for a recording's bundles, leaving out bundles the registry does not host. */
 function toolSetOf(bundles: readonly string[] | undefined): ToolSet {
@@ -27,7 +22,7 @@ function toolSetOf(bundles: readonly string[] | undefined): ToolSet {
  * signatures of the ACI tools the recording used. A line the tools reject keeps its shell words
  * (`argv`) and says why, so the step stays readable.
  */
-export function lineCommandParser(bundles?: readonly string[]): (raw: string) => LineCommand {
+export function lineCommandParser(bundles?: readonly string[]): (raw: string) => ParsedAction {
   let tools: ToolSet | undefined;
   return (raw) => {
     tools ??= toolSetOf(bundles);

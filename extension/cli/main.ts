@@ -10,6 +10,8 @@ const commands: Record<string, () => Promise<Command>> = {
   aci: async () => (await import('./aci')).command,
   replay: async () => (await import('./replay')).command,
   run: async () => (await import('./run')).command,
+  bug: async () => (await import('./bug')).command,
+  reward: async () => (await import('./reward')).command,
 };
 
 function usage(): string {

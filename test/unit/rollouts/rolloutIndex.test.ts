@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { CancelledError } from '../../../extension/core/errors';
 import { indexRollouts, type RolloutIndex } from '../../../extension/core/rollouts/rolloutIndex';
 import type { Rollout } from '../../../extension/core/rollouts/record';
 import { FAILING_TEST, G7, S3, W101, W202, makeRolloutFolder } from '../../fixtures/rollouts/trainingRun';
@@ -148,6 +149,15 @@ describe('rollout index over the third-party fixtures and a generated training r
     const swe = byId(`run/attempt_1/${W101}/${W101}.traj`);
     // 52000 sent + 1800 received; 6 steps of 0.25 s.
     assert.deepEqual([swe.tokens, swe.cost, swe.duration], [53800, 0.42, 1.5]);
+  });
+
+  test('reports progress per file and stops when aborted', async () => {
+    const seen: number[] = [];
+    const again = await indexRollouts(folder.root, { onProgress: (p) => seen.push(p.done) });
+    assert.deepEqual(seen, Array.from({ length: again.stats.files }, (_, i) => i + 1));
+    const controller = new AbortController();
+    const aborted = indexRollouts(folder.root, { signal: controller.signal, onProgress: (p) => p.done === 3 && controller.abort('stop') });
+    await assert.rejects(aborted, (err: unknown) => err instanceof CancelledError && err.message === 'stop');
   });
 
   test('a folder that does not exist is a clear error', async () => {

@@ -66,10 +66,13 @@ const logMessage = z.object({ message: z.string() }).loose();
 
 const configurationRequest = z.object({ items: z.array(z.object({ section: z.string().optional() }).loose()) }).loose();
 
-/** Python sources whose edits Pyright must hear about: `mtime size path` lines from `find`. */
+/**
+ * Python sources whose edits Pyright must hear about: `mtime size path` lines from `find`,
+ * skipping the folders Pyright itself leaves out (hidden ones, node_modules, caches).
+ */
 function scanScript(repoPath: string): string {
   return (
-    `(find ${shellQuote(repoPath)} \\( -name .git -o -name node_modules -o -name __pycache__ \\) -prune -o ` +
+    `(find ${shellQuote(repoPath)} -mindepth 1 -type d \\( -name '.*' -o -name node_modules -o -name __pycache__ \\) -prune -o ` +
     `-type f \\( -name '*.py' -o -name '*.pyi' \\) -printf '%T@ %s %p\\n' 2>/dev/null)`
   );
 }

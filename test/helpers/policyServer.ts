@@ -22,7 +22,9 @@ export type ServerFault =
   /** Destroys the connection before any byte of the reply. */
   | { kind: 'reset' }
   /** Streams the first `afterChunks` chunks, then half of the next chunk's JSON, then resets. */
-  | { kind: 'truncate'; afterChunks: number };
+  | { kind: 'truncate'; afterChunks: number }
+  /** Streams the first `afterChunks` chunks, then sends nothing more while keeping the connection open. */
+  | { kind: 'stall'; afterChunks: number };
 
 export interface ScriptedReply {
   content?: string | null;
@@ -185,7 +187,7 @@ export class PolicyServer {
       return;
     }
     const completion = buildCompletion(request, reply, index);
-    if (request.stream) this.stream(res, request, completion, fault?.kind === 'truncate' ? fault.afterChunks : undefined);
+    if (request.stream) this.stream(res, request, completion, fault?.kind === 'truncate' || fault?.kind === 'stall' ? fault : undefined);
     else this.sendJson(res, 200, completion.response);
   }
 
@@ -196,12 +198,13 @@ export class PolicyServer {
     return reply;
   }
 
-  private stream(res: ServerResponse, request: ChatRequest, completion: Completion, truncateAfter: number | undefined): void {
+  private stream(res: ServerResponse, request: ChatRequest, completion: Completion, fault: { kind: 'truncate' | 'stall'; afterChunks: number } | undefined): void {
     const chunks = streamChunks(request, completion, this.options.argumentFragmentSize ?? 7);
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
     for (const [i, chunk] of chunks.entries()) {
       const data = JSON.stringify(chunk);
-      if (truncateAfter !== undefined && i === truncateAfter) {
+      if (fault?.kind === 'stall' && i === fault.afterChunks) return;
+      if (fault?.kind === 'truncate' && i === fault.afterChunks) {
         res.write(`data: ${data.slice(0, Math.floor(data.length / 2))}`);
         // Let the half chunk reach the client before the reset, as a dropped connection would.
         setTimeout(() => res.socket?.destroy(), 20);

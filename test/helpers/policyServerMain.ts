@@ -21,6 +21,7 @@ const ReplySchema = z.strictObject({
       z.strictObject({ kind: z.literal('hang') }),
       z.strictObject({ kind: z.literal('reset') }),
       z.strictObject({ kind: z.literal('truncate'), afterChunks: z.number().int().nonnegative() }),
+      z.strictObject({ kind: z.literal('stall'), afterChunks: z.number().int().nonnegative() }),
     ])
     .optional(),
 });

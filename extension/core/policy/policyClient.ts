@@ -84,6 +84,8 @@ export class PolicyError extends Error {
     message: string,
     readonly status?: number,
     readonly retries: RetryRecord[] = [],
+    /** How long the server asked to wait before trying again (Retry-After). */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
   }
@@ -135,6 +137,10 @@ export class PolicyClient {
     return new PolicyClient(openai, options, model, entry.max_model_len);
   }
 
+  private get timeoutMs(): number {
+    return this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
   /** The sampling fields a request carries, in the server's names. */
   get sampling(): Record<string, unknown> {
     const s = this.options.sampling ?? {};
@@ -162,7 +168,7 @@ export class PolicyClient {
       options.onRetry?.(r);
     };
     const reply = await this.withRetries(options.signal, onRetry, (signal) =>
-      this.options.stream ? this.streamOnce(body, signal, options.onDelta) : this.completeOnce(body, signal),
+      this.options.stream ? this.streamOnce(body, signal, options) : this.completeOnce(body, signal),
     );
     return { ...reply, sampling: this.sampling, retries };
   }
@@ -184,47 +190,54 @@ export class PolicyClient {
     };
   }
 
-  private async streamOnce(
-    body: Record<string, unknown>,
-    signal: AbortSignal,
-    onDelta: CompleteOptions['onDelta'],
-  ): Promise<Omit<PolicyReply, 'sampling' | 'retries'>> {
+  /** `signal` ends the attempt (timeout or cancel); only a cancel by `options.signal` discards what arrived. */
+  private async streamOnce(body: Record<string, unknown>, signal: AbortSignal, options: CompleteOptions): Promise<Omit<PolicyReply, 'sampling' | 'retries'>> {
     const stream = await this.openai.chat.completions.create(
       { ...body, stream: true, stream_options: { include_usage: true } } as unknown as ChatCompletionCreateParamsStreaming,
       { signal },
     );
     const acc = new StreamAccumulator(this.model);
+    let failure: unknown;
     try {
       for await (const chunk of stream as AsyncIterable<unknown>) {
         const parsed = ChatCompletionChunkSchema.safeParse(chunk);
         if (!parsed.success) throw new PolicyError('invalid-reply', `a streamed chunk is not a chat.completion.chunk: ${z.prettifyError(parsed.error)}`);
-        acc.add(parsed.data, onDelta);
+        acc.add(parsed.data, options.onDelta);
       }
     } catch (err) {
-      if (signal.aborted || acc.chunks === 0) throw err;
-      return acc.result(`the reply stream broke after ${acc.chunks} chunk(s): ${describeCause(err)}`);
+      failure = err;
     }
-    return acc.result(acc.finishReason === null ? `the reply stream ended after ${acc.chunks} chunk(s) without a finish reason` : undefined);
+    // An aborted stream may end quietly instead of throwing, so the signals are asked, not the error.
+    if (options.signal?.aborted) throw new CancelledError();
+    if (acc.chunks === 0 && (failure !== undefined || signal.aborted)) throw failure ?? new Error('no reply before the timeout');
+    const broke = signal.aborted
+      ? `no complete reply within ${this.timeoutMs} ms`
+      : failure !== undefined
+        ? describeCause(failure)
+        : acc.finishReason === null
+          ? 'it ended without a finish reason'
+          : undefined;
+    return acc.result(broke && `the reply stream broke after ${acc.chunks} chunk(s): ${broke}`);
   }
 
   /** Runs one attempt per call of `attempt`, each with its own timeout, retrying what may pass. */
   private async withRetries<T>(signal: AbortSignal | undefined, onRetry: ((r: RetryRecord) => void) | undefined, attempt: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const done: RetryRecord[] = [];
     for (let n = 1; ; n++) {
-      const timeout = AbortSignal.timeout(this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+      const timeout = AbortSignal.timeout(this.timeoutMs);
       const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
       let failure: PolicyError;
       try {
         return await attempt(combined);
       } catch (err) {
         if (signal?.aborted) throw new CancelledError();
-        failure = timeout.aborted ? new PolicyError('timeout', `The policy server at ${this.options.baseUrl} did not answer within ${this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms.`) : this.explain(err);
+        failure = timeout.aborted ? new PolicyError('timeout', `The policy server at ${this.options.baseUrl} did not answer within ${this.timeoutMs} ms.`) : this.explain(err);
       }
       if (!failure.retryable || n >= this.retry.maxAttempts) {
         const tried = n > 1 ? ` (gave up after ${n} attempts)` : '';
         throw new PolicyError(failure.kind, failure.message + tried, failure.status, done);
       }
-      const retryAfter = retryAfterOf(failure);
+      const retryAfter = failure.retryAfterMs;
       if (retryAfter !== undefined && retryAfter > this.retry.maxRetryAfterMs) {
         throw new PolicyError(failure.kind, `${failure.message} The server asked to wait ${Math.round(retryAfter / 1000)} s, longer than the ${Math.round(this.retry.maxRetryAfterMs / 1000)} s allowed.`, failure.status, done);
       }
@@ -249,18 +262,13 @@ export class PolicyClient {
         );
       }
       const kind: PolicyErrorKind = status === 401 || status === 403 ? 'auth' : status === 404 ? 'not-found' : status === 429 ? 'rate-limited' : status >= 500 ? 'server' : 'bad-request';
-      const error = new PolicyError(kind, `${where} answered HTTP ${status}: ${said}`, status);
-      return Object.assign(error, { retryAfterMs: parseRetryAfter(err.headers) });
+      return new PolicyError(kind, `${where} answered HTTP ${status}: ${said}`, status, [], parseRetryAfter(err.headers));
     }
     return new PolicyError('connection', `${where} could not be reached: ${describeCause(err)}`);
   }
 }
 
 const DEFAULT_TIMEOUT_MS = 300_000;
-
-function retryAfterOf(error: PolicyError): number | undefined {
-  return (error as PolicyError & { retryAfterMs?: number }).retryAfterMs;
-}
 
 function describeCause(err: unknown): string {
   const parts: string[] = [];

@@ -166,6 +166,14 @@ describe('policy client: faults', () => {
     assert.equal(server!.chatRequests.length, 1);
   });
 
+  test('a stream that stalls past the timeout keeps what arrived instead of starting over', async () => {
+    const client = await connect([{ content: 'alpha beta gamma delta', fault: { kind: 'stall', afterChunks: 3 } }, { content: 'never' }], { stream: true, timeoutMs: 300 });
+    const reply = await client.complete(user);
+    assert.equal(reply.content, 'alpha beta');
+    assert.equal(reply.interrupted, 'the reply stream broke after 3 chunk(s): no complete reply within 300 ms');
+    assert.equal(server!.chatRequests.length, 1);
+  });
+
   test('invalid JSON in tool-call arguments is handed back as written', async () => {
     const client = await connect([{ toolCalls: [{ name: 'open', arguments: '{"path": "calc.py"' }] }], { stream: true });
     const reply = await client.complete(user, { tools: [openTool] });

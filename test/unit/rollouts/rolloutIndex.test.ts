@@ -101,6 +101,8 @@ describe('rollout index over the third-party fixtures and a generated training r
     assert.equal(mini.evaluation?.file, 'run/attempt_3/acme-coder-7b.attempt_3.json');
     assert.equal(mini.evaluation?.source, 'run-report');
     assert.equal(mini.prediction?.file, 'run/attempt_3/preds.json');
+    const r2e = byId('run/attempt_4/deepswe.jsonl:3');
+    assert.deepEqual([r2e.prediction?.file, r2e.prediction?.line, r2e.prediction?.model], ['run/attempt_4/all_preds.jsonl', 3, 'deepswe-acme']);
     assert.equal(byId(`run/attempt_3/${G7}/${G7}.traj.json`).evaluation, undefined);
     // Per-instance report beats the run report of the same folder.
     assert.equal(byId(`run/attempt_1/${W101}/${W101}.traj`).evaluation?.source, 'instance-report');

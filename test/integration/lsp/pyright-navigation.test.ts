@@ -113,6 +113,13 @@ describe('Pyright navigation tools in a container of the base image', () => {
     assert.equal(observation.split('\n')[1], `ledger/money.py:${before + 2}: def sum_money(amounts, currency):`);
   });
 
+  test('files created and deleted through the shell appear in and leave the symbol search', async () => {
+    await sandbox.exec(`printf 'from .journal import Journal\\n\\n\\nclass Budget:\\n    pass\\n' > ledger/budget.py`);
+    assert.equal((await run('workspace_symbols Budget')).observation, "1 symbol matching 'Budget':\nledger/budget.py:4: class Budget");
+    await sandbox.exec('rm ledger/budget.py');
+    assert.equal((await run('workspace_symbols Budget')).observation, "No symbol matching 'Budget' in the workspace.");
+  });
+
   test('one server answers every call, and disposing it leaves no process behind', async () => {
     const first = await pyrightFor(sandbox);
     await run('workspace_symbols Chart');

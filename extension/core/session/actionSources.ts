@@ -12,6 +12,7 @@ import type { Action, Step, TokenLogprob, TokenUsage } from '../trajectory/model
 
 export interface NextAction {
   thought: string;
+  reasoning?: string;
   action: Action;
   /** Why the action could not be read; it is then not run, and `errorMessage` is the observation. */
   formatError?: string;
@@ -51,7 +52,13 @@ export class RecordingSource implements ActionSource {
     const index = history.length;
     const step = this.steps[index];
     if (!step || index >= this.until) return undefined;
-    const base = { thought: step.thought, recorded: step, ...(step.logprobs ? { logprobs: step.logprobs } : {}), ...(step.sampling ? { sampling: step.sampling } : {}) };
+    const base = {
+      thought: step.thought,
+      recorded: step,
+      ...(step.reasoning !== undefined ? { reasoning: step.reasoning } : {}),
+      ...(step.logprobs ? { logprobs: step.logprobs } : {}),
+      ...(step.sampling ? { sampling: step.sampling } : {}),
+    };
     if (step.formatError !== undefined) return { ...base, action: step.action, formatError: step.formatError, errorMessage: step.observation };
     // An importer that could not name the tool keeps the raw text; read it with the session's tools.
     if (step.action.tool === null) return { ...typedAction(step.action.raw, this.tools, step.thought), ...base };
@@ -77,9 +84,8 @@ export class PolicySource implements ActionSource {
     const messages = buildMessages(history, this.options);
     const toolSpecs = scaffold === 'function_calling' ? tools.openAiToolSpecs() : undefined;
     const reply = await client.complete(messages, { ...(toolSpecs ? { tools: toolSpecs } : {}), ...(signal ? { signal } : {}), ...(this.options.onDelta ? { onDelta: this.options.onDelta } : {}) });
-    const parsed = parseReply(reply, scaffold, tools);
-    const reasoning = reply.reasoning ? `${reply.reasoning}\n\n` : '';
-    const next: NextAction = { ...parsed, thought: reasoning + parsed.thought, sampling: reply.sampling };
+    const next: NextAction = { ...parseReply(reply, scaffold, tools), sampling: reply.sampling };
+    if (reply.reasoning) next.reasoning = reply.reasoning;
     if (reply.logprobs) next.logprobs = reply.logprobs;
     if (reply.usage) next.tokens = reply.usage;
     const flags = [...(reply.retries.length > 0 ? [`policy-retried-${reply.retries.length}`] : []), ...(reply.finishReason === 'length' ? ['max-tokens'] : [])];

@@ -264,6 +264,7 @@ export class DebugSession {
 
   private async runStep(index: number, next: NextAction): Promise<{ step: Step; comparison?: StepComparison }> {
     const step: Step = { index, thought: next.thought, action: next.action, observation: '', timestamp: new Date().toISOString() };
+    if (next.reasoning !== undefined) step.reasoning = next.reasoning;
     if (next.tokens) step.tokens = next.tokens;
     if (next.logprobs) step.logprobs = next.logprobs;
     if (next.sampling) step.sampling = next.sampling;

@@ -67,6 +67,8 @@ export type ToolCallResult = z.infer<typeof ToolCallResultSchema>;
 export const StepSchema = z.object({
   index: z.number().int().nonnegative(),
   thought: z.string(),
+  /** A reasoning model's separate reasoning text (vLLM's `reasoning_content`); not sent back to it. */
+  reasoning: z.string().optional(),
   /** The step's action; for a message with several tool calls, the first of `calls`. */
   action: ActionSchema,
   /** The observation; for several tool calls, their results joined in call order. */

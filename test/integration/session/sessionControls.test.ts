@@ -63,6 +63,15 @@ describe('session on a local sandbox: live, replay, controls', () => {
     assert.equal(server.chatRequests[3]!.messages.length, 2 + 3 * 2);
   });
 
+  test("a reasoning model's reasoning is kept on the step apart from the thought, and not sent back", async () => {
+    server.setScript([{ ...thoughtAction('Find it.', 'grep -c allocate ledger/money.py'), reasoning: 'The bug must be in allocate.' }, thoughtAction('Done.', 'submit')]);
+    const { session } = await newSession(async (aci) => ({ sources: [await policySource(server.url, aci)] }));
+    await session.continue();
+    const trajectory = await session.finish();
+    assert.deepEqual([trajectory.steps[0]!.reasoning, trajectory.steps[0]!.thought], ['The bug must be in allocate.', 'Find it.\n\n']);
+    assert.equal(JSON.stringify(server.chatRequests[1]!.messages).includes('The bug must be in allocate.'), false);
+  });
+
   test('the recording is written as canonical JSON or SWE-agent .traj, and both read back', async () => {
     for (const name of ['live.json', 'live.traj']) {
       const file = path.join(repo.dir, '..', name);

@@ -37,6 +37,15 @@ describe('policy client: models', () => {
   });
 });
 
+describe('policy client: API key', () => {
+  test('the key is sent as a bearer token; a wrong key is refused at once, without retries', async () => {
+    const client = await connect([{ content: 'ok' }], { apiKey: 'sk-local' }, { apiKey: 'sk-local' });
+    assert.equal((await client.complete(user)).content, 'ok');
+    assert.equal(server!.requests.at(-1)!.headers.authorization, 'Bearer sk-local');
+    await assert.rejects(PolicyClient.connect({ baseUrl: server!.url, apiKey: 'sk-wrong' }), (err: PolicyError) => err.kind === 'auth' && err.retries.length === 0 && /HTTP 401: Unauthorized/.test(err.message));
+  });
+});
+
 describe('policy client: replies', () => {
   test('sends the sampling parameters (vLLM extras in the body) and records them on the reply', async () => {
     const client = await connect([{ content: 'ok' }], { sampling: { temperature: 0.7, topP: 0.95, topK: 20, minP: 0.05, maxTokens: 512, seed: 7, stop: ['</s>'], extraBody: { chat_template_kwargs: { enable_thinking: false } } } });

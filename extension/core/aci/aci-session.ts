@@ -84,11 +84,20 @@ export class AciSession {
     const ctx: ToolContext = { sandbox: this.sandbox, state: this.state, config: this.config, ...(signal ? { signal } : {}) };
     const result = await tool.run(ctx, checked.args);
     return {
-      observation: this.config.crlf ? result.observation.replace(/\r?\n/g, '\r\n') : result.observation,
+      observation: result.submission === undefined ? this.asTerminalText(result.observation) : result.observation,
       exitCode: result.exitCode,
       state: this.stepState(),
       ...(result.submission !== undefined ? { submission: result.submission } : {}),
     };
+  }
+
+  /**
+   * SWE-agent's runtime hands observations over without trailing whitespace (every recorded step
+   * shows it), with a pty's line ends when asked. Submissions are left to their tool.
+   */
+  private asTerminalText(observation: string): string {
+    const trimmed = observation.trimEnd();
+    return this.config.crlf ? trimmed.replace(/\r?\n/g, '\r\n') : trimmed;
   }
 
   private formatError(message: string): AciStepResult {

@@ -54,9 +54,8 @@ async function runBash(ctx: ToolContext, command: string): Promise<ToolResult> {
   const split = splitCwdMarker(result.output.replace(/\r\n/g, '\n'));
   if (split.cwd !== undefined) ctx.state.workingDir = split.cwd;
   else await refreshWorkingDir(ctx);
-  // The recorded observations carry no final newline: the terminal's last line break is dropped.
-  const output = split.output.endsWith('\n') ? split.output.slice(0, -1) : split.output;
-  return { observation: clipObservation(output, maxObservationChars, result.truncatedBytes), exitCode: result.exitCode };
+  // Trailing whitespace goes before the limit applies, as SWE-agent's runtime strips first.
+  return { observation: clipObservation(split.output.trimEnd(), maxObservationChars, result.truncatedBytes), exitCode: result.exitCode };
 }
 
 /** Asks the shell for its directory when the marker line was lost (output cut, shell replaced). */

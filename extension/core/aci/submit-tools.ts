@@ -33,9 +33,8 @@ async function currentPatch(ctx: ToolContext): Promise<{ patch: string } | ToolR
   return exitCode === 0 ? { patch: output } : { observation: output.replace(/\n$/, ''), exitCode };
 }
 
-/** What the agent sees on submission: the text between SWE-agent's submission markers. */
-function submitted(patch: string, printed: string): ToolResult {
-  return { observation: printed, exitCode: 0, submission: patch };
+function submitted(patch: string, observation: string): ToolResult {
+  return { observation, exitCode: 0, submission: patch };
 }
 
 const submit = defineTool({
@@ -47,8 +46,10 @@ const submit = defineTool({
   async run(ctx) {
     const diff = await currentPatch(ctx);
     if ('observation' in diff) return diff;
-    // `echo MARKER; cat model.patch; echo MARKER`: the capture starts with the marker's newline.
-    return submitted(diff.patch, `\n${diff.patch}`);
+    // Recordings of this bundle show the terminal text between the submission markers, which
+    // starts with the first marker's line break (and has a pty's line ends when there was one).
+    const shown = `\n${diff.patch}`;
+    return submitted(diff.patch, ctx.config.crlf ? shown.replace(/\r?\n/g, '\r\n') : shown);
   },
 });
 
@@ -66,10 +67,10 @@ const reviewedSubmit = defineTool({
     const message = messages[ctx.state.submitStage];
     if (!force && message !== undefined) {
       ctx.state.submitStage += 1;
-      return { observation: message.replaceAll('{{diff}}', patch).replace(/\n$/, ''), exitCode: 0 };
+      return { observation: message.replaceAll('{{diff}}', patch), exitCode: 0 };
     }
-    // print(patch) adds a newline after the patch, inside the markers.
-    return submitted(patch, `\n${patch}\n`);
+    // SWE-agent 1.0.1 recordings of this bundle show the patch itself as the observation.
+    return submitted(patch, patch);
   },
 });
 

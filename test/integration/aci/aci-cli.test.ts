@@ -71,7 +71,7 @@ describe('swe-workbench aci', () => {
     const goto = await cli.next();
     assert.deepEqual([goto.observation, goto.exitCode, goto.formatError], ['Required argument(s) missing: line_number', 2, 'Required argument(s) missing: line_number']);
     assert.deepEqual(await cli.next(), { observation: 'moved', exitCode: 0, state: { open_file: '/repo/ledger/money.py', working_dir: '/repo/ledger' } });
-    assert.equal((await cli.next()).observation, `Here's the result of running \`cat -n\` on /repo/ledger/errors.py:\n     1\t"""Exceptions raised by the ledger package."""\n`);
+    assert.equal((await cli.next()).observation, `Here's the result of running \`cat -n\` on /repo/ledger/errors.py:\n     1\t"""Exceptions raised by the ledger package."""`);
     const search = await cli.next();
     assert.match(search.observation as string, /^Found 1 matches for "class Money" in \/repo\/ledger\/money\.py:\nLine \d+:class Money:\nEnd of matches/);
     const submit = await cli.next();

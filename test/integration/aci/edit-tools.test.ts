@@ -20,7 +20,7 @@ function windowOf(file: string, lines: string[], first: number): string {
   return out.join('\n');
 }
 
-/** `cat -n` as str_replace_editor prints it: `%6d\t<line>`. */
+/** `cat -n` as str_replace_editor prints it: `%6d\t<line>`; observations lose the final newline. */
 function catN(descriptor: string, lines: string[], from = 1): string {
   return `Here's the result of running \`cat -n\` on ${descriptor}:\n${lines.map((l, i) => `${String(from + i).padStart(6)}\t${l}`).join('\n')}\n`;
 }
@@ -118,11 +118,11 @@ describe('str_replace_editor (tools/edit_anthropic)', () => {
   test('view of a file, of a range and of a directory', async () => {
     const errors = fixture('ledger/errors.py').split('\n');
     const whole = await edit({ command: 'view', path: '/repo/ledger/errors.py' });
-    assert.equal(whole.observation, catN('/repo/ledger/errors.py', errors));
+    assert.equal(whole.observation, catN('/repo/ledger/errors.py', errors).trimEnd());
     const range = await edit({ command: 'view', path: '/repo/ledger/errors.py', view_range: [3, 5] });
-    assert.equal(range.observation, catN('/repo/ledger/errors.py', errors.slice(2, 5), 3));
+    assert.equal(range.observation, catN('/repo/ledger/errors.py', errors.slice(2, 5), 3).trimEnd());
     const toEnd = await edit({ command: 'view', path: '/repo/ledger/errors.py', view_range: [30, -1] });
-    assert.equal(toEnd.observation, catN('/repo/ledger/errors.py', errors.slice(29), 30));
+    assert.equal(toEnd.observation, catN('/repo/ledger/errors.py', errors.slice(29), 30).trimEnd());
     const dir = await edit({ command: 'view', path: '/repo/ledger' });
     const [head, ...listed] = dir.observation.split('\n');
     assert.equal(head, "Here's the files and directories up to 2 levels deep in /repo/ledger, excluding hidden items:");
@@ -175,7 +175,7 @@ describe('str_replace_editor (tools/edit_anthropic)', () => {
     );
     assert.equal((await aci.sandbox.exec('sed -n 7p ledger/errors.py')).output, '# inserted\n');
     const undone = await edit({ command: 'undo_edit', path: '/repo/ledger/errors.py' });
-    assert.equal(undone.observation, `Last edit to /repo/ledger/errors.py undone successfully. ${catN('/repo/ledger/errors.py', errors)}`);
+    assert.equal(undone.observation, `Last edit to /repo/ledger/errors.py undone successfully. ${catN('/repo/ledger/errors.py', errors)}`.trimEnd());
     const nothing = await edit({ command: 'undo_edit', path: '/repo/ledger/errors.py' });
     assert.deepEqual([nothing.observation, nothing.exitCode], ['No edit history found for /repo/ledger/errors.py.', 18]);
   });

@@ -17,8 +17,10 @@ const thirdParty = path.resolve(repoRoot, '../shared/fixtures/third-party/swe-ag
 
 const TrajSchema = z.object({ trajectory: z.array(z.object({ action: z.string(), observation: z.string() })) });
 
+const AgentToolsSchema = z.object({ agent: z.object({ tools: z.object({ bundles: z.array(z.object({ path: z.string() })) }) }) });
+/** `replay_config` is an object in some recordings and a JSON string in others. */
 const ReplayConfigSchema = z.object({
-  replay_config: z.object({ agent: z.object({ tools: z.object({ bundles: z.array(z.object({ path: z.string() })) }) }) }),
+  replay_config: z.union([AgentToolsSchema, z.string().transform((text) => JSON.parse(text) as unknown).pipe(AgentToolsSchema)]),
 });
 
 function recordedSteps(file: string) {
@@ -156,5 +158,59 @@ describe('marshmallow-1867 function-calling run (tools/edit_replace): create, in
 
   test('the corrected edit is applied', async () => {
     assert.equal((await session.runCommand(applied.action)).observation, applied.observation);
+  });
+});
+
+describe('SWE-agent 1.0.1 run on pandas (swe-smith, tools/edit_anthropic + review_on_submit_m)', () => {
+  const traj = path.resolve(repoRoot, '../shared/fixtures/third-party/swe-smith/pandas-dev__pandas.95280573.pr_53856.traj');
+  const steps = TrajSchema.parse(JSON.parse(readFileSync(traj, 'utf8'))).trajectory;
+  const view = steps[3]!;
+  const create = steps[6]!;
+  const replace = steps[10]!;
+  const host = mkdtempSync(path.join(tmpdir(), 'swe-workbench-recorded-'));
+  let sandbox: Sandbox;
+  let session: AciSession;
+
+  before(async () => {
+    assert.equal(view.action, 'str_replace_editor view /testbed/pandas/io/sql.py  --view_range 1030 1074');
+    // `%6d\t<line>` rows of the viewed range are the file's lines 1030-1074; the rest is filler.
+    const known = new Map<number, string>();
+    for (const row of view.observation.split('\r\n').slice(1)) {
+      const m = /^ *(\d+)\t(.*)$/.exec(row);
+      if (m) known.set(Number(m[1]), m[2] as string);
+    }
+    mkdirSync(path.join(host, 'pandas/io'), { recursive: true });
+    writeFileSync(path.join(host, 'pandas/io/sql.py'), Array.from({ length: 3000 }, (_, i) => known.get(i + 1) ?? `# line ${i + 1}`).join('\n') + '\n');
+    gitRepo(host);
+    sandbox = await startTestSandbox(host, '/testbed');
+    const { replay_config: config } = ReplayConfigSchema.parse(JSON.parse(readFileSync(traj, 'utf8')));
+    session = new AciSession(sandbox, { bundles: config.agent.tools.bundles.map((b) => b.path), config: { crlf: true } });
+  });
+  after(async () => {
+    await sandbox?.dispose();
+    rmSync(host, { recursive: true, force: true });
+  });
+
+  test('view with a range', async () => {
+    assert.equal((await session.runCommand(view.action)).observation, view.observation);
+  });
+
+  test('create a file from a quoted multi-line --file_text', async () => {
+    assert.equal((await session.runCommand(create.action)).observation, create.observation);
+  });
+
+  test('str_replace of a 15-line block prints the recorded snippet', async () => {
+    assert.equal((await session.runCommand(replace.action)).observation, replace.observation);
+  });
+
+  test('the first submit asks for a review with the diff, the second hands in the patch itself', async () => {
+    const review = await session.runCommand('submit');
+    const recordedReview = steps[14]!.observation;
+    const intro = recordedReview.slice(0, recordedReview.indexOf('<diff>'));
+    assert.ok(review.observation.startsWith(intro));
+    assert.ok(review.observation.endsWith('\r\n\r\n</diff>'));
+    const final = await session.runCommand('submit');
+    assert.equal(final.observation, final.submission);
+    assert.ok(final.submission?.includes('+                if isinstance(ser._values, ArrowExtensionArray) and hasattr(ser.dtype, "pyarrow_dtype")'));
   });
 });

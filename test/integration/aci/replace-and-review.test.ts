@@ -86,7 +86,7 @@ describe('submit with review (tools/review_on_submit_m) and against a base commi
     assert.ok(review.observation.endsWith('+# reviewed\n\n</diff>'));
     const submitted = await aci.session.runCommand('submit');
     assert.ok(submitted.submission?.startsWith('diff --git a/ledger/errors.py b/ledger/errors.py\n'));
-    assert.equal(submitted.observation, `\n${submitted.submission}\n`);
+    assert.equal(submitted.observation, submitted.submission);
   });
 
   test('with a base commit the patch spans every commit since it', async () => {

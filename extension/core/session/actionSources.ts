@@ -6,6 +6,7 @@
 import { CancelledError, throwIfAborted } from '../errors';
 import type { PolicyClient } from '../policy/policyClient';
 import { buildMessages, type ContextOptions } from '../policy/context';
+import { samplingFlags } from '../policy/samplingFlags';
 import { parseReply, type Scaffold } from '../policy/scaffolds';
 import type { ToolSet } from '../aci/tool-registry';
 import type { Action, Step, TokenLogprob, TokenUsage } from '../trajectory/model';
@@ -88,7 +89,11 @@ export class PolicySource implements ActionSource {
     if (reply.reasoning) next.reasoning = reply.reasoning;
     if (reply.logprobs) next.logprobs = reply.logprobs;
     if (reply.usage) next.tokens = reply.usage;
-    const flags = [...(reply.retries.length > 0 ? [`policy-retried-${reply.retries.length}`] : []), ...(reply.finishReason === 'length' ? ['max-tokens'] : [])];
+    const flags = [
+      ...samplingFlags(reply.sampling, reply.logprobs),
+      ...(reply.retries.length > 0 ? [`policy-retried-${reply.retries.length}`] : []),
+      ...(reply.finishReason === 'length' ? ['max-tokens'] : []),
+    ];
     if (reply.interrupted) {
       // A broken stream keeps what arrived for the person to read, but is not run.
       flags.push('stream-interrupted');

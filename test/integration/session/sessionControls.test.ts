@@ -54,6 +54,7 @@ describe('session on a local sandbox: live, replay, controls', () => {
     assert.deepEqual(live.steps[0]!.logprobs?.slice(0, 3).map((t) => t.logprob), [-0.05, -1.5, -0.25]);
     assert.equal(live.steps[0]!.logprobs?.[0]?.top?.length, 2);
     assert.deepEqual(live.steps[0]!.sampling, { temperature: 0.6, top_p: 0.95, top_k: 20 });
+    assert.deepEqual(live.steps[0]!.flags, ['truncated-sampling']);
     assert.equal(live.outcome.exitStatus, 'submitted');
     assert.equal(live.outcome.submission, '');
     assert.equal(live.steps[1]!.state?.openFile?.endsWith('/ledger/money.py'), true);
@@ -201,7 +202,7 @@ describe('session on a local sandbox: live, replay, controls', () => {
     const stop = await session.continue();
     assert.deepEqual([stop.reason, stop.breakpoint?.kind], ['breakpoint', 'format-error']);
     const next = await session.peekNext();
-    assert.deepEqual(next?.flags, ['stream-interrupted']);
+    assert.deepEqual(next?.flags, ['truncated-sampling', 'stream-interrupted']);
     assert.equal(next?.thought, 'Find it.');
     const again = await session.regenerateNext();
     assert.equal(again?.formatError, undefined);

@@ -5,7 +5,7 @@ import { searchTools } from './search-tools';
 import { strReplaceEditorTools } from './str-replace-editor';
 import { reviewedSubmitTools, submitTools } from './submit-tools';
 import { ToolRegistry, type OpenAiToolSpec, type ToolSet } from './tool-registry';
-import { windowedReplaceTools } from './windowed-replace-tools';
+import { windowedReplaceTools, windowedRewriteTools } from './windowed-replace-tools';
 import { windowedTools } from './windowed-tools';
 
 /**
@@ -19,6 +19,7 @@ export const standardTools = new ToolRegistry().register(
   ...searchTools,
   ...lintedEditTools,
   ...windowedReplaceTools,
+  ...windowedRewriteTools,
   ...strReplaceEditorTools,
   ...submitTools,
   ...reviewedSubmitTools,

@@ -6,9 +6,10 @@ import { clampFirstLine, countLines, firstLineFor, renderWindow, replaceLines } 
 import { showWindow } from './windowed-tools';
 
 /**
- * SWE-agent's `tools/windowed_edit_replace`: `edit <search> <replace> [<replace-all>]` within the
- * displayed lines, and `insert <text> [<line>]`, both behind the flake8 guard. SWE-agent prints a
- * retry token after a refused edit that its agent loop removes; here it is never printed.
+ * SWE-agent's `tools/windowed_edit_replace` (`edit <search> <replace> [<replace-all>]` within the
+ * displayed lines, `insert <text> [<line>]`) and `tools/windowed_edit_rewrite` (`edit <replace>`
+ * for the whole window), all behind the flake8 guard. SWE-agent prints a retry token after a
+ * refused edit that its agent loop removes; here it is never printed.
  */
 
 /** The wording of SWE-agent 1.0 recordings (later versions list numbered review points). */
@@ -60,25 +61,25 @@ function occurrenceLines(text: string, search: string): number[] {
 
 interface Change {
   text: string;
-  /** Where the window goes after the change (0-based line, before the sixth-of-a-window offset). */
-  gotoLine: number;
+  /** Where the window goes after the change (0-based line, before the sixth-of-a-window offset); unset: it stays. */
+  gotoLine?: number;
   window: [number, number];
   replacementLines: number;
   /** Whether errors from before the change may be excused. */
   excusePrevious: boolean;
 }
 
-/** Lints a change, rolls it back on new errors (showing both windows), or shows the result. */
+/** Lints a change, rolls it back on new errors (showing both windows), or reports success. */
 async function applyChange(
   ctx: ToolContext,
   file: { path: string; text: string; lint: string },
   change: Change,
   intro: string,
-  success: string | undefined,
+  success: (window: string) => string,
 ): Promise<ToolResult> {
   const window = ctx.config.window;
   const originalFirst = clampFirstLine(ctx.state.firstLine, countLines(file.text), window);
-  const newFirst = firstLineFor(change.gotoLine, countLines(change.text), window);
+  const newFirst = change.gotoLine === undefined ? originalFirst : firstLineFor(change.gotoLine, countLines(change.text), window);
   const after = parseFlake8(await writeAndLint(ctx, file.path, change.text));
   const errors = change.excusePrevious ? introducedErrors(parseFlake8(file.lint), after, change.window, change.replacementLines) : after;
   if (errors.length > 0) {
@@ -88,8 +89,7 @@ async function applyChange(
     const original = renderWindow(file.text, file.path, originalFirst, window);
     return { observation: lintRejection(intro, formatErrors(errors), applied, original), exitCode: 4 };
   }
-  const shown = showWindow(ctx, change.text, file.path, newFirst);
-  return { observation: success === undefined ? shown : `${success}\n${shown}`, exitCode: 0 };
+  return { observation: success(showWindow(ctx, change.text, file.path, newFirst)), exitCode: 0 };
 }
 
 function replaceInWindow(ctx: ToolContext, text: string, search: string, replace: string): Change | ToolResult {
@@ -152,7 +152,7 @@ const edit = defineTool({
     if (args['replace-all'] === undefined) {
       const change = replaceInWindow(ctx, file.text, search, replace);
       if ('observation' in change) return change;
-      return applyChange(ctx, file, change, INTRO, `Text replaced. ${GUIDANCE}`);
+      return applyChange(ctx, file, change, INTRO, (shown) => `Text replaced. ${GUIDANCE}\n${shown}`);
     }
     const lines = occurrenceLines(file.text, search);
     if (lines.length === 0) return notFound(file.text, search);
@@ -163,7 +163,7 @@ const edit = defineTool({
       replacementLines: 0,
       excusePrevious: false,
     };
-    return applyChange(ctx, file, change, INTRO, `Replaced ${lines.length} occurrences. ${GUIDANCE}`);
+    return applyChange(ctx, file, change, INTRO, (shown) => `Replaced ${lines.length} occurrences. ${GUIDANCE}\n${shown}`);
   },
 });
 
@@ -200,8 +200,34 @@ const insert = defineTool({
     if (text === '') return { observation: showWindow(ctx, file.text, file.path, ctx.state.firstLine), exitCode: 0 };
     const result = inserted(file.text, text, line);
     const change: Change = { text: result.text, gotoLine: result.at, window: [result.at, result.at], replacementLines: result.added, excusePrevious: true };
-    return applyChange(ctx, file, change, 'Your proposed edit has introduced new syntax error(s).\nPlease read this error message carefully and then retry editing the file.', undefined);
+    return applyChange(ctx, file, change, 'Your proposed edit has introduced new syntax error(s).\nPlease read this error message carefully and then retry editing the file.', (shown) => shown);
+  },
+});
+
+/** `tools/windowed_edit_rewrite`: the displayed lines replaced by new text as a whole. */
+const rewrite = defineTool({
+  name: 'edit',
+  bundle: 'windowed_edit_rewrite',
+  description: 'Replace the currently displayed lines with <replace>.',
+  signature: 'edit <replace>',
+  parameters: z.object({ replace: z.string().describe('the text to replace the currently displayed lines with') }),
+  async run(ctx, { replace }) {
+    if (ctx.state.openFile === null) return { observation: 'No file opened. Either `open` a file first.', exitCode: 1 };
+    const file = await openFileWithLint(ctx);
+    if ('observation' in file) return file;
+    const nLines = countLines(file.text);
+    const start = clampFirstLine(ctx.state.firstLine, nLines, ctx.config.window);
+    const end = Math.min(start + ctx.config.window - 1, nLines - 1);
+    const change: Change = {
+      text: replaceLines(file.text, start, end, replace),
+      window: [start + 1, end + 1],
+      replacementLines: replace.split('\n').length,
+      excusePrevious: true,
+    };
+    // This bundle's template opens with a blank line.
+    return applyChange(ctx, file, change, `\n${INTRO}`, () => 'Edit successful.');
   },
 });
 
 export const windowedReplaceTools = [edit, insert];
+export const windowedRewriteTools = [rewrite];

@@ -68,6 +68,29 @@ describe('edit <search> <replace> and insert (tools/windowed_edit_replace)', () 
   });
 });
 
+describe('edit <replace> for the whole window (tools/windowed_edit_rewrite)', () => {
+  let aci: AciFixture;
+  before(async () => {
+    aci = await startAciOnSampleRepo({ bundles: ['windowed', 'windowed_edit_rewrite'] });
+  });
+  after(async () => {
+    await aci?.dispose();
+  });
+
+  test('a clean rewrite replaces the displayed lines; a broken one is refused and leaves the file', async () => {
+    await aci.session.runCommand('create scratch/w.py');
+    await aci.session.runCommand(`printf 'a = 1\\nb = 2\\n' > scratch/w.py`);
+    const ok = await aci.session.runCommand("edit 'a = 10\nb = 20\nc = 30'");
+    assert.deepEqual([ok.observation, ok.exitCode], ['Edit successful.', 0]);
+    assert.equal((await aci.sandbox.exec('cat scratch/w.py')).output, 'a = 10\nb = 20\nc = 30\n');
+    const broken = await aci.session.runCommand("edit 'a = (\nb = 2'");
+    assert.equal(broken.exitCode, 4);
+    assert.match(broken.observation, /^\nYour proposed edit has introduced new syntax error\(s\)\. .*\n\nERRORS:\n\n- E999 SyntaxError: /s);
+    assert.ok(broken.observation.includes('This is the original code before your edit\n------------------------------------------------\n[File: /repo/scratch/w.py (3 lines total)]\n1:a = 10\n2:b = 20\n3:c = 30\n'));
+    assert.equal((await aci.sandbox.exec('cat scratch/w.py')).output, 'a = 10\nb = 20\nc = 30\n');
+  });
+});
+
 describe('submit with review (tools/review_on_submit_m) and against a base commit', () => {
   let aci: AciFixture;
   before(async () => {

@@ -1,7 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { CancelledError, InputError, throwIfAborted } from '../errors';
-import { indexError, scanFile, type FileEntry, type ReadMode, type TrajectoryImporter } from './fileEntry';
+import { indexError, scanFile, type FileEntry, type FileScan, type ReadMode, type TrajectoryImporter } from './fileEntry';
 import { loadCache, saveCache } from './indexCache';
 import type { IndexError, Rollout } from './record';
 import { joinRollouts } from './rolloutJoin';
@@ -73,19 +73,7 @@ export class RolloutIndexer {
     const listing = await listFiles(this.root, cacheDir ? resolve(cacheDir) : undefined, signal);
     const stats: IndexStats = { files: listing.files.length, filesRead: 0, filesResumed: 0, filesCached: 0, bytesRead: 0 };
     if (this.cacheDiscarded) stats.cacheDiscarded = this.cacheDiscarded;
-    const next = new Map<string, FileEntry>();
-    const importer = this.options.importTrajectory ?? importRolloutTrajectory;
-    let done = 0;
-    await forEachLimited(listing.files, this.options.concurrency ?? 4, async (file) => {
-      throwIfAborted(signal);
-      const scan = await scanFile(this.root, file.path, file, this.entries.get(file.path), importer, signal).catch((err: unknown) => {
-        if (err instanceof CancelledError) throw err;
-        return { entry: unreadable(file, err), mode: 'full' as ReadMode, bytesRead: 0 };
-      });
-      next.set(file.path, scan.entry);
-      count(stats, scan.mode, scan.bytesRead);
-      onProgress?.({ done: ++done, total: listing.files.length, file: file.path });
-    });
+    const next = await this.scanAll(listing.files, stats, signal, onProgress);
     const changed = stats.filesRead + stats.filesResumed > 0 || next.size !== this.entries.size;
     this.entries = next;
     if (cacheDir && (changed || this.cacheDiscarded)) {
@@ -94,6 +82,24 @@ export class RolloutIndexer {
     }
     const errors = [...listing.errors, ...[...next.values()].flatMap((e) => e.errors)].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));
     return { root: this.root, rollouts: joinRollouts(next.values()), errors, stats };
+  }
+
+  /** Reads what changed since the last refresh; an unreadable file becomes an entry holding its error. */
+  private async scanAll(files: ListedFile[], stats: IndexStats, signal?: AbortSignal, onProgress?: (p: IndexProgress) => void): Promise<Map<string, FileEntry>> {
+    const next = new Map<string, FileEntry>();
+    const importer = this.options.importTrajectory ?? importRolloutTrajectory;
+    let done = 0;
+    await forEachLimited(files, this.options.concurrency ?? 4, async (file) => {
+      throwIfAborted(signal);
+      const scan = await scanFile(this.root, file.path, file, this.entries.get(file.path), importer, signal).catch((err: unknown): FileScan => {
+        if (err instanceof CancelledError) throw err;
+        return { entry: unreadable(file, err), mode: 'full', bytesRead: 0 };
+      });
+      next.set(file.path, scan.entry);
+      count(stats, scan.mode, scan.bytesRead);
+      onProgress?.({ done: ++done, total: files.length, file: file.path });
+    });
+    return next;
   }
 }
 

@@ -67,7 +67,10 @@ export class DebugSession {
   /** A before-breakpoint that stopped at this index has been honoured; running on passes it. */
   private released: number | undefined;
   private pauseRequested = false;
-  private running = false;
+  private running: Promise<Stop> | undefined;
+  private readonly cancelling = new AbortController();
+  /** The caller's signal, or `cancel()`: either stops the session. */
+  private readonly signal: AbortSignal;
   private submission: string | undefined;
   private lastStop: Stop | undefined;
   private lastError: string | undefined;
@@ -77,6 +80,7 @@ export class DebugSession {
     this.breakpoints = [...(options.breakpoints ?? [])];
     this.sources = [...options.sources];
     this.recorder = new TrajectoryRecorder(options.task, options.meta);
+    this.signal = options.signal ? AbortSignal.any([options.signal, this.cancelling.signal]) : this.cancelling.signal;
   }
 
   on(listener: (event: SessionEvent) => void): () => void {
@@ -127,6 +131,11 @@ export class DebugSession {
     this.sources.push(source);
   }
 
+  /** Stops the session now, the step in progress included; only `finish` is left to do. */
+  cancel(): void {
+    this.cancelling.abort();
+  }
+
   /** Asks a running session to stop after the step in progress. */
   pause(): void {
     if (this.running) this.pauseRequested = true;
@@ -151,12 +160,16 @@ export class DebugSession {
    */
   async finish(): Promise<Trajectory> {
     if (this.finished) return this.finished;
+    if (this.running) {
+      this.cancel();
+      this.lastStop = await this.running;
+    }
     const sandbox = this.options.aci.sandbox;
     const outcome: Outcome = { exitStatus: this.exitStatus() };
     try {
       outcome.submission = this.submission ?? (await this.currentPatch());
-      if (this.options.testCommand && !this.options.signal?.aborted) {
-        const result = await sandbox.exec(this.options.testCommand, { cwd: sandbox.repoPath, ...(this.options.signal ? { signal: this.options.signal } : {}) });
+      if (this.options.testCommand && !this.signal.aborted) {
+        const result = await sandbox.exec(this.options.testCommand, { cwd: sandbox.repoPath, signal: this.signal });
         outcome.testOutput = result.output;
         outcome.resolved = result.exitCode === 0 && !result.timedOut;
       }
@@ -196,7 +209,7 @@ export class DebugSession {
   private async pendingAction(): Promise<{ next: NextAction; source: ActionSource['kind'] } | undefined> {
     while (!this.pending && this.sources.length > 0) {
       const source = this.sources[0]!;
-      const next = await source.next(this.steps, this.options.signal);
+      const next = await source.next(this.steps, this.signal);
       if (next) this.pending = { next, source: source.kind };
       else this.sources.shift();
     }
@@ -206,20 +219,12 @@ export class DebugSession {
   private async advance(target: number, reachedReason: StopReason): Promise<Stop> {
     if (this.finished) throw new Error('the session has finished');
     if (this.running) throw new Error('the session is already running');
-    this.running = true;
     this.pauseRequested = false;
+    this.running = this.guardedLoop(target, reachedReason);
     try {
-      this.lastStop = await this.loop(target, reachedReason);
-    } catch (err) {
-      this.pending = undefined;
-      const cancelled = err instanceof CancelledError || this.options.signal?.aborted === true;
-      if (!cancelled) {
-        this.lastError = errorMessage(err);
-        this.emit({ type: 'error', index: this.steps.length, message: this.lastError });
-      }
-      this.lastStop = this.stop(cancelled ? 'cancelled' : 'error', undefined, cancelled ? undefined : this.lastError);
+      this.lastStop = await this.running;
     } finally {
-      this.running = false;
+      this.running = undefined;
     }
     if (!this.lastStop.done) {
       const { reason, index, breakpoint } = this.lastStop;
@@ -229,13 +234,26 @@ export class DebugSession {
     return this.lastStop;
   }
 
+  /** The loop, with any failure turned into a stop: an error pauses, a cancel ends. */
+  private async guardedLoop(target: number, reachedReason: StopReason): Promise<Stop> {
+    try {
+      return await this.loop(target, reachedReason);
+    } catch (err) {
+      this.pending = undefined;
+      if (err instanceof CancelledError || this.signal.aborted) return this.stop('cancelled');
+      this.lastError = errorMessage(err);
+      this.emit({ type: 'error', index: this.steps.length, message: this.lastError });
+      return this.stop('error', undefined, this.lastError);
+    }
+  }
+
   private stop(reason: StopReason, breakpoint?: Breakpoint, error?: string): Stop {
     return { reason, index: this.steps.length, done: FINAL_REASONS.has(reason), ...(breakpoint ? { breakpoint } : {}), ...(error ? { error } : {}) };
   }
 
   private async loop(target: number, reachedReason: StopReason): Promise<Stop> {
     for (;;) {
-      if (this.options.signal?.aborted) return this.stop('cancelled');
+      if (this.signal.aborted) return this.stop('cancelled');
       const index = this.steps.length;
       if (index >= target) return this.stop(reachedReason);
       if (this.pauseRequested) return this.stop('paused');
@@ -274,7 +292,7 @@ export class DebugSession {
       step.observation = next.errorMessage ?? next.formatError;
     } else {
       const started = performance.now();
-      const executed = await this.options.aci.run({ tool: next.action.tool ?? '', args: next.action.args }, this.options.signal);
+      const executed = await this.options.aci.run({ tool: next.action.tool ?? '', args: next.action.args }, this.signal);
       step.observation = executed.observation;
       step.exitCode = executed.exitCode;
       step.executionTime = (performance.now() - started) / 1000;

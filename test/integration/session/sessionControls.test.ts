@@ -212,6 +212,19 @@ describe('session on a local sandbox: live, replay, controls', () => {
     await session.finish();
   });
 
+  test('finishing a running session cancels the step in progress and still records and disposes', async () => {
+    server.setScript([thoughtAction('Wait.', 'sleep 30'), thoughtAction('Done.', 'submit')]);
+    const { session, sandbox } = await newSession(async (aci) => ({ sources: [await policySource(server.url, aci)] }));
+    const started = new Promise<void>((resolve) => session.on((e) => e.type === 'step-started' && resolve()));
+    const running = session.continue();
+    await started;
+    const trajectory = await session.finish();
+    assert.deepEqual(await running.then((s) => s.reason), 'cancelled');
+    assert.equal(trajectory.outcome.exitStatus, 'exit_cancelled');
+    assert.equal(trajectory.steps.length, 0);
+    assert.equal(existsSync(sandbox.id), false);
+  });
+
   test('cancelling the signal stops the session and disposes the sandbox', async () => {
     server.setScript([{ fault: { kind: 'hang' } }]);
     const controller = new AbortController();

@@ -50,7 +50,23 @@ export function buildMessages(steps: readonly Step[], options: ContextOptions): 
 function nativeCall(step: Step, scaffold: Scaffold) {
   if (scaffold !== 'function_calling' || step.formatError !== undefined || !step.action.tool) return undefined;
   const id = step.action.toolCallId ?? `call_${step.index}`;
-  return { id, type: 'function' as const, function: { name: step.action.tool, arguments: step.action.raw } };
+  return { id, type: 'function' as const, function: { name: step.action.tool, arguments: argumentsOf(step) } };
+}
+
+/**
+ * The arguments as the model wrote them when the step kept that text (a live step), else the
+ * parsed arguments as JSON (an imported step keeps the command line as its raw text).
+ */
+function argumentsOf(step: Step): string {
+  const raw = step.action.raw.trim();
+  if (raw.startsWith('{')) {
+    try {
+      if (typeof JSON.parse(raw) === 'object') return step.action.raw;
+    } catch {
+      // not JSON: fall through to the parsed arguments
+    }
+  }
+  return JSON.stringify(step.action.args);
 }
 
 /** The assistant's words as the model wrote them, the action put back where its scaffold keeps it. */

@@ -6,9 +6,12 @@ import type { PolicyReply } from '../../../extension/core/policy/policyClient';
 import { ToolRegistry } from '../../../extension/core/aci/tool-registry';
 import { windowedTools } from '../../../extension/core/aci/windowed-tools';
 import { searchTools } from '../../../extension/core/aci/search-tools';
+import path from 'node:path';
 import type { Step } from '../../../extension/core/trajectory/model';
+import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { anAction, aStep } from '../../builders/trajectory';
 
+const repoRoot = path.resolve(__dirname, '../../..');
 const tools = new ToolRegistry().register(...windowedTools, ...searchTools).toolSet(['windowed', 'search']);
 
 function reply(content: string, toolCalls: PolicyReply['toolCalls'] = []): PolicyReply {
@@ -83,6 +86,23 @@ describe('scaffolds: xml_function_calling', () => {
 function step(index: number, observation: string, extra: Partial<Step> = {}): Step {
   return aStep({ index, thought: `thought ${index}`, action: anAction({ raw: `goto ${index + 1}`, tool: 'goto', args: { line_number: index + 1 } }), observation, ...extra });
 }
+
+describe('context of a recording made by SWE-agent with function calling', () => {
+  test('continuing it sends each recorded call with its id, tool and arguments, answered by its observation', async () => {
+    const file = path.resolve(repoRoot, '../shared/fixtures/third-party/swe-agent/marshmallow-1867.function_calling.traj');
+    const { trajectory } = await loadTrajectory(file);
+    const messages = buildMessages(trajectory.steps.slice(0, 3), { scaffold: 'function_calling', systemPrompt: 's', instructions: 'i' });
+    assert.equal(messages.length, 2 + 3 * 2);
+    assert.deepEqual(messages[2], {
+      role: 'assistant',
+      content: trajectory.steps[0]!.thought,
+      tool_calls: [{ id: 'call_cyI71DYnRdoLHWwtZgIaW2wr', type: 'function', function: { name: 'create', arguments: '{"filename":"reproduce.py"}' } }],
+    });
+    assert.deepEqual(messages[3], { role: 'tool', tool_call_id: 'call_cyI71DYnRdoLHWwtZgIaW2wr', content: `OBSERVATION:\n${trajectory.steps[0]!.observation}` });
+    const bash = messages[6] as { tool_calls: Array<{ function: { name: string; arguments: string } }> };
+    assert.deepEqual(bash.tool_calls[0]!.function, { name: 'bash', arguments: '{"command":"python reproduce.py"}' });
+  });
+});
 
 describe('context', () => {
   const base = { systemPrompt: 'You are an engineer.', instructions: 'Fix the ledger.' };

@@ -28,36 +28,40 @@ export function joinRollouts(entries: Iterable<FileEntry>): Rollout[] {
   const rollouts = trajectories.map(({ path, facts }) => {
     const { instance, source } = instanceOf(facts, path, known);
     const folder = posix.dirname(path);
-    const evaluation = nearest(evaluations.get(instance), folder);
-    const prediction = nearest(predictions.get(instance), folder);
-    const c = classifyRollout(facts, evaluation, prediction);
-    const rollout: Rollout = {
-      id: facts.line === undefined ? path : `${path}:${facts.line}`,
-      path,
-      line: facts.line,
-      instance,
-      instanceSource: source,
-      attempt: 0,
-      attemptSource: 'path-order',
-      format: facts.format,
-      steps: facts.steps,
-      exitStatus: facts.exitStatus,
-      resolved: c.resolved,
-      reward: facts.reward ?? (c.resolved === null ? undefined : c.resolved ? 1 : 0),
-      failure: c.failure,
-      tags: c.tags,
-      evidence: c.evidence,
-      tokens: facts.tokens,
-      cost: facts.cost,
-      duration: facts.duration,
-      submitted: c.submitted,
-      evaluation,
-      prediction,
-    };
+    const rollout = rolloutOf(path, facts, instance, source, nearest(evaluations.get(instance), folder), nearest(predictions.get(instance), folder));
     return { rollout, explicit: explicitAttempt(facts, path, instance) };
   });
   numberAttempts(rollouts);
   return rollouts.map((r) => r.rollout).sort((a, b) => compareLocation(a, b));
+}
+
+/** A row before its attempt is numbered. */
+function rolloutOf(path: string, facts: TrajectoryFacts, instance: string, instanceSource: Rollout['instanceSource'], evaluation: Evaluation | undefined, prediction: Prediction | undefined): Rollout {
+  const c = classifyRollout(facts, evaluation, prediction);
+  return {
+    id: facts.line === undefined ? path : `${path}:${facts.line}`,
+    path,
+    line: facts.line,
+    instance,
+    instanceSource,
+    attempt: 0,
+    attemptSource: 'path-order',
+    format: facts.format,
+    steps: facts.steps,
+    exitStatus: facts.exitStatus,
+    resolved: c.resolved,
+    // The SWE-bench resolve reward when the trajectory carries none of its own.
+    reward: facts.reward ?? (c.resolved === null ? undefined : c.resolved ? 1 : 0),
+    failure: c.failure,
+    tags: c.tags,
+    evidence: c.evidence,
+    tokens: facts.tokens,
+    cost: facts.cost,
+    duration: facts.duration,
+    submitted: c.submitted,
+    evaluation,
+    prediction,
+  };
 }
 
 function push<T>(map: Map<string, T[]>, key: string, value: T): void {

@@ -89,6 +89,7 @@ export async function findDefinitions(server: PyrightServer, at: TextPosition, s
 /** Every use of the symbol at `at`, its declaration included, in file then line order. */
 export async function findReferences(server: PyrightServer, at: TextPosition, signal?: AbortSignal): Promise<SourceLocation[]> {
   await server.syncDocument(at.path, at.text, signal);
+  await server.workspaceReady(signal);
   const params = { ...textDocumentPosition(at), context: { includeDeclaration: true } };
   const reply = await server.request('textDocument/references', params, referencesReply, signal);
   return (reply ?? []).sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line || a.character - b.character);
@@ -139,8 +140,8 @@ const DECLARATION_KINDS = ['class', 'function', 'method', 'constructor', 'proper
 
 /** Symbols of the workspace whose names match `query`: exact names first, then classes and functions. */
 export async function workspaceSymbols(server: PyrightServer, query: string, signal?: AbortSignal): Promise<SymbolHit[]> {
-  await server.workspaceReady(signal);
   await server.notifyChangedFiles(signal);
+  await server.workspaceReady(signal);
   const reply = await server.request('workspace/symbol', { query }, workspaceSymbolReply, signal);
   const rank = (name: string) => (name === query ? 0 : name.toLowerCase() === query.toLowerCase() ? 1 : name.toLowerCase().includes(query.toLowerCase()) ? 2 : 3);
   const kindRank = (kind: string) => {

@@ -77,6 +77,12 @@ function scanScript(repoPath: string): string {
   );
 }
 
+/** LSP FileChangeType. */
+const FILE_CREATED = 1;
+const FILE_CHANGED = 2;
+const FILE_DELETED = 3;
+const RELISTING_GRACE_MS = 10_000;
+
 /** Open documents beyond this many are closed, oldest first, so Pyright falls back to the disk. */
 const MAX_OPEN_DOCUMENTS = 24;
 const STDERR_TAIL_BYTES = 4096;
@@ -89,9 +95,7 @@ export class PyrightServer {
   private exitCode: number | undefined;
   private disposed = false;
   private markSourcesListed: () => void = () => undefined;
-  private readonly sourcesListed = new Promise<void>((done) => {
-    this.markSourcesListed = done;
-  });
+  private sourcesListed = this.expectListing(true);
 
   private constructor(
     readonly sandbox: Sandbox,
@@ -169,7 +173,18 @@ export class PyrightServer {
    * time after starting, and `workspace/symbol` meanwhile answers from the part it has.
    */
   workspaceReady(signal?: AbortSignal): Promise<void> {
-    return this.bounded(this.sourcesListed, "listing the workspace's files", signal);
+    const { done, first } = this.sourcesListed;
+    // A file created outside Pyright's include brings no new listing: stop waiting after a while.
+    const wait = first ? done : Promise.race([done, new Promise<void>((ok) => setTimeout(ok, RELISTING_GRACE_MS).unref())]);
+    return this.bounded(wait, "listing the workspace's files", signal);
+  }
+
+  /** Pyright lists the files again (after a debounce of about 1.5 s) when one is created or deleted. */
+  private expectListing(first: boolean): { done: Promise<void>; first: boolean } {
+    const done = new Promise<void>((ok) => {
+      this.markSourcesListed = ok;
+    });
+    return { done, first };
   }
 
   /** `work`, unless the signal aborts, the time limit passes or the server dies first. */
@@ -237,11 +252,12 @@ export class PyrightServer {
     const changes: { uri: string; type: number }[] = [];
     for (const [file, stamp] of stamps) {
       const before = previous.get(file);
-      if (before !== stamp) changes.push({ uri: fileUri(file), type: before === undefined ? 1 : 2 });
+      if (before !== stamp) changes.push({ uri: fileUri(file), type: before === undefined ? FILE_CREATED : FILE_CHANGED });
     }
-    for (const file of previous.keys()) if (!stamps.has(file)) changes.push({ uri: fileUri(file), type: 3 });
+    for (const file of previous.keys()) if (!stamps.has(file)) changes.push({ uri: fileUri(file), type: FILE_DELETED });
     if (changes.length === 0) return;
     for (const change of changes) if (this.openDocuments.has(change.uri)) await this.closeDocument(change.uri);
+    if (changes.some((change) => change.type !== FILE_CHANGED)) this.sourcesListed = this.expectListing(false);
     await this.connection.sendNotification('workspace/didChangeWatchedFiles', { changes });
   }
 

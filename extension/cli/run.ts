@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { CancelledError, InputError, jsonPath } from '../core/errors';
-import { PolicyClient, PolicyError, type PolicyClientOptions } from '../core/policy/policyClient';
+import { PolicyClient, PolicyError, type PolicyClientOptions, type RetryRecord } from '../core/policy/policyClient';
 import { SCAFFOLDS, type Scaffold } from '../core/policy/scaffolds';
 import { PolicySource, type ActionSource } from '../core/session/actionSources';
 import { startContainerSession } from '../core/session/containerSession';
@@ -166,7 +166,8 @@ export const command: Command = {
     // A fork continues the conversation the recording had, so its prompts win over the task's.
     const instructions = parent?.meta.instructions ?? instructionsFor(task);
     const systemPrompt = parent?.meta.systemPrompt ?? task.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
-    const live = new PolicySource({ client, tools, scaffold, systemPrompt, instructions, ...(observationWindow !== undefined ? { observationWindow } : {}) });
+    const onRetry = (r: RetryRecord) => ctx.stderr.write(`policy: attempt ${r.attempt} failed (${r.reason}); retrying in ${r.delayMs} ms\n`);
+    const live = new PolicySource({ client, tools, scaffold, systemPrompt, instructions, onRetry, ...(observationWindow !== undefined ? { observationWindow } : {}) });
     const meta: TrajectoryMeta = { model: client.model, parseFunction: scaffold, toolBundles: [...tools.bundles], systemPrompt, instructions };
     let sources: ActionSource[] = [live];
     if (parent && at !== undefined) {

@@ -4,7 +4,7 @@
  * steps (a fork replays a recording, then asks a policy).
  */
 import { CancelledError, throwIfAborted } from '../errors';
-import type { PolicyClient } from '../policy/policyClient';
+import type { PolicyClient, RetryRecord } from '../policy/policyClient';
 import { buildMessages, type ContextOptions } from '../policy/context';
 import { samplingFlags } from '../policy/samplingFlags';
 import { parseReply, type Scaffold } from '../policy/scaffolds';
@@ -72,6 +72,8 @@ export interface PolicySourceOptions extends ContextOptions {
   tools: ToolSet;
   scaffold: Scaffold;
   onDelta?: (delta: { content?: string; reasoning?: string }) => void;
+  /** Told of each failed attempt the client is about to retry. */
+  onRetry?: (record: RetryRecord) => void;
 }
 
 /** Asks the policy for the next action with the history so far as its context. */
@@ -84,7 +86,8 @@ export class PolicySource implements ActionSource {
     const { client, tools, scaffold } = this.options;
     const messages = buildMessages(history, this.options);
     const toolSpecs = scaffold === 'function_calling' ? tools.openAiToolSpecs() : undefined;
-    const reply = await client.complete(messages, { ...(toolSpecs ? { tools: toolSpecs } : {}), ...(signal ? { signal } : {}), ...(this.options.onDelta ? { onDelta: this.options.onDelta } : {}) });
+    const { onDelta, onRetry } = this.options;
+    const reply = await client.complete(messages, { ...(toolSpecs ? { tools: toolSpecs } : {}), ...(signal ? { signal } : {}), ...(onDelta ? { onDelta } : {}), ...(onRetry ? { onRetry } : {}) });
     const next: NextAction = { ...parseReply(reply, scaffold, tools), sampling: reply.sampling };
     if (reply.reasoning) next.reasoning = reply.reasoning;
     if (reply.logprobs) next.logprobs = reply.logprobs;

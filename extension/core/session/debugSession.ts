@@ -25,6 +25,8 @@ export interface StepComparison {
 }
 
 export type SessionEvent =
+  /** A source is asked for the action of step `index` (a policy may take a while). */
+  | { type: 'asking'; index: number; source: ActionSource['kind'] }
   | { type: 'step-started'; index: number; next: NextAction; source: ActionSource['kind'] }
   | { type: 'step-done'; step: Step; comparison?: StepComparison }
   | { type: 'divergence'; index: number; diff: string }
@@ -209,6 +211,7 @@ export class DebugSession {
   private async pendingAction(): Promise<{ next: NextAction; source: ActionSource['kind'] } | undefined> {
     while (!this.pending && this.sources.length > 0) {
       const source = this.sources[0]!;
+      this.emit({ type: 'asking', index: this.steps.length, source: source.kind });
       const next = await source.next(this.steps, this.signal);
       if (next) this.pending = { next, source: source.kind };
       else this.sources.shift();

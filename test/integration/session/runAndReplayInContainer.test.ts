@@ -148,6 +148,7 @@ describe('swe-workbench run and replay in a real container', () => {
     const trajectory = await readTrajectory(failed);
     assert.equal(trajectory.outcome.exitStatus, 'exit_error');
     assert.match(trajectory.outcome.error ?? '', /HTTP 500: worker died \(gave up after 4 attempts\)/);
+    assert.equal(first.stderr.match(/^policy: attempt \d failed \(.*HTTP 500: worker died\); retrying in \d+ ms$/gm)?.length, 3);
     assert.equal(await leftoverContainers().then((c) => c.length), 0);
 
     server.setScript([{ fault: { kind: 'hang' } }, { fault: { kind: 'hang' } }, { fault: { kind: 'hang' } }, { fault: { kind: 'hang' } }]);

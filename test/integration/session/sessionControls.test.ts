@@ -59,6 +59,7 @@ describe('session on a local sandbox: live, replay, controls', () => {
     assert.equal(live.outcome.submission, '');
     assert.equal(live.steps[1]!.state?.openFile?.endsWith('/ledger/money.py'), true);
     assert.deepEqual(events.filter((e) => e.type === 'step-done').length, 4);
+    assert.deepEqual(events.slice(0, 2).map((e) => e.type), ['asking', 'step-started']);
     assert.equal(events.at(-1)?.type, 'finished');
     // The policy saw the growing history: the 4th request holds system, task and 3 exchanges.
     assert.equal(server.chatRequests[3]!.messages.length, 2 + 3 * 2);

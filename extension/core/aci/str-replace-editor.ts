@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { lookupFile, pathAsGiven, runTool, writeScript, type FileLookup } from './sandbox-files';
 import { shellQuote } from './shell-words';
 import { defineTool, type ToolContext, type ToolResult } from './tool-definition';
-import { countLines } from './windowed-file';
+import { countLines, splitLines } from './windowed-file';
 
 /**
  * `str_replace_editor` (`tools/edit_anthropic`, SWE-agent's default editor), with its exit
@@ -110,8 +110,55 @@ async function viewDirectory(ctx: ToolContext, path: string, viewRange: number[]
   return done(`Here's the files and directories up to 2 levels deep in ${path}, excluding hidden items:\n${output}\n`);
 }
 
-function viewFile(path: string, text: string, viewRange: number[] | undefined): ToolResult {
-  if (!viewRange || viewRange.length === 0) return done(catN(text, path));
+/**
+ * Function bodies of a Python file as 0-based first and last lines, from Python's own parser in
+ * the sandbox (SWE-agent asks tree-sitter the same question); a decorated first statement starts
+ * at its decorator. Undefined when the file does not parse or there is no python3.
+ */
+const FUNCTION_BODIES_SCRIPT = [
+  'import ast, sys',
+  'tree = ast.parse(open(sys.argv[1], encoding="utf-8", errors="replace").read())',
+  'for node in ast.walk(tree):',
+  '    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):',
+  '        first = node.body[0]',
+  '        start = min([first.lineno] + [d.lineno for d in getattr(first, "decorator_list", [])])',
+  '        print(start - 1, node.body[-1].end_lineno - 1)',
+].join('\n');
+
+async function functionBodies(ctx: ToolContext, path: string): Promise<Array<[number, number]> | undefined> {
+  const { output, exitCode } = await runTool(ctx, `python3 -c ${shellQuote(FUNCTION_BODIES_SCRIPT)} ${shellQuote(path)} 2>/dev/null`);
+  if (exitCode !== 0) return undefined;
+  return output
+    .split('\n')
+    .filter((line) => /^\d+ \d+$/.test(line))
+    .map((line) => line.split(' ').map(Number) as [number, number]);
+}
+
+/** SWE-agent's filemap: `%6d <line>` rows, bodies of five lines or more replaced by one marker row. */
+export function filemap(text: string, bodies: Array<[number, number]>): string {
+  const long = bodies.filter(([start, end]) => end - start >= 5);
+  const elided = new Set(long.flatMap(([start, end]) => Array.from({ length: end - start + 1 }, (_, i) => start + i)));
+  const rows: Array<[number, string]> = [
+    ...long.map(([start, end]): [number, string] => [start, `... eliding lines ${start + 1}-${end + 1} ...`]),
+    ...splitLines(text)
+      .map((line, i): [number, string] => [i, line])
+      .filter(([i]) => !elided.has(i)),
+  ];
+  rows.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  return rows.map(([i, line]) => `${String(i + 1).padStart(6)} ${line}`).join('\n');
+}
+
+async function viewWholeFile(ctx: ToolContext, path: string, text: string): Promise<ToolResult> {
+  const bodies = ctx.config.useFilemap && path.endsWith('.py') && text.length > MAX_RESPONSE_LEN ? await functionBodies(ctx, path) : undefined;
+  if (!bodies) return done(catN(text, path));
+  return done(
+    '<NOTE>This file is too large to display entirely. Showing abbreviated version. Please use `str_replace_editor view` with the `view_range` parameter to show selected lines next.</NOTE>\n' +
+      `${maybeTruncate(expandTabs(filemap(text, bodies)))}\n` +
+      '<IMPORTANT><NOTE>The above file has been abbreviated. Please use `str_replace editor view` with `view_range` to look at relevant files in detail.</NOTE></IMPORTANT>',
+  );
+}
+
+function viewFile(path: string, text: string, viewRange: number[]): ToolResult {
   const shown = `[${viewRange.join(', ')}]`;
   if (viewRange.length !== 2) return failed('Invalid `view_range`. It should be a list of two integers.', 11);
   const lines = text.split('\n');
@@ -185,7 +232,8 @@ async function run(ctx: ToolContext, args: Args): Promise<ToolResult> {
   const text = found.kind === 'file' ? found.text : '';
   switch (command) {
     case 'view':
-      return found.kind === 'directory' ? viewDirectory(ctx, path, args.view_range) : viewFile(path, text, args.view_range);
+      if (found.kind === 'directory') return viewDirectory(ctx, path, args.view_range);
+      return args.view_range && args.view_range.length > 0 ? viewFile(path, text, args.view_range) : viewWholeFile(ctx, path, text);
     case 'create': {
       if (args.file_text === undefined) return failed('Parameter `file_text` is required for command: create', 1);
       const parent = path.slice(0, path.lastIndexOf('/')) || '/';

@@ -37,6 +37,8 @@ export interface AciConfig {
   submitReviewMessages?: string[];
   /** End observation lines with `\r\n`, as SWE-agent 1.x recordings (made under a pty) show them. */
   crlf?: boolean;
+  /** str_replace_editor shows long Python files with function bodies elided (SWE-agent's USE_FILEMAP). */
+  useFilemap?: boolean;
 }
 
 export const DEFAULT_ACI_CONFIG: AciConfig = {

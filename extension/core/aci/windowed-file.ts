@@ -7,10 +7,16 @@
 /** Python's `str.splitlines()` line boundaries. */
 const LINE_BREAKS = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;
 
-export function countLines(text: string): number {
-  if (text === '') return 0;
+/** Python's `str.splitlines()`: a final line break adds no empty line. */
+export function splitLines(text: string): string[] {
+  if (text === '') return [];
   const parts = text.split(LINE_BREAKS);
-  return parts[parts.length - 1] === '' ? parts.length - 1 : parts.length;
+  if (parts[parts.length - 1] === '') parts.pop();
+  return parts;
+}
+
+export function countLines(text: string): number {
+  return splitLines(text).length;
 }
 
 /** `first_line` as SWE-agent's setter stores it: truncated toward zero, then clamped. */

@@ -214,3 +214,46 @@ describe('SWE-agent 1.0.1 run on pandas (swe-smith, tools/edit_anthropic + revie
     assert.ok(final.submission?.includes('+                if isinstance(ser._values, ArrowExtensionArray) and hasattr(ser.dtype, "pyarrow_dtype")'));
   });
 });
+
+describe('SWE-agent 1.0.1 filemap view of a long Python file (USE_FILEMAP)', () => {
+  const traj = path.resolve(repoRoot, '../shared/fixtures/third-party/swe-smith/pandas-dev__pandas.95280573.pr_53856.traj');
+  const view = TrajSchema.parse(JSON.parse(readFileSync(traj, 'utf8'))).trajectory[1]!;
+  const host = mkdtempSync(path.join(tmpdir(), 'swe-workbench-recorded-'));
+  let sandbox: Sandbox;
+  let session: AciSession;
+
+  /**
+   * sql.py from its filemap: the rows shown are the file's lines; each elided function body gets
+   * as many deeply indented `pass` lines; after the clip, comment lines keep the map long enough.
+   */
+  function rebuiltFromFilemap(): string {
+    const lines = new Map<number, string>();
+    const shown = view.observation.slice(0, view.observation.indexOf('<response clipped>')).split('\r\n');
+    for (const row of shown) {
+      const elided = /^ *\d+ \.\.\. eliding lines (\d+)-(\d+) \.\.\.$/.exec(row);
+      if (elided) for (let n = Number(elided[1]); n <= Number(elided[2]); n++) lines.set(n, `${' '.repeat(40)}pass`);
+      const line = /^ *(\d+) (.*)$/.exec(row);
+      if (line && !elided) lines.set(Number(line[1]), line[2] as string);
+    }
+    // The clip cut the next row to its first characters, which match no row above.
+    const total = Math.max(...lines.keys()) + 200;
+    return Array.from({ length: total }, (_, i) => lines.get(i + 1) ?? `# filler line ${i + 1}`).join('\n') + '\n';
+  }
+
+  before(async () => {
+    assert.equal(view.action, 'str_replace_editor view /testbed/pandas/io/sql.py');
+    mkdirSync(path.join(host, 'pandas/io'), { recursive: true });
+    writeFileSync(path.join(host, 'pandas/io/sql.py'), rebuiltFromFilemap());
+    gitRepo(host);
+    sandbox = await startTestSandbox(host, '/testbed');
+    session = new AciSession(sandbox, { bundles: ['tools/registry', 'tools/edit_anthropic'], config: { crlf: true, useFilemap: true } });
+  });
+  after(async () => {
+    await sandbox?.dispose();
+    rmSync(host, { recursive: true, force: true });
+  });
+
+  test('the abbreviated view matches the recording byte for byte', async () => {
+    assert.equal((await session.runCommand(view.action)).observation, view.observation);
+  });
+});

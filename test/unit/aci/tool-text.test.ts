@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { clipObservation, splitCwdMarker } from '../../../extension/core/aci/bash-tool';
 import { pathAsGiven } from '../../../extension/core/aci/sandbox-files';
 import { shellQuote, splitShellWords } from '../../../extension/core/aci/shell-words';
-import { catN, expandTabs, maybeTruncate, TRUNCATED_MESSAGE } from '../../../extension/core/aci/str-replace-editor';
+import { catN, expandTabs, filemap, maybeTruncate, TRUNCATED_MESSAGE } from '../../../extension/core/aci/str-replace-editor';
 import { pythonRepr } from '../../../extension/core/aci/windowed-replace-tools';
 
 describe('shell words', () => {
@@ -39,6 +39,14 @@ describe('texts the tools print', () => {
     const long = 'z'.repeat(16_001);
     assert.equal(maybeTruncate(long), 'z'.repeat(16_000) + TRUNCATED_MESSAGE);
     assert.equal(maybeTruncate('z'.repeat(16_000)), 'z'.repeat(16_000));
+  });
+
+  test('filemap: bodies of five lines or more become one marker row, nested ones included', () => {
+    const text = ['def f():', ...Array.from({ length: 8 }, (_, i) => `    x${i} = ${i}`), 'def g():', '    return 1', ''].join('\n');
+    assert.equal(
+      filemap(text, [[1, 8], [3, 8], [10, 10]]),
+      ['     1 def f():', '     2 ... eliding lines 2-9 ...', '     4 ... eliding lines 4-9 ...', '    10 def g():', '    11     return 1'].join('\n'),
+    );
   });
 
   test('observation clipping says how much was left out', () => {

@@ -7,6 +7,7 @@ import { AciSession } from '../../../extension/core/aci/aci-session';
 import { LSP_BUNDLE } from '../../../extension/core/aci/lsp-tools';
 import { disposePyright, hostPyrightPaths, pyrightFor, pyrightMounts } from '../../../extension/core/aci/lsp-server';
 import { CancelledError } from '../../../extension/core/errors';
+import { LocalSandbox } from '../../../extension/core/runtime/local-sandbox';
 import type { Sandbox } from '../../../extension/core/runtime/sandbox';
 import { listTreeFiles, sampleRepoTree } from '../../helpers/sampleRepo';
 import { countLangservers, LSP_TEST_LABEL, leftoverContainers, startLspSandbox } from './lspSandbox';
@@ -192,6 +193,24 @@ describe('Pyright copied into a container started without the mounts (a remote e
         /^Error: the host's node \(\/bin\/false\) cannot run in this sandbox, so Pyright cannot start: false \(GNU coreutils\)/,
       );
       assert.equal(await countLangservers(sandbox), 0);
+    } finally {
+      await sandbox.dispose();
+    }
+  });
+});
+
+describe('Pyright in a local sandbox (no container)', () => {
+  test('runs from the host, answers, and is gone after dispose', async () => {
+    const sandbox = await LocalSandbox.create({ image: 'local', repoDir: sampleRepoTree, repoPath: '/repo' });
+    try {
+      const aci = new AciSession(sandbox, { bundles: [LSP_BUNDLE] });
+      const line = await lineOf('ledger/parser.py', 'from .accounts import');
+      const { observation } = await aci.runCommand(`goto_definition ledger/parser.py ${line} infer_type`);
+      assert.equal(observation.split('\n')[1], `ledger/accounts.py:${await lineOf('ledger/accounts.py', 'def infer_type(')}: def infer_type(name):`);
+      const server = await pyrightFor(sandbox);
+      await disposePyright(sandbox);
+      assert.equal(server.alive, false);
+      assert.equal(typeof (await server.exited), 'number', 'the process has ended');
     } finally {
       await sandbox.dispose();
     }

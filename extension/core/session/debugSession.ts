@@ -102,13 +102,15 @@ export class DebugSession {
     return this.finished !== undefined;
   }
 
-  /** The action the next step will run, asking its source for it if needed. */
+  /** The action the next step will run, asking its source for it if needed (while stopped). */
   async peekNext(): Promise<NextAction | undefined> {
+    if (this.running) return this.pending?.next;
     return (await this.pendingAction())?.next;
   }
 
   /** Replaces the next action with one typed in the scaffold's command syntax. */
   async editNext(text: string): Promise<NextAction> {
+    if (this.running) throw new Error('the session is running: pause it before editing the next action');
     const current = await this.pendingAction();
     const edited = typedAction(text, this.options.aci.tools, current?.next.thought ?? '');
     const next: NextAction = { ...current?.next, ...edited, flags: [...(current?.next.flags ?? []), 'edited'] };
@@ -177,8 +179,11 @@ export class DebugSession {
       }
     } catch (err) {
       outcome.error = errorMessage(err);
-    } finally {
+    }
+    try {
       await sandbox.dispose();
+    } catch (err) {
+      outcome.error ??= `could not remove the sandbox ${sandbox.id}: ${errorMessage(err)}`;
     }
     if (this.lastError && !outcome.error) outcome.error = this.lastError;
     this.finished = this.recorder.trajectory(outcome);

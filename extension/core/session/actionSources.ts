@@ -32,11 +32,18 @@ export interface ActionSource {
   next(history: readonly Step[], signal?: AbortSignal): Promise<NextAction | undefined>;
 }
 
-/** An action written in the scaffold's command syntax, read with the session's tools. */
-export function typedAction(text: string, tools: Pick<ToolSet, 'parseCommand'>, thought = ''): NextAction {
-  const parsed = tools.parseCommand(text);
-  if ('error' in parsed) return { thought, action: { raw: text, tool: null, args: {} }, formatError: parsed.error, errorMessage: parsed.error };
-  return { thought, action: { raw: text, tool: parsed.tool, args: parsed.args } };
+/** A tool call given as a name and arguments, as a function-calling policy would make it. */
+export interface TypedCall {
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+/** An action typed by a person: command text in SWE-agent's syntax, or a tool call; checked against the tools. */
+export function typedAction(input: string | TypedCall, tools: Pick<ToolSet, 'parseCommand' | 'parseFunctionCall'>, thought = ''): NextAction {
+  const raw = typeof input === 'string' ? input : JSON.stringify(input.args);
+  const parsed = typeof input === 'string' ? tools.parseCommand(input) : tools.parseFunctionCall(input.tool, input.args);
+  if ('error' in parsed) return { thought, action: { raw, tool: null, args: {} }, formatError: parsed.error, errorMessage: parsed.error };
+  return { thought, action: { raw, tool: parsed.tool, args: parsed.args } };
 }
 
 /** Replays a recording's steps in order, up to (not including) `until` when given. */
@@ -45,7 +52,7 @@ export class RecordingSource implements ActionSource {
 
   constructor(
     private readonly steps: readonly Step[],
-    private readonly tools: Pick<ToolSet, 'parseCommand'>,
+    private readonly tools: Pick<ToolSet, 'parseCommand' | 'parseFunctionCall'>,
     private readonly until = Number.POSITIVE_INFINITY,
   ) {}
 
@@ -115,11 +122,11 @@ export class PersonSource implements ActionSource {
   private waiting: ((action: NextAction | undefined) => void) | undefined;
   private ended = false;
 
-  constructor(private readonly tools: Pick<ToolSet, 'parseCommand'>) {}
+  constructor(private readonly tools: Pick<ToolSet, 'parseCommand' | 'parseFunctionCall'>) {}
 
-  /** Hands over the next action in the scaffold's command syntax. */
-  type(text: string, thought = ''): void {
-    this.give(typedAction(text, this.tools, thought));
+  /** Hands over the next action: command text in the scaffold's syntax, or a tool call. */
+  type(input: string | TypedCall, thought = ''): void {
+    this.give(typedAction(input, this.tools, thought));
   }
 
   /** No more actions: the session finishes. */

@@ -8,7 +8,7 @@ import { CancelledError } from '../errors';
 import type { Outcome, Step, Task, Trajectory, TrajectoryMeta } from '../trajectory/model';
 import type { AciSession } from '../aci/aci-session';
 import { shellQuote } from '../aci/shell-words';
-import { typedAction, type ActionSource, type NextAction } from './actionSources';
+import { typedAction, type ActionSource, type NextAction, type TypedCall } from './actionSources';
 import { breakAfter, breakBefore, describeBreakpoint, observationFlags, type Breakpoint } from './breakpoints';
 import { compareObservations, DEFAULT_NORMALISERS, type NormaliserName } from './divergence';
 import { TrajectoryRecorder } from './trajectoryRecorder';
@@ -108,11 +108,11 @@ export class DebugSession {
     return (await this.pendingAction())?.next;
   }
 
-  /** Replaces the next action with one typed in the scaffold's command syntax. */
-  async editNext(text: string): Promise<NextAction> {
+  /** Replaces the next action with one typed as command text or given as a tool call. */
+  async editNext(input: string | TypedCall): Promise<NextAction> {
     if (this.running) throw new Error('the session is running: pause it before editing the next action');
     const current = await this.pendingAction();
-    const edited = typedAction(text, this.options.aci.tools, current?.next.thought ?? '');
+    const edited = typedAction(input, this.options.aci.tools, current?.next.thought ?? '');
     const next: NextAction = { ...current?.next, ...edited, flags: [...(current?.next.flags ?? []), 'edited'] };
     if (edited.formatError === undefined) {
       delete next.formatError;

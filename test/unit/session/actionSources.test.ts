@@ -53,6 +53,11 @@ describe('person source', () => {
     await assert.rejects(waiting, CancelledError);
   });
 
+  test('a tool call is checked against the tool\'s arguments', () => {
+    assert.deepEqual(typedAction({ tool: 'goto', args: { line_number: 7 } }, tools).action, { raw: '{"line_number":7}', tool: 'goto', args: { line_number: 7 } });
+    assert.equal(typedAction({ tool: 'goto', args: { line: 7 } }, tools).formatError, 'Required argument(s) missing: line_number');
+  });
+
   test('typed text that names no tool is a bash command', () => {
     assert.deepEqual(typedAction('ls -la | head', tools).action, { raw: 'ls -la | head', tool: 'bash', args: { command: 'ls -la | head' } });
   });

@@ -1,10 +1,12 @@
 import * as vscode from 'vscode';
+import { activateRollouts, type RolloutsApi } from './rollouts/activateRollouts';
 import { activateSettings } from './settings';
 import { activateTrajectoryEditor, type TrajectoryEditorApi } from './trajectory/trajectoryEditor';
 
 /** What the extension exports to other extensions and to its own tests. */
 export interface SweWorkbenchApi {
   readonly trajectoryEditor: TrajectoryEditorApi;
+  readonly rollouts: RolloutsApi;
 }
 
 export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
@@ -14,8 +16,10 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
     context.subscriptions.push(...activateSettings(context));
     const trajectoryEditor = activateTrajectoryEditor(context, log);
     context.subscriptions.push(...trajectoryEditor.disposables);
+    const rollouts = activateRollouts(context, log, trajectoryEditor.api);
+    context.subscriptions.push(...rollouts.disposables);
     log.info(`activated ${context.extension.packageJSON.version as string}`);
-    return { trajectoryEditor: trajectoryEditor.api };
+    return { trajectoryEditor: trajectoryEditor.api, rollouts: rollouts.api };
   } catch (error) {
     // VS Code only logs a failed activation; say it where the user looks.
     log.error('activation failed', error);

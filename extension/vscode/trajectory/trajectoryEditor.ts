@@ -28,6 +28,11 @@ export class StepperRegistry {
     for (const { session } of this.sessions) if (session.document.uri.toString() === uri.toString()) return session;
     return undefined;
   }
+
+  panelFor(uri: vscode.Uri): { session: StepperSession; panel: vscode.WebviewPanel } | undefined {
+    for (const entry of this.sessions) if (entry.session.document.uri.toString() === uri.toString()) return entry;
+    return undefined;
+  }
 }
 
 class TrajectoryEditorProvider implements vscode.CustomReadonlyEditorProvider<TrajectoryDocument> {
@@ -44,6 +49,8 @@ class TrajectoryEditorProvider implements vscode.CustomReadonlyEditorProvider<Tr
 
   resolveCustomEditor(document: TrajectoryDocument, panel: vscode.WebviewPanel): void {
     panel.webview.options = webviewOptions(this.extensionUri);
+    // Parse while the view boots; a failure is reported when the view asks for the trajectory.
+    document.loaded().catch(() => undefined);
     const session = new StepperSession(document, panel.webview, this.log, this.rawRecordDocuments);
     const registration = this.registry.add(session, panel);
     panel.onDidDispose(() => {
@@ -57,6 +64,8 @@ class TrajectoryEditorProvider implements vscode.CustomReadonlyEditorProvider<Tr
 export interface TrajectoryEditorApi {
   /** Sends one protocol message to the stepper showing `uri`, exactly as its webview would. */
   request(uri: vscode.Uri, message: unknown): Promise<ResponseMessage | undefined>;
+  /** Opens `uri` in the stepper on step `index` (0-based). */
+  openAtStep(uri: vscode.Uri, index: number): Promise<void>;
 }
 
 export function activateTrajectoryEditor(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): { disposables: vscode.Disposable[]; api: TrajectoryEditorApi } {
@@ -93,8 +102,44 @@ export function activateTrajectoryEditor(context: vscode.ExtensionContext, log: 
       if (!session) throw new Error(`no stepper is open for ${uri.toString()}`);
       return session.messenger.receive(message);
     },
+    openAtStep: (uri, index) => openAtStep(registry, uri, index),
   };
   return { disposables, api };
+}
+
+/**
+ * A stepper that is loading (new, or reloaded after being hidden) selects its saved step once
+ * it asks for the first step's details, and drops notifications sent before that; so the
+ * step is revealed after that request, or at once when the view is already showing.
+ */
+async function openAtStep(registry: StepperRegistry, uri: vscode.Uri, index: number): Promise<void> {
+  const showing = registry.panelFor(uri)?.panel.visible === true;
+  const loaded = showing ? undefined : waitForDetailsRequest(registry, uri);
+  await vscode.commands.executeCommand('vscode.openWith', uri, TRAJECTORY_EDITOR_ANY_JSON);
+  await loaded;
+  registry.forUri(uri)?.reveal(index);
+}
+
+async function waitForDetailsRequest(registry: StepperRegistry, uri: vscode.Uri, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let entry = registry.panelFor(uri);
+  while (!entry && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    entry = registry.panelFor(uri);
+  }
+  if (!entry) return;
+  const { webview } = entry.panel;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
+    const listener = webview.onDidReceiveMessage((m: unknown) => {
+      if (typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'steps/details') done();
+    });
+    function done(): void {
+      clearTimeout(timer);
+      listener.dispose();
+      resolve();
+    }
+  });
 }
 
 async function pickTrajectory(): Promise<vscode.Uri | undefined> {

@@ -1,0 +1,88 @@
+import * as vscode from 'vscode';
+import { CancelledError } from '../../core/errors';
+import type { Rollout } from '../../core/rollouts/record';
+import { RolloutIndexer, type RolloutIndex } from '../../core/rollouts/rolloutIndex';
+import { watchRollouts, type RolloutWatch } from '../../core/rollouts/rolloutWatch';
+import { Disposable } from '../dispose';
+
+/**
+ * The folder of rollouts the tree and the table show: indexed with progress and cancellation,
+ * cached in the extension's storage, and re-indexed while a run keeps writing to it.
+ */
+export class RolloutsSource extends Disposable {
+  private indexer: RolloutIndexer | undefined;
+  private watch: RolloutWatch | undefined;
+  private byId = new Map<string, Rollout>();
+  private indexValue: RolloutIndex | undefined;
+  private versionValue = 0;
+  private readonly changed = this._register(new vscode.EventEmitter<RolloutIndex>());
+  /** Fires after every index: a folder opened or the run changed on disk. */
+  readonly onDidChange = this.changed.event;
+
+  constructor(
+    private readonly cacheDir: string,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    super();
+    this._register({ dispose: () => this.watch?.close() });
+  }
+
+  get index(): RolloutIndex | undefined {
+    return this.indexValue;
+  }
+
+  get version(): number {
+    return this.versionValue;
+  }
+
+  rollout(id: string): Rollout | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Indexes `folder` under a cancellable progress notification; resolves undefined when cancelled. */
+  async open(folder: string): Promise<RolloutIndex | undefined> {
+    const indexer = new RolloutIndexer(folder, { cacheDir: this.cacheDir });
+    const index = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Indexing rollouts in ${folder}`, cancellable: true },
+      async (progress, token) => {
+        const controller = new AbortController();
+        const cancel = token.onCancellationRequested(() => controller.abort('cancelled'));
+        let reported = 0;
+        try {
+          return await indexer.refresh(controller.signal, ({ done, total, file }) => {
+            const percent = (100 * done) / total;
+            progress.report({ increment: percent - reported, message: `${done}/${total} ${file}` });
+            reported = percent;
+          });
+        } catch (error) {
+          if (error instanceof CancelledError) return undefined;
+          throw error;
+        } finally {
+          cancel.dispose();
+        }
+      },
+    );
+    if (!index) return undefined;
+    this.watch?.close();
+    this.indexer = indexer;
+    this.update(index);
+    this.watch = watchRollouts(indexer, {
+      onUpdate: (next) => this.update(next),
+      onError: (error) => this.log.warn(`re-indexing ${folder} failed`, error),
+    });
+    return index;
+  }
+
+  private update(index: RolloutIndex): void {
+    this.indexValue = index;
+    this.byId = new Map(index.rollouts.map((r) => [r.id, r]));
+    this.versionValue++;
+    this.log.info(`indexed ${index.rollouts.length} rollouts in ${index.root} (${index.stats.filesRead} read, ${index.stats.filesCached} cached, ${index.errors.length} unreadable)`);
+    this.changed.fire(index);
+  }
+
+  /** The folder being shown, for a caller that must not start a second index of it. */
+  get folder(): string | undefined {
+    return this.indexer?.root;
+  }
+}

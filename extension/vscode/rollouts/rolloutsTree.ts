@@ -1,0 +1,102 @@
+import * as vscode from 'vscode';
+import type { IndexError, Rollout } from '../../core/rollouts/record';
+import { groupRollouts, type RolloutGroup } from '../../core/rollouts/rolloutGroups';
+import type { RolloutIndex } from '../../core/rollouts/rolloutIndex';
+import { Disposable } from '../dispose';
+import type { RolloutStatus } from '../../protocol/rollouts';
+import { rolloutStatus } from './rolloutTable';
+import type { RolloutsSource } from './rolloutsSource';
+
+export type RolloutsNode =
+  | { kind: 'group'; group: RolloutGroup; rollouts: Rollout[] }
+  | { kind: 'rollout'; rollout: Rollout }
+  | { kind: 'errors'; errors: IndexError[] };
+
+const STATUS_ICONS: Record<RolloutStatus, vscode.ThemeIcon> = {
+  resolved: new vscode.ThemeIcon('pass-filled', new vscode.ThemeColor('testing.iconPassed')),
+  failed: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),
+  infra: new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground')),
+  unknown: new vscode.ThemeIcon('question'),
+};
+
+function percent(x: number): string {
+  return `${Math.round(x * 100)}%`;
+}
+
+export function groupDescription(g: RolloutGroup): string {
+  const parts = [g.solveRate === null ? `${g.rollouts} not evaluated` : `${g.resolved}/${g.evaluated} solved`];
+  if (g.passAtK.length > 0) parts.push(`pass@1 ${percent(g.passAtK[0]!)}`, `pass@${g.passAtK.length} ${percent(g.passAtK.at(-1)!)}`);
+  if (g.mixed) parts.push('mixed');
+  return parts.join(' · ');
+}
+
+function rolloutTooltip(r: Rollout): vscode.MarkdownString {
+  const md = new vscode.MarkdownString();
+  md.appendMarkdown('**').appendText(r.failure).appendMarkdown('**  \n').appendText(r.evidence.detail);
+  if (r.evidence.step !== undefined) md.appendMarkdown('  \n').appendText(`at step ${r.evidence.step + 1}`);
+  for (const t of r.evidence.tests ?? []) md.appendMarkdown('  \n').appendText(`failing: ${t}`);
+  md.appendMarkdown('\n\n').appendText(`${r.id} · ${r.format} · ${r.steps} steps${r.exitStatus ? ` · exit ${r.exitStatus}` : ''}`);
+  return md;
+}
+
+/** The Rollouts view: one node per instance (a GRPO group), its rollouts under it. */
+export class RolloutsTreeProvider extends Disposable implements vscode.TreeDataProvider<RolloutsNode> {
+  private readonly changed = this._register(new vscode.EventEmitter<void>());
+  readonly onDidChangeTreeData = this.changed.event;
+  private roots: RolloutsNode[] = [];
+
+  constructor(source: RolloutsSource) {
+    super();
+    this._register(source.onDidChange((index) => this.rebuild(index)));
+    if (source.index) this.rebuild(source.index);
+  }
+
+  private rebuild(index: RolloutIndex): void {
+    const byInstance = new Map<string, Rollout[]>();
+    for (const r of index.rollouts) byInstance.set(r.instance, [...(byInstance.get(r.instance) ?? []), r]);
+    const groups: RolloutsNode[] = groupRollouts(index.rollouts).map((group) => ({
+      kind: 'group',
+      group,
+      rollouts: (byInstance.get(group.instance) ?? []).sort((a, b) => a.attempt - b.attempt || (a.id < b.id ? -1 : 1)),
+    }));
+    this.roots = index.errors.length > 0 ? [{ kind: 'errors', errors: index.errors }, ...groups] : groups;
+    this.changed.fire();
+  }
+
+  getChildren(node?: RolloutsNode): RolloutsNode[] {
+    if (!node) return this.roots;
+    return node.kind === 'group' ? node.rollouts.map((rollout) => ({ kind: 'rollout', rollout })) : [];
+  }
+
+  getTreeItem(node: RolloutsNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'group': {
+        const item = new vscode.TreeItem(node.group.instance, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `group:${node.group.instance}`;
+        item.description = groupDescription(node.group);
+        item.iconPath = new vscode.ThemeIcon(node.group.mixed ? 'split-horizontal' : 'folder');
+        item.contextValue = node.group.mixed ? 'rolloutGroup.mixed' : 'rolloutGroup';
+        item.tooltip = `${node.group.instance}: ${groupDescription(node.group)}\n${Object.entries(node.group.failures).map(([c, n]) => `${c} ×${n}`).join(', ')}`;
+        return item;
+      }
+      case 'rollout': {
+        const r = node.rollout;
+        const item = new vscode.TreeItem(`#${r.attempt} ${r.failure}`, vscode.TreeItemCollapsibleState.None);
+        item.id = `rollout:${r.id}`;
+        item.description = `${r.steps} steps · ${r.format}${r.reward !== undefined ? ` · reward ${r.reward}` : ''}`;
+        item.iconPath = STATUS_ICONS[rolloutStatus(r)];
+        item.tooltip = rolloutTooltip(r);
+        item.contextValue = 'rollout';
+        item.command = { command: 'sweWorkbench.rollouts.open', title: 'Open Rollout', arguments: [r.id] };
+        return item;
+      }
+      case 'errors': {
+        const item = new vscode.TreeItem(`${node.errors.length} unreadable input${node.errors.length === 1 ? '' : 's'}`, vscode.TreeItemCollapsibleState.None);
+        item.id = 'errors';
+        item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
+        item.tooltip = node.errors.slice(0, 30).map((e) => `${e.file}${e.line !== undefined ? `:${e.line}` : ''}${e.where ? ` (${e.where})` : ''}: ${e.message}`).join('\n');
+        return item;
+      }
+    }
+  }
+}

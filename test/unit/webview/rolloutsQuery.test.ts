@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Rollout } from '../../../extension/core/rollouts/record';
+import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
+import { RowRangeSchema } from '../../../extension/protocol/rollouts';
+import { groupStatistics, queryRollouts, toRolloutRow } from '../../../extension/vscode/rollouts/rolloutTable';
+import { G7, S3, W101, W202, writeTrainingRun } from '../../fixtures/rollouts/trainingRun';
+
+const none = { sort: null, filter: '', search: '' };
+
+describe('the rollouts table query over a generated training run', () => {
+  let root: string;
+  let rollouts: Rollout[];
+
+  before(async () => {
+    root = mkdtempSync(join(tmpdir(), 'swe-workbench-rollouts-table-'));
+    writeTrainingRun(root);
+    rollouts = (await indexRollouts(root)).rollouts;
+  });
+  after(() => rmSync(root, { recursive: true, force: true }));
+
+  test('without a query, every rollout in index order', () => {
+    assert.equal(queryRollouts(rollouts, none).length, 15);
+  });
+
+  test("the core's filter narrows the rows", () => {
+    const rows = queryRollouts(rollouts, { ...none, filter: `instance=${W202} and steps>20` });
+    assert.deepEqual(rows.map((r) => r.steps).sort((a, b) => a - b), [30, 40]);
+  });
+
+  test("an invalid filter throws the core's message with its column", () => {
+    assert.throws(() => queryRollouts(rollouts, { ...none, filter: 'steps>>5' }), /column 7.*steps is a number|expected a value/);
+    assert.throws(() => queryRollouts(rollouts, { ...none, filter: 'colour=red' }), /unknown field 'colour'/);
+  });
+
+  test('sorts by a column in both directions, missing values last', () => {
+    const down = queryRollouts(rollouts, { ...none, sort: { column: 'steps', descending: true } });
+    assert.deepEqual(down.slice(0, 3).map((r) => r.steps), [40, 30, 12]);
+    const up = queryRollouts(rollouts, { ...none, sort: { column: 'cost', descending: false } });
+    const costs = up.map((r) => r.cost);
+    const known = costs.filter((c): c is number => c !== undefined);
+    assert.deepEqual(known, [...known].sort((a, b) => a - b));
+    assert.ok(known.includes(3) && known.includes(0.42));
+    assert.deepEqual(costs.slice(known.length), costs.slice(known.length).map(() => undefined));
+  });
+
+  test('full-text matches keep only the rollouts found', () => {
+    const found = new Set(rollouts.filter((r) => r.instance === G7).map((r) => r.id));
+    const rows = queryRollouts(rollouts, { ...none, sort: { column: 'attempt', descending: false } }, found);
+    assert.deepEqual(rows.map((r) => r.instance), [G7, G7, G7, G7]);
+  });
+
+  test('group statistics of the three rLLM episodes: 2 of 3 solved, pass@2 = 1, mixed', () => {
+    const s = groupStatistics(queryRollouts(rollouts, { ...none, filter: `instance=${S3}` }));
+    assert.equal(s.rollouts, 3);
+    assert.equal(s.instances, 1);
+    assert.equal(s.resolved, 2);
+    assert.equal(s.evaluated, 3);
+    assert.equal(s.solveRate, 2 / 3);
+    assert.deepEqual(s.passAtK.map((p) => [p.k, Math.round(p.value * 1000) / 1000, p.instances]), [[1, 0.667, 1], [2, 1, 1], [3, 1, 1]]);
+    assert.equal(s.mixed, 1);
+  });
+
+  test('a row carries the columns and the status icon of its rollout', () => {
+    const first = rollouts.find((r) => r.path === `attempt_1/${W101}/${W101}.traj`);
+    assert.ok(first);
+    const row = toRolloutRow(first);
+    assert.equal(row.instance, W101);
+    assert.equal(row.steps, 6);
+    assert.equal(row.cost, 0.42);
+    assert.equal(row.tokens, 53800);
+    assert.equal(row.status, 'resolved');
+    assert.equal(row.failure, 'resolved');
+  });
+
+  test('the protocol refuses a range larger than a page or running backwards', () => {
+    assert.equal(RowRangeSchema.safeParse({ query: none, start: 0, end: 501 }).success, false);
+    assert.equal(RowRangeSchema.safeParse({ query: none, start: 10, end: 5 }).success, false);
+    assert.equal(RowRangeSchema.safeParse({ query: none, start: 0, end: 500 }).success, true);
+  });
+});

@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { RolloutRow } from '../../../extension/protocol/rollouts';
+import { cellText, nextSort, pagesFor, visibleWindow } from '../../../webview/rollouts/tableModel';
+
+const row: RolloutRow = {
+  id: 'run/a.traj', instance: 'acme__widgets-101', attempt: 2, format: 'swe-agent', steps: 8, exit: null, resolved: false, reward: 0.3333333,
+  failure: 'submitted-wrong', status: 'failed', evidence: 'not resolved', tokens: 62000, cost: 0.5, duration: 3725,
+};
+
+describe('the virtualized rollouts table', () => {
+  test('renders only the rows in view plus the overscan on each side', () => {
+    assert.deepEqual(visibleWindow(0, 480, 24, 10_000, 20), { start: 0, end: 41 });
+    assert.deepEqual(visibleWindow(24 * 5000, 480, 24, 10_000, 20), { start: 4980, end: 5041 });
+    assert.deepEqual(visibleWindow(24 * 9990, 480, 24, 10_000, 20), { start: 9970, end: 10_000 });
+    assert.deepEqual(visibleWindow(0, 480, 24, 0, 20), { start: 0, end: 0 });
+  });
+
+  test('asks for page-aligned ranges that cover the window', () => {
+    assert.deepEqual(pagesFor({ start: 4980, end: 5041 }, 200), [{ start: 4800, end: 5000 }, { start: 5000, end: 5200 }]);
+    assert.deepEqual(pagesFor({ start: 0, end: 41 }, 200), [{ start: 0, end: 200 }]);
+    assert.deepEqual(pagesFor({ start: 0, end: 0 }, 200), []);
+  });
+
+  test('a header click cycles ascending, descending, unsorted; another column starts ascending', () => {
+    assert.deepEqual(nextSort(null, 'steps'), { column: 'steps', descending: false });
+    assert.deepEqual(nextSort({ column: 'steps', descending: false }, 'steps'), { column: 'steps', descending: true });
+    assert.equal(nextSort({ column: 'steps', descending: true }, 'steps'), null);
+    assert.deepEqual(nextSort({ column: 'steps', descending: true }, 'cost'), { column: 'cost', descending: false });
+  });
+
+  test('cells say what was recorded and mark what was not', () => {
+    assert.equal(cellText(row, 'instance'), 'acme__widgets-101');
+    assert.equal(cellText(row, 'exit'), '—');
+    assert.equal(cellText(row, 'resolved'), 'no');
+    assert.equal(cellText({ ...row, resolved: null }, 'resolved'), '—');
+    assert.equal(cellText(row, 'reward'), '0.333');
+    assert.equal(cellText(row, 'tokens'), '62,000');
+    assert.equal(cellText(row, 'cost'), '$0.50');
+    assert.equal(cellText(row, 'duration'), '1 h 2 min');
+    assert.equal(cellText({ ...row, duration: 42.25 }, 'duration'), '42.3 s');
+  });
+});

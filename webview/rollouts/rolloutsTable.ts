@@ -1,0 +1,272 @@
+import {
+  MAX_ROW_RANGE,
+  ROLLOUT_COLUMNS,
+  RolloutsUiStateSchema,
+  rolloutsChanged,
+  rolloutsHeader,
+  rolloutsOpen,
+  rolloutsQuery,
+  rolloutsRows,
+  type QueryResult,
+  type RolloutColumn,
+  type RolloutQuery,
+  type RolloutRow,
+  type RolloutsUiState,
+} from '../../extension/protocol/rollouts';
+import { codicon, el } from '../dom';
+import type { Host } from '../host';
+import { COLUMN_TITLES, NUMERIC_COLUMNS, cellText, nextSort, pagesFor, visibleWindow } from './tableModel';
+
+/** A performance mark set when the first rows are on screen; bench/ui reads it. */
+export const FIRST_ROWS_MARK = 'sweWorkbench.rollouts.firstRows';
+const ROW_HEIGHT = 24;
+const OVERSCAN = 20;
+const PAGE_SIZE = 200;
+const STATUS_ICONS = { resolved: 'pass-filled', failed: 'error', infra: 'warning', unknown: 'question' } as const;
+
+function restoredState(raw: unknown): RolloutsUiState {
+  const parsed = RolloutsUiStateSchema.safeParse(raw);
+  return parsed.success ? parsed.data : { query: { sort: null, filter: '', search: '' }, scrollTop: 0 };
+}
+
+function percent(x: number): string {
+  return `${(x * 100).toFixed(1)}%`;
+}
+
+/**
+ * The rollouts table: a header that sorts, the core's filter and full-text search, group
+ * statistics, and a virtualized body that keeps only the rows in view in the DOM and asks the
+ * host for them page by page.
+ */
+export class RolloutsTable {
+  private state: RolloutsUiState;
+  private result: QueryResult | undefined;
+  /** Rows of the current query and index version, by row index. */
+  private rows = new Map<number, RolloutRow>();
+  private readonly pending = new Set<number>();
+  private generation = 0;
+  private selected = -1;
+  private firstRowsShown = false;
+  private readonly filter = el('vscode-textfield', { attrs: { id: 'filter', placeholder: 'Filter, e.g. failure=max-steps and steps>50', 'aria-label': 'Filter expression' } });
+  private readonly search = el('vscode-textfield', { attrs: { id: 'search', placeholder: 'Search thoughts, actions, observations', 'aria-label': 'Full-text search' } });
+  private readonly count = el('span', { attrs: { id: 'row-count', role: 'status' } });
+  private readonly filterError = el('pre', { attrs: { id: 'filter-error', role: 'alert' } });
+  private readonly stats = el('div', { attrs: { id: 'stats', 'aria-label': 'Group statistics' } });
+  private readonly head = el('div', { className: 'table-head rollouts-grid', attrs: { role: 'row' } });
+  private readonly spacer = el('div', { attrs: { id: 'spacer', role: 'rowgroup' } });
+  private readonly viewport = el('div', { attrs: { id: 'viewport', tabindex: '0', role: 'grid', 'aria-label': 'Rollouts' } }, [this.spacer]);
+  private readonly empty = el('p', { attrs: { id: 'empty' } });
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly host: Host,
+  ) {
+    this.state = restoredState(host.getState());
+  }
+
+  async start(): Promise<void> {
+    this.layout();
+    const header = await this.host.request(rolloutsHeader, {});
+    this.host.onNotification(rolloutsChanged, () => void this.runQuery(false));
+    if (header.folder === null) this.showEmpty('No rollouts folder is open: run “SWE Workbench: Open Rollouts Folder…”.');
+    await this.runQuery(false);
+    this.viewport.scrollTop = this.state.scrollTop;
+    this.render();
+    this.root.setAttribute('aria-busy', 'false');
+  }
+
+  private layout(): void {
+    this.filter.value = this.state.query.filter;
+    this.search.value = this.state.query.search;
+    this.filterError.hidden = true;
+    this.renderHead();
+    this.root.replaceChildren(
+      el('header', { className: 'rollouts-toolbar' }, [this.filter, this.search, this.count, this.filterError]),
+      this.stats,
+      this.head,
+      this.viewport,
+      this.empty,
+    );
+    this.filter.addEventListener('change', () => this.setQuery({ ...this.state.query, filter: this.filter.value }));
+    this.search.addEventListener('change', () => this.setQuery({ ...this.state.query, search: this.search.value }));
+    this.viewport.addEventListener('scroll', () => this.onScroll(), { passive: true });
+    this.viewport.addEventListener('keydown', (e) => this.onKey(e));
+    this.spacer.addEventListener('click', (e) => this.rowEvent(e, false));
+    this.spacer.addEventListener('dblclick', (e) => this.rowEvent(e, true));
+    new ResizeObserver(() => this.render()).observe(this.viewport);
+  }
+
+  private renderHead(): void {
+    const sort = this.state.query.sort;
+    this.head.replaceChildren(
+      ...ROLLOUT_COLUMNS.map((column) => {
+        const sorted = sort?.column === column ? (sort.descending ? 'descending' : 'ascending') : 'none';
+        const button = el('button', { className: NUMERIC_COLUMNS.has(column) ? 'numeric' : '', attrs: { 'data-column': column, 'aria-sort': sorted, role: 'columnheader', title: `Sort by ${COLUMN_TITLES[column].toLowerCase()}` } }, [
+          el('span', { text: COLUMN_TITLES[column] }),
+        ]);
+        if (sorted !== 'none') button.append(codicon(sorted === 'ascending' ? 'arrow-up' : 'arrow-down', sorted));
+        button.addEventListener('click', () => this.setQuery({ ...this.state.query, sort: nextSort(this.state.query.sort, column) }));
+        return button;
+      }),
+    );
+  }
+
+  private setQuery(query: RolloutQuery): void {
+    this.state = { query, scrollTop: 0 };
+    this.renderHead();
+    void this.runQuery(true);
+  }
+
+  /** Asks the host for the query's size and statistics; rows follow by range as they scroll in. */
+  private async runQuery(resetScroll: boolean): Promise<void> {
+    const generation = ++this.generation;
+    this.count.textContent = 'Loading…';
+    let result: QueryResult;
+    try {
+      result = await this.host.request(rolloutsQuery, this.state.query);
+    } catch (error) {
+      if (generation !== this.generation) return;
+      this.filterError.textContent = error instanceof Error ? error.message : String(error);
+      this.filterError.hidden = false;
+      this.count.textContent = '';
+      return;
+    }
+    if (generation !== this.generation) return;
+    this.filterError.hidden = true;
+    this.result = result;
+    this.rows = new Map();
+    this.pending.clear();
+    this.selected = -1;
+    this.count.textContent = result.total === result.indexed ? `${result.total} rollouts` : `${result.total} of ${result.indexed} rollouts`;
+    this.renderStats(result);
+    this.spacer.style.height = `${result.total * ROW_HEIGHT}px`;
+    if (result.total === 0 && result.indexed > 0) this.showEmpty('No rollout matches.');
+    else if (result.indexed > 0) this.empty.hidden = true;
+    if (resetScroll) this.viewport.scrollTop = 0;
+    this.saveState();
+    this.render();
+  }
+
+  private renderStats(result: QueryResult): void {
+    const s = result.statistics;
+    const fact = (label: string, value: string) => el('span', {}, [`${label} `, el('strong', { text: value })]);
+    const passAtK = s.passAtK.map((p) => fact(`pass@${p.k}`, `${percent(p.value)}${p.instances < s.instances ? ` (${p.instances})` : ''}`));
+    this.stats.replaceChildren(
+      fact('instances', String(s.instances)),
+      fact('solve rate', s.solveRate === null ? '—' : `${percent(s.solveRate)} (${s.resolved}/${s.evaluated})`),
+      fact('mixed groups', String(s.mixed)),
+      ...passAtK,
+    );
+  }
+
+  private showEmpty(text: string): void {
+    this.empty.textContent = text;
+    this.empty.hidden = false;
+  }
+
+  private onScroll(): void {
+    this.state = { ...this.state, scrollTop: this.viewport.scrollTop };
+    this.saveState();
+    this.render();
+  }
+
+  /** Puts the rows in view into the DOM (and only those), and fetches the pages they lack. */
+  private render(): void {
+    const total = this.result?.total ?? 0;
+    const window = visibleWindow(this.viewport.scrollTop, this.viewport.clientHeight, ROW_HEIGHT, total, OVERSCAN);
+    const nodes: HTMLElement[] = [];
+    for (let i = window.start; i < window.end; i++) nodes.push(this.rowNode(i));
+    this.spacer.replaceChildren(...nodes);
+    for (const page of pagesFor(window, PAGE_SIZE)) if (!this.rows.has(page.start) && !this.pending.has(page.start)) void this.fetch(page.start, Math.min(page.end, total));
+  }
+
+  private rowNode(i: number): HTMLElement {
+    const row = this.rows.get(i);
+    const node = el('div', { className: `rollout-row rollouts-grid${row ? ` status-${row.status}` : ' loading'}`, attrs: { role: 'row', 'data-index': String(i), 'aria-rowindex': String(i + 1), 'aria-selected': String(i === this.selected) } });
+    node.style.transform = `translateY(${i * ROW_HEIGHT}px)`;
+    if (!row) {
+      node.append(el('span', { text: '…' }));
+      return node;
+    }
+    node.setAttribute('data-id', row.id);
+    node.title = `${row.id}\n${row.failure}: ${row.evidence}`;
+    for (const column of ROLLOUT_COLUMNS) {
+      const cell = el('span', { className: NUMERIC_COLUMNS.has(column) ? 'numeric' : '', text: cellText(row, column), attrs: { role: 'gridcell', 'data-column': column } });
+      if (column === 'instance') cell.prepend(codicon(STATUS_ICONS[row.status], row.status));
+      node.append(cell);
+    }
+    return node;
+  }
+
+  private async fetch(start: number, end: number): Promise<void> {
+    if (end <= start) return;
+    const generation = this.generation;
+    this.pending.add(start);
+    try {
+      for (let from = start; from < end; from += MAX_ROW_RANGE) {
+        const { rows } = await this.host.request(rolloutsRows, { query: this.state.query, start: from, end: Math.min(end, from + MAX_ROW_RANGE) });
+        if (generation !== this.generation) return;
+        rows.forEach((row, k) => this.rows.set(from + k, row));
+      }
+    } catch {
+      // The index changed under the request; the changed notification runs the query again.
+      return;
+    } finally {
+      this.pending.delete(start);
+    }
+    this.render();
+    if (!this.firstRowsShown) {
+      this.firstRowsShown = true;
+      performance.mark(FIRST_ROWS_MARK);
+    }
+  }
+
+  private rowEvent(event: MouseEvent, open: boolean): void {
+    const node = (event.target as Element | null)?.closest<HTMLElement>('.rollout-row');
+    const index = Number(node?.dataset.index);
+    if (!node || !Number.isInteger(index)) return;
+    this.select(index);
+    if (open) void this.open(index);
+  }
+
+  private onKey(event: KeyboardEvent): void {
+    const total = this.result?.total ?? 0;
+    const page = Math.max(1, Math.floor(this.viewport.clientHeight / ROW_HEIGHT) - 1);
+    const moves: Record<string, number> = { ArrowDown: 1, j: 1, ArrowUp: -1, k: -1, PageDown: page, PageUp: -page, Home: -total, End: total };
+    const delta = moves[event.key];
+    if (delta !== undefined && total > 0) {
+      event.preventDefault();
+      this.select(Math.min(total - 1, Math.max(0, this.selected + delta)));
+      this.scrollIntoView(this.selected);
+    } else if (event.key === 'Enter' && this.selected >= 0) {
+      event.preventDefault();
+      void this.open(this.selected);
+    }
+  }
+
+  private select(index: number): void {
+    this.selected = index;
+    for (const node of this.spacer.children) node.setAttribute('aria-selected', String((node as HTMLElement).dataset.index === String(index)));
+  }
+
+  private scrollIntoView(index: number): void {
+    const top = index * ROW_HEIGHT;
+    if (top < this.viewport.scrollTop) this.viewport.scrollTop = top;
+    else if (top + ROW_HEIGHT > this.viewport.scrollTop + this.viewport.clientHeight) this.viewport.scrollTop = top + ROW_HEIGHT - this.viewport.clientHeight;
+    this.render();
+  }
+
+  private async open(index: number): Promise<void> {
+    const row = this.rows.get(index);
+    if (!row) return;
+    try {
+      await this.host.request(rolloutsOpen, { id: row.id });
+    } catch (error) {
+      this.count.textContent = `Cannot open ${row.id}: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+
+  private saveState(): void {
+    this.host.setState(this.state);
+  }
+}

@@ -1,0 +1,69 @@
+import type { RolloutColumn, RolloutQuery, RolloutRow } from '../../extension/protocol/rollouts';
+
+export interface RowWindow {
+  /** First row index rendered (inclusive) and the one past the last. */
+  start: number;
+  end: number;
+}
+
+/** The rows a viewport shows, plus `overscan` rows on each side so a fast scroll never shows a gap first. */
+export function visibleWindow(scrollTop: number, viewportHeight: number, rowHeight: number, total: number, overscan: number): RowWindow {
+  const first = Math.floor(Math.max(0, scrollTop) / rowHeight);
+  const shown = Math.ceil(Math.max(0, viewportHeight) / rowHeight) + 1;
+  return { start: Math.max(0, first - overscan), end: Math.min(total, first + shown + overscan) };
+}
+
+/** The page-aligned ranges that cover a window, so neighbouring scroll positions share requests. */
+export function pagesFor(window: RowWindow, pageSize: number): RowWindow[] {
+  const pages: RowWindow[] = [];
+  for (let start = Math.floor(window.start / pageSize) * pageSize; start < window.end; start += pageSize) pages.push({ start, end: start + pageSize });
+  return pages;
+}
+
+/** A header click sorts ascending, then descending, then not at all. */
+export function nextSort(current: RolloutQuery['sort'], column: RolloutColumn): RolloutQuery['sort'] {
+  if (current?.column !== column) return { column, descending: false };
+  return current.descending ? null : { column, descending: true };
+}
+
+export const COLUMN_TITLES: Record<RolloutColumn, string> = {
+  instance: 'Instance',
+  attempt: 'Attempt',
+  format: 'Format',
+  steps: 'Steps',
+  exit: 'Exit status',
+  resolved: 'Resolved',
+  reward: 'Reward',
+  failure: 'Failure class',
+  tokens: 'Tokens',
+  cost: 'Cost',
+  duration: 'Duration',
+};
+
+export const NUMERIC_COLUMNS: ReadonlySet<RolloutColumn> = new Set(['attempt', 'steps', 'reward', 'tokens', 'cost', 'duration']);
+
+function seconds(s: number): string {
+  if (s < 60) return `${s.toFixed(1)} s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m} min ${Math.round(s % 60)} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+/** The text a cell shows; '—' for a value nothing recorded. */
+export function cellText(row: RolloutRow, column: RolloutColumn): string {
+  switch (column) {
+    case 'resolved':
+      return row.resolved === null ? '—' : row.resolved ? 'yes' : 'no';
+    case 'tokens':
+      return row.tokens === null ? '—' : row.tokens.toLocaleString('en-US');
+    case 'cost':
+      return row.cost === null ? '—' : `$${row.cost.toFixed(2)}`;
+    case 'duration':
+      return row.duration === null ? '—' : seconds(row.duration);
+    case 'reward':
+      return row.reward === null ? '—' : String(Math.round(row.reward * 1000) / 1000);
+    default: {
+      const value = row[column];
+      return value === null ? '—' : String(value);
+    }
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The table's styles, adopted as a constructed stylesheet: the CSP allows no inline <style>,
+ * and the shared webview.css belongs to every view. Colours only from the theme.
+ */
+export const TABLE_CSS = `
+.rollouts-toolbar { display: flex; flex-wrap: wrap; gap: 6px 12px; align-items: center; padding: 6px 10px;
+  border-bottom: 1px solid var(--vscode-panel-border, var(--vscode-contrastBorder, transparent));
+  background: var(--vscode-sideBar-background, var(--vscode-editor-background)); }
+#filter { flex: 2 1 320px; }
+#search { flex: 1 1 200px; }
+#row-count { color: var(--vscode-descriptionForeground); font-variant-numeric: tabular-nums; white-space: nowrap; }
+#filter-error { flex-basis: 100%; margin: 0; color: var(--vscode-errorForeground);
+  border-left: 3px solid var(--vscode-inputValidation-errorBorder, var(--vscode-errorForeground)); padding: 2px 8px; font-family: var(--vscode-editor-font-family); }
+#filter-error[hidden] { display: none; }
+#stats { display: flex; flex-wrap: wrap; gap: 4px 14px; padding: 4px 10px; color: var(--vscode-descriptionForeground);
+  border-bottom: 1px solid var(--vscode-panel-border, var(--vscode-contrastBorder, transparent)); font-variant-numeric: tabular-nums; }
+#stats strong { color: var(--vscode-foreground); font-weight: 600; }
+.rollouts-grid { display: grid; grid-template-columns: minmax(180px, 3fr) 64px 112px 56px minmax(110px, 1.3fr) 72px 64px minmax(120px, 1.3fr) 90px 64px 84px; }
+.table-head { border-bottom: 1px solid var(--vscode-panel-border, var(--vscode-contrastBorder, transparent));
+  background: var(--vscode-sideBar-background, var(--vscode-editor-background)); padding-right: 10px; }
+.table-head button { all: unset; box-sizing: border-box; display: flex; gap: 2px; align-items: center; padding: 4px 6px; cursor: pointer;
+  font-weight: 600; white-space: nowrap; overflow: hidden; color: var(--vscode-foreground); }
+.table-head button:hover { background: var(--vscode-list-hoverBackground); }
+.table-head button:focus-visible { outline: 1px solid var(--vscode-focusBorder); outline-offset: -1px; }
+.table-head button.numeric { justify-content: flex-end; }
+#viewport { flex: 1; min-height: 0; overflow: auto; position: relative; outline: none; }
+#viewport:focus-visible { outline: 1px solid var(--vscode-focusBorder); outline-offset: -1px; }
+#spacer { position: relative; width: 100%; }
+.rollout-row { position: absolute; left: 0; right: 0; height: 24px; line-height: 24px; cursor: pointer; border: 1px solid transparent; box-sizing: border-box; }
+.rollout-row:hover { background: var(--vscode-list-hoverBackground); }
+.rollout-row[aria-selected="true"] { background: var(--vscode-list-activeSelectionBackground); color: var(--vscode-list-activeSelectionForeground);
+  outline: 1px solid var(--vscode-list-focusOutline, transparent); outline-offset: -1px; }
+.rollout-row > span { padding: 0 6px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.rollout-row > span.numeric { text-align: right; font-variant-numeric: tabular-nums; }
+.rollout-row.loading > span { color: var(--vscode-descriptionForeground); }
+.rollout-row .codicon { vertical-align: text-bottom; margin-right: 4px; }
+.status-resolved .codicon { color: var(--vscode-testing-iconPassed); }
+.status-failed .codicon { color: var(--vscode-testing-iconFailed); }
+.status-infra .codicon { color: var(--vscode-problemsWarningIcon-foreground); }
+.rollout-row[aria-selected="true"] .codicon { color: inherit; }
+#empty { padding: 16px; color: var(--vscode-descriptionForeground); }
+#empty[hidden] { display: none; }
+`;

@@ -204,6 +204,16 @@ describe('str_replace_editor (tools/edit_anthropic)', () => {
     assert.equal((await aci.session.runCommand('echo alive')).observation, 'alive');
   });
 
+  test('a command reading stdin gets end of input; a cancelled call stops and the shell lives on', async () => {
+    assert.deepEqual(Object.values(await aci.session.runCommand('cat; read line; echo "read=$?"')).slice(0, 2), ['read=1', 0]);
+    const stop = new AbortController();
+    const running = aci.session.runCommand('sleep 30', stop.signal);
+    setTimeout(() => stop.abort('stopped by the person'), 300);
+    await assert.rejects(running, (err: Error) => err.name === 'CancelledError');
+    await assert.rejects(aci.session.runCommand('echo never', stop.signal), (err: Error) => err.name === 'CancelledError');
+    assert.equal((await aci.session.runCommand('echo alive')).observation, 'alive');
+  });
+
   test('submit prints the staged diff of every change', async () => {
     await aci.session.runCommand('cd /repo && rm -f ledger/fx.py && printf "x = 1\\n" > notes.py');
     const r = await aci.session.runCommand('submit');

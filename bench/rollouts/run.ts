@@ -27,8 +27,11 @@ const ATTEMPTS = 10;
 interface Measure {
   variant: string;
   ms: number;
-  /** warm only: a second index in the same process. */
+  /** User + system CPU time of the whole process: steadier than wall time on a shared machine. */
+  cpuMs: number;
+  /** warm only: a second index in the same process, wall and CPU. */
   againMs?: number;
+  againCpuMs?: number;
   peakRssMb: number;
   rollouts: number;
 }
@@ -93,13 +96,18 @@ function rawRead(root: string, importing: boolean): number {
 
 async function child(variant: string, root: string, cache: string): Promise<void> {
   const start = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
   const rollouts = variant === 'raw' || variant === 'import' ? rawRead(root, variant === 'import') : (await indexRollouts(root, { cacheDir: cache })).rollouts.length;
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  const m: Measure = { variant, ms, peakRssMb: process.resourceUsage().maxRSS / 1024, rollouts };
+  const used = process.cpuUsage(cpu);
+  const m: Measure = { variant, ms, cpuMs: (used.user + used.system) / 1000, peakRssMb: process.resourceUsage().maxRSS / 1024, rollouts };
   if (variant === 'warm') {
     const again = process.hrtime.bigint();
+    const againCpu = process.cpuUsage();
     await indexRollouts(root, { cacheDir: cache });
     m.againMs = Number(process.hrtime.bigint() - again) / 1e6;
+    const u = process.cpuUsage(againCpu);
+    m.againCpuMs = (u.user + u.system) / 1000;
   }
   process.stdout.write(JSON.stringify(m) + '\n');
 }
@@ -134,13 +142,15 @@ async function main(): Promise<void> {
       results.warm!.push(measure('warm', root, cache));
     }
     const med = (v: string) => median(results[v]!.map((m) => m.ms));
+    const cpu = (v: string) => median(results[v]!.map((m) => m.cpuMs));
     const rss = (v: string) => Math.max(...results[v]!.map((m) => m.peakRssMb));
-    for (const v of ['raw', 'import', 'cold', 'warm']) console.log(`${v.padEnd(6)} ${med(v).toFixed(0).padStart(7)} ms (median of ${rounds})  peak RSS ${rss(v).toFixed(0)} MB  documents/rollouts ${results[v]![0]!.rollouts}`);
-    console.log(`cold / raw    = ${(med('cold') / med('raw')).toFixed(2)}x   (target <= 1.5x)`);
-    console.log(`import / raw  = ${(med('import') / med('raw')).toFixed(2)}x   (the importers alone)`);
-    console.log(`cold / import = ${(med('cold') / med('import')).toFixed(2)}x   (the index's own share)`);
+    for (const v of ['raw', 'import', 'cold', 'warm']) console.log(`${v.padEnd(6)} ${med(v).toFixed(0).padStart(7)} ms wall, ${cpu(v).toFixed(0).padStart(6)} ms CPU (medians of ${rounds})  peak RSS ${rss(v).toFixed(0)} MB  documents/rollouts ${results[v]![0]!.rollouts}`);
+    const ratio = (a: string, b: string) => `${(med(a) / med(b)).toFixed(2)}x wall, ${(cpu(a) / cpu(b)).toFixed(2)}x CPU`;
+    console.log(`cold / raw    = ${ratio('cold', 'raw')}   (target <= 1.5x)`);
+    console.log(`import / raw  = ${ratio('import', 'raw')}   (the importers alone)`);
+    console.log(`cold / import = ${ratio('cold', 'import')}   (the index's own share)`);
     const again = median(results.warm!.map((m) => m.againMs ?? NaN));
-    console.log(`warm / cold   = ${((100 * med('warm')) / med('cold')).toFixed(1)}%  (target < 5%; a fresh process)`);
+    console.log(`warm / cold   = ${((100 * med('warm')) / med('cold')).toFixed(1)}% wall, ${((100 * cpu('warm')) / cpu('cold')).toFixed(1)}% CPU  (target < 5%; a fresh process)`);
     console.log(`again / cold  = ${((100 * again) / med('cold')).toFixed(1)}%  (${again.toFixed(0)} ms: a second warm index in the same process)`);
   } finally {
     rmSync(work, { recursive: true, force: true });

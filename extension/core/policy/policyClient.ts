@@ -261,6 +261,13 @@ export class PolicyClient {
           status,
         );
       }
+      if (status === 400 && /maximum context length/i.test(said)) {
+        return new PolicyError(
+          'bad-request',
+          `${where} cannot take the conversation: it no longer fits the model's context${this.maxModelLen ? ` of ${this.maxModelLen} tokens` : ''}. Fold older observations (the observation window, e.g. --observation-window 5) or lower max_tokens. The server said: ${said}`,
+          status,
+        );
+      }
       const kind: PolicyErrorKind = status === 401 || status === 403 ? 'auth' : status === 404 ? 'not-found' : status === 429 ? 'rate-limited' : status >= 500 ? 'server' : 'bad-request';
       return new PolicyError(kind, `${where} answered HTTP ${status}: ${said}`, status, [], parseRetryAfter(err.headers));
     }

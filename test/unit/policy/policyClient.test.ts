@@ -145,6 +145,16 @@ describe('policy client: faults', () => {
     assert.equal(server!.chatRequests.length, 1);
   });
 
+  test('a conversation longer than the context is explained with what to do', async () => {
+    const said = "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4488 in the messages, 512 in the completion). Please reduce the length of the messages or completion.";
+    const client = await connect([{ fault: { kind: 'status', status: 400, message: said } }], {}, { maxModelLen: 4096 });
+    await assert.rejects(client.complete(user), (err: PolicyError) => {
+      assert.match(err.message, /no longer fits the model's context of 4096 tokens\. Fold older observations \(the observation window, e\.g\. --observation-window 5\)/);
+      assert.ok(err.message.endsWith(said));
+      return true;
+    });
+  });
+
   test("older vLLM's top-level error shape keeps the server's message", async () => {
     const client = await connect([{ fault: { kind: 'status', status: 400, message: 'max_tokens must be at least 1, got 0.' } }], {}, { errorShape: 'vllm-legacy' });
     await assert.rejects(client.complete(user), /answered HTTP 400: max_tokens must be at least 1, got 0\./);

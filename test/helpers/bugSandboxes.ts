@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { cp, mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
@@ -13,6 +13,23 @@ export const BUG_TEST_LABEL = 'swe-workbench.test-suite';
 const repoRoot = path.resolve(__dirname, '../..');
 export const bugFixtures = path.join(repoRoot, 'test/fixtures/bugs');
 
+const validBug = 'valid-allocate-and-close';
+
+/**
+ * A bug folder on disk: the valid bug itself, or a copy of it with a variant's files laid over
+ * (`test/fixtures/bugs/variants/<name>` holds only what differs).
+ */
+export async function bugFixtureDir(name: string): Promise<string> {
+  if (name === validBug) return path.join(bugFixtures, validBug);
+  const variant = path.join(bugFixtures, 'variants', name);
+  const names = await readdir(variant);
+  if (names.length === 0) throw new Error(`bug variant ${name} holds no file`);
+  const dir = path.join(await mkdtemp(path.join(tmpdir(), `bug-${name}-`)), 'bug');
+  await cp(path.join(bugFixtures, validBug), dir, { recursive: true });
+  for (const file of names) await cp(path.join(variant, file), path.join(dir, file));
+  return dir;
+}
+
 export async function sampleRepoForBugs(): Promise<SampleRepo> {
   return materializeSampleRepo(await mkdtemp(path.join(tmpdir(), 'bug-sample-')));
 }
@@ -26,4 +43,18 @@ export async function containersLeft(suite: string): Promise<number> {
   const docker = new Docker({ socketPath: '/var/run/docker.sock' });
   const list = await docker.listContainers({ all: true, filters: { label: [`${BUG_TEST_LABEL}=${suite}`] } });
   return list.length;
+}
+
+/**
+ * Containers of `suite` still present once removals in flight have finished: a sandbox that an
+ * abort is already disposing may still be going away when the aborted call returns.
+ */
+export async function containersLeftOnceSettled(suite: string, patienceMs = 15_000): Promise<number> {
+  const deadline = Date.now() + patienceMs;
+  let left = await containersLeft(suite);
+  while (left > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    left = await containersLeft(suite);
+  }
+  return left;
 }

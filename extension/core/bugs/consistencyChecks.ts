@@ -1,3 +1,4 @@
+import { CancelledError, throwIfAborted } from '../errors';
 import type { Sandbox } from '../runtime/sandbox';
 import { bashQuote } from '../runtime/shell-session';
 import { statusMapToObject, type TestStatus, type TestStatusMap } from '../reward/testStatus';
@@ -59,6 +60,8 @@ const idsWhere = (map: TestStatusMap, pred: (s: TestStatus) => boolean) => [...m
 export async function runConsistencyChecks(bug: BugArtifact, options: ConsistencyOptions): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   const report = (r: CheckResult) => {
+    // After an abort a step may fail in other words (its container is gone): cancel, not fail.
+    throwIfAborted(options.signal);
     results.push(r);
     options.onCheck?.(r);
   };
@@ -101,6 +104,7 @@ async function startedSandbox(options: ConsistencyOptions, bug: BugArtifact): Pr
 }
 
 function brokenRun(err: unknown): TestRun {
+  if (err instanceof CancelledError) throw err;
   return { ok: false, reason: (err as Error).message, durationMs: 0, outputTail: '' };
 }
 
@@ -110,6 +114,7 @@ async function timed(name: CheckName, body: () => Promise<Omit<CheckResult, 'nam
     const outcome = await body();
     return { name, durationMs: Date.now() - started, ...outcome };
   } catch (err) {
+    if (err instanceof CancelledError) throw err;
     return { name, passed: false, detail: `could not run: ${(err as Error).message}`, durationMs: Date.now() - started, evidence: {} };
   }
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
-import { bugFixtures, sampleRepoForBugs } from '../../helpers/bugSandboxes';
+import { bugFixtureDir, sampleRepoForBugs } from '../../helpers/bugSandboxes';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 let repo: string;
@@ -16,8 +16,8 @@ before(async () => {
 });
 
 describe('swe-workbench bug validate', () => {
-  test('--json prints the seven checks as an array and exits 0 for the valid bug', () => {
-    const r = cli('bug', 'validate', path.join(bugFixtures, 'valid-allocate-and-close'), '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--json');
+  test('--json prints the seven checks as an array and exits 0 for the valid bug', async () => {
+    const r = cli('bug', 'validate', await bugFixtureDir('valid-allocate-and-close'), '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--json');
     assert.equal(r.status, 0, r.stderr);
     const checks = JSON.parse(r.stdout) as Array<{ name: string; passed: boolean; detail: string }>;
     assert.equal(checks.length, 7);
@@ -25,8 +25,8 @@ describe('swe-workbench bug validate', () => {
     assert.equal(checks[4]?.detail, '3 tests break with the bug, 54 still pass');
   });
 
-  test('--jsonl prints one line per check and exits 1 when one fails', () => {
-    const r = cli('bug', 'validate', path.join(bugFixtures, 'weakening-does-not-hide'), '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--jsonl', '--parallel', '1');
+  test('--jsonl prints one line per check and exits 1 when one fails', async () => {
+    const r = cli('bug', 'validate', await bugFixtureDir('weakening-does-not-hide'), '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--jsonl', '--parallel', '1');
     assert.equal(r.status, 1, r.stderr);
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { name: string; passed: boolean });
     assert.deepEqual(lines.filter((l) => !l.passed).map((l) => l.name), ['weakening-validity']);
@@ -38,8 +38,8 @@ describe('swe-workbench bug validate', () => {
     assert.match(r.stderr, /test_script\.sh: missing/);
   });
 
-  test('without --image the usage is shown with exit 2', () => {
-    const r = cli('bug', 'validate', path.join(bugFixtures, 'valid-allocate-and-close'), '--repo', repo);
+  test('without --image the usage is shown with exit 2', async () => {
+    const r = cli('bug', 'validate', await bugFixtureDir('valid-allocate-and-close'), '--repo', repo);
     assert.equal(r.status, 2);
     assert.match(r.stderr, /--image and --repo are required/);
   });

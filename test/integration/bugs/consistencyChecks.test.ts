@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadBugArtifact } from '../../../extension/core/bugs/bugArtifact';
+import { CancelledError } from '../../../extension/core/errors';
 import { runConsistencyChecks, type CheckName, type CheckResult, type ConsistencyOptions } from '../../../extension/core/bugs/consistencyChecks';
-import { bugFixtures, containersLeft, sampleRepoForBugs, sandboxFactory } from '../../helpers/bugSandboxes';
+import { bugFixtureDir, containersLeft, containersLeftOnceSettled, sampleRepoForBugs, sandboxFactory } from '../../helpers/bugSandboxes';
 
 const suite = 'bug-consistency-checks';
 let createSandbox: ConsistencyOptions['createSandbox'];
@@ -17,7 +17,7 @@ after(async () => {
 });
 
 async function check(fixture: string, options: Partial<ConsistencyOptions> = {}): Promise<Map<CheckName, CheckResult>> {
-  const bug = await loadBugArtifact(path.join(bugFixtures, fixture));
+  const bug = await loadBugArtifact(await bugFixtureDir(fixture));
   const seen: CheckName[] = [];
   const results = await runConsistencyChecks(bug, { createSandbox, parallel: 2, onCheck: (r) => seen.push(r.name), ...options });
   assert.deepEqual(seen, results.map((r) => r.name), 'onCheck reports each check in order');
@@ -97,11 +97,29 @@ describe('the seven consistency checks on the sample repository', () => {
   });
 
   test('a test script that outlives its time limit fails with the reason, never passes', async () => {
-    const bug = await loadBugArtifact(path.join(bugFixtures, 'valid-allocate-and-close'));
+    const bug = await loadBugArtifact(await bugFixtureDir('valid-allocate-and-close'));
     const results = await runConsistencyChecks({ ...bug, testScript: 'sleep 30\n' }, { createSandbox, parallel: 1, testTimeoutMs: 2000 });
     const parser = results.find((x) => x.name === 'parser-validity');
     assert.equal(parser?.passed, false);
     assert.match(parser?.detail ?? '', /timed out after 2 s/);
     assert.equal(results.find((x) => x.name === 'bug-validity')?.passed, false);
+  });
+
+  test('aborting mid-run cancels the checks and removes every container', async () => {
+    const bug = await loadBugArtifact(await bugFixtureDir('valid-allocate-and-close'));
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const run = runConsistencyChecks(bug, {
+      createSandbox,
+      parallel: 2,
+      signal: controller.signal,
+      onCheck: (r) => {
+        seen.push(r.name);
+        if (r.name === 'parser-validity') controller.abort('stop');
+      },
+    });
+    await assert.rejects(run, (err: unknown) => err instanceof CancelledError);
+    assert.equal(seen.includes('bug-validity'), false);
+    assert.equal(await containersLeftOnceSettled(suite), 0);
   });
 });

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { bugScope, loadBugArtifact, type BugArtifact } from '../../../extension/core/bugs/bugArtifact';
 import { bugFromSandbox } from '../../../extension/core/bugs/bugFromSandbox';
@@ -8,7 +7,7 @@ import { higherOrderBug, prepareSolverRepo } from '../../../extension/core/bugs/
 import { validateLikeSweSmith } from '../../../extension/core/bugs/sweSmithValidation';
 import { parseUnifiedDiff, touchedPaths } from '../../../extension/core/bugs/unifiedDiff';
 import type { Sandbox } from '../../../extension/core/runtime/sandbox';
-import { bugFixtures, containersLeft, sampleRepoForBugs, sandboxFactory } from '../../helpers/bugSandboxes';
+import { bugFixtureDir, containersLeft, sampleRepoForBugs, sandboxFactory } from '../../helpers/bugSandboxes';
 
 const suite = 'bug-solver-task';
 let create: (signal?: AbortSignal) => Promise<Sandbox>;
@@ -25,7 +24,7 @@ async function withSandbox<T>(body: (s: Sandbox) => Promise<T>): Promise<T> {
 
 before(async () => {
   create = sandboxFactory((await sampleRepoForBugs()).dir, suite);
-  valid = await loadBugArtifact(path.join(bugFixtures, 'valid-allocate-and-close'));
+  valid = await loadBugArtifact(await bugFixtureDir('valid-allocate-and-close'));
 });
 
 after(async () => {

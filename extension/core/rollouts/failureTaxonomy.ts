@@ -39,7 +39,8 @@ interface Verdict {
  *   `ExecutionTimeoutError`, or any uncaught exception (`RuntimeError`, `DockerException`...).
  * - SkyRL-Agent `finish_reason`: `FINISH_TOOL`, `CONTEXT_WINDOW_EXCEEDED`, `error_runtime`,
  *   `error_evaluation`, `max_iterations_reached`, `BAD_LLM_RESPONSE`, `stuck_in_a_loop`, `cmd_timeout`.
- * - R2E-Gym `exit_reason`: `agent` (finished), `max_step_limit`, `token_limit`, `traj_time_limit`.
+ * - R2E-Gym `exit_reason`: `agent` when it finished, otherwise the limit hit; matched by the
+ *   keywords below (`max_step...`, `token_limit`, `..._time_limit`), so variants still land.
  * - rLLM `termination_reason`: `ENV_DONE`, `MAX_TURNS_EXCEEDED`, `MAX_PROMPT_LENGTH_EXCEEDED`,
  *   `MAX_RESPONSE_LENGTH_EXCEEDED`, `TIMEOUT`.
  * The importers put each of these in `outcome.exitStatus`. An exit status that names an
@@ -84,7 +85,7 @@ const RULES: Rule[] = [
           : undefined,
   },
   {
-    // SWE-bench run report `error_ids`, a SkyRL `eval_error`, or finish reason `error_evaluation`.
+    // SWE-bench run report `error_ids`, or SkyRL finish reason `error_evaluation`.
     failure: 'eval-error',
     match: (i, v) => (i.evaluation?.error !== undefined && !i.evaluation.infra ? { detail: `${i.evaluation.file}: ${i.evaluation.error}` } : EXIT.evaluation.test(v.exit) ? { detail: `exit status '${v.exit}'` } : undefined),
   },

@@ -146,7 +146,8 @@ export class DockerSandbox implements Sandbox {
   private readonly processes = new Set<SandboxProcess>();
   private spawned = 0;
   private disposed = false;
-  private readonly onAbort = () => void this.dispose();
+  private disposing: Promise<void> | undefined;
+  private readonly onAbort = () => void this.dispose(new CancelledError(typeof this.signal?.reason === 'string' ? this.signal.reason : 'cancelled'));
 
   private constructor(
     private readonly docker: Docker,
@@ -218,7 +219,7 @@ export class DockerSandbox implements Sandbox {
       return sandbox;
     } catch (err) {
       if (container) await removeContainer(docker, container.id).catch(() => undefined);
-      else creating.then((late) => removeContainer(docker, late.id), () => undefined).catch(() => undefined);
+      else await creating.then((late) => removeContainer(docker, late.id), () => undefined).catch(() => undefined);
       if (err instanceof CancelledError || err instanceof InputError) throw err;
       throw new Error(`cannot start a sandbox from image '${options.image}': ${engineMessage(err)}`, { cause: err });
     }
@@ -265,8 +266,8 @@ export class DockerSandbox implements Sandbox {
       stderr: attached.stderr,
       exited: attached.exited,
       kill: async () => {
-        const pid = Number((await execOnce(this.container, ['cat', pidFile])).output.trim());
-        if (Number.isInteger(pid) && pid > 0) await execOnce(this.container, signalTreeArgv(pid, 'kill-all'));
+        const pid = await this.spawnedPid(pidFile, attached.exited);
+        if (pid) await execOnce(this.container, signalTreeArgv(pid, 'kill-all'));
         attached.stream.destroy();
         await attached.exited;
       },
@@ -274,6 +275,18 @@ export class DockerSandbox implements Sandbox {
     this.processes.add(process);
     void attached.exited.then(() => this.processes.delete(process));
     return process;
+  }
+
+  /** The in-container pid of a spawned process, once its wrapper has written it (undefined if it ended first). */
+  private async spawnedPid(pidFile: string, exited: Promise<number>): Promise<number | undefined> {
+    let ended = false;
+    void exited.then(() => (ended = true));
+    while (!ended && !this.disposed) {
+      const pid = Number((await execOnce(this.container, ['cat', pidFile])).output.trim());
+      if (Number.isInteger(pid) && pid > 0) return pid;
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    return undefined;
   }
 
   async readFile(path: string): Promise<string> {
@@ -309,11 +322,16 @@ export class DockerSandbox implements Sandbox {
     return this.snapshots.reset(snapshotId);
   }
 
-  async dispose(): Promise<void> {
-    if (this.disposed) return;
+  /** Removes the container; a command still running fails with `reason`. */
+  dispose(reason?: Error): Promise<void> {
+    this.disposing ??= this.tearDown(reason);
+    return this.disposing;
+  }
+
+  private async tearDown(reason: Error | undefined): Promise<void> {
     this.disposed = true;
     this.signal?.removeEventListener('abort', this.onAbort);
-    await this.shell.dispose();
+    await this.shell.dispose(reason);
     await removeContainer(this.docker, this.container.id);
   }
 

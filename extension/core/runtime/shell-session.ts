@@ -111,6 +111,7 @@ interface Pending {
   /** Recent bytes not yet known to be output, so a marker split across chunks is found. */
   held: Buffer;
   resolve(exitCode: number | 'closed'): void;
+  fail(reason: Error): void;
 }
 
 export class ShellSession {
@@ -178,11 +179,12 @@ export class ShellSession {
     return run;
   }
 
-  async dispose(): Promise<void> {
+  /** Ends the shell; a command still running fails with `reason`. */
+  async dispose(reason: Error = new Error('the sandbox was disposed while the command ran')): Promise<void> {
     this.disposed = true;
     const shell = this.shell;
     this.shell = undefined;
-    this.pending?.resolve('closed');
+    this.pending?.fail(reason);
     if (shell) await shell.kill().catch(() => undefined);
   }
 
@@ -246,7 +248,14 @@ export class ShellSession {
         if (stopping) void stopping.then(settle);
         else settle();
       };
-      this.pending = { seqs: new Set([seq]), output, held: Buffer.alloc(0), resolve: finish };
+      const fail = (reason: Error) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.pending = undefined;
+        wake();
+        reject(reason);
+      };
+      this.pending = { seqs: new Set([seq]), output, held: Buffer.alloc(0), resolve: finish, fail };
       const running = () => this.pending?.seqs.has(seq) === true;
       const stop = async () => {
         for (let attempt = 0; attempt < STOP_ATTEMPTS; attempt++) {

@@ -5,6 +5,7 @@
 import { CliError, type Command } from './command';
 
 const commands: Record<string, () => Promise<Command>> = {
+  image: async () => (await import('./image')).command,
   rollouts: async () => (await import('./rollouts')).command,
   inspect: async () => (await import('./inspect')).command,
   aci: async () => (await import('./aci')).command,

@@ -8,8 +8,10 @@ const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 const root = new URL('..', import.meta.url).pathname;
 
-// Native or optional modules that dockerode's ssh transport loads lazily; bundling them breaks.
-const nodeExternals = ['vscode', 'cpu-features', 'ssh2', 'pyright'];
+// ssh2 (dockerode's ssh:// transport) tries native `.node` add-ons inside try/catch and falls
+// back to pure JavaScript, so leaving the add-ons out keeps the bundle self-contained.
+// pyright is not code we call: its language server runs as a file inside the sandbox.
+const nodeExternals = ['vscode', 'cpu-features', '*.node', 'pyright'];
 
 const common = {
   bundle: true,

@@ -5,7 +5,7 @@ import { bashQuote } from '../runtime/shell-session';
 import type { Sandbox } from '../runtime/sandbox';
 import type { TestStatusMap } from '../reward/testStatus';
 import { TEST_STATUSES } from '../reward/testStatus';
-import { BUG_FILES, type BugArtifact } from './bugArtifact';
+import { BUG_FILES, bugPatches, type BugArtifact } from './bugArtifact';
 
 /** Which parts of the bug a test run sees. */
 export interface RepoState {
@@ -32,7 +32,9 @@ export function bugDirIn(sandbox: Sandbox): string {
   return path.posix.join(path.posix.dirname(sandbox.repoPath), '.swe-workbench-bug');
 }
 
+/** Copies the bug's files beside the repository, after checking its diffs stay inside it. */
 export async function stageBug(sandbox: Sandbox, bug: BugArtifact): Promise<void> {
+  bugPatches(bug);
   const dir = bugDirIn(sandbox);
   const contents: Record<keyof BugArtifact, string> = { ...bug, testFiles: bug.testFiles.map((f) => `${f}\n`).join('') };
   for (const [key, name] of Object.entries(BUG_FILES) as Array<[keyof BugArtifact, string]>) {

@@ -102,3 +102,30 @@ describe('instances and reports at the edge', () => {
     );
   });
 });
+
+describe('run reports of SWE-bench', () => {
+  test('the SWE-bench run report shape is read into the common summary', () => {
+    const r = parseReport({
+      total_instances: 4,
+      submitted_instances: 3,
+      completed_instances: 2,
+      resolved_instances: 1,
+      unresolved_instances: 1,
+      empty_patch_instances: 1,
+      error_instances: 1,
+      completed_ids: ['a', 'b'],
+      incomplete_ids: ['d'],
+      empty_patch_ids: ['c'],
+      submitted_ids: ['a', 'b', 'c'],
+      resolved_ids: ['a'],
+      unresolved_ids: ['b'],
+      error_ids: ['c'],
+      schema_version: 2,
+    });
+    assert.deepEqual(r, { kind: 'run', shape: 'swe-bench', summary: { total: 4, resolvedIds: ['a'], unresolvedIds: ['b'], errorIds: ['c'], emptyPatchIds: ['c'] } });
+  });
+
+  test('an object of no known shape is refused', () => {
+    assert.throws(() => parseReport({ a: 1, b: 2 }, 'x.json'), (err: unknown) => err instanceof InputError && /not a SWE-bench or SWE-smith report/.test(err.problem));
+  });
+});

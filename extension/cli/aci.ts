@@ -6,6 +6,8 @@
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { AciSession } from '../core/aci/aci-session';
+import { disposePyright, pyrightMounts } from '../core/aci/lsp-server';
+import { LSP_BUNDLE } from '../core/aci/lsp-tools';
 import { toolSetFor } from '../core/aci/standard-tools';
 import type { ToolSet } from '../core/aci/tool-registry';
 import { CancelledError } from '../core/errors';
@@ -19,7 +21,8 @@ Starts one sandbox from IMAGE with DIR copied to --workdir, then reads JSON line
   {"command": "open \\"src/a.py\\" 20"}            a command as an agent writes it
   {"tool": "str_replace_editor", "args": {...}}   a tool call with JSON arguments
 and prints one JSON line per input: {"observation", "exitCode", "state": {"open_file", "working_dir"}}.
---bundles are SWE-agent tool bundles (default: windowed,windowed_edit_linting,search,edit_anthropic,submit).
+--bundles are SWE-agent tool bundles (default: windowed,windowed_edit_linting,search,edit_anthropic,submit),
+plus lsp for Pyright navigation (document_symbols, workspace_symbols, ...).
 --crlf ends observation lines with \\r\\n, as SWE-agent 1.x recordings show them.
 The sandbox is removed at end of input or on Ctrl-C.`;
 
@@ -100,6 +103,8 @@ export const command: Command = {
     if (!values.image || !values.repo) throw new CliError(`--image and --repo are required\n\n${USAGE}`);
     if (!values.workdir.startsWith('/')) throw new CliError(`--workdir must be an absolute path, got '${values.workdir}'`);
     const tools = bundlesOption(values.bundles);
+    // The lsp bundle runs the host's Pyright inside the container through read-only mounts.
+    const lsp = tools.bundles.includes(LSP_BUNDLE);
     let sandbox: Sandbox | undefined;
     try {
       sandbox = await DockerSandbox.create({
@@ -107,6 +112,7 @@ export const command: Command = {
         repoDir: values.repo,
         repoPath: values.workdir,
         labels: { 'swe-workbench.role': 'aci-cli' },
+        ...(lsp ? { mounts: pyrightMounts() } : {}),
         signal: ctx.signal,
       });
       ctx.stderr.write(`swe-workbench aci: sandbox ${sandbox.id} (${values.image}) ready, ${values.repo} at ${values.workdir}\n`);
@@ -118,6 +124,7 @@ export const command: Command = {
       if (err instanceof CancelledError || ctx.signal.aborted) return 130;
       throw err;
     } finally {
+      if (sandbox && lsp) await disposePyright(sandbox);
       await sandbox?.dispose();
     }
   },

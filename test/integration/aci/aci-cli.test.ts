@@ -1,7 +1,7 @@
 // `swe-workbench aci` as a user runs it: JSON lines in, one JSON line out per input, in order.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -97,6 +97,19 @@ describe('swe-workbench aci', () => {
     assert.equal((await cli.next()).observation, 'a\r\nb');
     assert.equal((await cli.next()).observation, 'bash: open: command not found');
     assert.equal(await cli.exited, 0);
+  });
+
+  test('--bundles lsp starts Pyright in the container for the navigation tools', async () => {
+    const classes = readFileSync(path.join(repo, 'ledger/errors.py'), 'utf8')
+      .split('\n')
+      .flatMap((line, i) => (/^class (\w+)/.test(line) ? [`${i + 1}: class ${/^class (\w+)/.exec(line)?.[1]}`] : []));
+    const cli = startCli(repo, ['--bundles', 'windowed,lsp']);
+    cli.child.stdin.end(JSON.stringify({ command: 'document_symbols ledger/errors.py' }) + '\n');
+    const outline = (await cli.next()).observation as string;
+    assert.match(outline, /^ledger\/errors\.py: \d+ symbols\n/);
+    for (const entry of classes) assert.ok(outline.split('\n').includes(entry), `${entry} in ${outline}`);
+    assert.equal(await cli.exited, 0);
+    assert.equal(containerExists(announcedContainer(cli.stderr())), false);
   });
 
   test('usage errors: a missing option, an unknown bundle', async () => {

@@ -8,7 +8,7 @@ import type { ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionCrea
 import { z } from 'zod';
 import { CancelledError } from '../errors';
 import type { TokenLogprob, TokenUsage } from '../trajectory/model';
-import { ChatCompletionChunkSchema, ChatCompletionSchema, ErrorBodySchema, ModelListSchema, type TokenLogprobEntry, type Usage } from './replySchemas';
+import { ChatCompletionChunkSchema, ChatCompletionSchema, ErrorBodySchema, ModelListSchema, type ChatCompletionChunk, type TokenLogprobEntry, type Usage } from './replySchemas';
 import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelayMs, sleep, type RetryPolicy } from './retry';
 
 export type ChatMessage = ChatCompletionMessageParam;
@@ -314,7 +314,7 @@ class StreamAccumulator {
 
   constructor(private model: string) {}
 
-  add(chunk: z.infer<typeof ChatCompletionChunkSchema>, onDelta: CompleteOptions['onDelta']): void {
+  add(chunk: ChatCompletionChunk, onDelta: CompleteOptions['onDelta']): void {
     this.chunks++;
     if (chunk.model) this.model = chunk.model;
     if (chunk.usage) this.usage = chunk.usage;

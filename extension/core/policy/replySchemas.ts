@@ -9,7 +9,6 @@ export const ModelListSchema = z.looseObject({
   object: z.literal('list').optional(),
   data: z.array(z.looseObject({ id: z.string(), max_model_len: z.number().optional() })),
 });
-export type ModelList = z.infer<typeof ModelListSchema>;
 
 const TopLogprobSchema = z.looseObject({ token: z.string(), logprob: z.number() });
 const TokenLogprobEntrySchema = z.looseObject({
@@ -52,7 +51,6 @@ export const ChatCompletionSchema = z.looseObject({
     .min(1),
   usage: UsageSchema,
 });
-export type ChatCompletion = z.infer<typeof ChatCompletionSchema>;
 
 export const ChatCompletionChunkSchema = z.looseObject({
   id: z.string().optional(),
@@ -90,7 +88,6 @@ const ErrorDetailSchema = z.looseObject({
   param: z.unknown().optional(),
   code: z.union([z.string(), z.number()]).nullable().optional(),
 });
-export type ErrorDetail = z.infer<typeof ErrorDetailSchema>;
 
 /** OpenAI's `{"error": {...}}`, or older vLLM's top-level `{"object": "error", message, ...}`. */
 export const ErrorBodySchema = z.union([

@@ -23,6 +23,12 @@ export const BUG_FILES = {
   testWeakenDiff: 'test_weaken.diff',
 } as const satisfies Record<keyof BugArtifact, string>;
 
+/** The five files' names and contents, as a folder holds them. */
+export function bugFileContents(bug: BugArtifact): Array<[string, string]> {
+  const contents: Record<keyof BugArtifact, string> = { ...bug, testFiles: bug.testFiles.map((f) => `${f}\n`).join('') };
+  return (Object.entries(BUG_FILES) as Array<[keyof BugArtifact, string]>).map(([key, name]) => [name, contents[key]]);
+}
+
 /** Reads and checks a bug folder: every file present, paths inside the repository, diffs readable. */
 export async function loadBugArtifact(dir: string): Promise<BugArtifact> {
   const info = await stat(dir).catch(() => undefined);
@@ -71,9 +77,8 @@ export async function saveBugArtifact(dir: string, bug: BugArtifact): Promise<vo
   const old = `${target}.old-${randomBytes(4).toString('hex')}`;
   await mkdir(temp, { recursive: true });
   try {
-    const contents: Record<keyof BugArtifact, string> = { ...bug, testFiles: bug.testFiles.map((f) => `${f}\n`).join('') };
-    for (const [key, name] of Object.entries(BUG_FILES) as Array<[keyof BugArtifact, string]>) {
-      await writeFile(path.join(temp, name), contents[key], { mode: name.endsWith('.sh') || name.endsWith('.py') ? 0o755 : 0o644 });
+    for (const [name, content] of bugFileContents(bug)) {
+      await writeFile(path.join(temp, name), content, { mode: name.endsWith('.sh') || name.endsWith('.py') ? 0o755 : 0o644 });
     }
     const existed = await stat(target).then(() => true, () => false);
     if (existed) await rename(target, old);

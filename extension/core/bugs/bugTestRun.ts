@@ -3,9 +3,8 @@ import { z } from 'zod';
 import { throwIfAborted } from '../errors';
 import { bashQuote } from '../runtime/shell-session';
 import type { Sandbox } from '../runtime/sandbox';
-import type { TestStatusMap } from '../reward/testStatus';
-import { TEST_STATUSES } from '../reward/testStatus';
-import { BUG_FILES, bugPatches, type BugArtifact } from './bugArtifact';
+import { TEST_STATUSES, type TestStatusMap } from '../reward/testStatus';
+import { BUG_FILES, bugFileContents, bugPatches, type BugArtifact } from './bugArtifact';
 
 /** Which parts of the bug a test run sees. */
 export interface RepoState {
@@ -36,16 +35,12 @@ export function bugDirIn(sandbox: Sandbox): string {
 export async function stageBug(sandbox: Sandbox, bug: BugArtifact): Promise<void> {
   bugPatches(bug);
   const dir = bugDirIn(sandbox);
-  const contents: Record<keyof BugArtifact, string> = { ...bug, testFiles: bug.testFiles.map((f) => `${f}\n`).join('') };
-  for (const [key, name] of Object.entries(BUG_FILES) as Array<[keyof BugArtifact, string]>) {
-    await sandbox.writeFile(path.posix.join(dir, name), contents[key]);
-  }
+  for (const [name, content] of bugFileContents(bug)) await sandbox.writeFile(path.posix.join(dir, name), content);
 }
 
 async function sh(sandbox: Sandbox, command: string, options: TestRunOptions, timeoutMs = 60_000) {
   throwIfAborted(options.signal);
-  const r = await sandbox.exec(command, { cwd: sandbox.repoPath, timeoutMs, signal: options.signal });
-  return r;
+  return sandbox.exec(command, { cwd: sandbox.repoPath, timeoutMs, signal: options.signal });
 }
 
 /**

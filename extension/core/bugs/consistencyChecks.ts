@@ -68,14 +68,17 @@ export async function runConsistencyChecks(bug: BugArtifact, options: Consistenc
   const runOptions: TestRunOptions = { baseRef: options.baseRef ?? 'HEAD', timeoutMs: options.testTimeoutMs ?? 600_000, signal: options.signal };
   const scope = bugScope(bug);
   const parallel = Math.max(1, Math.min(options.parallel ?? 2, scope.sourceFiles.length || 1));
-  const main = await options.createSandbox(options.signal);
   const extras = Array.from({ length: parallel - 1 }, () => {
     const started = startedSandbox(options, bug);
     started.catch(() => undefined); // a start failure is reported by inverse mutation, or ignored if never needed
     return started;
   });
+  const disposeExtras = () => Promise.all(extras.map((p) => p.then((s) => s.dispose(), () => undefined)));
+  const main = await startedSandbox(options, bug).catch(async (err: unknown) => {
+    await disposeExtras();
+    throw err;
+  });
   try {
-    await stageBug(main, bug);
     report(await timed('test-files-exist', () => checkTestFilesExist(main, bug, runOptions)));
     const original = await runBugTests(main, bug, { bug: false, weaken: false }, runOptions).catch(brokenRun);
     report(parserCheck(original));
@@ -88,7 +91,7 @@ export async function runConsistencyChecks(bug: BugArtifact, options: Consistenc
     report(await timed('inverse-mutation', () => inverseMutation(main, extras, bug, scope.sourceFiles, exposed, runOptions)));
     return results;
   } finally {
-    await Promise.all([main.dispose(), ...extras.map((p) => p.then((s) => s.dispose(), () => undefined))]);
+    await Promise.all([main.dispose(), disposeExtras()]);
   }
 }
 

@@ -2,6 +2,7 @@ import {
   NotificationMessageSchema,
   ResponseMessageSchema,
   describeZodError,
+  safeParse,
   type NotificationType,
   type ProtocolError,
   type RequestType,
@@ -32,7 +33,7 @@ export function createRpcClient(post: (message: unknown) => void): RpcClient {
       return new Promise<R>((resolve, reject) => {
         pending.set(id, {
           resolve: (result) => {
-            const parsed = type.result.safeParse(result);
+            const parsed = safeParse(type.result, result);
             if (parsed.success) resolve(parsed.data);
             else reject(new RequestError('invalid-request', `reply to ${type.method}: ${describeZodError('result', parsed.error)}`));
           },
@@ -43,7 +44,7 @@ export function createRpcClient(post: (message: unknown) => void): RpcClient {
     },
     onNotification<P>(type: NotificationType<P>, handler: (params: P) => void): void {
       listeners.set(type.method, (raw) => {
-        const parsed = type.params.safeParse(raw);
+        const parsed = safeParse(type.params, raw);
         if (parsed.success) handler(parsed.data);
       });
     },

@@ -2,6 +2,7 @@ import {
   describeZodError,
   ProtocolFailure,
   RequestMessageSchema,
+  safeParse,
   type ProtocolError,
   type RequestType,
   type ResponseMessage,
@@ -25,7 +26,7 @@ export class RequestDispatcher {
   on<P, R>(type: RequestType<P, R>, handler: (params: P, signal: AbortSignal) => Promise<R> | R): void {
     if (this.handlers.has(type.method)) throw new Error(`a handler for '${type.method}' is already registered`);
     this.handlers.set(type.method, async (raw, signal) => {
-      const parsed = type.params.safeParse(raw);
+      const parsed = safeParse(type.params, raw);
       if (!parsed.success) throw new ProtocolFailure('invalid-request', describeZodError('params', parsed.error));
       return handler(parsed.data, signal);
     });

@@ -1,4 +1,5 @@
-import { z } from 'zod';
+// zod/mini: the same schemas at a fraction of the size in every webview bundle.
+import * as z from 'zod/mini';
 
 /**
  * The envelope every webview speaks: requests (webview -> host) answered by exactly one
@@ -10,17 +11,19 @@ export const PROTOCOL_ERROR_CODES = ['invalid-request', 'unknown-method', 'inval
 export const ProtocolErrorSchema = z.object({ code: z.enum(PROTOCOL_ERROR_CODES), message: z.string() });
 export type ProtocolError = z.infer<typeof ProtocolErrorSchema>;
 
+const MessageId = z.int().check(z.nonnegative());
+
 export const RequestMessageSchema = z.object({
   kind: z.literal('request'),
-  id: z.number().int().nonnegative(),
+  id: MessageId,
   method: z.string(),
   params: z.unknown(),
 });
 export type RequestMessage = z.infer<typeof RequestMessageSchema>;
 
 export const ResponseMessageSchema = z.discriminatedUnion('ok', [
-  z.object({ kind: z.literal('response'), id: z.number().int().nonnegative(), ok: z.literal(true), result: z.unknown() }),
-  z.object({ kind: z.literal('response'), id: z.number().int().nonnegative(), ok: z.literal(false), error: ProtocolErrorSchema }),
+  z.object({ kind: z.literal('response'), id: MessageId, ok: z.literal(true), result: z.unknown() }),
+  z.object({ kind: z.literal('response'), id: MessageId, ok: z.literal(false), error: ProtocolErrorSchema }),
 ]);
 export type ResponseMessage = z.infer<typeof ResponseMessageSchema>;
 
@@ -33,21 +36,26 @@ export type NotificationMessage = z.infer<typeof NotificationMessageSchema>;
 
 export interface RequestType<P, R> {
   readonly method: string;
-  readonly params: z.ZodType<P>;
-  readonly result: z.ZodType<R>;
+  readonly params: z.core.$ZodType<P>;
+  readonly result: z.core.$ZodType<R>;
 }
 
 export interface NotificationType<P> {
   readonly method: string;
-  readonly params: z.ZodType<P>;
+  readonly params: z.core.$ZodType<P>;
 }
 
-export function requestType<P, R>(method: string, params: z.ZodType<P>, result: z.ZodType<R>): RequestType<P, R> {
+export function requestType<P, R>(method: string, params: z.core.$ZodType<P>, result: z.core.$ZodType<R>): RequestType<P, R> {
   return { method, params, result };
 }
 
-export function notificationType<P>(method: string, params: z.ZodType<P>): NotificationType<P> {
+export function notificationType<P>(method: string, params: z.core.$ZodType<P>): NotificationType<P> {
   return { method, params };
+}
+
+/** Parses with any zod 4 schema, classic or mini. */
+export function safeParse<T>(schema: z.core.$ZodType<T>, value: unknown): { success: true; data: T } | { success: false; error: { readonly issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }> } } {
+  return z.safeParse(schema, value);
 }
 
 /** Raised by a request handler to answer with a specific error code. */
@@ -60,8 +68,8 @@ export class ProtocolFailure extends Error {
   }
 }
 
-/** Describes a zod failure by the JSON path of its first issue, e.g. `params.start: expected number`. */
-export function describeZodError(prefix: string, error: z.ZodError): string {
+/** Describes a zod failure by the path of each issue, e.g. `params.start: expected number`. */
+export function describeZodError(prefix: string, error: { readonly issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }> }): string {
   return error.issues
     .map((issue) => `${[prefix, ...issue.path.map(String)].join('.')}: ${issue.message}`)
     .join('; ');

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { notificationType, requestType } from './ipc';
 
 /**
@@ -9,28 +9,30 @@ import { notificationType, requestType } from './ipc';
 /** The most steps one range request may ask for. */
 export const MAX_STEP_RANGE = 500;
 
-export const StepRangeSchema = z
-  .object({ start: z.number().int().nonnegative(), end: z.number().int().nonnegative() })
-  .refine((r) => r.end >= r.start, { message: 'end must not be before start' })
-  .refine((r) => r.end - r.start <= MAX_STEP_RANGE, { message: `a range holds at most ${MAX_STEP_RANGE} steps` });
+const StepIndex = z.int().check(z.nonnegative());
+
+export const StepRangeSchema = z.object({ start: StepIndex, end: StepIndex }).check(
+  z.refine((r) => r.end >= r.start, { message: 'end must not be before start' }),
+  z.refine((r) => r.end - r.start <= MAX_STEP_RANGE, { message: `a range holds at most ${MAX_STEP_RANGE} steps` }),
+);
 export type StepRange = z.infer<typeof StepRangeSchema>;
 
 export const TrajectoryHeaderSchema = z.object({
   fileName: z.string(),
   format: z.string(),
-  stepCount: z.number().int().nonnegative(),
-  instanceId: z.string().optional(),
-  model: z.string().optional(),
-  exitStatus: z.string().optional(),
-  resolved: z.boolean().optional(),
-  reward: z.number().optional(),
+  stepCount: StepIndex,
+  instanceId: z.optional(z.string()),
+  model: z.optional(z.string()),
+  exitStatus: z.optional(z.string()),
+  resolved: z.optional(z.boolean()),
+  reward: z.optional(z.number()),
   tools: z.array(z.string()),
 });
 export type TrajectoryHeader = z.infer<typeof TrajectoryHeaderSchema>;
 
 export const StepSummarySchema = z.object({
-  index: z.number().int().nonnegative(),
-  tool: z.string().nullable(),
+  index: StepIndex,
+  tool: z.nullable(z.string()),
   /** The action's first line, shortened, for the timeline. */
   label: z.string(),
   error: z.boolean(),
@@ -41,44 +43,44 @@ export type StepSummary = z.infer<typeof StepSummarySchema>;
 
 export const StepActionViewSchema = z.object({
   raw: z.string(),
-  tool: z.string().nullable(),
+  tool: z.nullable(z.string()),
   args: z.record(z.string(), z.unknown()),
 });
 
 export const StepDetailSchema = z.object({
-  index: z.number().int().nonnegative(),
+  index: StepIndex,
   thought: z.string(),
   action: StepActionViewSchema,
   observation: z.string(),
   calls: z.array(z.object({ action: StepActionViewSchema, observation: z.string() })),
-  executionTime: z.number().optional(),
-  exitCode: z.number().optional(),
-  tokens: z.object({ prompt: z.number().optional(), completion: z.number().optional(), total: z.number().optional() }).optional(),
+  executionTime: z.optional(z.number()),
+  exitCode: z.optional(z.number()),
+  tokens: z.optional(z.object({ prompt: z.optional(z.number()), completion: z.optional(z.number()), total: z.optional(z.number()) })),
   logprobs: z.array(z.object({ token: z.string(), logprob: z.number() })),
-  diff: z.string().optional(),
-  openFile: z.string().nullable().optional(),
-  workingDir: z.string().optional(),
-  formatError: z.string().optional(),
+  diff: z.optional(z.string()),
+  openFile: z.optional(z.nullable(z.string())),
+  workingDir: z.optional(z.string()),
+  formatError: z.optional(z.string()),
   flags: z.array(z.string()),
   hasSource: z.boolean(),
 });
 export type StepDetail = z.infer<typeof StepDetailSchema>;
 
-export const SearchParamsSchema = z.object({ query: z.string().min(1), caseSensitive: z.boolean() });
+export const SearchParamsSchema = z.object({ query: z.string().check(z.minLength(1)), caseSensitive: z.boolean() });
 
 export const trajectoryOpen = requestType('trajectory/open', z.object({}), TrajectoryHeaderSchema);
 export const stepsSummaries = requestType('steps/summaries', StepRangeSchema, z.object({ summaries: z.array(StepSummarySchema) }));
 export const stepsDetails = requestType('steps/details', StepRangeSchema, z.object({ steps: z.array(StepDetailSchema) }));
-export const stepsSearch = requestType('steps/search', SearchParamsSchema, z.object({ indices: z.array(z.number().int().nonnegative()) }));
-export const stepsOpenRaw = requestType('steps/openRaw', z.object({ index: z.number().int().nonnegative() }), z.object({ opened: z.boolean() }));
+export const stepsSearch = requestType('steps/search', SearchParamsSchema, z.object({ indices: z.array(StepIndex) }));
+export const stepsOpenRaw = requestType('steps/openRaw', z.object({ index: StepIndex }), z.object({ opened: z.boolean() }));
 
 /** Host -> webview: select a step (the palette's "Go to Step"). */
-export const stepperReveal = notificationType('stepper/reveal', z.object({ index: z.number().int().nonnegative() }));
+export const stepperReveal = notificationType('stepper/reveal', z.object({ index: StepIndex }));
 
 /** What the webview persists with setState: UI state only, never trajectory data. */
 export const StepperUiStateSchema = z.object({
-  selected: z.number().int().nonnegative(),
-  tool: z.string().nullable(),
+  selected: StepIndex,
+  tool: z.nullable(z.string()),
   errorsOnly: z.boolean(),
   query: z.string(),
 });

@@ -1,19 +1,26 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { Frame, Page } from 'playwright-core';
+import type { Frame, Locator, Page } from 'playwright-core';
 import { webviewFrame } from './browser';
+
+/** Lists `fileName` in Quick Open; returns its row, or undefined when it did not appear in time. */
+export async function quickOpenRow(page: Page, fileName: string): Promise<Locator | undefined> {
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  if (!(await input.waitFor({ timeout: 5_000 }).then(() => true, () => false))) return undefined;
+  await input.fill(fileName);
+  // Clicking the row, not pressing Enter: Enter takes whichever row the list showed for the text
+  // typed before, which may be another file.
+  const row = page.locator('.quick-input-list .monaco-list-row', { has: page.locator('.monaco-highlighted-label', { hasText: new RegExp(`^${fileName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) }).first();
+  return (await row.waitFor({ timeout: 10_000 }).then(() => true, () => false)) ? row : undefined;
+}
 
 /** Opens a workspace file through Quick Open, retrying while the workbench is still starting. */
 export async function quickOpen(page: Page, fileName: string): Promise<void> {
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
   for (let attempt = 1; ; attempt++) {
-    await page.keyboard.press('Control+P');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ timeout: 10_000 });
-    await input.fill(fileName);
-    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: fileName }).first();
-    const found = await row.waitFor({ timeout: 10_000 }).then(() => true, () => false);
-    if (found) {
-      await page.keyboard.press('Enter');
+    const row = await quickOpenRow(page, fileName);
+    if (row) {
+      await row.click();
       return;
     }
     await page.keyboard.press('Escape');
@@ -21,9 +28,28 @@ export async function quickOpen(page: Page, fileName: string): Promise<void> {
   }
 }
 
-/** Built-in themes of Code 1.139 by id, with the class the workbench gets once one applies. */
+/**
+ * Waits until the workbench knows the extension's contributions: a file opened before that
+ * lands in the text editor instead of the custom editor.
+ */
+export async function waitForExtension(page: Page): Promise<void> {
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Control+Shift+P');
+    const input = page.locator('.quick-input-widget input');
+    // Keys pressed while the workbench still starts are lost: then press again.
+    const opened = await input.waitFor({ timeout: 5_000 }).then(() => true, () => false);
+    if (opened) await input.fill('>SWE Workbench: Open Trajectory');
+    const listed = opened && (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'SWE Workbench: Open Trajectory' }).first().waitFor({ timeout: 5_000 }).then(() => true, () => false));
+    await page.keyboard.press('Escape');
+    if (listed) return;
+    if (attempt >= 12) throw new Error('the SWE Workbench commands never appeared in the Command Palette');
+  }
+}
+
 /** Opens a file that shows in a webview and returns the frame once `readySelector` is in it. */
 export async function openFileInWebview(page: Page, fileName: string, readySelector: string): Promise<Frame> {
+  await waitForExtension(page);
   await quickOpen(page, fileName);
   // A Quick Open issued while the workbench restores editors can be swallowed: ask once more.
   return webviewFrame(page, readySelector, 30_000).catch(async () => {

@@ -18,6 +18,8 @@ import { keyMove, moveSelection, visibleSteps, type Move } from './navigation';
 import { renderStepDetail } from './stepDetailView';
 import { TimelineView } from './timelineView';
 
+/** A performance mark set when the first step is on screen; bench/ui reads it. */
+export const FIRST_STEP_MARK = 'sweWorkbench.stepper.firstStep';
 const INTERACTIVE = 'input, textarea, vscode-textfield, vscode-single-select, vscode-checkbox, vscode-button';
 
 function restoredState(raw: unknown): StepperUiState {
@@ -57,12 +59,15 @@ export class Stepper {
       return;
     }
     this.layout();
-    await this.loadSummaries(0);
+    const selected = Math.min(this.state.selected, Math.max(0, this.header.stepCount - 1));
+    // The first summaries, the selected step and the restored search travel together.
+    void this.detailFor(selected).catch(() => undefined);
+    await Promise.all([this.loadSummaries(0), this.state.query ? this.runSearch(this.state.query) : undefined]);
     this.host.onNotification(stepperReveal, ({ index }) => void this.select(index));
-    if (this.state.query) await this.runSearch(this.state.query);
     this.applyFilter(false);
-    await this.select(Math.min(this.state.selected, Math.max(0, this.header.stepCount - 1)));
+    await this.select(selected);
     this.root.setAttribute('aria-busy', 'false');
+    performance.mark(FIRST_STEP_MARK);
     // Summaries past the first range arrive in the background so the first step shows at once.
     for (let start = MAX_STEP_RANGE; start < this.header.stepCount; start += MAX_STEP_RANGE) await this.loadSummaries(start);
     this.applyFilter(false);

@@ -1,0 +1,143 @@
+/**
+ * Stepper speed in a real code-server and Chromium, side by side with VS Code's own text
+ * editor on the same file: time until the first step is shown (target < 0.5 s) against time
+ * until the text editor shows the file, and time per step move against a cursor move.
+ * Run: node --import tsx bench/ui/stepper.ts [--steps 150] [--runs 5] [--moves 40]
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Locator, Page } from 'playwright-core';
+import { FIRST_STEP_MARK } from '../../webview/stepper/stepper';
+import { launchBrowser, webviewFrame } from '../../test/helpers/browser';
+import { buildExtension, makeWorkspace, packageExtension, removeHome, startCodeServer } from '../../test/helpers/codeServer';
+import { openFileInWebview, quickOpenRow } from '../../test/helpers/workbench';
+
+const { values } = parseArgs({ options: { steps: { type: 'string', default: '150' }, runs: { type: 'string', default: '5' }, moves: { type: 'string', default: '40' } } });
+const STEPS = Number(values.steps);
+const RUNS = Number(values.runs);
+const MOVES = Math.min(Number(values.moves), STEPS - 1);
+
+/** A SWE-agent run with realistic step sizes: a thought, a command, a 40-line observation. */
+function generatedTrajectory(steps: number): string {
+  const trajectory = Array.from({ length: steps }, (_, i) => ({
+    thought: `Step ${i + 1}: inspect the next part of the module before changing it.`,
+    action: i % 3 === 0 ? `open src/pkg/module_${i}.py ${i * 10}\n` : i % 3 === 1 ? `search_dir "needle_${i}" src\n` : `python -m pytest tests/test_${i}.py -q\n`,
+    observation: Array.from({ length: 40 }, (_, l) => `${i * 40 + l}: line ${l} of the output of step ${i + 1}`).join('\n'),
+    response: `Step ${i + 1}`,
+    execution_time: 0.1,
+    state: { open_file: `src/pkg/module_${i}.py`, working_dir: '/repo' },
+  }));
+  return JSON.stringify({ trajectory, history: [], info: { exit_status: 'submitted', submission: '' }, environment: 'bench' }, null, 2);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const browserNow = (page: Page) => page.evaluate(() => Date.now());
+
+async function closeAll(page: Page): Promise<void> {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Control+K');
+  await page.keyboard.press('Control+W');
+  await page.locator('.editor-group-container .tab').first().waitFor({ state: 'detached', timeout: 15_000 });
+}
+
+async function listed(page: Page, file: string): Promise<Locator> {
+  const row = await quickOpenRow(page, file);
+  if (!row) throw new Error(`Quick Open did not list ${file}`);
+  return row;
+}
+
+/** Click to first step shown, and the part of it spent after the view's document started. */
+async function timeStepperOpen(page: Page, file: string): Promise<{ total: number; inView: number }> {
+  const row = await listed(page, file);
+  const start = await browserNow(page);
+  await row.click();
+  const frame = await webviewFrame(page, '#step-title');
+  const shown = await frame.waitForFunction((mark) => {
+    const entry = performance.getEntriesByName(mark)[0];
+    return entry && { at: performance.timeOrigin + entry.startTime, inView: entry.startTime };
+  }, FIRST_STEP_MARK);
+  const { at, inView } = (await shown.jsonValue()) as { at: number; inView: number };
+  return { total: at - start, inView };
+}
+
+async function timeTextOpen(page: Page, file: string, firstText: string): Promise<number> {
+  const row = await listed(page, file);
+  const start = await browserNow(page);
+  await row.click();
+  const shown = await page.waitForFunction((text) => document.querySelector('.editor-instance .view-lines')?.textContent?.includes(text) && Date.now(), firstText, { polling: 'raf' });
+  return ((await shown.jsonValue()) as number) - start;
+}
+
+async function main(): Promise<void> {
+  buildExtension();
+  const server = await startCodeServer({ vsix: packageExtension(path.resolve(__dirname, '../../dist')) });
+  const browser = await launchBrowser();
+  try {
+    const source = path.join(server.home, 'generated.traj');
+    writeFileSync(source, generatedTrajectory(STEPS));
+    const workspace = makeWorkspace(server.home, { 'generated.traj': source, 'generated.json': source });
+    const page = browser.page;
+    await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    // Warm both editors once (extension activation, first module loads) before timing.
+    await openFileInWebview(page, 'generated.traj', '#step-title');
+    await closeAll(page);
+
+    const stepperOpen: number[] = [];
+    const stepperInView: number[] = [];
+    const textOpen: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      textOpen.push(await timeTextOpen(page, 'generated.json', '"trajectory"'));
+      await closeAll(page);
+      const open = await timeStepperOpen(page, 'generated.traj');
+      stepperOpen.push(open.total);
+      stepperInView.push(open.inView);
+      if (run < RUNS - 1) await closeAll(page);
+    }
+
+    const frame = await webviewFrame(page, '#step-title');
+    await frame.locator('#timeline').focus();
+    const stepperMoves: number[] = [];
+    for (let i = 2; i <= MOVES + 1; i++) {
+      const start = await browserNow(page);
+      await page.keyboard.press('j');
+      const done = await frame.waitForFunction((title) => document.getElementById('step-title')?.textContent === title && Date.now(), `Step ${i} of ${STEPS}`, { polling: 'raf' });
+      stepperMoves.push(((await done.jsonValue()) as number) - start);
+    }
+
+    await closeAll(page);
+    await timeTextOpen(page, 'generated.json', '"trajectory"');
+    await page.locator('.editor-instance .view-lines').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('Control+Home');
+    const textMoves: number[] = [];
+    for (let i = 2; i <= MOVES + 1; i++) {
+      const start = await browserNow(page);
+      await page.keyboard.press('ArrowDown');
+      const done = await page.waitForFunction((line) => [...document.querySelectorAll('.statusbar-item')].some((e) => e.textContent?.includes(`Ln ${line},`)) && Date.now(), i, { polling: 'raf' });
+      textMoves.push(((await done.jsonValue()) as number) - start);
+    }
+
+    const rows: [string, number, number][] = [
+      [`open ${STEPS}-step file, until shown (ms)`, median(stepperOpen), median(textOpen)],
+      ['one step move (ms)', median(stepperMoves), median(textMoves)],
+    ];
+    console.log(`\nstepper vs VS Code text editor, same file, medians of ${RUNS} opens and ${MOVES} moves`);
+    console.log('measure'.padEnd(40), 'stepper'.padStart(9), 'text'.padStart(9), 'ratio'.padStart(7));
+    for (const [name, ours, raw] of rows) console.log(name.padEnd(40), ours.toFixed(0).padStart(9), raw.toFixed(0).padStart(9), (ours / raw).toFixed(2).padStart(7));
+    const firstStep = median(stepperOpen);
+    console.log(`\nfirst step shown in ${firstStep.toFixed(0)} ms (target < 500 ms): ${firstStep < 500 ? 'met' : 'NOT met'}; ${median(stepperInView).toFixed(0)} ms of it after the view's document started loading`);
+  } catch (error) {
+    await browser.page.screenshot({ path: '/tmp/bench-fail.png' });
+    throw error;
+  } finally {
+    await browser.close();
+    await server.stop();
+    removeHome(server.home);
+  }
+}
+
+void main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

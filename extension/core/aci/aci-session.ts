@@ -2,6 +2,7 @@ import { throwIfAborted } from '../errors';
 import type { Sandbox } from '../runtime/sandbox';
 import { validateArguments, type ParsedAction } from './command-syntax';
 import { toolSetFor } from './standard-tools';
+import { currentPatch } from './submit-tools';
 import { DEFAULT_ACI_CONFIG, type AciConfig, type AciState, type ToolContext } from './tool-definition';
 import type { ToolSet } from './tool-registry';
 
@@ -9,6 +10,8 @@ import type { ToolSet } from './tool-registry';
 export interface AciStepState {
   open_file: string | null;
   working_dir: string;
+  /** The repository's staged diff, when the `diff_state` bundle is selected. */
+  diff?: string;
 }
 
 export interface AciStepResult {
@@ -42,6 +45,8 @@ export class AciSession {
   readonly config: AciConfig;
   private readonly state: AciState;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Set when the recording's bundles include `diff_state`: the diff after the last action. */
+  private diff: string | undefined;
 
   constructor(
     readonly sandbox: Sandbox,
@@ -50,10 +55,12 @@ export class AciSession {
     this.tools = options.tools ?? toolSetFor(options.bundles);
     this.config = { ...DEFAULT_ACI_CONFIG, ...options.config };
     this.state = { openFile: null, firstLine: 0, workingDir: sandbox.repoPath, fileHistory: new Map(), submitStage: 0 };
+    if (this.tools.bundles.includes('diff_state')) this.diff = '';
   }
 
   stepState(): AciStepState {
-    return { open_file: this.state.openFile, working_dir: this.state.workingDir };
+    const state: AciStepState = { open_file: this.state.openFile, working_dir: this.state.workingDir };
+    return this.diff === undefined ? state : { ...state, diff: this.diff };
   }
 
   /** Runs an action written as the agent wrote it in SWE-agent command syntax. */
@@ -83,6 +90,11 @@ export class AciSession {
     if ('error' in checked) return this.formatError(checked.error);
     const ctx: ToolContext = { sandbox: this.sandbox, state: this.state, config: this.config, ...(signal ? { signal } : {}) };
     const result = await tool.run(ctx, checked.args);
+    if (this.diff !== undefined) {
+      // SWE-agent's diff_state stores `git diff --cached` after `git add -A`, stripped.
+      const staged = await currentPatch(ctx);
+      this.diff = 'patch' in staged ? staged.patch.trim() : '';
+    }
     return {
       observation: result.submission === undefined ? this.asTerminalText(result.observation) : result.observation,
       exitCode: result.exitCode,

@@ -27,7 +27,7 @@ Here is a list of all of your changes:
 `;
 
 /** The patch, or git's complaint (not a repository, unknown base commit) as the agent would see it. */
-async function currentPatch(ctx: ToolContext): Promise<{ patch: string } | ToolResult> {
+export async function currentPatch(ctx: ToolContext): Promise<{ patch: string } | ToolResult> {
   const base = ctx.config.baseCommit ? ` ${shellQuote(ctx.config.baseCommit)}` : '';
   const { output, exitCode } = await runTool(ctx, `git -C ${shellQuote(ctx.sandbox.repoPath)} add -A && git -C ${shellQuote(ctx.sandbox.repoPath)} diff --cached${base}`);
   return exitCode === 0 ? { patch: output } : { observation: output.replace(/\n$/, ''), exitCode };

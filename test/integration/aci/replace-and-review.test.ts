@@ -112,6 +112,17 @@ describe('submit with review (tools/review_on_submit_m) and against a base commi
     assert.equal(submitted.observation, submitted.submission);
   });
 
+  test('with diff_state, every step state carries the staged diff', async () => {
+    await aci.session.runCommand('git reset -q --hard HEAD');
+    const session = new AciSession(aci.sandbox, { bundles: ['tools/registry', 'tools/windowed', 'tools/diff_state'] });
+    assert.equal(session.stepState().diff, '');
+    const r = await session.runCommand('echo "# tracked" >> ledger/money.py');
+    assert.ok(r.state.diff?.startsWith('diff --git a/ledger/money.py b/ledger/money.py\n'));
+    assert.ok(r.state.diff?.endsWith('+# tracked'));
+    await session.runCommand('git reset -q --hard HEAD');
+    assert.equal((await session.runCommand('true')).state.diff, '');
+  });
+
   test('with a base commit the patch spans every commit since it', async () => {
     const base = aci.repo.commits[0]?.sha ?? '';
     const session = new AciSession(aci.sandbox, { bundles: ['submit'], config: { baseCommit: base } });

@@ -24,8 +24,8 @@ import { dockerFromEnv } from './docker-connection';
 import { signalTreeArgv } from './process-tree';
 import { RepoSnapshots } from './repo-snapshot';
 import { DEFAULT_LIMITS, type ExecOptions, type ExecResult, type Sandbox, type SandboxLimits, type SandboxOptions, type SandboxProcess } from './sandbox';
-import { ShellSession, type ShellHost, type ShellProcess, type TreeSignal } from './shell-session';
-import { extractTo, packFile, packHostPath, readSingleFile } from './tar-archive';
+import { bashQuote, ShellSession, type ShellHost, type ShellProcess, type TreeSignal } from './shell-session';
+import { extractTo, packHostPath } from './tar-archive';
 
 export const SANDBOX_LABEL = 'swe-workbench.sandbox';
 /** `<hostname>:<pid>` of the process that created the container. */
@@ -35,6 +35,7 @@ export const SESSION_LABEL = 'swe-workbench.session';
 const SNAPSHOT_DIR = '/tmp/.swe-workbench/snapshots';
 const PROCESS_DIR = '/tmp/.swe-workbench/processes';
 const TTY_SIZE = { w: 80, h: 24 };
+const FILE_TIMEOUT_MS = 5 * 60_000;
 /** Keeps the container alive with whatever `sleep` the image has (busybox lacks `infinity`). */
 const IDLE_COMMAND = ['/bin/sh', '-c', 'while :; do sleep 3600; done'];
 
@@ -293,16 +294,24 @@ export class DockerSandbox implements Sandbox {
     return (await this.readFileBytes(path)).toString('utf8');
   }
 
+  // Files go through the shell as base64: measured 30x faster than the archive API for a
+  // source file (bench/aci/sandbox.ts), and a rewrite keeps the file's mode and owner.
   async readFileBytes(path: string): Promise<Buffer> {
     const target = this.resolve(path);
-    return readSingleFile(await this.getArchive(target), target);
+    const r = await this.fileCommand(`base64 -w0 < ${bashQuote(target)}`);
+    if (r.exitCode !== 0) throw new Error(`cannot read ${target} in the sandbox: ${r.output.trim()}`);
+    return Buffer.from(r.output, 'base64');
   }
 
   async writeFile(path: string, content: string | Uint8Array): Promise<void> {
     const target = this.resolve(path);
-    const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-    const mode = (await this.statMode(target)) ?? 0o644;
-    await this.container.putArchive(packFile(target.slice(1), bytes, mode), { path: '/' });
+    const encoded = Buffer.from(content).toString('base64');
+    const r = await this.fileCommand(`mkdir -p -- ${bashQuote(posix.dirname(target))} && printf %s '${encoded}' | base64 -d > ${bashQuote(target)}`);
+    if (r.exitCode !== 0) throw new Error(`cannot write ${target} in the sandbox: ${r.output.trim()}`);
+  }
+
+  private fileCommand(command: string): Promise<ExecResult> {
+    return this.exec(command, { timeoutMs: FILE_TIMEOUT_MS, maxOutputBytes: Number.MAX_SAFE_INTEGER });
   }
 
   async copyIn(hostPath: string, sandboxPath: string): Promise<void> {
@@ -348,19 +357,6 @@ export class DockerSandbox implements Sandbox {
     }
   }
 
-  /** Permission bits of an existing file, so a rewrite keeps e.g. an executable bit. */
-  private async statMode(target: string): Promise<number | undefined> {
-    try {
-      const res = (await this.container.infoArchive({ path: target })) as { headers?: Record<string, string | undefined> };
-      const stat = res.headers?.['x-docker-container-path-stat'];
-      if (!stat) return undefined;
-      const mode = (JSON.parse(Buffer.from(stat, 'base64').toString('utf8')) as { mode?: unknown }).mode;
-      return typeof mode === 'number' ? mode & 0o777 : undefined;
-    } catch (err) {
-      if (statusCode(err) === 404) return undefined;
-      throw err;
-    }
-  }
 }
 
 export interface LeftoverOptions {

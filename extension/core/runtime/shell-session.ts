@@ -53,6 +53,7 @@ const TCSETATTR_NOISE = /^bash: \[\d+: \d+ \(\d+\)\] tcsetattr: Inappropriate io
  */
 const STOP_ATTEMPTS = 4;
 const STOP_WAIT_MS = 750;
+const SYNC_TIMEOUT_MS = 5000;
 
 /** Quotes any string as a bash ANSI-C literal `$'...'`, so no byte is interpreted. */
 export function bashQuote(text: string): string {
@@ -122,6 +123,8 @@ export class ShellSession {
   private pending: Pending | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private disposed = false;
+  /** Set when a command had to be stopped; the next command first syncs with the shell. */
+  private settling = false;
   /** Set when a command could not be interrupted and the shell was started afresh. */
   restarts = 0;
 
@@ -193,6 +196,12 @@ export class ShellSession {
     if (options.signal?.aborted) throw new CancelledError();
     const started = performance.now();
     if (!this.shell) await this.start(options.signal);
+    if (this.settling) {
+      // A stop may have sent SIGINT to a shell that had already finished: let it land on an
+      // empty line here, together with any job notice, rather than on the next command.
+      this.settling = false;
+      await this.roundTrip(':', options.signal, 'command', SYNC_TIMEOUT_MS, 0);
+    }
     const body = options.cwd
       ? `__swb_prev=$PWD; { cd -- ${bashQuote(options.cwd)} && eval ${bashQuote(command)}; } </dev/null 2>&1; __swb_rc=$?; cd -- "$__swb_prev"; (exit $__swb_rc)`
       : `eval ${bashQuote(command)} </dev/null 2>&1`;
@@ -258,6 +267,7 @@ export class ShellSession {
       this.pending = { seqs: new Set([seq]), output, held: Buffer.alloc(0), resolve: finish, fail };
       const running = () => this.pending?.seqs.has(seq) === true;
       const stop = async () => {
+        this.settling = true;
         for (let attempt = 0; attempt < STOP_ATTEMPTS; attempt++) {
           if (attempt > 0 && running()) await this.host.signalTree(this.pid, 'kill-children').catch(() => undefined);
           if (running()) await this.host.signalTree(this.pid, 'interrupt').catch(() => undefined);

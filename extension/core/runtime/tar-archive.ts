@@ -37,14 +37,6 @@ export function packHostPath(hostPath: string, name: string): NodeJS.ReadableStr
   return Readable.from(pack, { objectMode: false });
 }
 
-/** A tar holding one file. */
-export function packFile(name: string, content: Uint8Array, mode = 0o644): NodeJS.ReadableStream {
-  const pack = tar.pack();
-  pack.entry({ name, mode, mtime: new Date(), uid: 0, gid: 0, type: 'file' }, Buffer.from(content));
-  pack.finalize();
-  return Readable.from(pack, { objectMode: false });
-}
-
 /** The contents of the one regular file in a tar stream (getArchive of a file). */
 export async function readSingleFile(stream: NodeJS.ReadableStream, what: string): Promise<Buffer> {
   const extract = tar.extract();

@@ -22,8 +22,7 @@ export const FAILURE_CLASSES = [
   'eval-error',
   'unknown',
 ] as const;
-export const FailureClassSchema = z.enum(FAILURE_CLASSES);
-export type FailureClass = z.infer<typeof FailureClassSchema>;
+export type FailureClass = (typeof FAILURE_CLASSES)[number];
 
 /** A run of consecutive steps that share a property (identical action, lint rejection...). */
 export const StepRunSchema = z.object({ step: z.number().int(), count: z.number().int() });
@@ -91,16 +90,15 @@ export const IndexErrorSchema = z.object({
 });
 export type IndexError = z.infer<typeof IndexErrorSchema>;
 
-export const EvidenceSchema = z.object({
+export interface Evidence {
   /** 0-based step index the class points at. */
-  step: z.number().int().optional(),
-  tests: z.array(z.string()).optional(),
-  detail: z.string(),
-});
-export type Evidence = z.infer<typeof EvidenceSchema>;
+  step?: number;
+  /** Failing FAIL_TO_PASS / PASS_TO_PASS tests from the evaluation report. */
+  tests?: string[];
+  detail: string;
+}
 
-export const ATTEMPT_SOURCES = ['trajectory-id', 'file-name', 'folder', 'line-order', 'path-order'] as const;
-export type AttemptSource = (typeof ATTEMPT_SOURCES)[number];
+export type AttemptSource = 'trajectory-id' | 'file-name' | 'folder' | 'line-order' | 'path-order';
 
 /** One row of the index: a trajectory joined with its prediction and evaluation. */
 export interface Rollout {

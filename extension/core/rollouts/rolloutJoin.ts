@@ -126,7 +126,7 @@ const ATTEMPT = /(?:^|[^a-z])(?:attempt|rollout|sample|run|try|trial|seed)[-_]?(
  * without its extension and attempt suffix (SWE-agent writes `<instance_id>.traj`,
  * mini-swe-agent `<instance_id>.traj.json`).
  */
-export function instanceFromFileName(path: string, known: string[]): string {
+function instanceFromFileName(path: string, known: string[]): string {
   const stem = posix.basename(path).replace(TRAJECTORY_EXTENSION, '');
   const match = known.find((id) => stem === id || stem.startsWith(id + '.') || stem.startsWith(id + '_') || stem.startsWith(id + '-'));
   if (match) return match;

@@ -183,6 +183,14 @@ describe('docker sandbox: nothing left behind', () => {
     assert.deepEqual(await containersOfSession(docker, id), []);
   });
 
+  test('a process that exits without disposing takes its containers with it', async () => {
+    const id = session();
+    const child = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'exit-without-dispose.ts'), id], { encoding: 'utf8' });
+    assert.equal(child.status, 3, child.stderr);
+    assert.match(child.stdout, /^[0-9a-f]{64}\n$/);
+    assert.deepEqual(await containersOfSession(docker, id), []);
+  });
+
   test('cleanupLeftovers removes containers of ended processes only', async () => {
     const ended = spawnSync('true');
     const deadPid = ended.pid!;

@@ -52,6 +52,13 @@ export class Stepper {
   }
 
   async start(): Promise<void> {
+    // A reveal may arrive while the view still loads (the host opens it on a step): keep it.
+    let ready = false;
+    let revealed: number | undefined;
+    this.host.onNotification(stepperReveal, ({ index }) => {
+      if (ready) void this.select(index);
+      else revealed = index;
+    });
     try {
       this.header = await this.host.request(trajectoryOpen, {});
     } catch (error) {
@@ -59,13 +66,14 @@ export class Stepper {
       return;
     }
     this.layout();
-    const selected = Math.min(this.state.selected, Math.max(0, this.header.stepCount - 1));
+    const last = Math.max(0, this.header.stepCount - 1);
     // The first summaries, the selected step and the restored search travel together.
-    void this.detailFor(selected).catch(() => undefined);
+    void this.detailFor(Math.min(this.state.selected, last)).catch(() => undefined);
     await Promise.all([this.loadSummaries(0), this.state.query ? this.runSearch(this.state.query) : undefined]);
-    this.host.onNotification(stepperReveal, ({ index }) => void this.select(index));
     this.applyFilter(false);
-    await this.select(selected);
+    await this.select(Math.min(revealed ?? this.state.selected, last));
+    ready = true;
+    if (revealed !== undefined && revealed !== this.state.selected) await this.select(revealed);
     this.root.setAttribute('aria-busy', 'false');
     performance.mark(FIRST_STEP_MARK);
     // Summaries past the first range arrive in the background so the first step shows at once.

@@ -5,11 +5,11 @@
 import { stat } from 'node:fs/promises';
 import { loadBugArtifact } from '../core/bugs/bugArtifact';
 import { CHECK_NAMES, runConsistencyChecks, type CheckResult } from '../core/bugs/consistencyChecks';
-import { DockerSandbox } from '../core/runtime/docker-sandbox';
+import { createSandbox } from '../core/runtime/create-sandbox';
 import { CliError, parseCommandArgs, type Command } from './command';
 
 const USAGE = `usage: swe-workbench bug validate DIR --image IMAGE --repo REPO [--parallel N] [--min-files N]
-                                 [--base REF] [--workdir /testbed] [--timeout SECONDS] [--json | --jsonl]
+                                 [--base REF] [--workdir /testbed] [--timeout SECONDS] [--local] [--json | --jsonl]
 
 Runs the seven consistency checks of the bug folder DIR (test_script.sh, test_files.txt,
 test_parser.py, bug_inject.diff, test_weaken.diff) in containers of IMAGE holding a copy of the
@@ -17,6 +17,8 @@ git repository REPO at --workdir; diffs apply against --base (default HEAD).
   --parallel N    containers for inverse mutation (default 2)
   --min-files N   least number of source files the bug must change (default 1)
   --timeout S     limit of one test run (default 600)
+  --local         run in temporary copies on this machine instead of containers (no isolation);
+                  this also happens, with a notice, when no Docker engine answers
   --json          print the checks as one JSON array; --jsonl prints one JSON line per check as it ends
 Exits 0 when every check passes, 1 when one fails, 2 on a usage error.`;
 
@@ -46,6 +48,7 @@ export const command: Command = {
       timeout: { type: 'string' },
       json: { type: 'boolean' },
       jsonl: { type: 'boolean' },
+      local: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -61,8 +64,14 @@ export const command: Command = {
     const bug = await loadBugArtifact(dir);
     const { image, repo } = values;
     const workdir = values.workdir ?? '/testbed';
+    let noticeShown = false;
     const results = await runConsistencyChecks(bug, {
-      createSandbox: (signal) => DockerSandbox.create({ image, repoDir: repo, repoPath: workdir, labels: { 'swe-workbench.command': 'bug-validate' }, signal }),
+      createSandbox: async (signal) => {
+        const choice = await createSandbox({ image, repoDir: repo, repoPath: workdir, labels: { 'swe-workbench.command': 'bug-validate' }, prefer: values.local ? 'local' : 'auto', signal });
+        if (choice.notice && !noticeShown) ctx.stderr.write(`swe-workbench: ${choice.notice}\n`);
+        noticeShown ||= choice.notice !== undefined;
+        return choice.sandbox;
+      },
       baseRef: values.base ?? 'HEAD',
       parallel: positiveInt(values.parallel, 'parallel', 2),
       minChangedFiles: positiveInt(values['min-files'], 'min-files', 1),

@@ -32,6 +32,13 @@ describe('swe-workbench bug validate', () => {
     assert.deepEqual(lines.filter((l) => !l.passed).map((l) => l.name), ['weakening-validity']);
   });
 
+  test('--local runs the checks in copies on this machine and prints a readable table', async () => {
+    const r = cli('bug', 'validate', await bugFixtureDir('breaks-nothing'), '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--local');
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stdout, /^PASS {2}parser-validity +\d+\.\d s {2}parsed 57 tests from the original code's run$/m);
+    assert.match(r.stdout, /^FAIL {2}bug-validity +\d+\.\d s {2}the bug breaks no test$/m);
+  });
+
   test('a bug folder with a missing file is a clear error naming it', () => {
     const r = cli('bug', 'validate', path.join(repoRoot, 'test/fixtures'), '--image', 'swe-workbench/base:bookworm', '--repo', repo);
     assert.equal(r.status, 1);

@@ -1,4 +1,5 @@
-import { z } from 'zod';
+// zod/mini, as every protocol module: the table's bundle carries these schemas.
+import * as z from 'zod/mini';
 import { notificationType, requestType } from './ipc';
 
 /**
@@ -15,11 +16,11 @@ export const RolloutColumnSchema = z.enum(ROLLOUT_COLUMNS);
 export type RolloutColumn = z.infer<typeof RolloutColumnSchema>;
 
 export const RolloutQuerySchema = z.object({
-  sort: z.object({ column: RolloutColumnSchema, descending: z.boolean() }).nullable(),
+  sort: z.nullable(z.object({ column: RolloutColumnSchema, descending: z.boolean() })),
   /** An expression of the rollouts filter language; '' for none. */
-  filter: z.string().max(2000),
+  filter: z.string().check(z.maxLength(2000)),
   /** Full text over thoughts, actions and observations; '' for none. */
-  search: z.string().max(500),
+  search: z.string().check(z.maxLength(500)),
 });
 export type RolloutQuery = z.infer<typeof RolloutQuerySchema>;
 
@@ -29,67 +30,69 @@ export type RolloutStatus = (typeof ROLLOUT_STATUSES)[number];
 export const RolloutRowSchema = z.object({
   id: z.string(),
   instance: z.string(),
-  attempt: z.number().int(),
+  attempt: z.int(),
   format: z.string(),
-  steps: z.number().int(),
-  exit: z.string().nullable(),
-  resolved: z.boolean().nullable(),
-  reward: z.number().nullable(),
+  steps: z.int(),
+  exit: z.nullable(z.string()),
+  resolved: z.nullable(z.boolean()),
+  reward: z.nullable(z.number()),
   failure: z.string(),
   status: z.enum(ROLLOUT_STATUSES),
   evidence: z.string(),
-  tokens: z.number().nullable(),
-  cost: z.number().nullable(),
-  duration: z.number().nullable(),
+  tokens: z.nullable(z.number()),
+  cost: z.nullable(z.number()),
+  duration: z.nullable(z.number()),
 });
 export type RolloutRow = z.infer<typeof RolloutRowSchema>;
 
+const Count = z.int().check(z.nonnegative());
+
 export const GroupStatisticsSchema = z.object({
-  rollouts: z.number().int().nonnegative(),
-  instances: z.number().int().nonnegative(),
-  evaluated: z.number().int().nonnegative(),
-  resolved: z.number().int().nonnegative(),
+  rollouts: Count,
+  instances: Count,
+  evaluated: Count,
+  resolved: Count,
   /** Over every evaluated rollout; null when none was evaluated. */
-  solveRate: z.number().nullable(),
+  solveRate: z.nullable(z.number()),
   /** Mean pass@k over the instances with at least k evaluated rollouts, for k = 1..n. */
-  passAtK: z.array(z.object({ k: z.number().int().positive(), value: z.number(), instances: z.number().int().positive() })),
-  mixed: z.number().int().nonnegative(),
+  passAtK: z.array(z.object({ k: z.int().check(z.positive()), value: z.number(), instances: z.int().check(z.positive()) })),
+  mixed: Count,
 });
 export type GroupStatistics = z.infer<typeof GroupStatisticsSchema>;
 
 export const QueryResultSchema = z.object({
   /** Rollouts that match the query. */
-  total: z.number().int().nonnegative(),
+  total: Count,
   /** Rollouts in the index. */
-  indexed: z.number().int().nonnegative(),
+  indexed: Count,
   statistics: GroupStatisticsSchema,
   /** Bumped on every re-index; rows asked for with an older one are fetched again. */
-  version: z.number().int().nonnegative(),
+  version: Count,
 });
 export type QueryResult = z.infer<typeof QueryResultSchema>;
 
-export const RowRangeSchema = z
-  .object({ query: RolloutQuerySchema, start: z.number().int().nonnegative(), end: z.number().int().nonnegative() })
-  .refine((r) => r.end >= r.start, { message: 'end must not be before start' })
-  .refine((r) => r.end - r.start <= MAX_ROW_RANGE, { message: `a range holds at most ${MAX_ROW_RANGE} rows` });
+export const RowRangeSchema = z.object({ query: RolloutQuerySchema, start: Count, end: Count }).check(
+  z.refine((r) => r.end >= r.start, { message: 'end must not be before start' }),
+  z.refine((r) => r.end - r.start <= MAX_ROW_RANGE, { message: `a range holds at most ${MAX_ROW_RANGE} rows` }),
+);
 
 export const TableHeaderSchema = z.object({
   /** The indexed folder; null before one is opened. */
-  folder: z.string().nullable(),
-  indexErrors: z.number().int().nonnegative(),
+  folder: z.nullable(z.string()),
+  indexErrors: Count,
 });
 
 export const rolloutsHeader = requestType('rollouts/header', z.object({}), TableHeaderSchema);
 export const rolloutsQuery = requestType('rollouts/query', RolloutQuerySchema, QueryResultSchema);
-export const rolloutsRows = requestType('rollouts/rows', RowRangeSchema, z.object({ rows: z.array(RolloutRowSchema), version: z.number().int().nonnegative() }));
-export const rolloutsOpen = requestType('rollouts/open', z.object({ id: z.string().min(1) }), z.object({ step: z.number().int().nonnegative() }));
+export const rolloutsRows = requestType('rollouts/rows', RowRangeSchema, z.object({ rows: z.array(RolloutRowSchema), version: Count }));
+export const rolloutsOpen = requestType('rollouts/open', z.object({ id: z.string().check(z.minLength(1)) }), z.object({ step: Count }));
 
 /** Host -> webview: the index changed (a re-index while the run writes, or another folder). */
-export const rolloutsChanged = notificationType('rollouts/changed', z.object({ version: z.number().int().nonnegative(), folder: z.string().nullable() }));
+export const rolloutsChanged = notificationType('rollouts/changed', z.object({ version: Count, folder: z.nullable(z.string()) }));
 
 /** What the webview persists with setState: UI state only, never rows. */
 export const RolloutsUiStateSchema = z.object({
   query: RolloutQuerySchema,
-  scrollTop: z.number().nonnegative(),
+  scrollTop: z.number().check(z.nonnegative()),
 });
 export type RolloutsUiState = z.infer<typeof RolloutsUiStateSchema>;

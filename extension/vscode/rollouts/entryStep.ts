@@ -1,7 +1,7 @@
 import type { Step, Trajectory } from '../../core/trajectory/model';
 import { stepHasError } from '../trajectory/stepView';
 
-export type EntryReason = 'error' | 'divergence' | 'submission' | 'evidence' | 'start';
+export type EntryReason = 'error' | 'divergence' | 'submission' | 'evidence' | 'end';
 
 export interface EntryStep {
   /** 0-based step index. */
@@ -21,7 +21,7 @@ function isSubmission(step: Step): boolean {
 /**
  * The step a rollout opens on: where it first went wrong (an error or format error, or a
  * divergence from its recording, whichever comes first), else where it submitted, else the
- * step its failure class points at, else the first.
+ * step its failure class points at, else where it stopped (a step, cost or context limit).
  */
 export function entryStep(trajectory: Trajectory, evidenceStep?: number): EntryStep {
   const { steps } = trajectory;
@@ -30,5 +30,5 @@ export function entryStep(trajectory: Trajectory, evidenceStep?: number): EntryS
   const submitted = steps.findLast(isSubmission) ?? ((trajectory.outcome.submission ?? '').trim() !== '' ? steps.at(-1) : undefined);
   if (submitted) return { index: submitted.index, reason: 'submission' };
   if (evidenceStep !== undefined && evidenceStep >= 0 && evidenceStep < steps.length) return { index: evidenceStep, reason: 'evidence' };
-  return { index: 0, reason: 'start' };
+  return { index: Math.max(0, steps.length - 1), reason: 'end' };
 }

@@ -30,13 +30,18 @@ export function groupDescription(g: RolloutGroup): string {
   return parts.join(' · ');
 }
 
-function rolloutTooltip(r: Rollout): vscode.MarkdownString {
-  const md = new vscode.MarkdownString();
-  md.appendMarkdown('**').appendText(r.failure).appendMarkdown('**  \n').appendText(r.evidence.detail);
-  if (r.evidence.step !== undefined) md.appendMarkdown('  \n').appendText(`at step ${r.evidence.step + 1}`);
-  for (const t of r.evidence.tests ?? []) md.appendMarkdown('  \n').appendText(`failing: ${t}`);
-  md.appendMarkdown('\n\n').appendText(`${r.id} · ${r.format} · ${r.steps} steps${r.exitStatus ? ` · exit ${r.exitStatus}` : ''}`);
-  return md;
+/** Plain text: failure classes, evidence and test names come from files and are shown as they are. */
+function rolloutTooltip(r: Rollout): string {
+  return [
+    r.failure,
+    r.evidence.detail,
+    r.evidence.step !== undefined ? `at step ${r.evidence.step + 1}` : undefined,
+    ...(r.evidence.tests ?? []).map((t) => `failing: ${t}`),
+    '',
+    `${r.id} · ${r.format} · ${r.steps} steps${r.exitStatus ? ` · exit ${r.exitStatus}` : ''}`,
+  ]
+    .filter((line) => line !== undefined)
+    .join('\n');
 }
 
 /** The Rollouts view: one node per instance (a GRPO group), its rollouts under it. */

@@ -36,10 +36,11 @@ describe('the step a rollout opens on', () => {
     assert.deepEqual(entryStep(t), { index: 1, reason: 'submission' });
   });
 
-  test("the failure class's evidence step, else the first step", () => {
+  test("the failure class's evidence step, else the last step, where a limit stopped it", () => {
     const t = aTrajectory([look(0).build(), look(1).build(), look(2).build()], { outcome: { exitStatus: 'exit_forfeit' } });
     assert.deepEqual(entryStep(t, 1), { index: 1, reason: 'evidence' });
-    assert.deepEqual(entryStep(t, 7), { index: 0, reason: 'start' });
-    assert.deepEqual(entryStep(t), { index: 0, reason: 'start' });
+    assert.deepEqual(entryStep(t, 7), { index: 2, reason: 'end' });
+    assert.deepEqual(entryStep(t), { index: 2, reason: 'end' });
+    assert.deepEqual(entryStep(aTrajectory([])), { index: 0, reason: 'end' });
   });
 });

@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { appendFileSync } from 'node:fs';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import type { ResponseMessage } from '../../extension/protocol/ipc';
+import type { SweWorkbenchApi } from '../../extension/vscode/extension';
+import type { RolloutsNode } from '../../extension/vscode/rollouts/rolloutsTree';
+import { rllmEpisode, workSteps } from '../fixtures/rollouts/runWriter';
+import { G7, S3, W101, W202, makeRolloutFolder } from '../fixtures/rollouts/trainingRun';
+
+const EXTENSION_ID = 'swe-workbench.swe-workbench';
+
+describe('the Rollouts view in the extension host', () => {
+  let api: SweWorkbenchApi;
+  let folder: ReturnType<typeof makeRolloutFolder>;
+  let nextId = 1;
+
+  const tree = () => api.rollouts.tree as vscode.TreeDataProvider<RolloutsNode>;
+  const roots = async () => (await tree().getChildren()) ?? [];
+  async function group(instance: string): Promise<{ item: vscode.TreeItem; children: vscode.TreeItem[] }> {
+    const node = (await roots()).find((n) => n.kind === 'group' && n.group.instance === instance);
+    assert.ok(node, `a group for ${instance}`);
+    const children = (await tree().getChildren(node)) ?? [];
+    return { item: await tree().getTreeItem(node), children: await Promise.all(children.map((c) => tree().getTreeItem(c))) };
+  }
+  const iconOf = (item: vscode.TreeItem) => (item.iconPath as vscode.ThemeIcon).id;
+  const tooltipOf = (item: vscode.TreeItem) => String(item.tooltip);
+  async function table(method: string, params: unknown): Promise<ResponseMessage> {
+    const response = await api.rollouts.requestTable({ kind: 'request', id: nextId++, method, params });
+    assert.ok(response, `${method} was answered`);
+    return response;
+  }
+
+  before(async () => {
+    const extension = vscode.extensions.getExtension<SweWorkbenchApi>(EXTENSION_ID);
+    assert.ok(extension, `${EXTENSION_ID} is installed`);
+    api = await extension.activate();
+    folder = makeRolloutFolder();
+    const index = await vscode.commands.executeCommand<{ rollouts: unknown[] } | undefined>('sweWorkbench.rollouts.openFolder', folder.root);
+    assert.ok(index, 'the folder was indexed');
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    folder?.cleanup();
+  });
+
+  it('contributes the Rollouts view and its commands', async () => {
+    const registered = new Set(await vscode.commands.getCommands(true));
+    for (const c of ['sweWorkbench.rollouts.openFolder', 'sweWorkbench.rollouts.showTable', 'sweWorkbench.rollouts.open']) assert.ok(registered.has(c), c);
+    const views = vscode.extensions.getExtension(EXTENSION_ID)?.packageJSON.contributes.views.sweWorkbench as { id: string }[];
+    assert.ok(views.some((v) => v.id === 'sweWorkbench.rollouts'));
+  });
+
+  it('shows one group per instance, the unreadable inputs first', async () => {
+    const top = await roots();
+    assert.equal(top[0]?.kind, 'errors');
+    assert.equal((await tree().getTreeItem(top[0]!)).label, '2 unreadable inputs');
+    const instances = top.flatMap((n) => (n.kind === 'group' ? [n.group.instance] : []));
+    for (const i of [W101, W202, G7, S3]) assert.ok(instances.includes(i), `${i} in ${instances.join(', ')}`);
+  });
+
+  it('describes a group by solve rate, pass@k and whether it is mixed', async () => {
+    const s3 = await group(S3);
+    assert.equal(s3.item.description, '2/3 solved · pass@1 67% · pass@3 100% · mixed');
+    assert.equal(iconOf(s3.item), 'split-horizontal');
+    const w202 = await group(W202);
+    assert.doesNotMatch(String(w202.item.description), /mixed/);
+  });
+
+  it('marks each rollout resolved, failed or infra with its failure class in the tooltip', async () => {
+    const w101 = await group(W101);
+    assert.deepEqual(w101.children.map((c) => c.label), ['#1 resolved', '#2 submitted-wrong', '#3 budget-exceeded', '#4 resolved']);
+    assert.deepEqual(w101.children.map(iconOf), ['pass-filled', 'error', 'error', 'pass-filled']);
+    assert.deepEqual(tooltipOf(w101.children[1]!).split('\n').slice(0, 3), [
+      'submitted-wrong',
+      `run/attempt_2/logs/run_evaluation/attempt_2/acme-coder-7b/${W101}/report.json: not resolved`,
+      'failing: tests/test_widgets.py::test_resize_keeps_ratio',
+    ]);
+    const g7 = await group(G7);
+    const infra = g7.children.find((c) => String(c.label).includes('infra-error'));
+    assert.ok(infra, `G7 rollouts: ${g7.children.map((c) => c.label).join(', ')}`);
+    assert.equal(iconOf(infra), 'warning');
+    assert.match(tooltipOf(infra), /RuntimeError/);
+    assert.equal(w101.children[0]?.command?.command, 'sweWorkbench.rollouts.open');
+  });
+
+  it('opens a rollout in the stepper on its first format error', async () => {
+    const id = `run/attempt_3/${W202}/${W202}.traj.json`;
+    const opened = await vscode.commands.executeCommand<{ uri: vscode.Uri; index: number; reason: string }>('sweWorkbench.rollouts.open', id);
+    assert.deepEqual({ index: opened.index, reason: opened.reason }, { index: 2, reason: 'error' });
+    assert.equal(opened.uri.fsPath, path.join(folder.root, id));
+    const response = await api.trajectoryEditor.request(opened.uri, { kind: 'request', id: nextId++, method: 'steps/details', params: { start: 2, end: 3 } });
+    assert.ok(response?.ok, 'the stepper answers for the opened file');
+    const step = (response.result as { steps: { formatError?: string }[] }).steps[0];
+    assert.ok(step?.formatError, 'step 3 is the format error');
+  });
+
+  it('opens a submitted rollout on its submission', async () => {
+    const opened = await vscode.commands.executeCommand<{ index: number; reason: string }>('sweWorkbench.rollouts.open', `run/attempt_1/${W101}/${W101}.traj`);
+    assert.deepEqual({ index: opened.index, reason: opened.reason }, { index: 5, reason: 'submission' });
+  });
+
+  it('serves the table by query and range, and says why a filter is invalid', async () => {
+    const query = { sort: { column: 'steps', descending: true }, filter: 'format=swe-agent and instance~acme', search: '' };
+    const result = await table('rollouts/query', query);
+    assert.ok(result.ok);
+    const { total, indexed } = result.result as { total: number; indexed: number };
+    assert.equal(total, 6);
+    assert.ok(indexed > total);
+    const rows = await table('rollouts/rows', { query, start: 0, end: 2 });
+    assert.ok(rows.ok);
+    assert.deepEqual((rows.result as { rows: { steps: number }[] }).rows.map((r) => r.steps), [30, 9]);
+    const bad = await table('rollouts/query', { ...query, filter: 'steps>' });
+    assert.equal(bad.ok, false);
+    assert.ok(!bad.ok && bad.error.code === 'invalid-input' && /expected a value/.test(bad.error.message), JSON.stringify(bad));
+    const tooMany = await table('rollouts/rows', { query, start: 0, end: 10_000 });
+    assert.ok(!tooMany.ok && tooMany.error.code === 'invalid-request');
+  });
+
+  it('refreshes while the run writes: an appended episode joins its group', async () => {
+    const line = JSON.stringify(rllmEpisode({ instance: S3, episodeId: `${S3}:3`, steps: workSteps(3), exit: 'ENV_DONE', patch: 'diff', isCorrect: false }));
+    appendFileSync(path.join(folder.root, 'run/rllm/episodes.jsonl'), line + '\n');
+    const deadline = Date.now() + 20_000;
+    let description = '';
+    while (Date.now() < deadline) {
+      description = String((await group(S3)).item.description);
+      if (description.startsWith('2/4')) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal(description, '2/4 solved · pass@1 50% · pass@4 100% · mixed');
+  });
+});

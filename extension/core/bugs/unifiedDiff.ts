@@ -58,6 +58,11 @@ export function parseUnifiedDiff(text: string, file?: string): FilePatch[] {
         continue;
       }
     }
+    if (line === '-- ' && current?.hunks.length) {
+      close(i);
+      current = undefined; // `git format-patch` ends with a signature: `-- ` then the git version
+      break;
+    }
     if (!current) {
       if (line.startsWith('@@')) fail(i, 'hunk before any file header');
       continue; // text before the first file (a commit message) is allowed

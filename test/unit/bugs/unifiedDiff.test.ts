@@ -50,6 +50,13 @@ describe('unified diffs', () => {
     assert.equal(files[0]?.hunks[0]?.oldLines, 9);
   });
 
+  test('reads git format-patch output: mail header before, signature after', () => {
+    const mail = `From 1234 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] Total\n\n---\n pkg/core.py | 3 +--\n\n${twoFiles}-- \n2.39.5\n\n`;
+    const files = parseUnifiedDiff(mail);
+    assert.deepEqual(touchedPaths(files), ['pkg/core.py', 'pkg/new.py']);
+    assert.equal(files[1]?.text.endsWith('\\ No newline at end of file\n'), true);
+  });
+
   test('rejects a path that climbs out of the repository, with its line', () => {
     const evil = twoFiles.replace('+++ b/pkg/new.py', '+++ b/../../etc/cron.d/x');
     assert.throws(() => parseUnifiedDiff(evil, 'bug_inject.diff'), (err: unknown) => err instanceof InputError && err.file === 'bug_inject.diff' && err.where === 'line 15' && /'\.\.'/.test(err.problem));

@@ -5,10 +5,11 @@
  * Docker engine and for fast tool tests.
  */
 import { spawn as spawnChild } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { throwIfAborted } from '../errors';
+import { CancelledError, throwIfAborted } from '../errors';
 import { signalTreeArgv } from './process-tree';
 import { RepoSnapshots } from './repo-snapshot';
 import { DEFAULT_LIMITS, type ExecOptions, type ExecResult, type Sandbox, type SandboxOptions, type SandboxProcess } from './sandbox';
@@ -30,7 +31,7 @@ function startProcess(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Sand
   const child = spawnChild(cmd!, args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
   const exited = new Promise<number>((done) => {
     child.on('error', () => done(-1));
-    child.on('exit', (code, signal) => done(code ?? (signal ? 128 + (signalNumber(signal) ?? 0) : -1)));
+    child.on('exit', (code, signal) => done(code ?? (signal ? 128 + constants.signals[signal] : -1)));
   });
   return {
     pid: child.pid ?? 0,
@@ -51,8 +52,17 @@ function startProcess(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Sand
   };
 }
 
-function signalNumber(signal: NodeJS.Signals): number | undefined {
-  return ({ SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 } as Record<string, number>)[signal];
+// Temporary copies of this process, deleted at exit if dispose() never ran.
+const live = new Set<string>();
+let exitHookInstalled = false;
+
+function track(dir: string): void {
+  live.add(dir);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const left of live) rmSync(left, { recursive: true, force: true });
+  });
 }
 
 export class LocalSandbox implements Sandbox {
@@ -60,7 +70,9 @@ export class LocalSandbox implements Sandbox {
   private readonly shell: ShellSession;
   private readonly snapshots: RepoSnapshots;
   private readonly processes = new Set<SandboxProcess>();
-  private disposed = false;
+  private disposing: Promise<void> | undefined;
+  private readonly signal: AbortSignal | undefined;
+  private readonly onAbort = () => void this.dispose(new CancelledError(typeof this.signal?.reason === 'string' ? this.signal.reason : 'cancelled'));
 
   private constructor(
     readonly id: string,
@@ -85,6 +97,9 @@ export class LocalSandbox implements Sandbox {
     };
     this.shell = new ShellSession(host, { cwd: repoPath, commandTimeoutMs: limits.commandTimeoutMs, maxOutputBytes: limits.maxOutputBytes });
     this.snapshots = new RepoSnapshots((c, o) => this.exec(c, o), repoPath, join(id, 'snapshots'));
+    this.signal = options.signal;
+    this.signal?.addEventListener('abort', this.onAbort, { once: true });
+    track(id);
   }
 
   /** Copies `options.repoDir` (with its .git) into a fresh temporary directory and starts the shell. */
@@ -154,12 +169,18 @@ export class LocalSandbox implements Sandbox {
     return this.snapshots.reset(snapshotId);
   }
 
-  async dispose(): Promise<void> {
-    if (this.disposed) return;
-    this.disposed = true;
-    await this.shell.dispose();
+  /** Ends the shell and spawned processes and deletes the copy; a command still running fails with `reason`. */
+  dispose(reason?: Error): Promise<void> {
+    this.disposing ??= this.tearDown(reason);
+    return this.disposing;
+  }
+
+  private async tearDown(reason: Error | undefined): Promise<void> {
+    this.signal?.removeEventListener('abort', this.onAbort);
+    await this.shell.dispose(reason);
     await Promise.all([...this.processes].map((p) => p.kill()));
     await rm(this.id, { recursive: true, force: true });
+    live.delete(this.id);
   }
 
   private resolve(path: string): string {

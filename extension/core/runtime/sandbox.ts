@@ -64,9 +64,14 @@ export interface SandboxOptions {
   limits?: Partial<SandboxLimits>;
   mounts?: Mount[];
   env?: Record<string, string>;
-  /** Run the shell under a pseudo-terminal (SWE-agent 1.x recordings were made that way). */
+  /**
+   * Run the shell under a pseudo-terminal of 80x24 (SWE-agent 1.x recordings were made that
+   * way): output lines end with \r\n and programs format for a terminal (`ls` in columns).
+   * Commands still read /dev/null.
+   */
   tty?: boolean;
   labels?: Record<string, string>;
+  /** Cancels the start; aborted later, it disposes the sandbox and fails a running command. */
   signal?: AbortSignal;
 }
 

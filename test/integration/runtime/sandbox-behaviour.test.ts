@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { CancelledError } from '../../../extension/core/errors';
 import { LocalSandbox } from '../../../extension/core/runtime/local-sandbox';
 import type { Sandbox, SandboxOptions } from '../../../extension/core/runtime/sandbox';
 import { sandboxKinds } from './sandbox-kinds';
@@ -179,5 +180,16 @@ describe('local sandbox only', () => {
     await sb.dispose();
     await sb.dispose();
     assert.throws(() => readFileSync(sb.id), /ENOENT/);
+  });
+
+  test('aborting the sandbox signal stops the running command and removes the copy', async () => {
+    const controller = new AbortController();
+    const sb = await LocalSandbox.create({ image: 'unused', repoPath: '/testbed', signal: controller.signal });
+    const running = sb.exec('sleep 600');
+    setTimeout(() => controller.abort(), 200);
+    await assert.rejects(running, CancelledError);
+    await sb.dispose();
+    assert.throws(() => readFileSync(sb.id), /ENOENT/);
+    await assert.rejects(sb.exec('true'), /disposed/);
   });
 });

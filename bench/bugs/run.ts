@@ -5,7 +5,7 @@
  * Run: node --import tsx bench/bugs/run.ts [rounds]
  */
 import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadBugArtifact } from '../../extension/core/bugs/bugArtifact';
 import { runBugTests, stageBug } from '../../extension/core/bugs/bugTestRun';
@@ -56,7 +56,8 @@ async function main(): Promise<void> {
   const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
   const [inv1, inv2] = [median(times[1].inverse), median(times[2].inverse)];
   const [tot1, tot2] = [median(times[1].total), median(times[2].total)];
-  console.log(`bug: valid-allocate-and-close (2 changed files), sample repository, ${rounds} rounds, medians`);
+  // Parallel sandboxes only help when cores are free: say how busy the machine was.
+  console.log(`bug: valid-allocate-and-close (2 changed files), sample repository, ${rounds} rounds, medians; ${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   console.log(`inverse mutation, 1 sandbox:  ${s(inv1)}`);
   console.log(`inverse mutation, 2 sandboxes: ${s(inv2)}   speed-up ${(inv1 / inv2).toFixed(2)}x with 2 sandboxes`);
   console.log(`whole pipeline,   1 sandbox:  ${s(tot1)}`);

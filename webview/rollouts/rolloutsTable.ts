@@ -29,6 +29,10 @@ function restoredState(raw: unknown): RolloutsUiState {
   return parsed.success ? parsed.data : { query: { sort: null, filter: '', search: '' }, scrollTop: 0 };
 }
 
+function countText(result: QueryResult): string {
+  return result.total === result.indexed ? `${result.total} rollouts` : `${result.total} of ${result.indexed} rollouts`;
+}
+
 function percent(x: number): string {
   return `${(x * 100).toFixed(1)}%`;
 }
@@ -128,7 +132,8 @@ export class RolloutsTable {
       if (generation !== this.generation) return;
       this.filterError.textContent = error instanceof Error ? error.message : String(error);
       this.filterError.hidden = false;
-      this.count.textContent = '';
+      // The rows of the last valid query stay, and so does their count.
+      this.count.textContent = this.result ? countText(this.result) : '';
       return;
     }
     if (generation !== this.generation) return;
@@ -137,7 +142,7 @@ export class RolloutsTable {
     this.rows = new Map();
     this.pending.clear();
     this.selected = -1;
-    this.count.textContent = result.total === result.indexed ? `${result.total} rollouts` : `${result.total} of ${result.indexed} rollouts`;
+    this.count.textContent = countText(result);
     this.renderStats(result);
     this.spacer.style.height = `${result.total * ROW_HEIGHT}px`;
     if (result.total === 0 && result.indexed > 0) this.showEmpty('No rollout matches.');

@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Frame, Page } from 'playwright-core';
+import { launchBrowser, webviewFrame } from '../helpers/browser';
+import { writeLargeRolloutRun, type LargeRun } from '../helpers/largeRolloutRun';
+import { THEMES, runCommand, setTheme, waitForExtension } from '../helpers/workbench';
+import { W202, makeRolloutFolder } from '../fixtures/rollouts/trainingRun';
+
+const url = process.env.SWE_WORKBENCH_E2E_URL;
+const workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE;
+const settingsFile = process.env.SWE_WORKBENCH_E2E_SETTINGS;
+const out = process.env.SWE_WORKBENCH_E2E_OUT;
+
+describe('the rollouts table in code-server', () => {
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let page: Page;
+  let table: Frame;
+  let small: ReturnType<typeof makeRolloutFolder>;
+  let large: LargeRun;
+  let originalSettings: string;
+
+  const rowCount = () => table.locator('#row-count').textContent();
+  const waitForCount = (text: string) => table.locator('#row-count', { hasText: new RegExp(`^${text}$`) }).waitFor({ timeout: 60_000 });
+  const cells = (column: string) => table.locator(`.rollout-row[data-id] [data-column="${column}"]`).allTextContents();
+
+  /** Points the setting at a folder and reloads: the server reads a settings file written behind its back only then. */
+  async function showFolder(folder: string, theme?: keyof typeof THEMES): Promise<void> {
+    const settings = JSON.parse(readFileSync(settingsFile!, 'utf8')) as Record<string, unknown>;
+    writeFileSync(settingsFile!, JSON.stringify({ ...settings, 'sweWorkbench.rollouts.folder': folder }, null, 2));
+    if (theme) await setTheme(page, settingsFile!, theme);
+    else await page.goto(`${url}/?folder=${encodeURIComponent(workspace!)}`);
+    await waitForExtension(page);
+    await runCommand(page, 'SWE Workbench: Show Rollouts Table');
+    table = await webviewFrame(page, '#viewport', 60_000);
+  }
+
+  async function filter(expression: string): Promise<void> {
+    await table.locator('#filter').click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type(expression);
+    await page.keyboard.press('Enter');
+  }
+
+  before(async () => {
+    assert.ok(url && workspace && settingsFile && out, 'run through scripts/run-vscode-tests.mjs e2e');
+    originalSettings = readFileSync(settingsFile, 'utf8');
+    small = makeRolloutFolder();
+    large = writeLargeRolloutRun();
+    browser = await launchBrowser();
+    page = browser.page;
+    await showFolder(small.root).catch(async (error: unknown) => {
+      await page.screenshot({ path: path.join(out, 'rollouts-open-failed.png') });
+      throw error;
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (originalSettings !== undefined) writeFileSync(settingsFile!, originalSettings);
+    small?.cleanup();
+    large?.cleanup();
+  });
+
+  test('lists every rollout of the folder with its group statistics', async () => {
+    await waitForCount('25 rollouts');
+    const stats = await table.locator('#stats').textContent();
+    assert.match(stats ?? '', /mixed groups \d+/);
+    assert.match(stats ?? '', /pass@1 /);
+    assert.ok((await cells('instance')).length > 0);
+  });
+
+  test('sorts by steps, descending on the second click', async () => {
+    const header = table.locator('.table-head button[data-column="steps"]');
+    await header.click();
+    await table.locator('.table-head button[data-column="steps"][aria-sort="ascending"]').waitFor({ timeout: 10_000 });
+    await header.click();
+    await table.locator('.table-head button[data-column="steps"][aria-sort="descending"]').waitFor({ timeout: 10_000 });
+    await table.locator('.rollout-row[data-index="0"] [data-column="steps"]', { hasText: /^\d+$/ }).waitFor({ timeout: 10_000 });
+    const steps = (await cells('steps')).map(Number);
+    assert.ok(steps.length > 5, `rows shown: ${steps.length}`);
+    assert.deepEqual(steps, [...steps].sort((a, b) => b - a));
+  });
+
+  test('a filter expression narrows the rows and the count', async () => {
+    await filter('failure=max-steps or exit=FormatError');
+    await waitForCount('\\d+ of 25 rollouts');
+    const shown = Number((await rowCount())?.split(' ')[0]);
+    assert.ok(shown >= 2 && shown < 25, `shown: ${shown}`);
+    await table.locator('.rollout-row[data-id]').nth(shown - 1).waitFor({ timeout: 10_000 });
+    const failures = await cells('failure');
+    assert.equal(failures.length, shown);
+    assert.ok(failures.every((f) => f === 'max-steps' || f === 'format-error'), failures.join(', '));
+  });
+
+  test("an invalid filter shows the core's error and keeps the rows", async () => {
+    const before = await rowCount();
+    await filter('steps>');
+    const error = table.locator('#filter-error');
+    await error.waitFor({ state: 'visible', timeout: 10_000 });
+    assert.equal(await error.textContent(), "filter: column 7: expected a value after 'steps>', got the end of the filter");
+    assert.equal(await rowCount(), before);
+  });
+
+  test('opens a rollout in the stepper on its first format error', async () => {
+    await filter(`instance=${W202} and format=mini-swe-agent`);
+    await waitForCount('1 of 25 rollouts');
+    assert.equal(await table.locator('#filter-error').isVisible(), false);
+    await table.locator('.rollout-row[data-index="0"][data-id]').dblclick();
+    const stepper = await webviewFrame(page, '#step-title', 60_000);
+    await stepper.locator('#step-title', { hasText: 'Step 3 of 4' }).waitFor({ timeout: 30_000 }).catch(async (error: unknown) => {
+      await page.screenshot({ path: path.join(out!, 'rollouts-open-rollout-failed.png') });
+      throw error;
+    });
+    assert.match((await stepper.locator('.format-error').textContent()) ?? '', /\S/);
+    await page.keyboard.press('Control+W');
+  });
+
+  test('scrolls 10,000 rollouts keeping only the rows in view in the DOM', async () => {
+    await showFolder(large.root);
+    await waitForCount('10000 rollouts');
+    assert.match((await table.locator('#stats').textContent()) ?? '', /instances 1000/);
+    assert.match((await table.locator('#stats').textContent()) ?? '', /pass@10 /);
+    for (const target of [5000, 9999]) {
+      await table.locator('#viewport').evaluate((e, top) => (e.scrollTop = top), target * 24);
+      await table.locator(`.rollout-row[data-index="${target}"][data-id]`).waitFor({ timeout: 30_000 });
+      const inDom = await table.locator('.rollout-row').count();
+      assert.ok(inDom < 150, `${inDom} rows in the DOM`);
+    }
+    assert.equal(await table.locator('.rollout-row[data-index="9999"] [data-column="instance"]').textContent(), 'acme__widgets-0999');
+  });
+
+  test('is readable in the dark, light and high-contrast themes', async () => {
+    for (const theme of Object.keys(THEMES) as (keyof typeof THEMES)[]) {
+      await showFolder(small.root, theme);
+      await table.locator(`body.${THEMES[theme].webviewClass}`).waitFor({ timeout: 30_000 });
+      await filter('');
+      await waitForCount('25 rollouts');
+      await table.locator('.rollout-row[data-index="0"][data-id]').waitFor({ timeout: 10_000 });
+      await runCommand(page, 'SWE Workbench: Focus on Rollouts View');
+      await page.locator('.sidebar .monaco-list-row', { hasText: 'acme__widgets-101' }).waitFor({ timeout: 20_000 });
+      await page.screenshot({ path: path.join(out!, `rollouts-${theme}.png`) });
+      const foreground = await table.locator('.rollout-row[data-index="0"] [data-column="instance"]').evaluate((e) => getComputedStyle(e).color);
+      const background = await table.locator('body').evaluate((e) => getComputedStyle(e).backgroundColor);
+      assert.notEqual(foreground, background, `${theme}: text and background differ`);
+    }
+  });
+});

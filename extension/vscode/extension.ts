@@ -1,4 +1,7 @@
 import * as vscode from 'vscode';
+import { activateBugs } from './bugs/activateBugs';
+import { activatePatch } from './patch/activatePatch';
+import { activateReward } from './reward/activateReward';
 import { activateRollouts, type RolloutsApi } from './rollouts/activateRollouts';
 import { activateSettings } from './settings';
 import { activateTrajectoryEditor, type TrajectoryEditorApi } from './trajectory/trajectoryEditor';
@@ -18,6 +21,9 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
     context.subscriptions.push(...trajectoryEditor.disposables);
     const rollouts = activateRollouts(context, log, trajectoryEditor.api);
     context.subscriptions.push(...rollouts.disposables);
+    context.subscriptions.push(...activatePatch(context, log));
+    context.subscriptions.push(...activateReward(context, log));
+    context.subscriptions.push(...activateBugs(context, log));
     log.info(`activated ${context.extension.packageJSON.version as string}`);
     return { trajectoryEditor: trajectoryEditor.api, rollouts: rollouts.api };
   } catch (error) {

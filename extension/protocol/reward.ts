@@ -1,0 +1,43 @@
+// zod/mini: the reward view's bundle carries these schemas.
+import * as z from 'zod/mini';
+import { requestType } from './ipc';
+
+/**
+ * The reward view's messages: the host grades (core/reward) and sends the breakdown; the
+ * webview draws it and asks the host to open the test output at a test's line.
+ */
+
+export const RewardTermSchema = z.object({ name: z.string(), value: z.number(), rule: z.string() });
+
+export const GradedTestSchema = z.object({
+  id: z.string(),
+  passed: z.boolean(),
+  /** 1-based line of the test in the test output; null when the output does not name it. */
+  line: z.nullable(z.int().check(z.positive())),
+});
+export type GradedTest = z.infer<typeof GradedTestSchema>;
+
+export const TestListSchema = z.object({ name: z.string(), tests: z.array(GradedTestSchema) });
+
+export const RewardBreakdownSchema = z.object({
+  title: z.string(),
+  /** The files graded, shown under the title. */
+  origin: z.string(),
+  resolution: z.nullable(z.enum(['FULL', 'PARTIAL', 'NO'])),
+  value: z.number(),
+  /** Why the reward is left out of the loss (infrastructure failure), if it is. */
+  masked: z.nullable(z.string()),
+  terms: z.array(RewardTermSchema),
+  lists: z.array(TestListSchema),
+  /** How many tests the output holds; null when graded from a report alone. */
+  testsFound: z.nullable(z.int()),
+  /** The grading compared with a harness report.json, when one was given. */
+  report: z.nullable(z.object({ file: z.string(), resolved: z.boolean(), agrees: z.boolean(), detail: z.string() })),
+  hasOutput: z.boolean(),
+});
+export type RewardBreakdown = z.infer<typeof RewardBreakdownSchema>;
+
+export const rewardLoad = requestType('reward/load', z.object({}), RewardBreakdownSchema);
+
+/** Opens the graded test output at a 1-based line. */
+export const rewardOpenOutput = requestType('reward/openOutput', z.object({ line: z.int().check(z.positive()) }), z.object({ opened: z.boolean() }));

@@ -1,0 +1,131 @@
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { z } from 'zod';
+import { saveBugArtifact } from '../../core/bugs/bugArtifact';
+import { bugFromSandbox } from '../../core/bugs/bugFromSandbox';
+import { CHECK_NAMES, type CheckResult } from '../../core/bugs/consistencyChecks';
+import { errorText } from '../patch/classifyError';
+import { ReadonlyDocuments } from '../patch/readonlyDocuments';
+import { BugTestController } from '../testing/bugTestController';
+import { bugSandboxFactory, requireTrust, resolveBugEnvironment } from './bugEnvironment';
+import type { BugFolder } from './bugFolders';
+import { BugsTreeProvider, type BugsNode } from './bugsTree';
+import { CheckResults, describeCheck } from './checkResults';
+
+export const BUGS_VIEW = 'sweWorkbench.bugs';
+
+const Where = { repo: z.string().min(1).optional(), image: z.string().min(1).optional() };
+const RunChecksArgs = z.strictObject({ bug: z.string().min(1), ...Where });
+const CaptureArgs = z.strictObject({ target: z.string().min(1).optional(), ...Where });
+const ShowCheckArgs = z.strictObject({ bug: z.string().min(1), check: z.enum(CHECK_NAMES) });
+
+function parseArgs<T>(schema: z.ZodType<T>, arg: unknown, command: string): T | undefined {
+  const parsed = schema.safeParse(arg ?? {});
+  if (parsed.success) return parsed.data;
+  void vscode.window.showErrorMessage(`SWE Workbench: ${command}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'argument'}: ${i.message}`).join('; ')}`);
+  return undefined;
+}
+
+/** A tree node, an explorer URI or named fields all name a bug folder. */
+function bugArgs(arg: unknown): unknown {
+  if (arg instanceof vscode.Uri) return { bug: arg.fsPath };
+  if (arg && typeof arg === 'object' && 'kind' in arg && (arg as BugsNode).kind === 'bug') return { bug: (arg as Extract<BugsNode, { kind: 'bug' }>).folder.dir };
+  return arg;
+}
+
+export function activateBugs(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): vscode.Disposable[] {
+  const results = new CheckResults();
+  const tree = new BugsTreeProvider(results);
+  const view = vscode.window.createTreeView(BUGS_VIEW, { treeDataProvider: tree, showCollapseAll: true });
+  const testing = new BugTestController(results, () => tree.bugFolders());
+  const evidence = new ReadonlyDocuments('sweworkbench-evidence');
+
+  const runChecks = async (arg: unknown): Promise<CheckResult[] | undefined> => {
+    const args = parseArgs(RunChecksArgs, bugArgs(arg) ?? (await pickBug(tree)), 'sweWorkbench.bugs.runChecks');
+    if (!args || !requireTrust('Running the checks')) return undefined;
+    const env = await resolveBugEnvironment(args);
+    if (!env) return undefined;
+    const name = path.basename(args.bug);
+    try {
+      const checks = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Checking bug ${name}`, cancellable: true }, (progress, token) =>
+        testing.runChecks(args.bug, env, { token, onCheck: (r) => progress.report({ message: `${r.name} ${r.passed ? 'passed' : 'failed'}`, increment: 100 / CHECK_NAMES.length }) }),
+      );
+      const failed = checks.filter((c) => !c.passed);
+      const summary = failed.length === 0 ? `Bug ${name}: all ${checks.length} checks pass.` : `Bug ${name}: ${failed.length} of ${checks.length} checks fail (${failed.map((c) => c.name).join(', ')}).`;
+      void (failed.length === 0 ? vscode.window.showInformationMessage(summary) : vscode.window.showWarningMessage(summary));
+      return checks;
+    } catch (error) {
+      log.error(`the checks of ${args.bug} stopped`, error);
+      void vscode.window.showErrorMessage(`SWE Workbench: the checks of ${name} stopped: ${errorText(error)}`);
+      return undefined;
+    }
+  };
+
+  const capture = async (arg: unknown): Promise<string | undefined> => {
+    const args = parseArgs(CaptureArgs, arg, 'sweWorkbench.bugs.capture');
+    if (!args || !requireTrust('Capturing a bug')) return undefined;
+    const env = await resolveBugEnvironment(args);
+    if (!env) return undefined;
+    const target = args.target ?? (await askTarget(env.repo));
+    if (!target) return undefined;
+    try {
+      const bug = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Capturing the working tree as a bug', cancellable: true }, async (_progress, token) => {
+        const abort = new AbortController();
+        const cancel = token.onCancellationRequested(() => abort.abort('the capture was cancelled'));
+        const sandbox = await bugSandboxFactory(env, 'bug-capture')(abort.signal);
+        try {
+          return await bugFromSandbox(sandbox, { signal: abort.signal });
+        } finally {
+          cancel.dispose();
+          await sandbox.dispose();
+        }
+      });
+      await saveBugArtifact(target, bug);
+      await tree.refresh();
+      void vscode.window.showInformationMessage(`SWE Workbench: bug saved to ${vscode.workspace.asRelativePath(target)}.`);
+      return target;
+    } catch (error) {
+      log.error('capture failed', error);
+      void vscode.window.showErrorMessage(`SWE Workbench: cannot capture the bug: ${errorText(error)}`);
+      return undefined;
+    }
+  };
+
+  return [
+    results,
+    tree,
+    view,
+    testing,
+    evidence,
+    vscode.commands.registerCommand('sweWorkbench.bugs.refresh', async (): Promise<BugFolder[]> => {
+      const folders = await tree.refresh();
+      await testing.sync();
+      return folders;
+    }),
+    vscode.commands.registerCommand('sweWorkbench.bugs.runChecks', runChecks),
+    vscode.commands.registerCommand('sweWorkbench.bugs.capture', capture),
+    vscode.commands.registerCommand('sweWorkbench.bugs.showPatch', (arg: unknown) => {
+      const args = parseArgs(z.strictObject({ bug: z.string().min(1) }), bugArgs(arg), 'sweWorkbench.bugs.showPatch');
+      return args ? vscode.commands.executeCommand('sweWorkbench.patch.show', { bug: args.bug }) : undefined;
+    }),
+    vscode.commands.registerCommand('sweWorkbench.bugs.showCheck', async (arg: unknown) => {
+      const args = parseArgs(ShowCheckArgs, arg, 'sweWorkbench.bugs.showCheck');
+      const result = args && results.get(args.bug).find((r) => r.name === args.check);
+      if (!args || !result) return undefined;
+      const uri = evidence.add(path.basename(args.bug), `${result.name}.md`, describeCheck(result, true));
+      return vscode.window.showTextDocument(uri, { preview: true });
+    }),
+  ];
+}
+
+async function pickBug(tree: BugsTreeProvider): Promise<{ bug: string } | undefined> {
+  const folders = (await tree.bugFolders()).filter((f) => f.missing.length === 0);
+  const picked = await vscode.window.showQuickPick(folders.map((f) => ({ label: path.basename(f.dir), description: vscode.workspace.asRelativePath(f.dir), dir: f.dir })), { title: 'Check which bug?' });
+  return picked ? { bug: picked.dir } : undefined;
+}
+
+async function askTarget(repo: string): Promise<string | undefined> {
+  const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? repo;
+  const name = await vscode.window.showInputBox({ title: 'New bug folder', prompt: `Relative to ${root}`, value: `bugs/bug-${new Date().toISOString().slice(0, 10)}`, ignoreFocusOut: true });
+  return name ? path.resolve(root, name) : undefined;
+}

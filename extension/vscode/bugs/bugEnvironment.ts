@@ -1,0 +1,47 @@
+import * as vscode from 'vscode';
+import { connectionOptionsFromEnv } from '../../core/runtime/docker-connection';
+import { createSandbox } from '../../core/runtime/create-sandbox';
+import type { Sandbox } from '../../core/runtime/sandbox';
+import { readSettings } from '../settings';
+
+/** Every container the Bugs view starts carries this label, so leftovers can be found. */
+export const BUG_CONTAINER_LABEL = 'swe-workbench.vscode';
+
+/** Where bug checks and captures run: the repository copied into containers of an image. */
+export interface BugEnvironment {
+  repo: string;
+  image: string;
+  repoPath: string;
+}
+
+/**
+ * Containers only, never the local fallback: bug scripts are code from the artifact, and run
+ * only behind the container's limits with the network cut.
+ */
+export function bugSandboxFactory(env: BugEnvironment, purpose: string): (signal?: AbortSignal) => Promise<Sandbox> {
+  const settings = readSettings();
+  const docker = connectionOptionsFromEnv(settings.docker.host ? { ...process.env, DOCKER_HOST: settings.docker.host } : process.env);
+  const limits = { cpus: settings.limits.cpus, memoryBytes: settings.limits.memoryMb * 1024 * 1024, pids: settings.limits.pids, commandTimeoutMs: settings.limits.timeoutSeconds * 1000 };
+  return async (signal) => (await createSandbox({ image: env.image, repoDir: env.repo, repoPath: env.repoPath, limits, labels: { [BUG_CONTAINER_LABEL]: purpose }, docker, prefer: 'docker', signal })).sandbox;
+}
+
+/** The repository and image a command names, else the workspace folder and the configured image (asked for when unset). */
+export async function resolveBugEnvironment(given: { repo?: string; image?: string }): Promise<BugEnvironment | undefined> {
+  const repo = given.repo ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  if (!repo) {
+    void vscode.window.showErrorMessage('SWE Workbench: open the repository the bug belongs to as a workspace folder.');
+    return undefined;
+  }
+  const image =
+    given.image ||
+    readSettings().docker.image ||
+    (await vscode.window.showInputBox({ title: 'Image for the bug containers', prompt: 'Set sweWorkbench.docker.image to skip this question.', placeHolder: 'e.g. swe-workbench/base:bookworm or a sweb.eval.* image', ignoreFocusOut: true }));
+  return image ? { repo, image, repoPath: '/testbed' } : undefined;
+}
+
+/** Scripts of a bug run only in a trusted workspace; says so when it is not. */
+export function requireTrust(what: string): boolean {
+  if (vscode.workspace.isTrusted) return true;
+  void vscode.window.showWarningMessage(`SWE Workbench: ${what} runs the bug's scripts in a container, which needs a trusted workspace. Trust this folder to continue.`, 'Manage Workspace Trust').then((choice) => choice && vscode.commands.executeCommand('workbench.trust.manage'));
+  return false;
+}

@@ -1,0 +1,70 @@
+import * as vscode from 'vscode';
+import { parseUnifiedDiff } from '../../core/bugs/unifiedDiff';
+import type { PatchContent } from '../../protocol/patch';
+import { errorText } from './classifyError';
+import { ReadonlyDocuments } from './readonlyDocuments';
+import { PATCH_VIEW, PatchPanel } from './patchPanel';
+import { PatchSourceSchema, loadPatchContent, type PatchSource } from './patchSources';
+
+/** What `sweWorkbench.patch.show` returns: the panel and what it shows, for callers and tests. */
+export interface PatchShown {
+  panel: PatchPanel;
+  content: PatchContent;
+}
+
+export function activatePatch(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): vscode.Disposable[] {
+  const documents = new ReadonlyDocuments('sweworkbench-patch');
+  const panels = new Set<PatchPanel>();
+  const show = async (source: PatchSource): Promise<PatchShown | undefined> => {
+    const content = loadPatchContent(source);
+    const webviewPanel = vscode.window.createWebviewPanel(PATCH_VIEW, 'Patch', vscode.ViewColumn.Active, { retainContextWhenHidden: false });
+    const repo = source.repo ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const panel = new PatchPanel(webviewPanel, content, documents, repo, context.extensionUri, log);
+    panels.add(panel);
+    webviewPanel.onDidDispose(() => panels.delete(panel));
+    try {
+      const loaded = await content;
+      webviewPanel.title = loaded.title;
+      return { panel, content: loaded };
+    } catch (error) {
+      log.error('cannot open the patch', error);
+      void vscode.window.showErrorMessage(`SWE Workbench: ${errorText(error)}`);
+      return undefined;
+    }
+  };
+  return [
+    documents,
+    { dispose: () => [...panels].forEach((p) => p.panel.dispose()) },
+    vscode.commands.registerCommand('sweWorkbench.patch.show', async (arg?: unknown) => {
+      const source = await sourceOf(arg);
+      return source ? show(source) : undefined;
+    }),
+    vscode.commands.registerCommand('sweWorkbench.patch.openDiff', async (arg?: unknown) => {
+      const source = await sourceOf(arg);
+      const shown = source ? await show(source) : undefined;
+      const first = shown?.content.sections.findIndex((s) => s.problem === null) ?? -1;
+      if (!shown || first < 0) return false;
+      const file = parseUnifiedDiff(shown.content.sections[first]!.diff)[0];
+      return file ? shown.panel.openDiff(first, file.newPath ?? file.oldPath ?? '') : false;
+    }),
+  ];
+}
+
+/** The command's argument: none (pick one), a URI from the explorer, or a named-field source. */
+async function sourceOf(arg: unknown): Promise<PatchSource | undefined> {
+  if (arg === undefined) {
+    const picked = await vscode.window.showOpenDialog({ title: 'Open a patch (.diff, .patch) or a bug folder', canSelectFolders: true, canSelectFiles: true, openLabel: 'Show Patch', defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri });
+    return picked?.[0] ? fromUri(picked[0]) : undefined;
+  }
+  if (arg instanceof vscode.Uri) return fromUri(arg);
+  const parsed = PatchSourceSchema.safeParse(arg);
+  if (parsed.success) return parsed.data;
+  void vscode.window.showErrorMessage(`SWE Workbench: sweWorkbench.patch.show expects {diff}, {file}, {trajectory, step}, {trajectory, instance} or {bug}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'argument'}: ${i.message}`).join('; ')}`);
+  return undefined;
+}
+
+/** A folder is a bug artifact, a file a diff. */
+async function fromUri(uri: vscode.Uri): Promise<PatchSource> {
+  const stat = await vscode.workspace.fs.stat(uri);
+  return stat.type & vscode.FileType.Directory ? { bug: uri.fsPath } : { file: uri.fsPath };
+}

@@ -1,0 +1,71 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { BUG_FILES } from '../../core/bugs/bugArtifact';
+import { parseUnifiedDiff, reverseDiff } from '../../core/bugs/unifiedDiff';
+import { InputError } from '../../core/errors';
+import { readTaskInstance } from '../../core/reward/instance';
+import { loadTrajectory } from '../../core/trajectory/load';
+import type { PatchContent, PatchSection } from '../../protocol/patch';
+
+/**
+ * What `sweWorkbench.patch.show` can open, by named field: diff text, a diff file, a step's
+ * diff, a trajectory's submission beside its gold patch, or a bug folder's two diffs. `repo`
+ * names the repository the patch applies to, so the diff editor can show whole files.
+ */
+export const PatchSourceSchema = z.union([
+  z.strictObject({ diff: z.string(), title: z.string().optional(), repo: z.string().optional() }),
+  z.strictObject({ file: z.string().min(1), repo: z.string().optional() }),
+  z.strictObject({ trajectory: z.string().min(1), step: z.number().int().nonnegative(), repo: z.string().optional() }),
+  z.strictObject({
+    trajectory: z.string().min(1),
+    instance: z.string().min(1),
+    instanceId: z.string().optional(),
+    /** SWE-smith instances hold the bug as `patch`: the gold fix is its reverse. */
+    gold: z.enum(['patch', 'reverse-patch']).optional(),
+    repo: z.string().optional(),
+  }),
+  z.strictObject({ bug: z.string().min(1), repo: z.string().optional() }),
+]);
+export type PatchSource = z.infer<typeof PatchSourceSchema>;
+
+async function readText(file: string): Promise<string> {
+  return readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new InputError(file, undefined, err.code === 'ENOENT' ? 'file not found' : err.message);
+  });
+}
+
+/** A section whose diff the core's strict parser reads; otherwise its error is what the view says. */
+export function patchSection(label: string, diff: string | undefined, where: string): PatchSection {
+  if (diff === undefined) return { label, diff: '', problem: `${where} holds no ${label.toLowerCase()}.` };
+  if (diff.trim() === '') return { label, diff, problem: `${where}: the ${label.toLowerCase()} is empty: it holds no change.` };
+  try {
+    if (parseUnifiedDiff(diff, where).length === 0) return { label, diff, problem: `${where}: not a unified diff: no file header ('diff --git' or '--- a/…' / '+++ b/…') was found.` };
+    return { label, diff, problem: null };
+  } catch (error) {
+    return { label, diff, problem: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+export async function loadPatchContent(source: PatchSource, signal?: AbortSignal): Promise<PatchContent> {
+  if ('diff' in source) return { title: source.title ?? 'Patch', origin: 'diff text', sections: [patchSection('Patch', source.diff, source.title ?? 'the patch')] };
+  if ('file' in source) return { title: path.basename(source.file), origin: source.file, sections: [patchSection('Patch', await readText(source.file), source.file)] };
+  if ('bug' in source) {
+    const read = async (name: string) => patchSection(name, await readText(path.join(source.bug, name)), path.join(source.bug, name));
+    return { title: `Bug ${path.basename(source.bug)}`, origin: source.bug, sections: [await read(BUG_FILES.bugInjectDiff), await read(BUG_FILES.testWeakenDiff)] };
+  }
+  const { trajectory } = await loadTrajectory(source.trajectory, { signal });
+  const name = path.basename(source.trajectory);
+  if ('step' in source) {
+    const step = trajectory.steps.find((s) => s.index === source.step);
+    if (!step) throw new InputError(source.trajectory, undefined, `no step ${source.step}: the trajectory has steps 0 to ${trajectory.steps.length - 1}`);
+    return { title: `${name}: step ${source.step + 1}`, origin: source.trajectory, sections: [patchSection('Diff', step.state?.diff, `step ${source.step + 1}`)] };
+  }
+  const instance = await readTaskInstance(source.instance, source.instanceId ?? trajectory.task.instanceId);
+  const gold = instance.patch === undefined || source.gold !== 'reverse-patch' ? instance.patch : reverseDiff(parseUnifiedDiff(instance.patch, source.instance));
+  return {
+    title: `${name}: submission and gold patch`,
+    origin: `${source.trajectory} + ${source.instance} (${instance.instance_id})`,
+    sections: [patchSection('Submission', trajectory.outcome.submission, name), patchSection('Gold patch', gold, `${source.instance} (${instance.instance_id})`)],
+  };
+}

@@ -1,0 +1,80 @@
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { z } from 'zod';
+import type { RewardBreakdown } from '../../protocol/reward';
+import { errorText } from '../patch/classifyError';
+import { buildRewardBreakdown, type RewardSources } from './rewardBreakdown';
+import { REWARD_VIEW, RewardPanel } from './rewardPanel';
+
+const PathArg = z.union([z.string().min(1), z.custom<vscode.Uri>((v) => v instanceof vscode.Uri, 'expected a path or a file URI').transform((u) => u.fsPath)]);
+/** The argument of `sweWorkbench.reward.show` (command links and other extensions pass it). */
+const RewardShowArgs = z.strictObject({ testOutput: PathArg.optional(), instance: PathArg.optional(), instanceId: z.string().optional(), report: PathArg.optional() });
+
+/** What the command returns: the breakdown shown, so a caller (a test, a rollout) can read it. */
+export interface RewardShown {
+  breakdown: RewardBreakdown;
+  panel: RewardPanel;
+}
+
+export function activateReward(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): vscode.Disposable[] {
+  const panels = new Set<RewardPanel>();
+  const show = async (sources: RewardSources): Promise<RewardShown | undefined> => {
+    const breakdown = buildRewardBreakdown(sources);
+    const webviewPanel = vscode.window.createWebviewPanel(REWARD_VIEW, `Reward: ${path.basename(sources.testOutput ?? sources.report ?? '')}`, vscode.ViewColumn.Active, { retainContextWhenHidden: false });
+    const panel = new RewardPanel(webviewPanel, breakdown, sources, context.extensionUri, log);
+    panels.add(panel);
+    webviewPanel.onDidDispose(() => panels.delete(panel));
+    try {
+      const shown = await breakdown;
+      webviewPanel.title = shown.title;
+      return { breakdown: shown, panel };
+    } catch (error) {
+      // The panel says what failed too; the message names the file and place.
+      log.error('cannot grade', error);
+      void vscode.window.showErrorMessage(`SWE Workbench: ${errorText(error)}`);
+      return undefined;
+    }
+  };
+  return [
+    { dispose: () => [...panels].forEach((p) => p.panel.dispose()) },
+    vscode.commands.registerCommand('sweWorkbench.reward.show', async (arg?: unknown) => {
+      if (arg === undefined) {
+        const picked = await pickRewardSources();
+        return picked ? show(picked) : undefined;
+      }
+      const parsed = RewardShowArgs.safeParse(arg);
+      if (!parsed.success) {
+        void vscode.window.showErrorMessage(`SWE Workbench: sweWorkbench.reward.show: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'argument'}: ${i.message}`).join('; ')}`);
+        return undefined;
+      }
+      return show(parsed.data);
+    }),
+  ];
+}
+
+/**
+ * Picks the files to grade. A report.json picked alone takes the test_output.txt beside it,
+ * as SWE-smith and SWE-bench write one folder per instance.
+ */
+async function pickRewardSources(): Promise<RewardSources | undefined> {
+  const picked = await vscode.window.showOpenDialog({
+    title: 'Grade: pick a test output with its task instance, or a report.json',
+    canSelectMany: true,
+    openLabel: 'Grade',
+    defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+  });
+  if (!picked?.length) return undefined;
+  const sources: RewardSources = {};
+  for (const uri of picked) {
+    const name = path.basename(uri.fsPath);
+    if (name === 'report.json') sources.report = uri.fsPath;
+    else if (/\.jsonl?$/.test(name)) sources.instance = uri.fsPath;
+    else sources.testOutput = uri.fsPath;
+  }
+  if (sources.report && !sources.testOutput) {
+    const beside = vscode.Uri.file(path.join(path.dirname(sources.report), 'test_output.txt'));
+    const exists = await vscode.workspace.fs.stat(beside).then(() => true, () => false);
+    if (exists) sources.testOutput = beside.fsPath;
+  }
+  return sources;
+}

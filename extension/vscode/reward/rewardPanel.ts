@@ -1,0 +1,40 @@
+import * as vscode from 'vscode';
+import type { RewardBreakdown } from '../../protocol/reward';
+import { rewardLoad, rewardOpenOutput } from '../../protocol/reward';
+import { Disposable } from '../dispose';
+import { classifyError } from '../patch/classifyError';
+import { showView, webviewOptions } from '../webview/webviewContent';
+import { WebviewMessenger } from '../webview/webviewMessenger';
+import type { RewardSources } from './rewardBreakdown';
+
+export const REWARD_VIEW = 'sweWorkbench.reward';
+
+/** One reward breakdown: the webview asks for it once it is ready, and for the output at a test's line. */
+export class RewardPanel extends Disposable {
+  readonly messenger: WebviewMessenger;
+
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    breakdown: Promise<RewardBreakdown>,
+    sources: RewardSources,
+    extensionUri: vscode.Uri,
+    log: vscode.LogOutputChannel,
+  ) {
+    super();
+    panel.webview.options = webviewOptions(extensionUri);
+    this.messenger = this._register(new WebviewMessenger(panel.webview, log, classifyError));
+    this.messenger.onRequest(rewardLoad, () => breakdown);
+    this.messenger.onRequest(rewardOpenOutput, async ({ line }) => {
+      if (!sources.testOutput) return { opened: false };
+      await openAtLine(vscode.Uri.file(sources.testOutput), line);
+      return { opened: true };
+    });
+    this._register(panel.onDidDispose(() => this.dispose()));
+    showView(panel.webview, extensionUri, 'reward', panel.title, log);
+  }
+}
+
+export async function openAtLine(uri: vscode.Uri, line: number): Promise<vscode.TextEditor> {
+  const position = new vscode.Position(line - 1, 0);
+  return vscode.window.showTextDocument(uri, { selection: new vscode.Range(position, position), viewColumn: vscode.ViewColumn.Beside, preview: true });
+}

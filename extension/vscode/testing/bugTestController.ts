@@ -1,0 +1,114 @@
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { loadBugArtifact } from '../../core/bugs/bugArtifact';
+import { CHECK_NAMES, runConsistencyChecks, type CheckResult } from '../../core/bugs/consistencyChecks';
+import { CancelledError } from '../../core/errors';
+import type { TestStatus } from '../../core/reward/testStatus';
+import { Disposable } from '../dispose';
+import { bugSandboxFactory, requireTrust, resolveBugEnvironment, type BugEnvironment } from '../bugs/bugEnvironment';
+import type { BugFolder } from '../bugs/bugFolders';
+import { describeCheck, type CheckResults } from '../bugs/checkResults';
+
+export const BUG_CHECKS_CONTROLLER = 'sweWorkbench.bugChecks';
+
+const PASSING: ReadonlySet<TestStatus> = new Set(['PASSED', 'XFAIL']);
+
+/**
+ * The Testing view's side of bugs: one item per bug folder, its seven checks beneath, and under
+ * each check the tests of the map it parsed. The run profile and the Bugs commands run the
+ * checks through the same method, so both views show the same run.
+ */
+export class BugTestController extends Disposable {
+  readonly controller: vscode.TestController;
+
+  constructor(
+    private readonly results: CheckResults,
+    private readonly folders: () => Promise<BugFolder[]>,
+  ) {
+    super();
+    this.controller = this._register(vscode.tests.createTestController(BUG_CHECKS_CONTROLLER, 'Bug consistency checks'));
+    this.controller.resolveHandler = async () => void (await this.sync());
+    this.controller.refreshHandler = async () => void (await this.sync());
+    this.controller.createRunProfile('Run the seven checks', vscode.TestRunProfileKind.Run, (request, token) => this.runRequest(request, token), true);
+  }
+
+  /** Matches the items to the bug folders found; returns the items by folder. */
+  async sync(): Promise<Map<string, vscode.TestItem>> {
+    const complete = (await this.folders()).filter((f) => f.missing.length === 0);
+    const items = complete.map((f) => this.bugItem(f.dir));
+    this.controller.items.replace(items);
+    return new Map(items.map((i) => [i.id, i]));
+  }
+
+  private bugItem(dir: string): vscode.TestItem {
+    const existing = this.controller.items.get(dir);
+    if (existing) return existing;
+    const item = this.controller.createTestItem(dir, path.basename(dir), vscode.Uri.file(dir));
+    for (const name of CHECK_NAMES) item.children.add(this.controller.createTestItem(`${dir}#${name}`, name));
+    return item;
+  }
+
+  private async runRequest(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
+    if (!requireTrust('Running the checks')) return;
+    const env = await resolveBugEnvironment({});
+    if (!env) return;
+    const bugs = new Set((request.include ?? [...(await this.sync()).values()]).map((item) => item.id.split('#')[0]!));
+    for (const dir of bugs) {
+      if (token.isCancellationRequested) break;
+      await this.runChecks(dir, env, { token, request }).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Runs the seven checks of one bug as a Testing run: each check is started, then passed or
+   * failed with its evidence as it ends; a cancelled run leaves the rest skipped.
+   */
+  async runChecks(dir: string, env: BugEnvironment, options: { token: vscode.CancellationToken; request?: vscode.TestRunRequest; onCheck?: (result: CheckResult) => void }): Promise<CheckResult[]> {
+    const bugItem = (await this.sync()).get(dir) ?? this.bugItem(dir);
+    const run = this.controller.createTestRun(options.request ?? new vscode.TestRunRequest([bugItem]), `Checks of ${path.basename(dir)}`, true);
+    const abort = new AbortController();
+    const cancel = options.token.onCancellationRequested(() => abort.abort('the checks were cancelled'));
+    const checkItem = (name: string) => bugItem.children.get(`${dir}#${name}`)!;
+    bugItem.children.forEach((c) => run.enqueued(c));
+    this.results.start(dir);
+    let pending: string[] = [...CHECK_NAMES];
+    try {
+      const bug = await loadBugArtifact(dir);
+      if (pending[0]) run.started(checkItem(pending[0]));
+      return await runConsistencyChecks(bug, {
+        createSandbox: bugSandboxFactory(env, 'bug-checks'),
+        signal: abort.signal,
+        onCheck: (result) => {
+          pending = pending.filter((n) => n !== result.name);
+          this.report(run, checkItem(result.name), result);
+          this.results.add(dir, result);
+          options.onCheck?.(result);
+          if (pending[0]) run.started(checkItem(pending[0]));
+        },
+      });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      for (const name of pending) {
+        if (error instanceof CancelledError || abort.signal.aborted) run.skipped(checkItem(name));
+        else run.errored(checkItem(name), new vscode.TestMessage(message));
+      }
+      throw error;
+    } finally {
+      cancel.dispose();
+      run.end();
+    }
+  }
+
+  private report(run: vscode.TestRun, item: vscode.TestItem, result: CheckResult): void {
+    if (result.passed) run.passed(item, result.durationMs);
+    else run.failed(item, new vscode.TestMessage(new vscode.MarkdownString(describeCheck(result, false))), result.durationMs);
+    const statuses = Object.entries(result.evidence.statuses ?? {});
+    item.children.replace(statuses.map(([id]) => this.controller.createTestItem(`${item.id}::${id}`, id)));
+    for (const [id, status] of statuses) {
+      const test = item.children.get(`${item.id}::${id}`)!;
+      if (PASSING.has(status)) run.passed(test);
+      else if (status === 'SKIPPED') run.skipped(test);
+      else run.failed(test, new vscode.TestMessage(`${id}: ${status}`));
+    }
+  }
+}

@@ -1,0 +1,15 @@
+import { renderFatal } from '../dom';
+import { connectToVsCode } from '../host';
+import { REWARD_CSS } from './rewardStyles';
+import { RewardView } from './rewardView';
+
+const sheet = new CSSStyleSheet();
+sheet.replaceSync(REWARD_CSS);
+document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+
+const root = document.getElementById('app');
+if (root) {
+  new RewardView(root, connectToVsCode()).start().catch((error: unknown) => {
+    renderFatal(root, 'The reward view failed', error instanceof Error ? error.message : String(error));
+  });
+}

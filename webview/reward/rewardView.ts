@@ -1,0 +1,55 @@
+import type { Host } from '../host';
+import { codicon, el } from '../dom';
+import { rewardLoad, rewardOpenOutput, type GradedTest, type RewardBreakdown } from '../../extension/protocol/reward';
+import { formatValue, rewardChart } from './rewardChart';
+
+/** The reward breakdown: verdict, terms as a table and a chart, and the graded test lists. */
+export class RewardView {
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly host: Host,
+  ) {}
+
+  async start(): Promise<void> {
+    const b = await this.host.request(rewardLoad, {});
+    const header = el('header', { className: 'toolbar' }, [el('div', { className: 'title' }, [el('h1', { text: b.title, attrs: { id: 'reward-title' } }), el('span', { className: 'facts', text: b.origin })])]);
+    const body = el('div', { className: 'reward-body' }, [this.verdict(b), this.termsTable(b), el('section', {}, [el('h2', { text: 'Terms' }), rewardChart(b.terms)]), ...b.lists.map((l) => this.list(l.name, l.tests))]);
+    this.root.replaceChildren(header, body);
+    this.root.setAttribute('aria-busy', 'false');
+  }
+
+  private verdict(b: RewardBreakdown): HTMLElement {
+    const parts: Node[] = [];
+    if (b.resolution) parts.push(el('span', { className: `resolution ${b.resolution}`, text: b.resolution, attrs: { id: 'resolution' } }));
+    parts.push(el('span', { className: 'reward-value', text: `reward ${formatValue(b.value)}`, attrs: { id: 'reward-value' } }));
+    if (b.testsFound !== null) parts.push(el('span', { className: 'note', text: `${b.testsFound} tests in the output` }));
+    if (b.masked) parts.push(el('span', { className: 'note', text: `masked from the loss: ${b.masked}` }));
+    const section = el('section', {}, [el('div', { className: 'verdict' }, parts)]);
+    if (b.report) {
+      const agrees = b.report.agrees;
+      section.append(el('p', { className: `agreement ${agrees ? 'agrees' : 'differs'}`, attrs: { id: 'report-agreement' } }, [codicon(agrees ? 'pass' : 'error', agrees ? 'agrees' : 'differs'), ` ${agrees ? 'Agrees with' : 'Differs from'} ${b.report.file} (resolved: ${b.report.resolved}): ${b.report.detail}`]));
+    }
+    return section;
+  }
+
+  private termsTable(b: RewardBreakdown): HTMLElement {
+    const head = el('tr', {}, ['Term', 'Value', 'Rule'].map((t) => el('th', { text: t })));
+    const rows = b.terms.map((t) => el('tr', {}, [el('td', { text: t.name }), el('td', { className: 'value', text: formatValue(t.value) }), el('td', { text: t.rule })]));
+    return el('section', {}, [el('h2', { text: 'Reward terms' }), el('table', { className: 'terms', attrs: { id: 'terms' } }, [el('thead', {}, [head]), el('tbody', {}, rows)])]);
+  }
+
+  private list(name: string, tests: readonly GradedTest[]): HTMLElement {
+    const passed = tests.filter((t) => t.passed).length;
+    const items = tests.map((t) => {
+      const id = t.line === null ? el('span', { className: 'test-id', text: t.id, attrs: { title: 'not named in the test output' } }) : this.link(t.id, t.line);
+      return el('li', { attrs: { 'data-test': t.id, 'data-passed': String(t.passed) } }, [codicon(t.passed ? 'pass' : 'error', t.passed ? 'passed' : 'failed'), id]);
+    });
+    return el('section', { attrs: { 'data-list': name } }, [el('h2', { text: `${name}: ${passed} of ${tests.length} pass` }), tests.length === 0 ? el('p', { className: 'note', text: 'No tests in this list.' }) : el('ul', { className: 'test-list' }, items)]);
+  }
+
+  private link(id: string, line: number): HTMLElement {
+    const button = el('button', { className: 'test-link', text: id, attrs: { title: `Open the test output at line ${line}` } });
+    button.addEventListener('click', () => void this.host.request(rewardOpenOutput, { line }));
+    return button;
+  }
+}

@@ -1,5 +1,9 @@
 import { AciSession } from '../aci/aci-session';
+import { pyrightMounts } from '../aci/lsp-server';
+import { LSP_BUNDLE } from '../aci/lsp-tools';
+import { aciConfigForRecording } from '../aci/recording-config';
 import { toolSetFor } from '../aci/standard-tools';
+import type { AciConfig } from '../aci/tool-definition';
 import type { ToolSet } from '../aci/tool-registry';
 import { DockerSandbox } from '../runtime/docker-sandbox';
 import type { Trajectory } from '../trajectory/model';
@@ -12,6 +16,8 @@ export interface ContainerSessionOptions {
   /** The agent's tools; default: the standard bundles. */
   tools?: ToolSet;
   baseCommit?: string;
+  /** Tool settings, e.g. a recording's (`replaySettings(recording).config`); `baseCommit` wins over theirs. */
+  config?: Partial<AciConfig>;
   /** Run the shell under a pseudo-terminal, as the recording did. */
   tty?: boolean;
   /** What the session is for (`replay`, `run`), as a container label, so leftovers say where they came from. */
@@ -19,7 +25,10 @@ export interface ContainerSessionOptions {
   signal?: AbortSignal;
 }
 
-/** A container with the repository and the agent's tools bound to it. The caller disposes the sandbox. */
+/**
+ * A container with the repository and the agent's tools bound to it (Pyright mounted when the
+ * tools include the lsp bundle). The caller disposes it with `AciSession.dispose`.
+ */
 export async function startContainerSession(options: ContainerSessionOptions): Promise<AciSession> {
   const tools = options.tools ?? toolSetFor();
   const sandbox = await DockerSandbox.create({
@@ -28,17 +37,29 @@ export async function startContainerSession(options: ContainerSessionOptions): P
     repoPath: options.repoPath,
     tty: options.tty ?? false,
     labels: { 'swe-workbench.role': options.role },
+    ...(tools.bundles.includes(LSP_BUNDLE) ? { mounts: pyrightMounts() } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  return new AciSession(sandbox, { tools, config: options.baseCommit ? { baseCommit: options.baseCommit } : {} });
+  return new AciSession(sandbox, { tools, config: { ...options.config, ...(options.baseCommit ? { baseCommit: options.baseCommit } : {}) } });
 }
 
+export type ReplaySettings = {
+  bundles?: string[];
+  /** The recording ran under a pseudo-terminal: so does the replay's shell. */
+  tty: boolean;
+  repoPath?: string;
+  baseCommit?: string;
+  /** The tools' settings as the recording had them (`aciConfigForRecording`). */
+  config?: Partial<AciConfig>;
+};
+
 /** How a recording ran, so its replay runs the same way. */
-export function replaySettings(recording: Trajectory): { bundles?: string[]; tty: boolean; repoPath?: string; baseCommit?: string } {
+export function replaySettings(recording: Trajectory): ReplaySettings {
   return {
     ...(recording.meta.toolBundles ? { bundles: recording.meta.toolBundles } : {}),
     tty: recording.meta.pty ?? false,
     ...(recording.task.repoPath ? { repoPath: recording.task.repoPath } : {}),
     ...(recording.task.baseCommit ? { baseCommit: recording.task.baseCommit } : {}),
+    config: aciConfigForRecording(recording),
   };
 }

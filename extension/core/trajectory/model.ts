@@ -121,6 +121,10 @@ export const TrajectoryMetaSchema = z.object({
   parseFunction: z.string().optional(),
   /** Whether the recording ran commands under a pseudo-terminal (SWE-agent 1.x does). */
   pty: z.boolean().optional(),
+  /** SWE-agent's `agent.tools.env_variables` as recorded (WINDOW, OVERLAP...): the tools' environment, which a replay sets the same. */
+  toolEnvVariables: z.record(z.string(), z.unknown()).optional(),
+  /** SWE-agent's `agent.tools.registry_variables` as recorded (USE_FILEMAP, SUBMIT_REVIEW_MESSAGES...). */
+  toolRegistryVariables: z.record(z.string(), z.unknown()).optional(),
   systemPrompt: z.string().optional(),
   /** The first user message (task instructions) as the agent saw it. */
   instructions: z.string().optional(),

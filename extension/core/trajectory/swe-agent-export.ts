@@ -55,7 +55,12 @@ function replayConfigOf(t: Trajectory): string {
     },
     agent: {
       model: { name: t.meta.model ?? 'unknown', ...samplingOf(t) },
-      tools: { bundles: (t.meta.toolBundles ?? []).map((path) => ({ path, hidden_tools: [] })), parse_function: { type: 'function_calling' } },
+      tools: {
+        bundles: (t.meta.toolBundles ?? []).map((path) => ({ path, hidden_tools: [] })),
+        env_variables: t.meta.toolEnvVariables ?? {},
+        registry_variables: t.meta.toolRegistryVariables ?? {},
+        parse_function: { type: 'function_calling' },
+      },
     },
     problem_statement: { text: t.task.problemStatement ?? '', id: t.task.instanceId ?? 'unknown', type: 'text' },
   });

@@ -73,6 +73,8 @@ const ReplayConfigSchema = z.looseObject({
         .looseObject({
           bundles: z.array(z.looseObject({ path: z.string() })).nullish(),
           parse_function: z.looseObject({ type: z.string().nullish() }).nullish(),
+          env_variables: z.record(z.string(), z.unknown()).nullish(),
+          registry_variables: z.record(z.string(), z.unknown()).nullish(),
         })
         .nullish(),
     })
@@ -115,16 +117,16 @@ const LINT_REJECTED = /^\s*(Your proposed edit has introduced new syntax error|Y
 const TIMED_OUT = /was cancelled because it took more than \d+ seconds/;
 
 /** The scaffold's own messages open the observation, so only its head is searched (observations reach megabytes). */
-function flagsOf(observation: string): string[] | undefined {
+export function flagsOf(observation: string): string[] | undefined {
   const head = observation.slice(0, 400);
   const flags = [...(LINT_REJECTED.test(head) ? ['lint-rejected'] : []), ...(TIMED_OUT.test(head) ? ['timeout'] : [])];
   return flags.length > 0 ? flags : undefined;
 }
 
-type ReadText = (raw: string) => ParsedAction;
+export type ReadText = (raw: string) => ParsedAction;
 
 /** Action text is an XML call when it holds one, else a command line for the recording's tools. */
-function textReader(bundles: readonly string[] | undefined): ReadText {
+export function textReader(bundles: readonly string[] | undefined): ReadText {
   const readCommand = lineCommandParser(bundles);
   return (raw) => {
     if (raw.trim() === '') return { action: { raw, tool: null, args: {} } };
@@ -216,9 +218,13 @@ function chosenRun(file: z.infer<typeof TrajFileSchema>): { run: Run; base: Arra
   return { run: file.attempts[k] ?? file.attempts[file.attempts.length - 1]!, base: ['attempts', k] };
 }
 
-function toolBundlePath(path: string): string {
+export function toolBundlePath(path: string): string {
   const at = path.lastIndexOf('tools/');
   return at === -1 ? path : path.slice(at);
+}
+
+function nonEmpty(variables: Record<string, unknown> | null | undefined): Record<string, unknown> | undefined {
+  return variables && Object.keys(variables).length > 0 ? variables : undefined;
 }
 
 export function importSweAgent(value: unknown, ctx: ImportContext): Trajectory {
@@ -260,6 +266,8 @@ export function importSweAgent(value: unknown, ctx: ImportContext): Trajectory {
       model: model?.name ?? undefined,
       toolBundles: bundles,
       parseFunction: config.agent?.tools?.parse_function?.type ?? undefined,
+      toolEnvVariables: nonEmpty(config.agent?.tools?.env_variables),
+      toolRegistryVariables: nonEmpty(config.agent?.tools?.registry_variables),
       // SWE-agent 1.x records through a pseudo-terminal, which leaves \r\n in every observation.
       pty: steps.length > 0 ? steps.slice(0, 5).some((s) => s.observation.includes('\r\n')) : undefined,
       ...preambleOf(history, isDemo),

@@ -6,13 +6,11 @@
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { AciSession } from '../core/aci/aci-session';
-import { disposePyright, pyrightMounts } from '../core/aci/lsp-server';
+import { pyrightMounts } from '../core/aci/lsp-server';
 import { LSP_BUNDLE } from '../core/aci/lsp-tools';
-import { toolSetFor } from '../core/aci/standard-tools';
-import type { ToolSet } from '../core/aci/tool-registry';
 import { CancelledError } from '../core/errors';
 import { DockerSandbox } from '../core/runtime/docker-sandbox';
-import type { Sandbox } from '../core/runtime/sandbox';
+import { bundleList, toolSetOption } from './bundleOption';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 
 const USAGE = `usage: swe-workbench aci --image IMAGE --repo DIR [--workdir /repo] [--bundles a,b] [--base-commit SHA] [--crlf]
@@ -72,15 +70,6 @@ export async function serveJsonLines(session: AciSession, ctx: CommandContext): 
   return bad;
 }
 
-function bundlesOption(value: string | undefined): ToolSet {
-  const bundles = value?.split(',').map((b) => b.trim()).filter(Boolean);
-  try {
-    return toolSetFor(bundles && bundles.length > 0 ? bundles : undefined);
-  } catch (err) {
-    throw new CliError(`--bundles: ${(err as Error).message}`);
-  }
-}
-
 export const command: Command = {
   async run(argv, ctx) {
     const { values } = parseCommandArgs(
@@ -102,12 +91,12 @@ export const command: Command = {
     }
     if (!values.image || !values.repo) throw new CliError(`--image and --repo are required\n\n${USAGE}`);
     if (!values.workdir.startsWith('/')) throw new CliError(`--workdir must be an absolute path, got '${values.workdir}'`);
-    const tools = bundlesOption(values.bundles);
+    const tools = toolSetOption(bundleList(values.bundles));
     // The lsp bundle runs the host's Pyright inside the container through read-only mounts.
     const lsp = tools.bundles.includes(LSP_BUNDLE);
-    let sandbox: Sandbox | undefined;
+    let session: AciSession | undefined;
     try {
-      sandbox = await DockerSandbox.create({
+      const sandbox = await DockerSandbox.create({
         image: values.image,
         repoDir: values.repo,
         repoPath: values.workdir,
@@ -117,15 +106,15 @@ export const command: Command = {
       });
       ctx.stderr.write(`swe-workbench aci: sandbox ${sandbox.id} (${values.image}) ready, ${values.repo} at ${values.workdir}\n`);
       const config = { crlf: values.crlf, ...(values['base-commit'] ? { baseCommit: values['base-commit'] } : {}) };
-      const bad = await serveJsonLines(new AciSession(sandbox, { tools, config }), ctx);
+      session = new AciSession(sandbox, { tools, config });
+      const bad = await serveJsonLines(session, ctx);
       if (ctx.signal.aborted) return 130;
       return bad > 0 ? 1 : 0;
     } catch (err) {
       if (err instanceof CancelledError || ctx.signal.aborted) return 130;
       throw err;
     } finally {
-      if (sandbox && lsp) await disposePyright(sandbox);
-      await sandbox?.dispose();
+      await session?.dispose();
     }
   },
 };

@@ -2,14 +2,14 @@
  * `swe-workbench replay`: runs a recording's actions again in the task's container and says,
  * step by step, whether each observation is the recorded one.
  */
-import { toolSetFor } from '../core/aci/standard-tools';
-import type { ToolSet } from '../core/aci/tool-registry';
 import { CancelledError } from '../core/errors';
 import { RecordingSource } from '../core/session/actionSources';
-import { replaySettings, startContainerSession } from '../core/session/containerSession';
+import { replaySettings, startContainerSession, type ReplaySettings } from '../core/session/containerSession';
 import { DebugSession } from '../core/session/debugSession';
 import { DEFAULT_NORMALISERS, NORMALISER_NAMES, NORMALISERS, type NormaliserName } from '../core/session/divergence';
 import { loadTrajectory } from '../core/trajectory/load';
+import type { Trajectory } from '../core/trajectory/model';
+import { bundleList, toolSetOption } from './bundleOption';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 
 const USAGE = `usage: swe-workbench replay TRAJ --image IMAGE --repo DIR [--until N] [--json]
@@ -37,11 +37,12 @@ function nonNegativeInteger(name: string, value: string | undefined): number | u
   return Number(value);
 }
 
-function toolsOf(bundles: string[] | undefined): ToolSet {
+/** The recording's settings; a bad tool variable in it is an error about the file. */
+function recordingSettings(trajectory: Trajectory, file: string): ReplaySettings {
   try {
-    return toolSetFor(bundles && bundles.length > 0 ? bundles : undefined);
+    return replaySettings(trajectory);
   } catch (err) {
-    throw new CliError(`tool bundles: ${(err as Error).message}`);
+    throw new CliError(`${file}: ${(err as Error).message}`);
   }
 }
 
@@ -67,9 +68,9 @@ export const command: Command = {
     const until = nonNegativeInteger('--until', values.until);
     const normalisers = normalisersOption(values.forgive);
     const { trajectory } = await loadTrajectory(file, { signal: ctx.signal });
-    const settings = replaySettings(trajectory);
-    const bundles = values.bundles?.split(',').map((b) => b.trim()).filter(Boolean) ?? settings.bundles;
-    const tools = toolsOf(bundles);
+    const settings = recordingSettings(trajectory, file);
+    const bundles = bundleList(values.bundles);
+    const tools = bundles ? toolSetOption(bundles) : toolSetOption(settings.bundles, `${file}: the recording's tool bundles`);
     const aci = await startContainerSession({
       image: values.image,
       repoDir: values.repo,
@@ -78,7 +79,7 @@ export const command: Command = {
       role: 'replay',
       signal: ctx.signal,
       tools,
-      ...(settings.baseCommit ? { baseCommit: settings.baseCommit } : {}),
+      config: settings.config,
     }).catch((err: unknown) => {
       throw err instanceof CancelledError ? err : new CliError(`could not start the sandbox: ${(err as Error).message}`, 1);
     });

@@ -1,6 +1,7 @@
 import { throwIfAborted } from '../errors';
 import type { Sandbox } from '../runtime/sandbox';
 import { validateArguments, type ParsedAction } from './command-syntax';
+import { disposePyright } from './lsp-server';
 import { toolSetFor } from './standard-tools';
 import { currentPatch } from './submit-tools';
 import { DEFAULT_ACI_CONFIG, type AciConfig, type AciState, type ToolContext } from './tool-definition';
@@ -61,6 +62,15 @@ export class AciSession {
   stepState(): AciStepState {
     const state: AciStepState = { open_file: this.state.openFile, working_dir: this.state.workingDir };
     return this.diff === undefined ? state : { ...state, diff: this.diff };
+  }
+
+  /** Shuts down the sandbox's Pyright server, if the lsp tools started one, then removes the sandbox. */
+  async dispose(): Promise<void> {
+    try {
+      await disposePyright(this.sandbox);
+    } finally {
+      await this.sandbox.dispose();
+    }
   }
 
   /** Runs an action written as the agent wrote it in SWE-agent command syntax. */

@@ -45,7 +45,7 @@ export interface Stop {
 }
 
 export interface SessionOptions {
-  /** The agent's tools bound to the sandbox the session runs in; the session disposes the sandbox. */
+  /** The agent's tools bound to the sandbox the session runs in; the session disposes them (Pyright, then the sandbox). */
   aci: AciSession;
   /** The sources in turn: when one has no more actions, the next takes over (a fork: recording, then policy). */
   sources: ActionSource[];
@@ -181,7 +181,7 @@ export class DebugSession {
       outcome.error = errorMessage(err);
     }
     try {
-      await sandbox.dispose();
+      await this.options.aci.dispose();
     } catch (err) {
       outcome.error ??= `could not remove the sandbox ${sandbox.id}: ${errorMessage(err)}`;
     }
@@ -305,6 +305,7 @@ export class DebugSession {
       step.exitCode = executed.exitCode;
       step.executionTime = (performance.now() - started) / 1000;
       step.state = { openFile: executed.state.open_file, workingDir: executed.state.working_dir };
+      if (executed.state.diff !== undefined) step.state.diff = executed.state.diff;
       if (executed.formatError !== undefined) step.formatError = executed.formatError;
       flags.push(...observationFlags(executed.observation, executed.exitCode));
       if (executed.submission !== undefined) this.submission = executed.submission;

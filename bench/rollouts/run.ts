@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { indexRollouts } from '../../extension/core/rollouts/rolloutIndex';
 import { documentKind } from '../../extension/core/rollouts/runDocuments';
 import { importTrajectory } from '../../extension/core/trajectory/load';
-import { miniSweAgentTraj, patchFor, predsJson, r2eGymRecord, runReport, sweAgentTraj, workSteps, writeJson, writeJsonl } from '../../test/fixtures/rollouts/runWriter';
+import { writeGeneratedRun } from './generatedRun';
 
 const INSTANCES = 100;
 const ATTEMPTS = 10;
@@ -36,31 +36,7 @@ interface Measure {
   rollouts: number;
 }
 
-/** Deterministic spread of sizes: the same run every time. */
-function spread(i: number, a: number, min: number, span: number): number {
-  return min + ((i * 7919 + a * 104729) % span);
-}
-
-function generate(root: string): { files: number; bytes: number } {
-  const patch = patchFor('src/widgets/resize.py');
-  for (let a = 1; a <= ATTEMPTS; a++) {
-    const ids = Array.from({ length: INSTANCES }, (_, i) => `acme__widgets-${1000 + i}`);
-    const resolved = ids.filter((_, i) => (i + a) % 3 === 0);
-    const r2e: unknown[] = [];
-    ids.forEach((instance, i) => {
-      const steps = workSteps(spread(i, a, 8, 52), spread(i, a, 10, 40));
-      const spec = { instance, steps, exit: 'submitted', patch, cost: 0.3, tokensSent: 40000, tokensReceived: 1500 };
-      // Attempts 1-4: SWE-agent, the first two 1.0.x style with the model input in every step (the megabyte files).
-      if (a <= 4) writeJson(root, `attempt_${a}/${instance}/${instance}.traj`, sweAgentTraj({ ...spec, withQueries: a <= 2 }));
-      else if (a <= 7) writeJson(root, `attempt_${a}/${instance}/${instance}.traj.json`, miniSweAgentTraj({ ...spec, exit: 'Submitted' }));
-      else r2e.push(r2eGymRecord({ ...spec, exit: 'agent', reward: resolved.includes(instance) ? 1 : 0 }));
-    });
-    if (r2e.length > 0) writeJsonl(root, `attempt_${a}/deepswe.jsonl`, r2e);
-    else {
-      writeJson(root, `attempt_${a}/preds.json`, predsJson(ids.map((instance) => ({ instance, patch }))));
-      writeJson(root, `attempt_${a}/acme-coder-7b.attempt_${a}.json`, runReport({ resolved, unresolved: ids.filter((id) => !resolved.includes(id)) }));
-    }
-  }
+function sizeOf(root: string): { files: number; bytes: number } {
   let files = 0;
   let bytes = 0;
   for (const f of walk(root)) {
@@ -130,7 +106,8 @@ async function main(): Promise<void> {
   const root = values.keep ?? mkdtempSync(join(tmpdir(), 'swe-workbench-bench-rollouts-'));
   const work = mkdtempSync(join(tmpdir(), 'swe-workbench-bench-cache-'));
   try {
-    const size = generate(root);
+    writeGeneratedRun(root, INSTANCES, ATTEMPTS);
+    const size = sizeOf(root);
     console.log(`run: ${size.files} files, ${(size.bytes / 1e6).toFixed(1)} MB (${INSTANCES} instances x ${ATTEMPTS} attempts)`);
     const results: Record<string, Measure[]> = { raw: [], import: [], cold: [], warm: [] };
     for (let i = 0; i < rounds; i++) {

@@ -11,9 +11,18 @@ import { jsonlLines } from './jsonlLines';
 import { EvaluationSchema, IndexErrorSchema, PredictionSchema, TrajectoryFactsSchema, type IndexError } from './record';
 import { documentKind, evaluationsOf, predictionsOf } from './runDocuments';
 import { trajectoryFacts } from './trajectoryFacts';
+import type { FactsReader } from './trajectorySummary';
 
 /** Turns one parsed document into the canonical model; throws InputError on anything else. */
 export type TrajectoryImporter = (value: unknown, file: string, line: number | undefined) => Trajectory | Trajectory[];
+
+/** The facts of every trajectory an importer builds from a document. */
+export function factsThrough(importTrajectory: TrajectoryImporter): FactsReader {
+  return (value, file, line) => {
+    const imported = importTrajectory(value, file, line);
+    return (Array.isArray(imported) ? imported : [imported]).map((t) => trajectoryFacts(t, line));
+  };
+}
 
 /** What one file contributed to the index; cached per file, keyed by size and mtime. */
 export const FileEntrySchema = z.object({
@@ -50,13 +59,13 @@ export async function scanFile(
   path: string,
   stat: { size: number; mtimeMs: number },
   previous: FileEntry | undefined,
-  importTrajectory: TrajectoryImporter,
+  readFacts: FactsReader,
   signal?: AbortSignal,
 ): Promise<FileScan> {
   if (previous && previous.size === stat.size && previous.mtimeMs === stat.mtimeMs) return { entry: previous, mode: 'cached', bytesRead: 0 };
   const abs = join(root, path);
   const entry: FileEntry = { path, size: stat.size, mtimeMs: stat.mtimeMs, trajectories: [], predictions: [], evaluations: [], errors: [] };
-  const sink = new DocumentSink(entry, basename(path), basename(dirname(abs)), importTrajectory);
+  const sink = new DocumentSink(entry, basename(path), basename(dirname(abs)), readFacts);
   if (!path.endsWith('.jsonl')) {
     const text = (await readWhole(abs)).toString('utf8');
     sink.add(() => parseJsonText(text, path), undefined);
@@ -116,7 +125,7 @@ class DocumentSink {
     private readonly entry: FileEntry,
     private readonly fileName: string,
     private readonly folderName: string,
-    private readonly importTrajectory: TrajectoryImporter,
+    private readonly readFacts: FactsReader,
   ) {}
 
   add(parse: () => unknown, line: number | undefined): void {
@@ -126,10 +135,7 @@ class DocumentSink {
       const kind = documentKind(this.fileName, value);
       if (kind === 'predictions') entry.predictions.push(...predictionsOf(value, entry.path, line));
       else if (kind === 'report') entry.evaluations.push(...evaluationsOf(value, entry.path, this.folderName));
-      else if (kind === 'trajectory') {
-        const imported = this.importTrajectory(value, entry.path, line);
-        for (const t of Array.isArray(imported) ? imported : [imported]) entry.trajectories.push(trajectoryFacts(t, line));
-      }
+      else if (kind === 'trajectory') entry.trajectories.push(...this.readFacts(value, entry.path, line));
     } catch (err) {
       entry.errors.push(indexError(err, entry.path, line));
     }

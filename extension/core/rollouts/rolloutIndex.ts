@@ -1,11 +1,11 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { CancelledError, InputError, throwIfAborted } from '../errors';
-import { indexError, scanFile, type FileEntry, type FileScan, type ReadMode, type TrajectoryImporter } from './fileEntry';
+import { factsThrough, indexError, scanFile, type FileEntry, type FileScan, type ReadMode, type TrajectoryImporter } from './fileEntry';
 import { loadCache, saveCache } from './indexCache';
 import type { IndexError, Rollout } from './record';
 import { joinRollouts } from './rolloutJoin';
-import { importRolloutTrajectory } from './trajectoryImport';
+import { summarizeTrajectory } from './trajectorySummary';
 
 export interface IndexProgress {
   done: number;
@@ -18,6 +18,7 @@ export interface IndexOptions {
   cacheDir?: string;
   signal?: AbortSignal;
   onProgress?: (p: IndexProgress) => void;
+  /** Replaces the index's own reader, which computes the facts without building whole trajectories. */
   importTrajectory?: TrajectoryImporter;
   /** Files read at once; reading overlaps parsing. */
   concurrency?: number;
@@ -87,11 +88,12 @@ export class RolloutIndexer {
   /** Reads what changed since the last refresh; an unreadable file becomes an entry holding its error. */
   private async scanAll(files: ListedFile[], stats: IndexStats, signal?: AbortSignal, onProgress?: (p: IndexProgress) => void): Promise<Map<string, FileEntry>> {
     const next = new Map<string, FileEntry>();
-    const importer = this.options.importTrajectory ?? importRolloutTrajectory;
+    const { importTrajectory } = this.options;
+    const readFacts = importTrajectory ? factsThrough(importTrajectory) : summarizeTrajectory;
     let done = 0;
     await forEachLimited(files, this.options.concurrency ?? 4, async (file) => {
       throwIfAborted(signal);
-      const scan = await scanFile(this.root, file.path, file, this.entries.get(file.path), importer, signal).catch((err: unknown): FileScan => {
+      const scan = await scanFile(this.root, file.path, file, this.entries.get(file.path), readFacts, signal).catch((err: unknown): FileScan => {
         if (err instanceof CancelledError) throw err;
         return { entry: unreadable(file, err), mode: 'full', bytesRead: 0 };
       });

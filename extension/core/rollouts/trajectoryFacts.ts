@@ -1,4 +1,4 @@
-import type { Step, Trajectory, TrajectoryFormat } from '../trajectory/model';
+import type { Outcome, Step, Trajectory, TrajectoryFormat } from '../trajectory/model';
 import type { StepRun, TrajectoryFacts } from './record';
 
 /**
@@ -17,7 +17,19 @@ export const LINT_LOOP_MIN_REJECTIONS = 3;
  */
 const RECORDS_SUBMISSION: ReadonlySet<TrajectoryFormat> = new Set(['swe-agent', 'mini-swe-agent', 'r2e-gym']);
 
-export function trajectoryFacts(t: Trajectory, line?: number): TrajectoryFacts {
+/** What the facts read of a step: a Step, or the few fields a summary read computes without building one. */
+export type StepFactsInput = Pick<Step, 'formatError' | 'flags' | 'timestamp' | 'executionTime' | 'tokens'> & { action: Pick<Step['action'], 'raw'> };
+
+/** What the facts read of a trajectory; a Trajectory is one. */
+export interface TrajectoryFactsInput {
+  format: TrajectoryFormat;
+  task: Pick<Trajectory['task'], 'instanceId'>;
+  meta: Pick<Trajectory['meta'], 'id'>;
+  outcome: Pick<Outcome, 'exitStatus' | 'submission' | 'resolved' | 'reward' | 'error' | 'modelStats'>;
+  steps: StepFactsInput[];
+}
+
+export function trajectoryFacts(t: TrajectoryFactsInput, line?: number): TrajectoryFacts {
   const facts: TrajectoryFacts = { format: t.format, steps: t.steps.length };
   if (t.outcome.submission !== undefined || RECORDS_SUBMISSION.has(t.format)) facts.hasSubmission = (t.outcome.submission ?? '').trim().length > 0;
   if (line !== undefined) facts.line = line;
@@ -44,7 +56,7 @@ function assign<K extends keyof TrajectoryFacts>(facts: TrajectoryFacts, key: K,
 }
 
 /** Model stats when the scaffold kept them (SWE-agent, mini-swe-agent), else the per-step usage. */
-function tokensOf(t: Trajectory): number | undefined {
+function tokensOf(t: TrajectoryFactsInput): number | undefined {
   const stats = t.outcome.modelStats;
   if (stats?.tokensSent !== undefined || stats?.tokensReceived !== undefined) return (stats.tokensSent ?? 0) + (stats.tokensReceived ?? 0);
   let total: number | undefined;
@@ -56,7 +68,7 @@ function tokensOf(t: Trajectory): number | undefined {
 }
 
 /** Wall time from the first to the last timestamp when steps carry them, else the sum of execution times. */
-function durationOf(steps: Step[]): number | undefined {
+function durationOf(steps: StepFactsInput[]): number | undefined {
   const times = steps.map((s) => (s.timestamp ? Date.parse(s.timestamp) : NaN)).filter((n) => Number.isFinite(n));
   if (times.length >= 2) return (Math.max(...times) - Math.min(...times)) / 1000;
   let total: number | undefined;
@@ -64,15 +76,15 @@ function durationOf(steps: Step[]): number | undefined {
   return total;
 }
 
-function isTimeout(s: Step): boolean {
+function isTimeout(s: StepFactsInput): boolean {
   return s.flags?.includes('timeout') === true;
 }
 
-function isLintRejected(s: Step): boolean {
+function isLintRejected(s: StepFactsInput): boolean {
   return s.flags?.includes('lint-rejected') === true;
 }
 
-function countSteps(steps: Step[], match: (s: Step) => boolean): { first: number; count: number } | undefined {
+function countSteps(steps: StepFactsInput[], match: (s: StepFactsInput) => boolean): { first: number; count: number } | undefined {
   let first = -1;
   let count = 0;
   steps.forEach((s, i) => {
@@ -84,7 +96,7 @@ function countSteps(steps: Step[], match: (s: Step) => boolean): { first: number
 }
 
 /** The longest run (two or more) of consecutive eligible steps where each is `same` as the one before. */
-function longestRun(steps: Step[], eligible: (s: Step) => boolean, same: (a: Step, b: Step) => boolean = () => true): StepRun | undefined {
+function longestRun(steps: StepFactsInput[], eligible: (s: StepFactsInput) => boolean, same: (a: StepFactsInput, b: StepFactsInput) => boolean = () => true): StepRun | undefined {
   let best: StepRun | undefined;
   let start = 0;
   let length = 0;

@@ -17,11 +17,11 @@ const MessageSchema = ChatMessageSchema.extend({
     })
     .nullish(),
 });
-type Message = z.infer<typeof MessageSchema>;
+export type Message = z.infer<typeof MessageSchema>;
 
-const MessagesSchema = z.array(MessageSchema);
+export const MessagesSchema = z.array(MessageSchema);
 
-const RunSchema = z.looseObject({
+export const RunSchema = z.looseObject({
   trajectory_format: z.string().nullish(),
   instance_id: z.string().nullish(),
   info: z
@@ -39,7 +39,7 @@ const RunSchema = z.looseObject({
 const SUBMIT_MARKERS = /COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT/;
 const RETURNCODE = /^<returncode>(-?\d+)<\/returncode>/;
 
-function actionsOf(message: Message): MessageActions | undefined {
+export function actionsOf(message: Message): MessageActions | undefined {
   const actions = message.extra?.actions;
   if (actions) {
     // An empty list is a reply the scaffold could not read: the FormatError message follows it.
@@ -53,7 +53,7 @@ function actionsOf(message: Message): MessageActions | undefined {
   return { thought, calls: [call] };
 }
 
-function followerFacts(message: Message): FollowerFacts {
+export function followerFacts(message: Message): FollowerFacts {
   const extra = message.extra;
   const text = contentText(message.content);
   const code = extra?.returncode ?? (RETURNCODE.exec(text) ? Number(RETURNCODE.exec(text)![1]) : undefined);
@@ -66,10 +66,10 @@ function followerFacts(message: Message): FollowerFacts {
 }
 
 // The run's end: `role: exit` now; older versions wrote it as a user message carrying the exit status.
-const isExit = (m: Message) => m.role === 'exit' || (m.role === 'user' && m.extra?.exit_status != null);
+export const isExit = (m: Message) => m.role === 'exit' || (m.role === 'user' && m.extra?.exit_status != null);
 
 /** The legacy form ends with the submitting command and a user message holding the submission. */
-function legacySubmission(messages: ReadonlyArray<Message>): string | undefined {
+export function legacySubmission(messages: ReadonlyArray<Message>): string | undefined {
   const last = messages.length - 1;
   const command = messages[last - 1];
   if (last < 1 || messages[last]!.role !== 'user' || command?.role !== 'assistant') return undefined;

@@ -15,5 +15,6 @@ export function sandboxKinds(): SandboxKind[] {
     { name: 'docker', tty: false, create: (o) => DockerSandbox.create({ image: TEST_IMAGE, ...o }, testDocker()) },
     { name: 'docker (tty)', tty: true, create: (o) => DockerSandbox.create({ image: TEST_IMAGE, tty: true, ...o }, testDocker()) },
     { name: 'local', tty: false, create: (o) => LocalSandbox.create({ image: 'unused', ...o }) },
+    { name: 'local (tty)', tty: true, create: (o) => LocalSandbox.create({ image: 'unused', tty: true, ...o }) },
   ];
 }

@@ -45,16 +45,3 @@ export async function containersLeft(suite: string): Promise<number> {
   return list.length;
 }
 
-/**
- * Containers of `suite` still present once removals in flight have finished: a sandbox that an
- * abort is already disposing may still be going away when the aborted call returns.
- */
-export async function containersLeftOnceSettled(suite: string, patienceMs = 15_000): Promise<number> {
-  const deadline = Date.now() + patienceMs;
-  let left = await containersLeft(suite);
-  while (left > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    left = await containersLeft(suite);
-  }
-  return left;
-}

@@ -95,8 +95,24 @@ export async function runConsistencyChecks(bug: BugArtifact, options: Consistenc
   }
 }
 
+/**
+ * The signal reaches the sandbox only while it starts: afterwards the pipeline disposes it and
+ * waits for its removal, rather than racing a sandbox that disposes itself on abort.
+ */
+async function createUntilStarted(options: ConsistencyOptions): Promise<Sandbox> {
+  const starting = new AbortController();
+  const forward = () => starting.abort(options.signal?.reason);
+  if (options.signal?.aborted) forward();
+  options.signal?.addEventListener('abort', forward, { once: true });
+  try {
+    return await options.createSandbox(starting.signal);
+  } finally {
+    options.signal?.removeEventListener('abort', forward);
+  }
+}
+
 async function startedSandbox(options: ConsistencyOptions, bug: BugArtifact): Promise<Sandbox> {
-  const sandbox = await options.createSandbox(options.signal);
+  const sandbox = await createUntilStarted(options);
   try {
     await stageBug(sandbox, bug);
     return sandbox;

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { loadBugArtifact } from '../../../extension/core/bugs/bugArtifact';
 import { CancelledError } from '../../../extension/core/errors';
 import { runConsistencyChecks, type CheckName, type CheckResult, type ConsistencyOptions } from '../../../extension/core/bugs/consistencyChecks';
-import { bugFixtureDir, containersLeft, containersLeftOnceSettled, sampleRepoForBugs, sandboxFactory } from '../../helpers/bugSandboxes';
+import { bugFixtureDir, containersLeft, sampleRepoForBugs, sandboxFactory } from '../../helpers/bugSandboxes';
 
 const suite = 'bug-consistency-checks';
 let createSandbox: ConsistencyOptions['createSandbox'];
@@ -120,6 +120,6 @@ describe('the seven consistency checks on the sample repository', () => {
     });
     await assert.rejects(run, (err: unknown) => err instanceof CancelledError);
     assert.equal(seen.includes('bug-validity'), false);
-    assert.equal(await containersLeftOnceSettled(suite), 0);
+    assert.equal(await containersLeft(suite), 0);
   });
 });

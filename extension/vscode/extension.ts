@@ -3,6 +3,7 @@ import { activateBugs } from './bugs/activateBugs';
 import { activatePatch } from './patch/activatePatch';
 import { activateReward } from './reward/activateReward';
 import { activateRollouts, type RolloutsApi } from './rollouts/activateRollouts';
+import { activateSession, type SessionApi } from './session/activateSession';
 import { activateSettings } from './settings';
 import { activateTrajectoryEditor, type TrajectoryEditorApi } from './trajectory/trajectoryEditor';
 
@@ -10,6 +11,7 @@ import { activateTrajectoryEditor, type TrajectoryEditorApi } from './trajectory
 export interface SweWorkbenchApi {
   readonly trajectoryEditor: TrajectoryEditorApi;
   readonly rollouts: RolloutsApi;
+  readonly session: SessionApi;
 }
 
 export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
@@ -21,11 +23,13 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
     context.subscriptions.push(...trajectoryEditor.disposables);
     const rollouts = activateRollouts(context, log, trajectoryEditor.api);
     context.subscriptions.push(...rollouts.disposables);
+    const session = activateSession(context, log, trajectoryEditor.api);
+    context.subscriptions.push(...session.disposables);
     context.subscriptions.push(...activatePatch(context, log));
     context.subscriptions.push(...activateReward(context, log));
     context.subscriptions.push(...activateBugs(context, log));
     log.info(`activated ${context.extension.packageJSON.version as string}`);
-    return { trajectoryEditor: trajectoryEditor.api, rollouts: rollouts.api };
+    return { trajectoryEditor: trajectoryEditor.api, rollouts: rollouts.api, session: session.api };
   } catch (error) {
     // VS Code only logs a failed activation; say it where the user looks.
     log.error('activation failed', error);

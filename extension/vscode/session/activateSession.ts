@@ -1,0 +1,284 @@
+import * as path from 'node:path';
+import { tmpdir } from 'node:os';
+import * as vscode from 'vscode';
+import { dockerFromEnv } from '../../core/runtime/docker-connection';
+import { describeBreakpoint, type Breakpoint } from '../../core/session/breakpoints';
+import { replaySettings } from '../../core/session/containerSession';
+import { loadTrajectory } from '../../core/trajectory/load';
+import type { Trajectory } from '../../core/trajectory/model';
+import { readSettings } from '../settings';
+import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
+import { CONTAINER_SCHEME, ContainerFileSystem, containerUri } from '../container/containerFileSystem';
+import { NEXT_ACTION_SCHEME, NEXT_ACTION_URI, NextActionFileSystem } from './nextActionFileSystem';
+import { SessionController, type RunningSession, type SessionLaunch } from './sessionController';
+import { SESSION_VIEW, SessionTreeProvider, type SessionNode } from './sessionTree';
+import { SessionStatusBar } from './sessionStatusBar';
+
+export interface SessionApi {
+  readonly controller: SessionController;
+  readonly tree: SessionTreeProvider;
+  readonly status: SessionStatusBar;
+  /** The launch the replay command would make for `uri`, without asking (tests give the image and repository). */
+  launchFor(mode: SessionLaunch['mode'], uri: vscode.Uri, choices: { image: string; repoDir: string; at?: number; then?: 'policy' | 'person' }): Promise<SessionLaunch>;
+}
+
+type Recording = { trajectory: Trajectory; uri: vscode.Uri };
+
+async function loadRecording(uri: vscode.Uri): Promise<Recording> {
+  return { trajectory: (await loadTrajectory(uri.fsPath)).trajectory, uri };
+}
+
+/** The trajectory the command acts on: its argument (editor/title passes the file), the focused stepper, or a file asked for. */
+async function recordingUri(argument: unknown): Promise<vscode.Uri | undefined> {
+  if (argument instanceof vscode.Uri) return argument;
+  const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+  if (input instanceof vscode.TabInputCustom) return input.uri;
+  const picked = await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: 'Replay', filters: { Trajectories: ['traj', 'json', 'jsonl'] } });
+  return picked?.[0];
+}
+
+/** The image: the trajectory's, else the setting, else one of the engine's local images or a typed name. */
+async function chooseImage(recording: Trajectory | undefined): Promise<string | undefined> {
+  const known = recording?.task.image ?? readSettings().docker.image;
+  if (known) return known;
+  const images = await dockerFromEnv()
+    .listImages()
+    .then((list) => list.flatMap((i) => i.RepoTags ?? []).filter((t) => t !== '<none>:<none>'))
+    .catch(() => [] as string[]);
+  const typed = '$(edit) Enter an image name…';
+  const picked = await vscode.window.showQuickPick([...images, typed], { title: 'Image for the task container', placeHolder: 'The trajectory names no image; set sweWorkbench.docker.image to skip this question' });
+  if (picked !== typed) return picked;
+  return vscode.window.showInputBox({ title: 'Image for the task container', prompt: 'e.g. swebench/sweb.eval.x86_64.astropy_1776_astropy-12907', validateInput: (v) => (v.trim() ? undefined : 'an image name') });
+}
+
+/** The repository copied into the container: the workspace folder (asked when there are several). */
+async function chooseRepoDir(): Promise<string | undefined> {
+  const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
+  if (folders.length === 1) return folders[0]!.uri.fsPath;
+  if (folders.length > 1) return (await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Repository to copy into the container' }))?.uri.fsPath;
+  return (await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: 'Use as repository' }))?.[0]?.fsPath;
+}
+
+async function chooseBreakpoint(session: RunningSession): Promise<Breakpoint | undefined> {
+  const items: (vscode.QuickPickItem & { make: () => Promise<Breakpoint | undefined> })[] = [
+    { label: 'At step…', description: 'stop before a step runs', make: async () => ((n) => (n === undefined ? undefined : { kind: 'step', index: n }))(await askStep('Break before step', session.index + 1)) },
+    {
+      label: 'Before a tool…',
+      description: 'stop before the agent calls it',
+      make: async () => ((tool) => (tool ? { kind: 'tool', tool } : undefined))(await vscode.window.showQuickPick([...session.aci.tools.tools.keys()], { title: 'Break before the tool' })),
+    },
+    { label: 'Before an edit to a file…', make: async () => ((p) => (p ? { kind: 'edit-file', path: p } : undefined))(await vscode.window.showInputBox({ title: 'Break before an edit to', prompt: 'A path in the repository, e.g. src/module.py' })) },
+    { label: 'On a format error', description: 'an action the tools cannot read', make: async () => ({ kind: 'format-error' }) },
+    { label: 'After a non-zero exit code', make: async () => ({ kind: 'exit-code' }) },
+    { label: 'After a lint-rejected edit', make: async () => ({ kind: 'lint-rejected' }) },
+    { label: 'After a divergence from the recording', make: async () => ({ kind: 'divergence' }) },
+  ];
+  const picked = await vscode.window.showQuickPick(items, { title: 'Add a breakpoint' });
+  return picked?.make();
+}
+
+/** A 1-based step number from the person, returned 0-based. */
+async function askStep(title: string, suggested: number, max?: number): Promise<number | undefined> {
+  const answer = await vscode.window.showInputBox({
+    title,
+    value: String(suggested),
+    prompt: max ? `A step number from 1 to ${max}` : 'A step number (1 is the first step)',
+    validateInput: (v) => (/^\d+$/.test(v) && Number(v) >= 1 && (!max || Number(v) <= max) ? undefined : max ? `Enter a number from 1 to ${max}` : 'Enter a step number from 1'),
+  });
+  return answer === undefined ? undefined : Number(answer) - 1;
+}
+
+function stepIndexOf(argument: unknown): number | undefined {
+  if (typeof argument === 'number') return argument;
+  const node = argument as SessionNode | undefined;
+  return node?.kind === 'step' ? node.index : undefined;
+}
+
+export function activateSession(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, trajectoryEditor: TrajectoryEditorApi): { disposables: vscode.Disposable[]; api: SessionApi } {
+  const files = new ContainerFileSystem();
+  const controller = new SessionController(context.secrets, log, files);
+  const tree = new SessionTreeProvider(controller);
+  const status = new SessionStatusBar(controller);
+  const nextAction = new NextActionFileSystem(controller);
+  const view = vscode.window.createTreeView(SESSION_VIEW, { treeDataProvider: tree, showCollapseAll: false });
+  const updateContext = (session: RunningSession | undefined) => {
+    void vscode.commands.executeCommand('setContext', 'sweWorkbench.sessionState', session?.state ?? 'none');
+    view.message = session ? undefined : 'Replay a trajectory or start a live run.';
+  };
+  let saved: vscode.Uri | undefined;
+
+  const launchFor: SessionApi['launchFor'] = async (mode, uri, choices) => {
+    const recording = await loadRecording(uri);
+    return { mode, recording, image: choices.image, repoDir: choices.repoDir, repoPath: replaySettings(recording.trajectory).repoPath ?? '/repo', ...(choices.at !== undefined ? { at: choices.at } : {}), ...(choices.then ? { then: choices.then } : {}) };
+  };
+
+  const startWithProgress = (launch: SessionLaunch) =>
+    vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `SWE Workbench: starting a container of ${launch.image}`, cancellable: true }, (_, token) => controller.start(launch, token));
+
+  /** Runs a command's work and turns any failure into one message, the details in the log. */
+  const guarded =
+    <A extends unknown[]>(name: string, work: (...args: A) => Promise<unknown>) =>
+    async (...args: A) => {
+      try {
+        await work(...args);
+      } catch (error) {
+        log.error(`${name} failed`, error);
+        void vscode.window.showErrorMessage(`SWE Workbench: ${error instanceof Error ? error.message : String(error)}`, 'Show Log').then((c) => c && log.show());
+      }
+    };
+
+  const askLaunch = async (mode: SessionLaunch['mode'], uri: vscode.Uri | undefined, fork?: { at: number; then: 'policy' | 'person' }): Promise<SessionLaunch | undefined> => {
+    if (!vscode.workspace.isTrusted) throw new Error('replays and live runs start containers, so they need a trusted workspace');
+    const recording = uri ? await loadRecording(uri) : undefined;
+    const image = await chooseImage(recording?.trajectory);
+    if (!image) return undefined;
+    const repoDir = await chooseRepoDir();
+    if (!repoDir) return undefined;
+    const repoPath = (recording && replaySettings(recording.trajectory).repoPath) ?? '/repo';
+    let problemStatement: string | undefined;
+    if (mode === 'live' && !recording?.trajectory.task.problemStatement) {
+      problemStatement = await vscode.window.showInputBox({ title: 'Task for the agent', prompt: 'The problem statement the policy is given', ignoreFocusOut: true });
+      if (!problemStatement) return undefined;
+    }
+    return { mode, image, repoDir, repoPath, ...(recording ? { recording } : {}), ...(fork ?? {}), ...(problemStatement ? { problemStatement } : {}) };
+  };
+
+  const commands: [string, (...args: never[]) => unknown][] = [
+    [
+      'sweWorkbench.session.replay',
+      guarded('replay', async (argument?: unknown) => {
+        const uri = await recordingUri(argument);
+        const launch = uri && (await askLaunch('replay', uri));
+        if (!launch) return;
+        await startWithProgress(launch);
+        await controller.continue();
+      }),
+    ],
+    [
+      'sweWorkbench.session.runLive',
+      guarded('live run', async () => {
+        const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+        const launch = await askLaunch('live', input instanceof vscode.TabInputCustom ? input.uri : undefined);
+        if (!launch) return;
+        await startWithProgress({ ...launch, mode: launch.recording ? 'fork' : 'live', at: 0, then: 'policy' });
+        await controller.continue();
+      }),
+    ],
+    [
+      'sweWorkbench.session.fork',
+      guarded('fork', async (argument?: unknown) => {
+        const uri = controller.current?.launch.recording?.uri ?? (await recordingUri(undefined));
+        if (!uri) return;
+        const steps = (await loadRecording(uri)).trajectory.steps.length;
+        const from = stepIndexOf(argument) ?? (await askStep('Fork after step (steps 1..N are replayed)', controller.current?.index ?? 1, steps));
+        if (from === undefined) return;
+        const then = await vscode.window.showQuickPick(
+          [
+            { label: 'Continue with the policy', value: 'policy' as const, description: readSettings().policy.url },
+            { label: 'Continue by hand', value: 'person' as const, description: 'you type each action' },
+          ],
+          { title: `Fork after step ${from + 1}` },
+        );
+        if (!then) return;
+        const launch = await askLaunch('fork', uri, { at: from + 1, then: then.value });
+        if (!launch) return;
+        await startWithProgress(launch);
+        await controller.runTo(from + 1);
+      }),
+    ],
+    ['sweWorkbench.session.step', guarded('step', () => controller.step())],
+    ['sweWorkbench.session.continue', guarded('continue', () => controller.continue())],
+    ['sweWorkbench.session.pause', guarded('pause', async () => controller.pause())],
+    [
+      'sweWorkbench.session.runTo',
+      guarded('run to', async (argument?: unknown) => {
+        const index = stepIndexOf(argument) ?? (await askStep('Run until step', (controller.current?.index ?? 0) + 2));
+        if (index !== undefined) await controller.runTo(index);
+      }),
+    ],
+    [
+      'sweWorkbench.session.addBreakpoint',
+      guarded('breakpoint', async (argument?: unknown) => {
+        const session = controller.current;
+        if (!session) throw new Error('no session is running');
+        const index = stepIndexOf(argument);
+        const breakpoint = index !== undefined ? ({ kind: 'step', index } as const) : await chooseBreakpoint(session);
+        if (!breakpoint) return;
+        controller.addBreakpoint(breakpoint);
+        log.info(`breakpoint added: ${describeBreakpoint(breakpoint)}`);
+      }),
+    ],
+    [
+      'sweWorkbench.session.removeBreakpoint',
+      guarded('remove breakpoint', async (node?: SessionNode) => {
+        if (node?.kind === 'breakpoint') controller.removeBreakpoint(node.index);
+      }),
+    ],
+    [
+      'sweWorkbench.session.editNext',
+      guarded('edit next action', async () => {
+        const text = await nextAction.refresh();
+        const document = await vscode.workspace.openTextDocument(NEXT_ACTION_URI);
+        await vscode.window.showTextDocument(document, { preview: false });
+        // An open document reloads on the change event in its own time; load it now, so a save does not meet "modified since".
+        if (document.getText() !== text && !document.isDirty) await vscode.commands.executeCommand('workbench.action.files.revert');
+        void vscode.window.setStatusBarMessage('Save the document to run this action as the next step', 5000);
+      }),
+    ],
+    ['sweWorkbench.session.stop', guarded('stop', () => controller.stop())],
+    [
+      'sweWorkbench.session.save',
+      guarded('save', async () => {
+        const session = controller.current;
+        if (!session) throw new Error('no session has run yet');
+        const base = session.launch.recording ? path.dirname(session.launch.recording.uri.fsPath) : (vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? tmpdir());
+        const target = await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.file(path.join(base, 'session.traj')), filters: { 'SWE-agent trajectory': ['traj'], 'Canonical JSON': ['json'] } });
+        if (!target) return;
+        await controller.save(target);
+        saved = target;
+        const open = await vscode.window.showInformationMessage(`SWE Workbench: saved ${path.basename(target.fsPath)}`, 'Open in Stepper');
+        if (open) await vscode.commands.executeCommand('sweWorkbench.trajectory.open', target);
+      }),
+    ],
+    [
+      'sweWorkbench.session.openInStepper',
+      guarded('open in stepper', async () => {
+        if (!saved) await vscode.commands.executeCommand('sweWorkbench.session.save');
+        else await vscode.commands.executeCommand('sweWorkbench.trajectory.open', saved);
+      }),
+    ],
+    [
+      'sweWorkbench.session.revealStep',
+      guarded('reveal step', async (index: number) => {
+        const session = controller.current;
+        const recording = session?.launch.recording;
+        if (recording && index < recording.trajectory.steps.length) return trajectoryEditor.openAtStep(recording.uri, index);
+        const entry = session?.entries[index];
+        if (entry) await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ language: 'json', content: JSON.stringify(entry.step, null, 2) }), { preview: true });
+      }),
+    ],
+    [
+      'sweWorkbench.container.addToWorkspace',
+      guarded('add container folder', async () => {
+        const session = controller.current;
+        if (!session || session.state === 'stopped') throw new Error('no session is running');
+        const uri = containerUri(session.aci.sandbox, session.launch.repoPath);
+        const count = vscode.workspace.workspaceFolders?.length ?? 0;
+        vscode.workspace.updateWorkspaceFolders(count, 0, { uri, name: `${session.launch.repoPath} (container ${uri.authority})` });
+      }),
+    ],
+  ];
+
+  updateContext(undefined);
+  const disposables: vscode.Disposable[] = [
+    controller,
+    tree,
+    status,
+    view,
+    controller.onDidChange(updateContext),
+    vscode.workspace.registerFileSystemProvider(CONTAINER_SCHEME, files, { isCaseSensitive: true }),
+    vscode.workspace.registerFileSystemProvider(NEXT_ACTION_SCHEME, nextAction, { isCaseSensitive: true }),
+    ...commands.map(([id, handler]) => vscode.commands.registerCommand(id, handler as (...args: unknown[]) => unknown)),
+  ];
+  return { disposables, api: { controller, tree, status, launchFor } };
+}

@@ -1,0 +1,377 @@
+import * as vscode from 'vscode';
+import { toolSetFor } from '../../core/aci/standard-tools';
+import { PersonSource, PolicySource, RecordingSource, typedAction, type ActionSource, type NextAction } from '../../core/session/actionSources';
+import { editedFile, type Breakpoint } from '../../core/session/breakpoints';
+import { replaySettings, startContainerSession } from '../../core/session/containerSession';
+import { DebugSession, type SessionEvent, type StepComparison, type Stop } from '../../core/session/debugSession';
+import { forkOf, scaffoldOf } from '../../core/session/fork';
+import { writeTrajectoryFile } from '../../core/session/trajectoryRecorder';
+import { PolicyClient } from '../../core/policy/policyClient';
+import type { AciSession } from '../../core/aci/aci-session';
+import type { Step, Task, Trajectory, TrajectoryMeta } from '../../core/trajectory/model';
+import { instructionsFor } from '../../cli/run';
+import { Disposable } from '../dispose';
+import { readApiKey, readSettings } from '../settings';
+import type { ContainerFileSystem } from '../container/containerFileSystem';
+import { containerUri } from '../container/containerFileSystem';
+import { lintProblems } from '../container/lintDiagnostics';
+import { startContainerLanguageClient } from '../container/containerLanguageClient';
+
+/** The label `swe-workbench.role` of the containers sessions started from VS Code. */
+export const SESSION_ROLE = 'vscode-session';
+
+const DEFAULT_SYSTEM_PROMPT = 'You are a helpful assistant that can interact with a computer to solve tasks.';
+
+export type SandboxState = 'starting' | 'ready' | 'running' | 'paused' | 'stopped';
+
+export interface SessionLaunch {
+  /** `replay`: the recording's actions; `live`: the policy's; `fork`: the recording's up to `at`, then `then`. */
+  mode: 'replay' | 'live' | 'fork';
+  recording?: { trajectory: Trajectory; uri: vscode.Uri };
+  /** Fork: steps 0..at-1 come from the recording. */
+  at?: number;
+  /** Fork: who gives the actions after the recording's. */
+  then?: 'policy' | 'person';
+  image: string;
+  /** Host folder copied into the container. */
+  repoDir: string;
+  repoPath: string;
+  /** Live run without a recording: the task told to the policy. */
+  problemStatement?: string;
+  breakpoints?: Breakpoint[];
+  maxSteps?: number;
+}
+
+export interface StepEntry {
+  step: Step;
+  comparison?: StepComparison;
+}
+
+export interface PolicyState {
+  model?: string;
+  reachable: boolean;
+  message?: string;
+}
+
+/** One replay or run: the debug session, its container, and what the views show of it. */
+export class RunningSession {
+  state: SandboxState = 'ready';
+  /** The step running now, or next. */
+  index = 0;
+  readonly entries: StepEntry[] = [];
+  lastStop: Stop | undefined;
+  trajectory: Trajectory | undefined;
+  /** What the session waits for while running with nothing to run: a policy's reply or a person's action. */
+  asking: ActionSource['kind'] | undefined;
+
+  constructor(
+    readonly launch: SessionLaunch,
+    readonly aci: AciSession,
+    readonly debug: DebugSession,
+    readonly person: PersonSource | undefined,
+  ) {}
+
+  get title(): string {
+    const name = this.launch.recording ? this.launch.recording.uri.path.split('/').at(-1) : this.launch.image;
+    return this.launch.mode === 'fork' ? `fork of ${name} at step ${(this.launch.at ?? 0) + 1}` : `${this.launch.mode} ${name}`;
+  }
+
+  get stateText(): string {
+    switch (this.state) {
+      case 'running':
+        return this.asking === 'person' ? `waiting for your action for step ${this.index + 1}` : `running step ${this.index + 1}`;
+      case 'paused':
+        return `paused before step ${this.index + 1}${this.lastStop && this.lastStop.reason !== 'step' ? ` (${this.lastStop.reason})` : ''}`;
+      default:
+        return this.state;
+    }
+  }
+}
+
+/**
+ * Starts and controls the one debug session of the window, and keeps the container's files,
+ * the language client and the lint problems in step with it. The views listen to `onDidChange`.
+ */
+export class SessionController extends Disposable {
+  private session: RunningSession | undefined;
+  /** The image of a container being started, for the status bar. */
+  starting: string | undefined;
+  private teardown: (() => Promise<void>)[] = [];
+  private readonly changed = this._register(new vscode.EventEmitter<RunningSession | undefined>());
+  readonly onDidChange = this.changed.event;
+  private readonly policyChanged = this._register(new vscode.EventEmitter<PolicyState>());
+  readonly onDidChangePolicy = this.policyChanged.event;
+  private readonly lint = this._register(vscode.languages.createDiagnosticCollection('swe-workbench-lint'));
+  private languageClient: Promise<{ stop(): Promise<void> } | undefined> | undefined;
+
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly files: ContainerFileSystem,
+  ) {
+    super();
+    this._register(vscode.workspace.onDidOpenTextDocument((doc) => this.maybeStartLanguageClient(doc)));
+  }
+
+  get current(): RunningSession | undefined {
+    return this.session;
+  }
+
+  /** Starts a container and a session in it; a session already running is stopped first. */
+  async start(launch: SessionLaunch, token?: vscode.CancellationToken): Promise<RunningSession> {
+    if (!vscode.workspace.isTrusted) throw new Error('replays and live runs start containers, so they need a trusted workspace');
+    await this.stop();
+    const recording = launch.recording?.trajectory;
+    const settings = recording ? replaySettings(recording) : { tty: false };
+    const tools = toolSetFor(settings.bundles);
+    const abort = new AbortController();
+    const cancel = token?.onCancellationRequested(() => abort.abort());
+    try {
+      const live = launch.mode === 'replay' ? undefined : await this.liveSource(launch, tools, abort.signal);
+      this.setStarting(launch);
+      const aci = await startContainerSession({
+        image: launch.image,
+        repoDir: launch.repoDir,
+        repoPath: launch.repoPath,
+        tty: settings.tty,
+        role: SESSION_ROLE,
+        tools,
+        signal: abort.signal,
+        ...(settings.baseCommit ? { baseCommit: settings.baseCommit } : {}),
+      });
+      let sources: { sources: ActionSource[]; meta: TrajectoryMeta };
+      try {
+        sources = this.sourcesFor(launch, aci, live);
+      } catch (error) {
+        await aci.sandbox.dispose();
+        throw error;
+      }
+      const task: Task = { ...(recording?.task ?? {}), image: launch.image, repoPath: launch.repoPath };
+      if (launch.problemStatement !== undefined) task.problemStatement = launch.problemStatement;
+      const debug = new DebugSession({ aci, ...sources, task, ...(launch.breakpoints ? { breakpoints: launch.breakpoints } : {}), ...(launch.maxSteps ? { maxSteps: launch.maxSteps } : {}) });
+      const session = new RunningSession(launch, aci, debug, live?.source instanceof PersonSource ? live.source : undefined);
+      debug.on((event) => this.onEvent(session, event));
+      this.session = session;
+      const registration = this.files.add(aci.sandbox);
+      this.teardown = [async () => registration.dispose()];
+      this.log.info(`${session.title}: container ${aci.sandbox.id.slice(0, 12)} of ${launch.image} ready, ${launch.repoDir} at ${launch.repoPath}`);
+      this.changed.fire(session);
+      return session;
+    } catch (error) {
+      this.session = undefined;
+      this.changed.fire(undefined);
+      throw error;
+    } finally {
+      this.starting = undefined;
+      cancel?.dispose();
+    }
+  }
+
+  step(): Promise<Stop> {
+    return this.drive('step', (d) => d.step());
+  }
+
+  continue(): Promise<Stop> {
+    return this.drive('continue', (d) => d.continue());
+  }
+
+  /** Runs until step `index` (0-based) is next. */
+  runTo(index: number): Promise<Stop> {
+    return this.drive(`run to step ${index + 1}`, (d) => d.runTo(index));
+  }
+
+  pause(): void {
+    this.requireSession().debug.pause();
+  }
+
+  addBreakpoint(breakpoint: Breakpoint): void {
+    this.requireSession().debug.breakpoints.push(breakpoint);
+    this.changed.fire(this.session);
+  }
+
+  removeBreakpoint(index: number): void {
+    this.requireSession().debug.breakpoints.splice(index, 1);
+    this.changed.fire(this.session);
+  }
+
+  /** The next action's text as it would run, asking its source if needed. */
+  async nextActionText(): Promise<string> {
+    const session = this.requireSession();
+    if (session.asking === 'person') return '';
+    if (session.state === 'running') throw new Error('the session is running: pause it first');
+    return (await session.debug.peekNext())?.action.raw ?? '';
+  }
+
+  /** Replaces the next action (or gives it, when the session waits for the person's). */
+  async editNext(text: string): Promise<NextAction | undefined> {
+    const session = this.requireSession();
+    const unreadable = typedAction(text, session.aci.tools).formatError;
+    if (unreadable !== undefined) throw new Error(`the tools cannot read this action: ${unreadable}`);
+    if (session.asking === 'person' && session.person) {
+      session.person.type(text);
+      return undefined;
+    }
+    const next = await session.debug.editNext(text);
+    this.log.info(`step ${session.index + 1}: next action edited to ${JSON.stringify(text)}`);
+    return next;
+  }
+
+  /** Ends the session: the sandbox is removed, the recorded trajectory kept for saving. */
+  async stop(): Promise<Trajectory | undefined> {
+    const session = this.session;
+    if (!session) return undefined;
+    if (session.state !== 'stopped') {
+      session.person?.end();
+      const [teardown, client] = [this.teardown.splice(0), this.languageClient];
+      this.languageClient = undefined;
+      await (await client?.catch(() => undefined))?.stop();
+      session.trajectory = await session.debug.finish();
+      for (const step of teardown) await step();
+      session.state = 'stopped';
+      this.lint.clear();
+      if (session.trajectory.outcome.error) this.log.warn(`${session.title}: ${session.trajectory.outcome.error}`);
+      this.log.info(`${session.title}: stopped after ${session.trajectory.steps.length} steps (${session.trajectory.outcome.exitStatus ?? 'stopped'})`);
+      this.changed.fire(session);
+    }
+    return session.trajectory;
+  }
+
+  /** Writes the recorded trajectory (stopping the session first): `.traj` as SWE-agent's format, else canonical JSON. */
+  async save(target: vscode.Uri): Promise<void> {
+    const trajectory = (await this.stop()) ?? this.session?.trajectory;
+    if (!trajectory) throw new Error('no session has run yet');
+    await writeTrajectoryFile(target.fsPath, trajectory);
+  }
+
+  override dispose(): void {
+    void this.stop().catch((error: unknown) => this.log.error('could not stop the session', error));
+    super.dispose();
+  }
+
+  private requireSession(): RunningSession {
+    if (!this.session || this.session.state === 'stopped') throw new Error('no session is running: replay a trajectory or start a live run first');
+    return this.session;
+  }
+
+  private setStarting(launch: SessionLaunch): void {
+    this.session = undefined;
+    this.starting = launch.image;
+    this.changed.fire(undefined);
+    this.log.info(`starting a container of ${launch.image} for a ${launch.mode}`);
+  }
+
+  private async drive(what: string, run: (debug: DebugSession) => Promise<Stop>): Promise<Stop> {
+    const session = this.requireSession();
+    if (session.state === 'running') throw new Error('the session is already running');
+    session.state = 'running';
+    this.changed.fire(session);
+    return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `SWE Workbench: ${what}`, cancellable: true }, async (progress, token) => {
+      const cancel = token.onCancellationRequested(() => session.debug.pause());
+      const listener = session.debug.on((event) => event.type === 'step-started' && progress.report({ message: `step ${event.index + 1}: ${event.next.action.tool ?? 'unparsed action'}` }));
+      try {
+        const stop = await run(session.debug);
+        session.lastStop = stop;
+        session.index = stop.index;
+        session.state = 'paused';
+        if (stop.error) void vscode.window.showErrorMessage(`SWE Workbench: step ${stop.index + 1} failed: ${stop.error}`);
+        return stop;
+      } finally {
+        session.asking = undefined;
+        if (session.state === 'running') session.state = 'paused';
+        cancel.dispose();
+        listener();
+        this.changed.fire(session);
+      }
+    });
+  }
+
+  private onEvent(session: RunningSession, event: SessionEvent): void {
+    switch (event.type) {
+      case 'asking':
+        session.asking = event.source;
+        session.index = event.index;
+        break;
+      case 'step-started':
+        session.asking = undefined;
+        session.index = event.index;
+        this.log.info(`step ${event.index + 1} (${event.source}): ${event.next.action.raw.split('\n')[0] ?? ''}`);
+        break;
+      case 'step-done':
+        session.entries.push({ step: event.step, ...(event.comparison ? { comparison: event.comparison } : {}) });
+        session.index = event.step.index + 1;
+        this.afterStep(session, event.step);
+        break;
+      case 'divergence':
+        this.log.warn(`step ${event.index + 1} diverged from the recording:\n${event.diff}`);
+        break;
+      case 'error':
+        this.log.error(`step ${event.index + 1}: ${event.message}`);
+        break;
+      case 'paused':
+        this.log.info(`paused before step ${event.index + 1}: ${event.message}`);
+        break;
+      case 'finished':
+        break;
+    }
+    this.changed.fire(session);
+  }
+
+  /** The agent may have changed any file: editors reload, and a rejected edit's lint shows as problems. */
+  private afterStep(session: RunningSession, step: Step): void {
+    const sandbox = session.aci.sandbox;
+    const previous = session.entries.at(-2)?.step.state?.openFile;
+    const edited = editedFile({ thought: step.thought, action: step.action }, previous ?? step.state?.openFile);
+    const touched = [step.state?.openFile, edited].filter((p): p is string => typeof p === 'string').map((p) => (p.startsWith('/') ? p : `${sandbox.repoPath}/${p}`));
+    this.files.changed(sandbox, touched);
+    const problems = lintProblems(step, touched.at(-1));
+    if (problems) this.lint.set(containerUri(sandbox, problems.file), problems.diagnostics);
+  }
+
+  private maybeStartLanguageClient(document: vscode.TextDocument): void {
+    const session = this.session;
+    if (!session || session.state === 'stopped' || document.languageId !== 'python') return;
+    if (document.uri.toString() !== containerUri(session.aci.sandbox, document.uri.path).toString() || this.languageClient) return;
+    this.languageClient = startContainerLanguageClient(session.aci.sandbox, this.log).catch((error: unknown) => {
+      this.log.error('Pyright could not start in the container', error);
+      void vscode.window.showWarningMessage(`SWE Workbench: go to definition is unavailable in the container: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    });
+  }
+
+  /** The source of actions after the recording: the configured policy, or the person. */
+  /** The live source, and what the recorded trajectory's meta says of it (as `swe-workbench run` writes it). */
+  private async liveSource(launch: SessionLaunch, tools: ReturnType<typeof toolSetFor>, signal: AbortSignal): Promise<{ source: ActionSource; meta: TrajectoryMeta }> {
+    const recording = launch.recording?.trajectory;
+    const scaffold = recording ? scaffoldOf(recording.meta) : 'thought_action';
+    if (launch.mode === 'fork' && launch.then === 'person') return { source: new PersonSource(tools), meta: { parseFunction: scaffold } };
+    const settings = readSettings();
+    const apiKey = await readApiKey(this.secrets);
+    let client: PolicyClient;
+    try {
+      client = await PolicyClient.connect({ baseUrl: settings.policy.url, ...(settings.policy.model ? { model: settings.policy.model } : {}), ...(apiKey ? { apiKey } : {}), logprobs: true, topLogprobs: 5 }, signal);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.policyChanged.fire({ reachable: false, message });
+      throw new Error(`the policy server at ${settings.policy.url} cannot be used: ${message}`);
+    }
+    this.policyChanged.fire({ model: client.model, reachable: true });
+    const systemPrompt = recording?.meta.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
+    const problemStatement = launch.problemStatement ?? recording?.task.problemStatement ?? '';
+    const instructions = recording?.meta.instructions ?? instructionsFor({ image: launch.image, repo: launch.repoDir, repoPath: launch.repoPath, problemStatement });
+    const onRetry = (r: { attempt: number; reason: string; delayMs: number }) => this.log.warn(`policy: attempt ${r.attempt} failed (${r.reason}); retrying in ${r.delayMs} ms`);
+    return { source: new PolicySource({ client, tools, scaffold, systemPrompt, instructions, onRetry }), meta: { model: client.model, parseFunction: scaffold, systemPrompt, instructions } };
+  }
+
+  private sourcesFor(launch: SessionLaunch, aci: AciSession, liveSource: { source: ActionSource; meta: TrajectoryMeta } | undefined): { sources: ActionSource[]; meta: TrajectoryMeta } {
+    const recording = launch.recording;
+    const live = liveSource?.source;
+    const meta: TrajectoryMeta = { ...(recording?.trajectory.meta.parseFunction ? { parseFunction: recording.trajectory.meta.parseFunction } : {}), ...liveSource?.meta, toolBundles: [...aci.tools.bundles] };
+    if (launch.mode === 'replay' && recording) return { sources: [new RecordingSource(recording.trajectory.steps, aci.tools)], meta };
+    if (launch.mode === 'fork' && recording && live) {
+      const fork = forkOf(recording.trajectory, recording.uri.fsPath, launch.at ?? 0, aci.tools, live);
+      return { sources: fork.sources, meta: { ...meta, parent: fork.parent } };
+    }
+    if (!live) throw new Error(`a ${launch.mode} needs a recording`);
+    return { sources: [live], meta };
+  }
+}

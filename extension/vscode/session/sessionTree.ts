@@ -1,0 +1,78 @@
+import * as vscode from 'vscode';
+import { describeBreakpoint } from '../../core/session/breakpoints';
+import { Disposable } from '../dispose';
+import type { RunningSession, SessionController, StepEntry } from './sessionController';
+
+export const SESSION_VIEW = 'sweWorkbench.session';
+
+export type SessionNode = { kind: 'session' } | { kind: 'step'; index: number } | { kind: 'breakpoint'; index: number };
+
+/** A step as the Session view shows it: its tool, exit code, and whether it diverged or could not be read. */
+export function stepItem(entry: StepEntry): vscode.TreeItem {
+  const { step, comparison } = entry;
+  const item = new vscode.TreeItem(`${step.index + 1}  ${step.action.tool ?? '(unparsed)'}`);
+  const marks = [
+    step.formatError !== undefined ? 'format error' : `exit ${step.exitCode ?? '?'}`,
+    ...(comparison ? [comparison.matched ? 'matched' : 'diverged'] : []),
+    ...(step.flags ?? []).filter((f) => f === 'lint-rejected' || f === 'edited'),
+  ];
+  item.description = marks.join(' · ');
+  const failed = step.formatError !== undefined || (step.exitCode ?? 0) !== 0;
+  item.iconPath = comparison && !comparison.matched ? new vscode.ThemeIcon('diff', new vscode.ThemeColor('problemsWarningIcon.foreground')) : failed ? new vscode.ThemeIcon('error', new vscode.ThemeColor('problemsErrorIcon.foreground')) : new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'));
+  const tooltip = new vscode.MarkdownString();
+  tooltip.appendCodeblock(step.action.raw, 'shell');
+  if (step.formatError) tooltip.appendMarkdown(`\n\n**Format error:** ${step.formatError.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&')}`);
+  if (comparison && !comparison.matched) tooltip.appendCodeblock(comparison.diff, 'diff');
+  item.tooltip = tooltip;
+  item.contextValue = 'sweWorkbench.sessionStep';
+  item.command = { command: 'sweWorkbench.session.revealStep', title: 'Reveal Step', arguments: [step.index] };
+  return item;
+}
+
+function sessionItem(session: RunningSession): vscode.TreeItem {
+  const item = new vscode.TreeItem(session.title, vscode.TreeItemCollapsibleState.Expanded);
+  const diverged = session.entries.filter((e) => e.comparison && !e.comparison.matched).length;
+  item.description = `${session.stateText} · ${session.entries.length} steps${diverged ? ` · ${diverged} diverged` : ''}`;
+  item.iconPath = new vscode.ThemeIcon(session.state === 'running' ? 'loading~spin' : session.state === 'stopped' ? 'debug-stop' : 'debug-pause');
+  item.contextValue = `sweWorkbench.session.${session.state}`;
+  item.tooltip = `container ${session.aci.sandbox.id.slice(0, 12)} of ${session.launch.image}, repository at ${session.launch.repoPath}`;
+  return item;
+}
+
+/** The running replay or live run: the session, its breakpoints, and its steps as they happen. */
+export class SessionTreeProvider extends Disposable implements vscode.TreeDataProvider<SessionNode> {
+  private readonly changed = this._register(new vscode.EventEmitter<SessionNode | undefined>());
+  readonly onDidChangeTreeData = this.changed.event;
+
+  constructor(private readonly controller: SessionController) {
+    super();
+    this._register(controller.onDidChange(() => this.changed.fire(undefined)));
+  }
+
+  getTreeItem(node: SessionNode): vscode.TreeItem {
+    const session = this.controller.current;
+    if (!session) return new vscode.TreeItem('no session');
+    if (node.kind === 'session') return sessionItem(session);
+    if (node.kind === 'breakpoint') {
+      const breakpoint = session.debug.breakpoints[node.index];
+      const item = new vscode.TreeItem(breakpoint ? `break at ${describeBreakpoint(breakpoint)}` : 'breakpoint');
+      item.iconPath = new vscode.ThemeIcon('debug-breakpoint', new vscode.ThemeColor('debugIcon.breakpointForeground'));
+      item.contextValue = 'sweWorkbench.sessionBreakpoint';
+      return item;
+    }
+    const entry = session.entries[node.index];
+    return entry ? stepItem(entry) : new vscode.TreeItem(`step ${node.index + 1}`);
+  }
+
+  getChildren(node?: SessionNode): SessionNode[] {
+    const session = this.controller.current;
+    if (!session) return [];
+    if (!node) return [{ kind: 'session' }];
+    if (node.kind !== 'session') return [];
+    return [...session.debug.breakpoints.map((_, index) => ({ kind: 'breakpoint' as const, index })), ...session.entries.map((_, index) => ({ kind: 'step' as const, index }))];
+  }
+
+  getParent(node: SessionNode): SessionNode | undefined {
+    return node.kind === 'session' ? undefined : { kind: 'session' };
+  }
+}

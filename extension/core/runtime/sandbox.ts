@@ -19,6 +19,12 @@ export interface ExecResult {
   output: string;
   exitCode: number;
   timedOut: boolean;
+  /**
+   * The command could not be stopped (it ignored SIGINT and outlived SIGKILL of its children,
+   * or the shell itself hung) and a fresh shell replaced the session's: cwd, variables and
+   * functions are back to their start.
+   */
+  shellRestarted?: boolean;
   /** Bytes of output dropped because of `maxOutputBytes`. */
   truncatedBytes: number;
   durationMs: number;

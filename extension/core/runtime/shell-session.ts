@@ -125,8 +125,6 @@ export class ShellSession {
   private disposed = false;
   /** Set when a command had to be stopped; the next command first syncs with the shell. */
   private settling = false;
-  /** Set when a command could not be interrupted and the shell was started afresh. */
-  restarts = 0;
 
   constructor(
     private readonly host: ShellHost,
@@ -211,6 +209,7 @@ export class ShellSession {
       output: result.timedOut ? result.text.replace(TCSETATTR_NOISE, '') : result.text,
       exitCode: result.code === 'closed' ? await this.closedExitCode() : result.code,
       timedOut: result.timedOut,
+      ...(result.restarted ? { shellRestarted: true } : {}),
       truncatedBytes: result.dropped,
       durationMs: performance.now() - started,
     };
@@ -232,7 +231,7 @@ export class ShellSession {
     purpose: 'start' | 'command',
     timeoutMs = 30_000,
     cap = 1 << 20,
-  ): Promise<{ text: string; code: number | 'closed'; timedOut: boolean; dropped: number }> {
+  ): Promise<{ text: string; code: number | 'closed'; timedOut: boolean; restarted: boolean; dropped: number }> {
     const shell = this.shell!;
     const seq = ++this.seq;
     const output = new CappedOutput(purpose === 'start' ? 1 << 16 : cap);
@@ -240,6 +239,7 @@ export class ShellSession {
     const line = `${body}; printf '\\n%s%d %d\\n' ${this.markerPrefix} ${seq} ${status}\n`;
     return new Promise((resolve, reject) => {
       let timedOut = false;
+      let restarted = false;
       let cancelled = false;
       let stopping: Promise<void> | undefined;
       let timer: NodeJS.Timeout | undefined;
@@ -251,7 +251,7 @@ export class ShellSession {
         wake();
         const settle = () => {
           if (cancelled) reject(new CancelledError(typeof signal?.reason === 'string' ? signal.reason : 'cancelled'));
-          else resolve({ text: output.text(), code, timedOut, dropped: output.dropped });
+          else resolve({ text: output.text(), code, timedOut, restarted, dropped: output.dropped });
         };
         // A signal still on its way must land before the next command starts, not on it.
         if (stopping) void stopping.then(settle);
@@ -279,7 +279,7 @@ export class ShellSession {
           });
         }
         if (!running()) return;
-        this.restarts++;
+        restarted = true;
         await this.host.signalTree(this.pid, 'kill-all').catch(() => undefined);
         await shell.kill().catch(() => undefined);
         if (this.shell === shell) this.shell = undefined;

@@ -96,6 +96,16 @@ for (const kind of sandboxKinds()) {
       assert.equal((await sb.exec('echo $KEPT')).output, eol('yes\n'));
     });
 
+    test('a shell that ignores SIGINT is replaced, and the result says so', async () => {
+      await sb.exec('cd ledger');
+      const r = await sb.exec('trap "" INT; while :; do :; done', { timeoutMs: 500 });
+      assert.equal(r.timedOut, true);
+      assert.equal(r.shellRestarted, true);
+      const next = await sb.exec('pwd; echo "[$KEPT]"');
+      assert.equal(next.output, eol(`${sb.repoPath}\n[]\n`));
+      assert.equal(next.shellRestarted, undefined);
+    });
+
     test('cuts output over the cap and counts the bytes left out', async () => {
       const r = await sb.exec('seq 1 100000', { maxOutputBytes: 1000 });
       const full = eol(Array.from({ length: 100000 }, (_, i) => `${i + 1}\n`).join(''));

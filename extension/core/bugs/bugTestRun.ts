@@ -64,7 +64,7 @@ export async function prepareRepo(sandbox: Sandbox, bug: BugArtifact, state: Rep
   if (r.exitCode !== 0) throw new Error(`preparing the repository (${describeState(state)}) failed: ${r.output.trim().slice(-500)}`);
 }
 
-export function describeState(state: RepoState): string {
+function describeState(state: RepoState): string {
   const parts = [state.bug ? 'bug applied' : 'original code', state.weaken ? 'tests weakened' : 'original tests'];
   if (state.restore?.length) parts.push(`restored ${state.restore.join(', ')}`);
   return parts.join(', ');

@@ -5,10 +5,6 @@ export type TestStatus = (typeof TEST_STATUSES)[number];
 /** Test id -> status, in the order the tests were first seen. */
 export type TestStatusMap = Map<string, TestStatus>;
 
-export function isTestStatus(value: string): value is TestStatus {
-  return (TEST_STATUSES as readonly string[]).includes(value);
-}
-
 export function statusMapToObject(map: TestStatusMap): Record<string, TestStatus> {
   return Object.fromEntries(map);
 }

@@ -205,7 +205,7 @@ export class DebugSession {
   private async currentPatch(): Promise<string | undefined> {
     const { sandbox, config } = this.options.aci;
     const base = config.baseCommit ? ` ${shellQuote(config.baseCommit)}` : '';
-    const result = await sandbox.exec(`git add -A && git diff --cached${base}`, { cwd: sandbox.repoPath });
+    const result = await sandbox.exec(`git add -A && git --no-pager diff --no-color --cached${base}`, { cwd: sandbox.repoPath });
     return result.exitCode === 0 ? result.output : undefined;
   }
 

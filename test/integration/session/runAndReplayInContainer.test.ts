@@ -88,16 +88,19 @@ describe('swe-workbench run and replay in a real container', () => {
     assert.deepEqual(lines[4], { summary: { steps: 4, recorded: 4, matched: 4, firstDivergence: null, stop: 'submitted' } });
   });
 
-  test('a recording made under a pseudo-terminal (\\r\\n line ends) replays under one, matched only when line endings are forgiven', async () => {
+  test('a recording made under a pseudo-terminal (\\r\\n line ends) replays under one with the same line ends, matched with line ends compared exactly', async () => {
     const live = await readTrajectory(recorded());
     const ptyRecording = { ...live, meta: { ...live.meta, pty: true }, steps: live.steps.map((s) => ({ ...s, observation: s.observation.replace(/\n/g, '\r\n') })) };
     const file = path.join(work, 'pty.json');
     await writeFile(file, JSON.stringify(ptyRecording));
-    const forgiving = await runCli(replayCommand, [file, '--image', TEST_IMAGE, '--repo', repo.dir, '--workdir', '/repo', '--json', '--until', '2']);
-    assert.equal(forgiving.code, 0, forgiving.stdout);
     const strict = await runCli(replayCommand, [file, '--image', TEST_IMAGE, '--repo', repo.dir, '--workdir', '/repo', '--json', '--until', '2', '--forgive', 'trailing-whitespace']);
-    assert.equal(strict.code, 1);
-    assert.deepEqual(jsonLines(strict.stdout).map((l) => l.matched), [true, false, undefined]);
+    assert.equal(strict.code, 0, strict.stdout);
+    assert.deepEqual(jsonLines(strict.stdout).map((l) => l.matched), [true, true, undefined]);
+    const withoutPty = path.join(work, 'pty-unmarked.json');
+    await writeFile(withoutPty, JSON.stringify({ ...ptyRecording, meta: { ...ptyRecording.meta, pty: false } }));
+    const unmarked = await runCli(replayCommand, [withoutPty, '--image', TEST_IMAGE, '--repo', repo.dir, '--workdir', '/repo', '--json', '--until', '2', '--forgive', 'trailing-whitespace']);
+    assert.equal(unmarked.code, 1);
+    assert.deepEqual(jsonLines(unmarked.stdout).map((l) => l.matched), [true, false, undefined]);
   });
 
   test('replay --until 2 replays only the first two steps', async () => {

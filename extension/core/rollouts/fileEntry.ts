@@ -54,6 +54,11 @@ const TAIL_BYTES = 256;
  */
 const readWhole = promisify(readFileCallback);
 
+/** Same size and mtime as when the entry was read: the entry still holds. */
+export function isUnchanged(previous: FileEntry, stat: { size: number; mtimeMs: number }): boolean {
+  return previous.size === stat.size && previous.mtimeMs === stat.mtimeMs;
+}
+
 export async function scanFile(
   root: string,
   path: string,
@@ -62,7 +67,7 @@ export async function scanFile(
   readFacts: FactsReader,
   signal?: AbortSignal,
 ): Promise<FileScan> {
-  if (previous && previous.size === stat.size && previous.mtimeMs === stat.mtimeMs) return { entry: previous, mode: 'cached', bytesRead: 0 };
+  if (previous && isUnchanged(previous, stat)) return { entry: previous, mode: 'cached', bytesRead: 0 };
   const abs = join(root, path);
   const entry: FileEntry = { path, size: stat.size, mtimeMs: stat.mtimeMs, trajectories: [], predictions: [], evaluations: [], errors: [] };
   const sink = new DocumentSink(entry, basename(path), basename(dirname(abs)), readFacts);

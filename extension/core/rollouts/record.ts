@@ -2,9 +2,8 @@ import { z } from 'zod';
 import { TrajectoryFormatSchema } from '../trajectory/model';
 
 /**
- * What the rollout index keeps per trajectory, per evaluation and per prediction. These are
- * also the shapes of the cache file, so each is a zod schema: a cache read back from disk is
- * validated like any other input.
+ * What the rollout index keeps per trajectory, per evaluation and per prediction: the shapes of
+ * the cache file's entries, which the cache's checksum vouches for when it is read back.
  */
 
 export const FAILURE_CLASSES = [

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cacheFile } from '../../../extension/core/rollouts/indexCache';
@@ -94,8 +94,19 @@ describe('index cache', () => {
   test('a cache of the wrong shape is discarded', async () => {
     writeFileSync(cacheFile(cacheDir, root), JSON.stringify({ version: 1, root, files: [{ path: 3 }] }));
     const index = await countingIndex(root, cacheDir).run();
-    assert.match(index.stats.cacheDiscarded ?? '', /^cache does not match version 1/);
+    assert.match(index.stats.cacheDiscarded ?? '', /^cache does not match version 2/);
     assert.equal(index.stats.filesRead, index.stats.files);
+  });
+
+  test('a cache whose entries were changed after writing is discarded and rebuilt with the same rows', async () => {
+    const { run } = countingIndex(root, cacheDir);
+    const first = await run();
+    const file = cacheFile(cacheDir, root);
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"steps":', '"steps":1'));
+    const rebuilt = await countingIndex(root, cacheDir).run();
+    assert.equal(rebuilt.stats.cacheDiscarded, 'cache entries do not match their checksum');
+    assert.equal(rebuilt.stats.filesRead, rebuilt.stats.files);
+    assert.deepEqual(rebuilt.rollouts, first.rollouts);
   });
 });
 

@@ -3,8 +3,18 @@ import type { ToolSet } from '../aci/tool-registry';
 import { splitShellWords } from '../aci/shell-words';
 import type { ParsedAction } from './action-text';
 
-/** The registry's tools for a recording's bundles, leaving out bundles the registry does not host. */
+/** Tool sets by bundle list: a run's trajectories share a few lists, and each unhosted bundle costs a thrown error. */
+const toolSets = new Map<string, ToolSet>();
+
 function toolSetOf(bundles: readonly string[] | undefined): ToolSet {
+  const key = bundles === undefined ? '' : JSON.stringify(bundles);
+  let tools = toolSets.get(key);
+  if (!tools) toolSets.set(key, (tools = hostedToolSet(bundles)));
+  return tools;
+}
+
+/** The registry's tools for a recording's bundles, leaving out bundles the registry does not host. */
+function hostedToolSet(bundles: readonly string[] | undefined): ToolSet {
   if (!bundles) return toolSetFor();
   const hosted = bundles.filter((b) => {
     try {

@@ -2,7 +2,7 @@
 // driven through the smoke-test driver) and `e2e` (Playwright tests against code-server with the
 // packaged extension installed). Writes {"passed","failed","skipped","failures"} to the counts
 // file and always stops code-server and the browser it started, also on failure.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, writeFileSync, rmSync, mkdirSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -24,17 +24,19 @@ if (!['vscode', 'e2e'].includes(suite) || !countsFile) {
 }
 const fixture = (p) => join(repoRoot, '../shared/fixtures/third-party', p);
 
-async function bundleTests(dir, format, external) {
+// The extension-host suites are bundled like the extension (native add-ons and mocha external);
+// the Playwright suites run under plain Node and keep every package external.
+async function bundleTests(dir, format, externals) {
   const source = join(repoRoot, 'test', dir);
   const entries = readdirSync(source).filter((f) => f.endsWith('.test.ts') || f === 'index.ts').map((f) => join(source, f));
   const outdir = join(repoRoot, 'dist/test', dir);
   rmSync(outdir, { recursive: true, force: true });
-  await esbuild.build({ entryPoints: entries, outdir, bundle: true, platform: 'node', format, target: 'node20', sourcemap: 'inline', external, logLevel: 'warning' });
+  await esbuild.build({ entryPoints: entries, outdir, bundle: true, platform: 'node', format, target: 'node20', sourcemap: 'inline', ...externals, logLevel: 'warning' });
   return outdir;
 }
 
 async function runExtensionHostSuite(server, workspace) {
-  const testsDir = await bundleTests('vscode', 'cjs', ['vscode', 'mocha']);
+  const testsDir = await bundleTests('vscode', 'cjs', { external: ['vscode', 'mocha', 'cpu-features', 'ssh2', 'pyright'] });
   const browser = await launchBrowser();
   try {
     let counts;
@@ -60,16 +62,18 @@ async function runExtensionHostSuite(server, workspace) {
 }
 
 async function runPlaywrightSuite(server, workspace) {
-  const testsDir = await bundleTests('e2e', 'cjs', ['playwright-core', 'esbuild']);
+  const testsDir = await bundleTests('e2e', 'cjs', { packages: 'external' });
   const files = readdirSync(testsDir).filter((f) => f.endsWith('.test.js')).map((f) => join(testsDir, f));
   const out = join(repoRoot, 'test/e2e/out');
   mkdirSync(out, { recursive: true });
   const counts = join(server.home, 'e2e-counts.json');
-  const r = spawnSync(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${join(repoRoot, 'scripts/count-reporter.mjs')}`, `--test-reporter-destination=${counts}`, ...files], {
+  const child = spawn(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${join(repoRoot, 'scripts/count-reporter.mjs')}`, `--test-reporter-destination=${counts}`, ...files], {
     cwd: repoRoot,
     stdio: 'inherit',
     env: { ...process.env, SWE_WORKBENCH_E2E_URL: server.url, SWE_WORKBENCH_E2E_WORKSPACE: workspace, SWE_WORKBENCH_E2E_SETTINGS: server.userSettingsFile, SWE_WORKBENCH_E2E_OUT: out },
   });
+  stopOnSignal.push(() => child.kill('SIGTERM'));
+  const r = await new Promise((resolve) => child.once('exit', (status, signal) => resolve({ status, signal })));
   const result = existsSync(counts) ? JSON.parse((await import('node:fs')).readFileSync(counts, 'utf8')) : undefined;
   if (!result) return { passed: 0, failed: 1, skipped: 0, failures: [`e2e: node --test exited with ${r.status ?? r.signal} and no counts`] };
   if (r.status !== 0 && result.failed === 0) result.failures.push(`e2e: node --test exited with ${r.status ?? r.signal}`), result.failed++;
@@ -78,13 +82,23 @@ async function runPlaywrightSuite(server, workspace) {
 
 let server;
 let counts;
+const stopOnSignal = [];
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, async () => {
+    console.error(`run-vscode-tests: ${signal}, stopping code-server`);
+    for (const stop of stopOnSignal) stop();
+    await server?.stop();
+    process.exit(1);
+  });
+}
 try {
-  buildExtension();
+  buildExtension(suite === 'e2e' ? 'production' : 'development');
   const vsix = suite === 'e2e' ? packageExtension(join(repoRoot, 'dist')) : undefined;
   server = await startCodeServer({ vscodeOptions: suite === 'vscode' ? ['enable-smoke-test-driver'] : [], vsix });
   const workspace = makeWorkspace(server.home, {
     'marshmallow-1867.windowed.traj': fixture('swe-agent/marshmallow-1867.windowed.traj'),
     'basic.json': fixture('openhands/basic.json'),
+    'truncated.traj': join(repoRoot, 'test/fixtures/trajectories/malformed/truncated.traj'),
   });
   counts = suite === 'vscode' ? await runExtensionHostSuite(server, workspace) : await runPlaywrightSuite(server, workspace);
 } catch (error) {

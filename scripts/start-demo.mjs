@@ -42,7 +42,7 @@ function layOutWorkspace(home) {
 
 const started = Date.now();
 console.log('start-demo: building and packaging the extension');
-buildExtension();
+buildExtension('production');
 const home = mkdtempSync(join(tmpdir(), 'swe-workbench-demo-'));
 const vsix = packageExtension(home);
 const workspace = layOutWorkspace(home);

@@ -70,7 +70,7 @@ async function timeTextOpen(page: Page, file: string, firstText: string): Promis
 }
 
 async function main(): Promise<void> {
-  buildExtension();
+  buildExtension('production');
   const server = await startCodeServer({ vsix: packageExtension(path.resolve(__dirname, '../../dist')) });
   const browser = await launchBrowser();
   try {

@@ -105,6 +105,14 @@ describe('the trajectory stepper in code-server', () => {
     await tab.waitFor({ state: 'detached', timeout: 10_000 });
   });
 
+  test('a malformed file shows where it breaks instead of a blank view', async () => {
+    const broken = await openFileInWebview(page, 'truncated.traj', '.load-error');
+    const message = await broken.locator('.load-error').textContent();
+    assert.match(message ?? '', /^Cannot open this trajectory/);
+    assert.match(message ?? '', /truncated\.traj: line \d+/);
+    assert.equal(await broken.locator('#timeline').count(), 0);
+  });
+
   async function goTo(n: number): Promise<void> {
     await stepper.locator('#timeline').focus();
     await page.keyboard.press('g');
@@ -113,6 +121,7 @@ describe('the trajectory stepper in code-server', () => {
   }
 
   test('comes back on the same step after being hidden behind another editor', async () => {
+    stepper = await openFileInWebview(page, FILE, '#step-title');
     await goTo(7);
     await expectStep(7, 'edit 1475:1475');
     await quickOpen(page, 'basic.json');

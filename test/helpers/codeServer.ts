@@ -25,8 +25,9 @@ function run(command: string, args: string[], cwd = repoRoot): void {
   if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} failed with ${r.status ?? r.signal}`);
 }
 
-export function buildExtension(): void {
-  run(process.execPath, [path.join(repoRoot, 'scripts/build.mjs')]);
+/** Builds the bundles; `production` minifies them as a packaged extension ships them. */
+export function buildExtension(mode: 'development' | 'production' = 'development'): void {
+  run(process.execPath, [path.join(repoRoot, 'scripts/build.mjs'), ...(mode === 'production' ? ['--production'] : [])]);
 }
 
 /** Packages the extension as users get it and returns the .vsix path. */

@@ -38,14 +38,14 @@ async function timeTableOpen(page: Page): Promise<{ ms: number; frame: Frame }> 
   const shown = await frame.waitForFunction((mark) => {
     const entry = performance.getEntriesByName(mark)[0];
     return entry && performance.timeOrigin + entry.startTime;
-  }, FIRST_ROWS_MARK);
+  }, FIRST_ROWS_MARK, { timeout: 120_000 });
   return { ms: ((await shown.jsonValue()) as number) - start, frame };
 }
 
 async function timeTextOpen(page: Page, file: string): Promise<number> {
   const start = await browserNow(page);
   await quickOpen(page, file);
-  const shown = await page.waitForFunction(() => document.querySelector('.editor-instance .view-lines')?.textContent?.includes('trajectory_steps') && Date.now(), undefined, { polling: 'raf' });
+  const shown = await page.waitForFunction(() => document.querySelector('.editor-instance .view-lines')?.textContent?.includes('trajectory_steps') && Date.now(), undefined, { polling: 'raf', timeout: 120_000 });
   return ((await shown.jsonValue()) as number) - start;
 }
 

@@ -10,6 +10,12 @@ import type { Sandbox, SandboxOptions } from '../../../extension/core/runtime/sa
 import { sandboxKinds } from './sandbox-kinds';
 import { sampleGitRepo } from './fixture-repo';
 
+// LocalSandbox processes share the host's process table with any other run of these tests:
+// durations unique to this run keep the process counts apart.
+const RUN = String(process.pid).padStart(7, '0');
+const SLEEP_A = `sleep 31${RUN}`;
+const SLEEP_B = `sleep 32${RUN}`;
+
 const BINARY = Buffer.from(Array.from({ length: 256 }, (_, i) => i).concat([0, 0, 13, 10, 255, 254]));
 
 function countProcesses(sb: Sandbox, pattern: string): Promise<number> {
@@ -71,10 +77,10 @@ for (const kind of sandboxKinds()) {
 
     test('a timeout kills the running processes and the session goes on', async () => {
       await sb.exec('export KEPT=yes');
-      const r = await sb.exec('for i in 1 2 3; do sleep 313 | cat; echo never; done', { timeoutMs: 700 });
+      const r = await sb.exec(`for i in 1 2 3; do ${SLEEP_A} | cat; echo never; done`, { timeoutMs: 700 });
       assert.equal(r.timedOut, true);
       assert.ok(!r.output.includes('never'), r.output);
-      assert.equal(await countProcesses(sb, 'sleep 313'), 0);
+      assert.equal(await countProcesses(sb, SLEEP_A), 0);
       const next = await sb.exec('echo $KEPT');
       assert.equal(next.output, eol('yes\n'));
       assert.equal(next.timedOut, false);
@@ -88,11 +94,11 @@ for (const kind of sandboxKinds()) {
 
     test('a program that ignores SIGINT is killed on timeout', async () => {
       // An ignored signal stays ignored across exec, so sleep itself ignores SIGINT.
-      const r = await sb.exec(`bash -c 'trap "" INT; echo up; exec sleep 314'`, { timeoutMs: 1500 });
+      const r = await sb.exec(`bash -c 'trap "" INT; echo up; exec ${SLEEP_B}'`, { timeoutMs: 1500 });
       assert.equal(r.timedOut, true);
       // What the shell adds after the kill depends on the terminal (a pty's job control prints "Killed").
       assert.ok(r.output.startsWith(eol('up\n')), r.output);
-      assert.equal(await countProcesses(sb, 'sleep 314'), 0);
+      assert.equal(await countProcesses(sb, SLEEP_B), 0);
       assert.equal((await sb.exec('echo $KEPT')).output, eol('yes\n'));
     });
 
@@ -115,7 +121,7 @@ for (const kind of sandboxKinds()) {
     });
 
     test('a command that reads stdin gets end-of-file instead of hanging', async () => {
-      const r = await sb.exec('read -r line; echo "read=$? line=$line"; cat; python3 -c "import sys; print(len(sys.stdin.read()))"');
+      const r = await sb.exec('read -r line; echo "read=$? line=$line"; cat; wc -c');
       assert.equal(r.output, eol('read=1 line=\n0\n'));
       assert.equal(r.timedOut, false);
     });
@@ -171,7 +177,7 @@ for (const kind of sandboxKinds()) {
     });
 
     test('spawn runs a process with its own stdin, stdout and stderr', async () => {
-      const p = await sb.spawn(['python3', '-c', 'import sys; data=sys.stdin.read(); print(data.upper()); print("warn", file=sys.stderr); sys.exit(5)'], { env: { X: '1' } });
+      const p = await sb.spawn(['sh', '-c', 'tr a-z A-Z; echo; echo "warn $X" >&2; exit 5'], { env: { X: '1' } });
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       p.stdout.on('data', (c: Buffer) => out.push(c));
@@ -179,7 +185,7 @@ for (const kind of sandboxKinds()) {
       p.stdin.end('hello lsp');
       assert.equal(await p.exited, 5);
       assert.equal(Buffer.concat(out).toString(), 'HELLO LSP\n');
-      assert.equal(Buffer.concat(err).toString(), 'warn\n');
+      assert.equal(Buffer.concat(err).toString(), 'warn 1\n');
     });
   });
 }

@@ -70,6 +70,7 @@ export class RolloutIndexer {
     if (!this.loaded && cacheDir) {
       const cache = await loadCache(cacheDir, this.root);
       this.entries = cache.entries;
+      this.joined = cache.rollouts;
       this.cacheDiscarded = cache.discarded;
     }
     this.loaded = true;
@@ -82,7 +83,7 @@ export class RolloutIndexer {
     this.entries = next;
     if (changed || !this.joined) this.joined = joinRollouts(next.values());
     if (cacheDir && (changed || this.cacheDiscarded)) {
-      await saveCache(cacheDir, this.root, [...next.values()].sort((a, b) => (a.path < b.path ? -1 : 1)));
+      await saveCache(cacheDir, this.root, [...next.values()].sort((a, b) => (a.path < b.path ? -1 : 1)), this.joined);
       this.cacheDiscarded = undefined;
     }
     const errors = [...listing.errors, ...[...next.values()].flatMap((e) => e.errors)].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));

@@ -9,14 +9,14 @@ import { CancelledError, InputError, jsonPath } from '../core/errors';
 import { PolicyClient, PolicyError, type PolicyClientOptions, type RetryRecord } from '../core/policy/policyClient';
 import { SCAFFOLDS, type Scaffold } from '../core/policy/scaffolds';
 import { PolicySource, type ActionSource } from '../core/session/actionSources';
-import { startContainerSession } from '../core/session/containerSession';
+import { replaySettings, startContainerSession, type ReplaySettings } from '../core/session/containerSession';
 import { toolSetFor } from '../core/aci/standard-tools';
 import type { ToolSet } from '../core/aci/tool-registry';
 import { DebugSession } from '../core/session/debugSession';
 import { forkOf, scaffoldOf } from '../core/session/fork';
 import { writeTrajectoryFile } from '../core/session/trajectoryRecorder';
 import { loadTrajectory } from '../core/trajectory/load';
-import type { TrajectoryMeta } from '../core/trajectory/model';
+import type { Trajectory, TrajectoryMeta } from '../core/trajectory/model';
 import { CliError, parseCommandArgs, type Command } from './command';
 
 const USAGE = `usage: swe-workbench run --task TASK.json --policy-url URL --model NAME --out FILE
@@ -103,6 +103,17 @@ function defined<T extends Record<string, unknown>>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
+function forkEnvironment(parent: Trajectory, file: string): { settings: ReplaySettings; meta: TrajectoryMeta } {
+  let settings: ReplaySettings;
+  try {
+    settings = replaySettings(parent);
+  } catch (err) {
+    throw new InputError(file, undefined, (err as Error).message);
+  }
+  const { pty, toolEnvVariables, toolRegistryVariables } = parent.meta;
+  return { settings, meta: defined({ pty, toolEnvVariables, toolRegistryVariables }) };
+}
+
 export const command: Command = {
   async run(argv, ctx) {
     const { values, positionals } = parseCommandArgs(argv, {
@@ -168,7 +179,9 @@ export const command: Command = {
     const systemPrompt = parent?.meta.systemPrompt ?? task.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
     const onRetry = (r: RetryRecord) => ctx.stderr.write(`policy: attempt ${r.attempt} failed (${r.reason}); retrying in ${r.delayMs} ms\n`);
     const live = new PolicySource({ client, tools, scaffold, systemPrompt, instructions, onRetry, ...(observationWindow !== undefined ? { observationWindow } : {}) });
-    const meta: TrajectoryMeta = { model: client.model, parseFunction: scaffold, toolBundles: [...tools.bundles], systemPrompt, instructions };
+    // A fork runs its tools as the recording did (terminal, window...), so its replayed steps print the same.
+    const inherited = parent ? forkEnvironment(parent, values.fork!) : undefined;
+    const meta: TrajectoryMeta = { model: client.model, parseFunction: scaffold, toolBundles: [...tools.bundles], systemPrompt, instructions, ...inherited?.meta };
     let sources: ActionSource[] = [live];
     if (parent && at !== undefined) {
       const fork = forkOf(parent, values.fork!, at, tools, live);
@@ -181,6 +194,7 @@ export const command: Command = {
       repoPath: task.repoPath,
       role: 'run',
       tools,
+      ...(inherited ? { tty: inherited.settings.tty, config: inherited.settings.config ?? {} } : {}),
       signal: ctx.signal,
       ...(task.baseCommit ? { baseCommit: task.baseCommit } : {}),
     });

@@ -128,7 +128,7 @@ async function main(): Promise<void> {
     const firstStep = median(stepperOpen);
     console.log(`\nfirst step shown in ${firstStep.toFixed(0)} ms (target < 500 ms): ${firstStep < 500 ? 'met' : 'NOT met'}; ${median(stepperInView).toFixed(0)} ms of it after the view's document started loading`);
   } catch (error) {
-    await browser.page.screenshot({ path: '/tmp/bench-fail.png' });
+    await browser.page.screenshot({ path: path.resolve(__dirname, '../out/stepper-failure.png') });
     throw error;
   } finally {
     await browser.close();

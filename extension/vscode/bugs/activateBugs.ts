@@ -14,6 +14,13 @@ import { CheckResults, describeCheck } from './checkResults';
 
 export const BUGS_VIEW = 'sweWorkbench.bugs';
 
+/** What `sweWorkbench.bugs.refresh` returns, so callers in the extension host can read both views. */
+export interface BugsViewState {
+  folders: BugFolder[];
+  tree: vscode.TreeDataProvider<BugsNode>;
+  tests: vscode.TestItemCollection;
+}
+
 const Where = { repo: z.string().min(1).optional(), image: z.string().min(1).optional() };
 const RunChecksArgs = z.strictObject({ bug: z.string().min(1), ...Where });
 const CaptureArgs = z.strictObject({ target: z.string().min(1).optional(), ...Where });
@@ -97,10 +104,10 @@ export function activateBugs(context: vscode.ExtensionContext, log: vscode.LogOu
     view,
     testing,
     evidence,
-    vscode.commands.registerCommand('sweWorkbench.bugs.refresh', async (): Promise<BugFolder[]> => {
+    vscode.commands.registerCommand('sweWorkbench.bugs.refresh', async (): Promise<BugsViewState> => {
       const folders = await tree.refresh();
       await testing.sync();
-      return folders;
+      return { folders, tree, tests: testing.controller.items };
     }),
     vscode.commands.registerCommand('sweWorkbench.bugs.runChecks', runChecks),
     vscode.commands.registerCommand('sweWorkbench.bugs.capture', capture),

@@ -57,7 +57,8 @@ export function activateReward(context: vscode.ExtensionContext, log: vscode.Log
  * as SWE-smith and SWE-bench write one folder per instance.
  */
 async function pickRewardSources(): Promise<RewardSources | undefined> {
-  const picked = await vscode.window.showOpenDialog({
+  const active = vscode.window.activeTextEditor?.document.uri;
+  const picked = active?.scheme === 'file' && path.basename(active.fsPath) === 'report.json' ? [active] : await vscode.window.showOpenDialog({
     title: 'Grade: pick a test output with its task instance, or a report.json',
     canSelectMany: true,
     openLabel: 'Grade',

@@ -2,25 +2,17 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { HOSTILE_PATCH } from '../../builders/hostilePatch';
 import { renderPatch } from '../../../webview/patch/patchHtml';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const validBug = path.join(repoRoot, 'test/fixtures/bugs/valid-allocate-and-close');
 
-/** Markup in every place a patch carries text: paths, the hunk section, removed and added lines. */
-const HOSTILE = `diff --git a/x<script>alert(1)</script>.py b/x<script>alert(1)</script>.py
---- a/x<script>alert(1)</script>.py
-+++ b/x<script>alert(1)</script>.py
-@@ -1,2 +1,2 @@ def <img src=x onerror=alert(2)>
--old = "<script>alert(3)</script>"
-+new = "<img src=x onerror=alert(4)>"
- keep = '"&'
-`;
 
 describe('the patch view renders diffs with diff2html', () => {
   test('every piece of a hostile patch is escaped: no tag, no handler attribute reaches the markup', () => {
     for (const layout of ['side-by-side', 'line-by-line'] as const) {
-      const rendered = renderPatch(HOSTILE, layout);
+      const rendered = renderPatch(HOSTILE_PATCH, layout);
       assert.equal(rendered.kind, 'rendered');
       if (rendered.kind !== 'rendered') return;
       assert.doesNotMatch(rendered.html, /<script/i, layout);

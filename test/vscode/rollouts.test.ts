@@ -101,6 +101,17 @@ describe('the Rollouts view in the extension host', () => {
     assert.deepEqual({ index: opened.index, reason: opened.reason }, { index: 5, reason: 'submission' });
   });
 
+  it('opens a JSONL rollout on its own record, not the file\'s first', async () => {
+    const opened = await vscode.commands.executeCommand<{ uri: vscode.Uri }>('sweWorkbench.rollouts.open', 'run/rllm/episodes.jsonl:2');
+    assert.equal(opened.uri.query, 'record=1');
+    const response = await api.trajectoryEditor.request(opened.uri, { kind: 'request', id: nextId++, method: 'trajectory/open', params: {} });
+    assert.ok(response?.ok, 'the stepper answers for the second record');
+    const header = response.result as { stepCount: number; instanceId?: string };
+    assert.deepEqual({ stepCount: header.stepCount, instanceId: header.instanceId }, { stepCount: 6, instanceId: S3 }, 'record 1 has 6 steps, record 0 has 4');
+    const firstRecord = vscode.Uri.file(path.join(folder.root, 'run/rllm/episodes.jsonl'));
+    await assert.rejects(api.trajectoryEditor.request(firstRecord, { kind: 'request', id: nextId++, method: 'trajectory/open', params: {} }), /no stepper is open/);
+  });
+
   it('serves the table by query and range, and says why a filter is invalid', async () => {
     const query = { sort: { column: 'steps', descending: true }, filter: 'format=swe-agent and instance~acme', search: '' };
     const result = await table('rollouts/query', query);

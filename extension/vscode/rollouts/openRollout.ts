@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { jsonlLines } from '../../core/rollouts/jsonlLines';
 import type { Rollout } from '../../core/rollouts/record';
 import { loadTrajectory } from '../../core/trajectory/load';
+import { withRecord } from '../trajectory/trajectoryDocument';
 import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
 import { entryStep, type EntryStep } from './entryStep';
 
@@ -26,7 +27,7 @@ export async function openRollout(root: string, rollout: Rollout, editor: Trajec
   const record = rollout.line === undefined ? undefined : await recordAtLine(file, rollout.line);
   const loaded = await loadTrajectory(file, record === undefined ? {} : { record });
   const entry = entryStep(loaded.trajectory, rollout.evidence.step);
-  const uri = vscode.Uri.file(file);
+  const uri = record === undefined ? vscode.Uri.file(file) : withRecord(vscode.Uri.file(file), record);
   await editor.openAtStep(uri, entry.index);
   return { uri, ...entry };
 }

@@ -1,7 +1,27 @@
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
+import { InputError } from '../../core/errors';
 import type { Trajectory } from '../../core/trajectory/model';
 import { loadTrajectory, type LoadedTrajectory } from '../../core/trajectory/load';
+
+const RECORD_PARAM = 'record';
+
+/**
+ * The URI that opens record `record` (0-based) of a JSONL file in the stepper. The record rides in
+ * the query, which `vscode.openWith` hands to the custom editor intact and which makes each record
+ * its own document.
+ */
+export function withRecord(uri: vscode.Uri, record: number): vscode.Uri {
+  return uri.with({ query: `${RECORD_PARAM}=${record}` });
+}
+
+/** The JSONL record a stepper URI names, or undefined for the first. */
+export function recordOf(uri: vscode.Uri): number | undefined {
+  const value = new URLSearchParams(uri.query).get(RECORD_PARAM);
+  if (value === null) return undefined;
+  if (!/^\d+$/.test(value)) throw new InputError(uri.fsPath, `URI query ${RECORD_PARAM}`, `expected a record number (0 or more), got "${value}"`);
+  return Number(value);
+}
 
 /**
  * A trajectory file opened in the stepper: its URI and, once a view first asks, the parsed
@@ -18,7 +38,7 @@ export class TrajectoryDocument implements vscode.CustomDocument {
   }
 
   loaded(): Promise<LoadedTrajectory> {
-    this.loading ??= loadTrajectory(this.uri.fsPath, { signal: this.controller.signal });
+    this.loading ??= Promise.resolve().then(() => loadTrajectory(this.uri.fsPath, { signal: this.controller.signal, record: recordOf(this.uri) }));
     return this.loading;
   }
 

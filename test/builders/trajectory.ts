@@ -17,6 +17,11 @@ export function aStep(overrides: Partial<Step> = {}): Step {
   return { index: 0, thought: 'Look around first.', action: anAction(), observation: 'README.md\nsetup.py\nsrc\n', ...overrides };
 }
 
+/** A step whose model output did not parse: no tool, the parser's complaint in `formatError`. */
+export function aFormatErrorStep(formatError: string, overrides: Partial<Step> = {}): Step {
+  return aStep({ action: { raw: '', tool: null, args: {} }, formatError, ...overrides });
+}
+
 export function aTask(overrides: Partial<Task> = {}): Task {
   return {
     instanceId: 'marshmallow-code__marshmallow-1867',

@@ -1,14 +1,24 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { searchSteps, toStepDetail, toStepSummary, toTrajectoryHeader } from '../../../extension/vscode/trajectory/stepView';
-import { aStep, aTrajectory } from '../../builders/trajectoryBuilder';
+import { aBashAction, aFormatErrorStep, anAction, aStep, aTrajectory } from '../../builders/trajectory';
 
 const steps = [
-  aStep(0).thinking('Look at the schema first.').runs('open', 'open src/marshmallow/fields.py 1474', { path: 'src/marshmallow/fields.py', line_number: 1474 }).sees('[File: fields.py (1997 lines total)]').build(),
-  aStep(1).runs('edit', 'edit 1475:1475\n        return int(round(value.total_seconds() / base_unit.total_seconds()))\nend_of_edit').sees('Your proposed edit has introduced new syntax error(s).').flagged('lint-rejected').build(),
-  aStep(2).runs('bash', 'python reproduce.py').sees('Traceback (most recent call last):', 1).build(),
-  aStep(3).failsToParse('no command found').sees('Your output was not formatted correctly.').build(),
-  aStep(4).runs('submit', 'submit').sees('diff --git a/src/marshmallow/fields.py').flagged('diverged').build(),
+  aStep({
+    thought: 'Look at the schema first.',
+    action: anAction({ tool: 'open', raw: 'open src/marshmallow/fields.py 1474', args: { path: 'src/marshmallow/fields.py', line_number: 1474 } }),
+    observation: '[File: fields.py (1997 lines total)]',
+    source: { pointers: ['/trajectory/0'] },
+  }),
+  aStep({
+    index: 1,
+    action: anAction({ tool: 'edit', raw: 'edit 1475:1475\n        return int(round(value.total_seconds() / base_unit.total_seconds()))\nend_of_edit', args: {} }),
+    observation: 'Your proposed edit has introduced new syntax error(s).',
+    flags: ['lint-rejected'],
+  }),
+  aStep({ index: 2, action: aBashAction('python reproduce.py'), observation: 'Traceback (most recent call last):', exitCode: 1 }),
+  aFormatErrorStep('no command found', { index: 3, observation: 'Your output was not formatted correctly.' }),
+  aStep({ index: 4, action: anAction({ tool: 'submit', raw: 'submit', args: {} }), observation: 'diff --git a/src/marshmallow/fields.py', flags: ['diverged'] }),
 ];
 
 describe('step views sent to the stepper', () => {
@@ -21,7 +31,7 @@ describe('step views sent to the stepper', () => {
   });
 
   test('long first lines are shortened for the timeline', () => {
-    const label = toStepSummary(aStep(0).runs('bash', `echo ${'x'.repeat(200)}`).build()).label;
+    const label = toStepSummary(aStep({ action: aBashAction(`echo ${'x'.repeat(200)}`) })).label;
     assert.equal(label.length, 80);
     assert.ok(label.endsWith('…'));
   });
@@ -41,7 +51,7 @@ describe('step views sent to the stepper', () => {
   });
 
   test('the header lists each tool once, sorted', () => {
-    const header = toTrajectoryHeader(aTrajectory(steps), 'marshmallow-1867.traj');
+    const header = toTrajectoryHeader(aTrajectory({ steps }), 'marshmallow-1867.traj');
     assert.deepEqual(header.tools, ['bash', 'edit', 'open', 'submit']);
     assert.equal(header.stepCount, 5);
     assert.equal(header.exitStatus, 'submitted');

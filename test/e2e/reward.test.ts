@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { cpSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Frame, Page } from 'playwright-core';
+import { launchBrowser, webviewFrame } from '../helpers/browser';
+import { THEMES, quickOpen, runCommand, setTheme, waitForExtension } from '../helpers/workbench';
+
+const url = process.env.SWE_WORKBENCH_E2E_URL;
+const workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE;
+const settingsFile = process.env.SWE_WORKBENCH_E2E_SETTINGS;
+const out = process.env.SWE_WORKBENCH_E2E_OUT;
+const repoRoot = path.resolve(__dirname, '../../..');
+const INSTANCE = 'pandas-dev__pandas.95280573.pr_53652';
+
+describe('the reward view in code-server', () => {
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let page: Page;
+
+  async function showReward(ready: string): Promise<Frame> {
+    await quickOpen(page, 'report.json');
+    await page.locator('.tab.active', { hasText: 'report.json' }).waitFor({ timeout: 15_000 });
+    await runCommand(page, 'SWE Workbench: Show Reward Breakdown…');
+    return webviewFrame(page, ready, 30_000);
+  }
+
+  before(async () => {
+    assert.ok(url && workspace && settingsFile && out, 'run through scripts/run-vscode-tests.mjs e2e');
+    cpSync(path.resolve(repoRoot, '../shared/fixtures/third-party/swe-smith/run_evaluation', INSTANCE), path.join(workspace, INSTANCE), { recursive: true });
+    browser = await launchBrowser();
+    page = browser.page;
+    await page.goto(`${url}/?folder=${encodeURIComponent(workspace)}`);
+    await waitForExtension(page);
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  test("grades SWE-smith's pandas run as FULL, in agreement with its report, term by term", async () => {
+    const view = await showReward('#reward-title');
+    assert.equal(await view.locator('#resolution').textContent(), 'FULL');
+    assert.equal(await view.locator('#reward-value').textContent(), 'reward 1');
+    assert.match((await view.locator('#report-agreement').textContent()) ?? '', /Agrees with .*report\.json/);
+    assert.deepEqual(await view.locator('#terms tbody td:first-child').allTextContents(), ['FAIL_TO_PASS passing', 'PASS_TO_PASS passing', 'resolution FULL']);
+    assert.equal(await view.locator('.reward-chart rect.bar.positive').count(), 3);
+    assert.equal(await view.locator('[data-list="FAIL_TO_PASS"] li[data-passed="true"]').count(), 2);
+  });
+
+  test("a test's link opens the test output at its line", async () => {
+    const view = await showReward('#reward-title');
+    await view.locator('[data-list="FAIL_TO_PASS"] .test-link').first().click();
+    await page.locator('.tab.active', { hasText: 'test_output.txt' }).waitFor({ timeout: 15_000 });
+    await page.locator('.editor-instance .view-lines', { hasText: 'test_getitem_pyarrow_index[Series] PASSED' }).waitFor({ timeout: 15_000 });
+  });
+
+  test('is readable in the dark, light and high-contrast themes', async () => {
+    for (const theme of Object.keys(THEMES) as (keyof typeof THEMES)[]) {
+      await setTheme(page, settingsFile!, theme);
+      await waitForExtension(page);
+      const view = await showReward(`body.${THEMES[theme].webviewClass} #reward-title`);
+      await page.screenshot({ path: path.join(out!, `reward-${theme}.png`) });
+      const [fill, bg] = await view.locator('.reward-chart rect.bar').first().evaluate((e) => [getComputedStyle(e).fill, getComputedStyle(document.body).backgroundColor]);
+      assert.notEqual(fill, bg, `${theme}: the bars stand out from the background`);
+    }
+  });
+});

@@ -205,6 +205,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
 
   it('leaves no container behind once stopped', async () => {
     await session.controller.stop();
-    assert.deepEqual(sessionContainers(), []);
+    // Docker may still be tearing down the last container; one that stays is a leak.
+    await waitUntil(`no container is labelled ${SESSION_ROLE} (left: ${sessionContainers().join(', ')})`, () => sessionContainers().length === 0);
   });
 });

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { TrajectorySchema } from '../../extension/core/trajectory/model';
+import { toCanonicalJson } from '../../extension/core/trajectory/canonical-export';
+import { launchBrowser } from '../helpers/browser';
+import { THEMES, openFileInWebview, runCommand, setTheme } from '../helpers/workbench';
+
+const url = process.env.SWE_WORKBENCH_E2E_URL;
+const workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE;
+const settingsFile = process.env.SWE_WORKBENCH_E2E_SETTINGS;
+const out = process.env.SWE_WORKBENCH_E2E_OUT;
+const FILE = 'session-demo.traj.json';
+
+/** Three shell steps whose recorded output the workspace, copied into the container, gives again. */
+const STEPS = [
+  { raw: 'echo ready', observation: 'ready' },
+  { raw: 'ls basic.json', observation: 'basic.json' },
+  { raw: 'printf "%s\\n" done', observation: 'done' },
+];
+
+function writeRecording(dir: string): void {
+  const trajectory = TrajectorySchema.parse({
+    format: 'canonical',
+    task: { image: 'swe-workbench/base:bookworm', repoPath: '/repo' },
+    steps: STEPS.map((s, index) => ({ index, thought: `Step ${index + 1}.`, action: { raw: s.raw, tool: null, args: {} }, observation: s.observation })),
+    outcome: {},
+    meta: { parseFunction: 'thought_action' },
+  });
+  writeFileSync(path.join(dir, FILE), toCanonicalJson(trajectory));
+}
+
+function sessionContainers(): string[] {
+  return execFileSync('docker', ['ps', '-aq', '--filter', 'label=swe-workbench.role=vscode-session'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+}
+
+/** Opens the recording, presses the stepper's "Replay in Container" button and waits for every step in the Session view. */
+async function replayFromStepper(page: Page): Promise<string[]> {
+  await openFileInWebview(page, FILE, '#step-title');
+  await page.locator('.editor-actions .action-label[aria-label*="Replay in Container"]').first().click();
+  await runCommand(page, 'Focus on Session View');
+  const rows = page.locator('.monaco-list-row', { hasText: /exit \d+ · (matched|diverged)/ });
+  await page.locator('.monaco-list-row', { hasText: /3\s+bash/ }).waitFor({ timeout: 120_000 });
+  return rows.allTextContents();
+}
+
+describe('replay from the stepper toolbar into the Session view', () => {
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let page: Page;
+
+  before(async () => {
+    assert.ok(url && workspace && settingsFile && out, 'run through scripts/run-vscode-tests.mjs e2e');
+    writeRecording(workspace);
+    browser = await launchBrowser();
+    page = browser.page;
+    await page.goto(`${url}/?folder=${encodeURIComponent(workspace)}`);
+  });
+
+  after(async () => {
+    await runCommand(page, 'SWE Workbench: Stop Session').catch(() => undefined);
+    await browser?.close();
+  });
+
+  test('each replayed step appears in the Session view, matched, in every theme', async () => {
+    for (const theme of Object.keys(THEMES) as (keyof typeof THEMES)[]) {
+      await setTheme(page, settingsFile!, theme);
+      const rows = await replayFromStepper(page);
+      assert.equal(rows.length, STEPS.length, rows.join(' | '));
+      for (const [i, row] of rows.entries()) assert.match(row, new RegExp(`^${i + 1}\\s+bash.*exit 0 · matched`), row);
+      await page.locator('.monaco-list-row', { hasText: /paused before step 4/ }).waitFor({ timeout: 10_000 });
+      await page.screenshot({ path: path.join(out!, `session-${theme}.png`) });
+      await runCommand(page, 'SWE Workbench: Stop Session');
+      await page.locator('.monaco-list-row', { hasText: /stopped/ }).waitFor({ timeout: 60_000 });
+    }
+    assert.deepEqual(sessionContainers(), []);
+  });
+});

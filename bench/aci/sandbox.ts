@@ -15,6 +15,7 @@ import type Docker from 'dockerode';
 import { dockerFromEnv } from '../../extension/core/runtime/docker-connection';
 import { DockerSandbox, SANDBOX_LABEL } from '../../extension/core/runtime/docker-sandbox';
 import { readSingleFile } from '../../extension/core/runtime/tar-archive';
+import { median, timed } from '../timing';
 
 const { values } = parseArgs({ options: { image: { type: 'string', default: 'swe-workbench/base:bookworm' }, rounds: { type: 'string', default: '5' } } });
 const image = values.image;
@@ -22,20 +23,9 @@ const rounds = Number(values.rounds);
 const repoDir = resolve(__dirname, '../../test/fixtures/sample-repo/tree');
 const docker = dockerFromEnv();
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
-
-async function time(fn: () => Promise<unknown>): Promise<number> {
-  const t = performance.now();
-  await fn();
-  return performance.now() - t;
-}
-
 async function rawReady(): Promise<number> {
   let container: Docker.Container | undefined;
-  const ms = await time(async () => {
+  const ms = await timed(async () => {
     container = await docker.createContainer({
       Image: image,
       Entrypoint: ['/bin/sh', '-c', 'while :; do sleep 3600; done'],
@@ -50,7 +40,7 @@ async function rawReady(): Promise<number> {
 
 async function oursReady(): Promise<number> {
   let sb: DockerSandbox | undefined;
-  const ms = await time(async () => {
+  const ms = await timed(async () => {
     sb = await DockerSandbox.create({ image, repoPath: '/testbed', repoDir }, docker);
   });
   await sb?.dispose();
@@ -106,11 +96,11 @@ async function main(): Promise<void> {
   const rt = { bare: [] as number[], ours: [] as number[], fresh: [] as number[], archive: [] as number[], cat: [] as number[] };
   try {
     for (let i = 0; i < n; i++) {
-      rt.bare.push(await time(() => bare.run('echo hi')));
-      rt.ours.push(await time(() => sb.exec('echo hi')));
-      if (i < 20) rt.fresh.push(await time(() => freshExec(container, 'echo hi')));
-      rt.archive.push(await time(async () => readSingleFile(await container.getArchive({ path: '/testbed/ledger/money.py' }), 'money.py')));
-      rt.cat.push(await time(() => sb.readFile('ledger/money.py')));
+      rt.bare.push(await timed(() => bare.run('echo hi')));
+      rt.ours.push(await timed(() => sb.exec('echo hi')));
+      if (i < 20) rt.fresh.push(await timed(() => freshExec(container, 'echo hi')));
+      rt.archive.push(await timed(async () => readSingleFile(await container.getArchive({ path: '/testbed/ledger/money.py' }), 'money.py')));
+      rt.cat.push(await timed(() => sb.readFile('ledger/money.py')));
     }
   } finally {
     bare.close();

@@ -16,6 +16,7 @@ import { dockerFromEnv } from '../../extension/core/runtime/docker-connection';
 import { DockerSandbox } from '../../extension/core/runtime/docker-sandbox';
 import type { Sandbox } from '../../extension/core/runtime/sandbox';
 import { materializeSampleRepo } from '../../test/helpers/sampleRepo';
+import { median, timed } from '../timing';
 
 const IMAGE = 'swe-workbench/base:bookworm';
 
@@ -32,18 +33,6 @@ const CASES: Case[] = [
   { tool: 'search_dir', command: 'search_dir Money', raw: 'grep -rc -- Money /repo' },
   { tool: 'bash', command: 'ls -la ledger', raw: 'ls -la ledger' },
 ];
-
-async function timed(work: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await work();
-  return performance.now() - start;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 /** A new exec per call through the Docker API, read to its end. */
 async function freshExec(sandbox: Sandbox, command: string): Promise<void> {

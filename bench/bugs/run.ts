@@ -12,10 +12,10 @@ import { runBugTests, stageBug } from '../../extension/core/bugs/bugTestRun';
 import { runConsistencyChecks } from '../../extension/core/bugs/consistencyChecks';
 import { DockerSandbox } from '../../extension/core/runtime/docker-sandbox';
 import { materializeSampleRepo } from '../../test/helpers/sampleRepo';
+import { median } from '../timing';
 
 const repoRoot = path.resolve(__dirname, '../..');
 const rounds = Number(process.argv[2] ?? 3);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 async function main(): Promise<void> {
   const repo = await materializeSampleRepo(await mkdtemp(path.join(tmpdir(), 'bench-bugs-')));

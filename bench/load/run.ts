@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadTrajectory } from '../../extension/core/trajectory/load';
+import { median } from '../timing';
 
 type Variant = 'raw' | 'load';
 
@@ -82,7 +83,6 @@ function measure(variant: Variant, file: string): Sample {
   return JSON.parse(out) as Sample;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const mb = (bytes: number) => `${(bytes / 1_000_000).toFixed(1)} MB`;
 
 function main(): void {

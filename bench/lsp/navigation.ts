@@ -18,6 +18,7 @@ import { LSP_BUNDLE } from '../../extension/core/aci/lsp-tools';
 import { disposePyright, fileUri, pyrightFor, pyrightMounts } from '../../extension/core/aci/lsp-server';
 import { DockerSandbox } from '../../extension/core/runtime/docker-sandbox';
 import { listTreeFiles, sampleRepoTree } from '../../test/helpers/sampleRepo';
+import { median, timed } from '../timing';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '30' }, copies: { type: 'string', default: '50' } } });
 const rounds = Number(values.rounds);
@@ -26,17 +27,6 @@ const copies = Number(values.copies);
 async function lineOf(file: string, prefix: string): Promise<number> {
   const lines = (await readFile(path.join(sampleRepoTree, file), 'utf8')).split('\n');
   return lines.findIndex((l) => l.trimStart().startsWith(prefix)) + 1;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? NaN;
-}
-
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const t0 = performance.now();
-  await fn();
-  return performance.now() - t0;
 }
 
 async function main(): Promise<void> {

@@ -11,23 +11,12 @@
 import { parseArgs } from 'node:util';
 import { PolicyClient } from '../../extension/core/policy/policyClient';
 import { startPolicyServer } from '../../test/helpers/policyServer';
+import { median, timed } from '../timing';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '200' } } });
 const rounds = Number(values.rounds);
 const content = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
 const messages = [{ role: 'user' as const, content: 'Fix the bug.' }];
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-async function timed(work: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await work();
-  return performance.now() - start;
-}
 
 function parseSse(text: string): unknown[] {
   return text

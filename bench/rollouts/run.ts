@@ -20,6 +20,7 @@ import { indexRollouts } from '../../extension/core/rollouts/rolloutIndex';
 import { documentKind } from '../../extension/core/rollouts/runDocuments';
 import { importTrajectory } from '../../extension/core/trajectory/load';
 import { writeGeneratedRun } from './generatedRun';
+import { median } from '../timing';
 
 const INSTANCES = 100;
 const ATTEMPTS = 10;
@@ -92,11 +93,6 @@ function measure(variant: string, root: string, cache: string): Measure {
   const r = spawnSync(process.execPath, ['--import', 'tsx', __filename, '--child', variant, '--root', root, '--cache', cache], { encoding: 'utf8', maxBuffer: 1 << 20 });
   if (r.status !== 0) throw new Error(`${variant} failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as Measure;
-}
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 async function main(): Promise<void> {

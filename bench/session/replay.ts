@@ -17,16 +17,11 @@ import { RecordingSource } from '../../extension/core/session/actionSources';
 import { DebugSession } from '../../extension/core/session/debugSession';
 import type { Step } from '../../extension/core/trajectory/model';
 import { materializeSampleRepo } from '../../test/helpers/sampleRepo';
+import { median } from '../timing';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '20' } } });
 const rounds = Number(values.rounds);
 const COMMANDS = ['open "ledger/money.py" 75', 'goto 20', 'scroll_down', 'grep -n "def " ledger/money.py', 'search_file allocate'];
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 async function main(): Promise<void> {
   const parent = await mkdtemp(path.join(tmpdir(), 'swb-bench-session-'));

@@ -15,21 +15,14 @@ import { buildExtension, makeWorkspace, packageExtension, removeHome, startCodeS
 import { writeLargeRolloutRun } from '../../test/helpers/largeRolloutRun';
 import { quickOpen, runCommand, waitForExtension } from '../../test/helpers/workbench';
 import { FIRST_ROWS_MARK } from '../../webview/rollouts/rolloutsTable';
+import { median } from '../timing';
+import { browserNow, closeAll } from './measure';
 
 const { values } = parseArgs({ options: { instances: { type: 'string', default: '1000' }, attempts: { type: 'string', default: '10' }, runs: { type: 'string', default: '5' }, frames: { type: 'string', default: '120' } } });
 const RUNS = Number(values.runs);
 const FRAMES = Number(values.frames);
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)] ?? NaN;
-const browserNow = (page: Page) => page.evaluate(() => Date.now());
-
-async function closeAll(page: Page): Promise<void> {
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('Control+K');
-  await page.keyboard.press('Control+W');
-  await page.locator('.editor-group-container .tab').first().waitFor({ state: 'detached', timeout: 15_000 });
-}
 
 async function timeTableOpen(page: Page): Promise<{ ms: number; frame: Frame }> {
   const start = await browserNow(page);

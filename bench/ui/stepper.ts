@@ -12,6 +12,8 @@ import { FIRST_STEP_MARK } from '../../webview/stepper/stepper';
 import { launchBrowser, webviewFrame } from '../../test/helpers/browser';
 import { buildExtension, makeWorkspace, packageExtension, removeHome, startCodeServer } from '../../test/helpers/codeServer';
 import { openFileInWebview, quickOpenRow } from '../../test/helpers/workbench';
+import { median } from '../timing';
+import { browserNow, closeAll } from './measure';
 
 const { values } = parseArgs({ options: { steps: { type: 'string', default: '150' }, runs: { type: 'string', default: '5' }, moves: { type: 'string', default: '40' } } });
 const STEPS = Number(values.steps);
@@ -31,15 +33,6 @@ function generatedTrajectory(steps: number): string {
   return JSON.stringify({ trajectory, history: [], info: { exit_status: 'submitted', submission: '' }, environment: 'bench' }, null, 2);
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-const browserNow = (page: Page) => page.evaluate(() => Date.now());
-
-async function closeAll(page: Page): Promise<void> {
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('Control+K');
-  await page.keyboard.press('Control+W');
-  await page.locator('.editor-group-container .tab').first().waitFor({ state: 'detached', timeout: 15_000 });
-}
 
 async function listed(page: Page, file: string): Promise<Locator> {
   const row = await quickOpenRow(page, file);

@@ -1,23 +1,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CliError } from '../../../extension/cli/command';
 import { command } from '../../../extension/cli/rollouts';
+import { runCli } from '../../helpers/cliRunner';
 import { FAILING_TEST, W101, W202, makeRolloutFolder } from '../../fixtures/rollouts/trainingRun';
 
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  stdout.on('data', (b: Buffer) => out.push(b));
-  stderr.on('data', (b: Buffer) => err.push(b));
-  const code = await command.run(argv, { signal: new AbortController().signal, stdout, stderr, stdin: new PassThrough() });
-  return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
-}
+const run = (argv: string[]) => runCli(command, argv);
 
 describe('swe-workbench rollouts', () => {
   let folder: ReturnType<typeof makeRolloutFolder>;

@@ -46,7 +46,7 @@ function samplingOf(t: Trajectory): Record<string, number> {
   return Object.fromEntries(['temperature', 'top_p'].flatMap((k) => (typeof sampling[k] === 'number' ? [[k, sampling[k]]] : [])));
 }
 
-/** The run's setup as SWE-agent's `replay_config` (a JSON string): tools, model, image, repository, issue. */
+/** The run's setup as SWE-agent's `replay_config` (a JSON string): tools, scaffold, model, image, repository, issue. */
 function replayConfigOf(t: Trajectory): string {
   return JSON.stringify({
     env: {
@@ -59,7 +59,8 @@ function replayConfigOf(t: Trajectory): string {
         bundles: (t.meta.toolBundles ?? []).map((path) => ({ path, hidden_tools: [] })),
         env_variables: t.meta.toolEnvVariables ?? {},
         registry_variables: t.meta.toolRegistryVariables ?? {},
-        parse_function: { type: 'function_calling' },
+        // A fork or replay of the exported file parses the policy's replies with this scaffold.
+        parse_function: { type: t.meta.parseFunction ?? 'function_calling' },
       },
     },
     problem_statement: { text: t.task.problemStatement ?? '', id: t.task.instanceId ?? 'unknown', type: 'text' },

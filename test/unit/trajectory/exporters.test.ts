@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { scaffoldOf } from '../../../extension/core/session/fork';
 import { toCanonicalJson } from '../../../extension/core/trajectory/canonical-export';
 import { importTrajectory, loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Step, Trajectory } from '../../../extension/core/trajectory/model';
@@ -86,5 +87,25 @@ describe('SWE-agent .traj export', () => {
     assert.deepEqual(back.meta.toolBundles, ['tools/windowed', 'tools/submit']);
     assert.deepEqual([back.task.instanceId, back.task.baseCommit, back.task.image, back.task.repoPath, back.task.problemStatement], [t.task.instanceId, t.task.baseCommit, t.task.image, '/testbed', t.task.problemStatement]);
     assert.equal(back.meta.model, 'qwen3-coder');
+  });
+
+  test('keeps a text scaffold, so a fork of the exported file parses replies as the run did', () => {
+    const t = aTrajectory({
+      steps: [aStep({ action: anAction({ tool: 'open', args: { path: 'src/a.py', line_number: 20 }, raw: 'open "src/a.py" 20' }) }), aStep({ action: aBashAction('python -m pytest -q tests/test_a.py') })],
+      meta: { toolBundles: ['tools/windowed', 'tools/submit'], parseFunction: 'thought_action' },
+    });
+    const back = viaSweAgent(t);
+    assert.equal(JSON.parse(JSON.parse(toSweAgentTraj(t)).replay_config).agent.tools.parse_function.type, 'thought_action');
+    assert.equal(back.meta.parseFunction, 'thought_action');
+    assert.equal(scaffoldOf(back.meta), 'thought_action');
+    assert.deepEqual(back.steps.map((s) => [s.action.tool, s.action.args, s.action.raw]), [
+      ['open', { path: 'src/a.py', line_number: 20 }, 'open "src/a.py" 20'],
+      ['bash', { command: 'python -m pytest -q tests/test_a.py' }, 'python -m pytest -q tests/test_a.py'],
+    ]);
+  });
+
+  test('writes function_calling when the run names no scaffold', () => {
+    const back = viaSweAgent(aTrajectory());
+    assert.equal(back.meta.parseFunction, 'function_calling');
   });
 });

@@ -5,6 +5,7 @@ import { dockerFromEnv } from '../../core/runtime/docker-connection';
 import { describeBreakpoint, type Breakpoint } from '../../core/session/breakpoints';
 import { replaySettings } from '../../core/session/containerSession';
 import { loadTrajectory } from '../../core/trajectory/load';
+import { recordOf } from '../trajectory/trajectoryDocument';
 import type { Trajectory } from '../../core/trajectory/model';
 import { readSettings } from '../settings';
 import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
@@ -25,7 +26,7 @@ export interface SessionApi {
 type Recording = { trajectory: Trajectory; uri: vscode.Uri };
 
 async function loadRecording(uri: vscode.Uri): Promise<Recording> {
-  return { trajectory: (await loadTrajectory(uri.fsPath)).trajectory, uri };
+  return { trajectory: (await loadTrajectory(uri.fsPath, { record: recordOf(uri) })).trajectory, uri };
 }
 
 /** The trajectory the command acts on: its argument (editor/title passes the file), the focused stepper, or a file asked for. */

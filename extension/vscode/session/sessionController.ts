@@ -138,12 +138,13 @@ export class SessionController extends Disposable {
         tools,
         signal: abort.signal,
         ...(settings.baseCommit ? { baseCommit: settings.baseCommit } : {}),
+        ...(settings.config ? { config: settings.config } : {}),
       });
       let sources: { sources: ActionSource[]; meta: TrajectoryMeta };
       try {
         sources = this.sourcesFor(launch, aci, live);
       } catch (error) {
-        await aci.sandbox.dispose();
+        await aci.dispose();
         throw error;
       }
       const task: Task = { ...(recording?.task ?? {}), image: launch.image, repoPath: launch.repoPath };

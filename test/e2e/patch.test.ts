@@ -18,6 +18,8 @@ describe('the patch view in code-server', () => {
   let page: Page;
 
   async function showPatch(file: string, ready: string): Promise<Frame> {
+    // A hidden panel's frame stays in the page: close it so the frame found is the new one.
+    await runCommand(page, 'View: Close All Editors');
     await quickOpen(page, file);
     await page.locator('.tab.active', { hasText: file }).waitFor({ timeout: 15_000 });
     await runCommand(page, 'SWE Workbench: Show Patch…');

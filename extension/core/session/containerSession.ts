@@ -5,7 +5,9 @@ import { aciConfigForRecording } from '../aci/recording-config';
 import { toolSetFor } from '../aci/standard-tools';
 import type { AciConfig } from '../aci/tool-definition';
 import type { ToolSet } from '../aci/tool-registry';
+import { connectDocker, type DockerConnectionOptions } from '../runtime/docker-connection';
 import { DockerSandbox } from '../runtime/docker-sandbox';
+import type { SandboxLimits } from '../runtime/sandbox';
 import type { Trajectory } from '../trajectory/model';
 
 export interface ContainerSessionOptions {
@@ -22,6 +24,10 @@ export interface ContainerSessionOptions {
   tty?: boolean;
   /** What the session is for (`replay`, `run`), as a container label, so leftovers say where they came from. */
   role: string;
+  /** Memory, CPUs, pids and per-command limits; the rest keep `DEFAULT_LIMITS`. */
+  limits?: Partial<SandboxLimits>;
+  /** The engine to run in; default DOCKER_HOST and friends, as the docker CLI reads them. */
+  docker?: DockerConnectionOptions;
   signal?: AbortSignal;
 }
 
@@ -31,15 +37,19 @@ export interface ContainerSessionOptions {
  */
 export async function startContainerSession(options: ContainerSessionOptions): Promise<AciSession> {
   const tools = options.tools ?? toolSetFor();
-  const sandbox = await DockerSandbox.create({
-    image: options.image,
-    repoDir: options.repoDir,
-    repoPath: options.repoPath,
-    tty: options.tty ?? false,
-    labels: { 'swe-workbench.role': options.role },
-    ...(tools.bundles.includes(LSP_BUNDLE) ? { mounts: pyrightMounts() } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  const sandbox = await DockerSandbox.create(
+    {
+      image: options.image,
+      repoDir: options.repoDir,
+      repoPath: options.repoPath,
+      tty: options.tty ?? false,
+      labels: { 'swe-workbench.role': options.role },
+      ...(tools.bundles.includes(LSP_BUNDLE) ? { mounts: pyrightMounts() } : {}),
+      ...(options.limits ? { limits: options.limits } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    },
+    options.docker && connectDocker(options.docker),
+  );
   return new AciSession(sandbox, { tools, config: { ...options.config, ...(options.baseCommit ? { baseCommit: options.baseCommit } : {}) } });
 }
 

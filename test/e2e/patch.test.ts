@@ -56,7 +56,7 @@ describe('the patch view in code-server', () => {
   test("opens a file in VS Code's diff editor from the file list", async () => {
     const view = await showPatch('bug_inject.diff', '#patch-title');
     await view.locator('.patch-files .open-diff', { hasText: 'ledger/money.py' }).click();
-    await page.locator('.tab', { hasText: 'money.py (bug_inject.diff' }).waitFor({ timeout: 15_000 });
+    await page.locator('.tab', { hasText: 'money.py (Patch)' }).waitFor({ timeout: 15_000 });
     await page.locator('.monaco-diff-editor').first().waitFor({ timeout: 15_000 });
   });
 

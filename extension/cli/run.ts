@@ -9,6 +9,7 @@ import { CancelledError, InputError, jsonPath } from '../core/errors';
 import { PolicyClient, PolicyError, type PolicyClientOptions, type RetryRecord } from '../core/policy/policyClient';
 import { SCAFFOLDS, type Scaffold } from '../core/policy/scaffolds';
 import { PolicySource, type ActionSource } from '../core/session/actionSources';
+import { DEFAULT_SYSTEM_PROMPT, instructionsFor } from '../core/session/agentPrompts';
 import { replaySettings, startContainerSession, type ReplaySettings } from '../core/session/containerSession';
 import { toolSetFor } from '../core/aci/standard-tools';
 import type { ToolSet } from '../core/aci/tool-registry';
@@ -47,24 +48,6 @@ export const TaskFileSchema = z
   })
   .refine((t) => t.problemStatement !== undefined || t.spec !== undefined, { message: 'needs "problemStatement" or "spec"', path: ['problemStatement'] });
 export type TaskFile = z.infer<typeof TaskFileSchema>;
-
-/** SWE-agent's default system message. */
-const DEFAULT_SYSTEM_PROMPT = 'You are a helpful assistant that can interact with a computer to solve tasks.';
-
-/** SWE-agent's instance template, with the task's repository path. */
-export function instructionsFor(task: TaskFile): string {
-  return `<uploaded_files>
-${task.repoPath}
-</uploaded_files>
-I've uploaded a code repository in the directory ${task.repoPath}. Consider the following ${task.problemStatement ? 'PR description' : 'specification'}:
-
-<pr_description>
-${task.problemStatement ?? task.spec}
-</pr_description>
-
-Can you help me implement the necessary changes to the repository so that the requirements specified in the <pr_description> are met?
-Your thinking should be thorough and so it's fine if it's very long.`;
-}
 
 export async function readTaskFile(file: string): Promise<TaskFile> {
   const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {

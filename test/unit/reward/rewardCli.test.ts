@@ -1,48 +1,42 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
 import { command } from '../../../extension/cli/reward';
 import { CliError } from '../../../extension/cli/command';
+import { runCli } from '../../helpers/cliRunner';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const sweSmith = path.resolve(repoRoot, '../shared/fixtures/third-party/swe-smith');
 const id = 'pandas-dev__pandas.95280573.pr_53652';
 
-async function reward(...argv: string[]): Promise<{ code: number; out: string }> {
-  const stdout = new PassThrough();
-  let out = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  const code = await command.run(argv, { signal: new AbortController().signal, stdout, stderr: new PassThrough(), stdin: new PassThrough() });
-  return { code, out };
-}
+const reward = (...argv: string[]) => runCli(command, argv);
 
 describe('swe-workbench reward', () => {
   test('grades a real evaluation log against its instance as FULL with reward 1', async () => {
-    const { code, out } = await reward('--test-output', path.join(sweSmith, 'run_evaluation', id, 'test_output.txt'), '--instance', path.join(sweSmith, `${id}.instance.json`), '--json');
+    const { code, stdout } = await reward('--test-output', path.join(sweSmith, 'run_evaluation', id, 'test_output.txt'), '--instance', path.join(sweSmith, `${id}.instance.json`), '--json');
     assert.equal(code, 0);
-    const view = JSON.parse(out);
+    const view = JSON.parse(stdout);
     assert.equal(view.resolution, 'FULL');
     assert.equal(view.reward.value, 1);
     assert.equal(view.tests_status.PASS_TO_PASS.success.length, 9);
   });
 
   test('the bugged validation output graded against the instance lists its two failing tests', async () => {
-    const { out } = await reward('--test-output', path.join(sweSmith, 'run_validation/test_output.txt'), '--instance', path.join(sweSmith, `${id}.instance.json`));
-    assert.match(out, /^resolution: NO$/m);
-    assert.match(out, /^FAIL_TO_PASS: 0 pass, 2 fail$/m);
-    assert.match(out, /^ {2}FAIL pandas\/tests\/indexing\/test_datetime\.py::TestDatetimeIndex::test_getitem_pyarrow_index\[Series\]$/m);
+    const { stdout } = await reward('--test-output', path.join(sweSmith, 'run_validation/test_output.txt'), '--instance', path.join(sweSmith, `${id}.instance.json`));
+    assert.match(stdout, /^resolution: NO$/m);
+    assert.match(stdout, /^FAIL_TO_PASS: 0 pass, 2 fail$/m);
+    assert.match(stdout, /^ {2}FAIL pandas\/tests\/indexing\/test_datetime\.py::TestDatetimeIndex::test_getitem_pyarrow_index\[Series\]$/m);
   });
 
   test('reads a per-instance report and shows the reward terms', async () => {
-    const { out } = await reward('--report', path.join(sweSmith, 'run_evaluation', id, 'report.json'));
-    assert.match(out, /^shape: swe-smith$/m);
-    assert.match(out, /^reward: 1$/m);
-    assert.match(out, /resolution FULL = 1/);
+    const { stdout } = await reward('--report', path.join(sweSmith, 'run_evaluation', id, 'report.json'));
+    assert.match(stdout, /^shape: swe-smith$/m);
+    assert.match(stdout, /^reward: 1$/m);
+    assert.match(stdout, /resolution FULL = 1/);
   });
 
   test('reads a run report as a resolve rate', async () => {
-    const view = JSON.parse((await reward('--report', path.join(sweSmith, 'run_evaluation/report.json'), '--json')).out);
+    const view = JSON.parse((await reward('--report', path.join(sweSmith, 'run_evaluation/report.json'), '--json')).stdout);
     assert.equal(view.total, 53);
     assert.equal(view.reward.terms[0].rule, '3 of 53 instances resolved');
   });

@@ -9,7 +9,7 @@ import { writeTrajectoryFile } from '../../core/session/trajectoryRecorder';
 import { PolicyClient } from '../../core/policy/policyClient';
 import type { AciSession } from '../../core/aci/aci-session';
 import type { Step, Task, Trajectory, TrajectoryMeta } from '../../core/trajectory/model';
-import { instructionsFor } from '../../cli/run';
+import { DEFAULT_SYSTEM_PROMPT, instructionsFor } from '../../core/session/agentPrompts';
 import { Disposable } from '../dispose';
 import { readApiKey, readSettings } from '../settings';
 import type { ContainerFileSystem } from '../container/containerFileSystem';
@@ -19,8 +19,6 @@ import { startContainerLanguageClient } from '../container/containerLanguageClie
 
 /** The label `swe-workbench.role` of the containers sessions started from VS Code. */
 export const SESSION_ROLE = 'vscode-session';
-
-const DEFAULT_SYSTEM_PROMPT = 'You are a helpful assistant that can interact with a computer to solve tasks.';
 
 export type SandboxState = 'starting' | 'ready' | 'running' | 'paused' | 'stopped';
 
@@ -358,7 +356,7 @@ export class SessionController extends Disposable {
     this.policyChanged.fire({ model: client.model, reachable: true });
     const systemPrompt = recording?.meta.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
     const problemStatement = launch.problemStatement ?? recording?.task.problemStatement ?? '';
-    const instructions = recording?.meta.instructions ?? instructionsFor({ image: launch.image, repo: launch.repoDir, repoPath: launch.repoPath, problemStatement });
+    const instructions = recording?.meta.instructions ?? instructionsFor({ repoPath: launch.repoPath, problemStatement });
     const onRetry = (r: { attempt: number; reason: string; delayMs: number }) => this.log.warn(`policy: attempt ${r.attempt} failed (${r.reason}); retrying in ${r.delayMs} ms`);
     return { source: new PolicySource({ client, tools, scaffold, systemPrompt, instructions, onRetry }), meta: { model: client.model, parseFunction: scaffold, systemPrompt, instructions } };
   }

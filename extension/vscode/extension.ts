@@ -14,6 +14,8 @@ export interface SweWorkbenchApi {
   readonly session: SessionApi;
 }
 
+let stopSession: (() => Promise<unknown>) | undefined;
+
 export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
   const log = vscode.window.createOutputChannel('SWE Workbench', { log: true });
   context.subscriptions.push(log, vscode.commands.registerCommand('sweWorkbench.log.show', () => log.show()));
@@ -24,6 +26,7 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
     const rollouts = activateRollouts(context, log, trajectoryEditor.api);
     context.subscriptions.push(...rollouts.disposables);
     const session = activateSession(context, log, trajectoryEditor.api);
+    stopSession = () => session.api.controller.stop();
     context.subscriptions.push(...session.disposables);
     context.subscriptions.push(...activatePatch(context, log));
     context.subscriptions.push(...activateReward(context, log));
@@ -39,4 +42,7 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
   }
 }
 
-export function deactivate(): void {}
+/** Stops the running session so its container is removed before the extension host exits. */
+export async function deactivate(): Promise<void> {
+  await stopSession?.();
+}

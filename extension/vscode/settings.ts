@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
+import { connectionOptionsFromEnv, type DockerConnectionOptions } from '../core/runtime/docker-connection';
+import type { SandboxLimits } from '../core/runtime/sandbox';
 
 export const SECTION = 'sweWorkbench';
 const API_KEY_SECRET = 'sweWorkbench.policy.apiKey';
@@ -15,6 +17,15 @@ const SettingsSchema = z.object({
   }),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
+
+/** The sandbox limits and Docker engine the settings ask for, in the runtime's terms. */
+export function sandboxSettings(settings: Settings): { limits: Partial<SandboxLimits>; docker: DockerConnectionOptions } {
+  const { limits, docker } = settings;
+  return {
+    limits: { cpus: limits.cpus, memoryBytes: limits.memoryMb * 1024 * 1024, pids: limits.pids, commandTimeoutMs: limits.timeoutSeconds * 1000 },
+    docker: connectionOptionsFromEnv(docker.host ? { ...process.env, DOCKER_HOST: docker.host } : process.env),
+  };
+}
 
 /** Reads `sweWorkbench.*`; a value of the wrong type (hand-edited settings.json) is named in the error. */
 export function readSettings(): Settings {

@@ -1,8 +1,7 @@
 import * as vscode from 'vscode';
-import { connectionOptionsFromEnv } from '../../core/runtime/docker-connection';
 import { createSandbox } from '../../core/runtime/create-sandbox';
 import type { Sandbox } from '../../core/runtime/sandbox';
-import { readSettings } from '../settings';
+import { readSettings, sandboxSettings } from '../settings';
 
 /** Every container the Bugs view starts carries this label, so leftovers can be found. */
 export const BUG_CONTAINER_LABEL = 'swe-workbench.vscode';
@@ -19,9 +18,7 @@ export interface BugEnvironment {
  * only behind the container's limits with the network cut.
  */
 export function bugSandboxFactory(env: BugEnvironment, purpose: string): (signal?: AbortSignal) => Promise<Sandbox> {
-  const settings = readSettings();
-  const docker = connectionOptionsFromEnv(settings.docker.host ? { ...process.env, DOCKER_HOST: settings.docker.host } : process.env);
-  const limits = { cpus: settings.limits.cpus, memoryBytes: settings.limits.memoryMb * 1024 * 1024, pids: settings.limits.pids, commandTimeoutMs: settings.limits.timeoutSeconds * 1000 };
+  const { limits, docker } = sandboxSettings(readSettings());
   return async (signal) => (await createSandbox({ image: env.image, repoDir: env.repo, repoPath: env.repoPath, limits, labels: { [BUG_CONTAINER_LABEL]: purpose }, docker, prefer: 'docker', signal })).sandbox;
 }
 

@@ -11,7 +11,7 @@ import type { AciSession } from '../../core/aci/aci-session';
 import type { Step, Task, Trajectory, TrajectoryMeta } from '../../core/trajectory/model';
 import { DEFAULT_SYSTEM_PROMPT, instructionsFor } from '../../core/session/agentPrompts';
 import { Disposable } from '../dispose';
-import { readApiKey, readSettings } from '../settings';
+import { readApiKey, readSettings, sandboxSettings } from '../settings';
 import type { ContainerFileSystem } from '../container/containerFileSystem';
 import { containerUri } from '../container/containerFileSystem';
 import { lintProblems } from '../container/lintDiagnostics';
@@ -137,6 +137,7 @@ export class SessionController extends Disposable {
         signal: abort.signal,
         ...(settings.baseCommit ? { baseCommit: settings.baseCommit } : {}),
         ...(settings.config ? { config: settings.config } : {}),
+        ...sandboxSettings(readSettings()),
       });
       let sources: { sources: ActionSource[]; meta: TrajectoryMeta };
       try {

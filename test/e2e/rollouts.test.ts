@@ -36,11 +36,12 @@ describe('the rollouts table in code-server', () => {
     table = await webviewFrame(page, '#viewport', 60_000);
   }
 
+  // Typing right after a click can lose the first keys while the text field's inner input takes
+  // focus; fill() waits for that input, and Enter commits the value as a person's Enter does.
   async function filter(expression: string): Promise<void> {
-    await table.locator('#filter').click();
-    await page.keyboard.press('Control+A');
-    await page.keyboard.type(expression);
-    await page.keyboard.press('Enter');
+    const input = table.locator('#filter input');
+    await input.fill(expression);
+    await input.press('Enter');
   }
 
   before(async () => {

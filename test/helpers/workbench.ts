@@ -7,7 +7,9 @@ export async function quickOpenRow(page: Page, fileName: string): Promise<Locato
   await page.keyboard.press('Control+P');
   const input = page.locator('.quick-input-widget input');
   if (!(await input.waitFor({ timeout: 5_000 }).then(() => true, () => false))) return undefined;
-  await input.fill(fileName);
+  // A dialog or a focus change while the widget opens can leave it inert: give up on this try,
+  // and let the caller press Escape and open it again.
+  if (!(await input.fill(fileName, { timeout: 5_000 }).then(() => true, () => false))) return undefined;
   // Clicking the row, not pressing Enter: Enter takes whichever row the list showed for the text
   // typed before, which may be another file.
   const row = page.locator('.quick-input-list .monaco-list-row', { has: page.locator('.monaco-highlighted-label', { hasText: new RegExp(`^${fileName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) }).first();

@@ -75,15 +75,32 @@ function track(docker: Docker, id: string): void {
   });
 }
 
+/** Removes a container and resolves only once it is gone, also when another removal raced us. */
 async function removeContainer(docker: Docker, id: string): Promise<void> {
+  const container = docker.getContainer(id);
   try {
-    await docker.getContainer(id).remove({ force: true, v: true });
+    await container.remove({ force: true, v: true });
   } catch (err) {
-    // 404: already gone; 409: removal already in progress.
-    if (statusCode(err) !== 404 && statusCode(err) !== 409) throw err;
+    // 404: already gone; 409: a removal is already under way (e.g. an abort's dispose).
+    if (statusCode(err) === 409) await untilGone(container);
+    else if (statusCode(err) !== 404) throw err;
   } finally {
     live.delete(id);
   }
+}
+
+async function untilGone(container: Docker.Container, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      await container.inspect();
+    } catch (err) {
+      if (statusCode(err) === 404) return;
+      throw err;
+    }
+    await new Promise((wake) => setTimeout(wake, 100));
+  }
+  throw new Error(`container ${container.id.slice(0, 12)} was still being removed after ${timeoutMs / 1000} s`);
 }
 
 /** Runs a short command in the container and waits for it to end; returns its output and exit code. */

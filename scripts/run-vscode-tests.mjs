@@ -63,7 +63,9 @@ async function runExtensionHostSuite(server, workspace) {
 
 async function runPlaywrightSuite(server, workspace) {
   const testsDir = await bundleTests('e2e', 'cjs', { packages: 'external' });
-  const files = readdirSync(testsDir).filter((f) => f.endsWith('.test.js')).map((f) => join(testsDir, f));
+  // SWE_WORKBENCH_E2E_ONLY=stepper,bugs runs only those files (while working on one view).
+  const only = process.env.SWE_WORKBENCH_E2E_ONLY?.split(',').map((name) => `${name.trim()}.test.js`);
+  const files = readdirSync(testsDir).filter((f) => f.endsWith('.test.js') && (!only || only.includes(f))).map((f) => join(testsDir, f));
   const out = join(repoRoot, 'test/e2e/out');
   mkdirSync(out, { recursive: true });
   const counts = join(server.home, 'e2e-counts.json');

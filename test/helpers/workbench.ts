@@ -2,14 +2,22 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { webviewFrame } from './browser';
 
+/**
+ * Opens the quick input with `shortcut` and types `text` into it. Returns false when the widget
+ * did not open or could not take the text in time: keys pressed while the workbench still starts
+ * are lost, and a dialog or a focus change while the widget opens leaves it inert or hides it.
+ * The caller presses Escape and tries again.
+ */
+async function typeInQuickInput(page: Page, shortcut: string, text: string): Promise<boolean> {
+  await page.keyboard.press(shortcut);
+  const input = page.locator('.quick-input-widget input');
+  if (!(await input.waitFor({ timeout: 5_000 }).then(() => true, () => false))) return false;
+  return input.fill(text, { timeout: 5_000 }).then(() => true, () => false);
+}
+
 /** Lists `fileName` in Quick Open; returns its row, or undefined when it did not appear in time. */
 export async function quickOpenRow(page: Page, fileName: string): Promise<Locator | undefined> {
-  await page.keyboard.press('Control+P');
-  const input = page.locator('.quick-input-widget input');
-  if (!(await input.waitFor({ timeout: 5_000 }).then(() => true, () => false))) return undefined;
-  // A dialog or a focus change while the widget opens can leave it inert: give up on this try,
-  // and let the caller press Escape and open it again.
-  if (!(await input.fill(fileName, { timeout: 5_000 }).then(() => true, () => false))) return undefined;
+  if (!(await typeInQuickInput(page, 'Control+P', fileName))) return undefined;
   // Clicking the row, not pressing Enter: Enter takes whichever row the list showed for the text
   // typed before, which may be another file.
   const row = page.locator('.quick-input-list .monaco-list-row', { has: page.locator('.monaco-highlighted-label', { hasText: new RegExp(`^${fileName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) }).first();
@@ -37,12 +45,8 @@ export async function quickOpen(page: Page, fileName: string): Promise<void> {
 export async function waitForExtension(page: Page): Promise<void> {
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
   for (let attempt = 1; ; attempt++) {
-    await page.keyboard.press('Control+Shift+P');
-    const input = page.locator('.quick-input-widget input');
-    // Keys pressed while the workbench still starts are lost: then press again.
-    const opened = await input.waitFor({ timeout: 5_000 }).then(() => true, () => false);
-    if (opened) await input.fill('>SWE Workbench: Open Trajectory');
-    const listed = opened && (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'SWE Workbench: Open Trajectory' }).first().waitFor({ timeout: 5_000 }).then(() => true, () => false));
+    const typed = await typeInQuickInput(page, 'Control+Shift+P', '>SWE Workbench: Open Trajectory');
+    const listed = typed && (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'SWE Workbench: Open Trajectory' }).first().waitFor({ timeout: 5_000 }).then(() => true, () => false));
     await page.keyboard.press('Escape');
     if (listed) return;
     if (attempt >= 12) throw new Error('the SWE Workbench commands never appeared in the Command Palette');
@@ -69,12 +73,9 @@ export const THEMES = {
 /** Runs a command from the Command Palette, retrying while the workbench is still registering it. */
 export async function runCommand(page: Page, title: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    await page.keyboard.press('Control+Shift+P');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ timeout: 10_000 });
-    await input.fill(`>${title}`);
+    const typed = await typeInQuickInput(page, 'Control+Shift+P', `>${title}`);
     const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-    if (await row.waitFor({ timeout: 5_000 }).then(() => true, () => false)) {
+    if (typed && await row.waitFor({ timeout: 5_000 }).then(() => true, () => false)) {
       await page.keyboard.press('Enter');
       return;
     }

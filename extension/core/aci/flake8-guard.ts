@@ -51,3 +51,27 @@ export function introducedErrors(before: Flake8Error[], after: Flake8Error[], wi
 export function formatErrors(errors: Flake8Error[]): string {
   return errors.map((e) => `- ${e.problem}`).join('\n');
 }
+
+/**
+ * The message of an edit the guard refused. `errorsBlock` is the "ERRORS:" part, laid out as
+ * the tool version being reproduced lays it out (the blank lines around it differ).
+ */
+export function lintRejection(intro: string, errorsBlock: string, applied: string, original: string): string {
+  return `${intro}
+
+${errorsBlock}This is how your edit would have looked if applied
+------------------------------------------------
+${applied}
+------------------------------------------------
+
+This is the original code before your edit
+------------------------------------------------
+${original}
+------------------------------------------------
+
+Your changes have NOT been applied. Please fix your edit command and try again.
+DO NOT re-run the same failed edit command. Running it again will lead to the same error.`;
+}
+
+/** The sentence every refused edit starts with. */
+export const LINT_REJECTION_INTRO = 'Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry editing the file.';

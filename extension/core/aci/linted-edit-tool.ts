@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { flake8Script, formatErrors, introducedErrors, parseFlake8 } from './flake8-guard';
+import { LINT_REJECTION_INTRO, flake8Script, formatErrors, introducedErrors, lintRejection, parseFlake8 } from './flake8-guard';
 import { lookupScript, parseLookup, runTool, writeScript } from './sandbox-files';
 import { defineTool, type ToolContext, type ToolResult } from './tool-definition';
 import { NO_FILE_OPEN, checkedFile, showWindow } from './windowed-tools';
@@ -9,24 +9,6 @@ import { clampFirstLine, countLines, firstLineFor, renderWindow, replaceLines } 
 
 const SUCCESS = `File updated. Please review the changes and make sure they are correct
 (correct indentation, no duplicate lines, etc). Edit the file again if necessary.`;
-
-const rejection = (errors: string, applied: string, original: string) => `Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry editing the file.
-
-ERRORS:
-${errors}
-
-This is how your edit would have looked if applied
-------------------------------------------------
-${applied}
-------------------------------------------------
-
-This is the original code before your edit
-------------------------------------------------
-${original}
-------------------------------------------------
-
-Your changes have NOT been applied. Please fix your edit command and try again.
-DO NOT re-run the same failed edit command. Running it again will lead to the same error.`;
 
 const LINT_MARK = '@lint';
 
@@ -76,7 +58,7 @@ const edit = defineTool({
       ctx.state.firstLine = firstLine;
       const applied = renderWindow(edited, file.path, firstLine, window);
       const original = renderWindow(file.text, file.path, firstLine, window);
-      return { observation: rejection(formatErrors(errors), applied, original), exitCode: 1 };
+      return { observation: lintRejection(LINT_REJECTION_INTRO, `ERRORS:\n${formatErrors(errors)}\n\n`, applied, original), exitCode: 1 };
     }
     const shown = showWindow(ctx, edited, file.path, firstLineFor(start_line - 1, countLines(edited), window));
     return { observation: `${SUCCESS}\n${shown}`, exitCode: 0 };

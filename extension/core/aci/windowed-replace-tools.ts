@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatErrors, introducedErrors, parseFlake8 } from './flake8-guard';
+import { LINT_REJECTION_INTRO, formatErrors, introducedErrors, lintRejection, parseFlake8 } from './flake8-guard';
 import { openFileWithLint, restore, writeAndLint } from './linted-edit-tool';
 import { defineTool, type ToolContext, type ToolResult } from './tool-definition';
 import { clampFirstLine, countLines, firstLineFor, renderWindow, replaceLines } from './windowed-file';
@@ -15,24 +15,6 @@ import { showWindow } from './windowed-tools';
 /** The wording of SWE-agent 1.0 recordings (later versions list numbered review points). */
 const GUIDANCE = `Please review the changes and make sure they are correct
 (correct indentation, no duplicate lines, etc). Edit the file again if necessary.`;
-
-const lintRejection = (intro: string, errors: string, applied: string, original: string) => `${intro}
-
-ERRORS:
-
-${errors}
-This is how your edit would have looked if applied
-------------------------------------------------
-${applied}
-------------------------------------------------
-
-This is the original code before your edit
-------------------------------------------------
-${original}
-------------------------------------------------
-
-Your changes have NOT been applied. Please fix your edit command and try again.
-DO NOT re-run the same failed edit command. Running it again will lead to the same error.`;
 
 /** Python's `repr()` of a string, as the messages quote the search text. */
 export function pythonRepr(text: string): string {
@@ -87,7 +69,7 @@ async function applyChange(
     ctx.state.firstLine = originalFirst;
     const applied = renderWindow(change.text, file.path, newFirst, window);
     const original = renderWindow(file.text, file.path, originalFirst, window);
-    return { observation: lintRejection(intro, formatErrors(errors), applied, original), exitCode: 4 };
+    return { observation: lintRejection(intro, `ERRORS:\n\n${formatErrors(errors)}\n`, applied, original), exitCode: 4 };
   }
   return { observation: success(showWindow(ctx, change.text, file.path, newFirst)), exitCode: 0 };
 }
@@ -126,7 +108,6 @@ function notFound(text: string, search: string): ToolResult {
   return { observation, exitCode: 3 };
 }
 
-const INTRO = 'Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry editing the file.';
 
 const edit = defineTool({
   name: 'edit',
@@ -152,7 +133,7 @@ const edit = defineTool({
     if (args['replace-all'] === undefined) {
       const change = replaceInWindow(ctx, file.text, search, replace);
       if ('observation' in change) return change;
-      return applyChange(ctx, file, change, INTRO, (shown) => `Text replaced. ${GUIDANCE}\n${shown}`);
+      return applyChange(ctx, file, change, LINT_REJECTION_INTRO, (shown) => `Text replaced. ${GUIDANCE}\n${shown}`);
     }
     const lines = occurrenceLines(file.text, search);
     if (lines.length === 0) return notFound(file.text, search);
@@ -163,7 +144,7 @@ const edit = defineTool({
       replacementLines: 0,
       excusePrevious: false,
     };
-    return applyChange(ctx, file, change, INTRO, (shown) => `Replaced ${lines.length} occurrences. ${GUIDANCE}\n${shown}`);
+    return applyChange(ctx, file, change, LINT_REJECTION_INTRO, (shown) => `Replaced ${lines.length} occurrences. ${GUIDANCE}\n${shown}`);
   },
 });
 
@@ -225,7 +206,7 @@ const rewrite = defineTool({
       excusePrevious: true,
     };
     // This bundle's template opens with a blank line.
-    return applyChange(ctx, file, change, `\n${INTRO}`, () => 'Edit successful.');
+    return applyChange(ctx, file, change, `\n${LINT_REJECTION_INTRO}`, () => 'Edit successful.');
   },
 });
 

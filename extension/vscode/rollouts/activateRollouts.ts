@@ -27,6 +27,8 @@ export interface RolloutsApi {
   open(id: string): Promise<OpenedRollout>;
   /** Sends one protocol message to the open table, exactly as its webview would. */
   requestTable(message: unknown): Promise<ResponseMessage | undefined>;
+  /** Restores a table panel from the state its webview saved, as a window reload does. */
+  restoreTable(panel: vscode.WebviewPanel, state: unknown): Promise<void>;
 }
 
 /** A path setting may be relative to the first workspace folder. */
@@ -167,6 +169,7 @@ export function activateRollouts(context: vscode.ExtensionContext, log: vscode.L
     openFolder,
     open,
     requestTable: (message) => showTable().messenger.receive(message),
+    restoreTable,
   };
   return { disposables, api };
 }

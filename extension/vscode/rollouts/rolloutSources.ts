@@ -66,7 +66,8 @@ export async function patchSourceOf(root: string, rollout: Rollout, instances: I
     return { trajectory: file, instance: instances.file, instanceId: rollout.instance, gold: sweSmith ? 'reverse-patch' : 'patch' };
   }
   const { trajectory } = await loadTrajectory(file, record === undefined ? {} : { record });
-  return { diff: trajectory.outcome.submission ?? '', title: `Submission of ${rollout.id}` };
+  // SWE-agent 1.x reads `git diff` through a pseudo-terminal, which ends every line with CRLF.
+  return { diff: (trajectory.outcome.submission ?? '').replace(/\r\n/g, '\n'), title: `Submission of ${rollout.id}` };
 }
 
 /** A task-instance dataset, read once and again only when the file changes. */

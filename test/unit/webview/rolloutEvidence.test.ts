@@ -99,6 +99,9 @@ describe("a rollout's reward and patch, from what the index knows", () => {
     const sweSmith = await patchSourceOf(folder.root, byId(`run/attempt_1/${W101}/${W101}.traj`), catalog);
     assert.equal('gold' in sweSmith && sweSmith.gold, 'reverse-patch', 'a SWE-smith instance holds the bug');
     assert.ok('diff' in (await patchSourceOf(folder.root, byId('run/attempt_4/deepswe.jsonl:1'), catalog)), 'a JSONL record is shown by its text');
+    const ptyDiff = await patchSourceOf(folder.root, byId('third-party/swe-agent/marshmallow-1867.function_calling.traj'), undefined);
+    assert.ok('diff' in ptyDiff && ptyDiff.diff.startsWith('\ndiff --git a/src/marshmallow/fields.py b/src/marshmallow/fields.py\nindex ad388c7..168a845 100644\n'), 'the CRLF a pseudo-terminal wrote is read as plain lines');
+    assert.ok(!ptyDiff.diff.includes('\r'));
     const missing = new InstanceCatalog(at('nowhere.jsonl'));
     await assert.rejects(missing.find(G7), /nowhere\.jsonl: the task instances named by sweWorkbench\.rollouts\.instances: file not found/);
   });

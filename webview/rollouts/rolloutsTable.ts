@@ -153,11 +153,13 @@ export class RolloutsTable {
   private async runQuery(resetScroll: boolean): Promise<void> {
     const generation = ++this.generation;
     this.count.textContent = 'Loading…';
+    this.viewport.setAttribute('aria-busy', 'true');
     let result: QueryResult;
     try {
       result = await this.host.request(rolloutsQuery, this.state.query);
     } catch (error) {
       if (generation !== this.generation) return;
+      this.viewport.setAttribute('aria-busy', 'false');
       this.filterError.textContent = error instanceof Error ? error.message : String(error);
       this.filterError.hidden = false;
       // The rows of the last valid query stay, and so does their count.
@@ -165,6 +167,7 @@ export class RolloutsTable {
       return;
     }
     if (generation !== this.generation) return;
+    this.viewport.setAttribute('aria-busy', 'false');
     this.filterError.hidden = true;
     this.result = result;
     this.rows = new Map();

@@ -15,7 +15,7 @@ export const TABLE_CSS = `
 #stats { display: flex; flex-wrap: wrap; gap: 4px 14px; padding: 4px 10px; color: var(--vscode-descriptionForeground);
   border-bottom: 1px solid var(--vscode-panel-border, var(--vscode-contrastBorder, transparent)); font-variant-numeric: tabular-nums; }
 #stats strong { color: var(--vscode-foreground); font-weight: 600; }
-.rollouts-grid { display: grid; grid-template-columns: minmax(180px, 3fr) 78px 112px 60px minmax(110px, 1.3fr) 84px 70px minmax(120px, 1.3fr) 90px 70px 84px; }
+.rollouts-grid { display: grid; grid-template-columns: minmax(180px, 3fr) 78px 112px 72px minmax(110px, 1.3fr) 84px 70px minmax(120px, 1.3fr) 90px 70px 84px; }
 .table-head { border-bottom: 1px solid var(--vscode-panel-border, var(--vscode-contrastBorder, transparent));
   background: var(--vscode-sideBar-background, var(--vscode-editor-background)); padding-right: 10px; }
 .table-head button { all: unset; box-sizing: border-box; display: flex; gap: 2px; align-items: center; padding: 4px 6px; cursor: pointer;

@@ -82,6 +82,7 @@ describe('the rollouts table in code-server', () => {
 
   test('lists every rollout of the folder with its group statistics', async () => {
     await waitForCount('25 rollouts');
+    assert.equal(await table.locator('#index-errors').textContent(), ' 2 unreadable inputs');
     const stats = await table.locator('#stats').textContent();
     assert.match(stats ?? '', /mixed groups \d+/);
     assert.match(stats ?? '', /pass@1 /);

@@ -78,6 +78,14 @@ describe('the Rollouts view in the extension host', () => {
     assert.doesNotMatch(String(w202.item.description), /mixed/);
   });
 
+  it("gives each group the icon of what its rollouts did: none solved, mixed, none evaluated", async () => {
+    const w202 = await group(W202);
+    assert.match(String(w202.item.description), /^0\/4 solved/);
+    assert.equal(iconOf(w202.item), 'circle-slash');
+    assert.equal(iconOf((await group(S3)).item), 'split-horizontal');
+    assert.equal(iconOf((await group('basic')).item), 'folder');
+  });
+
   it('marks each rollout resolved, failed or infra with its failure class in the tooltip', async () => {
     const w101 = await group(W101);
     assert.deepEqual(w101.children.map((c) => c.label), ['#1 resolved', '#2 submitted-wrong', '#3 budget-exceeded', '#4 resolved']);

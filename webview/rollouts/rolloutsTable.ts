@@ -66,6 +66,7 @@ export class RolloutsTable {
   private readonly filter = el('vscode-textfield', { attrs: { id: 'filter', placeholder: 'Filter, e.g. failure=max-steps and steps>50', 'aria-label': 'Filter expression' } });
   private readonly search = el('vscode-textfield', { attrs: { id: 'search', placeholder: 'Search thoughts, actions, observations', 'aria-label': 'Full-text search' } });
   private readonly count = el('span', { attrs: { id: 'row-count', role: 'status' } });
+  private readonly unreadable = el('span', { attrs: { id: 'index-errors', title: 'Each one is listed, with its file and line, under “unreadable inputs” in the Rollouts view' } });
   private readonly filterError = el('pre', { attrs: { id: 'filter-error', role: 'alert' } });
   private readonly stats = el('div', { attrs: { id: 'stats', 'aria-label': 'Group statistics' } });
   private readonly head = el('div', { className: 'table-head rollouts-grid', attrs: { role: 'row' } });
@@ -89,8 +90,10 @@ export class RolloutsTable {
   async start(): Promise<void> {
     this.layout();
     const header = await this.host.request(rolloutsHeader, {});
+    this.showUnreadable(header.indexErrors);
     this.host.onNotification(rolloutsChanged, ({ folder }) => {
       if (folder !== null) this.state = { ...this.state, folder };
+      void this.host.request(rolloutsHeader, {}).then((h) => this.showUnreadable(h.indexErrors), () => undefined);
       void this.runQuery(false);
     });
     if (header.folder !== null && header.problem === null) this.state = { ...this.state, folder: header.folder };
@@ -107,7 +110,7 @@ export class RolloutsTable {
     this.filterError.hidden = true;
     this.renderHead();
     this.root.replaceChildren(
-      el('header', { className: 'rollouts-toolbar' }, [this.filter, this.search, this.count, this.filterError]),
+      el('header', { className: 'rollouts-toolbar' }, [this.filter, this.search, this.count, this.unreadable, this.filterError]),
       this.stats,
       this.head,
       this.viewport,
@@ -209,6 +212,11 @@ export class RolloutsTable {
       fact('mixed groups', String(s.mixed)),
       ...passAtK,
     );
+  }
+
+  private showUnreadable(errors: number): void {
+    this.unreadable.hidden = errors === 0;
+    this.unreadable.replaceChildren(codicon('warning'), ` ${errors} unreadable input${errors === 1 ? '' : 's'}`);
   }
 
   private showEmpty(text: string): void {

@@ -9,6 +9,9 @@ export const TABLE_CSS = `
 #filter { flex: 2 1 320px; }
 #search { flex: 1 1 200px; }
 #row-count { color: var(--vscode-descriptionForeground); font-variant-numeric: tabular-nums; white-space: nowrap; }
+#index-errors { color: var(--vscode-descriptionForeground); white-space: nowrap; }
+#index-errors .codicon { color: var(--vscode-problemsWarningIcon-foreground); vertical-align: text-bottom; }
+#index-errors[hidden] { display: none; }
 #filter-error { flex-basis: 100%; margin: 0; color: var(--vscode-errorForeground);
   border-left: 3px solid var(--vscode-inputValidation-errorBorder, var(--vscode-errorForeground)); padding: 2px 8px; font-family: var(--vscode-editor-font-family); }
 #filter-error[hidden] { display: none; }

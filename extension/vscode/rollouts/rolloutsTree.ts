@@ -21,6 +21,13 @@ const STATUS_ICONS: Record<RolloutStatus, vscode.ThemeIcon> = {
   unknown: new vscode.ThemeIcon('question'),
 };
 
+/** A group's icon says what its rollouts did: all solved, none solved, mixed, or none evaluated. */
+export function groupIcon(g: RolloutGroup): vscode.ThemeIcon {
+  if (g.mixed) return new vscode.ThemeIcon('split-horizontal');
+  if (g.solveRate === null) return new vscode.ThemeIcon('folder');
+  return g.solveRate === 1 ? new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed')) : new vscode.ThemeIcon('circle-slash', new vscode.ThemeColor('testing.iconFailed'));
+}
+
 function percent(x: number): string {
   return `${Math.round(x * 100)}%`;
 }
@@ -101,7 +108,7 @@ export class RolloutsTreeProvider extends Disposable implements vscode.TreeDataP
         const item = new vscode.TreeItem(node.group.instance, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = `group:${node.group.instance}`;
         item.description = groupDescription(node.group);
-        item.iconPath = new vscode.ThemeIcon(node.group.mixed ? 'split-horizontal' : 'folder');
+        item.iconPath = groupIcon(node.group);
         item.contextValue = node.group.mixed ? 'rolloutGroup.mixed' : 'rolloutGroup';
         item.tooltip = `${node.group.instance}: ${groupDescription(node.group)}\n${Object.entries(node.group.failures).map(([c, n]) => `${c} ×${n}`).join(', ')}`;
         return item;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { ResponseMessage } from '../../extension/protocol/ipc';
@@ -175,6 +175,23 @@ describe('the Rollouts view in the extension host', () => {
     assert.equal(shown.content.sections.length, 1);
     assert.equal(shown.content.sections[0]?.problem, null);
     assert.match(shown.content.sections[0]?.diff ?? '', /^\+        return int\(round\(value\.total_seconds\(\) \/ base_unit\.total_seconds\(\)\)\)$/m);
+  });
+
+  it("shows a submission beside its gold patch when sweWorkbench.rollouts.instances holds the instance", async () => {
+    const gold = 'diff --git a/src/gadgets/core.py b/src/gadgets/core.py\n--- a/src/gadgets/core.py\n+++ b/src/gadgets/core.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n';
+    const dataset = path.join(folder.root, 'instances.json');
+    writeFileSync(dataset, JSON.stringify([{ instance_id: G7, repo: 'acme/gadgets', patch: gold, test_patch: '', FAIL_TO_PASS: '[]', PASS_TO_PASS: '[]' }]));
+    const settings = vscode.workspace.getConfiguration('sweWorkbench');
+    await settings.update('rollouts.instances', dataset, vscode.ConfigurationTarget.Global);
+    try {
+      const shown = await vscode.commands.executeCommand<PatchShown | undefined>('sweWorkbench.rollouts.showPatch', `run/attempt_1/${G7}/${G7}.traj`);
+      assert.ok(shown);
+      assert.deepEqual(shown.content.sections.map((s) => s.label), ['Submission', 'Gold patch']);
+      assert.deepEqual({ diff: shown.content.sections[1]?.diff, problem: shown.content.sections[1]?.problem }, { diff: gold, problem: null });
+      assert.match(shown.content.sections[0]?.diff ?? '', /^\+    return w, round\(w \/ ratio\)$/m);
+    } finally {
+      await settings.update('rollouts.instances', undefined, vscode.ConfigurationTarget.Global);
+    }
   });
 
   it("opens a row's reward breakdown and patch from the table", async () => {

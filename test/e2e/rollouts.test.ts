@@ -208,12 +208,16 @@ describe('the rollouts table in code-server', () => {
       await filter('');
       await waitForCount('25 rollouts');
       await table.locator('.rollout-row[data-index="0"][data-id]').waitFor({ timeout: 10_000 });
+      await table.locator('.rollout-row[data-index="2"][data-id]').click();
+      await table.locator('#details').waitFor({ state: 'visible', timeout: 10_000 });
       await runCommand(page, 'SWE Workbench: Focus on Rollouts View');
       await page.locator('.sidebar .monaco-list-row', { hasText: 'acme__widgets-101' }).waitFor({ timeout: 20_000 });
       await page.screenshot({ path: path.join(out!, `rollouts-${theme}.png`) });
       const foreground = await table.locator('.rollout-row[data-index="0"] [data-column="instance"]').evaluate((e) => getComputedStyle(e).color);
       const background = await table.locator('body').evaluate((e) => getComputedStyle(e).backgroundColor);
       assert.notEqual(foreground, background, `${theme}: text and background differ`);
+      const [button, pane] = await table.locator('#details [data-action="reward"]').evaluate((e) => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]);
+      assert.notEqual(button, pane, `${theme}: the details pane's buttons are readable`);
     }
   });
 });

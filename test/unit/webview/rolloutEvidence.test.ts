@@ -7,7 +7,7 @@ import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
 import { buildRewardBreakdown } from '../../../extension/vscode/reward/rewardBreakdown';
 import { InstanceCatalog, patchSourceOf, rewardSourcesOf } from '../../../extension/vscode/rollouts/rolloutSources';
 import { FAILING_TEST, G7, S3, W101, W202, makeRolloutFolder } from '../../fixtures/rollouts/trainingRun';
-import { patchFor } from '../../fixtures/rollouts/runWriter';
+import { patchFor, r2eGymRecord, workSteps } from '../../fixtures/rollouts/runWriter';
 
 const PANDAS = 'pandas-dev__pandas.95280573.pr_53856';
 
@@ -86,6 +86,21 @@ describe("a rollout's reward and patch, from what the index knows", () => {
       { name: 'recorded reward', value: 0, rule: 'episodes.jsonl: the reward the rllm run recorded' },
       { name: 'recorded resolution', value: 0, rule: 'episodes.jsonl: the run recorded the task as not solved' },
     ]);
+  });
+
+  test("grades the test output an R2E-Gym record holds against the configured instance's lists", async () => {
+    const record = { ...(r2eGymRecord({ instance: G7, steps: workSteps(2), exit: 'agent', patch: '', reward: 0 }) as object), test_output: `${FAILING_TEST} PASSED\ntests/test_widgets.py::test_create FAILED\n` };
+    writeFileSync(at('r2e.jsonl'), `${JSON.stringify(record)}\n`);
+    writeFileSync(at('g7.instance.json'), JSON.stringify({ instance_id: G7, FAIL_TO_PASS: [FAILING_TEST], PASS_TO_PASS: ['tests/test_widgets.py::test_create'] }));
+    const b = await buildRewardBreakdown({ trajectory: at('r2e.jsonl'), record: 0, instance: at('g7.instance.json') });
+    assert.equal(b.resolution, 'NO', 'a PASS_TO_PASS test broke');
+    assert.equal(b.value, 0);
+    assert.deepEqual(b.lists.map((l) => [l.name, l.tests.map((t) => [t.id, t.passed, t.line])]), [
+      ['FAIL_TO_PASS', [[FAILING_TEST, true, null]]],
+      ['PASS_TO_PASS', [['tests/test_widgets.py::test_create', false, null]]],
+    ]);
+    assert.equal(b.hasOutput, false, 'the output is inside the trajectory: there is no file to open at a line');
+    assert.equal(b.origin, `${at('r2e.jsonl')}: test_output + ${at('g7.instance.json')}`);
   });
 
   test("shows a rollout's submission, beside the gold patch when the instances hold it", async () => {

@@ -19,12 +19,29 @@ export type GradedTest = z.infer<typeof GradedTestSchema>;
 
 export const TestListSchema = z.object({ name: z.string(), tests: z.array(GradedTestSchema) });
 
+/**
+ * What is graded, by named field: a test output with the instance or report.json naming its
+ * tests, a report alone (an instance's, or a run's with `instanceId`), or a rollout's
+ * trajectory (a JSONL `record`, 0-based) with whatever evaluation of it exists.
+ */
+export const RewardSourcesSchema = z.object({
+  testOutput: z.optional(z.string()),
+  instance: z.optional(z.string()),
+  instanceId: z.optional(z.string()),
+  report: z.optional(z.string()),
+  trajectory: z.optional(z.string()),
+  record: z.optional(z.int().check(z.nonnegative())),
+  title: z.optional(z.string()),
+});
+export type RewardSources = z.infer<typeof RewardSourcesSchema>;
+
 export const RewardBreakdownSchema = z.object({
   title: z.string(),
   /** The files graded, shown under the title. */
   origin: z.string(),
   resolution: z.nullable(z.enum(['FULL', 'PARTIAL', 'NO'])),
-  value: z.number(),
+  /** null when nothing graded or recorded a reward. */
+  value: z.nullable(z.number()),
   /** Why the reward is left out of the loss (infrastructure failure), if it is. */
   masked: z.nullable(z.string()),
   terms: z.array(RewardTermSchema),
@@ -34,8 +51,15 @@ export const RewardBreakdownSchema = z.object({
   /** The grading compared with a harness report.json, when one was given. */
   report: z.nullable(z.object({ file: z.string(), resolved: z.boolean(), agrees: z.boolean(), detail: z.string() })),
   hasOutput: z.boolean(),
+  /** What could not be graded and which file would have told, one sentence each. */
+  missing: z.array(z.string()),
+  /** What was graded: the view keeps it to come back after a reload. */
+  sources: RewardSourcesSchema,
 });
 export type RewardBreakdown = z.infer<typeof RewardBreakdownSchema>;
+
+/** What the reward view persists with setState. */
+export const RewardUiStateSchema = z.object({ sources: RewardSourcesSchema });
 
 export const rewardLoad = requestType('reward/load', z.object({}), RewardBreakdownSchema);
 

@@ -39,6 +39,10 @@ export const RolloutRowSchema = z.object({
   failure: z.string(),
   status: z.enum(ROLLOUT_STATUSES),
   evidence: z.string(),
+  /** Failing FAIL_TO_PASS / PASS_TO_PASS tests from the evaluation report. */
+  tests: z.optional(z.array(z.string())),
+  /** The report that evaluated it, relative to the folder. */
+  evaluation: z.optional(z.string()),
   tokens: z.nullable(z.number()),
   cost: z.nullable(z.number()),
   duration: z.nullable(z.number()),
@@ -80,12 +84,21 @@ export const TableHeaderSchema = z.object({
   /** The indexed folder; null before one is opened. */
   folder: z.nullable(z.string()),
   indexErrors: Count,
+  /** Why the table is not showing what it showed before a reload (its folder is gone). */
+  problem: z.nullable(z.string()),
 });
 
 export const rolloutsHeader = requestType('rollouts/header', z.object({}), TableHeaderSchema);
 export const rolloutsQuery = requestType('rollouts/query', RolloutQuerySchema, QueryResultSchema);
 export const rolloutsRows = requestType('rollouts/rows', RowRangeSchema, z.object({ rows: z.array(RolloutRowSchema), version: Count }));
-export const rolloutsOpen = requestType('rollouts/open', z.object({ id: z.string().check(z.minLength(1)) }), z.object({ step: Count }));
+const RolloutId = z.object({ id: z.string().check(z.minLength(1)) });
+export const rolloutsOpen = requestType('rollouts/open', RolloutId, z.object({ step: Count }));
+/** Opens the rollout's reward breakdown; shown is false when the host said why in a message instead. */
+export const rolloutsShowReward = requestType('rollouts/showReward', RolloutId, z.object({ shown: z.boolean() }));
+/** Opens the rollout's submission (beside the gold patch when known). */
+export const rolloutsShowPatch = requestType('rollouts/showPatch', RolloutId, z.object({ shown: z.boolean() }));
+/** Where a rollout is in a query's rows, so a restored selection can be scrolled to. */
+export const rolloutsLocate = requestType('rollouts/locate', z.object({ query: RolloutQuerySchema, id: z.string() }), z.object({ index: z.nullable(Count) }));
 
 /** Host -> webview: the index changed (a re-index while the run writes, or another folder). */
 export const rolloutsChanged = notificationType('rollouts/changed', z.object({ version: Count, folder: z.nullable(z.string()) }));
@@ -94,5 +107,9 @@ export const rolloutsChanged = notificationType('rollouts/changed', z.object({ v
 export const RolloutsUiStateSchema = z.object({
   query: RolloutQuerySchema,
   scrollTop: z.number().check(z.nonnegative()),
+  /** The folder shown, so a reload brings the table back on it. */
+  folder: z.optional(z.string()),
+  /** The selected rollout's id. */
+  selected: z.optional(z.string()),
 });
 export type RolloutsUiState = z.infer<typeof RolloutsUiStateSchema>;

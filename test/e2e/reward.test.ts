@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cpSync } from 'node:fs';
+import { cpSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
@@ -52,6 +52,31 @@ describe('the reward view in code-server', () => {
     await view.locator('[data-list="FAIL_TO_PASS"] .test-link').first().click();
     await page.locator('.tab.active', { hasText: 'test_output.txt' }).waitFor({ timeout: 15_000 });
     await page.locator('.editor-instance .view-lines', { hasText: 'test_getitem_pyarrow_index[Series] PASSED' }).waitFor({ timeout: 15_000 });
+  });
+
+  test('comes back after a reload, and names the file it graded when that file is gone', async () => {
+    await runCommand(page, 'View: Close All Editors');
+    await showReward('#reward-title');
+    const reloadWindow = async () => {
+      const reloaded = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), timeout: 60_000 });
+      await runCommand(page, 'Developer: Reload Window');
+      await reloaded;
+      await waitForExtension(page);
+    };
+    await reloadWindow();
+    const restored = await webviewFrame(page, '#reward-title', 60_000);
+    assert.equal(await restored.locator('#resolution').textContent(), 'FULL');
+    const report = path.join(workspace!, INSTANCE, 'report.json');
+    renameSync(report, `${report}.moved`);
+    try {
+      await reloadWindow();
+      const failed = await webviewFrame(page, '.load-error', 60_000);
+      assert.match((await failed.locator('.error-message').textContent()) ?? '', new RegExp(`${INSTANCE}/report\\.json: file not found`));
+      await page.screenshot({ path: path.join(out!, 'reward-file-gone.png') });
+    } finally {
+      renameSync(`${report}.moved`, report);
+      await runCommand(page, 'View: Close All Editors');
+    }
   });
 
   test('is readable in the dark, light and high-contrast themes', async () => {

@@ -5,8 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { launchBrowser, webviewFrame } from '../helpers/browser';
 import { writeLargeRolloutRun, type LargeRun } from '../helpers/largeRolloutRun';
-import { THEMES, runCommand, setTheme, waitForExtension } from '../helpers/workbench';
-import { W202, makeRolloutFolder } from '../fixtures/rollouts/trainingRun';
+import { THEMES, runCommand, waitForExtension } from '../helpers/workbench';
+import { FAILING_TEST, W101, W202, makeRolloutFolder } from '../fixtures/rollouts/trainingRun';
 
 const url = process.env.SWE_WORKBENCH_E2E_URL;
 const workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE;
@@ -25,12 +25,28 @@ describe('the rollouts table in code-server', () => {
   const waitForCount = (text: string) => table.locator('#row-count', { hasText: new RegExp(`^${text}$`) }).waitFor({ timeout: 60_000 });
   const cells = (column: string) => table.locator(`.rollout-row[data-id] [data-column="${column}"]`).allTextContents();
 
-  /** Points the setting at a folder and reloads: the server reads a settings file written behind its back only then. */
+  /**
+   * Reloads the window as a person does (Developer: Reload Window): the workbench saves its
+   * editors and their webviews' state first, which a bare page reload does not wait for.
+   */
+  async function reloadWindow(): Promise<void> {
+    const reloaded = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), timeout: 60_000 });
+    await runCommand(page, 'Developer: Reload Window');
+    await reloaded;
+  }
+
+  /**
+   * Points the setting at a folder and reloads: the server reads a settings file written behind
+   * its back only then. A table left open would come back on its own folder, so none is left.
+   */
   async function showFolder(folder: string, theme?: keyof typeof THEMES): Promise<void> {
+    const loaded = page.url().startsWith(url!);
+    if (loaded) await runCommand(page, 'View: Close All Editors');
     const settings = JSON.parse(readFileSync(settingsFile!, 'utf8')) as Record<string, unknown>;
-    writeFileSync(settingsFile!, JSON.stringify({ ...settings, 'sweWorkbench.rollouts.folder': folder }, null, 2));
-    if (theme) await setTheme(page, settingsFile!, theme);
+    writeFileSync(settingsFile!, JSON.stringify({ ...settings, 'sweWorkbench.rollouts.folder': folder, ...(theme ? { 'workbench.colorTheme': THEMES[theme].id } : {}) }, null, 2));
+    if (loaded) await reloadWindow();
     else await page.goto(`${url}/?folder=${encodeURIComponent(workspace!)}`);
+    if (theme) await page.locator(`.monaco-workbench.${THEMES[theme].workbenchClass}`).waitFor({ timeout: 60_000 });
     await waitForExtension(page);
     await runCommand(page, 'SWE Workbench: Show Rollouts Table');
     table = await webviewFrame(page, '#viewport', 60_000);
@@ -66,6 +82,7 @@ describe('the rollouts table in code-server', () => {
 
   test('lists every rollout of the folder with its group statistics', async () => {
     await waitForCount('25 rollouts');
+    assert.equal(await table.locator('#index-errors').textContent(), ' 2 unreadable inputs');
     const stats = await table.locator('#stats').textContent();
     assert.match(stats ?? '', /mixed groups \d+/);
     assert.match(stats ?? '', /pass@1 /);
@@ -78,6 +95,7 @@ describe('the rollouts table in code-server', () => {
     await table.locator('.table-head button[data-column="steps"][aria-sort="ascending"]').waitFor({ timeout: 10_000 });
     await header.click();
     await table.locator('.table-head button[data-column="steps"][aria-sort="descending"]').waitFor({ timeout: 10_000 });
+    await table.locator('#viewport[aria-busy="false"]').waitFor({ timeout: 10_000 });
     await table.locator('.rollout-row[data-index="0"] [data-column="steps"]', { hasText: /^\d+$/ }).waitFor({ timeout: 10_000 });
     const steps = (await cells('steps')).map(Number);
     assert.ok(steps.length > 5, `rows shown: ${steps.length}`);
@@ -118,6 +136,57 @@ describe('the rollouts table in code-server', () => {
     await page.keyboard.press('Control+W');
   });
 
+  test("a row's details pane says why it failed and opens its reward breakdown with a click", async () => {
+    await runCommand(page, 'SWE Workbench: Show Rollouts Table');
+    table = await webviewFrame(page, '#viewport', 60_000);
+    await filter(`instance=${W101} and attempt=2`);
+    await waitForCount('1 of 25 rollouts');
+    await table.locator('.rollout-row[data-index="0"][data-id]').click();
+    await table.locator('#details').waitFor({ state: 'visible', timeout: 10_000 });
+    assert.equal(await table.locator('#details-rollout').textContent(), ` ${W101} #2`);
+    assert.equal(await table.locator('#details-reason').textContent(), `submitted-wrong: run/attempt_2/logs/run_evaluation/attempt_2/acme-coder-7b/${W101}/report.json: not resolved`);
+    assert.deepEqual(await table.locator('#details-tests li').allTextContents(), [FAILING_TEST]);
+    await table.locator('#details [data-action="reward"]').click();
+    const reward = await webviewFrame(page, '#reward-title', 60_000);
+    assert.equal(await reward.locator('#reward-title').textContent(), `Reward: ${W101} #2`);
+    assert.equal(await reward.locator('#resolution').textContent(), 'NO');
+    assert.equal(await reward.locator('#reward-value').textContent(), 'reward 0');
+    assert.deepEqual(await reward.locator('[data-list="FAIL_TO_PASS"] li[data-passed="false"]').evaluateAll((items) => items.map((i) => i.getAttribute('data-test'))), [FAILING_TEST]);
+    assert.match((await reward.locator('#missing').textContent()) ?? '', /No test output beside .*report\.json \(test_output\.txt\)/);
+    await page.screenshot({ path: path.join(out!, 'rollouts-reward.png') });
+  });
+
+  test('the reward view and the table come back after a reload, with the filter, rows and selection', async () => {
+    await reloadWindow();
+    await waitForExtension(page);
+    const reward = await webviewFrame(page, '#reward-title', 60_000).catch(async (error: unknown) => {
+      await page.screenshot({ path: path.join(out!, 'rollouts-reload-failed.png') });
+      throw error;
+    });
+    assert.equal(await reward.locator('#reward-title').textContent(), `Reward: ${W101} #2`);
+    assert.equal(await reward.locator('#resolution').textContent(), 'NO');
+    await page.locator('.tabs-container .tab', { hasText: /^Rollouts$/ }).click();
+    table = await webviewFrame(page, '#viewport', 60_000);
+    await waitForCount('1 of 25 rollouts');
+    assert.equal(await table.locator('#filter input').inputValue(), `instance=${W101} and attempt=2`);
+    await table.locator(`.rollout-row[aria-selected="true"][data-id="run/attempt_2/${W101}/${W101}.traj"]`).waitFor({ timeout: 10_000 });
+    assert.equal(await table.locator('#details-rollout').textContent(), ` ${W101} #2`);
+  });
+
+  test("the keyboard selects a row and opens its patch with P", async () => {
+    await filter(`instance=${W101}`);
+    await waitForCount('4 of 25 rollouts');
+    await table.locator('.rollout-row[data-index="0"][data-id]').waitFor({ timeout: 10_000 });
+    await table.locator('#viewport').focus();
+    await table.locator('#viewport').press('Home');
+    const id = await table.locator('.rollout-row[aria-selected="true"]').getAttribute('data-id');
+    assert.ok(id, 'Home selects the first row');
+    await table.locator('#viewport').press('p');
+    const patch = await webviewFrame(page, '#patch-title', 60_000);
+    assert.equal(await patch.locator('#patch-title').textContent(), `Submission of ${id}`);
+    await page.screenshot({ path: path.join(out!, 'rollouts-patch.png') });
+  });
+
   test('scrolls 10,000 rollouts keeping only the rows in view in the DOM', async () => {
     await showFolder(large.root);
     await waitForCount('10000 rollouts');
@@ -139,12 +208,16 @@ describe('the rollouts table in code-server', () => {
       await filter('');
       await waitForCount('25 rollouts');
       await table.locator('.rollout-row[data-index="0"][data-id]').waitFor({ timeout: 10_000 });
+      await table.locator('.rollout-row[data-index="2"][data-id]').click();
+      await table.locator('#details').waitFor({ state: 'visible', timeout: 10_000 });
       await runCommand(page, 'SWE Workbench: Focus on Rollouts View');
       await page.locator('.sidebar .monaco-list-row', { hasText: 'acme__widgets-101' }).waitFor({ timeout: 20_000 });
       await page.screenshot({ path: path.join(out!, `rollouts-${theme}.png`) });
       const foreground = await table.locator('.rollout-row[data-index="0"] [data-column="instance"]').evaluate((e) => getComputedStyle(e).color);
       const background = await table.locator('body').evaluate((e) => getComputedStyle(e).backgroundColor);
       assert.notEqual(foreground, background, `${theme}: text and background differ`);
+      const [button, pane] = await table.locator('#details [data-action="reward"]').evaluate((e) => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]);
+      assert.notEqual(button, pane, `${theme}: the details pane's buttons are readable`);
     }
   });
 });

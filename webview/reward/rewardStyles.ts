@@ -7,6 +7,9 @@ export const REWARD_CSS = `
 .resolution.NO { background: var(--vscode-testing-iconFailed); color: var(--vscode-editor-background); }
 .reward-value { font-size: 1.4em; font-variant-numeric: tabular-nums; }
 .note { color: var(--vscode-descriptionForeground); }
+.missing { border-left: 3px solid var(--vscode-editorInfo-foreground, var(--vscode-focusBorder)); padding: 2px 10px; }
+.missing p { margin: 4px 0; }
+.missing .codicon { color: var(--vscode-editorInfo-foreground, var(--vscode-foreground)); vertical-align: text-bottom; }
 .agreement.agrees .codicon { color: var(--vscode-testing-iconPassed); }
 .agreement.differs .codicon { color: var(--vscode-testing-iconFailed); }
 .terms { border-collapse: collapse; }

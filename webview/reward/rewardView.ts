@@ -12,8 +12,9 @@ export class RewardView {
 
   async start(): Promise<void> {
     const b = await this.host.request(rewardLoad, {});
+    this.host.setState({ sources: b.sources });
     const header = el('header', { className: 'toolbar' }, [el('div', { className: 'title' }, [el('h1', { text: b.title, attrs: { id: 'reward-title' } }), el('span', { className: 'facts', text: b.origin })])]);
-    const body = el('div', { className: 'reward-body' }, [this.verdict(b), this.termsTable(b), el('section', {}, [el('h2', { text: 'Terms' }), rewardChart(b.terms)]), ...b.lists.map((l) => this.list(l.name, l.tests))]);
+    const body = el('div', { className: 'reward-body' }, [this.verdict(b), ...this.missing(b.missing), this.termsTable(b), ...(b.terms.length > 0 ? [el('section', {}, [el('h2', { text: 'Terms' }), rewardChart(b.terms)])] : []), ...b.lists.map((l) => this.list(l.name, l.tests))]);
     this.root.replaceChildren(header, body);
     this.root.setAttribute('aria-busy', 'false');
   }
@@ -21,7 +22,7 @@ export class RewardView {
   private verdict(b: RewardBreakdown): HTMLElement {
     const parts: Node[] = [];
     if (b.resolution) parts.push(el('span', { className: `resolution ${b.resolution}`, text: b.resolution, attrs: { id: 'resolution' } }));
-    parts.push(el('span', { className: 'reward-value', text: `reward ${formatValue(b.value)}`, attrs: { id: 'reward-value' } }));
+    parts.push(el('span', { className: 'reward-value', text: b.value === null ? 'reward unknown' : `reward ${formatValue(b.value)}`, attrs: { id: 'reward-value' } }));
     if (b.testsFound !== null) parts.push(el('span', { className: 'note', text: `${b.testsFound} tests in the output` }));
     if (b.masked) parts.push(el('span', { className: 'note', text: `masked from the loss: ${b.masked}` }));
     const section = el('section', {}, [el('div', { className: 'verdict' }, parts)]);
@@ -30,6 +31,12 @@ export class RewardView {
       section.append(el('p', { className: `agreement ${agrees ? 'agrees' : 'differs'}`, attrs: { id: 'report-agreement' } }, [codicon(agrees ? 'pass' : 'error', agrees ? 'agrees' : 'differs'), ` ${agrees ? 'Agrees with' : 'Differs from'} ${b.report.file} (resolved: ${b.report.resolved}): ${b.report.detail}`]));
     }
     return section;
+  }
+
+  /** What could not be graded, said before the terms so a short breakdown is not mistaken for a whole one. */
+  private missing(notes: readonly string[]): HTMLElement[] {
+    if (notes.length === 0) return [];
+    return [el('section', { className: 'missing', attrs: { id: 'missing', 'aria-label': 'Not graded' } }, notes.map((n) => el('p', {}, [codicon('info', 'note'), ` ${n}`])))];
   }
 
   private termsTable(b: RewardBreakdown): HTMLElement {

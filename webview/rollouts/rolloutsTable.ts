@@ -4,9 +4,12 @@ import {
   RolloutsUiStateSchema,
   rolloutsChanged,
   rolloutsHeader,
+  rolloutsLocate,
   rolloutsOpen,
   rolloutsQuery,
   rolloutsRows,
+  rolloutsShowPatch,
+  rolloutsShowReward,
   type QueryResult,
   type RolloutColumn,
   type RolloutQuery,
@@ -23,6 +26,15 @@ const ROW_HEIGHT = 24;
 const OVERSCAN = 20;
 const PAGE_SIZE = 200;
 const STATUS_ICONS = { resolved: 'pass-filled', failed: 'error', infra: 'warning', unknown: 'question' } as const;
+/** Failing tests listed in the details pane; the reward breakdown has them all. */
+const MAX_TESTS_SHOWN = 8;
+
+type RowAction = 'open' | 'reward' | 'patch';
+const ACTIONS: ReadonlyArray<{ action: RowAction; label: string; icon: string; key: string }> = [
+  { action: 'open', label: 'Open in Stepper', icon: 'debug-step-into', key: 'Enter' },
+  { action: 'reward', label: 'Reward Breakdown', icon: 'graph', key: 'R' },
+  { action: 'patch', label: 'Patch', icon: 'diff', key: 'P' },
+];
 
 function restoredState(raw: unknown): RolloutsUiState {
   const parsed = RolloutsUiStateSchema.safeParse(raw);
@@ -54,27 +66,40 @@ export class RolloutsTable {
   private readonly filter = el('vscode-textfield', { attrs: { id: 'filter', placeholder: 'Filter, e.g. failure=max-steps and steps>50', 'aria-label': 'Filter expression' } });
   private readonly search = el('vscode-textfield', { attrs: { id: 'search', placeholder: 'Search thoughts, actions, observations', 'aria-label': 'Full-text search' } });
   private readonly count = el('span', { attrs: { id: 'row-count', role: 'status' } });
+  private readonly unreadable = el('span', { attrs: { id: 'index-errors', title: 'Each one is listed, with its file and line, under “unreadable inputs” in the Rollouts view' } });
   private readonly filterError = el('pre', { attrs: { id: 'filter-error', role: 'alert' } });
   private readonly stats = el('div', { attrs: { id: 'stats', 'aria-label': 'Group statistics' } });
   private readonly head = el('div', { className: 'table-head rollouts-grid', attrs: { role: 'row' } });
   private readonly spacer = el('div', { attrs: { id: 'spacer', role: 'rowgroup' } });
   private readonly viewport = el('div', { attrs: { id: 'viewport', tabindex: '0', role: 'grid', 'aria-label': 'Rollouts' } }, [this.spacer]);
   private readonly empty = el('p', { attrs: { id: 'empty' } });
+  private readonly details = el('section', { attrs: { id: 'details', 'aria-label': 'Selected rollout', 'aria-live': 'polite' } });
+  private readonly actionStatus = el('span', { attrs: { id: 'action-status', role: 'status' } });
+  /** A selection restored from the state, kept until the index holds its rollout. */
+  private restoring: string | undefined;
+  private scrollRestored = false;
 
   constructor(
     private readonly root: HTMLElement,
     private readonly host: Host,
   ) {
     this.state = restoredState(host.getState());
+    this.restoring = this.state.selected;
   }
 
   async start(): Promise<void> {
     this.layout();
     const header = await this.host.request(rolloutsHeader, {});
-    this.host.onNotification(rolloutsChanged, () => void this.runQuery(false));
-    if (header.folder === null) this.showEmpty('No rollouts folder is open: run “SWE Workbench: Open Rollouts Folder…”.');
+    this.showUnreadable(header.indexErrors);
+    this.host.onNotification(rolloutsChanged, ({ folder }) => {
+      if (folder !== null) this.state = { ...this.state, folder };
+      void this.host.request(rolloutsHeader, {}).then((h) => this.showUnreadable(h.indexErrors), () => undefined);
+      void this.runQuery(false);
+    });
+    if (header.folder !== null && header.problem === null) this.state = { ...this.state, folder: header.folder };
+    if (header.problem !== null) this.showEmpty(header.problem);
+    else if (header.folder === null) this.showEmpty('No rollouts folder is open: run “SWE Workbench: Open Rollouts Folder…”.');
     await this.runQuery(false);
-    this.viewport.scrollTop = this.state.scrollTop;
     this.render();
     this.root.setAttribute('aria-busy', 'false');
   }
@@ -85,12 +110,18 @@ export class RolloutsTable {
     this.filterError.hidden = true;
     this.renderHead();
     this.root.replaceChildren(
-      el('header', { className: 'rollouts-toolbar' }, [this.filter, this.search, this.count, this.filterError]),
+      el('header', { className: 'rollouts-toolbar' }, [this.filter, this.search, this.count, this.unreadable, this.filterError]),
       this.stats,
       this.head,
       this.viewport,
       this.empty,
+      this.details,
     );
+    this.details.hidden = true;
+    this.details.addEventListener('click', (e) => {
+      const action = (e.target as Element | null)?.closest<HTMLElement>('[data-action]')?.dataset.action;
+      if (action && this.selected >= 0) void this.act(action as RowAction, this.selected);
+    });
     this.filter.addEventListener('change', () => this.setQuery({ ...this.state.query, filter: this.filter.value }));
     this.search.addEventListener('change', () => this.setQuery({ ...this.state.query, search: this.search.value }));
     this.viewport.addEventListener('scroll', () => this.onScroll(), { passive: true });
@@ -116,7 +147,7 @@ export class RolloutsTable {
   }
 
   private setQuery(query: RolloutQuery): void {
-    this.state = { query, scrollTop: 0 };
+    this.state = { ...this.state, query, scrollTop: 0 };
     this.renderHead();
     void this.runQuery(true);
   }
@@ -125,11 +156,13 @@ export class RolloutsTable {
   private async runQuery(resetScroll: boolean): Promise<void> {
     const generation = ++this.generation;
     this.count.textContent = 'Loading…';
+    this.viewport.setAttribute('aria-busy', 'true');
     let result: QueryResult;
     try {
       result = await this.host.request(rolloutsQuery, this.state.query);
     } catch (error) {
       if (generation !== this.generation) return;
+      this.viewport.setAttribute('aria-busy', 'false');
       this.filterError.textContent = error instanceof Error ? error.message : String(error);
       this.filterError.hidden = false;
       // The rows of the last valid query stay, and so does their count.
@@ -137,19 +170,36 @@ export class RolloutsTable {
       return;
     }
     if (generation !== this.generation) return;
+    this.viewport.setAttribute('aria-busy', 'false');
     this.filterError.hidden = true;
     this.result = result;
     this.rows = new Map();
     this.pending.clear();
     this.selected = -1;
+    this.renderDetails();
     this.count.textContent = countText(result);
     this.renderStats(result);
     this.spacer.style.height = `${result.total * ROW_HEIGHT}px`;
     if (result.total === 0 && result.indexed > 0) this.showEmpty('No rollout matches.');
     else if (result.indexed > 0) this.empty.hidden = true;
-    if (resetScroll) this.viewport.scrollTop = 0;
+    if (!this.scrollRestored && result.total > 0) {
+      this.viewport.scrollTop = this.state.scrollTop;
+      this.scrollRestored = true;
+    } else if (resetScroll) this.viewport.scrollTop = 0;
     this.saveState();
     this.render();
+    await this.reselect(generation);
+  }
+
+  /** Selects the rollout selected before (a reload, a new query, a re-index) wherever it now is. */
+  private async reselect(generation: number): Promise<void> {
+    const id = this.restoring ?? this.state.selected;
+    if (id === undefined || !this.result?.total) return;
+    const { index } = await this.host.request(rolloutsLocate, { query: this.state.query, id });
+    if (generation !== this.generation || index === null) return;
+    this.select(index);
+    if (this.restoring !== undefined) this.scrollIntoView(index);
+    this.restoring = undefined;
   }
 
   private renderStats(result: QueryResult): void {
@@ -162,6 +212,11 @@ export class RolloutsTable {
       fact('mixed groups', String(s.mixed)),
       ...passAtK,
     );
+  }
+
+  private showUnreadable(errors: number): void {
+    this.unreadable.hidden = errors === 0;
+    this.unreadable.replaceChildren(codicon('warning'), ` ${errors} unreadable input${errors === 1 ? '' : 's'}`);
   }
 
   private showEmpty(text: string): void {
@@ -220,6 +275,7 @@ export class RolloutsTable {
       this.pending.delete(start);
     }
     this.render();
+    if (this.selected >= start && this.selected < end) this.renderDetails();
     if (!this.firstRowsShown) {
       this.firstRowsShown = true;
       performance.mark(FIRST_ROWS_MARK);
@@ -231,7 +287,7 @@ export class RolloutsTable {
     const index = Number(node?.dataset.index);
     if (!node || !Number.isInteger(index)) return;
     this.select(index);
-    if (open) void this.open(index);
+    if (open) void this.act('open', index);
   }
 
   private onKey(event: KeyboardEvent): void {
@@ -243,15 +299,44 @@ export class RolloutsTable {
       event.preventDefault();
       this.select(Math.min(total - 1, Math.max(0, this.selected + delta)));
       this.scrollIntoView(this.selected);
-    } else if (event.key === 'Enter' && this.selected >= 0) {
+    } else if (this.selected >= 0 && !event.ctrlKey && !event.metaKey && !event.altKey) {
+      const action = ACTIONS.find((a) => a.key === event.key || a.key === event.key.toUpperCase());
+      if (!action) return;
       event.preventDefault();
-      void this.open(this.selected);
+      void this.act(action.action, this.selected);
     }
   }
 
   private select(index: number): void {
     this.selected = index;
     for (const node of this.spacer.children) node.setAttribute('aria-selected', String((node as HTMLElement).dataset.index === String(index)));
+    const id = this.rows.get(index)?.id;
+    if (id !== undefined && id !== this.state.selected) {
+      this.state = { ...this.state, selected: id };
+      this.saveState();
+    }
+    this.actionStatus.textContent = '';
+    this.renderDetails();
+  }
+
+  /** The selected rollout: why it ended as it did, its failing tests, and what can be opened from it. */
+  private renderDetails(): void {
+    const row = this.rows.get(this.selected);
+    this.details.hidden = row === undefined;
+    if (!row) return;
+    if (this.state.selected !== row.id) {
+      this.state = { ...this.state, selected: row.id };
+      this.saveState();
+    }
+    const tests = row.tests ?? [];
+    const facts = [`${row.format}`, `${row.steps} steps`, row.exit ? `exit ${row.exit}` : undefined, row.evaluation ? `evaluated by ${row.evaluation}` : 'not evaluated'].filter((f) => f !== undefined);
+    const buttons = ACTIONS.map((a) => el('button', { className: 'row-action', attrs: { type: 'button', 'data-action': a.action, title: `${a.label} (${a.key})`, 'aria-keyshortcuts': a.key } }, [codicon(a.icon), ` ${a.label}`]));
+    this.details.replaceChildren(
+      el('div', { className: 'details-title' }, [codicon(STATUS_ICONS[row.status], row.status), el('strong', { text: ` ${row.instance} #${row.attempt}`, attrs: { id: 'details-rollout' } }), el('span', { className: 'details-facts', text: facts.join(' · ') })]),
+      el('p', { attrs: { id: 'details-reason' } }, [el('strong', { text: row.failure }), `: ${row.evidence}`]),
+      ...(tests.length > 0 ? [el('ul', { attrs: { id: 'details-tests', 'aria-label': 'Failing tests' } }, [...tests.slice(0, MAX_TESTS_SHOWN).map((t) => el('li', { text: t })), ...(tests.length > MAX_TESTS_SHOWN ? [el('li', { text: `… and ${tests.length - MAX_TESTS_SHOWN} more` })] : [])])] : []),
+      el('div', { className: 'details-actions' }, [...buttons, this.actionStatus]),
+    );
   }
 
   private scrollIntoView(index: number): void {
@@ -261,13 +346,15 @@ export class RolloutsTable {
     this.render();
   }
 
-  private async open(index: number): Promise<void> {
+  private async act(action: RowAction, index: number): Promise<void> {
     const row = this.rows.get(index);
     if (!row) return;
+    this.actionStatus.textContent = '';
     try {
-      await this.host.request(rolloutsOpen, { id: row.id });
+      if (action === 'open') await this.host.request(rolloutsOpen, { id: row.id });
+      else await this.host.request(action === 'reward' ? rolloutsShowReward : rolloutsShowPatch, { id: row.id });
     } catch (error) {
-      this.count.textContent = `Cannot open ${row.id}: ${error instanceof Error ? error.message : String(error)}`;
+      this.actionStatus.textContent = `Cannot ${action === 'open' ? 'open' : `show the ${action} of`} ${row.id}: ${error instanceof Error ? error.message : String(error)}`;
     }
   }
 

@@ -9,13 +9,16 @@ export const TABLE_CSS = `
 #filter { flex: 2 1 320px; }
 #search { flex: 1 1 200px; }
 #row-count { color: var(--vscode-descriptionForeground); font-variant-numeric: tabular-nums; white-space: nowrap; }
+#index-errors { color: var(--vscode-descriptionForeground); white-space: nowrap; }
+#index-errors .codicon { color: var(--vscode-problemsWarningIcon-foreground); vertical-align: text-bottom; }
+#index-errors[hidden] { display: none; }
 #filter-error { flex-basis: 100%; margin: 0; color: var(--vscode-errorForeground);
   border-left: 3px solid var(--vscode-inputValidation-errorBorder, var(--vscode-errorForeground)); padding: 2px 8px; font-family: var(--vscode-editor-font-family); }
 #filter-error[hidden] { display: none; }
 #stats { display: flex; flex-wrap: wrap; gap: 4px 14px; padding: 4px 10px; color: var(--vscode-descriptionForeground);
   border-bottom: 1px solid var(--vscode-panel-border, var(--vscode-contrastBorder, transparent)); font-variant-numeric: tabular-nums; }
 #stats strong { color: var(--vscode-foreground); font-weight: 600; }
-.rollouts-grid { display: grid; grid-template-columns: minmax(180px, 3fr) 78px 112px 60px minmax(110px, 1.3fr) 84px 70px minmax(120px, 1.3fr) 90px 70px 84px; }
+.rollouts-grid { display: grid; grid-template-columns: minmax(180px, 3fr) 78px 112px 72px minmax(110px, 1.3fr) 84px 70px minmax(120px, 1.3fr) 90px 70px 84px; }
 .table-head { border-bottom: 1px solid var(--vscode-panel-border, var(--vscode-contrastBorder, transparent));
   background: var(--vscode-sideBar-background, var(--vscode-editor-background)); padding-right: 10px; }
 .table-head button { all: unset; box-sizing: border-box; display: flex; gap: 2px; align-items: center; padding: 4px 6px; cursor: pointer;
@@ -38,6 +41,25 @@ export const TABLE_CSS = `
 .status-failed .codicon { color: var(--vscode-testing-iconFailed); }
 .status-infra .codicon { color: var(--vscode-problemsWarningIcon-foreground); }
 .rollout-row[aria-selected="true"] .codicon { color: inherit; }
+#details { flex: 0 0 auto; max-height: 40vh; overflow: auto; padding: 6px 10px 8px;
+  border-top: 1px solid var(--vscode-panel-border, var(--vscode-contrastBorder, transparent));
+  background: var(--vscode-sideBar-background, var(--vscode-editor-background)); }
+#details[hidden] { display: none; }
+.details-title { display: flex; gap: 6px; align-items: baseline; flex-wrap: wrap; }
+.details-title .codicon { align-self: center; }
+.details-facts { color: var(--vscode-descriptionForeground); }
+#details-reason { margin: 4px 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+#details-tests { margin: 2px 0 6px; padding-left: 20px; font-family: var(--vscode-editor-font-family); }
+.details-actions { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
+.row-action { display: inline-flex; align-items: center; gap: 4px; padding: 3px 10px; border-radius: 2px; cursor: pointer; font: inherit;
+  color: var(--vscode-button-secondaryForeground, var(--vscode-button-foreground)); background: var(--vscode-button-secondaryBackground, var(--vscode-button-background));
+  border: 1px solid var(--vscode-button-border, var(--vscode-contrastBorder, transparent)); }
+.row-action:hover { background: var(--vscode-button-secondaryHoverBackground, var(--vscode-button-hoverBackground)); }
+.row-action:focus-visible { outline: 1px solid var(--vscode-focusBorder); outline-offset: 2px; }
+#action-status { color: var(--vscode-errorForeground); }
+#details [aria-label="resolved"] { color: var(--vscode-testing-iconPassed); }
+#details [aria-label="failed"] { color: var(--vscode-testing-iconFailed); }
+#details [aria-label="infra"] { color: var(--vscode-problemsWarningIcon-foreground); }
 #empty { padding: 16px; color: var(--vscode-descriptionForeground); }
 #empty[hidden] { display: none; }
 `;

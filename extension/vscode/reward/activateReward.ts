@@ -1,14 +1,22 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import type { RewardBreakdown } from '../../protocol/reward';
+import { RewardUiStateSchema, type RewardBreakdown, type RewardSources } from '../../protocol/reward';
 import { errorText } from '../patch/classifyError';
-import { buildRewardBreakdown, type RewardSources } from './rewardBreakdown';
+import { buildRewardBreakdown } from './rewardBreakdown';
 import { REWARD_VIEW, RewardPanel } from './rewardPanel';
 
 const PathArg = z.union([z.string().min(1), z.custom<vscode.Uri>((v) => v instanceof vscode.Uri, 'expected a path or a file URI').transform((u) => u.fsPath)]);
 /** The argument of `sweWorkbench.reward.show` (command links and other extensions pass it). */
-const RewardShowArgs = z.strictObject({ testOutput: PathArg.optional(), instance: PathArg.optional(), instanceId: z.string().optional(), report: PathArg.optional() });
+const RewardShowArgs = z.strictObject({
+  testOutput: PathArg.optional(),
+  instance: PathArg.optional(),
+  instanceId: z.string().optional(),
+  report: PathArg.optional(),
+  trajectory: PathArg.optional(),
+  record: z.number().int().nonnegative().optional(),
+  title: z.string().optional(),
+});
 
 /** What the command returns: the breakdown shown, so a caller (a test, a rollout) can read it. */
 export interface RewardShown {
@@ -18,9 +26,10 @@ export interface RewardShown {
 
 export function activateReward(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): vscode.Disposable[] {
   const panels = new Set<RewardPanel>();
-  const show = async (sources: RewardSources): Promise<RewardShown | undefined> => {
+  const show = async (sources: RewardSources, restored?: vscode.WebviewPanel): Promise<RewardShown | undefined> => {
     const breakdown = buildRewardBreakdown(sources);
-    const webviewPanel = vscode.window.createWebviewPanel(REWARD_VIEW, `Reward: ${path.basename(sources.testOutput ?? sources.report ?? '')}`, vscode.ViewColumn.Active, { retainContextWhenHidden: false });
+    const title = sources.title ?? `Reward: ${path.basename(sources.testOutput ?? sources.report ?? sources.trajectory ?? '')}`;
+    const webviewPanel = restored ?? vscode.window.createWebviewPanel(REWARD_VIEW, title, vscode.ViewColumn.Active, { retainContextWhenHidden: false });
     const panel = new RewardPanel(webviewPanel, breakdown, sources, context.extensionUri, log);
     panels.add(panel);
     webviewPanel.onDidDispose(() => panels.delete(panel));
@@ -37,6 +46,14 @@ export function activateReward(context: vscode.ExtensionContext, log: vscode.Log
   };
   return [
     { dispose: () => [...panels].forEach((p) => p.panel.dispose()) },
+    vscode.window.registerWebviewPanelSerializer(REWARD_VIEW, {
+      // The files graded before the reload are graded again: one that is gone is named in the panel.
+      deserializeWebviewPanel: async (panel, state: unknown) => {
+        const parsed = RewardUiStateSchema.safeParse(state);
+        if (parsed.success) await show(parsed.data.sources, panel);
+        else panel.dispose();
+      },
+    }),
     vscode.commands.registerCommand('sweWorkbench.reward.show', async (arg?: unknown) => {
       if (arg === undefined) {
         const picked = await pickRewardSources();

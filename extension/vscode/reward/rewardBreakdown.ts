@@ -3,64 +3,119 @@ import path from 'node:path';
 import { InputError } from '../../core/errors';
 import { TEST_LISTS, gradeStatuses, gradeTestLog, resolutionOf, type ExpectedTests, type GradeOutcome, type TestsStatus } from '../../core/reward/grading';
 import { readTaskInstance } from '../../core/reward/instance';
-import { readReport, type InstanceReport } from '../../core/reward/reports';
-import type { Reward } from '../../core/reward/rewardTerms';
+import { readReport, type InstanceReport, type Report, type RunSummary } from '../../core/reward/reports';
+import { term, type Reward, type RewardTerm } from '../../core/reward/rewardTerms';
 import { resolveReward } from '../../core/reward/shapes';
 import { START_TEST_OUTPUT, parseTestOutput } from '../../core/reward/testOutput';
-import type { GradedTest, RewardBreakdown } from '../../protocol/reward';
+import { loadTrajectory } from '../../core/trajectory/load';
+import type { Trajectory } from '../../core/trajectory/model';
+import type { GradedTest, RewardBreakdown, RewardSources } from '../../protocol/reward';
 
-/** What to grade: a test output with the instance (or report.json) that names its tests, or a report alone. */
-export interface RewardSources {
-  testOutput?: string;
-  instance?: string;
-  instanceId?: string;
-  report?: string;
+/** The output graded: a test output file, or the one a trajectory recorded (R2E-Gym's test_output). */
+interface GradedOutput {
+  text: string;
+  file: string | undefined;
+  where: string;
 }
 
 /** Grades the sources with the core and lays the result out for the reward view. */
 export async function buildRewardBreakdown(sources: RewardSources): Promise<RewardBreakdown> {
-  const report = sources.report ? await instanceReport(sources.report) : undefined;
-  if (!sources.testOutput) {
-    if (!report) throw new InputError(undefined, undefined, 'give a test output with an instance or report.json, or a report.json alone');
-    return fromReport(sources.report!, report);
+  const report = sources.report ? await readReport(sources.report) : undefined;
+  if (report?.kind === 'validation') throw new InputError(sources.report, '$', 'a validation report holds no per-test grading; open one instance\'s report.json');
+  const instanceReport = report?.kind === 'instance' ? report.report : undefined;
+  const trajectory = sources.trajectory ? (await loadTrajectory(sources.trajectory, sources.record === undefined ? {} : { record: sources.record })).trajectory : undefined;
+  const output = await gradedOutput(sources, trajectory);
+  if (output && (sources.instance || instanceReport?.tests_status)) return fromOutput(sources, output, report, trajectory);
+  if (instanceReport) return fromReport(sources, instanceReport);
+  if (sources.testOutput) missingExpectation(sources);
+  if (trajectory || (report?.kind === 'run' && sources.instanceId)) return fromRollout(sources, report, trajectory, output);
+  if (report) throw new InputError(sources.report, '$', `a ${report.kind} report holds no per-test grading; open one instance's report.json`);
+  throw new InputError(undefined, undefined, 'give a test output with an instance or report.json, a report.json alone, or a trajectory');
+}
+
+async function gradedOutput(sources: RewardSources, trajectory: Trajectory | undefined): Promise<GradedOutput | undefined> {
+  if (sources.testOutput) {
+    const file = sources.testOutput;
+    const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      throw new InputError(file, undefined, err.code === 'ENOENT' ? 'file not found' : err.message);
+    });
+    return { text, file, where: file };
   }
-  const output = await readFile(sources.testOutput, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new InputError(sources.testOutput, undefined, err.code === 'ENOENT' ? 'file not found' : err.message);
-  });
-  const expected: ExpectedTests & { instance_id?: string } = sources.instance
-    ? await readTaskInstance(sources.instance, sources.instanceId)
-    : report?.tests_status
-      ? expectedFromReport(report.tests_status)
-      : missingExpectation(sources);
-  const outcome = gradeOutput(expected, output);
+  const recorded = trajectory?.outcome.testOutput;
+  return recorded === undefined || recorded.trim() === '' ? undefined : { text: recorded, file: undefined, where: `${sources.trajectory}: test_output` };
+}
+
+async function fromOutput(sources: RewardSources, output: GradedOutput, report: Report | undefined, trajectory: Trajectory | undefined): Promise<RewardBreakdown> {
+  const instanceReport = report?.kind === 'instance' ? report.report : undefined;
+  const instanceId = sources.instanceId ?? trajectory?.task.instanceId;
+  const expected: ExpectedTests & { instance_id?: string } = sources.instance ? await readTaskInstance(sources.instance, instanceId) : expectedFromReport(instanceReport!.tests_status!);
+  const outcome = gradeOutput(expected, output.text);
   const reward = resolveReward(outcome);
-  const title = `Reward: ${expected.instance_id ?? instanceFolderName(sources.testOutput)}`;
-  const origin = [sources.testOutput, sources.instance, sources.report].filter(Boolean).join(' + ');
-  if (outcome.kind === 'infra-failure') {
-    return { ...empty(title, origin, reward), hasOutput: true, report: null };
-  }
+  const title = sources.title ?? `Reward: ${expected.instance_id ?? instanceFolderName(output.where)}`;
+  const origin = [output.file ?? output.where, sources.instance, sources.report].filter(Boolean).join(' + ');
+  const base = { title, origin, hasOutput: output.file !== undefined, missing: [], sources };
+  if (outcome.kind === 'infra-failure') return { ...base, ...empty(reward), report: null };
   return {
-    title,
-    origin,
+    ...base,
     resolution: outcome.resolution,
     value: reward.value,
     masked: reward.masked?.reason ?? null,
     terms: reward.terms,
-    lists: testLists(outcome.tests, lineIndex(output, outcome.tests)),
+    lists: testLists(outcome.tests, output.file ? lineIndex(output.text, outcome.tests) : new Map()),
     testsFound: outcome.statuses.size,
-    report: report && sources.report ? agreement(sources.report, report, outcome.tests, outcome.resolved) : null,
-    hasOutput: true,
+    report: instanceReport && sources.report ? agreement(sources.report, instanceReport, outcome.tests, outcome.resolved) : null,
   };
+}
+
+/**
+ * A rollout without a per-test grading: what a run report and the trajectory itself record,
+ * and, named one by one, what would be needed to grade it test by test.
+ */
+function fromRollout(sources: RewardSources, report: Report | undefined, trajectory: Trajectory | undefined, output: GradedOutput | undefined): RewardBreakdown {
+  const instanceId = sources.instanceId ?? trajectory?.task.instanceId;
+  const terms: RewardTerm[] = [];
+  const missing: string[] = [];
+  let masked: string | null = null;
+  if (report?.kind === 'run' && sources.report) {
+    const listed = runReportTerm(report.summary, instanceId, sources.report);
+    if (typeof listed === 'string') missing.push(listed);
+    else if ('masked' in listed) masked = listed.masked;
+    else terms.push(listed);
+  }
+  const name = sources.trajectory ? path.basename(sources.trajectory) : '';
+  if (trajectory?.outcome.reward !== undefined) terms.push(term('recorded reward', trajectory.outcome.reward, `${name}: the reward the ${trajectory.format} run recorded`));
+  if (trajectory?.outcome.resolved !== undefined) terms.push(term('recorded resolution', trajectory.outcome.resolved ? 1 : 0, `${name}: the run recorded the task as ${trajectory.outcome.resolved ? 'solved' : 'not solved'}`));
+  missing.push(report?.kind === 'run' ? `No report.json of ${instanceId ?? 'this instance'}: the run report records its resolution only, so FAIL_TO_PASS and PASS_TO_PASS are not graded test by test.` : `No evaluation report of ${instanceId ?? 'this rollout'} was found (report.json or a run report): FAIL_TO_PASS and PASS_TO_PASS are not graded.`);
+  if (output) missing.push(`${output.where} holds ${parseTestOutput(output.text).size} test results, but no FAIL_TO_PASS / PASS_TO_PASS lists to grade them against: set sweWorkbench.rollouts.instances to the task instances.`);
+  if (terms.length === 0 && masked === null) missing.push('Nothing records a reward for it: the trajectory holds no reward or resolution of its own.');
+  return {
+    title: sources.title ?? `Reward: ${instanceId ?? name}`,
+    origin: [sources.trajectory, sources.report].filter(Boolean).join(' + '),
+    resolution: null,
+    value: masked !== null ? 0 : (terms[0]?.value ?? null),
+    masked,
+    terms,
+    lists: [],
+    testsFound: null,
+    report: null,
+    hasOutput: false,
+    missing,
+    sources,
+  };
+}
+
+/** The instance's line in a run report: a term, a masking reason, or why it says nothing. */
+function runReportTerm(run: RunSummary, instanceId: string | undefined, file: string): RewardTerm | { masked: string } | string {
+  if (instanceId === undefined) return `${file} is a run report, and no instance id says which of its entries to read.`;
+  if (run.resolvedIds.includes(instanceId)) return term('resolved', 1, `run report ${file}: listed as resolved`);
+  if (run.errorIds.includes(instanceId)) return { masked: `run report ${file}: listed in error_ids` };
+  if (run.emptyPatchIds.includes(instanceId)) return term('resolved', 0, `run report ${file}: listed with an empty patch`);
+  if (run.unresolvedIds.includes(instanceId)) return term('resolved', 0, `run report ${file}: listed as unresolved`);
+  return `${file} does not list ${instanceId}.`;
 }
 
 function missingExpectation(sources: RewardSources): never {
   throw new InputError(sources.testOutput, undefined, 'no FAIL_TO_PASS / PASS_TO_PASS lists to grade against: give the task instance or the report.json');
-}
-
-async function instanceReport(file: string): Promise<InstanceReport> {
-  const report = await readReport(file);
-  if (report.kind !== 'instance') throw new InputError(file, '$', `a ${report.kind} report holds no per-test grading; open one instance's report.json`);
-  return report.report;
 }
 
 /** A harness log is read between its markers; plain test output is read whole (as the CLI does). */
@@ -75,24 +130,26 @@ function expectedFromReport(tests: TestsStatus): ExpectedTests {
   return { FAIL_TO_PASS: all('FAIL_TO_PASS'), PASS_TO_PASS: all('PASS_TO_PASS'), FAIL_TO_FAIL: all('FAIL_TO_FAIL'), PASS_TO_FAIL: all('PASS_TO_FAIL') };
 }
 
-function fromReport(file: string, report: InstanceReport): RewardBreakdown {
-  const title = `Reward: ${instanceFolderName(file)}`;
+function fromReport(sources: RewardSources, report: InstanceReport): RewardBreakdown {
+  const file = sources.report!;
+  const base = { title: sources.title ?? `Reward: ${instanceFolderName(file)}`, origin: file, hasOutput: false, report: null, sources };
+  const noOutput = `No test output beside ${file} (test_output.txt): the grading is the report's own, and no test links to an output line.`;
   if (report.infra_failure) {
     const reason = report.infra_failure_reason ?? 'infrastructure failure';
-    return { ...empty(title, file, { value: 0, terms: [{ name: 'infra failure', value: 0, rule: `report: ${reason}` }], masked: { reason } }), hasOutput: false, report: null };
+    return { ...base, ...empty({ value: 0, terms: [term('infra failure', 0, `report: ${reason}`)], masked: { reason } }), missing: [] };
   }
   if (!report.tests_status) {
     const value = report.resolved ? 1 : 0;
-    return { ...empty(title, file, { value, terms: [{ name: 'resolved', value, rule: 'report: resolved flag' }] }), hasOutput: false, report: null };
+    return { ...base, ...empty({ value, terms: [term('resolved', value, 'report: resolved flag')] }), missing: [`${file} holds no tests_status: only its resolved flag is known.`] };
   }
   const tests = report.tests_status;
   const resolution = resolutionOf(tests);
   const reward = resolveReward({ tests, resolution, resolved: report.resolved });
-  return { title, origin: file, resolution, value: reward.value, masked: null, terms: reward.terms, lists: testLists(tests, new Map()), testsFound: null, report: null, hasOutput: false };
+  return { ...base, resolution, value: reward.value, masked: null, terms: reward.terms, lists: testLists(tests, new Map()), testsFound: null, missing: [noOutput] };
 }
 
-function empty(title: string, origin: string, reward: Reward): Omit<RewardBreakdown, 'hasOutput' | 'report'> {
-  return { title, origin, resolution: null, value: reward.value, masked: reward.masked?.reason ?? null, terms: reward.terms, lists: [], testsFound: null };
+function empty(reward: Reward): Pick<RewardBreakdown, 'resolution' | 'value' | 'masked' | 'terms' | 'lists' | 'testsFound'> {
+  return { resolution: null, value: reward.value, masked: reward.masked?.reason ?? null, terms: reward.terms, lists: [], testsFound: null };
 }
 
 /** FAIL_TO_PASS and PASS_TO_PASS always; the other two lists only when the task has them. */

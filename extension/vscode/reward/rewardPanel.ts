@@ -1,11 +1,9 @@
 import * as vscode from 'vscode';
-import type { RewardBreakdown } from '../../protocol/reward';
-import { rewardLoad, rewardOpenOutput } from '../../protocol/reward';
+import { rewardLoad, rewardOpenOutput, type RewardBreakdown, type RewardSources } from '../../protocol/reward';
 import { Disposable } from '../dispose';
 import { classifyError } from '../patch/classifyError';
 import { showView, webviewOptions } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
-import type { RewardSources } from './rewardBreakdown';
 
 export const REWARD_VIEW = 'sweWorkbench.reward';
 

@@ -1,17 +1,24 @@
+import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { InputError } from '../../core/errors';
+import type { Rollout } from '../../core/rollouts/record';
 import type { RolloutIndex } from '../../core/rollouts/rolloutIndex';
 import type { ResponseMessage } from '../../protocol/ipc';
+import { RolloutsUiStateSchema } from '../../protocol/rollouts';
+import type { PatchShown } from '../patch/activatePatch';
+import type { RewardShown } from '../reward/activateReward';
 import { SECTION } from '../settings';
 import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
 import { openRollout, type OpenedRollout } from './openRollout';
+import { InstanceCatalog, patchSourceOf, rewardSourcesOf } from './rolloutSources';
 import { ROLLOUTS_TABLE_VIEW, RolloutsTablePanel } from './rolloutsTablePanel';
 import { RolloutsSource } from './rolloutsSource';
-import { RolloutsTreeProvider } from './rolloutsTree';
+import { RolloutsTreeProvider, type RolloutsNode } from './rolloutsTree';
 
 export const ROLLOUTS_VIEW = 'sweWorkbench.rollouts';
 const FOLDER_SETTING = 'rollouts.folder';
+const INSTANCES_SETTING = 'rollouts.instances';
 
 /** What tests and other extensions can drive without the UI. */
 export interface RolloutsApi {
@@ -20,14 +27,28 @@ export interface RolloutsApi {
   open(id: string): Promise<OpenedRollout>;
   /** Sends one protocol message to the open table, exactly as its webview would. */
   requestTable(message: unknown): Promise<ResponseMessage | undefined>;
+  /** Restores a table panel from the state its webview saved, as a window reload does. */
+  restoreTable(panel: vscode.WebviewPanel, state: unknown): Promise<void>;
 }
 
-/** A folder setting may be relative to the first workspace folder. */
-function configuredFolder(): string | undefined {
-  const raw = vscode.workspace.getConfiguration(SECTION).get<unknown>(FOLDER_SETTING);
+/** A path setting may be relative to the first workspace folder. */
+function configuredPath(setting: string): string | undefined {
+  const raw = vscode.workspace.getConfiguration(SECTION).get<unknown>(setting);
   if (typeof raw !== 'string' || raw.trim() === '') return undefined;
   const base = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   return base ? path.resolve(base, raw) : path.resolve(raw);
+}
+
+/** A command's rollout: an id (command links, tests) or the tree node it was invoked on. */
+function rolloutId(arg: unknown): string {
+  if (typeof arg === 'string') return arg;
+  const node = arg as Partial<RolloutsNode> | undefined;
+  if (node?.kind === 'rollout' && node.rollout) return node.rollout.id;
+  throw new Error('takes a rollout id or a rollout of the Rollouts view');
+}
+
+async function isDirectory(folder: string): Promise<boolean> {
+  return stat(folder).then((s) => s.isDirectory(), () => false);
 }
 
 export function activateRollouts(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, editor: TrajectoryEditorApi): { disposables: vscode.Disposable[]; api: RolloutsApi } {
@@ -45,28 +66,82 @@ export function activateRollouts(context: vscode.ExtensionContext, log: vscode.L
       return undefined;
     }
   };
-  const open = async (id: string): Promise<OpenedRollout> => {
+  const located = (id: string): { root: string; rollout: Rollout } => {
     const rollout = source.rollout(id);
     const root = source.index?.root;
     if (!rollout || !root) throw new Error(`no rollout ${id} in the index`);
+    return { root, rollout };
+  };
+  const open = async (id: string): Promise<OpenedRollout> => {
+    const { root, rollout } = located(id);
     return openRollout(root, rollout, editor);
+  };
+  let catalog: InstanceCatalog | undefined;
+  const instances = (): InstanceCatalog | undefined => {
+    const file = configuredPath(INSTANCES_SETTING);
+    if (catalog?.file !== file) catalog = file ? new InstanceCatalog(file) : undefined;
+    return catalog;
+  };
+  const showReward = async (id: string): Promise<RewardShown | undefined> => {
+    const { root, rollout } = located(id);
+    return vscode.commands.executeCommand<RewardShown | undefined>('sweWorkbench.reward.show', await rewardSourcesOf(root, rollout, instances()));
+  };
+  const showPatch = async (id: string): Promise<PatchShown | undefined> => {
+    const { root, rollout } = located(id);
+    return vscode.commands.executeCommand<PatchShown | undefined>('sweWorkbench.patch.show', await patchSourceOf(root, rollout, instances()));
+  };
+  /** Runs a rollout action for a command or a table row: a failure becomes one message naming the rollout. */
+  const reporting = <T>(verb: string, action: (id: string) => Promise<T>) => async (arg: unknown): Promise<T | undefined> => {
+    let id = '';
+    try {
+      id = rolloutId(arg);
+      return await action(id);
+    } catch (error) {
+      log.error(`cannot ${verb} ${id}`, error);
+      void vscode.window.showErrorMessage(`SWE Workbench: cannot ${verb} ${id || 'the rollout'}: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
+  };
+  const actions = {
+    open: (r: Rollout) => open(r.id),
+    showReward: async (r: Rollout) => (await reporting('show the reward of', showReward)(r.id)) !== undefined,
+    showPatch: async (r: Rollout) => (await reporting('show the patch of', showPatch)(r.id)) !== undefined,
+  };
+  const adopt = (panel: vscode.WebviewPanel, problem: string | null = null): RolloutsTablePanel => {
+    const created = new RolloutsTablePanel(panel, source, context.extensionUri, log, actions, problem);
+    panel.onDidDispose(() => {
+      if (table === created) table = undefined;
+    });
+    table = created;
+    return created;
   };
   const showTable = (): RolloutsTablePanel => {
     if (table) {
       table.panel.reveal();
       return table;
     }
-    const panel = vscode.window.createWebviewPanel(ROLLOUTS_TABLE_VIEW, 'Rollouts', vscode.ViewColumn.Active, { retainContextWhenHidden: false });
-    const created = new RolloutsTablePanel(panel, source, context.extensionUri, log, (r) => open(r.id));
-    panel.onDidDispose(() => (table = undefined));
-    table = created;
-    return created;
+    return adopt(vscode.window.createWebviewPanel(ROLLOUTS_TABLE_VIEW, 'Rollouts', vscode.ViewColumn.Active, { retainContextWhenHidden: false }));
+  };
+  /** A table restored after a reload comes back on its folder, if that folder is still there. */
+  const restoreTable = async (panel: vscode.WebviewPanel, state: unknown): Promise<void> => {
+    const folder = RolloutsUiStateSchema.safeParse(state).data?.folder;
+    if (folder === undefined || folder === source.folder) {
+      adopt(panel);
+      return;
+    }
+    if (!(await isDirectory(folder))) {
+      log.warn(`the rollouts table showed ${folder}, which is gone`);
+      adopt(panel, `The rollouts folder this table showed is gone: ${folder}. Open another with “SWE Workbench: Open Rollouts Folder…”.`);
+      return;
+    }
+    adopt(panel);
+    await openFolder(folder);
   };
 
   const describe = (index: RolloutIndex) => {
     view.message = `${index.rollouts.length} rollouts in ${index.root}${index.errors.length ? ` · ${index.errors.length} unreadable` : ''}`;
   };
-  const initial = configuredFolder();
+  const initial = configuredPath(FOLDER_SETTING);
   if (initial) void openFolder(initial);
 
   const disposables: vscode.Disposable[] = [
@@ -80,18 +155,12 @@ export function activateRollouts(context: vscode.ExtensionContext, log: vscode.L
       return folder ? openFolder(folder) : undefined;
     }),
     vscode.commands.registerCommand('sweWorkbench.rollouts.showTable', () => void showTable()),
-    vscode.commands.registerCommand('sweWorkbench.rollouts.open', async (id: unknown) => {
-      if (typeof id !== 'string') throw new Error('sweWorkbench.rollouts.open takes a rollout id');
-      try {
-        return await open(id);
-      } catch (error) {
-        log.error(`cannot open rollout ${id}`, error);
-        void vscode.window.showErrorMessage(`SWE Workbench: ${error instanceof Error ? error.message : String(error)}`);
-        return undefined;
-      }
-    }),
+    vscode.commands.registerCommand('sweWorkbench.rollouts.open', reporting('open', open)),
+    vscode.commands.registerCommand('sweWorkbench.rollouts.showReward', reporting('show the reward of', showReward)),
+    vscode.commands.registerCommand('sweWorkbench.rollouts.showPatch', reporting('show the patch of', showPatch)),
+    vscode.window.registerWebviewPanelSerializer(ROLLOUTS_TABLE_VIEW, { deserializeWebviewPanel: restoreTable }),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      const folder = configuredFolder();
+      const folder = configuredPath(FOLDER_SETTING);
       if (e.affectsConfiguration(`${SECTION}.${FOLDER_SETTING}`) && folder && folder !== source.folder) void openFolder(folder);
     }),
   ];
@@ -100,6 +169,7 @@ export function activateRollouts(context: vscode.ExtensionContext, log: vscode.L
     openFolder,
     open,
     requestTable: (message) => showTable().messenger.receive(message),
+    restoreTable,
   };
   return { disposables, api };
 }

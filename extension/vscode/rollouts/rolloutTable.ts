@@ -38,6 +38,8 @@ export function toRolloutRow(r: Rollout): RolloutRow {
     failure: r.failure,
     status: rolloutStatus(r),
     evidence: r.evidence.detail,
+    tests: r.evidence.tests ?? [],
+    ...(r.evaluation ? { evaluation: r.evaluation.file } : {}),
     tokens: r.tokens ?? null,
     cost: r.cost ?? null,
     duration: r.duration ?? null,

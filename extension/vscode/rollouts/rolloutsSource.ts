@@ -15,6 +15,8 @@ export class RolloutsSource extends Disposable {
   private byId = new Map<string, Rollout>();
   private indexValue: RolloutIndex | undefined;
   private versionValue = 0;
+  private opening: { folder: string; index: Promise<RolloutIndex | undefined> } | undefined;
+  private requests = 0;
   private readonly changed = this._register(new vscode.EventEmitter<RolloutIndex>());
   /** Fires after every index: a folder opened or the run changed on disk. */
   readonly onDidChange = this.changed.event;
@@ -39,8 +41,24 @@ export class RolloutsSource extends Disposable {
     return this.byId.get(id);
   }
 
-  /** Indexes `folder` under a cancellable progress notification; resolves undefined when cancelled. */
-  async open(folder: string): Promise<RolloutIndex | undefined> {
+  /**
+   * Indexes `folder` under a cancellable progress notification; resolves undefined when
+   * cancelled or when another folder was asked for meanwhile: the last folder asked for is
+   * shown (a window restoring its table asks for the table's folder after the setting's).
+   */
+  open(folder: string): Promise<RolloutIndex | undefined> {
+    if (this.opening?.folder === folder) return this.opening.index;
+    const index = this.indexFolder(folder, ++this.requests);
+    const opening = { folder, index };
+    this.opening = opening;
+    const done = () => {
+      if (this.opening === opening) this.opening = undefined;
+    };
+    index.then(done, done);
+    return index;
+  }
+
+  private async indexFolder(folder: string, request: number): Promise<RolloutIndex | undefined> {
     const indexer = new RolloutIndexer(folder, { cacheDir: this.cacheDir });
     const index = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Indexing rollouts in ${folder}`, cancellable: true },
@@ -62,7 +80,7 @@ export class RolloutsSource extends Disposable {
         }
       },
     );
-    if (!index) return undefined;
+    if (!index || request !== this.requests) return undefined;
     this.watch?.close();
     this.indexer = indexer;
     this.update(index);

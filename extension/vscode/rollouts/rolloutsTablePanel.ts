@@ -4,7 +4,7 @@ import type { Rollout } from '../../core/rollouts/record';
 import { searchRollouts } from '../../core/rollouts/rolloutSearch';
 import type { ProtocolError } from '../../protocol/ipc';
 import { ProtocolFailure } from '../../protocol/ipc';
-import { rolloutsChanged, rolloutsHeader, rolloutsOpen, rolloutsQuery, rolloutsRows, type RolloutQuery } from '../../protocol/rollouts';
+import { rolloutsChanged, rolloutsHeader, rolloutsLocate, rolloutsOpen, rolloutsQuery, rolloutsRows, rolloutsShowPatch, rolloutsShowReward, type RolloutQuery } from '../../protocol/rollouts';
 import { Disposable } from '../dispose';
 import { showView, webviewOptions } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
@@ -35,6 +35,13 @@ class LastResult<T> {
   }
 }
 
+/** What a row's actions do on the host: the same as the Rollouts view's commands. */
+export interface RolloutActions {
+  open(rollout: Rollout): Promise<{ index: number }>;
+  showReward(rollout: Rollout): Promise<boolean>;
+  showPatch(rollout: Rollout): Promise<boolean>;
+}
+
 /** The rollouts table: one panel that answers its webview's range requests from the source's index. */
 export class RolloutsTablePanel extends Disposable {
   readonly messenger: WebviewMessenger;
@@ -46,25 +53,40 @@ export class RolloutsTablePanel extends Disposable {
     private readonly source: RolloutsSource,
     extensionUri: vscode.Uri,
     log: vscode.LogOutputChannel,
-    open: (rollout: Rollout) => Promise<{ index: number }>,
+    actions: RolloutActions,
+    /** Why the table cannot show what it showed before a reload; null when it can. */
+    private problem: string | null = null,
   ) {
     super();
     panel.webview.options = webviewOptions(extensionUri);
     this.messenger = this._register(new WebviewMessenger(panel.webview, log, classify));
-    this.messenger.onRequest(rolloutsHeader, () => ({ folder: source.index?.root ?? null, indexErrors: source.index?.errors.length ?? 0 }));
+    this.messenger.onRequest(rolloutsHeader, () => ({ folder: source.index?.root ?? null, indexErrors: source.index?.errors.length ?? 0, problem: this.problem }));
     this.messenger.onRequest(rolloutsQuery, async (query, signal) => {
       const rows = await this.rowsOf(query, signal);
       return { total: rows.length, indexed: source.index?.rollouts.length ?? 0, statistics: groupStatistics(rows), version: source.version };
     });
     this.messenger.onRequest(rolloutsRows, async ({ query, start, end }, signal) => ({ rows: (await this.rowsOf(query, signal)).slice(start, end).map(toRolloutRow), version: source.version }));
-    this.messenger.onRequest(rolloutsOpen, async ({ id }) => {
-      const rollout = source.rollout(id);
-      if (!rollout) throw new ProtocolFailure('not-found', `no rollout ${id} in the index`);
-      return { step: (await open(rollout)).index };
+    this.messenger.onRequest(rolloutsOpen, async ({ id }) => ({ step: (await actions.open(this.rollout(id))).index }));
+    this.messenger.onRequest(rolloutsShowReward, async ({ id }) => ({ shown: await actions.showReward(this.rollout(id)) }));
+    this.messenger.onRequest(rolloutsShowPatch, async ({ id }) => ({ shown: await actions.showPatch(this.rollout(id)) }));
+    this.messenger.onRequest(rolloutsLocate, async ({ query, id }, signal) => {
+      const index = (await this.rowsOf(query, signal)).findIndex((r) => r.id === id);
+      return { index: index < 0 ? null : index };
     });
-    this._register(source.onDidChange(() => this.messenger.notify(rolloutsChanged, { version: source.version, folder: source.index?.root ?? null })));
+    this._register(
+      source.onDidChange(() => {
+        this.problem = null;
+        this.messenger.notify(rolloutsChanged, { version: source.version, folder: source.index?.root ?? null });
+      }),
+    );
     this._register(panel.onDidDispose(() => this.dispose()));
     showView(panel.webview, extensionUri, 'rollouts', 'Rollouts', log);
+  }
+
+  private rollout(id: string): Rollout {
+    const rollout = this.source.rollout(id);
+    if (!rollout) throw new ProtocolFailure('not-found', `no rollout ${id} in the index`);
+    return rollout;
   }
 
   private rowsOf(query: RolloutQuery, signal: AbortSignal): Promise<Rollout[]> {

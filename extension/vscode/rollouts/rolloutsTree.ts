@@ -1,3 +1,4 @@
+import path from 'node:path';
 import * as vscode from 'vscode';
 import type { IndexError, Rollout } from '../../core/rollouts/record';
 import { groupRollouts, type RolloutGroup } from '../../core/rollouts/rolloutGroups';
@@ -10,7 +11,8 @@ import type { RolloutsSource } from './rolloutsSource';
 export type RolloutsNode =
   | { kind: 'group'; group: RolloutGroup; rollouts: Rollout[] }
   | { kind: 'rollout'; rollout: Rollout }
-  | { kind: 'errors'; errors: IndexError[] };
+  | { kind: 'errors'; errors: IndexError[]; root: string }
+  | { kind: 'error'; error: IndexError; root: string };
 
 const STATUS_ICONS: Record<RolloutStatus, vscode.ThemeIcon> = {
   resolved: new vscode.ThemeIcon('pass-filled', new vscode.ThemeColor('testing.iconPassed')),
@@ -18,6 +20,13 @@ const STATUS_ICONS: Record<RolloutStatus, vscode.ThemeIcon> = {
   infra: new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground')),
   unknown: new vscode.ThemeIcon('question'),
 };
+
+/** A group's icon says what its rollouts did: all solved, none solved, mixed, or none evaluated. */
+export function groupIcon(g: RolloutGroup): vscode.ThemeIcon {
+  if (g.mixed) return new vscode.ThemeIcon('split-horizontal');
+  if (g.solveRate === null) return new vscode.ThemeIcon('folder');
+  return g.solveRate === 1 ? new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed')) : new vscode.ThemeIcon('circle-slash', new vscode.ThemeColor('testing.iconFailed'));
+}
 
 function percent(x: number): string {
   return `${Math.round(x * 100)}%`;
@@ -28,6 +37,24 @@ export function groupDescription(g: RolloutGroup): string {
   if (g.passAtK.length > 0) parts.push(`pass@1 ${percent(g.passAtK[0]!)}`, `pass@${g.passAtK.length} ${percent(g.passAtK.at(-1)!)}`);
   if (g.mixed) parts.push('mixed');
   return parts.join(' · ');
+}
+
+/** A rollout nothing evaluated and nothing marked as failed is not "unknown" to a reader: it is not evaluated. */
+export function failureLabel(r: Rollout): string {
+  return r.failure === 'unknown' && r.resolved === null ? 'not evaluated' : r.failure;
+}
+
+/** Where an unreadable input went wrong: the record's line, else the parser's `line L, column C`. */
+export function errorPosition(e: IndexError): vscode.Position | undefined {
+  const parsed = /line (\d+)(?:, column (\d+))?/.exec(e.where ?? '');
+  const line = e.line ?? (parsed ? Number(parsed[1]) : undefined);
+  if (line === undefined) return undefined;
+  const column = parsed?.[2] !== undefined && (e.line === undefined || Number(parsed[1]) === e.line) ? Number(parsed[2]) : 1;
+  return new vscode.Position(line - 1, Math.max(0, column - 1));
+}
+
+function errorText(e: IndexError): string {
+  return `${e.file}${e.line !== undefined ? `:${e.line}` : ''}${e.where ? ` (${e.where})` : ''}: ${e.message}`;
 }
 
 /** Plain text: failure classes, evidence and test names come from files and are shown as they are. */
@@ -64,13 +91,15 @@ export class RolloutsTreeProvider extends Disposable implements vscode.TreeDataP
       group,
       rollouts: (byInstance.get(group.instance) ?? []).sort((a, b) => a.attempt - b.attempt || (a.id < b.id ? -1 : 1)),
     }));
-    this.roots = index.errors.length > 0 ? [{ kind: 'errors', errors: index.errors }, ...groups] : groups;
+    this.roots = index.errors.length > 0 ? [{ kind: 'errors', errors: index.errors, root: index.root }, ...groups] : groups;
     this.changed.fire();
   }
 
   getChildren(node?: RolloutsNode): RolloutsNode[] {
     if (!node) return this.roots;
-    return node.kind === 'group' ? node.rollouts.map((rollout) => ({ kind: 'rollout', rollout })) : [];
+    if (node.kind === 'group') return node.rollouts.map((rollout) => ({ kind: 'rollout', rollout }));
+    if (node.kind === 'errors') return node.errors.map((error) => ({ kind: 'error', error, root: node.root }));
+    return [];
   }
 
   getTreeItem(node: RolloutsNode): vscode.TreeItem {
@@ -79,14 +108,14 @@ export class RolloutsTreeProvider extends Disposable implements vscode.TreeDataP
         const item = new vscode.TreeItem(node.group.instance, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = `group:${node.group.instance}`;
         item.description = groupDescription(node.group);
-        item.iconPath = new vscode.ThemeIcon(node.group.mixed ? 'split-horizontal' : 'folder');
+        item.iconPath = groupIcon(node.group);
         item.contextValue = node.group.mixed ? 'rolloutGroup.mixed' : 'rolloutGroup';
         item.tooltip = `${node.group.instance}: ${groupDescription(node.group)}\n${Object.entries(node.group.failures).map(([c, n]) => `${c} ×${n}`).join(', ')}`;
         return item;
       }
       case 'rollout': {
         const r = node.rollout;
-        const item = new vscode.TreeItem(`#${r.attempt} ${r.failure}`, vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(`#${r.attempt} ${failureLabel(r)}`, vscode.TreeItemCollapsibleState.None);
         item.id = `rollout:${r.id}`;
         item.description = `${r.steps} steps · ${r.format}${r.reward !== undefined ? ` · reward ${r.reward}` : ''}`;
         item.iconPath = STATUS_ICONS[rolloutStatus(r)];
@@ -96,10 +125,24 @@ export class RolloutsTreeProvider extends Disposable implements vscode.TreeDataP
         return item;
       }
       case 'errors': {
-        const item = new vscode.TreeItem(`${node.errors.length} unreadable input${node.errors.length === 1 ? '' : 's'}`, vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(`${node.errors.length} unreadable input${node.errors.length === 1 ? '' : 's'}`, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = 'errors';
         item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
-        item.tooltip = node.errors.slice(0, 30).map((e) => `${e.file}${e.line !== undefined ? `:${e.line}` : ''}${e.where ? ` (${e.where})` : ''}: ${e.message}`).join('\n');
+        item.tooltip = node.errors.slice(0, 30).map(errorText).join('\n');
+        return item;
+      }
+      case 'error': {
+        const e = node.error;
+        const position = errorPosition(e);
+        const item = new vscode.TreeItem(e.file, vscode.TreeItemCollapsibleState.None);
+        item.id = `error:${e.file}:${e.line ?? ''}`;
+        item.description = `${position ? `line ${position.line + 1}: ` : ''}${e.message}`;
+        item.tooltip = errorText(e);
+        item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('problemsErrorIcon.foreground'));
+        const uri = vscode.Uri.file(path.resolve(node.root, e.file));
+        const options: vscode.TextDocumentShowOptions = position ? { selection: new vscode.Range(position, position) } : {};
+        // As text: the stepper, the default editor of a .traj, cannot show a file it cannot parse.
+        item.command = { command: 'vscode.openWith', title: 'Open at the Error', arguments: [uri, 'default', options] };
         return item;
       }
     }

@@ -242,3 +242,12 @@ function reverseBody(lines: readonly string[]): string[] {
   flush();
   return out;
 }
+
+/**
+ * A diff as it was written before it went through a pseudo-terminal. SWE-agent 1.x reads
+ * `git diff` through one, which puts a CR before every LF; a diff with any bare LF did not go
+ * through one and is returned unchanged (its CRs belong to the files it changes).
+ */
+export function withoutTerminalLineEnds(diff: string): string {
+  return /(^|[^\r])\n/.test(diff) ? diff : diff.replace(/\r\n/g, '\n');
+}

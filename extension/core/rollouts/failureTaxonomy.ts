@@ -27,6 +27,8 @@ interface Verdict {
   submitted: boolean | null;
   /** The agent's own termination reason, lower-cased (exit_status, exit_reason, finish_reason...). */
   exit: string;
+  /** The same, as the file writes it, for evidence. */
+  exitText: string;
 }
 
 /**
@@ -55,12 +57,14 @@ const EXIT = {
   commandTimeout: /exit_command_timeout|cmd_timeout|executiontimeouterror/,
   format: /exit_format|formaterror|bad_llm_response/,
   stuck: /stuck_in_a_loop|stuck in a loop/,
+  /** A normal end: SWE-agent and mini-swe-agent, SkyRL, R2E-Gym, rLLM, OpenHands. */
+  finished: /^(submitted|finish_tool|agent|env_done|finished)$/,
 };
 
 function exitRule(failure: FailureClass, pattern: RegExp): Rule {
   return {
     failure,
-    match: (_i, v) => (pattern.test(v.exit) ? { detail: `exit status '${v.exit}'` } : undefined),
+    match: (_i, v) => (pattern.test(v.exit) ? { detail: `exit status '${v.exitText}'` } : undefined),
   };
 }
 
@@ -81,13 +85,13 @@ const RULES: Rule[] = [
       i.evaluation?.infra
         ? { detail: `${i.evaluation.file}: ${i.evaluation.error ?? 'infrastructure failure'}` }
         : EXIT.infra.test(v.exit) && !EXIT.evaluation.test(v.exit) && !EXIT.format.test(v.exit) && !EXIT.commandTimeout.test(v.exit)
-          ? { detail: `exit status '${v.exit}'${i.facts.error ? `: ${i.facts.error.slice(0, 200)}` : ''}` }
+          ? { detail: `exit status '${v.exitText}'${i.facts.error ? `: ${i.facts.error.slice(0, 200)}` : ''}` }
           : undefined,
   },
   {
     // SWE-bench run report `error_ids`, or SkyRL finish reason `error_evaluation`.
     failure: 'eval-error',
-    match: (i, v) => (i.evaluation?.error !== undefined && !i.evaluation.infra ? { detail: `${i.evaluation.file}: ${i.evaluation.error}` } : EXIT.evaluation.test(v.exit) ? { detail: `exit status '${v.exit}'` } : undefined),
+    match: (i, v) => (i.evaluation?.error !== undefined && !i.evaluation.infra ? { detail: `${i.evaluation.file}: ${i.evaluation.error}` } : EXIT.evaluation.test(v.exit) ? { detail: `exit status '${v.exitText}'` } : undefined),
   },
   exitRule('context-exceeded', EXIT.context),
   exitRule('max-steps', EXIT.maxSteps),
@@ -167,10 +171,11 @@ export function classifyRollout(facts: TrajectoryFacts, evaluation: Evaluation |
  * 1 for a pass and 0 otherwise). An evaluation that errored gives no verdict.
  */
 function verdictOf(i: Inputs): Verdict {
-  const exit = (i.facts.exitStatus ?? '').trim().toLowerCase();
+  const exitText = (i.facts.exitStatus ?? '').trim();
+  const exit = exitText.toLowerCase();
   const resolved = i.evaluation ? (i.evaluation.resolved ?? null) : (i.facts.resolved ?? (i.facts.reward !== undefined ? i.facts.reward > 0 : null));
   const submitted = i.evaluation?.patchExists ?? (i.prediction ? i.prediction.patchChars > 0 : (i.facts.hasSubmission ?? null));
-  return { resolved, submitted, exit };
+  return { resolved, submitted, exit, exitText };
 }
 
 function noSubmissionDetail(i: Inputs): string {
@@ -186,5 +191,6 @@ function verdictDetail(f: TrajectoryFacts, verdict: string): string {
 function unknownDetail(v: Verdict): string {
   if (v.resolved === false) return 'not resolved, and the file does not record a submission';
   if (v.submitted) return 'submitted, not evaluated';
-  return v.exit ? `exit status '${v.exit}' not recognised` : 'no exit status, submission or evaluation';
+  if (EXIT.finished.test(v.exit)) return `the agent finished (exit status '${v.exitText}'), and nothing evaluated it`;
+  return v.exit ? `exit status '${v.exitText}' not recognised` : 'no exit status, submission or evaluation';
 }

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { BUG_FILES } from '../../core/bugs/bugArtifact';
-import { parseUnifiedDiff, reverseDiff } from '../../core/bugs/unifiedDiff';
+import { parseUnifiedDiff, reverseDiff, withoutTerminalLineEnds } from '../../core/bugs/unifiedDiff';
 import { InputError } from '../../core/errors';
 import { readTaskInstance } from '../../core/reward/instance';
 import { loadTrajectory } from '../../core/trajectory/load';
@@ -19,6 +19,8 @@ export const PatchSourceSchema = z.union([
   z.strictObject({ trajectory: z.string().min(1), step: z.number().int().nonnegative(), repo: z.string().optional() }),
   z.strictObject({
     trajectory: z.string().min(1),
+    /** For a JSONL file: which record (0-based). */
+    record: z.number().int().nonnegative().optional(),
     instance: z.string().min(1),
     instanceId: z.string().optional(),
     /** SWE-smith instances hold the bug as `patch`: the gold fix is its reverse. */
@@ -54,7 +56,7 @@ export async function loadPatchContent(source: PatchSource, signal?: AbortSignal
     const read = async (name: string) => patchSection(name, await readText(path.join(source.bug, name)), path.join(source.bug, name));
     return { title: `Bug ${path.basename(source.bug)}`, origin: source.bug, sections: [await read(BUG_FILES.bugInjectDiff), await read(BUG_FILES.testWeakenDiff)] };
   }
-  const { trajectory } = await loadTrajectory(source.trajectory, { signal });
+  const { trajectory } = await loadTrajectory(source.trajectory, { signal, ...('record' in source && source.record !== undefined ? { record: source.record } : {}) });
   const name = path.basename(source.trajectory);
   if ('step' in source) {
     const step = trajectory.steps.find((s) => s.index === source.step);
@@ -66,6 +68,6 @@ export async function loadPatchContent(source: PatchSource, signal?: AbortSignal
   return {
     title: `${name}: submission and gold patch`,
     origin: `${source.trajectory} + ${source.instance} (${instance.instance_id})`,
-    sections: [patchSection('Submission', trajectory.outcome.submission, name), patchSection('Gold patch', gold, `${source.instance} (${instance.instance_id})`)],
+    sections: [patchSection('Submission', trajectory.outcome.submission === undefined ? undefined : withoutTerminalLineEnds(trajectory.outcome.submission), name), patchSection('Gold patch', gold, `${source.instance} (${instance.instance_id})`)],
   };
 }

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { withoutTerminalLineEnds } from '../../core/bugs/unifiedDiff';
 import { InputError } from '../../core/errors';
 import { readTaskInstances, type TaskInstance } from '../../core/reward/instance';
 import { jsonlLines } from '../../core/rollouts/jsonlLines';
@@ -61,13 +62,12 @@ export async function rewardSourcesOf(root: string, rollout: Rollout, instances:
 export async function patchSourceOf(root: string, rollout: Rollout, instances: InstanceCatalog | undefined): Promise<PatchSource> {
   const { file, record } = await rolloutFile(root, rollout);
   const instance = await instances?.find(rollout.instance);
-  if (instances && instance && record === undefined) {
+  if (instances && instance) {
     const sweSmith = instance.image_name !== undefined && instance.test_patch === undefined;
-    return { trajectory: file, instance: instances.file, instanceId: rollout.instance, gold: sweSmith ? 'reverse-patch' : 'patch' };
+    return { trajectory: file, ...(record === undefined ? {} : { record }), instance: instances.file, instanceId: rollout.instance, gold: sweSmith ? 'reverse-patch' : 'patch' };
   }
   const { trajectory } = await loadTrajectory(file, record === undefined ? {} : { record });
-  // SWE-agent 1.x reads `git diff` through a pseudo-terminal, which ends every line with CRLF.
-  return { diff: (trajectory.outcome.submission ?? '').replace(/\r\n/g, '\n'), title: `Submission of ${rollout.id}` };
+  return { diff: withoutTerminalLineEnds(trajectory.outcome.submission ?? ''), title: `Submission of ${rollout.id}` };
 }
 
 /** A task-instance dataset, read once and again only when the file changes. */

@@ -4,8 +4,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { parseUnifiedDiff, reverseDiff, touchedPaths } from '../../../extension/core/bugs/unifiedDiff';
+import { parseUnifiedDiff, reverseDiff, touchedPaths, withoutTerminalLineEnds } from '../../../extension/core/bugs/unifiedDiff';
 import { InputError } from '../../../extension/core/errors';
+import { loadTrajectory } from '../../../extension/core/trajectory/load';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const sweSmithInstance = path.resolve(repoRoot, '../shared/fixtures/third-party/swe-smith/pandas-dev__pandas.95280573.pr_53652.instance.json');
@@ -88,5 +89,22 @@ describe('unified diffs', () => {
     git('apply', 'reverse.diff');
     assert.equal(readFileSync(path.join(dir, 'pkg/core.py'), 'utf8'), original);
     assert.throws(() => readFileSync(path.join(dir, 'pkg/new.py')));
+  });
+});
+
+describe('diffs read through a pseudo-terminal', () => {
+  const thirdParty = path.resolve(repoRoot, '../shared/fixtures/third-party');
+
+  test("SWE-agent's recorded submission (CRLF on every line) parses once the terminal's CRs are gone", async () => {
+    const { trajectory } = await loadTrajectory(path.join(thirdParty, 'swe-agent/marshmallow-1867.function_calling.traj'));
+    const submission = trajectory.outcome.submission ?? '';
+    assert.ok(submission.includes('\r\n') && !/(^|[^\r])\n/.test(submission), 'the recording holds a CRLF-only diff');
+    const patches = parseUnifiedDiff(withoutTerminalLineEnds(submission));
+    assert.deepEqual(touchedPaths(patches), ['src/marshmallow/fields.py']);
+  });
+
+  test('a diff with bare LFs keeps the CRs of the files it changes', () => {
+    const diff = 'diff --git a/w.bat b/w.bat\n--- a/w.bat\n+++ b/w.bat\n@@ -1 +1 @@\n-echo one\r\n+echo two\r\n';
+    assert.equal(withoutTerminalLineEnds(diff), diff);
   });
 });

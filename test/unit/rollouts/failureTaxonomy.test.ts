@@ -1,5 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
+import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { classifyRollout } from '../../../extension/core/rollouts/failureTaxonomy';
 import type { Evaluation, Prediction } from '../../../extension/core/rollouts/record';
 import { trajectoryFacts } from '../../../extension/core/rollouts/trajectoryFacts';
@@ -61,6 +63,17 @@ describe('failure taxonomy rules', () => {
   test('an empty model_patch in preds means no submission, whatever the trajectory says', () => {
     const c = classify(aTrajectory({ format: 'swe-agent', outcome: anOutcome({ exitStatus: 'submitted' }) }), undefined, { instanceId: 'x', file: 'preds.json', patchChars: 0 });
     assert.deepEqual([c.failure, c.submitted, c.evidence.detail], ['no-submission', false, 'preds.json: empty model_patch']);
+  });
+
+  test("OpenHands' normal end, with nothing to grade it, reads as finished and not evaluated", async () => {
+    const { trajectory } = await loadTrajectory(path.resolve(__dirname, '../../../../shared/fixtures/third-party/openhands/basic.json'));
+    const c = classify(trajectory);
+    assert.deepEqual([c.failure, c.evidence.detail], ['unknown', "the agent finished (exit status 'finished'), and nothing evaluated it"]);
+  });
+
+  test('evidence quotes the exit status as the file writes it', () => {
+    const c = classify(aTrajectory({ format: 'mini-swe-agent', outcome: { exitStatus: 'FormatError' } }));
+    assert.deepEqual([c.failure, c.evidence.detail], ['format-error', "exit status 'FormatError'"]);
   });
 
   test('an exit status nobody documents stays unknown', () => {

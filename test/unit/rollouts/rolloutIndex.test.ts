@@ -88,7 +88,7 @@ describe('rollout index over the third-party fixtures and a generated training r
     assert.deepEqual(wrong.evidence.tests, [FAILING_TEST]);
     assert.equal(wrong.evaluation?.file, `run/attempt_2/logs/run_evaluation/attempt_2/acme-coder-7b/${W101}/report.json`);
     const format = byId(`run/attempt_3/${W202}/${W202}.traj.json`);
-    assert.equal(format.evidence.detail, "exit status 'formaterror'");
+    assert.equal(format.evidence.detail, "exit status 'FormatError'");
     assert.ok(format.tags.includes('format-error'));
     const context = byId(`run/attempt_1/${W202}/${W202}.traj`);
     assert.equal(context.evidence.detail, "exit status 'exit_context'");

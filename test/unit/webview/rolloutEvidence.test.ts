@@ -113,7 +113,8 @@ describe("a rollout's reward and patch, from what the index knows", () => {
     assert.deepEqual(await patchSourceOf(folder.root, rollout, catalog), { trajectory: at('run/attempt_1', G7, `${G7}.traj`), instance: dataset, instanceId: G7, gold: 'patch' });
     const sweSmith = await patchSourceOf(folder.root, byId(`run/attempt_1/${W101}/${W101}.traj`), catalog);
     assert.equal('gold' in sweSmith && sweSmith.gold, 'reverse-patch', 'a SWE-smith instance holds the bug');
-    assert.ok('diff' in (await patchSourceOf(folder.root, byId('run/attempt_4/deepswe.jsonl:1'), catalog)), 'a JSONL record is shown by its text');
+    const jsonl = await patchSourceOf(folder.root, byId('run/attempt_4/deepswe.jsonl:1'), catalog);
+    assert.deepEqual('record' in jsonl && [jsonl.trajectory, jsonl.record], [at('run/attempt_4/deepswe.jsonl'), 0], 'a JSONL rollout (line 1: record 0) is its own record beside the gold patch');
     const ptyDiff = await patchSourceOf(folder.root, byId('third-party/swe-agent/marshmallow-1867.function_calling.traj'), undefined);
     assert.ok('diff' in ptyDiff && ptyDiff.diff.startsWith('\ndiff --git a/src/marshmallow/fields.py b/src/marshmallow/fields.py\nindex ad388c7..168a845 100644\n'), 'the CRLF a pseudo-terminal wrote is read as plain lines');
     assert.ok(!ptyDiff.diff.includes('\r'));

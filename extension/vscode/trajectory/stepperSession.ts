@@ -112,8 +112,14 @@ export class StepperSession extends Disposable {
     }
   }
 
+  /** The step the page reported it shows; undefined while it loads or is hidden. */
+  get shownStep(): number | undefined {
+    return this.booted ? this.selected : undefined;
+  }
+
   /** Renders the page on step `index`, or on the view's own step when `reveal` is false. */
   async render(index: number, reveal: boolean): Promise<void> {
+    if (reveal) this.selected = index;
     const boot = await this.boot(index, reveal);
     if (this.isDisposed) return;
     showView(this.panel.webview, this.extensionUri, 'stepper', this.document.fileName, this.log, { id: STEPPER_BOOT_ELEMENT, value: boot });
@@ -121,7 +127,10 @@ export class StepperSession extends Disposable {
 
   /** Selects step `index`: at once in a booted page, else in the page rendered for it. */
   async reveal(index: number): Promise<void> {
-    if (this.booted && this.panel.visible) this.messenger.notify(stepperReveal, { index });
+    if (this.booted && this.panel.visible) {
+      this.selected = index;
+      this.messenger.notify(stepperReveal, { index });
+    }
     else {
       this.booted = false;
       await this.render(index, true);

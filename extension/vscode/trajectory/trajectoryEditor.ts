@@ -31,6 +31,11 @@ export class StepperRegistry {
     return undefined;
   }
 
+  panelFor(uri: vscode.Uri): vscode.WebviewPanel | undefined {
+    for (const { session, panel } of this.sessions) if (session.document.uri.toString() === uri.toString()) return panel;
+    return undefined;
+  }
+
   /** Opens `uri` in a stepper; one that this opens new starts on step `index` when given. */
   async open(uri: vscode.Uri, index?: number): Promise<void> {
     if (index !== undefined) this.revealOnOpen.set(uri.toString(), index);
@@ -80,6 +85,10 @@ export interface TrajectoryEditorApi {
   request(uri: vscode.Uri, message: unknown): Promise<ResponseMessage | undefined>;
   /** Opens `uri` in the stepper on step `index` (0-based). */
   openAtStep(uri: vscode.Uri, index: number): Promise<void>;
+  /** The HTML of the page the stepper showing `uri` loads (with its embedded first step). */
+  page(uri: vscode.Uri): string | undefined;
+  /** The step (0-based) the stepper showing `uri` reports on screen; undefined while it loads or is hidden. */
+  shownStep(uri: vscode.Uri): number | undefined;
 }
 
 export function activateTrajectoryEditor(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): { disposables: vscode.Disposable[]; api: TrajectoryEditorApi } {
@@ -117,6 +126,8 @@ export function activateTrajectoryEditor(context: vscode.ExtensionContext, log: 
       return session.messenger.receive(message);
     },
     openAtStep: (uri, index) => openAtStep(registry, uri, index),
+    page: (uri) => registry.panelFor(uri)?.webview.html,
+    shownStep: (uri) => registry.forUri(uri)?.shownStep,
   };
   return { disposables, api };
 }

@@ -89,15 +89,19 @@ export const stepperSelected = requestType('stepper/selected', z.object({ index:
 export const STEPPER_BOOT_ELEMENT = 'stepper-boot';
 
 /**
- * What the view shows first, embedded in its HTML so that it needs no request before the first
- * step is on screen: the header, the first range of summaries and the step to show. `reveal`
- * says the host asked for that step (open at step N), which wins over the view's saved state.
+ * What the view shows first: the header, the first range of summaries and the step to show.
+ * Embedded in the page when the file is parsed by the time the page is rendered, else asked for
+ * once. `reveal` says the host asked for that step (open at step N), which wins over the view's
+ * saved state.
  */
 export const StepperBootSchema = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(true), header: TrajectoryHeaderSchema, summaries: z.array(StepSummarySchema), detail: z.optional(StepDetailSchema), reveal: z.boolean() }),
   z.object({ ok: z.literal(false), error: ProtocolErrorSchema }),
 ]);
 export type StepperBoot = z.infer<typeof StepperBootSchema>;
+
+/** The boot payload, for a page rendered while the file was still being parsed (so it embeds none). */
+export const stepperBoot = requestType('stepper/boot', z.object({}), StepperBootSchema);
 
 /** What the webview persists with setState: UI state only, never trajectory data. */
 export const StepperUiStateSchema = z.object({

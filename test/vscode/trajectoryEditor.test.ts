@@ -166,30 +166,35 @@ describe('SWE Workbench in the extension host', () => {
     assert.equal(header.stepCount, 11);
   });
 
-  it('embeds the first step in its page, so the view shows it without a request', async () => {
+  it('shows the first step from one boot payload; the page loaded again after a hide embeds it', async () => {
     const uri = vscode.Uri.file(marshmallow);
     await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectory');
-    const boot = embeddedBoot(uri);
+    await eventually(() => api.trajectoryEditor.shownStep(uri), (s) => s === 0, 'the view shows step 1');
+    const boot = result<StepperBoot>(await request(uri, 'stepper/boot', {}));
+    assert.ok(boot.ok);
     assert.deepEqual([boot.header.fileName, boot.header.stepCount, boot.reveal], ['marshmallow-1867.windowed.traj', 11, false]);
     assert.deepEqual(boot.summaries.map((s) => s.label).slice(0, 3), ['create reproduce.py', 'edit 1:1', 'python reproduce.py']);
     assert.equal(boot.summaries.length, 11);
-    assert.equal(boot.detail?.index, 0);
-    assert.equal(boot.detail?.action.raw.trim(), 'create reproduce.py');
+    assert.deepEqual([boot.detail?.index, boot.detail?.action.raw.trim()], [0, 'create reproduce.py']);
+
+    await vscode.window.showTextDocument(vscode.Uri.file(openhands), { viewColumn: vscode.ViewColumn.Active, preview: false });
+    await eventually(() => api.trajectoryEditor.page(uri) ?? '', (html) => html.includes(STEPPER_BOOT_ELEMENT), 'the hidden stepper embeds its step');
+    assert.deepEqual(embeddedBoot(uri), JSON.parse(JSON.stringify(boot)));
   });
 
-  it('opened at a step, shows it from the page; hidden and shown again, comes back on the step it showed', async () => {
+  it('opened at a step, shows it; hidden and shown again, comes back on the step it showed', async () => {
     const uri = vscode.Uri.file(marshmallow);
     const shown = (n: number, what: string) => eventually(() => api.trajectoryEditor.shownStep(uri), (s) => s === n, what);
     await api.trajectoryEditor.openAtStep(uri, 5);
-    const opened = embeddedBoot(uri);
-    assert.deepEqual([opened.detail?.index, opened.detail?.action.raw.trim(), opened.reveal], [5, 'open src/marshmallow/fields.py 1474', true]);
     await shown(5, 'the view shows step 6');
+    const opened = result<StepperBoot>(await request(uri, 'stepper/boot', {}));
+    assert.deepEqual(opened.ok && [opened.detail?.index, opened.detail?.action.raw.trim(), opened.reveal], [5, 'open src/marshmallow/fields.py 1474', true]);
 
     await api.trajectoryEditor.openAtStep(uri, 6);
     await shown(6, 'the view moved to step 7');
     await vscode.window.showTextDocument(vscode.Uri.file(openhands), { viewColumn: vscode.ViewColumn.Active, preview: false });
-    const hidden = await eventually(() => embeddedBoot(uri), (b) => b.detail?.index === 6, 'the hidden stepper embeds step 7');
-    assert.deepEqual([hidden.detail?.action.raw.trim().split('\n')[0], hidden.reveal], ['edit 1475:1475', false]);
+    const hidden = await eventually(() => (api.trajectoryEditor.page(uri)?.includes(STEPPER_BOOT_ELEMENT) ? embeddedBoot(uri) : undefined), (b) => b?.detail?.index === 6, 'the hidden stepper embeds step 7');
+    assert.deepEqual([hidden?.detail?.action.raw.trim().split('\n')[0], hidden?.reveal], ['edit 1475:1475', false]);
     assert.equal(api.trajectoryEditor.shownStep(uri), undefined, 'a hidden view shows nothing');
 
     await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectoryAnyJson');
@@ -212,7 +217,8 @@ describe('SWE Workbench in the extension host', () => {
   it("marks the steps a replay's recording flags as diverged, in the page and in later ranges", async () => {
     const uri = await writeRecording();
     await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectory');
-    assert.deepEqual(embeddedBoot(uri).summaries.map((s) => s.diverged), [false, false, true]);
+    const boot = result<StepperBoot>(await request(uri, 'stepper/boot', {}));
+    assert.deepEqual(boot.ok && boot.summaries.map((s) => s.diverged), [false, false, true]);
     const { summaries } = result<{ summaries: { index: number; diverged: boolean }[] }>(await request(uri, 'steps/summaries', { start: 2, end: 3 }));
     assert.deepEqual(summaries.map((s) => [s.index, s.diverged]), [[2, true]]);
   });

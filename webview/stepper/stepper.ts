@@ -5,6 +5,7 @@ import {
   StepperBootSchema,
   StepperUiStateSchema,
   stepperReveal,
+  stepperBoot,
   stepperSelected,
   stepsAct,
   stepsDetails,
@@ -35,10 +36,10 @@ function restoredState(raw: unknown): StepperUiState | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-/** The payload the host embedded in the page, checked like any message from it. */
-export function readBoot(page: Document): StepperBoot {
+/** The payload the host embedded in the page, checked like any message from it; undefined when it embedded none. */
+export function readBoot(page: Document): StepperBoot | undefined {
   const text = page.getElementById(STEPPER_BOOT_ELEMENT)?.textContent;
-  if (!text) throw new Error(`the page carries no #${STEPPER_BOOT_ELEMENT} payload`);
+  if (!text) return undefined;
   const parsed = safeParse(StepperBootSchema, JSON.parse(text));
   if (!parsed.success) throw new Error(describeZodError('boot', parsed.error));
   return parsed.data;
@@ -71,11 +72,13 @@ export class Stepper {
   }
 
   /**
-   * Shows the embedded first step without asking the host anything: the step the host revealed,
-   * else the one this view showed before it was hidden, else the host's choice. Only a restored
-   * search and the summaries past the first range are requested, after the step is on screen.
+   * Shows the first step from the embedded payload, or from one request when the page has none:
+   * the step the host revealed, else the one this view showed before it was hidden, else the
+   * host's choice. A restored search and the summaries past the first range are requested after
+   * the step is on screen.
    */
-  async start(boot: StepperBoot): Promise<void> {
+  async start(embedded: StepperBoot | undefined): Promise<void> {
+    const boot = embedded ?? (await this.host.request(stepperBoot, {}));
     if (!boot.ok) {
       renderFatal(this.root, 'Cannot open this trajectory', boot.error.message);
       return;

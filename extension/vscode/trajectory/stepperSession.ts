@@ -4,7 +4,7 @@ import { rawRecords } from '../../core/trajectory/load';
 import type { Step } from '../../core/trajectory/model';
 import type { ProtocolError } from '../../protocol/ipc';
 import { ProtocolFailure } from '../../protocol/ipc';
-import { STEPPER_BOOT_ELEMENT, stepperReveal, stepperSelected, stepsAct, stepsDetails, stepsOpenRaw, stepsSearch, stepsSummaries, trajectoryOpen, type StepAction, type StepperBoot } from '../../protocol/stepper';
+import { STEPPER_BOOT_ELEMENT, stepperBoot, stepperReveal, stepperSelected, stepsAct, stepsDetails, stepsOpenRaw, stepsSearch, stepsSummaries, trajectoryOpen, type StepAction, type StepperBoot } from '../../protocol/stepper';
 import { Disposable } from '../dispose';
 import { showView } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
@@ -58,6 +58,8 @@ export class StepperSession extends Disposable {
   readonly messenger: WebviewMessenger;
   /** The step on screen, embedded whenever the page is rendered again. */
   private selected = 0;
+  /** The page being loaded was asked to show `selected` over its saved step. */
+  private revealing = false;
   /** The page has booted and takes reveal notifications; false while it loads or is hidden. */
   private booted = false;
 
@@ -86,6 +88,7 @@ export class StepperSession extends Disposable {
       await rawRecordDocuments.show(document.fileName, index + 1, records.length === 1 ? records[0] : records);
       return { opened: true };
     });
+    this.messenger.onRequest(stepperBoot, () => this.boot(this.selected, this.revealing));
     this.messenger.onRequest(stepsAct, async ({ action, index }) => ({ done: await runStepAction(document, await stepAt(index), action) }));
     this.messenger.onRequest(stepperSelected, ({ index }) => {
       this.selected = index;
@@ -117,12 +120,17 @@ export class StepperSession extends Disposable {
     return this.booted ? this.selected : undefined;
   }
 
-  /** Renders the page on step `index`, or on the view's own step when `reveal` is false. */
+  /**
+   * Renders the page on step `index` (over the view's saved step when `reveal`). A parse still
+   * under way is not waited for: the page asks for its boot payload once, and the parse overlaps
+   * the panel's own start instead of delaying it.
+   */
   async render(index: number, reveal: boolean): Promise<void> {
-    if (reveal) this.selected = index;
-    const boot = await this.boot(index, reveal);
+    this.selected = index;
+    this.revealing = reveal;
+    const embedded = this.document.isSettled ? { id: STEPPER_BOOT_ELEMENT, value: await this.boot(index, reveal) } : undefined;
     if (this.isDisposed) return;
-    showView(this.panel.webview, this.extensionUri, 'stepper', this.document.fileName, this.log, { id: STEPPER_BOOT_ELEMENT, value: boot });
+    showView(this.panel.webview, this.extensionUri, 'stepper', this.document.fileName, this.log, embedded);
   }
 
   /** Selects step `index`: at once in a booted page, else in the page rendered for it. */
@@ -130,8 +138,7 @@ export class StepperSession extends Disposable {
     if (this.booted && this.panel.visible) {
       this.selected = index;
       this.messenger.notify(stepperReveal, { index });
-    }
-    else {
+    } else {
       this.booted = false;
       await this.render(index, true);
     }

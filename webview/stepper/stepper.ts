@@ -201,6 +201,8 @@ export class Stepper {
         ? el('p', { className: 'load-error', text: `Step ${index + 1} could not be loaded: ${detail.message}`, attrs: { role: 'alert' } })
         : renderStepDetail(detail, this.header.stepCount, (button, i) => void this.press(button, i)),
     );
+    // The neighbours are fetched now, so that j or k shows its step without waiting for the host.
+    for (const move of ['next', 'previous'] as const) void this.detailFor(moveSelection(this.visible, index, move)).catch(() => undefined);
   }
 
   private detailFor(index: number): Promise<StepDetail> {

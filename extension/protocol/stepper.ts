@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { notificationType, requestType } from './ipc';
+import { notificationType, ProtocolErrorSchema, requestType } from './ipc';
 
 /**
  * The trajectory stepper's messages. The host keeps the trajectory; the webview asks for
@@ -74,8 +74,34 @@ export const stepsDetails = requestType('steps/details', StepRangeSchema, z.obje
 export const stepsSearch = requestType('steps/search', SearchParamsSchema, z.object({ indices: z.array(StepIndex) }));
 export const stepsOpenRaw = requestType('steps/openRaw', z.object({ index: StepIndex }), z.object({ opened: z.boolean() }));
 
+/** What a step's buttons do in the rest of the tool: the host runs the matching command on this trajectory and step. */
+export const STEP_ACTIONS = ['showDiff', 'fork', 'replayTo'] as const;
+export type StepAction = (typeof STEP_ACTIONS)[number];
+export const stepsAct = requestType('steps/act', z.object({ action: z.enum(STEP_ACTIONS), index: StepIndex }), z.object({ done: z.boolean() }));
+
 /** Host -> webview: select a step (the palette's "Go to Step"). */
 export const stepperReveal = notificationType('stepper/reveal', z.object({ index: StepIndex }));
+
+/** The step on screen, which the host embeds when the view loads again (a request: webviews send no notifications). */
+export const stepperSelected = requestType('stepper/selected', z.object({ index: StepIndex }), z.object({}));
+
+/** The id of the `<script type="application/json">` element that carries the boot payload. */
+export const STEPPER_BOOT_ELEMENT = 'stepper-boot';
+
+/**
+ * What the view shows first: the header, the first range of summaries and the step to show.
+ * Embedded in the page when the file is parsed by the time the page is rendered, else asked for
+ * once. `reveal` says the host asked for that step (open at step N), which wins over the view's
+ * saved state.
+ */
+export const StepperBootSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), header: TrajectoryHeaderSchema, summaries: z.array(StepSummarySchema), detail: z.optional(StepDetailSchema), reveal: z.boolean() }),
+  z.object({ ok: z.literal(false), error: ProtocolErrorSchema }),
+]);
+export type StepperBoot = z.infer<typeof StepperBootSchema>;
+
+/** The boot payload, for a page rendered while the file was still being parsed (so it embeds none). */
+export const stepperBoot = requestType('stepper/boot', z.object({}), StepperBootSchema);
 
 /** What the webview persists with setState: UI state only, never trajectory data. */
 export const StepperUiStateSchema = z.object({

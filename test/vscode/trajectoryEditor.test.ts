@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { SweWorkbenchApi } from '../../extension/vscode/extension';
-import type { ResponseMessage } from '../../extension/protocol/ipc';
+import { safeParse, type ResponseMessage } from '../../extension/protocol/ipc';
+import { STEPPER_BOOT_ELEMENT, StepperBootSchema, type StepperBoot } from '../../extension/protocol/stepper';
+import { TrajectoryRecorder, writeTrajectoryFile } from '../../extension/core/session/trajectoryRecorder';
+import type { Step } from '../../extension/core/trajectory/model';
 
 const EXTENSION_ID = 'swe-workbench.swe-workbench';
 const repoRoot = path.resolve(__dirname, '../../..');
@@ -26,6 +29,43 @@ async function request(uri: vscode.Uri, method: string, params: unknown): Promis
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+}
+
+/** The payload embedded in the page of the stepper showing `uri`, checked as the webview checks it. */
+function embeddedBoot(uri: vscode.Uri): Extract<StepperBoot, { ok: true }> {
+  const html = api.trajectoryEditor.page(uri);
+  assert.ok(html, `a stepper shows ${uri.fsPath}`);
+  const match = new RegExp(`<script type="application/json" id="${STEPPER_BOOT_ELEMENT}">([^<]*)</script>`).exec(html);
+  assert.ok(match?.[1], 'the page embeds its first step');
+  const parsed = safeParse(StepperBootSchema, JSON.parse(match[1]));
+  assert.ok(parsed.success && parsed.data.ok, 'the payload parses and carries the trajectory');
+  return parsed.data;
+}
+
+/** Polls `read` until `ok` holds of its value (the page is rendered again after a view change). */
+async function eventually<T>(read: () => T, ok: (value: T) => boolean, what: string): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    const value = read();
+    if (ok(value)) return value;
+    if (attempt >= 100) assert.fail(`${what}: still ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const DIFF = 'diff --git a/ledger/money.py b/ledger/money.py\n--- a/ledger/money.py\n+++ b/ledger/money.py\n@@ -1 +1 @@\n-CENTS = 100\n+CENTS = 1000\n';
+
+/** A replay's recording as the session writes it: step 2 changed money.py, step 3 diverged from the original. */
+async function writeRecording(): Promise<vscode.Uri> {
+  const recorder = new TrajectoryRecorder({ repo: 'ledger', repoPath: '/repo' });
+  const steps: Step[] = [
+    { index: 0, thought: 'Find it.', action: { raw: 'grep -n CENTS ledger/money.py', tool: 'bash', args: { command: 'grep -n CENTS ledger/money.py' } }, observation: '1:CENTS = 100', exitCode: 0 },
+    { index: 1, thought: 'Change it.', action: { raw: 'sed -i s/100/1000/ ledger/money.py', tool: 'bash', args: { command: 'sed -i s/100/1000/ ledger/money.py' } }, observation: '', exitCode: 0, state: { openFile: null, workingDir: '/repo', diff: DIFF } },
+    { index: 2, thought: 'Test.', action: { raw: 'python -m pytest -q', tool: 'bash', args: { command: 'python -m pytest -q' } }, observation: '1 failed', exitCode: 1, flags: ['diverged'] },
+  ];
+  for (const step of steps) recorder.append(step);
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'swe-workbench-replayed-')), 'replayed.traj.json');
+  await writeTrajectoryFile(file, recorder.trajectory({ exitStatus: 'submitted' }));
+  return vscode.Uri.file(file);
 }
 
 function result<T>(response: ResponseMessage): T {
@@ -124,5 +164,62 @@ describe('SWE Workbench in the extension host', () => {
     await vscode.commands.executeCommand('vscode.openWith', vscode.Uri.file(marshmallow), 'sweWorkbench.trajectory');
     const header = result<{ stepCount: number }>(await request(vscode.Uri.file(marshmallow), 'trajectory/open', {}));
     assert.equal(header.stepCount, 11);
+  });
+
+  it('shows the first step from one boot payload; the page loaded again after a hide embeds it', async () => {
+    const uri = vscode.Uri.file(marshmallow);
+    await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectory');
+    await eventually(() => api.trajectoryEditor.shownStep(uri), (s) => s === 0, 'the view shows step 1');
+    const boot = result<StepperBoot>(await request(uri, 'stepper/boot', {}));
+    assert.ok(boot.ok);
+    assert.deepEqual([boot.header.fileName, boot.header.stepCount, boot.reveal], ['marshmallow-1867.windowed.traj', 11, false]);
+    assert.deepEqual(boot.summaries.map((s) => s.label).slice(0, 3), ['create reproduce.py', 'edit 1:1', 'python reproduce.py']);
+    assert.equal(boot.summaries.length, 11);
+    assert.deepEqual([boot.detail?.index, boot.detail?.action.raw.trim()], [0, 'create reproduce.py']);
+
+    await vscode.window.showTextDocument(vscode.Uri.file(openhands), { viewColumn: vscode.ViewColumn.Active, preview: false });
+    await eventually(() => api.trajectoryEditor.page(uri) ?? '', (html) => html.includes(STEPPER_BOOT_ELEMENT), 'the hidden stepper embeds its step');
+    assert.deepEqual(embeddedBoot(uri), JSON.parse(JSON.stringify(boot)));
+  });
+
+  it('opened at a step, shows it; hidden and shown again, comes back on the step it showed', async () => {
+    const uri = vscode.Uri.file(marshmallow);
+    const shown = (n: number, what: string) => eventually(() => api.trajectoryEditor.shownStep(uri), (s) => s === n, what);
+    await api.trajectoryEditor.openAtStep(uri, 5);
+    await shown(5, 'the view shows step 6');
+    const opened = result<StepperBoot>(await request(uri, 'stepper/boot', {}));
+    assert.deepEqual(opened.ok && [opened.detail?.index, opened.detail?.action.raw.trim(), opened.reveal], [5, 'open src/marshmallow/fields.py 1474', true]);
+
+    await api.trajectoryEditor.openAtStep(uri, 6);
+    await shown(6, 'the view moved to step 7');
+    await vscode.window.showTextDocument(vscode.Uri.file(openhands), { viewColumn: vscode.ViewColumn.Active, preview: false });
+    const hidden = await eventually(() => (api.trajectoryEditor.page(uri)?.includes(STEPPER_BOOT_ELEMENT) ? embeddedBoot(uri) : undefined), (b) => b?.detail?.index === 6, 'the hidden stepper embeds step 7');
+    assert.deepEqual([hidden?.detail?.action.raw.trim().split('\n')[0], hidden?.reveal], ['edit 1475:1475', false]);
+    assert.equal(api.trajectoryEditor.shownStep(uri), undefined, 'a hidden view shows nothing');
+
+    await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectoryAnyJson');
+    await shown(6, 'the page loaded again shows step 7');
+  });
+
+  it("Show Diff opens the patch view on the step's workspace diff; a step without one says so", async () => {
+    const uri = await writeRecording();
+    await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectory');
+    assert.deepEqual(result(await request(uri, 'steps/act', { action: 'showDiff', index: 1 })), { done: true });
+    const patchTab = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.label === 'replayed.traj.json: step 2');
+    const tab = await eventually(patchTab, (t) => t !== undefined, 'a tab shows the step diff');
+    assert.ok(tab?.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith('sweWorkbench.patch'), 'the tab is the patch view');
+
+    const none = await request(uri, 'steps/act', { action: 'showDiff', index: 0 });
+    assert.equal(none.ok, false);
+    assert.match(none.ok ? '' : none.error.message, /step 1 of replayed\.traj\.json records no workspace diff/);
+  });
+
+  it("marks the steps a replay's recording flags as diverged, in the page and in later ranges", async () => {
+    const uri = await writeRecording();
+    await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectory');
+    const boot = result<StepperBoot>(await request(uri, 'stepper/boot', {}));
+    assert.deepEqual(boot.ok && boot.summaries.map((s) => s.diverged), [false, false, true]);
+    const { summaries } = result<{ summaries: { index: number; diverged: boolean }[] }>(await request(uri, 'steps/summaries', { start: 2, end: 3 }));
+    assert.deepEqual(summaries.map((s) => [s.index, s.diverged]), [[2, true]]);
   });
 });

@@ -1,4 +1,4 @@
-import type { StepDetail } from '../../extension/protocol/stepper';
+import type { StepAction, StepDetail } from '../../extension/protocol/stepper';
 import { codicon, el } from '../dom';
 import { toolIcon } from './toolIcons';
 
@@ -76,13 +76,43 @@ function facts(detail: StepDetail): HTMLElement {
   return el('div', { className: 'facts' }, [el('span', { text: items.join(' · ') }), ...badges]);
 }
 
-export function renderStepDetail(detail: StepDetail, stepCount: number, onOpenRaw: (index: number) => void): HTMLElement {
-  const header = el('header', { className: 'detail-header' }, [el('h1', { text: `Step ${detail.index + 1} of ${stepCount}`, attrs: { id: 'step-title' } }), facts(detail)]);
-  if (detail.hasSource) {
-    const raw = el('vscode-button', { attrs: { id: 'open-raw', secondary: '', title: 'Open the step as written in the file' } }, [codicon('json'), ' Raw JSON']);
-    raw.addEventListener('click', () => onOpenRaw(detail.index));
-    header.append(raw);
-  }
+/** The step's buttons: what each does, when it shows, and the key that does the same. */
+export type StepButton = StepAction | 'openRaw';
+
+interface StepButtonSpec {
+  readonly id: string;
+  readonly icon: string;
+  readonly label: string;
+  readonly title: string;
+  readonly key: string;
+  readonly shows: (detail: StepDetail) => boolean;
+}
+
+export const STEP_BUTTONS: Readonly<Record<StepButton, StepButtonSpec>> = {
+  showDiff: { id: 'show-diff', icon: 'diff', label: 'Show Diff', title: "Show the step's workspace diff in the patch view", key: 'd', shows: (d) => Boolean(d.diff) },
+  openRaw: { id: 'open-raw', icon: 'json', label: 'Raw JSON', title: 'Open the step as written in the file', key: 'o', shows: (d) => d.hasSource },
+  replayTo: { id: 'replay-to', icon: 'debug-rerun', label: 'Replay to Here', title: 'Replay the trajectory in its task container up to and including this step', key: 'r', shows: () => true },
+  fork: { id: 'fork', icon: 'repo-forked', label: 'Fork Here', title: 'Replay up to this step, then continue with the policy or by hand', key: 'f', shows: () => true },
+};
+
+/** The button a key presses, for the keyboard handler. */
+export function buttonForKey(key: string): StepButton | undefined {
+  return (Object.keys(STEP_BUTTONS) as StepButton[]).find((b) => STEP_BUTTONS[b].key === key);
+}
+
+function stepButton(button: StepButton, detail: StepDetail, onPress: (button: StepButton, index: number) => void): HTMLElement {
+  const spec = STEP_BUTTONS[button];
+  const node = el('vscode-button', { attrs: { id: spec.id, secondary: '', title: `${spec.title} (${spec.key})` } }, [codicon(spec.icon), ` ${spec.label}`]);
+  node.addEventListener('click', () => onPress(button, detail.index));
+  return node;
+}
+
+export function renderStepDetail(detail: StepDetail, stepCount: number, onPress: (button: StepButton, index: number) => void): HTMLElement {
+  const buttons = (Object.keys(STEP_BUTTONS) as StepButton[]).filter((b) => STEP_BUTTONS[b].shows(detail)).map((b) => stepButton(b, detail, onPress));
+  const toolbar = el('div', { className: 'step-actions', attrs: { role: 'toolbar', 'aria-label': 'Step actions' } }, buttons);
+  // Set through CSSOM, which the CSP allows where a style attribute would be blocked.
+  Object.assign(toolbar.style, { display: 'flex', flexWrap: 'wrap', gap: '6px', marginLeft: 'auto' });
+  const header = el('header', { className: 'detail-header' }, [el('h1', { text: `Step ${detail.index + 1} of ${stepCount}`, attrs: { id: 'step-title' } }), facts(detail), toolbar]);
   const sections: Node[] = [header];
   if (detail.formatError) sections.push(el('p', { className: 'format-error', text: `Format error: ${detail.formatError}`, attrs: { role: 'note' } }));
   if (detail.thought.trim()) sections.push(section('Thought', 'thought', [el('p', { className: 'thought', text: detail.thought })]));

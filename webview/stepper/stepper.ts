@@ -1,13 +1,19 @@
+import { describeZodError, safeParse } from '../../extension/protocol/ipc';
 import {
   MAX_STEP_RANGE,
+  STEPPER_BOOT_ELEMENT,
+  StepperBootSchema,
   StepperUiStateSchema,
   stepperReveal,
+  stepperBoot,
+  stepperSelected,
+  stepsAct,
   stepsDetails,
   stepsOpenRaw,
   stepsSearch,
   stepsSummaries,
-  trajectoryOpen,
   type StepDetail,
+  type StepperBoot,
   type StepSummary,
   type StepperUiState,
   type TrajectoryHeader,
@@ -15,16 +21,28 @@ import {
 import { el, renderFatal } from '../dom';
 import type { Host } from '../host';
 import { keyMove, moveSelection, visibleSteps, type Move } from './navigation';
-import { renderStepDetail } from './stepDetailView';
+import { STEP_BUTTONS, buttonForKey, renderStepDetail, type StepButton } from './stepDetailView';
 import { TimelineView } from './timelineView';
 
-/** A performance mark set when the first step is on screen; bench/ui reads it. */
+/**
+ * A performance mark set at the first animation frame with the first step in the DOM, as the
+ * benchmark's text-editor side is read on animation frames; bench/ui reads it.
+ */
 export const FIRST_STEP_MARK = 'sweWorkbench.stepper.firstStep';
 const INTERACTIVE = 'input, textarea, vscode-textfield, vscode-single-select, vscode-checkbox, vscode-button';
 
-function restoredState(raw: unknown): StepperUiState {
+function restoredState(raw: unknown): StepperUiState | undefined {
   const parsed = StepperUiStateSchema.safeParse(raw);
-  return parsed.success ? parsed.data : { selected: 0, tool: null, errorsOnly: false, query: '' };
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** The payload the host embedded in the page, checked like any message from it; undefined when it embedded none. */
+export function readBoot(page: Document): StepperBoot | undefined {
+  const text = page.getElementById(STEPPER_BOOT_ELEMENT)?.textContent;
+  if (!text) return undefined;
+  const parsed = safeParse(StepperBootSchema, JSON.parse(text));
+  if (!parsed.success) throw new Error(describeZodError('boot', parsed.error));
+  return parsed.data;
 }
 
 /** The trajectory stepper: a timeline of steps and the selected step's details. */
@@ -33,6 +51,7 @@ export class Stepper {
   private summaries: StepSummary[] = [];
   private readonly details = new Map<number, Promise<StepDetail>>();
   private state: StepperUiState;
+  private readonly restored: StepperUiState | undefined;
   private matches: ReadonlySet<number> | null = null;
   private visible: number[] = [];
   private readonly timeline = new TimelineView((index) => void this.select(index));
@@ -48,41 +67,41 @@ export class Stepper {
     private readonly root: HTMLElement,
     private readonly host: Host,
   ) {
-    this.state = restoredState(host.getState());
+    this.restored = restoredState(host.getState());
+    this.state = this.restored ?? { selected: 0, tool: null, errorsOnly: false, query: '' };
   }
 
-  async start(): Promise<void> {
-    // A reveal may arrive while the view still loads (the host opens it on a step): keep it.
-    let ready = false;
-    let revealed: number | undefined;
-    this.host.onNotification(stepperReveal, ({ index }) => {
-      if (ready) void this.select(index);
-      else revealed = index;
-    });
-    try {
-      this.header = await this.host.request(trajectoryOpen, {});
-    } catch (error) {
-      renderFatal(this.root, 'Cannot open this trajectory', error instanceof Error ? error.message : String(error));
+  /**
+   * Shows the first step from the embedded payload, or from one request when the page has none:
+   * the step the host revealed, else the one this view showed before it was hidden, else the
+   * host's choice. A restored search and the summaries past the first range are requested after
+   * the step is on screen.
+   */
+  async start(embedded: StepperBoot | undefined): Promise<void> {
+    const boot = embedded ?? (await this.host.request(stepperBoot, {}));
+    if (!boot.ok) {
+      renderFatal(this.root, 'Cannot open this trajectory', boot.error.message);
       return;
     }
+    this.header = boot.header;
+    this.host.onNotification(stepperReveal, ({ index }) => void this.select(index));
+    if (boot.detail) this.details.set(boot.detail.index, Promise.resolve(boot.detail));
     this.layout();
-    const last = Math.max(0, this.header.stepCount - 1);
-    // The first summaries, the selected step and the restored search travel together.
-    void this.detailFor(Math.min(this.state.selected, last)).catch(() => undefined);
-    await Promise.all([this.loadSummaries(0), this.state.query ? this.runSearch(this.state.query) : undefined]);
+    this.addSummaries(boot.summaries);
     this.applyFilter(false);
-    await this.select(Math.min(revealed ?? this.state.selected, last));
-    ready = true;
-    if (revealed !== undefined && revealed !== this.state.selected) await this.select(revealed);
+    const chosen = boot.reveal || !this.restored ? (boot.detail?.index ?? 0) : this.restored.selected;
+    await this.select(Math.min(chosen, Math.max(0, this.header.stepCount - 1)));
     this.root.setAttribute('aria-busy', 'false');
-    performance.mark(FIRST_STEP_MARK);
-    // Summaries past the first range arrive in the background so the first step shows at once.
-    for (let start = MAX_STEP_RANGE; start < this.header.stepCount; start += MAX_STEP_RANGE) await this.loadSummaries(start);
+    requestAnimationFrame(() => performance.mark(FIRST_STEP_MARK));
+    if (this.state.query) await this.runSearch(this.state.query);
+    for (let start = this.summaries.length; start < this.header.stepCount; start += MAX_STEP_RANGE) {
+      const { summaries } = await this.host.request(stepsSummaries, { start, end: Math.min(start + MAX_STEP_RANGE, this.header.stepCount) });
+      this.addSummaries(summaries);
+    }
     this.applyFilter(false);
   }
 
-  private async loadSummaries(start: number): Promise<void> {
-    const { summaries } = await this.host.request(stepsSummaries, { start, end: Math.min(start + MAX_STEP_RANGE, this.header.stepCount) });
+  private addSummaries(summaries: readonly StepSummary[]): void {
     this.summaries.push(...summaries);
     this.timeline.append(summaries);
   }
@@ -139,6 +158,13 @@ export class Stepper {
       this.errorsOnly.checked = !this.errorsOnly.checked;
       this.state = { ...this.state, errorsOnly: this.errorsOnly.checked };
       this.applyFilter(true);
+    } else {
+      const button = buttonForKey(event.key);
+      const shown = button && this.detail.querySelector(`#${STEP_BUTTONS[button].id}`);
+      if (button && shown) {
+        event.preventDefault();
+        void this.press(button, this.state.selected);
+      }
     }
   }
 
@@ -165,6 +191,7 @@ export class Stepper {
     if (index < 0 || index >= this.header.stepCount) return;
     this.state = { ...this.state, selected: index };
     this.saveState();
+    void this.host.request(stepperSelected, { index }).catch(() => undefined);
     this.timeline.select(index);
     this.position.textContent = `Step ${index + 1} / ${this.header.stepCount}`;
     const detail = await this.detailFor(index).catch((error: unknown) => error as Error);
@@ -172,8 +199,10 @@ export class Stepper {
     this.detail.replaceChildren(
       detail instanceof Error
         ? el('p', { className: 'load-error', text: `Step ${index + 1} could not be loaded: ${detail.message}`, attrs: { role: 'alert' } })
-        : renderStepDetail(detail, this.header.stepCount, (i) => void this.openRaw(i)),
+        : renderStepDetail(detail, this.header.stepCount, (button, i) => void this.press(button, i)),
     );
+    // The neighbours are fetched now, so that j or k shows its step without waiting for the host.
+    for (const move of ['next', 'previous'] as const) void this.detailFor(moveSelection(this.visible, index, move)).catch(() => undefined);
   }
 
   private detailFor(index: number): Promise<StepDetail> {
@@ -189,11 +218,13 @@ export class Stepper {
     return detail;
   }
 
-  private async openRaw(index: number): Promise<void> {
+  /** Runs a step button's command in the host; a failure is said in the status line. */
+  private async press(button: StepButton, index: number): Promise<void> {
     try {
-      await this.host.request(stepsOpenRaw, { index });
+      if (button === 'openRaw') await this.host.request(stepsOpenRaw, { index });
+      else await this.host.request(stepsAct, { action: button, index });
     } catch (error) {
-      this.status.textContent = `Raw JSON unavailable: ${error instanceof Error ? error.message : String(error)}`;
+      this.status.textContent = `${STEP_BUTTONS[button].label} failed: ${error instanceof Error ? error.message : String(error)}`;
     }
   }
 

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { tmpdir } from 'node:os';
 import * as vscode from 'vscode';
+import { z } from 'zod';
 import { dockerFromEnv } from '../../core/runtime/docker-connection';
 import { describeBreakpoint, type Breakpoint } from '../../core/session/breakpoints';
 import { replaySettings } from '../../core/session/containerSession';
@@ -89,8 +90,18 @@ async function askStep(title: string, suggested: number, max?: number): Promise<
   return answer === undefined ? undefined : Number(answer) - 1;
 }
 
+/** A step of a trajectory file, as the stepper's buttons pass it: nothing is asked about either. */
+const TrajectoryStepSchema = z.object({ trajectory: z.custom<vscode.Uri>((v) => v instanceof vscode.Uri, 'expected a vscode.Uri'), step: z.number().int().nonnegative() });
+
+function trajectoryStepOf(argument: unknown): z.infer<typeof TrajectoryStepSchema> | undefined {
+  const parsed = TrajectoryStepSchema.safeParse(argument);
+  return parsed.success ? parsed.data : undefined;
+}
+
 function stepIndexOf(argument: unknown): number | undefined {
   if (typeof argument === 'number') return argument;
+  const target = trajectoryStepOf(argument);
+  if (target) return target.step;
   const node = argument as SessionNode | undefined;
   return node?.kind === 'step' ? node.index : undefined;
 }
@@ -148,11 +159,14 @@ export function activateSession(context: vscode.ExtensionContext, log: vscode.Lo
     [
       'sweWorkbench.session.replay',
       guarded('replay', async (argument?: unknown) => {
-        const uri = await recordingUri(argument);
+        const target = trajectoryStepOf(argument);
+        const uri = target?.trajectory ?? (await recordingUri(argument));
         const launch = uri && (await askLaunch('replay', uri));
         if (!launch) return;
         await startWithProgress(launch);
-        await controller.continue();
+        // From a stepper's step: replay up to and including that step, then pause.
+        if (target) await controller.runTo(target.step + 1);
+        else await controller.continue();
       }),
     ],
     [
@@ -168,7 +182,8 @@ export function activateSession(context: vscode.ExtensionContext, log: vscode.Lo
     [
       'sweWorkbench.session.fork',
       guarded('fork', async (argument?: unknown) => {
-        const uri = controller.current?.launch.recording?.uri ?? (await recordingUri(undefined));
+        const named = trajectoryStepOf(argument)?.trajectory ?? (argument instanceof vscode.Uri ? argument : undefined);
+        const uri = named ?? controller.current?.launch.recording?.uri ?? (await recordingUri(undefined));
         if (!uri) return;
         const steps = (await loadRecording(uri)).trajectory.steps.length;
         const from = stepIndexOf(argument) ?? (await askStep('Fork after step (steps 1..N are replayed)', controller.current?.index ?? 1, steps));

@@ -1,5 +1,5 @@
 import type { Action, Step, Trajectory } from '../../core/trajectory/model';
-import type { StepDetail, StepRange, StepSummary, TrajectoryHeader } from '../../protocol/stepper';
+import { MAX_STEP_RANGE, type StepDetail, type StepperBoot, type StepRange, type StepSummary, type TrajectoryHeader } from '../../protocol/stepper';
 
 /** Flags (set by importers and sessions) that make a step show an error mark. */
 const ERROR_FLAGS = new Set(['lint-rejected', 'timeout', 'error', 'format-error', 'cancelled']);
@@ -72,4 +72,19 @@ export function searchSteps(steps: readonly Step[], query: string, caseSensitive
   return steps
     .filter((s) => matches(s.thought) || matches(s.action.raw) || matches(s.observation) || (s.calls ?? []).some((c) => matches(c.action.raw) || matches(c.observation)))
     .map((s) => s.index);
+}
+
+/**
+ * What the view needs to show step `index` (clamped to the trajectory) without asking: the
+ * header, the first range of summaries and that step's detail. Later ranges are requested.
+ */
+export function bootPayload(trajectory: Trajectory, fileName: string, index: number, reveal: boolean): StepperBoot {
+  const step = trajectory.steps[Math.min(index, trajectory.steps.length - 1)];
+  return {
+    ok: true,
+    header: toTrajectoryHeader(trajectory, fileName),
+    summaries: stepsInRange(trajectory.steps, { start: 0, end: MAX_STEP_RANGE }).map(toStepSummary),
+    ...(step ? { detail: toStepDetail(step) } : {}),
+    reveal,
+  };
 }

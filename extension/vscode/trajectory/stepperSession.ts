@@ -1,14 +1,16 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import { CancelledError, InputError } from '../../core/errors';
 import { rawRecords } from '../../core/trajectory/load';
+import type { Step } from '../../core/trajectory/model';
 import type { ProtocolError } from '../../protocol/ipc';
 import { ProtocolFailure } from '../../protocol/ipc';
-import { stepperReveal, stepsDetails, stepsOpenRaw, stepsSearch, stepsSummaries, trajectoryOpen } from '../../protocol/stepper';
+import { STEPPER_BOOT_ELEMENT, stepperBoot, stepperReveal, stepperSelected, stepsAct, stepsDetails, stepsOpenRaw, stepsSearch, stepsSummaries, trajectoryOpen, type StepAction, type StepperBoot } from '../../protocol/stepper';
 import { Disposable } from '../dispose';
+import { showView } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
-import { searchSteps, stepsInRange, toStepDetail, toStepSummary, toTrajectoryHeader } from './stepView';
+import { bootPayload, searchSteps, stepsInRange, toStepDetail, toStepSummary, toTrajectoryHeader } from './stepView';
 import type { RawRecordDocuments } from './rawRecordDocuments';
-import type { TrajectoryDocument } from './trajectoryDocument';
+import { recordOf, type TrajectoryDocument } from './trajectoryDocument';
 
 function classify(error: unknown): ProtocolError {
   if (error instanceof InputError) return { code: 'invalid-input', message: error.message };
@@ -16,41 +18,129 @@ function classify(error: unknown): ProtocolError {
   return { code: 'internal', message: error instanceof Error ? error.message : String(error) };
 }
 
-/** One open stepper: answers its webview's requests from the document's trajectory. */
+/** The argument `sweWorkbench.session.replay` and `.fork` take to act on a step of a trajectory without asking. */
+export interface TrajectoryStep {
+  trajectory: vscode.Uri;
+  step: number;
+}
+
+/**
+ * What `sweWorkbench.patch.show` opens for a step's diff: the step of the file, or, for a record
+ * of a JSONL file (which the patch view would read as its first record), the diff text itself.
+ */
+function patchSourceOf(document: TrajectoryDocument, index: number, diff: string): object {
+  return recordOf(document.uri) === undefined ? { trajectory: document.uri.fsPath, step: index } : { diff, title: `${document.fileName}: step ${index + 1}` };
+}
+
+/** Runs a step button's command. Replay and fork ask their own questions and run long: they are started, not awaited. */
+async function runStepAction(document: TrajectoryDocument, step: Step, action: StepAction): Promise<boolean> {
+  const target: TrajectoryStep = { trajectory: document.uri, step: step.index };
+  switch (action) {
+    case 'showDiff': {
+      const diff = step.state?.diff;
+      if (!diff) throw new ProtocolFailure('not-found', `step ${step.index + 1} of ${document.fileName} records no workspace diff`);
+      return (await vscode.commands.executeCommand('sweWorkbench.patch.show', patchSourceOf(document, step.index, diff))) !== undefined;
+    }
+    case 'fork':
+      void vscode.commands.executeCommand('sweWorkbench.session.fork', target);
+      return true;
+    case 'replayTo':
+      void vscode.commands.executeCommand('sweWorkbench.session.replay', target);
+      return true;
+  }
+}
+
+/**
+ * One open stepper: renders its page with the first step embedded and answers its webview's
+ * requests from the document's trajectory.
+ */
 export class StepperSession extends Disposable {
   readonly messenger: WebviewMessenger;
+  /** The step on screen, embedded whenever the page is rendered again. */
+  private selected = 0;
+  /** The page being loaded was asked to show `selected` over its saved step. */
+  private revealing = false;
+  /** The page has booted and takes reveal notifications; false while it loads or is hidden. */
+  private booted = false;
 
   constructor(
     readonly document: TrajectoryDocument,
-    webview: vscode.Webview,
-    log: vscode.LogOutputChannel,
+    private readonly panel: vscode.WebviewPanel,
+    private readonly extensionUri: vscode.Uri,
+    private readonly log: vscode.LogOutputChannel,
     rawRecordDocuments: RawRecordDocuments,
   ) {
     super();
-    this.messenger = this._register(new WebviewMessenger(webview, log, classify));
+    this.messenger = this._register(new WebviewMessenger(panel.webview, log, classify));
     const steps = async () => (await document.trajectory()).steps;
-    this.messenger.onRequest(trajectoryOpen, async () => {
-      try {
-        return toTrajectoryHeader(await document.trajectory(), document.fileName);
-      } catch (error) {
-        log.error(`cannot open ${document.uri.fsPath}`, error);
-        throw error;
-      }
-    });
+    const stepAt = async (index: number) => {
+      const step = (await steps())[index];
+      if (!step) throw new ProtocolFailure('not-found', `${document.fileName} has no step ${index + 1}`);
+      return step;
+    };
+    this.messenger.onRequest(trajectoryOpen, async () => toTrajectoryHeader(await document.trajectory(), document.fileName));
     this.messenger.onRequest(stepsSummaries, async (range) => ({ summaries: stepsInRange(await steps(), range).map(toStepSummary) }));
     this.messenger.onRequest(stepsDetails, async (range) => ({ steps: stepsInRange(await steps(), range).map(toStepDetail) }));
     this.messenger.onRequest(stepsSearch, async ({ query, caseSensitive }) => ({ indices: searchSteps(await steps(), query, caseSensitive) }));
     this.messenger.onRequest(stepsOpenRaw, async ({ index }) => {
-      const step = (await steps())[index];
-      if (!step) throw new ProtocolFailure('not-found', `${document.fileName} has no step ${index}`);
-      const records = rawRecords(await document.loaded(), step);
+      const records = rawRecords(await document.loaded(), await stepAt(index));
       if (records.length === 0) throw new ProtocolFailure('not-found', `step ${index + 1} of ${document.fileName} records no source`);
       await rawRecordDocuments.show(document.fileName, index + 1, records.length === 1 ? records[0] : records);
       return { opened: true };
     });
+    this.messenger.onRequest(stepperBoot, () => this.boot(this.selected, this.revealing));
+    this.messenger.onRequest(stepsAct, async ({ action, index }) => ({ done: await runStepAction(document, await stepAt(index), action) }));
+    this.messenger.onRequest(stepperSelected, ({ index }) => {
+      this.selected = index;
+      this.booted = true;
+      return {};
+    });
+    // A hidden page is discarded; the next one is rendered now, on the step it will show.
+    this._register(
+      panel.onDidChangeViewState(() => {
+        if (panel.visible) return;
+        this.booted = false;
+        void this.render(this.selected, false);
+      }),
+    );
   }
 
-  reveal(index: number): void {
-    this.messenger.notify(stepperReveal, { index });
+  /** The page boot payload for step `index`: `reveal` makes it win over the view's saved step. */
+  async boot(index: number, reveal: boolean): Promise<StepperBoot> {
+    try {
+      return bootPayload(await this.document.trajectory(), this.document.fileName, index, reveal);
+    } catch (error) {
+      this.log.error(`cannot open ${this.document.uri.fsPath}`, error);
+      return { ok: false, error: classify(error) };
+    }
+  }
+
+  /** The step the page reported it shows; undefined while it loads or is hidden. */
+  get shownStep(): number | undefined {
+    return this.booted ? this.selected : undefined;
+  }
+
+  /**
+   * Renders the page on step `index` (over the view's saved step when `reveal`). A parse still
+   * under way is not waited for: the page asks for its boot payload once, and the parse overlaps
+   * the panel's own start instead of delaying it.
+   */
+  async render(index: number, reveal: boolean): Promise<void> {
+    this.selected = index;
+    this.revealing = reveal;
+    const embedded = this.document.isSettled ? { id: STEPPER_BOOT_ELEMENT, value: await this.boot(index, reveal) } : undefined;
+    if (this.isDisposed) return;
+    showView(this.panel.webview, this.extensionUri, 'stepper', this.document.fileName, this.log, embedded);
+  }
+
+  /** Selects step `index`: at once in a booted page, else in the page rendered for it. */
+  async reveal(index: number): Promise<void> {
+    if (this.booted && this.panel.visible) {
+      this.selected = index;
+      this.messenger.notify(stepperReveal, { index });
+    } else {
+      this.booted = false;
+      await this.render(index, true);
+    }
   }
 }

@@ -24,8 +24,8 @@ export function recordOf(uri: vscode.Uri): number | undefined {
 }
 
 /**
- * A trajectory file opened in the stepper: its URI and, once a view first asks, the parsed
- * trajectory. Nothing is read until then, and the parse happens once per document.
+ * A trajectory file opened in the stepper: its URI and, once asked (when the editor opens it),
+ * the parsed trajectory. The parse happens once per document.
  */
 export class TrajectoryDocument implements vscode.CustomDocument {
   private loading: Promise<LoadedTrajectory> | undefined;
@@ -37,9 +37,20 @@ export class TrajectoryDocument implements vscode.CustomDocument {
     return path.basename(this.uri.fsPath);
   }
 
+  private settled = false;
+
   loaded(): Promise<LoadedTrajectory> {
-    this.loading ??= Promise.resolve().then(() => loadTrajectory(this.uri.fsPath, { signal: this.controller.signal, record: recordOf(this.uri) }));
+    this.loading ??= Promise.resolve()
+      .then(() => loadTrajectory(this.uri.fsPath, { signal: this.controller.signal, record: recordOf(this.uri) }))
+      .finally(() => {
+        this.settled = true;
+      });
     return this.loading;
+  }
+
+  /** The parse has ended (read or failed): what it gives is at hand without waiting. */
+  get isSettled(): boolean {
+    return this.settled;
   }
 
   async trajectory(): Promise<Trajectory> {

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { ResponseMessage } from '../../protocol/ipc';
-import { showView, webviewOptions } from '../webview/webviewContent';
+import { webviewOptions } from '../webview/webviewContent';
 import { activateRawRecordDocuments, type RawRecordDocuments } from './rawRecordDocuments';
 import { StepperSession } from './stepperSession';
 import { TrajectoryDocument } from './trajectoryDocument';
@@ -12,6 +12,8 @@ export const TRAJECTORY_EDITOR_ANY_JSON = 'sweWorkbench.trajectoryAnyJson';
 /** The open steppers, for commands that act on the focused one and for the extension's API. */
 export class StepperRegistry {
   private readonly sessions = new Set<{ session: StepperSession; panel: vscode.WebviewPanel }>();
+  /** Steps that a stepper about to open for a URI shows first (open at step N). */
+  private readonly revealOnOpen = new Map<string, number>();
 
   add(session: StepperSession, panel: vscode.WebviewPanel): vscode.Disposable {
     const entry = { session, panel };
@@ -29,9 +31,24 @@ export class StepperRegistry {
     return undefined;
   }
 
-  panelFor(uri: vscode.Uri): { session: StepperSession; panel: vscode.WebviewPanel } | undefined {
-    for (const entry of this.sessions) if (entry.session.document.uri.toString() === uri.toString()) return entry;
+  panelFor(uri: vscode.Uri): vscode.WebviewPanel | undefined {
+    for (const { session, panel } of this.sessions) if (session.document.uri.toString() === uri.toString()) return panel;
     return undefined;
+  }
+
+  /** Opens `uri` in a stepper; one that this opens new starts on step `index` when given. */
+  async open(uri: vscode.Uri, index?: number): Promise<void> {
+    if (index !== undefined) this.revealOnOpen.set(uri.toString(), index);
+    try {
+      await vscode.commands.executeCommand('vscode.openWith', uri, TRAJECTORY_EDITOR_ANY_JSON);
+    } finally {
+      this.revealOnOpen.delete(uri.toString());
+    }
+  }
+
+  /** The step a stepper being resolved for `uri` starts on, when it is opened on one. */
+  stepToReveal(uri: vscode.Uri): number | undefined {
+    return this.revealOnOpen.get(uri.toString());
   }
 }
 
@@ -44,20 +61,22 @@ class TrajectoryEditorProvider implements vscode.CustomReadonlyEditorProvider<Tr
   ) {}
 
   openCustomDocument(uri: vscode.Uri): TrajectoryDocument {
-    return new TrajectoryDocument(uri);
+    const document = new TrajectoryDocument(uri);
+    // Parse while VS Code creates the panel; a failure is shown by the page rendered for it.
+    document.loaded().catch(() => undefined);
+    return document;
   }
 
-  resolveCustomEditor(document: TrajectoryDocument, panel: vscode.WebviewPanel): void {
+  async resolveCustomEditor(document: TrajectoryDocument, panel: vscode.WebviewPanel): Promise<void> {
     panel.webview.options = webviewOptions(this.extensionUri);
-    // Parse while the view boots; a failure is reported when the view asks for the trajectory.
-    document.loaded().catch(() => undefined);
-    const session = new StepperSession(document, panel.webview, this.log, this.rawRecordDocuments);
+    const session = new StepperSession(document, panel, this.extensionUri, this.log, this.rawRecordDocuments);
     const registration = this.registry.add(session, panel);
     panel.onDidDispose(() => {
       registration.dispose();
       session.dispose();
     });
-    showView(panel.webview, this.extensionUri, 'stepper', document.fileName, this.log);
+    const step = this.registry.stepToReveal(document.uri);
+    await session.render(step ?? 0, step !== undefined);
   }
 }
 
@@ -66,6 +85,10 @@ export interface TrajectoryEditorApi {
   request(uri: vscode.Uri, message: unknown): Promise<ResponseMessage | undefined>;
   /** Opens `uri` in the stepper on step `index` (0-based). */
   openAtStep(uri: vscode.Uri, index: number): Promise<void>;
+  /** The HTML of the page the stepper showing `uri` loads (with its embedded first step). */
+  page(uri: vscode.Uri): string | undefined;
+  /** The step (0-based) the stepper showing `uri` reports on screen; undefined while it loads or is hidden. */
+  shownStep(uri: vscode.Uri): number | undefined;
 }
 
 export function activateTrajectoryEditor(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): { disposables: vscode.Disposable[]; api: TrajectoryEditorApi } {
@@ -79,7 +102,7 @@ export function activateTrajectoryEditor(context: vscode.ExtensionContext, log: 
     vscode.window.registerCustomEditorProvider(TRAJECTORY_EDITOR_ANY_JSON, provider, options),
     vscode.commands.registerCommand('sweWorkbench.trajectory.open', async (uri?: vscode.Uri) => {
       const target = uri ?? (await pickTrajectory());
-      if (target) await vscode.commands.executeCommand('vscode.openWith', target, TRAJECTORY_EDITOR_ANY_JSON);
+      if (target) await registry.open(target);
     }),
     vscode.commands.registerCommand('sweWorkbench.trajectory.goToStep', async () => {
       const session = registry.active();
@@ -93,7 +116,7 @@ export function activateTrajectoryEditor(context: vscode.ExtensionContext, log: 
         prompt: `A step number from 1 to ${stepCount}`,
         validateInput: (v) => (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= stepCount ? undefined : `Enter a number from 1 to ${stepCount}`),
       });
-      if (answer !== undefined) session.reveal(Number(answer) - 1);
+      if (answer !== undefined) await session.reveal(Number(answer) - 1);
     }),
   ];
   const api: TrajectoryEditorApi = {
@@ -103,43 +126,16 @@ export function activateTrajectoryEditor(context: vscode.ExtensionContext, log: 
       return session.messenger.receive(message);
     },
     openAtStep: (uri, index) => openAtStep(registry, uri, index),
+    page: (uri) => registry.panelFor(uri)?.webview.html,
+    shownStep: (uri) => registry.forUri(uri)?.shownStep,
   };
   return { disposables, api };
 }
 
-/**
- * A stepper that is loading (new, or reloaded after being hidden) selects its saved step once
- * it asks for the first step's details, and drops notifications sent before that; so the
- * step is revealed after that request, or at once when the view is already showing.
- */
+/** Shows step `index` in the stepper of `uri`: a stepper already open selects it, a new one starts on it. */
 async function openAtStep(registry: StepperRegistry, uri: vscode.Uri, index: number): Promise<void> {
-  const showing = registry.panelFor(uri)?.panel.visible === true;
-  const loaded = showing ? undefined : waitForDetailsRequest(registry, uri);
-  await vscode.commands.executeCommand('vscode.openWith', uri, TRAJECTORY_EDITOR_ANY_JSON);
-  await loaded;
-  registry.forUri(uri)?.reveal(index);
-}
-
-async function waitForDetailsRequest(registry: StepperRegistry, uri: vscode.Uri, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let entry = registry.panelFor(uri);
-  while (!entry && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-    entry = registry.panelFor(uri);
-  }
-  if (!entry) return;
-  const { webview } = entry.panel;
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
-    const listener = webview.onDidReceiveMessage((m: unknown) => {
-      if (typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'steps/details') done();
-    });
-    function done(): void {
-      clearTimeout(timer);
-      listener.dispose();
-      resolve();
-    }
-  });
+  await registry.forUri(uri)?.reveal(index);
+  await registry.open(uri, index);
 }
 
 async function pickTrajectory(): Promise<vscode.Uri | undefined> {

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { renderErrorHtml, renderWebviewHtml } from './webviewHtml';
+import { renderErrorHtml, renderWebviewHtml, type WebviewPage } from './webviewHtml';
 
 /** Where a view's script and styles live inside the extension. */
 function mediaUri(extensionUri: vscode.Uri, ...segments: string[]): vscode.Uri {
@@ -14,8 +14,8 @@ function styleUris(webview: vscode.Webview, extensionUri: vscode.Uri): string[] 
   return [mediaUri(extensionUri, 'dist', 'codicons', 'codicon.css'), mediaUri(extensionUri, 'webview.css')].map((u) => webview.asWebviewUri(u).toString());
 }
 
-/** Sets a view's HTML; if that fails, the panel shows the reason instead of staying blank. */
-export function showView(webview: vscode.Webview, extensionUri: vscode.Uri, view: string, title: string, log: vscode.LogOutputChannel): void {
+/** Sets a view's HTML, with data it reads at boot if given; if that fails, the panel shows the reason instead of staying blank. */
+export function showView(webview: vscode.Webview, extensionUri: vscode.Uri, view: string, title: string, log: vscode.LogOutputChannel, embedded?: WebviewPage['embedded']): void {
   try {
     webview.html = renderWebviewHtml({
       cspSource: webview.cspSource,
@@ -23,6 +23,7 @@ export function showView(webview: vscode.Webview, extensionUri: vscode.Uri, view
       view,
       styleUris: styleUris(webview, extensionUri),
       scriptUri: webview.asWebviewUri(mediaUri(extensionUri, 'dist', `${view}.js`)).toString(),
+      ...(embedded ? { embedded } : {}),
     });
   } catch (error) {
     log.error(`could not render the ${view} view`, error);

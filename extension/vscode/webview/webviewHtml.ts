@@ -13,6 +13,8 @@ export interface WebviewPage {
   readonly scriptUri: string;
   /** The view the script mounts, written to `data-view` on the body. */
   readonly view: string;
+  /** Data the view reads at boot instead of asking for it: JSON in a non-executable script element. */
+  readonly embedded?: { readonly id: string; readonly value: unknown };
 }
 
 export interface WebviewErrorPage {
@@ -57,9 +59,21 @@ function document(cspSource: string, nonce: string | undefined, title: string, s
 `;
 }
 
+/**
+ * JSON for a `<script type="application/json">` element. Every `<` is written as `\u003c`, so no
+ * string in the data can close the element or open a comment; JSON.parse reads it back unchanged.
+ */
+export function jsonForScriptElement(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c');
+}
+
+function embeddedElement(embedded: WebviewPage['embedded']): string {
+  return embedded ? `\n    <script type="application/json" id="${escapeHtml(embedded.id)}">${jsonForScriptElement(embedded.value)}</script>` : '';
+}
+
 export function renderWebviewHtml(page: WebviewPage, nonce: string = createNonce()): string {
   const body = `<body data-view="${escapeHtml(page.view)}">
-    <main id="app" aria-busy="true"></main>
+    <main id="app" aria-busy="true"></main>${embeddedElement(page.embedded)}
     <script type="module" nonce="${escapeHtml(nonce)}" src="${escapeHtml(page.scriptUri)}"></script>
   </body>`;
   return document(page.cspSource, nonce, page.title, page.styleUris, body);

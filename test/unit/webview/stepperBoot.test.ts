@@ -1,0 +1,70 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MAX_STEP_RANGE, STEPPER_BOOT_ELEMENT, StepperBootSchema, stepsAct } from '../../../extension/protocol/stepper';
+import { safeParse } from '../../../extension/protocol/ipc';
+import { bootPayload } from '../../../extension/vscode/trajectory/stepView';
+import { renderWebviewHtml } from '../../../extension/vscode/webview/webviewHtml';
+import { keyMove } from '../../../webview/stepper/navigation';
+import { STEP_BUTTONS, buttonForKey, type StepButton } from '../../../webview/stepper/stepDetailView';
+import { aBashAction, aStep, aTrajectory } from '../../builders/trajectory';
+
+const steps = Array.from({ length: 620 }, (_, i) => aStep({ index: i, action: aBashAction(`python -m pytest tests/test_${i}.py -q`), observation: `${i} passed`, ...(i === 7 ? { flags: ['diverged'] } : {}) }));
+const trajectory = aTrajectory({ steps });
+const page = { cspSource: 'https://file+.vscode-resource.example', title: 'run.traj', view: 'stepper', styleUris: [], scriptUri: 'https://file+.vscode-resource.example/media/dist/stepper.js' };
+
+/** The text of the embedded element, as the webview's getElementById(...).textContent reads it. */
+function embeddedText(html: string): string {
+  const open = `<script type="application/json" id="${STEPPER_BOOT_ELEMENT}">`;
+  const start = html.indexOf(open);
+  assert.ok(start >= 0, 'the page embeds the payload');
+  return html.slice(start + open.length, html.indexOf('</script>', start));
+}
+
+describe('the stepper boot payload', () => {
+  test('carries the header, the first range of summaries and the step the view will show', () => {
+    const boot = bootPayload(trajectory, 'run.traj', 7, false);
+    assert.ok(boot.ok);
+    assert.equal(boot.header.stepCount, 620);
+    assert.equal(boot.summaries.length, MAX_STEP_RANGE);
+    assert.deepEqual([boot.summaries[7]?.label, boot.summaries[7]?.diverged], ['python -m pytest tests/test_7.py -q', true]);
+    assert.deepEqual([boot.detail?.index, boot.detail?.observation, boot.reveal], [7, '7 passed', false]);
+    assert.equal(safeParse(StepperBootSchema, JSON.parse(JSON.stringify(boot))).success, true);
+  });
+
+  test('a step past the end shows the last one; an empty trajectory has no detail', () => {
+    const past = bootPayload(trajectory, 'run.traj', 5000, true);
+    assert.equal(past.ok && past.detail?.index, 619);
+    const empty = bootPayload(aTrajectory({ steps: [] }), 'empty.traj', 0, false);
+    assert.ok(empty.ok);
+    assert.deepEqual([empty.header.stepCount, empty.summaries, empty.detail], [0, [], undefined]);
+  });
+
+  test('trajectory text cannot close the element or add a script: it reads back unchanged', () => {
+    const hostile = '</script><script>alert(1)</script><!-- <SCRIPT>';
+    const boot = bootPayload(aTrajectory({ steps: [aStep({ action: aBashAction(`echo '${hostile}'`), observation: hostile })] }), '</script>.traj', 0, false);
+    const html = renderWebviewHtml({ ...page, embedded: { id: STEPPER_BOOT_ELEMENT, value: boot } }, 'n0nce');
+    assert.equal([...html.matchAll(/<script/gi)].length, 2, 'the payload element and the nonce script only');
+    assert.equal([...html.matchAll(/<\/script>/gi)].length, 2);
+    assert.match(html, /<script type="module" nonce="n0nce" src="[^"]+"><\/script>/);
+    const read = JSON.parse(embeddedText(html)) as typeof boot;
+    assert.deepEqual(read, JSON.parse(JSON.stringify(boot)));
+    assert.equal(read.ok && read.detail?.observation, hostile);
+  });
+});
+
+describe('the step buttons', () => {
+  test('each has its own key, none taken by navigation, search, go to or the errors filter', () => {
+    const buttons = Object.keys(STEP_BUTTONS) as StepButton[];
+    const keys = buttons.map((b) => STEP_BUTTONS[b].key);
+    assert.equal(new Set(keys).size, keys.length);
+    for (const key of keys) assert.equal(keyMove(key), undefined, key);
+    assert.deepEqual(keys.filter((k) => ['/', 'g', 'e'].includes(k)), []);
+    assert.deepEqual(buttons.map((b) => buttonForKey(STEP_BUTTONS[b].key)), buttons);
+  });
+
+  test('the host accepts exactly the actions the buttons send', () => {
+    for (const action of ['showDiff', 'fork', 'replayTo']) assert.equal(safeParse(stepsAct.params, { action, index: 3 }).success, true, action);
+    assert.equal(safeParse(stepsAct.params, { action: 'openRaw', index: 3 }).success, false);
+    assert.equal(safeParse(stepsAct.params, { action: 'fork', index: -1 }).success, false);
+  });
+});

@@ -83,7 +83,8 @@ export function toSweAgentTraj(t: Trajectory): string {
       execution_time: step.executionTime ?? 0,
       state: stateOf(step.state) ?? {},
       query: [],
-      extra_info: {},
+      // SWE-agent leaves extra_info to the agent; the step's flags (a replay's divergence) ride there.
+      extra_info: step.flags && step.flags.length > 0 ? { flags: step.flags } : {},
     })),
     history: historyOf(t),
     info: {

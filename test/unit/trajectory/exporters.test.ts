@@ -89,6 +89,13 @@ describe('SWE-agent .traj export', () => {
     assert.equal(back.meta.model, 'qwen3-coder');
   });
 
+  test("keeps a replay's divergence marks, so the saved .traj shows where the replay diverged", () => {
+    const t = aTrajectory({ steps: [aStep({ action: aBashAction('ls') }), aStep({ action: aBashAction('pytest'), flags: ['diverged'] })] });
+    const exported = JSON.parse(toSweAgentTraj(t)) as { trajectory: { extra_info: unknown }[] };
+    assert.deepEqual(exported.trajectory.map((s) => s.extra_info), [{}, { flags: ['diverged'] }]);
+    assert.deepEqual(viaSweAgent(t).steps.map((s) => s.flags), [undefined, ['diverged']]);
+  });
+
   test('keeps a text scaffold, so a fork of the exported file parses replies as the run did', () => {
     const t = aTrajectory({
       steps: [aStep({ action: anAction({ tool: 'open', args: { path: 'src/a.py', line_number: 20 }, raw: 'open "src/a.py" 20' }) }), aStep({ action: aBashAction('python -m pytest -q tests/test_a.py') })],

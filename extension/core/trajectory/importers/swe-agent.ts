@@ -117,6 +117,13 @@ const LINT_REJECTED = /^\s*(Your proposed edit has introduced new syntax error|Y
 const TIMED_OUT = /was cancelled because it took more than \d+ seconds/;
 
 /** The scaffold's own messages open the observation, so only its head is searched (observations reach megabytes). */
+/** The observation's flags and those a `.traj` written by this tool keeps in `extra_info.flags`. */
+function mergedFlags(fromObservation: string[] | undefined, saved: unknown): string[] | undefined {
+  const kept = Array.isArray(saved) ? saved.filter((f): f is string => typeof f === 'string') : [];
+  const all = [...new Set([...(fromObservation ?? []), ...kept])];
+  return all.length > 0 ? all : undefined;
+}
+
 export function flagsOf(observation: string): string[] | undefined {
   const head = observation.slice(0, 400);
   const flags = [...(LINT_REJECTED.test(head) ? ['lint-rejected'] : []), ...(TIMED_OUT.test(head) ? ['timeout'] : [])];
@@ -193,7 +200,7 @@ function trajectorySteps(run: Run, ctx: ImportContext, base: ReadonlyArray<strin
       sampling,
       state: stateOf(step.state, ctx, [...base, 'trajectory', index, 'state']),
       formatError: read.formatError,
-      flags: flagsOf(step.observation),
+      flags: mergedFlags(flagsOf(step.observation), step.extra_info?.flags),
       source: h === undefined ? sourceRef(ctx, [...base, 'trajectory', index]) : sourceRef(ctx, [...base, 'trajectory', index], [...base, 'history', h]),
     }) as Step;
   });

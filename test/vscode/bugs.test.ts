@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,12 +12,12 @@ import type { BugsViewState } from '../../extension/vscode/bugs/activateBugs';
 import type { BugsNode } from '../../extension/vscode/bugs/bugsTree';
 import { BUG_CONTAINER_LABEL } from '../../extension/vscode/bugs/bugEnvironment';
 import { BASE_IMAGE } from '../helpers/bugSandboxes';
+import { sampleRepoAtHead } from '../helpers/bugWorkspace';
 
 const EXTENSION_ID = 'swe-workbench.swe-workbench';
 const VALID = 'valid-allocate-and-close';
 
 describe('bug authoring in the extension host', () => {
-  let root: string;
   let workspace: string;
   let bugDir: string;
   let state: BugsViewState;
@@ -30,7 +29,6 @@ describe('bug authoring in the extension host', () => {
     const extension = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(extension);
     await extension.activate();
-    root = extension.extensionPath;
     workspace = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
     bugDir = path.join(workspace, 'bugs', VALID);
     await cp(path.join(extension.extensionPath, 'test/fixtures/bugs', VALID), bugDir, { recursive: true });
@@ -61,7 +59,7 @@ describe('bug authoring in the extension host', () => {
 
   it('runs the seven checks of the valid sample bug in real containers: all pass, in the tree and the Testing view', async function () {
     this.timeout(8 * 60_000);
-    const repo = await sampleRepoAtHead(root);
+    const repo = await sampleRepoAtHead(await mkdtemp(path.join(tmpdir(), 'vscode-bug-repo-')));
     const results = await vscode.commands.executeCommand<CheckResult[] | undefined>('sweWorkbench.bugs.runChecks', { bug: bugDir, repo, image: BASE_IMAGE });
     assert.ok(results, 'the checks ran');
     assert.deepEqual(results.map((r) => [r.name, r.passed]), CHECK_NAMES.map((n) => [n, true]), results.map((r) => `${r.name}: ${r.detail}`).join('\n'));
@@ -108,7 +106,7 @@ describe('bug authoring in the extension host', () => {
     this.timeout(5 * 60_000);
     const api = await vscode.extensions.getExtension<SweWorkbenchApi>(EXTENSION_ID)!.activate();
     const { controller } = api.session;
-    const repo = await sampleRepoAtHead(root);
+    const repo = await sampleRepoAtHead(await mkdtemp(path.join(tmpdir(), 'vscode-bug-repo-')));
     const recording = path.join(path.dirname(repo), `${path.basename(repo)}-edits.traj.json`);
     await writeFile(recording, editsRecording(['printf "\\n# rounding drops a cent\\n" >> ledger/money.py', 'printf "\\n# fewer checks\\n" >> tests/test_money.py', 'cd ledger']));
     const target = path.join(workspace, 'bugs', 'from-session');
@@ -152,15 +150,4 @@ function* collect(items: vscode.TestItemCollection): Generator<vscode.TestItem> 
   const all: vscode.TestItem[] = [];
   items.forEach((i) => all.push(i));
   yield* all;
-}
-
-/** The sample repository's final tree as one commit: what the bug's diffs apply to (HEAD). */
-async function sampleRepoAtHead(root: string): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'vscode-bug-repo-'));
-  await cp(path.join(root, 'test/fixtures/sample-repo/tree'), dir, { recursive: true });
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=Sample', '-c', 'user.email=sample@example.invalid', ...args], { cwd: dir });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'sample repository');
-  return dir;
 }

@@ -127,17 +127,29 @@ export class BugTestController extends Disposable {
   private report(run: vscode.TestRun, item: vscode.TestItem, result: CheckResult): void {
     if (result.passed) run.passed(item, result.durationMs);
     else run.failed(item, new vscode.TestMessage(new vscode.MarkdownString(describeCheck(result, false))), result.durationMs);
-    for (const [test, status] of this.addParsedTests(item, result)) {
-      if (PASSING.has(status)) run.passed(test);
+    const broken = brokenByTheBug(result);
+    for (const [test, id, status] of this.addParsedTests(item, result)) {
+      if (PASSING.has(status) || broken.has(id)) run.passed(test);
       else if (status === 'SKIPPED') run.skipped(test);
-      else run.failed(test, new vscode.TestMessage(`${test.label}: ${status}`));
+      else run.failed(test, new vscode.TestMessage(`${id}: ${status}`));
     }
   }
 
-  /** Puts the tests of the map the check parsed under its item; returns them with their status. */
-  private addParsedTests(check: vscode.TestItem, result: CheckResult): Array<[vscode.TestItem, TestStatus]> {
-    const tests = Object.entries(result.evidence.statuses ?? {}).map(([id, status]): [vscode.TestItem, TestStatus] => [this.controller.createTestItem(`${check.id}::${id}`, id), status]);
+  /** Puts the tests of the map the check parsed under its item; returns them with their id and status. */
+  private addParsedTests(check: vscode.TestItem, result: CheckResult): Array<[vscode.TestItem, string, TestStatus]> {
+    const broken = brokenByTheBug(result);
+    // In the label, not the description: the Test Explorer reads a description instead of the label to screen readers.
+    const tests = Object.entries(result.evidence.statuses ?? {}).map(([id, status]): [vscode.TestItem, string, TestStatus] => [this.controller.createTestItem(`${check.id}::${id}`, broken.has(id) ? `${id} (fails with the bug)` : id), id, status]);
     check.children.replace(tests.map(([test]) => test));
     return tests;
   }
+}
+
+/**
+ * Bug validity wants the tests it lists to fail with the bug: their failure is the check's
+ * evidence, so under it they show as met, labelled as failing with the bug, and the bug does
+ * not turn red in the Testing view while all seven checks pass.
+ */
+function brokenByTheBug(result: CheckResult): ReadonlySet<string> {
+  return new Set(result.name === 'bug-validity' && result.passed ? result.evidence.failing : []);
 }

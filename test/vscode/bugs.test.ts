@@ -81,14 +81,14 @@ describe('bug authoring in the extension host', () => {
     assert.deepEqual(left.map((c) => c.Id), [], 'no container is left behind');
   });
 
-  it('a re-run that cannot read the bug shows where the file is wrong, and no verdict or test of the run before', async () => {
+  it('a re-run named relative to the workspace that cannot read the bug shows where the file is wrong, and no verdict or test of the run before', async () => {
     const diff = path.join(bugDir, 'bug_inject.diff');
     const original = await readFile(diff, 'utf8');
     await writeFile(diff, original.replace(/^@@ -282,8 /m, '@@ -x282,8 '));
     try {
       const parser = state.tests.get(bugDir)!.children.get(`${bugDir}#parser-validity`)!;
       assert.ok(parser.children.size > 0, 'the run before parsed tests');
-      const results = await vscode.commands.executeCommand('sweWorkbench.bugs.runChecks', { bug: bugDir, repo: workspace, image: BASE_IMAGE });
+      const results = await vscode.commands.executeCommand('sweWorkbench.bugs.runChecks', { bug: path.join('bugs', VALID), repo: workspace, image: BASE_IMAGE });
       assert.equal(results, undefined);
       assert.equal(parser.children.size, 0, 'the Testing view keeps no test of the run before');
       await refresh();

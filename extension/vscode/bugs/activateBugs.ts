@@ -26,9 +26,11 @@ export interface BugsViewState {
 }
 
 const Where = { repo: z.string().min(1).optional(), image: z.string().min(1).optional() };
-const RunChecksArgs = z.strictObject({ bug: z.string().min(1), ...Where });
+/** A bug folder named relative to the workspace folder is the same bug the views show by absolute path. */
+const BugDir = z.string().min(1).transform((dir) => path.resolve(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '', dir));
+const RunChecksArgs = z.strictObject({ bug: BugDir, ...Where });
 const CaptureArgs = z.strictObject({ target: z.string().min(1).optional(), from: z.enum(['session', 'container']).optional(), ...Where });
-const ShowCheckArgs = z.strictObject({ bug: z.string().min(1), check: z.enum(CHECK_NAMES) });
+const ShowCheckArgs = z.strictObject({ bug: BugDir, check: z.enum(CHECK_NAMES) });
 
 function parseArgs<T>(schema: z.ZodType<T>, arg: unknown, command: string): T | undefined {
   const parsed = schema.safeParse(arg ?? {});

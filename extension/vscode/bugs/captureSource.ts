@@ -22,7 +22,7 @@ export interface CaptureSource {
  * The session of the window, read through the extension's exports: the Bugs view activates
  * before the session's API object is returned, and only needs it when a capture starts.
  */
-export function liveSession(context: vscode.ExtensionContext): RunningSession | undefined {
+function liveSession(context: vscode.ExtensionContext): RunningSession | undefined {
   const session = (context.extension.exports as SweWorkbenchApi | undefined)?.session.controller.current;
   return session && session.state !== 'stopped' ? session : undefined;
 }
@@ -33,8 +33,9 @@ function sessionSource(session: RunningSession): CaptureSource {
     title: `Capturing the working tree of ${session.title} as a bug`,
     root: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? session.launch.repoDir,
     // The session keeps its container: the capture reads the tree through a scratch index and
-    // removes its scratch files, which live beside the repository.
-    open: async () => ({ sandbox, release: async () => void (await sandbox.exec(`rm -rf ${bashQuote(bugDirIn(sandbox))}`)) }),
+    // removes its scratch files, which live beside the repository. A session stopped meanwhile
+    // took them with its container; the capture's own error is the one to show.
+    open: async () => ({ sandbox, release: async () => void (await sandbox.exec(`rm -rf ${bashQuote(bugDirIn(sandbox))}`).catch(() => undefined)) }),
   };
 }
 

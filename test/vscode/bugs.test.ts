@@ -102,6 +102,24 @@ describe('bug authoring in the extension host', () => {
     }
   });
 
+  it('captures a fresh container of the repository as a bug, leaving out a bug folder saved in its working tree', async function () {
+    this.timeout(3 * 60_000);
+    const repo = await sampleRepoAtHead(await mkdtemp(path.join(tmpdir(), 'vscode-bug-repo-')));
+    await cp(bugDir, path.join(repo, 'bugs', 'saved-before'), { recursive: true });
+    await writeFile(path.join(repo, 'ledger/money.py'), `${await readFile(path.join(repo, 'ledger/money.py'), 'utf8')}\n# rounding drops a cent\n`);
+    const target = path.join(workspace, 'bugs', 'from-container');
+    try {
+      assert.equal(await vscode.commands.executeCommand('sweWorkbench.bugs.capture', { from: 'container', repo, image: BASE_IMAGE, target }), target);
+      const inject = await readFile(path.join(target, 'bug_inject.diff'), 'utf8');
+      assert.deepEqual(inject.split('\n').filter((l) => l.startsWith('+++ ')), ['+++ b/ledger/money.py']);
+      assert.equal(await readFile(path.join(target, 'test_weaken.diff'), 'utf8'), '');
+    } finally {
+      await rm(repo, { recursive: true, force: true });
+    }
+    const left = await new Docker().listContainers({ all: true, filters: { label: [BUG_CONTAINER_LABEL] } });
+    assert.deepEqual(left.map((c) => c.Id), [], 'the capture removed its container');
+  });
+
   it('captures the working tree of a running replay as a bug, and the session goes on in its untouched container', async function () {
     this.timeout(5 * 60_000);
     const api = await vscode.extensions.getExtension<SweWorkbenchApi>(EXTENSION_ID)!.activate();

@@ -1,4 +1,6 @@
+import path from 'node:path';
 import * as vscode from 'vscode';
+import { BUG_FILES } from '../../core/bugs/bugArtifact';
 import { bugDirIn } from '../../core/bugs/bugTestRun';
 import type { Sandbox } from '../../core/runtime/sandbox';
 import { bashQuote } from '../../core/runtime/shell-session';
@@ -47,9 +49,28 @@ async function containerSource(given: { repo?: string; image?: string }): Promis
     root: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? env.repo,
     open: async (signal) => {
       const sandbox = await bugSandboxFactory(env, 'bug-capture')(signal);
+      await dropSavedBugs(sandbox, signal).catch(async (error: unknown) => {
+        await sandbox.dispose();
+        throw error;
+      });
       return { sandbox, release: () => sandbox.dispose() };
     },
   };
+}
+
+/**
+ * Bug folders saved in the working tree (untracked, two or more of the five files) are not part
+ * of the next bug: they leave the container's copy before the capture reads it. A session's
+ * container is never changed, so a capture from it keeps them.
+ */
+async function dropSavedBugs(sandbox: Sandbox, signal: AbortSignal): Promise<void> {
+  const listed = await sandbox.exec('git -c core.quotePath=false ls-files --others --exclude-standard', { cwd: sandbox.repoPath, signal });
+  if (listed.exitCode !== 0) return; // not a repository: the capture itself says so
+  const names: ReadonlySet<string> = new Set(Object.values(BUG_FILES));
+  const perDir = new Map<string, number>();
+  for (const file of listed.output.split('\n').filter((f) => names.has(path.posix.basename(f)))) perDir.set(path.posix.dirname(file), (perDir.get(path.posix.dirname(file)) ?? 0) + 1);
+  const saved = [...perDir].filter(([dir, count]) => count >= 2 && dir !== '.').map(([dir]) => bashQuote(dir));
+  if (saved.length) await sandbox.exec(`rm -rf -- ${saved.join(' ')}`, { cwd: sandbox.repoPath, signal });
 }
 
 /**

@@ -1,21 +1,23 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
 import * as vscode from 'vscode';
 import { CHECK_NAMES, type CheckResult } from '../../extension/core/bugs/consistencyChecks';
+import { toCanonicalJson } from '../../extension/core/trajectory/canonical-export';
+import { TrajectorySchema } from '../../extension/core/trajectory/model';
+import type { SweWorkbenchApi } from '../../extension/vscode/extension';
 import type { BugsViewState } from '../../extension/vscode/bugs/activateBugs';
 import type { BugsNode } from '../../extension/vscode/bugs/bugsTree';
 import { BUG_CONTAINER_LABEL } from '../../extension/vscode/bugs/bugEnvironment';
 import { BASE_IMAGE } from '../helpers/bugSandboxes';
+import { sampleRepoAtHead } from '../helpers/bugWorkspace';
 
 const EXTENSION_ID = 'swe-workbench.swe-workbench';
 const VALID = 'valid-allocate-and-close';
 
 describe('bug authoring in the extension host', () => {
-  let root: string;
   let workspace: string;
   let bugDir: string;
   let state: BugsViewState;
@@ -27,7 +29,6 @@ describe('bug authoring in the extension host', () => {
     const extension = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(extension);
     await extension.activate();
-    root = extension.extensionPath;
     workspace = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
     bugDir = path.join(workspace, 'bugs', VALID);
     await cp(path.join(extension.extensionPath, 'test/fixtures/bugs', VALID), bugDir, { recursive: true });
@@ -58,7 +59,7 @@ describe('bug authoring in the extension host', () => {
 
   it('runs the seven checks of the valid sample bug in real containers: all pass, in the tree and the Testing view', async function () {
     this.timeout(8 * 60_000);
-    const repo = await sampleRepoAtHead(root);
+    const repo = await sampleRepoAtHead(await mkdtemp(path.join(tmpdir(), 'vscode-bug-repo-')));
     const results = await vscode.commands.executeCommand<CheckResult[] | undefined>('sweWorkbench.bugs.runChecks', { bug: bugDir, repo, image: BASE_IMAGE });
     assert.ok(results, 'the checks ran');
     assert.deepEqual(results.map((r) => [r.name, r.passed]), CHECK_NAMES.map((n) => [n, true]), results.map((r) => `${r.name}: ${r.detail}`).join('\n'));
@@ -79,21 +80,92 @@ describe('bug authoring in the extension host', () => {
     const left = await new Docker().listContainers({ all: true, filters: { label: [BUG_CONTAINER_LABEL] } });
     assert.deepEqual(left.map((c) => c.Id), [], 'no container is left behind');
   });
+
+  it('a re-run named relative to the workspace that cannot read the bug shows where the file is wrong, and no verdict or test of the run before', async () => {
+    const diff = path.join(bugDir, 'bug_inject.diff');
+    const original = await readFile(diff, 'utf8');
+    await writeFile(diff, original.replace(/^@@ -282,8 /m, '@@ -x282,8 '));
+    try {
+      const parser = state.tests.get(bugDir)!.children.get(`${bugDir}#parser-validity`)!;
+      assert.ok(parser.children.size > 0, 'the run before parsed tests');
+      const results = await vscode.commands.executeCommand('sweWorkbench.bugs.runChecks', { bug: path.join('bugs', VALID), repo: workspace, image: BASE_IMAGE });
+      assert.equal(results, undefined);
+      assert.equal(parser.children.size, 0, 'the Testing view keeps no test of the run before');
+      await refresh();
+      const valid = (await childrenOf()).find((n) => n.kind === 'bug' && n.folder.dir === bugDir)!;
+      assert.deepEqual((await childrenOf(valid)).filter((n) => n.kind === 'check'), [], 'the Bugs view keeps no verdict of the run before');
+      const item = await state.tree.getTreeItem(valid);
+      assert.equal(item.description, `checks stopped after 0 of 7: ${diff}: line 5: malformed hunk header "@@ -x282,8 +282,6 @@ class Journal:"`);
+      assert.equal((item.iconPath as vscode.ThemeIcon).id, 'error');
+    } finally {
+      await writeFile(diff, original);
+    }
+  });
+
+  it('captures a fresh container of the repository as a bug, leaving out a bug folder saved in its working tree', async function () {
+    this.timeout(3 * 60_000);
+    const repo = await sampleRepoAtHead(await mkdtemp(path.join(tmpdir(), 'vscode-bug-repo-')));
+    await cp(bugDir, path.join(repo, 'bugs', 'saved-before'), { recursive: true });
+    await writeFile(path.join(repo, 'ledger/money.py'), `${await readFile(path.join(repo, 'ledger/money.py'), 'utf8')}\n# rounding drops a cent\n`);
+    const target = path.join(workspace, 'bugs', 'from-container');
+    try {
+      assert.equal(await vscode.commands.executeCommand('sweWorkbench.bugs.capture', { from: 'container', repo, image: BASE_IMAGE, target }), target);
+      const inject = await readFile(path.join(target, 'bug_inject.diff'), 'utf8');
+      assert.deepEqual(inject.split('\n').filter((l) => l.startsWith('+++ ')), ['+++ b/ledger/money.py']);
+      assert.equal(await readFile(path.join(target, 'test_weaken.diff'), 'utf8'), '');
+    } finally {
+      await rm(repo, { recursive: true, force: true });
+    }
+    const left = await new Docker().listContainers({ all: true, filters: { label: [BUG_CONTAINER_LABEL] } });
+    assert.deepEqual(left.map((c) => c.Id), [], 'the capture removed its container');
+  });
+
+  it('captures the working tree of a running replay as a bug, and the session goes on in its untouched container', async function () {
+    this.timeout(5 * 60_000);
+    const api = await vscode.extensions.getExtension<SweWorkbenchApi>(EXTENSION_ID)!.activate();
+    const { controller } = api.session;
+    const repo = await sampleRepoAtHead(await mkdtemp(path.join(tmpdir(), 'vscode-bug-repo-')));
+    const recording = path.join(path.dirname(repo), `${path.basename(repo)}-edits.traj.json`);
+    await writeFile(recording, editsRecording(['printf "\\n# rounding drops a cent\\n" >> ledger/money.py', 'printf "\\n# fewer checks\\n" >> tests/test_money.py', 'cd ledger']));
+    const target = path.join(workspace, 'bugs', 'from-session');
+    try {
+      await controller.start(await api.session.launchFor('replay', vscode.Uri.file(recording), { image: BASE_IMAGE, repoDir: repo }));
+      await controller.continue();
+      const running = controller.current!;
+      const saved = await vscode.commands.executeCommand<string | undefined>('sweWorkbench.bugs.capture', { from: 'session', target });
+      assert.equal(saved, target);
+
+      const inject = await readFile(path.join(target, 'bug_inject.diff'), 'utf8');
+      assert.match(inject, /^\+\+\+ b\/ledger\/money\.py$/m);
+      assert.match(inject, /^\+# rounding drops a cent$/m);
+      assert.match(await readFile(path.join(target, 'test_weaken.diff'), 'utf8'), /^\+# fewer checks$/m);
+      assert.match(await readFile(path.join(target, 'test_files.txt'), 'utf8'), /^tests\/test_money\.py$/m);
+
+      assert.equal(controller.current, running, 'the same session still runs');
+      assert.equal(running.state, 'paused');
+      const sandbox = running.aci.sandbox;
+      assert.equal((await sandbox.exec('pwd')).output.trim(), '/repo/ledger', "the session's shell keeps its directory");
+      assert.equal((await sandbox.exec('git status --porcelain', { cwd: '/repo' })).output, ' M ledger/money.py\n M tests/test_money.py\n', 'the index is as the session left it');
+      assert.equal((await sandbox.exec('test -e /.swe-workbench-bug && echo left || echo gone')).output.trim(), 'gone', 'no scratch file is left in the container');
+      const captures = await new Docker().listContainers({ all: true, filters: { label: [BUG_CONTAINER_LABEL] } });
+      assert.deepEqual(captures.map((c) => c.Id), [], 'no fresh container was started');
+    } finally {
+      await controller.stop();
+      await rm(recording, { force: true });
+      await rm(repo, { recursive: true, force: true });
+    }
+    assert.equal(await vscode.commands.executeCommand('sweWorkbench.bugs.capture', { from: 'session', target: `${target}-again` }), undefined, 'with no session there is nothing to capture from');
+  });
 });
+
+/** A replay recording of shell steps (what they print does not matter here). */
+function editsRecording(commands: string[]): string {
+  const steps = commands.map((raw, index) => ({ index, thought: `Step ${index + 1}.`, action: { raw, tool: null, args: {} }, observation: '' }));
+  return toCanonicalJson(TrajectorySchema.parse({ format: 'canonical', task: { image: BASE_IMAGE, repoPath: '/repo' }, steps, outcome: {}, meta: { parseFunction: 'thought_action' } }));
+}
 
 function* collect(items: vscode.TestItemCollection): Generator<vscode.TestItem> {
   const all: vscode.TestItem[] = [];
   items.forEach((i) => all.push(i));
   yield* all;
-}
-
-/** The sample repository's final tree as one commit: what the bug's diffs apply to (HEAD). */
-async function sampleRepoAtHead(root: string): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'vscode-bug-repo-'));
-  await cp(path.join(root, 'test/fixtures/sample-repo/tree'), dir, { recursive: true });
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=Sample', '-c', 'user.email=sample@example.invalid', ...args], { cwd: dir });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'sample repository');
-  return dir;
 }

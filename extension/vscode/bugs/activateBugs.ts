@@ -1,16 +1,20 @@
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { saveBugArtifact } from '../../core/bugs/bugArtifact';
 import { bugFromSandbox } from '../../core/bugs/bugFromSandbox';
+import { CancelledError } from '../../core/errors';
 import { CHECK_NAMES, type CheckResult } from '../../core/bugs/consistencyChecks';
 import { errorText } from '../patch/classifyError';
 import { ReadonlyDocuments } from '../patch/readonlyDocuments';
 import { BugTestController } from '../testing/bugTestController';
-import { bugSandboxFactory, requireTrust, resolveBugEnvironment } from './bugEnvironment';
+import { requireTrust, resolveBugEnvironment } from './bugEnvironment';
+import { chooseCaptureSource } from './captureSource';
 import type { BugFolder } from './bugFolders';
 import { BugsTreeProvider, type BugsNode } from './bugsTree';
 import { CheckResults, describeCheck } from './checkResults';
+import { showBugFileError } from './inputErrorLocation';
 
 export const BUGS_VIEW = 'sweWorkbench.bugs';
 
@@ -22,9 +26,11 @@ export interface BugsViewState {
 }
 
 const Where = { repo: z.string().min(1).optional(), image: z.string().min(1).optional() };
-const RunChecksArgs = z.strictObject({ bug: z.string().min(1), ...Where });
-const CaptureArgs = z.strictObject({ target: z.string().min(1).optional(), ...Where });
-const ShowCheckArgs = z.strictObject({ bug: z.string().min(1), check: z.enum(CHECK_NAMES) });
+/** A bug folder named relative to the workspace folder is the same bug the views show by absolute path. */
+const BugDir = z.string().min(1).transform((dir) => path.resolve(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '', dir));
+const RunChecksArgs = z.strictObject({ bug: BugDir, ...Where });
+const CaptureArgs = z.strictObject({ target: z.string().min(1).optional(), from: z.enum(['session', 'container']).optional(), ...Where });
+const ShowCheckArgs = z.strictObject({ bug: BugDir, check: z.enum(CHECK_NAMES) });
 
 function parseArgs<T>(schema: z.ZodType<T>, arg: unknown, command: string): T | undefined {
   const parsed = schema.safeParse(arg ?? {});
@@ -41,7 +47,7 @@ function bugArgs(arg: unknown): unknown {
 }
 
 export function activateBugs(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): vscode.Disposable[] {
-  const results = new CheckResults();
+  const results = new CheckResults(context.workspaceState);
   const tree = new BugsTreeProvider(results);
   const view = vscode.window.createTreeView(BUGS_VIEW, { treeDataProvider: tree, showCollapseAll: true });
   const testing = new BugTestController(results, () => tree.bugFolders());
@@ -53,17 +59,26 @@ export function activateBugs(context: vscode.ExtensionContext, log: vscode.LogOu
     const env = await resolveBugEnvironment(args);
     if (!env) return undefined;
     const name = path.basename(args.bug);
+    if (testing.isRunning(args.bug)) {
+      void vscode.window.showInformationMessage(`SWE Workbench: the checks of ${name} are already running.`);
+      return undefined;
+    }
     try {
-      const checks = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Checking bug ${name}`, cancellable: true }, (progress, token) =>
-        testing.runChecks(args.bug, env, { token, onCheck: (r) => progress.report({ message: `${r.name} ${r.passed ? 'passed' : 'failed'}`, increment: 100 / CHECK_NAMES.length }) }),
-      );
+      const checks = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Checking bug ${name}`, cancellable: true }, (progress, token) => {
+        progress.report({ message: 'starting containers' });
+        return testing.runChecks(args.bug, env, { token, onCheck: (r) => progress.report({ message: `${r.name} ${r.passed ? 'passed' : 'failed'}`, increment: 100 / CHECK_NAMES.length }) });
+      });
       const failed = checks.filter((c) => !c.passed);
       const summary = failed.length === 0 ? `Bug ${name}: all ${checks.length} checks pass.` : `Bug ${name}: ${failed.length} of ${checks.length} checks fail (${failed.map((c) => c.name).join(', ')}).`;
       void (failed.length === 0 ? vscode.window.showInformationMessage(summary) : vscode.window.showWarningMessage(summary));
       return checks;
     } catch (error) {
+      if (error instanceof CancelledError) {
+        void vscode.window.showInformationMessage(`SWE Workbench: the checks of ${name} were cancelled; their containers are removed.`);
+        return undefined;
+      }
       log.error(`the checks of ${args.bug} stopped`, error);
-      void vscode.window.showErrorMessage(`SWE Workbench: the checks of ${name} stopped: ${errorText(error)}`);
+      void showBugFileError(`SWE Workbench: the checks of ${name} stopped: ${errorText(error)}`, error);
       return undefined;
     }
   };
@@ -71,20 +86,20 @@ export function activateBugs(context: vscode.ExtensionContext, log: vscode.LogOu
   const capture = async (arg: unknown): Promise<string | undefined> => {
     const args = parseArgs(CaptureArgs, arg, 'sweWorkbench.bugs.capture');
     if (!args || !requireTrust('Capturing a bug')) return undefined;
-    const env = await resolveBugEnvironment(args);
-    if (!env) return undefined;
-    const target = args.target ?? (await askTarget(env.repo));
+    const source = await chooseCaptureSource(context, args);
+    if (!source) return undefined;
+    const target = args.target ?? (await askTarget(source.root));
     if (!target) return undefined;
     try {
-      const bug = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Capturing the working tree as a bug', cancellable: true }, async (_progress, token) => {
+      const bug = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: source.title, cancellable: true }, async (_progress, token) => {
         const abort = new AbortController();
         const cancel = token.onCancellationRequested(() => abort.abort('the capture was cancelled'));
-        const sandbox = await bugSandboxFactory(env, 'bug-capture')(abort.signal);
+        const { sandbox, release } = await source.open(abort.signal);
         try {
           return await bugFromSandbox(sandbox, { signal: abort.signal });
         } finally {
           cancel.dispose();
-          await sandbox.dispose();
+          await release();
         }
       });
       await saveBugArtifact(target, bug);
@@ -131,8 +146,18 @@ async function pickBug(tree: BugsTreeProvider): Promise<{ bug: string } | undefi
   return picked ? { bug: picked.dir } : undefined;
 }
 
-async function askTarget(repo: string): Promise<string | undefined> {
-  const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? repo;
-  const name = await vscode.window.showInputBox({ title: 'New bug folder', prompt: `Relative to ${root}`, value: `bugs/bug-${new Date().toISOString().slice(0, 10)}`, ignoreFocusOut: true });
-  return name ? path.resolve(root, name) : undefined;
+/** Asks for the new bug's folder; warns, before it is too late, that an existing bug would be replaced. */
+async function askTarget(root: string): Promise<string | undefined> {
+  const name = await vscode.window.showInputBox({
+    title: 'New bug folder',
+    prompt: `Relative to ${root}`,
+    value: `bugs/bug-${new Date().toISOString().slice(0, 10)}`,
+    ignoreFocusOut: true,
+    validateInput: (value) => {
+      if (!value.trim()) return 'Name a folder for the bug.';
+      const dir = path.resolve(root, value.trim());
+      return existsSync(dir) && readdirSync(dir).length > 0 ? { message: `${value.trim()} exists: capturing replaces this folder and everything in it.`, severity: vscode.InputBoxValidationSeverity.Warning } : undefined;
+    },
+  });
+  return name?.trim() ? path.resolve(root, name.trim()) : undefined;
 }

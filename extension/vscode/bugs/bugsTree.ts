@@ -1,7 +1,7 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { BUG_FILES } from '../../core/bugs/bugArtifact';
-import type { CheckResult } from '../../core/bugs/consistencyChecks';
+import { CHECK_NAMES, type CheckResult } from '../../core/bugs/consistencyChecks';
 import { Disposable } from '../dispose';
 import { findBugFolders, type BugFolder } from './bugFolders';
 import { describeCheck, type CheckResults } from './checkResults';
@@ -49,11 +49,19 @@ export class BugsTreeProvider extends Disposable implements vscode.TreeDataProvi
         const item = new vscode.TreeItem(path.basename(node.folder.dir), vscode.TreeItemCollapsibleState.Collapsed);
         const results = this.results.get(node.folder.dir);
         const failed = results.filter((r) => !r.passed).length;
+        const stopped = this.results.stopReason(node.folder.dir);
         item.id = node.folder.dir;
         item.resourceUri = vscode.Uri.file(node.folder.dir);
         item.contextValue = node.folder.missing.length ? 'sweWorkbench.incompleteBug' : 'sweWorkbench.bug';
-        item.description = node.folder.missing.length ? `missing ${node.folder.missing.join(', ')}` : results.length ? `${results.length - failed} of ${results.length} checks pass` : vscode.workspace.asRelativePath(path.dirname(node.folder.dir));
-        item.iconPath = node.folder.missing.length ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground')) : results.length ? (failed ? failIcon : passIcon) : new vscode.ThemeIcon('bug');
+        item.description = node.folder.missing.length
+          ? `missing ${node.folder.missing.join(', ')}`
+          : stopped
+            ? `checks stopped after ${results.length} of ${CHECK_NAMES.length}: ${stopped}`
+            : results.length
+              ? `${results.length - failed} of ${results.length} checks pass`
+              : vscode.workspace.asRelativePath(path.dirname(node.folder.dir));
+        if (stopped) item.tooltip = `The last run of the checks stopped: ${stopped}`;
+        item.iconPath = node.folder.missing.length ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground')) : stopped || failed ? failIcon : results.length ? passIcon : new vscode.ThemeIcon('bug');
         return item;
       }
       case 'file': {

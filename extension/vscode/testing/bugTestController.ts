@@ -8,6 +8,7 @@ import { Disposable } from '../dispose';
 import { bugSandboxFactory, requireTrust, resolveBugEnvironment, type BugEnvironment } from '../bugs/bugEnvironment';
 import type { BugFolder } from '../bugs/bugFolders';
 import { describeCheck, type CheckResults } from '../bugs/checkResults';
+import { inputErrorLocation } from '../bugs/inputErrorLocation';
 
 export const BUG_CHECKS_CONTROLLER = 'sweWorkbench.bugChecks';
 
@@ -20,6 +21,7 @@ const PASSING: ReadonlySet<TestStatus> = new Set(['PASSED', 'XFAIL']);
  */
 export class BugTestController extends Disposable {
   readonly controller: vscode.TestController;
+  private readonly running = new Set<string>();
 
   constructor(
     private readonly results: CheckResults,
@@ -44,7 +46,14 @@ export class BugTestController extends Disposable {
     const existing = this.controller.items.get(dir);
     if (existing) return existing;
     const item = this.controller.createTestItem(dir, path.basename(dir), vscode.Uri.file(dir));
-    for (const name of CHECK_NAMES) item.children.add(this.controller.createTestItem(`${dir}#${name}`, name));
+    const kept = new Map(this.results.get(dir).map((r) => [r.name, r]));
+    for (const name of CHECK_NAMES) {
+      const check = this.controller.createTestItem(`${dir}#${name}`, name);
+      // The tests of a run from before a reload, so the results VS Code kept find their items.
+      const result = kept.get(name);
+      if (result) this.addParsedTests(check, result);
+      item.children.add(check);
+    }
     return item;
   }
 
@@ -55,8 +64,13 @@ export class BugTestController extends Disposable {
     const bugs = new Set((request.include ?? [...(await this.sync()).values()]).map((item) => item.id.split('#')[0]!));
     for (const dir of bugs) {
       if (token.isCancellationRequested) break;
+      if (this.isRunning(dir)) continue;
       await this.runChecks(dir, env, { token, request }).catch(() => undefined);
     }
+  }
+
+  isRunning(dir: string): boolean {
+    return this.running.has(dir);
   }
 
   /**
@@ -64,12 +78,19 @@ export class BugTestController extends Disposable {
    * failed with its evidence as it ends; a cancelled run leaves the rest skipped.
    */
   async runChecks(dir: string, env: BugEnvironment, options: { token: vscode.CancellationToken; request?: vscode.TestRunRequest; onCheck?: (result: CheckResult) => void }): Promise<CheckResult[]> {
+    // Two runs of one bug would mix their verdicts in one list.
+    if (this.running.has(dir)) throw new Error(`the checks of ${path.basename(dir)} are already running`);
+    this.running.add(dir);
     const bugItem = (await this.sync()).get(dir) ?? this.bugItem(dir);
     const run = this.controller.createTestRun(options.request ?? new vscode.TestRunRequest([bugItem]), `Checks of ${path.basename(dir)}`, true);
     const abort = new AbortController();
     const cancel = options.token.onCancellationRequested(() => abort.abort('the checks were cancelled'));
     const checkItem = (name: string) => bugItem.children.get(`${dir}#${name}`)!;
-    bugItem.children.forEach((c) => run.enqueued(c));
+    // The tests a check parsed last time go until it reports again: a re-run shows no stale verdicts.
+    bugItem.children.forEach((c) => {
+      c.children.replace([]);
+      run.enqueued(c);
+    });
     this.results.start(dir);
     let pending: string[] = [...CHECK_NAMES];
     try {
@@ -87,13 +108,17 @@ export class BugTestController extends Disposable {
         },
       });
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const text = error instanceof Error ? error.message : String(error);
+      const message = new vscode.TestMessage(text);
+      message.location = inputErrorLocation(error);
+      this.results.stop(dir, abort.signal.aborted ? 'cancelled' : text);
       for (const name of pending) {
         if (error instanceof CancelledError || abort.signal.aborted) run.skipped(checkItem(name));
-        else run.errored(checkItem(name), new vscode.TestMessage(message));
+        else run.errored(checkItem(name), message);
       }
-      throw error;
+      throw abort.signal.aborted && !(error instanceof CancelledError) ? new CancelledError('the checks were cancelled') : error;
     } finally {
+      this.running.delete(dir);
       cancel.dispose();
       run.end();
     }
@@ -102,13 +127,29 @@ export class BugTestController extends Disposable {
   private report(run: vscode.TestRun, item: vscode.TestItem, result: CheckResult): void {
     if (result.passed) run.passed(item, result.durationMs);
     else run.failed(item, new vscode.TestMessage(new vscode.MarkdownString(describeCheck(result, false))), result.durationMs);
-    const statuses = Object.entries(result.evidence.statuses ?? {});
-    item.children.replace(statuses.map(([id]) => this.controller.createTestItem(`${item.id}::${id}`, id)));
-    for (const [id, status] of statuses) {
-      const test = item.children.get(`${item.id}::${id}`)!;
-      if (PASSING.has(status)) run.passed(test);
+    const broken = brokenByTheBug(result);
+    for (const [test, id, status] of this.addParsedTests(item, result)) {
+      if (PASSING.has(status) || broken.has(id)) run.passed(test);
       else if (status === 'SKIPPED') run.skipped(test);
       else run.failed(test, new vscode.TestMessage(`${id}: ${status}`));
     }
   }
+
+  /** Puts the tests of the map the check parsed under its item; returns them with their id and status. */
+  private addParsedTests(check: vscode.TestItem, result: CheckResult): Array<[vscode.TestItem, string, TestStatus]> {
+    const broken = brokenByTheBug(result);
+    // In the label, not the description: the Test Explorer reads a description instead of the label to screen readers.
+    const tests = Object.entries(result.evidence.statuses ?? {}).map(([id, status]): [vscode.TestItem, string, TestStatus] => [this.controller.createTestItem(`${check.id}::${id}`, broken.has(id) ? `${id} (fails with the bug)` : id), id, status]);
+    check.children.replace(tests.map(([test]) => test));
+    return tests;
+  }
+}
+
+/**
+ * Bug validity wants the tests it lists to fail with the bug: their failure is the check's
+ * evidence, so under it they show as met, labelled as failing with the bug, and the bug does
+ * not turn red in the Testing view while all seven checks pass.
+ */
+function brokenByTheBug(result: CheckResult): ReadonlySet<string> {
+  return new Set(result.name === 'bug-validity' && result.passed ? result.evidence.failing : []);
 }

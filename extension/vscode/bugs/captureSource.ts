@@ -1,0 +1,97 @@
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { BUG_FILES } from '../../core/bugs/bugArtifact';
+import { bugDirIn } from '../../core/bugs/bugTestRun';
+import type { Sandbox } from '../../core/runtime/sandbox';
+import { bashQuote } from '../../core/runtime/shell-session';
+import type { SweWorkbenchApi } from '../extension';
+import type { RunningSession } from '../session/sessionController';
+import { bugSandboxFactory, resolveBugEnvironment } from './bugEnvironment';
+
+/** Where a capture reads the working tree: the running session's container, or a fresh one of the repository. */
+export type CaptureFrom = 'session' | 'container';
+
+/** A sandbox to capture from, and how to let go of it afterwards. */
+export interface CaptureSource {
+  /** What the progress notification names. */
+  title: string;
+  /** The workspace-relative folder new bugs go under by default. */
+  root: string;
+  open(signal: AbortSignal): Promise<{ sandbox: Sandbox; release(): Promise<void> }>;
+}
+
+/**
+ * The session of the window, read through the extension's exports: the Bugs view activates
+ * before the session's API object is returned, and only needs it when a capture starts.
+ */
+function liveSession(context: vscode.ExtensionContext): RunningSession | undefined {
+  const session = (context.extension.exports as SweWorkbenchApi | undefined)?.session.controller.current;
+  return session && session.state !== 'stopped' ? session : undefined;
+}
+
+function sessionSource(session: RunningSession): CaptureSource {
+  const sandbox = session.aci.sandbox;
+  return {
+    title: `Capturing the working tree of ${session.title} as a bug`,
+    root: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? session.launch.repoDir,
+    // The session keeps its container: the capture reads the tree through a scratch index and
+    // removes its scratch files, which live beside the repository. A session stopped meanwhile
+    // took them with its container; the capture's own error is the one to show.
+    open: async () => ({ sandbox, release: async () => void (await sandbox.exec(`rm -rf ${bashQuote(bugDirIn(sandbox))}`).catch(() => undefined)) }),
+  };
+}
+
+async function containerSource(given: { repo?: string; image?: string }): Promise<CaptureSource | undefined> {
+  const env = await resolveBugEnvironment(given);
+  if (!env) return undefined;
+  return {
+    title: 'Capturing the working tree as a bug',
+    root: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? env.repo,
+    open: async (signal) => {
+      const sandbox = await bugSandboxFactory(env, 'bug-capture')(signal);
+      await dropSavedBugs(sandbox, signal).catch(async (error: unknown) => {
+        await sandbox.dispose();
+        throw error;
+      });
+      return { sandbox, release: () => sandbox.dispose() };
+    },
+  };
+}
+
+/**
+ * Bug folders saved in the working tree (untracked, two or more of the five files) are not part
+ * of the next bug: they leave the container's copy before the capture reads it. A session's
+ * container is never changed, so a capture from it keeps them.
+ */
+async function dropSavedBugs(sandbox: Sandbox, signal: AbortSignal): Promise<void> {
+  const listed = await sandbox.exec('git -c core.quotePath=false ls-files --others --exclude-standard', { cwd: sandbox.repoPath, signal });
+  if (listed.exitCode !== 0) return; // not a repository: the capture itself says so
+  const names: ReadonlySet<string> = new Set(Object.values(BUG_FILES));
+  const perDir = new Map<string, number>();
+  for (const file of listed.output.split('\n').filter((f) => names.has(path.posix.basename(f)))) perDir.set(path.posix.dirname(file), (perDir.get(path.posix.dirname(file)) ?? 0) + 1);
+  const saved = [...perDir].filter(([dir, count]) => count >= 2 && dir !== '.').map(([dir]) => bashQuote(dir));
+  if (saved.length) await sandbox.exec(`rm -rf -- ${saved.join(' ')}`, { cwd: sandbox.repoPath, signal });
+}
+
+/**
+ * The session when one runs and the caller or the person picks it, else a fresh container of
+ * the repository. Naming a repository or an image means a fresh container.
+ */
+export async function chooseCaptureSource(context: vscode.ExtensionContext, given: { from?: CaptureFrom; repo?: string; image?: string }): Promise<CaptureSource | undefined> {
+  const session = liveSession(context);
+  if (given.from === 'session') {
+    if (session) return sessionSource(session);
+    void vscode.window.showErrorMessage('SWE Workbench: no session is running to capture from. Start a replay or a live run, or capture from a fresh container.');
+    return undefined;
+  }
+  if (!session || given.from === 'container' || given.repo || given.image) return containerSource(given);
+  const picked = await vscode.window.showQuickPick(
+    [
+      { label: '$(debug-alt) The running session', description: `${session.title}, container ${session.aci.sandbox.id.slice(0, 12)}, ${session.aci.sandbox.repoPath}`, from: 'session' as const },
+      { label: '$(package) A fresh container of the workspace', description: 'the repository as it is on disk', from: 'container' as const },
+    ],
+    { title: 'Capture which working tree?' },
+  );
+  if (!picked) return undefined;
+  return picked.from === 'session' ? sessionSource(session) : containerSource(given);
+}

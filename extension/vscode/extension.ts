@@ -30,7 +30,7 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
     context.subscriptions.push(...session.disposables);
     context.subscriptions.push(...activatePatch(context, log));
     context.subscriptions.push(...activateReward(context, log));
-    context.subscriptions.push(...activateBugs(context, log));
+    context.subscriptions.push(...activateBugs(context, log, () => session.api.controller.current));
     log.info(`activated ${context.extension.packageJSON.version as string}`);
     return { trajectoryEditor: trajectoryEditor.api, rollouts: rollouts.api, session: session.api };
   } catch (error) {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { throwIfAborted } from '../errors';
 import type { Sandbox } from '../runtime/sandbox';
 import { bashQuote } from '../runtime/shell-session';
-import type { BugArtifact } from './bugArtifact';
+import { BUG_FILES, type BugArtifact } from './bugArtifact';
 import { bugDirIn } from './bugTestRun';
 import { DEFAULT_TEST_PARSER, DEFAULT_TEST_SCRIPT } from './defaultBugScripts';
 import { isPytestTestFile } from './testFiles';
@@ -14,6 +14,8 @@ export interface BugFromSandboxOptions {
   isTestFile?: (file: string) => boolean;
   testScript?: string;
   testParser?: string;
+  /** Keeps bug folders saved in the working tree (untracked, two or more of the five files) out of the new bug. */
+  excludeSavedBugs?: boolean;
   signal?: AbortSignal;
 }
 
@@ -34,11 +36,16 @@ export async function bugFromSandbox(sandbox: Sandbox, options: BugFromSandboxOp
     if (r.exitCode !== 0) throw new Error(`git ${args.split(' ')[0]} failed in the sandbox: ${r.output.trim().slice(-400)}`);
     return out ? sandbox.readFile(out) : r.output;
   };
+  const lines = (text: string) => text.split('\n').filter(Boolean);
   const dir = bugDirIn(sandbox);
   await sandbox.exec(`mkdir -p ${bashQuote(dir)}`);
   await git(`read-tree ${base}`);
   await git('add -A');
-  const lines = (text: string) => text.split('\n').filter(Boolean);
+  if (options.excludeSavedBugs) {
+    const saved = savedBugDirs(lines(await git(`-c core.quotePath=false diff --cached --name-only --diff-filter=A ${base}`)));
+    // Only the scratch index forgets them: the working tree keeps its saved bugs.
+    if (saved.length > 0) await git(`rm -r -q --cached --ignore-unmatch -- ${saved.map(bashQuote).join(' ')}`);
+  }
   const changed = lines(await git(`-c core.quotePath=false diff --cached --name-only --no-renames ${base}`, path.posix.join(dir, 'changed.txt')));
   const tracked = lines(await git(`-c core.quotePath=false ls-tree -r --name-only ${base}`, path.posix.join(dir, 'tracked.txt')));
   const diffOf = async (files: string[], name: string) =>
@@ -54,4 +61,12 @@ export async function bugFromSandbox(sandbox: Sandbox, options: BugFromSandboxOp
     bugInjectDiff,
     testWeakenDiff,
   };
+}
+
+/** Folders among `added` files holding two or more of the five artifact files: bugs saved earlier. */
+function savedBugDirs(added: readonly string[]): string[] {
+  const names: ReadonlySet<string> = new Set(Object.values(BUG_FILES));
+  const perDir = new Map<string, number>();
+  for (const file of added.filter((f) => names.has(path.posix.basename(f)))) perDir.set(path.posix.dirname(file), (perDir.get(path.posix.dirname(file)) ?? 0) + 1);
+  return [...perDir].filter(([dir, count]) => count >= 2 && dir !== '.').map(([dir]) => dir);
 }

@@ -10,6 +10,7 @@ import { errorText } from '../patch/classifyError';
 import { ReadonlyDocuments } from '../patch/readonlyDocuments';
 import { BugTestController } from '../testing/bugTestController';
 import { requireTrust, resolveBugEnvironment } from './bugEnvironment';
+import type { RunningSession } from '../session/sessionController';
 import { chooseCaptureSource } from './captureSource';
 import type { BugFolder } from './bugFolders';
 import { BugsTreeProvider, type BugsNode } from './bugsTree';
@@ -46,7 +47,7 @@ function bugArgs(arg: unknown): unknown {
   return arg;
 }
 
-export function activateBugs(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): vscode.Disposable[] {
+export function activateBugs(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, currentSession: () => RunningSession | undefined): vscode.Disposable[] {
   const results = new CheckResults(context.workspaceState);
   const tree = new BugsTreeProvider(results);
   const view = vscode.window.createTreeView(BUGS_VIEW, { treeDataProvider: tree, showCollapseAll: true });
@@ -86,7 +87,7 @@ export function activateBugs(context: vscode.ExtensionContext, log: vscode.LogOu
   const capture = async (arg: unknown): Promise<string | undefined> => {
     const args = parseArgs(CaptureArgs, arg, 'sweWorkbench.bugs.capture');
     if (!args || !requireTrust('Capturing a bug')) return undefined;
-    const source = await chooseCaptureSource(context, args);
+    const source = await chooseCaptureSource(currentSession, args);
     if (!source) return undefined;
     const target = args.target ?? (await askTarget(source.root));
     if (!target) return undefined;
@@ -96,7 +97,7 @@ export function activateBugs(context: vscode.ExtensionContext, log: vscode.LogOu
         const cancel = token.onCancellationRequested(() => abort.abort('the capture was cancelled'));
         const { sandbox, release } = await source.open(abort.signal);
         try {
-          return await bugFromSandbox(sandbox, { signal: abort.signal });
+          return await bugFromSandbox(sandbox, { excludeSavedBugs: true, signal: abort.signal });
         } finally {
           cancel.dispose();
           await release();

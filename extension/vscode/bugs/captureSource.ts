@@ -1,10 +1,7 @@
-import path from 'node:path';
 import * as vscode from 'vscode';
-import { BUG_FILES } from '../../core/bugs/bugArtifact';
 import { bugDirIn } from '../../core/bugs/bugTestRun';
 import type { Sandbox } from '../../core/runtime/sandbox';
 import { bashQuote } from '../../core/runtime/shell-session';
-import type { SweWorkbenchApi } from '../extension';
 import type { RunningSession } from '../session/sessionController';
 import { bugSandboxFactory, resolveBugEnvironment } from './bugEnvironment';
 
@@ -18,15 +15,6 @@ export interface CaptureSource {
   /** The workspace-relative folder new bugs go under by default. */
   root: string;
   open(signal: AbortSignal): Promise<{ sandbox: Sandbox; release(): Promise<void> }>;
-}
-
-/**
- * The session of the window, read through the extension's exports: the Bugs view activates
- * before the session's API object is returned, and only needs it when a capture starts.
- */
-function liveSession(context: vscode.ExtensionContext): RunningSession | undefined {
-  const session = (context.extension.exports as SweWorkbenchApi | undefined)?.session.controller.current;
-  return session && session.state !== 'stopped' ? session : undefined;
 }
 
 function sessionSource(session: RunningSession): CaptureSource {
@@ -49,36 +37,18 @@ async function containerSource(given: { repo?: string; image?: string }): Promis
     root: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? env.repo,
     open: async (signal) => {
       const sandbox = await bugSandboxFactory(env, 'bug-capture')(signal);
-      await dropSavedBugs(sandbox, signal).catch(async (error: unknown) => {
-        await sandbox.dispose();
-        throw error;
-      });
       return { sandbox, release: () => sandbox.dispose() };
     },
   };
 }
 
 /**
- * Bug folders saved in the working tree (untracked, two or more of the five files) are not part
- * of the next bug: they leave the container's copy before the capture reads it. A session's
- * container is never changed, so a capture from it keeps them.
- */
-async function dropSavedBugs(sandbox: Sandbox, signal: AbortSignal): Promise<void> {
-  const listed = await sandbox.exec('git -c core.quotePath=false ls-files --others --exclude-standard', { cwd: sandbox.repoPath, signal });
-  if (listed.exitCode !== 0) return; // not a repository: the capture itself says so
-  const names: ReadonlySet<string> = new Set(Object.values(BUG_FILES));
-  const perDir = new Map<string, number>();
-  for (const file of listed.output.split('\n').filter((f) => names.has(path.posix.basename(f)))) perDir.set(path.posix.dirname(file), (perDir.get(path.posix.dirname(file)) ?? 0) + 1);
-  const saved = [...perDir].filter(([dir, count]) => count >= 2 && dir !== '.').map(([dir]) => bashQuote(dir));
-  if (saved.length) await sandbox.exec(`rm -rf -- ${saved.join(' ')}`, { cwd: sandbox.repoPath, signal });
-}
-
-/**
  * The session when one runs and the caller or the person picks it, else a fresh container of
  * the repository. Naming a repository or an image means a fresh container.
  */
-export async function chooseCaptureSource(context: vscode.ExtensionContext, given: { from?: CaptureFrom; repo?: string; image?: string }): Promise<CaptureSource | undefined> {
-  const session = liveSession(context);
+export async function chooseCaptureSource(currentSession: () => RunningSession | undefined, given: { from?: CaptureFrom; repo?: string; image?: string }): Promise<CaptureSource | undefined> {
+  const running = currentSession();
+  const session = running && running.state !== 'stopped' ? running : undefined;
   if (given.from === 'session') {
     if (session) return sessionSource(session);
     void vscode.window.showErrorMessage('SWE Workbench: no session is running to capture from. Start a replay or a live run, or capture from a fresh container.');

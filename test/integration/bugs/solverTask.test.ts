@@ -47,6 +47,20 @@ describe('bugs in real containers', () => {
     assert.match(bug.bugInjectDiff, /^new file mode 100644$/m);
   });
 
+  test('a bug saved in the working tree stays out of the next bug and stays on disk', async () => {
+    const { bug, left } = await withSandbox(async (s) => {
+      await s.writeFile('/tmp/change.diff', valid.bugInjectDiff);
+      assert.equal((await s.exec('git apply /tmp/change.diff')).exitCode, 0);
+      await s.writeFile('bugs/earlier/bug_inject.diff', valid.bugInjectDiff);
+      await s.writeFile('bugs/earlier/test_files.txt', valid.testFiles.join('\n'));
+      await s.writeFile('notes/bug_inject.diff', 'one artifact name alone is not a saved bug\n');
+      const bug = await bugFromSandbox(s, { excludeSavedBugs: true });
+      return { bug, left: (await s.exec('git status --porcelain --untracked-files=all')).output.split('\n').filter(Boolean).sort() };
+    });
+    assert.deepEqual(bugScope(bug).sourceFiles, ['ledger/journal.py', 'ledger/money.py', 'notes/bug_inject.diff']);
+    assert.deepEqual(left, ['?? bugs/earlier/bug_inject.diff', '?? bugs/earlier/test_files.txt', '?? notes/bug_inject.diff', ' M ledger/journal.py', ' M ledger/money.py'].sort());
+  });
+
   test("the solver's repository has the bug, the weakened tests and no history to leak the answer", async () => {
     await withSandbox(async (s) => {
       const task = await prepareSolverRepo(s, valid);

@@ -110,8 +110,6 @@ function stepButton(button: StepButton, detail: StepDetail, onPress: (button: St
 export function renderStepDetail(detail: StepDetail, stepCount: number, onPress: (button: StepButton, index: number) => void): HTMLElement {
   const buttons = (Object.keys(STEP_BUTTONS) as StepButton[]).filter((b) => STEP_BUTTONS[b].shows(detail)).map((b) => stepButton(b, detail, onPress));
   const toolbar = el('div', { className: 'step-actions', attrs: { role: 'toolbar', 'aria-label': 'Step actions' } }, buttons);
-  // Set through CSSOM, which the CSP allows where a style attribute would be blocked.
-  Object.assign(toolbar.style, { display: 'flex', flexWrap: 'wrap', gap: '6px', marginLeft: 'auto' });
   const header = el('header', { className: 'detail-header' }, [el('h1', { text: `Step ${detail.index + 1} of ${stepCount}`, attrs: { id: 'step-title' } }), facts(detail), toolbar]);
   const sections: Node[] = [header];
   if (detail.formatError) sections.push(el('p', { className: 'format-error', text: `Format error: ${detail.formatError}`, attrs: { role: 'note' } }));

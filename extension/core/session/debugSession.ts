@@ -313,8 +313,9 @@ export class DebugSession {
     if (flags.length > 0) step.flags = flags;
     if (!next.recorded) return { step };
     const { matched, diff } = compareObservations(next.recorded.observation, step.observation, this.options.normalisers ?? DEFAULT_NORMALISERS);
-    // The recorded trajectory keeps the mark, so the stepper shows where a replay diverged.
-    if (!matched) step.flags = [...flags, 'diverged'];
+    // The recorded trajectory keeps the mark, so the stepper shows where a replay diverged. An
+    // edited action was not the recorded one: its mark says so already.
+    if (!matched && !flags.includes('edited')) step.flags = [...flags, 'diverged'];
     const comparison = { index, matched, diff };
     this.comparisons.push(comparison);
     return { step, comparison };

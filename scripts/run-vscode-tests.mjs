@@ -69,7 +69,7 @@ async function runPlaywrightSuite(server, workspace) {
   const out = join(repoRoot, 'test/e2e/out');
   mkdirSync(out, { recursive: true });
   const counts = join(server.home, 'e2e-counts.json');
-  const child = spawn(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${join(repoRoot, 'scripts/count-reporter.mjs')}`, `--test-reporter-destination=${counts}`, ...files], {
+  const child = spawn(process.execPath, ['--test', '--test-concurrency=1', '--test-force-exit', '--test-timeout=600000', '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${join(repoRoot, 'scripts/count-reporter.mjs')}`, `--test-reporter-destination=${counts}`, ...files], {
     cwd: repoRoot,
     stdio: 'inherit',
     env: { ...process.env, SWE_WORKBENCH_E2E_URL: server.url, SWE_WORKBENCH_E2E_WORKSPACE: workspace, SWE_WORKBENCH_E2E_SETTINGS: server.userSettingsFile, SWE_WORKBENCH_E2E_OUT: out },

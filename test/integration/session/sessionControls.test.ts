@@ -15,12 +15,15 @@ import { aciFor, LEDGER_EPISODE, policySource, sampleRepoCopy, thoughtAction } f
 
 let repo: Awaited<ReturnType<typeof sampleRepoCopy>>;
 let server: PolicyServer;
+/** Every sandbox a test started: one that failed midway leaves its shell running otherwise. */
+const sandboxes: LocalSandbox[] = [];
 
 before(async () => {
   repo = await sampleRepoCopy();
   server = await startPolicyServer(LEDGER_EPISODE);
 });
 after(async () => {
+  await Promise.all(sandboxes.map((s) => s.dispose()));
   await server.close();
   await repo.cleanup();
 });
@@ -29,6 +32,7 @@ type Setup = Pick<SessionOptions, 'sources'> & Partial<SessionOptions>;
 
 async function newSession(setup: (aci: AciSession) => Promise<Setup>) {
   const sandbox = await LocalSandbox.create({ image: 'local', repoDir: repo.dir, repoPath: '/repo' });
+  sandboxes.push(sandbox);
   const aci = aciFor(sandbox);
   const session = new DebugSession({ aci, task: { repo: 'ledger', baseCommit: repo.commits.at(-1)!.sha }, ...(await setup(aci)) });
   const events: SessionEvent[] = [];

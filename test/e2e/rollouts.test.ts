@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { launchBrowser, webviewFrame } from '../helpers/browser';
 import { writeLargeRolloutRun, type LargeRun } from '../helpers/largeRolloutRun';
-import { THEMES, runCommand, waitForExtension } from '../helpers/workbench';
+import { THEMES, reloadWindow, runCommand, waitForExtension } from '../helpers/workbench';
 import { FAILING_TEST, W101, W202, makeRolloutFolder } from '../fixtures/rollouts/trainingRun';
 
 const url = process.env.SWE_WORKBENCH_E2E_URL;
@@ -26,16 +26,6 @@ describe('the rollouts table in code-server', () => {
   const cells = (column: string) => table.locator(`.rollout-row[data-id] [data-column="${column}"]`).allTextContents();
 
   /**
-   * Reloads the window as a person does (Developer: Reload Window): the workbench saves its
-   * editors and their webviews' state first, which a bare page reload does not wait for.
-   */
-  async function reloadWindow(): Promise<void> {
-    const reloaded = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), timeout: 60_000 });
-    await runCommand(page, 'Developer: Reload Window');
-    await reloaded;
-  }
-
-  /**
    * Points the setting at a folder and reloads: the server reads a settings file written behind
    * its back only then. A table left open would come back on its own folder, so none is left.
    */
@@ -44,7 +34,7 @@ describe('the rollouts table in code-server', () => {
     if (loaded) await runCommand(page, 'View: Close All Editors');
     const settings = JSON.parse(readFileSync(settingsFile!, 'utf8')) as Record<string, unknown>;
     writeFileSync(settingsFile!, JSON.stringify({ ...settings, 'sweWorkbench.rollouts.folder': folder, ...(theme ? { 'workbench.colorTheme': THEMES[theme].id } : {}) }, null, 2));
-    if (loaded) await reloadWindow();
+    if (loaded) await reloadWindow(page);
     else await page.goto(`${url}/?folder=${encodeURIComponent(workspace!)}`);
     if (theme) await page.locator(`.monaco-workbench.${THEMES[theme].workbenchClass}`).waitFor({ timeout: 60_000 });
     await waitForExtension(page);
@@ -157,7 +147,7 @@ describe('the rollouts table in code-server', () => {
   });
 
   test('the reward view and the table come back after a reload, with the filter, rows and selection', async () => {
-    await reloadWindow();
+    await reloadWindow(page);
     await waitForExtension(page);
     const reward = await webviewFrame(page, '#reward-title', 60_000).catch(async (error: unknown) => {
       await page.screenshot({ path: path.join(out!, 'rollouts-reload-failed.png') });

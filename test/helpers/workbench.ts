@@ -85,6 +85,16 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 }
 
 /**
+ * Reloads the window as a person does (Developer: Reload Window): the workbench saves its
+ * editors and their webviews' state first, which a bare page reload does not wait for.
+ */
+export async function reloadWindow(page: Page): Promise<void> {
+  const reloaded = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), timeout: 60_000 });
+  await runCommand(page, 'Developer: Reload Window');
+  await reloaded;
+}
+
+/**
  * Switches the colour theme by editing the user settings file and reloading the window. The
  * theme picker would search the marketplace first, which cannot answer on these machines, and
  * the server does not notice a settings file written behind its back until a reload.

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { HOSTILE_PATCH } from '../builders/hostilePatch';
-import { launchBrowser, webviewFrame } from '../helpers/browser';
-import { THEMES, quickOpen, runCommand, setTheme, waitForExtension } from '../helpers/workbench';
+import { launchBrowser } from '../helpers/browser';
+import { THEMES, quickOpen, runCommand, runCommandOnActiveFile, setTheme, waitForExtension } from '../helpers/workbench';
 
 const url = process.env.SWE_WORKBENCH_E2E_URL;
 const workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE;
@@ -22,8 +22,7 @@ describe('the patch view in code-server', () => {
     await runCommand(page, 'View: Close All Editors');
     await quickOpen(page, file);
     await page.locator('.tab.active', { hasText: file }).waitFor({ timeout: 15_000 });
-    await runCommand(page, 'SWE Workbench: Show Patch…');
-    return webviewFrame(page, ready, 30_000);
+    return runCommandOnActiveFile(page, 'SWE Workbench: Show Patch…', 'Open a patch (.diff, .patch) or a bug folder', ready);
   }
 
   before(async () => {

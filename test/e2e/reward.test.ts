@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { launchBrowser, webviewFrame } from '../helpers/browser';
-import { THEMES, quickOpen, reloadWindow, runCommand, setTheme, waitForExtension } from '../helpers/workbench';
+import { THEMES, quickOpen, reloadWindow, runCommand, runCommandOnActiveFile, setTheme, waitForExtension } from '../helpers/workbench';
 
 const url = process.env.SWE_WORKBENCH_E2E_URL;
 const workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE;
@@ -20,8 +20,7 @@ describe('the reward view in code-server', () => {
   async function showReward(ready: string): Promise<Frame> {
     await quickOpen(page, 'report.json');
     await page.locator('.tab.active', { hasText: 'report.json' }).waitFor({ timeout: 15_000 });
-    await runCommand(page, 'SWE Workbench: Show Reward Breakdown…');
-    return webviewFrame(page, ready, 30_000);
+    return runCommandOnActiveFile(page, 'SWE Workbench: Show Reward Breakdown…', 'Grade: pick a test output', ready);
   }
 
   before(async () => {

@@ -85,6 +85,27 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 }
 
 /**
+ * Runs a command that acts on the active editor's file and returns the webview it opens. Right
+ * after a reload the extension host can learn of the open editor only after the command ran: it
+ * then shows its file picker (`pickerTitle`), as with no file open; that picker is closed and the
+ * command run again.
+ */
+export async function runCommandOnActiveFile(page: Page, title: string, pickerTitle: string, ready: string): Promise<Frame> {
+  const picker = page.locator('.quick-input-widget', { hasText: pickerTitle });
+  for (let attempt = 1; ; attempt++) {
+    await runCommand(page, title);
+    const shown = webviewFrame(page, ready, 30_000);
+    const asked = picker.waitFor({ timeout: 30_000 }).then(() => 'asked' as const, () => 'not asked' as const);
+    const first = await Promise.race([shown, asked]);
+    if (first !== 'asked') return first === 'not asked' ? shown : first;
+    shown.catch(() => undefined);
+    await page.keyboard.press('Escape');
+    if (attempt >= 5) throw new Error(`'${title}' never saw the active editor's file`);
+    await page.waitForTimeout(1_000);
+  }
+}
+
+/**
  * Reloads the window as a person does (Developer: Reload Window): the workbench saves its
  * editors and their webviews' state first, which a bare page reload does not wait for.
  */

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { activeFileUri } from '../activeFile';
 import { parseUnifiedDiff } from '../../core/bugs/unifiedDiff';
 import type { PatchContent } from '../../protocol/patch';
 import { errorText } from './classifyError';
@@ -53,7 +54,7 @@ export function activatePatch(context: vscode.ExtensionContext, log: vscode.LogO
 /** The command's argument: none (pick one), a URI from the explorer, or a named-field source. */
 async function sourceOf(arg: unknown): Promise<PatchSource | undefined> {
   if (arg === undefined) {
-    const active = vscode.window.activeTextEditor?.document.uri;
+    const active = activeFileUri();
     if (active?.scheme === 'file' && /\.(diff|patch)$/.test(active.fsPath)) return { file: active.fsPath };
     const picked = await vscode.window.showOpenDialog({ title: 'Open a patch (.diff, .patch) or a bug folder', canSelectFolders: true, canSelectFiles: true, openLabel: 'Show Patch', defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri });
     return picked?.[0] ? fromUri(picked[0]) : undefined;

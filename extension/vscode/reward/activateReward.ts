@@ -1,5 +1,6 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
+import { activeFileUri } from '../activeFile';
 import { z } from 'zod';
 import { RewardUiStateSchema, type RewardBreakdown, type RewardSources } from '../../protocol/reward';
 import { errorText } from '../patch/classifyError';
@@ -74,7 +75,7 @@ export function activateReward(context: vscode.ExtensionContext, log: vscode.Log
  * as SWE-smith and SWE-bench write one folder per instance.
  */
 async function pickRewardSources(): Promise<RewardSources | undefined> {
-  const active = vscode.window.activeTextEditor?.document.uri;
+  const active = activeFileUri();
   const picked = active?.scheme === 'file' && path.basename(active.fsPath) === 'report.json' ? [active] : await vscode.window.showOpenDialog({
     title: 'Grade: pick a test output with its task instance, or a report.json',
     canSelectMany: true,

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { CHECK_NAMES } from '../../extension/core/bugs/consistencyChecks';
-import { launchBrowser } from '../helpers/browser';
+import { launchBrowser, launchBrowserOn } from '../helpers/browser';
 import { BASE_IMAGE } from '../helpers/bugSandboxes';
 import { copySampleBug, sampleRepoAtHead } from '../helpers/bugWorkspace';
 import { THEMES, runCommand, setTheme, waitForExtension } from '../helpers/workbench';
@@ -162,9 +162,8 @@ describe('bug checks from the Bugs view and the Testing view', () => {
     await copySampleBug(INVALID, path.join(repo, 'bugs', INVALID));
     mkdirSync(path.join(repo, '.vscode'));
     writeFileSync(path.join(repo, '.vscode/settings.json'), JSON.stringify({ 'sweWorkbench.docker.image': BASE_IMAGE }));
-    browser = await launchBrowser();
+    browser = await launchBrowserOn(url, repo);
     page = browser.page;
-    await page.goto(`${url}/?folder=${encodeURIComponent(repo)}`);
   });
 
   after(async () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { HOSTILE_PATCH } from '../builders/hostilePatch';
-import { launchBrowser } from '../helpers/browser';
+import { launchBrowser, launchBrowserOn } from '../helpers/browser';
 import { THEMES, quickOpen, runCommand, runCommandOnActiveFile, setTheme, waitForExtension } from '../helpers/workbench';
 
 const url = process.env.SWE_WORKBENCH_E2E_URL;
@@ -30,9 +30,8 @@ describe('the patch view in code-server', () => {
     cpSync(path.join(repoRoot, 'test/fixtures/bugs/valid-allocate-and-close'), path.join(workspace, 'patch-bug'), { recursive: true });
     mkdirSync(path.join(workspace, 'hostile'), { recursive: true });
     writeFileSync(path.join(workspace, 'hostile', 'hostile.patch'), HOSTILE_PATCH);
-    browser = await launchBrowser();
+    browser = await launchBrowserOn(url, workspace);
     page = browser.page;
-    await page.goto(`${url}/?folder=${encodeURIComponent(workspace)}`);
     await waitForExtension(page);
   });
 

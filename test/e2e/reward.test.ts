@@ -3,7 +3,7 @@ import { cpSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
-import { launchBrowser, webviewFrame } from '../helpers/browser';
+import { launchBrowser, launchBrowserOn, webviewFrame } from '../helpers/browser';
 import { THEMES, quickOpen, reloadWindow, runCommand, runCommandOnActiveFile, setTheme, waitForExtension } from '../helpers/workbench';
 
 const url = process.env.SWE_WORKBENCH_E2E_URL;
@@ -26,9 +26,8 @@ describe('the reward view in code-server', () => {
   before(async () => {
     assert.ok(url && workspace && settingsFile && out, 'run through scripts/run-vscode-tests.mjs e2e');
     cpSync(path.resolve(repoRoot, '../shared/fixtures/third-party/swe-smith/run_evaluation', INSTANCE), path.join(workspace, INSTANCE), { recursive: true });
-    browser = await launchBrowser();
+    browser = await launchBrowserOn(url, workspace);
     page = browser.page;
-    await page.goto(`${url}/?folder=${encodeURIComponent(workspace)}`);
     await waitForExtension(page);
   });
 

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { TrajectorySchema } from '../../extension/core/trajectory/model';
 import { toCanonicalJson } from '../../extension/core/trajectory/canonical-export';
-import { launchBrowser } from '../helpers/browser';
+import { launchBrowser, launchBrowserOn } from '../helpers/browser';
 import { THEMES, openFileInWebview, runCommand, setTheme } from '../helpers/workbench';
 
 const url = process.env.SWE_WORKBENCH_E2E_URL;
@@ -54,9 +54,8 @@ describe('replay from the stepper toolbar into the Session view', () => {
   before(async () => {
     assert.ok(url && workspace && settingsFile && out, 'run through scripts/run-vscode-tests.mjs e2e');
     writeRecording(workspace);
-    browser = await launchBrowser();
+    browser = await launchBrowserOn(url, workspace);
     page = browser.page;
-    await page.goto(`${url}/?folder=${encodeURIComponent(workspace)}`);
   });
 
   after(async () => {

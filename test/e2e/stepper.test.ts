@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { TrajectoryRecorder, writeTrajectoryFile } from '../../extension/core/session/trajectoryRecorder';
 import type { Step } from '../../extension/core/trajectory/model';
-import { launchBrowser, webviewFrame } from '../helpers/browser';
+import { launchBrowser, launchBrowserOn, webviewFrame } from '../helpers/browser';
 import { THEMES, openFileInWebview, quickOpen, runCommand, setTheme } from '../helpers/workbench';
 
 const url = process.env.SWE_WORKBENCH_E2E_URL;
@@ -44,9 +44,8 @@ describe('the trajectory stepper in code-server', () => {
   before(async () => {
     assert.ok(url && workspace && settingsFile && out, 'run through scripts/run-vscode-tests.mjs e2e');
     await writeRecording(path.join(workspace, RECORDING));
-    browser = await launchBrowser();
+    browser = await launchBrowserOn(url, workspace);
     page = browser.page;
-    await page.goto(`${url}/?folder=${encodeURIComponent(workspace)}`);
     stepper = await openFileInWebview(page, FILE, '#step-title').catch(async (error: unknown) => {
       await page.screenshot({ path: path.join(out, 'open-failed.png') });
       throw error;

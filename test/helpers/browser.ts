@@ -34,3 +34,10 @@ export async function webviewFrame(page: Page, selector: string, timeoutMs = 60_
   }
   throw new Error(`no webview shows ${selector} within ${timeoutMs / 1000} s`);
 }
+
+/** A browser on code-server at `url` with `folder` open. */
+export async function launchBrowserOn(url: string, folder: string): Promise<Awaited<ReturnType<typeof launchBrowser>>> {
+  const browser = await launchBrowser();
+  await browser.page.goto(`${url}/?folder=${encodeURIComponent(folder)}`);
+  return browser;
+}

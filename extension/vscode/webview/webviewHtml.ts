@@ -24,7 +24,7 @@ export interface WebviewErrorPage {
   readonly message: string;
 }
 
-/** A CSPRNG nonce: Math.random is predictable, which would let injected markup guess it. */
+/** A nonce from the CSPRNG: a predictable one would let injected markup guess it. */
 export function createNonce(): string {
   return randomBytes(18).toString('base64');
 }

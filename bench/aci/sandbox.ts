@@ -12,9 +12,9 @@ import { resolve } from 'node:path';
 import { PassThrough, type Duplex } from 'node:stream';
 import { parseArgs } from 'node:util';
 import type Docker from 'dockerode';
-import { dockerFromEnv } from '../../extension/core/runtime/docker-connection';
-import { DockerSandbox, SANDBOX_LABEL } from '../../extension/core/runtime/docker-sandbox';
-import { readSingleFile } from '../../extension/core/runtime/tar-archive';
+import { dockerFromEnv } from '../../extension/core/runtime/dockerConnection';
+import { DockerSandbox, SANDBOX_LABEL } from '../../extension/core/runtime/dockerSandbox';
+import { readSingleFile } from '../../extension/core/runtime/tarArchive';
 import { median, timed } from '../timing';
 
 const { values } = parseArgs({ options: { image: { type: 'string', default: 'swe-workbench/base:bookworm' }, rounds: { type: 'string', default: '5' } } });

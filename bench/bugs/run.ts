@@ -10,7 +10,7 @@ import path from 'node:path';
 import { loadBugArtifact } from '../../extension/core/bugs/bugArtifact';
 import { runBugTests, stageBug } from '../../extension/core/bugs/bugTestRun';
 import { runConsistencyChecks } from '../../extension/core/bugs/consistencyChecks';
-import { DockerSandbox } from '../../extension/core/runtime/docker-sandbox';
+import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import { materializeSampleRepo } from '../../test/helpers/sampleRepo';
 import { median } from '../timing';
 

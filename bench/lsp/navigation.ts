@@ -13,10 +13,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { AciSession } from '../../extension/core/aci/aci-session';
-import { LSP_BUNDLE } from '../../extension/core/aci/lsp-tools';
-import { disposePyright, fileUri, pyrightFor, pyrightMounts } from '../../extension/core/aci/lsp-server';
-import { DockerSandbox } from '../../extension/core/runtime/docker-sandbox';
+import { AciSession } from '../../extension/core/aci/aciSession';
+import { LSP_BUNDLE } from '../../extension/core/aci/lspTools';
+import { disposePyright, fileUri, pyrightFor, pyrightMounts } from '../../extension/core/aci/lspServer';
+import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import { listTreeFiles, sampleRepoTree } from '../../test/helpers/sampleRepo';
 import { median, timed } from '../timing';
 

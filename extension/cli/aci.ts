@@ -5,11 +5,11 @@
  */
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import { AciSession } from '../core/aci/aci-session';
-import { pyrightMounts } from '../core/aci/lsp-server';
-import { LSP_BUNDLE } from '../core/aci/lsp-tools';
+import { AciSession } from '../core/aci/aciSession';
+import { pyrightMounts } from '../core/aci/lspServer';
+import { LSP_BUNDLE } from '../core/aci/lspTools';
 import { CancelledError } from '../core/errors';
-import { DockerSandbox } from '../core/runtime/docker-sandbox';
+import { DockerSandbox } from '../core/runtime/dockerSandbox';
 import { bundleList, toolSetOption } from './bundleOption';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 

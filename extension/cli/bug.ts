@@ -5,7 +5,7 @@
 import { stat } from 'node:fs/promises';
 import { loadBugArtifact } from '../core/bugs/bugArtifact';
 import { CHECK_NAMES, runConsistencyChecks, type CheckResult } from '../core/bugs/consistencyChecks';
-import { createSandbox } from '../core/runtime/create-sandbox';
+import { createSandbox } from '../core/runtime/createSandbox';
 import { CliError, parseCommandArgs, type Command } from './command';
 
 const USAGE = `usage: swe-workbench bug validate DIR --image IMAGE --repo REPO [--parallel N] [--min-files N]

@@ -1,5 +1,5 @@
-import { toolSetFor } from '../core/aci/standard-tools';
-import type { ToolSet } from '../core/aci/tool-registry';
+import { toolSetFor } from '../core/aci/standardTools';
+import type { ToolSet } from '../core/aci/toolRegistry';
 import { CliError } from './command';
 
 /** The bundles of a `--bundles a,b` option; undefined when it was not given or names none. */

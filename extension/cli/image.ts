@@ -2,8 +2,8 @@
  * `swe-workbench image`: the offline base image the sandboxes and tests run in, and the
  * removal of sandbox containers left behind by processes that are gone.
  */
-import { DEFAULT_BASE_IMAGE, ensureBaseImage } from '../core/runtime/base-image';
-import { cleanupLeftovers } from '../core/runtime/docker-sandbox';
+import { DEFAULT_BASE_IMAGE, ensureBaseImage } from '../core/runtime/baseImage';
+import { cleanupLeftovers } from '../core/runtime/dockerSandbox';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 
 const USAGE = `usage: swe-workbench image build [--tag TAG] [--force]

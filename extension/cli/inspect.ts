@@ -3,7 +3,7 @@
  * extension uses. `--json` prints the canonical trajectory for scripts.
  */
 import { loadTrajectory, type LoadedTrajectory } from '../core/trajectory/load';
-import { toCanonicalJson } from '../core/trajectory/canonical-export';
+import { toCanonicalJson } from '../core/trajectory/canonicalExport';
 import { TrajectoryFormatSchema, type Step } from '../core/trajectory/model';
 import { LOSS_MASKED_FINISH_REASONS } from '../core/trajectory/importers/skyrl';
 import { CliError, parseCommandArgs, type Command } from './command';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import { connectionOptionsFromEnv, type DockerConnectionOptions } from '../core/runtime/docker-connection';
+import { connectionOptionsFromEnv, type DockerConnectionOptions } from '../core/runtime/dockerConnection';
 import type { SandboxLimits } from '../core/runtime/sandbox';
 
 export const SECTION = 'sweWorkbench';

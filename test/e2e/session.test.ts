@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { TrajectorySchema } from '../../extension/core/trajectory/model';
-import { toCanonicalJson } from '../../extension/core/trajectory/canonical-export';
+import { toCanonicalJson } from '../../extension/core/trajectory/canonicalExport';
 import { launchBrowser, launchBrowserOn } from '../helpers/browser';
 import { THEMES, openFileInWebview, runCommand, setTheme } from '../helpers/workbench';
 

@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { AciSession, type AciSessionOptions } from '../../extension/core/aci/aci-session';
-import { DockerSandbox } from '../../extension/core/runtime/docker-sandbox';
+import { AciSession, type AciSessionOptions } from '../../extension/core/aci/aciSession';
+import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import type { Sandbox } from '../../extension/core/runtime/sandbox';
 import { materializeSampleRepo, type SampleRepo } from './sampleRepo';
 

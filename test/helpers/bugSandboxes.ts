@@ -2,7 +2,7 @@ import { cp, mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
-import { DockerSandbox } from '../../extension/core/runtime/docker-sandbox';
+import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import type { Sandbox } from '../../extension/core/runtime/sandbox';
 import { materializeSampleRepo, type SampleRepo } from './sampleRepo';
 

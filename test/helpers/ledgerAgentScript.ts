@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { AciSession } from '../../extension/core/aci/aci-session';
+import { AciSession } from '../../extension/core/aci/aciSession';
 import { PolicyClient, type PolicyClientOptions } from '../../extension/core/policy/policyClient';
 import { PolicySource } from '../../extension/core/session/actionSources';
 import type { Sandbox } from '../../extension/core/runtime/sandbox';

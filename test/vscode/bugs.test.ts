@@ -5,7 +5,7 @@ import path from 'node:path';
 import Docker from 'dockerode';
 import * as vscode from 'vscode';
 import { CHECK_NAMES, type CheckResult } from '../../extension/core/bugs/consistencyChecks';
-import { toCanonicalJson } from '../../extension/core/trajectory/canonical-export';
+import { toCanonicalJson } from '../../extension/core/trajectory/canonicalExport';
 import { TrajectorySchema } from '../../extension/core/trajectory/model';
 import type { SweWorkbenchApi } from '../../extension/vscode/extension';
 import type { BugsViewState } from '../../extension/vscode/bugs/activateBugs';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { throwIfAborted } from '../errors';
 import type { Sandbox } from '../runtime/sandbox';
-import { bashQuote } from '../runtime/shell-session';
+import { bashQuote } from '../runtime/shellSession';
 import { BUG_FILES, type BugArtifact } from './bugArtifact';
 import { bugDirIn } from './bugTestRun';
 import { DEFAULT_TEST_PARSER, DEFAULT_TEST_SCRIPT } from './defaultBugScripts';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { throwIfAborted } from '../errors';
-import { bashQuote } from '../runtime/shell-session';
+import { bashQuote } from '../runtime/shellSession';
 import type { Sandbox } from '../runtime/sandbox';
 import { TEST_STATUSES, type TestStatusMap } from '../reward/testStatus';
 import { BUG_FILES, bugFileContents, bugPatches, type BugArtifact } from './bugArtifact';

@@ -1,6 +1,6 @@
 import { CancelledError, throwIfAborted } from '../errors';
 import type { Sandbox } from '../runtime/sandbox';
-import { bashQuote } from '../runtime/shell-session';
+import { bashQuote } from '../runtime/shellSession';
 import { statusMapToObject, type TestStatus, type TestStatusMap } from '../reward/testStatus';
 import { bugPatches, bugScope, type BugArtifact } from './bugArtifact';
 import { prepareRepo, runBugTests, stageBug, type RepoState, type TestRun, type TestRunOptions } from './bugTestRun';

@@ -1,6 +1,6 @@
 import { throwIfAborted } from '../errors';
 import type { Sandbox } from '../runtime/sandbox';
-import { bashQuote } from '../runtime/shell-session';
+import { bashQuote } from '../runtime/shellSession';
 import type { BugArtifact } from './bugArtifact';
 import { bugFromSandbox } from './bugFromSandbox';
 import { bugDirIn, prepareRepo, stageBug } from './bugTestRun';

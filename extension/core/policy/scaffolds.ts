@@ -4,8 +4,8 @@
  * text (`xml_function_calling`). A reply that cannot be read becomes a format error carrying the
  * message SWE-agent would show the model, never an exception.
  */
-import type { ParseResult } from '../aci/command-syntax';
-import type { ToolSet } from '../aci/tool-registry';
+import type { ParseResult } from '../aci/commandSyntax';
+import type { ToolSet } from '../aci/toolRegistry';
 import type { Action } from '../trajectory/model';
 import type { PolicyReply } from './policyClient';
 

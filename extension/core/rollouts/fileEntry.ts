@@ -6,7 +6,7 @@ import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../errors';
 import type { Trajectory } from '../trajectory/model';
-import { parseJsonText } from '../trajectory/json-text';
+import { parseJsonText } from '../trajectory/jsonText';
 import { jsonlLines } from './jsonlLines';
 import { EvaluationSchema, IndexErrorSchema, PredictionSchema, TrajectoryFactsSchema, type IndexError } from './record';
 import { documentKind, evaluationsOf, predictionsOf } from './runDocuments';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { InputError } from '../errors';
 import { parseReport } from '../reward/reports';
-import { parseInput } from '../trajectory/input-schema';
+import { parseInput } from '../trajectory/inputSchema';
 import type { Evaluation, Prediction } from './record';
 
 /**

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { InputError, jsonPath } from '../errors';
-import { parseXmlFunctionCall } from '../trajectory/action-text';
-import { detectFormat } from '../trajectory/detect-format';
-import { defined } from '../trajectory/import-context';
-import { parseInput } from '../trajectory/input-schema';
-import { actionsOf, followerFacts, isExit, legacySubmission, MessagesSchema, RunSchema as MiniRunSchema, type Message } from '../trajectory/importers/mini-swe-agent';
-import { flagsOf, textReader, toolBundlePath } from '../trajectory/importers/swe-agent';
+import { parseXmlFunctionCall } from '../trajectory/actionText';
+import { detectFormat } from '../trajectory/detectFormat';
+import { defined } from '../trajectory/importContext';
+import { parseInput } from '../trajectory/inputSchema';
+import { actionsOf, followerFacts, isExit, legacySubmission, MessagesSchema, RunSchema as MiniRunSchema, type Message } from '../trajectory/importers/miniSweAgent';
+import { flagsOf, textReader, toolBundlePath } from '../trajectory/importers/sweAgent';
 import type { TrajectoryFormat } from '../trajectory/model';
 import type { TrajectoryFacts } from './record';
 import { trajectoryFacts, type StepFactsInput, type TrajectoryFactsInput } from './trajectoryFacts';

@@ -8,7 +8,7 @@ import type { PolicyClient, RetryRecord } from '../policy/policyClient';
 import { buildMessages, type ContextOptions } from '../policy/context';
 import { samplingFlags } from '../policy/samplingFlags';
 import { parseReply, type Scaffold } from '../policy/scaffolds';
-import type { ToolSet } from '../aci/tool-registry';
+import type { ToolSet } from '../aci/toolRegistry';
 import type { Action, Step, TokenLogprob, TokenUsage } from '../trajectory/model';
 
 export interface NextAction {

@@ -1,12 +1,12 @@
-import { AciSession } from '../aci/aci-session';
-import { pyrightMounts } from '../aci/lsp-server';
-import { LSP_BUNDLE } from '../aci/lsp-tools';
-import { aciConfigForRecording } from '../aci/recording-config';
-import { toolSetFor } from '../aci/standard-tools';
-import type { AciConfig } from '../aci/tool-definition';
-import type { ToolSet } from '../aci/tool-registry';
-import { connectDocker, type DockerConnectionOptions } from '../runtime/docker-connection';
-import { DockerSandbox } from '../runtime/docker-sandbox';
+import { AciSession } from '../aci/aciSession';
+import { pyrightMounts } from '../aci/lspServer';
+import { LSP_BUNDLE } from '../aci/lspTools';
+import { aciConfigForRecording } from '../aci/recordingConfig';
+import { toolSetFor } from '../aci/standardTools';
+import type { AciConfig } from '../aci/toolDefinition';
+import type { ToolSet } from '../aci/toolRegistry';
+import { connectDocker, type DockerConnectionOptions } from '../runtime/dockerConnection';
+import { DockerSandbox } from '../runtime/dockerSandbox';
 import type { SandboxLimits } from '../runtime/sandbox';
 import type { Trajectory } from '../trajectory/model';
 

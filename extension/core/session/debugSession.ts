@@ -6,8 +6,8 @@
  */
 import { CancelledError } from '../errors';
 import type { Outcome, Step, Task, Trajectory, TrajectoryMeta } from '../trajectory/model';
-import type { AciSession } from '../aci/aci-session';
-import { shellQuote } from '../aci/shell-words';
+import type { AciSession } from '../aci/aciSession';
+import { shellQuote } from '../aci/shellWords';
 import { typedAction, type ActionSource, type NextAction, type TypedCall } from './actionSources';
 import { breakAfter, breakBefore, describeBreakpoint, observationFlags, type Breakpoint } from './breakpoints';
 import { compareObservations, DEFAULT_NORMALISERS, type NormaliserName } from './divergence';

@@ -1,5 +1,5 @@
 import { InputError } from '../errors';
-import type { ToolSet } from '../aci/tool-registry';
+import type { ToolSet } from '../aci/toolRegistry';
 import type { Scaffold } from '../policy/scaffolds';
 import type { Trajectory, TrajectoryMeta } from '../trajectory/model';
 import { RecordingSource, type ActionSource } from './actionSources';

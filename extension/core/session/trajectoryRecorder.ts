@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { rename, writeFile, rm } from 'node:fs/promises';
-import { toCanonicalJson } from '../trajectory/canonical-export';
-import { toSweAgentTraj } from '../trajectory/swe-agent-export';
+import { toCanonicalJson } from '../trajectory/canonicalExport';
+import { toSweAgentTraj } from '../trajectory/sweAgentExport';
 import { TrajectorySchema, type Outcome, type Step, type Task, type Trajectory, type TrajectoryMeta } from '../trajectory/model';
 
 /** Collects a session's steps into a canonical trajectory that remembers where it came from. */

@@ -3,16 +3,16 @@ import { readFile, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { InputError, throwIfAborted } from '../errors';
 import { TRAJECTORY_FORMATS, type Step, type Trajectory, type TrajectoryFormat } from './model';
-import { describeForeignJson, detectFormat } from './detect-format';
-import { parseJsonText, resolvePointer } from './json-text';
-import type { ImportContext } from './import-context';
-import { importSweAgent } from './importers/swe-agent';
-import { importMiniSweAgent } from './importers/mini-swe-agent';
+import { describeForeignJson, detectFormat } from './detectFormat';
+import { parseJsonText, resolvePointer } from './jsonText';
+import type { ImportContext } from './importContext';
+import { importSweAgent } from './importers/sweAgent';
+import { importMiniSweAgent } from './importers/miniSweAgent';
 import { importOpenHands } from './importers/openhands';
-import { importR2eGym } from './importers/r2e-gym';
+import { importR2eGym } from './importers/r2eGym';
 import { importRllm } from './importers/rllm';
 import { importSkyRl } from './importers/skyrl';
-import { importOpenAiMessages } from './importers/openai-messages';
+import { importOpenAiMessages } from './importers/openaiMessages';
 import { importCanonical } from './importers/canonical';
 
 const IMPORTERS: Record<TrajectoryFormat, (value: unknown, ctx: ImportContext) => Trajectory> = {

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { createSandbox } from '../../core/runtime/create-sandbox';
+import { createSandbox } from '../../core/runtime/createSandbox';
 import type { Sandbox } from '../../core/runtime/sandbox';
 import { readSettings, sandboxSettings } from '../settings';
 

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { bugDirIn } from '../../core/bugs/bugTestRun';
 import type { Sandbox } from '../../core/runtime/sandbox';
-import { bashQuote } from '../../core/runtime/shell-session';
+import { bashQuote } from '../../core/runtime/shellSession';
 import type { RunningSession } from '../session/sessionController';
 import { bugSandboxFactory, resolveBugEnvironment } from './bugEnvironment';
 

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import * as vscode from 'vscode';
 import { LanguageClient, StreamMessageReader, StreamMessageWriter, type LanguageClientOptions, type MessageTransports } from 'vscode-languageclient/node';
-import { CONTAINER_NODE_PATH, CONTAINER_PYRIGHT_PATH, fileUri, pyrightFor, uriPath } from '../../core/aci/lsp-server';
+import { CONTAINER_NODE_PATH, CONTAINER_PYRIGHT_PATH, fileUri, pyrightFor, uriPath } from '../../core/aci/lspServer';
 import type { Sandbox, SandboxProcess } from '../../core/runtime/sandbox';
 import { CONTAINER_SCHEME, containerUri } from './containerFileSystem';
 

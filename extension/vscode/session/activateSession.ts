@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { tmpdir } from 'node:os';
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import { dockerFromEnv } from '../../core/runtime/docker-connection';
+import { dockerFromEnv } from '../../core/runtime/dockerConnection';
 import { describeBreakpoint, type Breakpoint } from '../../core/session/breakpoints';
 import { replaySettings } from '../../core/session/containerSession';
 import { loadTrajectory } from '../../core/trajectory/load';

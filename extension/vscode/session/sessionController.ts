@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { toolSetFor } from '../../core/aci/standard-tools';
+import { toolSetFor } from '../../core/aci/standardTools';
 import { PersonSource, PolicySource, RecordingSource, typedAction, type ActionSource, type NextAction } from '../../core/session/actionSources';
 import { editedFile, type Breakpoint } from '../../core/session/breakpoints';
 import { replaySettings, startContainerSession } from '../../core/session/containerSession';
@@ -7,7 +7,7 @@ import { DebugSession, type SessionEvent, type StepComparison, type Stop } from 
 import { forkOf, scaffoldOf } from '../../core/session/fork';
 import { writeTrajectoryFile } from '../../core/session/trajectoryRecorder';
 import { PolicyClient } from '../../core/policy/policyClient';
-import type { AciSession } from '../../core/aci/aci-session';
+import type { AciSession } from '../../core/aci/aciSession';
 import type { Step, Task, Trajectory, TrajectoryMeta } from '../../core/trajectory/model';
 import { DEFAULT_SYSTEM_PROMPT, instructionsFor } from '../../core/session/agentPrompts';
 import { Disposable } from '../dispose';

@@ -1,5 +1,5 @@
 import Docker from 'dockerode';
-import { DockerSandbox } from '../../../extension/core/runtime/docker-sandbox';
+import { DockerSandbox } from '../../../extension/core/runtime/dockerSandbox';
 import type { Mount, Sandbox } from '../../../extension/core/runtime/sandbox';
 import { sampleRepoTree } from '../../helpers/sampleRepo';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startContainerSession } from '../../../extension/core/session/containerSession';
-import { SANDBOX_LABEL } from '../../../extension/core/runtime/docker-sandbox';
+import { SANDBOX_LABEL } from '../../../extension/core/runtime/dockerSandbox';
 import { TEST_IMAGE, testDocker } from '../../helpers/docker';
 
 const ROLE = 'container-session-options-test';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { DebugSession } from '../../../extension/core/session/debugSession';
 import { RecordingSource } from '../../../extension/core/session/actionSources';
 import { writeTrajectoryFile } from '../../../extension/core/session/trajectoryRecorder';
-import { LocalSandbox } from '../../../extension/core/runtime/local-sandbox';
+import { LocalSandbox } from '../../../extension/core/runtime/localSandbox';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { toStepSummary } from '../../../extension/vscode/trajectory/stepView';
 import { aBashAction, aStep } from '../../builders/trajectory';

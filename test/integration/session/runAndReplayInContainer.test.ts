@@ -5,7 +5,7 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { command as runCommand } from '../../../extension/cli/run';
 import { command as replayCommand } from '../../../extension/cli/replay';
-import { OWNER_LABEL, SANDBOX_LABEL } from '../../../extension/core/runtime/docker-sandbox';
+import { OWNER_LABEL, SANDBOX_LABEL } from '../../../extension/core/runtime/dockerSandbox';
 import { TrajectorySchema, type Trajectory } from '../../../extension/core/trajectory/model';
 import { startPolicyServer, type PolicyServer } from '../../helpers/policyServer';
 import { LEDGER_EPISODE, sampleRepoCopy, thoughtAction } from '../../helpers/ledgerAgentScript';

@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { PersonSource, RecordingSource, typedAction } from '../../../extension/core/session/actionSources';
 import { forkOf, scaffoldOf } from '../../../extension/core/session/fork';
-import { toolSetFor } from '../../../extension/core/aci/standard-tools';
+import { toolSetFor } from '../../../extension/core/aci/standardTools';
 import { CancelledError, InputError } from '../../../extension/core/errors';
 import { anAction, aStep, aTrajectory } from '../../builders/trajectory';
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { aciConfigForRecording } from '../../../extension/core/aci/recording-config';
+import { aciConfigForRecording } from '../../../extension/core/aci/recordingConfig';
 import { replaySettings } from '../../../extension/core/session/containerSession';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
-import { importSweAgent } from '../../../extension/core/trajectory/importers/swe-agent';
-import { toSweAgentTraj } from '../../../extension/core/trajectory/swe-agent-export';
+import { importSweAgent } from '../../../extension/core/trajectory/importers/sweAgent';
+import { toSweAgentTraj } from '../../../extension/core/trajectory/sweAgentExport';
 import { aTrajectory } from '../../builders/trajectory';
 import { thirdParty } from '../../helpers/trajectoryFiles';
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { scaffoldOf } from '../../../extension/core/session/fork';
-import { toCanonicalJson } from '../../../extension/core/trajectory/canonical-export';
+import { toCanonicalJson } from '../../../extension/core/trajectory/canonicalExport';
 import { importTrajectory, loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Step, Trajectory } from '../../../extension/core/trajectory/model';
-import { toSweAgentTraj } from '../../../extension/core/trajectory/swe-agent-export';
+import { toSweAgentTraj } from '../../../extension/core/trajectory/sweAgentExport';
 import { aBashAction, aStep, aTrajectory, anAction } from '../../builders/trajectory';
 import { sampleTrajectory, thirdParty } from '../../helpers/trajectoryFiles';
 

@@ -1,6 +1,6 @@
 import { TrajectorySchema, type Trajectory } from '../model';
-import { sourceRef, type ImportContext } from '../import-context';
-import { parseInput } from '../input-schema';
+import { sourceRef, type ImportContext } from '../importContext';
+import { parseInput } from '../inputSchema';
 
 /** Our own JSON: validated whole; each step's source now points into this file. */
 export function importCanonical(value: unknown, ctx: ImportContext): Trajectory {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Step, Trajectory } from '../model';
-import { defined, sourceRef, type ImportContext } from '../import-context';
-import { parseInput } from '../input-schema';
+import { defined, sourceRef, type ImportContext } from '../importContext';
+import { parseInput } from '../inputSchema';
 
 const IdSchema = z.union([z.number(), z.string()]);
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Step, TokenLogprob, Trajectory } from '../model';
-import { argumentsText, parseXmlFunctionCall, toolCallAction, type ParsedAction } from '../action-text';
-import { defined, sourceRef, type ImportContext } from '../import-context';
-import { parseInput } from '../input-schema';
+import { argumentsText, parseXmlFunctionCall, toolCallAction, type ParsedAction } from '../actionText';
+import { defined, sourceRef, type ImportContext } from '../importContext';
+import { parseInput } from '../inputSchema';
 
 const LogprobSchema = z.union([z.number(), z.looseObject({ token: z.string(), logprob: z.number() })]);
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { Trajectory } from '../model';
-import { parseXmlFunctionCall } from '../action-text';
-import { ChatMessageSchema, chatSteps, contentText, preambleOf, type ChatMessage } from '../chat-steps';
-import { defined, type ImportContext } from '../import-context';
-import { parseInput } from '../input-schema';
+import { parseXmlFunctionCall } from '../actionText';
+import { ChatMessageSchema, chatSteps, contentText, preambleOf, type ChatMessage } from '../chatSteps';
+import { defined, type ImportContext } from '../importContext';
+import { parseInput } from '../inputSchema';
 
 const ResultSchema = z.looseObject({
   instance_id: z.union([z.string(), z.number()]).nullish(),

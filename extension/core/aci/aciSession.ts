@@ -1,0 +1,128 @@
+import { throwIfAborted } from '../errors';
+import type { Sandbox } from '../runtime/sandbox';
+import { validateArguments, type ParsedAction } from './commandSyntax';
+import { disposePyright } from './lspServer';
+import { toolSetFor } from './standardTools';
+import { currentPatch } from './submitTools';
+import { DEFAULT_ACI_CONFIG, type AciConfig, type AciState, type ToolContext } from './toolDefinition';
+import type { ToolSet } from './toolRegistry';
+
+/** The step state SWE-agent records after every action (`state` in a `.traj` step). */
+export interface AciStepState {
+  open_file: string | null;
+  working_dir: string;
+  /** The repository's staged diff, when the `diff_state` bundle is selected. */
+  diff?: string;
+}
+
+export interface AciStepResult {
+  observation: string;
+  exitCode: number;
+  state: AciStepState;
+  /** Why the action could not be run as written; the observation then holds the same text. */
+  formatError?: string;
+  /** The patch, when the action was a submission. */
+  submission?: string;
+}
+
+export interface AciSessionOptions {
+  /** SWE-agent bundles (`tools/windowed`, `edit_anthropic`, ...); default: `DEFAULT_BUNDLES`. */
+  bundles?: readonly string[];
+  /** A prepared tool set (e.g. from a registry with more families); wins over `bundles`. */
+  tools?: ToolSet;
+  config?: Partial<AciConfig>;
+}
+
+/** Exit code given to an action that could not be parsed or validated (nothing ran). */
+export const FORMAT_ERROR_EXIT_CODE = 2;
+
+/**
+ * The agent's tools bound to one sandbox: the windowed viewer's position, the editor's undo
+ * history and the shell's working directory live here, as SWE-agent keeps them in its
+ * container-side registry. Calls run one at a time, in order.
+ */
+export class AciSession {
+  readonly tools: ToolSet;
+  readonly config: AciConfig;
+  private readonly state: AciState;
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Set when the recording's bundles include `diff_state`: the diff after the last action. */
+  private diff: string | undefined;
+
+  constructor(
+    readonly sandbox: Sandbox,
+    options: AciSessionOptions = {},
+  ) {
+    this.tools = options.tools ?? toolSetFor(options.bundles);
+    this.config = { ...DEFAULT_ACI_CONFIG, ...options.config };
+    this.state = { openFile: null, firstLine: 0, workingDir: sandbox.repoPath, fileHistory: new Map(), submitStage: 0 };
+    if (this.tools.bundles.includes('diff_state')) this.diff = '';
+  }
+
+  stepState(): AciStepState {
+    const state: AciStepState = { open_file: this.state.openFile, working_dir: this.state.workingDir };
+    return this.diff === undefined ? state : { ...state, diff: this.diff };
+  }
+
+  /** Shuts down the sandbox's Pyright server, if the lsp tools started one, then removes the sandbox. */
+  async dispose(): Promise<void> {
+    try {
+      await disposePyright(this.sandbox);
+    } finally {
+      await this.sandbox.dispose();
+    }
+  }
+
+  /** Runs an action written as the agent wrote it in SWE-agent command syntax. */
+  runCommand(text: string, signal?: AbortSignal): Promise<AciStepResult> {
+    const parsed = this.tools.parseCommand(text);
+    return 'error' in parsed ? Promise.resolve(this.formatError(parsed.error)) : this.run(parsed, signal);
+  }
+
+  /** Runs a named tool with arguments from outside (a function call, a JSON line): validated first. */
+  runTool(name: string, args: string | Record<string, unknown>, signal?: AbortSignal): Promise<AciStepResult> {
+    const parsed = this.tools.parseFunctionCall(name, args);
+    return 'error' in parsed ? Promise.resolve(this.formatError(parsed.error)) : this.run(parsed, signal);
+  }
+
+  /** Runs an action (a recorded one, or one from the tool set's parsers); its arguments are checked against the tool's schema. */
+  run(action: ParsedAction, signal?: AbortSignal): Promise<AciStepResult> {
+    const next = this.queue.then(() => this.runNow(action, signal));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async runNow(action: ParsedAction, signal: AbortSignal | undefined): Promise<AciStepResult> {
+    throwIfAborted(signal);
+    const tool = this.tools.get(action.tool);
+    if (!tool) return this.formatError(`Command '${action.tool}' not found in list of available commands.`);
+    const checked = validateArguments(tool, action.args);
+    if ('error' in checked) return this.formatError(checked.error);
+    const ctx: ToolContext = { sandbox: this.sandbox, state: this.state, config: this.config, ...(signal ? { signal } : {}) };
+    const result = await tool.run(ctx, checked.args);
+    if (this.diff !== undefined) {
+      // SWE-agent's diff_state stores `git diff --cached` after `git add -A`, stripped.
+      const staged = await currentPatch(ctx);
+      this.diff = 'patch' in staged ? staged.patch.trim() : '';
+    }
+    return {
+      observation: result.submission === undefined ? this.asTerminalText(result.observation) : result.observation,
+      exitCode: result.exitCode,
+      state: this.stepState(),
+      ...(result.submission !== undefined ? { submission: result.submission } : {}),
+    };
+  }
+
+  /**
+   * SWE-agent's runtime hands observations over without trailing whitespace (every recorded step
+   * shows it), with a pty's line ends when asked. Submissions are left to their tool.
+   */
+  private asTerminalText(observation: string): string {
+    const trimmed = observation.trimEnd();
+    return this.config.crlf ? trimmed.replace(/\r?\n/g, '\r\n') : trimmed;
+  }
+
+  private formatError(message: string): AciStepResult {
+    return { observation: message, exitCode: FORMAT_ERROR_EXIT_CODE, state: this.stepState(), formatError: message };
+  }
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { LINT_REJECTION_INTRO, flake8Script, formatErrors, introducedErrors, lintRejection, parseFlake8 } from './flake8Guard';
+import { lookupScript, parseLookup, runTool, writeScript } from './sandboxFiles';
+import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
+import { NO_FILE_OPEN, checkedFile, showWindow } from './windowedTools';
+import { clampFirstLine, countLines, firstLineFor, renderWindow, replaceLines } from './windowedFile';
+
+/** SWE-agent's `tools/windowed_edit_linting`: `edit <start>:<end>` + text + `end_of_edit`. */
+
+const SUCCESS = `File updated. Please review the changes and make sure they are correct
+(correct indentation, no duplicate lines, etc). Edit the file again if necessary.`;
+
+const LINT_MARK = '@lint';
+
+/** The open file and flake8's findings on it, in one round trip. */
+export async function openFileWithLint(ctx: ToolContext): Promise<{ path: string; text: string; lint: string } | ToolResult> {
+  const path = ctx.state.openFile;
+  if (path === null) return { observation: NO_FILE_OPEN, exitCode: 1 };
+  const { output } = await runTool(ctx, `${lookupScript(path)}; echo ${LINT_MARK}; ${flake8Script(path)}`);
+  const mark = output.indexOf(`\n${LINT_MARK}\n`);
+  const file = checkedFile(parseLookup(output.slice(0, mark < 0 ? output.length : mark).split('\n')), path);
+  if ('observation' in file) return file;
+  return { ...file, lint: mark < 0 ? '' : output.slice(mark + LINT_MARK.length + 2) };
+}
+
+/** Writes `text` and returns flake8's findings on the result. */
+export async function writeAndLint(ctx: ToolContext, path: string, text: string): Promise<string> {
+  return (await runTool(ctx, `${writeScript(path, text)}${flake8Script(path)}`)).output;
+}
+
+export async function restore(ctx: ToolContext, path: string, text: string): Promise<void> {
+  await runTool(ctx, writeScript(path, text));
+}
+
+const edit = defineTool({
+  name: 'edit',
+  bundle: 'windowed_edit_linting',
+  description:
+    'replaces lines <start_line> through <end_line> (inclusive) with the given text in the open file. The replacement text is terminated by a line with only end_of_edit on it. All of the <replacement text> will be entered, so make sure your indentation is formatted properly. Python files will be checked for syntax errors after the edit. If the system detects a syntax error, the edit will not be executed. Simply try to edit the file again, but make sure to read the error message and modify the edit command you issue accordingly. Issuing the same command a second time will just lead to the same error message again.',
+  signature: 'edit <start_line>:<end_line>\n<replacement_text>\nend_of_edit',
+  parameters: z.object({
+    start_line: z.number().int().describe('the line number to start the edit at'),
+    end_line: z.number().int().describe('the line number to end the edit at (inclusive)'),
+    replacement_text: z.string().describe('the text to replace the current selection with'),
+  }),
+  block: { argument: 'replacement_text', terminator: 'end_of_edit' },
+  async run(ctx, { start_line, end_line, replacement_text }) {
+    const file = await openFileWithLint(ctx);
+    if ('observation' in file) return file;
+    const replacement = replacement_text.endsWith('\n') ? replacement_text.slice(0, -1) : replacement_text;
+    const window = ctx.config.window;
+    const firstLine = clampFirstLine(ctx.state.firstLine, countLines(file.text), window);
+    const edited = replaceLines(file.text, start_line - 1, end_line - 1, replacement);
+    const after = parseFlake8(await writeAndLint(ctx, file.path, edited));
+    const errors = introducedErrors(parseFlake8(file.lint), after, [start_line, end_line], countLines(replacement));
+    if (errors.length > 0) {
+      await restore(ctx, file.path, file.text);
+      ctx.state.firstLine = firstLine;
+      const applied = renderWindow(edited, file.path, firstLine, window);
+      const original = renderWindow(file.text, file.path, firstLine, window);
+      return { observation: lintRejection(LINT_REJECTION_INTRO, `ERRORS:\n${formatErrors(errors)}\n\n`, applied, original), exitCode: 1 };
+    }
+    const shown = showWindow(ctx, edited, file.path, firstLineFor(start_line - 1, countLines(edited), window));
+    return { observation: `${SUCCESS}\n${shown}`, exitCode: 0 };
+  },
+});
+
+export const lintedEditTools = [edit];

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { realpathScript, runTool } from './sandboxFiles';
+import { shellQuote } from './shellWords';
+import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
+import { NO_FILE_OPEN } from './windowedTools';
+
+/** SWE-agent's `tools/search`. Every message, success or not, exits 0 as the originals do. */
+
+/** More matching files (search_dir) or lines (search_file) than this asks the agent to narrow down. */
+const MAX_RESULTS = 100;
+
+const said = (observation: string): ToolResult => ({ observation, exitCode: 0 });
+
+/** Runs `body` with `$__swb_d` set to the directory's real path, or says it is missing. */
+async function inDirectory(ctx: ToolContext, dir: string | undefined, body: string): Promise<{ dir: string; lines: string[] } | ToolResult> {
+  const d = shellQuote(dir ?? './');
+  const { output } = await runTool(ctx, `if [ ! -d ${d} ]; then echo @missing; else ${realpathScript(dir ?? './')}; __swb_d=$__swb_r; printf '%s\\n' "$__swb_d"; ${body}; unset __swb_d; fi`);
+  const lines = output.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  if (lines[0] === '@missing') return said(`Directory ${dir} not found`);
+  return { dir: lines[0] ?? '', lines: lines.slice(1) };
+}
+
+const findFile = defineTool({
+  name: 'find_file',
+  bundle: 'search',
+  description: 'finds all files with the given name or pattern in dir. If dir is not provided, searches in the current directory',
+  signature: 'find_file <file_name> [<dir>]',
+  parameters: z.object({
+    file_name: z.string().describe('the name of the file or pattern to search for. supports shell-style wildcards (e.g. *.py)'),
+    dir: z.string().optional().describe('the directory to search in (if not provided, searches in the current directory)'),
+  }),
+  async run(ctx, { file_name, dir }) {
+    const found = await inDirectory(ctx, dir, `find "$__swb_d" -type f -name ${shellQuote(file_name)}`);
+    if ('observation' in found) return found;
+    if (found.lines.length === 0) return said(`No matches found for "${file_name}" in ${found.dir}`);
+    return said([`Found ${found.lines.length} matches for "${file_name}" in ${found.dir}:`, ...found.lines].join('\n'));
+  },
+});
+
+const searchDir = defineTool({
+  name: 'search_dir',
+  bundle: 'search',
+  description: 'searches for search_term in all files in dir. If dir is not provided, searches in the current directory',
+  signature: 'search_dir <search_term> [<dir>]',
+  parameters: z.object({
+    search_term: z.string().describe('the term to search for'),
+    dir: z.string().optional().describe('the directory to search in (if not provided, searches in the current directory)'),
+  }),
+  async run(ctx, { search_term, dir }) {
+    // SWE-agent leaves out every path with a hidden component (the searched folder's own path
+    // included) and binary files; `-c` counts matching lines. Files with no match are dropped
+    // here rather than by a `grep -v` in a pipeline, which doubled the call's time (bench/aci).
+    const grep = `grep -rcI --exclude-dir='.*' --exclude='.*' -- ${shellQuote(search_term)} "$__swb_d"`;
+    const found = await inDirectory(ctx, dir, `case "$__swb_d" in */.*) ;; *) ${grep} ;; esac`);
+    if ('observation' in found) return found;
+    const counts = found.lines
+      .map((line) => ({ file: line.slice(0, line.lastIndexOf(':')), count: Number(line.slice(line.lastIndexOf(':') + 1)) }))
+      .filter((entry) => entry.count > 0)
+      .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+    const where = `"${search_term}" in ${found.dir}`;
+    if (counts.length === 0) return said(`No matches found for ${where}`);
+    if (counts.length > MAX_RESULTS) return said(`More than ${counts.length} files matched for ${where}. Please narrow your search.`);
+    const total = counts.reduce((sum, entry) => sum + entry.count, 0);
+    return said(
+      [`Found ${total} matches for ${where}:`, ...counts.map((entry) => `${entry.file} (${entry.count} matches)`), `End of matches for ${where}`].join('\n'),
+    );
+  },
+});
+
+const searchFile = defineTool({
+  name: 'search_file',
+  bundle: 'search',
+  description: 'searches for search_term in file. If file is not provided, searches in the current open file',
+  signature: 'search_file <search_term> [<file>]',
+  parameters: z.object({
+    search_term: z.string().describe('the term to search for'),
+    file: z.string().optional().describe('the file to search in (if not provided, searches in the current open file)'),
+  }),
+  async run(ctx, { search_term, file }) {
+    if (search_term === '') return said('Usage: search_file <search_term> [<file>]');
+    const target = file ?? ctx.state.openFile;
+    if (target === null) return said(NO_FILE_OPEN);
+    const f = shellQuote(target);
+    const { output } = await runTool(
+      ctx,
+      `if [ ! -f ${f} ]; then echo @missing; else ${realpathScript(target)}; printf '%s\\n' "$__swb_r"; grep -n -- ${shellQuote(search_term)} ${f}; fi`,
+    );
+    const lines = output.split('\n');
+    if (lines[lines.length - 1] === '') lines.pop();
+    if (lines[0] === '@missing') {
+      return said(`Usage: search_file <search_term> [<file>]\nError: File name ${target} not found. Please provide a valid file name.`);
+    }
+    const path = lines[0] ?? target;
+    const matches = lines.slice(1);
+    const where = `"${search_term}" in ${path}`;
+    if (matches.length === 0) return said(`No matches found for ${where}`);
+    if (matches.length > MAX_RESULTS) return said(`More than ${matches.length} lines matched for ${where}. Please narrow your search.`);
+    return said([`Found ${matches.length} matches for ${where}:`, ...matches.map((m) => `Line ${m}`), `End of matches for ${where}`].join('\n'));
+  },
+});
+
+export const searchTools = [findFile, searchDir, searchFile];

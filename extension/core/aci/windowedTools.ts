@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { lookupFile, lookupScript, parseLookup, pathAsGiven, runTool, type FileLookup } from './sandboxFiles';
+import { shellQuote } from './shellWords';
+import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
+import { clampFirstLine, countLines, firstLineFor, renderWindow, scrolledFirstLine } from './windowedFile';
+
+/** SWE-agent's `tools/windowed`: a window of WINDOW lines over one open file. */
+
+export const NO_FILE_OPEN = 'No file open. Use the open command first.';
+
+const ok = (observation: string): ToolResult => ({ observation, exitCode: 0 });
+const fail = (observation: string): ToolResult => ({ observation, exitCode: 1 });
+
+/** The open file's current text, or the message SWE-agent prints when there is none. */
+async function loadOpenFile(ctx: ToolContext): Promise<{ path: string; text: string } | ToolResult> {
+  const path = ctx.state.openFile;
+  if (path === null) return fail(NO_FILE_OPEN);
+  const file = await lookupFile(ctx, path);
+  return checkedFile(file, path);
+}
+
+/** SWE-agent's messages for a path that is a directory or is missing, shown as given. */
+export function checkedFile(file: FileLookup, given: string): { path: string; text: string } | ToolResult {
+  if (file.kind === 'directory') {
+    return fail(`Error: ${pathAsGiven(given)} is a directory. You can only open files. Use cd or ls to navigate directories.`);
+  }
+  if (file.kind === 'missing') return fail(`Error: File ${pathAsGiven(given)} not found`);
+  return file;
+}
+
+/** Moves the window to `firstLine` (clamped) and renders it under the given header path. */
+export function showWindow(ctx: ToolContext, text: string, displayPath: string, firstLine: number): string {
+  ctx.state.firstLine = clampFirstLine(firstLine, countLines(text), ctx.config.window);
+  return renderWindow(text, displayPath, ctx.state.firstLine, ctx.config.window);
+}
+
+const open = defineTool({
+  name: 'open',
+  bundle: 'windowed',
+  description:
+    'opens the file at the given path in the editor. If line_number is provided, the window will be move to include that line',
+  signature: 'open "<path>" [<line_number>]',
+  parameters: z.object({
+    path: z.string().describe('the path to the file to open'),
+    line_number: z
+      .number()
+      .int()
+      .optional()
+      .describe('the line number to move the window to (if not provided, the window will start at the top of the file)'),
+  }),
+  async run(ctx, { path, line_number }) {
+    const file = checkedFile(await lookupFile(ctx, path), path);
+    if ('observation' in file) return file;
+    ctx.state.openFile = file.path;
+    const nLines = countLines(file.text);
+    const warnings: string[] = [];
+    let line = line_number ?? 1;
+    if (line > nLines) {
+      warnings.push(`Warning: <line_number> (${line}) is greater than the number of lines in the file (${nLines})`, `Warning: Setting <line_number> to ${nLines}`);
+      line = nLines;
+    } else if (line < 1) {
+      warnings.push(`Warning: <line_number> (${line}) is less than 1`, 'Warning: Setting <line_number> to 1');
+      line = 1;
+    }
+    // The header shows the path as the agent wrote it; later commands show the resolved one.
+    const window = showWindow(ctx, file.text, pathAsGiven(path), firstLineFor(line - 1, nLines, ctx.config.window));
+    return ok([...warnings, window].join('\n'));
+  },
+});
+
+const goto = defineTool({
+  name: 'goto',
+  bundle: 'windowed',
+  description: 'moves the window to show <line_number>',
+  signature: 'goto <line_number>',
+  parameters: z.object({ line_number: z.number().int().describe('the line number to move the window to') }),
+  async run(ctx, { line_number }) {
+    const file = await loadOpenFile(ctx);
+    if ('observation' in file) return file;
+    const nLines = countLines(file.text);
+    if (line_number > nLines) return fail(`Error: <line> must be less than or equal to ${nLines}`);
+    return ok(showWindow(ctx, file.text, file.path, firstLineFor(line_number - 1, nLines, ctx.config.window)));
+  },
+});
+
+function scrollTool(name: 'scroll_up' | 'scroll_down', direction: 1 | -1) {
+  return defineTool({
+    name,
+    bundle: 'windowed',
+    // SWE-agent's own docstring says "down" for both; models were trained on it.
+    description: 'moves the window down 100 lines',
+    signature: name,
+    parameters: z.object({}),
+    async run(ctx) {
+      const file = await loadOpenFile(ctx);
+      if ('observation' in file) return file;
+      const nLines = countLines(file.text);
+      const current = clampFirstLine(ctx.state.firstLine, nLines, ctx.config.window);
+      return ok(showWindow(ctx, file.text, file.path, scrolledFirstLine(current, direction, nLines, ctx.config.window, ctx.config.overlap)));
+    },
+  });
+}
+
+const create = defineTool({
+  name: 'create',
+  bundle: 'windowed',
+  description: 'creates and opens a new file with the given name',
+  signature: 'create <filename>',
+  parameters: z.object({ filename: z.string().describe('the name of the file to create') }),
+  async run(ctx, { filename }) {
+    const p = shellQuote(filename);
+    const { output } = await runTool(
+      ctx,
+      `if [ -e ${p} ]; then echo @exists; else mkdir -p -- "$(dirname -- ${p})" && printf '\\n' > ${p} && { ${lookupScript(filename)}; }; fi`,
+    );
+    const lines = output.split('\n');
+    if (lines[0] === '@exists') return fail(`Warning: File '${pathAsGiven(filename)}' already exists.`);
+    const file = checkedFile(parseLookup(lines), filename);
+    if ('observation' in file) return file;
+    ctx.state.openFile = file.path;
+    return ok(showWindow(ctx, file.text, pathAsGiven(filename), 0));
+  },
+});
+
+export const windowedTools = [open, goto, scrollTool('scroll_up', -1), scrollTool('scroll_down', 1), create];

@@ -1,0 +1,23 @@
+import type { SourceRef } from './model';
+import { jsonPointer } from './jsonText';
+
+/** Where the value being imported came from: its file, its place in it, and its JSONL line. */
+export interface ImportContext {
+  file: string;
+  /** Path of the imported value inside the parsed file (empty for the whole file). */
+  base: ReadonlyArray<string | number>;
+  /** 1-based line of the JSONL record. */
+  line?: number;
+}
+
+export function sourceRef(ctx: ImportContext, ...paths: ReadonlyArray<ReadonlyArray<string | number>>): SourceRef {
+  const pointers = paths.map((p) => jsonPointer([...ctx.base, ...p]));
+  return ctx.line === undefined ? { pointers } : { pointers, line: ctx.line };
+}
+
+/** Drops undefined members so optional fields stay absent rather than present-and-undefined. */
+export function defined<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = v;
+  return out as { [K in keyof T]: Exclude<T[K], undefined> };
+}

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import type { Trajectory } from '../model';
+import { parseFencedCommand } from '../actionText';
+import { ChatMessageSchema, chatSteps, contentText, preambleOf, type FollowerFacts, type MessageActions } from '../chatSteps';
+import { defined, type ImportContext } from '../importContext';
+import { parseInput } from '../inputSchema';
+
+const MessageSchema = ChatMessageSchema.extend({
+  extra: z
+    .looseObject({
+      actions: z.array(z.looseObject({ command: z.string(), tool_call_id: z.string().nullish() })).nullish(),
+      returncode: z.number().nullish(),
+      interrupt_type: z.string().nullish(),
+      exit_status: z.string().nullish(),
+      submission: z.string().nullish(),
+      timestamp: z.union([z.number(), z.string()]).nullish(),
+    })
+    .nullish(),
+});
+export type Message = z.infer<typeof MessageSchema>;
+
+export const MessagesSchema = z.array(MessageSchema);
+
+export const RunSchema = z.looseObject({
+  trajectory_format: z.string().nullish(),
+  instance_id: z.string().nullish(),
+  info: z
+    .looseObject({
+      exit_status: z.string().nullish(),
+      submission: z.string().nullish(),
+      mini_version: z.string().nullish(),
+      model_stats: z.looseObject({ instance_cost: z.number().nullish(), api_calls: z.number().nullish() }).nullish(),
+      config: z.looseObject({ model: z.looseObject({ model_name: z.string().nullish() }).nullish() }).nullish(),
+    })
+    .nullish(),
+  messages: MessagesSchema,
+});
+
+const SUBMIT_MARKERS = /COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT/;
+const RETURNCODE = /^<returncode>(-?\d+)<\/returncode>/;
+
+export function actionsOf(message: Message): MessageActions | undefined {
+  const actions = message.extra?.actions;
+  if (actions) {
+    // An empty list is a reply the scaffold could not read: the FormatError message follows it.
+    return {
+      thought: contentText(message.content),
+      calls: actions.map((a) => ({ action: defined({ raw: a.command, tool: 'bash', args: { command: a.command }, toolCallId: a.tool_call_id ?? undefined }) })),
+    };
+  }
+  if (message.tool_calls?.length) return undefined;
+  const { thought, ...call } = parseFencedCommand(contentText(message.content));
+  return { thought, calls: [call] };
+}
+
+export function followerFacts(message: Message): FollowerFacts {
+  const extra = message.extra;
+  const text = contentText(message.content);
+  const code = extra?.returncode ?? (RETURNCODE.exec(text) ? Number(RETURNCODE.exec(text)![1]) : undefined);
+  const stamp = extra?.timestamp;
+  return defined({
+    exitCode: code ?? undefined,
+    formatError: extra?.interrupt_type === 'FormatError' ? `FormatError: ${text.split('\n', 1)[0]}` : undefined,
+    timestamp: typeof stamp === 'number' ? new Date(stamp * 1000).toISOString() : (stamp ?? undefined),
+  });
+}
+
+// The run's end: `role: exit` now; older versions wrote it as a user message carrying the exit status.
+export const isExit = (m: Message) => m.role === 'exit' || (m.role === 'user' && m.extra?.exit_status != null);
+
+/** The legacy form ends with the submitting command and a user message holding the submission. */
+export function legacySubmission(messages: ReadonlyArray<Message>): string | undefined {
+  const last = messages.length - 1;
+  const command = messages[last - 1];
+  if (last < 1 || messages[last]!.role !== 'user' || command?.role !== 'assistant') return undefined;
+  return SUBMIT_MARKERS.test(contentText(command.content)) ? contentText(messages[last]!.content) : undefined;
+}
+
+export function importMiniSweAgent(value: unknown, ctx: ImportContext): Trajectory {
+  const run = Array.isArray(value)
+    ? { messages: parseInput(MessagesSchema, value, ctx.file, ctx.base), info: undefined, trajectory_format: undefined, instance_id: undefined }
+    : parseInput(RunSchema, value, ctx.file, ctx.base);
+  const path = Array.isArray(value) ? [] : ['messages'];
+  const messages = run.messages;
+  const steps = chatSteps(messages, path, ctx, { actionsOf, followerFacts, skip: isExit });
+  const exit = messages.find(isExit)?.extra;
+  const legacy = run.info ? undefined : legacySubmission(messages);
+  const stats = run.info?.model_stats;
+  return {
+    format: 'mini-swe-agent',
+    task: defined({ instanceId: run.instance_id ?? undefined }),
+    steps,
+    outcome: defined({
+      exitStatus: exit?.exit_status ?? run.info?.exit_status ?? (legacy === undefined ? undefined : 'Submitted'),
+      submission: exit?.submission ?? run.info?.submission ?? legacy,
+      modelStats: stats ? defined({ instanceCost: stats.instance_cost ?? undefined, apiCalls: stats.api_calls ?? undefined }) : undefined,
+    }),
+    meta: defined({
+      formatVersion: run.trajectory_format ?? undefined,
+      model: run.info?.config?.model?.model_name ?? undefined,
+      parseFunction: messages.some((m) => m.tool_calls?.length) ? 'tool_calling' : 'bash_block',
+      // mini-swe-agent runs every command in a fresh `bash -lc` without a terminal.
+      pty: false,
+      ...preambleOf(messages, isExit),
+    }),
+  };
+}

@@ -1,0 +1,283 @@
+import { z } from 'zod';
+import type { Step, StepState, ToolCallResult, Trajectory } from '../model';
+import { InputError, jsonPath } from '../../errors';
+import { argumentsText, parseXmlFunctionCall, toolCallAction, type ParsedAction } from '../actionText';
+import { ChatContentSchema, ToolCallSchema, chatSteps, contentText, preambleOf, type ChatMessage } from '../chatSteps';
+import { defined, sourceRef, type ImportContext } from '../importContext';
+import { parseInput } from '../inputSchema';
+import { lineCommandParser } from '../lineCommand';
+
+const StateSchema = z.union([
+  z.string(),
+  z.looseObject({ open_file: z.string().nullish(), working_dir: z.string().nullish(), diff: z.string().nullish() }),
+]);
+
+const TrajStepSchema = z.looseObject({
+  action: z.string(),
+  observation: z.string(),
+  response: z.string().nullish(),
+  thought: z.string().nullish(),
+  execution_time: z.number().nullish(),
+  state: StateSchema.nullish(),
+  // Full model inputs per step (`messages` before 1.1); kept for rawRecord, not read.
+  query: z.array(z.unknown()).nullish(),
+  messages: z.array(z.unknown()).nullish(),
+  extra_info: z.record(z.string(), z.unknown()).nullish(),
+});
+
+const HistoryItemSchema = z.looseObject({
+  role: z.string(),
+  content: ChatContentSchema,
+  message_type: z.string().nullish(),
+  agent: z.string().nullish(),
+  is_demo: z.boolean().nullish(),
+  thought: z.string().nullish(),
+  action: z.string().nullish(),
+  tool_calls: z.array(ToolCallSchema).nullish(),
+  tool_call_ids: z.array(z.string()).nullish(),
+});
+type HistoryItem = z.infer<typeof HistoryItemSchema>;
+
+const InfoSchema = z.looseObject({
+  exit_status: z.string().nullish(),
+  submission: z.string().nullish(),
+  model_stats: z
+    .looseObject({ instance_cost: z.number().nullish(), tokens_sent: z.number().nullish(), tokens_received: z.number().nullish(), api_calls: z.number().nullish() })
+    .nullish(),
+  swe_agent_version: z.string().nullish(),
+  best_attempt_idx: z.number().int().nullish(),
+});
+
+const RunSchema = z.looseObject({
+  trajectory: z.array(TrajStepSchema).optional(),
+  history: z.array(HistoryItemSchema).optional(),
+  info: InfoSchema.nullish(),
+  replay_config: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
+  environment: z.string().nullish(),
+});
+type Run = z.infer<typeof RunSchema>;
+
+const TrajFileSchema = RunSchema.extend({ attempts: z.array(RunSchema).optional() });
+
+const ReplayConfigSchema = z.looseObject({
+  env: z
+    .looseObject({
+      deployment: z.looseObject({ image: z.string().nullish() }).nullish(),
+      repo: z.looseObject({ repo_name: z.string().nullish(), github_url: z.string().nullish(), base_commit: z.string().nullish() }).nullish(),
+    })
+    .nullish(),
+  agent: z
+    .looseObject({
+      model: z.looseObject({ name: z.string().nullish(), temperature: z.number().nullish(), top_p: z.number().nullish() }).nullish(),
+      tools: z
+        .looseObject({
+          bundles: z.array(z.looseObject({ path: z.string() })).nullish(),
+          parse_function: z.looseObject({ type: z.string().nullish() }).nullish(),
+          env_variables: z.record(z.string(), z.unknown()).nullish(),
+          registry_variables: z.record(z.string(), z.unknown()).nullish(),
+        })
+        .nullish(),
+    })
+    .nullish(),
+  problem_statement: z.looseObject({ id: z.string().nullish(), text: z.string().nullish() }).nullish(),
+});
+type ReplayConfig = z.infer<typeof ReplayConfigSchema>;
+
+function replayConfigOf(run: Run, ctx: ImportContext, path: ReadonlyArray<string | number>): ReplayConfig {
+  let value: unknown = run.replay_config ?? {};
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch (err) {
+      throw new InputError(ctx.file, jsonPath([...ctx.base, ...path]), `expected a JSON string, but it does not parse (${(err as Error).message})`);
+    }
+  }
+  return parseInput(ReplayConfigSchema, value, ctx.file, [...ctx.base, ...path]);
+}
+
+function stateOf(state: z.infer<typeof StateSchema> | null | undefined, ctx: ImportContext, path: ReadonlyArray<string | number>): StepState | undefined {
+  if (state === null || state === undefined) return undefined;
+  let dict: unknown = state;
+  if (typeof state === 'string') {
+    try {
+      dict = JSON.parse(state);
+    } catch {
+      throw new InputError(ctx.file, jsonPath([...ctx.base, ...path]), 'expected a JSON object in the state string, but it does not parse');
+    }
+  }
+  const parsed = parseInput(StateSchema, dict, ctx.file, [...ctx.base, ...path]);
+  if (typeof parsed === 'string') throw new InputError(ctx.file, jsonPath([...ctx.base, ...path]), 'expected a JSON object in the state string, got a string');
+  // SWE-agent writes "n/a" when no file is open.
+  const openFile = parsed.open_file === 'n/a' ? null : parsed.open_file;
+  const out = defined({ openFile, workingDir: parsed.working_dir ?? undefined, diff: parsed.diff ?? undefined });
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+const LINT_REJECTED = /^\s*(Your proposed edit has introduced new syntax error|Your edit was not applied)/;
+const TIMED_OUT = /was cancelled because it took more than \d+ seconds/;
+
+/** The scaffold's own messages open the observation, so only its head is searched (observations reach megabytes). */
+/** The observation's flags and those a `.traj` written by this tool keeps in `extra_info.flags`. */
+function mergedFlags(fromObservation: string[] | undefined, saved: unknown): string[] | undefined {
+  const kept = Array.isArray(saved) ? saved.filter((f): f is string => typeof f === 'string') : [];
+  const all = [...new Set([...(fromObservation ?? []), ...kept])];
+  return all.length > 0 ? all : undefined;
+}
+
+export function flagsOf(observation: string): string[] | undefined {
+  const head = observation.slice(0, 400);
+  const flags = [...(LINT_REJECTED.test(head) ? ['lint-rejected'] : []), ...(TIMED_OUT.test(head) ? ['timeout'] : [])];
+  return flags.length > 0 ? flags : undefined;
+}
+
+export type ReadText = (raw: string) => ParsedAction;
+
+/** Action text is an XML call when it holds one, else a command line for the recording's tools. */
+export function textReader(bundles: readonly string[] | undefined): ReadText {
+  const readCommand = lineCommandParser(bundles);
+  return (raw) => {
+    if (raw.trim() === '') return { action: { raw, tool: null, args: {} } };
+    const xml = parseXmlFunctionCall(raw);
+    return xml ? { action: xml } : readCommand(raw);
+  };
+}
+
+/** An action from a history message: its function call when it made one, else its text. */
+function historyAction(item: HistoryItem, raw: string, readText: ReadText): ParsedAction {
+  const call = item.tool_calls?.[0];
+  if (!call) return readText(raw);
+  const parsed = toolCallAction(call.function.name, argumentsText(call.function.arguments), call.id ?? undefined);
+  return { ...parsed, action: { ...parsed.action, raw } };
+}
+
+/** A message with several function calls: each call with the tool message that answered it. */
+function historyCalls(history: ReadonlyArray<HistoryItem>, h: number): ToolCallResult[] | undefined {
+  const calls = history[h]!.tool_calls;
+  if (!calls || calls.length < 2) return undefined;
+  const next = history.findIndex((m, j) => j > h && m.role === 'assistant');
+  const answers = history.slice(h + 1, next === -1 ? undefined : next);
+  return calls.map((call) => {
+    const answer = answers.find((m) => call.id != null && m.tool_call_ids?.includes(call.id));
+    const { action } = toolCallAction(call.function.name, argumentsText(call.function.arguments), call.id ?? undefined);
+    return { action, observation: answer ? contentText(answer.content) : '' };
+  });
+}
+
+function isDemo(item: HistoryItem): boolean {
+  return item.is_demo === true;
+}
+
+/** Pairs each trajectory step with the history message that holds the same action, in order. */
+function pairWithHistory(steps: ReadonlyArray<z.infer<typeof TrajStepSchema>>, history: ReadonlyArray<HistoryItem>): Array<number | undefined> {
+  let cursor = 0;
+  return steps.map((step) => {
+    const action = step.action.trim();
+    for (let j = cursor; j < history.length; j++) {
+      const item = history[j]!;
+      if (item.role === 'assistant' && !isDemo(item) && item.action?.trim() === action) {
+        cursor = j + 1;
+        return j;
+      }
+    }
+    return undefined;
+  });
+}
+
+function trajectorySteps(run: Run, ctx: ImportContext, base: ReadonlyArray<string | number>, readText: ReadText, sampling: Record<string, unknown> | undefined): Step[] {
+  const steps = run.trajectory ?? [];
+  const history = run.history ?? [];
+  const paired = pairWithHistory(steps, history);
+  return steps.map((step, index) => {
+    const h = paired[index];
+    const read = h === undefined ? readText(step.action) : historyAction(history[h]!, step.action, readText);
+    return defined({
+      index,
+      thought: step.thought ?? '',
+      action: read.action,
+      observation: step.observation,
+      calls: h === undefined ? undefined : historyCalls(history, h),
+      executionTime: step.execution_time ?? undefined,
+      sampling,
+      state: stateOf(step.state, ctx, [...base, 'trajectory', index, 'state']),
+      formatError: read.formatError,
+      flags: mergedFlags(flagsOf(step.observation), step.extra_info?.flags),
+      source: h === undefined ? sourceRef(ctx, [...base, 'trajectory', index]) : sourceRef(ctx, [...base, 'trajectory', index], [...base, 'history', h]),
+    }) as Step;
+  });
+}
+
+function historySteps(history: ReadonlyArray<HistoryItem>, ctx: ImportContext, base: ReadonlyArray<string | number>, readText: ReadText): Step[] {
+  return chatSteps(history as ReadonlyArray<HistoryItem & ChatMessage>, [...base, 'history'], ctx, {
+    skip: isDemo,
+    actionsOf: (item) => {
+      const raw = item.action ?? (item.tool_calls ? undefined : contentText(item.content));
+      if (raw === undefined) return undefined;
+      const read = historyAction(item, raw, readText);
+      return { thought: item.thought ?? contentText(item.content), calls: [read] };
+    },
+  }).map((step) => defined({ ...step, flags: flagsOf(step.observation) }) as Step);
+}
+
+/** The run a retry agent chose (or its last), when the file has no top-level trajectory. */
+function chosenRun(file: z.infer<typeof TrajFileSchema>): { run: Run; base: Array<string | number> } {
+  if (file.trajectory !== undefined || file.history !== undefined || !file.attempts?.length) return { run: file, base: [] };
+  const k = file.info?.best_attempt_idx ?? file.attempts.length - 1;
+  return { run: file.attempts[k] ?? file.attempts[file.attempts.length - 1]!, base: ['attempts', k] };
+}
+
+export function toolBundlePath(path: string): string {
+  const at = path.lastIndexOf('tools/');
+  return at === -1 ? path : path.slice(at);
+}
+
+function nonEmpty(variables: Record<string, unknown> | null | undefined): Record<string, unknown> | undefined {
+  return variables && Object.keys(variables).length > 0 ? variables : undefined;
+}
+
+export function importSweAgent(value: unknown, ctx: ImportContext): Trajectory {
+  const file = parseInput(TrajFileSchema, value, ctx.file, ctx.base);
+  const { run, base } = chosenRun(file);
+  if (run.trajectory === undefined && run.history === undefined) {
+    throw new InputError(ctx.file, jsonPath([...ctx.base, ...base]), 'expected a SWE-agent trajectory: neither `trajectory` nor `history` is present');
+  }
+  const config = replayConfigOf(run, ctx, [...base, 'replay_config']);
+  const model = config.agent?.model;
+  const sampling = model && (model.temperature != null || model.top_p != null) ? defined({ temperature: model.temperature ?? undefined, top_p: model.top_p ?? undefined }) : undefined;
+  const bundles = config.agent?.tools?.bundles?.map((b) => toolBundlePath(b.path));
+  const readText = textReader(bundles);
+  const steps = run.trajectory?.length ? trajectorySteps(run, ctx, base, readText, sampling) : historySteps(run.history ?? [], ctx, base, readText);
+  const history = (run.history ?? []) as ReadonlyArray<HistoryItem & ChatMessage>;
+  const info = run.info ?? file.info;
+  const stats = info?.model_stats;
+  const repo = config.env?.repo;
+  return {
+    format: 'swe-agent',
+    task: defined({
+      instanceId: config.problem_statement?.id ?? undefined,
+      repo: repo?.github_url?.replace(/^https?:\/\/github\.com\//, '').replace(/\/+$/, '') || undefined,
+      baseCommit: repo?.base_commit ?? undefined,
+      image: config.env?.deployment?.image ?? undefined,
+      repoPath: steps[0]?.state?.workingDir ?? (repo?.repo_name ? `/${repo.repo_name}` : undefined),
+      problemStatement: config.problem_statement?.text ?? undefined,
+    }),
+    steps,
+    outcome: defined({
+      exitStatus: info?.exit_status ?? undefined,
+      submission: info?.submission ?? undefined,
+      modelStats: stats
+        ? defined({ instanceCost: stats.instance_cost ?? undefined, tokensSent: stats.tokens_sent ?? undefined, tokensReceived: stats.tokens_received ?? undefined, apiCalls: stats.api_calls ?? undefined })
+        : undefined,
+    }),
+    meta: defined({
+      formatVersion: info?.swe_agent_version ?? undefined,
+      model: model?.name ?? undefined,
+      toolBundles: bundles,
+      parseFunction: config.agent?.tools?.parse_function?.type ?? undefined,
+      toolEnvVariables: nonEmpty(config.agent?.tools?.env_variables),
+      toolRegistryVariables: nonEmpty(config.agent?.tools?.registry_variables),
+      // SWE-agent 1.x records through a pseudo-terminal, which leaves \r\n in every observation.
+      pty: steps.length > 0 ? steps.slice(0, 5).some((s) => s.observation.includes('\r\n')) : undefined,
+      ...preambleOf(history, isDemo),
+    }),
+  };
+}

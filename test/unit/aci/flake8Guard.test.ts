@@ -1,0 +1,35 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { flake8Script, formatErrors, introducedErrors, parseFlake8 } from '../../../extension/core/aci/flake8Guard';
+
+const lint = (...lines: string[]) => parseFlake8(lines.join('\n'));
+
+describe('flake8 guard', () => {
+  test('reads flake8 lines and ignores anything else', () => {
+    assert.deepEqual(lint('/r/a.py:5:12: F821 undefined name \'x\'', 'bash: flake8: command not found', ''), [
+      { file: '/r/a.py', line: 5, column: 12, problem: "F821 undefined name 'x'" },
+    ]);
+  });
+
+  test('runs only on Python files', () => {
+    assert.equal(flake8Script('/r/notes.txt'), 'true');
+    assert.equal(flake8Script('/r/a b.py'), "flake8 --isolated --select=F821,F822,F831,E111,E112,E113,E999,E902 '/r/a b.py' 2>/dev/null");
+  });
+
+  test('no errors before: every error after counts', () => {
+    const after = lint('/r/a.py:1:1: F821 undefined name \'x\'');
+    assert.deepEqual(introducedErrors([], after, [5, 5], 1), after);
+  });
+
+  test('an earlier error below the edit is excused at its shifted line, not at its old one', () => {
+    const before = lint("/r/a.py:10:5: F821 undefined name 'y'");
+    assert.deepEqual(introducedErrors(before, lint("/r/a.py:12:5: F821 undefined name 'y'"), [2, 2], 3), []);
+    assert.equal(introducedErrors(before, lint("/r/a.py:10:5: F821 undefined name 'y'"), [2, 2], 3).length, 1);
+  });
+
+  test('errors inside the replaced lines are never excused; errors above the edit are ignored', () => {
+    const before = lint("/r/a.py:3:1: F821 undefined name 'a'", "/r/a.py:1:1: F821 undefined name 'b'");
+    const after = lint("/r/a.py:3:1: F821 undefined name 'a'", "/r/a.py:1:1: F821 undefined name 'c'");
+    assert.deepEqual(formatErrors(introducedErrors(before, after, [3, 4], 2)), "- F821 undefined name 'a'");
+  });
+});

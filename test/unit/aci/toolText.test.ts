@@ -1,0 +1,68 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { clipObservation, splitCwdMarker } from '../../../extension/core/aci/bashTool';
+import { pathAsGiven } from '../../../extension/core/aci/sandboxFiles';
+import { shellQuote, splitShellWords } from '../../../extension/core/aci/shellWords';
+import { catN, expandTabs, filemap, maybeTruncate, TRUNCATED_MESSAGE } from '../../../extension/core/aci/strReplaceEditor';
+import { pythonRepr } from '../../../extension/core/aci/windowedReplaceTools';
+
+describe('shell words', () => {
+  test('quotes, escapes and operators', () => {
+    assert.deepEqual(splitShellWords(`a 'b c' "d \\"e\\"" f\\ g`), { words: ['a', 'b c', 'd "e"', 'f g'], compound: false });
+    assert.deepEqual(splitShellWords('ls | wc -l'), { words: ['ls', 'wc', '-l'], compound: true });
+    assert.deepEqual(splitShellWords('echo $(pwd)'), { words: ['echo', 'pwd'], compound: true });
+    assert.deepEqual(splitShellWords("'multi\nline' x\n"), { words: ['multi\nline', 'x'], compound: false });
+    assert.deepEqual(splitShellWords("it's"), { error: 'unterminated single quote at offset 2' });
+  });
+
+  test('shellQuote reads back as one word', () => {
+    for (const value of ["it's", 'a b', '$HOME', 'plain/path.py', '', 'new\nline']) {
+      assert.deepEqual(splitShellWords(`x ${shellQuote(value)}`), { words: ['x', value], compound: false });
+    }
+  });
+});
+
+describe('texts the tools print', () => {
+  test('Python repr of a search string', () => {
+    assert.equal(pythonRepr('a\nb'), "'a\\nb'");
+    assert.equal(pythonRepr("it's"), `"it's"`);
+    assert.equal(pythonRepr(`'"`), `'\\'"'`);
+    assert.equal(pythonRepr('tab\there\\'), "'tab\\there\\\\'");
+  });
+
+  test('tabs expand to the next multiple of 8, per line', () => {
+    assert.equal(expandTabs('a\tb\n\tc'), 'a       b\n        c');
+  });
+
+  test('cat -n numbering and the 16,000-character clip', () => {
+    assert.equal(catN('x\ny', '/f', 9), "Here's the result of running `cat -n` on /f:\n     9\tx\n    10\ty\n");
+    const long = 'z'.repeat(16_001);
+    assert.equal(maybeTruncate(long), 'z'.repeat(16_000) + TRUNCATED_MESSAGE);
+    assert.equal(maybeTruncate('z'.repeat(16_000)), 'z'.repeat(16_000));
+  });
+
+  test('filemap: bodies of five lines or more become one marker row, nested ones included', () => {
+    const text = ['def f():', ...Array.from({ length: 8 }, (_, i) => `    x${i} = ${i}`), 'def g():', '    return 1', ''].join('\n');
+    assert.equal(
+      filemap(text, [[1, 8], [3, 8], [10, 10]]),
+      ['     1 def f():', '     2 ... eliding lines 2-9 ...', '     4 ... eliding lines 4-9 ...', '    10 def g():', '    11     return 1'].join('\n'),
+    );
+  });
+
+  test('observation clipping says how much was left out', () => {
+    assert.equal(clipObservation('abc', 5), 'abc');
+    assert.match(clipObservation('abcdefgh', 5), /^abcde<response clipped><NOTE>Observations should not exceeded 5 characters\. 3 characters were elided\./);
+    assert.match(clipObservation('abc', 5, 1000), /1000 characters were elided/);
+  });
+
+  test('the working-directory marker comes off the output', () => {
+    const { output, cwd } = splitCwdMarker('no marker here\n');
+    assert.deepEqual([output, cwd], ['no marker here\n', undefined]);
+  });
+
+  test('paths are shown as Python spells them', () => {
+    assert.equal(pathAsGiven('./src//a.py'), 'src/a.py');
+    assert.equal(pathAsGiven('/repo/ledger/'), '/repo/ledger');
+    assert.equal(pathAsGiven('.'), '.');
+  });
+});

@@ -2,14 +2,13 @@
  * `swe-workbench replay`: runs a recording's actions again in the task's container and says,
  * step by step, whether each observation is the recorded one.
  */
-import { CancelledError } from '../core/errors';
-import { RecordingSource } from '../core/session/actionSources';
-import { replaySettings, startContainerSession, type ReplaySettings } from '../core/session/containerSession';
-import { DebugSession } from '../core/session/debugSession';
+import { defined } from '../core/defined';
+import { CancelledError, errorText } from '../core/errors';
+import { planSession, startSession, type LaunchRequest } from '../core/session/launcher';
 import { DEFAULT_NORMALISERS, NORMALISER_NAMES, NORMALISERS, type NormaliserName } from '../core/session/divergence';
 import { loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';
-import { bundleList, toolSetOption } from './bundleOption';
+import { bundleList } from './bundleOption';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 
 const USAGE = `usage: swe-workbench replay TRAJ --image IMAGE --repo DIR [--until N] [--json]
@@ -37,13 +36,18 @@ function nonNegativeInteger(name: string, value: string | undefined): number | u
   return Number(value);
 }
 
-/** The recording's settings; a bad tool variable in it is an error about the file. */
-function recordingSettings(trajectory: Trajectory, file: string): ReplaySettings {
-  try {
-    return replaySettings(trajectory);
-  } catch (err) {
-    throw new CliError(`${file}: ${(err as Error).message}`);
-  }
+/** The session `replay` asks for: the recording, and the container and tools the options name. */
+export function replayRequest(recording: { trajectory: Trajectory; ref: string }, options: { image: string; repoDir: string; workdir?: string; until?: number; bundles?: string[]; normalisers: NormaliserName[] }): LaunchRequest {
+  return {
+    mode: 'replay',
+    recording,
+    image: options.image,
+    repoDir: options.repoDir,
+    normalisers: options.normalisers,
+    ...(options.workdir !== undefined ? { repoPath: options.workdir } : {}),
+    ...(options.until !== undefined ? { at: options.until } : {}),
+    ...(options.bundles ? { bundles: { names: options.bundles, where: '--bundles' } } : {}),
+  };
 }
 
 export const command: Command = {
@@ -68,22 +72,10 @@ export const command: Command = {
     const until = nonNegativeInteger('--until', values.until);
     const normalisers = normalisersOption(values.forgive);
     const { trajectory } = await loadTrajectory(file, { signal: ctx.signal });
-    const settings = recordingSettings(trajectory, file);
-    const bundles = bundleList(values.bundles);
-    const tools = bundles ? toolSetOption(bundles) : toolSetOption(settings.bundles, `${file}: the recording's tool bundles`);
-    const aci = await startContainerSession({
-      image: values.image,
-      repoDir: values.repo,
-      repoPath: values.workdir ?? settings.repoPath ?? '/repo',
-      tty: settings.tty,
-      role: 'replay',
-      signal: ctx.signal,
-      tools,
-      config: settings.config,
-    }).catch((err: unknown) => {
-      throw err instanceof CancelledError ? err : new CliError(`could not start the sandbox: ${(err as Error).message}`, 1);
+    const plan = planSession(replayRequest({ trajectory, ref: file }, { image: values.image, repoDir: values.repo, normalisers, ...defined({ workdir: values.workdir, until, bundles: bundleList(values.bundles) }) }));
+    const { debug: session } = await startSession(plan, { role: 'replay', signal: ctx.signal }).catch((err: unknown) => {
+      throw err instanceof CancelledError ? err : new CliError(`could not start the sandbox: ${errorText(err)}`, 1);
     });
-    const session = new DebugSession({ aci, sources: [new RecordingSource(trajectory.steps, aci.tools, until)], task: trajectory.task, normalisers, signal: ctx.signal });
     session.on((event) => {
       if (event.type === 'step-done' && event.comparison) printStep(ctx, values.json, event.comparison);
       if (event.type === 'error') ctx.stderr.write(`swe-workbench replay: step ${event.index}: ${event.message}\n`);

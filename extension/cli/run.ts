@@ -2,22 +2,17 @@
  * `swe-workbench run`: a live episode in the task's container against an OpenAI-compatible
  * policy server, optionally forked from a recording, written out as a canonical trajectory.
  */
+import { defined } from '../core/defined';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { CancelledError, InputError, jsonPath } from '../core/errors';
 import { PolicyClient, PolicyError, type PolicyClientOptions, type RetryRecord } from '../core/policy/policyClient';
 import { SCAFFOLDS, type Scaffold } from '../core/policy/scaffolds';
-import { PolicySource, type ActionSource } from '../core/session/actionSources';
-import { DEFAULT_SYSTEM_PROMPT, instructionsFor } from '../core/session/agentPrompts';
-import { replaySettings, startContainerSession, type ReplaySettings } from '../core/session/containerSession';
-import { toolSetFor } from '../core/aci/standardTools';
-import type { ToolSet } from '../core/aci/toolRegistry';
-import { DebugSession } from '../core/session/debugSession';
-import { forkOf, scaffoldOf } from '../core/session/fork';
+import { planSession, startSession, type LaunchRequest } from '../core/session/launcher';
 import { writeTrajectoryFile } from '../core/session/trajectoryRecorder';
 import { loadTrajectory } from '../core/trajectory/load';
-import type { Trajectory, TrajectoryMeta } from '../core/trajectory/model';
+import type { Trajectory } from '../core/trajectory/model';
 import { CliError, parseCommandArgs, type Command } from './command';
 
 const USAGE = `usage: swe-workbench run --task TASK.json --policy-url URL --model NAME --out FILE
@@ -67,14 +62,6 @@ export async function readTaskFile(file: string): Promise<TaskFile> {
   return { ...parsed.data, repo: path.resolve(path.dirname(file), parsed.data.repo) };
 }
 
-function toolsOf(task: TaskFile, file: string): ToolSet {
-  try {
-    return toolSetFor(task.bundles);
-  } catch (err) {
-    throw new InputError(file, '$.bundles', (err as Error).message);
-  }
-}
-
 function numberOption(name: string, value: string | undefined, integer = false): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
@@ -82,19 +69,18 @@ function numberOption(name: string, value: string | undefined, integer = false):
   return n;
 }
 
-function defined<T extends Record<string, unknown>>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-function forkEnvironment(parent: Trajectory, file: string): { settings: ReplaySettings; meta: TrajectoryMeta } {
-  let settings: ReplaySettings;
-  try {
-    settings = replaySettings(parent);
-  } catch (err) {
-    throw new InputError(file, undefined, (err as Error).message);
-  }
-  const { pty, toolEnvVariables, toolRegistryVariables } = parent.meta;
-  return { settings, meta: defined({ pty, toolEnvVariables, toolRegistryVariables }) };
+/** The session `run` asks for: the task file's settings, and the recording's when forking. */
+export function runRequest(task: TaskFile, taskFile: string, options: { fork?: { trajectory: Trajectory; ref: string; at: number }; scaffold?: Scaffold; maxSteps?: number }): LaunchRequest {
+  return {
+    mode: options.fork ? 'fork' : 'live',
+    ...(options.fork ? { recording: { trajectory: options.fork.trajectory, ref: options.fork.ref }, at: options.fork.at } : {}),
+    image: task.image,
+    repoDir: task.repo,
+    repoPath: task.repoPath,
+    ...(task.bundles ? { bundles: { names: task.bundles, file: taskFile, where: '$.bundles' } } : {}),
+    task: defined({ instanceId: task.instanceId, baseCommit: task.baseCommit, problemStatement: task.problemStatement ?? task.spec }),
+    ...defined({ baseCommit: task.baseCommit, systemPrompt: task.systemPrompt, scaffold: options.scaffold, maxSteps: options.maxSteps, testCommand: task.testCommand }),
+  };
 }
 
 export const command: Command = {
@@ -152,44 +138,17 @@ export const command: Command = {
 
     const task = await readTaskFile(values.task);
     const parent = values.fork === undefined ? undefined : (await loadTrajectory(values.fork, { signal: ctx.signal })).trajectory;
+    const plan = planSession(
+      runRequest(task, values.task, {
+        ...(parent ? { fork: { trajectory: parent, ref: values.fork!, at: at! } } : {}),
+        ...defined({ scaffold: values.scaffold as Scaffold | undefined, maxSteps }),
+      }),
+    );
     const client = await PolicyClient.connect(clientOptions, ctx.signal).catch((err: unknown) => {
       throw err instanceof PolicyError ? new CliError(err.message, 1) : err;
     });
-    const tools = toolsOf(task, values.task);
-    const scaffold = (values.scaffold as Scaffold | undefined) ?? (parent ? scaffoldOf(parent.meta) : 'thought_action');
-    // A fork continues the conversation the recording had, so its prompts win over the task's.
-    const instructions = parent?.meta.instructions ?? instructionsFor(task);
-    const systemPrompt = parent?.meta.systemPrompt ?? task.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
     const onRetry = (r: RetryRecord) => ctx.stderr.write(`policy: attempt ${r.attempt} failed (${r.reason}); retrying in ${r.delayMs} ms\n`);
-    const live = new PolicySource({ client, tools, scaffold, systemPrompt, instructions, onRetry, ...(observationWindow !== undefined ? { observationWindow } : {}) });
-    // A fork runs its tools as the recording did (terminal, window...), so its replayed steps print the same.
-    const inherited = parent ? forkEnvironment(parent, values.fork!) : undefined;
-    const meta: TrajectoryMeta = { model: client.model, parseFunction: scaffold, toolBundles: [...tools.bundles], systemPrompt, instructions, ...inherited?.meta };
-    let sources: ActionSource[] = [live];
-    if (parent && at !== undefined) {
-      const fork = forkOf(parent, values.fork!, at, tools, live);
-      sources = fork.sources;
-      meta.parent = fork.parent;
-    }
-    const aci = await startContainerSession({
-      image: task.image,
-      repoDir: task.repo,
-      repoPath: task.repoPath,
-      role: 'run',
-      tools,
-      ...(inherited ? { tty: inherited.settings.tty, config: inherited.settings.config ?? {} } : {}),
-      signal: ctx.signal,
-      ...(task.baseCommit ? { baseCommit: task.baseCommit } : {}),
-    });
-    const session = new DebugSession({
-      aci,
-      sources,
-      task: defined({ instanceId: task.instanceId, baseCommit: task.baseCommit, image: task.image, repoPath: task.repoPath, problemStatement: task.problemStatement ?? task.spec }),
-      meta,
-      signal: ctx.signal,
-      ...(maxSteps !== undefined ? { maxSteps } : {}),
-      ...(task.testCommand ? { testCommand: task.testCommand } : {}),
-    });
+    const { debug: session } = await startSession(plan, { role: 'run', live: { kind: 'policy', client, onRetry, ...defined({ observationWindow }) }, signal: ctx.signal });
     session.on((event) => {
       if (event.type === 'step-done') {
         const s = event.step;

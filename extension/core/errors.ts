@@ -31,3 +31,8 @@ export class CancelledError extends Error {
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new CancelledError(typeof signal.reason === 'string' ? signal.reason : 'cancelled');
 }
+
+/** The message of anything thrown: an Error's message, else its text. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

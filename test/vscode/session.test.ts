@@ -6,7 +6,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { SweWorkbenchApi } from '../../extension/vscode/extension';
 import type { SessionApi } from '../../extension/vscode/session/activateSession';
-import type { SessionLaunch } from '../../extension/vscode/session/sessionController';
+import type { SessionLaunch } from '../../extension/vscode/session/sessionLaunch';
 import { containerUri } from '../../extension/vscode/container/containerFileSystem';
 import { loadTrajectory } from '../../extension/core/trajectory/load';
 import { startPolicyServer, type PolicyServer } from '../helpers/policyServer';

@@ -12,7 +12,8 @@ import { readSettings } from '../settings';
 import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
 import { CONTAINER_SCHEME, ContainerFileSystem, containerUri } from '../container/containerFileSystem';
 import { NEXT_ACTION_SCHEME, NEXT_ACTION_URI, NextActionFileSystem } from './nextActionFileSystem';
-import { SessionController, type RunningSession, type SessionLaunch } from './sessionController';
+import { SessionController, type RunningSession } from './sessionController';
+import type { SessionLaunch } from './sessionLaunch';
 import { SESSION_VIEW, SessionTreeProvider, type SessionNode } from './sessionTree';
 import { SessionStatusBar } from './sessionStatusBar';
 

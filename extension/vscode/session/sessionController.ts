@@ -1,15 +1,15 @@
 import * as vscode from 'vscode';
-import { toolSetFor } from '../../core/aci/standardTools';
-import { PersonSource, PolicySource, RecordingSource, typedAction, type ActionSource, type NextAction } from '../../core/session/actionSources';
+import { defined } from '../../core/defined';
+import { errorText } from '../../core/errors';
+import { PersonSource, typedAction, type ActionSource, type NextAction } from '../../core/session/actionSources';
 import { editedFile, type Breakpoint } from '../../core/session/breakpoints';
-import { replaySettings, startContainerSession } from '../../core/session/containerSession';
-import { DebugSession, type SessionEvent, type StepComparison, type Stop } from '../../core/session/debugSession';
-import { forkOf, scaffoldOf } from '../../core/session/fork';
+import type { DebugSession, SessionEvent, StepComparison, Stop } from '../../core/session/debugSession';
+import { planSession, startSession, type LiveSource } from '../../core/session/launcher';
 import { writeTrajectoryFile } from '../../core/session/trajectoryRecorder';
 import { PolicyClient } from '../../core/policy/policyClient';
 import type { AciSession } from '../../core/aci/aciSession';
-import type { Step, Task, Trajectory, TrajectoryMeta } from '../../core/trajectory/model';
-import { DEFAULT_SYSTEM_PROMPT, instructionsFor } from '../../core/session/agentPrompts';
+import type { Step, Trajectory } from '../../core/trajectory/model';
+import { launchRequest, type SessionLaunch } from './sessionLaunch';
 import { Disposable } from '../dispose';
 import { readApiKey, readSettings, sandboxSettings } from '../settings';
 import type { ContainerFileSystem } from '../container/containerFileSystem';
@@ -21,24 +21,6 @@ import { startContainerLanguageClient } from '../container/containerLanguageClie
 export const SESSION_ROLE = 'vscode-session';
 
 export type SandboxState = 'starting' | 'ready' | 'running' | 'paused' | 'stopped';
-
-export interface SessionLaunch {
-  /** `replay`: the recording's actions; `live`: the policy's; `fork`: the recording's up to `at`, then `then`. */
-  mode: 'replay' | 'live' | 'fork';
-  recording?: { trajectory: Trajectory; uri: vscode.Uri };
-  /** Fork: steps 0..at-1 come from the recording. */
-  at?: number;
-  /** Fork: who gives the actions after the recording's. */
-  then?: 'policy' | 'person';
-  image: string;
-  /** Host folder copied into the container. */
-  repoDir: string;
-  repoPath: string;
-  /** Live run without a recording: the task told to the policy. */
-  problemStatement?: string;
-  breakpoints?: Breakpoint[];
-  maxSteps?: number;
-}
 
 export interface StepEntry {
   step: Step;
@@ -119,42 +101,19 @@ export class SessionController extends Disposable {
   async start(launch: SessionLaunch, token?: vscode.CancellationToken): Promise<RunningSession> {
     if (!vscode.workspace.isTrusted) throw new Error('replays and live runs start containers, so they need a trusted workspace');
     await this.stop();
-    const recording = launch.recording?.trajectory;
-    const settings = recording ? replaySettings(recording) : { tty: false };
-    const tools = toolSetFor(settings.bundles);
+    const plan = planSession(launchRequest(launch));
     const abort = new AbortController();
     const cancel = token?.onCancellationRequested(() => abort.abort());
     try {
-      const live = launch.mode === 'replay' ? undefined : await this.liveSource(launch, tools, abort.signal);
+      const live = launch.mode === 'replay' ? undefined : await this.liveSource(launch, abort.signal);
       this.setStarting(launch);
-      const aci = await startContainerSession({
-        image: launch.image,
-        repoDir: launch.repoDir,
-        repoPath: launch.repoPath,
-        tty: settings.tty,
-        role: SESSION_ROLE,
-        tools,
-        signal: abort.signal,
-        ...(settings.baseCommit ? { baseCommit: settings.baseCommit } : {}),
-        ...(settings.config ? { config: settings.config } : {}),
-        ...sandboxSettings(readSettings()),
-      });
-      let sources: { sources: ActionSource[]; meta: TrajectoryMeta };
-      try {
-        sources = this.sourcesFor(launch, aci, live);
-      } catch (error) {
-        await aci.dispose();
-        throw error;
-      }
-      const task: Task = { ...(recording?.task ?? {}), image: launch.image, repoPath: launch.repoPath };
-      if (launch.problemStatement !== undefined) task.problemStatement = launch.problemStatement;
-      const debug = new DebugSession({ aci, ...sources, task, ...(launch.breakpoints ? { breakpoints: launch.breakpoints } : {}), ...(launch.maxSteps ? { maxSteps: launch.maxSteps } : {}) });
-      const session = new RunningSession(launch, aci, debug, live?.source instanceof PersonSource ? live.source : undefined);
-      debug.on((event) => this.onEvent(session, event));
+      const started = await startSession(plan, { role: SESSION_ROLE, signal: abort.signal, ...defined({ live }), ...sandboxSettings(readSettings()) });
+      const session = new RunningSession(launch, started.aci, started.debug, started.person);
+      started.debug.on((event) => this.onEvent(session, event));
       this.session = session;
-      const registration = this.files.add(aci.sandbox);
+      const registration = this.files.add(started.aci.sandbox);
       this.teardown = [async () => registration.dispose()];
-      this.log.info(`${session.title}: container ${aci.sandbox.id.slice(0, 12)} of ${launch.image} ready, ${launch.repoDir} at ${launch.repoPath}`);
+      this.log.info(`${session.title}: container ${started.aci.sandbox.id.slice(0, 12)} of ${launch.image} ready, ${launch.repoDir} at ${plan.container.repoPath}`);
       this.changed.fire(session);
       return session;
     } catch (error) {
@@ -333,45 +292,25 @@ export class SessionController extends Disposable {
     if (document.uri.toString() !== containerUri(session.aci.sandbox, document.uri.path).toString() || this.languageClient) return;
     this.languageClient = startContainerLanguageClient(session.aci.sandbox, this.log).catch((error: unknown) => {
       this.log.error('Pyright could not start in the container', error);
-      void vscode.window.showWarningMessage(`SWE Workbench: go to definition is unavailable in the container: ${error instanceof Error ? error.message : String(error)}`);
+      void vscode.window.showWarningMessage(`SWE Workbench: go to definition is unavailable in the container: ${errorText(error)}`);
       return undefined;
     });
   }
 
-  /** The source of actions after the recording: the configured policy, or the person. */
-  /** The live source, and what the recorded trajectory's meta says of it (as `swe-workbench run` writes it). */
-  private async liveSource(launch: SessionLaunch, tools: ReturnType<typeof toolSetFor>, signal: AbortSignal): Promise<{ source: ActionSource; meta: TrajectoryMeta }> {
-    const recording = launch.recording?.trajectory;
-    const scaffold = recording ? scaffoldOf(recording.meta) : 'thought_action';
-    if (launch.mode === 'fork' && launch.then === 'person') return { source: new PersonSource(tools), meta: { parseFunction: scaffold } };
+  /** Who gives the actions after the recording's: the person, or the configured policy (connected here, its state shown). */
+  private async liveSource(launch: SessionLaunch, signal: AbortSignal): Promise<LiveSource> {
+    if (launch.mode === 'fork' && launch.then === 'person') return { kind: 'person' };
     const settings = readSettings();
     const apiKey = await readApiKey(this.secrets);
     let client: PolicyClient;
     try {
       client = await PolicyClient.connect({ baseUrl: settings.policy.url, ...(settings.policy.model ? { model: settings.policy.model } : {}), ...(apiKey ? { apiKey } : {}), logprobs: true, topLogprobs: 5 }, signal);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       this.policyChanged.fire({ reachable: false, message });
       throw new Error(`the policy server at ${settings.policy.url} cannot be used: ${message}`);
     }
     this.policyChanged.fire({ model: client.model, reachable: true });
-    const systemPrompt = recording?.meta.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
-    const problemStatement = launch.problemStatement ?? recording?.task.problemStatement ?? '';
-    const instructions = recording?.meta.instructions ?? instructionsFor({ repoPath: launch.repoPath, problemStatement });
-    const onRetry = (r: { attempt: number; reason: string; delayMs: number }) => this.log.warn(`policy: attempt ${r.attempt} failed (${r.reason}); retrying in ${r.delayMs} ms`);
-    return { source: new PolicySource({ client, tools, scaffold, systemPrompt, instructions, onRetry }), meta: { model: client.model, parseFunction: scaffold, systemPrompt, instructions } };
-  }
-
-  private sourcesFor(launch: SessionLaunch, aci: AciSession, liveSource: { source: ActionSource; meta: TrajectoryMeta } | undefined): { sources: ActionSource[]; meta: TrajectoryMeta } {
-    const recording = launch.recording;
-    const live = liveSource?.source;
-    const meta: TrajectoryMeta = { ...(recording?.trajectory.meta.parseFunction ? { parseFunction: recording.trajectory.meta.parseFunction } : {}), ...liveSource?.meta, toolBundles: [...aci.tools.bundles] };
-    if (launch.mode === 'replay' && recording) return { sources: [new RecordingSource(recording.trajectory.steps, aci.tools)], meta };
-    if (launch.mode === 'fork' && recording && live) {
-      const fork = forkOf(recording.trajectory, recording.uri.fsPath, launch.at ?? 0, aci.tools, live);
-      return { sources: fork.sources, meta: { ...meta, parent: fork.parent } };
-    }
-    if (!live) throw new Error(`a ${launch.mode} needs a recording`);
-    return { sources: [live], meta };
+    return { kind: 'policy', client, onRetry: (r) => this.log.warn(`policy: attempt ${r.attempt} failed (${r.reason}); retrying in ${r.delayMs} ms`) };
   }
 }

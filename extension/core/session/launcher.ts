@@ -1,0 +1,232 @@
+/**
+ * Plans and starts a session: a replay of a recording, a live run against a policy, or a fork
+ * that replays a recording up to a step and continues live. `swe-workbench run`, `swe-workbench
+ * replay` and the VS Code session controller all come through here, so a session started either
+ * way runs the same tools with the same settings and records the same meta.
+ *
+ * Planning is pure (no container, no policy): `planSession` decides the image, repository path,
+ * tools and their variables, terminal mode, scaffold, prompts and the recorded meta. Starting
+ * takes the plan, a source for the actions after the recording (a connected policy or a person)
+ * and the container's limits.
+ */
+import { defined } from '../defined';
+import type { AciConfig } from '../aci/toolDefinition';
+import type { ToolSet } from '../aci/toolRegistry';
+import { toolSetFor } from '../aci/standardTools';
+import { errorText, InputError } from '../errors';
+import type { PolicyClient, RetryRecord } from '../policy/policyClient';
+import type { Scaffold } from '../policy/scaffolds';
+import type { DockerConnectionOptions } from '../runtime/dockerConnection';
+import type { SandboxLimits } from '../runtime/sandbox';
+import type { Task, Trajectory, TrajectoryMeta } from '../trajectory/model';
+import type { AciSession } from '../aci/aciSession';
+import { PersonSource, PolicySource, RecordingSource, type ActionSource } from './actionSources';
+import { DEFAULT_SYSTEM_PROMPT, instructionsFor } from './agentPrompts';
+import type { Breakpoint } from './breakpoints';
+import { replaySettings, startContainerSession } from './containerSession';
+import { DebugSession } from './debugSession';
+import { DEFAULT_NORMALISERS, type NormaliserName } from './divergence';
+import { forkOf, scaffoldOf } from './fork';
+
+export type LaunchMode = 'replay' | 'live' | 'fork';
+
+/** A recording and how to name it (its path or URI) in errors and in a fork's `meta.parent`. */
+export interface LaunchRecording {
+  trajectory: Trajectory;
+  ref: string;
+}
+
+/** What the person asked for: the CLI reads it from arguments and a task file, VS Code from pickers and settings. */
+export interface LaunchRequest {
+  /** `replay`: the recording's actions; `live`: the policy's; `fork`: the recording's up to `at`, then the live source's. */
+  mode: LaunchMode;
+  recording?: LaunchRecording;
+  /** Fork: steps 0..at-1 come from the recording. Replay: only steps 0..at-1 are replayed. */
+  at?: number;
+  image: string;
+  /** Host folder copied into the container. */
+  repoDir: string;
+  /** Where the repository sits in the container; default the recording's, else `/repo`. */
+  repoPath?: string;
+  /** The commit `submit` diffs against; default the recording's. */
+  baseCommit?: string;
+  /** Tool bundles and where the list came from (for errors); default the recording's, else the standard bundles. */
+  bundles?: { names: readonly string[]; file?: string; where?: string };
+  /** What is known of the task besides the recording's (instance, problem statement...); wins over the recording's. */
+  task?: Partial<Task>;
+  /** System prompt when the recording has none; default SWE-agent's. */
+  systemPrompt?: string;
+  /** How the policy writes its actions; default the recording's, else `thought_action`. */
+  scaffold?: Scaffold;
+  normalisers?: readonly NormaliserName[];
+  maxSteps?: number;
+  breakpoints?: Breakpoint[];
+  /** Run at the end (e.g. the task's tests); its output goes into the outcome. */
+  testCommand?: string;
+}
+
+/** Everything decided about a session before anything runs. */
+export interface SessionPlan {
+  mode: LaunchMode;
+  recording?: LaunchRecording;
+  at?: number;
+  container: {
+    image: string;
+    repoDir: string;
+    repoPath: string;
+    /** The shell runs under a pseudo-terminal, as the recording's did. */
+    tty: boolean;
+    baseCommit?: string;
+    /** The tools' variables as the recording had them (`aciConfigForRecording`). */
+    config: Partial<AciConfig>;
+  };
+  tools: ToolSet;
+  scaffold: Scaffold;
+  /** The prompts a live source is given; a fork keeps the recording's, so the conversation continues as it was. */
+  systemPrompt: string;
+  instructions: string;
+  task: Task;
+  /** The recorded trajectory's meta, but for the model (known once a policy is connected). */
+  meta: TrajectoryMeta;
+  normalisers: readonly NormaliserName[];
+  breakpoints: Breakpoint[];
+  maxSteps?: number;
+  testCommand?: string;
+}
+
+function toolsFor(request: LaunchRequest, recordedBundles: readonly string[] | undefined): ToolSet {
+  try {
+    return toolSetFor(request.bundles?.names ?? recordedBundles);
+  } catch (error) {
+    if (request.bundles) throw new InputError(request.bundles.file, request.bundles.where, errorText(error));
+    throw new InputError(request.recording?.ref, "the recording's tool bundles", errorText(error));
+  }
+}
+
+/** Decides how a session runs; throws an `InputError` naming the recording or the option at fault. */
+export function planSession(request: LaunchRequest): SessionPlan {
+  const { mode } = request;
+  const recording = request.recording?.trajectory;
+  if (mode !== 'live' && !request.recording) throw new InputError(undefined, undefined, `a ${mode} needs a recording`);
+  let settings: ReturnType<typeof replaySettings> | undefined;
+  try {
+    settings = recording && replaySettings(recording);
+  } catch (error) {
+    throw new InputError(request.recording?.ref, undefined, errorText(error));
+  }
+  if (request.at !== undefined && recording && (!Number.isInteger(request.at) || request.at < 0 || request.at > recording.steps.length)) {
+    throw new InputError(request.recording?.ref, undefined, `cannot ${mode === 'fork' ? 'fork' : 'stop'} at step ${request.at}: the recording has ${recording.steps.length} steps (0..${recording.steps.length})`);
+  }
+  const tools = toolsFor(request, settings?.bundles);
+  const repoPath = request.repoPath ?? settings?.repoPath ?? '/repo';
+  const baseCommit = request.baseCommit ?? settings?.baseCommit;
+  const task: Task = { ...recording?.task, ...defined(request.task ?? {}), image: request.image, repoPath, ...(baseCommit ? { baseCommit } : {}) };
+  const scaffold = request.scaffold ?? (recording ? scaffoldOf(recording.meta) : 'thought_action');
+  const systemPrompt = recording?.meta.systemPrompt ?? request.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
+  let instructions = recording?.meta.instructions;
+  if (instructions === undefined) {
+    if (mode !== 'replay' && task.problemStatement === undefined) {
+      throw new InputError(request.recording?.ref, undefined, `a ${mode} run needs a problem statement for the policy, and ${recording ? 'the recording has none' : 'none was given'}`);
+    }
+    instructions = instructionsFor({ repoPath, problemStatement: task.problemStatement ?? '' });
+  }
+  // The recording's terminal and tool variables go into the new trajectory: its replayed steps print as they did.
+  const inherited = recording ? defined({ pty: recording.meta.pty, toolEnvVariables: recording.meta.toolEnvVariables, toolRegistryVariables: recording.meta.toolRegistryVariables }) : {};
+  const meta: TrajectoryMeta = {
+    parseFunction: mode === 'replay' ? (recording?.meta.parseFunction ?? scaffold) : scaffold,
+    toolBundles: [...tools.bundles],
+    ...(mode === 'replay' ? {} : { systemPrompt, instructions }),
+    ...inherited,
+    ...(mode === 'fork' && recording ? { parent: { id: recording.meta.id ?? request.recording!.ref, forkStep: (request.at ?? 0) - 1 } } : {}),
+  };
+  return {
+    mode,
+    ...(request.recording ? { recording: request.recording } : {}),
+    ...(request.at !== undefined ? { at: request.at } : mode === 'fork' ? { at: 0 } : {}),
+    container: { image: request.image, repoDir: request.repoDir, repoPath, tty: settings?.tty ?? false, ...(baseCommit ? { baseCommit } : {}), config: settings?.config ?? {} },
+    tools,
+    scaffold,
+    systemPrompt,
+    instructions,
+    task,
+    meta,
+    normalisers: request.normalisers ?? DEFAULT_NORMALISERS,
+    breakpoints: request.breakpoints ?? [],
+    ...defined({ maxSteps: request.maxSteps, testCommand: request.testCommand }),
+  };
+}
+
+/** Who gives the actions after the recording's. */
+export type LiveSource =
+  | {
+      kind: 'policy';
+      client: PolicyClient;
+      observationWindow?: number;
+      onRetry?: (record: RetryRecord) => void;
+    }
+  | { kind: 'person' };
+
+/** The sources in turn and the final meta of a plan, given its live source. */
+export function sessionSources(plan: SessionPlan, live: LiveSource | undefined): { sources: ActionSource[]; meta: TrajectoryMeta; person?: PersonSource } {
+  if (plan.mode === 'replay') return { sources: [new RecordingSource(plan.recording!.trajectory.steps, plan.tools, plan.at)], meta: plan.meta };
+  if (!live) throw new Error(`a ${plan.mode} needs a policy or a person to give the actions`);
+  const { tools, scaffold, systemPrompt, instructions } = plan;
+  const person = live.kind === 'person' ? new PersonSource(tools) : undefined;
+  const source: ActionSource =
+    person ??
+    new PolicySource({
+      client: (live as Extract<LiveSource, { kind: 'policy' }>).client,
+      tools,
+      scaffold,
+      systemPrompt,
+      instructions,
+      ...defined({ onRetry: (live as Extract<LiveSource, { kind: 'policy' }>).onRetry, observationWindow: (live as Extract<LiveSource, { kind: 'policy' }>).observationWindow }),
+    });
+  const meta: TrajectoryMeta = live.kind === 'policy' ? { model: live.client.model, ...plan.meta } : plan.meta;
+  const sources = plan.mode === 'fork' ? forkOf(plan.recording!.trajectory, plan.recording!.ref, plan.at ?? 0, tools, source).sources : [source];
+  return { sources, meta, ...(person ? { person } : {}) };
+}
+
+export interface StartOptions {
+  /** What the session is for (`replay`, `run`, `vscode-session`), as a container label. */
+  role: string;
+  /** Live and fork: who gives the actions after the recording's. */
+  live?: LiveSource;
+  limits?: Partial<SandboxLimits>;
+  docker?: DockerConnectionOptions;
+  signal?: AbortSignal;
+}
+
+export interface StartedSession {
+  plan: SessionPlan;
+  aci: AciSession;
+  debug: DebugSession;
+  /** The person's source, when the person gives the live actions. */
+  person?: PersonSource;
+}
+
+/** Starts the plan's container and a debug session in it; the session disposes the container at `finish`. */
+export async function startSession(plan: SessionPlan, options: StartOptions): Promise<StartedSession> {
+  const { sources, meta, person } = sessionSources(plan, options.live);
+  const { container } = plan;
+  const aci = await startContainerSession({
+    image: container.image,
+    repoDir: container.repoDir,
+    repoPath: container.repoPath,
+    tty: container.tty,
+    role: options.role,
+    tools: plan.tools,
+    config: container.config,
+    ...defined({ baseCommit: container.baseCommit, limits: options.limits, docker: options.docker, signal: options.signal }),
+  });
+  const debug = new DebugSession({
+    aci,
+    sources,
+    task: plan.task,
+    meta,
+    breakpoints: plan.breakpoints,
+    normalisers: plan.normalisers,
+    ...defined({ maxSteps: plan.maxSteps, testCommand: plan.testCommand, signal: options.signal }),
+  });
+  return { plan, aci, debug, ...(person ? { person } : {}) };
+}

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import type * as vscode from 'vscode';
+import { replayRequest } from '../../../extension/cli/replay';
+import { readTaskFile, runRequest } from '../../../extension/cli/run';
+import { PolicyClient } from '../../../extension/core/policy/policyClient';
+import { DEFAULT_NORMALISERS } from '../../../extension/core/session/divergence';
+import { planSession, sessionSources, type SessionPlan } from '../../../extension/core/session/launcher';
+import { loadTrajectory } from '../../../extension/core/trajectory/load';
+import { launchRequest } from '../../../extension/vscode/session/sessionLaunch';
+import { startPolicyServer } from '../../helpers/policyServer';
+import { thirdParty } from '../../helpers/trajectoryFiles';
+
+const RECORDING = thirdParty('swe-agent/marshmallow-1867.function_calling.traj');
+const IMAGE = 'swe-workbench/base:bookworm';
+const work = mkdtempSync(path.join(tmpdir(), 'launcher-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+/** What a plan decides, with the tool set named by its bundles (two tool sets of the same bundles are equal). */
+function comparable(plan: SessionPlan) {
+  return { ...plan, tools: plan.tools.bundles, recording: plan.recording?.ref };
+}
+
+/** The URI VS Code's pickers give for a file on disk: the launch reads only its path. */
+function fileUri(file: string): vscode.Uri {
+  return { fsPath: file, path: file } as vscode.Uri;
+}
+
+describe('one launcher for the CLI and VS Code', () => {
+  test('a fork planned by `swe-workbench run --fork` and by the VS Code Fork command is the same session, with the terminal mode and tool variables in its meta', async () => {
+    const { trajectory } = await loadTrajectory(RECORDING);
+    const repoDir = path.join(work, 'repo');
+    const taskFile = path.join(work, 'task.json');
+    writeFileSync(taskFile, JSON.stringify({ image: IMAGE, repo: 'repo', repoPath: trajectory.task.repoPath, instanceId: trajectory.task.instanceId, problemStatement: trajectory.task.problemStatement }));
+    const task = await readTaskFile(taskFile);
+
+    const fromCli = planSession(runRequest(task, taskFile, { fork: { trajectory, ref: RECORDING, at: 3 } }));
+    const fromVsCode = planSession(launchRequest({ mode: 'fork', recording: { trajectory, uri: fileUri(RECORDING) }, at: 3, then: 'policy', image: IMAGE, repoDir, repoPath: trajectory.task.repoPath! }));
+    assert.deepEqual(comparable(fromVsCode), comparable(fromCli));
+
+    assert.equal(fromCli.container.tty, true, 'the recording ran under a pseudo-terminal');
+    assert.deepEqual(fromCli.container.config, { crlf: true, window: 100, overlap: 2, baseCommit: trajectory.task.baseCommit });
+    assert.equal(fromCli.meta.pty, true);
+    assert.deepEqual(fromCli.meta.toolEnvVariables, trajectory.meta.toolEnvVariables);
+    assert.equal(fromCli.meta.toolEnvVariables?.WINDOW !== undefined, true);
+    assert.deepEqual(fromCli.meta.parent, { id: trajectory.meta.id ?? RECORDING, forkStep: 2 });
+    assert.equal(fromCli.meta.parseFunction, 'function_calling');
+    assert.equal(fromCli.instructions, trajectory.meta.instructions, "a fork keeps the recording's prompts");
+  });
+
+  test('both sides connect the same policy and get the same sources and recorded meta', async () => {
+    const server = await startPolicyServer([], { models: ['policy-under-test'] });
+    try {
+      const { trajectory } = await loadTrajectory(RECORDING);
+      const client = await PolicyClient.connect({ baseUrl: server.url });
+      const repoPath = trajectory.task.repoPath!;
+      const cli = planSession(runRequest({ image: IMAGE, repo: work, repoPath, problemStatement: trajectory.task.problemStatement! }, 'task.json', { fork: { trajectory, ref: RECORDING, at: 2 } }));
+      const vs = planSession(launchRequest({ mode: 'fork', recording: { trajectory, uri: fileUri(RECORDING) }, at: 2, then: 'policy', image: IMAGE, repoDir: work, repoPath }));
+      const a = sessionSources(cli, { kind: 'policy', client });
+      const b = sessionSources(vs, { kind: 'policy', client });
+      assert.deepEqual(a.meta, b.meta);
+      assert.equal(a.meta.model, 'policy-under-test');
+      assert.deepEqual(a.sources.map((s) => s.kind), ['recording', 'policy']);
+      assert.deepEqual(b.sources.map((s) => s.kind), ['recording', 'policy']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a replay planned by `swe-workbench replay` and by VS Code Replay is the same session', async () => {
+    const { trajectory } = await loadTrajectory(RECORDING);
+    const fromCli = planSession(replayRequest({ trajectory, ref: RECORDING }, { image: IMAGE, repoDir: work, normalisers: [...DEFAULT_NORMALISERS] }));
+    const fromVsCode = planSession(launchRequest({ mode: 'replay', recording: { trajectory, uri: fileUri(RECORDING) }, image: IMAGE, repoDir: work, repoPath: trajectory.task.repoPath! }));
+    assert.deepEqual(comparable(fromCli), comparable(fromVsCode));
+    assert.equal(fromCli.container.repoPath, '/testbed');
+    assert.deepEqual(fromCli.tools.bundles, fromVsCode.tools.bundles);
+  });
+
+  test('bad input is an error naming where: a fork past the end, an unknown bundle in the task file, a live run with no task', async () => {
+    const { trajectory } = await loadTrajectory(RECORDING);
+    assert.throws(() => planSession({ mode: 'fork', recording: { trajectory, ref: RECORDING }, at: trajectory.steps.length + 1, image: IMAGE, repoDir: work }), (e: Error) => e.message.startsWith(`${RECORDING}: cannot fork at step ${trajectory.steps.length + 1}`));
+    assert.throws(() => planSession({ mode: 'live', image: IMAGE, repoDir: work, bundles: { names: ['tools/nope'], file: 'task.json', where: '$.bundles' }, task: { problemStatement: 'x' } }), (e: Error) => e.message.startsWith('task.json: $.bundles: ') && e.message.includes('unknown tool bundle(s): nope'));
+    assert.throws(() => planSession({ mode: 'live', image: IMAGE, repoDir: work }), /a live run needs a problem statement/);
+  });
+});

@@ -5,6 +5,7 @@
 import { loadTrajectory, type LoadedTrajectory } from '../core/trajectory/load';
 import { toCanonicalJson } from '../core/trajectory/canonicalExport';
 import { TrajectoryFormatSchema, type Step } from '../core/trajectory/model';
+import { oneLine, STEP_LABEL_WIDTH, stepErrors, stepLabel } from '../core/trajectory/stepLabels';
 import { LOSS_MASKED_FINISH_REASONS } from '../core/trajectory/importers/skyrl';
 import { CliError, parseCommandArgs, type Command } from './command';
 
@@ -22,28 +23,11 @@ function size(chars: number): string {
   return `${(chars / 1_000_000).toFixed(1)} MB`;
 }
 
-function oneLine(text: string, width: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= width ? flat : flat.slice(0, width - 1) + '…';
-}
-
-/** A command as written; a structured call (tool-call JSON, XML) as its arguments, `key=value`. */
-function shortAction(step: Step): string {
-  const { raw, args } = step.action;
-  const structured = /^\s*(\{"name"|<function=)/.test(raw);
-  if (!structured || Object.keys(args).length === 0) return oneLine(raw, 60);
-  const command = args.command;
-  if (typeof command === 'string' && Object.keys(args).length === 1) return oneLine(command, 60);
-  return oneLine(Object.entries(args).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' '), 60);
-}
-
+/** The error marks, then the step's other flags and how many calls it made. */
 function marks(step: Step): string {
-  return [
-    ...(step.formatError !== undefined ? ['format-error'] : []),
-    ...(step.flags ?? []),
-    ...(step.exitCode !== undefined && step.exitCode !== 0 ? [`exit ${step.exitCode}`] : []),
-    ...(step.calls ? [`${step.calls.length} calls`] : []),
-  ].join(', ');
+  const errors = stepErrors(step);
+  const others = (step.flags ?? []).filter((f) => !errors.includes(f));
+  return [...errors, ...others, ...(step.calls ? [`${step.calls.length} calls`] : [])].join(', ');
 }
 
 function outcomeLine(loaded: LoadedTrajectory): string {
@@ -77,7 +61,7 @@ export function summarize(loaded: LoadedTrajectory): string {
   ];
   const toolWidth = Math.max(4, ...t.steps.map((s) => (s.action.tool ?? '?').length));
   for (const s of t.steps) {
-    const row = `${String(s.index).padStart(4)}  ${(s.action.tool ?? '?').padEnd(toolWidth)}  ${shortAction(s).padEnd(60)}  ${size(s.observation.length).padStart(8)}`;
+    const row = `${String(s.index).padStart(4)}  ${(s.action.tool ?? '?').padEnd(toolWidth)}  ${stepLabel(s).padEnd(STEP_LABEL_WIDTH)}  ${size(s.observation.length).padStart(8)}`;
     const m = marks(s);
     lines.push(m ? `${row}  ${m}` : row);
   }

@@ -1,24 +1,10 @@
 import type { Action, Step, Trajectory } from '../../core/trajectory/model';
+import { stepHasError, stepLabel } from '../../core/trajectory/stepLabels';
 import { MAX_STEP_RANGE, type StepDetail, type StepperBoot, type StepRange, type StepSummary, type TrajectoryHeader } from '../../protocol/stepper';
-
-/** Flags (set by importers and sessions) that make a step show an error mark. */
-const ERROR_FLAGS = new Set(['lint-rejected', 'timeout', 'error', 'format-error', 'cancelled']);
-const DIVERGED_FLAG = 'diverged';
-const LABEL_LENGTH = 80;
-
-export function stepHasError(step: Step): boolean {
-  return step.formatError !== undefined || (step.exitCode !== undefined && step.exitCode !== 0) || (step.flags ?? []).some((f) => ERROR_FLAGS.has(f));
-}
-
-function actionLabel(action: Action): string {
-  const firstLine = action.raw.trim().split('\n', 1)[0] ?? '';
-  const label = firstLine || action.tool || '(no action)';
-  return label.length > LABEL_LENGTH ? `${label.slice(0, LABEL_LENGTH - 1)}…` : label;
-}
 
 export function toStepSummary(step: Step): StepSummary {
   const flags = step.flags ?? [];
-  return { index: step.index, tool: step.action.tool, label: actionLabel(step.action), error: stepHasError(step), diverged: flags.includes(DIVERGED_FLAG), flags };
+  return { index: step.index, tool: step.action.tool, label: stepLabel(step), error: stepHasError(step), diverged: flags.includes('diverged'), flags };
 }
 
 function actionView(action: Action): StepDetail['action'] {

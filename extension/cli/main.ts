@@ -3,6 +3,7 @@
  * module and is loaded on demand, so `inspect` does not pay for dockerode or the openai client.
  */
 import { CliError, type Command } from './command';
+import { errorText } from '../core/errors';
 
 const commands: Record<string, () => Promise<Command>> = {
   image: async () => (await import('./image')).command,
@@ -49,7 +50,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    const message = err instanceof CliError || err instanceof Error ? err.message : String(err);
+    const message = err instanceof CliError || errorText(err);
     process.stderr.write(`swe-workbench: ${message}\n`);
     if (process.env.SWE_WORKBENCH_DEBUG && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
     process.exitCode = err instanceof CliError ? err.exitCode : 1;

@@ -6,7 +6,8 @@ import { defined } from '../core/defined';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { CancelledError, InputError, jsonPath } from '../core/errors';
+import { CancelledError, InputError } from '../core/errors';
+import { parseInput } from '../core/trajectory/inputSchema';
 import { PolicyClient, PolicyError, type PolicyClientOptions, type RetryRecord } from '../core/policy/policyClient';
 import { SCAFFOLDS, type Scaffold } from '../core/policy/scaffolds';
 import { planSession, startSession, type LaunchRequest } from '../core/session/launcher';
@@ -54,12 +55,8 @@ export async function readTaskFile(file: string): Promise<TaskFile> {
   } catch (err) {
     throw new InputError(file, undefined, `not JSON: ${(err as Error).message}`);
   }
-  const parsed = TaskFileSchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new InputError(file, jsonPath(issue.path.map((p) => (typeof p === 'number' ? p : String(p)))), issue.message);
-  }
-  return { ...parsed.data, repo: path.resolve(path.dirname(file), parsed.data.repo) };
+  const task = parseInput(TaskFileSchema, value, file);
+  return { ...task, repo: path.resolve(path.dirname(file), task.repo) };
 }
 
 function numberOption(name: string, value: string | undefined, integer = false): number | undefined {

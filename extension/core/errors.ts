@@ -36,3 +36,16 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** How a failure is told to a caller that asked for something: bad input, cancelled, or our fault. */
+export interface ClassifiedError {
+  code: 'invalid-input' | 'cancelled' | 'internal';
+  message: string;
+}
+
+/** The one classification of failures: webview requests answer with it, the CLI picks its exit code by it. */
+export function classifyError(error: unknown): ClassifiedError {
+  if (error instanceof InputError) return { code: 'invalid-input', message: error.message };
+  if (error instanceof CancelledError) return { code: 'cancelled', message: error.message };
+  return { code: 'internal', message: errorText(error) };
+}

@@ -6,6 +6,7 @@ import { activateRollouts, type RolloutsApi } from './rollouts/activateRollouts'
 import { activateSession, type SessionApi } from './session/activateSession';
 import { activateSettings } from './settings';
 import { activateTrajectoryEditor, type TrajectoryEditorApi } from './trajectory/trajectoryEditor';
+import { errorText } from '../core/errors';
 
 /** What the extension exports to other extensions and to its own tests. */
 export interface SweWorkbenchApi {
@@ -36,7 +37,7 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
   } catch (error) {
     // VS Code only logs a failed activation; say it where the user looks.
     log.error('activation failed', error);
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     void vscode.window.showErrorMessage(`SWE Workbench failed to start: ${message}`, 'Show Log').then((choice) => choice && log.show());
     throw error;
   }

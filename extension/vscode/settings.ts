@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { z } from 'zod';
 import { connectionOptionsFromEnv, type DockerConnectionOptions } from '../core/runtime/dockerConnection';
 import type { SandboxLimits } from '../core/runtime/sandbox';
+import { describeZodError } from '../protocol/ipc';
 
 export const SECTION = 'sweWorkbench';
 const API_KEY_SECRET = 'sweWorkbench.policy.apiKey';
@@ -37,8 +38,7 @@ export function readSettings(): Settings {
   };
   const parsed = SettingsSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new Error(`setting ${SECTION}.${issue?.path.join('.') ?? '?'}: ${issue?.message ?? 'invalid'}`);
+  throw new Error(`setting ${describeZodError(SECTION, parsed.error)}`);
 }
 
 export function readApiKey(secrets: vscode.SecretStorage): Thenable<string | undefined> {

@@ -3,6 +3,7 @@ import { renderFatal } from '../dom';
 import { connectToVsCode } from '../host';
 import { PatchView } from './patchView';
 import { PATCH_CSS } from './patchStyles';
+import { errorText } from '../errorText';
 
 const sheet = new CSSStyleSheet();
 sheet.replaceSync(PATCH_CSS);
@@ -11,6 +12,6 @@ document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
 const root = document.getElementById('app');
 if (root) {
   new PatchView(root, connectToVsCode()).start().catch((error: unknown) => {
-    renderFatal(root, 'The patch view failed', error instanceof Error ? error.message : String(error));
+    renderFatal(root, 'The patch view failed', errorText(error));
   });
 }

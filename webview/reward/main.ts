@@ -2,6 +2,7 @@ import { renderFatal } from '../dom';
 import { connectToVsCode } from '../host';
 import { REWARD_CSS } from './rewardStyles';
 import { RewardView } from './rewardView';
+import { errorText } from '../errorText';
 
 const sheet = new CSSStyleSheet();
 sheet.replaceSync(REWARD_CSS);
@@ -10,6 +11,6 @@ document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
 const root = document.getElementById('app');
 if (root) {
   new RewardView(root, connectToVsCode()).start().catch((error: unknown) => {
-    renderFatal(root, 'The reward view failed', error instanceof Error ? error.message : String(error));
+    renderFatal(root, 'The reward view failed', errorText(error));
   });
 }

@@ -19,6 +19,7 @@ import {
 import { codicon, el } from '../dom';
 import type { Host } from '../host';
 import { COLUMN_TITLES, NUMERIC_COLUMNS, cellText, nextSort, pagesFor, visibleWindow } from './tableModel';
+import { errorText } from '../errorText';
 
 /** A performance mark set when the first rows are on screen; bench/ui reads it. */
 export const FIRST_ROWS_MARK = 'sweWorkbench.rollouts.firstRows';
@@ -163,7 +164,7 @@ export class RolloutsTable {
     } catch (error) {
       if (generation !== this.generation) return;
       this.viewport.setAttribute('aria-busy', 'false');
-      this.filterError.textContent = error instanceof Error ? error.message : String(error);
+      this.filterError.textContent = errorText(error);
       this.filterError.hidden = false;
       // The rows of the last valid query stay, and so does their count.
       this.count.textContent = this.result ? countText(this.result) : '';
@@ -354,7 +355,7 @@ export class RolloutsTable {
       if (action === 'open') await this.host.request(rolloutsOpen, { id: row.id });
       else await this.host.request(action === 'reward' ? rolloutsShowReward : rolloutsShowPatch, { id: row.id });
     } catch (error) {
-      this.actionStatus.textContent = `Cannot ${action === 'open' ? 'open' : `show the ${action} of`} ${row.id}: ${error instanceof Error ? error.message : String(error)}`;
+      this.actionStatus.textContent = `Cannot ${action === 'open' ? 'open' : `show the ${action} of`} ${row.id}: ${errorText(error)}`;
     }
   }
 

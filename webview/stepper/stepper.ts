@@ -23,6 +23,7 @@ import type { Host } from '../host';
 import { keyMove, moveSelection, visibleSteps, type Move } from './navigation';
 import { STEP_BUTTONS, buttonForKey, renderStepDetail, type StepButton } from './stepDetailView';
 import { TimelineView } from './timelineView';
+import { errorText } from '../errorText';
 
 /**
  * A performance mark set at the first animation frame with the first step in the DOM, as the
@@ -224,7 +225,7 @@ export class Stepper {
       if (button === 'openRaw') await this.host.request(stepsOpenRaw, { index });
       else await this.host.request(stepsAct, { action: button, index });
     } catch (error) {
-      this.status.textContent = `${STEP_BUTTONS[button].label} failed: ${error instanceof Error ? error.message : String(error)}`;
+      this.status.textContent = `${STEP_BUTTONS[button].label} failed: ${errorText(error)}`;
     }
   }
 

@@ -1,15 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import type { z } from 'zod';
-import { InputError, jsonPath } from '../errors';
+import { InputError } from '../errors';
+import { parseInput } from '../trajectory/inputSchema';
 
-/** Validates `value` against `schema`; the first issue becomes an InputError naming the file and JSON path. */
-export function parseWithSchema<S extends z.ZodType>(schema: S, value: unknown, file: string | undefined, prefix: ReadonlyArray<string | number> = []): z.output<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const path = [...prefix, ...(issue?.path ?? []).map((p) => (typeof p === 'symbol' ? String(p) : p))];
-  throw new InputError(file, jsonPath(path), issue?.message ?? 'invalid value');
-}
+/** Validates `value` against `schema`; the first issue becomes an InputError naming the file and JSON path (`parseInput`'s words). */
+export const parseWithSchema = parseInput;
 
 /** Reads a JSON file; a syntax error names the file and the position JSON.parse reported. */
 export async function readJsonFile(file: string): Promise<unknown> {

@@ -4,7 +4,7 @@ import { open } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
-import { InputError } from '../errors';
+import { InputError, errorText } from '../errors';
 import type { Trajectory } from '../trajectory/model';
 import { parseJsonText } from '../trajectory/jsonText';
 import { jsonlLines } from './jsonlLines';
@@ -148,7 +148,7 @@ class DocumentSink {
 }
 
 export function indexError(err: unknown, file: string, line?: number): IndexError {
-  const e: IndexError = { file, message: err instanceof InputError ? err.problem : err instanceof Error ? err.message : String(err) };
+  const e: IndexError = { file, message: err instanceof InputError ? err.problem : errorText(err) };
   if (err instanceof InputError && err.where) e.where = err.where;
   if (line !== undefined) e.line = line;
   return e;

@@ -18,7 +18,7 @@ import { hostname } from 'node:os';
 import { posix } from 'node:path';
 import { PassThrough, type Duplex } from 'node:stream';
 import type Docker from 'dockerode';
-import { CancelledError, InputError, throwIfAborted } from '../errors';
+import { CancelledError, InputError, throwIfAborted, errorText } from '../errors';
 import { abortable } from './abortable';
 import { dockerFromEnv } from './dockerConnection';
 import { signalTreeArgv } from './processTree';
@@ -50,7 +50,7 @@ function statusCode(err: unknown): number | undefined {
 function engineMessage(err: unknown): string {
   const json = typeof err === 'object' && err !== null && 'json' in err ? (err as { json: unknown }).json : undefined;
   if (json && typeof json === 'object' && 'message' in json) return String((json as { message: unknown }).message);
-  return err instanceof Error ? err.message : String(err);
+  return errorText(err);
 }
 
 // Containers of this process, removed with the docker CLI at exit if dispose() never ran.

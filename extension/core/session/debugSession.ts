@@ -4,7 +4,7 @@
  * stopping at breakpoints, and recording a new trajectory. No VS Code here: views listen to the
  * events and call the controls.
  */
-import { CancelledError } from '../errors';
+import { CancelledError, errorText } from '../errors';
 import type { Outcome, Step, Task, Trajectory, TrajectoryMeta } from '../trajectory/model';
 import type { AciSession } from '../aci/aciSession';
 import { shellQuote } from '../aci/shellWords';
@@ -178,12 +178,12 @@ export class DebugSession {
         outcome.resolved = result.exitCode === 0 && !result.timedOut;
       }
     } catch (err) {
-      outcome.error = errorMessage(err);
+      outcome.error = errorText(err);
     }
     try {
       await this.options.aci.dispose();
     } catch (err) {
-      outcome.error ??= `could not remove the sandbox ${sandbox.id}: ${errorMessage(err)}`;
+      outcome.error ??= `could not remove the sandbox ${sandbox.id}: ${errorText(err)}`;
     }
     if (this.lastError && !outcome.error) outcome.error = this.lastError;
     this.finished = this.recorder.trajectory(outcome);
@@ -249,7 +249,7 @@ export class DebugSession {
     } catch (err) {
       this.pending = undefined;
       if (err instanceof CancelledError || this.signal.aborted) return this.stop('cancelled');
-      this.lastError = errorMessage(err);
+      this.lastError = errorText(err);
       this.emit({ type: 'error', index: this.steps.length, message: this.lastError });
       return this.stop('error', undefined, this.lastError);
     }
@@ -322,6 +322,3 @@ export class DebugSession {
   }
 }
 
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

@@ -42,7 +42,7 @@ function problemOf(issue: Issue, value: unknown): string {
  * Validates `value` (found at `basePath` in `file`) with a zod schema and returns the parsed
  * value, or throws an InputError naming the first offending JSON path and what was expected.
  */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, file: string, basePath: ReadonlyArray<string | number> = []): z.output<S> {
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, file: string | undefined, basePath: ReadonlyArray<string | number> = []): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;

@@ -6,7 +6,7 @@ import { saveBugArtifact } from '../../core/bugs/bugArtifact';
 import { bugFromSandbox } from '../../core/bugs/bugFromSandbox';
 import { CancelledError } from '../../core/errors';
 import { CHECK_NAMES, type CheckResult } from '../../core/bugs/consistencyChecks';
-import { errorText } from '../patch/classifyError';
+import { errorText } from '../../core/errors';
 import { ReadonlyDocuments } from '../patch/readonlyDocuments';
 import { BugTestController } from '../testing/bugTestController';
 import { requireTrust, resolveBugEnvironment } from './bugEnvironment';
@@ -16,6 +16,7 @@ import type { BugFolder } from './bugFolders';
 import { BugsTreeProvider, type BugsNode } from './bugsTree';
 import { CheckResults, describeCheck } from './checkResults';
 import { showBugFileError } from './inputErrorLocation';
+import { describeZodError } from '../../protocol/ipc';
 
 export const BUGS_VIEW = 'sweWorkbench.bugs';
 
@@ -36,7 +37,7 @@ const ShowCheckArgs = z.strictObject({ bug: BugDir, check: z.enum(CHECK_NAMES) }
 function parseArgs<T>(schema: z.ZodType<T>, arg: unknown, command: string): T | undefined {
   const parsed = schema.safeParse(arg ?? {});
   if (parsed.success) return parsed.data;
-  void vscode.window.showErrorMessage(`SWE Workbench: ${command}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'argument'}: ${i.message}`).join('; ')}`);
+  void vscode.window.showErrorMessage(`SWE Workbench: ${command}: ${describeZodError('argument', parsed.error)}`);
   return undefined;
 }
 

@@ -2,10 +2,11 @@ import * as vscode from 'vscode';
 import { activeFileUri } from '../activeFile';
 import { parseUnifiedDiff } from '../../core/bugs/unifiedDiff';
 import type { PatchContent } from '../../protocol/patch';
-import { errorText } from './classifyError';
+import { errorText } from '../../core/errors';
 import { ReadonlyDocuments } from './readonlyDocuments';
 import { PATCH_VIEW, PatchPanel } from './patchPanel';
 import { PatchSourceSchema, loadPatchContent, type PatchSource } from './patchSources';
+import { describeZodError } from '../../protocol/ipc';
 
 /** What `sweWorkbench.patch.show` returns: the panel and what it shows, for callers and tests. */
 export interface PatchShown {
@@ -62,7 +63,7 @@ async function sourceOf(arg: unknown): Promise<PatchSource | undefined> {
   if (arg instanceof vscode.Uri) return fromUri(arg);
   const parsed = PatchSourceSchema.safeParse(arg);
   if (parsed.success) return parsed.data;
-  void vscode.window.showErrorMessage(`SWE Workbench: sweWorkbench.patch.show expects {diff}, {file}, {trajectory, step}, {trajectory, instance} or {bug}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'argument'}: ${i.message}`).join('; ')}`);
+  void vscode.window.showErrorMessage(`SWE Workbench: sweWorkbench.patch.show expects {diff}, {file}, {trajectory, step}, {trajectory, instance} or {bug}: ${describeZodError('argument', parsed.error)}`);
   return undefined;
 }
 

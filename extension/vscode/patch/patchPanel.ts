@@ -6,7 +6,7 @@ import { patchLoad, patchOpenDiff, type PatchContent } from '../../protocol/patc
 import { Disposable } from '../dispose';
 import { showView, webviewOptions } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
-import { classifyError } from './classifyError';
+import { classifyError } from '../../core/errors';
 import type { ReadonlyDocuments } from './readonlyDocuments';
 import { applyHunks, sidesFromHunks } from './patchSides';
 

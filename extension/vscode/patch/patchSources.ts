@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { BUG_FILES } from '../../core/bugs/bugArtifact';
 import { parseUnifiedDiff, reverseDiff, withoutTerminalLineEnds } from '../../core/bugs/unifiedDiff';
-import { InputError } from '../../core/errors';
+import { InputError, errorText } from '../../core/errors';
 import { readTaskInstance } from '../../core/reward/instance';
 import { loadTrajectory } from '../../core/trajectory/load';
 import type { PatchContent, PatchSection } from '../../protocol/patch';
@@ -45,7 +45,7 @@ export function patchSection(label: string, diff: string | undefined, where: str
     if (parseUnifiedDiff(diff, where).length === 0) return { label, diff, problem: `${where}: not a unified diff: no file header ('diff --git' or '--- a/…' / '+++ b/…') was found.` };
     return { label, diff, problem: null };
   } catch (error) {
-    return { label, diff, problem: error instanceof Error ? error.message : String(error) };
+    return { label, diff, problem: errorText(error) };
   }
 }
 

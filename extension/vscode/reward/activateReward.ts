@@ -3,9 +3,10 @@ import * as vscode from 'vscode';
 import { activeFileUri } from '../activeFile';
 import { z } from 'zod';
 import { RewardUiStateSchema, type RewardBreakdown, type RewardSources } from '../../protocol/reward';
-import { errorText } from '../patch/classifyError';
+import { errorText } from '../../core/errors';
 import { buildRewardBreakdown } from './rewardBreakdown';
 import { REWARD_VIEW, RewardPanel } from './rewardPanel';
+import { describeZodError } from '../../protocol/ipc';
 
 const PathArg = z.union([z.string().min(1), z.custom<vscode.Uri>((v) => v instanceof vscode.Uri, 'expected a path or a file URI').transform((u) => u.fsPath)]);
 /** The argument of `sweWorkbench.reward.show` (command links and other extensions pass it). */
@@ -62,7 +63,7 @@ export function activateReward(context: vscode.ExtensionContext, log: vscode.Log
       }
       const parsed = RewardShowArgs.safeParse(arg);
       if (!parsed.success) {
-        void vscode.window.showErrorMessage(`SWE Workbench: sweWorkbench.reward.show: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'argument'}: ${i.message}`).join('; ')}`);
+        void vscode.window.showErrorMessage(`SWE Workbench: sweWorkbench.reward.show: ${describeZodError('argument', parsed.error)}`);
         return undefined;
       }
       return show(parsed.data);

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { rewardLoad, rewardOpenOutput, type RewardBreakdown, type RewardSources } from '../../protocol/reward';
 import { Disposable } from '../dispose';
-import { classifyError } from '../patch/classifyError';
+import { classifyError } from '../../core/errors';
 import { showView, webviewOptions } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
 

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { InputError } from '../../core/errors';
+import { InputError, errorText } from '../../core/errors';
 import type { Rollout } from '../../core/rollouts/record';
 import type { RolloutIndex } from '../../core/rollouts/rolloutIndex';
 import type { ResponseMessage } from '../../protocol/ipc';
@@ -98,7 +98,7 @@ export function activateRollouts(context: vscode.ExtensionContext, log: vscode.L
       return await action(id);
     } catch (error) {
       log.error(`cannot ${verb} ${id}`, error);
-      void vscode.window.showErrorMessage(`SWE Workbench: cannot ${verb} ${id || 'the rollout'}: ${error instanceof Error ? error.message : String(error)}`);
+      void vscode.window.showErrorMessage(`SWE Workbench: cannot ${verb} ${id || 'the rollout'}: ${errorText(error)}`);
       return undefined;
     }
   };

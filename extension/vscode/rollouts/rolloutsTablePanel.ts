@@ -1,8 +1,7 @@
 import * as vscode from 'vscode';
-import { CancelledError, InputError } from '../../core/errors';
+import { classifyError } from '../../core/errors';
 import type { Rollout } from '../../core/rollouts/record';
 import { searchRollouts } from '../../core/rollouts/rolloutSearch';
-import type { ProtocolError } from '../../protocol/ipc';
 import { ProtocolFailure } from '../../protocol/ipc';
 import { rolloutsChanged, rolloutsHeader, rolloutsLocate, rolloutsOpen, rolloutsQuery, rolloutsRows, rolloutsShowPatch, rolloutsShowReward, type RolloutQuery } from '../../protocol/rollouts';
 import { Disposable } from '../dispose';
@@ -13,11 +12,6 @@ import type { RolloutsSource } from './rolloutsSource';
 
 export const ROLLOUTS_TABLE_VIEW = 'sweWorkbench.rolloutsTable';
 
-function classify(error: unknown): ProtocolError {
-  if (error instanceof InputError) return { code: 'invalid-input', message: error.message };
-  if (error instanceof CancelledError) return { code: 'cancelled', message: error.message };
-  return { code: 'internal', message: error instanceof Error ? error.message : String(error) };
-}
 
 /** Remembers the last answer per key and index version: scrolling asks the same query many times. */
 class LastResult<T> {
@@ -59,7 +53,7 @@ export class RolloutsTablePanel extends Disposable {
   ) {
     super();
     panel.webview.options = webviewOptions(extensionUri);
-    this.messenger = this._register(new WebviewMessenger(panel.webview, log, classify));
+    this.messenger = this._register(new WebviewMessenger(panel.webview, log, classifyError));
     this.messenger.onRequest(rolloutsHeader, () => ({ folder: source.index?.root ?? null, indexErrors: source.index?.errors.length ?? 0, problem: this.problem }));
     this.messenger.onRequest(rolloutsQuery, async (query, signal) => {
       const rows = await this.rowsOf(query, signal);

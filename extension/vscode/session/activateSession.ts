@@ -16,6 +16,7 @@ import { SessionController, type RunningSession } from './sessionController';
 import type { SessionLaunch } from './sessionLaunch';
 import { SESSION_VIEW, SessionTreeProvider, type SessionNode } from './sessionTree';
 import { SessionStatusBar } from './sessionStatusBar';
+import { errorText } from '../../core/errors';
 
 export interface SessionApi {
   readonly controller: SessionController;
@@ -136,7 +137,7 @@ export function activateSession(context: vscode.ExtensionContext, log: vscode.Lo
         await work(...args);
       } catch (error) {
         log.error(`${name} failed`, error);
-        void vscode.window.showErrorMessage(`SWE Workbench: ${error instanceof Error ? error.message : String(error)}`, 'Show Log').then((c) => c && log.show());
+        void vscode.window.showErrorMessage(`SWE Workbench: ${errorText(error)}`, 'Show Log').then((c) => c && log.show());
       }
     };
 

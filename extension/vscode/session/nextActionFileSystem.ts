@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { SessionController } from './sessionController';
+import { errorText } from '../../core/errors';
 
 export const NEXT_ACTION_SCHEME = 'swe-next-action';
 export const NEXT_ACTION_URI = vscode.Uri.from({ scheme: NEXT_ACTION_SCHEME, path: '/next action.sh' });
@@ -48,7 +49,7 @@ export class NextActionFileSystem implements vscode.FileSystemProvider {
     try {
       await this.controller.editNext(text);
     } catch (error) {
-      throw vscode.FileSystemError.NoPermissions(error instanceof Error ? error.message : String(error));
+      throw vscode.FileSystemError.NoPermissions(errorText(error));
     }
     this.text = content;
     this.mtime = Date.now();

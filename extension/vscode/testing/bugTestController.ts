@@ -2,7 +2,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { loadBugArtifact } from '../../core/bugs/bugArtifact';
 import { CHECK_NAMES, runConsistencyChecks, type CheckResult } from '../../core/bugs/consistencyChecks';
-import { CancelledError } from '../../core/errors';
+import { CancelledError, errorText } from '../../core/errors';
 import type { TestStatus } from '../../core/reward/testStatus';
 import { Disposable } from '../dispose';
 import { bugSandboxFactory, requireTrust, resolveBugEnvironment, type BugEnvironment } from '../bugs/bugEnvironment';
@@ -108,7 +108,7 @@ export class BugTestController extends Disposable {
         },
       });
     } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
+      const text = errorText(error);
       const message = new vscode.TestMessage(text);
       message.location = inputErrorLocation(error);
       this.results.stop(dir, abort.signal.aborted ? 'cancelled' : text);

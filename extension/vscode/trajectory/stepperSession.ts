@@ -1,8 +1,7 @@
 import * as vscode from 'vscode';
-import { CancelledError, InputError } from '../../core/errors';
+import { classifyError } from '../../core/errors';
 import { rawRecords } from '../../core/trajectory/load';
 import type { Step } from '../../core/trajectory/model';
-import type { ProtocolError } from '../../protocol/ipc';
 import { ProtocolFailure } from '../../protocol/ipc';
 import { STEPPER_BOOT_ELEMENT, stepperBoot, stepperReveal, stepperSelected, stepsAct, stepsDetails, stepsOpenRaw, stepsSearch, stepsSummaries, trajectoryOpen, type StepAction, type StepperBoot } from '../../protocol/stepper';
 import { Disposable } from '../dispose';
@@ -12,11 +11,6 @@ import { bootPayload, searchSteps, stepsInRange, toStepDetail, toStepSummary, to
 import type { RawRecordDocuments } from './rawRecordDocuments';
 import { recordOf, type TrajectoryDocument } from './trajectoryDocument';
 
-function classify(error: unknown): ProtocolError {
-  if (error instanceof InputError) return { code: 'invalid-input', message: error.message };
-  if (error instanceof CancelledError) return { code: 'cancelled', message: error.message };
-  return { code: 'internal', message: error instanceof Error ? error.message : String(error) };
-}
 
 /** The argument `sweWorkbench.session.replay` and `.fork` take to act on a step of a trajectory without asking. */
 export interface TrajectoryStep {
@@ -71,7 +65,7 @@ export class StepperSession extends Disposable {
     rawRecordDocuments: RawRecordDocuments,
   ) {
     super();
-    this.messenger = this._register(new WebviewMessenger(panel.webview, log, classify));
+    this.messenger = this._register(new WebviewMessenger(panel.webview, log, classifyError));
     const steps = async () => (await document.trajectory()).steps;
     const stepAt = async (index: number) => {
       const step = (await steps())[index];
@@ -111,7 +105,7 @@ export class StepperSession extends Disposable {
       return bootPayload(await this.document.trajectory(), this.document.fileName, index, reveal);
     } catch (error) {
       this.log.error(`cannot open ${this.document.uri.fsPath}`, error);
-      return { ok: false, error: classify(error) };
+      return { ok: false, error: classifyError(error) };
     }
   }
 

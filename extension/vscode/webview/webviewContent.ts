@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { renderErrorHtml, renderWebviewHtml, type WebviewPage } from './webviewHtml';
+import { errorText } from '../../core/errors';
 
 /** Where a view's script and styles live inside the extension. */
 function mediaUri(extensionUri: vscode.Uri, ...segments: string[]): vscode.Uri {
@@ -27,7 +28,7 @@ export function showView(webview: vscode.Webview, extensionUri: vscode.Uri, view
     });
   } catch (error) {
     log.error(`could not render the ${view} view`, error);
-    showError(webview, extensionUri, title, error instanceof Error ? error.message : String(error));
+    showError(webview, extensionUri, title, errorText(error));
   }
 }
 

@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { RequestDispatcher } from '../../../extension/protocol/dispatcher';
 import { ProtocolFailure } from '../../../extension/protocol/ipc';
 import { stepsDetails, stepsSummaries, MAX_STEP_RANGE } from '../../../extension/protocol/stepper';
+import { errorText } from '../../../extension/core/errors';
 
 function dispatcher(): RequestDispatcher {
-  const d = new RequestDispatcher((error) => ({ code: 'internal', message: error instanceof Error ? error.message : String(error) }));
+  const d = new RequestDispatcher((error) => ({ code: 'internal', message: errorText(error) }));
   d.on(stepsSummaries, ({ start, end }) => ({ summaries: Array.from({ length: end - start }, (_, i) => ({ index: start + i, tool: 'bash', label: 'ls', error: false, diverged: false, flags: [] })) }));
   d.on(stepsDetails, ({ start }) => {
     if (start > 10) throw new ProtocolFailure('not-found', `no step ${start}`);

@@ -50,7 +50,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    const message = err instanceof CliError || errorText(err);
+    const message = errorText(err);
     process.stderr.write(`swe-workbench: ${message}\n`);
     if (process.env.SWE_WORKBENCH_DEBUG && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
     process.exitCode = err instanceof CliError ? err.exitCode : 1;

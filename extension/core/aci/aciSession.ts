@@ -1,6 +1,6 @@
 import { throwIfAborted } from '../errors';
 import type { Sandbox } from '../runtime/sandbox';
-import { validateArguments, type ParsedAction } from './commandSyntax';
+import { validateArguments, type ParsedAction } from '../parsing/commandSyntax';
 import { disposePyright } from './lspServer';
 import { toolSetFor } from './standardTools';
 import { currentPatch } from './submitTools';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { shellQuote } from './shellWords';
+import { shellQuote } from '../parsing/shellWords';
 import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
 
 /**

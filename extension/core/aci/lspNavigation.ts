@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Sandbox } from '../runtime/sandbox';
 import { fileUri, uriPath, type PyrightServer } from './lspServer';
-import { shellQuote } from './shellWords';
+import { shellQuote } from '../parsing/shellWords';
 
 /**
  * Code navigation over Pyright, in the terms an agent uses: a file, a 1-based line and a name

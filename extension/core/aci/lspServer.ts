@@ -9,7 +9,7 @@ import {
 import { z } from 'zod';
 import { CancelledError, InputError, throwIfAborted } from '../errors';
 import type { Mount, Sandbox, SandboxProcess } from '../runtime/sandbox';
-import { shellQuote } from './shellWords';
+import { shellQuote } from '../parsing/shellWords';
 
 /**
  * Pyright's language server running inside a sandbox, spoken to over the stdio of a spawned

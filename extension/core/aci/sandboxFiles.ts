@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { shellQuote } from './shellWords';
+import { shellQuote } from '../parsing/shellWords';
 import type { ToolContext } from './toolDefinition';
 
 /**

@@ -1,5 +1,5 @@
 import { bashTools } from './bashTool';
-import type { ParseResult } from './commandSyntax';
+import type { ParseResult } from '../parsing/commandSyntax';
 import { lintedEditTools } from './lintedEditTool';
 import { searchTools } from './searchTools';
 import { strReplaceEditorTools } from './strReplaceEditor';

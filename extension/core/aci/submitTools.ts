@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { runTool } from './sandboxFiles';
-import { shellQuote } from './shellWords';
+import { shellQuote } from '../parsing/shellWords';
 import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
 
 /**

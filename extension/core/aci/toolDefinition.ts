@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ToolSyntax } from '../parsing/commandSyntax';
 import type { Sandbox } from '../runtime/sandbox';
 
 /** What a tool prints and its exit code, as the agent sees them. */
@@ -60,7 +61,7 @@ export interface ToolContext {
  * model reads, the command syntax (`signature`), and a zod schema of its arguments. Command
  * parsing, OpenAI function specs and function-call validation are all derived from this.
  */
-export interface ToolDefinition {
+export interface ToolDefinition extends ToolSyntax {
   name: string;
   /** SWE-agent bundle without the `tools/` prefix, e.g. `windowed`, `edit_anthropic`. */
   bundle: string;

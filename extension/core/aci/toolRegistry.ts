@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { coerceArguments, parseCommandText, validateArguments, type ParseResult } from './commandSyntax';
+import { coerceArguments, parseCommandText, validateArguments, type ParseResult } from '../parsing/commandSyntax';
 import type { ToolDefinition } from './toolDefinition';
-import { extractXmlFunctionCalls } from './xmlFunctionCall';
+import { extractXmlFunctionCalls } from '../parsing/xmlFunctionCall';
 
 /** One entry of the `tools` list of an OpenAI chat-completions request. */
 export interface OpenAiToolSpec {

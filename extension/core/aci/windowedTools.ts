@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { lookupFile, lookupScript, parseLookup, pathAsGiven, runTool, type FileLookup } from './sandboxFiles';
-import { shellQuote } from './shellWords';
+import { shellQuote } from '../parsing/shellWords';
 import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
 import { clampFirstLine, countLines, firstLineFor, renderWindow, scrolledFirstLine } from './windowedFile';
 

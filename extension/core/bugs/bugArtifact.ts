@@ -3,7 +3,7 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../errors';
 import { isPytestTestFile } from './testFiles';
-import { parseUnifiedDiff, touchedPaths, type FilePatch } from './unifiedDiff';
+import { parseUnifiedDiff, touchedPaths, type FilePatch } from '../diff/unifiedDiff';
 
 /** The five files of a self-play bug (SSR). */
 export interface BugArtifact {

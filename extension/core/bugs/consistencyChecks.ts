@@ -4,7 +4,7 @@ import { bashQuote } from '../runtime/shellSession';
 import { statusMapToObject, type TestStatus, type TestStatusMap } from '../reward/testStatus';
 import { bugPatches, bugScope, type BugArtifact } from './bugArtifact';
 import { prepareRepo, runBugTests, stageBug, type RepoState, type TestRun, type TestRunOptions } from './bugTestRun';
-import { touchedPaths } from './unifiedDiff';
+import { touchedPaths } from '../diff/unifiedDiff';
 
 export const CHECK_NAMES = [
   'test-files-exist',

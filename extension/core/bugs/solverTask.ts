@@ -5,7 +5,7 @@ import type { BugArtifact } from './bugArtifact';
 import { bugFromSandbox } from './bugFromSandbox';
 import { bugDirIn, prepareRepo, stageBug } from './bugTestRun';
 import { isPytestTestFile } from './testFiles';
-import { parseUnifiedDiff, reverseDiff } from './unifiedDiff';
+import { parseUnifiedDiff, reverseDiff } from '../diff/unifiedDiff';
 
 /** The solver's only spec: the reverse of the weakening, "make the code pass these tests". */
 export function solverSpec(bug: BugArtifact): string {

@@ -4,7 +4,7 @@ import { isValidBug, validationLists, type ValidationLists } from '../reward/val
 import type { BugArtifact } from './bugArtifact';
 import { runBugTests, stageBug, type TestRun } from './bugTestRun';
 import { DEFAULT_TEST_PARSER, DEFAULT_TEST_SCRIPT } from './defaultBugScripts';
-import { parseUnifiedDiff, reverseDiff, touchedPaths } from './unifiedDiff';
+import { parseUnifiedDiff, reverseDiff, touchedPaths } from '../diff/unifiedDiff';
 
 export interface SweSmithValidation {
   valid: boolean;

@@ -4,7 +4,7 @@
  * text (`xml_function_calling`). A reply that cannot be read becomes a format error carrying the
  * message SWE-agent would show the model, never an exception.
  */
-import type { ParseResult } from '../aci/commandSyntax';
+import type { ParseResult } from '../parsing/commandSyntax';
 import type { ToolSet } from '../aci/toolRegistry';
 import type { Action } from '../trajectory/model';
 import type { PolicyReply } from './policyClient';

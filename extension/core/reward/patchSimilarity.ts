@@ -1,4 +1,4 @@
-import { parseUnifiedDiff, type FilePatch } from '../bugs/unifiedDiff';
+import { parseUnifiedDiff, type FilePatch } from '../diff/unifiedDiff';
 import { term, type Reward } from './rewardTerms';
 import { stringRatio } from './sequenceMatcher';
 

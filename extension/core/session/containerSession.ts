@@ -1,7 +1,7 @@
 import { AciSession } from '../aci/aciSession';
 import { pyrightMounts } from '../aci/lspServer';
 import { LSP_BUNDLE } from '../aci/lspTools';
-import { aciConfigForRecording } from '../aci/recordingConfig';
+import { aciConfigForRecording } from './recordingConfig';
 import { toolSetFor } from '../aci/standardTools';
 import type { AciConfig } from '../aci/toolDefinition';
 import type { ToolSet } from '../aci/toolRegistry';

@@ -7,7 +7,7 @@
 import { CancelledError, errorText } from '../errors';
 import type { Outcome, Step, Task, Trajectory, TrajectoryMeta } from '../trajectory/model';
 import type { AciSession } from '../aci/aciSession';
-import { shellQuote } from '../aci/shellWords';
+import { shellQuote } from '../parsing/shellWords';
 import { typedAction, type ActionSource, type NextAction, type TypedCall } from './actionSources';
 import { breakAfter, breakBefore, describeBreakpoint, observationFlags, type Breakpoint } from './breakpoints';
 import { compareObservations, DEFAULT_NORMALISERS, type NormaliserName } from './divergence';

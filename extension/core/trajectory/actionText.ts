@@ -1,4 +1,4 @@
-import { extractXmlFunctionCalls } from '../aci/xmlFunctionCall';
+import { extractXmlFunctionCalls } from '../parsing/xmlFunctionCall';
 import type { Action } from './model';
 
 /** An action together with why it could not be read, when it could not. */

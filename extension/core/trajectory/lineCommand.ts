@@ -1,6 +1,6 @@
 import { toolSetFor } from '../aci/standardTools';
 import type { ToolSet } from '../aci/toolRegistry';
-import { splitShellWords } from '../aci/shellWords';
+import { splitShellWords } from '../parsing/shellWords';
 import type { ParsedAction } from './actionText';
 
 /** Tool sets by bundle list: a run's trajectories share a few lists, and each unhosted bundle costs a thrown error. */

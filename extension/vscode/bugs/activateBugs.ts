@@ -8,7 +8,7 @@ import { CancelledError } from '../../core/errors';
 import { CHECK_NAMES, type CheckResult } from '../../core/bugs/consistencyChecks';
 import { errorText } from '../../core/errors';
 import { ReadonlyDocuments } from '../patch/readonlyDocuments';
-import { BugTestController } from '../testing/bugTestController';
+import { BugTestController } from './bugTestController';
 import { requireTrust, resolveBugEnvironment } from './bugEnvironment';
 import type { RunningSession } from '../session/sessionController';
 import { chooseCaptureSource } from './captureSource';

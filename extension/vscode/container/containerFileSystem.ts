@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { shellQuote } from '../../core/aci/shellWords';
+import { shellQuote } from '../../core/parsing/shellWords';
 import type { Sandbox } from '../../core/runtime/sandbox';
 
 export const CONTAINER_SCHEME = 'swe-container';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { activeFileUri } from '../activeFile';
-import { parseUnifiedDiff } from '../../core/bugs/unifiedDiff';
+import { parseUnifiedDiff } from '../../core/diff/unifiedDiff';
 import type { PatchContent } from '../../protocol/patch';
 import { errorText } from '../../core/errors';
 import { ReadonlyDocuments } from './readonlyDocuments';

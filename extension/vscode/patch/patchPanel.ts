@@ -1,6 +1,6 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { parseUnifiedDiff } from '../../core/bugs/unifiedDiff';
+import { parseUnifiedDiff } from '../../core/diff/unifiedDiff';
 import { ProtocolFailure } from '../../protocol/ipc';
 import { patchLoad, patchOpenDiff, type PatchContent } from '../../protocol/patch';
 import { Disposable } from '../dispose';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { BUG_FILES } from '../../core/bugs/bugArtifact';
-import { parseUnifiedDiff, reverseDiff, withoutTerminalLineEnds } from '../../core/bugs/unifiedDiff';
+import { parseUnifiedDiff, reverseDiff, withoutTerminalLineEnds } from '../../core/diff/unifiedDiff';
 import { InputError, errorText } from '../../core/errors';
 import { readTaskInstance } from '../../core/reward/instance';
 import { loadTrajectory } from '../../core/trajectory/load';

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { withoutTerminalLineEnds } from '../../core/bugs/unifiedDiff';
+import { withoutTerminalLineEnds } from '../../core/diff/unifiedDiff';
 import { InputError } from '../../core/errors';
 import { readTaskInstances, type TaskInstance } from '../../core/reward/instance';
 import { jsonlLines } from '../../core/rollouts/jsonlLines';

@@ -5,7 +5,7 @@ import { bugFromSandbox } from '../../../extension/core/bugs/bugFromSandbox';
 import { runBugTests, stageBug } from '../../../extension/core/bugs/bugTestRun';
 import { higherOrderBug, prepareSolverRepo } from '../../../extension/core/bugs/solverTask';
 import { validateLikeSweSmith } from '../../../extension/core/bugs/sweSmithValidation';
-import { parseUnifiedDiff, touchedPaths } from '../../../extension/core/bugs/unifiedDiff';
+import { parseUnifiedDiff, touchedPaths } from '../../../extension/core/diff/unifiedDiff';
 import type { Sandbox } from '../../../extension/core/runtime/sandbox';
 import { bugFixtureDir, containersLeft, sampleRepoForBugs, sandboxFactory } from '../../helpers/bugSandboxes';
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { openAiToolSpecs, toolSetFor } from '../../../extension/core/aci/standardTools';
 import { defineTool } from '../../../extension/core/aci/toolDefinition';
 import { ToolRegistry } from '../../../extension/core/aci/toolRegistry';
-import { extractXmlFunctionCalls } from '../../../extension/core/aci/xmlFunctionCall';
+import { extractXmlFunctionCalls } from '../../../extension/core/parsing/xmlFunctionCall';
 
 const tools = toolSetFor();
 

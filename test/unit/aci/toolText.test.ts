@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { clipObservation, splitCwdMarker } from '../../../extension/core/aci/bashTool';
 import { pathAsGiven } from '../../../extension/core/aci/sandboxFiles';
-import { shellQuote, splitShellWords } from '../../../extension/core/aci/shellWords';
+import { shellQuote, splitShellWords } from '../../../extension/core/parsing/shellWords';
 import { catN, expandTabs, filemap, maybeTruncate, TRUNCATED_MESSAGE } from '../../../extension/core/aci/strReplaceEditor';
 import { pythonRepr } from '../../../extension/core/aci/windowedReplaceTools';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { parseUnifiedDiff } from '../../../extension/core/bugs/unifiedDiff';
+import { parseUnifiedDiff } from '../../../extension/core/diff/unifiedDiff';
 import { applyHunks, sidesFromHunks } from '../../../extension/vscode/patch/patchSides';
 import { loadPatchContent, patchSection } from '../../../extension/vscode/patch/patchSources';
 

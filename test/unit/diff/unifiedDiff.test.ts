@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { parseUnifiedDiff, reverseDiff, touchedPaths, withoutTerminalLineEnds } from '../../../extension/core/bugs/unifiedDiff';
+import { parseUnifiedDiff, reverseDiff, touchedPaths, withoutTerminalLineEnds } from '../../../extension/core/diff/unifiedDiff';
 import { InputError } from '../../../extension/core/errors';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 

@@ -5,10 +5,10 @@ import { CHECK_NAMES, runConsistencyChecks, type CheckResult } from '../../core/
 import { CancelledError, errorText } from '../../core/errors';
 import type { TestStatus } from '../../core/reward/testStatus';
 import { Disposable } from '../dispose';
-import { bugSandboxFactory, requireTrust, resolveBugEnvironment, type BugEnvironment } from '../bugs/bugEnvironment';
-import type { BugFolder } from '../bugs/bugFolders';
-import { describeCheck, type CheckResults } from '../bugs/checkResults';
-import { inputErrorLocation } from '../bugs/inputErrorLocation';
+import { bugSandboxFactory, requireTrust, resolveBugEnvironment, type BugEnvironment } from './bugEnvironment';
+import type { BugFolder } from './bugFolders';
+import { describeCheck, type CheckResults } from './checkResults';
+import { inputErrorLocation } from './inputErrorLocation';
 
 export const BUG_CHECKS_CONTROLLER = 'sweWorkbench.bugChecks';
 

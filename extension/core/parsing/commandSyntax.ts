@@ -1,6 +1,18 @@
 import { z } from 'zod';
 import { splitShellWords } from './shellWords';
-import type { ToolDefinition } from './toolDefinition';
+
+/**
+ * What the parser needs of a tool: its name, SWE-agent's command signature, the zod schema of its
+ * arguments and its block argument. The tools (`ToolSyntax`) carry more; the parser reads only this.
+ */
+export interface ToolSyntax {
+  name: string;
+  /** SWE-agent's signature: the command pattern, and a block argument's terminator line. */
+  signature: string;
+  parameters: z.ZodObject;
+  /** A body on the lines after the command, up to a line holding only `terminator`. */
+  block?: { argument: string; terminator: string };
+}
 
 /** A tool call: the tool's name and its arguments, validated against the tool's schema. */
 export interface ParsedAction {
@@ -25,10 +37,10 @@ interface CompiledSyntax {
   properties: Record<string, PropertyShape>;
 }
 
-const compiled = new WeakMap<ToolDefinition, CompiledSyntax>();
+const compiled = new WeakMap<ToolSyntax, CompiledSyntax>();
 
 /** The first line of a signature with the `"` around `"<path>"` kept out (the shell drops them). */
-function compileSignature(tool: ToolDefinition): CompiledSyntax {
+function compileSignature(tool: ToolSyntax): CompiledSyntax {
   const cached = compiled.get(tool);
   if (cached) return cached;
   const firstLine = tool.signature.split('\n')[0] ?? '';
@@ -73,13 +85,13 @@ export function coerceArgument(shape: PropertyShape | undefined, value: unknown)
   return value;
 }
 
-export function coerceArguments(tool: ToolDefinition, args: Record<string, unknown>): Record<string, unknown> {
+export function coerceArguments(tool: ToolSyntax, args: Record<string, unknown>): Record<string, unknown> {
   const { properties } = compileSignature(tool);
   return Object.fromEntries(Object.entries(args).map(([k, v]) => [k, coerceArgument(properties[k], v)]));
 }
 
 /** Validates arguments against the tool's schema; the error names the argument and the problem. */
-export function validateArguments(tool: ToolDefinition, args: Record<string, unknown>): ParseResult {
+export function validateArguments(tool: ToolSyntax, args: Record<string, unknown>): ParseResult {
   const parsed = tool.parameters.safeParse(args);
   if (parsed.success) return { tool: tool.name, args: parsed.data as Record<string, unknown> };
   const problems = parsed.error.issues.map((issue) => {
@@ -89,7 +101,7 @@ export function validateArguments(tool: ToolDefinition, args: Record<string, unk
   return { error: `Invalid arguments for ${tool.name}: ${problems.join('; ')}` };
 }
 
-function usage(tool: ToolDefinition, problem: string): { error: string } {
+function usage(tool: ToolSyntax, problem: string): { error: string } {
   return { error: `${problem}\nUsage: ${tool.signature}` };
 }
 
@@ -97,7 +109,7 @@ function usage(tool: ToolDefinition, problem: string): { error: string } {
  * Parses one action written in SWE-agent's command syntax. A first word that names no tool, or
  * text holding several shell commands, is a `bash` action with the whole text as its command.
  */
-export function parseCommandText(tools: ReadonlyMap<string, ToolDefinition>, text: string): ParseResult {
+export function parseCommandText(tools: ReadonlyMap<string, ToolSyntax>, text: string): ParseResult {
   const trimmed = text.trim();
   const name = /^\S+/.exec(trimmed)?.[0] ?? '';
   const tool = tools.get(name);
@@ -110,7 +122,7 @@ export function parseCommandText(tools: ReadonlyMap<string, ToolDefinition>, tex
   return matchWords(tool, split.words.slice(1), {});
 }
 
-function parseBlockCommand(tool: ToolDefinition, text: string): ParseResult {
+function parseBlockCommand(tool: ToolSyntax, text: string): ParseResult {
   const block = tool.block as { argument: string; terminator: string };
   const newline = text.indexOf('\n');
   const header = newline < 0 ? text : text.slice(0, newline);
@@ -133,7 +145,7 @@ function countListWords(words: string[], from: number, max = Number.POSITIVE_INF
   return Math.max(n, 1);
 }
 
-function matchWords(tool: ToolDefinition, words: string[], preset: Record<string, unknown>): ParseResult {
+function matchWords(tool: ToolSyntax, words: string[], preset: Record<string, unknown>): ParseResult {
   const { slots, properties } = compileSignature(tool);
   const args: Record<string, unknown> = { ...preset };
   const rest: string[] = [];

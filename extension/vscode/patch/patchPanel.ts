@@ -8,7 +8,7 @@ import { showView, webviewOptions } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
 import { classifyError } from '../../core/errors';
 import type { ReadonlyDocuments } from './readonlyDocuments';
-import { applyHunks, sidesFromHunks } from './patchSides';
+import { applyHunks, sidesFromHunks } from '../../views/patchSides';
 
 export const PATCH_VIEW = 'sweWorkbench.patch';
 

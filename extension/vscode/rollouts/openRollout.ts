@@ -3,7 +3,7 @@ import type { Rollout } from '../../core/rollouts/record';
 import { loadTrajectory } from '../../core/trajectory/load';
 import { withRecord } from '../trajectory/trajectoryDocument';
 import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
-import { entryStep, type EntryStep } from './entryStep';
+import { entryStep, type EntryStep } from '../../views/entryStep';
 import { rolloutFile } from './rolloutSources';
 
 export interface OpenedRollout extends EntryStep {

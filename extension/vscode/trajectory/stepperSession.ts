@@ -7,7 +7,7 @@ import { STEPPER_BOOT_ELEMENT, stepperBoot, stepperReveal, stepperSelected, step
 import { Disposable } from '../dispose';
 import { showView } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
-import { bootPayload, searchSteps, stepsInRange, toStepDetail, toStepSummary, toTrajectoryHeader } from './stepView';
+import { bootPayload, searchSteps, stepsInRange, toStepDetail, toStepSummary, toTrajectoryHeader } from '../../views/stepView';
 import type { RawRecordDocuments } from './rawRecordDocuments';
 import { recordOf, type TrajectoryDocument } from './trajectoryDocument';
 

@@ -6,7 +6,7 @@ import { RecordingSource } from '../../../extension/core/session/actionSources';
 import { writeTrajectoryFile } from '../../../extension/core/session/trajectoryRecorder';
 import { LocalSandbox } from '../../../extension/core/runtime/localSandbox';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
-import { toStepSummary } from '../../../extension/vscode/trajectory/stepView';
+import { toStepSummary } from '../../../extension/views/stepView';
 import { aBashAction, aStep } from '../../builders/trajectory';
 import { aciFor, sampleRepoCopy } from '../../helpers/ledgerAgentScript';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { summarize } from '../../../extension/cli/inspect';
 import { STEP_LABEL_WIDTH, stepErrors, stepLabel } from '../../../extension/core/trajectory/stepLabels';
-import { toStepSummary } from '../../../extension/vscode/trajectory/stepView';
+import { toStepSummary } from '../../../extension/views/stepView';
 import { aBashAction, anAction, aStep, aTrajectory } from '../../builders/trajectory';
 
 const traceback = 'Traceback (most recent call last):\n  File "reproduce.py", line 3, in <module>\nZeroDivisionError: division by zero';

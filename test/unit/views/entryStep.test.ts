@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { entryStep } from '../../../extension/vscode/rollouts/entryStep';
+import { entryStep } from '../../../extension/views/entryStep';
 import type { Step, Trajectory } from '../../../extension/core/trajectory/model';
 import { aBashAction, aFormatErrorStep, anAction, aStep, aTrajectory } from '../../builders/trajectory';
 

@@ -1,6 +1,6 @@
-import type { Action, Step, Trajectory } from '../../core/trajectory/model';
-import { stepHasError, stepLabel } from '../../core/trajectory/stepLabels';
-import { MAX_STEP_RANGE, type StepDetail, type StepperBoot, type StepRange, type StepSummary, type TrajectoryHeader } from '../../protocol/stepper';
+import type { Action, Step, Trajectory } from '../core/trajectory/model';
+import { stepHasError, stepLabel } from '../core/trajectory/stepLabels';
+import { MAX_STEP_RANGE, type StepDetail, type StepperBoot, type StepRange, type StepSummary, type TrajectoryHeader } from '../protocol/stepper';
 
 export function toStepSummary(step: Step): StepSummary {
   const flags = step.flags ?? [];

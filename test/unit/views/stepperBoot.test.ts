@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_STEP_RANGE, STEPPER_BOOT_ELEMENT, StepperBootSchema, stepsAct } from '../../../extension/protocol/stepper';
 import { safeParse } from '../../../extension/protocol/ipc';
-import { bootPayload } from '../../../extension/vscode/trajectory/stepView';
+import { bootPayload } from '../../../extension/views/stepView';
 import { renderWebviewHtml } from '../../../extension/vscode/webview/webviewHtml';
 import { keyMove } from '../../../webview/stepper/navigation';
 import { STEP_BUTTONS, buttonForKey, type StepButton } from '../../../webview/stepper/stepDetailView';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { parseUnifiedDiff } from '../../../extension/core/diff/unifiedDiff';
-import { applyHunks, sidesFromHunks } from '../../../extension/vscode/patch/patchSides';
+import { applyHunks, sidesFromHunks } from '../../../extension/views/patchSides';
 import { loadPatchContent, patchSection } from '../../../extension/vscode/patch/patchSources';
 
 const repoRoot = path.resolve(__dirname, '../../..');

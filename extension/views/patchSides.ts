@@ -1,4 +1,4 @@
-import type { FilePatch, Hunk } from '../../core/diff/unifiedDiff';
+import type { FilePatch, Hunk } from '../core/diff/unifiedDiff';
 
 export interface PatchSides {
   before: string;

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { searchSteps, toStepDetail, toStepSummary, toTrajectoryHeader } from '../../../extension/vscode/trajectory/stepView';
+import { searchSteps, toStepDetail, toStepSummary, toTrajectoryHeader } from '../../../extension/views/stepView';
 import { aBashAction, aFormatErrorStep, anAction, aStep, aTrajectory } from '../../builders/trajectory';
 
 const steps = [

@@ -1,0 +1,63 @@
+// The layers of ARCHITECTURE.md, held by ESLint: each folder's `no-restricted-imports` lists what it
+// must not import. `npm run lint` runs it; `test/unit/layers/layerRules.test.ts` proves a forbidden
+// import fails. tsconfig.core.json, tsconfig.webview.json and tsconfig.vscode.json hold the same
+// layers for globals (DOM, Node) and types.
+import { builtinModules } from 'node:module';
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = builtinModules.filter((m) => !m.startsWith('_')).flatMap((m) => [m, `node:${m}`]);
+
+/** Core folders, lowest first: each may import the root files (errors, defined) and the folders listed. */
+const CORE = {
+  parsing: [],
+  diff: [],
+  runtime: [],
+  aci: ['parsing', 'runtime'],
+  trajectory: ['parsing', 'aci'],
+  policy: ['parsing', 'aci', 'trajectory'],
+  reward: ['diff', 'trajectory'],
+  bugs: ['diff', 'reward', 'runtime'],
+  rollouts: ['reward', 'trajectory'],
+  session: ['parsing', 'aci', 'runtime', 'trajectory', 'policy'],
+};
+
+const vscodeApi = { name: 'vscode', message: 'only extension/vscode talks to the VS Code API' };
+const upward = (what, why) => ({ group: what, message: why });
+
+function restrict(files, { paths = [], patterns = [] }) {
+  return { files, rules: { 'no-restricted-imports': ['error', { paths, patterns }] } };
+}
+
+const coreRules = Object.entries(CORE).map(([folder, allowed]) =>
+  restrict([`extension/core/${folder}/**/*.ts`], {
+    paths: [vscodeApi],
+    patterns: [
+      upward(['**/vscode/**', '**/cli/**', '**/views/**', '**/webview/**', '**/protocol/**'], 'the core is imported by the CLI, the presenters and the VS Code glue, never the other way'),
+      ...Object.keys(CORE)
+        .filter((other) => other !== folder && !allowed.includes(other))
+        .map((other) => upward([`../${other}/*`, `../../${other}/*`], `core/${folder} may import only ${allowed.length ? allowed.map((a) => `core/${a}`).join(', ') : 'the root files of core'} (see ARCHITECTURE.md)`)),
+    ],
+  }),
+);
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'media/dist/**', 'test/e2e/out/**', '.vscode-test/**'] },
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parser: tseslint.parser, ecmaVersion: 2023, sourceType: 'module' },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+  },
+  restrict(['extension/core/*.ts'], { paths: [vscodeApi], patterns: [upward(['./*/**', '**/vscode/**', '**/cli/**', '**/views/**', '**/protocol/**'], 'the root files of core (errors, defined) sit below every core folder')] }),
+  ...coreRules,
+  restrict(['extension/protocol/**/*.ts'], { paths: [vscodeApi, ...nodeBuiltins.map((name) => ({ name, message: 'the protocol is shared with the webviews: no Node' }))], patterns: [upward(['../*', '../**'], 'extension/protocol depends on nothing but zod')] }),
+  restrict(['extension/views/**/*.ts'], {
+    paths: [vscodeApi, ...nodeBuiltins.map((name) => ({ name, message: 'presenters are pure: no Node, so they run anywhere' }))],
+    patterns: [upward(['**/vscode/**', '**/cli/**', '../../webview/**'], 'presenters turn core results into view data; the glue imports them, not the other way')],
+  }),
+  restrict(['extension/cli/**/*.ts'], { paths: [vscodeApi], patterns: [upward(['**/vscode/**', '../../webview/**'], 'the CLI is the headless twin: core and presenters only')] }),
+  restrict(['extension/vscode/**/*.ts'], { patterns: [upward(['**/cli/**', '../../../webview/**', '../../../../webview/**'], 'the VS Code glue uses the core, not the CLI or the webview bundles')] }),
+  restrict(['webview/**/*.ts'], {
+    paths: [{ name: 'vscode', message: 'webviews talk to the host through webview/host.ts and the protocol' }, ...nodeBuiltins.map((name) => ({ name, message: 'webviews run in a browser: no Node built-ins' }))],
+    patterns: [upward(['**/extension/core/**', '**/extension/vscode/**', '**/extension/cli/**', '**/extension/views/**'], 'webviews import only extension/protocol from the extension')],
+  }),
+);

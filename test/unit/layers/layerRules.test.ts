@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { ESLint } from 'eslint';
+import ts from 'typescript';
+import { repoRoot } from '../../helpers/trajectoryFiles';
+
+/** Lints files written into the real tree with the project's own eslint.config.mjs; each file is removed after. */
+async function lintProbe(files: Record<string, string>): Promise<Map<string, string[]>> {
+  const paths = Object.keys(files).map((relative) => path.join(repoRoot, relative));
+  try {
+    for (const [relative, text] of Object.entries(files)) writeFileSync(path.join(repoRoot, relative), text);
+    const results = await new ESLint({ cwd: repoRoot }).lintFiles(paths);
+    return new Map(results.map((r) => [path.relative(repoRoot, r.filePath), r.messages.map((m) => `${m.ruleId ?? 'fatal'}: ${m.message}`)]));
+  } finally {
+    for (const p of paths) rmSync(p, { force: true });
+  }
+}
+
+/** Type-checks one file written into the real tree with a layer's tsconfig; the file is removed after. */
+function typecheckProbe(config: string, relative: string, text: string): string[] {
+  const file = path.join(repoRoot, relative);
+  try {
+    writeFileSync(file, text);
+    const read = ts.readConfigFile(path.join(repoRoot, config), ts.sys.readFile);
+    const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, repoRoot, undefined, path.join(repoRoot, config));
+    const program = ts.createProgram([file], { ...parsed.options, noEmit: true });
+    return ts
+      .getPreEmitDiagnostics(program)
+      .filter((d) => d.file?.fileName === file)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+const probe = `layer-probe-${process.pid}`;
+
+describe('the layers are held by ESLint and the layer tsconfigs', () => {
+  test('ESLint fails a forbidden import in each layer and passes an allowed one', async () => {
+    const found = await lintProbe({
+      [`extension/core/${probe}.ts`]: "import * as vscode from 'vscode';\nexport const w = vscode;\n",
+      [`extension/core/aci/${probe}.ts`]: "import type { Step } from '../trajectory/model';\nexport type S = Step;\n",
+      [`extension/core/parsing/${probe}.ts`]: "import { toolSetFor } from '../aci/standardTools';\nexport const t = toolSetFor;\n",
+      [`webview/${probe}.ts`]: "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n",
+      [`extension/views/${probe}.ts`]: "import { window } from 'vscode';\nexport const w = window;\n",
+      [`extension/core/session/${probe}.ts`]: "import type { Step } from '../trajectory/model';\nimport { errorText } from '../errors';\nexport type S = Step;\nexport const e = errorText;\n",
+    });
+    const messages = (layer: string) => (found.get(`${layer}/${probe}.ts`) ?? []).join('\n');
+    assert.match(messages('extension/core'), /no-restricted-imports: 'vscode' import is restricted.*only extension\/vscode talks to the VS Code API/);
+    assert.match(messages('extension/core/aci'), /core\/aci may import only core\/parsing, core\/runtime/);
+    assert.match(messages('extension/core/parsing'), /core\/parsing may import only the root files of core/);
+    assert.match(messages('webview'), /'node:fs' import is restricted.*webviews run in a browser/);
+    assert.match(messages('extension/views'), /'vscode' import is restricted/);
+    assert.equal(messages('extension/core/session'), '', 'the session may import the trajectory model and the errors');
+  });
+
+  test('the core tsconfig has no DOM and no vscode API; the webview tsconfig has no Node', () => {
+    const core = typecheckProbe('tsconfig.core.json', `extension/core/${probe}.ts`, "import * as vscode from 'vscode';\nexport const w = vscode.window;\nexport const b = document.body;\n");
+    assert.ok(core.some((m) => /Property 'window' does not exist/.test(m)), core.join('\n'));
+    assert.ok(core.some((m) => /Cannot find name 'document'/.test(m)), core.join('\n'));
+    const webview = typecheckProbe('tsconfig.webview.json', `webview/${probe}.ts`, "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\nexport const b = document.body;\n");
+    assert.ok(webview.some((m) => /Cannot find module 'node:fs'/.test(m)), webview.join('\n'));
+    assert.equal(webview.filter((m) => /document/.test(m)).length, 0, 'the webview has the DOM');
+  });
+});

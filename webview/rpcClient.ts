@@ -8,7 +8,7 @@ import {
   type RequestType,
 } from '../extension/protocol/ipc';
 
-export class RequestError extends Error {
+class RequestError extends Error {
   constructor(readonly code: ProtocolError['code'], message: string) {
     super(message);
   }

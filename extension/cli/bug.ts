@@ -1,12 +1,17 @@
 /**
- * `swe-workbench bug validate DIR`: the seven consistency checks of a bug folder, run in
- * containers of IMAGE that hold a copy of REPO; exits 1 when any check fails.
+ * `swe-workbench bug VERB DIR`: a bug folder's seven consistency checks (`validate`), SWE-smith's
+ * validation and its task instance (`swe-smith`), the solver's spec (`solver-spec`), and a
+ * higher-order bug from a solver's failed patch (`higher-order`), in containers of IMAGE that
+ * hold a copy of REPO.
  */
-import { stat } from 'node:fs/promises';
-import { loadBugArtifact } from '../core/bugs/bugArtifact';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { loadBugArtifact, saveBugArtifact } from '../core/bugs/bugArtifact';
 import { CHECK_NAMES, runConsistencyChecks, type CheckResult } from '../core/bugs/consistencyChecks';
+import { higherOrderBug, solverSpec } from '../core/bugs/solverTask';
+import { bugToSweSmithInstance, validateLikeSweSmith } from '../core/bugs/sweSmithValidation';
 import { createSandbox } from '../core/runtime/createSandbox';
-import { CliError, parseCommandArgs, type Command } from './command';
+import type { Sandbox } from '../core/runtime/sandbox';
+import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 
 const USAGE = `usage: swe-workbench bug validate DIR --image IMAGE --repo REPO [--parallel N] [--min-files N]
                                  [--base REF] [--workdir /testbed] [--timeout SECONDS] [--local] [--json | --jsonl]
@@ -20,7 +25,22 @@ git repository REPO at --workdir; diffs apply against --base (default HEAD).
   --local         run in temporary copies on this machine instead of containers (no isolation);
                   this also happens, with a notice, when no Docker engine answers
   --json          print the checks as one JSON array; --jsonl prints one JSON line per check as it ends
-Exits 0 when every check passes, 1 when one fails, 2 on a usage error.`;
+Exits 0 when every check passes, 1 when one fails, 2 on a usage error.
+
+       swe-workbench bug swe-smith DIR --image IMAGE --repo REPO [--base REF] [--workdir /testbed]
+                                  [--timeout SECONDS] [--local] [--json]
+                                  [--instance-out FILE --instance ID --repo-name OWNER/NAME --base-commit SHA]
+Validates the bug as SWE-smith does: the tests on the reference code, then with the bug (nothing
+weakened); valid with at least one FAIL_TO_PASS and one PASS_TO_PASS test. --instance-out writes
+the SWE-smith task instance (its patch introduces the bug). Exits 0 when valid, 1 when not.
+
+       swe-workbench bug solver-spec DIR
+Prints the solver's only spec: the reverse of test_weaken.diff ("make the code pass these tests").
+
+       swe-workbench bug higher-order DIR --pred-patch FILE --out DIR2 --image IMAGE --repo REPO
+                                     [--base REF] [--workdir /testbed] [--local]
+Applies a solver's failed patch on top of the bug and saves the result as a new bug folder DIR2
+(its source changes only; the weakening and scripts are kept).`;
 
 function positiveInt(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -36,6 +56,38 @@ function tableRow(r: CheckResult): string {
   return `${r.passed ? 'PASS' : 'FAIL'}  ${r.name.padEnd(width)}  ${(r.durationMs / 1000).toFixed(1).padStart(5)} s  ${r.detail}\n`;
 }
 
+interface SandboxFlags {
+  image?: string | undefined;
+  repo?: string | undefined;
+  workdir?: string | undefined;
+  local?: boolean | undefined;
+}
+
+/** The sandboxes a verb runs in: containers of --image holding a copy of --repo (or local copies with --local). */
+async function sandboxMaker(values: SandboxFlags, ctx: CommandContext, label: string): Promise<(signal?: AbortSignal) => Promise<Sandbox>> {
+  if (!values.image || !values.repo) throw new CliError(`--image and --repo are required\n\n${USAGE}`);
+  const repoInfo = await stat(values.repo).catch(() => undefined);
+  if (!repoInfo?.isDirectory()) throw new CliError(`--repo: no such directory '${values.repo}'`);
+  const { image, repo } = values;
+  const workdir = values.workdir ?? '/testbed';
+  let noticeShown = false;
+  return async (signal) => {
+    const choice = await createSandbox({ image, repoDir: repo, repoPath: workdir, labels: { 'swe-workbench.command': label }, prefer: values.local ? 'local' : 'auto', ...(signal ? { signal } : {}) });
+    if (choice.notice && !noticeShown) ctx.stderr.write(`swe-workbench: ${choice.notice}\n`);
+    noticeShown ||= choice.notice !== undefined;
+    return choice.sandbox;
+  };
+}
+
+async function inSandbox<T>(make: (signal?: AbortSignal) => Promise<Sandbox>, signal: AbortSignal, work: (sandbox: Sandbox) => Promise<T>): Promise<T> {
+  const sandbox = await make(signal);
+  try {
+    return await work(sandbox);
+  } finally {
+    await sandbox.dispose();
+  }
+}
+
 export const command: Command = {
   async run(argv, ctx) {
     const { values, positionals } = parseCommandArgs(argv, {
@@ -49,6 +101,12 @@ export const command: Command = {
       json: { type: 'boolean' },
       jsonl: { type: 'boolean' },
       local: { type: 'boolean' },
+      'instance-out': { type: 'string' },
+      instance: { type: 'string' },
+      'repo-name': { type: 'string' },
+      'base-commit': { type: 'string' },
+      'pred-patch': { type: 'string' },
+      out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -56,22 +114,18 @@ export const command: Command = {
       return 0;
     }
     const [verb, dir, ...extra] = positionals;
-    if (verb !== 'validate' || !dir || extra.length > 0) throw new CliError(USAGE);
-    if (!values.image || !values.repo) throw new CliError(`--image and --repo are required\n\n${USAGE}`);
+    if (!verb || !VERBS.includes(verb) || !dir || extra.length > 0) throw new CliError(USAGE);
+    if (verb === 'solver-spec') {
+      ctx.stdout.write(solverSpec(await loadBugArtifact(dir)));
+      return 0;
+    }
+    if (verb === 'swe-smith') return sweSmith(dir, values, ctx);
+    if (verb === 'higher-order') return higherOrder(dir, values, ctx);
     if (values.json && values.jsonl) throw new CliError('choose one of --json and --jsonl');
-    const repoInfo = await stat(values.repo).catch(() => undefined);
-    if (!repoInfo?.isDirectory()) throw new CliError(`--repo: no such directory '${values.repo}'`);
+    const make = await sandboxMaker(values, ctx, 'bug-validate');
     const bug = await loadBugArtifact(dir);
-    const { image, repo } = values;
-    const workdir = values.workdir ?? '/testbed';
-    let noticeShown = false;
     const results = await runConsistencyChecks(bug, {
-      createSandbox: async (signal) => {
-        const choice = await createSandbox({ image, repoDir: repo, repoPath: workdir, labels: { 'swe-workbench.command': 'bug-validate' }, prefer: values.local ? 'local' : 'auto', signal });
-        if (choice.notice && !noticeShown) ctx.stderr.write(`swe-workbench: ${choice.notice}\n`);
-        noticeShown ||= choice.notice !== undefined;
-        return choice.sandbox;
-      },
+      createSandbox: make,
       baseRef: values.base ?? 'HEAD',
       parallel: positiveInt(values.parallel, 'parallel', 2),
       minChangedFiles: positiveInt(values['min-files'], 'min-files', 1),
@@ -86,3 +140,50 @@ export const command: Command = {
     return results.every((r) => r.passed) ? 0 : 1;
   },
 };
+
+const VERBS = ['validate', 'swe-smith', 'solver-spec', 'higher-order'];
+
+type Values = SandboxFlags & {
+  base?: string | undefined;
+  timeout?: string | undefined;
+  json?: boolean | undefined;
+  'instance-out'?: string | undefined;
+  instance?: string | undefined;
+  'repo-name'?: string | undefined;
+  'base-commit'?: string | undefined;
+  'pred-patch'?: string | undefined;
+  out?: string | undefined;
+};
+
+async function sweSmith(dir: string, values: Values, ctx: CommandContext): Promise<number> {
+  const instanceOut = values['instance-out'];
+  if (instanceOut && (!values.instance || !values['repo-name'] || !values['base-commit'])) throw new CliError('--instance-out needs --instance, --repo-name and --base-commit');
+  const make = await sandboxMaker(values, ctx, 'bug-swe-smith');
+  const bug = await loadBugArtifact(dir);
+  const testTimeoutMs = positiveInt(values.timeout, 'timeout', 600) * 1000;
+  const result = await inSandbox(make, ctx.signal, (sandbox) => validateLikeSweSmith(sandbox, bug, { baseRef: values.base ?? 'HEAD', testTimeoutMs, signal: ctx.signal }));
+  const { lists } = result;
+  if (values.json) ctx.stdout.write(JSON.stringify({ valid: result.valid, ...lists, goldPatch: result.goldPatch }, null, 2) + '\n');
+  else {
+    ctx.stdout.write(`${result.valid ? 'valid' : 'NOT valid'}: ${lists.FAIL_TO_PASS.length} FAIL_TO_PASS, ${lists.PASS_TO_PASS.length} PASS_TO_PASS, ${lists.FAIL_TO_FAIL.length} FAIL_TO_FAIL, ${lists.PASS_TO_FAIL.length} PASS_TO_FAIL\n`);
+    for (const id of lists.FAIL_TO_PASS) ctx.stdout.write(`  FAIL_TO_PASS  ${id}\n`);
+  }
+  if (instanceOut) {
+    const instance = bugToSweSmithInstance(bug, lists, { instanceId: values.instance!, repo: values['repo-name']!, baseCommit: values['base-commit']!, ...(values.image ? { imageName: values.image } : {}) });
+    await writeFile(instanceOut, JSON.stringify(instance, null, 2) + '\n');
+  }
+  return result.valid ? 0 : 1;
+}
+
+async function higherOrder(dir: string, values: Values, ctx: CommandContext): Promise<number> {
+  if (!values['pred-patch'] || !values.out) throw new CliError(`--pred-patch and --out are required\n\n${USAGE}`);
+  const make = await sandboxMaker(values, ctx, 'bug-higher-order');
+  const bug = await loadBugArtifact(dir);
+  const predPatch = await readFile(values['pred-patch'], 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new CliError(`--pred-patch: ${err.code === 'ENOENT' ? `no such file '${values['pred-patch']}'` : err.message}`);
+  });
+  const next = await inSandbox(make, ctx.signal, (sandbox) => higherOrderBug(sandbox, bug, predPatch, { baseRef: values.base ?? 'HEAD', signal: ctx.signal }));
+  await saveBugArtifact(values.out, next);
+  ctx.stdout.write(`${values.out}: the bug with ${values['pred-patch']} on top\n`);
+  return 0;
+}

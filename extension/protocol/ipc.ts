@@ -7,7 +7,7 @@ import * as z from 'zod/mini';
  * kind is named `scope/verb` and carries named fields only.
  */
 
-export const PROTOCOL_ERROR_CODES = ['invalid-request', 'unknown-method', 'invalid-input', 'not-found', 'cancelled', 'internal'] as const;
+const PROTOCOL_ERROR_CODES = ['invalid-request', 'unknown-method', 'invalid-input', 'not-found', 'cancelled', 'internal'] as const;
 export const ProtocolErrorSchema = z.object({ code: z.enum(PROTOCOL_ERROR_CODES), message: z.string() });
 export type ProtocolError = z.infer<typeof ProtocolErrorSchema>;
 
@@ -19,7 +19,7 @@ export const RequestMessageSchema = z.object({
   method: z.string(),
   params: z.unknown(),
 });
-export type RequestMessage = z.infer<typeof RequestMessageSchema>;
+type RequestMessage = z.infer<typeof RequestMessageSchema>;
 
 export const ResponseMessageSchema = z.discriminatedUnion('ok', [
   z.object({ kind: z.literal('response'), id: MessageId, ok: z.literal(true), result: z.unknown() }),
@@ -32,7 +32,7 @@ export const NotificationMessageSchema = z.object({
   method: z.string(),
   params: z.unknown(),
 });
-export type NotificationMessage = z.infer<typeof NotificationMessageSchema>;
+type NotificationMessage = z.infer<typeof NotificationMessageSchema>;
 
 export interface RequestType<P, R> {
   readonly method: string;

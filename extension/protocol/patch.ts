@@ -8,7 +8,7 @@ import { requestType } from './ipc';
  * it with diff2html, which escapes every piece of patch text.
  */
 
-export const PatchSectionSchema = z.object({
+const PatchSectionSchema = z.object({
   /** What this diff is, e.g. `bug_inject.diff` or `Submission`. */
   label: z.string(),
   /** The unified diff text as read; '' when the source holds no change. */
@@ -18,7 +18,7 @@ export const PatchSectionSchema = z.object({
 });
 export type PatchSection = z.infer<typeof PatchSectionSchema>;
 
-export const PatchContentSchema = z.object({
+const PatchContentSchema = z.object({
   title: z.string(),
   /** Where the patch came from (file, step), shown under the title. */
   origin: z.string(),

@@ -11,13 +11,13 @@ export const MAX_STEP_RANGE = 500;
 
 const StepIndex = z.int().check(z.nonnegative());
 
-export const StepRangeSchema = z.object({ start: StepIndex, end: StepIndex }).check(
+const StepRangeSchema = z.object({ start: StepIndex, end: StepIndex }).check(
   z.refine((r) => r.end >= r.start, { message: 'end must not be before start' }),
   z.refine((r) => r.end - r.start <= MAX_STEP_RANGE, { message: `a range holds at most ${MAX_STEP_RANGE} steps` }),
 );
 export type StepRange = z.infer<typeof StepRangeSchema>;
 
-export const TrajectoryHeaderSchema = z.object({
+const TrajectoryHeaderSchema = z.object({
   fileName: z.string(),
   format: z.string(),
   stepCount: StepIndex,
@@ -30,7 +30,7 @@ export const TrajectoryHeaderSchema = z.object({
 });
 export type TrajectoryHeader = z.infer<typeof TrajectoryHeaderSchema>;
 
-export const StepSummarySchema = z.object({
+const StepSummarySchema = z.object({
   index: StepIndex,
   tool: z.nullable(z.string()),
   /** The action's first line, shortened, for the timeline. */
@@ -41,13 +41,13 @@ export const StepSummarySchema = z.object({
 });
 export type StepSummary = z.infer<typeof StepSummarySchema>;
 
-export const StepActionViewSchema = z.object({
+const StepActionViewSchema = z.object({
   raw: z.string(),
   tool: z.nullable(z.string()),
   args: z.record(z.string(), z.unknown()),
 });
 
-export const StepDetailSchema = z.object({
+const StepDetailSchema = z.object({
   index: StepIndex,
   thought: z.string(),
   action: StepActionViewSchema,
@@ -66,7 +66,7 @@ export const StepDetailSchema = z.object({
 });
 export type StepDetail = z.infer<typeof StepDetailSchema>;
 
-export const SearchParamsSchema = z.object({ query: z.string().check(z.minLength(1)), caseSensitive: z.boolean() });
+const SearchParamsSchema = z.object({ query: z.string().check(z.minLength(1)), caseSensitive: z.boolean() });
 
 export const trajectoryOpen = requestType('trajectory/open', z.object({}), TrajectoryHeaderSchema);
 export const stepsSummaries = requestType('steps/summaries', StepRangeSchema, z.object({ summaries: z.array(StepSummarySchema) }));
@@ -75,7 +75,7 @@ export const stepsSearch = requestType('steps/search', SearchParamsSchema, z.obj
 export const stepsOpenRaw = requestType('steps/openRaw', z.object({ index: StepIndex }), z.object({ opened: z.boolean() }));
 
 /** What a step's buttons do in the rest of the tool: the host runs the matching command on this trajectory and step. */
-export const STEP_ACTIONS = ['showDiff', 'fork', 'replayTo'] as const;
+const STEP_ACTIONS = ['showDiff', 'fork', 'replayTo'] as const;
 export type StepAction = (typeof STEP_ACTIONS)[number];
 export const stepsAct = requestType('steps/act', z.object({ action: z.enum(STEP_ACTIONS), index: StepIndex }), z.object({ done: z.boolean() }));
 

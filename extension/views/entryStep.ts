@@ -1,7 +1,7 @@
 import type { Step, Trajectory } from '../core/trajectory/model';
 import { stepHasError } from '../core/trajectory/stepLabels';
 
-export type EntryReason = 'error' | 'divergence' | 'submission' | 'evidence' | 'end';
+type EntryReason = 'error' | 'divergence' | 'submission' | 'evidence' | 'end';
 
 export interface EntryStep {
   /** 0-based step index. */

@@ -8,12 +8,24 @@ import { activateSettings } from './settings';
 import { activateTrajectoryEditor, type TrajectoryEditorApi } from './trajectory/trajectoryEditor';
 import { errorText } from '../core/errors';
 
-/** What the extension exports to other extensions and to its own tests. */
+/** What the extension exports to other extensions. */
 export interface SweWorkbenchApi {
+  /** Opens a trajectory file in the stepper on step `index` (0-based). */
+  openTrajectoryAtStep(uri: vscode.Uri, index: number): Promise<void>;
+}
+
+/**
+ * The extension's parts, for its own tests: the command `TEST_INTERNALS_COMMAND` returns them, and
+ * it is registered only when the extension host runs tests (`ExtensionMode.Test`), so the public
+ * API carries no test doors.
+ */
+export interface SweWorkbenchInternals {
   readonly trajectoryEditor: TrajectoryEditorApi;
   readonly rollouts: RolloutsApi;
   readonly session: SessionApi;
 }
+
+export const TEST_INTERNALS_COMMAND = 'sweWorkbench.test.internals';
 
 let stopSession: (() => Promise<unknown>) | undefined;
 
@@ -33,7 +45,11 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
     context.subscriptions.push(...activateReward(context, log));
     context.subscriptions.push(...activateBugs(context, log, () => session.api.controller.current));
     log.info(`activated ${context.extension.packageJSON.version as string}`);
-    return { trajectoryEditor: trajectoryEditor.api, rollouts: rollouts.api, session: session.api };
+    if (context.extensionMode === vscode.ExtensionMode.Test) {
+      const internals: SweWorkbenchInternals = { trajectoryEditor: trajectoryEditor.api, rollouts: rollouts.api, session: session.api };
+      context.subscriptions.push(vscode.commands.registerCommand(TEST_INTERNALS_COMMAND, () => internals));
+    }
+    return { openTrajectoryAtStep: (uri, index) => trajectoryEditor.api.openAtStep(uri, index) };
   } catch (error) {
     // VS Code only logs a failed activation; say it where the user looks.
     log.error('activation failed', error);

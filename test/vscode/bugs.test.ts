@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { CHECK_NAMES, type CheckResult } from '../../extension/core/bugs/consistencyChecks';
 import { toCanonicalJson } from '../../extension/core/trajectory/canonicalExport';
 import { TrajectorySchema } from '../../extension/core/trajectory/model';
-import type { SweWorkbenchApi } from '../../extension/vscode/extension';
+import { extensionInternals } from './internals';
 import type { BugsViewState } from '../../extension/vscode/bugs/activateBugs';
 import type { BugsNode } from '../../extension/vscode/bugs/bugsTree';
 import { BUG_CONTAINER_LABEL } from '../../extension/vscode/bugs/bugEnvironment';
@@ -122,7 +122,7 @@ describe('bug authoring in the extension host', () => {
 
   it('captures the working tree of a running replay as a bug, and the session goes on in its untouched container', async function () {
     this.timeout(5 * 60_000);
-    const api = await vscode.extensions.getExtension<SweWorkbenchApi>(EXTENSION_ID)!.activate();
+    const api = await extensionInternals();
     const { controller } = api.session;
     const repo = await sampleRepoAtHead(await mkdtemp(path.join(tmpdir(), 'vscode-bug-repo-')));
     const recording = path.join(path.dirname(repo), `${path.basename(repo)}-edits.traj.json`);

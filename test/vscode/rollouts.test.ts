@@ -3,7 +3,8 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { ResponseMessage } from '../../extension/protocol/ipc';
-import type { SweWorkbenchApi } from '../../extension/vscode/extension';
+import type { SweWorkbenchInternals } from '../../extension/vscode/extension';
+import { extensionInternals } from './internals';
 import type { PatchShown } from '../../extension/vscode/patch/activatePatch';
 import type { RewardShown } from '../../extension/vscode/reward/activateReward';
 import { ROLLOUTS_TABLE_VIEW } from '../../extension/vscode/rollouts/rolloutsTablePanel';
@@ -14,7 +15,7 @@ import { FAILING_TEST, G7, S3, W101, W202, makeRolloutFolder } from '../fixtures
 const EXTENSION_ID = 'swe-workbench.swe-workbench';
 
 describe('the Rollouts view in the extension host', () => {
-  let api: SweWorkbenchApi;
+  let api: SweWorkbenchInternals;
   let folder: ReturnType<typeof makeRolloutFolder>;
   let nextId = 1;
 
@@ -42,9 +43,7 @@ describe('the Rollouts view in the extension host', () => {
   }
 
   before(async () => {
-    const extension = vscode.extensions.getExtension<SweWorkbenchApi>(EXTENSION_ID);
-    assert.ok(extension, `${EXTENSION_ID} is installed`);
-    api = await extension.activate();
+    api = await extensionInternals();
     folder = makeRolloutFolder();
     const index = await vscode.commands.executeCommand<{ rollouts: unknown[] } | undefined>('sweWorkbench.rollouts.openFolder', folder.root);
     assert.ok(index, 'the folder was indexed');

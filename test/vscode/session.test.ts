@@ -4,7 +4,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { SweWorkbenchApi } from '../../extension/vscode/extension';
+import { extensionInternals } from './internals';
 import type { SessionApi } from '../../extension/vscode/session/activateSession';
 import type { SessionLaunch } from '../../extension/vscode/session/sessionLaunch';
 import { containerUri } from '../../extension/vscode/container/containerFileSystem';
@@ -77,9 +77,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
   this.timeout(300_000);
 
   before(async () => {
-    const extension = vscode.extensions.getExtension<SweWorkbenchApi>('swe-workbench.swe-workbench');
-    assert.ok(extension);
-    session = (await extension.activate()).session;
+    session = (await extensionInternals()).session;
     scratch = mkdtempSync(path.join(tmpdir(), 'swb-vscode-session-'));
     repoDir = sampleRepository(path.join(scratch, 'repo'));
     server = await startPolicyServer(LEDGER_EPISODE);

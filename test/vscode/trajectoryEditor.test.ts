@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { SweWorkbenchApi } from '../../extension/vscode/extension';
+import type { SweWorkbenchInternals } from '../../extension/vscode/extension';
+import { extensionInternals } from './internals';
 import { safeParse, type ResponseMessage } from '../../extension/protocol/ipc';
 import { STEPPER_BOOT_ELEMENT, StepperBootSchema, type StepperBoot } from '../../extension/protocol/stepper';
 import { TrajectoryRecorder, writeTrajectoryFile } from '../../extension/core/session/trajectoryRecorder';
@@ -14,7 +15,7 @@ const repoRoot = path.resolve(__dirname, '../../..');
 const marshmallow = path.resolve(repoRoot, '../shared/fixtures/third-party/swe-agent/marshmallow-1867.windowed.traj');
 const openhands = path.resolve(repoRoot, '../shared/fixtures/third-party/openhands/basic.json');
 
-let api: SweWorkbenchApi;
+let api: SweWorkbenchInternals;
 let nextId = 1;
 
 /** Sends a request as the stepper's webview would; retries while the editor is still resolving. */
@@ -75,9 +76,7 @@ function result<T>(response: ResponseMessage): T {
 
 describe('SWE Workbench in the extension host', () => {
   before(async () => {
-    const extension = vscode.extensions.getExtension<SweWorkbenchApi>(EXTENSION_ID);
-    assert.ok(extension, `${EXTENSION_ID} is installed`);
-    api = await extension.activate();
+    api = await extensionInternals();
   });
 
   afterEach(async () => {

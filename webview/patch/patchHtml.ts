@@ -2,7 +2,7 @@ import { html, parse } from 'diff2html';
 
 export type PatchLayout = 'side-by-side' | 'line-by-line';
 
-export interface PatchFileSummary {
+interface PatchFileSummary {
   /** The path after the change, or before it for a deleted file. */
   name: string;
   added: number;

@@ -34,7 +34,7 @@ export interface AciSessionOptions {
 }
 
 /** Exit code given to an action that could not be parsed or validated (nothing ran). */
-export const FORMAT_ERROR_EXIT_CODE = 2;
+const FORMAT_ERROR_EXIT_CODE = 2;
 
 /**
  * The agent's tools bound to one sandbox: the windowed viewer's position, the editor's undo

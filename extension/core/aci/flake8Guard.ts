@@ -7,7 +7,7 @@ import { shellQuote } from '../parsing/shellWords';
  * excused; and, only when there were earlier errors, errors above the edit are ignored too.
  */
 
-export const FLAKE8_COMMAND = 'flake8 --isolated --select=F821,F822,F831,E111,E112,E113,E999,E902';
+const FLAKE8_COMMAND = 'flake8 --isolated --select=F821,F822,F831,E111,E112,E113,E999,E902';
 
 export interface Flake8Error {
   file: string;

@@ -11,7 +11,7 @@ import { countLines, splitLines } from './windowedFile';
  * applies to the file text before the line numbers are added.
  */
 
-export const MAX_RESPONSE_LEN = 16_000;
+const MAX_RESPONSE_LEN = 16_000;
 export const TRUNCATED_MESSAGE =
   '<response clipped><NOTE>To save on context only part of this file has been shown to you. You should retry this tool after you have searched inside the file with `grep -n` in order to find the line numbers of what you are looking for.</NOTE>';
 const SNIPPET_LINES = 4;

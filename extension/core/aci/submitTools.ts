@@ -9,7 +9,7 @@ import { defineTool, type ToolContext, type ToolResult } from './toolDefinition'
  */
 
 /** SWE-agent's default review message (config/default.yaml), shown once before the real submit. */
-export const DEFAULT_SUBMIT_REVIEW_MESSAGE = `Thank you for your work on this issue. Please carefully follow the steps below to help review your changes.
+const DEFAULT_SUBMIT_REVIEW_MESSAGE = `Thank you for your work on this issue. Please carefully follow the steps below to help review your changes.
 
 1. If you made any changes to your code after running the reproduction script, please run the reproduction script again.
   If the reproduction script is failing, please revisit your changes and make sure they are correct.

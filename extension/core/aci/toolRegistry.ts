@@ -19,7 +19,7 @@ const BUNDLE_ALIASES: Record<string, string[]> = {
 const STATE_ONLY_BUNDLES = new Set(['registry', 'diff_state', 'multilingual_setup']);
 
 /** `tools/windowed`, `/root/SWE-agent/tools/windowed/` and `windowed` all name `windowed`. */
-export function bundleName(pathOrName: string): string {
+function bundleName(pathOrName: string): string {
   const parts = pathOrName.replace(/\/+$/, '').split('/');
   return parts[parts.length - 1] ?? pathOrName;
 }

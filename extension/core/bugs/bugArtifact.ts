@@ -54,7 +54,7 @@ export function bugPatches(bug: BugArtifact, dir?: string): { inject: FilePatch[
   };
 }
 
-export function parseTestFilesList(text: string, file?: string): string[] {
+function parseTestFilesList(text: string, file?: string): string[] {
   const files: string[] = [];
   text.split('\n').forEach((raw, i) => {
     const line = raw.trim();

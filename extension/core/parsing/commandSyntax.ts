@@ -74,7 +74,7 @@ function compileSignature(tool: ToolSyntax): CompiledSyntax {
 }
 
 /** Turns text an agent wrote for one argument into the type the schema asks for, when it can. */
-export function coerceArgument(shape: PropertyShape | undefined, value: unknown): unknown {
+function coerceArgument(shape: PropertyShape | undefined, value: unknown): unknown {
   if (typeof value !== 'string' || !shape) return value;
   if ((shape.type === 'integer' || shape.type === 'number') && /^[+-]?\d+(\.\d+)?$/.test(value.trim())) return Number(value);
   if (shape.type === 'boolean' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true';

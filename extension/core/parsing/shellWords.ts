@@ -5,7 +5,7 @@
  * in which case an agent meant it for the shell, not for one tool.
  */
 
-export interface ShellWords {
+interface ShellWords {
   words: string[];
   /** An unquoted newline or shell operator appeared between words. */
   compound: boolean;

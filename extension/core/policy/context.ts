@@ -18,7 +18,7 @@ export interface ContextOptions {
   observationTemplate?: string;
 }
 
-export const DEFAULT_OBSERVATION_TEMPLATE = 'OBSERVATION:\n{observation}';
+const DEFAULT_OBSERVATION_TEMPLATE = 'OBSERVATION:\n{observation}';
 
 /** SWE-agent's wording for a folded observation. */
 export function foldedObservation(observation: string): string {

@@ -12,9 +12,9 @@ import { ChatCompletionChunkSchema, ChatCompletionSchema, ErrorBodySchema, Model
 import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelayMs, sleep, type RetryPolicy } from './retry';
 
 export type ChatMessage = ChatCompletionMessageParam;
-export type ToolSpec = ChatCompletionTool;
+type ToolSpec = ChatCompletionTool;
 
-export interface SamplingParams {
+interface SamplingParams {
   temperature?: number;
   topP?: number;
   /** vLLM extra: sample only among the k most likely tokens (-1: off). */
@@ -46,7 +46,7 @@ export interface PolicyClientOptions {
   retry?: Partial<RetryPolicy>;
 }
 
-export interface PolicyToolCall {
+interface PolicyToolCall {
   id: string;
   name: string;
   /** As the model wrote it: possibly invalid JSON. */

@@ -5,11 +5,11 @@ import type { TokenLogprob } from '../trajectory/model';
  * rollout time makes the sampling distribution differ from the one training assumes, and a chosen
  * token far down the distribution is where a rollout often turns.
  */
-export const TRUNCATED_SAMPLING_FLAG = 'truncated-sampling';
-export const LOW_LOGPROB_FLAG = 'low-logprob-token';
+const TRUNCATED_SAMPLING_FLAG = 'truncated-sampling';
+const LOW_LOGPROB_FLAG = 'low-logprob-token';
 
 /** ln(0.001): the chosen token had less than a 0.1% chance. */
-export const DEFAULT_LOW_LOGPROB = Math.log(0.001);
+const DEFAULT_LOW_LOGPROB = Math.log(0.001);
 
 export function samplingFlags(sampling: Record<string, unknown>, logprobs: readonly TokenLogprob[] | undefined, lowLogprob = DEFAULT_LOW_LOGPROB): string[] {
   const flags: string[] = [];

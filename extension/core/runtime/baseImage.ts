@@ -14,8 +14,8 @@ import { CancelledError, throwIfAborted } from '../errors';
 import { dockerFromEnv } from './dockerConnection';
 
 export const DEFAULT_BASE_IMAGE = 'swe-workbench/base:bookworm';
-export const DEFAULT_CACHE_DIR = '/var/cache/swe-workbench';
-export const BASE_PACKAGES = ['python3', 'python3-pytest', 'git', 'flake8', 'ripgrep', 'patch', 'procps'] as const;
+const DEFAULT_CACHE_DIR = '/var/cache/swe-workbench';
+const BASE_PACKAGES = ['python3', 'python3-pytest', 'git', 'flake8', 'ripgrep', 'patch', 'procps'] as const;
 const SUITE = 'bookworm';
 const FALLBACK_MIRROR = 'http://deb.debian.org/debian';
 

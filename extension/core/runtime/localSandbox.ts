@@ -15,7 +15,7 @@ import { RepoSnapshots } from './repoSnapshot';
 import { DEFAULT_LIMITS, type ExecOptions, type ExecResult, type Sandbox, type SandboxOptions, type SandboxProcess } from './sandbox';
 import { ShellSession, type ShellHost, type ShellProcess, type TreeSignal } from './shellSession';
 
-export const LOCAL_SANDBOX_PREFIX = 'swe-workbench-local-';
+const LOCAL_SANDBOX_PREFIX = 'swe-workbench-local-';
 
 function runToEnd(argv: string[]): Promise<number> {
   return new Promise((done) => {

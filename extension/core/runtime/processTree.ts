@@ -6,7 +6,7 @@ import type { TreeSignal } from './shellSession';
  * process group (a pipeline under job control) have that whole group signalled too.
  * Arguments: the shell's pid and a TreeSignal.
  */
-export const SIGNAL_TREE_SCRIPT = [
+const SIGNAL_TREE_SCRIPT = [
   'root=$1; how=$2; declare -A kids pgrp',
   'for f in /proc/[0-9]*/stat; do',
   '  { read -r s < "$f"; } 2>/dev/null || continue',

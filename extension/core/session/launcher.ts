@@ -28,10 +28,10 @@ import { DebugSession } from './debugSession';
 import { DEFAULT_NORMALISERS, type NormaliserName } from './divergence';
 import { forkOf, scaffoldOf } from './fork';
 
-export type LaunchMode = 'replay' | 'live' | 'fork';
+type LaunchMode = 'replay' | 'live' | 'fork';
 
 /** A recording and how to name it (its path or URI) in errors and in a fork's `meta.parent`. */
-export interface LaunchRecording {
+interface LaunchRecording {
   trajectory: Trajectory;
   ref: string;
 }

@@ -143,8 +143,3 @@ export const TrajectorySchema = z.object({
   meta: TrajectoryMetaSchema,
 });
 export type Trajectory = z.infer<typeof TrajectorySchema>;
-
-/** An action the importer could not parse: the raw text is kept, the tool is unknown. */
-export function unparsedAction(raw: string, toolCallId?: string): Action {
-  return toolCallId === undefined ? { raw, tool: null, args: {} } : { raw, tool: null, args: {}, toolCallId };
-}

@@ -18,7 +18,7 @@ import { CheckResults, describeCheck } from './checkResults';
 import { showBugFileError } from './inputErrorLocation';
 import { describeZodError } from '../../protocol/ipc';
 
-export const BUGS_VIEW = 'sweWorkbench.bugs';
+const BUGS_VIEW = 'sweWorkbench.bugs';
 
 /** What `sweWorkbench.bugs.refresh` returns, so callers in the extension host can read both views. */
 export interface BugsViewState {

@@ -10,7 +10,7 @@ import type { BugFolder } from './bugFolders';
 import { describeCheck, type CheckResults } from './checkResults';
 import { inputErrorLocation } from './inputErrorLocation';
 
-export const BUG_CHECKS_CONTROLLER = 'sweWorkbench.bugChecks';
+const BUG_CHECKS_CONTROLLER = 'sweWorkbench.bugChecks';
 
 const PASSING: ReadonlySet<TestStatus> = new Set(['PASSED', 'XFAIL']);
 

@@ -18,7 +18,7 @@ import { lintProblems } from '../container/lintDiagnostics';
 import { startContainerLanguageClient } from '../container/containerLanguageClient';
 
 /** The label `swe-workbench.role` of the containers sessions started from VS Code. */
-export const SESSION_ROLE = 'vscode-session';
+const SESSION_ROLE = 'vscode-session';
 
 export type SandboxState = 'starting' | 'ready' | 'running' | 'paused' | 'stopped';
 

@@ -8,7 +8,7 @@ export const SESSION_VIEW = 'sweWorkbench.session';
 export type SessionNode = { kind: 'session' } | { kind: 'step'; index: number } | { kind: 'breakpoint'; index: number };
 
 /** A step as the Session view shows it: its tool, exit code, and whether it diverged or could not be read. */
-export function stepItem(entry: StepEntry): vscode.TreeItem {
+function stepItem(entry: StepEntry): vscode.TreeItem {
   const { step, comparison } = entry;
   const item = new vscode.TreeItem(`${step.index + 1}  ${step.action.tool ?? '(unparsed)'}`);
   const marks = [

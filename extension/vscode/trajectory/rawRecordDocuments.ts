@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 
-export const RAW_RECORD_SCHEME = 'swe-workbench-raw';
+const RAW_RECORD_SCHEME = 'swe-workbench-raw';
 
 /**
  * Read-only documents holding a step's original JSON. Read-only on purpose: an untitled

@@ -13,7 +13,7 @@ import { recordOf, type TrajectoryDocument } from './trajectoryDocument';
 
 
 /** The argument `sweWorkbench.session.replay` and `.fork` take to act on a step of a trajectory without asking. */
-export interface TrajectoryStep {
+interface TrajectoryStep {
   trajectory: vscode.Uri;
   step: number;
 }

@@ -6,11 +6,11 @@ import { StepperSession } from './stepperSession';
 import { TrajectoryDocument } from './trajectoryDocument';
 
 /** `*.traj` and `*.traj.json` open here by default; any JSON/JSONL file through "Open With". */
-export const TRAJECTORY_EDITOR = 'sweWorkbench.trajectory';
-export const TRAJECTORY_EDITOR_ANY_JSON = 'sweWorkbench.trajectoryAnyJson';
+const TRAJECTORY_EDITOR = 'sweWorkbench.trajectory';
+const TRAJECTORY_EDITOR_ANY_JSON = 'sweWorkbench.trajectoryAnyJson';
 
 /** The open steppers, for commands that act on the focused one and for the extension's API. */
-export class StepperRegistry {
+class StepperRegistry {
   private readonly sessions = new Set<{ session: StepperSession; panel: vscode.WebviewPanel }>();
   /** Steps that a stepper about to open for a URI shows first (open at step N). */
   private readonly revealOnOpen = new Map<string, number>();

@@ -32,6 +32,6 @@ export function showView(webview: vscode.Webview, extensionUri: vscode.Uri, view
   }
 }
 
-export function showError(webview: vscode.Webview, extensionUri: vscode.Uri, title: string, message: string): void {
+function showError(webview: vscode.Webview, extensionUri: vscode.Uri, title: string, message: string): void {
   webview.html = renderErrorHtml({ cspSource: webview.cspSource, title, message, styleUris: styleUris(webview, extensionUri) });
 }

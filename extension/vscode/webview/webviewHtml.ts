@@ -39,7 +39,7 @@ export function contentSecurityPolicy(cspSource: string, nonce: string | undefin
   ].join('; ');
 }
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
@@ -63,7 +63,7 @@ function document(cspSource: string, nonce: string | undefined, title: string, s
  * JSON for a `<script type="application/json">` element. Every `<` is written as `\u003c`, so no
  * string in the data can close the element or open a comment; JSON.parse reads it back unchanged.
  */
-export function jsonForScriptElement(value: unknown): string {
+function jsonForScriptElement(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c');
 }
 

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
+import { loadBugArtifact } from '../../../extension/core/bugs/bugArtifact';
+import { solverSpec } from '../../../extension/core/bugs/solverTask';
 import { bugFixtureDir, sampleRepoForBugs } from '../../helpers/bugSandboxes';
 
 const repoRoot = path.resolve(__dirname, '../../..');
@@ -49,5 +53,40 @@ describe('swe-workbench bug validate', () => {
     const r = cli('bug', 'validate', await bugFixtureDir('valid-allocate-and-close'), '--repo', repo);
     assert.equal(r.status, 2);
     assert.match(r.stderr, /--image and --repo are required/);
+  });
+});
+
+describe('swe-workbench bug swe-smith, solver-spec and higher-order', () => {
+  test('swe-smith --local validates the bug as SWE-smith does and writes its task instance', async () => {
+    const out = path.join(await mkdtemp(path.join(tmpdir(), 'bug-cli-')), 'instance.json');
+    const r = cli('bug', 'swe-smith', await bugFixtureDir('valid-allocate-and-close'), '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--local', '--instance-out', out, '--instance', 'ledger__ledger.abc.1', '--repo-name', 'acme/ledger', '--base-commit', 'HEAD');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^valid: [1-9]\d* FAIL_TO_PASS, [1-9]\d* PASS_TO_PASS, /);
+    const instance = JSON.parse(await readFile(out, 'utf8')) as { instance_id: string; FAIL_TO_PASS: string[]; PASS_TO_PASS: string[]; patch: string };
+    assert.equal(instance.instance_id, 'ledger__ledger.abc.1');
+    assert.ok(instance.FAIL_TO_PASS.length > 0 && instance.PASS_TO_PASS.length > 0);
+    assert.equal(instance.patch, (await loadBugArtifact(await bugFixtureDir('valid-allocate-and-close'))).bugInjectDiff);
+    for (const id of instance.FAIL_TO_PASS) assert.ok(r.stdout.includes(`FAIL_TO_PASS  ${id}`), `${id} is listed`);
+  });
+
+  test('swe-smith says NOT valid and exits 1 for a bug that breaks no test', async () => {
+    const r = cli('bug', 'swe-smith', await bugFixtureDir('breaks-nothing'), '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--local', '--json');
+    assert.equal(r.status, 1, r.stderr);
+    const result = JSON.parse(r.stdout) as { valid: boolean; FAIL_TO_PASS: string[] };
+    assert.deepEqual({ valid: result.valid, failToPass: result.FAIL_TO_PASS }, { valid: false, failToPass: [] });
+  });
+
+  test('solver-spec prints the reverse of the weakening, the solver\'s only spec', async () => {
+    const dir = await bugFixtureDir('valid-allocate-and-close');
+    const r = cli('bug', 'solver-spec', dir);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, solverSpec(await loadBugArtifact(dir)));
+    assert.match(r.stdout, /^diff --git a\/tests\//m);
+  });
+
+  test('higher-order without --pred-patch is a usage error (exit 2)', async () => {
+    const r = cli('bug', 'higher-order', await bugFixtureDir('valid-allocate-and-close'), '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--out', '/tmp/x');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /--pred-patch and --out are required/);
   });
 });

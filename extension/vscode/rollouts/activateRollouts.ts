@@ -11,9 +11,9 @@ import type { RewardShown } from '../reward/activateReward';
 import { SECTION } from '../settings';
 import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
 import { openRollout, type OpenedRollout } from './openRollout';
-import { InstanceCatalog, patchSourceOf, rewardSourcesOf } from './rolloutSources';
+import { InstanceCatalog, patchSourceOf, rewardSourcesOf } from './rolloutEvidence';
 import { ROLLOUTS_TABLE_VIEW, RolloutsTablePanel } from './rolloutsTablePanel';
-import { RolloutsSource } from './rolloutsSource';
+import { RolloutsSource } from './rolloutFolder';
 import { RolloutsTreeProvider, type RolloutsNode } from './rolloutsTree';
 
 export const ROLLOUTS_VIEW = 'sweWorkbench.rollouts';

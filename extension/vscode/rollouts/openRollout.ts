@@ -4,7 +4,7 @@ import { loadTrajectory } from '../../core/trajectory/load';
 import { withRecord } from '../trajectory/trajectoryDocument';
 import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
 import { entryStep, type EntryStep } from '../../views/entryStep';
-import { rolloutFile } from './rolloutSources';
+import { rolloutFile } from './rolloutEvidence';
 
 export interface OpenedRollout extends EntryStep {
   uri: vscode.Uri;

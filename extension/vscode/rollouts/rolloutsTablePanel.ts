@@ -8,7 +8,7 @@ import { Disposable } from '../dispose';
 import { showView, webviewOptions } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
 import { groupStatistics, queryRollouts, toRolloutRow } from './rolloutTable';
-import type { RolloutsSource } from './rolloutsSource';
+import type { RolloutsSource } from './rolloutFolder';
 
 export const ROLLOUTS_TABLE_VIEW = 'sweWorkbench.rolloutsTable';
 

@@ -6,7 +6,7 @@ import type { RolloutIndex } from '../../core/rollouts/rolloutIndex';
 import { Disposable } from '../dispose';
 import type { RolloutStatus } from '../../protocol/rollouts';
 import { rolloutStatus } from './rolloutTable';
-import type { RolloutsSource } from './rolloutsSource';
+import type { RolloutsSource } from './rolloutFolder';
 
 export type RolloutsNode =
   | { kind: 'group'; group: RolloutGroup; rollouts: Rollout[] }

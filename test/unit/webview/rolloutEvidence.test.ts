@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Rollout } from '../../../extension/core/rollouts/record';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
 import { buildRewardBreakdown } from '../../../extension/vscode/reward/rewardBreakdown';
-import { InstanceCatalog, patchSourceOf, rewardSourcesOf } from '../../../extension/vscode/rollouts/rolloutSources';
+import { InstanceCatalog, patchSourceOf, rewardSourcesOf } from '../../../extension/vscode/rollouts/rolloutEvidence';
 import { FAILING_TEST, G7, S3, W101, W202, makeRolloutFolder } from '../../fixtures/rollouts/trainingRun';
 import { patchFor, r2eGymRecord, workSteps } from '../../fixtures/rollouts/runWriter';
 

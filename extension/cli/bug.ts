@@ -4,10 +4,11 @@
  * higher-order bug from a solver's failed patch (`higher-order`), in containers of IMAGE that
  * hold a copy of REPO.
  */
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { loadBugArtifact, saveBugArtifact } from '../core/bugs/bugArtifact';
 import { CHECK_NAMES, runConsistencyChecks, type CheckResult } from '../core/bugs/consistencyChecks';
-import { higherOrderBug, solverSpec } from '../core/bugs/solverTask';
+import { higherOrderBug, prepareSolverRepo, solverSpec } from '../core/bugs/solverTask';
 import { bugToSweSmithInstance, validateLikeSweSmith } from '../core/bugs/sweSmithValidation';
 import { createSandbox } from '../core/runtime/createSandbox';
 import type { Sandbox } from '../core/runtime/sandbox';
@@ -36,6 +37,11 @@ the SWE-smith task instance (its patch introduces the bug). Exits 0 when valid, 
 
        swe-workbench bug solver-spec DIR
 Prints the solver's only spec: the reverse of test_weaken.diff ("make the code pass these tests").
+
+       swe-workbench bug solver-repo DIR --out HOSTDIR --image IMAGE --repo REPO [--base REF] [--workdir /testbed] [--local]
+Writes to HOSTDIR (which must not exist) the repository as the solver must find it: the bug and
+the weakening applied, and a fresh one-commit history, so git cannot leak the answer; prints the
+solver's spec.
 
        swe-workbench bug higher-order DIR --pred-patch FILE --out DIR2 --image IMAGE --repo REPO
                                      [--base REF] [--workdir /testbed] [--local]
@@ -121,6 +127,7 @@ export const command: Command = {
     }
     if (verb === 'swe-smith') return sweSmith(dir, values, ctx);
     if (verb === 'higher-order') return higherOrder(dir, values, ctx);
+    if (verb === 'solver-repo') return solverRepo(dir, values, ctx);
     if (values.json && values.jsonl) throw new CliError('choose one of --json and --jsonl');
     const make = await sandboxMaker(values, ctx, 'bug-validate');
     const bug = await loadBugArtifact(dir);
@@ -141,7 +148,7 @@ export const command: Command = {
   },
 };
 
-const VERBS = ['validate', 'swe-smith', 'solver-spec', 'higher-order'];
+const VERBS = ['validate', 'swe-smith', 'solver-spec', 'solver-repo', 'higher-order'];
 
 type Values = SandboxFlags & {
   base?: string | undefined;
@@ -186,4 +193,27 @@ async function higherOrder(dir: string, values: Values, ctx: CommandContext): Pr
   await saveBugArtifact(values.out, next);
   ctx.stdout.write(`${values.out}: the bug with ${values['pred-patch']} on top\n`);
   return 0;
+}
+
+async function solverRepo(dir: string, values: Values, ctx: CommandContext): Promise<number> {
+  if (!values.out) throw new CliError(`--out is required\n\n${USAGE}`);
+  const out = path.resolve(values.out);
+  if (await stat(out).catch(() => undefined)) throw new CliError(`--out: '${values.out}' exists; give a new folder`);
+  if (!(await stat(path.dirname(out)).catch(() => undefined))?.isDirectory()) throw new CliError(`--out: no such folder '${path.dirname(out)}'`);
+  const make = await sandboxMaker(values, ctx, 'bug-solver-repo');
+  const bug = await loadBugArtifact(dir);
+  // Copied beside the target, then renamed: a failure leaves no half-written repository.
+  const staging = await mkdtemp(path.join(path.dirname(out), `.${path.basename(out)}-`));
+  try {
+    const task = await inSandbox(make, ctx.signal, async (sandbox) => {
+      const prepared = await prepareSolverRepo(sandbox, bug, { baseRef: values.base ?? 'HEAD', signal: ctx.signal });
+      await sandbox.copyOut(sandbox.repoPath, staging);
+      return prepared;
+    });
+    await rename(staging, out);
+    ctx.stdout.write(task.spec);
+    return 0;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
 }

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { before, describe, test } from 'node:test';
 import { loadBugArtifact } from '../../../extension/core/bugs/bugArtifact';
 import { solverSpec } from '../../../extension/core/bugs/solverTask';
+import { parseUnifiedDiff, touchedPaths } from '../../../extension/core/diff/unifiedDiff';
 import { bugFixtureDir, sampleRepoForBugs } from '../../helpers/bugSandboxes';
 
 const repoRoot = path.resolve(__dirname, '../../..');
@@ -82,6 +83,24 @@ describe('swe-workbench bug swe-smith, solver-spec and higher-order', () => {
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout, solverSpec(await loadBugArtifact(dir)));
     assert.match(r.stdout, /^diff --git a\/tests\//m);
+  });
+
+  test('solver-repo --local writes the repository the solver starts from: bug and weakening in, one commit of history, no bug folder', async () => {
+    const dir = await bugFixtureDir('valid-allocate-and-close');
+    const bug = await loadBugArtifact(dir);
+    const out = path.join(await mkdtemp(path.join(tmpdir(), 'bug-cli-')), 'solver');
+    const r = cli('bug', 'solver-repo', dir, '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--local', '--out', out);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, solverSpec(bug));
+    const git = (...args: string[]) => spawnSync('git', ['-C', out, ...args], { encoding: 'utf8' }).stdout;
+    assert.equal(git('log', '--format=%s'), 'Initial commit\n');
+    assert.equal(git('status', '--porcelain'), '', 'everything the solver sees is committed');
+    const reference = (file: string) => spawnSync('git', ['-C', repo, 'show', `HEAD:${file}`], { encoding: 'utf8' }).stdout;
+    for (const file of touchedPaths(parseUnifiedDiff(bug.bugInjectDiff))) assert.notEqual(await readFile(path.join(out, file), 'utf8'), reference(file), `${file} holds the bug`);
+    for (const file of touchedPaths(parseUnifiedDiff(bug.testWeakenDiff))) assert.notEqual(await readFile(path.join(out, file), 'utf8'), reference(file), `${file} is weakened`);
+    const again = cli('bug', 'solver-repo', dir, '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--local', '--out', out);
+    assert.equal(again.status, 2);
+    assert.match(again.stderr, /--out: '.*solver' exists; give a new folder/);
   });
 
   test('higher-order without --pred-patch is a usage error (exit 2)', async () => {

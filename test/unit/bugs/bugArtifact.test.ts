@@ -32,6 +32,18 @@ describe('bug folders', () => {
     await assert.rejects(loadBugArtifact(dir), (err: unknown) => err instanceof InputError && err.file === path.join(dir, 'test_weaken.diff') && /missing/.test(err.problem));
   });
 
+  test('a folder missing several files names them all, in the folder order, in one error', async () => {
+    const dir = scratch();
+    await saveBugArtifact(dir, bugArtifact());
+    for (const name of [BUG_FILES.testWeakenDiff, BUG_FILES.testScript, BUG_FILES.testParser]) rmSync(path.join(dir, name));
+    await assert.rejects(loadBugArtifact(dir), (err: unknown) => {
+      assert.ok(err instanceof InputError);
+      assert.equal(err.file, dir);
+      assert.match(err.problem, /^missing test_script\.sh, test_parser\.py, test_weaken\.diff: a bug folder holds /);
+      return true;
+    });
+  });
+
   test('a diff writing outside the repository is refused at load, with file and line', async () => {
     const dir = scratch();
     await saveBugArtifact(dir, bugArtifact());

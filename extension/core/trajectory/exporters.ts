@@ -9,8 +9,8 @@ import { toSweAgentTraj } from './sweAgentExport';
 export const EXPORTERS = {
   'swe-agent': { extension: '.traj', write: toSweAgentTraj },
   'mini-swe-agent': { extension: '.traj.json', write: toMiniSweAgentTraj },
-  'r2e-gym': { extension: '.r2e-gym.jsonl', write: toR2eGymRecord },
-  openhands: { extension: '.openhands.jsonl', write: toOpenHandsOutputLine },
+  'r2e-gym': { extension: '.jsonl', write: toR2eGymRecord },
+  openhands: { extension: '.jsonl', write: toOpenHandsOutputLine },
   canonical: { extension: '.json', write: toCanonicalJson },
 } as const satisfies Record<string, { extension: string; write: (t: Trajectory) => string }>;
 

@@ -3,10 +3,15 @@ import type { Step, Trajectory } from './model';
 /** mini-swe-agent's current trajectory format (tool calling, `trajectory_format: "mini-swe-agent-1.1"`). */
 export const MINI_SWE_AGENT_FORMAT = 'mini-swe-agent-1.1';
 
+/** How mini-swe-agent submits: a shell command whose first output line is the marker. */
+export const MINI_SUBMIT_COMMAND = 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached';
+
 function commandOf(step: Step, k: number): string {
   const call = step.calls?.[k]?.action ?? step.action;
+  if (call.tool === 'bash' && typeof call.args.command === 'string') return call.args.command;
+  if (call.tool === 'submit') return MINI_SUBMIT_COMMAND;
   // mini-swe-agent has one tool, bash: another scaffold's tool call is written as the command text it was.
-  return call.tool === 'bash' && typeof call.args.command === 'string' ? call.args.command : call.raw;
+  return call.raw;
 }
 
 function messagesOf(t: Trajectory): unknown[] {

@@ -6,6 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync, existsSync, readFileSync, mkdtempSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { tmpdir } from 'node:os';
+import { reexecOnSupportedNode, reportingSetupErrors } from './setup-steps.mjs';
+
+// The suites run on a supported Node (22+): on an older one, on the Node 24 setup installed.
+await reportingSetupErrors(() => reexecOnSupportedNode());
 
 const root = new URL('..', import.meta.url).pathname;
 const all = ['unit', 'integration', 'vscode', 'e2e'];

@@ -22,7 +22,9 @@ if (!['vscode', 'e2e'].includes(suite) || !countsFile) {
   console.error('usage: run-vscode-tests.mjs vscode|e2e <countsFile>');
   process.exit(2);
 }
-const fixture = (p) => join(repoRoot, '../shared/fixtures/third-party', p);
+const { sharedPath } = require('../test/helpers/sharedPaths.ts');
+// The third-party fixtures, from the one setting the node:test suites use (test/helpers/sharedPaths.ts).
+const fixture = (p) => join(sharedPath('fixtures/third-party').dir, p);
 
 // The extension-host suites are bundled like the extension (native add-ons and mocha external);
 // the Playwright suites run under plain Node and keep every package external.

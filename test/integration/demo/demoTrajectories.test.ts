@@ -32,8 +32,9 @@ describe('the demo trajectories', () => {
   });
 
   // mini-swe-agent submits with a shell command that prints a marker, so its export matches up
-  // to the submission; the other formats' replays go through the tools their actions name.
-  for (const [file, steps] of [[`${MAIN}.swe-agent.traj`, 4], [`${MAIN}.canonical.json`, 4], [`${MAIN}.mini-swe-agent.traj.json`, 3]] as const) {
+  // to the submission; R2E-Gym's execute_bash / finish and OpenHands' run / finish replay as
+  // bash and submit.
+  for (const [file, steps] of [[`${MAIN}.swe-agent.traj`, 4], [`${MAIN}.canonical.json`, 4], [`${MAIN}.mini-swe-agent.traj.json`, 3], [`${MAIN}.r2e-gym.jsonl`, 4], [`${MAIN}.openhands.jsonl`, 4]] as const) {
     test(`${file} replays on the sample repository with steps 0..${steps - 1} matched`, async () => {
       const r = await runCli(replayCommand, [path.join(DEMO_TRAJECTORIES, file), '--image', TEST_IMAGE, '--repo', repo.dir, '--workdir', '/repo', '--json', '--until', String(steps)]);
       const lines = jsonLines(r.stdout);

@@ -83,17 +83,18 @@ const home = mkdtempSync(join(tmpdir(), 'swe-workbench-demo-'));
 let server;
 let policy;
 let stopping = false;
-async function stop(code) {
+async function stop(code, signal) {
   if (stopping) return;
   stopping = true;
+  if (signal) log(`${signal}: stopping code-server and the policy server`);
   await server?.stop();
   await policy?.close();
   if (!values.keep && code === 0) removeHome(home);
   else log(`demo folder kept at ${home}`);
   process.exit(code);
 }
-process.on('SIGINT', () => void (log('stopping code-server'), stop(0)));
-process.on('SIGTERM', () => void stop(0));
+process.on('SIGINT', () => void stop(0, 'SIGINT'));
+process.on('SIGTERM', () => void stop(0, 'SIGTERM'));
 
 try {
   log('packaging the extension');

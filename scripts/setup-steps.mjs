@@ -132,7 +132,7 @@ export function ensureCodeServer() {
     const r = spawnSync('bash', [join(root, 'scripts/setup-code-server.sh')], { cwd: root, env: cleanNpmEnv(), stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
     const launcher = r.stdout?.trim().split('\n').pop();
     if (r.status !== 0 || !launcher) {
-      throw new SetupError('code-server could not be installed', 'the demo and the VS Code tests run VS Code as code-server', `bash scripts/setup-code-server.sh (installs into ${TOOLS}; needs the npm registry and libkrb5-dev)`);
+      throw new SetupError('code-server could not be installed', 'the demo and the VS Code tests run VS Code as code-server', `bash scripts/setup-code-server.sh (installs into ${TOOLS}, which must be writable: set SWE_WORKBENCH_TOOLS to another folder otherwise; needs the npm registry and libkrb5-dev)`);
     }
     return launcher;
   });

@@ -22,13 +22,17 @@ if (!['vscode', 'e2e'].includes(suite) || !countsFile) {
   console.error('usage: run-vscode-tests.mjs vscode|e2e <countsFile>');
   process.exit(2);
 }
-const fixture = (p) => join(repoRoot, '../shared/fixtures/third-party', p);
+const { sharedPath } = require('../test/helpers/sharedPaths.ts');
+// The third-party fixtures, from the one setting the node:test suites use (test/helpers/sharedPaths.ts).
+const fixture = (p) => join(sharedPath('fixtures/third-party').dir, p);
 
 // The extension-host suites are bundled like the extension (native add-ons and mocha external);
 // the Playwright suites run under plain Node and keep every package external.
 async function bundleTests(dir, format, externals) {
   const source = join(repoRoot, 'test', dir);
-  const entries = readdirSync(source).filter((f) => f.endsWith('.test.ts') || f === 'index.ts').map((f) => join(source, f));
+  // SWE_WORKBENCH_VSCODE_ONLY=checkSetup,reward bundles only those extension-host files (while working on one).
+  const only = dir === 'vscode' ? process.env.SWE_WORKBENCH_VSCODE_ONLY?.split(',').map((name) => `${name.trim()}.test.ts`) : undefined;
+  const entries = readdirSync(source).filter((f) => f === 'index.ts' || (f.endsWith('.test.ts') && (!only || only.includes(f)))).map((f) => join(source, f));
   const outdir = join(repoRoot, 'dist/test', dir);
   rmSync(outdir, { recursive: true, force: true });
   await esbuild.build({ entryPoints: entries, outdir, bundle: true, platform: 'node', format, target: 'node20', sourcemap: 'inline', ...externals, logLevel: 'warning' });

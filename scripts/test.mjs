@@ -6,6 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync, existsSync, readFileSync, mkdtempSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { tmpdir } from 'node:os';
+import { reexecOnSupportedNode, reportingSetupErrors } from './setup-steps.mjs';
+
+// The suites run on a supported Node (22+): on an older one, on the Node 24 setup installed.
+await reportingSetupErrors(() => reexecOnSupportedNode());
 
 const root = new URL('..', import.meta.url).pathname;
 const all = ['unit', 'integration', 'vscode', 'e2e'];
@@ -31,7 +35,7 @@ function* testFiles(dir) {
 // after 30: a test file that leaves a shell or a socket open fails the run instead of holding
 // it until CI's own limit.
 const SUITE_LIMIT_MS = 30 * 60_000;
-const total = { passed: 0, failed: 0, skipped: 0, failures: [] };
+const total = { passed: 0, failed: 0, skipped: 0, failures: [], needs: {} };
 const out = mkdtempSync(join(tmpdir(), 'swe-workbench-test-'));
 
 for (const suite of selected) {
@@ -64,11 +68,16 @@ for (const suite of selected) {
   }
   for (const k of ['passed', 'failed', 'skipped']) total[k] += counts[k];
   total.failures.push(...counts.failures);
+  for (const [folder, n] of Object.entries(counts.needs ?? {})) total.needs[folder] = (total.needs[folder] ?? 0) + n;
 }
 
 if (total.failures.length > 0) {
   console.log('\nFailures:');
   for (const f of total.failures) console.log(`  - ${f}`);
 }
+// Tests that read a folder of ../shared a clone does not have: said, not hidden in `skipped`.
+const needs = Object.entries(total.needs).sort(([a], [b]) => a.localeCompare(b));
+if (needs.length > 0) console.log('');
+for (const [folder, n] of needs) console.log(`${n} test${n === 1 ? '' : 's'} need${n === 1 ? 's' : ''} ${folder}, not run`);
 console.log(`\n${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`);
 process.exit(total.failed > 0 || total.passed === 0 ? 1 : 0);

@@ -14,6 +14,7 @@ const commands: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./run')).command,
   bug: async () => (await import('./bug')).command,
   reward: async () => (await import('./reward')).command,
+  doctor: async () => (await import('./doctor')).command,
 };
 
 function usage(): string {

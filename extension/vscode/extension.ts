@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { activateBugs } from './bugs/activateBugs';
+import { activateCheckSetup } from './doctor/checkSetup';
 import { activatePatch } from './patch/activatePatch';
 import { activateReward } from './reward/activateReward';
 import { activateRollouts, type RolloutsApi } from './rollouts/activateRollouts';
@@ -34,6 +35,7 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
   context.subscriptions.push(log, vscode.commands.registerCommand('sweWorkbench.log.show', () => log.show()));
   try {
     context.subscriptions.push(...activateSettings(context));
+    context.subscriptions.push(...activateCheckSetup(context, log));
     const trajectoryEditor = activateTrajectoryEditor(context, log);
     context.subscriptions.push(...trajectoryEditor.disposables);
     const rollouts = activateRollouts(context, log, trajectoryEditor.api);

@@ -5,12 +5,12 @@ import { after, before, describe, test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { launchBrowser, launchBrowserOn, webviewFrame } from '../helpers/browser';
 import { THEMES, quickOpen, reloadWindow, runCommand, runCommandOnActiveFile, setTheme, waitForExtension } from '../helpers/workbench';
+import { sharedPath } from '../helpers/sharedPaths';
 
 const url = process.env.SWE_WORKBENCH_E2E_URL;
 const workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE;
 const settingsFile = process.env.SWE_WORKBENCH_E2E_SETTINGS;
 const out = process.env.SWE_WORKBENCH_E2E_OUT;
-const repoRoot = path.resolve(__dirname, '../../..');
 const INSTANCE = 'pandas-dev__pandas.95280573.pr_53652';
 
 describe('the reward view in code-server', () => {
@@ -25,7 +25,7 @@ describe('the reward view in code-server', () => {
 
   before(async () => {
     assert.ok(url && workspace && settingsFile && out, 'run through scripts/run-vscode-tests.mjs e2e');
-    cpSync(path.resolve(repoRoot, '../shared/fixtures/third-party/swe-smith/run_evaluation', INSTANCE), path.join(workspace, INSTANCE), { recursive: true });
+    cpSync(path.join(sharedPath('fixtures/third-party').dir, 'swe-smith/run_evaluation', INSTANCE), path.join(workspace, INSTANCE), { recursive: true });
     browser = await launchBrowserOn(url, workspace);
     page = browser.page;
     await waitForExtension(page);

@@ -10,7 +10,7 @@ import { PolicyClient, type PolicyClientOptions } from '../../extension/core/pol
 import { PolicySource } from '../../extension/core/session/actionSources';
 import type { Sandbox } from '../../extension/core/runtime/sandbox';
 import { materializeSampleRepo, type SampleRepo } from './sampleRepo';
-import type { ScriptedReply } from './policyServer';
+import type { ScriptedReply } from '../../extension/core/policy/scriptedPolicyServer';
 
 export const SYSTEM_PROMPT = 'You are a careful software engineer working in a bash shell.';
 export const INSTRUCTIONS = 'Money.allocate must keep every cent. Check the implementation and submit.';

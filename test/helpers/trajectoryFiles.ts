@@ -1,10 +1,14 @@
 import path from 'node:path';
+import { thirdPartyFolder } from './sharedFolder';
 
 export const repoRoot = path.resolve(__dirname, '../..');
 
-/** A file of /work/shared/fixtures/third-party (checked out as ../shared beside the repository). */
+/** The third-party fixtures folder (../shared/fixtures/third-party, or its setting): tests reading it use `thirdPartyFiles.test`. */
+export const thirdPartyFiles = thirdPartyFolder();
+
+/** A file of the third-party fixtures (see test/helpers/sharedFolder.ts for where they are found). */
 export function thirdParty(relative: string): string {
-  return path.resolve(repoRoot, '../shared/fixtures/third-party', relative);
+  return thirdPartyFiles.path(relative);
 }
 
 /** A sample trajectory of the project's own, written from the formats' documentation. */

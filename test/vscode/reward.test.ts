@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { RewardShown } from '../../extension/vscode/reward/activateReward';
+import { sharedPath } from '../helpers/sharedPaths';
 
 const EXTENSION_ID = 'swe-workbench.swe-workbench';
 const PYARROW_SERIES = 'pandas/tests/indexing/test_datetime.py::TestDatetimeIndex::test_getitem_pyarrow_index[Series]';
@@ -13,7 +14,7 @@ describe('the reward view in the extension host', () => {
     const extension = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(extension);
     await extension.activate();
-    instanceDir = path.resolve(extension.extensionPath, '../shared/fixtures/third-party/swe-smith/run_evaluation/pandas-dev__pandas.95280573.pr_53652');
+    instanceDir = path.join(sharedPath('fixtures/third-party').dir, 'swe-smith/run_evaluation/pandas-dev__pandas.95280573.pr_53652');
   });
 
   after(() => vscode.commands.executeCommand('workbench.action.closeAllEditors'));

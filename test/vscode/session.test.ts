@@ -9,7 +9,7 @@ import type { SessionApi } from '../../extension/vscode/session/activateSession'
 import type { SessionLaunch } from '../../extension/vscode/session/sessionLaunch';
 import { containerUri } from '../../extension/vscode/container/containerFileSystem';
 import { loadTrajectory } from '../../extension/core/trajectory/load';
-import { startPolicyServer, type PolicyServer } from '../helpers/policyServer';
+import { startPolicyServer, type PolicyServer } from '../../extension/core/policy/scriptedPolicyServer';
 import { LEDGER_EPISODE, thoughtAction } from '../helpers/ledgerAgentScript';
 
 const IMAGE = 'swe-workbench/base:bookworm';

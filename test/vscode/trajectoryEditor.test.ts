@@ -9,11 +9,11 @@ import { safeParse, type ResponseMessage } from '../../extension/protocol/ipc';
 import { STEPPER_BOOT_ELEMENT, StepperBootSchema, type StepperBoot } from '../../extension/protocol/stepper';
 import { TrajectoryRecorder, writeTrajectoryFile } from '../../extension/core/session/trajectoryRecorder';
 import type { Step } from '../../extension/core/trajectory/model';
+import { sharedPath } from '../helpers/sharedPaths';
 
 const EXTENSION_ID = 'swe-workbench.swe-workbench';
-const repoRoot = path.resolve(__dirname, '../../..');
-const marshmallow = path.resolve(repoRoot, '../shared/fixtures/third-party/swe-agent/marshmallow-1867.windowed.traj');
-const openhands = path.resolve(repoRoot, '../shared/fixtures/third-party/openhands/basic.json');
+const marshmallow = path.join(sharedPath('fixtures/third-party').dir, 'swe-agent/marshmallow-1867.windowed.traj');
+const openhands = path.join(sharedPath('fixtures/third-party').dir, 'openhands/basic.json');
 
 let api: SweWorkbenchInternals;
 let nextId = 1;

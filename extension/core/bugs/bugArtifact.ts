@@ -33,13 +33,17 @@ export function bugFileContents(bug: BugArtifact): Array<[string, string]> {
 export async function loadBugArtifact(dir: string): Promise<BugArtifact> {
   const info = await stat(dir).catch(() => undefined);
   if (!info?.isDirectory()) throw new InputError(dir, undefined, 'not a bug folder (no such directory)');
-  const read = async (name: string) => {
-    const file = path.join(dir, name);
-    return readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-      throw new InputError(file, undefined, err.code === 'ENOENT' ? `missing: a bug folder holds ${Object.values(BUG_FILES).join(', ')}` : err.message);
-    });
-  };
-  const [testScript, testFilesText, testParser, bugInjectDiff, testWeakenDiff] = await Promise.all(Object.values(BUG_FILES).map(read)) as [string, string, string, string, string];
+  // Every file is read before any error is raised, so a folder missing several names them all,
+  // in the fixed order of BUG_FILES, whatever order the reads finish in.
+  const names = Object.values(BUG_FILES);
+  const results = await Promise.allSettled(names.map((name) => readFile(path.join(dir, name), 'utf8')));
+  const missing = names.filter((_, i) => results[i]?.status === 'rejected' && (results[i] as PromiseRejectedResult).reason?.code === 'ENOENT');
+  const holds = `a bug folder holds ${names.join(', ')}`;
+  if (missing.length === 1) throw new InputError(path.join(dir, missing[0]!), undefined, `missing: ${holds}`);
+  if (missing.length > 1) throw new InputError(dir, undefined, `missing ${missing.join(', ')}: ${holds}`);
+  const failed = results.findIndex((r) => r.status === 'rejected');
+  if (failed >= 0) throw new InputError(path.join(dir, names[failed]!), undefined, ((results[failed] as PromiseRejectedResult).reason as Error).message);
+  const [testScript, testFilesText, testParser, bugInjectDiff, testWeakenDiff] = results.map((r) => (r as PromiseFulfilledResult<string>).value) as [string, string, string, string, string];
   const bug: BugArtifact = { testScript, testFiles: parseTestFilesList(testFilesText, path.join(dir, BUG_FILES.testFiles)), testParser, bugInjectDiff, testWeakenDiff };
   bugPatches(bug, dir);
   return bug;

@@ -8,6 +8,7 @@ import type { PolicyClient, RetryRecord } from '../policy/policyClient';
 import { buildMessages, type ContextOptions } from '../policy/context';
 import { samplingFlags } from '../policy/samplingFlags';
 import { parseReply, type Scaffold } from '../policy/scaffolds';
+import { asWorkbenchAction } from '../aci/foreignTools';
 import type { ToolSet } from '../aci/toolRegistry';
 import type { Action, Step, TokenLogprob, TokenUsage } from '../trajectory/model';
 
@@ -70,7 +71,8 @@ export class RecordingSource implements ActionSource {
     if (step.formatError !== undefined) return { ...base, action: step.action, formatError: step.formatError, errorMessage: step.observation };
     // An importer that could not name the tool keeps the raw text; read it with the session's tools.
     if (step.action.tool === null) return { ...typedAction(step.action.raw, this.tools, step.thought), ...base };
-    return { ...base, action: step.action };
+    // R2E-Gym's and OpenHands' names for bash and submit run the workbench's tools.
+    return { ...base, action: asWorkbenchAction(step.action) };
   }
 }
 

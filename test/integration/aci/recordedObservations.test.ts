@@ -11,9 +11,10 @@ import { z } from 'zod';
 import { AciSession } from '../../../extension/core/aci/aciSession';
 import type { Sandbox } from '../../../extension/core/runtime/sandbox';
 import { startTestSandbox } from '../../helpers/aciSandbox';
+import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const repoRoot = path.resolve(__dirname, '../../..');
-const thirdParty = path.resolve(repoRoot, '../shared/fixtures/third-party/swe-agent');
+const thirdParty = thirdPartyFiles.path('swe-agent');
 
 const TrajSchema = z.object({ trajectory: z.array(z.object({ action: z.string(), observation: z.string() })) });
 
@@ -23,8 +24,10 @@ const ReplayConfigSchema = z.object({
   replay_config: z.union([AgentToolsSchema, z.string().transform((text) => JSON.parse(text) as unknown).pipe(AgentToolsSchema)]),
 });
 
+/** A recording's steps; none when the third-party fixtures are absent (every test here is then skipped). */
 function recordedSteps(file: string) {
-  return TrajSchema.parse(JSON.parse(readFileSync(path.join(thirdParty, file), 'utf8'))).trajectory;
+  if (!thirdPartyFiles.present) return [];
+  return TrajSchema.parse(JSON.parse(readFileSync(path.resolve(thirdParty, file), 'utf8'))).trajectory;
 }
 
 /** The `N:text` lines of a recorded window, back to file lines keyed by number. */
@@ -50,7 +53,7 @@ describe('SWE-agent/test-repo run (sweagenttestrepo-1c2844.traj): find_file, ope
   let sandbox: Sandbox;
   let session: AciSession;
 
-  before(async () => {
+  thirdPartyFiles.before(async () => {
     const open = steps[1];
     assert.equal(open?.action, 'open "/SWE-agent__test-repo/tests/missing_colon.py"');
     const shown = windowLines(open.observation);
@@ -63,20 +66,20 @@ describe('SWE-agent/test-repo run (sweagenttestrepo-1c2844.traj): find_file, ope
     sandbox = await startTestSandbox(host, '/SWE-agent__test-repo');
     session = new AciSession(sandbox, { bundles: ['tools/registry', 'tools/windowed', 'tools/search', 'tools/submit'], config: { crlf: true } });
   });
-  after(async () => {
+  thirdPartyFiles.after(async () => {
     await sandbox?.dispose();
     rmSync(host, { recursive: true, force: true });
   });
 
-  test('find_file prints what the recording shows', async () => {
+  thirdPartyFiles.test('find_file prints what the recording shows', async () => {
     assert.equal((await session.runCommand(steps[0]!.action)).observation, steps[0]!.observation);
   });
 
-  test('open prints what the recording shows', async () => {
+  thirdPartyFiles.test('open prints what the recording shows', async () => {
     assert.equal((await session.runCommand(steps[1]!.action)).observation, steps[1]!.observation);
   });
 
-  test('submit after the same fix prints the recorded patch, blob ids included', async () => {
+  thirdPartyFiles.test('submit after the same fix prints the recorded patch, blob ids included', async () => {
     await session.runCommand(`sed -i 's/-> float$/-> float:/' tests/missing_colon.py`);
     const submit = steps.find((s) => s.action === 'submit');
     assert.ok(submit);
@@ -89,8 +92,8 @@ describe('marshmallow-1867 function-calling run (tools/edit_replace): create, in
   const steps = recordedSteps('marshmallow-1867.function_calling.traj');
   const step = (action: string) => {
     const found = steps.find((s) => s.action === action);
-    assert.ok(found, `recorded action ${action}`);
-    return found;
+    assert.ok(found || !thirdPartyFiles.present, `recorded action ${action}`);
+    return found!;
   };
   const openStep = step('open "src/marshmallow/fields.py" 1474');
   const rejected = steps[6]!;
@@ -114,7 +117,7 @@ describe('marshmallow-1867 function-calling run (tools/edit_replace): create, in
     return Array.from({ length: total }, (_, i) => known.get(i + 1) ?? filler(i + 1)).join('\n') + '\n';
   }
 
-  before(async () => {
+  thirdPartyFiles.before(async () => {
     mkdirSync(path.join(host, 'src/marshmallow'), { recursive: true });
     writeFileSync(path.join(host, 'src/marshmallow/fields.py'), rebuiltFields());
     gitRepo(host);
@@ -122,17 +125,17 @@ describe('marshmallow-1867 function-calling run (tools/edit_replace): create, in
     const { replay_config: config } = ReplayConfigSchema.parse(JSON.parse(readFileSync(traj, 'utf8')));
     session = new AciSession(sandbox, { bundles: config.agent.tools.bundles.map((b) => b.path), config: { crlf: true } });
   });
-  after(async () => {
+  thirdPartyFiles.after(async () => {
     await sandbox?.dispose();
     rmSync(host, { recursive: true, force: true });
   });
 
-  test('the recording selects the replace-style edit', () => {
+  thirdPartyFiles.test('the recording selects the replace-style edit', () => {
     assert.equal(session.tools.get('edit')?.bundle, 'windowed_edit_replace');
     assert.equal(session.tools.get('insert')?.bundle, 'windowed_edit_replace');
   });
 
-  test('create reproduce.py', async () => {
+  thirdPartyFiles.test('create reproduce.py', async () => {
     const create = steps[0]!;
     assert.equal(create.action, 'create reproduce.py');
     const r = await session.runCommand(create.action);
@@ -140,30 +143,30 @@ describe('marshmallow-1867 function-calling run (tools/edit_replace): create, in
     assert.deepEqual(r.state, { open_file: '/testbed/reproduce.py', working_dir: '/testbed' });
   });
 
-  test('insert the reproduction script', async () => {
+  thirdPartyFiles.test('insert the reproduction script', async () => {
     const insert = steps[1]!;
     assert.ok(insert.action.startsWith("insert 'from marshmallow.fields import TimeDelta"));
     assert.equal((await session.runCommand(insert.action)).observation, insert.observation);
   });
 
-  test('open "src/marshmallow/fields.py" 1474', async () => {
+  thirdPartyFiles.test('open "src/marshmallow/fields.py" 1474', async () => {
     assert.equal((await session.runCommand(openStep.action)).observation, openStep.observation);
   });
 
-  test('an edit losing its indentation is refused by flake8 (E999) with both windows', async () => {
+  thirdPartyFiles.test('an edit losing its indentation is refused by flake8 (E999) with both windows', async () => {
     const r = await session.runCommand(rejected.action);
     assert.equal(r.observation, rejected.observation);
     assert.equal(r.exitCode, 4);
   });
 
-  test('the corrected edit is applied', async () => {
+  thirdPartyFiles.test('the corrected edit is applied', async () => {
     assert.equal((await session.runCommand(applied.action)).observation, applied.observation);
   });
 });
 
 describe('SWE-agent 1.0.1 run on pandas (swe-smith, tools/edit_anthropic + review_on_submit_m)', () => {
-  const traj = path.resolve(repoRoot, '../shared/fixtures/third-party/swe-smith/pandas-dev__pandas.95280573.pr_53856.traj');
-  const steps = TrajSchema.parse(JSON.parse(readFileSync(traj, 'utf8'))).trajectory;
+  const traj = thirdPartyFiles.path('swe-smith/pandas-dev__pandas.95280573.pr_53856.traj');
+  const steps = recordedSteps(traj);
   const view = steps[3]!;
   const create = steps[6]!;
   const replace = steps[10]!;
@@ -171,7 +174,7 @@ describe('SWE-agent 1.0.1 run on pandas (swe-smith, tools/edit_anthropic + revie
   let sandbox: Sandbox;
   let session: AciSession;
 
-  before(async () => {
+  thirdPartyFiles.before(async () => {
     assert.equal(view.action, 'str_replace_editor view /testbed/pandas/io/sql.py  --view_range 1030 1074');
     // `%6d\t<line>` rows of the viewed range are the file's lines 1030-1074; the rest is filler.
     const known = new Map<number, string>();
@@ -186,24 +189,24 @@ describe('SWE-agent 1.0.1 run on pandas (swe-smith, tools/edit_anthropic + revie
     const { replay_config: config } = ReplayConfigSchema.parse(JSON.parse(readFileSync(traj, 'utf8')));
     session = new AciSession(sandbox, { bundles: config.agent.tools.bundles.map((b) => b.path), config: { crlf: true } });
   });
-  after(async () => {
+  thirdPartyFiles.after(async () => {
     await sandbox?.dispose();
     rmSync(host, { recursive: true, force: true });
   });
 
-  test('view with a range', async () => {
+  thirdPartyFiles.test('view with a range', async () => {
     assert.equal((await session.runCommand(view.action)).observation, view.observation);
   });
 
-  test('create a file from a quoted multi-line --file_text', async () => {
+  thirdPartyFiles.test('create a file from a quoted multi-line --file_text', async () => {
     assert.equal((await session.runCommand(create.action)).observation, create.observation);
   });
 
-  test('str_replace of a 15-line block prints the recorded snippet', async () => {
+  thirdPartyFiles.test('str_replace of a 15-line block prints the recorded snippet', async () => {
     assert.equal((await session.runCommand(replace.action)).observation, replace.observation);
   });
 
-  test('the first submit asks for a review with the diff, the second hands in the patch itself', async () => {
+  thirdPartyFiles.test('the first submit asks for a review with the diff, the second hands in the patch itself', async () => {
     const review = await session.runCommand('submit');
     const recordedReview = steps[14]!.observation;
     const intro = recordedReview.slice(0, recordedReview.indexOf('<diff>'));
@@ -216,8 +219,8 @@ describe('SWE-agent 1.0.1 run on pandas (swe-smith, tools/edit_anthropic + revie
 });
 
 describe('SWE-agent 1.0.1 filemap view of a long Python file (USE_FILEMAP)', () => {
-  const traj = path.resolve(repoRoot, '../shared/fixtures/third-party/swe-smith/pandas-dev__pandas.95280573.pr_53856.traj');
-  const view = TrajSchema.parse(JSON.parse(readFileSync(traj, 'utf8'))).trajectory[1]!;
+  const traj = thirdPartyFiles.path('swe-smith/pandas-dev__pandas.95280573.pr_53856.traj');
+  const view = recordedSteps(traj)[1]!;
   const host = mkdtempSync(path.join(tmpdir(), 'swe-workbench-recorded-'));
   let sandbox: Sandbox;
   let session: AciSession;
@@ -240,7 +243,7 @@ describe('SWE-agent 1.0.1 filemap view of a long Python file (USE_FILEMAP)', () 
     return Array.from({ length: total }, (_, i) => lines.get(i + 1) ?? `# filler line ${i + 1}`).join('\n') + '\n';
   }
 
-  before(async () => {
+  thirdPartyFiles.before(async () => {
     assert.equal(view.action, 'str_replace_editor view /testbed/pandas/io/sql.py');
     mkdirSync(path.join(host, 'pandas/io'), { recursive: true });
     writeFileSync(path.join(host, 'pandas/io/sql.py'), rebuiltFromFilemap());
@@ -248,12 +251,12 @@ describe('SWE-agent 1.0.1 filemap view of a long Python file (USE_FILEMAP)', () 
     sandbox = await startTestSandbox(host, '/testbed');
     session = new AciSession(sandbox, { bundles: ['tools/registry', 'tools/edit_anthropic'], config: { crlf: true, useFilemap: true } });
   });
-  after(async () => {
+  thirdPartyFiles.after(async () => {
     await sandbox?.dispose();
     rmSync(host, { recursive: true, force: true });
   });
 
-  test('the abbreviated view matches the recording byte for byte', async () => {
+  thirdPartyFiles.test('the abbreviated view matches the recording byte for byte', async () => {
     assert.equal((await session.runCommand(view.action)).observation, view.observation);
   });
 });

@@ -44,10 +44,11 @@ describe('swe-workbench bug validate', () => {
     assert.match(r.stdout, /^FAIL {2}bug-validity +\d+\.\d s {2}the bug breaks no test$/m);
   });
 
-  test('a bug folder with a missing file is a clear error naming it', () => {
-    const r = cli('bug', 'validate', path.join(repoRoot, 'test/fixtures'), '--image', 'swe-workbench/base:bookworm', '--repo', repo);
+  test('a folder without the bug files is a clear error naming every missing file in a fixed order', () => {
+    const folder = path.join(repoRoot, 'test/fixtures');
+    const r = cli('bug', 'validate', folder, '--image', 'swe-workbench/base:bookworm', '--repo', repo);
     assert.equal(r.status, 1);
-    assert.match(r.stderr, /test_script\.sh: missing/);
+    assert.ok(r.stderr.includes(`${folder}: missing test_script.sh, test_files.txt, test_parser.py, bug_inject.diff, test_weaken.diff: a bug folder holds`), r.stderr);
   });
 
   test('without --image the usage is shown with exit 2', async () => {

@@ -11,10 +11,11 @@ import { bugFromSweBenchInstance, bugFromSweSmithInstance, bugToSweBenchInstance
 import { InputError } from '../../../extension/core/errors';
 import { readTaskInstance, readTaskInstances } from '../../../extension/core/reward/instance';
 import { bugArtifact, oneLineDiff } from '../../builders/bugArtifact';
+import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const fixtures = path.join(repoRoot, 'test/fixtures/bugs');
-const thirdParty = path.resolve(repoRoot, '../shared/fixtures/third-party');
+const thirdParty = thirdPartyFiles.dir;
 const scratch = () => mkdtempSync(path.join(tmpdir(), 'bug-artifact-'));
 
 describe('bug folders', () => {
@@ -30,6 +31,18 @@ describe('bug folders', () => {
     await saveBugArtifact(dir, bugArtifact());
     rmSync(path.join(dir, BUG_FILES.testWeakenDiff));
     await assert.rejects(loadBugArtifact(dir), (err: unknown) => err instanceof InputError && err.file === path.join(dir, 'test_weaken.diff') && /missing/.test(err.problem));
+  });
+
+  test('a folder missing several files names them all, in the folder order, in one error', async () => {
+    const dir = scratch();
+    await saveBugArtifact(dir, bugArtifact());
+    for (const name of [BUG_FILES.testWeakenDiff, BUG_FILES.testScript, BUG_FILES.testParser]) rmSync(path.join(dir, name));
+    await assert.rejects(loadBugArtifact(dir), (err: unknown) => {
+      assert.ok(err instanceof InputError);
+      assert.equal(err.file, dir);
+      assert.match(err.problem, /^missing test_script\.sh, test_parser\.py, test_weaken\.diff: a bug folder holds /);
+      return true;
+    });
   });
 
   test('a diff writing outside the repository is refused at load, with file and line', async () => {
@@ -70,7 +83,7 @@ describe('bug folders', () => {
 });
 
 describe('the default parser', () => {
-  test('turns real pytest output into the map, from a file or stdin', () => {
+  thirdPartyFiles.test('turns real pytest output into the map, from a file or stdin', () => {
     const dir = scratch();
     const parser = path.join(dir, 'test_parser.py');
     writeFileSync(parser, DEFAULT_TEST_PARSER);
@@ -92,7 +105,7 @@ describe('solver spec and instances', () => {
     assert.match(spec, /^\+    assert journal\.balance\("Equity:Retained Earnings"\)\["EUR"\] == eur\("-1138\.00"\)$/m);
   });
 
-  test('a SWE-smith instance becomes a bug whose patch is the instance patch', async () => {
+  thirdPartyFiles.test('a SWE-smith instance becomes a bug whose patch is the instance patch', async () => {
     const instance = await readTaskInstance(path.join(thirdParty, 'swe-smith/pandas-dev__pandas.95280573.pr_53652.instance.json'));
     const bug = bugFromSweSmithInstance(instance);
     assert.equal(bug.bugInjectDiff, instance.patch);
@@ -102,7 +115,7 @@ describe('solver spec and instances', () => {
     assert.deepEqual(back.FAIL_TO_PASS, instance.FAIL_TO_PASS);
   });
 
-  test('a SWE-bench instance becomes a bug on the fixed tree and back', async () => {
+  thirdPartyFiles.test('a SWE-bench instance becomes a bug on the fixed tree and back', async () => {
     const [instance] = await readTaskInstances(path.join(thirdParty, 'swe-bench/swe-bench-lite-test.instances.json'));
     assert.ok(instance);
     const bug = bugFromSweBenchInstance(instance);

@@ -7,9 +7,10 @@ import { describe, test } from 'node:test';
 import { parseUnifiedDiff, reverseDiff, touchedPaths, withoutTerminalLineEnds } from '../../../extension/core/diff/unifiedDiff';
 import { InputError } from '../../../extension/core/errors';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
+import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const repoRoot = path.resolve(__dirname, '../../..');
-const sweSmithInstance = path.resolve(repoRoot, '../shared/fixtures/third-party/swe-smith/pandas-dev__pandas.95280573.pr_53652.instance.json');
+const sweSmithInstance = thirdPartyFiles.path('swe-smith/pandas-dev__pandas.95280573.pr_53652.instance.json');
 
 const twoFiles = [
   'diff --git a/pkg/core.py b/pkg/core.py',
@@ -44,7 +45,7 @@ describe('unified diffs', () => {
     assert.deepEqual(touchedPaths(files), ['pkg/core.py', 'pkg/new.py']);
   });
 
-  test('reads the real SWE-smith bug patch', () => {
+  thirdPartyFiles.test('reads the real SWE-smith bug patch', () => {
     const patch = JSON.parse(readFileSync(sweSmithInstance, 'utf8')).patch as string;
     const files = parseUnifiedDiff(patch);
     assert.deepEqual(touchedPaths(files), ['pandas/core/indexes/base.py']);
@@ -93,9 +94,9 @@ describe('unified diffs', () => {
 });
 
 describe('diffs read through a pseudo-terminal', () => {
-  const thirdParty = path.resolve(repoRoot, '../shared/fixtures/third-party');
+  const thirdParty = thirdPartyFiles.dir;
 
-  test("SWE-agent's recorded submission (CRLF on every line) parses once the terminal's CRs are gone", async () => {
+  thirdPartyFiles.test("SWE-agent's recorded submission (CRLF on every line) parses once the terminal's CRs are gone", async () => {
     const { trajectory } = await loadTrajectory(path.join(thirdParty, 'swe-agent/marshmallow-1867.function_calling.traj'));
     const submission = trajectory.outcome.submission ?? '';
     assert.ok(submission.includes('\r\n') && !/(^|[^\r])\n/.test(submission), 'the recording holds a CRLF-only diff');

@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { Step } from '../../../extension/core/trajectory/model';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { anAction, aStep } from '../../builders/trajectory';
+import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const tools = new ToolRegistry().register(...windowedTools, ...searchTools).toolSet(['windowed', 'search']);
@@ -70,7 +71,7 @@ describe('scaffolds: function_calling', () => {
 });
 
 describe('scaffolds: xml_function_calling', () => {
-  test('one call in the text; the words before it are the thought', () => {
+  thirdPartyFiles.test('one call in the text; the words before it are the thought', () => {
     const parsed = parseReply(reply('Find the file.\n<function=find_file>\n<parameter=file_name>core.py</parameter>\n</function>'), 'xml_function_calling', tools);
     assert.equal(parsed.thought, 'Find the file.');
     assert.equal(parsed.action.tool, 'find_file');
@@ -88,8 +89,8 @@ function step(index: number, observation: string, extra: Partial<Step> = {}): St
 }
 
 describe('context of a recording made by SWE-agent with function calling', () => {
-  test('continuing it sends each recorded call with its id, tool and arguments, answered by its observation', async () => {
-    const file = path.resolve(repoRoot, '../shared/fixtures/third-party/swe-agent/marshmallow-1867.function_calling.traj');
+  thirdPartyFiles.test('continuing it sends each recorded call with its id, tool and arguments, answered by its observation', async () => {
+    const file = thirdPartyFiles.path('swe-agent/marshmallow-1867.function_calling.traj');
     const { trajectory } = await loadTrajectory(file);
     const messages = buildMessages(trajectory.steps.slice(0, 3), { scaffold: 'function_calling', systemPrompt: 's', instructions: 'i' });
     assert.equal(messages.length, 2 + 3 * 2);

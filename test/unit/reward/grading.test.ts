@@ -9,14 +9,15 @@ import { parseReport, readReport } from '../../../extension/core/reward/reports'
 import { parseTestOutput } from '../../../extension/core/reward/testOutput';
 import type { TestStatus } from '../../../extension/core/reward/testStatus';
 import { isValidBug, validationLists } from '../../../extension/core/reward/validationLists';
+import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const repoRoot = path.resolve(__dirname, '../../..');
-const thirdParty = path.resolve(repoRoot, '../shared/fixtures/third-party');
+const thirdParty = thirdPartyFiles.dir;
 const sweSmith = path.join(thirdParty, 'swe-smith');
 const instanceId = 'pandas-dev__pandas.95280573.pr_53652';
 
 describe('grading a real SWE-smith evaluation', () => {
-  test('agrees with the folder report.json exactly', async () => {
+  thirdPartyFiles.test('agrees with the folder report.json exactly', async () => {
     const instance = await readTaskInstance(path.join(sweSmith, `${instanceId}.instance.json`));
     const log = readFileSync(path.join(sweSmith, 'run_evaluation', instanceId, 'test_output.txt'), 'utf8');
     const graded = gradeTestLog(instance, log);
@@ -29,7 +30,7 @@ describe('grading a real SWE-smith evaluation', () => {
     assert.equal(graded.resolution, 'FULL');
   });
 
-  test('the validation outputs give the lists of run_validation/report.json', async () => {
+  thirdPartyFiles.test('the validation outputs give the lists of run_validation/report.json', async () => {
     const reference = parseTestOutput(readFileSync(path.join(sweSmith, 'run_validation/test_output_pre_gold.txt'), 'utf8'));
     const bugged = parseTestOutput(readFileSync(path.join(sweSmith, 'run_validation/test_output.txt'), 'utf8'));
     const lists = validationLists(reference, bugged);
@@ -40,7 +41,7 @@ describe('grading a real SWE-smith evaluation', () => {
     assert.equal(lists.FAIL_TO_PASS.length, 2);
   });
 
-  test('the run report of SWE-smith is read into the common summary', async () => {
+  thirdPartyFiles.test('the run report of SWE-smith is read into the common summary', async () => {
     const report = await readReport(path.join(sweSmith, 'run_evaluation/report.json'));
     assert.equal(report.kind, 'run');
     if (report.kind !== 'run') return;
@@ -83,7 +84,7 @@ describe('grading rules', () => {
 });
 
 describe('instances and reports at the edge', () => {
-  test('SWE-bench Lite instances with plain lists are read', async () => {
+  thirdPartyFiles.test('SWE-bench Lite instances with plain lists are read', async () => {
     const all = await readTaskInstances(path.join(thirdParty, 'swe-bench/swe-bench-lite-test.instances.json'));
     assert.equal(all.length, 5);
     assert.deepEqual(all[0]?.FAIL_TO_PASS, ['test_callable_sitemod_no_items (sitemaps_tests.test_http.HTTPSitemapTests)']);

@@ -4,15 +4,16 @@ import { describe, test } from 'node:test';
 import { command } from '../../../extension/cli/reward';
 import { CliError } from '../../../extension/cli/command';
 import { runCli } from '../../helpers/cliRunner';
+import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const repoRoot = path.resolve(__dirname, '../../..');
-const sweSmith = path.resolve(repoRoot, '../shared/fixtures/third-party/swe-smith');
+const sweSmith = thirdPartyFiles.path('swe-smith');
 const id = 'pandas-dev__pandas.95280573.pr_53652';
 
 const reward = (...argv: string[]) => runCli(command, argv);
 
 describe('swe-workbench reward', () => {
-  test('grades a real evaluation log against its instance as FULL with reward 1', async () => {
+  thirdPartyFiles.test('grades a real evaluation log against its instance as FULL with reward 1', async () => {
     const { code, stdout } = await reward('--test-output', path.join(sweSmith, 'run_evaluation', id, 'test_output.txt'), '--instance', path.join(sweSmith, `${id}.instance.json`), '--json');
     assert.equal(code, 0);
     const view = JSON.parse(stdout);
@@ -21,21 +22,21 @@ describe('swe-workbench reward', () => {
     assert.equal(view.tests_status.PASS_TO_PASS.success.length, 9);
   });
 
-  test('the bugged validation output graded against the instance lists its two failing tests', async () => {
+  thirdPartyFiles.test('the bugged validation output graded against the instance lists its two failing tests', async () => {
     const { stdout } = await reward('--test-output', path.join(sweSmith, 'run_validation/test_output.txt'), '--instance', path.join(sweSmith, `${id}.instance.json`));
     assert.match(stdout, /^resolution: NO$/m);
     assert.match(stdout, /^FAIL_TO_PASS: 0 pass, 2 fail$/m);
     assert.match(stdout, /^ {2}FAIL pandas\/tests\/indexing\/test_datetime\.py::TestDatetimeIndex::test_getitem_pyarrow_index\[Series\]$/m);
   });
 
-  test('reads a per-instance report and shows the reward terms', async () => {
+  thirdPartyFiles.test('reads a per-instance report and shows the reward terms', async () => {
     const { stdout } = await reward('--report', path.join(sweSmith, 'run_evaluation', id, 'report.json'));
     assert.match(stdout, /^shape: swe-smith$/m);
     assert.match(stdout, /^reward: 1$/m);
     assert.match(stdout, /resolution FULL = 1/);
   });
 
-  test('reads a run report as a resolve rate', async () => {
+  thirdPartyFiles.test('reads a run report as a resolve rate', async () => {
     const view = JSON.parse((await reward('--report', path.join(sweSmith, 'run_evaluation/report.json'), '--json')).stdout);
     assert.equal(view.total, 53);
     assert.equal(view.reward.terms[0].rule, '3 of 53 instances resolved');

@@ -5,13 +5,14 @@ import { describe, test } from 'node:test';
 import { parsePytestOutput } from '../../../extension/core/reward/pytestOutput';
 import { parseSweBenchLog, parseTestOutput } from '../../../extension/core/reward/testOutput';
 import { parseUnittestOutput } from '../../../extension/core/reward/unittestOutput';
+import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const repoRoot = path.resolve(__dirname, '../../..');
-const sweSmith = path.resolve(repoRoot, '../shared/fixtures/third-party/swe-smith');
+const sweSmith = thirdPartyFiles.path('swe-smith');
 const read = (rel: string) => readFileSync(path.join(sweSmith, rel), 'utf8');
 
 describe('pytest output', () => {
-  test('reads the verbose lines of a real SWE-smith run, parametrized ids included', () => {
+  thirdPartyFiles.test('reads the verbose lines of a real SWE-smith run, parametrized ids included', () => {
     const map = parsePytestOutput(read('run_validation/test_output.txt'));
     assert.equal(map.size, 11);
     assert.equal(map.get('pandas/tests/indexing/test_datetime.py::TestDatetimeIndex::test_getitem_pyarrow_index[DataFrame]'), 'FAILED');
@@ -100,7 +101,7 @@ describe('unittest / Django output', () => {
 });
 
 describe('SWE-bench logs', () => {
-  test('reads only between the markers of a real evaluation log', () => {
+  thirdPartyFiles.test('reads only between the markers of a real evaluation log', () => {
     const log = parseSweBenchLog(read('run_evaluation/pandas-dev__pandas.95280573.pr_53652/test_output.txt'));
     assert.equal(log.kind, 'tests');
     assert.equal(log.kind === 'tests' && log.statuses.size, 11);

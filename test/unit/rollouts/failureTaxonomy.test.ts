@@ -7,6 +7,7 @@ import type { Evaluation, Prediction } from '../../../extension/core/rollouts/re
 import { trajectoryFacts } from '../../../extension/core/rollouts/trajectoryFacts';
 import type { Trajectory } from '../../../extension/core/trajectory/model';
 import { aBashAction, aStep, aTrajectory, anOutcome } from '../../builders/trajectory';
+import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const evaluation = (overrides: Partial<Evaluation>): Evaluation => ({ instanceId: 'x', file: 'logs/report.json', source: 'instance-report', failingTests: [], ...overrides });
 const classify = (t: Trajectory, ev?: Evaluation, pred?: Prediction) => classifyRollout(trajectoryFacts(t), ev, pred);
@@ -65,8 +66,8 @@ describe('failure taxonomy rules', () => {
     assert.deepEqual([c.failure, c.submitted, c.evidence.detail], ['no-submission', false, 'preds.json: empty model_patch']);
   });
 
-  test("OpenHands' normal end, with nothing to grade it, reads as finished and not evaluated", async () => {
-    const { trajectory } = await loadTrajectory(path.resolve(__dirname, '../../../../shared/fixtures/third-party/openhands/basic.json'));
+  thirdPartyFiles.test("OpenHands' normal end, with nothing to grade it, reads as finished and not evaluated", async () => {
+    const { trajectory } = await loadTrajectory(thirdPartyFiles.path('openhands/basic.json'));
     const c = classify(trajectory);
     assert.deepEqual([c.failure, c.evidence.detail], ['unknown', "the agent finished (exit status 'finished'), and nothing evaluated it"]);
   });

@@ -9,6 +9,7 @@ import { watchRollouts } from '../../../extension/core/rollouts/rolloutWatch';
 import { importRolloutTrajectory } from '../../../extension/core/rollouts/trajectoryImport';
 import { r2eGymRecord, sweAgentTraj, workSteps, writeJson } from '../../fixtures/rollouts/runWriter';
 import { makeRolloutFolder } from '../../fixtures/rollouts/trainingRun';
+import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 /** Indexes with an importer that counts the documents it turns into trajectories. */
 function countingIndex(root: string, cacheDir: string) {
@@ -31,7 +32,7 @@ describe('index cache', () => {
   let root: string;
   let cold: RolloutIndex;
 
-  before(async () => {
+  thirdPartyFiles.before(async () => {
     folder = makeRolloutFolder();
     root = join(folder.root, 'run');
     cacheDir = mkdtempSync(join(tmpdir(), 'swe-workbench-rollouts-cache-'));
@@ -40,12 +41,12 @@ describe('index cache', () => {
     // 15 readable trajectories plus the truncated SWE-agent file, which fails before import.
     assert.equal(counter.imports, 15);
   });
-  after(() => {
+  thirdPartyFiles.after(() => {
     folder.cleanup();
     rmSync(cacheDir, { recursive: true, force: true });
   });
 
-  test('a second indexing of an unchanged folder reads and parses nothing', async () => {
+  thirdPartyFiles.test('a second indexing of an unchanged folder reads and parses nothing', async () => {
     const { counter, run } = countingIndex(root, cacheDir);
     const warm = await run();
     assert.equal(counter.imports, 0);
@@ -54,7 +55,7 @@ describe('index cache', () => {
     assert.deepEqual(warm.errors, cold.errors);
   });
 
-  test('an appended JSONL record is read from where the last read stopped', async () => {
+  thirdPartyFiles.test('an appended JSONL record is read from where the last read stopped', async () => {
     const file = join(root, 'attempt_4/deepswe.jsonl');
     appendFileSync(file, record('acme__widgets-303', 3) + '\n');
     const { counter, run } = countingIndex(root, cacheDir);
@@ -66,7 +67,7 @@ describe('index cache', () => {
     assert.equal(index.rollouts.length, cold.rollouts.length + 1);
   });
 
-  test('a half-written last line is not an error and is picked up once complete', async () => {
+  thirdPartyFiles.test('a half-written last line is not an error and is picked up once complete', async () => {
     const file = join(root, 'attempt_4/deepswe.jsonl');
     const line = record('acme__widgets-404', 2);
     appendFileSync(file, line.slice(0, 120));
@@ -80,7 +81,7 @@ describe('index cache', () => {
     assert.deepEqual(complete.errors, cold.errors);
   });
 
-  test('a corrupt cache is discarded, not fatal, and rewritten', async () => {
+  thirdPartyFiles.test('a corrupt cache is discarded, not fatal, and rewritten', async () => {
     writeFileSync(cacheFile(cacheDir, root), '{"version": 1, "root": "');
     const { run } = countingIndex(root, cacheDir);
     const rebuilt = await run();
@@ -91,14 +92,14 @@ describe('index cache', () => {
     assert.deepEqual(again.rollouts, rebuilt.rollouts);
   });
 
-  test('a cache of the wrong shape is discarded', async () => {
+  thirdPartyFiles.test('a cache of the wrong shape is discarded', async () => {
     writeFileSync(cacheFile(cacheDir, root), JSON.stringify({ version: 1, root, files: [{ path: 3 }] }));
     const index = await countingIndex(root, cacheDir).run();
     assert.match(index.stats.cacheDiscarded ?? '', /^cache does not match version 3/);
     assert.equal(index.stats.filesRead, index.stats.files);
   });
 
-  test('a cache whose entries were changed after writing is discarded and rebuilt with the same rows', async () => {
+  thirdPartyFiles.test('a cache whose entries were changed after writing is discarded and rebuilt with the same rows', async () => {
     const { run } = countingIndex(root, cacheDir);
     const first = await run();
     const file = cacheFile(cacheDir, root);
@@ -112,12 +113,12 @@ describe('index cache', () => {
 
 describe('watching a run while it writes', () => {
   let folder: ReturnType<typeof makeRolloutFolder>;
-  before(() => {
+  thirdPartyFiles.before(() => {
     folder = makeRolloutFolder();
   });
-  after(() => folder.cleanup());
+  thirdPartyFiles.after(() => folder.cleanup());
 
-  test('a new trajectory file and an appended record appear without re-reading the rest', { timeout: 60_000 }, async () => {
+  thirdPartyFiles.test('a new trajectory file and an appended record appear without re-reading the rest', { timeout: 60_000 }, async () => {
     const root = join(folder.root, 'run');
     const indexer = new RolloutIndexer(root);
     const first = await indexer.refresh();

@@ -6,6 +6,7 @@ import { sortRollouts } from '../../../extension/core/rollouts/rolloutFields';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
 import { searchRollouts } from '../../../extension/core/rollouts/rolloutSearch';
 import { G7, W101, W202, makeRolloutFolder } from '../../fixtures/rollouts/trainingRun';
+import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 describe('filter, sort and search over the generated training run', () => {
   let folder: ReturnType<typeof makeRolloutFolder>;
@@ -13,15 +14,15 @@ describe('filter, sort and search over the generated training run', () => {
   let rollouts: Rollout[];
   const ids = (expr: string) => filterRollouts(rollouts, expr).map((r) => r.id);
 
-  before(async () => {
+  thirdPartyFiles.before(async () => {
     folder = makeRolloutFolder();
     const index = await indexRollouts(`${folder.root}/run`);
     root = index.root;
     rollouts = index.rollouts;
   });
-  after(() => folder.cleanup());
+  thirdPartyFiles.after(() => folder.cleanup());
 
-  test('comparisons, and / or / not, parentheses', () => {
+  thirdPartyFiles.test('comparisons, and / or / not, parentheses', () => {
     // The R2E-Gym run of W202 hit max_step_limit after 40 steps.
     assert.deepEqual(ids('failure=max-steps and steps>30'), ['attempt_4/deepswe.jsonl:2']);
     assert.deepEqual(ids('failure=max-steps and steps>40'), []);
@@ -31,7 +32,7 @@ describe('filter, sort and search over the generated training run', () => {
     assert.equal(ids('FAILURE = Resolved OR resolved = TRUE').length, 5);
   });
 
-  test('none, lists, contains and quoted values', () => {
+  thirdPartyFiles.test('none, lists, contains and quoted values', () => {
     assert.deepEqual(ids('resolved=none'), [`attempt_3/${G7}/${G7}.traj.json`]);
     assert.deepEqual(ids('test~"resize_keeps_ratio"'), [`attempt_2/${W101}/${W101}.traj`]);
     // The context-exceeded run also carries the no-submission tag.
@@ -40,7 +41,7 @@ describe('filter, sort and search over the generated training run', () => {
     assert.equal(ids('cost=none').length, rollouts.filter((r) => r.cost === undefined).length);
   });
 
-  test('errors name the column and what was expected', () => {
+  thirdPartyFiles.test('errors name the column and what was expected', () => {
     assert.throws(() => ids('steps>abc'), /filter: column 7: steps is a number, got 'abc'/);
     assert.throws(() => ids('failure=max-step'), /column 9: unknown failure 'max-step'; one of resolved, submitted-wrong/);
     assert.throws(() => ids('colour=red'), /column 1: unknown field 'colour'; fields: id, path/);
@@ -51,7 +52,7 @@ describe('filter, sort and search over the generated training run', () => {
     assert.throws(() => ids('exit="open'), /column 6: unterminated "quoted" value/);
   });
 
-  test('sort by any field, descending with a minus, missing values last', () => {
+  thirdPartyFiles.test('sort by any field, descending with a minus, missing values last', () => {
     const bySteps = sortRollouts(rollouts, '-steps').map((r) => r.steps);
     assert.deepEqual(bySteps.slice(0, 3), [40, 30, 12]);
     const byCost = sortRollouts(rollouts, 'cost');
@@ -61,7 +62,7 @@ describe('filter, sort and search over the generated training run', () => {
     assert.throws(() => sortRollouts(rollouts, 'speed'), /unknown field 'speed'/);
   });
 
-  test('search finds text in observations, actions and thoughts, with the step', async () => {
+  thirdPartyFiles.test('search finds text in observations, actions and thoughts, with the step', async () => {
     // Only the stuck run sees the traceback: five repeated steps, 2..6.
     const hits = await searchRollouts(root, rollouts, 'valueerror: ODD width');
     assert.deepEqual(

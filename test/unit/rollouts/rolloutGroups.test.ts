@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { groupRollouts, passAtK, type RolloutGroup } from '../../../extension/core/rollouts/rolloutGroups';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
 import { G7, S3, W101, W202, makeRolloutFolder } from '../../fixtures/rollouts/trainingRun';
+import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const close = (actual: number | undefined, expected: number) => assert.ok(actual !== undefined && Math.abs(actual - expected) < 1e-12, `${actual} != ${expected}`);
 
@@ -34,18 +35,18 @@ describe('pass@k', () => {
 describe('groups of the generated training run', () => {
   let folder: ReturnType<typeof makeRolloutFolder>;
   let groups: Map<string, RolloutGroup>;
-  before(async () => {
+  thirdPartyFiles.before(async () => {
     folder = makeRolloutFolder();
     const index = await indexRollouts(`${folder.root}/run`);
     groups = new Map(groupRollouts(index.rollouts).map((g) => [g.instance, g]));
   });
-  after(() => folder.cleanup());
+  thirdPartyFiles.after(() => folder.cleanup());
 
-  test('one group per instance, in instance order', () => {
+  thirdPartyFiles.test('one group per instance, in instance order', () => {
     assert.deepEqual([...groups.keys()], [G7, S3, W101, W202]);
   });
 
-  test('W101: 2 of 4 resolved, mixed, pass@k = 1/2, 5/6, 1, 1', () => {
+  thirdPartyFiles.test('W101: 2 of 4 resolved, mixed, pass@k = 1/2, 5/6, 1, 1', () => {
     const g = groups.get(W101)!;
     assert.deepEqual([g.rollouts, g.evaluated, g.resolved, g.mixed], [4, 4, 2, true]);
     close(g.solveRate!, 0.5);
@@ -54,21 +55,21 @@ describe('groups of the generated training run', () => {
     assert.deepEqual(g.failures, { resolved: 2, 'submitted-wrong': 1, 'budget-exceeded': 1 });
   });
 
-  test('G7: the infra error has no verdict, so n = 3 and c = 1: pass@k = 1/3, 2/3, 1', () => {
+  thirdPartyFiles.test('G7: the infra error has no verdict, so n = 3 and c = 1: pass@k = 1/3, 2/3, 1', () => {
     const g = groups.get(G7)!;
     assert.deepEqual([g.rollouts, g.evaluated, g.resolved, g.mixed], [4, 3, 1, true]);
     // pass@2 = 1 - C(2,2)/C(3,2) = 1 - 1/3.
     [1 / 3, 2 / 3, 1].forEach((p, i) => close(g.passAtK[i], p));
   });
 
-  test('W202: nothing resolved, not mixed, pass@k all 0', () => {
+  thirdPartyFiles.test('W202: nothing resolved, not mixed, pass@k all 0', () => {
     const g = groups.get(W202)!;
     assert.deepEqual([g.evaluated, g.resolved, g.mixed, g.solveRate], [4, 0, false, 0]);
     assert.deepEqual(g.passAtK, [0, 0, 0, 0]);
     assert.deepEqual(g.failures, { 'context-exceeded': 1, 'stuck-loop': 1, 'format-error': 1, 'max-steps': 1 });
   });
 
-  test('S3 (rLLM is_correct): 2 of 3, pass@2 = 1 - C(1,2)/C(3,2) = 1', () => {
+  thirdPartyFiles.test('S3 (rLLM is_correct): 2 of 3, pass@2 = 1 - C(1,2)/C(3,2) = 1', () => {
     const g = groups.get(S3)!;
     assert.deepEqual([g.evaluated, g.resolved, g.mixed], [3, 2, true]);
     [2 / 3, 1, 1].forEach((p, i) => close(g.passAtK[i], p));

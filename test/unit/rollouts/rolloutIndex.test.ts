@@ -4,6 +4,7 @@ import { CancelledError } from '../../../extension/core/errors';
 import { indexRollouts, type RolloutIndex } from '../../../extension/core/rollouts/rolloutIndex';
 import type { Rollout } from '../../../extension/core/rollouts/record';
 import { FAILING_TEST, G7, S3, W101, W202, makeRolloutFolder } from '../../fixtures/rollouts/trainingRun';
+import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 describe('rollout index over the third-party fixtures and a generated training run', () => {
   let folder: ReturnType<typeof makeRolloutFolder>;
@@ -14,13 +15,13 @@ describe('rollout index over the third-party fixtures and a generated training r
     return r;
   };
 
-  before(async () => {
+  thirdPartyFiles.before(async () => {
     folder = makeRolloutFolder();
     index = await indexRollouts(folder.root);
   });
-  after(() => folder.cleanup());
+  thirdPartyFiles.after(() => folder.cleanup());
 
-  test('finds every trajectory: 15 generated, 10 third-party; reports, preds and instances are not rollouts', () => {
+  thirdPartyFiles.test('finds every trajectory: 15 generated, 10 third-party; reports, preds and instances are not rollouts', () => {
     assert.equal(index.rollouts.filter((r) => r.path.startsWith('run/')).length, 15);
     // 4 SWE-agent, 1 SWE-smith (SWE-agent 1.0.1), 2 mini-swe-agent, 3 OpenHands.
     assert.deepEqual(
@@ -40,7 +41,7 @@ describe('rollout index over the third-party fixtures and a generated training r
     );
   });
 
-  test('a truncated file and a half-written JSONL record become located errors; the good line after it is kept', () => {
+  thirdPartyFiles.test('a truncated file and a half-written JSONL record become located errors; the good line after it is kept', () => {
     assert.equal(index.errors.length, 2);
     const [broken, line] = index.errors;
     assert.equal(broken?.file, 'run/attempt_2/broken.traj');
@@ -51,7 +52,7 @@ describe('rollout index over the third-party fixtures and a generated training r
     assert.equal(byId('run/rllm/episodes.jsonl:4').attempt, 2);
   });
 
-  test('classifies each generated rollout as the files say', () => {
+  thirdPartyFiles.test('classifies each generated rollout as the files say', () => {
     const expected: Record<string, [string, string, boolean | null]> = {
       [`run/attempt_1/${W101}/${W101}.traj`]: [W101, 'resolved', true],
       [`run/attempt_1/${W202}/${W202}.traj`]: [W202, 'context-exceeded', false],
@@ -76,7 +77,7 @@ describe('rollout index over the third-party fixtures and a generated training r
     }
   });
 
-  test('evidence names the step, the count and the failing tests', () => {
+  thirdPartyFiles.test('evidence names the step, the count and the failing tests', () => {
     const loop = byId(`run/attempt_2/${W202}/${W202}.traj`);
     // Work steps `open ...`, `python reproduce.py`, then `python reproduce.py` five more times: steps 1..6.
     assert.equal(loop.evidence.step, 1);
@@ -95,7 +96,7 @@ describe('rollout index over the third-party fixtures and a generated training r
     assert.ok(context.tags.includes('no-submission'), context.tags.join());
   });
 
-  test('a report or preds file applies only to rollouts under its own run folder', () => {
+  thirdPartyFiles.test('a report or preds file applies only to rollouts under its own run folder', () => {
     // attempt_3 has no per-instance reports; attempt_1's report for W101 must not leak into it.
     const mini = byId(`run/attempt_3/${W101}/${W101}.traj.json`);
     assert.equal(mini.evaluation?.file, 'run/attempt_3/acme-coder-7b.attempt_3.json');
@@ -108,7 +109,7 @@ describe('rollout index over the third-party fixtures and a generated training r
     assert.equal(byId(`run/attempt_1/${W101}/${W101}.traj`).evaluation?.source, 'instance-report');
   });
 
-  test('attempt numbers come from folders, rLLM episode ids, else path order', () => {
+  thirdPartyFiles.test('attempt numbers come from folders, rLLM episode ids, else path order', () => {
     for (const n of [1, 2, 3]) assert.equal(byId(`run/attempt_${n}/${W101}/${W101}.traj${n === 3 ? '.json' : ''}`).attempt, n);
     assert.deepEqual([byId('run/attempt_4/deepswe.jsonl:2').attempt, byId('run/attempt_4/deepswe.jsonl:2').attemptSource], [4, 'folder']);
     const episodes = index.rollouts.filter((r) => r.instance === S3);
@@ -130,7 +131,7 @@ describe('rollout index over the third-party fixtures and a generated training r
     );
   });
 
-  test('third-party runs: the SWE-smith trajectory joins its run report; stats come from info.model_stats', () => {
+  thirdPartyFiles.test('third-party runs: the SWE-smith trajectory joins its run report; stats come from info.model_stats', () => {
     const pandas = byId('third-party/swe-smith/pandas-dev__pandas.95280573.pr_53856.traj');
     // ids_unresolved of swe-smith/run_evaluation/report.json lists pr_53856.
     assert.deepEqual([pandas.failure, pandas.resolved, pandas.steps], ['submitted-wrong', false, 17]);
@@ -144,7 +145,7 @@ describe('rollout index over the third-party fixtures and a generated training r
     assert.deepEqual([testRepo.failure, testRepo.resolved, testRepo.evidence.detail], ['unknown', null, 'submitted, not evaluated']);
   });
 
-  test('tokens, cost and duration per format', () => {
+  thirdPartyFiles.test('tokens, cost and duration per format', () => {
     const r2e = byId('run/attempt_4/deepswe.jsonl:1');
     // 9 steps, token_usage_total 1280 + 300 i for i = 0..8: 9 * 1280 + 300 * 36 = 22320; env_exec_time 0.5 each.
     assert.deepEqual([r2e.steps, r2e.tokens, r2e.duration], [9, 22320, 4.5]);
@@ -153,7 +154,7 @@ describe('rollout index over the third-party fixtures and a generated training r
     assert.deepEqual([swe.tokens, swe.cost, swe.duration], [53800, 0.42, 1.5]);
   });
 
-  test('reports progress per file and stops when aborted', async () => {
+  thirdPartyFiles.test('reports progress per file and stops when aborted', async () => {
     const seen: number[] = [];
     const again = await indexRollouts(folder.root, { onProgress: (p) => seen.push(p.done) });
     assert.deepEqual(seen, Array.from({ length: again.stats.files }, (_, i) => i + 1));
@@ -162,7 +163,7 @@ describe('rollout index over the third-party fixtures and a generated training r
     await assert.rejects(aborted, (err: unknown) => err instanceof CancelledError && err.message === 'stop');
   });
 
-  test('a folder that does not exist is a clear error', async () => {
+  thirdPartyFiles.test('a folder that does not exist is a clear error', async () => {
     await assert.rejects(indexRollouts(`${folder.root}/nope`), /nope: no such folder/);
   });
 });

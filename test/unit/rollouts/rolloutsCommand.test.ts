@@ -7,19 +7,20 @@ import { CliError } from '../../../extension/cli/command';
 import { command } from '../../../extension/cli/rollouts';
 import { runCli } from '../../helpers/cliRunner';
 import { FAILING_TEST, W101, W202, makeRolloutFolder } from '../../fixtures/rollouts/trainingRun';
+import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const run = (argv: string[]) => runCli(command, argv);
 
 describe('swe-workbench rollouts', () => {
   let folder: ReturnType<typeof makeRolloutFolder>;
   let root: string;
-  before(() => {
+  thirdPartyFiles.before(() => {
     folder = makeRolloutFolder();
     root = join(folder.root, 'run');
   });
-  after(() => folder.cleanup());
+  thirdPartyFiles.after(() => folder.cleanup());
 
-  test('prints one aligned row per rollout, a summary, and unreadable inputs on stderr', async () => {
+  thirdPartyFiles.test('prints one aligned row per rollout, a summary, and unreadable inputs on stderr', async () => {
     const { code, stdout, stderr } = await run([root]);
     assert.equal(code, 0);
     const lines = stdout.trimEnd().split('\n');
@@ -35,7 +36,7 @@ describe('swe-workbench rollouts', () => {
     assert.match(stderr, /\n {2}rllm\/episodes\.jsonl:3: line 3, column \d+: unexpected end of JSON/);
   });
 
-  test('--group prints solve rate, pass@k for the asked k, and the mixed flag', async () => {
+  thirdPartyFiles.test('--group prints solve rate, pass@k for the asked k, and the mixed flag', async () => {
     const { stdout } = await run([root, '--group', '--k', '1,2,4']);
     const lines = stdout.trimEnd().split('\n');
     assert.match(lines[0]!, /^INSTANCE +ROLLOUTS +EVALUATED +RESOLVED +SOLVE +PASS@1 +PASS@2 +PASS@4 +MIXED +FAILURES$/);
@@ -45,7 +46,7 @@ describe('swe-workbench rollouts', () => {
     assert.equal(w101[9], 'resolved:2 submitted-wrong:1 budget-exceeded:1');
   });
 
-  test('--json holds the records, the groups and the errors', async () => {
+  thirdPartyFiles.test('--json holds the records, the groups and the errors', async () => {
     const { stdout } = await run([root, '--json', '--filter', 'instance=acme__widgets-101', '--sort=-steps']);
     const out = JSON.parse(stdout) as {
       rollouts: Array<{ id: string; steps: number; failure: string; evidence: { tests?: string[] }; evaluationFile: string | null }>;
@@ -60,7 +61,7 @@ describe('swe-workbench rollouts', () => {
     assert.equal(out.errors.length, 2);
   });
 
-  test('--search keeps the rollouts that mention the text and prints where', async () => {
+  thirdPartyFiles.test('--search keeps the rollouts that mention the text and prints where', async () => {
     const { stdout } = await run([root, '--search', 'E999 IndentationError']);
     const lines = stdout.trimEnd().split('\n');
     assert.equal(lines.length, 1 + 1 + 3 + 1);
@@ -68,7 +69,7 @@ describe('swe-workbench rollouts', () => {
     assert.deepEqual(lines.slice(2, 5).map((l) => l.split(': ')[0]), [1, 2, 3].map((s) => `attempt_2/acme__gadgets-7/acme__gadgets-7.traj  step ${s} observation`));
   });
 
-  test('--cache makes the second run read nothing', async () => {
+  thirdPartyFiles.test('--cache makes the second run read nothing', async () => {
     const cache = mkdtempSync(join(tmpdir(), 'swe-workbench-cli-cache-'));
     try {
       await run([root, '--json', '--cache', cache]);
@@ -80,7 +81,7 @@ describe('swe-workbench rollouts', () => {
     }
   });
 
-  test('bad input is a usage error that says what and where', async () => {
+  thirdPartyFiles.test('bad input is a usage error that says what and where', async () => {
     await assert.rejects(run([root, '--filter', 'steps>>1']), (err: unknown) => err instanceof CliError && /filter: column 7: expected a value after '>', got '>'/.test(err.message));
     await assert.rejects(run([join(root, 'missing')]), (err: unknown) => err instanceof CliError && /missing: no such folder/.test(err.message));
     await assert.rejects(run([]), (err: unknown) => err instanceof CliError && /expected one folder, got 0/.test(err.message));

@@ -10,6 +10,7 @@ import { importRolloutTrajectory } from '../../../extension/core/rollouts/trajec
 import { summarizeTrajectory } from '../../../extension/core/rollouts/trajectorySummary';
 import { writeGeneratedRun } from '../../../bench/rollouts/generatedRun';
 import { makeRolloutFolder } from '../../fixtures/rollouts/trainingRun';
+import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const fullFacts = factsThrough(importRolloutTrajectory);
 
@@ -55,17 +56,18 @@ function compareReaders(root: string): { compared: number; formats: Set<string> 
 describe('the index reads the same facts as the full import', () => {
   let fixtures: ReturnType<typeof makeRolloutFolder>;
   let generated: string;
+  // The generated run is this project's own; only the fixtures folder needs ../shared.
   before(() => {
-    fixtures = makeRolloutFolder();
     generated = mkdtempSync(join(tmpdir(), 'swe-workbench-generated-run-'));
     writeGeneratedRun(generated, 12, 10);
   });
-  after(() => {
-    fixtures.cleanup();
-    rmSync(generated, { recursive: true, force: true });
+  thirdPartyFiles.before(() => {
+    fixtures = makeRolloutFolder();
   });
+  after(() => rmSync(generated, { recursive: true, force: true }));
+  thirdPartyFiles.after(() => fixtures.cleanup());
 
-  test('third-party fixtures and the training run: every trajectory, fact by fact', () => {
+  thirdPartyFiles.test('third-party fixtures and the training run: every trajectory, fact by fact', () => {
     const { compared, formats } = compareReaders(fixtures.root);
     assert.ok(compared >= 20, `compared ${compared}`);
     for (const f of ['swe-agent', 'mini-swe-agent', 'r2e-gym', 'openhands', 'rllm']) assert.ok(formats.has(f), f);
@@ -81,7 +83,7 @@ describe('the index reads the same facts as the full import', () => {
     ['fixtures and training run', () => fixtures.root],
     ['generated run', () => generated],
   ] as const) {
-    test(`${name}: the same rows, classes and errors as an index through the full import`, async () => {
+    (name === 'generated run' ? test : thirdPartyFiles.test)(`${name}: the same rows, classes and errors as an index through the full import`, async () => {
       const summary = await indexRollouts(root());
       const full = await indexRollouts(root(), { importTrajectory: importRolloutTrajectory });
       assert.deepEqual(summary.rollouts, full.rollouts);

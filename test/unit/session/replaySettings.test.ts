@@ -6,7 +6,7 @@ import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { importSweAgent } from '../../../extension/core/trajectory/importers/sweAgent';
 import { toSweAgentTraj } from '../../../extension/core/trajectory/sweAgentExport';
 import { aTrajectory } from '../../builders/trajectory';
-import { thirdParty } from '../../helpers/trajectoryFiles';
+import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const MARSHMALLOW_BASE = 'bfd2593d4b416122e30cdefe0c72d322ef471611';
 
@@ -16,7 +16,7 @@ async function settingsOf(relative: string) {
 }
 
 describe('the settings a SWE-agent recording is replayed with', () => {
-  test('a 1.x function-calling demo: pty line ends, WINDOW 100 and OVERLAP 2 from env_variables, /testbed, its bundles', async () => {
+  thirdPartyFiles.test('a 1.x function-calling demo: pty line ends, WINDOW 100 and OVERLAP 2 from env_variables, /testbed, its bundles', async () => {
     const { settings } = await settingsOf('swe-agent/marshmallow-1867.function_calling.traj');
     assert.deepEqual(settings, {
       bundles: ['tools/defaults', 'tools/search', 'tools/edit_replace', 'tools/submit'],
@@ -27,21 +27,21 @@ describe('the settings a SWE-agent recording is replayed with', () => {
     });
   });
 
-  test('a 0.7 windowed demo: no pseudo-terminal, and the repository at /<owner>__<repo> as its steps show', async () => {
+  thirdPartyFiles.test('a 0.7 windowed demo: no pseudo-terminal, and the repository at /<owner>__<repo> as its steps show', async () => {
     const { settings } = await settingsOf('swe-agent/marshmallow-1867.windowed.traj');
     assert.equal(settings.tty, false);
     assert.equal(settings.repoPath, '/marshmallow-code__marshmallow');
     assert.deepEqual(settings.config, { window: 100, overlap: 2, baseCommit: MARSHMALLOW_BASE });
   });
 
-  test('a test-repo run cloned from GitHub: /SWE-agent__test-repo, registry and windowed_edit_replace bundles, base HEAD', async () => {
+  thirdPartyFiles.test('a test-repo run cloned from GitHub: /SWE-agent__test-repo, registry and windowed_edit_replace bundles, base HEAD', async () => {
     const { settings } = await settingsOf('swe-agent/sweagenttestrepo-1c2844.traj');
     assert.equal(settings.repoPath, '/SWE-agent__test-repo');
     assert.deepEqual(settings.bundles, ['tools/registry', 'tools/windowed', 'tools/search', 'tools/windowed_edit_replace', 'tools/submit']);
     assert.deepEqual(settings.config, { crlf: true, window: 100, overlap: 2, baseCommit: 'HEAD' });
   });
 
-  test('a SWE-smith run: USE_FILEMAP and the review message from registry_variables, which its first submit printed', async () => {
+  thirdPartyFiles.test('a SWE-smith run: USE_FILEMAP and the review message from registry_variables, which its first submit printed', async () => {
     const { trajectory, settings } = await settingsOf('swe-smith/pandas-dev__pandas.95280573.pr_53856.traj');
     assert.deepEqual(settings.bundles, ['tools/registry', 'tools/edit_anthropic', 'tools/review_on_submit_m']);
     assert.equal(settings.config?.useFilemap, true);
@@ -55,7 +55,7 @@ describe('the settings a SWE-agent recording is replayed with', () => {
     assert.ok(firstSubmit.observation.replace(/\r\n/g, '\n').startsWith(message!.slice(0, message!.indexOf('{{diff}}')).trimEnd()));
   });
 
-  test('an exported recording keeps its tool variables, so its replay gets the same settings', async () => {
+  thirdPartyFiles.test('an exported recording keeps its tool variables, so its replay gets the same settings', async () => {
     const { trajectory, settings } = await settingsOf('swe-smith/pandas-dev__pandas.95280573.pr_53856.traj');
     const reimported = importSweAgent(JSON.parse(toSweAgentTraj(trajectory)), { file: 'exported.traj', base: [] });
     assert.deepEqual(aciConfigForRecording(reimported), settings.config);

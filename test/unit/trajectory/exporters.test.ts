@@ -6,7 +6,7 @@ import { importTrajectory, loadTrajectory } from '../../../extension/core/trajec
 import type { Step, Trajectory } from '../../../extension/core/trajectory/model';
 import { toSweAgentTraj } from '../../../extension/core/trajectory/sweAgentExport';
 import { aBashAction, aStep, aTrajectory, anAction } from '../../builders/trajectory';
-import { sampleTrajectory, thirdParty } from '../../helpers/trajectoryFiles';
+import { sampleTrajectory, thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 /** What a round trip must keep of each step. */
 function essence(step: Step) {
@@ -23,7 +23,7 @@ function viaSweAgent(t: Trajectory): Trajectory {
 }
 
 describe('canonical JSON', () => {
-  test('reads back equal, with sources pointing into the new file', async () => {
+  thirdPartyFiles.test('reads back equal, with sources pointing into the new file', async () => {
     const { trajectory: t } = await loadTrajectory(thirdParty('swe-smith/pandas-dev__pandas.95280573.pr_53856.traj'));
     const back = importTrajectory(JSON.parse(toCanonicalJson(t)), { file: 'canonical.json' });
     assert.deepEqual(back.steps.map((s) => ({ ...s, source: undefined })), t.steps.map((s) => ({ ...s, source: undefined })));
@@ -63,7 +63,7 @@ describe('SWE-agent .traj export', () => {
     ['R2E-Gym XML calls', sampleTrajectory('r2e-gym.deepswe.jsonl')],
     ['OpenAI parallel tool calls', sampleTrajectory('openai-messages.parallel-calls.json')],
   ] as const) {
-    test(`round trip of ${name} keeps steps, tools, arguments, observations and outcome`, async () => {
+    (file.startsWith(thirdPartyFiles.dir) ? thirdPartyFiles.test : test)(`round trip of ${name} keeps steps, tools, arguments, observations and outcome`, async () => {
       const { trajectory: t } = await loadTrajectory(file);
       const back = viaSweAgent(t);
       assert.equal(back.format, 'swe-agent');

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CancelledError, InputError } from '../../../extension/core/errors';
 import { importTrajectory, loadTrajectory } from '../../../extension/core/trajectory/load';
-import { sampleTrajectory, thirdParty } from '../../helpers/trajectoryFiles';
+import { sampleTrajectory, thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 async function failure(promise: Promise<unknown>): Promise<InputError> {
   try {
@@ -54,7 +54,7 @@ describe('located errors', () => {
     assert.equal((await failure(loadTrajectory(file, { record: 5 }))).message, `${file}: record 5 does not exist: the file holds 2 JSON lines`);
   });
 
-  test('a format given by hand is checked against the file', async () => {
+  thirdPartyFiles.test('a format given by hand is checked against the file', async () => {
     const file = thirdParty('swe-agent/sweagenttestrepo-1c2844.traj');
     const err = await failure(loadTrajectory(file, { format: 'r2e-gym' }));
     assert.equal(err.message, `${file}: $.trajectory_steps: expected an array, got undefined`);

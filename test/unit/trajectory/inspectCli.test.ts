@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { repoRoot, sampleTrajectory, thirdParty } from '../../helpers/trajectoryFiles';
+import { repoRoot, sampleTrajectory, thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 function inspect(...args: string[]) {
   const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'extension/cli/main.ts'), 'inspect', ...args], { cwd: repoRoot, encoding: 'utf8' });
@@ -10,7 +10,7 @@ function inspect(...args: string[]) {
 }
 
 describe('swe-workbench inspect', () => {
-  test('prints the format, task, outcome and one line a step', () => {
+  thirdPartyFiles.test('prints the format, task, outcome and one line a step', () => {
     const { code, stdout } = inspect(thirdParty('swe-agent/marshmallow-1867.windowed.traj'));
     assert.equal(code, 0);
     const lines = stdout.split('\n');
@@ -45,7 +45,7 @@ describe('swe-workbench inspect', () => {
     assert.equal(t.steps[0].formatError, 'no <function=...> call in the action');
   });
 
-  test('a file that is not a trajectory exits 1 naming the file and what it looks like', () => {
+  thirdPartyFiles.test('a file that is not a trajectory exits 1 naming the file and what it looks like', () => {
     const file = thirdParty('swe-smith/run_evaluation/pandas-dev__pandas.95280573.pr_53652/report.json');
     const { code, stdout, stderr } = inspect(file);
     assert.equal(code, 1);

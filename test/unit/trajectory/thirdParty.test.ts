@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadTrajectory, rawRecord, rawRecords } from '../../../extension/core/trajectory/load';
-import { thirdParty } from '../../helpers/trajectoryFiles';
+import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const tools = (steps: ReadonlyArray<{ action: { tool: string | null } }>) => steps.map((s) => s.action.tool);
 
 describe('SWE-agent .traj files', () => {
-  test('a history-only demonstration becomes one step per assistant function call', async () => {
+  thirdPartyFiles.test('a history-only demonstration becomes one step per assistant function call', async () => {
     const { trajectory: t, format } = await loadTrajectory(thirdParty('swe-agent/function_calling_simple.traj'));
     assert.equal(format, 'swe-agent');
     assert.deepEqual(tools(t.steps), ['find_file', 'open', 'edit', 'bash', 'submit']);
@@ -19,7 +19,7 @@ describe('SWE-agent .traj files', () => {
     assert.match(t.meta.systemPrompt ?? '', /^SETTING: You are an autonomous programmer/);
   });
 
-  test('the windowed 0.7 demo: string state, line commands read with the tools, a lint-rejected edit', async () => {
+  thirdPartyFiles.test('the windowed 0.7 demo: string state, line commands read with the tools, a lint-rejected edit', async () => {
     const { trajectory: t } = await loadTrajectory(thirdParty('swe-agent/marshmallow-1867.windowed.traj'));
     assert.equal(t.steps.length, 11);
     assert.deepEqual(tools(t.steps), ['create', 'edit', 'bash', 'bash', 'find_file', 'open', 'edit', 'edit', 'bash', 'bash', 'submit']);
@@ -45,7 +45,7 @@ describe('SWE-agent .traj files', () => {
     assert.equal(t.task.repoPath, '/marshmallow-code__marshmallow');
   });
 
-  test('a function-calling run takes tools and arguments from the history tool calls', async () => {
+  thirdPartyFiles.test('a function-calling run takes tools and arguments from the history tool calls', async () => {
     const { trajectory: t } = await loadTrajectory(thirdParty('swe-agent/marshmallow-1867.function_calling.traj'));
     assert.equal(t.steps.length, 11);
     assert.equal(t.steps[1]!.action.tool, 'insert');
@@ -61,7 +61,7 @@ describe('SWE-agent .traj files', () => {
     assert.match(t.task.problemStatement ?? '', /^TimeDelta serialization precision/);
   });
 
-  test('the test-repo run: model stats, a GitHub repository, and a final submit missing from history', async () => {
+  thirdPartyFiles.test('the test-repo run: model stats, a GitHub repository, and a final submit missing from history', async () => {
     const loaded = await loadTrajectory(thirdParty('swe-agent/sweagenttestrepo-1c2844.traj'));
     const t = loaded.trajectory;
     assert.deepEqual(tools(t.steps), ['find_file', 'open', 'edit', 'bash', 'submit']);
@@ -77,7 +77,7 @@ describe('SWE-agent .traj files', () => {
     assert.equal(raw.action, 'python3 /SWE-agent__test-repo/tests/missing_colon.py');
   });
 
-  test("SWE-smith's 1.0.1 trajectory: `messages` in steps, replay_config as a JSON string", async () => {
+  thirdPartyFiles.test("SWE-smith's 1.0.1 trajectory: `messages` in steps, replay_config as a JSON string", async () => {
     const loaded = await loadTrajectory(thirdParty('swe-smith/pandas-dev__pandas.95280573.pr_53856.traj'));
     const t = loaded.trajectory;
     assert.equal(t.steps.length, 17);
@@ -100,7 +100,7 @@ describe('SWE-agent .traj files', () => {
 });
 
 describe('mini-swe-agent legacy message lists', () => {
-  test('fenced commands, return codes and the submission after the final command', async () => {
+  thirdPartyFiles.test('fenced commands, return codes and the submission after the final command', async () => {
     const { trajectory: t, format } = await loadTrajectory(thirdParty('mini-swe-agent/github_issue.traj.json'));
     assert.equal(format, 'mini-swe-agent');
     assert.equal(t.steps.length, 10);
@@ -120,7 +120,7 @@ describe('mini-swe-agent legacy message lists', () => {
     assert.equal(t.meta.pty, false);
   });
 
-  test('the two-step local run', async () => {
+  thirdPartyFiles.test('the two-step local run', async () => {
     const { trajectory: t } = await loadTrajectory(thirdParty('mini-swe-agent/local.traj.json'));
     assert.deepEqual(t.steps.map((s) => s.action.args.command), ["echo 'hello world'", 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT']);
     assert.equal(t.steps[0]!.observation, '<returncode>0</returncode>\n<output>\nhello world\n</output>');
@@ -129,7 +129,7 @@ describe('mini-swe-agent legacy message lists', () => {
 });
 
 describe('OpenHands event lists', () => {
-  test('an edit paired with its observation by cause, then finish', async () => {
+  thirdPartyFiles.test('an edit paired with its observation by cause, then finish', async () => {
     const { trajectory: t, format } = await loadTrajectory(thirdParty('openhands/basic.json'));
     assert.equal(format, 'openhands');
     assert.deepEqual(tools(t.steps), ['edit', 'finish']);
@@ -142,14 +142,14 @@ describe('OpenHands event lists', () => {
     assert.equal(t.outcome.exitStatus, 'finished');
   });
 
-  test('agent messages are steps; user messages are not', async () => {
+  thirdPartyFiles.test('agent messages are steps; user messages are not', async () => {
     const { trajectory: t } = await loadTrajectory(thirdParty('openhands/basic_interactions.json'));
     assert.deepEqual(tools(t.steps), ['message', 'message', 'finish']);
     assert.equal(t.steps[0]!.action.raw, '1 + 1 equals 2.');
     assert.equal(t.meta.instructions, "what's 1+1?");
   });
 
-  test('run with its exit code, and reads', async () => {
+  thirdPartyFiles.test('run with its exit code, and reads', async () => {
     const { trajectory: t } = await loadTrajectory(thirdParty('openhands/wrong_initial_state.json'));
     assert.deepEqual(tools(t.steps), ['read', 'run', 'read', 'finish']);
     assert.equal(t.steps[1]!.action.raw, 'mv /workspace/game_2048.py /workspace/2048.py');
@@ -168,7 +168,7 @@ describe('files that are not trajectories', () => {
     ['swe-smith/run_evaluation/report.json', 'a SWE-bench run report'],
     ['swe-smith/run_validation/report.json', 'a SWE-smith validation report'],
   ] as const) {
-    test(`${file} is refused as ${looksLike}`, async () => {
+    thirdPartyFiles.test(`${file} is refused as ${looksLike}`, async () => {
       await assert.rejects(loadTrajectory(thirdParty(file)), (err: Error) => {
         assert.ok(err.message.startsWith(`${thirdParty(file)}: $: not a trajectory: it looks like ${looksLike}`), err.message);
         assert.match(err.message, /tried swe-agent, mini-swe-agent, openhands, r2e-gym, rllm, skyrl, openai-messages, canonical$/);

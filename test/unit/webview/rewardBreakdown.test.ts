@@ -5,15 +5,16 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { buildRewardBreakdown } from '../../../extension/vscode/reward/rewardBreakdown';
 import { chartScale } from '../../../webview/reward/rewardChart';
+import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const repoRoot = path.resolve(__dirname, '../../..');
-const instanceDir = path.resolve(repoRoot, '../shared/fixtures/third-party/swe-smith/run_evaluation/pandas-dev__pandas.95280573.pr_53652');
+const instanceDir = thirdPartyFiles.path('swe-smith/run_evaluation/pandas-dev__pandas.95280573.pr_53652');
 const testOutput = path.join(instanceDir, 'test_output.txt');
 const report = path.join(instanceDir, 'report.json');
 const PYARROW_DF = 'pandas/tests/indexing/test_datetime.py::TestDatetimeIndex::test_getitem_pyarrow_index[DataFrame]';
 
 describe('the reward breakdown', () => {
-  test("SWE-smith's pandas evaluation graded from its test output agrees with its report.json", async () => {
+  thirdPartyFiles.test("SWE-smith's pandas evaluation graded from its test output agrees with its report.json", async () => {
     const b = await buildRewardBreakdown({ testOutput, report });
     assert.equal(b.resolution, 'FULL');
     assert.equal(b.value, 1);
@@ -24,7 +25,7 @@ describe('the reward breakdown', () => {
     assert.equal(b.title, 'Reward: pandas-dev__pandas.95280573.pr_53652');
   });
 
-  test('a report alone shows its own lists, with no output lines to open', async () => {
+  thirdPartyFiles.test('a report alone shows its own lists, with no output lines to open', async () => {
     const b = await buildRewardBreakdown({ report });
     assert.equal(b.resolution, 'FULL');
     assert.equal(b.hasOutput, false);
@@ -45,7 +46,7 @@ describe('the reward breakdown', () => {
     assert.equal(b.report, null);
   });
 
-  test('a run report, or an output with nothing to grade against, is refused with the file named', async () => {
+  thirdPartyFiles.test('a run report, or an output with nothing to grade against, is refused with the file named', async () => {
     await assert.rejects(buildRewardBreakdown({ report: path.resolve(instanceDir, '../report.json') }), /run_evaluation\/report\.json: \$: a run report holds no per-test grading/);
     await assert.rejects(buildRewardBreakdown({ testOutput }), /test_output\.txt: no FAIL_TO_PASS \/ PASS_TO_PASS lists/);
   });

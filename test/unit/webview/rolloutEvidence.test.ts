@@ -8,6 +8,7 @@ import { buildRewardBreakdown } from '../../../extension/vscode/reward/rewardBre
 import { InstanceCatalog, patchSourceOf, rewardSourcesOf } from '../../../extension/vscode/rollouts/rolloutEvidence';
 import { FAILING_TEST, G7, S3, W101, W202, makeRolloutFolder } from '../../fixtures/rollouts/trainingRun';
 import { patchFor, r2eGymRecord, workSteps } from '../../fixtures/rollouts/runWriter';
+import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const PANDAS = 'pandas-dev__pandas.95280573.pr_53856';
 
@@ -21,13 +22,13 @@ describe("a rollout's reward and patch, from what the index knows", () => {
   };
   const at = (...parts: string[]) => path.join(folder.root, ...parts);
 
-  before(async () => {
+  thirdPartyFiles.before(async () => {
     folder = makeRolloutFolder();
     rollouts = (await indexRollouts(folder.root)).rollouts;
   });
-  after(() => folder.cleanup());
+  thirdPartyFiles.after(() => folder.cleanup());
 
-  test("grades a rollout by its instance's report.json, naming the test output it lacks", async () => {
+  thirdPartyFiles.test("grades a rollout by its instance's report.json, naming the test output it lacks", async () => {
     const rollout = byId(`run/attempt_2/${W101}/${W101}.traj`);
     const sources = await rewardSourcesOf(folder.root, rollout, undefined);
     const report = at('run/attempt_2/logs/run_evaluation/attempt_2/acme-coder-7b', W101, 'report.json');
@@ -40,7 +41,7 @@ describe("a rollout's reward and patch, from what the index knows", () => {
     assert.deepEqual(b.missing, [`No test output beside ${report} (test_output.txt): the grading is the report's own, and no test links to an output line.`]);
   });
 
-  test('takes the test_output.txt beside the report and links each test to its line', async () => {
+  thirdPartyFiles.test('takes the test_output.txt beside the report and links each test to its line', async () => {
     const reportDir = at('run/attempt_2/logs/run_evaluation/attempt_2/acme-coder-7b', W101);
     writeFileSync(path.join(reportDir, 'test_output.txt'), `collected 3 items\n\n${FAILING_TEST} FAILED\ntests/test_widgets.py::test_create PASSED\n`);
     const sources = await rewardSourcesOf(folder.root, byId(`run/attempt_2/${W101}/${W101}.traj`), undefined);
@@ -51,7 +52,7 @@ describe("a rollout's reward and patch, from what the index knows", () => {
     assert.deepEqual(b.missing, []);
   });
 
-  test("a rollout a run report names is graded by that report's line alone, and says so", async () => {
+  thirdPartyFiles.test("a rollout a run report names is graded by that report's line alone, and says so", async () => {
     const rollout = byId(`third-party/swe-smith/${PANDAS}.traj`);
     const b = await buildRewardBreakdown(await rewardSourcesOf(folder.root, rollout, undefined));
     const runReport = at('third-party/swe-smith/run_evaluation/report.json');
@@ -61,7 +62,7 @@ describe("a rollout's reward and patch, from what the index knows", () => {
     assert.deepEqual(b.missing, [`No report.json of ${PANDAS}: the run report records its resolution only, so FAIL_TO_PASS and PASS_TO_PASS are not graded test by test.`]);
   });
 
-  test("an R2E-Gym record without a report shows the reward it recorded, read from its own line", async () => {
+  thirdPartyFiles.test("an R2E-Gym record without a report shows the reward it recorded, read from its own line", async () => {
     const rollout = byId('run/attempt_4/deepswe.jsonl:2');
     const sources = await rewardSourcesOf(folder.root, rollout, undefined);
     assert.equal(sources.record, 1);
@@ -72,14 +73,14 @@ describe("a rollout's reward and patch, from what the index knows", () => {
     assert.deepEqual(b.missing, [`No evaluation report of ${W202} was found (report.json or a run report): FAIL_TO_PASS and PASS_TO_PASS are not graded.`]);
   });
 
-  test('a trajectory that records no reward and has no evaluation says the reward is unknown, and why', async () => {
+  thirdPartyFiles.test('a trajectory that records no reward and has no evaluation says the reward is unknown, and why', async () => {
     const b = await buildRewardBreakdown(await rewardSourcesOf(folder.root, byId('third-party/openhands/basic.json'), undefined));
     assert.equal(b.value, null);
     assert.deepEqual(b.terms, []);
     assert.equal(b.missing.at(-1), 'Nothing records a reward for it: the trajectory holds no reward or resolution of its own.');
   });
 
-  test('an rLLM episode shows its reward and its is_correct, term by term', async () => {
+  thirdPartyFiles.test('an rLLM episode shows its reward and its is_correct, term by term', async () => {
     const b = await buildRewardBreakdown(await rewardSourcesOf(folder.root, byId('run/rllm/episodes.jsonl:2'), undefined));
     assert.equal(b.title, `Reward: ${S3} #1`);
     assert.deepEqual(b.terms, [
@@ -88,7 +89,7 @@ describe("a rollout's reward and patch, from what the index knows", () => {
     ]);
   });
 
-  test("grades the test output an R2E-Gym record holds against the configured instance's lists", async () => {
+  thirdPartyFiles.test("grades the test output an R2E-Gym record holds against the configured instance's lists", async () => {
     const record = { ...(r2eGymRecord({ instance: G7, steps: workSteps(2), exit: 'agent', patch: '', reward: 0 }) as object), test_output: `${FAILING_TEST} PASSED\ntests/test_widgets.py::test_create FAILED\n` };
     writeFileSync(at('r2e.jsonl'), `${JSON.stringify(record)}\n`);
     writeFileSync(at('g7.instance.json'), JSON.stringify({ instance_id: G7, FAIL_TO_PASS: [FAILING_TEST], PASS_TO_PASS: ['tests/test_widgets.py::test_create'] }));
@@ -103,7 +104,7 @@ describe("a rollout's reward and patch, from what the index knows", () => {
     assert.equal(b.origin, `${at('r2e.jsonl')}: test_output + ${at('g7.instance.json')}`);
   });
 
-  test("shows a rollout's submission, beside the gold patch when the instances hold it", async () => {
+  thirdPartyFiles.test("shows a rollout's submission, beside the gold patch when the instances hold it", async () => {
     const rollout = byId(`run/attempt_1/${G7}/${G7}.traj`);
     assert.deepEqual(await patchSourceOf(folder.root, rollout, undefined), { diff: patchFor('src/widgets/resize.py'), title: `Submission of ${rollout.id}` });
     const dataset = at('instances.jsonl');

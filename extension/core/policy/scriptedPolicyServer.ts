@@ -1,8 +1,10 @@
 /**
- * A policy server for tests: a real HTTP server on 127.0.0.1 that answers the OpenAI
- * chat-completions protocol the way vLLM does (model list with max_model_len, SSE chunks,
- * tool-call argument fragments, logprobs, reasoning_content, both error shapes), replying
- * from a script instead of a model. Faults can be scripted per reply.
+ * A scripted stand-in for a policy server, for tests and the demo (no GPU, no weights): a real
+ * HTTP server on 127.0.0.1 that answers the OpenAI chat-completions protocol the way vLLM does
+ * (model list with max_model_len, SSE chunks, tool-call argument fragments, logprobs,
+ * reasoning_content, both error shapes), replying from a script instead of a model. Faults can
+ * be scripted per reply. It is not a model: the workbench's real policy is whatever
+ * OpenAI-compatible server `sweWorkbench.policy.url` names.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';

@@ -1,0 +1,63 @@
+import type { Action, Trajectory } from './model';
+
+/** R2E-Gym's tools for the ones the workbench records under other names. */
+function r2eCall(action: Action): { name: string; parameters: Record<string, unknown> } {
+  if (action.tool === 'bash') return { name: 'execute_bash', parameters: { cmd: action.args.command ?? action.raw } };
+  if (action.tool === 'str_replace_editor') return { name: 'file_editor', parameters: action.args };
+  if (action.tool === 'submit') return { name: 'finish', parameters: { command: 'submit' } };
+  return { name: action.tool ?? 'execute_bash', parameters: action.tool === null ? { cmd: action.raw } : action.args };
+}
+
+function parameterText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** An action as R2E-Gym's agent writes it: `<function=NAME>` with one `<parameter=K>` per argument. */
+export function xmlFunctionCall(action: Action): string {
+  const { name, parameters } = r2eCall(action);
+  const params = Object.entries(parameters).map(([k, v]) => `  <parameter=${k}>${parameterText(v)}</parameter>\n`).join('');
+  return `<function=${name}>\n${params}</function>`;
+}
+
+/**
+ * One line of an R2E-Gym / DeepSWE JSONL file (`Trajectory.model_dump()` in
+ * `agenthub/trajectory/trajectory.py`): the steps with their XML actions and token usage, the
+ * task's image and dataset row, and the outcome (exit reason, patch, reward, test output).
+ */
+export function toR2eGymRecord(t: Trajectory): string {
+  let elapsed = 0;
+  const record = {
+    trajectory_steps: t.steps.map((step, i) => {
+      const env = step.executionTime ?? 0;
+      elapsed += env;
+      return {
+        step_idx: i,
+        thought: step.thought,
+        action: xmlFunctionCall(step.action),
+        observation: step.observation,
+        done: i === t.steps.length - 1 && t.outcome.exitStatus !== undefined,
+        info: {},
+        token_usage_prompt: step.tokens?.prompt ?? 0,
+        token_usage_completion: step.tokens?.completion ?? 0,
+        token_usage_total: step.tokens?.total ?? 0,
+        llm_exec_time: 0,
+        env_exec_time: env,
+        total_step_time: env,
+        total_time_traj: elapsed,
+        step_count: i + 1,
+      };
+    }),
+    problem_statement: t.task.problemStatement ?? t.meta.instructions ?? '',
+    docker_image: t.task.image ?? '',
+    exp_name: t.meta.id ?? 'swe-workbench',
+    env_args: {},
+    agent_args: { llm_name: t.meta.model ?? 'unknown' },
+    ds: { instance_id: t.task.instanceId ?? '', repo: t.task.repo ?? '', base_commit: t.task.baseCommit ?? '' },
+    max_steps: t.steps.length,
+    exit_reason: t.outcome.exitStatus ?? '',
+    output_patch: t.outcome.submission ?? '',
+    reward: t.outcome.reward ?? (t.outcome.resolved === undefined ? 0 : Number(t.outcome.resolved)),
+    test_output: t.outcome.testOutput ?? '',
+  };
+  return JSON.stringify(record) + '\n';
+}

@@ -1,0 +1,128 @@
+/**
+ * Records the demo's trajectories on the sample repository, in real containers, against the
+ * scripted stand-in policy, and writes them with the project's own exporters:
+ *
+ *   node --import tsx scripts/demo/generate.ts [--out demo/trajectories]
+ *
+ * Needs a Docker engine and the base image (`bash scripts/setup.sh`). The files are committed
+ * (so `npm start` needs no Docker to show them) and test/integration/demo/demoTrajectories.test.ts
+ * checks that regenerating them gives the same files. Wall-clock fields (each step's execution
+ * time and timestamp, the creation time) are left out and ids are named, so that it can.
+ */
+import { execFileSync } from 'node:child_process';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { command as runCommand } from '../../extension/cli/run';
+import { toolSetFor } from '../../extension/core/aci/standardTools';
+import { PolicyServer } from '../../extension/core/policy/scriptedPolicyServer';
+import { PersonSource, RecordingSource } from '../../extension/core/session/actionSources';
+import { startContainerSession } from '../../extension/core/session/containerSession';
+import { DebugSession } from '../../extension/core/session/debugSession';
+import { forkOf } from '../../extension/core/session/fork';
+import { EXPORTERS, EXPORT_FORMATS } from '../../extension/core/trajectory/exporters';
+import { TrajectorySchema, type Trajectory } from '../../extension/core/trajectory/model';
+import { runCli } from '../../test/helpers/cliRunner';
+import { materializeSampleRepo } from '../../test/helpers/sampleRepo';
+import { DEMO_IMAGE, DEMO_INSTANCE, DEMO_MODEL, DEMO_PROBLEM, FORK_CONTINUATION, TYPED_BY_HAND, demoReply } from './ledgerDemo';
+
+const repoRoot = path.resolve(__dirname, '../..');
+export const DEMO_TRAJECTORIES = path.join(repoRoot, 'demo/trajectories');
+const BUG = path.join(repoRoot, 'test/fixtures/bugs/valid-allocate-and-close/bug_inject.diff');
+const REPO_PATH = '/repo';
+
+/** The recording the others derive from; every format of it is written. */
+export const MAIN = 'ledger-allocate';
+
+const gitEnv = { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'Demo', GIT_AUTHOR_EMAIL: 'demo@example.invalid', GIT_COMMITTER_NAME: 'Demo', GIT_COMMITTER_EMAIL: 'demo@example.invalid', GIT_AUTHOR_DATE: '2026-01-02T00:00:00Z', GIT_COMMITTER_DATE: '2026-01-02T00:00:00Z' };
+const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'commit.gpgsign=false', ...args], { cwd, env: { ...process.env, ...gitEnv }, encoding: 'utf8' }).trim();
+
+/** Named ids and no wall-clock fields, so that two generations write the same bytes. */
+function stable(t: Trajectory, id: string, ids: ReadonlyMap<string, string>): Trajectory {
+  const { createdAt: _created, ...meta } = t.meta;
+  return TrajectorySchema.parse({
+    ...t,
+    steps: t.steps.map(({ executionTime: _time, timestamp: _stamp, ...step }) => step),
+    meta: { ...meta, id, ...(meta.parent ? { parent: { ...meta.parent, id: ids.get(meta.parent.id) ?? meta.parent.id } } : {}) },
+  });
+}
+
+async function runLive(server: PolicyServer, task: string, out: string, extra: string[] = []): Promise<Trajectory> {
+  const r = await runCli(runCommand, ['--task', task, '--policy-url', server.url, '--model', DEMO_MODEL, '--out', out, '--max-steps', '8', '--logprobs', '2', '--temperature', '0', ...extra]);
+  if (r.code !== 0) throw new Error(`swe-workbench run ${extra.join(' ')} failed (${r.code}): ${r.stderr}`);
+  return TrajectorySchema.parse(JSON.parse(await readFile(out, 'utf8')));
+}
+
+/** A session in a fresh container of `repoDir`, run to its end. */
+async function runSession(recording: Trajectory, repoDir: string, sources: (tools: ReturnType<typeof toolSetFor>) => { sources: ConstructorParameters<typeof DebugSession>[0]['sources']; parent?: Trajectory['meta']['parent'] }): Promise<Trajectory> {
+  const tools = toolSetFor(recording.meta.toolBundles);
+  const made = sources(tools);
+  const { id: _id, createdAt: _created, parent: _parent, ...meta } = recording.meta;
+  const aci = await startContainerSession({ image: DEMO_IMAGE, repoDir, repoPath: REPO_PATH, role: 'run', tools, ...(recording.task.baseCommit ? { baseCommit: recording.task.baseCommit } : {}) });
+  const session = new DebugSession({ aci, sources: made.sources, task: recording.task, meta: { ...meta, ...(made.parent ? { parent: made.parent } : {}) }, maxSteps: 8 });
+  await session.continue();
+  return session.finish();
+}
+
+/** Records every demo trajectory and writes them to `outDir`; returns the file names written. */
+export async function generateDemoTrajectories(outDir: string): Promise<string[]> {
+  const work = await mkdtemp(path.join(tmpdir(), 'swe-workbench-demo-gen-'));
+  const server = await new PolicyServer((request) => demoReply(request), { models: [DEMO_MODEL] }).listen();
+  try {
+    const sample = await materializeSampleRepo(path.join(work, 'repo'));
+    // The same repository with the injected bug in its working tree: what the diverging
+    // recording saw. It names no base commit, so a replay on the sample repository diffs
+    // against that repository's HEAD.
+    const buggy = path.join(work, 'buggy');
+    await cp(sample.dir, buggy, { recursive: true });
+    git(buggy, 'apply', BUG);
+    const task = async (name: string, repo: string, baseCommit?: string) => {
+      const file = path.join(work, `${name}.task.json`);
+      await writeFile(file, JSON.stringify({ image: DEMO_IMAGE, repo, repoPath: REPO_PATH, ...(baseCommit ? { baseCommit } : {}), instanceId: DEMO_INSTANCE, problemStatement: DEMO_PROBLEM }));
+      return file;
+    };
+    const mainTask = await task('main', sample.dir, git(sample.dir, 'rev-parse', 'HEAD'));
+
+    const main = await runLive(server, mainTask, path.join(work, 'main.json'));
+    const onBuggyTree = await runLive(server, await task('buggy', buggy), path.join(work, 'buggy.json'));
+    server.setScript([...FORK_CONTINUATION]);
+    const forkByPolicy = await runLive(server, mainTask, path.join(work, 'fork-policy.json'), ['--fork', path.join(work, 'main.json'), '--at', '2']);
+    const forkByHand = await runSession(main, sample.dir, (tools) => {
+      const person = new PersonSource(tools);
+      for (const typed of TYPED_BY_HAND) person.type(typed);
+      person.end();
+      return forkOf(main, path.join(work, 'main.json'), 1, tools, person);
+    });
+    // The buggy tree's recording replayed on the sample repository: the steps that read the
+    // changed lines print something else, and the replay marks them diverged.
+    const replayed = await runSession(onBuggyTree, sample.dir, (tools) => ({ sources: [new RecordingSource(onBuggyTree.steps, tools)] }));
+
+    const ids = new Map([[main.meta.id!, `demo:${MAIN}`]]);
+    const files: Array<[string, string]> = EXPORT_FORMATS.map((format) => [`${MAIN}.${format}${EXPORTERS[format].extension}`, EXPORTERS[format].write(stable(main, `demo:${MAIN}`, ids))]);
+    const sweAgent = EXPORTERS['swe-agent'].write;
+    files.push(
+      ['on-the-buggy-tree.traj', sweAgent(stable(onBuggyTree, 'demo:on-the-buggy-tree', ids))],
+      ['on-the-buggy-tree.replayed.traj', sweAgent(stable(replayed, 'demo:on-the-buggy-tree.replayed', ids))],
+      ['fork-at-2.by-policy.traj', sweAgent(stable(forkByPolicy, 'demo:fork-at-2.by-policy', ids))],
+      ['fork-at-1.by-hand.traj', sweAgent(stable(forkByHand, 'demo:fork-at-1.by-hand', ids))],
+    );
+    await mkdir(outDir, { recursive: true });
+    for (const [name, text] of files) await writeFile(path.join(outDir, name), text);
+    return files.map(([name]) => name);
+  } finally {
+    await server.close();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  const { values } = parseArgs({ options: { out: { type: 'string', default: DEMO_TRAJECTORIES } } });
+  generateDemoTrajectories(path.resolve(values.out!)).then(
+    (names) => console.log(`wrote ${names.length} trajectories to ${values.out}:\n  ${names.join('\n  ')}`),
+    (err: unknown) => {
+      console.error(`demo/generate: ${err instanceof Error ? err.message : String(err)}`);
+      process.exitCode = 1;
+    },
+  );
+}

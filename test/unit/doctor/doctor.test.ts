@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { CODE_SERVER_VERSION, checkCodeServer, checkDisk, checkPolicy, checkPyright, compareVersions, doctorExitCode, formatDoctor, type CheckResult } from '../../../extension/core/doctor/doctor';
+import { PolicyServer } from '../../../extension/core/policy/scriptedPolicyServer';
+
+const repoRoot = path.resolve(__dirname, '../../..');
+
+describe('doctor: the policy server, asked for real', () => {
+  let server: PolicyServer;
+  before(async () => {
+    server = await new PolicyServer([], { models: ['qwen-coder', 'llama-swe'], maxModelLen: 32768 }).listen();
+  });
+  after(() => server.close());
+
+  test('a server that lists the model is OK, with its context length', async () => {
+    const r = await checkPolicy({ policyUrl: server.url, model: 'qwen-coder' });
+    assert.deepEqual([r.status, r.detail], ['ok', `${server.url} serves qwen-coder (context 32768 tokens)`]);
+  });
+
+  test('a model the server does not list fails, naming the ones it does and the setting to change', async () => {
+    const r = await checkPolicy({ policyUrl: server.url, model: 'gpt-4o' });
+    assert.equal(r.status, 'fail');
+    assert.match(r.detail, /does not serve model 'gpt-4o'; it serves: qwen-coder, llama-swe/);
+    assert.match(r.fix ?? '', /sweWorkbench\.policy\.model/);
+    assert.equal(r.required, false, 'only live runs need the policy');
+  });
+
+  test('no model named while the server has several: fails and asks for one', async () => {
+    const r = await checkPolicy({ policyUrl: server.url });
+    assert.equal(r.status, 'fail');
+    assert.match(r.detail, /several models \(qwen-coder, llama-swe\)/);
+  });
+
+  test('a server that is not listening fails with how to start one', async () => {
+    const closed = await new PolicyServer([]).listen();
+    const url = closed.url;
+    await closed.close();
+    const r = await checkPolicy({ policyUrl: url, model: 'x' }, 2000);
+    assert.equal(r.status, 'fail');
+    assert.match(r.detail, /could not be reached/);
+    assert.match(r.fix ?? '', /vllm serve/);
+  });
+
+  test('no URL at all is a warning, not a failure', async () => {
+    const r = await checkPolicy({});
+    assert.deepEqual([r.status, r.required], ['warn', false]);
+    assert.match(r.fix ?? '', /sweWorkbench\.policy\.url/);
+  });
+});
+
+describe('doctor: files and disks of this machine', () => {
+  test('free space: enough passes; more than the disk holds fails with a fix; an unreadable path is a warning', async () => {
+    const [ok] = await checkDisk([tmpdir()], 1);
+    assert.equal(ok?.status, 'ok');
+    assert.match(ok?.detail ?? '', /^\d+\.\d GiB free of \d+\.\d GiB$/);
+    const [full] = await checkDisk([tmpdir()], 1024 ** 5);
+    assert.deepEqual([full?.status, full?.required], ['fail', true]);
+    assert.match(full?.fix ?? '', /docker image prune/);
+    const [missing] = await checkDisk(['/no/such/folder'], 1);
+    assert.deepEqual([missing?.status, missing?.required], ['warn', false]);
+  });
+
+  test('two folders on one disk are reported once', async () => {
+    const a = mkdtempSync(path.join(tmpdir(), 'doctor-a-'));
+    const b = mkdtempSync(path.join(tmpdir(), 'doctor-b-'));
+    assert.equal((await checkDisk([a, b], 1)).length, 1);
+    rmSync(a, { recursive: true });
+    rmSync(b, { recursive: true });
+  });
+
+  test('code-server: an empty tools folder, an interrupted install, and a complete one', () => {
+    const tools = mkdtempSync(path.join(tmpdir(), 'doctor-tools-'));
+    try {
+      const empty = checkCodeServer(tools);
+      assert.deepEqual([empty.status, empty.required], ['warn', false]);
+      assert.match(empty.fix ?? '', new RegExp(`SWE_WORKBENCH_TOOLS=${tools}`));
+      mkdirSync(path.join(tools, `code-server-${CODE_SERVER_VERSION}`));
+      assert.match(checkCodeServer(tools).detail, /incomplete/);
+      writeFileSync(path.join(tools, `code-server-${CODE_SERVER_VERSION}`, '.complete'), '');
+      writeFileSync(path.join(tools, 'code-server'), '#!/bin/sh\n');
+      assert.equal(checkCodeServer(tools).status, 'ok');
+    } finally {
+      rmSync(tools, { recursive: true, force: true });
+    }
+  });
+
+  test("Pyright is found with the installed package's version", () => {
+    const r = checkPyright();
+    const { version } = JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/pyright/package.json'), 'utf8')) as { version: string };
+    assert.deepEqual([r.status, r.detail.split(' ')[0]], ['ok', version]);
+  });
+});
+
+describe('doctor: the verdict', () => {
+  const result = (status: CheckResult['status'], required: boolean): CheckResult => ({ id: 'disk', title: 't', status, required, detail: 'd', fix: 'f' });
+
+  test('only a failed required check makes the exit code 1', () => {
+    assert.equal(doctorExitCode([result('ok', true), result('fail', false), result('warn', true)]), 0);
+    assert.equal(doctorExitCode([result('ok', true), result('fail', true)]), 1);
+  });
+
+  test('the text names each problem with its fix and ends with the verdict', () => {
+    const text = formatDoctor([{ id: 'image', title: 'image x:1', status: 'fail', required: true, detail: 'not in the engine', fix: 'docker pull x:1' }, { id: 'pyright', title: 'Pyright', status: 'ok', required: true, detail: '1.1' }]);
+    assert.equal(text, 'FAIL  image x:1  not in the engine\n      fix: docker pull x:1\nOK    Pyright    1.1\n\nnot ready: 1 required check failed');
+  });
+
+  test('engine API versions compare by number, not as text', () => {
+    assert.equal(compareVersions('1.41', '1.41'), 0);
+    assert.equal(compareVersions('1.9', '1.41'), -1);
+    assert.equal(compareVersions('1.43', '1.41'), 1);
+  });
+});

@@ -4,12 +4,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { InputError } from '../core/errors';
-import { gradeStatuses, gradeTestLog, resolutionOf, type GradeOutcome, type TestsStatus } from '../core/reward/grading';
+import { gradeOutput, instanceReportReward } from '../core/reward/evaluate';
+import type { TestsStatus } from '../core/reward/grading';
 import { readTaskInstance } from '../core/reward/instance';
 import { readReport, type Report } from '../core/reward/reports';
 import type { Reward } from '../core/reward/rewardTerms';
 import { resolveReward } from '../core/reward/shapes';
-import { START_TEST_OUTPUT, parseTestOutput, type TestOutputFormat } from '../core/reward/testOutput';
+import type { TestOutputFormat } from '../core/reward/testOutput';
 import { isValidBug } from '../core/reward/validationLists';
 import { CliError, parseCommandArgs, type Command } from './command';
 
@@ -60,13 +61,7 @@ async function testOutputView(file: string, instanceFile: string, instanceId: st
   const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
     throw new InputError(file, undefined, err.code === 'ENOENT' ? 'file not found' : err.message);
   });
-  // A harness log is read between its markers; plain test output is read whole.
-  const outcome: GradeOutcome = text.includes(START_TEST_OUTPUT)
-    ? gradeTestLog(instance, text, format)
-    : (() => {
-        const statuses = parseTestOutput(text, format);
-        return { kind: 'graded' as const, statuses, ...gradeStatuses(instance, statuses) };
-      })();
+  const outcome = gradeOutput(instance, text, format);
   const reward = resolveReward(outcome);
   if (outcome.kind === 'infra-failure') return { kind: 'infra-failure', instanceId: instance.instance_id, reason: outcome.reason, reward };
   return { kind: 'grading', instanceId: instance.instance_id, testsFound: outcome.statuses.size, resolution: outcome.resolution, resolved: outcome.resolved, tests_status: outcome.tests, reward };
@@ -76,11 +71,7 @@ function reportView(report: Report): RewardView {
   switch (report.kind) {
     case 'instance': {
       const r = report.report;
-      const reward: Reward = r.infra_failure
-        ? { value: 0, terms: [{ name: 'infra failure', value: 0, rule: `report: ${r.infra_failure_reason ?? 'infrastructure failure'}` }], masked: { reason: r.infra_failure_reason ?? 'infra failure' } }
-        : r.tests_status
-          ? resolveReward({ tests: r.tests_status, resolution: resolutionOf(r.tests_status), resolved: r.resolved })
-          : { value: r.resolved ? 1 : 0, terms: [{ name: 'resolved', value: r.resolved ? 1 : 0, rule: 'report: resolved flag' }] };
+      const reward = instanceReportReward(r);
       return { kind: 'instance-report', shape: report.shape, instanceId: report.instanceId, resolved: r.resolved, patchApplied: r.patch_successfully_applied, tests_status: r.tests_status, reward };
     }
     case 'run': {

@@ -1,9 +1,9 @@
 import { InputError } from '../core/errors';
 import type { IndexError, Rollout } from '../core/rollouts/record';
-import { filterRollouts } from '../core/rollouts/rolloutFilter';
-import { ROLLOUT_FIELDS, sortRollouts } from '../core/rollouts/rolloutFields';
-import { groupRollouts, type RolloutGroup } from '../core/rollouts/rolloutGroups';
+import { ROLLOUT_FIELDS } from '../core/rollouts/rolloutFields';
+import type { RolloutGroup } from '../core/rollouts/rolloutGroups';
 import { indexRollouts } from '../core/rollouts/rolloutIndex';
+import { queryRollouts, runStatistics, type RunStatistics } from '../core/rollouts/rolloutQuery';
 import { searchRollouts, type SearchHit } from '../core/rollouts/rolloutSearch';
 import { CliError, parseCommandArgs, type Command } from './command';
 
@@ -45,21 +45,17 @@ export const command: Command = {
     if (positionals.length !== 1) throw new CliError(`expected one folder, got ${positionals.length}\n\n${HELP}`);
     const ks = parseKs(values.k ?? '1,5,10');
     const index = await asCliError(() => indexRollouts(positionals[0]!, { signal: ctx.signal, ...(values.cache ? { cacheDir: values.cache } : {}) }));
-    let rollouts = values.filter ? await asCliError(async () => filterRollouts(index.rollouts, values.filter!)) : index.rollouts;
-    let hits: SearchHit[] | undefined;
-    if (values.search !== undefined) {
-      hits = await searchRollouts(index.root, rollouts, values.search, { signal: ctx.signal });
-      const matched = new Set(hits.map((h) => h.rollout));
-      rollouts = rollouts.filter((r) => matched.has(r.id));
-    }
-    if (values.sort) rollouts = await asCliError(async () => sortRollouts(rollouts, values.sort!));
-    const groups = groupRollouts(rollouts);
+    // The filter is checked before the (slow) search reads any file.
+    const filtered = await asCliError(async () => queryRollouts(index.rollouts, { filter: values.filter ?? '' }));
+    const hits: SearchHit[] | undefined = values.search === undefined ? undefined : await searchRollouts(index.root, filtered, values.search, { signal: ctx.signal });
+    const rollouts = await asCliError(async () => queryRollouts(index.rollouts, { filter: values.filter ?? '', ...(hits ? { matches: new Set(hits.map((h) => h.rollout)) } : {}), ...(values.sort ? { sort: values.sort } : {}) }));
+    const { groups, statistics } = runStatistics(rollouts);
     if (values.json) {
-      ctx.stdout.write(JSON.stringify({ root: index.root, rollouts: rollouts.map(jsonRecord), groups, ...(hits ? { hits } : {}), errors: index.errors, stats: index.stats }, null, 2) + '\n');
+      ctx.stdout.write(JSON.stringify({ root: index.root, rollouts: rollouts.map(jsonRecord), statistics, groups, ...(hits ? { hits } : {}), errors: index.errors, stats: index.stats }, null, 2) + '\n');
     } else {
       ctx.stdout.write(values.group ? groupTable(groups, ks) : rolloutTable(rollouts));
       if (hits) ctx.stdout.write(hits.map((h) => `${h.rollout}  step ${h.step} ${h.field}: ${h.excerpt}`).join('\n') + (hits.length ? '\n' : ''));
-      ctx.stdout.write(summary(rollouts, groups) + '\n');
+      ctx.stdout.write(summary(statistics) + '\n');
       if (index.errors.length > 0) ctx.stderr.write(`${index.errors.length} unreadable input(s):\n${index.errors.map((e) => `  ${formatError(e)}`).join('\n')}\n`);
     }
     return 0;
@@ -130,9 +126,6 @@ function groupTable(groups: RolloutGroup[], ks: number[]): string {
   );
 }
 
-function summary(rollouts: Rollout[], groups: RolloutGroup[]): string {
-  const evaluated = rollouts.filter((r) => r.resolved !== null).length;
-  const resolved = rollouts.filter((r) => r.resolved === true).length;
-  const mixed = groups.filter((g) => g.mixed).length;
-  return `${rollouts.length} rollouts, ${groups.length} instances, ${resolved}/${evaluated} evaluated resolved, ${mixed} mixed groups`;
+function summary(s: RunStatistics): string {
+  return `${s.rollouts} rollouts, ${s.instances} instances, ${s.resolved}/${s.evaluated} evaluated resolved, ${s.mixed} mixed groups`;
 }

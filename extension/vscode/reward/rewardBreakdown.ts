@@ -1,12 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../../core/errors';
-import { TEST_LISTS, gradeStatuses, gradeTestLog, resolutionOf, type ExpectedTests, type GradeOutcome, type TestsStatus } from '../../core/reward/grading';
+import { gradeOutput, instanceReportReward } from '../../core/reward/evaluate';
+import { TEST_LISTS, resolutionOf, type ExpectedTests, type TestsStatus } from '../../core/reward/grading';
 import { readTaskInstance } from '../../core/reward/instance';
 import { readReport, type InstanceReport, type Report, type RunSummary } from '../../core/reward/reports';
 import { term, type Reward, type RewardTerm } from '../../core/reward/rewardTerms';
 import { resolveReward } from '../../core/reward/shapes';
-import { START_TEST_OUTPUT, parseTestOutput } from '../../core/reward/testOutput';
+import { parseTestOutput } from '../../core/reward/testOutput';
 import { loadTrajectory } from '../../core/trajectory/load';
 import type { Trajectory } from '../../core/trajectory/model';
 import type { GradedTest, RewardBreakdown, RewardSources } from '../../protocol/reward';
@@ -118,13 +119,6 @@ function missingExpectation(sources: RewardSources): never {
   throw new InputError(sources.testOutput, undefined, 'no FAIL_TO_PASS / PASS_TO_PASS lists to grade against: give the task instance or the report.json');
 }
 
-/** A harness log is read between its markers; plain test output is read whole (as the CLI does). */
-function gradeOutput(expected: ExpectedTests, output: string): GradeOutcome {
-  if (output.includes(START_TEST_OUTPUT)) return gradeTestLog(expected, output);
-  const statuses = parseTestOutput(output);
-  return { kind: 'graded', statuses, ...gradeStatuses(expected, statuses) };
-}
-
 function expectedFromReport(tests: TestsStatus): ExpectedTests {
   const all = (name: keyof TestsStatus) => [...tests[name].success, ...tests[name].failure];
   return { FAIL_TO_PASS: all('FAIL_TO_PASS'), PASS_TO_PASS: all('PASS_TO_PASS'), FAIL_TO_FAIL: all('FAIL_TO_FAIL'), PASS_TO_FAIL: all('PASS_TO_FAIL') };
@@ -134,17 +128,11 @@ function fromReport(sources: RewardSources, report: InstanceReport): RewardBreak
   const file = sources.report!;
   const base = { title: sources.title ?? `Reward: ${instanceFolderName(file)}`, origin: file, hasOutput: false, report: null, sources };
   const noOutput = `No test output beside ${file} (test_output.txt): the grading is the report's own, and no test links to an output line.`;
-  if (report.infra_failure) {
-    const reason = report.infra_failure_reason ?? 'infrastructure failure';
-    return { ...base, ...empty({ value: 0, terms: [term('infra failure', 0, `report: ${reason}`)], masked: { reason } }), missing: [] };
-  }
-  if (!report.tests_status) {
-    const value = report.resolved ? 1 : 0;
-    return { ...base, ...empty({ value, terms: [term('resolved', value, 'report: resolved flag')] }), missing: [`${file} holds no tests_status: only its resolved flag is known.`] };
-  }
+  const reward = instanceReportReward(report);
+  if (report.infra_failure) return { ...base, ...empty(reward), missing: [] };
+  if (!report.tests_status) return { ...base, ...empty(reward), missing: [`${file} holds no tests_status: only its resolved flag is known.`] };
   const tests = report.tests_status;
   const resolution = resolutionOf(tests);
-  const reward = resolveReward({ tests, resolution, resolved: report.resolved });
   return { ...base, resolution, value: reward.value, masked: null, terms: reward.terms, lists: testLists(tests, new Map()), testsFound: null, missing: [noOutput] };
 }
 

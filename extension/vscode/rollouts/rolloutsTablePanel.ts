@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { CancelledError, InputError } from '../../core/errors';
 import type { Rollout } from '../../core/rollouts/record';
+import { queryRollouts, runStatistics } from '../../core/rollouts/rolloutQuery';
 import { searchRollouts } from '../../core/rollouts/rolloutSearch';
 import type { ProtocolError } from '../../protocol/ipc';
 import { ProtocolFailure } from '../../protocol/ipc';
@@ -8,7 +9,7 @@ import { rolloutsChanged, rolloutsHeader, rolloutsLocate, rolloutsOpen, rollouts
 import { Disposable } from '../dispose';
 import { showView, webviewOptions } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
-import { groupStatistics, queryRollouts, toRolloutRow } from './rolloutTable';
+import { querySpec, toRolloutRow } from './rolloutTable';
 import type { RolloutsSource } from './rolloutsSource';
 
 export const ROLLOUTS_TABLE_VIEW = 'sweWorkbench.rolloutsTable';
@@ -63,7 +64,7 @@ export class RolloutsTablePanel extends Disposable {
     this.messenger.onRequest(rolloutsHeader, () => ({ folder: source.index?.root ?? null, indexErrors: source.index?.errors.length ?? 0, problem: this.problem }));
     this.messenger.onRequest(rolloutsQuery, async (query, signal) => {
       const rows = await this.rowsOf(query, signal);
-      return { total: rows.length, indexed: source.index?.rollouts.length ?? 0, statistics: groupStatistics(rows), version: source.version };
+      return { total: rows.length, indexed: source.index?.rollouts.length ?? 0, statistics: runStatistics(rows).statistics, version: source.version };
     });
     this.messenger.onRequest(rolloutsRows, async ({ query, start, end }, signal) => ({ rows: (await this.rowsOf(query, signal)).slice(start, end).map(toRolloutRow), version: source.version }));
     this.messenger.onRequest(rolloutsOpen, async ({ id }) => ({ step: (await actions.open(this.rollout(id))).index }));
@@ -96,7 +97,7 @@ export class RolloutsTablePanel extends Disposable {
     return this.matches.get(JSON.stringify(query), version, async () => {
       const search = query.search.trim();
       const found = search === '' ? undefined : await this.searches.get(search, version, async () => new Set((await searchRollouts(index.root, index.rollouts, search, { signal, maxHitsPerRollout: 1 })).map((h) => h.rollout)));
-      return queryRollouts(index.rollouts, query, found);
+      return queryRollouts(index.rollouts, querySpec(query, found));
     });
   }
 }

@@ -4,10 +4,14 @@ import { ROLLOUT_FIELDS } from '../core/rollouts/rolloutFields';
 import type { RolloutGroup } from '../core/rollouts/rolloutGroups';
 import { indexRollouts } from '../core/rollouts/rolloutIndex';
 import { queryRollouts, runStatistics, type RunStatistics } from '../core/rollouts/rolloutQuery';
+import { scoreRun, type ScoredRollout, type ScoredRun } from '../core/rollouts/recipeRun';
+import { ESTIMATORS, type Estimator } from '../core/reward/advantages';
+import { RECIPE_NAMES, resolveRecipe } from '../core/reward/recipes';
 import { searchRollouts, type SearchHit } from '../core/rollouts/rolloutSearch';
 import { CliError, parseCommandArgs, type Command } from './command';
 
 const HELP = `usage: swe-workbench rollouts DIR [--json] [--filter EXPR] [--group] [--sort FIELD] [--search TEXT] [--k N,N] [--cache DIR]
+                                [--recipe NAME|FILE [--advantage grpo|drgrpo|rloo]]
 
 Indexes every trajectory under DIR (all formats, JSON and JSONL), joins preds.json /
 all_preds.jsonl and SWE-bench / SWE-smith report.json by instance id, and classifies failures.
@@ -20,6 +24,12 @@ all_preds.jsonl and SWE-bench / SWE-smith report.json by instance id, and classi
   --search TEXT   only rollouts whose thoughts, actions or observations contain TEXT
   --k N,N         the k of the pass@k columns with --group (default 1,5,10)
   --cache DIR     keep an index cache in DIR; an unchanged folder is then not read again
+  --recipe R      score every rollout by a reward recipe (${RECIPE_NAMES.join(', ')}, or a .json / .yaml
+                  file): reward, mask with its reason, and group advantage per rollout; per-group
+                  mean, std, pass@k and mixed over the rollouts the recipe keeps. The whole run is
+                  scored (a GRPO group is every rollout of the instance); --filter picks the rows shown.
+  --advantage E   the estimator: grpo (r - mean) / std, drgrpo r - mean, rloo r - mean of the others
+                  (default: the recipe's)
 
 fields: ${Object.entries(ROLLOUT_FIELDS)
   .map(([name, f]) => `${name} (${f.help})`)
@@ -36,6 +46,8 @@ export const command: Command = {
       search: { type: 'string' },
       k: { type: 'string' },
       cache: { type: 'string' },
+      recipe: { type: 'string' },
+      advantage: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -44,18 +56,27 @@ export const command: Command = {
     }
     if (positionals.length !== 1) throw new CliError(`expected one folder, got ${positionals.length}\n\n${HELP}`);
     const ks = parseKs(values.k ?? '1,5,10');
+    if (values.advantage !== undefined && !(ESTIMATORS as readonly string[]).includes(values.advantage)) throw new CliError(`--advantage expects one of ${ESTIMATORS.join(', ')}, got '${values.advantage}'`);
+    if (values.advantage !== undefined && values.recipe === undefined) throw new CliError('--advantage goes with --recipe');
+    const recipe = values.recipe === undefined ? undefined : await asCliError(() => resolveRecipe(values.recipe!));
     const index = await asCliError(() => indexRollouts(positionals[0]!, { signal: ctx.signal, ...(values.cache ? { cacheDir: values.cache } : {}) }));
     // The filter is checked before the (slow) search reads any file.
     const filtered = await asCliError(async () => queryRollouts(index.rollouts, { filter: values.filter ?? '' }));
     const hits: SearchHit[] | undefined = values.search === undefined ? undefined : await searchRollouts(index.root, filtered, values.search, { signal: ctx.signal });
     const rollouts = await asCliError(async () => queryRollouts(index.rollouts, { filter: values.filter ?? '', ...(hits ? { matches: new Set(hits.map((h) => h.rollout)) } : {}), ...(values.sort ? { sort: values.sort } : {}) }));
     const { groups, statistics } = runStatistics(rollouts);
+    const scored = recipe ? scoreRun(index.rollouts, recipe, (values.advantage as Estimator | undefined) ?? recipe.advantage) : undefined;
     if (values.json) {
-      ctx.stdout.write(JSON.stringify({ root: index.root, rollouts: rollouts.map(jsonRecord), statistics, groups, ...(hits ? { hits } : {}), errors: index.errors, stats: index.stats }, null, 2) + '\n');
+      const scores = new Map(scored?.rollouts.map((s) => [s.id, s]));
+      const shown = new Set(rollouts.map((r) => r.instance));
+      const recipePart = scored ? { recipe: { ...scored.recipe, estimator: scored.estimator, formula: scored.formula, statistics: scored.statistics }, recipeGroups: scored.groups.filter((g) => shown.has(g.instance)) } : {};
+      ctx.stdout.write(JSON.stringify({ root: index.root, rollouts: rollouts.map((r) => jsonRecord(r, scores.get(r.id))), statistics, groups, ...recipePart, ...(hits ? { hits } : {}), errors: index.errors, stats: index.stats }, null, 2) + '\n');
     } else {
-      ctx.stdout.write(values.group ? groupTable(groups, ks) : rolloutTable(rollouts));
+      if (scored) ctx.stdout.write(values.group ? recipeGroupTable(scored, new Set(rollouts.map((r) => r.instance)), ks) : recipeTable(rollouts, scored));
+      else ctx.stdout.write(values.group ? groupTable(groups, ks) : rolloutTable(rollouts));
       if (hits) ctx.stdout.write(hits.map((h) => `${h.rollout}  step ${h.step} ${h.field}: ${h.excerpt}`).join('\n') + (hits.length ? '\n' : ''));
       ctx.stdout.write(summary(statistics) + '\n');
+      if (scored) ctx.stdout.write(recipeSummary(scored) + '\n');
       if (index.errors.length > 0) ctx.stderr.write(`${index.errors.length} unreadable input(s):\n${index.errors.map((e) => `  ${formatError(e)}`).join('\n')}\n`);
     }
     return 0;
@@ -77,9 +98,10 @@ function parseKs(text: string): number[] {
   return ks;
 }
 
-function jsonRecord(r: Rollout) {
+function jsonRecord(r: Rollout, score?: ScoredRollout) {
   const { evaluation, prediction, ...rest } = r;
-  return { ...rest, evaluationFile: evaluation?.file ?? null, predictionFile: prediction?.file ?? null };
+  const recipe = score ? { recipe: { outcome: score.score.outcome, value: score.score.value, mask: score.score.mask, unscored: score.score.unscored, advantage: score.advantage, why: score.why, terms: score.score.terms } } : {};
+  return { ...rest, evaluationFile: evaluation?.file ?? null, predictionFile: prediction?.file ?? null, ...recipe };
 }
 
 export function formatError(e: IndexError): string {
@@ -128,4 +150,44 @@ function groupTable(groups: RolloutGroup[], ks: number[]): string {
 
 function summary(s: RunStatistics): string {
   return `${s.rollouts} rollouts, ${s.instances} instances, ${s.resolved}/${s.evaluated} evaluated resolved, ${s.mixed} mixed groups`;
+}
+
+function recipeTable(rollouts: Rollout[], run: ScoredRun): string {
+  const byId = new Map(run.rollouts.map((s) => [s.id, s]));
+  return table(
+    ['ID', 'INSTANCE', 'ATTEMPT', 'STEPS', 'FAILURE', 'REWARD', 'ADVANTAGE', 'OUTCOME'],
+    rollouts.map((r) => {
+      const s = byId.get(r.id)!;
+      const outcome = s.score.outcome === 'masked' ? `masked: ${s.score.mask!.reason}` : s.score.outcome === 'unscored' ? `not scored: ${s.score.unscored}` : 'scored';
+      return [r.id, r.instance, r.attempt, r.steps, r.failure, s.score.value === null ? undefined : fixed(s.score.value, 3), s.advantage === null ? undefined : fixed(s.advantage, 3), outcome];
+    }),
+  );
+}
+
+function recipeGroupTable(run: ScoredRun, shown: ReadonlySet<string>, ks: number[]): string {
+  return table(
+    ['INSTANCE', 'ROLLOUTS', 'INCLUDED', 'MASKED', 'MEAN', 'STD', ...ks.map((k) => `PASS@${k}`), 'MIXED', 'SIGNAL', 'MASKS'],
+    run.groups
+      .filter((g) => shown.has(g.instance))
+      .map((g) => [
+        g.instance,
+        g.rollouts,
+        g.included,
+        g.masked,
+        g.mean === null ? undefined : fixed(g.mean, 3),
+        g.std === null ? undefined : fixed(g.std, 3),
+        ...ks.map((k) => fixed(g.passAtK[k - 1], 3)),
+        g.mixed ? 'yes' : 'no',
+        g.signal ? 'yes' : 'no',
+        Object.entries(g.maskReasons)
+          .map(([reason, n]) => `${reason} x${n}`)
+          .join('; '),
+      ]),
+  );
+}
+
+function recipeSummary(run: ScoredRun): string {
+  const s = run.statistics;
+  const masks = Object.entries(s.maskReasons).map(([reason, n]) => `${reason} x${n}`);
+  return `recipe ${run.recipe.name} v${run.recipe.version}, ${run.formula}: ${s.scored} scored, ${s.masked} masked${masks.length ? ` (${masks.join('; ')})` : ''}, ${s.unscored} not scored; ${s.withSignal} of ${s.groups} groups give a gradient`;
 }

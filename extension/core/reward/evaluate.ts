@@ -1,4 +1,5 @@
 import { gradeStatuses, gradeTestLog, resolutionOf, type ExpectedTests, type GradeOutcome } from './grading';
+import type { RolloutEvidence } from './recipes';
 import type { InstanceReport } from './reports';
 import { term, type Reward } from './rewardTerms';
 import { resolveReward } from './shapes';
@@ -27,4 +28,15 @@ export function instanceReportReward(report: InstanceReport): Reward {
   if (report.tests_status) return resolveReward({ tests: report.tests_status, resolution: resolutionOf(report.tests_status), resolved: report.resolved });
   const value = report.resolved ? 1 : 0;
   return { value, terms: [term('resolved', value, 'report: resolved flag')] };
+}
+
+/** What a grading tells a recipe: the verdict, the statuses, the lists, and the gold patch when the instance has one. */
+export function evidenceFromGrading(outcome: GradeOutcome, instance: ExpectedTests & { patch?: string | undefined }, run: Partial<RolloutEvidence> = {}): RolloutEvidence {
+  return { resolved: outcome.kind === 'graded' ? outcome.resolved : null, grading: outcome, expected: instance, ...(instance.patch !== undefined ? { gold: instance.patch } : {}), ...run };
+}
+
+/** What a per-instance report tells a recipe: its resolved flag, or the infra failure that voids it. */
+export function evidenceFromReport(report: InstanceReport, run: Partial<RolloutEvidence> = {}): RolloutEvidence {
+  if (report.infra_failure) return { resolved: null, evaluationError: report.infra_failure_reason ?? 'infrastructure failure', ...run };
+  return { resolved: report.resolved, ...run };
 }

@@ -283,3 +283,20 @@ export function injectorGroupReward(recipe: Extract<Recipe, { shape: 'ssr-inject
   if (consistent && attempts === 0) return 'no solver attempt was evaluated';
   return injectorReward(consistent, solved, attempts, { alpha: recipe.alpha, shape: recipe.curve, inconsistent: recipe.inconsistent });
 }
+
+/**
+ * The recipes a view offers: the built-in ones, then the user's file's. A file that cannot be
+ * read, or that reuses a built-in name, leaves the built-in ones and says why.
+ */
+export async function loadRecipeCatalog(file: string | undefined): Promise<{ recipes: Recipe[]; problem: string | null }> {
+  if (!file) return { recipes: [...BUILT_IN_RECIPES], problem: null };
+  try {
+    const own = await readRecipeFile(file);
+    const clash = own.find((r) => builtInRecipe(r.name));
+    if (clash) return { recipes: [...BUILT_IN_RECIPES], problem: `${file}: recipe '${clash.name}' has the name of a built-in recipe; give it another name (extends: ${clash.name} keeps its rules)` };
+    return { recipes: [...BUILT_IN_RECIPES, ...own], problem: null };
+  } catch (err) {
+    if (err instanceof InputError) return { recipes: [...BUILT_IN_RECIPES], problem: err.message };
+    throw err;
+  }
+}

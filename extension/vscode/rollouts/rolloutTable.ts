@@ -1,6 +1,8 @@
 import type { Rollout } from '../../core/rollouts/record';
 import type { RolloutQuerySpec } from '../../core/rollouts/rolloutQuery';
-import type { RolloutQuery, RolloutRow, RolloutStatus } from '../../protocol/rollouts';
+import type { Recipe } from '../../core/reward/recipes';
+import type { ScoredRollout, ScoredRun } from '../../core/rollouts/recipeRun';
+import type { GroupDetails, RecipeInfo, RecipeSummary, RolloutQuery, RolloutRow, RolloutStatus } from '../../protocol/rollouts';
 
 /** The table's query in the core's terms: its sort column and direction as a sort spec. */
 export function querySpec(query: RolloutQuery, matches?: ReadonlySet<string>): RolloutQuerySpec {
@@ -15,8 +17,9 @@ export function rolloutStatus(r: Rollout): RolloutStatus {
   return 'unknown';
 }
 
-export function toRolloutRow(r: Rollout): RolloutRow {
+export function toRolloutRow(r: Rollout, score?: ScoredRollout): RolloutRow {
   return {
+    ...(score ? { score: scoreCells(score) } : {}),
     id: r.id,
     instance: r.instance,
     attempt: r.attempt,
@@ -36,3 +39,42 @@ export function toRolloutRow(r: Rollout): RolloutRow {
   };
 }
 
+
+/** A recipe as the pickers list it. */
+export function recipeInfo(r: Recipe): RecipeInfo {
+  return { name: r.name, version: r.version, shape: r.shape, source: r.source, description: r.description, estimator: r.advantage, masked: [...r.masked] };
+}
+
+/** A row's recipe cells: reward, mask (or what is missing) and advantage. */
+export function scoreCells(s: ScoredRollout): NonNullable<RolloutRow['score']> {
+  return { outcome: s.score.outcome, value: s.score.value, mask: s.score.mask?.reason ?? s.score.unscored, advantage: s.advantage, why: s.why };
+}
+
+export function recipeSummary(run: ScoredRun): RecipeSummary {
+  const s = run.statistics;
+  return { name: run.recipe.name, version: run.recipe.version, source: run.recipe.source, formula: run.formula, scored: s.scored, masked: s.masked, unscored: s.unscored, groups: s.groups, withSignal: s.withSignal, maskReasons: s.maskReasons };
+}
+
+/** One group's details under the recipe: each rollout's advantage and why. */
+export function groupDetails(run: ScoredRun, instance: string): GroupDetails | undefined {
+  const g = run.groups.find((x) => x.instance === instance);
+  if (!g) return undefined;
+  const bug = g.bugReward && 'value' in g.bugReward ? g.bugReward.value : null;
+  return {
+    instance,
+    formula: run.formula,
+    included: g.included,
+    masked: g.masked,
+    unscored: g.unscored,
+    mean: g.mean,
+    std: g.std,
+    passAtK: g.passAtK,
+    mixed: g.mixed,
+    signal: g.signal,
+    bugReward: bug,
+    rollouts: run.rollouts
+      .filter((s) => s.instance === instance)
+      .sort((a, b) => a.attempt - b.attempt)
+      .map((s) => ({ id: s.id, attempt: s.attempt, ...scoreCells(s), terms: s.score.terms })),
+  };
+}

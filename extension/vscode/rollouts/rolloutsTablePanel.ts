@@ -1,15 +1,17 @@
 import * as vscode from 'vscode';
 import { CancelledError, InputError } from '../../core/errors';
+import type { Recipe } from '../../core/reward/recipes';
+import { scoreRun, type ScoredRollout, type ScoredRun } from '../../core/rollouts/recipeRun';
 import type { Rollout } from '../../core/rollouts/record';
 import { queryRollouts, runStatistics } from '../../core/rollouts/rolloutQuery';
 import { searchRollouts } from '../../core/rollouts/rolloutSearch';
 import type { ProtocolError } from '../../protocol/ipc';
 import { ProtocolFailure } from '../../protocol/ipc';
-import { rolloutsChanged, rolloutsHeader, rolloutsLocate, rolloutsOpen, rolloutsQuery, rolloutsRows, rolloutsShowPatch, rolloutsShowReward, type RolloutQuery } from '../../protocol/rollouts';
+import { rolloutsChanged, rolloutsGroup, rolloutsHeader, rolloutsLocate, rolloutsOpen, rolloutsQuery, rolloutsRecipes, rolloutsRows, rolloutsShowPatch, rolloutsShowReward, type RecipeChoice, type RolloutQuery } from '../../protocol/rollouts';
 import { Disposable } from '../dispose';
 import { showView, webviewOptions } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
-import { querySpec, toRolloutRow } from './rolloutTable';
+import { groupDetails, querySpec, recipeInfo, recipeSummary, toRolloutRow } from './rolloutTable';
 import type { RolloutsSource } from './rolloutsSource';
 
 export const ROLLOUTS_TABLE_VIEW = 'sweWorkbench.rolloutsTable';
@@ -38,6 +40,8 @@ class LastResult<T> {
 
 /** What a row's actions do on the host: the same as the Rollouts view's commands. */
 export interface RolloutActions {
+  /** The recipes on offer: the built-in ones and the user's file's. */
+  recipes(): Promise<{ recipes: Recipe[]; file: string | null; problem: string | null }>;
   open(rollout: Rollout): Promise<{ index: number }>;
   showReward(rollout: Rollout): Promise<boolean>;
   showPatch(rollout: Rollout): Promise<boolean>;
@@ -48,13 +52,14 @@ export class RolloutsTablePanel extends Disposable {
   readonly messenger: WebviewMessenger;
   private readonly matches = new LastResult<Rollout[]>();
   private readonly searches = new LastResult<ReadonlySet<string>>();
+  private readonly scored = new LastResult<{ run: ScoredRun; byId: Map<string, ScoredRollout> }>();
 
   constructor(
     readonly panel: vscode.WebviewPanel,
     private readonly source: RolloutsSource,
     extensionUri: vscode.Uri,
     log: vscode.LogOutputChannel,
-    actions: RolloutActions,
+    private readonly actions: RolloutActions,
     /** Why the table cannot show what it showed before a reload; null when it can. */
     private problem: string | null = null,
   ) {
@@ -62,11 +67,24 @@ export class RolloutsTablePanel extends Disposable {
     panel.webview.options = webviewOptions(extensionUri);
     this.messenger = this._register(new WebviewMessenger(panel.webview, log, classify));
     this.messenger.onRequest(rolloutsHeader, () => ({ folder: source.index?.root ?? null, indexErrors: source.index?.errors.length ?? 0, problem: this.problem }));
+    this.messenger.onRequest(rolloutsRecipes, async () => {
+      const catalog = await actions.recipes();
+      return { recipes: catalog.recipes.map(recipeInfo), file: catalog.file, problem: catalog.problem };
+    });
     this.messenger.onRequest(rolloutsQuery, async (query, signal) => {
       const rows = await this.rowsOf(query, signal);
-      return { total: rows.length, indexed: source.index?.rollouts.length ?? 0, statistics: runStatistics(rows).statistics, version: source.version };
+      const scored = query.recipe ? await this.scoredRun(query.recipe) : undefined;
+      return { total: rows.length, indexed: source.index?.rollouts.length ?? 0, statistics: runStatistics(rows).statistics, version: source.version, ...(scored ? { recipe: recipeSummary(scored.run) } : {}) };
     });
-    this.messenger.onRequest(rolloutsRows, async ({ query, start, end }, signal) => ({ rows: (await this.rowsOf(query, signal)).slice(start, end).map(toRolloutRow), version: source.version }));
+    this.messenger.onRequest(rolloutsRows, async ({ query, start, end }, signal) => {
+      const scored = query.recipe ? await this.scoredRun(query.recipe) : undefined;
+      return { rows: (await this.rowsOf(query, signal)).slice(start, end).map((r) => toRolloutRow(r, scored?.byId.get(r.id))), version: source.version };
+    });
+    this.messenger.onRequest(rolloutsGroup, async ({ recipe, instance }) => {
+      const details = groupDetails((await this.scoredRun(recipe)).run, instance);
+      if (!details) throw new ProtocolFailure('not-found', `no instance ${instance} in the index`);
+      return details;
+    });
     this.messenger.onRequest(rolloutsOpen, async ({ id }) => ({ step: (await actions.open(this.rollout(id))).index }));
     this.messenger.onRequest(rolloutsShowReward, async ({ id }) => ({ shown: await actions.showReward(this.rollout(id)) }));
     this.messenger.onRequest(rolloutsShowPatch, async ({ id }) => ({ shown: await actions.showPatch(this.rollout(id)) }));
@@ -88,6 +106,20 @@ export class RolloutsTablePanel extends Disposable {
     const rollout = this.source.rollout(id);
     if (!rollout) throw new ProtocolFailure('not-found', `no rollout ${id} in the index`);
     return rollout;
+  }
+
+  /**
+   * The whole index scored by the recipe: a GRPO group is every rollout of its instance, so the
+   * advantages do not move with the filter. Computed once per recipe, estimator and index version.
+   */
+  private scoredRun(choice: RecipeChoice): Promise<{ run: ScoredRun; byId: Map<string, ScoredRollout> }> {
+    return this.scored.get(`${choice.name}/${choice.estimator}`, this.source.version, async () => {
+      const { recipes } = await this.actions.recipes();
+      const recipe = recipes.find((r) => r.name === choice.name);
+      if (!recipe) throw new ProtocolFailure('invalid-input', `unknown recipe '${choice.name}': one of ${recipes.map((r) => r.name).join(', ')}`);
+      const run = scoreRun(this.source.index?.rollouts ?? [], recipe, choice.estimator);
+      return { run, byId: new Map(run.rollouts.map((r) => [r.id, r])) };
+    });
   }
 
   private rowsOf(query: RolloutQuery, signal: AbortSignal): Promise<Rollout[]> {

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { InputError } from '../core/errors';
 import type { IndexError, Rollout } from '../core/rollouts/record';
 import { ROLLOUT_FIELDS } from '../core/rollouts/rolloutFields';
@@ -7,11 +8,13 @@ import { queryRollouts, runStatistics, type RunStatistics } from '../core/rollou
 import { scoreRun, type ScoredRollout, type ScoredRun } from '../core/rollouts/recipeRun';
 import { ESTIMATORS, type Estimator } from '../core/reward/advantages';
 import { RECIPE_NAMES, resolveRecipe } from '../core/reward/recipes';
+import { PRESET_HELP, exportSft, parsePresets, type ExportSummary } from '../core/rollouts/curation';
 import { searchRollouts, type SearchHit } from '../core/rollouts/rolloutSearch';
 import { CliError, parseCommandArgs, type Command } from './command';
 
 const HELP = `usage: swe-workbench rollouts DIR [--json] [--filter EXPR] [--group] [--sort FIELD] [--search TEXT] [--k N,N] [--cache DIR]
                                 [--recipe NAME|FILE [--advantage grpo|drgrpo|rloo]]
+                                [--export SFT.jsonl [--keep PRESETS]]
 
 Indexes every trajectory under DIR (all formats, JSON and JSONL), joins preds.json /
 all_preds.jsonl and SWE-bench / SWE-smith report.json by instance id, and classifies failures.
@@ -31,6 +34,14 @@ all_preds.jsonl and SWE-bench / SWE-smith report.json by instance id, and classi
   --advantage E   the estimator: grpo (r - mean) / std, drgrpo r - mean, rloo r - mean of the others
                   (default: the recipe's)
 
+  --export FILE   write the selected rollouts (--filter, --search) as supervised fine-tuning data:
+                  one JSON line per trajectory, OpenAI chat messages, assistant turns trained
+                  (weight 1, loss_mask 1) and observations masked (loss_mask 0); written to a
+                  temporary file and renamed when complete. Rollouts that read git history
+                  (git log, git show, git diff HEAD~) are flagged in the summary and each line.
+  --keep PRESETS  ready-made filters for --export, comma-separated: ${PRESET_HELP}
+                  (with --recipe, mixed follows the recipe's groups, and rollouts it masks are left out)
+
 fields: ${Object.entries(ROLLOUT_FIELDS)
   .map(([name, f]) => `${name} (${f.help})`)
   .join(', ')}
@@ -48,6 +59,8 @@ export const command: Command = {
       cache: { type: 'string' },
       recipe: { type: 'string' },
       advantage: { type: 'string' },
+      export: { type: 'string' },
+      keep: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -58,6 +71,8 @@ export const command: Command = {
     const ks = parseKs(values.k ?? '1,5,10');
     if (values.advantage !== undefined && !(ESTIMATORS as readonly string[]).includes(values.advantage)) throw new CliError(`--advantage expects one of ${ESTIMATORS.join(', ')}, got '${values.advantage}'`);
     if (values.advantage !== undefined && values.recipe === undefined) throw new CliError('--advantage goes with --recipe');
+    if (values.keep !== undefined && values.export === undefined) throw new CliError('--keep goes with --export');
+    const presets = values.keep === undefined ? [] : await asCliError(async () => parsePresets(values.keep!));
     const recipe = values.recipe === undefined ? undefined : await asCliError(() => resolveRecipe(values.recipe!));
     const index = await asCliError(() => indexRollouts(positionals[0]!, { signal: ctx.signal, ...(values.cache ? { cacheDir: values.cache } : {}) }));
     // The filter is checked before the (slow) search reads any file.
@@ -66,6 +81,11 @@ export const command: Command = {
     const rollouts = await asCliError(async () => queryRollouts(index.rollouts, { filter: values.filter ?? '', ...(hits ? { matches: new Set(hits.map((h) => h.rollout)) } : {}), ...(values.sort ? { sort: values.sort } : {}) }));
     const { groups, statistics } = runStatistics(rollouts);
     const scored = recipe ? scoreRun(index.rollouts, recipe, (values.advantage as Estimator | undefined) ?? recipe.advantage) : undefined;
+    if (values.export !== undefined) {
+      const exported = await asCliError(() => exportSft(index.root, rollouts, resolve(values.export!), { presets, all: index.rollouts, ...(scored ? { scored } : {}), signal: ctx.signal }));
+      ctx.stdout.write(values.json ? JSON.stringify(exported, null, 2) + '\n' : exportSummary(exported));
+      return 0;
+    }
     if (values.json) {
       const scores = new Map(scored?.rollouts.map((s) => [s.id, s]));
       const shown = new Set(rollouts.map((r) => r.instance));
@@ -190,4 +210,15 @@ function recipeSummary(run: ScoredRun): string {
   const s = run.statistics;
   const masks = Object.entries(s.maskReasons).map(([reason, n]) => `${reason} x${n}`);
   return `recipe ${run.recipe.name} v${run.recipe.version}, ${run.formula}: ${s.scored} scored, ${s.masked} masked${masks.length ? ` (${masks.join('; ')})` : ''}, ${s.unscored} not scored; ${s.withSignal} of ${s.groups} groups give a gradient`;
+}
+
+function exportSummary(e: ExportSummary): string {
+  const lines = [`wrote ${e.written} of ${e.selected} selected rollouts to ${e.file} (${e.bytes} bytes)`];
+  const skipped = Object.entries(e.skipped);
+  if (skipped.length) lines.push(`left out: ${skipped.map(([reason, n]) => `${reason} x${n}`).join('; ')}`);
+  if (e.gitHistory.length) {
+    lines.push(`${e.gitHistory.length} rollout(s) read git history:`);
+    for (const g of e.gitHistory) lines.push(`  ${g.id}  step ${g.step}: ${g.command}`);
+  }
+  return lines.join('\n') + '\n';
 }

@@ -172,6 +172,30 @@ export const GroupDetailsSchema = z.object({
 });
 export type GroupDetails = z.infer<typeof GroupDetailsSchema>;
 
+/** Export the query's rows as SFT data; `keep` holds the ready-made filters (mixed,resolved,max-turns=N...). */
+export const ExportRequestSchema = z.object({
+  query: RolloutQuerySchema,
+  keep: z.string().check(z.maxLength(500)),
+  /** Absolute, or relative to the first workspace folder. */
+  file: z.string().check(z.minLength(1), z.maxLength(4096)),
+});
+export const ExportResultSchema = z.object({
+  file: z.string(),
+  selected: Count,
+  written: Count,
+  skipped: z.record(z.string(), Count),
+  /** Rollouts that read git history (flagged in their lines). */
+  gitHistory: Count,
+  bytes: Count,
+  /** True when the export was cancelled: nothing was written and the file is as it was. */
+  cancelled: z.boolean(),
+});
+export type ExportResult = z.infer<typeof ExportResultSchema>;
+export const rolloutsExport = requestType('rollouts/export', ExportRequestSchema, ExportResultSchema);
+export const rolloutsExportCancel = requestType('rollouts/exportCancel', z.object({}), z.object({ cancelled: z.boolean() }));
+/** Host -> webview: how far the running export is. */
+export const rolloutsExportProgress = notificationType('rollouts/exportProgress', z.object({ done: Count, total: Count, written: Count }));
+
 export const rolloutsRecipes = requestType('rollouts/recipes', z.object({}), RecipeCatalogSchema);
 export const rolloutsGroup = requestType('rollouts/group', z.object({ recipe: RecipeChoiceSchema, instance: z.string() }), GroupDetailsSchema);
 

@@ -4,6 +4,9 @@ import {
   RolloutsUiStateSchema,
   ESTIMATOR_NAMES,
   rolloutsChanged,
+  rolloutsExport,
+  rolloutsExportCancel,
+  rolloutsExportProgress,
   rolloutsGroup,
   rolloutsHeader,
   rolloutsRecipes,
@@ -75,6 +78,21 @@ export class RolloutsTable {
   private recipes: RecipeInfo[] = [];
   private readonly recipeProblem = el('span', { attrs: { id: 'recipe-problem', role: 'alert' } });
   private readonly count = el('span', { attrs: { id: 'row-count', role: 'status' } });
+  private readonly exportOpen = el('button', { className: 'row-action', attrs: { type: 'button', id: 'export-open', title: 'Export the rows shown as supervised fine-tuning data (JSONL chat messages)' } }, [codicon('export'), ' Export SFT…']);
+  private readonly exportKeep = el('vscode-textfield', { attrs: { id: 'export-keep', placeholder: 'mixed,resolved,max-turns=30,max-tokens=32000,no-git-history', 'aria-label': 'Ready-made filters' } });
+  private readonly exportFile = el('vscode-textfield', { attrs: { id: 'export-file', value: 'sft.jsonl', 'aria-label': 'Export file (relative to the workspace folder)' } });
+  private readonly exportStart = el('button', { className: 'row-action', attrs: { type: 'button', id: 'export-start' } }, [codicon('save'), ' Export']);
+  private readonly exportCancel = el('button', { className: 'row-action', attrs: { type: 'button', id: 'export-cancel', hidden: '' } }, [codicon('close'), ' Cancel']);
+  private readonly exportProgress = el('progress', { attrs: { id: 'export-progress', max: '1', value: '0', hidden: '' } });
+  private readonly exportStatus = el('span', { attrs: { id: 'export-status', role: 'status' } });
+  private readonly exportBar = el('div', { attrs: { id: 'export-bar', hidden: '', 'aria-label': 'Export' } }, [
+    el('label', { className: 'picker', text: 'Keep ' }, [this.exportKeep]),
+    el('label', { className: 'picker', text: 'File ' }, [this.exportFile]),
+    this.exportStart,
+    this.exportCancel,
+    this.exportProgress,
+    this.exportStatus,
+  ]);
   private readonly unreadable = el('span', { attrs: { id: 'index-errors', title: 'Each one is listed, with its file and line, under “unreadable inputs” in the Rollouts view' } });
   private readonly filterError = el('pre', { attrs: { id: 'filter-error', role: 'alert' } });
   private readonly stats = el('div', { attrs: { id: 'stats', 'aria-label': 'Group statistics' } });
@@ -120,7 +138,7 @@ export class RolloutsTable {
     this.filterError.hidden = true;
     this.renderHead();
     this.root.replaceChildren(
-      el('header', { className: 'rollouts-toolbar' }, [this.filter, this.search, el('label', { className: 'picker', text: 'Recipe ' }, [this.recipe]), el('label', { className: 'picker', text: 'Advantage ' }, [this.estimator]), this.count, this.unreadable, this.recipeProblem, this.filterError]),
+      el('header', { className: 'rollouts-toolbar' }, [this.filter, this.search, el('label', { className: 'picker', text: 'Recipe ' }, [this.recipe]), el('label', { className: 'picker', text: 'Advantage ' }, [this.estimator]), this.exportOpen, this.count, this.unreadable, this.recipeProblem, this.filterError, this.exportBar]),
       this.stats,
       this.head,
       this.viewport,
@@ -134,6 +152,16 @@ export class RolloutsTable {
     });
     this.filter.addEventListener('change', () => this.setQuery({ ...this.state.query, filter: this.filter.value }));
     this.search.addEventListener('change', () => this.setQuery({ ...this.state.query, search: this.search.value }));
+    this.exportOpen.addEventListener('click', () => {
+      this.exportBar.hidden = !this.exportBar.hidden;
+    });
+    this.exportStart.addEventListener('click', () => void this.runExport());
+    this.exportCancel.addEventListener('click', () => void this.host.request(rolloutsExportCancel, {}));
+    this.host.onNotification(rolloutsExportProgress, ({ done, total, written }) => {
+      this.exportProgress.max = Math.max(1, total);
+      this.exportProgress.value = done;
+      this.exportStatus.textContent = `${done} of ${total} read, ${written} written…`;
+    });
     this.recipe.addEventListener('change', () => this.setQuery({ ...this.state.query, recipe: this.recipeChoice() }));
     this.estimator.addEventListener('change', () => this.setQuery({ ...this.state.query, recipe: this.recipeChoice() }));
     this.viewport.addEventListener('scroll', () => this.onScroll(), { passive: true });
@@ -154,6 +182,29 @@ export class RolloutsTable {
     this.estimator.toggleAttribute('disabled', !this.state.query.recipe);
     this.recipeProblem.hidden = problem === null;
     this.recipeProblem.replaceChildren(codicon('warning'), ` ${problem ?? ''}`);
+  }
+
+  /** Exports the rows of the current query; the host streams them to a temporary file, renamed when whole. */
+  private async runExport(): Promise<void> {
+    this.exportStart.disabled = true;
+    this.exportCancel.hidden = false;
+    this.exportProgress.hidden = false;
+    this.exportProgress.value = 0;
+    this.exportStatus.textContent = 'Starting…';
+    try {
+      const r = await this.host.request(rolloutsExport, { query: this.state.query, keep: this.exportKeep.value, file: this.exportFile.value });
+      if (r.cancelled) this.exportStatus.textContent = `Export cancelled: ${r.file} was not written.`;
+      else {
+        const skipped = Object.entries(r.skipped).map(([reason, n]) => `${reason} ×${n}`).join('; ');
+        this.exportStatus.textContent = `Wrote ${r.written} of ${r.selected} rollouts to ${r.file}${skipped ? `; left out: ${skipped}` : ''}${r.gitHistory ? `; ${r.gitHistory} read git history (flagged)` : ''}.`;
+      }
+    } catch (error) {
+      this.exportStatus.textContent = `Export failed: ${error instanceof Error ? error.message : String(error)}`;
+    } finally {
+      this.exportStart.disabled = false;
+      this.exportCancel.hidden = true;
+      this.exportProgress.hidden = true;
+    }
   }
 
   private recipeChoice(): RolloutQuery['recipe'] {

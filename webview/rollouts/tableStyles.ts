@@ -80,6 +80,10 @@ export const TABLE_CSS = `
 #group-advantages td.numeric { text-align: right; font-variant-numeric: tabular-nums; }
 #group-advantages tr[aria-current="true"] td { font-weight: 600; }
 #group-advantages tr[data-outcome="masked"] td:last-child { color: var(--vscode-problemsWarningIcon-foreground); }
+#export-bar { flex-basis: 100%; display: flex; flex-wrap: wrap; gap: 6px 12px; align-items: center; }
+#export-bar[hidden], #export-cancel[hidden], #export-progress[hidden] { display: none; }
+#export-keep { min-width: 320px; }
+#export-status { color: var(--vscode-descriptionForeground); overflow-wrap: anywhere; }
 #empty { padding: 16px; color: var(--vscode-descriptionForeground); }
 #empty[hidden] { display: none; }
 `;

@@ -99,6 +99,7 @@ export function activateRollouts(context: vscode.ExtensionContext, log: vscode.L
     showReward: async (r: Rollout) => (await reporting('show the reward of', showReward)(r.id)) !== undefined,
     showPatch: async (r: Rollout) => (await reporting('show the patch of', showPatch)(r.id)) !== undefined,
     recipes: recipeCatalog,
+    exportTarget: (file: string) => path.resolve(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? source.folder ?? '.', file),
   };
   const adopt = (panel: vscode.WebviewPanel, problem: string | null = null): RolloutsTablePanel => {
     const created = new RolloutsTablePanel(panel, source, context.extensionUri, log, actions, problem);

@@ -7,7 +7,9 @@ import { queryRollouts, runStatistics } from '../../core/rollouts/rolloutQuery';
 import { searchRollouts } from '../../core/rollouts/rolloutSearch';
 import type { ProtocolError } from '../../protocol/ipc';
 import { ProtocolFailure } from '../../protocol/ipc';
-import { rolloutsChanged, rolloutsGroup, rolloutsHeader, rolloutsLocate, rolloutsOpen, rolloutsQuery, rolloutsRecipes, rolloutsRows, rolloutsShowPatch, rolloutsShowReward, type RecipeChoice, type RolloutQuery } from '../../protocol/rollouts';
+import { ExportRequestSchema, rolloutsChanged, rolloutsExport, rolloutsExportCancel, rolloutsExportProgress, rolloutsGroup, rolloutsHeader, rolloutsLocate, rolloutsOpen, rolloutsQuery, rolloutsRecipes, rolloutsRows, rolloutsShowPatch, rolloutsShowReward, type ExportResult, type RecipeChoice, type RolloutQuery } from '../../protocol/rollouts';
+import type * as z from 'zod/mini';
+import { exportSft, parsePresets } from '../../core/rollouts/curation';
 import { Disposable } from '../dispose';
 import { showView, webviewOptions } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
@@ -40,6 +42,8 @@ class LastResult<T> {
 
 /** What a row's actions do on the host: the same as the Rollouts view's commands. */
 export interface RolloutActions {
+  /** Where an export named in the view goes: a relative name is under the first workspace folder. */
+  exportTarget(file: string): string;
   /** The recipes on offer: the built-in ones and the user's file's. */
   recipes(): Promise<{ recipes: Recipe[]; file: string | null; problem: string | null }>;
   open(rollout: Rollout): Promise<{ index: number }>;
@@ -80,6 +84,12 @@ export class RolloutsTablePanel extends Disposable {
       const scored = query.recipe ? await this.scoredRun(query.recipe) : undefined;
       return { rows: (await this.rowsOf(query, signal)).slice(start, end).map((r) => toRolloutRow(r, scored?.byId.get(r.id))), version: source.version };
     });
+    this.messenger.onRequest(rolloutsExport, (request, signal) => this.export(request, signal));
+    this.messenger.onRequest(rolloutsExportCancel, () => {
+      const running = this.exporting;
+      running?.abort('cancelled');
+      return { cancelled: running !== undefined };
+    });
     this.messenger.onRequest(rolloutsGroup, async ({ recipe, instance }) => {
       const details = groupDetails((await this.scoredRun(recipe)).run, instance);
       if (!details) throw new ProtocolFailure('not-found', `no instance ${instance} in the index`);
@@ -106,6 +116,42 @@ export class RolloutsTablePanel extends Disposable {
     const rollout = this.source.rollout(id);
     if (!rollout) throw new ProtocolFailure('not-found', `no rollout ${id} in the index`);
     return rollout;
+  }
+
+  private exporting: AbortController | undefined;
+
+  /** The query's rows as SFT data, with progress notifications; a cancel leaves the target file as it was. */
+  private async export({ query, keep, file }: z.infer<typeof ExportRequestSchema>, signal: AbortSignal): Promise<ExportResult> {
+    if (this.exporting) throw new ProtocolFailure('invalid-input', 'an export is already running');
+    const index = this.source.index;
+    if (!index) throw new ProtocolFailure('invalid-input', 'no rollouts folder is open');
+    const presets = parsePresets(keep);
+    const rows = await this.rowsOf(query, signal);
+    const scored = query.recipe ? (await this.scoredRun(query.recipe)).run : undefined;
+    const target = this.actions.exportTarget(file);
+    const controller = new AbortController();
+    const stop = () => controller.abort('cancelled');
+    signal.addEventListener('abort', stop);
+    this.exporting = controller;
+    const step = Math.max(1, Math.floor(rows.length / 100));
+    try {
+      const summary = await exportSft(index.root, rows, target, {
+        presets,
+        all: index.rollouts,
+        ...(scored ? { scored } : {}),
+        signal: controller.signal,
+        onProgress: (p) => {
+          if (p.done % step === 0 || p.done === p.total) this.messenger.notify(rolloutsExportProgress, p);
+        },
+      });
+      return { ...summary, gitHistory: summary.gitHistory.length, cancelled: false };
+    } catch (error) {
+      if (error instanceof CancelledError) return { file: target, selected: rows.length, written: 0, skipped: {}, gitHistory: 0, bytes: 0, cancelled: true };
+      throw error;
+    } finally {
+      signal.removeEventListener('abort', stop);
+      this.exporting = undefined;
+    }
   }
 
   /**

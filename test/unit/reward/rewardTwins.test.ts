@@ -51,4 +51,17 @@ describe('the CLI and the reward view grade the same inputs alike (one core path
     assert.deepEqual(infra.view, infra.cli);
     assert.equal(infra.cli.masked, 'infrastructure error: Tests Timed Out');
   });
+
+  test('under a recipe both score alike: r2e and swe-master on the evaluation log, deepswe on the infra-failed one', async () => {
+    const evaluation = path.join(sweSmith, 'run_evaluation', id, 'test_output.txt');
+    for (const recipe of ['r2e', 'swe-master', 'ssr-solver']) {
+      const r = await both(['--test-output', evaluation, '--instance', instance, '--recipe', recipe], { testOutput: evaluation, instance, recipe });
+      assert.deepEqual(r.view, r.cli, recipe);
+      assert.equal(r.cli.value, 1, recipe);
+    }
+    const timedOut = path.join(dir, 'timed_out.txt');
+    const masked = await both(['--test-output', timedOut, '--instance', instance, '--recipe', 'deepswe'], { testOutput: timedOut, instance, recipe: 'deepswe' });
+    assert.deepEqual(masked.view, masked.cli);
+    assert.equal(masked.cli.masked, 'evaluation error: Tests Timed Out');
+  });
 });

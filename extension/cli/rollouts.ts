@@ -9,12 +9,14 @@ import { scoreRun, type ScoredRollout, type ScoredRun } from '../core/rollouts/r
 import { ESTIMATORS, type Estimator } from '../core/reward/advantages';
 import { RECIPE_NAMES, resolveRecipe } from '../core/reward/recipes';
 import { PRESET_HELP, exportSft, parsePresets, type ExportSummary } from '../core/rollouts/curation';
+import { forcedCandidates, gradeForced, writeForcedPredictions } from '../core/rollouts/forcedSubmission';
 import { searchRollouts, type SearchHit } from '../core/rollouts/rolloutSearch';
 import { CliError, parseCommandArgs, type Command } from './command';
 
 const HELP = `usage: swe-workbench rollouts DIR [--json] [--filter EXPR] [--group] [--sort FIELD] [--search TEXT] [--k N,N] [--cache DIR]
                                 [--recipe NAME|FILE [--advantage grpo|drgrpo|rloo]]
                                 [--export SFT.jsonl [--keep PRESETS]]
+                                [--forced-submission [--write-preds DIR] [--forced-reports REPORT,...]]
 
 Indexes every trajectory under DIR (all formats, JSON and JSONL), joins preds.json /
 all_preds.jsonl and SWE-bench / SWE-smith report.json by instance id, and classifies failures.
@@ -41,6 +43,13 @@ all_preds.jsonl and SWE-bench / SWE-smith report.json by instance id, and classi
                   (git log, git show, git diff HEAD~) are flagged in the summary and each line.
   --keep PRESETS  ready-made filters for --export, comma-separated: ${PRESET_HELP}
                   (with --recipe, mixed follows the recipe's groups, and rollouts it masks are left out)
+  --forced-submission
+                  the runs that stopped at the step limit without submitting, and whether their
+                  record keeps the patch of their last state (SWE-Master force-submits these).
+  --write-preds DIR  writes those patches as SWE-bench predictions, one forced-attempt-<a>.jsonl per
+                  attempt, for the harness (python -m swebench.harness.run_evaluation ...)
+  --forced-reports R  the harness's run reports of them (forced-attempt-<a>.<run_id>.json): how many
+                  would have passed
 
 fields: ${Object.entries(ROLLOUT_FIELDS)
   .map(([name, f]) => `${name} (${f.help})`)
@@ -61,6 +70,9 @@ export const command: Command = {
       advantage: { type: 'string' },
       export: { type: 'string' },
       keep: { type: 'string' },
+      'forced-submission': { type: 'boolean' },
+      'write-preds': { type: 'string' },
+      'forced-reports': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -81,6 +93,11 @@ export const command: Command = {
     const rollouts = await asCliError(async () => queryRollouts(index.rollouts, { filter: values.filter ?? '', ...(hits ? { matches: new Set(hits.map((h) => h.rollout)) } : {}), ...(values.sort ? { sort: values.sort } : {}) }));
     const { groups, statistics } = runStatistics(rollouts);
     const scored = recipe ? scoreRun(index.rollouts, recipe, (values.advantage as Estimator | undefined) ?? recipe.advantage) : undefined;
+    if (values['forced-submission']) {
+      ctx.stdout.write(await forcedReport(index.root, rollouts, values['write-preds'], values['forced-reports'], values.json === true, ctx.signal));
+      return 0;
+    }
+    if (values['write-preds'] !== undefined || values['forced-reports'] !== undefined) throw new CliError('--write-preds and --forced-reports go with --forced-submission');
     if (values.export !== undefined) {
       const exported = await asCliError(() => exportSft(index.root, rollouts, resolve(values.export!), { presets, all: index.rollouts, ...(scored ? { scored } : {}), signal: ctx.signal }));
       ctx.stdout.write(values.json ? JSON.stringify(exported, null, 2) + '\n' : exportSummary(exported));
@@ -219,6 +236,22 @@ function exportSummary(e: ExportSummary): string {
   if (e.gitHistory.length) {
     lines.push(`${e.gitHistory.length} rollout(s) read git history:`);
     for (const g of e.gitHistory) lines.push(`  ${g.id}  step ${g.step}: ${g.command}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Forced submission, measured: candidates, recoverable patches, predictions for the harness, and its verdicts. */
+async function forcedReport(root: string, rollouts: readonly Rollout[], predsDir: string | undefined, reports: string | undefined, json: boolean, signal: AbortSignal): Promise<string> {
+  const candidates = await forcedCandidates(root, rollouts, signal);
+  const files = predsDir === undefined ? [] : await asCliError(() => writeForcedPredictions(resolve(predsDir), candidates));
+  const measure = await asCliError(() => gradeForced(candidates, reports === undefined ? [] : reports.split(',').map((f) => resolve(f.trim()))));
+  if (json) return JSON.stringify({ ...measure, candidates: candidates.map(({ patch, ...c }) => ({ ...c, patchChars: patch?.length ?? null })), predictions: files }, null, 2) + '\n';
+  const lines = [`${measure.candidates} run(s) stopped at the step limit without submitting; ${measure.withPatch} keep the patch of their last state`];
+  for (const c of candidates) lines.push(`  ${c.id}  ${c.steps} steps: ${c.patch === null ? 'no patch' : `${c.patch.length} characters`} (${c.source})`);
+  for (const f of files) lines.push(`predictions for the harness: ${f}`);
+  if (reports !== undefined) {
+    lines.push(measure.passRate === null ? 'no report grades any of these patches' : `forced submission would have passed ${measure.passed} of ${measure.graded} graded (${(100 * measure.passRate).toFixed(1)}%; SWE-Master found 24.3%)`);
+    if (measure.ungraded.length) lines.push(`not graded by any report: ${measure.ungraded.join(', ')}`);
   }
   return lines.join('\n') + '\n';
 }

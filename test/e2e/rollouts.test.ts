@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
@@ -53,7 +53,10 @@ describe('the rollouts table in code-server', () => {
   /** Picks in one of the table's drop-downs as a person does: open it, click the option. */
   async function pick(select: '#recipe' | '#estimator', option: RegExp): Promise<void> {
     await table.locator(select).click();
-    await table.locator(`${select} [role="option"]`, { hasText: option }).click();
+    await table.locator(`${select} [role="option"]`, { hasText: option }).click({ timeout: 10_000 }).catch(async (error: unknown) => {
+      await page.screenshot({ path: path.join(out!, `rollouts-pick-${select.slice(1)}-failed.png`) });
+      throw error;
+    });
   }
 
   before(async () => {
@@ -184,10 +187,13 @@ describe('the rollouts table in code-server', () => {
   });
 
   test('a recipe scores the rows: a masked rollout says why, and its group shows each advantage', async () => {
+    // The patch view took the tab: the table's webview comes back when shown again.
+    await runCommand(page, 'SWE Workbench: Show Rollouts Table');
+    table = await webviewFrame(page, '#viewport', 60_000);
     await filter(`instance=${G7}`);
     await waitForCount('4 of 25 rollouts');
-    await pick('#recipe', /^swe-bench v1$/);
-    await pick('#estimator', /^RLOO$/);
+    await pick('#recipe', /swe-bench v1/);
+    await pick('#estimator', /RLOO/);
     await table.locator('#recipe-stats', { hasText: /^swe-bench v1: 15 scored/ }).waitFor({ timeout: 30_000 });
     const crashed = table.locator(`.rollout-row[data-id="run/attempt_3/${G7}/${G7}.traj.json"]`);
     await crashed.locator('[data-column="mask"]', { hasText: "masked: container error: exit status 'RuntimeError'" }).waitFor({ timeout: 10_000 });
@@ -233,17 +239,34 @@ describe('the rollouts table in code-server', () => {
     assert.equal(await table.locator('.rollout-row[data-index="9999"] [data-column="instance"]').textContent(), 'acme__widgets-0999');
   });
 
-  test('an export of 10,000 rollouts shows its progress and stops on Cancel, writing nothing', async () => {
+  test('an export of 10,000 rollouts shows its progress as it goes and writes every line', async () => {
     await table.locator('#export-open').click();
     await table.locator('#export-keep input').fill('');
     await table.locator('#export-file input').fill('sft-large.jsonl');
+    // Every status the view shows, as it shows it.
+    await table.locator('#export-status').evaluate((node) => {
+      const seen: string[] = [];
+      (window as unknown as { exportStatuses: string[] }).exportStatuses = seen;
+      new MutationObserver(() => seen.push(node.textContent ?? '')).observe(node, { childList: true, characterData: true, subtree: true });
+    });
     await table.locator('#export-start').click();
-    await table.locator('#export-status', { hasText: /^\d+ of 10000 read, \d+ written…$/ }).waitFor({ timeout: 60_000 });
-    await table.locator('#export-cancel').click();
     const file = path.join(workspace!, 'sft-large.jsonl');
+    await table.locator('#export-status', { hasText: `Wrote 10000 of 10000 rollouts to ${file}.` }).waitFor({ timeout: 120_000 });
+    const statuses = await table.locator('body').evaluate(() => (window as unknown as { exportStatuses: string[] }).exportStatuses);
+    const progress = statuses.filter((t) => /^\d+ of 10000 read, \d+ written…$/.test(t));
+    assert.ok(progress.length >= 10, `progress shown ${progress.length} times: ${statuses.slice(0, 5).join(' | ')}`);
+    assert.equal(readFileSync(file, 'utf8').split('\n').length - 1, 10_000);
+    rmSync(file);
+  });
+
+  test('Cancel stops an export of 10,000 rollouts and writes nothing', async () => {
+    await table.locator('#export-file input').fill('sft-cancelled.jsonl');
+    await table.locator('#export-start').click();
+    await table.locator('#export-cancel').click();
+    const file = path.join(workspace!, 'sft-cancelled.jsonl');
     await table.locator('#export-status', { hasText: `Export cancelled: ${file} was not written.` }).waitFor({ timeout: 60_000 });
     assert.equal(existsSync(file), false);
-    assert.deepEqual(readdirSync(workspace!).filter((f) => f.includes('sft-large')), []);
+    assert.deepEqual(readdirSync(workspace!).filter((f) => f.includes('sft-cancelled')), []);
   });
 
   test('is readable in the dark, light and high-contrast themes', async () => {
@@ -252,7 +275,7 @@ describe('the rollouts table in code-server', () => {
       await table.locator(`body.${THEMES[theme].webviewClass}`).waitFor({ timeout: 30_000 });
       await filter('');
       await waitForCount('25 rollouts');
-      await pick('#recipe', /^deepswe v1$/);
+      await pick('#recipe', /deepswe v1/);
       await table.locator('#recipe-stats').waitFor({ timeout: 30_000 });
       await table.locator('.rollout-row[data-index="0"][data-id] [data-column="advantage"]').waitFor({ timeout: 10_000 });
       await table.locator(`.rollout-row[data-id="run/attempt_1/${W202}/${W202}.traj"]`).click();

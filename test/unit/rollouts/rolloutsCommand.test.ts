@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { CliError } from '../../../extension/cli/command';
 import { command } from '../../../extension/cli/rollouts';
 import { runCli } from '../../helpers/cliRunner';
-import { FAILING_TEST, G7, W101, W202, makeRolloutFolder } from '../../fixtures/rollouts/trainingRun';
+import { FAILING_TEST, G7, W101, W202, makeRolloutFolder, suiteRolloutFolder } from '../../fixtures/rollouts/trainingRun';
 
 const run = (argv: string[]) => runCli(command, argv);
 
@@ -89,16 +89,11 @@ describe('swe-workbench rollouts', () => {
 });
 
 describe('swe-workbench rollouts --recipe', () => {
-  let folder: ReturnType<typeof makeRolloutFolder>;
-  let root: string;
-  before(() => {
-    folder = makeRolloutFolder();
-    root = join(folder.root, 'run');
-  });
-  after(() => folder.cleanup());
+  const folder = suiteRolloutFolder();
+  const root = () => folder.run;
 
   test('the table shows reward, advantage and each mask with its reason', async () => {
-    const { stdout } = await run([root, '--recipe', 'skyrl', '--advantage', 'rloo', '--filter', `instance=${W202}`]);
+    const { stdout } = await run([root(), '--recipe', 'skyrl', '--advantage', 'rloo', '--filter', `instance=${W202}`]);
     const lines = stdout.trimEnd().split('\n');
     assert.match(lines[0]!, /^ID +INSTANCE +ATTEMPT +STEPS +FAILURE +REWARD +ADVANTAGE +OUTCOME$/);
     assert.deepEqual(lines.find((l) => l.startsWith('attempt_2/'))!.split(/ {2,}/).slice(4), ['stuck-loop', '0', '-', 'masked: stuck in a loop']);
@@ -108,7 +103,7 @@ describe('swe-workbench rollouts --recipe', () => {
   });
 
   test('--json carries each rollout\'s score and why, and the groups the recipe computed', async () => {
-    const out = JSON.parse((await run([root, '--json', '--recipe', 'swe-bench', '--advantage', 'drgrpo', '--filter', `instance=${G7}`])).stdout);
+    const out = JSON.parse((await run([root(), '--json', '--recipe', 'swe-bench', '--advantage', 'drgrpo', '--filter', `instance=${G7}`])).stdout);
     assert.equal(out.recipe.name, 'swe-bench');
     assert.equal(out.recipe.estimator, 'drgrpo');
     const crashed = out.rollouts.find((r: { attempt: number }) => r.attempt === 3).recipe;
@@ -122,13 +117,13 @@ describe('swe-workbench rollouts --recipe', () => {
   });
 
   test('--group with a recipe: per-group mean, std, pass@k, mixed and the masks', async () => {
-    const { stdout } = await run([root, '--group', '--recipe', 'deepswe', '--k', '1,2']);
+    const { stdout } = await run([root(), '--group', '--recipe', 'deepswe', '--k', '1,2']);
     const w202 = stdout.split('\n').find((l) => l.startsWith(W202))!.split(/ {2,}/);
     assert.deepEqual(w202, [W202, '4', '2', '2', '0', '0', '0', '0', 'no', 'no', 'context window exceeded x1; step limit reached x1']);
   });
 
   test('a bad estimator or a lone --advantage is a usage error', async () => {
-    await assert.rejects(run([root, '--recipe', 'skyrl', '--advantage', 'ppo']), /--advantage expects one of grpo, drgrpo, rloo, got 'ppo'/);
-    await assert.rejects(run([root, '--advantage', 'rloo']), /--advantage goes with --recipe/);
+    await assert.rejects(run([root(), '--recipe', 'skyrl', '--advantage', 'ppo']), /--advantage expects one of grpo, drgrpo, rloo, got 'ppo'/);
+    await assert.rejects(run([root(), '--advantage', 'rloo']), /--advantage goes with --recipe/);
   });
 });

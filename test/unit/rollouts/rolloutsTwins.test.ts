@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { join } from 'node:path';
+import { describe, test } from 'node:test';
 import { command } from '../../../extension/cli/rollouts';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
 import { queryRollouts, runStatistics } from '../../../extension/core/rollouts/rolloutQuery';
@@ -8,16 +7,10 @@ import { searchRollouts } from '../../../extension/core/rollouts/rolloutSearch';
 import type { RolloutQuery } from '../../../extension/protocol/rollouts';
 import { querySpec } from '../../../extension/vscode/rollouts/rolloutTable';
 import { runCli } from '../../helpers/cliRunner';
-import { makeRolloutFolder } from '../../fixtures/rollouts/trainingRun';
+import { suiteRolloutFolder } from '../../fixtures/rollouts/trainingRun';
 
 describe('the CLI and the rollouts table answer the same query alike (one core path)', () => {
-  let folder: ReturnType<typeof makeRolloutFolder>;
-  let root: string;
-  before(() => {
-    folder = makeRolloutFolder();
-    root = join(folder.root, 'run');
-  });
-  after(() => folder.cleanup());
+  const folder = suiteRolloutFolder();
 
   const queries: RolloutQuery[] = [
     { filter: '', search: '', sort: null },
@@ -27,6 +20,7 @@ describe('the CLI and the rollouts table answer the same query alike (one core p
 
   for (const query of queries) {
     test(`filter '${query.filter}', search '${query.search}', sort ${JSON.stringify(query.sort)}: same rows in the same order, same statistics`, async () => {
+      const root = folder.run;
       const args = [root, '--json'];
       if (query.filter) args.push('--filter', query.filter);
       if (query.search) args.push('--search', query.search);

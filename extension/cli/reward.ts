@@ -4,27 +4,48 @@
  */
 import { readFile } from 'node:fs/promises';
 import { InputError } from '../core/errors';
-import { gradeStatuses, gradeTestLog, resolutionOf, type GradeOutcome, type TestsStatus } from '../core/reward/grading';
+import { evidenceFromGrading, evidenceFromReport, gradeOutput, instanceReportReward } from '../core/reward/evaluate';
+import { RECIPE_NAMES, resolveRecipe, scoreRollout, type Recipe, type RolloutEvidence } from '../core/reward/recipes';
+import type { TestsStatus } from '../core/reward/grading';
 import { readTaskInstance } from '../core/reward/instance';
 import { readReport, type Report } from '../core/reward/reports';
-import type { Reward } from '../core/reward/rewardTerms';
-import { resolveReward } from '../core/reward/shapes';
-import { START_TEST_OUTPUT, parseTestOutput, type TestOutputFormat } from '../core/reward/testOutput';
+import type { Mask, Reward } from '../core/reward/rewardTerms';
+import { FINISH_REASONS, resolveReward, type FinishReason } from '../core/reward/shapes';
+import type { TestOutputFormat } from '../core/reward/testOutput';
 import { isValidBug } from '../core/reward/validationLists';
 import { CliError, parseCommandArgs, type Command } from './command';
 
-const USAGE = `usage: swe-workbench reward --test-output FILE --instance INSTANCE.json [--instance-id ID] [--format pytest|unittest|auto] [--json]
-       swe-workbench reward --report report.json [--json]
+const USAGE = `usage: swe-workbench reward --test-output FILE --instance INSTANCE.json [--instance-id ID] [--format pytest|unittest|auto] [RECIPE OPTIONS] [--json]
+       swe-workbench reward --report report.json [RECIPE OPTIONS] [--json]
+       swe-workbench reward --recipe swe-rl --patch PRED.diff --instance INSTANCE.json [--json]
 
 With --test-output: the tests in FILE (a SWE-bench / SWE-smith log with its '>>>>> Start Test
 Output' markers, or plain pytest / unittest output) graded against the instance's
 FAIL_TO_PASS and PASS_TO_PASS lists. With --report: a per-instance report, a run report or a
-validation report. Prints the grading and the reward with each of its terms.`;
+validation report. Prints the grading and the reward with each of its terms.
+
+Recipe options (the reward of an RL recipe instead of the binary SWE-bench resolve):
+  --recipe NAME|FILE[#NAME]  ${RECIPE_NAMES.join(', ')}, or a recipe file (.json / .yaml)
+  --patch FILE               the predicted patch (swe-rl compares it with the instance's gold patch)
+  --finish-reason REASON     how the run ended (${FINISH_REASONS.join(', ')})
+  --steps N                  the run's steps (nebius)
+  --truncated                the run hit the step limit and its last patch was force-submitted (swe-master)
+A masked outcome prints its reason: it gives no gradient, it is not a 0.`;
 
 const FORMATS: readonly TestOutputFormat[] = ['pytest', 'unittest', 'auto'];
 
+interface ViewReward {
+  value: number | null;
+  terms: Reward['terms'];
+  masked?: Mask;
+  outcome?: string;
+  unscored?: string;
+}
+
 interface RewardView {
   kind: string;
+  recipe?: { name: string; version: string; source: string; description: string };
+  reward?: ViewReward;
   [key: string]: unknown;
 }
 
@@ -36,6 +57,11 @@ export const command: Command = {
       'instance-id': { type: 'string' },
       format: { type: 'string' },
       report: { type: 'string' },
+      recipe: { type: 'string' },
+      patch: { type: 'string' },
+      'finish-reason': { type: 'string' },
+      steps: { type: 'string' },
+      truncated: { type: 'boolean' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     }, false);
@@ -46,42 +72,75 @@ export const command: Command = {
     if (positionals.length > 0) throw new CliError(USAGE);
     const format = (values.format ?? 'auto') as TestOutputFormat;
     if (!FORMATS.includes(format)) throw new CliError(`--format expects one of ${FORMATS.join(', ')}, got '${values.format}'`);
+    const recipe = values.recipe === undefined ? undefined : await resolveRecipe(values.recipe);
+    const run = await runEvidence(values);
+    if (!recipe && (values.patch || Object.keys(run).length > 0)) throw new CliError('--patch, --finish-reason, --steps and --truncated go with --recipe');
     let view: RewardView;
-    if (values.report && !values['test-output'] && !values.instance) view = reportView(await readReport(values.report));
-    else if (values['test-output'] && values.instance && !values.report) view = await testOutputView(values['test-output'], values.instance, values['instance-id'], format);
+    if (values.report && !values['test-output'] && !values.instance) view = reportView(await readReport(values.report), recipe, run);
+    else if (values['test-output'] && values.instance && !values.report) view = await testOutputView(values['test-output'], values.instance, values['instance-id'], format, recipe, run);
+    else if (recipe?.shape === 'swe-rl' && values.patch && values.instance && !values.report) view = await patchView(values.instance, values['instance-id'], recipe, run);
     else throw new CliError(`give --test-output with --instance, or --report alone\n\n${USAGE}`);
     ctx.stdout.write(values.json ? JSON.stringify(view, null, 2) + '\n' : readable(view));
     return 0;
   },
 };
 
-async function testOutputView(file: string, instanceFile: string, instanceId: string | undefined, format: TestOutputFormat): Promise<RewardView> {
-  const instance = await readTaskInstance(instanceFile, instanceId);
-  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+async function readText(file: string): Promise<string> {
+  return readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
     throw new InputError(file, undefined, err.code === 'ENOENT' ? 'file not found' : err.message);
   });
-  // A harness log is read between its markers; plain test output is read whole.
-  const outcome: GradeOutcome = text.includes(START_TEST_OUTPUT)
-    ? gradeTestLog(instance, text, format)
-    : (() => {
-        const statuses = parseTestOutput(text, format);
-        return { kind: 'graded' as const, statuses, ...gradeStatuses(instance, statuses) };
-      })();
-  const reward = resolveReward(outcome);
+}
+
+/** What the options say of the run that produced the graded output. */
+async function runEvidence(values: { patch?: string | undefined; 'finish-reason'?: string | undefined; steps?: string | undefined; truncated?: boolean | undefined }): Promise<Partial<RolloutEvidence>> {
+  const run: Partial<RolloutEvidence> = {};
+  if (values.patch !== undefined) run.patch = await readText(values.patch);
+  const reason = values['finish-reason'];
+  if (reason !== undefined) {
+    if (!(FINISH_REASONS as readonly string[]).includes(reason)) throw new CliError(`--finish-reason expects one of ${FINISH_REASONS.join(', ')}, got '${reason}'`);
+    run.finishReason = reason as FinishReason;
+  }
+  if (values.steps !== undefined) {
+    const steps = Number(values.steps);
+    if (!Number.isInteger(steps) || steps < 0) throw new CliError(`--steps expects a whole number, got '${values.steps}'`);
+    run.steps = steps;
+  }
+  if (values.truncated) run.truncated = true;
+  return run;
+}
+
+/** The recipe's score in the view's `reward` shape: value, terms, mask, and what is missing when unscored. */
+function recipeReward(recipe: Recipe, evidence: RolloutEvidence): Pick<RewardView, 'recipe' | 'reward'> {
+  const score = scoreRollout(recipe, evidence);
+  return {
+    recipe: { name: recipe.name, version: recipe.version, source: recipe.source, description: recipe.description },
+    reward: { value: score.value, outcome: score.outcome, terms: score.terms, ...(score.mask ? { masked: score.mask } : {}), ...(score.unscored ? { unscored: score.unscored } : {}) },
+  };
+}
+
+async function patchView(instanceFile: string, instanceId: string | undefined, recipe: Recipe, run: Partial<RolloutEvidence>): Promise<RewardView> {
+  const instance = await readTaskInstance(instanceFile, instanceId);
+  return { kind: 'patch-similarity', instanceId: instance.instance_id, ...recipeReward(recipe, { resolved: null, ...(instance.patch !== undefined ? { gold: instance.patch } : {}), ...run }) };
+}
+
+async function testOutputView(file: string, instanceFile: string, instanceId: string | undefined, format: TestOutputFormat, recipe: Recipe | undefined, run: Partial<RolloutEvidence>): Promise<RewardView> {
+  const instance = await readTaskInstance(instanceFile, instanceId);
+  const text = await readText(file);
+  const outcome = gradeOutput(instance, text, format);
+  const scored = recipe ? recipeReward(recipe, evidenceFromGrading(outcome, instance, run)) : undefined;
+  const reward = scored?.reward ?? resolveReward(outcome);
+  if (scored) return outcome.kind === 'infra-failure' ? { kind: 'infra-failure', instanceId: instance.instance_id, reason: outcome.reason, ...scored } : { kind: 'grading', instanceId: instance.instance_id, testsFound: outcome.statuses.size, resolution: outcome.resolution, resolved: outcome.resolved, tests_status: outcome.tests, ...scored };
   if (outcome.kind === 'infra-failure') return { kind: 'infra-failure', instanceId: instance.instance_id, reason: outcome.reason, reward };
   return { kind: 'grading', instanceId: instance.instance_id, testsFound: outcome.statuses.size, resolution: outcome.resolution, resolved: outcome.resolved, tests_status: outcome.tests, reward };
 }
 
-function reportView(report: Report): RewardView {
+function reportView(report: Report, recipe: Recipe | undefined, run: Partial<RolloutEvidence>): RewardView {
+  if (recipe && report.kind !== 'instance') throw new CliError(`--recipe scores one rollout: give an instance's report.json, not a ${report.kind} report`);
   switch (report.kind) {
     case 'instance': {
       const r = report.report;
-      const reward: Reward = r.infra_failure
-        ? { value: 0, terms: [{ name: 'infra failure', value: 0, rule: `report: ${r.infra_failure_reason ?? 'infrastructure failure'}` }], masked: { reason: r.infra_failure_reason ?? 'infra failure' } }
-        : r.tests_status
-          ? resolveReward({ tests: r.tests_status, resolution: resolutionOf(r.tests_status), resolved: r.resolved })
-          : { value: r.resolved ? 1 : 0, terms: [{ name: 'resolved', value: r.resolved ? 1 : 0, rule: 'report: resolved flag' }] };
-      return { kind: 'instance-report', shape: report.shape, instanceId: report.instanceId, resolved: r.resolved, patchApplied: r.patch_successfully_applied, tests_status: r.tests_status, reward };
+      const scored = recipe ? recipeReward(recipe, evidenceFromReport(r, run)) : { reward: instanceReportReward(r) };
+      return { kind: 'instance-report', shape: report.shape, instanceId: report.instanceId, resolved: r.resolved, patchApplied: r.patch_successfully_applied, tests_status: r.tests_status, ...scored };
     }
     case 'run': {
       const s = report.summary;
@@ -107,7 +166,8 @@ function reportView(report: Report): RewardView {
 
 function readable(view: RewardView): string {
   const lines: string[] = [];
-  const { reward, tests_status: tests, ...rest } = view as RewardView & { reward: Reward; tests_status?: TestsStatus };
+  const { reward, tests_status: tests, recipe, ...rest } = view as RewardView & { reward: ViewReward; tests_status?: TestsStatus };
+  if (recipe) lines.push(`recipe: ${recipe.name} v${recipe.version} (${recipe.source})`);
   for (const [k, v] of Object.entries(rest)) if (v !== undefined && typeof v !== 'object') lines.push(`${k}: ${v}`);
   if (rest.counts) for (const [k, v] of Object.entries(rest.counts as Record<string, number>)) lines.push(`${k}: ${v} tests`);
   if (tests) {
@@ -117,7 +177,7 @@ function readable(view: RewardView): string {
       for (const id of failure) lines.push(`  FAIL ${id}`);
     }
   }
-  lines.push(`reward: ${reward.value}${reward.masked ? ` (masked: ${reward.masked.reason})` : ''}`);
+  lines.push(reward.value === null ? `reward: not scored: ${reward.unscored}` : `reward: ${reward.value}${reward.masked ? ` (masked: ${reward.masked.reason}, no gradient)` : ''}`);
   for (const t of reward.terms) lines.push(`  ${t.name} = ${t.value}    ${t.rule}`);
   return lines.join('\n') + '\n';
 }

@@ -1,13 +1,22 @@
+import { resolve } from 'node:path';
 import { InputError } from '../core/errors';
 import type { IndexError, Rollout } from '../core/rollouts/record';
-import { filterRollouts } from '../core/rollouts/rolloutFilter';
-import { ROLLOUT_FIELDS, sortRollouts } from '../core/rollouts/rolloutFields';
-import { groupRollouts, type RolloutGroup } from '../core/rollouts/rolloutGroups';
+import { ROLLOUT_FIELDS } from '../core/rollouts/rolloutFields';
+import type { RolloutGroup } from '../core/rollouts/rolloutGroups';
 import { indexRollouts } from '../core/rollouts/rolloutIndex';
+import { queryRollouts, runStatistics, type RunStatistics } from '../core/rollouts/rolloutQuery';
+import { scoreRun, type ScoredRollout, type ScoredRun } from '../core/rollouts/recipeRun';
+import { ESTIMATORS, type Estimator } from '../core/reward/advantages';
+import { RECIPE_NAMES, resolveRecipe } from '../core/reward/recipes';
+import { PRESET_HELP, exportSft, parsePresets, type ExportSummary } from '../core/rollouts/curation';
+import { forcedCandidates, gradeForced, writeForcedPredictions } from '../core/rollouts/forcedSubmission';
 import { searchRollouts, type SearchHit } from '../core/rollouts/rolloutSearch';
 import { CliError, parseCommandArgs, type Command } from './command';
 
 const HELP = `usage: swe-workbench rollouts DIR [--json] [--filter EXPR] [--group] [--sort FIELD] [--search TEXT] [--k N,N] [--cache DIR]
+                                [--recipe NAME|FILE [--advantage grpo|drgrpo|rloo]]
+                                [--export SFT.jsonl [--keep PRESETS]]
+                                [--forced-submission [--write-preds DIR] [--forced-reports REPORT,...]]
 
 Indexes every trajectory under DIR (all formats, JSON and JSONL), joins preds.json /
 all_preds.jsonl and SWE-bench / SWE-smith report.json by instance id, and classifies failures.
@@ -20,6 +29,27 @@ all_preds.jsonl and SWE-bench / SWE-smith report.json by instance id, and classi
   --search TEXT   only rollouts whose thoughts, actions or observations contain TEXT
   --k N,N         the k of the pass@k columns with --group (default 1,5,10)
   --cache DIR     keep an index cache in DIR; an unchanged folder is then not read again
+  --recipe R      score every rollout by a reward recipe (${RECIPE_NAMES.join(', ')}, or a .json / .yaml
+                  file): reward, mask with its reason, and group advantage per rollout; per-group
+                  mean, std, pass@k and mixed over the rollouts the recipe keeps. The whole run is
+                  scored (a GRPO group is every rollout of the instance); --filter picks the rows shown.
+  --advantage E   the estimator: grpo (r - mean) / std, drgrpo r - mean, rloo r - mean of the others
+                  (default: the recipe's)
+
+  --export FILE   write the selected rollouts (--filter, --search) as supervised fine-tuning data:
+                  one JSON line per trajectory, OpenAI chat messages, assistant turns trained
+                  (weight 1, loss_mask 1) and observations masked (loss_mask 0); written to a
+                  temporary file and renamed when complete. Rollouts that read git history
+                  (git log, git show, git diff HEAD~) are flagged in the summary and each line.
+  --keep PRESETS  ready-made filters for --export, comma-separated: ${PRESET_HELP}
+                  (with --recipe, mixed follows the recipe's groups, and rollouts it masks are left out)
+  --forced-submission
+                  the runs that stopped at the step limit without submitting, and whether their
+                  record keeps the patch of their last state (SWE-Master force-submits these).
+  --write-preds DIR  writes those patches as SWE-bench predictions, one forced-attempt-<a>.jsonl per
+                  attempt, for the harness (python -m swebench.harness.run_evaluation ...)
+  --forced-reports R  the harness's run reports of them (forced-attempt-<a>.<run_id>.json): how many
+                  would have passed
 
 fields: ${Object.entries(ROLLOUT_FIELDS)
   .map(([name, f]) => `${name} (${f.help})`)
@@ -36,6 +66,13 @@ export const command: Command = {
       search: { type: 'string' },
       k: { type: 'string' },
       cache: { type: 'string' },
+      recipe: { type: 'string' },
+      advantage: { type: 'string' },
+      export: { type: 'string' },
+      keep: { type: 'string' },
+      'forced-submission': { type: 'boolean' },
+      'write-preds': { type: 'string' },
+      'forced-reports': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -44,22 +81,39 @@ export const command: Command = {
     }
     if (positionals.length !== 1) throw new CliError(`expected one folder, got ${positionals.length}\n\n${HELP}`);
     const ks = parseKs(values.k ?? '1,5,10');
+    if (values.advantage !== undefined && !(ESTIMATORS as readonly string[]).includes(values.advantage)) throw new CliError(`--advantage expects one of ${ESTIMATORS.join(', ')}, got '${values.advantage}'`);
+    if (values.advantage !== undefined && values.recipe === undefined) throw new CliError('--advantage goes with --recipe');
+    if (values.keep !== undefined && values.export === undefined) throw new CliError('--keep goes with --export');
+    const presets = values.keep === undefined ? [] : await asCliError(async () => parsePresets(values.keep!));
+    const recipe = values.recipe === undefined ? undefined : await asCliError(() => resolveRecipe(values.recipe!));
     const index = await asCliError(() => indexRollouts(positionals[0]!, { signal: ctx.signal, ...(values.cache ? { cacheDir: values.cache } : {}) }));
-    let rollouts = values.filter ? await asCliError(async () => filterRollouts(index.rollouts, values.filter!)) : index.rollouts;
-    let hits: SearchHit[] | undefined;
-    if (values.search !== undefined) {
-      hits = await searchRollouts(index.root, rollouts, values.search, { signal: ctx.signal });
-      const matched = new Set(hits.map((h) => h.rollout));
-      rollouts = rollouts.filter((r) => matched.has(r.id));
+    // The filter is checked before the (slow) search reads any file.
+    const filtered = await asCliError(async () => queryRollouts(index.rollouts, { filter: values.filter ?? '' }));
+    const hits: SearchHit[] | undefined = values.search === undefined ? undefined : await searchRollouts(index.root, filtered, values.search, { signal: ctx.signal });
+    const rollouts = await asCliError(async () => queryRollouts(index.rollouts, { filter: values.filter ?? '', ...(hits ? { matches: new Set(hits.map((h) => h.rollout)) } : {}), ...(values.sort ? { sort: values.sort } : {}) }));
+    const { groups, statistics } = runStatistics(rollouts);
+    const scored = recipe ? scoreRun(index.rollouts, recipe, (values.advantage as Estimator | undefined) ?? recipe.advantage) : undefined;
+    if (values['forced-submission']) {
+      ctx.stdout.write(await forcedReport(index.root, rollouts, values['write-preds'], values['forced-reports'], values.json === true, ctx.signal));
+      return 0;
     }
-    if (values.sort) rollouts = await asCliError(async () => sortRollouts(rollouts, values.sort!));
-    const groups = groupRollouts(rollouts);
+    if (values['write-preds'] !== undefined || values['forced-reports'] !== undefined) throw new CliError('--write-preds and --forced-reports go with --forced-submission');
+    if (values.export !== undefined) {
+      const exported = await asCliError(() => exportSft(index.root, rollouts, resolve(values.export!), { presets, all: index.rollouts, ...(scored ? { scored } : {}), signal: ctx.signal }));
+      ctx.stdout.write(values.json ? JSON.stringify(exported, null, 2) + '\n' : exportSummary(exported));
+      return 0;
+    }
     if (values.json) {
-      ctx.stdout.write(JSON.stringify({ root: index.root, rollouts: rollouts.map(jsonRecord), groups, ...(hits ? { hits } : {}), errors: index.errors, stats: index.stats }, null, 2) + '\n');
+      const scores = new Map(scored?.rollouts.map((s) => [s.id, s]));
+      const shown = new Set(rollouts.map((r) => r.instance));
+      const recipePart = scored ? { recipe: { ...scored.recipe, estimator: scored.estimator, formula: scored.formula, statistics: scored.statistics }, recipeGroups: scored.groups.filter((g) => shown.has(g.instance)) } : {};
+      ctx.stdout.write(JSON.stringify({ root: index.root, rollouts: rollouts.map((r) => jsonRecord(r, scores.get(r.id))), statistics, groups, ...recipePart, ...(hits ? { hits } : {}), errors: index.errors, stats: index.stats }, null, 2) + '\n');
     } else {
-      ctx.stdout.write(values.group ? groupTable(groups, ks) : rolloutTable(rollouts));
+      if (scored) ctx.stdout.write(values.group ? recipeGroupTable(scored, new Set(rollouts.map((r) => r.instance)), ks) : recipeTable(rollouts, scored));
+      else ctx.stdout.write(values.group ? groupTable(groups, ks) : rolloutTable(rollouts));
       if (hits) ctx.stdout.write(hits.map((h) => `${h.rollout}  step ${h.step} ${h.field}: ${h.excerpt}`).join('\n') + (hits.length ? '\n' : ''));
-      ctx.stdout.write(summary(rollouts, groups) + '\n');
+      ctx.stdout.write(summary(statistics) + '\n');
+      if (scored) ctx.stdout.write(recipeSummary(scored) + '\n');
       if (index.errors.length > 0) ctx.stderr.write(`${index.errors.length} unreadable input(s):\n${index.errors.map((e) => `  ${formatError(e)}`).join('\n')}\n`);
     }
     return 0;
@@ -81,9 +135,10 @@ function parseKs(text: string): number[] {
   return ks;
 }
 
-function jsonRecord(r: Rollout) {
+function jsonRecord(r: Rollout, score?: ScoredRollout) {
   const { evaluation, prediction, ...rest } = r;
-  return { ...rest, evaluationFile: evaluation?.file ?? null, predictionFile: prediction?.file ?? null };
+  const recipe = score ? { recipe: { outcome: score.score.outcome, value: score.score.value, mask: score.score.mask, unscored: score.score.unscored, advantage: score.advantage, why: score.why, terms: score.score.terms } } : {};
+  return { ...rest, evaluationFile: evaluation?.file ?? null, predictionFile: prediction?.file ?? null, ...recipe };
 }
 
 export function formatError(e: IndexError): string {
@@ -130,9 +185,73 @@ function groupTable(groups: RolloutGroup[], ks: number[]): string {
   );
 }
 
-function summary(rollouts: Rollout[], groups: RolloutGroup[]): string {
-  const evaluated = rollouts.filter((r) => r.resolved !== null).length;
-  const resolved = rollouts.filter((r) => r.resolved === true).length;
-  const mixed = groups.filter((g) => g.mixed).length;
-  return `${rollouts.length} rollouts, ${groups.length} instances, ${resolved}/${evaluated} evaluated resolved, ${mixed} mixed groups`;
+function summary(s: RunStatistics): string {
+  return `${s.rollouts} rollouts, ${s.instances} instances, ${s.resolved}/${s.evaluated} evaluated resolved, ${s.mixed} mixed groups`;
+}
+
+function recipeTable(rollouts: Rollout[], run: ScoredRun): string {
+  const byId = new Map(run.rollouts.map((s) => [s.id, s]));
+  return table(
+    ['ID', 'INSTANCE', 'ATTEMPT', 'STEPS', 'FAILURE', 'REWARD', 'ADVANTAGE', 'OUTCOME'],
+    rollouts.map((r) => {
+      const s = byId.get(r.id)!;
+      const outcome = s.score.outcome === 'masked' ? `masked: ${s.score.mask!.reason}` : s.score.outcome === 'unscored' ? `not scored: ${s.score.unscored}` : 'scored';
+      return [r.id, r.instance, r.attempt, r.steps, r.failure, s.score.value === null ? undefined : fixed(s.score.value, 3), s.advantage === null ? undefined : fixed(s.advantage, 3), outcome];
+    }),
+  );
+}
+
+function recipeGroupTable(run: ScoredRun, shown: ReadonlySet<string>, ks: number[]): string {
+  return table(
+    ['INSTANCE', 'ROLLOUTS', 'INCLUDED', 'MASKED', 'MEAN', 'STD', ...ks.map((k) => `PASS@${k}`), 'MIXED', 'SIGNAL', 'MASKS'],
+    run.groups
+      .filter((g) => shown.has(g.instance))
+      .map((g) => [
+        g.instance,
+        g.rollouts,
+        g.included,
+        g.masked,
+        g.mean === null ? undefined : fixed(g.mean, 3),
+        g.std === null ? undefined : fixed(g.std, 3),
+        ...ks.map((k) => fixed(g.passAtK[k - 1], 3)),
+        g.mixed ? 'yes' : 'no',
+        g.signal ? 'yes' : 'no',
+        Object.entries(g.maskReasons)
+          .map(([reason, n]) => `${reason} x${n}`)
+          .join('; '),
+      ]),
+  );
+}
+
+function recipeSummary(run: ScoredRun): string {
+  const s = run.statistics;
+  const masks = Object.entries(s.maskReasons).map(([reason, n]) => `${reason} x${n}`);
+  return `recipe ${run.recipe.name} v${run.recipe.version}, ${run.formula}: ${s.scored} scored, ${s.masked} masked${masks.length ? ` (${masks.join('; ')})` : ''}, ${s.unscored} not scored; ${s.withSignal} of ${s.groups} groups give a gradient`;
+}
+
+function exportSummary(e: ExportSummary): string {
+  const lines = [`wrote ${e.written} of ${e.selected} selected rollouts to ${e.file} (${e.bytes} bytes)`];
+  const skipped = Object.entries(e.skipped);
+  if (skipped.length) lines.push(`left out: ${skipped.map(([reason, n]) => `${reason} x${n}`).join('; ')}`);
+  if (e.gitHistory.length) {
+    lines.push(`${e.gitHistory.length} rollout(s) read git history:`);
+    for (const g of e.gitHistory) lines.push(`  ${g.id}  step ${g.step}: ${g.command}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Forced submission, measured: candidates, recoverable patches, predictions for the harness, and its verdicts. */
+async function forcedReport(root: string, rollouts: readonly Rollout[], predsDir: string | undefined, reports: string | undefined, json: boolean, signal: AbortSignal): Promise<string> {
+  const candidates = await forcedCandidates(root, rollouts, signal);
+  const files = predsDir === undefined ? [] : await asCliError(() => writeForcedPredictions(resolve(predsDir), candidates));
+  const measure = await asCliError(() => gradeForced(candidates, reports === undefined ? [] : reports.split(',').map((f) => resolve(f.trim()))));
+  if (json) return JSON.stringify({ ...measure, candidates: candidates.map(({ patch, ...c }) => ({ ...c, patchChars: patch?.length ?? null })), predictions: files }, null, 2) + '\n';
+  const lines = [`${measure.candidates} run(s) stopped at the step limit without submitting; ${measure.withPatch} keep the patch of their last state`];
+  for (const c of candidates) lines.push(`  ${c.id}  ${c.steps} steps: ${c.patch === null ? 'no patch' : `${c.patch.length} characters`} (${c.source})`);
+  for (const f of files) lines.push(`predictions for the harness: ${f}`);
+  if (reports !== undefined) {
+    lines.push(measure.passRate === null ? 'no report grades any of these patches' : `forced submission would have passed ${measure.passed} of ${measure.graded} graded (${(100 * measure.passRate).toFixed(1)}%; SWE-Master found 24.3%)`);
+    if (measure.ungraded.length) lines.push(`not graded by any report: ${measure.ungraded.join(', ')}`);
+  }
+  return lines.join('\n') + '\n';
 }

@@ -32,6 +32,8 @@ export const RewardSourcesSchema = z.object({
   trajectory: z.optional(z.string()),
   record: z.optional(z.int().check(z.nonnegative())),
   title: z.optional(z.string()),
+  /** The reward recipe to score with; absent for SWE-bench's binary resolve. */
+  recipe: z.optional(z.string().check(z.maxLength(200))),
 });
 export type RewardSources = z.infer<typeof RewardSourcesSchema>;
 
@@ -55,6 +57,10 @@ export const RewardBreakdownSchema = z.object({
   missing: z.array(z.string()),
   /** What was graded: the view keeps it to come back after a reload. */
   sources: RewardSourcesSchema,
+  /** The recipes the picker offers. */
+  recipes: z.array(z.object({ name: z.string(), version: z.string(), source: z.string(), description: z.string() })),
+  /** The recipe the value, mask and terms come from; null for SWE-bench's binary resolve. */
+  recipe: z.nullable(z.object({ name: z.string(), version: z.string(), source: z.string(), description: z.string(), outcome: z.enum(['scored', 'masked', 'unscored']) })),
 });
 export type RewardBreakdown = z.infer<typeof RewardBreakdownSchema>;
 
@@ -62,6 +68,8 @@ export type RewardBreakdown = z.infer<typeof RewardBreakdownSchema>;
 export const RewardUiStateSchema = z.object({ sources: RewardSourcesSchema });
 
 export const rewardLoad = requestType('reward/load', z.object({}), RewardBreakdownSchema);
+/** Scores the same sources with another recipe (null: SWE-bench's binary resolve). */
+export const rewardSetRecipe = requestType('reward/setRecipe', z.object({ recipe: z.nullable(z.string().check(z.maxLength(200))) }), RewardBreakdownSchema);
 
 /** Opens the graded test output at a 1-based line. */
 export const rewardOpenOutput = requestType('reward/openOutput', z.object({ line: z.int().check(z.positive()) }), z.object({ opened: z.boolean() }));

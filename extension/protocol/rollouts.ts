@@ -15,8 +15,30 @@ export const ROLLOUT_COLUMNS = ['instance', 'attempt', 'format', 'steps', 'exit'
 export const RolloutColumnSchema = z.enum(ROLLOUT_COLUMNS);
 export type RolloutColumn = z.infer<typeof RolloutColumnSchema>;
 
+/** The advantage estimators of core/reward/advantages.ts. */
+export const ESTIMATOR_NAMES = ['grpo', 'drgrpo', 'rloo'] as const;
+export const EstimatorSchema = z.enum(ESTIMATOR_NAMES);
+
+/** A reward recipe picked in the table, with the estimator of its group advantages. */
+export const RecipeChoiceSchema = z.object({ name: z.string().check(z.minLength(1), z.maxLength(200)), estimator: EstimatorSchema });
+export type RecipeChoice = z.infer<typeof RecipeChoiceSchema>;
+
+export const RecipeInfoSchema = z.object({ name: z.string(), version: z.string(), shape: z.string(), source: z.string(), description: z.string(), estimator: EstimatorSchema, masked: z.array(z.string()) });
+export type RecipeInfo = z.infer<typeof RecipeInfoSchema>;
+
+export const RecipeCatalogSchema = z.object({
+  recipes: z.array(RecipeInfoSchema),
+  /** The user's recipe file (sweWorkbench.rewards.recipeFile); null when none is set. */
+  file: z.nullable(z.string()),
+  /** Why the user's recipes could not be read; null when they were (or none is set). */
+  problem: z.nullable(z.string()),
+});
+export type RecipeCatalog = z.infer<typeof RecipeCatalogSchema>;
+
 export const RolloutQuerySchema = z.object({
   sort: z.nullable(z.object({ column: RolloutColumnSchema, descending: z.boolean() })),
+  /** The recipe that scores the rows; absent or null for none. */
+  recipe: z.optional(z.nullable(RecipeChoiceSchema)),
   /** An expression of the rollouts filter language; '' for none. */
   filter: z.string().check(z.maxLength(2000)),
   /** Full text over thoughts, actions and observations; '' for none. */
@@ -46,6 +68,17 @@ export const RolloutRowSchema = z.object({
   tokens: z.nullable(z.number()),
   cost: z.nullable(z.number()),
   duration: z.nullable(z.number()),
+  /** The recipe's score, when the query names one. */
+  score: z.optional(
+    z.object({
+      outcome: z.enum(['scored', 'masked', 'unscored']),
+      value: z.nullable(z.number()),
+      /** The mask's reason ("context window exceeded"), or what is missing to score it. */
+      mask: z.nullable(z.string()),
+      advantage: z.nullable(z.number()),
+      why: z.string(),
+    }),
+  ),
 });
 export type RolloutRow = z.infer<typeof RolloutRowSchema>;
 
@@ -64,9 +97,26 @@ export const GroupStatisticsSchema = z.object({
 });
 export type GroupStatistics = z.infer<typeof GroupStatisticsSchema>;
 
+/** A recipe's totals over the whole run (a GRPO group is every rollout of an instance, whatever the filter). */
+export const RecipeSummarySchema = z.object({
+  name: z.string(),
+  version: z.string(),
+  source: z.string(),
+  formula: z.string(),
+  scored: Count,
+  masked: Count,
+  unscored: Count,
+  groups: Count,
+  withSignal: Count,
+  maskReasons: z.record(z.string(), Count),
+});
+
+export type RecipeSummary = z.infer<typeof RecipeSummarySchema>;
+
 export const QueryResultSchema = z.object({
   /** Rollouts that match the query. */
   total: Count,
+  recipe: z.optional(RecipeSummarySchema),
   /** Rollouts in the index. */
   indexed: Count,
   statistics: GroupStatisticsSchema,
@@ -99,6 +149,55 @@ export const rolloutsShowReward = requestType('rollouts/showReward', RolloutId, 
 export const rolloutsShowPatch = requestType('rollouts/showPatch', RolloutId, z.object({ shown: z.boolean() }));
 /** Where a rollout is in a query's rows, so a restored selection can be scrolled to. */
 export const rolloutsLocate = requestType('rollouts/locate', z.object({ query: RolloutQuerySchema, id: z.string() }), z.object({ index: z.nullable(Count) }));
+
+export const RewardTermSchema = z.object({ name: z.string(), value: z.number(), rule: z.string() });
+
+/** A GRPO group under a recipe: its statistics, and each rollout's advantage and why. */
+export const GroupDetailsSchema = z.object({
+  instance: z.string(),
+  formula: z.string(),
+  included: Count,
+  masked: Count,
+  unscored: Count,
+  mean: z.nullable(z.number()),
+  std: z.nullable(z.number()),
+  passAtK: z.array(z.number()),
+  mixed: z.boolean(),
+  signal: z.boolean(),
+  /** The SSR injector's reward of the bug, when the recipe rewards bugs. */
+  bugReward: z.nullable(z.number()),
+  rollouts: z.array(
+    z.object({ id: z.string(), attempt: z.int(), outcome: z.enum(['scored', 'masked', 'unscored']), value: z.nullable(z.number()), mask: z.nullable(z.string()), advantage: z.nullable(z.number()), why: z.string(), terms: z.array(RewardTermSchema) }),
+  ),
+});
+export type GroupDetails = z.infer<typeof GroupDetailsSchema>;
+
+/** Export the query's rows as SFT data; `keep` holds the ready-made filters (mixed,resolved,max-turns=N...). */
+export const ExportRequestSchema = z.object({
+  query: RolloutQuerySchema,
+  keep: z.string().check(z.maxLength(500)),
+  /** Absolute, or relative to the first workspace folder. */
+  file: z.string().check(z.minLength(1), z.maxLength(4096)),
+});
+export const ExportResultSchema = z.object({
+  file: z.string(),
+  selected: Count,
+  written: Count,
+  skipped: z.record(z.string(), Count),
+  /** Rollouts that read git history (flagged in their lines). */
+  gitHistory: Count,
+  bytes: Count,
+  /** True when the export was cancelled: nothing was written and the file is as it was. */
+  cancelled: z.boolean(),
+});
+export type ExportResult = z.infer<typeof ExportResultSchema>;
+export const rolloutsExport = requestType('rollouts/export', ExportRequestSchema, ExportResultSchema);
+export const rolloutsExportCancel = requestType('rollouts/exportCancel', z.object({}), z.object({ cancelled: z.boolean() }));
+/** Host -> webview: how far the running export is. */
+export const rolloutsExportProgress = notificationType('rollouts/exportProgress', z.object({ done: Count, total: Count, written: Count }));
+
+export const rolloutsRecipes = requestType('rollouts/recipes', z.object({}), RecipeCatalogSchema);
+export const rolloutsGroup = requestType('rollouts/group', z.object({ recipe: RecipeChoiceSchema, instance: z.string() }), GroupDetailsSchema);
 
 /** Host -> webview: the index changed (a re-index while the run writes, or another folder). */
 export const rolloutsChanged = notificationType('rollouts/changed', z.object({ version: Count, folder: z.nullable(z.string()) }));

@@ -1,5 +1,7 @@
+import path from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
+import { loadRecipeCatalog, type Recipe } from '../core/reward/recipes';
 import { connectionOptionsFromEnv, type DockerConnectionOptions } from '../core/runtime/dockerConnection';
 import type { SandboxLimits } from '../core/runtime/sandbox';
 import { describeZodError } from '../protocol/ipc';
@@ -58,4 +60,20 @@ export function activateSettings(context: vscode.ExtensionContext): vscode.Dispo
       void vscode.window.showInformationMessage('SWE Workbench: API key removed.');
     }),
   ];
+}
+
+/** A path setting (`sweWorkbench.<setting>`); it may be relative to the first workspace folder. */
+export function configuredPath(setting: string): string | undefined {
+  const raw = vscode.workspace.getConfiguration(SECTION).get<unknown>(setting);
+  if (typeof raw !== 'string' || raw.trim() === '') return undefined;
+  const base = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  return base ? path.resolve(base, raw) : path.resolve(raw);
+}
+
+export const RECIPE_FILE_SETTING = 'rewards.recipeFile';
+
+/** The reward recipes the views offer: the built-in ones and those of `sweWorkbench.rewards.recipeFile`. */
+export async function recipeCatalog(): Promise<{ recipes: Recipe[]; file: string | null; problem: string | null }> {
+  const file = configuredPath(RECIPE_FILE_SETTING);
+  return { ...(await loadRecipeCatalog(file)), file: file ?? null };
 }

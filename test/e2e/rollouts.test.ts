@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { launchBrowser, webviewFrame } from '../helpers/browser';
 import { writeLargeRolloutRun, type LargeRun } from '../helpers/largeRolloutRun';
 import { THEMES, reloadWindow, runCommand, waitForExtension } from '../helpers/workbench';
-import { FAILING_TEST, W101, W202, makeRolloutFolder } from '../fixtures/rollouts/trainingRun';
+import { FAILING_TEST, G7, W101, W202, makeRolloutFolder } from '../fixtures/rollouts/trainingRun';
 
 const url = process.env.SWE_WORKBENCH_E2E_URL;
 const workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE;
@@ -48,6 +48,15 @@ describe('the rollouts table in code-server', () => {
     const input = table.locator('#filter input');
     await input.fill(expression);
     await input.press('Enter');
+  }
+
+  /** Picks in one of the table's drop-downs as a person does: open it, click the option. */
+  async function pick(select: '#recipe' | '#estimator', option: RegExp): Promise<void> {
+    await table.locator(select).click();
+    await table.locator(`${select} [role="option"]`, { hasText: option }).click({ timeout: 10_000 }).catch(async (error: unknown) => {
+      await page.screenshot({ path: path.join(out!, `rollouts-pick-${select.slice(1)}-failed.png`) });
+      throw error;
+    });
   }
 
   before(async () => {
@@ -177,6 +186,45 @@ describe('the rollouts table in code-server', () => {
     await page.screenshot({ path: path.join(out!, 'rollouts-patch.png') });
   });
 
+  test('a recipe scores the rows: a masked rollout says why, and its group shows each advantage', async () => {
+    // The patch view took the tab: the table's webview comes back when shown again.
+    await runCommand(page, 'SWE Workbench: Show Rollouts Table');
+    table = await webviewFrame(page, '#viewport', 60_000);
+    await filter(`instance=${G7}`);
+    await waitForCount('4 of 25 rollouts');
+    await pick('#recipe', /swe-bench v1/);
+    await pick('#estimator', /RLOO/);
+    await table.locator('#recipe-stats', { hasText: /^swe-bench v1: 15 scored/ }).waitFor({ timeout: 30_000 });
+    const crashed = table.locator(`.rollout-row[data-id="run/attempt_3/${G7}/${G7}.traj.json"]`);
+    await crashed.locator('[data-column="mask"]', { hasText: "masked: container error: exit status 'RuntimeError'" }).waitFor({ timeout: 10_000 });
+    assert.equal(await crashed.locator('[data-column="advantage"]').textContent(), '—');
+    await crashed.click();
+    await table.locator('#details-score', { hasText: /^masked: masked: container error.*left out of the group's statistics, no gradient$/ }).waitFor({ timeout: 10_000 });
+    // G7 under swe-bench keeps [1, 0, 0] (attempts 1, 2, 4); RLOO: 1 - (0 + 0)/2 = +1, 0 - (1 + 0)/2 = -0.5.
+    const group = table.locator('#group-advantages tbody tr');
+    await group.first().waitFor({ timeout: 10_000 });
+    const rows = await group.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.textContent)));
+    assert.deepEqual(rows, [['#1', '1', '+1'], ['#2', '0', '-0.5'], ['#3', '—', '—'], ['#4', '0', '-0.5']]);
+    assert.match((await table.locator('#details-group h3').textContent()) ?? '', /^Group acme__gadgets-7: n = 3 · mean 0\.333 · std 0\.577 · 1 masked · mixed · gives a gradient$/);
+    assert.match((await group.nth(1).locator('td').nth(3).textContent()) ?? '', /^RLOO: r - mean of the other rollouts .*reward 0, n = 3, mean 0\.3333, std 0\.5774, mean of the others 0\.5$/);
+    await page.screenshot({ path: path.join(out!, 'rollouts-recipe.png') });
+  });
+
+  test('exports the filtered rows as SFT data from the view', async () => {
+    await filter(`instance=${W101}`);
+    await waitForCount('4 of 25 rollouts');
+    await table.locator('#export-open').click();
+    await table.locator('#export-keep input').fill('resolved');
+    await table.locator('#export-file input').fill('sft-w101.jsonl');
+    await table.locator('#export-start').click();
+    await table.locator('#export-status', { hasText: /^Wrote / }).waitFor({ timeout: 60_000 });
+    const file = path.join(workspace!, 'sft-w101.jsonl');
+    assert.equal(await table.locator('#export-status').textContent(), `Wrote 2 of 4 rollouts to ${file}; left out: not resolved ×2.`);
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { id: string; messages: { role: string }[]; loss_mask: number[] });
+    assert.deepEqual(lines.map((l) => l.id).sort(), [`run/attempt_1/${W101}/${W101}.traj`, 'run/attempt_4/deepswe.jsonl:1']);
+    for (const l of lines) assert.deepEqual(l.loss_mask, l.messages.map((m) => (m.role === 'assistant' ? 1 : 0)));
+  });
+
   test('scrolls 10,000 rollouts keeping only the rows in view in the DOM', async () => {
     await showFolder(large.root);
     await waitForCount('10000 rollouts');
@@ -191,14 +239,47 @@ describe('the rollouts table in code-server', () => {
     assert.equal(await table.locator('.rollout-row[data-index="9999"] [data-column="instance"]').textContent(), 'acme__widgets-0999');
   });
 
+  test('an export of 10,000 rollouts shows its progress as it goes and writes every line', async () => {
+    await table.locator('#export-open').click();
+    await table.locator('#export-keep input').fill('');
+    await table.locator('#export-file input').fill('sft-large.jsonl');
+    // Every status the view shows, as it shows it.
+    await table.locator('#export-status').evaluate((node) => {
+      const seen: string[] = [];
+      (window as unknown as { exportStatuses: string[] }).exportStatuses = seen;
+      new MutationObserver(() => seen.push(node.textContent ?? '')).observe(node, { childList: true, characterData: true, subtree: true });
+    });
+    await table.locator('#export-start').click();
+    const file = path.join(workspace!, 'sft-large.jsonl');
+    await table.locator('#export-status', { hasText: `Wrote 10000 of 10000 rollouts to ${file}.` }).waitFor({ timeout: 120_000 });
+    const statuses = await table.locator('body').evaluate(() => (window as unknown as { exportStatuses: string[] }).exportStatuses);
+    const progress = statuses.filter((t) => /^\d+ of 10000 read, \d+ written…$/.test(t));
+    assert.ok(progress.length >= 10, `progress shown ${progress.length} times: ${statuses.slice(0, 5).join(' | ')}`);
+    assert.equal(readFileSync(file, 'utf8').split('\n').length - 1, 10_000);
+    rmSync(file);
+  });
+
+  test('Cancel stops an export of 10,000 rollouts and writes nothing', async () => {
+    await table.locator('#export-file input').fill('sft-cancelled.jsonl');
+    await table.locator('#export-start').click();
+    await table.locator('#export-cancel').click();
+    const file = path.join(workspace!, 'sft-cancelled.jsonl');
+    await table.locator('#export-status', { hasText: `Export cancelled: ${file} was not written.` }).waitFor({ timeout: 60_000 });
+    assert.equal(existsSync(file), false);
+    assert.deepEqual(readdirSync(workspace!).filter((f) => f.includes('sft-cancelled')), []);
+  });
+
   test('is readable in the dark, light and high-contrast themes', async () => {
     for (const theme of Object.keys(THEMES) as (keyof typeof THEMES)[]) {
       await showFolder(small.root, theme);
       await table.locator(`body.${THEMES[theme].webviewClass}`).waitFor({ timeout: 30_000 });
       await filter('');
       await waitForCount('25 rollouts');
-      await table.locator('.rollout-row[data-index="0"][data-id]').waitFor({ timeout: 10_000 });
-      await table.locator('.rollout-row[data-index="2"][data-id]').click();
+      await pick('#recipe', /deepswe v1/);
+      await table.locator('#recipe-stats').waitFor({ timeout: 30_000 });
+      await table.locator('.rollout-row[data-index="0"][data-id] [data-column="advantage"]').waitFor({ timeout: 10_000 });
+      await table.locator(`.rollout-row[data-id="run/attempt_1/${W202}/${W202}.traj"]`).click();
+      await table.locator('#group-advantages').waitFor({ timeout: 10_000 });
       await table.locator('#details').waitFor({ state: 'visible', timeout: 10_000 });
       await runCommand(page, 'SWE Workbench: Focus on Rollouts View');
       await page.locator('.sidebar .monaco-list-row', { hasText: 'acme__widgets-101' }).waitFor({ timeout: 20_000 });

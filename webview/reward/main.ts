@@ -1,3 +1,5 @@
+import '@vscode-elements/elements/dist/vscode-option/index.js';
+import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import { renderFatal } from '../dom';
 import { connectToVsCode } from '../host';
 import { REWARD_CSS } from './rewardStyles';

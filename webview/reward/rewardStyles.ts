@@ -7,6 +7,10 @@ export const REWARD_CSS = `
 .resolution.NO { background: var(--vscode-testing-iconFailed); color: var(--vscode-editor-background); }
 .reward-value { font-size: 1.4em; font-variant-numeric: tabular-nums; }
 .note { color: var(--vscode-descriptionForeground); }
+.note.masked { color: var(--vscode-problemsWarningIcon-foreground); font-weight: 600; }
+.toolbar { display: flex; flex-wrap: wrap; gap: 6px 16px; align-items: center; justify-content: space-between; }
+.recipe-picker { display: inline-flex; flex-wrap: wrap; align-items: center; gap: 6px; color: var(--vscode-descriptionForeground); }
+#reward-recipe { min-width: 200px; }
 .missing { border-left: 3px solid var(--vscode-editorInfo-foreground, var(--vscode-focusBorder)); padding: 2px 10px; }
 .missing p { margin: 4px 0; }
 .missing .codicon { color: var(--vscode-editorInfo-foreground, var(--vscode-foreground)); vertical-align: text-bottom; }

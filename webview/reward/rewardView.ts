@@ -1,6 +1,6 @@
 import type { Host } from '../host';
 import { codicon, el } from '../dom';
-import { rewardLoad, rewardOpenOutput, type GradedTest, type RewardBreakdown } from '../../extension/protocol/reward';
+import { rewardLoad, rewardOpenOutput, rewardSetRecipe, type GradedTest, type RewardBreakdown } from '../../extension/protocol/reward';
 import { formatValue, rewardChart } from './rewardChart';
 
 /** The reward breakdown: verdict, terms as a table and a chart, and the graded test lists. */
@@ -11,12 +11,36 @@ export class RewardView {
   ) {}
 
   async start(): Promise<void> {
-    const b = await this.host.request(rewardLoad, {});
+    this.show(await this.host.request(rewardLoad, {}));
+  }
+
+  private show(b: RewardBreakdown): void {
     this.host.setState({ sources: b.sources });
-    const header = el('header', { className: 'toolbar' }, [el('div', { className: 'title' }, [el('h1', { text: b.title, attrs: { id: 'reward-title' } }), el('span', { className: 'facts', text: b.origin })])]);
+    const header = el('header', { className: 'toolbar' }, [el('div', { className: 'title' }, [el('h1', { text: b.title, attrs: { id: 'reward-title' } }), el('span', { className: 'facts', text: b.origin })]), this.recipePicker(b)]);
     const body = el('div', { className: 'reward-body' }, [this.verdict(b), ...this.missing(b.missing), this.termsTable(b), ...(b.terms.length > 0 ? [el('section', {}, [el('h2', { text: 'Terms' }), rewardChart(b.terms)])] : []), ...b.lists.map((l) => this.list(l.name, l.tests))]);
     this.root.replaceChildren(header, body);
     this.root.setAttribute('aria-busy', 'false');
+  }
+
+  /** Which recipe the value, mask and terms come from; picking another grades the same files again. */
+  private recipePicker(b: RewardBreakdown): HTMLElement {
+    const option = (value: string, text: string, title: string) => el('vscode-option', { text, attrs: { value, title, ...((b.recipe?.name ?? '') === value ? { selected: '' } : {}) } });
+    const select = el('vscode-single-select', { attrs: { id: 'reward-recipe', 'aria-label': 'Reward recipe' } }, [
+      option('', 'SWE-bench resolve (default)', 'FULL resolution of FAIL_TO_PASS and PASS_TO_PASS'),
+      ...b.recipes.map((r) => option(r.name, `${r.name} v${r.version}`, `${r.description} (${r.source})`)),
+    ]);
+    select.addEventListener('change', () => {
+      this.root.setAttribute('aria-busy', 'true');
+      this.host.request(rewardSetRecipe, { recipe: select.value === '' ? null : select.value }).then(
+        (next) => this.show(next),
+        (error: unknown) => {
+          this.root.setAttribute('aria-busy', 'false');
+          select.after(el('span', { className: 'note', text: `Cannot score with ${select.value}: ${error instanceof Error ? error.message : String(error)}` }));
+        },
+      );
+    });
+    const source = b.recipe ? el('span', { className: 'facts', text: `${b.recipe.description} (${b.recipe.source})`, attrs: { id: 'recipe-source' } }) : undefined;
+    return el('label', { className: 'recipe-picker', text: 'Recipe ' }, [select, ...(source ? [source] : [])]);
   }
 
   private verdict(b: RewardBreakdown): HTMLElement {
@@ -24,7 +48,8 @@ export class RewardView {
     if (b.resolution) parts.push(el('span', { className: `resolution ${b.resolution}`, text: b.resolution, attrs: { id: 'resolution' } }));
     parts.push(el('span', { className: 'reward-value', text: b.value === null ? 'reward unknown' : `reward ${formatValue(b.value)}`, attrs: { id: 'reward-value' } }));
     if (b.testsFound !== null) parts.push(el('span', { className: 'note', text: `${b.testsFound} tests in the output` }));
-    if (b.masked) parts.push(el('span', { className: 'note', text: `masked from the loss: ${b.masked}` }));
+    if (b.masked) parts.push(el('span', { className: 'note masked', text: `masked: ${b.masked}, no gradient`, attrs: { id: 'reward-mask' } }));
+    if (b.recipe?.outcome === 'unscored') parts.push(el('span', { className: 'note', text: 'not scored by this recipe (see below)' }));
     const section = el('section', {}, [el('div', { className: 'verdict' }, parts)]);
     if (b.report) {
       const agrees = b.report.agrees;

@@ -2,15 +2,23 @@ import {
   MAX_ROW_RANGE,
   ROLLOUT_COLUMNS,
   RolloutsUiStateSchema,
+  ESTIMATOR_NAMES,
   rolloutsChanged,
+  rolloutsExport,
+  rolloutsExportCancel,
+  rolloutsExportProgress,
+  rolloutsGroup,
   rolloutsHeader,
+  rolloutsRecipes,
   rolloutsLocate,
   rolloutsOpen,
   rolloutsQuery,
   rolloutsRows,
   rolloutsShowPatch,
   rolloutsShowReward,
+  type GroupDetails,
   type QueryResult,
+  type RecipeInfo,
   type RolloutColumn,
   type RolloutQuery,
   type RolloutRow,
@@ -18,7 +26,7 @@ import {
 } from '../../extension/protocol/rollouts';
 import { codicon, el } from '../dom';
 import type { Host } from '../host';
-import { COLUMN_TITLES, NUMERIC_COLUMNS, cellText, nextSort, pagesFor, visibleWindow } from './tableModel';
+import { COLUMN_TITLES, ESTIMATOR_TITLES, NUMERIC_COLUMNS, RECIPE_COLUMNS, cellText, nextSort, pagesFor, recipeCellText, signed, visibleWindow } from './tableModel';
 import { errorText } from '../errorText';
 
 /** A performance mark set when the first rows are on screen; bench/ui reads it. */
@@ -66,7 +74,26 @@ export class RolloutsTable {
   private firstRowsShown = false;
   private readonly filter = el('vscode-textfield', { attrs: { id: 'filter', placeholder: 'Filter, e.g. failure=max-steps and steps>50', 'aria-label': 'Filter expression' } });
   private readonly search = el('vscode-textfield', { attrs: { id: 'search', placeholder: 'Search thoughts, actions, observations', 'aria-label': 'Full-text search' } });
+  private readonly recipe = el('vscode-single-select', { attrs: { id: 'recipe', 'aria-label': 'Reward recipe' } });
+  private readonly estimator = el('vscode-single-select', { attrs: { id: 'estimator', 'aria-label': 'Advantage estimator' } });
+  private recipes: RecipeInfo[] = [];
+  private readonly recipeProblem = el('span', { attrs: { id: 'recipe-problem', role: 'alert' } });
   private readonly count = el('span', { attrs: { id: 'row-count', role: 'status' } });
+  private readonly exportOpen = el('button', { className: 'row-action', attrs: { type: 'button', id: 'export-open', title: 'Export the rows shown as supervised fine-tuning data (JSONL chat messages)' } }, [codicon('export'), ' Export SFT…']);
+  private readonly exportKeep = el('vscode-textfield', { attrs: { id: 'export-keep', placeholder: 'mixed,resolved,max-turns=30,max-tokens=32000,no-git-history', 'aria-label': 'Ready-made filters' } });
+  private readonly exportFile = el('vscode-textfield', { attrs: { id: 'export-file', value: 'sft.jsonl', 'aria-label': 'Export file (relative to the workspace folder)' } });
+  private readonly exportStart = el('button', { className: 'row-action', attrs: { type: 'button', id: 'export-start' } }, [codicon('save'), ' Export']);
+  private readonly exportCancel = el('button', { className: 'row-action', attrs: { type: 'button', id: 'export-cancel', hidden: '' } }, [codicon('close'), ' Cancel']);
+  private readonly exportProgress = el('progress', { attrs: { id: 'export-progress', max: '1', value: '0', hidden: '' } });
+  private readonly exportStatus = el('span', { attrs: { id: 'export-status', role: 'status' } });
+  private readonly exportBar = el('div', { attrs: { id: 'export-bar', hidden: '', 'aria-label': 'Export' } }, [
+    el('label', { className: 'picker', text: 'Keep ' }, [this.exportKeep]),
+    el('label', { className: 'picker', text: 'File ' }, [this.exportFile]),
+    this.exportStart,
+    this.exportCancel,
+    this.exportProgress,
+    this.exportStatus,
+  ]);
   private readonly unreadable = el('span', { attrs: { id: 'index-errors', title: 'Each one is listed, with its file and line, under “unreadable inputs” in the Rollouts view' } });
   private readonly filterError = el('pre', { attrs: { id: 'filter-error', role: 'alert' } });
   private readonly stats = el('div', { attrs: { id: 'stats', 'aria-label': 'Group statistics' } });
@@ -90,8 +117,9 @@ export class RolloutsTable {
 
   async start(): Promise<void> {
     this.layout();
-    const header = await this.host.request(rolloutsHeader, {});
+    const [header, catalog] = await Promise.all([this.host.request(rolloutsHeader, {}), this.host.request(rolloutsRecipes, {})]);
     this.showUnreadable(header.indexErrors);
+    this.showRecipes(catalog.recipes, catalog.problem);
     this.host.onNotification(rolloutsChanged, ({ folder }) => {
       if (folder !== null) this.state = { ...this.state, folder };
       void this.host.request(rolloutsHeader, {}).then((h) => this.showUnreadable(h.indexErrors), () => undefined);
@@ -111,7 +139,7 @@ export class RolloutsTable {
     this.filterError.hidden = true;
     this.renderHead();
     this.root.replaceChildren(
-      el('header', { className: 'rollouts-toolbar' }, [this.filter, this.search, this.count, this.unreadable, this.filterError]),
+      el('header', { className: 'rollouts-toolbar' }, [this.filter, this.search, el('label', { className: 'picker', text: 'Recipe ' }, [this.recipe]), el('label', { className: 'picker', text: 'Advantage ' }, [this.estimator]), this.exportOpen, this.count, this.unreadable, this.recipeProblem, this.filterError, this.exportBar]),
       this.stats,
       this.head,
       this.viewport,
@@ -125,6 +153,18 @@ export class RolloutsTable {
     });
     this.filter.addEventListener('change', () => this.setQuery({ ...this.state.query, filter: this.filter.value }));
     this.search.addEventListener('change', () => this.setQuery({ ...this.state.query, search: this.search.value }));
+    this.exportOpen.addEventListener('click', () => {
+      this.exportBar.hidden = !this.exportBar.hidden;
+    });
+    this.exportStart.addEventListener('click', () => void this.runExport());
+    this.exportCancel.addEventListener('click', () => void this.host.request(rolloutsExportCancel, {}));
+    this.host.onNotification(rolloutsExportProgress, ({ done, total, written }) => {
+      this.exportProgress.max = Math.max(1, total);
+      this.exportProgress.value = done;
+      this.exportStatus.textContent = `${done} of ${total} read, ${written} written…`;
+    });
+    this.recipe.addEventListener('change', () => this.setQuery({ ...this.state.query, recipe: this.recipeChoice() }));
+    this.estimator.addEventListener('change', () => this.setQuery({ ...this.state.query, recipe: this.recipeChoice() }));
     this.viewport.addEventListener('scroll', () => this.onScroll(), { passive: true });
     this.viewport.addEventListener('keydown', (e) => this.onKey(e));
     this.spacer.addEventListener('click', (e) => this.rowEvent(e, false));
@@ -132,8 +172,57 @@ export class RolloutsTable {
     new ResizeObserver(() => this.render()).observe(this.viewport);
   }
 
+  /** The recipe picker's options; a recipe restored from the state stays picked if it is still offered. */
+  private showRecipes(recipes: RecipeInfo[], problem: string | null): void {
+    this.recipes = recipes;
+    const chosen = this.state.query.recipe;
+    const option = (value: string, text: string, selected: boolean, title?: string) => el('vscode-option', { text, attrs: { value, ...(selected ? { selected: '' } : {}), ...(title ? { title } : {}) } });
+    this.recipe.replaceChildren(option('', 'None', !chosen), ...recipes.map((r) => option(r.name, `${r.name} v${r.version}`, chosen?.name === r.name, `${r.description} (${r.source})`)));
+    this.estimator.replaceChildren(...ESTIMATOR_NAMES.map((e) => option(e, ESTIMATOR_TITLES[e], (chosen?.estimator ?? 'grpo') === e)));
+    if (chosen && !recipes.some((r) => r.name === chosen.name)) this.state = { ...this.state, query: { ...this.state.query, recipe: null } };
+    this.estimator.toggleAttribute('disabled', !this.state.query.recipe);
+    this.recipeProblem.hidden = problem === null;
+    this.recipeProblem.replaceChildren(codicon('warning'), ` ${problem ?? ''}`);
+  }
+
+  /** Exports the rows of the current query; the host streams them to a temporary file, renamed when whole. */
+  private async runExport(): Promise<void> {
+    this.exportStart.disabled = true;
+    this.exportCancel.hidden = false;
+    this.exportProgress.hidden = false;
+    this.exportProgress.value = 0;
+    this.exportStatus.textContent = 'Starting…';
+    try {
+      const r = await this.host.request(rolloutsExport, { query: this.state.query, keep: this.exportKeep.value, file: this.exportFile.value });
+      if (r.cancelled) this.exportStatus.textContent = `Export cancelled: ${r.file} was not written.`;
+      else {
+        const skipped = Object.entries(r.skipped).map(([reason, n]) => `${reason} ×${n}`).join('; ');
+        this.exportStatus.textContent = `Wrote ${r.written} of ${r.selected} rollouts to ${r.file}${skipped ? `; left out: ${skipped}` : ''}${r.gitHistory ? `; ${r.gitHistory} read git history (flagged)` : ''}.`;
+      }
+    } catch (error) {
+      this.exportStatus.textContent = `Export failed: ${error instanceof Error ? error.message : String(error)}`;
+    } finally {
+      this.exportStart.disabled = false;
+      this.exportCancel.hidden = true;
+      this.exportProgress.hidden = true;
+    }
+  }
+
+  private recipeChoice(): RolloutQuery['recipe'] {
+    const name = this.recipe.value;
+    if (!name) return null;
+    const previous = this.state.query.recipe;
+    // A newly picked recipe starts on its own estimator; the estimator picker changes it after.
+    const estimator = previous && previous.name === name ? (this.estimator.value as (typeof ESTIMATOR_NAMES)[number]) : (this.recipes.find((r) => r.name === name)?.estimator ?? 'grpo');
+    this.estimator.value = estimator;
+    return { name, estimator };
+  }
+
   private renderHead(): void {
     const sort = this.state.query.sort;
+    const withRecipe = Boolean(this.state.query.recipe);
+    this.root.classList.toggle('with-recipe', withRecipe);
+    this.estimator.toggleAttribute('disabled', !withRecipe);
     this.head.replaceChildren(
       ...ROLLOUT_COLUMNS.map((column) => {
         const sorted = sort?.column === column ? (sort.descending ? 'descending' : 'ascending') : 'none';
@@ -144,6 +233,7 @@ export class RolloutsTable {
         button.addEventListener('click', () => this.setQuery({ ...this.state.query, sort: nextSort(this.state.query.sort, column) }));
         return button;
       }),
+      ...(withRecipe ? RECIPE_COLUMNS.map((c) => el('span', { className: `recipe-head${c.numeric ? ' numeric' : ''}`, text: c.title, attrs: { role: 'columnheader', 'data-column': c.column, title: c.help } })) : []),
     );
   }
 
@@ -213,6 +303,17 @@ export class RolloutsTable {
       fact('mixed groups', String(s.mixed)),
       ...passAtK,
     );
+    const r = result.recipe;
+    if (r) {
+      const masks = Object.entries(r.maskReasons).map(([reason, n]) => `${reason} ×${n}`).join('; ');
+      this.stats.append(
+        el('span', { className: 'recipe-facts', attrs: { id: 'recipe-stats', title: `${r.source}. ${r.formula}` } }, [
+          `${r.name} v${r.version}: `,
+          el('strong', { text: `${r.scored} scored` }),
+          `, ${r.masked} masked${masks ? ` (${masks})` : ''}, ${r.unscored} not scored; ${r.withSignal} of ${r.groups} groups give a gradient`,
+        ]),
+      );
+    }
   }
 
   private showUnreadable(errors: number): void {
@@ -255,6 +356,10 @@ export class RolloutsTable {
       const cell = el('span', { className: NUMERIC_COLUMNS.has(column) ? 'numeric' : '', text: cellText(row, column), attrs: { role: 'gridcell', 'data-column': column } });
       if (column === 'instance') cell.prepend(codicon(STATUS_ICONS[row.status], row.status));
       node.append(cell);
+    }
+    if (this.state.query.recipe) {
+      for (const c of RECIPE_COLUMNS) node.append(el('span', { className: `recipe-cell${c.numeric ? ' numeric' : ''}${row.score?.outcome === 'masked' ? ' masked' : ''}`, text: recipeCellText(row, c.column), attrs: { role: 'gridcell', 'data-column': c.column } }));
+      if (row.score) node.title += `\n${row.score.why}`;
     }
     return node;
   }
@@ -336,8 +441,59 @@ export class RolloutsTable {
       el('div', { className: 'details-title' }, [codicon(STATUS_ICONS[row.status], row.status), el('strong', { text: ` ${row.instance} #${row.attempt}`, attrs: { id: 'details-rollout' } }), el('span', { className: 'details-facts', text: facts.join(' · ') })]),
       el('p', { attrs: { id: 'details-reason' } }, [el('strong', { text: row.failure }), `: ${row.evidence}`]),
       ...(tests.length > 0 ? [el('ul', { attrs: { id: 'details-tests', 'aria-label': 'Failing tests' } }, [...tests.slice(0, MAX_TESTS_SHOWN).map((t) => el('li', { text: t })), ...(tests.length > MAX_TESTS_SHOWN ? [el('li', { text: `… and ${tests.length - MAX_TESTS_SHOWN} more` })] : [])])] : []),
+      ...(row.score ? [el('p', { attrs: { id: 'details-score' } }, [el('strong', { text: row.score.outcome === 'masked' ? 'masked' : row.score.outcome === 'unscored' ? 'not scored' : `advantage ${signed(row.score.advantage)}` }), `: ${row.score.why}`])] : []),
+      this.groupSection,
       el('div', { className: 'details-actions' }, [...buttons, this.actionStatus]),
     );
+    void this.loadGroup(row);
+  }
+
+  private readonly groupSection = el('section', { attrs: { id: 'details-group', 'aria-label': 'Group advantages' } });
+  private groupKey = '';
+
+  /** The selected rollout's GRPO group under the recipe: each rollout's reward, mask and advantage, and why. */
+  private async loadGroup(row: RolloutRow): Promise<void> {
+    const recipe = this.state.query.recipe;
+    if (!recipe) {
+      this.groupKey = '';
+      this.groupSection.replaceChildren();
+      return;
+    }
+    const key = `${recipe.name}/${recipe.estimator}/${row.instance}/${this.result?.version ?? 0}`;
+    if (key === this.groupKey) {
+      this.markGroupRow(row.id);
+      return;
+    }
+    this.groupKey = key;
+    let details: GroupDetails;
+    try {
+      details = await this.host.request(rolloutsGroup, { recipe, instance: row.instance });
+    } catch (error) {
+      if (this.groupKey === key) this.groupSection.replaceChildren(el('p', { className: 'error', text: `Cannot compute the group: ${error instanceof Error ? error.message : String(error)}` }));
+      return;
+    }
+    if (this.groupKey !== key) return;
+    const fmt = (x: number | null) => (x === null ? '—' : String(Math.round(x * 1000) / 1000));
+    const facts = [`n = ${details.included}`, `mean ${fmt(details.mean)}`, `std ${fmt(details.std)}`, details.masked ? `${details.masked} masked` : undefined, details.unscored ? `${details.unscored} not scored` : undefined, details.mixed ? 'mixed' : 'not mixed', details.signal ? 'gives a gradient' : 'no gradient', details.bugReward === null ? undefined : `bug reward ${fmt(details.bugReward)}`].filter((f) => f !== undefined);
+    const head = el('tr', {}, ['Attempt', 'Reward', 'Advantage', 'Why'].map((t) => el('th', { text: t })));
+    const rows = details.rollouts.map((r) =>
+      el('tr', { attrs: { 'data-id': r.id, 'data-outcome': r.outcome } }, [
+        el('td', { text: `#${r.attempt}` }),
+        el('td', { className: 'numeric', text: fmt(r.value) }),
+        el('td', { className: 'numeric', text: r.advantage === null ? '—' : signed(r.advantage) }),
+        el('td', { text: r.why, attrs: { title: r.terms.map((t) => `${t.name} = ${fmt(t.value)}: ${t.rule}`).join('\n') } }),
+      ]),
+    );
+    this.groupSection.replaceChildren(
+      el('h3', { text: `Group ${details.instance}: ${facts.join(' · ')}` }),
+      el('p', { className: 'details-facts', text: details.formula }),
+      el('table', { attrs: { id: 'group-advantages' } }, [el('thead', {}, [head]), el('tbody', {}, rows)]),
+    );
+    this.markGroupRow(row.id);
+  }
+
+  private markGroupRow(id: string): void {
+    for (const tr of this.groupSection.querySelectorAll<HTMLElement>('tbody tr')) tr.setAttribute('aria-current', String(tr.dataset.id === id));
   }
 
   private scrollIntoView(index: number): void {

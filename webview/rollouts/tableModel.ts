@@ -1,4 +1,4 @@
-import type { RolloutColumn, RolloutQuery, RolloutRow } from '../../extension/protocol/rollouts';
+import type { ESTIMATOR_NAMES, RolloutColumn, RolloutQuery, RolloutRow } from '../../extension/protocol/rollouts';
 
 export interface RowWindow {
   /** First row index rendered (inclusive) and the one past the last. */
@@ -65,5 +65,35 @@ export function cellText(row: RolloutRow, column: RolloutColumn): string {
       const value = row[column];
       return value === null ? '—' : String(value);
     }
+  }
+}
+
+/** The columns a recipe adds: its reward, the group advantage, and the mask with its reason. */
+export const RECIPE_COLUMNS = [
+  { column: 'recipe-reward', title: 'Recipe reward', numeric: true, help: "The recipe's reward (kept on a masked rollout, which gives no gradient)" },
+  { column: 'advantage', title: 'Advantage', numeric: true, help: "The rollout's advantage in its GRPO group (all rollouts of its instance)" },
+  { column: 'mask', title: 'Mask', numeric: false, help: 'Why the rollout gives no gradient: masked, or not scored' },
+] as const;
+export type RecipeColumn = (typeof RECIPE_COLUMNS)[number]['column'];
+
+export const ESTIMATOR_TITLES: Record<(typeof ESTIMATOR_NAMES)[number], string> = { grpo: 'GRPO', drgrpo: 'Dr. GRPO', rloo: 'RLOO' };
+
+/** A number with its sign, to 3 places: advantages read as up or down. */
+export function signed(x: number | null): string {
+  if (x === null) return '—';
+  const r = Math.round(x * 1000) / 1000;
+  return r > 0 ? `+${r}` : String(r === 0 ? 0 : r);
+}
+
+export function recipeCellText(row: RolloutRow, column: RecipeColumn): string {
+  const s = row.score;
+  if (!s) return '…';
+  switch (column) {
+    case 'recipe-reward':
+      return s.value === null ? '—' : String(Math.round(s.value * 1000) / 1000);
+    case 'advantage':
+      return signed(s.advantage);
+    case 'mask':
+      return s.outcome === 'masked' ? `masked: ${s.mask}` : s.outcome === 'unscored' ? `not scored: ${s.mask}` : '';
   }
 }

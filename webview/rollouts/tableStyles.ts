@@ -60,6 +60,30 @@ export const TABLE_CSS = `
 #details [aria-label="resolved"] { color: var(--vscode-testing-iconPassed); }
 #details [aria-label="failed"] { color: var(--vscode-testing-iconFailed); }
 #details [aria-label="infra"] { color: var(--vscode-problemsWarningIcon-foreground); }
+.picker { display: inline-flex; align-items: center; gap: 4px; color: var(--vscode-descriptionForeground); white-space: nowrap; }
+#recipe { min-width: 150px; }
+#estimator { min-width: 100px; }
+#recipe-problem { flex-basis: 100%; color: var(--vscode-errorForeground); }
+#recipe-problem[hidden] { display: none; }
+#recipe-problem .codicon { color: var(--vscode-problemsWarningIcon-foreground); vertical-align: text-bottom; }
+.with-recipe .rollouts-grid { grid-template-columns: minmax(160px, 3fr) 64px 100px 56px minmax(90px, 1fr) 70px 62px minmax(100px, 1fr) 80px 62px 70px 84px 84px minmax(150px, 2fr); }
+.recipe-head { box-sizing: border-box; padding: 4px 6px; font-weight: 600; white-space: nowrap; overflow: hidden; }
+.recipe-head.numeric { text-align: right; }
+.recipe-cell.masked { color: var(--vscode-problemsWarningIcon-foreground); }
+.rollout-row[aria-selected="true"] .recipe-cell.masked { color: inherit; }
+.recipe-facts { color: var(--vscode-descriptionForeground); }
+#details-score { margin: 4px 0; overflow-wrap: anywhere; }
+#details-group h3 { font-size: inherit; margin: 6px 0 2px; }
+#details-group .details-facts { margin: 0 0 4px; }
+#group-advantages { border-collapse: collapse; margin-bottom: 6px; }
+#group-advantages th, #group-advantages td { text-align: left; padding: 1px 8px 1px 0; vertical-align: top; }
+#group-advantages td.numeric { text-align: right; font-variant-numeric: tabular-nums; }
+#group-advantages tr[aria-current="true"] td { font-weight: 600; }
+#group-advantages tr[data-outcome="masked"] td:last-child { color: var(--vscode-problemsWarningIcon-foreground); }
+#export-bar { flex-basis: 100%; display: flex; flex-wrap: wrap; gap: 6px 12px; align-items: center; }
+#export-bar[hidden], #export-cancel[hidden], #export-progress[hidden] { display: none; }
+#export-keep { min-width: 320px; }
+#export-status { color: var(--vscode-descriptionForeground); overflow-wrap: anywhere; }
 #empty { padding: 16px; color: var(--vscode-descriptionForeground); }
 #empty[hidden] { display: none; }
 `;

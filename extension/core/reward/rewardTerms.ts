@@ -9,7 +9,16 @@ export interface Reward {
   value: number;
   terms: RewardTerm[];
   /** Set when the rollout is left out of the loss (infra errors, filtered finish reasons). */
-  masked?: { reason: string };
+  masked?: Mask;
+}
+
+/**
+ * Why a rollout gives no gradient: a first-class outcome, never a silent 0. `code` is the finish
+ * reason or failure that caused it (a FinishReason of shapes.ts), `reason` what a person reads.
+ */
+export interface Mask {
+  reason: string;
+  code?: string;
 }
 
 export const term = (name: string, value: number, rule: string): RewardTerm => ({ name, value, rule });

@@ -5,7 +5,7 @@ import type { TestStatusMap } from './testStatus';
 /** SWE-bench: 1 for FULL, 0 for PARTIAL and NO; an infra failure is masked, not a 0. */
 export function resolveReward(outcome: GradeOutcome | Grading): Reward {
   if ('kind' in outcome && outcome.kind === 'infra-failure') {
-    return { value: 0, terms: [term('infra failure', 0, `SWE-bench: ${outcome.reason} voids the run`)], masked: { reason: outcome.reason } };
+    return { value: 0, terms: [term('infra failure', 0, `SWE-bench: ${outcome.reason} voids the run`)], masked: { reason: `infrastructure error: ${outcome.reason}`, code: 'evaluation_error' } };
   }
   const g = outcome as Grading;
   const rate = (l: { success: string[]; failure: string[] }) => (l.success.length + l.failure.length === 0 ? 1 : l.success.length / (l.success.length + l.failure.length));
@@ -82,7 +82,7 @@ export function injectorReward(consistent: boolean, solved: number, attempts: nu
 
 /** SWE-Master: a run cut by the turn limit that holds a correct patch is force-submitted at alpha of a success. */
 export function forcedSubmissionReward(run: { resolved: boolean; truncated: boolean; infraError?: string }, alpha = 0.5): Reward {
-  if (run.infraError) return { value: 0, terms: [term('infra error', 0, 'SWE-Master: container errors are masked out of the loss')], masked: { reason: run.infraError } };
+  if (run.infraError) return { value: 0, terms: [term('infra error', 0, 'SWE-Master: container errors are masked out of the loss')], masked: { reason: `${FINISH_REASON_TEXT.infra_error}: ${run.infraError}`, code: 'infra_error' } };
   const base = run.resolved ? 1 : 0;
   const discount = run.truncated ? alpha : 1;
   return {
@@ -123,8 +123,34 @@ export const FINISH_REASONS = [
   'stuck_in_loop',
   'infra_error',
   'format_error',
+  'no_submission',
+  'budget_exceeded',
 ] as const;
 export type FinishReason = (typeof FINISH_REASONS)[number];
+
+/** What each finish reason means to a person, as a mask reason reads: "masked: container error". */
+export const FINISH_REASON_TEXT: Record<FinishReason, string> = {
+  submitted: 'submitted',
+  max_steps: 'step limit reached',
+  max_length: 'response length limit reached',
+  context_exceeded: 'context window exceeded',
+  timeout: 'run timed out',
+  command_timeout: 'command timed out',
+  runtime_error: 'runtime error',
+  evaluation_error: 'evaluation error',
+  bad_llm_response: 'unparseable model response',
+  stuck_in_loop: 'stuck in a loop',
+  infra_error: 'container error',
+  format_error: 'format error',
+  no_submission: 'no submission',
+  budget_exceeded: 'cost budget exceeded',
+};
+
+/** The mask a finish reason gets when it is in `masked`, with the rule that lists it; undefined when it is not. */
+export function maskFor(finishReason: FinishReason | undefined, masked: readonly FinishReason[], detail?: string): { reason: string; code: FinishReason } | undefined {
+  if (finishReason === undefined || !masked.includes(finishReason)) return undefined;
+  return { reason: FINISH_REASON_TEXT[finishReason] + (detail ? `: ${detail}` : ''), code: finishReason };
+}
 
 /** SkyRL-Agent's masked finish reasons ("max iterations" is our max_steps). */
 export const SKYRL_MASKED: readonly FinishReason[] = ['context_exceeded', 'runtime_error', 'evaluation_error', 'max_steps', 'bad_llm_response', 'stuck_in_loop', 'command_timeout'];
@@ -134,16 +160,17 @@ export const DEEPSWE_COMPACT_FILTERED: readonly FinishReason[] = ['max_length', 
 /** Binary success whose loss is masked for the listed finish reasons (SkyRL-Agent by default). */
 export function maskedFinishReward(run: { resolved: boolean; finishReason: FinishReason }, masked: readonly FinishReason[] = SKYRL_MASKED): Reward {
   const success = term('success', run.resolved ? 1 : 0, 'binary resolve');
-  if (!masked.includes(run.finishReason)) return { value: success.value, terms: [success] };
-  return { value: success.value, terms: [success, term(`masked: ${run.finishReason}`, 0, `finish reason in the masked list (${masked.join(', ')})`)], masked: { reason: run.finishReason } };
+  const mask = maskFor(run.finishReason, masked);
+  if (!mask) return { value: success.value, terms: [success] };
+  return { value: success.value, terms: [success, term(`masked: ${run.finishReason}`, 0, `finish reason in the masked list (${masked.join(', ')})`)], masked: mask };
 }
 
 /** DeepSWE: 0 on timeout or any failing test; compact filtering masks max length, timeout and max steps. */
-export function deepSweReward(run: { statuses: TestStatusMap; finishReason: FinishReason }, options: { compactFiltering?: boolean } = {}): Reward {
+export function deepSweReward(run: { statuses: TestStatusMap; finishReason: FinishReason }, options: { compactFiltering?: boolean; filtered?: readonly FinishReason[] } = {}): Reward {
   const timedOut = run.finishReason === 'timeout' || run.finishReason === 'command_timeout';
   const failing = [...run.statuses.values()].filter((s) => s === 'FAILED' || s === 'ERROR').length;
   const value = !timedOut && failing === 0 && run.statuses.size > 0 ? 1 : 0;
   const terms = [term('timed out', timedOut ? 1 : 0, 'DeepSWE: a timeout scores 0'), term('tests failing', failing, 'DeepSWE: any failing test scores 0'), term('success', value, 'DeepSWE: every test passes')];
-  const filtered = (options.compactFiltering ?? true) && DEEPSWE_COMPACT_FILTERED.includes(run.finishReason);
-  return filtered ? { value, terms, masked: { reason: `compact filtering: ${run.finishReason}` } } : { value, terms };
+  const mask = (options.compactFiltering ?? true) ? maskFor(run.finishReason, options.filtered ?? DEEPSWE_COMPACT_FILTERED) : undefined;
+  return mask ? { value, terms, masked: { reason: `compact filtering: ${mask.reason}`, code: mask.code } } : { value, terms };
 }

@@ -1,10 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { CancelledError, throwIfAborted } from '../errors';
 import type { Trajectory } from '../trajectory/model';
 import type { TrajectoryImporter } from './fileEntry';
-import { jsonlLines } from './jsonlLines';
 import type { Rollout } from './record';
+import { forEachRolloutText } from './rolloutTexts';
 import { importRolloutTrajectory } from './trajectoryImport';
 
 export interface SearchHit {
@@ -37,38 +34,20 @@ export async function searchRollouts(root: string, rollouts: readonly Rollout[],
   const importer = options.importTrajectory ?? importRolloutTrajectory;
   const max = options.maxHitsPerRollout ?? 20;
   const rawCheck = !ESCAPED_IN_JSON.test(query);
-  const byPath = new Map<string, Rollout[]>();
-  for (const r of rollouts) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
   const hits: SearchHit[] = [];
-  for (const [path, list] of byPath) {
-    throwIfAborted(options.signal);
-    try {
-      await searchFile(join(root, path), path, list);
-    } catch (err) {
-      // An unreadable file is already an index error; search goes on with the others.
-      if (err instanceof CancelledError) throw err;
-    }
-  }
-  return hits;
-
-  async function searchFile(abs: string, path: string, list: Rollout[]): Promise<void> {
-    const search = (text: string, rollout: Rollout) => {
+  await forEachRolloutText(
+    root,
+    rollouts,
+    (text, rollout) => {
       if (rawCheck && !text.toLowerCase().includes(needle)) return;
-      const imported = importer(JSON.parse(text), path, rollout.line);
+      const imported = importer(JSON.parse(text), rollout.path, rollout.line);
       const t = Array.isArray(imported) ? imported[0] : imported;
       if (t) hits.push(...hitsIn(t, rollout.id, needle, max));
-    };
-    if (!path.endsWith('.jsonl')) {
-      const rollout = list[0];
-      if (rollout) search(await readFile(abs, 'utf8'), rollout);
-      return;
-    }
-    const wanted = new Map(list.map((r) => [r.line, r]));
-    for await (const l of jsonlLines(abs, 0, 1, options.signal)) {
-      const rollout = wanted.get(l.line);
-      if (rollout) search(l.text, rollout);
-    }
-  }
+    },
+    // An unreadable file is already an index error; search goes on with the others.
+    options.signal ? { signal: options.signal } : {},
+  );
+  return hits;
 }
 
 function hitsIn(t: Trajectory, rollout: string, needle: string, max: number): SearchHit[] {

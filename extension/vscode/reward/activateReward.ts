@@ -4,6 +4,7 @@ import { activeFileUri } from '../activeFile';
 import { z } from 'zod';
 import { RewardUiStateSchema, type RewardBreakdown, type RewardSources } from '../../protocol/reward';
 import { errorText } from '../../core/errors';
+import { recipeCatalog } from '../settings';
 import { buildRewardBreakdown } from './rewardBreakdown';
 import { REWARD_VIEW, RewardPanel } from './rewardPanel';
 import { describeZodError } from '../../protocol/ipc';
@@ -18,6 +19,7 @@ const RewardShowArgs = z.strictObject({
   trajectory: PathArg.optional(),
   record: z.number().int().nonnegative().optional(),
   title: z.string().optional(),
+  recipe: z.string().optional(),
 });
 
 /** What the command returns: the breakdown shown, so a caller (a test, a rollout) can read it. */
@@ -29,10 +31,11 @@ export interface RewardShown {
 export function activateReward(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): vscode.Disposable[] {
   const panels = new Set<RewardPanel>();
   const show = async (sources: RewardSources, restored?: vscode.WebviewPanel): Promise<RewardShown | undefined> => {
-    const breakdown = buildRewardBreakdown(sources);
+    const grade = async (s: RewardSources) => buildRewardBreakdown(s, (await recipeCatalog()).recipes);
+    const breakdown = grade(sources);
     const title = sources.title ?? `Reward: ${path.basename(sources.testOutput ?? sources.report ?? sources.trajectory ?? '')}`;
     const webviewPanel = restored ?? vscode.window.createWebviewPanel(REWARD_VIEW, title, vscode.ViewColumn.Active, { retainContextWhenHidden: false });
-    const panel = new RewardPanel(webviewPanel, breakdown, sources, context.extensionUri, log);
+    const panel = new RewardPanel(webviewPanel, breakdown, sources, grade, context.extensionUri, log);
     panels.add(panel);
     webviewPanel.onDidDispose(() => panels.delete(panel));
     try {

@@ -1,12 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../../core/errors';
-import { TEST_LISTS, gradeStatuses, gradeTestLog, resolutionOf, type ExpectedTests, type GradeOutcome, type TestsStatus } from '../../core/reward/grading';
+import { evidenceFromGrading, evidenceFromReport, gradeOutput, instanceReportReward } from '../../core/reward/evaluate';
+import { BUILT_IN_RECIPES, scoreRollout, type Recipe, type RolloutEvidence } from '../../core/reward/recipes';
+import { TEST_LISTS, resolutionOf, type ExpectedTests, type GradeOutcome, type TestsStatus } from '../../core/reward/grading';
 import { readTaskInstance } from '../../core/reward/instance';
 import { readReport, type InstanceReport, type Report, type RunSummary } from '../../core/reward/reports';
 import { term, type Reward, type RewardTerm } from '../../core/reward/rewardTerms';
 import { resolveReward } from '../../core/reward/shapes';
-import { START_TEST_OUTPUT, parseTestOutput } from '../../core/reward/testOutput';
+import { parseTestOutput } from '../../core/reward/testOutput';
 import { loadTrajectory } from '../../core/trajectory/load';
 import type { Trajectory } from '../../core/trajectory/model';
 import type { GradedTest, RewardBreakdown, RewardSources } from '../../protocol/reward';
@@ -18,15 +20,46 @@ interface GradedOutput {
   where: string;
 }
 
-/** Grades the sources with the core and lays the result out for the reward view. */
-export async function buildRewardBreakdown(sources: RewardSources): Promise<RewardBreakdown> {
+/** A breakdown before the recipe picker's parts are added. */
+type Breakdown = Omit<RewardBreakdown, 'recipes' | 'recipe'>;
+type Graded = [Breakdown, RolloutEvidence];
+
+/**
+ * Grades the sources with the core and lays the result out for the reward view; with a recipe
+ * (`sources.recipe`, one of `recipes`), the value, mask and terms are the recipe's.
+ */
+export async function buildRewardBreakdown(sources: RewardSources, recipes: readonly Recipe[] = BUILT_IN_RECIPES): Promise<RewardBreakdown> {
+  const [breakdown, evidence] = await grade(sources);
+  const offered = { recipes: recipes.map((r) => ({ name: r.name, version: r.version, source: r.source, description: r.description })), recipe: null };
+  if (sources.recipe === undefined) return { ...breakdown, ...offered };
+  const recipe = recipes.find((r) => r.name === sources.recipe);
+  if (!recipe) return { ...breakdown, ...offered, missing: [...breakdown.missing, `The recipe '${sources.recipe}' is not offered (any more): the breakdown is SWE-bench's binary resolve.`] };
+  const score = scoreRollout(recipe, evidence);
+  return {
+    ...breakdown,
+    ...offered,
+    recipe: { name: recipe.name, version: recipe.version, source: recipe.source, description: recipe.description, outcome: score.outcome },
+    value: score.value,
+    masked: score.mask?.reason ?? null,
+    terms: score.terms,
+    missing: score.unscored ? [...breakdown.missing, `${recipe.name} cannot score it: ${score.unscored}.`] : breakdown.missing,
+  };
+}
+
+/** The run facts a trajectory records, as a recipe reads them. */
+function runFacts(trajectory: Trajectory | undefined): Partial<RolloutEvidence> {
+  if (!trajectory) return {};
+  return { steps: trajectory.steps.length, ...(trajectory.outcome.submission ? { patch: trajectory.outcome.submission } : {}) };
+}
+
+async function grade(sources: RewardSources): Promise<Graded> {
   const report = sources.report ? await readReport(sources.report) : undefined;
   if (report?.kind === 'validation') throw new InputError(sources.report, '$', 'a validation report holds no per-test grading; open one instance\'s report.json');
   const instanceReport = report?.kind === 'instance' ? report.report : undefined;
   const trajectory = sources.trajectory ? (await loadTrajectory(sources.trajectory, sources.record === undefined ? {} : { record: sources.record })).trajectory : undefined;
   const output = await gradedOutput(sources, trajectory);
   if (output && (sources.instance || instanceReport?.tests_status)) return fromOutput(sources, output, report, trajectory);
-  if (instanceReport) return fromReport(sources, instanceReport);
+  if (instanceReport) return [fromReport(sources, instanceReport), evidenceFromReport(instanceReport, runFacts(trajectory))];
   if (sources.testOutput) missingExpectation(sources);
   if (trajectory || (report?.kind === 'run' && sources.instanceId)) return fromRollout(sources, report, trajectory, output);
   if (report) throw new InputError(sources.report, '$', `a ${report.kind} report holds no per-test grading; open one instance's report.json`);
@@ -45,11 +78,15 @@ async function gradedOutput(sources: RewardSources, trajectory: Trajectory | und
   return recorded === undefined || recorded.trim() === '' ? undefined : { text: recorded, file: undefined, where: `${sources.trajectory}: test_output` };
 }
 
-async function fromOutput(sources: RewardSources, output: GradedOutput, report: Report | undefined, trajectory: Trajectory | undefined): Promise<RewardBreakdown> {
+async function fromOutput(sources: RewardSources, output: GradedOutput, report: Report | undefined, trajectory: Trajectory | undefined): Promise<Graded> {
   const instanceReport = report?.kind === 'instance' ? report.report : undefined;
   const instanceId = sources.instanceId ?? trajectory?.task.instanceId;
-  const expected: ExpectedTests & { instance_id?: string } = sources.instance ? await readTaskInstance(sources.instance, instanceId) : expectedFromReport(instanceReport!.tests_status!);
+  const expected: ExpectedTests & { instance_id?: string; patch?: string | undefined } = sources.instance ? await readTaskInstance(sources.instance, instanceId) : expectedFromReport(instanceReport!.tests_status!);
   const outcome = gradeOutput(expected, output.text);
+  return [breakdownOf(sources, output, instanceReport, expected, outcome), evidenceFromGrading(outcome, expected, runFacts(trajectory))];
+}
+
+function breakdownOf(sources: RewardSources, output: GradedOutput, instanceReport: InstanceReport | undefined, expected: { instance_id?: string }, outcome: GradeOutcome): Breakdown {
   const reward = resolveReward(outcome);
   const title = sources.title ?? `Reward: ${expected.instance_id ?? instanceFolderName(output.where)}`;
   const origin = [output.file ?? output.where, sources.instance, sources.report].filter(Boolean).join(' + ');
@@ -71,7 +108,7 @@ async function fromOutput(sources: RewardSources, output: GradedOutput, report: 
  * A rollout without a per-test grading: what a run report and the trajectory itself record,
  * and, named one by one, what would be needed to grade it test by test.
  */
-function fromRollout(sources: RewardSources, report: Report | undefined, trajectory: Trajectory | undefined, output: GradedOutput | undefined): RewardBreakdown {
+function fromRollout(sources: RewardSources, report: Report | undefined, trajectory: Trajectory | undefined, output: GradedOutput | undefined): Graded {
   const instanceId = sources.instanceId ?? trajectory?.task.instanceId;
   const terms: RewardTerm[] = [];
   const missing: string[] = [];
@@ -88,7 +125,10 @@ function fromRollout(sources: RewardSources, report: Report | undefined, traject
   missing.push(report?.kind === 'run' ? `No report.json of ${instanceId ?? 'this instance'}: the run report records its resolution only, so FAIL_TO_PASS and PASS_TO_PASS are not graded test by test.` : `No evaluation report of ${instanceId ?? 'this rollout'} was found (report.json or a run report): FAIL_TO_PASS and PASS_TO_PASS are not graded.`);
   if (output) missing.push(`${output.where} holds ${parseTestOutput(output.text).size} test results, but no FAIL_TO_PASS / PASS_TO_PASS lists to grade them against: set sweWorkbench.rollouts.instances to the task instances.`);
   if (terms.length === 0 && masked === null) missing.push('Nothing records a reward for it: the trajectory holds no reward or resolution of its own.');
-  return {
+  const listedResolved = terms.find((t) => t.name === 'resolved' || t.name === 'recorded resolution');
+  const resolved = listedResolved ? listedResolved.value === 1 : trajectory?.outcome.reward !== undefined ? trajectory.outcome.reward > 0 : null;
+  const evidence: RolloutEvidence = masked !== null ? { resolved: null, evaluationError: masked, ...runFacts(trajectory) } : { resolved, ...runFacts(trajectory) };
+  const breakdown: Breakdown = {
     title: sources.title ?? `Reward: ${instanceId ?? name}`,
     origin: [sources.trajectory, sources.report].filter(Boolean).join(' + '),
     resolution: null,
@@ -102,6 +142,7 @@ function fromRollout(sources: RewardSources, report: Report | undefined, traject
     missing,
     sources,
   };
+  return [breakdown, evidence];
 }
 
 /** The instance's line in a run report: a term, a masking reason, or why it says nothing. */
@@ -118,33 +159,20 @@ function missingExpectation(sources: RewardSources): never {
   throw new InputError(sources.testOutput, undefined, 'no FAIL_TO_PASS / PASS_TO_PASS lists to grade against: give the task instance or the report.json');
 }
 
-/** A harness log is read between its markers; plain test output is read whole (as the CLI does). */
-function gradeOutput(expected: ExpectedTests, output: string): GradeOutcome {
-  if (output.includes(START_TEST_OUTPUT)) return gradeTestLog(expected, output);
-  const statuses = parseTestOutput(output);
-  return { kind: 'graded', statuses, ...gradeStatuses(expected, statuses) };
-}
-
 function expectedFromReport(tests: TestsStatus): ExpectedTests {
   const all = (name: keyof TestsStatus) => [...tests[name].success, ...tests[name].failure];
   return { FAIL_TO_PASS: all('FAIL_TO_PASS'), PASS_TO_PASS: all('PASS_TO_PASS'), FAIL_TO_FAIL: all('FAIL_TO_FAIL'), PASS_TO_FAIL: all('PASS_TO_FAIL') };
 }
 
-function fromReport(sources: RewardSources, report: InstanceReport): RewardBreakdown {
+function fromReport(sources: RewardSources, report: InstanceReport): Breakdown {
   const file = sources.report!;
   const base = { title: sources.title ?? `Reward: ${instanceFolderName(file)}`, origin: file, hasOutput: false, report: null, sources };
   const noOutput = `No test output beside ${file} (test_output.txt): the grading is the report's own, and no test links to an output line.`;
-  if (report.infra_failure) {
-    const reason = report.infra_failure_reason ?? 'infrastructure failure';
-    return { ...base, ...empty({ value: 0, terms: [term('infra failure', 0, `report: ${reason}`)], masked: { reason } }), missing: [] };
-  }
-  if (!report.tests_status) {
-    const value = report.resolved ? 1 : 0;
-    return { ...base, ...empty({ value, terms: [term('resolved', value, 'report: resolved flag')] }), missing: [`${file} holds no tests_status: only its resolved flag is known.`] };
-  }
+  const reward = instanceReportReward(report);
+  if (report.infra_failure) return { ...base, ...empty(reward), missing: [] };
+  if (!report.tests_status) return { ...base, ...empty(reward), missing: [`${file} holds no tests_status: only its resolved flag is known.`] };
   const tests = report.tests_status;
   const resolution = resolutionOf(tests);
-  const reward = resolveReward({ tests, resolution, resolved: report.resolved });
   return { ...base, resolution, value: reward.value, masked: null, terms: reward.terms, lists: testLists(tests, new Map()), testsFound: null, missing: [noOutput] };
 }
 

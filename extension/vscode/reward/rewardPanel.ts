@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { rewardLoad, rewardOpenOutput, type RewardBreakdown, type RewardSources } from '../../protocol/reward';
+import { rewardLoad, rewardOpenOutput, rewardSetRecipe, type RewardBreakdown, type RewardSources } from '../../protocol/reward';
 import { Disposable } from '../dispose';
 import { classifyError } from '../../core/errors';
 import { showView, webviewOptions } from '../webview/webviewContent';
@@ -15,6 +15,8 @@ export class RewardPanel extends Disposable {
     readonly panel: vscode.WebviewPanel,
     breakdown: Promise<RewardBreakdown>,
     sources: RewardSources,
+    /** Grades the same files again under another recipe. */
+    regrade: (sources: RewardSources) => Promise<RewardBreakdown>,
     extensionUri: vscode.Uri,
     log: vscode.LogOutputChannel,
   ) {
@@ -22,6 +24,10 @@ export class RewardPanel extends Disposable {
     panel.webview.options = webviewOptions(extensionUri);
     this.messenger = this._register(new WebviewMessenger(panel.webview, log, classifyError));
     this.messenger.onRequest(rewardLoad, () => breakdown);
+    this.messenger.onRequest(rewardSetRecipe, async ({ recipe }) => {
+      const { recipe: _previous, ...files } = sources;
+      return regrade(recipe === null ? files : { ...files, recipe });
+    });
     this.messenger.onRequest(rewardOpenOutput, async ({ line }) => {
       if (!sources.testOutput) return { opened: false };
       await openAtLine(vscode.Uri.file(sources.testOutput), line);

@@ -8,7 +8,7 @@ import type { ResponseMessage } from '../../protocol/ipc';
 import { RolloutsUiStateSchema } from '../../protocol/rollouts';
 import type { PatchShown } from '../patch/activatePatch';
 import type { RewardShown } from '../reward/activateReward';
-import { SECTION } from '../settings';
+import { SECTION, configuredPath, recipeCatalog } from '../settings';
 import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
 import { openRollout, type OpenedRollout } from './openRollout';
 import { InstanceCatalog, patchSourceOf, rewardSourcesOf } from './rolloutEvidence';
@@ -29,14 +29,6 @@ export interface RolloutsApi {
   requestTable(message: unknown): Promise<ResponseMessage | undefined>;
   /** Restores a table panel from the state its webview saved, as a window reload does. */
   restoreTable(panel: vscode.WebviewPanel, state: unknown): Promise<void>;
-}
-
-/** A path setting may be relative to the first workspace folder. */
-function configuredPath(setting: string): string | undefined {
-  const raw = vscode.workspace.getConfiguration(SECTION).get<unknown>(setting);
-  if (typeof raw !== 'string' || raw.trim() === '') return undefined;
-  const base = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  return base ? path.resolve(base, raw) : path.resolve(raw);
 }
 
 /** A command's rollout: an id (command links, tests) or the tree node it was invoked on. */
@@ -106,6 +98,8 @@ export function activateRollouts(context: vscode.ExtensionContext, log: vscode.L
     open: (r: Rollout) => open(r.id),
     showReward: async (r: Rollout) => (await reporting('show the reward of', showReward)(r.id)) !== undefined,
     showPatch: async (r: Rollout) => (await reporting('show the patch of', showPatch)(r.id)) !== undefined,
+    recipes: recipeCatalog,
+    exportTarget: (file: string) => path.resolve(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? source.folder ?? '.', file),
   };
   const adopt = (panel: vscode.WebviewPanel, problem: string | null = null): RolloutsTablePanel => {
     const created = new RolloutsTablePanel(panel, source, context.extensionUri, log, actions, problem);

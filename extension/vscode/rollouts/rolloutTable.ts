@@ -1,20 +1,12 @@
 import type { Rollout } from '../../core/rollouts/record';
-import { parseFilter } from '../../core/rollouts/rolloutFilter';
-import { sortRollouts } from '../../core/rollouts/rolloutFields';
-import { groupRollouts } from '../../core/rollouts/rolloutGroups';
-import type { GroupStatistics, RolloutQuery, RolloutRow, RolloutStatus } from '../../protocol/rollouts';
+import type { RolloutQuerySpec } from '../../core/rollouts/rolloutQuery';
+import type { Recipe } from '../../core/reward/recipes';
+import type { ScoredRollout, ScoredRun } from '../../core/rollouts/recipeRun';
+import type { GroupDetails, RecipeInfo, RecipeSummary, RolloutQuery, RolloutRow, RolloutStatus } from '../../protocol/rollouts';
 
-/**
- * The table's rows for a query: the core's filter, then the full-text matches (ids found by
- * the core's search), then the core's sort. Throws the filter's InputError as is, so the view
- * can show exactly what the CLI would say.
- */
-export function queryRollouts(rollouts: readonly Rollout[], query: RolloutQuery, searchMatches?: ReadonlySet<string>): Rollout[] {
-  let rows: readonly Rollout[] = rollouts;
-  if (query.filter.trim() !== '') rows = rows.filter(parseFilter(query.filter));
-  if (searchMatches) rows = rows.filter((r) => searchMatches.has(r.id));
-  if (!query.sort) return [...rows];
-  return sortRollouts(rows, `${query.sort.descending ? '-' : ''}${query.sort.column}`);
+/** The table's query in the core's terms: its sort column and direction as a sort spec. */
+export function querySpec(query: RolloutQuery, matches?: ReadonlySet<string>): RolloutQuerySpec {
+  return { filter: query.filter, ...(matches ? { matches } : {}), ...(query.sort ? { sort: `${query.sort.descending ? '-' : ''}${query.sort.column}` } : {}) };
 }
 
 /** What a rollout's icon says: passed, failed by the policy, failed by the harness, or not known. */
@@ -25,8 +17,9 @@ export function rolloutStatus(r: Rollout): RolloutStatus {
   return 'unknown';
 }
 
-export function toRolloutRow(r: Rollout): RolloutRow {
+export function toRolloutRow(r: Rollout, score?: ScoredRollout): RolloutRow {
   return {
+    ...(score ? { score: scoreCells(score) } : {}),
     id: r.id,
     instance: r.instance,
     attempt: r.attempt,
@@ -46,23 +39,42 @@ export function toRolloutRow(r: Rollout): RolloutRow {
   };
 }
 
-/** Solve rate, mean pass@k for every k some instance reaches, and the mixed groups. */
-export function groupStatistics(rollouts: readonly Rollout[]): GroupStatistics {
-  const groups = groupRollouts(rollouts);
-  const evaluated = groups.reduce((n, g) => n + g.evaluated, 0);
-  const resolved = groups.reduce((n, g) => n + g.resolved, 0);
-  const maxK = groups.reduce((n, g) => Math.max(n, g.evaluated), 0);
-  const passAtK = Array.from({ length: maxK }, (_, i) => {
-    const values = groups.flatMap((g) => (g.passAtK[i] === undefined ? [] : [g.passAtK[i]]));
-    return { k: i + 1, value: values.reduce((a, b) => a + b, 0) / values.length, instances: values.length };
-  });
+
+/** A recipe as the pickers list it. */
+export function recipeInfo(r: Recipe): RecipeInfo {
+  return { name: r.name, version: r.version, shape: r.shape, source: r.source, description: r.description, estimator: r.advantage, masked: [...r.masked] };
+}
+
+/** A row's recipe cells: reward, mask (or what is missing) and advantage. */
+export function scoreCells(s: ScoredRollout): NonNullable<RolloutRow['score']> {
+  return { outcome: s.score.outcome, value: s.score.value, mask: s.score.mask?.reason ?? s.score.unscored, advantage: s.advantage, why: s.why };
+}
+
+export function recipeSummary(run: ScoredRun): RecipeSummary {
+  const s = run.statistics;
+  return { name: run.recipe.name, version: run.recipe.version, source: run.recipe.source, formula: run.formula, scored: s.scored, masked: s.masked, unscored: s.unscored, groups: s.groups, withSignal: s.withSignal, maskReasons: s.maskReasons };
+}
+
+/** One group's details under the recipe: each rollout's advantage and why. */
+export function groupDetails(run: ScoredRun, instance: string): GroupDetails | undefined {
+  const g = run.groups.find((x) => x.instance === instance);
+  if (!g) return undefined;
+  const bug = g.bugReward && 'value' in g.bugReward ? g.bugReward.value : null;
   return {
-    rollouts: rollouts.length,
-    instances: groups.length,
-    evaluated,
-    resolved,
-    solveRate: evaluated > 0 ? resolved / evaluated : null,
-    passAtK,
-    mixed: groups.filter((g) => g.mixed).length,
+    instance,
+    formula: run.formula,
+    included: g.included,
+    masked: g.masked,
+    unscored: g.unscored,
+    mean: g.mean,
+    std: g.std,
+    passAtK: g.passAtK,
+    mixed: g.mixed,
+    signal: g.signal,
+    bugReward: bug,
+    rollouts: run.rollouts
+      .filter((s) => s.instance === instance)
+      .sort((a, b) => a.attempt - b.attempt)
+      .map((s) => ({ id: s.id, attempt: s.attempt, ...scoreCells(s), terms: s.score.terms })),
   };
 }

@@ -1,13 +1,18 @@
 import * as vscode from 'vscode';
-import { classifyError } from '../../core/errors';
+import { CancelledError, InputError, classifyError } from '../../core/errors';
+import type { Recipe } from '../../core/reward/recipes';
+import { scoreRun, type ScoredRollout, type ScoredRun } from '../../core/rollouts/recipeRun';
 import type { Rollout } from '../../core/rollouts/record';
+import { queryRollouts, runStatistics } from '../../core/rollouts/rolloutQuery';
 import { searchRollouts } from '../../core/rollouts/rolloutSearch';
 import { ProtocolFailure } from '../../protocol/ipc';
-import { rolloutsChanged, rolloutsHeader, rolloutsLocate, rolloutsOpen, rolloutsQuery, rolloutsRows, rolloutsShowPatch, rolloutsShowReward, type RolloutQuery } from '../../protocol/rollouts';
+import { ExportRequestSchema, rolloutsChanged, rolloutsExport, rolloutsExportCancel, rolloutsExportProgress, rolloutsGroup, rolloutsHeader, rolloutsLocate, rolloutsOpen, rolloutsQuery, rolloutsRecipes, rolloutsRows, rolloutsShowPatch, rolloutsShowReward, type ExportResult, type RecipeChoice, type RolloutQuery } from '../../protocol/rollouts';
+import type * as z from 'zod/mini';
+import { exportSft, parsePresets } from '../../core/rollouts/curation';
 import { Disposable } from '../dispose';
 import { showView, webviewOptions } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
-import { groupStatistics, queryRollouts, toRolloutRow } from './rolloutTable';
+import { groupDetails, querySpec, recipeInfo, recipeSummary, toRolloutRow } from './rolloutTable';
 import type { RolloutsSource } from './rolloutFolder';
 
 export const ROLLOUTS_TABLE_VIEW = 'sweWorkbench.rolloutsTable';
@@ -31,6 +36,10 @@ class LastResult<T> {
 
 /** What a row's actions do on the host: the same as the Rollouts view's commands. */
 export interface RolloutActions {
+  /** Where an export named in the view goes: a relative name is under the first workspace folder. */
+  exportTarget(file: string): string;
+  /** The recipes on offer: the built-in ones and the user's file's. */
+  recipes(): Promise<{ recipes: Recipe[]; file: string | null; problem: string | null }>;
   open(rollout: Rollout): Promise<{ index: number }>;
   showReward(rollout: Rollout): Promise<boolean>;
   showPatch(rollout: Rollout): Promise<boolean>;
@@ -41,13 +50,14 @@ export class RolloutsTablePanel extends Disposable {
   readonly messenger: WebviewMessenger;
   private readonly matches = new LastResult<Rollout[]>();
   private readonly searches = new LastResult<ReadonlySet<string>>();
+  private readonly scored = new LastResult<{ run: ScoredRun; byId: Map<string, ScoredRollout> }>();
 
   constructor(
     readonly panel: vscode.WebviewPanel,
     private readonly source: RolloutsSource,
     extensionUri: vscode.Uri,
     log: vscode.LogOutputChannel,
-    actions: RolloutActions,
+    private readonly actions: RolloutActions,
     /** Why the table cannot show what it showed before a reload; null when it can. */
     private problem: string | null = null,
   ) {
@@ -55,11 +65,30 @@ export class RolloutsTablePanel extends Disposable {
     panel.webview.options = webviewOptions(extensionUri);
     this.messenger = this._register(new WebviewMessenger(panel.webview, log, classifyError));
     this.messenger.onRequest(rolloutsHeader, () => ({ folder: source.index?.root ?? null, indexErrors: source.index?.errors.length ?? 0, problem: this.problem }));
+    this.messenger.onRequest(rolloutsRecipes, async () => {
+      const catalog = await actions.recipes();
+      return { recipes: catalog.recipes.map(recipeInfo), file: catalog.file, problem: catalog.problem };
+    });
     this.messenger.onRequest(rolloutsQuery, async (query, signal) => {
       const rows = await this.rowsOf(query, signal);
-      return { total: rows.length, indexed: source.index?.rollouts.length ?? 0, statistics: groupStatistics(rows), version: source.version };
+      const scored = query.recipe ? await this.scoredRun(query.recipe) : undefined;
+      return { total: rows.length, indexed: source.index?.rollouts.length ?? 0, statistics: runStatistics(rows).statistics, version: source.version, ...(scored ? { recipe: recipeSummary(scored.run) } : {}) };
     });
-    this.messenger.onRequest(rolloutsRows, async ({ query, start, end }, signal) => ({ rows: (await this.rowsOf(query, signal)).slice(start, end).map(toRolloutRow), version: source.version }));
+    this.messenger.onRequest(rolloutsRows, async ({ query, start, end }, signal) => {
+      const scored = query.recipe ? await this.scoredRun(query.recipe) : undefined;
+      return { rows: (await this.rowsOf(query, signal)).slice(start, end).map((r) => toRolloutRow(r, scored?.byId.get(r.id))), version: source.version };
+    });
+    this.messenger.onRequest(rolloutsExport, (request, signal) => this.export(request, signal));
+    this.messenger.onRequest(rolloutsExportCancel, () => {
+      const running = this.exporting;
+      running?.abort('cancelled');
+      return { cancelled: running !== undefined };
+    });
+    this.messenger.onRequest(rolloutsGroup, async ({ recipe, instance }) => {
+      const details = groupDetails((await this.scoredRun(recipe)).run, instance);
+      if (!details) throw new ProtocolFailure('not-found', `no instance ${instance} in the index`);
+      return details;
+    });
     this.messenger.onRequest(rolloutsOpen, async ({ id }) => ({ step: (await actions.open(this.rollout(id))).index }));
     this.messenger.onRequest(rolloutsShowReward, async ({ id }) => ({ shown: await actions.showReward(this.rollout(id)) }));
     this.messenger.onRequest(rolloutsShowPatch, async ({ id }) => ({ shown: await actions.showPatch(this.rollout(id)) }));
@@ -83,6 +112,56 @@ export class RolloutsTablePanel extends Disposable {
     return rollout;
   }
 
+  private exporting: AbortController | undefined;
+
+  /** The query's rows as SFT data, with progress notifications; a cancel leaves the target file as it was. */
+  private async export({ query, keep, file }: z.infer<typeof ExportRequestSchema>, signal: AbortSignal): Promise<ExportResult> {
+    if (this.exporting) throw new ProtocolFailure('invalid-input', 'an export is already running');
+    const index = this.source.index;
+    if (!index) throw new ProtocolFailure('invalid-input', 'no rollouts folder is open');
+    const presets = parsePresets(keep);
+    const rows = await this.rowsOf(query, signal);
+    const scored = query.recipe ? (await this.scoredRun(query.recipe)).run : undefined;
+    const target = this.actions.exportTarget(file);
+    const controller = new AbortController();
+    const stop = () => controller.abort('cancelled');
+    signal.addEventListener('abort', stop);
+    this.exporting = controller;
+    const step = Math.max(1, Math.floor(rows.length / 100));
+    try {
+      const summary = await exportSft(index.root, rows, target, {
+        presets,
+        all: index.rollouts,
+        ...(scored ? { scored } : {}),
+        signal: controller.signal,
+        onProgress: (p) => {
+          if (p.done % step === 0 || p.done === p.total) this.messenger.notify(rolloutsExportProgress, p);
+        },
+      });
+      return { ...summary, gitHistory: summary.gitHistory.length, cancelled: false };
+    } catch (error) {
+      if (error instanceof CancelledError) return { file: target, selected: rows.length, written: 0, skipped: {}, gitHistory: 0, bytes: 0, cancelled: true };
+      throw error;
+    } finally {
+      signal.removeEventListener('abort', stop);
+      this.exporting = undefined;
+    }
+  }
+
+  /**
+   * The whole index scored by the recipe: a GRPO group is every rollout of its instance, so the
+   * advantages do not move with the filter. Computed once per recipe, estimator and index version.
+   */
+  private scoredRun(choice: RecipeChoice): Promise<{ run: ScoredRun; byId: Map<string, ScoredRollout> }> {
+    return this.scored.get(`${choice.name}/${choice.estimator}`, this.source.version, async () => {
+      const { recipes } = await this.actions.recipes();
+      const recipe = recipes.find((r) => r.name === choice.name);
+      if (!recipe) throw new ProtocolFailure('invalid-input', `unknown recipe '${choice.name}': one of ${recipes.map((r) => r.name).join(', ')}`);
+      const run = scoreRun(this.source.index?.rollouts ?? [], recipe, choice.estimator);
+      return { run, byId: new Map(run.rollouts.map((r) => [r.id, r])) };
+    });
+  }
+
   private rowsOf(query: RolloutQuery, signal: AbortSignal): Promise<Rollout[]> {
     const index = this.source.index;
     if (!index) return Promise.resolve([]);
@@ -90,7 +169,7 @@ export class RolloutsTablePanel extends Disposable {
     return this.matches.get(JSON.stringify(query), version, async () => {
       const search = query.search.trim();
       const found = search === '' ? undefined : await this.searches.get(search, version, async () => new Set((await searchRollouts(index.root, index.rollouts, search, { signal, maxHitsPerRollout: 1 })).map((h) => h.rollout)));
-      return queryRollouts(index.rollouts, query, found);
+      return queryRollouts(index.rollouts, querySpec(query, found));
     });
   }
 }

@@ -46,3 +46,41 @@ describe('swe-workbench reward', () => {
     await assert.rejects(reward('--report', 'a.json', '--test-output', 'b.txt'), CliError);
   });
 });
+
+describe('swe-workbench reward --recipe', () => {
+  const log = path.join(sweSmith, 'run_evaluation', id, 'test_output.txt');
+  const inst = path.join(sweSmith, `${id}.instance.json`);
+
+  test('swe-master on a truncated run whose last patch passes: alpha = 0.5, the rule shown', async () => {
+    const { stdout } = await reward('--test-output', log, '--instance', inst, '--recipe', 'swe-master', '--truncated');
+    assert.match(stdout, /^recipe: swe-master v1 \(SWE-Master \(2025\)\)$/m);
+    assert.match(stdout, /^reward: 0\.5$/m);
+    assert.match(stdout, /forced-submission discount = 0\.5 {4}SWE-Master: alpha = 0\.5/);
+  });
+
+  test('skyrl masks a context overflow: the reason is printed, not a 0', async () => {
+    const view = JSON.parse((await reward('--test-output', log, '--instance', inst, '--recipe', 'skyrl', '--finish-reason', 'context_exceeded', '--json')).stdout);
+    assert.equal(view.reward.outcome, 'masked');
+    assert.deepEqual(view.reward.masked, { reason: 'context window exceeded', code: 'context_exceeded' });
+    const text = (await reward('--test-output', log, '--instance', inst, '--recipe', 'skyrl', '--finish-reason', 'context_exceeded')).stdout;
+    assert.match(text, /^reward: 1 \(masked: context window exceeded, no gradient\)$/m);
+  });
+
+  test('swe-rl compares a patch with the instance gold patch: the gold patch itself is 1, prose is -1', async () => {
+    const { mkdtempSync, writeFileSync, readFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(path.join(tmpdir(), 'swe-workbench-swe-rl-'));
+    const gold = (JSON.parse(readFileSync(inst, 'utf8')) as { patch: string }).patch;
+    writeFileSync(path.join(dir, 'gold.diff'), gold);
+    writeFileSync(path.join(dir, 'prose.diff'), 'I fixed the bug by changing the index.');
+    const same = JSON.parse((await reward('--recipe', 'swe-rl', '--patch', path.join(dir, 'gold.diff'), '--instance', inst, '--json')).stdout);
+    assert.equal(same.reward.value, 1);
+    const prose = JSON.parse((await reward('--recipe', 'swe-rl', '--patch', path.join(dir, 'prose.diff'), '--instance', inst, '--json')).stdout);
+    assert.equal(prose.reward.value, -1);
+  });
+
+  test('an unknown recipe or finish reason is a clear error', async () => {
+    await assert.rejects(reward('--report', 'r.json', '--recipe', 'ppo'), /unknown recipe 'ppo': one of swe-bench/);
+    await assert.rejects(reward('--test-output', log, '--instance', inst, '--recipe', 'skyrl', '--finish-reason', 'tired'), /--finish-reason expects one of submitted/);
+  });
+});

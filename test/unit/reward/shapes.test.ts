@@ -32,7 +32,7 @@ describe('binary resolve', () => {
   });
   test('an infra failure is masked, not counted as a failure', () => {
     const r = resolveReward(gradeTestLog({ FAIL_TO_PASS: [], PASS_TO_PASS: [] }, '>>>>> Patch Apply Failed\n'));
-    assert.deepEqual(r.masked, { reason: 'Patch Apply Failed' });
+    assert.deepEqual(r.masked, { reason: 'infrastructure error: Patch Apply Failed', code: 'evaluation_error' });
   });
 });
 
@@ -101,7 +101,7 @@ describe('SWE-Master, Nebius, SkyRL, DeepSWE', () => {
     assert.equal(forcedSubmissionReward({ resolved: true, truncated: true }).value, 0.5);
     assert.equal(forcedSubmissionReward({ resolved: true, truncated: false }).value, 1);
     assert.equal(forcedSubmissionReward({ resolved: false, truncated: true }).value, 0);
-    assert.equal(forcedSubmissionReward({ resolved: false, truncated: false, infraError: 'container died' }).masked?.reason, 'container died');
+    assert.equal(forcedSubmissionReward({ resolved: false, truncated: false, infraError: 'container died' }).masked?.reason, 'container error: container died');
   });
   test('the overlong penalty starts at the threshold and reaches the maximum', () => {
     const opts = { threshold: 40, maxSteps: 60, maxPenalty: 0.5 };
@@ -111,7 +111,7 @@ describe('SWE-Master, Nebius, SkyRL, DeepSWE', () => {
     assert.equal(termOf(overlongStepsReward({ resolved: false, steps: 60 }, opts), 'overlong steps'), -0.5);
   });
   test('SkyRL masks its finish reasons and keeps the rest', () => {
-    assert.equal(maskedFinishReward({ resolved: false, finishReason: 'context_exceeded' }).masked?.reason, 'context_exceeded');
+    assert.equal(maskedFinishReward({ resolved: false, finishReason: 'context_exceeded' }).masked?.reason, 'context window exceeded');
     assert.equal(maskedFinishReward({ resolved: false, finishReason: 'submitted' }).masked, undefined);
     assert.equal(maskedFinishReward({ resolved: false, finishReason: 'stuck_in_loop' }, ['max_steps']).masked, undefined);
   });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { CliError } from '../../../extension/cli/command';
 import { command } from '../../../extension/cli/rollouts';
 import { runCli } from '../../helpers/cliRunner';
-import { FAILING_TEST, W101, W202, makeRolloutFolder } from '../../fixtures/rollouts/trainingRun';
+import { FAILING_TEST, G7, W101, W202, makeRolloutFolder, suiteRolloutFolder } from '../../fixtures/rollouts/trainingRun';
 import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const run = (argv: string[]) => runCli(command, argv);
@@ -86,5 +86,45 @@ describe('swe-workbench rollouts', () => {
     await assert.rejects(run([join(root, 'missing')]), (err: unknown) => err instanceof CliError && /missing: no such folder/.test(err.message));
     await assert.rejects(run([]), (err: unknown) => err instanceof CliError && /expected one folder, got 0/.test(err.message));
     await assert.rejects(run([root, '--k', '0']), /--k expects positive integers/);
+  });
+});
+
+describe('swe-workbench rollouts --recipe', () => {
+  const folder = suiteRolloutFolder();
+  const root = () => folder.run;
+
+  test('the table shows reward, advantage and each mask with its reason', async () => {
+    const { stdout } = await run([root(), '--recipe', 'skyrl', '--advantage', 'rloo', '--filter', `instance=${W202}`]);
+    const lines = stdout.trimEnd().split('\n');
+    assert.match(lines[0]!, /^ID +INSTANCE +ATTEMPT +STEPS +FAILURE +REWARD +ADVANTAGE +OUTCOME$/);
+    assert.deepEqual(lines.find((l) => l.startsWith('attempt_2/'))!.split(/ {2,}/).slice(4), ['stuck-loop', '0', '-', 'masked: stuck in a loop']);
+    // The one scored W202 rollout is alone in its group: RLOO has no baseline, advantage 0.
+    assert.deepEqual(lines.find((l) => l.startsWith('attempt_3/'))!.split(/ {2,}/).slice(4), ['format-error', '0', '0', 'scored']);
+    assert.match(stdout, /^recipe skyrl v1, RLOO: .*: 11 scored, 4 masked \(.*stuck in a loop x1.*\), 0 not scored; 3 of 4 groups give a gradient$/m);
+  });
+
+  test('--json carries each rollout\'s score and why, and the groups the recipe computed', async () => {
+    const out = JSON.parse((await run([root(), '--json', '--recipe', 'swe-bench', '--advantage', 'drgrpo', '--filter', `instance=${G7}`])).stdout);
+    assert.equal(out.recipe.name, 'swe-bench');
+    assert.equal(out.recipe.estimator, 'drgrpo');
+    const crashed = out.rollouts.find((r: { attempt: number }) => r.attempt === 3).recipe;
+    assert.equal(crashed.outcome, 'masked');
+    assert.equal(crashed.advantage, null);
+    // G7 keeps [1, 0, 0]: Dr. GRPO 1 - 1/3.
+    const first = out.rollouts.find((r: { attempt: number }) => r.attempt === 1).recipe;
+    assert.equal(Number(first.advantage.toFixed(6)), 0.666667);
+    assert.match(first.why, /^Dr\. GRPO: r - mean.*reward 1, n = 3, mean 0\.3333/);
+    assert.deepEqual(out.recipeGroups.map((g: { instance: string; included: number; masked: number; mixed: boolean }) => [g.instance, g.included, g.masked, g.mixed]), [[G7, 3, 1, true]]);
+  });
+
+  test('--group with a recipe: per-group mean, std, pass@k, mixed and the masks', async () => {
+    const { stdout } = await run([root(), '--group', '--recipe', 'deepswe', '--k', '1,2']);
+    const w202 = stdout.split('\n').find((l) => l.startsWith(W202))!.split(/ {2,}/);
+    assert.deepEqual(w202, [W202, '4', '2', '2', '0', '0', '0', '0', 'no', 'no', 'context window exceeded x1; step limit reached x1']);
+  });
+
+  test('a bad estimator or a lone --advantage is a usage error', async () => {
+    await assert.rejects(run([root(), '--recipe', 'skyrl', '--advantage', 'ppo']), /--advantage expects one of grpo, drgrpo, rloo, got 'ppo'/);
+    await assert.rejects(run([root(), '--advantage', 'rloo']), /--advantage goes with --recipe/);
   });
 });

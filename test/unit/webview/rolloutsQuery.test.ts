@@ -6,7 +6,13 @@ import { after, before, describe, test } from 'node:test';
 import type { Rollout } from '../../../extension/core/rollouts/record';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
 import { RowRangeSchema } from '../../../extension/protocol/rollouts';
-import { groupStatistics, queryRollouts, toRolloutRow } from '../../../extension/vscode/rollouts/rolloutTable';
+import { queryRollouts as coreQuery, runStatistics } from '../../../extension/core/rollouts/rolloutQuery';
+import type { RolloutQuery } from '../../../extension/protocol/rollouts';
+import { querySpec, toRolloutRow } from '../../../extension/vscode/rollouts/rolloutTable';
+
+// The table's path: its query in the core's terms, then the core's pipeline and statistics.
+const queryRollouts = (rollouts: readonly Rollout[], query: RolloutQuery, matches?: ReadonlySet<string>) => coreQuery(rollouts, querySpec(query, matches));
+const groupStatistics = (rows: readonly Rollout[]) => runStatistics(rows).statistics;
 import { G7, S3, W101, W202, writeTrainingRun } from '../../fixtures/rollouts/trainingRun';
 
 const none = { sort: null, filter: '', search: '' };

@@ -1,0 +1,229 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { groupAdvantages } from '../../../extension/core/reward/advantages';
+import { gradeOutput } from '../../../extension/core/reward/evaluate';
+import { BUILT_IN_RECIPES, builtInRecipe, resolveRecipe, scoreRollout, type Recipe } from '../../../extension/core/reward/recipes';
+import type { Rollout } from '../../../extension/core/rollouts/record';
+import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
+import { scoreRun, type ScoredRun } from '../../../extension/core/rollouts/recipeRun';
+import { G7, S3, W101, W202, writeTrainingRun } from '../../fixtures/rollouts/trainingRun';
+
+const close = (actual: number | null | undefined, expected: number, what: string) => {
+  assert.ok(actual !== null && actual !== undefined && Math.abs(actual - expected) < 1e-9, `${what}: ${actual} != ${expected}`);
+};
+const recipe = (name: string): Recipe => builtInRecipe(name)!;
+
+/** The fixture run (trainingRun.ts), by instance and attempt. */
+function byAttempt(run: ScoredRun, instance: string, attempt: number) {
+  const r = run.rollouts.find((x) => x.instance === instance && x.attempt === attempt);
+  assert.ok(r, `${instance} #${attempt}`);
+  return r;
+}
+const group = (run: ScoredRun, instance: string) => run.groups.find((g) => g.instance === instance)!;
+
+describe('advantage estimators, against the formulas written out', () => {
+  // r = [1, 0, 0]: mean = 1/3; sample std = sqrt(((2/3)^2 + 2 (1/3)^2) / 2) = sqrt(1/3).
+  const r = [1, 0, 0];
+  test('GRPO (DeepSeekMath 4.1.2): (r - mean) / (std + 1e-6)', () => {
+    const a = groupAdvantages(r, 'grpo').advantages;
+    close(a[0], (2 / 3) / (Math.sqrt(1 / 3) + 1e-6), 'A_1');
+    close(a[1], (-1 / 3) / (Math.sqrt(1 / 3) + 1e-6), 'A_2');
+  });
+  test('Dr. GRPO (Liu et al. 2025): r - mean', () => {
+    assert.deepEqual(groupAdvantages(r, 'drgrpo').advantages.map((x) => Number(x.toFixed(12))), [0.666666666667, -0.333333333333, -0.333333333333]);
+  });
+  test('RLOO (Ahmadian et al. 2024, eq. 7): r_i - mean of the others', () => {
+    // A_1 = 1 - (0 + 0)/2 = 1; A_2 = 0 - (1 + 0)/2 = -0.5.
+    assert.deepEqual(groupAdvantages(r, 'rloo').advantages, [1, -0.5, -0.5]);
+  });
+  test('a group whose rewards are equal, and a group of one, give no gradient', () => {
+    assert.deepEqual(groupAdvantages([0, 0, 0], 'grpo').advantages, [0, 0, 0]);
+    assert.deepEqual(groupAdvantages([1], 'rloo').advantages, [0]);
+  });
+});
+
+describe('recipes on the fixture training run', () => {
+  let root: string;
+  let rollouts: Rollout[];
+  before(async () => {
+    root = mkdtempSync(join(tmpdir(), 'swe-workbench-recipes-'));
+    writeTrainingRun(root);
+    rollouts = (await indexRollouts(root)).rollouts;
+  });
+  after(() => rmSync(root, { recursive: true, force: true }));
+
+  test('swe-bench + GRPO: the container error is masked with its reason, the rest 1/0 with (r - mean)/std', () => {
+    const run = scoreRun(rollouts, recipe('swe-bench'), 'grpo');
+    const crashed = byAttempt(run, G7, 3);
+    assert.equal(crashed.score.outcome, 'masked');
+    assert.equal(crashed.advantage, null);
+    assert.match(crashed.score.mask!.reason, /^container error: exit status 'RuntimeError'/);
+    assert.match(crashed.why, /^masked: container error.*left out of the group's statistics, no gradient/);
+    // G7: attempts 1, 2, 4 score [1, 0, 0]: mean 1/3, std sqrt(1/3).
+    const g = group(run, G7);
+    assert.equal(g.included, 3);
+    close(g.mean, 1 / 3, 'mean');
+    close(g.std, Math.sqrt(1 / 3), 'std');
+    close(byAttempt(run, G7, 1).advantage, (2 / 3) / (Math.sqrt(1 / 3) + 1e-6), 'G7 #1');
+    close(byAttempt(run, G7, 4).advantage, (-1 / 3) / (Math.sqrt(1 / 3) + 1e-6), 'G7 #4');
+    // pass@k over the included three: n = 3, c = 1: pass@2 = 1 - C(2,2)/C(3,2) = 2/3.
+    close(g.passAtK[1], 2 / 3, 'pass@2');
+    assert.equal(g.mixed, true);
+    // W202: four failures, nothing to learn: advantages 0, not mixed.
+    assert.deepEqual(run.rollouts.filter((r) => r.instance === W202).map((r) => r.advantage), [0, 0, 0, 0]);
+    assert.equal(group(run, W202).mixed, false);
+    assert.equal(group(run, W202).signal, false);
+  });
+
+  test('swe-bench + RLOO on W101 [1, 0, 0, 1]: 1 - 1/3 = 2/3 and 0 - 2/3', () => {
+    const run = scoreRun(rollouts, recipe('swe-bench'), 'rloo');
+    close(byAttempt(run, W101, 1).advantage, 2 / 3, 'W101 #1');
+    close(byAttempt(run, W101, 2).advantage, -2 / 3, 'W101 #2');
+    assert.match(byAttempt(run, W101, 2).why, /RLOO.*mean of the others 0\.6667/);
+  });
+
+  test('deepswe: compact filtering masks the context overflow and the max-steps run; Dr. GRPO over the rest', () => {
+    const run = scoreRun(rollouts, recipe('deepswe'), 'drgrpo');
+    assert.equal(byAttempt(run, W202, 1).score.mask?.reason, 'context window exceeded');
+    assert.equal(byAttempt(run, W202, 4).score.mask?.reason, 'step limit reached');
+    assert.equal(group(run, W202).included, 2);
+    // S3 [1, 0, 1]: mean 2/3; Dr. GRPO 1 - 2/3 and 0 - 2/3.
+    close(run.rollouts.find((r) => r.id === 'rllm/episodes.jsonl:1')!.advantage, 1 / 3, 'S3:0');
+    close(run.rollouts.find((r) => r.id === 'rllm/episodes.jsonl:2')!.advantage, -2 / 3, 'S3:1');
+  });
+
+  test('skyrl: the stuck loop is masked too; W202 keeps one scored rollout, whose advantage is 0', () => {
+    const run = scoreRun(rollouts, recipe('skyrl'));
+    assert.equal(byAttempt(run, W202, 2).score.mask?.reason, 'stuck in a loop');
+    assert.equal(byAttempt(run, W202, 3).score.outcome, 'scored');
+    assert.equal(group(run, W202).included, 1);
+    assert.equal(byAttempt(run, W202, 3).advantage, 0);
+    assert.deepEqual(run.statistics.maskReasons, { 'context window exceeded': 1, 'stuck in a loop': 1, 'step limit reached': 1, "container error: exit status 'RuntimeError'": 1 });
+  });
+
+  test('swe-master: the truncated W202 run is force-submitted (its patch fails: 0); the container error masked', () => {
+    const run = scoreRun(rollouts, recipe('swe-master'));
+    const truncated = byAttempt(run, W202, 4);
+    assert.equal(truncated.score.value, 0);
+    assert.equal(truncated.score.terms.find((t) => t.name === 'forced-submission discount')?.value, 0.5);
+    assert.equal(byAttempt(run, G7, 3).score.outcome, 'masked');
+  });
+
+  test('ssr-injector: each bug rewarded from its solve rate, advantages across the bugs (Dr. GRPO)', () => {
+    const run = scoreRun(rollouts, recipe('ssr-injector'), 'drgrpo');
+    // Linear shape, alpha = 0.8: 1 - 1.8 s for 0 < s < 1; -0.8 for s = 0.
+    // G7 s = 1/3 (the masked attempt left out): 0.4; S3 s = 2/3: -0.2; W101 s = 2/4: 0.1; W202 s = 0: -0.8.
+    const expected: Record<string, number> = { [G7]: 0.4, [S3]: -0.2, [W101]: 0.1, [W202]: -0.8 };
+    for (const [instance, value] of Object.entries(expected)) {
+      const bug = group(run, instance).bugReward;
+      assert.ok(bug && 'value' in bug);
+      close(bug.value, value, instance);
+    }
+    // mean = (0.4 - 0.2 + 0.1 - 0.8) / 4 = -0.125.
+    close(byAttempt(run, G7, 1).advantage, 0.525, 'G7');
+    close(byAttempt(run, W202, 1).advantage, -0.675, 'W202');
+  });
+
+  test('r2e and ssr-solver: binary from the evaluation; the rollout nothing evaluated is masked, not scored 0', () => {
+    for (const name of ['r2e', 'ssr-solver']) {
+      const run = scoreRun(rollouts, recipe(name), 'drgrpo');
+      close(byAttempt(run, W101, 1).score.value, 1, `${name} W101 #1`);
+      close(byAttempt(run, W101, 1).advantage, 0.5, `${name} W101 #1 advantage = 1 - 0.5`);
+      assert.equal(byAttempt(run, G7, 3).score.outcome, 'masked');
+    }
+  });
+
+  test('swe-rl without gold patches: every rollout unscored, saying what is missing', () => {
+    const run = scoreRun(rollouts, recipe('swe-rl'));
+    assert.equal(run.statistics.unscored, run.statistics.rollouts);
+    assert.match(run.rollouts[0]!.why, /^not scored: no gold patch/);
+  });
+
+  test('a user recipe from YAML extends nebius: penalty from 5 to 10 steps, Dr. GRPO on W101', async () => {
+    const file = join(root, 'recipes.yaml');
+    writeFileSync(file, 'recipes:\n  - name: nebius-short\n    version: 2\n    extends: nebius\n    threshold: 5\n    maxSteps: 10\n    advantage: drgrpo\n');
+    const short = await resolveRecipe(file);
+    assert.equal(short.name, 'nebius-short');
+    const run = scoreRun(rollouts, short);
+    // W101: #1 resolved in 6 steps: 1 - (6-5)/5 = 0.8; #2 wrong, 8 steps: -0.6; #3 12 steps: -1; #4 resolved, 9 steps: 0.2.
+    const values = [1, 2, 3, 4].map((a) => byAttempt(run, W101, a).score.value!);
+    [0.8, -0.6, -1, 0.2].forEach((v, i) => close(values[i], v, `W101 #${i + 1}`));
+    // mean -0.15: Dr. GRPO 0.95, -0.45, -0.85, 0.35.
+    [0.95, -0.45, -0.85, 0.35].forEach((v, i) => close(byAttempt(run, W101, i + 1).advantage, v, `A #${i + 1}`));
+    // Signal without a mixed pass/fail split would still be a gradient: W202 all fail but with different penalties.
+    assert.equal(group(run, W202).mixed, false);
+    assert.equal(group(run, W202).signal, true);
+  });
+
+  test('maskedInGroup include: the masked reward counts in the mean, its own advantage stays null', async () => {
+    const file = join(root, 'include.json');
+    writeFileSync(file, JSON.stringify({ name: 'deepswe-include', version: '1', extends: 'deepswe', maskedInGroup: 'include' }));
+    const run = scoreRun(rollouts, await resolveRecipe(file), 'drgrpo');
+    assert.equal(group(run, W202).included, 4);
+    assert.equal(byAttempt(run, W202, 1).advantage, null);
+    assert.match(byAttempt(run, W202, 1).why, /its reward counts in the group/);
+  });
+});
+
+describe('recipes on single evidence', () => {
+  test('swe-rl: the gold file reproduced scores 1, the other gold file missing scores 0: mean 0.5; malformed -1, not masked', () => {
+    const fileA = 'diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,1 +1,1 @@\n-x = 1\n+x = 2\n';
+    const fileB = 'diff --git a/b.py b/b.py\n--- a/b.py\n+++ b/b.py\n@@ -1,1 +1,1 @@\n-y = 1\n+y = 2\n';
+    const half = scoreRollout(recipe('swe-rl'), { resolved: null, gold: fileA + fileB, patch: fileA });
+    assert.equal(half.value, 0.5);
+    assert.equal(half.passed, false);
+    const malformed = scoreRollout(recipe('swe-rl'), { resolved: null, gold: fileA, patch: 'I fixed it' });
+    assert.equal(malformed.value, -1);
+    assert.equal(malformed.outcome, 'scored');
+  });
+
+  test('swe-master: a truncated run whose last patch passes gets alpha = 0.5', () => {
+    const s = scoreRollout(recipe('swe-master'), { resolved: true, truncated: true, finishReason: 'max_steps' });
+    assert.equal(s.value, 0.5);
+    assert.equal(s.outcome, 'scored');
+  });
+
+  test('an infrastructure error of the test output ("no tests recognised") is a mask under every recipe that executes tests', () => {
+    const grading = gradeOutput({ FAIL_TO_PASS: ['t'], PASS_TO_PASS: [] }, '>>>>> Start Test Output\n>>>>> Tests Errored\n>>>>> End Test Output\n');
+    for (const r of BUILT_IN_RECIPES.filter((x) => x.shape !== 'swe-rl')) {
+      const s = scoreRollout(r, { resolved: null, grading });
+      assert.equal(s.outcome, 'masked', r.name);
+      assert.match(s.mask!.reason, /^evaluation error: /, r.name);
+    }
+    const noTests = scoreRollout(recipe('swe-bench'), { resolved: null, evaluationError: 'infrastructure error: no tests recognised' });
+    assert.equal(noTests.mask?.reason, 'evaluation error: infrastructure error: no tests recognised');
+  });
+});
+
+describe('recipe files: clear errors', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'swe-workbench-recipe-files-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const write = (name: string, text: string) => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
+
+  test('an unknown name lists the built-in ones', async () => {
+    await assert.rejects(resolveRecipe('grpo-magic'), /unknown recipe 'grpo-magic': one of swe-bench, r2e, swe-rl, deepswe, swe-master, ssr-solver, ssr-injector, nebius, skyrl/);
+  });
+  test('broken YAML names its line and column', async () => {
+    await assert.rejects(resolveRecipe(write('bad.yaml', 'name: x\nversion: 1\nsource: "unclosed\n')), /bad\.yaml: line 4, column 1: not valid YAML: Missing closing "quote$/);
+  });
+  test('a bad field is named by its JSON path', async () => {
+    await assert.rejects(resolveRecipe(write('nebius.json', JSON.stringify({ name: 'n', version: 1, source: 's', shape: 'nebius', threshold: 10, maxSteps: 5 }))), /nebius\.json: \$\.maxSteps: maxSteps \(5\) must exceed threshold \(10\)/);
+    await assert.rejects(resolveRecipe(write('alpha.yaml', 'recipes:\n  - {name: m, version: 1, source: s, shape: swe-master, alpha: 2}\n')), /alpha\.yaml: \$\.recipes\[0\]\.alpha: /);
+    await assert.rejects(resolveRecipe(write('mask.json', JSON.stringify({ name: 'm', version: 1, extends: 'skyrl', masked: ['teapot'] }))), /mask\.json: \$\.masked\[0\]: /);
+    await assert.rejects(resolveRecipe(write('ext.json', JSON.stringify({ name: 'm', version: 1, extends: 'ppo' }))), /ext\.json: \$\.extends: extends names a built-in recipe/);
+  });
+  test('two recipes in one file: FILE#NAME picks one', async () => {
+    const file = write('two.yaml', 'recipes:\n  - {name: a, version: 1, extends: swe-bench}\n  - {name: b, version: 1, extends: skyrl}\n');
+    await assert.rejects(resolveRecipe(file), /holds 2 recipes \(a, b\): pick one/);
+    assert.equal((await resolveRecipe(`${file}#b`)).shape, 'skyrl');
+  });
+});

@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { command } from '../../../extension/cli/rollouts';
+import { CancelledError } from '../../../extension/core/errors';
+import { exportSft, gitHistoryReads } from '../../../extension/core/rollouts/curation';
+import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
+import { runCli } from '../../helpers/cliRunner';
+import { writeLargeRolloutRun } from '../../helpers/largeRolloutRun';
+import { sweAgentTraj, workSteps, writeJson } from '../../fixtures/rollouts/runWriter';
+import { G7, W101, writeTrainingRun } from '../../fixtures/rollouts/trainingRun';
+
+interface Line {
+  id: string;
+  instance: string;
+  messages: { role: string; content: string; weight?: number; tool_calls?: unknown[] }[];
+  loss_mask: number[];
+  metadata: { resolved: boolean | null; git_history: { step: number; command: string }[] };
+}
+const readLines = (file: string): Line[] => readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Line);
+
+describe('curation: SFT export of selected rollouts', () => {
+  let root: string;
+  let outDir: string;
+  before(() => {
+    root = mkdtempSync(join(tmpdir(), 'swe-workbench-curation-'));
+    outDir = mkdtempSync(join(tmpdir(), 'swe-workbench-curation-out-'));
+    writeTrainingRun(root);
+    // A fifth W101 attempt that reads the upstream fix from git history before editing.
+    const steps = [{ thought: 'What changed upstream?', action: 'git log --oneline -5 -- src/widgets', observation: 'a1b2c3d Fix odd widths' }, { thought: 'Show it.', action: 'cd /testbed && git diff HEAD~1 -- src/widgets/resize.py', observation: '-    return w, w // ratio' }, ...workSteps(2)];
+    writeJson(root, `attempt_5/${W101}/${W101}.traj`, sweAgentTraj({ instance: W101, steps, exit: 'submitted', patch: '', namedInConfig: true }));
+  });
+  after(() => {
+    rmSync(root, { recursive: true, force: true });
+    rmSync(outDir, { recursive: true, force: true });
+  });
+
+  test('git history reads are found in git log, git show and git diff against HEAD~, not in a plain git diff', () => {
+    const t = (actions: string[]) => ({ steps: actions.map((raw, index) => ({ index, thought: '', observation: '', action: { raw, tool: null, args: {} } })) });
+    assert.deepEqual(gitHistoryReads(t(['git diff', 'git status', 'git show HEAD:src/a.py', 'git --no-pager log -p', 'git diff HEAD^ src'])).map((r) => r.step), [2, 3, 4]);
+  });
+
+  test('--export writes the filtered rollouts as chat messages: assistant turns trained, observations masked', async () => {
+    const file = join(outDir, 'w101.jsonl');
+    const { stdout } = await runCli(command, [root, '--filter', `instance=${W101}`, '--export', file]);
+    assert.match(stdout, /^wrote 5 of 5 selected rollouts to .*w101\.jsonl \(\d+ bytes\)$/m);
+    const lines = readLines(file);
+    assert.equal(lines.length, 5);
+    const first = lines.find((l) => l.id === `attempt_1/${W101}/${W101}.traj`)!;
+    assert.deepEqual(first.messages.map((m) => m.role), ['system', 'user', ...Array.from({ length: 6 }, () => ['assistant', 'user']).flat()]);
+    assert.deepEqual(first.loss_mask, first.messages.map((m) => (m.role === 'assistant' ? 1 : 0)));
+    assert.ok(first.messages.filter((m) => m.role === 'assistant').every((m) => m.weight === 1));
+    assert.equal(first.messages[2]!.content, 'Let me look at the resize code.\n\nopen "src/widgets/resize.py" 10');
+    assert.equal(first.messages[5]!.content, 'width=7 height=3 expected height=4');
+  });
+
+  test('the git-history reader is flagged in the summary and its line, and no-git-history leaves it out', async () => {
+    const file = join(outDir, 'flagged.jsonl');
+    const { stdout } = await runCli(command, [root, '--filter', `instance=${W101}`, '--export', file]);
+    assert.match(stdout, /^1 rollout\(s\) read git history:\n {2}attempt_5\/acme__widgets-101\/acme__widgets-101\.traj {2}step 0: git log --oneline -5 -- src\/widgets$/m);
+    const flagged = readLines(file).find((l) => l.id.startsWith('attempt_5/'))!;
+    assert.deepEqual(flagged.metadata.git_history.map((g) => g.step), [0, 1]);
+    const kept = join(outDir, 'kept.jsonl');
+    const out = JSON.parse((await runCli(command, [root, '--filter', `instance=${W101}`, '--export', kept, '--keep', 'no-git-history', '--json'])).stdout);
+    assert.equal(out.written, 4);
+    assert.deepEqual(out.skipped, { 'read git history': 1 });
+  });
+
+  test('--keep mixed,resolved: the resolved rollouts of the groups with passes and failures', async () => {
+    const file = join(outDir, 'mixed.jsonl');
+    const out = JSON.parse((await runCli(command, [root, '--export', file, '--keep', 'mixed,resolved,max-turns=8', '--json'])).stdout);
+    // Resolved: W101 #1 (6 steps) and #4 (9), G7 #1 (9), S3:0 (4) and S3:2 (5); W202 is never solved (not mixed).
+    // max-turns=8 leaves out W101 #4 and G7 #1.
+    assert.deepEqual(readLines(file).map((l) => l.id).sort(), [`attempt_1/${W101}/${W101}.traj`, 'rllm/episodes.jsonl:1', 'rllm/episodes.jsonl:4']);
+    assert.equal(out.skipped['more than 8 turns'], 2);
+  });
+
+  test('with a recipe, the rollouts it masks are left out', async () => {
+    const file = join(outDir, 'recipe.jsonl');
+    const out = JSON.parse((await runCli(command, [root, '--filter', `instance=${G7}`, '--recipe', 'swe-bench', '--export', file, '--json'])).stdout);
+    assert.equal(out.written, 3);
+    assert.deepEqual(out.skipped, { 'masked or not scored by the recipe': 1 });
+  });
+
+  test('a cancelled export leaves the target as it was and no partial file', async () => {
+    const file = join(outDir, 'cancelled.jsonl');
+    writeFileSync(file, 'the previous export\n');
+    const index = await indexRollouts(root);
+    const controller = new AbortController();
+    await assert.rejects(exportSft(index.root, index.rollouts, file, { signal: controller.signal, onProgress: (p) => p.done === 3 && controller.abort('cancelled') }), CancelledError);
+    assert.equal(readFileSync(file, 'utf8'), 'the previous export\n');
+    assert.deepEqual(readdirSync(outDir).filter((f) => f.includes('partial')), []);
+  });
+
+  test('a bad preset and --keep without --export are usage errors', async () => {
+    await assert.rejects(runCli(command, [root, '--export', join(outDir, 'x.jsonl'), '--keep', 'mixed,shortest']), /unknown filter 'shortest'; one of mixed/);
+    await assert.rejects(runCli(command, [root, '--export', join(outDir, 'x.jsonl'), '--keep', 'max-turns=many']), /max-turns takes a whole number/);
+    await assert.rejects(runCli(command, [root, '--keep', 'mixed']), /--keep goes with --export/);
+    assert.equal(existsSync(join(outDir, 'x.jsonl')), false);
+  });
+
+  test('10,000 rollouts export line for line', async () => {
+    const large = writeLargeRolloutRun();
+    try {
+      const file = join(outDir, 'large.jsonl');
+      const index = await indexRollouts(large.root);
+      const summary = await exportSft(index.root, index.rollouts, file);
+      assert.equal(summary.written, 10_000);
+      const text = readFileSync(file, 'utf8');
+      assert.equal(text.split('\n').length - 1, 10_000);
+      assert.equal(summary.bytes, Buffer.byteLength(text));
+    } finally {
+      large.cleanup();
+    }
+  });
+});

@@ -1,9 +1,9 @@
 import { InputError } from '../core/errors';
 import type { IndexError, Rollout } from '../core/rollouts/record';
-import { filterRollouts } from '../core/rollouts/rolloutFilter';
+import { filterRollouts, parseFilter } from '../core/rollouts/rolloutFilter';
 import { ROLLOUT_FIELDS, sortRollouts } from '../core/rollouts/rolloutFields';
 import { groupRollouts, type RolloutGroup } from '../core/rollouts/rolloutGroups';
-import { indexRollouts } from '../core/rollouts/rolloutIndex';
+import { indexRollouts, nothingRead } from '../core/rollouts/rolloutIndex';
 import { searchRollouts, type SearchHit } from '../core/rollouts/rolloutSearch';
 import { CliError, parseCommandArgs, type Command } from './command';
 
@@ -44,8 +44,11 @@ export const command: Command = {
     }
     if (positionals.length !== 1) throw new CliError(`expected one folder, got ${positionals.length}\n\n${HELP}`);
     const ks = parseKs(values.k ?? '1,5,10');
-    const index = await asCliError(() => indexRollouts(positionals[0]!, { signal: ctx.signal, ...(values.cache ? { cacheDir: values.cache } : {}) }));
-    let rollouts = values.filter ? await asCliError(async () => filterRollouts(index.rollouts, values.filter!)) : index.rollouts;
+    // The filter is a usage error before any file is read or any cache written.
+    const predicate = values.filter === undefined ? undefined : await asCliError(async () => parseFilter(values.filter!));
+    // A missing or unreadable folder is an input error (exit 1), as in inspect.
+    const index = await indexRollouts(positionals[0]!, { signal: ctx.signal, ...(values.cache ? { cacheDir: values.cache } : {}) });
+    let rollouts = predicate ? filterRollouts(index.rollouts, predicate) : index.rollouts;
     let hits: SearchHit[] | undefined;
     if (values.search !== undefined) {
       hits = await searchRollouts(index.root, rollouts, values.search, { signal: ctx.signal });
@@ -62,7 +65,9 @@ export const command: Command = {
       ctx.stdout.write(summary(rollouts, groups) + '\n');
       if (index.errors.length > 0) ctx.stderr.write(`${index.errors.length} unreadable input(s):\n${index.errors.map((e) => `  ${formatError(e)}`).join('\n')}\n`);
     }
-    return 0;
+    const unusable = nothingRead(index);
+    if (unusable) ctx.stderr.write(`swe-workbench: ${unusable}\n`);
+    return unusable ? 1 : 0;
   },
 };
 

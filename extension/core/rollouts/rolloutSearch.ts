@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { withoutCompressionSuffix } from '../input/inputSource';
+import { readInputText } from '../input/readInput';
 import { join } from 'node:path';
 import { CancelledError, throwIfAborted } from '../errors';
 import type { Trajectory } from '../trajectory/model';
@@ -58,9 +59,9 @@ export async function searchRollouts(root: string, rollouts: readonly Rollout[],
       const t = Array.isArray(imported) ? imported[0] : imported;
       if (t) hits.push(...hitsIn(t, rollout.id, needle, max));
     };
-    if (!path.endsWith('.jsonl')) {
+    if (!withoutCompressionSuffix(path).endsWith('.jsonl')) {
       const rollout = list[0];
-      if (rollout) search(await readFile(abs, 'utf8'), rollout);
+      if (rollout) search((await readInputText(abs, options.signal ? { signal: options.signal } : {})).text, rollout);
       return;
     }
     const wanted = new Map(list.map((r) => [r.line, r]));

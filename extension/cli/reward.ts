@@ -2,14 +2,13 @@
  * `swe-workbench reward`: grades a test log against an instance's FAIL_TO_PASS / PASS_TO_PASS,
  * or reads a SWE-bench / SWE-smith report, and prints the grading and the reward term by term.
  */
-import { readFile } from 'node:fs/promises';
-import { InputError } from '../core/errors';
-import { gradeStatuses, gradeTestLog, resolutionOf, type GradeOutcome, type TestsStatus } from '../core/reward/grading';
+import { readInputText } from '../core/input/readInput';
+import { gradeTestOutput, resolutionOf, type GradeOutcome, type TestsStatus } from '../core/reward/grading';
 import { readTaskInstance } from '../core/reward/instance';
 import { readReport, type Report } from '../core/reward/reports';
 import type { Reward } from '../core/reward/rewardTerms';
 import { resolveReward } from '../core/reward/shapes';
-import { START_TEST_OUTPUT, parseTestOutput, type TestOutputFormat } from '../core/reward/testOutput';
+import type { TestOutputFormat } from '../core/reward/testOutput';
 import { isValidBug } from '../core/reward/validationLists';
 import { CliError, parseCommandArgs, type Command } from './command';
 
@@ -51,22 +50,20 @@ export const command: Command = {
     else if (values['test-output'] && values.instance && !values.report) view = await testOutputView(values['test-output'], values.instance, values['instance-id'], format);
     else throw new CliError(`give --test-output with --instance, or --report alone\n\n${USAGE}`);
     ctx.stdout.write(values.json ? JSON.stringify(view, null, 2) + '\n' : readable(view));
+    // Test output that could not be graded is an input error: masked in the output, and exit 1 so no script takes it for a grade.
+    if (view.kind === 'infra-failure') {
+      ctx.stderr.write(`swe-workbench: ${values['test-output']}: ${String(view.reason)}\n`);
+      return 1;
+    }
     return 0;
   },
 };
 
 async function testOutputView(file: string, instanceFile: string, instanceId: string | undefined, format: TestOutputFormat): Promise<RewardView> {
   const instance = await readTaskInstance(instanceFile, instanceId);
-  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new InputError(file, undefined, err.code === 'ENOENT' ? 'file not found' : err.message);
-  });
+  const { text } = await readInputText(file);
   // A harness log is read between its markers; plain test output is read whole.
-  const outcome: GradeOutcome = text.includes(START_TEST_OUTPUT)
-    ? gradeTestLog(instance, text, format)
-    : (() => {
-        const statuses = parseTestOutput(text, format);
-        return { kind: 'graded' as const, statuses, ...gradeStatuses(instance, statuses) };
-      })();
+  const outcome: GradeOutcome = gradeTestOutput(instance, text, format);
   const reward = resolveReward(outcome);
   if (outcome.kind === 'infra-failure') return { kind: 'infra-failure', instanceId: instance.instance_id, reason: outcome.reason, reward };
   return { kind: 'grading', instanceId: instance.instance_id, testsFound: outcome.statuses.size, resolution: outcome.resolution, resolved: outcome.resolved, tests_status: outcome.tests, reward };

@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../../core/errors';
-import { TEST_LISTS, gradeStatuses, gradeTestLog, resolutionOf, type ExpectedTests, type GradeOutcome, type TestsStatus } from '../../core/reward/grading';
+import { TEST_LISTS, gradeTestOutput, resolutionOf, type ExpectedTests, type GradeOutcome, type TestsStatus } from '../../core/reward/grading';
 import { readTaskInstance } from '../../core/reward/instance';
 import { readReport, type InstanceReport, type Report, type RunSummary } from '../../core/reward/reports';
 import { term, type Reward, type RewardTerm } from '../../core/reward/rewardTerms';
 import { resolveReward } from '../../core/reward/shapes';
-import { START_TEST_OUTPUT, parseTestOutput } from '../../core/reward/testOutput';
+import { parseTestOutput } from '../../core/reward/testOutput';
 import { loadTrajectory } from '../../core/trajectory/load';
 import type { Trajectory } from '../../core/trajectory/model';
 import type { GradedTest, RewardBreakdown, RewardSources } from '../../protocol/reward';
@@ -120,9 +120,7 @@ function missingExpectation(sources: RewardSources): never {
 
 /** A harness log is read between its markers; plain test output is read whole (as the CLI does). */
 function gradeOutput(expected: ExpectedTests, output: string): GradeOutcome {
-  if (output.includes(START_TEST_OUTPUT)) return gradeTestLog(expected, output);
-  const statuses = parseTestOutput(output);
-  return { kind: 'graded', statuses, ...gradeStatuses(expected, statuses) };
+  return gradeTestOutput(expected, output);
 }
 
 function expectedFromReport(tests: TestsStatus): ExpectedTests {

@@ -2,6 +2,7 @@
  * `swe-workbench`: the headless twin of the extension. Each subcommand lives in its own
  * module and is loaded on demand, so `inspect` does not pay for dockerode or the openai client.
  */
+import { guardOutput } from '../core/output/terminalText';
 import { CliError, type Command } from './command';
 import { errorText } from '../core/errors';
 
@@ -22,15 +23,27 @@ function usage(): string {
   return `usage: swe-workbench <command> [options]\n\ncommands:\n${names.map((n) => `  ${n}`).join('\n')}\n\nRun 'swe-workbench <command> --help' for a command's options.`;
 }
 
+/** `--raw` (any command, before `--`) prints text from files as it is, escape sequences included. */
+function takeRaw(argv: string[]): { raw: boolean; argv: string[] } {
+  const end = argv.indexOf('--');
+  const head = end < 0 ? argv : argv.slice(0, end);
+  const tail = end < 0 ? [] : argv.slice(end);
+  return { raw: head.includes('--raw'), argv: [...head.filter((a) => a !== '--raw'), ...tail] };
+}
+
+const raw = takeRaw(process.argv.slice(2));
+const stdout = guardOutput(process.stdout, { raw: raw.raw });
+const stderr = guardOutput(process.stderr, { raw: raw.raw });
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h') {
-    process.stdout.write(usage() + '\n');
+    stdout.stream.write(usage() + '\n');
     return name ? 0 : 2;
   }
   const load = commands[name];
   if (!load) {
-    process.stderr.write(`swe-workbench: unknown command '${name}'\n\n${usage()}\n`);
+    stderr.stream.write(`swe-workbench: unknown command '${name}'\n\n${usage()}\n`);
     return 2;
   }
   const command = await load();
@@ -39,21 +52,27 @@ async function main(argv: string[]): Promise<number> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    return await command.run(rest, { signal: controller.signal, stdout: process.stdout, stderr: process.stderr, stdin: process.stdin });
+    return await command.run(rest, { signal: controller.signal, stdout: stdout.stream, stderr: stderr.stream, stdin: process.stdin });
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
 }
 
-main(process.argv.slice(2)).then(
+/** A bug's stack is for the developer (SWE_WORKBENCH_DEBUG); the user gets one line. */
+function report(err: unknown): number {
+  const message = err instanceof CliError || err instanceof Error ? err.message : String(err);
+  const overflow = err instanceof RangeError && /call stack|string length|array length/i.test(message);
+  stderr.stream.write(`swe-workbench: ${overflow ? `input too large or too deeply nested to process (${message})` : message}\n`);
+  if (process.env.SWE_WORKBENCH_DEBUG && err instanceof Error && err.stack) stderr.stream.write(err.stack + '\n');
+  return err instanceof CliError ? err.exitCode : 1;
+}
+
+main(raw.argv).then(
   (code) => {
     process.exitCode = code;
   },
   (err: unknown) => {
-    const message = errorText(err);
-    process.stderr.write(`swe-workbench: ${message}\n`);
-    if (process.env.SWE_WORKBENCH_DEBUG && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
-    process.exitCode = err instanceof CliError ? err.exitCode : 1;
+    process.exitCode = report(err);
   },
 );

@@ -2,8 +2,7 @@
  * `swe-workbench reward`: grades a test log against an instance's FAIL_TO_PASS / PASS_TO_PASS,
  * or reads a SWE-bench / SWE-smith report, and prints the grading and the reward term by term.
  */
-import { readFile } from 'node:fs/promises';
-import { InputError } from '../core/errors';
+import { readInputText } from '../core/input/readInput';
 import { evidenceFromGrading, evidenceFromReport, gradeOutput, instanceReportReward } from '../core/reward/evaluate';
 import { RECIPE_NAMES, resolveRecipe, scoreRollout, type Recipe, type RolloutEvidence } from '../core/reward/recipes';
 import type { TestsStatus } from '../core/reward/grading';
@@ -81,14 +80,17 @@ export const command: Command = {
     else if (recipe?.shape === 'swe-rl' && values.patch && values.instance && !values.report) view = await patchView(values.instance, values['instance-id'], recipe, run);
     else throw new CliError(`give --test-output with --instance, or --report alone\n\n${USAGE}`);
     ctx.stdout.write(values.json ? JSON.stringify(view, null, 2) + '\n' : readable(view));
+    // Test output that could not be graded is an input error: masked in the output, and exit 1 so no script takes it for a grade.
+    if (view.kind === 'infra-failure') {
+      ctx.stderr.write(`swe-workbench: ${values['test-output']}: ${String(view.reason)}\n`);
+      return 1;
+    }
     return 0;
   },
 };
 
 async function readText(file: string): Promise<string> {
-  return readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new InputError(file, undefined, err.code === 'ENOENT' ? 'file not found' : err.message);
-  });
+  return (await readInputText(file)).text;
 }
 
 /** What the options say of the run that produced the graded output. */

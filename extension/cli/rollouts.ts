@@ -3,13 +3,14 @@ import { InputError } from '../core/errors';
 import type { IndexError, Rollout } from '../core/rollouts/record';
 import { ROLLOUT_FIELDS } from '../core/rollouts/rolloutFields';
 import type { RolloutGroup } from '../core/rollouts/rolloutGroups';
-import { indexRollouts } from '../core/rollouts/rolloutIndex';
+import { indexRollouts, nothingRead } from '../core/rollouts/rolloutIndex';
 import { queryRollouts, runStatistics, type RunStatistics } from '../core/rollouts/rolloutQuery';
 import { scoreRun, type ScoredRollout, type ScoredRun } from '../core/rollouts/recipeRun';
 import { ESTIMATORS, type Estimator } from '../core/reward/advantages';
 import { RECIPE_NAMES, resolveRecipe } from '../core/reward/recipes';
 import { PRESET_HELP, exportSft, parsePresets, type ExportSummary } from '../core/rollouts/curation';
 import { forcedCandidates, gradeForced, writeForcedPredictions } from '../core/rollouts/forcedSubmission';
+import { parseFilter } from '../core/rollouts/rolloutFilter';
 import { searchRollouts, type SearchHit } from '../core/rollouts/rolloutSearch';
 import { CliError, parseCommandArgs, type Command } from './command';
 
@@ -86,7 +87,10 @@ export const command: Command = {
     if (values.keep !== undefined && values.export === undefined) throw new CliError('--keep goes with --export');
     const presets = values.keep === undefined ? [] : await asCliError(async () => parsePresets(values.keep!));
     const recipe = values.recipe === undefined ? undefined : await asCliError(() => resolveRecipe(values.recipe!));
-    const index = await asCliError(() => indexRollouts(positionals[0]!, { signal: ctx.signal, ...(values.cache ? { cacheDir: values.cache } : {}) }));
+    // The filter is a usage error before any file is read or any cache written.
+    if (values.filter !== undefined) await asCliError(async () => parseFilter(values.filter!));
+    // A missing or unreadable folder is an input error (exit 1), as in inspect.
+    const index = await indexRollouts(positionals[0]!, { signal: ctx.signal, ...(values.cache ? { cacheDir: values.cache } : {}) });
     // The filter is checked before the (slow) search reads any file.
     const filtered = await asCliError(async () => queryRollouts(index.rollouts, { filter: values.filter ?? '' }));
     const hits: SearchHit[] | undefined = values.search === undefined ? undefined : await searchRollouts(index.root, filtered, values.search, { signal: ctx.signal });
@@ -116,7 +120,9 @@ export const command: Command = {
       if (scored) ctx.stdout.write(recipeSummary(scored) + '\n');
       if (index.errors.length > 0) ctx.stderr.write(`${index.errors.length} unreadable input(s):\n${index.errors.map((e) => `  ${formatError(e)}`).join('\n')}\n`);
     }
-    return 0;
+    const unusable = nothingRead(index);
+    if (unusable) ctx.stderr.write(`swe-workbench: ${unusable}\n`);
+    return unusable ? 1 : 0;
   },
 };
 

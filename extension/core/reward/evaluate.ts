@@ -1,9 +1,9 @@
-import { gradeStatuses, gradeTestLog, resolutionOf, type ExpectedTests, type GradeOutcome } from './grading';
+import { gradeTestOutput, resolutionOf, type ExpectedTests, type GradeOutcome } from './grading';
 import type { RolloutEvidence } from './recipes';
 import type { InstanceReport } from './reports';
 import { term, type Reward } from './rewardTerms';
 import { resolveReward } from './shapes';
-import { START_TEST_OUTPUT, parseTestOutput, type TestOutputFormat } from './testOutput';
+import type { TestOutputFormat } from './testOutput';
 
 /**
  * Grades a test output against the instance's lists: a harness log (it holds the
@@ -11,9 +11,7 @@ import { START_TEST_OUTPUT, parseTestOutput, type TestOutputFormat } from './tes
  * run; plain pytest / unittest output is read whole. The CLI and the reward view both call this.
  */
 export function gradeOutput(expected: ExpectedTests, text: string, format: TestOutputFormat = 'auto'): GradeOutcome {
-  if (text.includes(START_TEST_OUTPUT)) return gradeTestLog(expected, text, format);
-  const statuses = parseTestOutput(text, format);
-  return { kind: 'graded', statuses, ...gradeStatuses(expected, statuses) };
+  return gradeTestOutput(expected, text, format);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { TaskInstance } from './instance';
-import { parseSweBenchLog, type TestOutputFormat } from './testOutput';
+import { START_TEST_OUTPUT, parseSweBenchLog, parseTestOutput, type TestOutputFormat } from './testOutput';
+import { unusableTestLog, type UnusableTestLog } from './testLogVerdict';
 import type { TestStatus, TestStatusMap } from './testStatus';
 
 export const TEST_LISTS = ['FAIL_TO_PASS', 'PASS_TO_PASS', 'FAIL_TO_FAIL', 'PASS_TO_FAIL'] as const;
@@ -17,7 +18,8 @@ export interface Grading {
   tests: TestsStatus;
 }
 
-export type GradeOutcome = ({ kind: 'graded'; statuses: TestStatusMap } & Grading) | { kind: 'infra-failure'; reason: string };
+/** An infra failure voids the run: a harness marker, or a log in which no complete test run was recognised (`unusable`). */
+export type GradeOutcome = ({ kind: 'graded'; statuses: TestStatusMap } & Grading) | { kind: 'infra-failure'; reason: string; unusable?: UnusableTestLog };
 
 export type ExpectedTests = Pick<TaskInstance, TestListName>;
 
@@ -69,5 +71,21 @@ export function gradeStatuses(expected: ExpectedTests, statuses: TestStatusMap):
 export function gradeTestLog(expected: ExpectedTests, log: string, format: TestOutputFormat = 'auto'): GradeOutcome {
   const parsed = parseSweBenchLog(log, format);
   if (parsed.kind === 'infra-failure') return parsed;
-  return { kind: 'graded', statuses: parsed.statuses, ...gradeStatuses(expected, parsed.statuses) };
+  return gradeRecognised(expected, parsed.text, parsed.statuses, format);
+}
+
+/**
+ * Grades test output of either kind: a SWE-bench / SWE-smith log read between its markers, or
+ * plain pytest / unittest output read whole. An empty, binary, foreign or truncated log is an
+ * infra failure with its reason, never a reward of 0.
+ */
+export function gradeTestOutput(expected: ExpectedTests, text: string, format: TestOutputFormat = 'auto'): GradeOutcome {
+  if (text.includes(START_TEST_OUTPUT)) return gradeTestLog(expected, text, format);
+  return gradeRecognised(expected, text, parseTestOutput(text, format), format);
+}
+
+function gradeRecognised(expected: ExpectedTests, text: string, statuses: TestStatusMap, format: TestOutputFormat): GradeOutcome {
+  const unusable = unusableTestLog(text, statuses, format);
+  if (unusable) return { kind: 'infra-failure', reason: unusable.message, unusable };
+  return { kind: 'graded', statuses, ...gradeStatuses(expected, statuses) };
 }

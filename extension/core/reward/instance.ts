@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { InputError } from '../errors';
-import { parseJsonText, parseWithSchema, readJsonFile } from './schemaInput';
+import { readInputText } from '../input/readInput';
+import { parseJsonText, parseWithSchema } from './schemaInput';
 
 // The dataset stores the test lists as JSON-encoded strings; exports often hold plain lists.
 const TestListSchema = z.union([
@@ -34,27 +34,35 @@ export const TaskInstanceSchema = z.looseObject({
 });
 export type TaskInstance = z.output<typeof TaskInstanceSchema>;
 
-/** Reads one instance, a list of instances, or JSON Lines (one instance a line). */
+/** Reads one instance, a list of instances, or JSON Lines (one instance a line); the file is read once (it may be a pipe). */
 export async function readTaskInstances(file: string): Promise<TaskInstance[]> {
-  const value = await readJsonFile(file).catch(async (err: unknown) => {
-    if (!(err instanceof InputError) || err.problem === 'file not found') throw err;
-    return readJsonLines(file);
-  });
+  const { text } = await readInputText(file);
+  if (text.trim() === '') throw new InputError(file, undefined, 'empty file');
+  let value: unknown;
+  try {
+    value = parseJsonText(text, file);
+  } catch (err) {
+    // Only a JSON syntax error may mean JSON Lines; a depth limit does not.
+    if (!(err instanceof InputError) || /nested deeper/.test(err.problem) || !text.trimEnd().includes('\n')) throw err;
+    value = jsonLines(text, file, err);
+  }
   if (Array.isArray(value)) return value.map((v, i) => parseWithSchema(TaskInstanceSchema, v, file, [i]));
   return [parseWithSchema(TaskInstanceSchema, value, file)];
 }
 
-async function readJsonLines(file: string): Promise<unknown[]> {
-  const lines = (await readFile(file, 'utf8')).split('\n');
+/** Each non-blank line parsed; when the first line is not JSON either, the whole-file error stands. */
+function jsonLines(text: string, file: string, wholeFileError: InputError): unknown[] {
   const values: unknown[] = [];
-  lines.forEach((line, i) => {
-    if (!line.trim()) return;
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i]!.trim()) continue;
     try {
-      values.push(parseJsonText(line, file));
+      values.push(parseJsonText(lines[i]!, file, i + 1));
     } catch (err) {
-      throw new InputError(file, `line ${i + 1}`, (err as InputError).problem);
+      if (values.length === 0) throw wholeFileError;
+      throw err;
     }
-  });
+  }
   return values;
 }
 

@@ -22,7 +22,7 @@ export const INFRA_MARKERS = [
 ] as const;
 
 export type SweBenchLog =
-  | { kind: 'tests'; statuses: TestStatusMap }
+  | { kind: 'tests'; statuses: TestStatusMap; text: string }
   | { kind: 'infra-failure'; reason: string };
 
 /**
@@ -37,5 +37,6 @@ export function parseSweBenchLog(text: string, format: TestOutputFormat = 'auto'
   if (start < 0 || end < 0) {
     return { kind: 'infra-failure', reason: `no test output between '${START_TEST_OUTPUT}' and '${END_TEST_OUTPUT}'` };
   }
-  return { kind: 'tests', statuses: parseTestOutput(text.slice(start + START_TEST_OUTPUT.length, end), format) };
+  const inner = text.slice(start + START_TEST_OUTPUT.length, end);
+  return { kind: 'tests', statuses: parseTestOutput(inner, format), text: inner };
 }

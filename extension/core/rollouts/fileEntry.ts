@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
-import { readFile as readFileCallback } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { InputError, errorText } from '../errors';
 import type { Trajectory } from '../trajectory/model';
-import { parseJsonText } from '../trajectory/jsonText';
-import { jsonlLines } from './jsonlLines';
+import { hasCompressionSuffix, limitsOf, withoutCompressionSuffix } from '../input/inputSource';
+import { assertJsonDepth, parseJsonDocument } from '../input/jsonDocument';
+import { inputLines, lineTooLong, readInputText } from '../input/readInput';
 import { EvaluationSchema, IndexErrorSchema, PredictionSchema, TrajectoryFactsSchema, type IndexError } from './record';
 import { documentKind, evaluationsOf, predictionsOf } from './runDocuments';
 import { trajectoryFacts } from './trajectoryFacts';
@@ -48,12 +47,6 @@ export interface FileScan {
 
 const TAIL_BYTES = 256;
 
-/**
- * The callback readFile sizes its buffer from fstat and reads once; fs/promises' readFile reads
- * 512 KiB chunks through a string decoder, which measured 1.4x slower on multi-MB trajectories.
- */
-const readWhole = promisify(readFileCallback);
-
 /** Same size and mtime as when the entry was read: the entry still holds. */
 export function isUnchanged(previous: FileEntry, stat: { size: number; mtimeMs: number }): boolean {
   return previous.size === stat.size && previous.mtimeMs === stat.mtimeMs;
@@ -70,37 +63,60 @@ export async function scanFile(
   if (previous && isUnchanged(previous, stat)) return { entry: previous, mode: 'cached', bytesRead: 0 };
   const abs = join(root, path);
   const entry: FileEntry = { path, size: stat.size, mtimeMs: stat.mtimeMs, trajectories: [], predictions: [], evaluations: [], errors: [] };
-  const sink = new DocumentSink(entry, basename(path), basename(dirname(abs)), readFacts);
-  if (!path.endsWith('.jsonl')) {
-    const text = (await readWhole(abs)).toString('utf8');
-    sink.add(() => parseJsonText(text, path), undefined);
-    return { entry, mode: 'full', bytesRead: stat.size };
+  const sink = new DocumentSink(entry, withoutCompressionSuffix(basename(path)), basename(dirname(abs)), readFacts);
+  if (!withoutCompressionSuffix(path).endsWith('.jsonl')) {
+    const { text, bytes } = await readInputText(abs, { signal }).catch((err: unknown) => {
+      throw relabel(err, abs, path);
+    });
+    sink.add(() => parseJsonDocument(text, path), undefined);
+    return { entry, mode: 'full', bytesRead: bytes };
   }
-  const resumable = previous?.resume && stat.size >= previous.resume.offset && (await tailHash(abs, previous.resume.offset)) === previous.resume.tailHash;
+  // A compressed file is read whole each time: its offsets are not the file's.
+  const compressed = hasCompressionSuffix(path);
+  const resumable = !compressed && previous?.resume && stat.size >= previous.resume.offset && (await tailHash(abs, previous.resume.offset)) === previous.resume.tailHash;
   let start = { offset: 0, lines: 0 };
   if (resumable && previous?.resume) {
     start = previous.resume;
     keepBefore(entry, previous, start.lines + 1);
   }
   let resume = { offset: start.offset, lines: start.lines };
-  for await (const l of jsonlLines(abs, start.offset, start.lines + 1, signal)) {
-    if (l.text.trim() === '') {
+  let sawCompression = false;
+  try {
+    for await (const l of inputLines(abs, { start: start.offset, firstLine: start.lines + 1, signal })) {
+      sawCompression ||= l.compression !== undefined;
+      if (l.tooLong) {
+        entry.errors.push(indexError(lineTooLong(path, l.line), path, l.line));
+        if (l.terminated) resume = { offset: l.end, lines: l.line };
+        continue;
+      }
+      if (l.text.trim() === '') {
+        if (l.terminated) resume = { offset: l.end, lines: l.line };
+        continue;
+      }
+      let value: unknown;
+      try {
+        value = JSON.parse(l.text);
+      } catch (err) {
+        if (!l.terminated) {
+          // A writer mid-line, or a file cut short: said so, and read again once the file changes.
+          entry.errors.push({ file: path, line: l.line, message: 'incomplete last line (no newline at the end and not valid JSON): cut mid-write or truncated; read again when the file changes' });
+          break;
+        }
+        value = err;
+      }
+      sink.add(() => (value instanceof Error ? parseJsonDocument(l.text, path, { firstLine: l.line }) : (assertJsonDepth(l.text, path, limitsOf().maxDepth, l.line), value)), l.line);
       if (l.terminated) resume = { offset: l.end, lines: l.line };
-      continue;
     }
-    let value: unknown;
-    try {
-      value = JSON.parse(l.text);
-    } catch (err) {
-      // A writer mid-line: not an error, the line is read again once it is complete.
-      if (!l.terminated) break;
-      value = err;
-    }
-    sink.add(() => (value instanceof Error ? parseJsonText(l.text, path, l.line) : value), l.line);
-    if (l.terminated) resume = { offset: l.end, lines: l.line };
+  } catch (err) {
+    throw relabel(err, abs, path);
   }
-  entry.resume = { ...resume, tailHash: await tailHash(abs, resume.offset) };
+  if (!compressed && !sawCompression) entry.resume = { ...resume, tailHash: await tailHash(abs, resume.offset) };
   return { entry, mode: resumable ? 'resumed' : 'full', bytesRead: stat.size - start.offset };
+}
+
+/** The input layer names the absolute path; the index names files relative to its root. */
+function relabel(err: unknown, abs: string, path: string): unknown {
+  return err instanceof InputError && err.file === abs ? new InputError(path, err.where, err.problem) : err;
 }
 
 /** Keeps what the previous read found before `line`; a later line is read again. */

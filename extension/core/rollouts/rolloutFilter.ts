@@ -30,8 +30,8 @@ export function parseFilter(source: string): RolloutPredicate {
   return predicate;
 }
 
-export function filterRollouts(rollouts: readonly Rollout[], source: string): Rollout[] {
-  return rollouts.filter(parseFilter(source));
+export function filterRollouts(rollouts: readonly Rollout[], filter: string | RolloutPredicate): Rollout[] {
+  return rollouts.filter(typeof filter === 'string' ? parseFilter(filter) : filter);
 }
 
 function fail(column: number, problem: string): never {
@@ -71,8 +71,12 @@ function tokenize(source: string): Token[] {
   return tokens;
 }
 
+/** Parentheses and `not`s nested deeper than this are refused: the parser recurses once a level. */
+export const MAX_FILTER_NESTING = 100;
+
 class Parser {
   private pos = 0;
+  private depth = 0;
   constructor(
     private readonly source: string,
     private readonly tokens: Token[],
@@ -96,6 +100,20 @@ class Parser {
   }
 
   private factor(): RolloutPredicate {
+    const start = this.tokens[this.pos];
+    if (start && (start.kind === 'lparen' || (start.kind === 'word' && start.text.toLowerCase() === 'not'))) {
+      if (this.depth >= MAX_FILTER_NESTING) fail(start.column, `nested deeper than ${MAX_FILTER_NESTING} levels of parentheses and 'not'`);
+      this.depth++;
+      try {
+        return this.nestedFactor();
+      } finally {
+        this.depth--;
+      }
+    }
+    return this.nestedFactor();
+  }
+
+  private nestedFactor(): RolloutPredicate {
     if (this.keyword('not')) {
       const inner = this.factor();
       return (r) => !inner(r);

@@ -1,7 +1,8 @@
-import { readdirSync, statSync, type Dirent } from 'node:fs';
+import { readdirSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { CancelledError, InputError, throwIfAborted } from '../errors';
+import { fsInputError } from '../input/inputSource';
 import { factsThrough, indexError, isUnchanged, scanFile, type FileEntry, type FileScan, type ReadMode, type TrajectoryImporter } from './fileEntry';
 import { loadCache, saveCache } from './indexCache';
 import type { IndexError, Rollout } from './record';
@@ -43,7 +44,8 @@ export interface RolloutIndex {
   stats: IndexStats;
 }
 
-const INDEXED_FILE = /\.(json|jsonl|traj)$/;
+/** Trajectory, prediction and report files, plain or gzip / zstd compressed. */
+const INDEXED_FILE = /\.(json|jsonl|traj)(\.gz|\.zst)?$/i;
 
 /**
  * Indexes a folder of rollouts. Keeps the file entries between calls, so `refresh()` after a
@@ -125,6 +127,17 @@ export async function indexRollouts(root: string, options: IndexOptions = {}): P
   return new RolloutIndexer(root, rest).refresh(signal, onProgress);
 }
 
+/**
+ * Why an index is unusable as a whole, or undefined when something was read: no candidate
+ * file at all, or every one of them unreadable.
+ */
+export function nothingRead(index: RolloutIndex): string | undefined {
+  if (index.rollouts.length > 0) return undefined;
+  if (index.stats.files === 0 && index.errors.length === 0) return `${index.root}: no .json, .jsonl or .traj files (plain, .gz or .zst) to index`;
+  if (index.errors.length > 0) return `${index.root}: nothing could be read: ${index.errors.length} unreadable input(s), 0 rollouts`;
+  return undefined;
+}
+
 function count(stats: IndexStats, mode: ReadMode, bytes: number): void {
   if (mode === 'cached') stats.filesCached++;
   else if (mode === 'resumed') stats.filesResumed++;
@@ -159,6 +172,8 @@ async function listFiles(root: string, skip: string | undefined, signal?: AbortS
   const files: ListedFile[] = [];
   const errors: IndexError[] = [];
   const folders = [root];
+  // Symlinked folders are followed once each: a link back up the tree is listed, not walked forever.
+  const seen = new Set<string>([realOrSelf(root)]);
   for (let read = 0; folders.length > 0; read++) {
     if (read % FOLDERS_PER_TURN === FOLDERS_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
     throwIfAborted(signal);
@@ -167,21 +182,37 @@ async function listFiles(root: string, skip: string | undefined, signal?: AbortS
     try {
       items = readdirSync(dir, { withFileTypes: true });
     } catch (err) {
-      errors.push(indexError(err, relative(root, dir) || '.'));
+      errors.push(indexError(fsInputError(relative(root, dir) || '.', err), relative(root, dir) || '.'));
       continue;
     }
     for (const item of items) {
       const abs = join(dir, item.name);
       if (item.name.startsWith('.') || item.name === 'node_modules' || abs === skip) continue;
-      if (item.isDirectory()) folders.push(abs);
-      if (!item.isFile() || !INDEXED_FILE.test(item.name)) continue;
       const path = relative(root, abs).split(sep).join('/');
+      let s: Stats;
       try {
-        const s = statSync(abs);
-        files.push({ path, size: s.size, mtimeMs: s.mtimeMs });
+        s = statSync(abs);
       } catch (err) {
-        errors.push(indexError(err, path));
+        // A broken link or a link loop: listed, never silently dropped.
+        errors.push(indexError(item.isSymbolicLink() ? new InputError(path, undefined, `symbolic link to a path that cannot be read (${describeLinkError(err)})`) : fsInputError(path, err), path));
+        continue;
       }
+      if (s.isDirectory()) {
+        const real = item.isSymbolicLink() ? realOrSelf(abs) : abs;
+        if (item.isSymbolicLink() && seen.has(real)) {
+          errors.push({ file: path, message: 'symbolic link to a folder already indexed (a link loop or a second path to it): not followed' });
+          continue;
+        }
+        seen.add(real);
+        folders.push(abs);
+        continue;
+      }
+      if (!INDEXED_FILE.test(item.name)) continue;
+      if (!s.isFile()) {
+        errors.push({ file: path, message: 'not a regular file (a pipe, socket or device): skipped' });
+        continue;
+      }
+      files.push({ path, size: s.size, mtimeMs: s.mtimeMs });
     }
   }
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
@@ -194,4 +225,17 @@ async function forEachLimited<T>(items: T[], limit: number, run: (item: T) => Pr
     while (next < items.length) await run(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function describeLinkError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' ? 'its target does not exist' : code === 'ELOOP' ? 'a link loop' : (code ?? String(err));
 }

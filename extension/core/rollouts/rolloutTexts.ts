@@ -1,6 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CancelledError, throwIfAborted } from '../errors';
+import { withoutCompressionSuffix } from '../input/inputSource';
+import { readInputText } from '../input/readInput';
 import { jsonlLines } from './jsonlLines';
 import type { Rollout } from './record';
 
@@ -25,9 +26,9 @@ export async function forEachRolloutText(
   for (const [path, list] of byPath) {
     throwIfAborted(options.signal);
     try {
-      if (!path.endsWith('.jsonl')) {
+      if (!withoutCompressionSuffix(path).endsWith('.jsonl')) {
         const rollout = list[0];
-        if (rollout) await visit(await readFile(join(root, path), 'utf8'), rollout);
+        if (rollout) await visit((await readInputText(join(root, path), options.signal ? { signal: options.signal } : {})).text, rollout);
         continue;
       }
       const wanted = new Map(list.map((r) => [r.line, r]));

@@ -39,6 +39,10 @@ const FILE_TIMEOUT_MS = 5 * 60_000;
 /** Keeps the container alive with whatever `sleep` the image has (busybox lacks `infinity`). */
 const IDLE_COMMAND = ['/bin/sh', '-c', 'while :; do sleep 3600; done'];
 
+function formatMiB(bytes: number): string {
+  return `${Math.round(bytes / 2 ** 20)} MiB`;
+}
+
 function ownerId(): string {
   return `${hostname()}:${process.pid}`;
 }
@@ -171,7 +175,7 @@ export class DockerSandbox implements Sandbox {
     private readonly docker: Docker,
     private readonly container: Docker.Container,
     options: SandboxOptions,
-    limits: SandboxLimits,
+    private readonly limits: SandboxLimits,
     private readonly signal: AbortSignal | undefined,
   ) {
     this.repoPath = options.repoPath;
@@ -263,9 +267,65 @@ export class DockerSandbox implements Sandbox {
     };
   }
 
-  exec(command: string, options?: ExecOptions): Promise<ExecResult> {
-    if (this.disposed) return Promise.reject(new Error('the sandbox has been disposed'));
-    return this.shell.exec(command, options);
+  async exec(command: string, options?: ExecOptions): Promise<ExecResult> {
+    if (this.disposed) throw new Error('the sandbox has been disposed');
+    if (this.stopped) throw new Error(`the sandbox cannot run commands any more: ${this.stopped}`);
+    let result: ExecResult;
+    try {
+      result = await this.shell.exec(command, options);
+    } catch (err) {
+      // A shell that cannot be started again: the container or the engine is the likely cause.
+      const gone = this.disposed ? undefined : await this.containerGone();
+      if (gone) throw new Error(`the sandbox cannot run commands any more: ${gone}`, { cause: err });
+      throw err;
+    }
+    if (result.exitCode === 0 && !result.timedOut && result.truncatedBytes === 0) return result;
+    const fault = await this.faultOf(result, options);
+    return fault ? { ...result, fault } : result;
+  }
+
+  /** Set once the container has stopped or its engine has gone: the reason, given to every later command. */
+  private stopped: string | undefined;
+  private oomKillsSeen = 0;
+
+  /** Why the container can no longer run commands, or undefined while it runs. */
+  private async containerGone(): Promise<string | undefined> {
+    let state: Docker.ContainerInspectInfo['State'];
+    try {
+      state = (await this.container.inspect()).State;
+    } catch (err) {
+      this.stopped = statusCode(err) === 404 ? 'the container was removed from outside' : `the Docker engine stopped answering (${engineMessage(err)})`;
+      return this.stopped;
+    }
+    if (state.Running) return undefined;
+    this.stopped = state.OOMKilled
+      ? `the container was killed for memory (limit ${formatMiB(this.limits.memoryBytes)})`
+      : `the container stopped (exit code ${state.ExitCode}${state.Error ? `, ${state.Error}` : ''}): killed from outside, or its engine restarted`;
+    return this.stopped;
+  }
+
+  /** The kernel's count of OOM kills in the container's memory cgroup (v2, then v1). */
+  private async oomKills(): Promise<number> {
+    const r = await execOnce(this.container, ['/bin/sh', '-c', 'cat /sys/fs/cgroup/memory.events 2>/dev/null || cat /sys/fs/cgroup/memory/memory.oom_control']).catch(() => undefined);
+    const m = r && /^oom_kill (\d+)$/m.exec(r.output);
+    return m ? Number(m[1]) : 0;
+  }
+
+  /** The reasons a command that did not end cleanly gives: the container's state first, then the limits it ran into. */
+  private async faultOf(result: ExecResult, options: ExecOptions | undefined): Promise<string | undefined> {
+    const gone = await this.containerGone();
+    if (gone) return `${gone} during the command`;
+    const reasons: string[] = [];
+    const ooms = await this.oomKills();
+    if (ooms > this.oomKillsSeen) {
+      reasons.push(`out of memory: the kernel killed ${ooms - this.oomKillsSeen === 1 ? 'a process' : `${ooms - this.oomKillsSeen} processes`} at the ${formatMiB(this.limits.memoryBytes)} memory limit`);
+      this.oomKillsSeen = ooms;
+    }
+    if (/fork: (retry: )?Resource temporarily unavailable/.test(result.output)) reasons.push(`the process limit (${this.limits.pids}) was reached`);
+    if (result.timedOut) reasons.push(`timed out after ${((options?.timeoutMs ?? this.limits.commandTimeoutMs) / 1000).toFixed(1)} s`);
+    if (result.truncatedBytes > 0) reasons.push(`output over the ${formatMiB(options?.maxOutputBytes ?? this.limits.maxOutputBytes)} cap: ${result.truncatedBytes} bytes dropped`);
+    if (result.shellRestarted) reasons.push('the shell could not be stopped and was replaced');
+    return reasons.length > 0 ? reasons.join('; ') : undefined;
   }
 
   async spawn(argv: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<SandboxProcess> {

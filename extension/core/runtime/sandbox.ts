@@ -27,6 +27,12 @@ export interface ExecResult {
   shellRestarted?: boolean;
   /** Bytes of output dropped because of `maxOutputBytes`. */
   truncatedBytes: number;
+  /**
+   * Why the command did not simply run to its end, in words: out of memory, the pid limit, a
+   * timeout, output over the cap, or the container or its engine gone (DockerSandbox). The
+   * output recorded until then is kept in `output`.
+   */
+  fault?: string;
   durationMs: number;
 }
 

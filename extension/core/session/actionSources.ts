@@ -8,7 +8,7 @@ import type { PolicyClient, RetryRecord } from '../policy/policyClient';
 import { buildMessages, type ContextOptions } from '../policy/context';
 import { samplingFlags } from '../policy/samplingFlags';
 import { parseReply, type Scaffold } from '../policy/scaffolds';
-import { asWorkbenchAction } from '../aci/foreignTools';
+import { asWorkbenchAction } from './foreignTools';
 import type { ToolSet } from '../aci/toolRegistry';
 import type { Action, Step, TokenLogprob, TokenUsage } from '../trajectory/model';
 

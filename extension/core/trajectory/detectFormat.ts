@@ -19,8 +19,25 @@ function isEventList(list: unknown[]): boolean {
   return !!first && has(first, 'id', 'source') && ('action' in first || 'observation' in first);
 }
 
+/** The chat roles the scaffolds write (OpenAI's, plus mini-swe-agent's `exit`). */
+const CHAT_ROLES: ReadonlySet<string> = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function', 'exit']);
+
 function isMessageList(list: unknown[]): boolean {
-  return list.length > 0 && list.every((m) => isObject(m) && typeof m.role === 'string');
+  return list.length > 0 && list.every((m) => isObject(m) && typeof m.role === 'string' && CHAT_ROLES.has(m.role));
+}
+
+/** Messages with a role each, some of them not a chat role: what a refusal names. */
+function foreignRoles(list: unknown[]): string[] | undefined {
+  if (list.length === 0 || !list.every((m) => isObject(m) && typeof m.role === 'string')) return undefined;
+  const unknown = [...new Set(list.map((m) => (m as Json).role as string))].filter((r) => !CHAT_ROLES.has(r));
+  return unknown.length > 0 ? unknown : undefined;
+}
+
+/** The fields an rLLM step holds; a `steps` list whose items have none of them is something else (a build's steps). */
+const RLLM_STEP_KEYS = ['action', 'observation', 'model_response', 'thought', 'chat_completions', 'response_ids', 'done', 'info', 'reward'] as const;
+
+function isRllmStepList(steps: unknown[]): boolean {
+  return steps.every((s) => isObject(s) && RLLM_STEP_KEYS.some((k) => k in s));
 }
 
 const FENCED_COMMAND = /```(?:bash|mswea_bash_command)[ \t]*\n/;
@@ -39,9 +56,9 @@ function objectFormat(o: Json): TrajectoryFormat | undefined {
   if (Array.isArray(o.history) && isEventList(o.history)) return 'openhands';
   if (Array.isArray(o.trajectory) || Array.isArray(o.attempts)) return 'swe-agent';
   if (Array.isArray(o.history) && isMessageList(o.history)) return 'swe-agent';
-  if (Array.isArray(o.trajectories) && isObject(firstObject(o.trajectories)) && Array.isArray(firstObject(o.trajectories)!.steps)) return 'rllm';
+  if (Array.isArray(o.trajectories) && isObject(firstObject(o.trajectories)) && Array.isArray(firstObject(o.trajectories)!.steps) && isRllmStepList(firstObject(o.trajectories)!.steps as unknown[])) return 'rllm';
   if (Array.isArray(o.steps) && isObject(o.task) && isObject(o.outcome) && isObject(o.meta)) return 'canonical';
-  if (Array.isArray(o.steps) && ('uid' in o || 'reward' in o)) return 'rllm';
+  if (Array.isArray(o.steps) && ('uid' in o || 'reward' in o) && isRllmStepList(o.steps)) return 'rllm';
   if (Array.isArray(o.messages)) {
     if ('trajectory_id' in o || 'finish_reason' in o) return 'skyrl';
     if (isObject(o.info) && ('mini_version' in o.info || 'config' in o.info)) return 'mini-swe-agent';
@@ -58,6 +75,35 @@ export function detectFormat(value: unknown): TrajectoryFormat | undefined {
     return undefined;
   }
   return isObject(value) ? objectFormat(value) : undefined;
+}
+
+/** Why a value that is almost a trajectory is not one: the closest format and what it lacks. */
+export interface NearMiss {
+  closest: TrajectoryFormat;
+  missing: string;
+}
+
+/** The format a refused value came closest to, for the error that refuses it. */
+export function nearestFormat(value: unknown): NearMiss | undefined {
+  const list = Array.isArray(value) ? value : isObject(value) && Array.isArray(value.history) ? value.history : isObject(value) && Array.isArray(value.messages) ? value.messages : undefined;
+  const roles = list && foreignRoles(list);
+  if (roles) {
+    const closest: TrajectoryFormat = isObject(value) && Array.isArray(value.history) ? 'swe-agent' : 'openai-messages';
+    return { closest, missing: `messages with chat roles (${[...CHAT_ROLES].join(', ')}); found role ${roles.map((r) => JSON.stringify(r)).join(', ')}` };
+  }
+  if (isObject(value)) {
+    const steps = Array.isArray(value.steps) ? value.steps : Array.isArray(value.trajectories) && isObject(firstObject(value.trajectories)) ? firstObject(value.trajectories)!.steps : undefined;
+    if (Array.isArray(steps) && !isRllmStepList(steps)) {
+      return { closest: 'rllm', missing: `steps holding any of ${RLLM_STEP_KEYS.join(', ')}; the first step has ${describeKeys(firstObject(steps))}` };
+    }
+  }
+  return undefined;
+}
+
+function describeKeys(o: Json | undefined): string {
+  if (!o) return 'no object';
+  const keys = Object.keys(o);
+  return keys.length === 0 ? 'no keys' : `keys ${keys.slice(0, 6).join(', ')}${keys.length > 6 ? ', ...' : ''}`;
 }
 
 const isSweBenchReport = (v: unknown) => isObject(v) && has(v, 'resolved') && ('tests_status' in v || 'patch_successfully_applied' in v);

@@ -30,7 +30,14 @@ function collectExpected(issue: Issue, into: Set<string>): void {
   else if (issue.code === 'invalid_union') for (const branch of issue.errors) for (const sub of branch) if (sub.path.length === 0) collectExpected(sub, into);
 }
 
+/** JSON numbers past ±1.8e308 (`1e400`) parse as Infinity, which no schema takes: said so, rather than "expected a number, got number". */
+export function outOfRangeNumber(value: unknown): string | undefined {
+  return typeof value === 'number' && !Number.isFinite(value) ? `a number too large for a 64-bit float (it reads as ${value}); expected a finite number` : undefined;
+}
+
 function problemOf(issue: Issue, value: unknown): string {
+  const range = outOfRangeNumber(value);
+  if (range) return range;
   const expected = new Set<string>();
   collectExpected(issue, expected);
   if (expected.size > 0) return `expected ${[...expected].join(' or ')}, got ${describeJsonType(value)}`;

@@ -39,6 +39,12 @@ function located(err: Error, text: string, file: string, firstLine: number): Inp
   const { line, column } = lineColumnAt(text, truncated ? end : offset);
   const where = `line ${line + firstLine - 1}, column ${column}`;
   if (truncated) return new InputError(file, where, 'unexpected end of JSON: the file looks truncated');
+  const at = text.charCodeAt(offset);
+  if (at === 0xfeff) return new InputError(file, where, 'invalid JSON: a byte order mark (U+FEFF) where JSON was expected');
+  if (at < 0x20 && at !== 0x09 && at !== 0x0a && at !== 0x0d) {
+    const code = `U+${at.toString(16).toUpperCase().padStart(4, '0')}`;
+    return new InputError(file, where, `invalid JSON: a control character (${code})${at === 0 ? ', so binary data rather than JSON text' : ''}`);
+  }
   const reason = err.message.replace(/\s*(in JSON )?at position \d+.*$/, '').replace(/, (?:\.\.\.)?".*$/s, '');
   return new InputError(file, where, `invalid JSON: ${reason.charAt(0).toLowerCase()}${reason.slice(1)}`);
 }

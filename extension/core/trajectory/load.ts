@@ -1,10 +1,11 @@
-import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
+import { basename } from 'node:path';
 import { InputError, throwIfAborted } from '../errors';
+import { withoutCompressionSuffix, type InputLimits } from '../input/inputSource';
+import { parseJsonDocument } from '../input/jsonDocument';
+import { inputLines, lineTooLong, readInputText } from '../input/readInput';
 import { TRAJECTORY_FORMATS, type Step, type Trajectory, type TrajectoryFormat } from './model';
-import { describeForeignJson, detectFormat } from './detectFormat';
-import { parseJsonText, resolvePointer } from './jsonText';
+import { describeForeignJson, detectFormat, nearestFormat } from './detectFormat';
+import { resolvePointer } from './jsonText';
 import type { ImportContext } from './importContext';
 import { importSweAgent } from './importers/sweAgent';
 import { importMiniSweAgent } from './importers/miniSweAgent';
@@ -45,6 +46,7 @@ export interface LoadOptions {
   signal?: AbortSignal;
   /** Which record of a JSONL file to load (0-based, default the first). */
   record?: number;
+  limits?: Partial<InputLimits>;
 }
 
 export interface ImportOptions {
@@ -57,6 +59,8 @@ export interface ImportOptions {
 export function importTrajectory(value: unknown, options: ImportOptions): Trajectory {
   const format = options.format ?? detectFormat(value);
   if (format === undefined) {
+    const near = nearestFormat(value);
+    if (near) throw new InputError(options.file, '$', `not a trajectory: closest to ${near.closest}, but it lacks ${near.missing}`);
     throw new InputError(options.file, '$', `not a trajectory: it looks like ${describeForeignJson(value)}; tried ${TRAJECTORY_FORMATS.join(', ')}`);
   }
   const ctx: ImportContext = options.line === undefined ? { file: options.file, base: [] } : { file: options.file, base: [], line: options.line };
@@ -86,18 +90,18 @@ async function loadJsonl(file: string, options: LoadOptions): Promise<LoadedTraj
   const wanted = options.record ?? 0;
   let records = 0;
   let chosen: { text: string; line: number } | undefined;
-  let lineNo = 0;
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  for await (const text of lines) {
-    lineNo++;
+  for await (const l of inputLines(file, options)) {
     throwIfAborted(options.signal);
-    if (text.trim() === '') continue;
-    if (records === wanted) chosen = { text, line: lineNo };
+    if (!l.tooLong && l.text.trim() === '') continue;
+    if (records === wanted) {
+      if (l.tooLong) throw lineTooLong(file, l.line, options);
+      chosen = { text: l.text, line: l.line };
+    }
     records++;
   }
   if (records === 0) throw new InputError(file, undefined, 'empty file: no JSON lines');
   if (!chosen) throw new InputError(file, undefined, `record ${wanted} does not exist: the file holds ${records} JSON lines`);
-  return finish(file, parseJsonText(chosen.text, file, chosen.line), options, { line: chosen.line, records });
+  return finish(file, parseJsonDocument(chosen.text, file, { firstLine: chosen.line, limits: options.limits }), options, { line: chosen.line, records });
 }
 
 function loadJsonlText(file: string, text: string, options: LoadOptions): LoadedTrajectory {
@@ -106,27 +110,24 @@ function loadJsonlText(file: string, text: string, options: LoadOptions): Loaded
   const nonEmpty = lines.flatMap((l, i) => (l.trim() === '' ? [] : [i]));
   const at = nonEmpty[wanted];
   if (at === undefined) throw new InputError(file, undefined, `record ${wanted} does not exist: the file holds ${nonEmpty.length} JSON lines`);
-  return finish(file, parseJsonText(lines[at]!, file, at + 1), options, { line: at + 1, records: nonEmpty.length });
+  return finish(file, parseJsonDocument(lines[at]!, file, { firstLine: at + 1, limits: options.limits }), options, { line: at + 1, records: nonEmpty.length });
 }
 
 /**
- * Reads a trajectory file of any supported format: JSON is read once and parsed once, JSONL
- * line by line; the trajectory shares its strings with the parsed file.
+ * Reads a trajectory file of any supported format through the input layer (gzip and zstd,
+ * pipes, size and depth limits): JSON is read once and parsed once, JSONL line by line; the
+ * trajectory shares its strings with the parsed file.
  */
 export async function loadTrajectory(file: string, options: LoadOptions = {}): Promise<LoadedTrajectory> {
   throwIfAborted(options.signal);
-  const info = await stat(file).catch((err: NodeJS.ErrnoException) => {
-    throw new InputError(file, undefined, err.code === 'ENOENT' ? 'no such file' : `cannot read: ${err.message}`);
-  });
-  if (info.isDirectory()) throw new InputError(file, undefined, 'is a folder, not a trajectory file');
-  if (info.size === 0) throw new InputError(file, undefined, 'empty file');
-  if (/\.jsonl$/i.test(file)) return loadJsonl(file, options);
-  const text = await readFile(file, { encoding: 'utf8', signal: options.signal });
+  if (/\.jsonl$/i.test(withoutCompressionSuffix(basename(file)))) return loadJsonl(file, options);
+  const { text } = await readInputText(file, options);
   throwIfAborted(options.signal);
+  if (text === '') throw new InputError(file, undefined, 'empty file');
   if (text.trim() === '') throw new InputError(file, undefined, 'empty file: only whitespace');
   let root: unknown;
   try {
-    root = parseJsonText(text, file);
+    root = parseJsonDocument(text, file, options);
   } catch (err) {
     if (looksLikeJsonl(text)) return loadJsonlText(file, text, options);
     throw err;

@@ -67,14 +67,16 @@ describe('index cache', () => {
     assert.equal(index.rollouts.length, cold.rollouts.length + 1);
   });
 
-  thirdPartyFiles.test('a half-written last line is not an error and is picked up once complete', async () => {
+  thirdPartyFiles.test('a half-written last line is named, not indexed, and picked up once complete', async () => {
     const file = join(root, 'attempt_4/deepswe.jsonl');
     const line = record('acme__widgets-404', 2);
     appendFileSync(file, line.slice(0, 120));
     const { run } = countingIndex(root, cacheDir);
     const partial = await run();
     assert.equal(partial.rollouts.some((r) => r.instance === 'acme__widgets-404'), false);
-    assert.deepEqual(partial.errors, cold.errors);
+    const torn = partial.errors.filter((e) => !cold.errors.some((c) => c.file === e.file && c.line === e.line));
+    assert.deepEqual(torn.map((e) => [e.file, e.line]), [['attempt_4/deepswe.jsonl', 5]]);
+    assert.match(torn[0]!.message, /incomplete last line/);
     appendFileSync(file, line.slice(120) + '\n');
     const complete = await run();
     assert.equal(complete.rollouts.find((r) => r.instance === 'acme__widgets-404')?.id, 'attempt_4/deepswe.jsonl:5');

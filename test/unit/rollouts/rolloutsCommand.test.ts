@@ -1,3 +1,4 @@
+import { InputError } from '../../../extension/core/errors';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -83,7 +84,8 @@ describe('swe-workbench rollouts', () => {
 
   thirdPartyFiles.test('bad input is a usage error that says what and where', async () => {
     await assert.rejects(run([root, '--filter', 'steps>>1']), (err: unknown) => err instanceof CliError && /filter: column 7: expected a value after '>', got '>'/.test(err.message));
-    await assert.rejects(run([join(root, 'missing')]), (err: unknown) => err instanceof CliError && /missing: no such folder/.test(err.message));
+    // A missing folder is an input error (exit 1, as in inspect), not a usage error.
+    await assert.rejects(run([join(root, 'missing')]), (err: unknown) => err instanceof InputError && !(err instanceof CliError) && /missing: no such folder/.test(err.message));
     await assert.rejects(run([]), (err: unknown) => err instanceof CliError && /expected one folder, got 0/.test(err.message));
     await assert.rejects(run([root, '--k', '0']), /--k expects positive integers/);
   });

@@ -11,7 +11,7 @@ import { DEFAULT_NORMALISERS } from '../../../extension/core/session/divergence'
 import { planSession, sessionSources, type SessionPlan } from '../../../extension/core/session/launcher';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { launchRequest } from '../../../extension/vscode/session/sessionLaunch';
-import { startPolicyServer } from '../../helpers/policyServer';
+import { startPolicyServer } from '../../../extension/core/policy/scriptedPolicyServer';
 import { thirdParty } from '../../helpers/trajectoryFiles';
 
 const RECORDING = thirdParty('swe-agent/marshmallow-1867.function_calling.traj');

@@ -1,0 +1,141 @@
+import { InputError } from '../errors';
+import { formatBytes, limitsOf, openInput, type Compression, type InputLimits } from './inputSource';
+
+export interface ReadOptions {
+  limits?: Partial<InputLimits>;
+  signal?: AbortSignal;
+}
+
+export interface InputText {
+  text: string;
+  compression: Compression;
+  /** Bytes read (after decompression). */
+  bytes: number;
+}
+
+const UTF8_BOM = '\uFEFF';
+
+function tooLarge(file: string, maxBytes: number, where?: string): InputError {
+  return new InputError(file, where, `larger than the ${formatBytes(maxBytes)} limit for one document (set SWE_WORKBENCH_MAX_INPUT_MB to raise it)`);
+}
+
+/** A UTF-16 file (its BOM, or NUL bytes between ASCII letters) is named as such: decoded as UTF-8 it is noise. */
+function assertUtf8(file: string, head: Buffer): void {
+  if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)) {
+    throw new InputError(file, undefined, 'UTF-16 text (it starts with a UTF-16 byte order mark); save it as UTF-8');
+  }
+}
+
+/**
+ * The whole of `file` as text, decompressed, at most `maxBytes` long: a larger one fails at
+ * once (a regular file, from its size) or as soon as the limit is passed (a pipe, a compressed
+ * file), holding no more than the limit. A leading UTF-8 byte order mark is dropped.
+ */
+export async function readInputText(file: string, options: ReadOptions = {}): Promise<InputText> {
+  const { maxBytes } = limitsOf(options);
+  const source = await openInput(file, options);
+  if (!(source.regular && source.size !== undefined && source.size > maxBytes)) return collect(file, source.chunks, maxBytes, () => source.compression);
+  // Too large on disk: refused at once unless compressed (then judged by what it holds).
+  const it = source.chunks[Symbol.asyncIterator]();
+  const first = await it.next();
+  if (source.compression === undefined) {
+    await it.return?.(undefined);
+    throw tooLarge(file, maxBytes);
+  }
+  const rest = (async function* () {
+    if (!first.done) yield first.value;
+    for (let next = await it.next(); !next.done; next = await it.next()) yield next.value;
+  })();
+  return collect(file, rest, maxBytes, () => source.compression);
+}
+
+async function collect(file: string, chunks: AsyncIterable<Buffer>, maxBytes: number, compression: () => Compression): Promise<InputText> {
+  const parts: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of chunks) {
+    bytes += chunk.length;
+    if (bytes > maxBytes) throw tooLarge(file, maxBytes);
+    parts.push(chunk);
+  }
+  const buf = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  assertUtf8(file, buf);
+  let text = buf.toString('utf8');
+  if (text.startsWith(UTF8_BOM)) text = text.slice(1);
+  return { text, compression: compression(), bytes };
+}
+
+export interface InputLine {
+  /** 1-based. */
+  line: number;
+  /** The line's text; undefined when the line is longer than the limit (`tooLong`). */
+  text: string;
+  /** Longer than the limit: its text is not held, only counted. */
+  tooLong: boolean;
+  /** Byte offset just past this line's newline (or the end of the file for an unterminated last line). Raw file offsets when uncompressed. */
+  end: number;
+  terminated: boolean;
+  compression: Compression;
+}
+
+export interface LineOptions extends ReadOptions {
+  /** Byte offset of a line start to begin at (plain files only), and that line's 1-based number. */
+  start?: number;
+  firstLine?: number;
+  highWaterMark?: number;
+}
+
+/**
+ * Streams `file` line by line (JSONL, test logs), decompressed, with byte offsets so a later
+ * read can resume where this one stopped. Lines are split on raw bytes: a multi-byte character
+ * never straddles a newline in UTF-8, so decoding each line alone is exact. A line longer than
+ * the limit is reported as such and skipped without being held.
+ */
+export async function* inputLines(file: string, options: LineOptions = {}): AsyncGenerator<InputLine> {
+  const { maxBytes } = limitsOf(options);
+  const start = options.start ?? 0;
+  const source = await openInput(file, { ...options, start, highWaterMark: options.highWaterMark ?? 8 << 20 });
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let skipping = false;
+  let offset = start;
+  let line = options.firstLine ?? 1;
+  const emit = (piece: Buffer, terminated: boolean): InputLine => {
+    const size = pendingBytes + piece.length;
+    offset += size + (terminated ? 1 : 0);
+    const tooLong = skipping || size > maxBytes;
+    let text = '';
+    if (!tooLong) {
+      text = (pendingBytes > 0 ? Buffer.concat([...pending, piece]) : piece).toString('utf8');
+      if (line === 1 && text.startsWith(UTF8_BOM)) text = text.slice(1);
+    }
+    pending = [];
+    pendingBytes = 0;
+    skipping = false;
+    return { line: line++, text, tooLong, end: offset, terminated, compression: source.compression };
+  };
+  for await (const chunk of source.chunks) {
+    let from = 0;
+    for (let nl = chunk.indexOf(10, from); nl !== -1; nl = chunk.indexOf(10, from)) {
+      yield emit(chunk.subarray(from, nl), true);
+      from = nl + 1;
+    }
+    if (from < chunk.length) {
+      const rest = chunk.subarray(from);
+      if (skipping || pendingBytes + rest.length > maxBytes) {
+        // Over the limit: count the bytes, drop them.
+        skipping = true;
+        pendingBytes += rest.length;
+        pending = [];
+      } else {
+        pending.push(Buffer.from(rest));
+        pendingBytes += rest.length;
+      }
+    }
+  }
+  if (pendingBytes > 0) yield emit(Buffer.alloc(0), false);
+}
+
+/** The error for a line `inputLines` reported as too long. */
+export function lineTooLong(file: string, line: number, options: ReadOptions = {}): InputError {
+  return tooLarge(file, limitsOf(options).maxBytes, `line ${line}`);
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { asWorkbenchAction } from '../../../extension/core/aci/foreignTools';
+import { asWorkbenchAction } from '../../../extension/core/session/foreignTools';
 import { RecordingSource } from '../../../extension/core/session/actionSources';
 import { toolSetFor } from '../../../extension/core/aci/standardTools';
 import { importTrajectory } from '../../../extension/core/trajectory/load';

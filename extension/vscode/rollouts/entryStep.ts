@@ -1,5 +1,5 @@
 import type { Step, Trajectory } from '../../core/trajectory/model';
-import { stepHasError } from '../trajectory/stepView';
+import { stepHasError } from '../../core/trajectory/stepErrors';
 
 export type EntryReason = 'error' | 'divergence' | 'submission' | 'evidence' | 'end';
 

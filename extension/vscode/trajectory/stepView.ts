@@ -1,31 +1,49 @@
+import { actionKind } from '../../core/trajectory/actionKind';
 import type { Action, Step, Trajectory } from '../../core/trajectory/model';
+import { openFileAfter, outcomeText, runFacts } from '../../core/trajectory/runFacts';
+import { stepErrors } from '../../core/trajectory/stepErrors';
 import { MAX_STEP_RANGE, type StepDetail, type StepperBoot, type StepRange, type StepSummary, type TrajectoryHeader } from '../../protocol/stepper';
 
-/** Flags (set by importers and sessions) that make a step show an error mark. */
-const ERROR_FLAGS = new Set(['lint-rejected', 'timeout', 'error', 'format-error', 'cancelled']);
 const DIVERGED_FLAG = 'diverged';
 const LABEL_LENGTH = 80;
+/** The hover shows this much of a long action (a created file's text, a long heredoc). */
+const FULL_LABEL_LINES = 12;
+const FULL_LABEL_LENGTH = 1000;
 
-export function stepHasError(step: Step): boolean {
-  return step.formatError !== undefined || (step.exitCode !== undefined && step.exitCode !== 0) || (step.flags ?? []).some((f) => ERROR_FLAGS.has(f));
+/** A function call's raw text is its JSON; the timeline reads better as `tool arg arg`. */
+function actionText(action: Action): string {
+  const raw = action.raw.trim();
+  if (action.tool !== null && raw.startsWith('{') && Object.keys(action.args).length > 0) {
+    return [action.tool, ...Object.values(action.args).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))].join(' ');
+  }
+  return raw || action.tool || '(no action)';
 }
 
 function actionLabel(action: Action): string {
-  const firstLine = action.raw.trim().split('\n', 1)[0] ?? '';
-  const label = firstLine || action.tool || '(no action)';
+  const label = actionText(action).split('\n', 1)[0] ?? '';
   return label.length > LABEL_LENGTH ? `${label.slice(0, LABEL_LENGTH - 1)}…` : label;
+}
+
+function fullLabel(action: Action): string {
+  const lines = actionText(action).split('\n');
+  const shown = lines.slice(0, FULL_LABEL_LINES).join('\n');
+  const cut = shown.length > FULL_LABEL_LENGTH ? `${shown.slice(0, FULL_LABEL_LENGTH - 1)}…` : shown;
+  return lines.length > FULL_LABEL_LINES ? `${cut}\n… (${lines.length - FULL_LABEL_LINES} more lines)` : cut;
 }
 
 export function toStepSummary(step: Step): StepSummary {
   const flags = step.flags ?? [];
-  return { index: step.index, tool: step.action.tool, label: actionLabel(step.action), error: stepHasError(step), diverged: flags.includes(DIVERGED_FLAG), flags };
+  const errors = stepErrors(step).map((e) => e.detail);
+  return { index: step.index, tool: step.action.tool, kind: actionKind(step.action), label: actionLabel(step.action), fullLabel: fullLabel(step.action), error: errors.length > 0, errors, diverged: flags.includes(DIVERGED_FLAG), flags };
 }
 
 function actionView(action: Action): StepDetail['action'] {
-  return { raw: action.raw, tool: action.tool, args: action.args };
+  return { raw: action.raw, tool: action.tool, kind: actionKind(action), args: action.args };
 }
 
-export function toStepDetail(step: Step): StepDetail {
+/** A step's detail; `trajectory` tells which file is open after it (state may be recorded before the action). */
+export function toStepDetail(step: Step, trajectory?: Pick<Trajectory, 'steps' | 'meta'>): StepDetail {
+  const openFile = trajectory ? openFileAfter(trajectory, step.index) : step.state?.openFile;
   return {
     index: step.index,
     thought: step.thought,
@@ -37,10 +55,11 @@ export function toStepDetail(step: Step): StepDetail {
     tokens: step.tokens,
     logprobs: (step.logprobs ?? []).map(({ token, logprob }) => ({ token, logprob })),
     diff: step.state?.diff,
-    openFile: step.state?.openFile,
+    ...(openFile !== undefined ? { openFile } : {}),
     workingDir: step.state?.workingDir,
     formatError: step.formatError,
     flags: step.flags ?? [],
+    errors: stepErrors(step),
     hasSource: (step.source?.pointers.length ?? 0) > 0 || step.source?.line !== undefined,
   };
 }
@@ -57,6 +76,10 @@ export function toTrajectoryHeader(trajectory: Trajectory, fileName: string): Tr
     exitStatus: trajectory.outcome.exitStatus,
     resolved: trajectory.outcome.resolved,
     reward: trajectory.outcome.reward,
+    outcome: outcomeText(trajectory.outcome),
+    ...runFacts(trajectory),
+    problemStatement: trajectory.task.problemStatement,
+    hasSubmission: (trajectory.outcome.submission ?? '').trim() !== '',
     tools: [...tools].sort(),
   };
 }
@@ -84,7 +107,7 @@ export function bootPayload(trajectory: Trajectory, fileName: string, index: num
     ok: true,
     header: toTrajectoryHeader(trajectory, fileName),
     summaries: stepsInRange(trajectory.steps, { start: 0, end: MAX_STEP_RANGE }).map(toStepSummary),
-    ...(step ? { detail: toStepDetail(step) } : {}),
+    ...(step ? { detail: toStepDetail(step, trajectory) } : {}),
     reveal,
   };
 }

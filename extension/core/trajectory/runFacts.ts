@@ -1,16 +1,21 @@
 import type { ModelStats, Step, Trajectory } from './model';
 
 /**
- * What a run cost and how it ended, with `undefined` wherever the recording does not say.
- * A scaffold that did not count (SWE-agent replays, most RL exports) writes zeros for cost,
- * tokens and calls alike; zero calls on a run that took steps is that, not a free run.
+ * What a run cost and used, with `undefined` wherever the recording does not say. Scaffolds
+ * that do not count (SWE-agent replays and demos, most RL exports) write zeros: zero tokens
+ * for a run that took steps is "not counted", and a zero cost beside uncounted tokens is too.
+ * A zero cost beside counted tokens stays: a local model is free.
  */
 export function recordedModelStats(stats: ModelStats | undefined, stepCount: number): ModelStats | undefined {
   if (!stats) return undefined;
-  const values = [stats.instanceCost, stats.tokensSent, stats.tokensReceived, stats.apiCalls].filter((v): v is number => v !== undefined);
-  if (values.length === 0) return undefined;
-  if (stepCount > 0 && values.every((v) => v === 0)) return undefined;
-  return stats;
+  const ran = stepCount > 0 || (stats.apiCalls ?? 0) > 0;
+  const tokensCounted = (stats.tokensSent ?? 0) + (stats.tokensReceived ?? 0) > 0 || !ran;
+  const out: ModelStats = {};
+  if (tokensCounted && stats.tokensSent !== undefined) out.tokensSent = stats.tokensSent;
+  if (tokensCounted && stats.tokensReceived !== undefined) out.tokensReceived = stats.tokensReceived;
+  if (stats.instanceCost !== undefined && (stats.instanceCost > 0 || tokensCounted)) out.instanceCost = stats.instanceCost;
+  if (stats.apiCalls !== undefined && (stats.apiCalls > 0 || stepCount === 0)) out.apiCalls = stats.apiCalls;
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 export interface RunFacts {

@@ -11,7 +11,8 @@ import type { RewardShown } from '../reward/activateReward';
 import { SECTION } from '../settings';
 import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
 import { openRollout, type OpenedRollout } from './openRollout';
-import { InstanceCatalog, patchSourceOf, rewardSourcesOf } from './rolloutSources';
+import { InstanceCatalog, patchSourceOf, rewardSourcesOf, rolloutFile } from './rolloutSources';
+import { withRecord } from '../trajectory/trajectoryDocument';
 import { ROLLOUTS_TABLE_VIEW, RolloutsTablePanel } from './rolloutsTablePanel';
 import { RolloutsSource } from './rolloutsSource';
 import { RolloutsTreeProvider, type RolloutsNode } from './rolloutsTree';
@@ -90,6 +91,19 @@ export function activateRollouts(context: vscode.ExtensionContext, log: vscode.L
     const { root, rollout } = located(id);
     return vscode.commands.executeCommand<PatchShown | undefined>('sweWorkbench.patch.show', await patchSourceOf(root, rollout, instances()));
   };
+  /** The trajectories of the rollout's instance, each as the stepper opens it, for the compare view. */
+  const compareGroup = async (id: string): Promise<unknown> => {
+    const { root, rollout } = located(id);
+    const group = (source.index?.rollouts ?? []).filter((r) => r.instance === rollout.instance);
+    if (group.length < 2) throw new Error(`${rollout.instance} has only this rollout: there is nothing to compare it with`);
+    const uris = await Promise.all(
+      group.map(async (r) => {
+        const { file, record } = await rolloutFile(root, r);
+        return record === undefined ? vscode.Uri.file(file) : withRecord(vscode.Uri.file(file), record);
+      }),
+    );
+    return vscode.commands.executeCommand('sweWorkbench.compare.open', uris);
+  };
   /** Runs a rollout action for a command or a table row: a failure becomes one message naming the rollout. */
   const reporting = <T>(verb: string, action: (id: string) => Promise<T>) => async (arg: unknown): Promise<T | undefined> => {
     let id = '';
@@ -106,6 +120,7 @@ export function activateRollouts(context: vscode.ExtensionContext, log: vscode.L
     open: (r: Rollout) => open(r.id),
     showReward: async (r: Rollout) => (await reporting('show the reward of', showReward)(r.id)) !== undefined,
     showPatch: async (r: Rollout) => (await reporting('show the patch of', showPatch)(r.id)) !== undefined,
+    compareGroup: async (r: Rollout) => (await reporting('compare the group of', compareGroup)(r.id)) !== undefined,
   };
   const adopt = (panel: vscode.WebviewPanel, problem: string | null = null): RolloutsTablePanel => {
     const created = new RolloutsTablePanel(panel, source, context.extensionUri, log, actions, problem);

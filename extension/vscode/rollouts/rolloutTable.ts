@@ -25,6 +25,14 @@ export function rolloutStatus(r: Rollout): RolloutStatus {
   return 'unknown';
 }
 
+/**
+ * The failure class a row shows: the core's, except that a rollout nothing graded (no
+ * evaluation, no `resolved`, no reward) says "not graded" rather than a class of failure.
+ */
+export function failureLabel(r: Rollout): string {
+  return r.failure === 'unknown' && r.resolved === null && r.reward === undefined ? 'not graded' : r.failure;
+}
+
 export function toRolloutRow(r: Rollout): RolloutRow {
   return {
     id: r.id,
@@ -35,7 +43,7 @@ export function toRolloutRow(r: Rollout): RolloutRow {
     exit: r.exitStatus ?? null,
     resolved: r.resolved,
     reward: r.reward ?? null,
-    failure: r.failure,
+    failure: failureLabel(r),
     status: rolloutStatus(r),
     evidence: r.evidence.detail,
     tests: r.evidence.tests ?? [],

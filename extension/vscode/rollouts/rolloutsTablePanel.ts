@@ -4,7 +4,7 @@ import type { Rollout } from '../../core/rollouts/record';
 import { searchRollouts } from '../../core/rollouts/rolloutSearch';
 import type { ProtocolError } from '../../protocol/ipc';
 import { ProtocolFailure } from '../../protocol/ipc';
-import { rolloutsChanged, rolloutsHeader, rolloutsLocate, rolloutsOpen, rolloutsQuery, rolloutsRows, rolloutsShowPatch, rolloutsShowReward, type RolloutQuery } from '../../protocol/rollouts';
+import { rolloutsChanged, rolloutsHeader, rolloutsLocate, rolloutsOpen, rolloutsQuery, rolloutsRows, rolloutsShowPatch, rolloutsCompareGroup, rolloutsShowReward, type RolloutQuery } from '../../protocol/rollouts';
 import { Disposable } from '../dispose';
 import { showView, webviewOptions } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
@@ -40,6 +40,8 @@ export interface RolloutActions {
   open(rollout: Rollout): Promise<{ index: number }>;
   showReward(rollout: Rollout): Promise<boolean>;
   showPatch(rollout: Rollout): Promise<boolean>;
+  /** Compares the rollouts of the rollout's instance (its GRPO group). */
+  compareGroup(rollout: Rollout): Promise<boolean>;
 }
 
 /** The rollouts table: one panel that answers its webview's range requests from the source's index. */
@@ -69,6 +71,7 @@ export class RolloutsTablePanel extends Disposable {
     this.messenger.onRequest(rolloutsOpen, async ({ id }) => ({ step: (await actions.open(this.rollout(id))).index }));
     this.messenger.onRequest(rolloutsShowReward, async ({ id }) => ({ shown: await actions.showReward(this.rollout(id)) }));
     this.messenger.onRequest(rolloutsShowPatch, async ({ id }) => ({ shown: await actions.showPatch(this.rollout(id)) }));
+    this.messenger.onRequest(rolloutsCompareGroup, async ({ id }) => ({ shown: await actions.compareGroup(this.rollout(id)) }));
     this.messenger.onRequest(rolloutsLocate, async ({ query, id }, signal) => {
       const index = (await this.rowsOf(query, signal)).findIndex((r) => r.id === id);
       return { index: index < 0 ? null : index };

@@ -65,3 +65,17 @@ describe("a step's diff when the recording keeps none", () => {
     assert.match(find.kind === 'none' ? find.reason : '', /^Step 5 \(a search action\) changes no file/);
   });
 });
+
+describe('model stats that were not counted', () => {
+  test('zero tokens beside 11 calls: tokens and cost unknown, the calls kept', async () => {
+    const { trajectory: t } = await loadTrajectory(thirdParty('swe-agent/marshmallow-1867.function_calling.traj'));
+    assert.deepEqual(t.outcome.modelStats, { instanceCost: 0, tokensSent: 0, tokensReceived: 0, apiCalls: 11 });
+    const { calls, cost, tokensIn, tokensOut } = runFacts(t);
+    assert.deepEqual({ calls, cost, tokensIn, tokensOut }, { calls: 11, cost: undefined, tokensIn: undefined, tokensOut: undefined });
+  });
+
+  test('a free local model: zero cost beside counted tokens is a real zero', () => {
+    const facts = runFacts({ steps: [], outcome: { modelStats: { instanceCost: 0, tokensSent: 900, tokensReceived: 40, apiCalls: 2 } } });
+    assert.deepEqual(facts, { cost: 0, tokensIn: 900, tokensOut: 40, calls: 2 });
+  });
+});

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Frame, Page } from 'playwright-core';
+import { TrajectoryRecorder, writeTrajectoryFile } from '../../extension/core/session/trajectoryRecorder';
+import { loadTrajectory } from '../../extension/core/trajectory/load';
+import { launchBrowser, launchBrowserOn, webviewFrame } from '../helpers/browser';
+import { THEMES, runCommand, setTheme, waitForExtension } from '../helpers/workbench';
+
+const url = process.env.SWE_WORKBENCH_E2E_URL;
+const workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE;
+const settingsFile = process.env.SWE_WORKBENCH_E2E_SETTINGS;
+const out = process.env.SWE_WORKBENCH_E2E_OUT;
+const WINDOWED = 'marshmallow-1867.windowed.traj';
+const FUNCTION_CALLING = 'marshmallow-1867.function_calling.traj';
+const FORK = 'marshmallow-1867.fork.traj.json';
+const RUNS = [WINDOWED, FUNCTION_CALLING, FORK];
+
+/** A fork of the function-calling run after its step 5 that ran the test suite and stopped: recorded as a session writes it. */
+async function writeFork(file: string): Promise<void> {
+  const parent = (await loadTrajectory(path.join(workspace!, FUNCTION_CALLING))).trajectory;
+  const recorder = new TrajectoryRecorder(parent.task, { parent: { id: FUNCTION_CALLING, forkStep: 4 } });
+  for (const step of parent.steps.slice(0, 5)) recorder.append(step);
+  const command = 'python -m pytest tests/test_fields.py -q';
+  recorder.append({ index: 5, thought: 'Run the field tests first.', action: { raw: command, tool: 'bash', args: { command } }, observation: '1 failed, 40 passed', exitCode: 1 });
+  await writeTrajectoryFile(file, recorder.trajectory({ exitStatus: 'exit_cost' }));
+}
+
+describe('comparing runs of one task in code-server', () => {
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let page: Page;
+  let compare: Frame;
+
+  /** Selects the three runs in the explorer (click, then Ctrl+click) and runs Compare Trajectories… from its context menu. */
+  async function compareFromExplorer(): Promise<Frame> {
+    await runCommand(page, 'View: Show Explorer');
+    const row = (name: string) => page.locator('.explorer-folders-view .monaco-list-row', { hasText: new RegExp(`^${name.replace(/[.]/g, '\\.')}$`) });
+    await row(RUNS[0]!).waitFor({ timeout: 30_000 });
+    await row(RUNS[0]!).click();
+    for (const name of RUNS.slice(1)) await row(name).click({ modifiers: ['Control'] });
+    assert.equal(await page.locator('.explorer-folders-view .monaco-list-row.selected').count(), 3);
+    await row(RUNS[2]!).click({ button: 'right' });
+    await page.locator('.monaco-menu .action-label', { hasText: 'Compare Trajectories…' }).click();
+    return webviewFrame(page, '#compare-title', 60_000);
+  }
+
+  before(async () => {
+    assert.ok(url && workspace && settingsFile && out, 'run through scripts/run-vscode-tests.mjs e2e');
+    await writeFork(path.join(workspace, FORK));
+    browser = await launchBrowserOn(url, workspace);
+    page = browser.page;
+    await waitForExtension(page);
+    compare = await compareFromExplorer().catch(async (error: unknown) => {
+      await page.screenshot({ path: path.join(out, 'compare-open-failed.png') });
+      throw error;
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  test('three runs from the explorer: one view, titled with their task', async () => {
+    assert.equal(await compare.locator('#compare-title').textContent(), 'Compare 3 runs of marshmallow-code__marshmallow-1867');
+    assert.deepEqual(await compare.locator('#compare-outcomes thead th:not(.row-head)').allTextContents(), RUNS);
+    assert.equal(await compare.locator('#compare-warning').count(), 0);
+  });
+
+  test('steps are aligned by action and the first point where they part is marked', async () => {
+    const first = compare.locator('tr.first-divergence');
+    assert.equal(await first.count(), 1);
+    assert.equal(await first.getAttribute('data-row'), '5');
+    assert.equal(await compare.locator('#first-divergence').textContent(), ' The runs part here');
+    // Before it, every run took the same action on the same row; at it the fork ran the tests.
+    assert.deepEqual(await compare.locator('tr.same[data-row="0"] .step-label').allTextContents(), ['create reproduce.py', 'create reproduce.py', 'create reproduce.py']);
+    assert.match((await first.locator('td').nth(2).textContent()) ?? '', /python -m pytest tests\/test_fields\.py -q/);
+    assert.ok((await compare.locator('td.gap').count()) >= 5, "the fork's missing steps are gaps");
+    assert.match((await compare.locator('#compare-summary').textContent()) ?? '', /^the runs part at row 6: /);
+  });
+
+  test('outcomes and final patches side by side, unknown said as unknown', async () => {
+    assert.deepEqual(await compare.locator('tr[data-fact="cost"] td').allTextContents(), ['unknown', 'unknown', 'unknown']);
+    assert.deepEqual(await compare.locator('tr[data-fact="steps"] td').allTextContents(), ['11', '11', '6']);
+    assert.deepEqual(await compare.locator('tr[data-fact="outcome"] td').allTextContents(), ['not graded, exit: submitted', 'not graded, exit: submitted', 'not graded, exit: exit_cost']);
+    assert.equal(await compare.locator('#compare-patches .patch-column .d2h-file-wrapper').count(), 2);
+    assert.equal(await compare.locator('#compare-patches .patch-column .patch-problem', { hasText: 'This run submitted no patch.' }).count(), 1);
+  });
+
+  test("a step of the compare opens in that run's stepper", async () => {
+    await compare.locator('tr.first-divergence td').nth(2).locator('button').click();
+    const stepper = await webviewFrame(page, '#step-title', 30_000);
+    await stepper.locator('#step-title', { hasText: 'Step 6 of 6' }).waitFor({ timeout: 15_000 });
+    assert.equal(await stepper.locator('#file-name').textContent(), FORK);
+    await runCommand(page, 'View: Close All Editors');
+  });
+
+  test('is readable in the dark, light and high-contrast themes', async () => {
+    for (const theme of Object.keys(THEMES) as (keyof typeof THEMES)[]) {
+      await setTheme(page, settingsFile!, theme);
+      await waitForExtension(page);
+      compare = await compareFromExplorer();
+      await compare.locator(`body.${THEMES[theme].webviewClass} #first-divergence`).waitFor({ timeout: 30_000 });
+      await page.screenshot({ path: path.join(out!, `compare-${theme}.png`) });
+      const foreground = await compare.locator('#compare-title').evaluate((e) => getComputedStyle(e).color);
+      const background = await compare.locator('body').evaluate((e) => getComputedStyle(e).backgroundColor);
+      assert.notEqual(foreground, background, `${theme}: text and background differ`);
+      const mark = await compare.locator('#first-divergence td').evaluate((e) => getComputedStyle(e).color);
+      assert.notEqual(mark, background, `${theme}: the divergence mark reads against the background`);
+      await runCommand(page, 'View: Close All Editors');
+    }
+  });
+});

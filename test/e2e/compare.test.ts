@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
-import { TrajectoryRecorder, writeTrajectoryFile } from '../../extension/core/session/trajectoryRecorder';
-import { loadTrajectory } from '../../extension/core/trajectory/load';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { launchBrowser, launchBrowserOn, webviewFrame } from '../helpers/browser';
 import { THEMES, runCommand, setTheme, waitForExtension } from '../helpers/workbench';
 
@@ -13,17 +12,20 @@ const settingsFile = process.env.SWE_WORKBENCH_E2E_SETTINGS;
 const out = process.env.SWE_WORKBENCH_E2E_OUT;
 const WINDOWED = 'marshmallow-1867.windowed.traj';
 const FUNCTION_CALLING = 'marshmallow-1867.function_calling.traj';
-const FORK = 'marshmallow-1867.fork.traj.json';
+const FORK = 'marshmallow-1867.fork.traj';
 const RUNS = [WINDOWED, FUNCTION_CALLING, FORK];
 
-/** A fork of the function-calling run after its step 5 that ran the test suite and stopped: recorded as a session writes it. */
-async function writeFork(file: string): Promise<void> {
-  const parent = (await loadTrajectory(path.join(workspace!, FUNCTION_CALLING))).trajectory;
-  const recorder = new TrajectoryRecorder(parent.task, { parent: { id: FUNCTION_CALLING, forkStep: 4 } });
-  for (const step of parent.steps.slice(0, 5)) recorder.append(step);
+/**
+ * A third run of the task: the function-calling run's file, cut after its step 5, with a sixth
+ * step that ran the tests instead of opening fields.py, and no submission (it ran out of budget).
+ */
+function writeFork(file: string): void {
+  const run = JSON.parse(readFileSync(path.join(workspace!, FUNCTION_CALLING), 'utf8')) as { trajectory: Array<Record<string, unknown>>; info: Record<string, unknown> };
   const command = 'python -m pytest tests/test_fields.py -q';
-  recorder.append({ index: 5, thought: 'Run the field tests first.', action: { raw: command, tool: 'bash', args: { command } }, observation: '1 failed, 40 passed', exitCode: 1 });
-  await writeTrajectoryFile(file, recorder.trajectory({ exitStatus: 'exit_cost' }));
+  const sixth = { ...run.trajectory[2], action: command, observation: '1 failed, 40 passed', thought: 'Run the field tests first.', response: command };
+  run.trajectory = [...run.trajectory.slice(0, 5), sixth];
+  run.info = { ...run.info, exit_status: 'exit_cost', submission: null };
+  writeFileSync(file, JSON.stringify(run));
 }
 
 describe('comparing runs of one task in code-server', () => {
@@ -46,7 +48,7 @@ describe('comparing runs of one task in code-server', () => {
 
   before(async () => {
     assert.ok(url && workspace && settingsFile && out, 'run through scripts/run-vscode-tests.mjs e2e');
-    await writeFork(path.join(workspace, FORK));
+    writeFork(path.join(workspace, FORK));
     browser = await launchBrowserOn(url, workspace);
     page = browser.page;
     await waitForExtension(page);

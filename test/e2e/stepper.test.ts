@@ -212,7 +212,7 @@ describe('the trajectory stepper in code-server', () => {
     assert.equal(await row.locator('.codicon-go-to-file').count(), 1);
     assert.equal(await stepper.locator('.step-row[data-index="10"]').getAttribute('data-kind'), 'edit');
     assert.equal(await stepper.locator('.step-row[data-index="10"] .codicon-edit').count(), 1);
-    assert.equal(await stepper.locator('.step-row[data-index="3"]').getAttribute('title'), '4. str_replace_editor view /testbed/pandas/io/sql.py [1030,1074]');
+    assert.equal(await stepper.locator('.step-row[data-index="3"]').getAttribute('title'), '4. str_replace_editor view /testbed/pandas/io/sql.py  --view_range 1030 1074');
   });
 
   test('"Errors only" on the pandas run (no exit codes) finds the traceback of step 8 and says what it was', async () => {
@@ -223,7 +223,7 @@ describe('the trajectory stepper in code-server', () => {
     assert.match((await stepper.locator('#step-errors').textContent()) ?? '', /output line \d+: sqlalchemy\.exc\.NoSuchModuleError: Can't load plugin: sqlalchemy\.dialects:duckdb/);
     await page.screenshot({ path: path.join(out!, 'stepper-errors-only.png') });
     await stepper.locator('#errors-only').click();
-    await stepper.locator('#filter-status', { hasText: /^$/ }).waitFor({ timeout: 10_000 });
+    await stepper.waitForFunction(() => document.getElementById('filter-status')?.textContent === '', undefined, { timeout: 10_000 });
   });
 
   test('a search that matches nothing says so; matches are highlighted; Esc clears the search', async () => {
@@ -244,7 +244,7 @@ describe('the trajectory stepper in code-server', () => {
     assert.ok((await stepper.locator('.step-row:not([hidden]) .step-label mark').count()) >= 1, 'a matching label is marked');
     await page.keyboard.press('Escape');
     await page.keyboard.press('Escape');
-    await stepper.locator('#filter-status', { hasText: /^$/ }).waitFor({ timeout: 10_000 });
+    await stepper.waitForFunction(() => document.getElementById('filter-status')?.textContent === '', undefined, { timeout: 10_000 });
     assert.equal(await stepper.locator('mark').count(), 0);
   });
 

@@ -38,3 +38,8 @@ export function highlighted(text: string, query: string): Node[] {
   if (from < text.length) nodes.push(document.createTextNode(text.slice(from)));
   return nodes;
 }
+
+/** Tokens in and out (`157,229 in · 797 out`); `unknown` when neither was counted. */
+export function formatTokens(tokensIn: number | undefined, tokensOut: number | undefined): string {
+  return tokensIn === undefined && tokensOut === undefined ? UNKNOWN : `${formatCount(tokensIn)} in · ${formatCount(tokensOut)} out`;
+}

@@ -1,6 +1,7 @@
 // zod/mini: the compare view's bundle carries these schemas.
 import * as z from 'zod/mini';
 import { requestType } from './ipc';
+import { RUN_FACTS_SHAPE } from './stepper';
 
 /**
  * The compare view's messages. The host reads two or more trajectories of one task, aligns
@@ -20,12 +21,7 @@ export const CompareRunSchema = z.object({
   instanceId: z.optional(z.string()),
   model: z.optional(z.string()),
   stepCount: Count,
-  outcome: z.string(),
-  cost: z.optional(z.number()),
-  tokensIn: z.optional(z.number()),
-  tokensOut: z.optional(z.number()),
-  calls: z.optional(z.number()),
-  duration: z.optional(z.number()),
+  ...RUN_FACTS_SHAPE,
   /** The final patch as submitted; '' when the run submitted none. */
   patch: z.string(),
 });

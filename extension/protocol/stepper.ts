@@ -17,15 +17,8 @@ export const StepRangeSchema = z.object({ start: StepIndex, end: StepIndex }).ch
 );
 export type StepRange = z.infer<typeof StepRangeSchema>;
 
-export const TrajectoryHeaderSchema = z.object({
-  fileName: z.string(),
-  format: z.string(),
-  stepCount: StepIndex,
-  instanceId: z.optional(z.string()),
-  model: z.optional(z.string()),
-  exitStatus: z.optional(z.string()),
-  resolved: z.optional(z.boolean()),
-  reward: z.optional(z.number()),
+/** How a run ended and what it used (core/trajectory/runFacts), in the stepper's header and the compare view. */
+export const RUN_FACTS_SHAPE = {
   /** How the run ended, in words (`resolved (reward 1), exit: submitted`, `not graded, exit: submitted`). */
   outcome: z.string(),
   /** The run's totals; absent where the recording does not say (shown as unknown, never 0). */
@@ -35,6 +28,18 @@ export const TrajectoryHeaderSchema = z.object({
   calls: z.optional(z.number()),
   /** Seconds. */
   duration: z.optional(z.number()),
+};
+
+export const TrajectoryHeaderSchema = z.object({
+  fileName: z.string(),
+  format: z.string(),
+  stepCount: StepIndex,
+  instanceId: z.optional(z.string()),
+  model: z.optional(z.string()),
+  exitStatus: z.optional(z.string()),
+  resolved: z.optional(z.boolean()),
+  reward: z.optional(z.number()),
+  ...RUN_FACTS_SHAPE,
   problemStatement: z.optional(z.string()),
   /** The run submitted a non-empty patch, which "Final Patch" opens in the patch view. */
   hasSubmission: z.boolean(),

@@ -1,6 +1,6 @@
 import { compareLoad, compareOpenStep, type CompareContent, type CompareRun } from '../../extension/protocol/compare';
 import { codicon, el } from '../dom';
-import { formatCost, formatCount, formatSeconds, UNKNOWN } from '../format';
+import { formatCost, formatCount, formatSeconds, formatTokens, UNKNOWN } from '../format';
 import type { Host } from '../host';
 import { renderPatch } from '../patch/patchHtml';
 import { kindIcon } from '../stepper/toolIcons';
@@ -10,7 +10,7 @@ const OUTCOME_ROWS: ReadonlyArray<[string, string, (r: CompareRun) => string]> =
   ['outcome', 'Outcome', (r) => r.outcome],
   ['steps', 'Steps', (r) => String(r.stepCount)],
   ['cost', 'Cost', (r) => formatCost(r.cost)],
-  ['tokens', 'Tokens', (r) => (r.tokensIn === undefined && r.tokensOut === undefined ? UNKNOWN : `${formatCount(r.tokensIn)} in · ${formatCount(r.tokensOut)} out`)],
+  ['tokens', 'Tokens', (r) => formatTokens(r.tokensIn, r.tokensOut)],
   ['calls', 'Calls', (r) => formatCount(r.calls)],
   ['duration', 'Duration', (r) => formatSeconds(r.duration)],
   ['model', 'Model', (r) => r.model ?? UNKNOWN],

@@ -20,7 +20,7 @@ import {
   type TrajectoryHeader,
 } from '../../extension/protocol/stepper';
 import { codicon, el, renderFatal } from '../dom';
-import { formatCost, formatCount, formatSeconds } from '../format';
+import { formatCost, formatCount, formatSeconds, formatTokens } from '../format';
 import type { Host } from '../host';
 import { keyMove, moveSelection, visibleSteps, type Move } from './navigation';
 import { STEP_BUTTONS, buttonForKey, renderStepDetail, type StepButton } from './stepDetailView';
@@ -132,14 +132,13 @@ export class Stepper {
   private runHeader(): HTMLElement {
     const h = this.header;
     const fact = (id: string, label: string, value: string) => el('span', { className: `run-fact${value === 'unknown' ? ' unknown' : ''}`, attrs: { id: `run-${id}` } }, [el('span', { className: 'run-fact-label', text: `${label} ` }), el('strong', { text: value })]);
-    const tokens = h.tokensIn === undefined && h.tokensOut === undefined ? 'unknown' : `${formatCount(h.tokensIn)} in · ${formatCount(h.tokensOut)} out`;
     const finalPatch = el('vscode-button', { attrs: { id: 'final-patch', secondary: '', title: h.hasSubmission ? "Open the run's submitted patch in the patch view" : 'The run submitted no patch' } }, [codicon('diff'), ' Final Patch']);
     if (!h.hasSubmission) finalPatch.setAttribute('disabled', '');
     finalPatch.addEventListener('click', () => void this.showFinalPatch());
     const facts = el('div', { className: 'run-facts' }, [
       fact('outcome', 'Outcome', h.outcome),
       fact('cost', 'Cost', formatCost(h.cost)),
-      fact('tokens', 'Tokens', tokens),
+      fact('tokens', 'Tokens', formatTokens(h.tokensIn, h.tokensOut)),
       fact('calls', 'Calls', formatCount(h.calls)),
       fact('duration', 'Duration', formatSeconds(h.duration)),
       finalPatch,

@@ -131,7 +131,8 @@ export class Stepper {
   /** How the run went, what it cost, and the task: the first thing asked of a failed run. */
   private runHeader(): HTMLElement {
     const h = this.header;
-    const fact = (id: string, label: string, value: string) => el('span', { className: `run-fact${value === 'unknown' ? ' unknown' : ''}`, attrs: { id: `run-${id}` } }, [el('span', { className: 'run-fact-label', text: `${label} ` }), el('strong', { text: value })]);
+    const fact = (id: string, label: string, value: string, title = '') =>
+      el('span', { className: `run-fact${value === 'unknown' ? ' unknown' : ''}`, attrs: { id: `run-${id}`, title: value === 'unknown' ? `${label}: not recorded in this file` : title } }, [el('span', { className: 'run-fact-label', text: `${label} ` }), el('strong', { text: value })]);
     const finalPatch = el('vscode-button', { attrs: { id: 'final-patch', secondary: '', title: h.hasSubmission ? "Open the run's submitted patch in the patch view" : 'The run submitted no patch' } }, [codicon('diff'), ' Final Patch']);
     if (!h.hasSubmission) finalPatch.setAttribute('disabled', '');
     finalPatch.addEventListener('click', () => void this.showFinalPatch());
@@ -140,7 +141,7 @@ export class Stepper {
       fact('cost', 'Cost', formatCost(h.cost)),
       fact('tokens', 'Tokens', formatTokens(h.tokensIn, h.tokensOut)),
       fact('calls', 'Calls', formatCount(h.calls)),
-      fact('duration', 'Duration', formatSeconds(h.duration)),
+      fact('duration', 'Duration', formatSeconds(h.duration), "From the first to the last step's timestamp, else the sum of the steps' execution times"),
       finalPatch,
     ]);
     const problem = h.problemStatement?.trim()

@@ -50,7 +50,7 @@ const GAP = -1;
 export function alignPair(a: readonly NormalisedAction[], b: readonly NormalisedAction[]): Array<[number, number]> {
   const n = a.length;
   const m = b.length;
-  const best: Float64Array[] = Array.from({ length: n + 1 }, () => new Float64Array(m + 1));
+  const best: Int32Array[] = Array.from({ length: n + 1 }, () => new Int32Array(m + 1));
   for (let i = 1; i <= n; i++) best[i]![0] = i * GAP;
   for (let j = 1; j <= m; j++) best[0]![j] = j * GAP;
   for (let i = 1; i <= n; i++) {

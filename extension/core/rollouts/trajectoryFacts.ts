@@ -1,5 +1,5 @@
 import type { Outcome, Step, Trajectory, TrajectoryFormat } from '../trajectory/model';
-import { recordedModelStats } from '../trajectory/runFacts';
+import { recordedModelStats, runDuration } from '../trajectory/runFacts';
 import type { StepRun, TrajectoryFacts } from './record';
 
 /**
@@ -42,7 +42,7 @@ export function trajectoryFacts(t: TrajectoryFactsInput, line?: number): Traject
   assign(facts, 'error', t.outcome.error);
   assign(facts, 'tokens', tokensOf(t));
   assign(facts, 'cost', recordedModelStats(t.outcome.modelStats, t.steps.length)?.instanceCost);
-  assign(facts, 'duration', durationOf(t.steps));
+  assign(facts, 'duration', runDuration(t.steps));
   assign(facts, 'formatErrors', countSteps(t.steps, (s) => s.formatError !== undefined));
   assign(facts, 'timeouts', countSteps(t.steps, isTimeout));
   assign(facts, 'lintRejections', longestRun(t.steps, isLintRejected));
@@ -69,14 +69,6 @@ function tokensOf(t: TrajectoryFactsInput): number | undefined {
   return total;
 }
 
-/** Wall time from the first to the last timestamp when steps carry them, else the sum of execution times. */
-function durationOf(steps: StepFactsInput[]): number | undefined {
-  const times = steps.map((s) => (s.timestamp ? Date.parse(s.timestamp) : NaN)).filter((n) => Number.isFinite(n));
-  if (times.length >= 2) return (Math.max(...times) - Math.min(...times)) / 1000;
-  let total: number | undefined;
-  for (const s of steps) if (s.executionTime !== undefined) total = (total ?? 0) + s.executionTime;
-  return total;
-}
 
 function isTimeout(s: StepFactsInput): boolean {
   return s.flags?.includes('timeout') === true;

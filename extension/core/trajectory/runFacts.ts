@@ -37,6 +37,7 @@ function sumOf(steps: readonly Step[], pick: (s: Step) => number | undefined): n
   return total;
 }
 
+/** Wall time from the first to the last timestamp when steps carry them, else the sum of execution times. */
 export function runDuration(steps: ReadonlyArray<Pick<Step, 'timestamp' | 'executionTime'>>): number | undefined {
   const times = steps.map((s) => (s.timestamp ? Date.parse(s.timestamp) : NaN)).filter((n) => Number.isFinite(n));
   if (times.length >= 2) return (Math.max(...times) - Math.min(...times)) / 1000;

@@ -105,6 +105,8 @@ try {
   server = await startCodeServer({ vscodeOptions: suite === 'vscode' ? ['enable-smoke-test-driver'] : [], vsix });
   const workspace = makeWorkspace(server.home, {
     'marshmallow-1867.windowed.traj': fixture('swe-agent/marshmallow-1867.windowed.traj'),
+    'marshmallow-1867.function_calling.traj': fixture('swe-agent/marshmallow-1867.function_calling.traj'),
+    'pandas-dev__pandas.95280573.pr_53856.traj': fixture('swe-smith/pandas-dev__pandas.95280573.pr_53856.traj'),
     'basic.json': fixture('openhands/basic.json'),
     'truncated.traj': join(repoRoot, 'test/fixtures/trajectories/malformed/truncated.traj'),
   });

@@ -5,7 +5,8 @@
 import { loadTrajectory, type LoadedTrajectory } from '../core/trajectory/load';
 import { toCanonicalJson } from '../core/trajectory/canonicalExport';
 import { TrajectoryFormatSchema, type Step } from '../core/trajectory/model';
-import { oneLine, STEP_LABEL_WIDTH, stepErrors, stepLabel } from '../core/trajectory/stepLabels';
+import { stepErrorMarks } from '../core/trajectory/stepErrors';
+import { oneLine, STEP_LABEL_WIDTH, stepLabel } from '../core/trajectory/stepLabels';
 import { LOSS_MASKED_FINISH_REASONS } from '../core/trajectory/importers/skyrl';
 import { CliError, parseCommandArgs, type Command } from './command';
 
@@ -25,7 +26,7 @@ function size(chars: number): string {
 
 /** The error marks, then the step's other flags and how many calls it made. */
 function marks(step: Step): string {
-  const errors = stepErrors(step);
+  const errors = stepErrorMarks(step);
   const others = (step.flags ?? []).filter((f) => !errors.includes(f));
   return [...errors, ...others, ...(step.calls ? [`${step.calls.length} calls`] : [])].join(', ');
 }

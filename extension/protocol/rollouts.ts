@@ -147,6 +147,8 @@ export const rolloutsOpen = requestType('rollouts/open', RolloutId, z.object({ s
 export const rolloutsShowReward = requestType('rollouts/showReward', RolloutId, z.object({ shown: z.boolean() }));
 /** Opens the rollout's submission (beside the gold patch when known). */
 export const rolloutsShowPatch = requestType('rollouts/showPatch', RolloutId, z.object({ shown: z.boolean() }));
+/** Opens every rollout of the rollout's instance (its group) in the compare view. */
+export const rolloutsCompareGroup = requestType('rollouts/compareGroup', RolloutId, z.object({ shown: z.boolean() }));
 /** Where a rollout is in a query's rows, so a restored selection can be scrolled to. */
 export const rolloutsLocate = requestType('rollouts/locate', z.object({ query: RolloutQuerySchema, id: z.string() }), z.object({ index: z.nullable(Count) }));
 

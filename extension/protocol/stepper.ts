@@ -17,7 +17,20 @@ const StepRangeSchema = z.object({ start: StepIndex, end: StepIndex }).check(
 );
 export type StepRange = z.infer<typeof StepRangeSchema>;
 
-const TrajectoryHeaderSchema = z.object({
+/** How a run ended and what it used (core/trajectory/runFacts), in the stepper's header and the compare view. */
+export const RUN_FACTS_SHAPE = {
+  /** How the run ended, in words (`resolved (reward 1), exit: submitted`, `not graded, exit: submitted`). */
+  outcome: z.string(),
+  /** The run's totals; absent where the recording does not say (shown as unknown, never 0). */
+  cost: z.optional(z.number()),
+  tokensIn: z.optional(z.number()),
+  tokensOut: z.optional(z.number()),
+  calls: z.optional(z.number()),
+  /** Seconds. */
+  duration: z.optional(z.number()),
+};
+
+export const TrajectoryHeaderSchema = z.object({
   fileName: z.string(),
   format: z.string(),
   stepCount: StepIndex,
@@ -26,6 +39,10 @@ const TrajectoryHeaderSchema = z.object({
   exitStatus: z.optional(z.string()),
   resolved: z.optional(z.boolean()),
   reward: z.optional(z.number()),
+  ...RUN_FACTS_SHAPE,
+  problemStatement: z.optional(z.string()),
+  /** The run submitted a non-empty patch, which "Final Patch" opens in the patch view. */
+  hasSubmission: z.boolean(),
   tools: z.array(z.string()),
 });
 export type TrajectoryHeader = z.infer<typeof TrajectoryHeaderSchema>;
@@ -33,9 +50,15 @@ export type TrajectoryHeader = z.infer<typeof TrajectoryHeaderSchema>;
 const StepSummarySchema = z.object({
   index: StepIndex,
   tool: z.nullable(z.string()),
+  /** What the action does (core/trajectory/actionKind), which picks its icon. */
+  kind: z.string(),
   /** The action's first line, shortened, for the timeline. */
   label: z.string(),
+  /** The action's first lines in full, for the row's hover. */
+  fullLabel: z.string(),
   error: z.boolean(),
+  /** Why the step counts as failed, one line each (`exit code 1`, `ValueError: bad`). */
+  errors: z.array(z.string()),
   diverged: z.boolean(),
   flags: z.array(z.string()),
 });
@@ -44,6 +67,8 @@ export type StepSummary = z.infer<typeof StepSummarySchema>;
 const StepActionViewSchema = z.object({
   raw: z.string(),
   tool: z.nullable(z.string()),
+  /** What the action does (core/trajectory/actionKind). */
+  kind: z.string(),
   args: z.record(z.string(), z.unknown()),
 });
 
@@ -58,10 +83,13 @@ const StepDetailSchema = z.object({
   tokens: z.optional(z.object({ prompt: z.optional(z.number()), completion: z.optional(z.number()), total: z.optional(z.number()) })),
   logprobs: z.array(z.object({ token: z.string(), logprob: z.number() })),
   diff: z.optional(z.string()),
+  /** The file open after the step (null: none; absent: not recorded). */
   openFile: z.optional(z.nullable(z.string())),
   workingDir: z.optional(z.string()),
   formatError: z.optional(z.string()),
   flags: z.array(z.string()),
+  /** Why the step counts as failed: what was found and, when read from the output, on which line. */
+  errors: z.array(z.object({ kind: z.string(), detail: z.string(), line: z.optional(z.number()) })),
   hasSource: z.boolean(),
 });
 export type StepDetail = z.infer<typeof StepDetailSchema>;
@@ -78,6 +106,9 @@ export const stepsOpenRaw = requestType('steps/openRaw', z.object({ index: StepI
 const STEP_ACTIONS = ['showDiff', 'fork', 'replayTo'] as const;
 export type StepAction = (typeof STEP_ACTIONS)[number];
 export const stepsAct = requestType('steps/act', z.object({ action: z.enum(STEP_ACTIONS), index: StepIndex }), z.object({ done: z.boolean() }));
+
+/** Opens the run's submitted patch in the patch view; fails with the reason when the run submitted none. */
+export const trajectoryShowFinalPatch = requestType('trajectory/showFinalPatch', z.object({}), z.object({ done: z.boolean() }));
 
 /** Host -> webview: select a step (the palette's "Go to Step"). */
 export const stepperReveal = notificationType('stepper/reveal', z.object({ index: StepIndex }));

@@ -1,5 +1,5 @@
 import type { Step, Trajectory } from '../core/trajectory/model';
-import { stepHasError } from '../core/trajectory/stepLabels';
+import { stepHasError } from '../core/trajectory/stepErrors';
 
 type EntryReason = 'error' | 'divergence' | 'submission' | 'evidence' | 'end';
 

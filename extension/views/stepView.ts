@@ -1,17 +1,35 @@
+import { actionKind } from '../core/trajectory/actionKind';
 import type { Action, Step, Trajectory } from '../core/trajectory/model';
-import { stepHasError, stepLabel } from '../core/trajectory/stepLabels';
+import { openFileAfter, outcomeText, runFacts } from '../core/trajectory/runFacts';
+import { stepErrors } from '../core/trajectory/stepErrors';
+import { actionText, stepLabel } from '../core/trajectory/stepLabels';
 import { MAX_STEP_RANGE, type StepDetail, type StepperBoot, type StepRange, type StepSummary, type TrajectoryHeader } from '../protocol/stepper';
+
+const DIVERGED_FLAG = 'diverged';
+/** The hover shows this much of a long action (a created file's text, a long heredoc). */
+const FULL_LABEL_LINES = 12;
+const FULL_LABEL_LENGTH = 1000;
+
+function fullLabel(action: Action): string {
+  const lines = actionText(action).split('\n');
+  const shown = lines.slice(0, FULL_LABEL_LINES).join('\n');
+  const cut = shown.length > FULL_LABEL_LENGTH ? `${shown.slice(0, FULL_LABEL_LENGTH - 1)}…` : shown;
+  return lines.length > FULL_LABEL_LINES ? `${cut}\n… (${lines.length - FULL_LABEL_LINES} more lines)` : cut;
+}
 
 export function toStepSummary(step: Step): StepSummary {
   const flags = step.flags ?? [];
-  return { index: step.index, tool: step.action.tool, label: stepLabel(step), error: stepHasError(step), diverged: flags.includes('diverged'), flags };
+  const errors = stepErrors(step).map((e) => e.detail);
+  return { index: step.index, tool: step.action.tool, kind: actionKind(step.action), label: stepLabel(step), fullLabel: fullLabel(step.action), error: errors.length > 0, errors, diverged: flags.includes(DIVERGED_FLAG), flags };
 }
 
 function actionView(action: Action): StepDetail['action'] {
-  return { raw: action.raw, tool: action.tool, args: action.args };
+  return { raw: action.raw, tool: action.tool, kind: actionKind(action), args: action.args };
 }
 
-export function toStepDetail(step: Step): StepDetail {
+/** A step's detail; `trajectory` tells which file is open after it (state may be recorded before the action). */
+export function toStepDetail(step: Step, trajectory?: Pick<Trajectory, 'steps' | 'meta'>): StepDetail {
+  const openFile = trajectory ? openFileAfter(trajectory, step.index) : step.state?.openFile;
   return {
     index: step.index,
     thought: step.thought,
@@ -23,10 +41,11 @@ export function toStepDetail(step: Step): StepDetail {
     tokens: step.tokens,
     logprobs: (step.logprobs ?? []).map(({ token, logprob }) => ({ token, logprob })),
     diff: step.state?.diff,
-    openFile: step.state?.openFile,
+    ...(openFile !== undefined ? { openFile } : {}),
     workingDir: step.state?.workingDir,
     formatError: step.formatError,
     flags: step.flags ?? [],
+    errors: stepErrors(step),
     hasSource: (step.source?.pointers.length ?? 0) > 0 || step.source?.line !== undefined,
   };
 }
@@ -43,6 +62,10 @@ export function toTrajectoryHeader(trajectory: Trajectory, fileName: string): Tr
     exitStatus: trajectory.outcome.exitStatus,
     resolved: trajectory.outcome.resolved,
     reward: trajectory.outcome.reward,
+    outcome: outcomeText(trajectory.outcome),
+    ...runFacts(trajectory),
+    problemStatement: trajectory.task.problemStatement,
+    hasSubmission: (trajectory.outcome.submission ?? '').trim() !== '',
     tools: [...tools].sort(),
   };
 }
@@ -70,7 +93,7 @@ export function bootPayload(trajectory: Trajectory, fileName: string, index: num
     ok: true,
     header: toTrajectoryHeader(trajectory, fileName),
     summaries: stepsInRange(trajectory.steps, { start: 0, end: MAX_STEP_RANGE }).map(toStepSummary),
-    ...(step ? { detail: toStepDetail(step) } : {}),
+    ...(step ? { detail: toStepDetail(step, trajectory) } : {}),
     reveal,
   };
 }

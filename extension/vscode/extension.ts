@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { activateBugs } from './bugs/activateBugs';
 import { activateCheckSetup } from './doctor/checkSetup';
+import { activateCompare } from './compare/activateCompare';
 import { activatePatch } from './patch/activatePatch';
 import { activateReward } from './reward/activateReward';
 import { activateRollouts, type RolloutsApi } from './rollouts/activateRollouts';
@@ -44,6 +45,7 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
     stopSession = () => session.api.controller.stop();
     context.subscriptions.push(...session.disposables);
     context.subscriptions.push(...activatePatch(context, log));
+    context.subscriptions.push(...activateCompare(context, log, trajectoryEditor.api));
     context.subscriptions.push(...activateReward(context, log));
     context.subscriptions.push(...activateBugs(context, log, () => session.api.controller.current));
     log.info(`activated ${context.extension.packageJSON.version as string}`);

@@ -12,6 +12,8 @@ const workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE;
 const settingsFile = process.env.SWE_WORKBENCH_E2E_SETTINGS;
 const out = process.env.SWE_WORKBENCH_E2E_OUT;
 const FILE = 'marshmallow-1867.windowed.traj';
+/** The SWE-smith pandas run (SWE-agent 1.0.1): records cost and tokens, no exit codes, a traceback at step 8. */
+const PANDAS = 'pandas-dev__pandas.95280573.pr_53856.traj';
 const RECORDING = 'replayed.traj.json';
 
 /** A replay's recording as the session writes it: step 2 edits money.py, step 3 diverged from the original run. */
@@ -147,17 +149,20 @@ describe('the trajectory stepper in code-server', () => {
     await expectStep(7, 'edit 1475:1475');
   });
 
-  test('the step detail offers Raw JSON, Replay to Here and Fork Here, each titled with its key', async () => {
+  test('the step detail offers Show Diff, Raw JSON, Replay to Here and Fork Here, each titled with its key; d on a command says why there is no diff', async () => {
     stepper = await openFileInWebview(page, FILE, '#step-title');
     await goTo(3);
     await expectStep(3, 'python reproduce.py');
     const titles = await stepper.locator('.step-actions vscode-button').evaluateAll((buttons) => buttons.map((b) => [b.id, b.textContent?.trim(), b.getAttribute('title')?.match(/\((.)\)$/)?.[1]]));
     assert.deepEqual(titles, [
+      ['show-diff', 'Show Diff', 'd'],
       ['open-raw', 'Raw JSON', 'o'],
       ['replay-to', 'Replay to Here', 'r'],
       ['fork', 'Fork Here', 'f'],
     ]);
-    assert.equal(await stepper.locator('#show-diff').count(), 0, 'no diff is recorded in this trajectory');
+    await stepper.locator('#timeline').focus();
+    await page.keyboard.press('d');
+    await stepper.locator('#notice:not([hidden])', { hasText: 'Show Diff: Step 3 ran a command and the recording keeps no workspace diff' }).waitFor({ timeout: 10_000 });
     for (const label of ['Replay in Container', 'Fork from Step…', 'Go to Step…']) await page.locator(`.editor-actions .action-label[aria-label^="${label}"]`).waitFor({ timeout: 10_000 });
   });
 
@@ -187,6 +192,92 @@ describe('the trajectory stepper in code-server', () => {
     await runCommand(page, 'View: Close All Editors');
   });
 
+  test('the run header of the SWE-smith pandas run: outcome, cost, tokens in and out, calls and the problem statement, exactly as recorded', async () => {
+    await runCommand(page, 'View: Close All Editors');
+    stepper = await openFileInWebview(page, PANDAS, '#run-header');
+    const fact = async (id: string) => (await stepper.locator(`#run-${id} strong`).textContent())?.trim();
+    assert.equal(await fact('outcome'), 'not graded, exit: submitted');
+    assert.equal(await fact('cost'), '$0.2483');
+    assert.equal(await fact('tokens'), '157,229 in · 797 out');
+    assert.equal(await fact('calls'), '17');
+    assert.match((await stepper.locator('#problem-statement summary').textContent()) ?? '', /^Problem statement: BUG: to_sql fails with arrow date column/);
+    await stepper.locator('#problem-statement summary').click();
+    assert.match((await stepper.locator('#problem-statement .problem-text').textContent()) ?? '', /### Pandas version checks/);
+    await page.screenshot({ path: path.join(out!, 'stepper-run-header.png') });
+  });
+
+  test('a view is not an edit: icons by action kind, full labels on hover', async () => {
+    const row = stepper.locator('.step-row[data-index="1"]');
+    assert.equal(await row.getAttribute('data-kind'), 'view');
+    assert.equal(await row.locator('.codicon-go-to-file').count(), 1);
+    assert.equal(await stepper.locator('.step-row[data-index="10"]').getAttribute('data-kind'), 'edit');
+    assert.equal(await stepper.locator('.step-row[data-index="10"] .codicon-edit').count(), 1);
+    assert.equal(await stepper.locator('.step-row[data-index="3"]').getAttribute('title'), '4. str_replace_editor view /testbed/pandas/io/sql.py  --view_range 1030 1074');
+  });
+
+  test('"Errors only" on the pandas run (no exit codes) finds the traceback of step 8 and says what it was', async () => {
+    await stepper.locator('#errors-only').click();
+    await stepper.locator('#filter-status', { hasText: '1 of 17 steps shown' }).waitFor({ timeout: 10_000 });
+    await stepper.locator('#step-title', { hasText: 'Step 8 of 17' }).waitFor({ timeout: 10_000 });
+    assert.deepEqual(await stepper.locator('.step-row:not([hidden]) .step-number').allTextContents(), ['8']);
+    assert.match((await stepper.locator('#step-errors').textContent()) ?? '', /output line \d+: sqlalchemy\.exc\.NoSuchModuleError: Can't load plugin: sqlalchemy\.dialects:duckdb/);
+    await page.screenshot({ path: path.join(out!, 'stepper-errors-only.png') });
+    await stepper.locator('#errors-only').click();
+    await stepper.waitForFunction(() => document.getElementById('filter-status')?.textContent === '', undefined, { timeout: 10_000 });
+  });
+
+  test('a search that matches nothing says so; matches are highlighted; Esc clears the search', async () => {
+    await stepper.locator('#timeline').focus();
+    await page.keyboard.press('/');
+    await page.keyboard.type('no-such-text-anywhere');
+    await page.keyboard.press('Enter');
+    await stepper.locator('#timeline-empty:not([hidden])', { hasText: 'No step\'s thought, action or observation contains "no-such-text-anywhere" (17 steps searched).' }).waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Escape');
+    await stepper.locator('#timeline-empty[hidden]').waitFor({ state: 'attached', timeout: 10_000 });
+    assert.equal(await stepper.locator('.step-row:not([hidden])').count(), 17);
+    assert.equal(await stepper.locator('#search').evaluate((e) => (e as HTMLInputElement).value), '');
+    await page.keyboard.press('/');
+    await page.keyboard.type('duckdb');
+    await page.keyboard.press('Enter');
+    await stepper.locator('#filter-status', { hasText: /^\d+ of 17 steps shown$/ }).waitFor({ timeout: 10_000 });
+    await stepper.locator('.step-detail mark', { hasText: /^duckdb$/i }).first().waitFor({ timeout: 10_000 });
+    assert.ok((await stepper.locator('.step-row:not([hidden]) .step-label mark').count()) >= 1, 'a matching label is marked');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape');
+    await stepper.waitForFunction(() => document.getElementById('filter-status')?.textContent === '', undefined, { timeout: 10_000 });
+    assert.equal(await stepper.locator('mark').count(), 0);
+  });
+
+  test("Show Diff on a str_replace the recording keeps no diff for rebuilds the edit's change in the patch view", async () => {
+    await goTo(11);
+    await stepper.locator('#step-title', { hasText: 'Step 11 of 17' }).waitFor({ timeout: 10_000 });
+    await stepper.locator('#show-diff').click();
+    const patch = await webviewFrame(page, '#patch-title', 30_000);
+    await patch.locator('#patch-title', { hasText: `${PANDAS}: step 11: pandas/io/sql.py (rebuilt from the edit)` }).waitFor({ timeout: 15_000 });
+    assert.deepEqual(await patch.locator('.patch-files .open-diff').allTextContents(), ['pandas/io/sql.py']);
+    assert.ok((await patch.locator('.d2h-ins').count()) > 0, 'added lines are coloured');
+    await runCommand(page, 'View: Close All Editors');
+  });
+
+  test('Final Patch opens the submitted patch in the patch view, coloured', async () => {
+    stepper = await openFileInWebview(page, PANDAS, '#final-patch');
+    await stepper.locator('#final-patch').click();
+    const patch = await webviewFrame(page, '#patch-title', 30_000);
+    await patch.locator('#patch-title', { hasText: `${PANDAS}: final patch` }).waitFor({ timeout: 15_000 });
+    assert.deepEqual(await patch.locator('.patch-files .open-diff').allTextContents(), ['pandas/io/sql.py']);
+    assert.ok((await patch.locator('.d2h-ins').count()) > 0);
+    await page.screenshot({ path: path.join(out!, 'stepper-final-patch.png') });
+    await runCommand(page, 'View: Close All Editors');
+  });
+
+  test('unknown is said as unknown: the windowed run records zeros for cost and tokens; the open file is the one after the step', async () => {
+    stepper = await openFileInWebview(page, FILE, '#run-header');
+    for (const id of ['cost', 'tokens', 'calls']) assert.equal((await stepper.locator(`#run-${id} strong`).textContent())?.trim(), 'unknown', id);
+    await goTo(6);
+    await expectStep(6, 'open src/marshmallow/fields.py 1474');
+    assert.match((await stepper.locator('.detail-header .facts').textContent()) ?? '', /open: \/marshmallow-code__marshmallow\/src\/marshmallow\/fields\.py/);
+  });
+
   test('is readable in the dark, light and high-contrast themes', async () => {
     for (const theme of Object.keys(THEMES) as (keyof typeof THEMES)[]) {
       await setTheme(page, settingsFile!, theme);
@@ -197,6 +288,18 @@ describe('the trajectory stepper in code-server', () => {
       const foreground = await stepper.locator('#step-title').evaluate((e) => getComputedStyle(e).color);
       const background = await stepper.locator('body').evaluate((e) => getComputedStyle(e).backgroundColor);
       assert.notEqual(foreground, background, `${theme}: text and background differ`);
+      // The run header with cost and tokens, and "Errors only" finding the traceback, in this theme.
+      stepper = await openFileInWebview(page, PANDAS, `body.${THEMES[theme].webviewClass} #run-header`);
+      assert.equal((await stepper.locator('#run-cost strong').textContent())?.trim(), '$0.2483');
+      assert.equal((await stepper.locator('#run-tokens strong').textContent())?.trim(), '157,229 in · 797 out');
+      if (!(await stepper.locator('#errors-only').evaluate((e) => (e as HTMLInputElement).checked))) await stepper.locator('#errors-only').click();
+      await stepper.locator('#filter-status', { hasText: '1 of 17 steps shown' }).waitFor({ timeout: 10_000 });
+      await stepper.locator('#step-errors', { hasText: 'NoSuchModuleError' }).waitFor({ timeout: 10_000 });
+      await page.screenshot({ path: path.join(out!, `stepper-why-${theme}.png`) });
+      const errorColour = await stepper.locator('#step-errors').evaluate((e) => getComputedStyle(e).color);
+      const headerBackground = await stepper.locator('body').evaluate((e) => getComputedStyle(e).backgroundColor);
+      assert.notEqual(errorColour, headerBackground, `${theme}: the error reads against the background`);
+      await stepper.locator('#errors-only').click();
     }
   });
 });

@@ -15,6 +15,7 @@ import {
   rolloutsQuery,
   rolloutsRows,
   rolloutsShowPatch,
+  rolloutsCompareGroup,
   rolloutsShowReward,
   type GroupDetails,
   type QueryResult,
@@ -38,11 +39,12 @@ const STATUS_ICONS = { resolved: 'pass-filled', failed: 'error', infra: 'warning
 /** Failing tests listed in the details pane; the reward breakdown has them all. */
 const MAX_TESTS_SHOWN = 8;
 
-type RowAction = 'open' | 'reward' | 'patch';
+type RowAction = 'open' | 'reward' | 'patch' | 'compare';
 const ACTIONS: ReadonlyArray<{ action: RowAction; label: string; icon: string; key: string }> = [
   { action: 'open', label: 'Open in Stepper', icon: 'debug-step-into', key: 'Enter' },
   { action: 'reward', label: 'Reward Breakdown', icon: 'graph', key: 'R' },
   { action: 'patch', label: 'Patch', icon: 'diff', key: 'P' },
+  { action: 'compare', label: 'Compare Group', icon: 'compare-changes', key: 'C' },
 ];
 
 function restoredState(raw: unknown): RolloutsUiState {
@@ -435,7 +437,7 @@ export class RolloutsTable {
       this.saveState();
     }
     const tests = row.tests ?? [];
-    const facts = [`${row.format}`, `${row.steps} steps`, row.exit ? `exit ${row.exit}` : undefined, row.evaluation ? `evaluated by ${row.evaluation}` : 'not evaluated'].filter((f) => f !== undefined);
+    const facts = [`${row.format}`, `${row.steps} steps`, row.exit ? `exit ${row.exit}` : undefined, row.evaluation ? `evaluated by ${row.evaluation}` : row.resolved !== null || row.reward !== null ? 'graded in the trajectory file' : 'not graded'].filter((f) => f !== undefined);
     const buttons = ACTIONS.map((a) => el('button', { className: 'row-action', attrs: { type: 'button', 'data-action': a.action, title: `${a.label} (${a.key})`, 'aria-keyshortcuts': a.key } }, [codicon(a.icon), ` ${a.label}`]));
     this.details.replaceChildren(
       el('div', { className: 'details-title' }, [codicon(STATUS_ICONS[row.status], row.status), el('strong', { text: ` ${row.instance} #${row.attempt}`, attrs: { id: 'details-rollout' } }), el('span', { className: 'details-facts', text: facts.join(' · ') })]),
@@ -509,9 +511,10 @@ export class RolloutsTable {
     this.actionStatus.textContent = '';
     try {
       if (action === 'open') await this.host.request(rolloutsOpen, { id: row.id });
+      else if (action === 'compare') await this.host.request(rolloutsCompareGroup, { id: row.id });
       else await this.host.request(action === 'reward' ? rolloutsShowReward : rolloutsShowPatch, { id: row.id });
     } catch (error) {
-      this.actionStatus.textContent = `Cannot ${action === 'open' ? 'open' : `show the ${action} of`} ${row.id}: ${errorText(error)}`;
+      this.actionStatus.textContent = `Cannot ${action === 'open' ? 'open' : action === 'compare' ? 'compare the group of' : `show the ${action} of`} ${row.id}: ${errorText(error)}`;
     }
   }
 

@@ -1,3 +1,4 @@
+import { formatCost, formatCount, formatSeconds } from '../format';
 import type { ESTIMATOR_NAMES, RolloutColumn, RolloutQuery, RolloutRow } from '../../extension/protocol/rollouts';
 
 export interface RowWindow {
@@ -42,23 +43,17 @@ export const COLUMN_TITLES: Record<RolloutColumn, string> = {
 
 export const NUMERIC_COLUMNS: ReadonlySet<RolloutColumn> = new Set(['attempt', 'steps', 'reward', 'tokens', 'cost', 'duration']);
 
-function seconds(s: number): string {
-  if (s < 60) return `${s.toFixed(1)} s`;
-  const m = Math.floor(s / 60);
-  return m < 60 ? `${m} min ${Math.round(s % 60)} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
-}
-
-/** The text a cell shows; '—' for a value nothing recorded. */
+/** The text a cell shows; '—' for an empty field, `unknown` for a number the run did not record. */
 export function cellText(row: RolloutRow, column: RolloutColumn): string {
   switch (column) {
     case 'resolved':
       return row.resolved === null ? '—' : row.resolved ? 'yes' : 'no';
     case 'tokens':
-      return row.tokens === null ? '—' : row.tokens.toLocaleString('en-US');
+      return formatCount(row.tokens);
     case 'cost':
-      return row.cost === null ? '—' : `$${row.cost.toFixed(2)}`;
+      return formatCost(row.cost);
     case 'duration':
-      return row.duration === null ? '—' : seconds(row.duration);
+      return formatSeconds(row.duration);
     case 'reward':
       return row.reward === null ? '—' : String(Math.round(row.reward * 1000) / 1000);
     default: {

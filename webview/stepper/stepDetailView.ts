@@ -1,6 +1,7 @@
 import type { StepAction, StepDetail } from '../../extension/protocol/stepper';
 import { codicon, el } from '../dom';
-import { toolIcon } from './toolIcons';
+import { highlighted } from '../format';
+import { kindIcon } from './toolIcons';
 
 /** Observations longer than this many lines are folded behind a button. */
 const FOLDED_LINES = 40;
@@ -21,21 +22,23 @@ function argumentsTable(args: Record<string, unknown>): HTMLElement {
   return el('table', { className: 'arguments' }, [el('tbody', {}, rows)]);
 }
 
-function actionBlock(action: StepDetail['action'], id: string): HTMLElement {
-  const head = el('div', { className: 'action-head' }, [codicon(toolIcon(action.tool)), el('span', { className: 'tool-name', text: action.tool ?? 'unparsed action' })]);
-  const parts: Node[] = [head, el('pre', { className: 'mono action-raw', text: action.raw, attrs: { id } })];
+function actionBlock(action: StepDetail['action'], id: string, query: string): HTMLElement {
+  const head = el('div', { className: 'action-head' }, [codicon(kindIcon(action.kind), action.kind), el('span', { className: 'tool-name', text: action.tool ?? 'unparsed action' })]);
+  const parts: Node[] = [head, el('pre', { className: 'mono action-raw', attrs: { id } }, highlighted(action.raw, query))];
   if (Object.keys(action.args).length > 0) parts.push(argumentsTable(action.args));
   return el('div', { className: 'action' }, parts);
 }
 
 /** Long output shows its first lines and a button that unfolds the rest in place. */
-function foldedText(text: string, className: string): HTMLElement {
+function foldedText(text: string, className: string, query: string): HTMLElement {
   const lines = text.split('\n');
-  const pre = el('pre', { className: `mono ${className}`, text: lines.length > FOLDED_LINES ? lines.slice(0, FOLDED_LINES).join('\n') : text });
+  const pre = el('pre', { className: `mono ${className}` }, highlighted(lines.length > FOLDED_LINES ? lines.slice(0, FOLDED_LINES).join('\n') : text, query));
   if (lines.length <= FOLDED_LINES) return pre;
-  const toggle = el('vscode-button', { className: 'unfold', text: `Show all ${lines.length} lines`, attrs: { secondary: '' } });
+  const hidden = lines.slice(FOLDED_LINES).join('\n').toLowerCase();
+  const more = query && hidden.includes(query.toLowerCase()) ? ' (more matches below)' : '';
+  const toggle = el('vscode-button', { className: 'unfold', text: `Show all ${lines.length} lines${more}`, attrs: { secondary: '' } });
   toggle.addEventListener('click', () => {
-    pre.textContent = text;
+    pre.replaceChildren(...highlighted(text, query));
     toggle.remove();
   });
   return el('div', {}, [pre, toggle]);
@@ -70,6 +73,7 @@ function facts(detail: StepDetail): HTMLElement {
   const items: string[] = [];
   if (detail.exitCode !== undefined) items.push(`exit code ${detail.exitCode}`);
   if (detail.executionTime !== undefined) items.push(`${detail.executionTime.toFixed(2)} s`);
+  // The file open once the step has run (what the next step starts from).
   if (detail.openFile) items.push(`open: ${detail.openFile}`);
   if (detail.workingDir) items.push(`cwd: ${detail.workingDir}`);
   const badges = detail.flags.map((f) => el('vscode-badge', { text: f, attrs: { variant: 'default' } }));
@@ -89,7 +93,7 @@ interface StepButtonSpec {
 }
 
 export const STEP_BUTTONS: Readonly<Record<StepButton, StepButtonSpec>> = {
-  showDiff: { id: 'show-diff', icon: 'diff', label: 'Show Diff', title: "Show the step's workspace diff in the patch view", key: 'd', shows: (d) => Boolean(d.diff) },
+  showDiff: { id: 'show-diff', icon: 'diff', label: 'Show Diff', title: "Show the step's diff in the patch view: the recorded workspace diff, the final patch, or the change rebuilt from its edit; says why when there is none", key: 'd', shows: () => true },
   openRaw: { id: 'open-raw', icon: 'json', label: 'Raw JSON', title: 'Open the step as written in the file', key: 'o', shows: (d) => d.hasSource },
   replayTo: { id: 'replay-to', icon: 'debug-rerun', label: 'Replay to Here', title: 'Replay the trajectory in its task container up to and including this step', key: 'r', shows: () => true },
   fork: { id: 'fork', icon: 'repo-forked', label: 'Fork Here', title: 'Replay up to this step, then continue with the policy or by hand', key: 'f', shows: () => true },
@@ -107,16 +111,23 @@ function stepButton(button: StepButton, detail: StepDetail, onPress: (button: St
   return node;
 }
 
-export function renderStepDetail(detail: StepDetail, stepCount: number, onPress: (button: StepButton, index: number) => void): HTMLElement {
+function errorList(errors: StepDetail['errors']): HTMLElement {
+  const items = errors.map((e) => el('li', { text: `${e.line !== undefined ? `output line ${e.line}: ` : ''}${e.detail}` }));
+  return el('div', { className: 'step-errors', attrs: { id: 'step-errors', role: 'note' } }, [codicon('error'), el('span', { text: 'Failed:' }), el('ul', {}, items)]);
+}
+
+export function renderStepDetail(detail: StepDetail, stepCount: number, onPress: (button: StepButton, index: number) => void, query = ''): HTMLElement {
   const buttons = (Object.keys(STEP_BUTTONS) as StepButton[]).filter((b) => STEP_BUTTONS[b].shows(detail)).map((b) => stepButton(b, detail, onPress));
   const toolbar = el('div', { className: 'step-actions', attrs: { role: 'toolbar', 'aria-label': 'Step actions' } }, buttons);
   const header = el('header', { className: 'detail-header' }, [el('h1', { text: `Step ${detail.index + 1} of ${stepCount}`, attrs: { id: 'step-title' } }), facts(detail), toolbar]);
   const sections: Node[] = [header];
   if (detail.formatError) sections.push(el('p', { className: 'format-error', text: `Format error: ${detail.formatError}`, attrs: { role: 'note' } }));
-  if (detail.thought.trim()) sections.push(section('Thought', 'thought', [el('p', { className: 'thought', text: detail.thought })]));
-  const actions = detail.calls.length > 1 ? detail.calls.map((c, i) => actionBlock(c.action, `action-raw-${i}`)) : [actionBlock(detail.action, 'action-raw')];
+  const otherErrors = detail.errors.filter((e) => e.kind !== 'format-error');
+  if (otherErrors.length > 0) sections.push(errorList(otherErrors));
+  if (detail.thought.trim()) sections.push(section('Thought', 'thought', [el('p', { className: 'thought' }, highlighted(detail.thought, query))]));
+  const actions = detail.calls.length > 1 ? detail.calls.map((c, i) => actionBlock(c.action, `action-raw-${i}`, query)) : [actionBlock(detail.action, 'action-raw', query)];
   sections.push(section(detail.calls.length > 1 ? `Actions (${detail.calls.length} parallel calls)` : 'Action', 'action', actions));
-  sections.push(section('Observation', 'observation', [foldedText(detail.observation, 'observation-text')]));
+  sections.push(section('Observation', 'observation', [foldedText(detail.observation, 'observation-text', query)]));
   const tokens = tokenLine(detail);
   if (tokens || detail.logprobs.length > 0) sections.push(section('Tokens', 'tokens', [...(tokens ? [tokens] : []), ...(detail.logprobs.length > 0 ? [logprobView(detail.logprobs)] : [])]));
   if (detail.diff) sections.push(section('Workspace diff', 'diff', [diffView(detail.diff)]));

@@ -12,13 +12,15 @@ import {
   stepsOpenRaw,
   stepsSearch,
   stepsSummaries,
+  trajectoryShowFinalPatch,
   type StepDetail,
   type StepperBoot,
   type StepSummary,
   type StepperUiState,
   type TrajectoryHeader,
 } from '../../extension/protocol/stepper';
-import { el, renderFatal } from '../dom';
+import { codicon, el, renderFatal } from '../dom';
+import { formatCost, formatCount, formatSeconds, formatTokens } from '../format';
 import type { Host } from '../host';
 import { keyMove, moveSelection, visibleSteps, type Move } from './navigation';
 import { STEP_BUTTONS, buttonForKey, renderStepDetail, type StepButton } from './stepDetailView';
@@ -55,10 +57,15 @@ export class Stepper {
   private readonly restored: StepperUiState | undefined;
   private matches: ReadonlySet<number> | null = null;
   private visible: number[] = [];
-  private readonly timeline = new TimelineView((index) => void this.select(index));
+  private readonly timeline = new TimelineView(
+    (index) => void this.select(index),
+    () => this.clearFilters(),
+  );
   private readonly detail = el('div', { className: 'detail', attrs: { id: 'detail', 'aria-live': 'polite' } });
   private readonly position = el('span', { className: 'position', attrs: { id: 'step-position' } });
   private readonly status = el('span', { className: 'status', attrs: { id: 'filter-status' } });
+  /** What a step button or Final Patch could not do, said where the person looks. */
+  private readonly notice = el('p', { className: 'notice', attrs: { id: 'notice', role: 'alert', hidden: '' } });
   private readonly search = el('vscode-textfield', { attrs: { id: 'search', placeholder: 'Search steps (/)', 'aria-label': 'Search steps' } });
   private readonly toolFilter = el('vscode-single-select', { attrs: { id: 'tool-filter', 'aria-label': 'Filter by tool' } });
   private readonly errorsOnly = el('vscode-checkbox', { attrs: { id: 'errors-only', label: 'Errors only' } });
@@ -109,7 +116,7 @@ export class Stepper {
 
   private layout(): void {
     const h = this.header;
-    const facts = [h.format, `${h.stepCount} steps`, h.instanceId, h.model, h.exitStatus && `exit: ${h.exitStatus}`, h.resolved !== undefined && (h.resolved ? 'resolved' : 'not resolved'), h.reward !== undefined && `reward ${h.reward}`].filter((f): f is string => typeof f === 'string' && f.length > 0);
+    const facts = [h.format, `${h.stepCount} steps`, h.instanceId, h.model].filter((f): f is string => typeof f === 'string' && f.length > 0);
     this.toolFilter.append(el('vscode-option', { text: 'All tools', attrs: { value: '' } }), ...h.tools.map((t) => el('vscode-option', { text: t, attrs: { value: t } })));
     this.toolFilter.value = this.state.tool ?? '';
     this.errorsOnly.checked = this.state.errorsOnly;
@@ -118,8 +125,56 @@ export class Stepper {
       el('div', { className: 'title' }, [el('strong', { text: h.fileName, attrs: { id: 'file-name' } }), el('span', { className: 'facts', text: facts.join(' · ') })]),
       el('div', { className: 'controls' }, [this.search, this.toolFilter, this.errorsOnly, this.goTo, this.position, this.status]),
     ]);
-    this.root.replaceChildren(toolbar, el('div', { className: 'panes' }, [this.timeline.element, this.detail]));
+    this.root.replaceChildren(toolbar, this.runHeader(), this.notice, el('div', { className: 'panes' }, [this.timeline.element, this.detail]));
     this.wireControls();
+  }
+
+  /** How the run went, what it cost, and the task: the first thing asked of a failed run. */
+  private runHeader(): HTMLElement {
+    const h = this.header;
+    const fact = (id: string, label: string, value: string, title = '') =>
+      el('span', { className: `run-fact${value === 'unknown' ? ' unknown' : ''}`, attrs: { id: `run-${id}`, title: value === 'unknown' ? `${label}: not recorded in this file` : title } }, [el('span', { className: 'run-fact-label', text: `${label} ` }), el('strong', { text: value })]);
+    const finalPatch = el('vscode-button', { attrs: { id: 'final-patch', secondary: '', title: h.hasSubmission ? "Open the run's submitted patch in the patch view" : 'The run submitted no patch' } }, [codicon('diff'), ' Final Patch']);
+    if (!h.hasSubmission) finalPatch.setAttribute('disabled', '');
+    finalPatch.addEventListener('click', () => void this.showFinalPatch());
+    const facts = el('div', { className: 'run-facts' }, [
+      fact('outcome', 'Outcome', h.outcome),
+      fact('cost', 'Cost', formatCost(h.cost)),
+      fact('tokens', 'Tokens', formatTokens(h.tokensIn, h.tokensOut)),
+      fact('calls', 'Calls', formatCount(h.calls)),
+      fact('duration', 'Duration', formatSeconds(h.duration), "From the first to the last step's timestamp, else the sum of the steps' execution times"),
+      finalPatch,
+    ]);
+    const problem = h.problemStatement?.trim()
+      ? el('details', { className: 'problem-statement', attrs: { id: 'problem-statement' } }, [el('summary', { text: `Problem statement: ${h.problemStatement.trim().split('\n', 1)[0]}` }), el('pre', { className: 'problem-text', text: h.problemStatement })])
+      : el('p', { className: 'problem-statement unknown', text: 'Problem statement: not recorded in this file', attrs: { id: 'problem-statement' } });
+    return el('section', { className: 'run-header', attrs: { id: 'run-header', 'aria-label': 'Run' } }, [facts, problem]);
+  }
+
+  private async showFinalPatch(): Promise<void> {
+    try {
+      await this.host.request(trajectoryShowFinalPatch, {});
+      this.say('');
+    } catch (error) {
+      this.say(`Final Patch: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private say(message: string): void {
+    this.notice.textContent = message;
+    this.notice.hidden = message === '';
+  }
+
+  private clearFilters(): void {
+    this.state = { ...this.state, tool: null, errorsOnly: false, query: '' };
+    this.matches = null;
+    this.toolFilter.value = '';
+    this.errorsOnly.checked = false;
+    this.search.value = '';
+    this.timeline.highlight('');
+    this.applyFilter(true);
+    void this.select(this.state.selected);
+    this.timeline.element.focus();
   }
 
   private wireControls(): void {
@@ -145,7 +200,15 @@ export class Stepper {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const target = event.target as Element | null;
     if (target?.closest(INTERACTIVE)) {
-      if (event.key === 'Escape') this.timeline.element.focus();
+      if (event.key === 'Escape') {
+        // Esc in the search clears it (a second Esc, or Esc elsewhere, just leaves the field).
+        if (target.closest('#search') && (this.search.value || this.state.query)) this.clearSearch();
+        this.timeline.element.focus();
+      }
+      return;
+    }
+    if (event.key === 'Escape' && this.state.query) {
+      this.clearSearch();
       return;
     }
     const move = keyMove(event.key);
@@ -172,12 +235,32 @@ export class Stepper {
   private async runSearch(query: string): Promise<void> {
     this.state = { ...this.state, query };
     this.matches = query ? new Set((await this.host.request(stepsSearch, { query, caseSensitive: false })).indices) : null;
+    this.timeline.highlight(query);
+    await this.select(this.state.selected);
+  }
+
+  private clearSearch(): void {
+    this.search.value = '';
+    void this.runSearch('').then(() => this.applyFilter(true));
+  }
+
+  /** Why no step is shown, naming each filter that is on. */
+  private emptyReason(): string {
+    const n = this.header.stepCount;
+    const on: string[] = [];
+    if (this.state.errorsOnly) on.push('errors only');
+    if (this.state.tool !== null) on.push(`tool "${this.state.tool}"`);
+    if (this.state.query) on.push(`search "${this.state.query}"`);
+    if (on.length === 1 && this.state.errorsOnly)
+      return `Errors only: none of the ${n} steps failed. Nothing in them shows a non-zero exit code, an error flag, a format error, or, in a command's output, a traceback, "command not found" or a failing test run.`;
+    if (on.length === 1 && this.state.query) return `No step's thought, action or observation contains "${this.state.query}" (${n} steps searched).`;
+    return `No step matches ${on.join(' and ')} (${n} steps).`;
   }
 
   /** Shows the steps that pass the filters; optionally moves the selection into them. */
   private applyFilter(reselect: boolean): void {
     this.visible = visibleSteps(this.summaries, { tool: this.state.tool, errorsOnly: this.state.errorsOnly, matches: this.matches });
-    this.timeline.showOnly(new Set(this.visible));
+    this.timeline.showOnly(new Set(this.visible), this.emptyReason());
     const filtered = this.visible.length !== this.summaries.length;
     this.status.textContent = filtered ? `${this.visible.length} of ${this.header.stepCount} steps shown` : '';
     this.saveState();
@@ -190,6 +273,7 @@ export class Stepper {
 
   private async select(index: number): Promise<void> {
     if (index < 0 || index >= this.header.stepCount) return;
+    if (index !== this.state.selected) this.say('');
     this.state = { ...this.state, selected: index };
     this.saveState();
     void this.host.request(stepperSelected, { index }).catch(() => undefined);
@@ -200,7 +284,7 @@ export class Stepper {
     this.detail.replaceChildren(
       detail instanceof Error
         ? el('p', { className: 'load-error', text: `Step ${index + 1} could not be loaded: ${detail.message}`, attrs: { role: 'alert' } })
-        : renderStepDetail(detail, this.header.stepCount, (button, i) => void this.press(button, i)),
+        : renderStepDetail(detail, this.header.stepCount, (button, i) => void this.press(button, i), this.state.query),
     );
     // The neighbours are fetched now, so that j or k shows its step without waiting for the host.
     for (const move of ['next', 'previous'] as const) void this.detailFor(moveSelection(this.visible, index, move)).catch(() => undefined);
@@ -224,8 +308,9 @@ export class Stepper {
     try {
       if (button === 'openRaw') await this.host.request(stepsOpenRaw, { index });
       else await this.host.request(stepsAct, { action: button, index });
+      this.say('');
     } catch (error) {
-      this.status.textContent = `${STEP_BUTTONS[button].label} failed: ${errorText(error)}`;
+      this.say(`${STEP_BUTTONS[button].label}: ${errorText(error)}`);
     }
   }
 

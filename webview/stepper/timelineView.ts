@@ -1,14 +1,22 @@
 import type { StepSummary } from '../../extension/protocol/stepper';
 import { codicon, el } from '../dom';
-import { toolIcon } from './toolIcons';
+import { highlighted } from '../format';
+import { kindIcon } from './toolIcons';
 
-/** The list of steps; rows are built once and only shown, hidden or selected afterwards. */
+/** The list of steps; rows are built once and only shown, hidden, selected or highlighted afterwards. */
 export class TimelineView {
   readonly element: HTMLElement;
   private rows: HTMLElement[] = [];
+  private summaries: StepSummary[] = [];
+  private query = '';
+  /** Says what filtered every step out, in place of the rows. */
+  private readonly emptyText = el('p', { attrs: { id: 'timeline-empty-reason' } });
+  private readonly clear = el('vscode-button', { text: 'Clear filters', attrs: { id: 'clear-filters', secondary: '' } });
+  private readonly empty = el('div', { className: 'timeline-empty', attrs: { id: 'timeline-empty', role: 'status', hidden: '' } }, [this.emptyText, this.clear]);
 
-  constructor(onSelect: (index: number) => void) {
-    this.element = el('nav', { className: 'timeline', attrs: { role: 'listbox', 'aria-label': 'Steps', tabindex: '0', id: 'timeline' } });
+  constructor(onSelect: (index: number) => void, onClear: () => void) {
+    this.clear.addEventListener('click', onClear);
+    this.element = el('nav', { className: 'timeline', attrs: { role: 'listbox', 'aria-label': 'Steps', tabindex: '0', id: 'timeline' } }, [this.empty]);
     this.element.addEventListener('click', (event) => {
       const row = (event.target as Element).closest<HTMLElement>('.step-row');
       if (row?.dataset.index) onSelect(Number(row.dataset.index));
@@ -18,22 +26,34 @@ export class TimelineView {
   append(summaries: readonly StepSummary[]): void {
     const rows = summaries.map((s) => {
       const marks: Node[] = [];
-      if (s.error) marks.push(codicon('error', 'error'));
+      if (s.error) marks.push(codicon('error', `failed: ${s.errors.join('; ')}`));
       if (s.diverged) marks.push(codicon('git-compare', 'diverged from the recording'));
-      const row = el('div', { className: `step-row${s.error ? ' has-error' : ''}${s.diverged ? ' diverged' : ''}`, attrs: { role: 'option', 'aria-selected': 'false', 'data-index': String(s.index), title: s.label } }, [
-        codicon(toolIcon(s.tool), s.tool ?? 'unparsed'),
+      // The hover holds the whole action, not the cut label, and why the step failed.
+      const title = [`${s.index + 1}. ${s.fullLabel}`, ...s.errors.map((e) => `failed: ${e}`)].join('\n');
+      return el('div', { className: `step-row${s.error ? ' has-error' : ''}${s.diverged ? ' diverged' : ''}`, attrs: { role: 'option', 'aria-selected': 'false', 'data-index': String(s.index), 'data-kind': s.kind, title } }, [
+        codicon(kindIcon(s.kind), s.kind),
         el('span', { className: 'step-number', text: String(s.index + 1) }),
-        el('span', { className: 'step-label', text: s.label }),
+        el('span', { className: 'step-label' }, highlighted(s.label, this.query)),
         ...marks,
       ]);
-      return row;
     });
+    this.summaries.push(...summaries);
     this.rows.push(...rows);
     this.element.append(...rows);
   }
 
-  showOnly(visible: ReadonlySet<number>): void {
+  /** Marks `query` in every label ('' clears the marks). */
+  highlight(query: string): void {
+    if (query === this.query) return;
+    this.query = query;
+    this.rows.forEach((row, i) => row.querySelector('.step-label')?.replaceChildren(...highlighted(this.summaries[i]!.label, query)));
+  }
+
+  /** Shows the rows in `visible`; with none, `emptyReason` says why in their place. */
+  showOnly(visible: ReadonlySet<number>, emptyReason = ''): void {
     for (const row of this.rows) row.hidden = !visible.has(Number(row.dataset.index));
+    this.empty.hidden = visible.size > 0 || this.rows.length === 0;
+    this.emptyText.textContent = visible.size > 0 ? '' : emptyReason;
   }
 
   select(index: number): void {

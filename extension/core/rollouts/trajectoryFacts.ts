@@ -1,4 +1,5 @@
 import type { Outcome, Step, Trajectory, TrajectoryFormat } from '../trajectory/model';
+import { recordedModelStats, runDuration } from '../trajectory/runFacts';
 import type { StepRun, TrajectoryFacts } from './record';
 
 /**
@@ -40,8 +41,8 @@ export function trajectoryFacts(t: TrajectoryFactsInput, line?: number): Traject
   assign(facts, 'reward', t.outcome.reward);
   assign(facts, 'error', t.outcome.error);
   assign(facts, 'tokens', tokensOf(t));
-  assign(facts, 'cost', t.outcome.modelStats?.instanceCost);
-  assign(facts, 'duration', durationOf(t.steps));
+  assign(facts, 'cost', recordedModelStats(t.outcome.modelStats, t.steps.length)?.instanceCost);
+  assign(facts, 'duration', runDuration(t.steps));
   assign(facts, 'formatErrors', countSteps(t.steps, (s) => s.formatError !== undefined));
   assign(facts, 'timeouts', countSteps(t.steps, isTimeout));
   assign(facts, 'lintRejections', longestRun(t.steps, isLintRejected));
@@ -57,7 +58,8 @@ function assign<K extends keyof TrajectoryFacts>(facts: TrajectoryFacts, key: K,
 
 /** Model stats when the scaffold kept them (SWE-agent, mini-swe-agent), else the per-step usage. */
 function tokensOf(t: TrajectoryFactsInput): number | undefined {
-  const stats = t.outcome.modelStats;
+  // Zeros a scaffold wrote without counting are unknown, not 0 (core/trajectory/runFacts).
+  const stats = recordedModelStats(t.outcome.modelStats, t.steps.length);
   if (stats?.tokensSent !== undefined || stats?.tokensReceived !== undefined) return (stats.tokensSent ?? 0) + (stats.tokensReceived ?? 0);
   let total: number | undefined;
   for (const s of t.steps) {
@@ -67,14 +69,6 @@ function tokensOf(t: TrajectoryFactsInput): number | undefined {
   return total;
 }
 
-/** Wall time from the first to the last timestamp when steps carry them, else the sum of execution times. */
-function durationOf(steps: StepFactsInput[]): number | undefined {
-  const times = steps.map((s) => (s.timestamp ? Date.parse(s.timestamp) : NaN)).filter((n) => Number.isFinite(n));
-  if (times.length >= 2) return (Math.max(...times) - Math.min(...times)) / 1000;
-  let total: number | undefined;
-  for (const s of steps) if (s.executionTime !== undefined) total = (total ?? 0) + s.executionTime;
-  return total;
-}
 
 function isTimeout(s: StepFactsInput): boolean {
   return s.flags?.includes('timeout') === true;

@@ -128,6 +128,11 @@ export const TrajectoryMetaSchema = z.object({
   systemPrompt: z.string().optional(),
   /** The first user message (task instructions) as the agent saw it. */
   instructions: z.string().optional(),
+  /**
+   * When each step's `state` was taken: after its action (the default: SWE-agent 1.x, sessions)
+   * or before it, as the model saw it (SWE-agent 0.x, whose state is a JSON string).
+   */
+  stateTiming: z.enum(['before-action', 'after-action']).optional(),
   /** Trajectory this one was forked from, and the index of the last step taken from it. */
   parent: z.object({ id: z.string(), forkStep: z.number().int() }).optional(),
   id: z.string().optional(),

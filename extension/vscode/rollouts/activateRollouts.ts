@@ -11,7 +11,8 @@ import type { RewardShown } from '../reward/activateReward';
 import { SECTION, configuredPath, recipeCatalog } from '../settings';
 import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
 import { openRollout, type OpenedRollout } from './openRollout';
-import { InstanceCatalog, patchSourceOf, rewardSourcesOf } from './rolloutEvidence';
+import { InstanceCatalog, patchSourceOf, rewardSourcesOf, rolloutFile } from './rolloutEvidence';
+import { withRecord } from '../trajectory/trajectoryDocument';
 import { ROLLOUTS_TABLE_VIEW, RolloutsTablePanel } from './rolloutsTablePanel';
 import { RolloutsSource } from './rolloutFolder';
 import { RolloutsTreeProvider, type RolloutsNode } from './rolloutsTree';
@@ -82,6 +83,19 @@ export function activateRollouts(context: vscode.ExtensionContext, log: vscode.L
     const { root, rollout } = located(id);
     return vscode.commands.executeCommand<PatchShown | undefined>('sweWorkbench.patch.show', await patchSourceOf(root, rollout, instances()));
   };
+  /** The trajectories of the rollout's instance, each as the stepper opens it, for the compare view. */
+  const compareGroup = async (id: string): Promise<unknown> => {
+    const { root, rollout } = located(id);
+    const group = (source.index?.rollouts ?? []).filter((r) => r.instance === rollout.instance);
+    if (group.length < 2) throw new Error(`${rollout.instance} has only this rollout: there is nothing to compare it with`);
+    const uris = await Promise.all(
+      group.map(async (r) => {
+        const { file, record } = await rolloutFile(root, r);
+        return record === undefined ? vscode.Uri.file(file) : withRecord(vscode.Uri.file(file), record);
+      }),
+    );
+    return vscode.commands.executeCommand('sweWorkbench.compare.open', uris);
+  };
   /** Runs a rollout action for a command or a table row: a failure becomes one message naming the rollout. */
   const reporting = <T>(verb: string, action: (id: string) => Promise<T>) => async (arg: unknown): Promise<T | undefined> => {
     let id = '';
@@ -100,6 +114,7 @@ export function activateRollouts(context: vscode.ExtensionContext, log: vscode.L
     showPatch: async (r: Rollout) => (await reporting('show the patch of', showPatch)(r.id)) !== undefined,
     recipes: recipeCatalog,
     exportTarget: (file: string) => path.resolve(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? source.folder ?? '.', file),
+    compareGroup: async (r: Rollout) => (await reporting('compare the group of', compareGroup)(r.id)) !== undefined,
   };
   const adopt = (panel: vscode.WebviewPanel, problem: string | null = null): RolloutsTablePanel => {
     const created = new RolloutsTablePanel(panel, source, context.extensionUri, log, actions, problem);

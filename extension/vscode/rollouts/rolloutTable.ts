@@ -17,6 +17,14 @@ export function rolloutStatus(r: Rollout): RolloutStatus {
   return 'unknown';
 }
 
+/**
+ * The failure class a row shows: the core's, except that a rollout nothing graded (no
+ * evaluation, no `resolved`, no reward) says "not graded" rather than a class of failure.
+ */
+export function failureLabel(r: Rollout): string {
+  return r.failure === 'unknown' && r.resolved === null && r.reward === undefined ? 'not graded' : r.failure;
+}
+
 export function toRolloutRow(r: Rollout, score?: ScoredRollout): RolloutRow {
   return {
     ...(score ? { score: scoreCells(score) } : {}),
@@ -28,7 +36,7 @@ export function toRolloutRow(r: Rollout, score?: ScoredRollout): RolloutRow {
     exit: r.exitStatus ?? null,
     resolved: r.resolved,
     reward: r.reward ?? null,
-    failure: r.failure,
+    failure: failureLabel(r),
     status: rolloutStatus(r),
     evidence: r.evidence.detail,
     tests: r.evidence.tests ?? [],

@@ -6,7 +6,7 @@ import type { Rollout } from '../../core/rollouts/record';
 import { queryRollouts, runStatistics } from '../../core/rollouts/rolloutQuery';
 import { searchRollouts } from '../../core/rollouts/rolloutSearch';
 import { ProtocolFailure } from '../../protocol/ipc';
-import { ExportRequestSchema, rolloutsChanged, rolloutsExport, rolloutsExportCancel, rolloutsExportProgress, rolloutsGroup, rolloutsHeader, rolloutsLocate, rolloutsOpen, rolloutsQuery, rolloutsRecipes, rolloutsRows, rolloutsShowPatch, rolloutsShowReward, type ExportResult, type RecipeChoice, type RolloutQuery } from '../../protocol/rollouts';
+import { ExportRequestSchema, rolloutsChanged, rolloutsExport, rolloutsExportCancel, rolloutsExportProgress, rolloutsGroup, rolloutsHeader, rolloutsLocate, rolloutsOpen, rolloutsQuery, rolloutsRecipes, rolloutsRows, rolloutsShowPatch, rolloutsCompareGroup, rolloutsShowReward, type ExportResult, type RecipeChoice, type RolloutQuery } from '../../protocol/rollouts';
 import type * as z from 'zod/mini';
 import { exportSft, parsePresets } from '../../core/rollouts/curation';
 import { Disposable } from '../dispose';
@@ -43,6 +43,8 @@ export interface RolloutActions {
   open(rollout: Rollout): Promise<{ index: number }>;
   showReward(rollout: Rollout): Promise<boolean>;
   showPatch(rollout: Rollout): Promise<boolean>;
+  /** Compares the rollouts of the rollout's instance (its GRPO group). */
+  compareGroup(rollout: Rollout): Promise<boolean>;
 }
 
 /** The rollouts table: one panel that answers its webview's range requests from the source's index. */
@@ -92,6 +94,7 @@ export class RolloutsTablePanel extends Disposable {
     this.messenger.onRequest(rolloutsOpen, async ({ id }) => ({ step: (await actions.open(this.rollout(id))).index }));
     this.messenger.onRequest(rolloutsShowReward, async ({ id }) => ({ shown: await actions.showReward(this.rollout(id)) }));
     this.messenger.onRequest(rolloutsShowPatch, async ({ id }) => ({ shown: await actions.showPatch(this.rollout(id)) }));
+    this.messenger.onRequest(rolloutsCompareGroup, async ({ id }) => ({ shown: await actions.compareGroup(this.rollout(id)) }));
     this.messenger.onRequest(rolloutsLocate, async ({ query, id }, signal) => {
       const index = (await this.rowsOf(query, signal)).findIndex((r) => r.id === id);
       return { index: index < 0 ? null : index };

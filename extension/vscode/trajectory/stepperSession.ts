@@ -1,9 +1,11 @@
 import * as vscode from 'vscode';
 import { classifyError } from '../../core/errors';
 import { rawRecords } from '../../core/trajectory/load';
-import type { Step } from '../../core/trajectory/model';
+import type { Step, Trajectory } from '../../core/trajectory/model';
+import { stepChange } from '../../core/trajectory/stepChange';
+import type { ProtocolError } from '../../protocol/ipc';
 import { ProtocolFailure } from '../../protocol/ipc';
-import { STEPPER_BOOT_ELEMENT, stepperBoot, stepperReveal, stepperSelected, stepsAct, stepsDetails, stepsOpenRaw, stepsSearch, stepsSummaries, trajectoryOpen, type StepAction, type StepperBoot } from '../../protocol/stepper';
+import { STEPPER_BOOT_ELEMENT, stepperBoot, stepperReveal, stepperSelected, stepsAct, stepsDetails, stepsOpenRaw, stepsSearch, stepsSummaries, trajectoryOpen, trajectoryShowFinalPatch, type StepAction, type StepperBoot } from '../../protocol/stepper';
 import { Disposable } from '../dispose';
 import { showView } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
@@ -19,22 +21,26 @@ interface TrajectoryStep {
 }
 
 /**
- * What `sweWorkbench.patch.show` opens for a step's diff: the step of the file, or, for a record
- * of a JSONL file (which the patch view would read as its first record), the diff text itself.
+ * What `sweWorkbench.patch.show` opens for a step's diff: the step of the file when it recorded
+ * the diff (and is not a record of a JSONL file, which the patch view would read as its first),
+ * else the diff text itself: a final patch, or a change rebuilt from the step's edit.
  */
-function patchSourceOf(document: TrajectoryDocument, index: number, diff: string): object {
-  return recordOf(document.uri) === undefined ? { trajectory: document.uri.fsPath, step: index } : { diff, title: `${document.fileName}: step ${index + 1}` };
+function showStepChange(document: TrajectoryDocument, trajectory: Trajectory, index: number): Thenable<unknown> {
+  const change = stepChange(trajectory, index);
+  if (change.kind === 'none') throw new ProtocolFailure('not-found', change.reason);
+  const source =
+    change.kind === 'recorded' && recordOf(document.uri) === undefined
+      ? { trajectory: document.uri.fsPath, step: index }
+      : { diff: change.diff, title: `${document.fileName}: ${change.title}${change.kind === 'edit' ? ' (rebuilt from the edit)' : ''}` };
+  return vscode.commands.executeCommand('sweWorkbench.patch.show', source);
 }
 
 /** Runs a step button's command. Replay and fork ask their own questions and run long: they are started, not awaited. */
-async function runStepAction(document: TrajectoryDocument, step: Step, action: StepAction): Promise<boolean> {
+async function runStepAction(document: TrajectoryDocument, trajectory: Trajectory, step: Step, action: StepAction): Promise<boolean> {
   const target: TrajectoryStep = { trajectory: document.uri, step: step.index };
   switch (action) {
-    case 'showDiff': {
-      const diff = step.state?.diff;
-      if (!diff) throw new ProtocolFailure('not-found', `step ${step.index + 1} of ${document.fileName} records no workspace diff`);
-      return (await vscode.commands.executeCommand('sweWorkbench.patch.show', patchSourceOf(document, step.index, diff))) !== undefined;
-    }
+    case 'showDiff':
+      return (await showStepChange(document, trajectory, step.index)) !== undefined;
     case 'fork':
       void vscode.commands.executeCommand('sweWorkbench.session.fork', target);
       return true;
@@ -74,7 +80,15 @@ export class StepperSession extends Disposable {
     };
     this.messenger.onRequest(trajectoryOpen, async () => toTrajectoryHeader(await document.trajectory(), document.fileName));
     this.messenger.onRequest(stepsSummaries, async (range) => ({ summaries: stepsInRange(await steps(), range).map(toStepSummary) }));
-    this.messenger.onRequest(stepsDetails, async (range) => ({ steps: stepsInRange(await steps(), range).map(toStepDetail) }));
+    this.messenger.onRequest(stepsDetails, async (range) => {
+      const trajectory = await document.trajectory();
+      return { steps: stepsInRange(trajectory.steps, range).map((s) => toStepDetail(s, trajectory)) };
+    });
+    this.messenger.onRequest(trajectoryShowFinalPatch, async () => {
+      const { outcome } = await document.trajectory();
+      if (!outcome.submission?.trim()) throw new ProtocolFailure('not-found', `${document.fileName} records no submitted patch${outcome.exitStatus ? ` (exit: ${outcome.exitStatus})` : ''}.`);
+      return { done: (await vscode.commands.executeCommand('sweWorkbench.patch.show', { diff: outcome.submission, title: `${document.fileName}: final patch` })) !== undefined };
+    });
     this.messenger.onRequest(stepsSearch, async ({ query, caseSensitive }) => ({ indices: searchSteps(await steps(), query, caseSensitive) }));
     this.messenger.onRequest(stepsOpenRaw, async ({ index }) => {
       const records = rawRecords(await document.loaded(), await stepAt(index));
@@ -83,7 +97,7 @@ export class StepperSession extends Disposable {
       return { opened: true };
     });
     this.messenger.onRequest(stepperBoot, () => this.boot(this.selected, this.revealing));
-    this.messenger.onRequest(stepsAct, async ({ action, index }) => ({ done: await runStepAction(document, await stepAt(index), action) }));
+    this.messenger.onRequest(stepsAct, async ({ action, index }) => ({ done: await runStepAction(document, await document.trajectory(), await stepAt(index), action) }));
     this.messenger.onRequest(stepperSelected, ({ index }) => {
       this.selected = index;
       this.booted = true;

@@ -7,7 +7,7 @@ import { errorText } from '../../../extension/core/errors';
 
 function dispatcher(): RequestDispatcher {
   const d = new RequestDispatcher((error) => ({ code: 'internal', message: errorText(error) }));
-  d.on(stepsSummaries, ({ start, end }) => ({ summaries: Array.from({ length: end - start }, (_, i) => ({ index: start + i, tool: 'bash', label: 'ls', error: false, diverged: false, flags: [] })) }));
+  d.on(stepsSummaries, ({ start, end }) => ({ summaries: Array.from({ length: end - start }, (_, i) => ({ index: start + i, tool: 'bash', kind: 'run', label: 'ls', fullLabel: 'ls', error: false, errors: [], diverged: false, flags: [] })) }));
   d.on(stepsDetails, ({ start }) => {
     if (start > 10) throw new ProtocolFailure('not-found', `no step ${start}`);
     throw new Error('disk on fire');

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { summarize } from '../../../extension/cli/inspect';
-import { STEP_LABEL_WIDTH, stepErrors, stepLabel } from '../../../extension/core/trajectory/stepLabels';
+import { stepErrorMarks } from '../../../extension/core/trajectory/stepErrors';
+import { STEP_LABEL_WIDTH, stepLabel } from '../../../extension/core/trajectory/stepLabels';
 import { toStepSummary } from '../../../extension/views/stepView';
 import { aBashAction, anAction, aStep, aTrajectory } from '../../builders/trajectory';
 
@@ -19,13 +20,13 @@ describe('step labels and error rules, once for the CLI and the stepper', () => 
   });
 
   test('an error is known from the exit code, a flag, a format error, or the output when no exit code was kept', () => {
-    assert.deepEqual(stepErrors(aStep({ exitCode: 2, observation: '' })), ['exit 2']);
-    assert.deepEqual(stepErrors(aStep({ observation: traceback })), ['traceback']);
-    assert.deepEqual(stepErrors(aStep({ observation: 'bash: pytets: command not found' })), ['command-not-found']);
-    assert.deepEqual(stepErrors(aStep({ observation: '/bin/sh: 1: pytets: not found' })), ['command-not-found']);
-    assert.deepEqual(stepErrors(aStep({ flags: ['lint-rejected', 'temperature-0.7'], observation: 'Your proposed edit has introduced new syntax error(s).' })), ['lint-rejected']);
-    assert.deepEqual(stepErrors(aStep({ observation: 'grep found no "command not found" here; print("Traceback (most recent call last):")' })), [], 'the words inside a line are not an error');
-    assert.deepEqual(stepErrors(aStep({ exitCode: 0, observation: 'ok' })), []);
+    assert.deepEqual(stepErrorMarks(aStep({ exitCode: 2, observation: '' })), ['exit 2']);
+    assert.deepEqual(stepErrorMarks(aStep({ observation: traceback })), ['traceback']);
+    assert.deepEqual(stepErrorMarks(aStep({ observation: 'bash: pytets: command not found' })), ['command-not-found']);
+    assert.deepEqual(stepErrorMarks(aStep({ observation: '/bin/sh: 1: pytets: not found' })), ['command-not-found']);
+    assert.deepEqual(stepErrorMarks(aStep({ flags: ['lint-rejected', 'temperature-0.7'], observation: 'Your proposed edit has introduced new syntax error(s).' })), ['lint-rejected']);
+    assert.deepEqual(stepErrorMarks(aStep({ observation: 'grep found no "command not found" here; print("Traceback (most recent call last):")' })), [], 'the words inside a line are not an error');
+    assert.deepEqual(stepErrorMarks(aStep({ exitCode: 0, observation: 'ok' })), []);
   });
 
   test('the inspect table and the stepper timeline mark the same steps and print the same labels', () => {

@@ -23,7 +23,17 @@ const steps = [
 
 describe('step views sent to the stepper', () => {
   test('a summary carries the tool, the first action line and the marks', () => {
-    assert.deepEqual(toStepSummary(steps[1]!), { index: 1, tool: 'edit', label: 'edit 1475:1475', error: true, diverged: false, flags: ['lint-rejected'] });
+    assert.deepEqual(toStepSummary(steps[1]!), {
+      index: 1,
+      tool: 'edit',
+      kind: 'edit',
+      label: 'edit 1475:1475',
+      fullLabel: 'edit 1475:1475\n        return int(round(value.total_seconds() / base_unit.total_seconds()))\nend_of_edit',
+      error: true,
+      errors: ['lint-rejected'],
+      diverged: false,
+      flags: ['lint-rejected'],
+    });
     assert.equal(toStepSummary(steps[2]!).error, true, 'a non-zero exit code is an error');
     assert.equal(toStepSummary(steps[3]!).error, true, 'a format error is an error');
     assert.equal(toStepSummary(steps[0]!).error, false);

@@ -87,4 +87,11 @@ describe('the rollouts table query over a generated training run', () => {
     assert.equal(RowRangeSchema.safeParse({ query: none, start: 10, end: 5 }).success, false);
     assert.equal(RowRangeSchema.safeParse({ query: none, start: 0, end: 500 }).success, true);
   });
+
+  test('a rollout nothing graded says "not graded", not failure class "unknown"; a graded one keeps its class', () => {
+    const failedUngradedPatch = rollouts.find((r) => r.id === 'rllm/episodes.jsonl:2')!;
+    assert.deepEqual([failedUngradedPatch.failure, failedUngradedPatch.resolved], ['unknown', false]);
+    assert.equal(toRolloutRow(failedUngradedPatch).failure, 'unknown', 'graded (not resolved) but of no known class');
+    assert.equal(toRolloutRow({ ...failedUngradedPatch, resolved: null, reward: undefined }).failure, 'not graded');
+  });
 });

@@ -39,5 +39,7 @@ describe('the virtualized rollouts table', () => {
     assert.equal(cellText(row, 'cost'), '$0.50');
     assert.equal(cellText(row, 'duration'), '1 h 2 min');
     assert.equal(cellText({ ...row, duration: 42.25 }, 'duration'), '42.3 s');
+    assert.equal(cellText({ ...row, cost: 0.24830985 }, 'cost'), '$0.2483');
+    for (const column of ['tokens', 'cost', 'duration'] as const) assert.equal(cellText({ ...row, [column]: null }, column), 'unknown', `${column} not recorded`);
   });
 });

@@ -270,6 +270,7 @@ export function importSweAgent(value: unknown, ctx: ImportContext): Trajectory {
     }),
     meta: defined({
       formatVersion: info?.swe_agent_version ?? undefined,
+      stateTiming: run.trajectory?.some((s) => typeof s.state === 'string') ? 'before-action' : undefined,
       model: model?.name ?? undefined,
       toolBundles: bundles,
       parseFunction: config.agent?.tools?.parse_function?.type ?? undefined,

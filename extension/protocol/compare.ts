@@ -1,0 +1,61 @@
+// zod/mini: the compare view's bundle carries these schemas.
+import * as z from 'zod/mini';
+import { requestType } from './ipc';
+import { RUN_FACTS_SHAPE } from './stepper';
+
+/**
+ * The compare view's messages. The host reads two or more trajectories of one task, aligns
+ * their steps by action (core/trajectory/alignSteps) and hands the webview the aligned rows,
+ * each run's outcome and totals, and its final patch as text; the webview renders the patches
+ * with diff2html, which escapes every piece of patch text.
+ */
+
+const Count = z.int().check(z.nonnegative());
+
+export const CompareRunSchema = z.object({
+  /** The file's name (with `#N` for a record of a JSONL file). */
+  label: z.string(),
+  /** The file's path, shown on hover. */
+  path: z.string(),
+  format: z.string(),
+  instanceId: z.optional(z.string()),
+  model: z.optional(z.string()),
+  stepCount: Count,
+  ...RUN_FACTS_SHAPE,
+  /** The final patch as submitted; '' when the run submitted none. */
+  patch: z.string(),
+});
+export type CompareRun = z.infer<typeof CompareRunSchema>;
+
+export const CompareCellSchema = z.object({
+  index: Count,
+  kind: z.string(),
+  label: z.string(),
+  fullLabel: z.string(),
+  error: z.boolean(),
+});
+export type CompareCell = z.infer<typeof CompareCellSchema>;
+
+export const CompareRowSchema = z.object({
+  /** One cell per run; null where that run took no step here. */
+  cells: z.array(z.nullable(CompareCellSchema)),
+  /** Every run took the same (normalised) action here. */
+  same: z.boolean(),
+});
+export type CompareRow = z.infer<typeof CompareRowSchema>;
+
+export const CompareContentSchema = z.object({
+  title: z.string(),
+  runs: z.array(CompareRunSchema),
+  rows: z.array(CompareRowSchema),
+  /** The first row where the runs part; null when they take the same actions throughout. */
+  firstDivergence: z.nullable(Count),
+  /** Said above everything when the runs are not all of one task. */
+  warning: z.optional(z.string()),
+});
+export type CompareContent = z.infer<typeof CompareContentSchema>;
+
+export const compareLoad = requestType('compare/load', z.object({}), CompareContentSchema);
+
+/** Opens run `run`'s step `index` in the stepper. */
+export const compareOpenStep = requestType('compare/openStep', z.object({ run: Count, index: Count }), z.object({ opened: z.boolean() }));

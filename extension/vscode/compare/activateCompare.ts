@@ -1,0 +1,103 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { InputError } from '../../core/errors';
+import { loadTrajectory } from '../../core/trajectory/load';
+import { compareLoad, compareOpenStep, type CompareContent } from '../../protocol/compare';
+import { ProtocolFailure } from '../../protocol/ipc';
+import { classifyError, errorText } from '../../core/errors';
+import { recordOf } from '../trajectory/trajectoryDocument';
+import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
+import { showView, webviewOptions } from '../webview/webviewContent';
+import { WebviewMessenger } from '../webview/webviewMessenger';
+import { compareContent, type LoadedRun } from './compareView';
+
+export const COMPARE_VIEW = 'sweWorkbench.compare';
+export const COMPARE_COMMAND = 'sweWorkbench.compare.open';
+
+/** What the command returns: the panel and what it shows, for callers and tests. */
+export interface CompareShown {
+  panel: vscode.WebviewPanel;
+  content: CompareContent;
+}
+
+/** The trajectories the command was given: explorer (clicked, selected), a list, or nothing (ask). */
+function urisOf(first: unknown, selected: unknown): vscode.Uri[] | undefined {
+  if (Array.isArray(selected) && selected.length > 0 && selected.every((u) => u instanceof vscode.Uri)) return selected as vscode.Uri[];
+  if (Array.isArray(first) && first.every((u) => u instanceof vscode.Uri)) return first as vscode.Uri[];
+  if (first instanceof vscode.Uri) return [first];
+  return undefined;
+}
+
+async function pick(): Promise<vscode.Uri[] | undefined> {
+  return vscode.window.showOpenDialog({
+    title: 'Compare trajectories: pick two or more runs of one task',
+    canSelectMany: true,
+    openLabel: 'Compare',
+    filters: { Trajectories: ['traj', 'json', 'jsonl'] },
+    defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+  });
+}
+
+function labelOf(uri: vscode.Uri): string {
+  const record = recordOf(uri);
+  return `${path.basename(uri.fsPath)}${record === undefined ? '' : `#${record + 1}`}`;
+}
+
+async function loadRuns(uris: readonly vscode.Uri[]): Promise<LoadedRun[]> {
+  return Promise.all(
+    uris.map(async (uri) => {
+      const record = recordOf(uri);
+      const { trajectory } = await loadTrajectory(uri.fsPath, record === undefined ? {} : { record });
+      return { label: labelOf(uri), path: uri.fsPath, trajectory };
+    }),
+  );
+}
+
+export function activateCompare(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, editor: TrajectoryEditorApi): vscode.Disposable[] {
+  const panels = new Set<vscode.WebviewPanel>();
+  const open = async (uris: readonly vscode.Uri[]): Promise<CompareShown | undefined> => {
+    if (uris.length < 2) {
+      void vscode.window.showErrorMessage(`SWE Workbench: Compare Trajectories needs two or more trajectories; ${uris.length === 0 ? 'none was' : `only ${labelOf(uris[0]!)} was`} chosen.`);
+      return undefined;
+    }
+    let content: CompareContent;
+    try {
+      content = compareContent(await loadRuns(uris));
+    } catch (error) {
+      // Nothing is opened half-read: the file that failed and where is said instead.
+      log.error('cannot compare the trajectories', error);
+      void vscode.window.showErrorMessage(`SWE Workbench: cannot compare: ${error instanceof InputError ? error.message : errorText(error)}`);
+      return undefined;
+    }
+    const panel = vscode.window.createWebviewPanel(COMPARE_VIEW, content.title, vscode.ViewColumn.Active, { retainContextWhenHidden: false });
+    panel.webview.options = webviewOptions(context.extensionUri);
+    const messenger = new WebviewMessenger(panel.webview, log, classifyError);
+    messenger.onRequest(compareLoad, () => content);
+    messenger.onRequest(compareOpenStep, async ({ run, index }) => {
+      const uri = uris[run];
+      if (!uri || index >= (content.runs[run]?.stepCount ?? 0)) throw new ProtocolFailure('not-found', `run ${run + 1} has no step ${index + 1}`);
+      await editor.openAtStep(uri, index);
+      return { opened: true };
+    });
+    panels.add(panel);
+    panel.onDidDispose(() => {
+      panels.delete(panel);
+      messenger.dispose();
+    });
+    showView(panel.webview, context.extensionUri, 'compare', content.title, log);
+    return { panel, content };
+  };
+  return [
+    { dispose: () => [...panels].forEach((p) => p.dispose()) },
+    vscode.commands.registerCommand(COMPARE_COMMAND, async (first?: unknown, selected?: unknown) => {
+      let uris = urisOf(first, selected) ?? (await pick());
+      // One file from the explorer: the others are asked for.
+      if (uris?.length === 1) {
+        const more = await pick();
+        if (!more) return undefined;
+        uris = [uris[0]!, ...more.filter((u) => u.toString() !== uris![0]!.toString())];
+      }
+      return uris ? open(uris) : undefined;
+    }),
+  ];
+}

@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Frame, Page } from 'playwright-core';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { launchBrowser, launchBrowserOn, webviewFrame } from '../helpers/browser';
+import { THEMES, runCommand, setTheme, waitForExtension } from '../helpers/workbench';
+
+const url = process.env.SWE_WORKBENCH_E2E_URL;
+const workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE;
+const settingsFile = process.env.SWE_WORKBENCH_E2E_SETTINGS;
+const out = process.env.SWE_WORKBENCH_E2E_OUT;
+const WINDOWED = 'marshmallow-1867.windowed.traj';
+const FUNCTION_CALLING = 'marshmallow-1867.function_calling.traj';
+const FORK = 'marshmallow-1867.fork.traj';
+const RUNS = [WINDOWED, FUNCTION_CALLING, FORK];
+
+/**
+ * A third run of the task: the function-calling run's file, cut after its step 5, with a sixth
+ * step that ran the tests instead of opening fields.py, and no submission (it ran out of budget).
+ */
+function writeFork(file: string): void {
+  const run = JSON.parse(readFileSync(path.join(workspace!, FUNCTION_CALLING), 'utf8')) as { trajectory: Array<Record<string, unknown>>; info: Record<string, unknown> };
+  const command = 'python -m pytest tests/test_fields.py -q';
+  const sixth = { ...run.trajectory[2], action: command, observation: '1 failed, 40 passed', thought: 'Run the field tests first.', response: command };
+  run.trajectory = [...run.trajectory.slice(0, 5), sixth];
+  run.info = { ...run.info, exit_status: 'exit_cost', submission: null, model_stats: { ...(run.info.model_stats as object), api_calls: 6 } };
+  writeFileSync(file, JSON.stringify(run));
+}
+
+describe('comparing runs of one task in code-server', () => {
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let page: Page;
+  let compare: Frame;
+
+  /** Selects the three runs in the explorer: a click (which opens the first in the stepper), then Ctrl+clicks. */
+  async function selectRuns(): Promise<void> {
+    await runCommand(page, 'View: Show Explorer');
+    const row = (name: string) => page.locator('.explorer-folders-view .monaco-list-row', { hasText: new RegExp(`^${name.replace(/[.]/g, '\\.')}$`) });
+    await row(RUNS[0]!).waitFor({ timeout: 30_000 });
+    await row(RUNS[0]!).click();
+    // The explorer then reveals (selects) the opened editor's file: the stepper is let open first,
+    // and should the reveal still land after the Ctrl+clicks, the selection is made again.
+    await webviewFrame(page, '#run-header', 30_000);
+    const selected = page.locator('.explorer-folders-view .monaco-list-row.selected');
+    for (let attempt = 1; ; attempt++) {
+      await row(RUNS[0]!).click();
+      for (const name of RUNS.slice(1)) await row(name).click({ modifiers: ['Control'] });
+      const three = await page.waitForFunction(() => document.querySelectorAll('.explorer-folders-view .monaco-list-row.selected').length === 3, undefined, { timeout: 5_000 }).then(() => true, () => false);
+      if (three && (await selected.count()) === 3) break;
+      if (attempt >= 4) assert.equal(await selected.count(), 3, 'three runs selected in the explorer');
+    }
+    await row(RUNS[2]!).click({ button: 'right' });
+  }
+
+  /**
+   * Runs Compare Trajectories… from the explorer's context menu on the three runs. A webview the
+   * workbench creates while the machine is loaded can stay blank (as openFileInWebview knows for
+   * the stepper): the editors are closed and the command asked once more.
+   */
+  async function compareFromExplorer(): Promise<Frame> {
+    for (let attempt = 1; ; attempt++) {
+      await selectRuns();
+      // The workbench's menus act on a key or a mouse-up after a hover: a synthetic click right as the menu opens is dropped.
+      await page.locator('.monaco-menu .action-item', { hasText: 'Compare Trajectories…' }).hover();
+      await page.keyboard.press('Enter');
+      const frame = await webviewFrame(page, '#compare-title', 30_000).catch((error: unknown) => error as Error);
+      if (!(frame instanceof Error)) return frame;
+      await page.screenshot({ path: path.join(out!, `compare-open-attempt-${attempt}.png`) });
+      if (attempt >= 2) throw frame;
+      await runCommand(page, 'View: Close All Editors');
+    }
+  }
+
+  before(async () => {
+    assert.ok(url && workspace && settingsFile && out, 'run through scripts/run-vscode-tests.mjs e2e');
+    writeFork(path.join(workspace, FORK));
+    browser = await launchBrowserOn(url, workspace);
+    page = browser.page;
+    await waitForExtension(page);
+    compare = await compareFromExplorer().catch(async (error: unknown) => {
+      await page.screenshot({ path: path.join(out, 'compare-open-failed.png') });
+      throw error;
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  /** The runs' columns in the order the explorer handed them over. */
+  const columns = () => compare.locator('#compare-outcomes thead th:not(.row-head)').allTextContents();
+  /** Each run's cell of an outcome row, by run name. */
+  async function outcome(fact: string): Promise<Record<string, string>> {
+    const names = await columns();
+    const cells = await compare.locator(`tr[data-fact="${fact}"] td`).allTextContents();
+    return Object.fromEntries(names.map((n, i) => [n, cells[i]!]));
+  }
+
+  test('three runs from the explorer: one view, titled with their task', async () => {
+    assert.equal(await compare.locator('#compare-title').textContent(), 'Compare 3 runs of marshmallow-code__marshmallow-1867');
+    assert.deepEqual((await columns()).sort(), [...RUNS].sort());
+    assert.equal(await compare.locator('#compare-warning').count(), 0);
+  });
+
+  test('steps are aligned by action and the first point where they part is marked', async () => {
+    const first = compare.locator('tr.first-divergence');
+    assert.equal(await first.count(), 1);
+    assert.equal(await first.getAttribute('data-row'), '5');
+    assert.equal(await compare.locator('#first-divergence').textContent(), ' The runs part here');
+    // Before it, every run took the same action on the same row; at it the fork ran the tests.
+    assert.deepEqual(await compare.locator('tr.same[data-row="0"] .step-label').allTextContents(), ['create reproduce.py', 'create reproduce.py', 'create reproduce.py']);
+    for (let r = 0; r < 5; r++) assert.equal(await compare.locator(`tr.same[data-row="${r}"]`).count(), 1, `row ${r + 1} is the same in every run`);
+    const fork = (await columns()).indexOf(FORK);
+    const forkSixth = compare.locator('tr[data-row] td', { hasText: 'python -m pytest tests/test_fields.py -q' });
+    assert.equal(await forkSixth.count(), 1);
+    assert.equal(await forkSixth.evaluate((td) => Array.prototype.indexOf.call(td.parentElement!.children, td) - 1), fork, "in the fork's column");
+    assert.ok((await compare.locator('td.gap').count()) >= 5, "the fork's missing steps are gaps");
+    assert.match((await compare.locator('#compare-summary').textContent()) ?? '', /^the runs part at row 6: /);
+  });
+
+  test('outcomes and final patches side by side, unknown said as unknown', async () => {
+    assert.deepEqual(await outcome('cost'), { [WINDOWED]: 'unknown', [FUNCTION_CALLING]: 'unknown', [FORK]: 'unknown' });
+    assert.deepEqual(await outcome('calls'), { [WINDOWED]: 'unknown', [FUNCTION_CALLING]: '11', [FORK]: '6' });
+    assert.deepEqual(await outcome('steps'), { [WINDOWED]: '11', [FUNCTION_CALLING]: '11', [FORK]: '6' });
+    assert.deepEqual(await outcome('outcome'), { [WINDOWED]: 'not graded, exit: submitted', [FUNCTION_CALLING]: 'not graded, exit: submitted', [FORK]: 'not graded, exit: exit_cost' });
+    assert.equal(await compare.locator('#compare-patches .patch-column .d2h-file-wrapper').count(), 2);
+    assert.equal(await compare.locator('#compare-patches .patch-column .patch-problem', { hasText: 'This run submitted no patch.' }).count(), 1);
+  });
+
+  test("a step of the compare opens in that run's stepper", async () => {
+    await compare.locator('tr[data-row] td', { hasText: 'python -m pytest tests/test_fields.py -q' }).locator('button').click();
+    const stepper = await webviewFrame(page, '#step-title', 30_000);
+    await stepper.locator('#step-title', { hasText: 'Step 6 of 6' }).waitFor({ timeout: 15_000 });
+    assert.equal(await stepper.locator('#file-name').textContent(), FORK);
+    await runCommand(page, 'View: Close All Editors');
+  });
+
+  test('is readable in the dark, light and high-contrast themes', async () => {
+    for (const theme of Object.keys(THEMES) as (keyof typeof THEMES)[]) {
+      await setTheme(page, settingsFile!, theme);
+      await waitForExtension(page);
+      compare = await compareFromExplorer();
+      await compare.locator(`body.${THEMES[theme].webviewClass} #first-divergence`).waitFor({ timeout: 30_000 });
+      await page.screenshot({ path: path.join(out!, `compare-${theme}.png`) });
+      const foreground = await compare.locator('#compare-title').evaluate((e) => getComputedStyle(e).color);
+      const background = await compare.locator('body').evaluate((e) => getComputedStyle(e).backgroundColor);
+      assert.notEqual(foreground, background, `${theme}: text and background differ`);
+      const mark = await compare.locator('#first-divergence td').evaluate((e) => getComputedStyle(e).color);
+      assert.notEqual(mark, background, `${theme}: the divergence mark reads against the background`);
+      await runCommand(page, 'View: Close All Editors');
+    }
+  });
+});

@@ -8,7 +8,7 @@ import { planSession, startSession, type LaunchRequest } from '../core/session/l
 import { DEFAULT_NORMALISERS, NORMALISER_NAMES, NORMALISERS, type NormaliserName } from '../core/session/divergence';
 import { loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';
-import { bundleList } from './bundleOption';
+import { bundleList, toolSetOption } from './bundleOption';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 
 const USAGE = `usage: swe-workbench replay TRAJ --image IMAGE --repo DIR [--until N] [--json]
@@ -72,7 +72,9 @@ export const command: Command = {
     const until = nonNegativeInteger('--until', values.until);
     const normalisers = normalisersOption(values.forgive);
     const { trajectory } = await loadTrajectory(file, { signal: ctx.signal });
-    const plan = planSession(replayRequest({ trajectory, ref: file }, { image: values.image, repoDir: values.repo, normalisers, ...defined({ workdir: values.workdir, until, bundles: bundleList(values.bundles) }) }));
+    const bundles = bundleList(values.bundles);
+    if (bundles) toolSetOption(bundles); // an unknown bundle named on the command line is a usage error (exit 2)
+    const plan = planSession(replayRequest({ trajectory, ref: file }, { image: values.image, repoDir: values.repo, normalisers, ...defined({ workdir: values.workdir, until, bundles }) }));
     const { debug: session } = await startSession(plan, { role: 'replay', signal: ctx.signal }).catch((err: unknown) => {
       throw err instanceof CancelledError ? err : new CliError(`could not start the sandbox: ${errorText(err)}`, 1);
     });

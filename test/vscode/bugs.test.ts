@@ -81,6 +81,18 @@ describe('bug authoring in the extension host', () => {
     assert.deepEqual(left.map((c) => c.Id), [], 'no container is left behind');
   });
 
+  it('validates the valid sample bug as SWE-smith does in a container: valid, its broken tests FAIL_TO_PASS, no container left', async function () {
+    this.timeout(8 * 60_000);
+    const repo = await sampleRepoAtHead(await mkdtemp(path.join(tmpdir(), 'vscode-bug-repo-')));
+    const verdict = await vscode.commands.executeCommand<{ valid: boolean; FAIL_TO_PASS: string[]; PASS_TO_PASS: string[] } | undefined>('sweWorkbench.bugs.validateSweSmith', { bug: bugDir, repo, image: BASE_IMAGE });
+    assert.ok(verdict, 'the validation ran');
+    assert.equal(verdict.valid, true);
+    assert.ok(verdict.FAIL_TO_PASS.length > 0 && verdict.FAIL_TO_PASS.every((t) => t.startsWith('tests/')), verdict.FAIL_TO_PASS.join(', '));
+    assert.ok(verdict.PASS_TO_PASS.length > verdict.FAIL_TO_PASS.length, `${verdict.PASS_TO_PASS.length} tests still pass with the bug`);
+    const left = await new Docker().listContainers({ all: true, filters: { label: [BUG_CONTAINER_LABEL] } });
+    assert.deepEqual(left.map((c) => c.Id), [], 'no container is left behind');
+  });
+
   it('a re-run named relative to the workspace that cannot read the bug shows where the file is wrong, and no verdict or test of the run before', async () => {
     const diff = path.join(bugDir, 'bug_inject.diff');
     const original = await readFile(diff, 'utf8');

@@ -115,7 +115,7 @@ export function planSession(request: LaunchRequest): SessionPlan {
     throw new InputError(request.recording?.ref, undefined, errorText(error));
   }
   if (request.at !== undefined && recording && (!Number.isInteger(request.at) || request.at < 0 || request.at > recording.steps.length)) {
-    throw new InputError(request.recording?.ref, undefined, `cannot ${mode === 'fork' ? 'fork' : 'stop'} at step ${request.at}: the recording has ${recording.steps.length} steps (0..${recording.steps.length})`);
+    throw new InputError(request.recording?.ref, undefined, `cannot ${mode === 'fork' ? 'fork at' : 'replay until'} step ${request.at}: the recording has ${recording.steps.length} steps (0..${recording.steps.length})`);
   }
   const tools = toolsFor(request, settings?.bundles);
   const repoPath = request.repoPath ?? settings?.repoPath ?? '/repo';

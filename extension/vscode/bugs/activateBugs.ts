@@ -2,14 +2,15 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import { saveBugArtifact } from '../../core/bugs/bugArtifact';
+import { loadBugArtifact, saveBugArtifact } from '../../core/bugs/bugArtifact';
 import { bugFromSandbox } from '../../core/bugs/bugFromSandbox';
-import { CancelledError } from '../../core/errors';
 import { CHECK_NAMES, type CheckResult } from '../../core/bugs/consistencyChecks';
-import { errorText } from '../../core/errors';
+import { CancelledError, errorText } from '../../core/errors';
+import { validateLikeSweSmith } from '../../core/bugs/sweSmithValidation';
+import type { ValidationLists } from '../../core/reward/validationLists';
 import { ReadonlyDocuments } from '../patch/readonlyDocuments';
 import { BugTestController } from './bugTestController';
-import { requireTrust, resolveBugEnvironment } from './bugEnvironment';
+import { bugSandboxFactory, requireTrust, resolveBugEnvironment } from './bugEnvironment';
 import type { RunningSession } from '../session/sessionController';
 import { chooseCaptureSource } from './captureSource';
 import type { BugFolder } from './bugFolders';
@@ -48,6 +49,9 @@ function bugArgs(arg: unknown): unknown {
   return arg;
 }
 
+/** What `sweWorkbench.bugs.validateSweSmith` answers: the verdict and the four test lists. */
+type SweSmithVerdict = { valid: boolean } & ValidationLists;
+
 export function activateBugs(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, currentSession: () => RunningSession | undefined): vscode.Disposable[] {
   const results = new CheckResults(context.workspaceState);
   const tree = new BugsTreeProvider(results);
@@ -81,6 +85,39 @@ export function activateBugs(context: vscode.ExtensionContext, log: vscode.LogOu
       }
       log.error(`the checks of ${args.bug} stopped`, error);
       void showBugFileError(`SWE Workbench: the checks of ${name} stopped: ${errorText(error)}`, error);
+      return undefined;
+    }
+  };
+
+  /** SWE-smith's validation of a bug (reference run, then the bug; nothing weakened), in one container. */
+  const validateSweSmith = async (arg: unknown): Promise<SweSmithVerdict | undefined> => {
+    const args = parseArgs(RunChecksArgs, bugArgs(arg) ?? (await pickBug(tree)), 'sweWorkbench.bugs.validateSweSmith');
+    if (!args || !requireTrust('Validating a bug')) return undefined;
+    const env = await resolveBugEnvironment(args);
+    if (!env) return undefined;
+    const name = path.basename(args.bug);
+    try {
+      const bug = await loadBugArtifact(args.bug);
+      const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Validating bug ${name} as SWE-smith does`, cancellable: true }, async (_progress, token) => {
+        const abort = new AbortController();
+        const cancel = token.onCancellationRequested(() => abort.abort('the validation was cancelled'));
+        const sandbox = await bugSandboxFactory(env, 'swe-smith')(abort.signal);
+        try {
+          return await validateLikeSweSmith(sandbox, bug, { signal: abort.signal });
+        } finally {
+          cancel.dispose();
+          await sandbox.dispose();
+        }
+      });
+      const { lists } = result;
+      const summary = `Bug ${name} is ${result.valid ? '' : 'NOT '}a valid SWE-smith task: ${lists.FAIL_TO_PASS.length} FAIL_TO_PASS, ${lists.PASS_TO_PASS.length} PASS_TO_PASS.`;
+      log.info(`${summary} FAIL_TO_PASS: ${lists.FAIL_TO_PASS.join(', ') || 'none'}`);
+      void (result.valid ? vscode.window.showInformationMessage(`SWE Workbench: ${summary}`) : vscode.window.showWarningMessage(`SWE Workbench: ${summary}`));
+      return { valid: result.valid, ...lists };
+    } catch (error) {
+      if (error instanceof CancelledError) return undefined;
+      log.error(`the SWE-smith validation of ${args.bug} stopped`, error);
+      void showBugFileError(`SWE Workbench: the SWE-smith validation of ${name} stopped: ${errorText(error)}`, error);
       return undefined;
     }
   };
@@ -128,6 +165,7 @@ export function activateBugs(context: vscode.ExtensionContext, log: vscode.LogOu
     }),
     vscode.commands.registerCommand('sweWorkbench.bugs.runChecks', runChecks),
     vscode.commands.registerCommand('sweWorkbench.bugs.capture', capture),
+    vscode.commands.registerCommand('sweWorkbench.bugs.validateSweSmith', validateSweSmith),
     vscode.commands.registerCommand('sweWorkbench.bugs.showPatch', (arg: unknown) => {
       const args = parseArgs(z.strictObject({ bug: z.string().min(1) }), bugArgs(arg), 'sweWorkbench.bugs.showPatch');
       return args ? vscode.commands.executeCommand('sweWorkbench.patch.show', { bug: args.bug }) : undefined;

@@ -126,15 +126,18 @@ export class RolloutsTablePanel extends Disposable {
     const index = this.source.index;
     if (!index) throw new ProtocolFailure('invalid-input', 'no rollouts folder is open');
     const presets = parsePresets(keep);
-    const rows = await this.rowsOf(query, signal);
-    const scored = query.recipe ? (await this.scoredRun(query.recipe)).run : undefined;
     const target = this.actions.exportTarget(file);
+    // Taken before the first await: a cancel sent right after the export reaches it.
     const controller = new AbortController();
+    this.exporting = controller;
     const stop = () => controller.abort('cancelled');
     signal.addEventListener('abort', stop);
-    this.exporting = controller;
-    const step = Math.max(1, Math.floor(rows.length / 100));
+    let total = 0;
     try {
+      const rows = await this.rowsOf(query, signal);
+      total = rows.length;
+      const scored = query.recipe ? (await this.scoredRun(query.recipe)).run : undefined;
+      const step = Math.max(1, Math.floor(rows.length / 100));
       const summary = await exportSft(index.root, rows, target, {
         presets,
         all: index.rollouts,
@@ -146,7 +149,7 @@ export class RolloutsTablePanel extends Disposable {
       });
       return { ...summary, gitHistory: summary.gitHistory.length, cancelled: false };
     } catch (error) {
-      if (error instanceof CancelledError) return { file: target, selected: rows.length, written: 0, skipped: {}, gitHistory: 0, bytes: 0, cancelled: true };
+      if (error instanceof CancelledError) return { file: target, selected: total, written: 0, skipped: {}, gitHistory: 0, bytes: 0, cancelled: true };
       throw error;
     } finally {
       signal.removeEventListener('abort', stop);

@@ -105,7 +105,11 @@ const fmt = (x: number) => String(Number(x.toFixed(4)));
 export function scoreRun(rollouts: readonly Rollout[], recipe: Recipe, estimator: Estimator = recipe.advantage, extras?: (r: Rollout) => { patch?: string; gold?: string }): ScoredRun {
   const scored: ScoredRollout[] = rollouts.map((r) => ({ id: r.id, instance: r.instance, attempt: r.attempt, score: scoreRollout(recipe, evidenceOf(r, extras?.(r))), advantage: null, why: '' }));
   const byInstance = new Map<string, ScoredRollout[]>();
-  for (const s of scored) byInstance.set(s.instance, [...(byInstance.get(s.instance) ?? []), s]);
+  for (const s of scored) {
+    const list = byInstance.get(s.instance);
+    if (list) list.push(s);
+    else byInstance.set(s.instance, [s]);
+  }
   const instances = [...byInstance.keys()].sort();
   const groups = instances.map((instance) => groupOf(instance, byInstance.get(instance)!, recipe, estimator));
   if (recipe.shape === 'ssr-injector') injectorAdvantages(recipe, groups, instances.map((i) => byInstance.get(i)!), estimator);

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { CancelledError, InputError } from '../../core/errors';
 import type { Recipe } from '../../core/reward/recipes';
-import { scoreRun, type ScoredRollout, type ScoredRun } from '../../core/rollouts/recipeRun';
+import { patchExtras, scoreRun, type ScoredRollout, type ScoredRun } from '../../core/rollouts/recipeRun';
 import type { Rollout } from '../../core/rollouts/record';
 import { queryRollouts, runStatistics } from '../../core/rollouts/rolloutQuery';
 import { searchRollouts } from '../../core/rollouts/rolloutSearch';
@@ -44,6 +44,8 @@ class LastResult<T> {
 export interface RolloutActions {
   /** Where an export named in the view goes: a relative name is under the first workspace folder. */
   exportTarget(file: string): string;
+  /** The gold patches of sweWorkbench.rollouts.instances, for SWE-RL; undefined when it is not set. */
+  goldPatches(): Promise<Map<string, string> | undefined>;
   /** The recipes on offer: the built-in ones and the user's file's. */
   recipes(): Promise<{ recipes: Recipe[]; file: string | null; problem: string | null }>;
   open(rollout: Rollout): Promise<{ index: number }>;
@@ -166,7 +168,10 @@ export class RolloutsTablePanel extends Disposable {
       const { recipes } = await this.actions.recipes();
       const recipe = recipes.find((r) => r.name === choice.name);
       if (!recipe) throw new ProtocolFailure('invalid-input', `unknown recipe '${choice.name}': one of ${recipes.map((r) => r.name).join(', ')}`);
-      const run = scoreRun(this.source.index?.rollouts ?? [], recipe, choice.estimator);
+      const index = this.source.index;
+      const golds = recipe.shape === 'swe-rl' && index ? await this.actions.goldPatches() : undefined;
+      const extras = golds && index ? await patchExtras(index.root, index.rollouts, golds) : undefined;
+      const run = scoreRun(index?.rollouts ?? [], recipe, choice.estimator, extras);
       return { run, byId: new Map(run.rollouts.map((r) => [r.id, r])) };
     });
   }

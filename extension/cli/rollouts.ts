@@ -5,7 +5,7 @@ import { ROLLOUT_FIELDS } from '../core/rollouts/rolloutFields';
 import type { RolloutGroup } from '../core/rollouts/rolloutGroups';
 import { indexRollouts, nothingRead } from '../core/rollouts/rolloutIndex';
 import { queryRollouts, runStatistics, type RunStatistics } from '../core/rollouts/rolloutQuery';
-import { scoreRun, type ScoredRollout, type ScoredRun } from '../core/rollouts/recipeRun';
+import { goldPatches, patchExtras, scoreRun, type ScoredRollout, type ScoredRun } from '../core/rollouts/recipeRun';
 import { ESTIMATORS, type Estimator } from '../core/reward/advantages';
 import { RECIPE_NAMES, resolveRecipe } from '../core/reward/recipes';
 import { PRESET_HELP, exportSft, parsePresets, type ExportSummary } from '../core/rollouts/curation';
@@ -34,6 +34,8 @@ all_preds.jsonl and SWE-bench / SWE-smith report.json by instance id, and classi
                   file): reward, mask with its reason, and group advantage per rollout; per-group
                   mean, std, pass@k and mixed over the rollouts the recipe keeps. The whole run is
                   scored (a GRPO group is every rollout of the instance); --filter picks the rows shown.
+  --instances F   task instances (JSON, list or JSONL) whose gold patches swe-rl compares each
+                  rollout's submission with
   --advantage E   the estimator: grpo (r - mean) / std, drgrpo r - mean, rloo r - mean of the others
                   (default: the recipe's)
 
@@ -69,6 +71,7 @@ export const command: Command = {
       cache: { type: 'string' },
       recipe: { type: 'string' },
       advantage: { type: 'string' },
+      instances: { type: 'string' },
       export: { type: 'string' },
       keep: { type: 'string' },
       'forced-submission': { type: 'boolean' },
@@ -96,7 +99,9 @@ export const command: Command = {
     const hits: SearchHit[] | undefined = values.search === undefined ? undefined : await searchRollouts(index.root, filtered, values.search, { signal: ctx.signal });
     const rollouts = await asCliError(async () => queryRollouts(index.rollouts, { filter: values.filter ?? '', ...(hits ? { matches: new Set(hits.map((h) => h.rollout)) } : {}), ...(values.sort ? { sort: values.sort } : {}) }));
     const { groups, statistics } = runStatistics(rollouts);
-    const scored = recipe ? scoreRun(index.rollouts, recipe, (values.advantage as Estimator | undefined) ?? recipe.advantage) : undefined;
+    if (values.instances !== undefined && recipe?.shape !== 'swe-rl') throw new CliError('--instances goes with a swe-rl recipe (its gold patches)');
+    const extras = values.instances === undefined ? undefined : await asCliError(async () => patchExtras(index.root, index.rollouts, await goldPatches(values.instances!), ctx.signal));
+    const scored = recipe ? scoreRun(index.rollouts, recipe, (values.advantage as Estimator | undefined) ?? recipe.advantage, extras) : undefined;
     if (values['forced-submission']) {
       ctx.stdout.write(await forcedReport(index.root, rollouts, values['write-preds'], values['forced-reports'], values.json === true, ctx.signal));
       return 0;

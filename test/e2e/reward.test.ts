@@ -45,6 +45,19 @@ describe('the reward view in code-server', () => {
     assert.equal(await view.locator('[data-list="FAIL_TO_PASS"] li[data-passed="true"]').count(), 2);
   });
 
+  test('the recipe picker scores the same files with SWE-Master: each term with its rule, and back', async () => {
+    const view = await showReward('#reward-title');
+    await view.locator('#reward-recipe').click();
+    await view.locator('#reward-recipe [role="option"]', { hasText: /swe-master v1/ }).click();
+    await view.locator('#recipe-source', { hasText: /SWE-Master \(2025\)/ }).waitFor({ timeout: 30_000 });
+    assert.deepEqual(await view.locator('#terms tbody td:first-child').allTextContents(), ['resolved', 'forced-submission discount']);
+    assert.match((await view.locator('#terms tbody tr').nth(1).textContent()) ?? '', /alpha = 0\.5 when the turn limit forced the submission/);
+    assert.equal(await view.locator('#reward-value').textContent(), 'reward 1');
+    await view.locator('#reward-recipe').click();
+    await view.locator('#reward-recipe [role="option"]', { hasText: /SWE-bench resolve/ }).click();
+    await view.locator('#terms tbody td:first-child', { hasText: 'resolution FULL' }).waitFor({ timeout: 30_000 });
+  });
+
   test("a test's link opens the test output at its line", async () => {
     const view = await showReward('#reward-title');
     await view.locator('[data-list="FAIL_TO_PASS"] .test-link').first().click();

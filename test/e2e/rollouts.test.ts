@@ -199,7 +199,7 @@ describe('the rollouts table in code-server', () => {
     await crashed.locator('[data-column="mask"]', { hasText: "masked: container error: exit status 'RuntimeError'" }).waitFor({ timeout: 10_000 });
     assert.equal(await crashed.locator('[data-column="advantage"]').textContent(), '—');
     await crashed.click();
-    await table.locator('#details-score', { hasText: /^masked: masked: container error.*left out of the group's statistics, no gradient$/ }).waitFor({ timeout: 10_000 });
+    await table.locator('#details-score', { hasText: /^no gradient: masked: container error.*left out of the group's statistics, no gradient$/ }).waitFor({ timeout: 10_000 });
     // G7 under swe-bench keeps [1, 0, 0] (attempts 1, 2, 4); RLOO: 1 - (0 + 0)/2 = +1, 0 - (1 + 0)/2 = -0.5.
     const group = table.locator('#group-advantages tbody tr');
     await group.first().waitFor({ timeout: 10_000 });

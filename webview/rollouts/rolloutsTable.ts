@@ -437,13 +437,15 @@ export class RolloutsTable {
       this.saveState();
     }
     const tests = row.tests ?? [];
-    const facts = [`${row.format}`, `${row.steps} steps`, row.exit ? `exit ${row.exit}` : undefined, row.evaluation ? `evaluated by ${row.evaluation}` : row.resolved !== null || row.reward !== null ? 'graded in the trajectory file' : 'not graded'].filter((f) => f !== undefined);
+    // With a recipe the table hides tokens, cost and duration: the details keep them.
+    const usage = this.state.query.recipe ? [row.tokens === null ? undefined : `${cellText(row, 'tokens')} tokens`, row.cost === null ? undefined : cellText(row, 'cost'), row.duration === null ? undefined : cellText(row, 'duration')] : [];
+    const facts = [`${row.format}`, `${row.steps} steps`, row.exit ? `exit ${row.exit}` : undefined, row.evaluation ? `evaluated by ${row.evaluation}` : row.resolved !== null || row.reward !== null ? 'graded in the trajectory file' : 'not graded', ...usage].filter((f) => f !== undefined);
     const buttons = ACTIONS.map((a) => el('button', { className: 'row-action', attrs: { type: 'button', 'data-action': a.action, title: `${a.label} (${a.key})`, 'aria-keyshortcuts': a.key } }, [codicon(a.icon), ` ${a.label}`]));
     this.details.replaceChildren(
       el('div', { className: 'details-title' }, [codicon(STATUS_ICONS[row.status], row.status), el('strong', { text: ` ${row.instance} #${row.attempt}`, attrs: { id: 'details-rollout' } }), el('span', { className: 'details-facts', text: facts.join(' · ') })]),
       el('p', { attrs: { id: 'details-reason' } }, [el('strong', { text: row.failure }), `: ${row.evidence}`]),
       ...(tests.length > 0 ? [el('ul', { attrs: { id: 'details-tests', 'aria-label': 'Failing tests' } }, [...tests.slice(0, MAX_TESTS_SHOWN).map((t) => el('li', { text: t })), ...(tests.length > MAX_TESTS_SHOWN ? [el('li', { text: `… and ${tests.length - MAX_TESTS_SHOWN} more` })] : [])])] : []),
-      ...(row.score ? [el('p', { attrs: { id: 'details-score' } }, [el('strong', { text: row.score.outcome === 'masked' ? 'masked' : row.score.outcome === 'unscored' ? 'not scored' : `advantage ${signed(row.score.advantage)}` }), `: ${row.score.why}`])] : []),
+      ...(row.score ? [el('p', { attrs: { id: 'details-score' } }, [el('strong', { text: row.score.advantage === null ? 'no gradient' : `advantage ${signed(row.score.advantage)}` }), `: ${row.score.why}`])] : []),
       this.groupSection,
       el('div', { className: 'details-actions' }, [...buttons, this.actionStatus]),
     );

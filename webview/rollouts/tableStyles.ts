@@ -66,7 +66,9 @@ export const TABLE_CSS = `
 #recipe-problem { flex-basis: 100%; color: var(--vscode-errorForeground); }
 #recipe-problem[hidden] { display: none; }
 #recipe-problem .codicon { color: var(--vscode-problemsWarningIcon-foreground); vertical-align: text-bottom; }
-.with-recipe .rollouts-grid { grid-template-columns: minmax(160px, 3fr) 64px 100px 56px minmax(90px, 1fr) 70px 62px minmax(100px, 1fr) 80px 62px 70px 84px 84px minmax(150px, 2fr); }
+/* With a recipe, its three columns take the place of tokens, cost and duration (the details pane keeps them). */
+.with-recipe .rollouts-grid { grid-template-columns: minmax(150px, 2fr) 64px 100px 60px minmax(90px, 1fr) 70px 62px minmax(100px, 1fr) 96px 84px minmax(160px, 2fr); }
+.with-recipe .rollouts-grid > [data-column="tokens"], .with-recipe .rollouts-grid > [data-column="cost"], .with-recipe .rollouts-grid > [data-column="duration"] { display: none; }
 .recipe-head { box-sizing: border-box; padding: 4px 6px; font-weight: 600; white-space: nowrap; overflow: hidden; }
 .recipe-head.numeric { text-align: right; }
 .recipe-cell.masked { color: var(--vscode-problemsWarningIcon-foreground); }

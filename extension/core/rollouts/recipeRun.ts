@@ -3,7 +3,10 @@ import { injectorGroupReward, scoreRollout, type Recipe, type RecipeScore, type 
 import type { RewardTerm } from '../reward/rewardTerms';
 import type { FinishReason } from '../reward/shapes';
 import type { FailureClass, Rollout } from './record';
+import { readTaskInstances } from '../reward/instance';
 import { passAtK } from './rolloutGroups';
+import { forEachRolloutText } from './rolloutTexts';
+import { importRolloutTrajectory } from './trajectoryImport';
 
 /**
  * A run scored by a recipe: every rollout's reward or mask, every GRPO group's statistics and
@@ -105,7 +108,11 @@ const fmt = (x: number) => String(Number(x.toFixed(4)));
 export function scoreRun(rollouts: readonly Rollout[], recipe: Recipe, estimator: Estimator = recipe.advantage, extras?: (r: Rollout) => { patch?: string; gold?: string }): ScoredRun {
   const scored: ScoredRollout[] = rollouts.map((r) => ({ id: r.id, instance: r.instance, attempt: r.attempt, score: scoreRollout(recipe, evidenceOf(r, extras?.(r))), advantage: null, why: '' }));
   const byInstance = new Map<string, ScoredRollout[]>();
-  for (const s of scored) byInstance.set(s.instance, [...(byInstance.get(s.instance) ?? []), s]);
+  for (const s of scored) {
+    const list = byInstance.get(s.instance);
+    if (list) list.push(s);
+    else byInstance.set(s.instance, [s]);
+  }
   const instances = [...byInstance.keys()].sort();
   const groups = instances.map((instance) => groupOf(instance, byInstance.get(instance)!, recipe, estimator));
   if (recipe.shape === 'ssr-injector') injectorAdvantages(recipe, groups, instances.map((i) => byInstance.get(i)!), estimator);
@@ -196,4 +203,32 @@ function injectorAdvantages(recipe: Extract<Recipe, { shape: 'ssr-injector' }>, 
       s.why = `ssr-injector: the bug's reward ${fmt(b.value)} (solve rate over its attempts); ${ESTIMATOR_FORMULA[estimator]} over the run's ${bugValues.length} bugs (mean ${fmt(mean)}, std ${fmt(std)})`;
     }
   });
+}
+
+/**
+ * What SWE-RL compares, per rollout: its submitted patch (read again from its file: the index
+ * keeps only its length) and its instance's gold patch. Only the rollouts whose instance has a
+ * gold patch are read.
+ */
+export async function patchExtras(root: string, rollouts: readonly Rollout[], golds: ReadonlyMap<string, string>, signal?: AbortSignal): Promise<(r: Rollout) => { patch?: string; gold?: string }> {
+  const patches = new Map<string, string>();
+  await forEachRolloutText(
+    root,
+    rollouts.filter((r) => golds.has(r.instance)),
+    (text, r) => {
+      const submission = importRolloutTrajectory(JSON.parse(text), r.path, r.line).outcome.submission;
+      if (submission !== undefined) patches.set(r.id, submission);
+    },
+    signal ? { signal } : {},
+  );
+  return (r) => {
+    const gold = golds.get(r.instance);
+    const patch = patches.get(r.id);
+    return { ...(gold !== undefined ? { gold } : {}), ...(patch !== undefined ? { patch } : {}) };
+  };
+}
+
+/** The gold patches of a task-instance file (SWE-bench / SWE-smith `patch`), by instance id. */
+export async function goldPatches(instancesFile: string): Promise<Map<string, string>> {
+  return new Map((await readTaskInstances(instancesFile)).flatMap((i) => (i.patch ? [[i.instance_id, i.patch] as const] : [])));
 }

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { InputError, errorText } from '../../core/errors';
 import type { Rollout } from '../../core/rollouts/record';
+import { goldPatches } from '../../core/rollouts/recipeRun';
 import type { RolloutIndex } from '../../core/rollouts/rolloutIndex';
 import type { ResponseMessage } from '../../protocol/ipc';
 import { RolloutsUiStateSchema } from '../../protocol/rollouts';
@@ -113,6 +114,10 @@ export function activateRollouts(context: vscode.ExtensionContext, log: vscode.L
     showReward: async (r: Rollout) => (await reporting('show the reward of', showReward)(r.id)) !== undefined,
     showPatch: async (r: Rollout) => (await reporting('show the patch of', showPatch)(r.id)) !== undefined,
     recipes: recipeCatalog,
+    goldPatches: async () => {
+      const file = configuredPath(INSTANCES_SETTING);
+      return file ? goldPatches(file) : undefined;
+    },
     exportTarget: (file: string) => path.resolve(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? source.folder ?? '.', file),
     compareGroup: async (r: Rollout) => (await reporting('compare the group of', compareGroup)(r.id)) !== undefined,
   };

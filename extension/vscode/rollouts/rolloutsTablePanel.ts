@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { CancelledError, InputError, classifyError } from '../../core/errors';
 import type { Recipe } from '../../core/reward/recipes';
-import { scoreRun, type ScoredRollout, type ScoredRun } from '../../core/rollouts/recipeRun';
+import { patchExtras, scoreRun, type ScoredRollout, type ScoredRun } from '../../core/rollouts/recipeRun';
 import type { Rollout } from '../../core/rollouts/record';
 import { queryRollouts, runStatistics } from '../../core/rollouts/rolloutQuery';
 import { searchRollouts } from '../../core/rollouts/rolloutSearch';
@@ -38,6 +38,8 @@ class LastResult<T> {
 export interface RolloutActions {
   /** Where an export named in the view goes: a relative name is under the first workspace folder. */
   exportTarget(file: string): string;
+  /** The gold patches of sweWorkbench.rollouts.instances, for SWE-RL; undefined when it is not set. */
+  goldPatches(): Promise<Map<string, string> | undefined>;
   /** The recipes on offer: the built-in ones and the user's file's. */
   recipes(): Promise<{ recipes: Recipe[]; file: string | null; problem: string | null }>;
   open(rollout: Rollout): Promise<{ index: number }>;
@@ -123,15 +125,18 @@ export class RolloutsTablePanel extends Disposable {
     const index = this.source.index;
     if (!index) throw new ProtocolFailure('invalid-input', 'no rollouts folder is open');
     const presets = parsePresets(keep);
-    const rows = await this.rowsOf(query, signal);
-    const scored = query.recipe ? (await this.scoredRun(query.recipe)).run : undefined;
     const target = this.actions.exportTarget(file);
+    // Taken before the first await: a cancel sent right after the export reaches it.
     const controller = new AbortController();
+    this.exporting = controller;
     const stop = () => controller.abort('cancelled');
     signal.addEventListener('abort', stop);
-    this.exporting = controller;
-    const step = Math.max(1, Math.floor(rows.length / 100));
+    let total = 0;
     try {
+      const rows = await this.rowsOf(query, signal);
+      total = rows.length;
+      const scored = query.recipe ? (await this.scoredRun(query.recipe)).run : undefined;
+      const step = Math.max(1, Math.floor(rows.length / 100));
       const summary = await exportSft(index.root, rows, target, {
         presets,
         all: index.rollouts,
@@ -143,7 +148,7 @@ export class RolloutsTablePanel extends Disposable {
       });
       return { ...summary, gitHistory: summary.gitHistory.length, cancelled: false };
     } catch (error) {
-      if (error instanceof CancelledError) return { file: target, selected: rows.length, written: 0, skipped: {}, gitHistory: 0, bytes: 0, cancelled: true };
+      if (error instanceof CancelledError) return { file: target, selected: total, written: 0, skipped: {}, gitHistory: 0, bytes: 0, cancelled: true };
       throw error;
     } finally {
       signal.removeEventListener('abort', stop);
@@ -160,7 +165,10 @@ export class RolloutsTablePanel extends Disposable {
       const { recipes } = await this.actions.recipes();
       const recipe = recipes.find((r) => r.name === choice.name);
       if (!recipe) throw new ProtocolFailure('invalid-input', `unknown recipe '${choice.name}': one of ${recipes.map((r) => r.name).join(', ')}`);
-      const run = scoreRun(this.source.index?.rollouts ?? [], recipe, choice.estimator);
+      const index = this.source.index;
+      const golds = recipe.shape === 'swe-rl' && index ? await this.actions.goldPatches() : undefined;
+      const extras = golds && index ? await patchExtras(index.root, index.rollouts, golds) : undefined;
+      const run = scoreRun(index?.rollouts ?? [], recipe, choice.estimator, extras);
       return { run, byId: new Map(run.rollouts.map((r) => [r.id, r])) };
     });
   }

@@ -1,12 +1,13 @@
 import { InputError } from '../../../extension/core/errors';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CliError } from '../../../extension/cli/command';
 import { command } from '../../../extension/cli/rollouts';
 import { runCli } from '../../helpers/cliRunner';
+import { patchFor } from '../../fixtures/rollouts/runWriter';
 import { FAILING_TEST, G7, W101, W202, makeRolloutFolder, suiteRolloutFolder } from '../../fixtures/rollouts/trainingRun';
 import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
@@ -123,6 +124,17 @@ describe('swe-workbench rollouts --recipe', () => {
     const { stdout } = await run([root(), '--group', '--recipe', 'deepswe', '--k', '1,2']);
     const w202 = stdout.split('\n').find((l) => l.startsWith(W202))!.split(/ {2,}/);
     assert.deepEqual(w202, [W202, '4', '2', '2', '0', '0', '0', '0', 'no', 'no', 'context window exceeded x1; step limit reached x1']);
+  });
+
+  test('swe-rl with --instances: each submission compared with the gold patch, the missing one -1', async () => {
+    const instances = join(folder.root, 'instances.json');
+    writeFileSync(instances, JSON.stringify([{ instance_id: W101, patch: patchFor('src/widgets/resize.py'), FAIL_TO_PASS: [], PASS_TO_PASS: [] }]));
+    const out = JSON.parse((await run([root(), '--json', '--recipe', 'swe-rl', '--advantage', 'drgrpo', '--instances', instances, '--filter', `instance=${W101}`])).stdout);
+    // Attempts 1, 2 and 4 submitted the gold patch itself (ratio 1), attempt 3 nothing (malformed: -1).
+    // Mean (1 + 1 - 1 + 1) / 4 = 0.5; Dr. GRPO: 0.5, 0.5, -1.5, 0.5.
+    const byAttempt = (a: number) => out.rollouts.find((r: { attempt: number }) => r.attempt === a).recipe;
+    assert.deepEqual([1, 2, 3, 4].map((a) => [byAttempt(a).value, byAttempt(a).advantage]), [[1, 0.5], [1, 0.5], [-1, -1.5], [1, 0.5]]);
+    await assert.rejects(run([root(), '--recipe', 'skyrl', '--instances', instances]), /--instances goes with a swe-rl recipe/);
   });
 
   test('a bad estimator or a lone --advantage is a usage error', async () => {

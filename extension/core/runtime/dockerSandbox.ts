@@ -279,7 +279,7 @@ export class DockerSandbox implements Sandbox {
       if (gone) throw new Error(`the sandbox cannot run commands any more: ${gone}`, { cause: err });
       throw err;
     }
-    if (result.exitCode === 0 && !result.timedOut && result.truncatedBytes === 0) return result;
+    if (result.exitCode === 0 && !result.timedOut && result.truncatedBytes === 0 && !result.shellClosed) return result;
     const fault = await this.faultOf(result, options);
     return fault ? { ...result, fault } : result;
   }
@@ -313,7 +313,13 @@ export class DockerSandbox implements Sandbox {
 
   /** The reasons a command that did not end cleanly gives: the container's state first, then the limits it ran into. */
   private async faultOf(result: ExecResult, options: ExecOptions | undefined): Promise<string | undefined> {
-    const gone = await this.containerGone();
+    let gone = await this.containerGone();
+    // A shell that closed mid-command usually means its container is going away: the engine may take a moment to say so.
+    const killed = result.exitCode < 0 || result.exitCode >= 128;
+    for (let i = 0; !gone && result.shellClosed && killed && i < 10; i++) {
+      await new Promise((wake) => setTimeout(wake, 200));
+      gone = await this.containerGone();
+    }
     if (gone) return `${gone} during the command`;
     const reasons: string[] = [];
     const ooms = await this.oomKills();
@@ -325,6 +331,7 @@ export class DockerSandbox implements Sandbox {
     if (result.timedOut) reasons.push(`timed out after ${((options?.timeoutMs ?? this.limits.commandTimeoutMs) / 1000).toFixed(1)} s`);
     if (result.truncatedBytes > 0) reasons.push(`output over the ${formatMiB(options?.maxOutputBytes ?? this.limits.maxOutputBytes)} cap: ${result.truncatedBytes} bytes dropped`);
     if (result.shellRestarted) reasons.push('the shell could not be stopped and was replaced');
+    if (result.shellClosed) reasons.push(`the shell ended during the command (exit code ${result.exitCode})`);
     return reasons.length > 0 ? reasons.join('; ') : undefined;
   }
 

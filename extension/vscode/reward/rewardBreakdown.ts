@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readInputText } from '../../core/input/readInput';
 import path from 'node:path';
 import { InputError } from '../../core/errors';
 import { TEST_LISTS, gradeTestOutput, resolutionOf, type ExpectedTests, type GradeOutcome, type TestsStatus } from '../../core/reward/grading';
@@ -36,9 +36,7 @@ export async function buildRewardBreakdown(sources: RewardSources): Promise<Rewa
 async function gradedOutput(sources: RewardSources, trajectory: Trajectory | undefined): Promise<GradedOutput | undefined> {
   if (sources.testOutput) {
     const file = sources.testOutput;
-    const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-      throw new InputError(file, undefined, err.code === 'ENOENT' ? 'file not found' : err.message);
-    });
+    const { text } = await readInputText(file);
     return { text, file, where: file };
   }
   const recorded = trajectory?.outcome.testOutput;

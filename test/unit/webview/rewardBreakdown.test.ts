@@ -37,7 +37,7 @@ describe('the reward breakdown', () => {
     const instance = path.join(dir, 'instance.json');
     await writeFile(instance, JSON.stringify({ instance_id: 'ledger-1', FAIL_TO_PASS: ['tests/test_money.py::test_allocate_remainder'], PASS_TO_PASS: ['tests/test_money.py::test_add'] }));
     const output = path.join(dir, 'out.txt');
-    await writeFile(output, 'collected 2 items\n\nPASSED tests/test_money.py::test_add\nFAILED tests/test_money.py::test_allocate_remainder - assert 33 == 34\n');
+    await writeFile(output, 'collected 2 items\n\nPASSED tests/test_money.py::test_add\nFAILED tests/test_money.py::test_allocate_remainder - assert 33 == 34\n===== 1 failed, 1 passed in 0.02s =====\n');
     const b = await buildRewardBreakdown({ testOutput: output, instance });
     assert.equal(b.resolution, 'NO');
     assert.equal(b.value, 0);

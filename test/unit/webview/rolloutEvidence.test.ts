@@ -42,7 +42,7 @@ describe("a rollout's reward and patch, from what the index knows", () => {
 
   test('takes the test_output.txt beside the report and links each test to its line', async () => {
     const reportDir = at('run/attempt_2/logs/run_evaluation/attempt_2/acme-coder-7b', W101);
-    writeFileSync(path.join(reportDir, 'test_output.txt'), `collected 3 items\n\n${FAILING_TEST} FAILED\ntests/test_widgets.py::test_create PASSED\n`);
+    writeFileSync(path.join(reportDir, 'test_output.txt'), `collected 3 items\n\n${FAILING_TEST} FAILED\ntests/test_widgets.py::test_create PASSED\n===== 1 failed, 1 passed in 0.05s =====\n`);
     const sources = await rewardSourcesOf(folder.root, byId(`run/attempt_2/${W101}/${W101}.traj`), undefined);
     assert.equal(sources.testOutput, path.join(reportDir, 'test_output.txt'));
     const b = await buildRewardBreakdown(sources);
@@ -89,7 +89,7 @@ describe("a rollout's reward and patch, from what the index knows", () => {
   });
 
   test("grades the test output an R2E-Gym record holds against the configured instance's lists", async () => {
-    const record = { ...(r2eGymRecord({ instance: G7, steps: workSteps(2), exit: 'agent', patch: '', reward: 0 }) as object), test_output: `${FAILING_TEST} PASSED\ntests/test_widgets.py::test_create FAILED\n` };
+    const record = { ...(r2eGymRecord({ instance: G7, steps: workSteps(2), exit: 'agent', patch: '', reward: 0 }) as object), test_output: `${FAILING_TEST} PASSED\ntests/test_widgets.py::test_create FAILED\n===== 1 failed, 1 passed in 0.05s =====\n` };
     writeFileSync(at('r2e.jsonl'), `${JSON.stringify(record)}\n`);
     writeFileSync(at('g7.instance.json'), JSON.stringify({ instance_id: G7, FAIL_TO_PASS: [FAILING_TEST], PASS_TO_PASS: ['tests/test_widgets.py::test_create'] }));
     const b = await buildRewardBreakdown({ trajectory: at('r2e.jsonl'), record: 0, instance: at('g7.instance.json') });

@@ -20,7 +20,7 @@ const commands: Record<string, () => Promise<Command>> = {
 
 function usage(): string {
   const names = Object.keys(commands).sort();
-  return `usage: swe-workbench <command> [options]\n\ncommands:\n${names.map((n) => `  ${n}`).join('\n')}\n\nRun 'swe-workbench <command> --help' for a command's options.`;
+  return `usage: swe-workbench <command> [options] [--raw]\n\ncommands:\n${names.map((n) => `  ${n}`).join('\n')}\n\nRun 'swe-workbench <command> --help' for a command's options. Text from files is printed with\ncontrol and bidirectional characters escaped; --raw prints it as it is.\nExit codes: 0 success, 1 input or runtime error, 2 usage.`;
 }
 
 /** `--raw` (any command, before `--`) prints text from files as it is, escape sequences included. */

@@ -80,7 +80,7 @@ describe('the reward view in code-server', () => {
     try {
       await reload();
       const failed = await webviewFrame(page, '.load-error', 60_000);
-      assert.match((await failed.locator('.error-message').textContent()) ?? '', new RegExp(`${INSTANCE}/report\\.json: file not found`));
+      assert.match((await failed.locator('.error-message').textContent()) ?? '', new RegExp(`${INSTANCE}/report\\.json: no such file`));
       await page.screenshot({ path: path.join(out!, 'reward-file-gone.png') });
     } finally {
       renameSync(`${report}.moved`, report);

@@ -47,6 +47,11 @@ function makeCertificates(dir: string): { server: string; client: string } {
   return { server: dir, client };
 }
 
+function ip(args: string[]): void {
+  const r = spawnSync('ip', args, { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`ip ${args.join(' ')}: ${r.stderr}`);
+}
+
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -68,7 +73,14 @@ export async function startPrivateEngine(options: { tls?: boolean; image: string
   // Short: unix socket paths are limited to 108 bytes, and containerd's live under the exec root.
   const dir = mkdtempSync('/tmp/swbd-');
   const socketHost = `unix://${dir}/docker.sock`;
-  const args = ['--data-root', join(dir, 'data'), '--exec-root', join(dir, 'exec'), '--pidfile', join(dir, 'docker.pid'), '-H', socketHost, '--bridge=none', '--iptables=false'];
+  // A bridge of its own. Never `--bridge=none`: a dockerd started with it deletes the host's
+  // docker0, which the shared engine's networked containers need.
+  const bridge = `swbd${dir.slice(-6).replace(/[^A-Za-z0-9]/g, '').toLowerCase()}`.slice(0, 15);
+  const subnet = `10.254.${1 + Math.floor(Math.random() * 250)}`;
+  ip(['link', 'add', 'name', bridge, 'type', 'bridge']);
+  ip(['addr', 'add', `${subnet}.1/24`, 'dev', bridge]);
+  ip(['link', 'set', bridge, 'up']);
+  const args = ['--data-root', join(dir, 'data'), '--exec-root', join(dir, 'exec'), '--pidfile', join(dir, 'docker.pid'), '-H', socketHost, `--bridge=${bridge}`, '--iptables=false', '--ip-masq=false'];
   let tlsHost: string | undefined;
   let certDir: string | undefined;
   if (options.tls) {
@@ -92,10 +104,17 @@ export async function startPrivateEngine(options: { tls?: boolean; image: string
     running.kill('SIGTERM');
     await exited;
   };
-  await start();
+  try {
+    await start();
+  } catch (err) {
+    await halt();
+    spawnSync('ip', ['link', 'delete', bridge], { stdio: 'ignore' });
+    throw err;
+  }
   const load = spawnSync('sh', ['-c', `docker save "$1" | DOCKER_HOST="$2" docker load -q`, 'sh', options.image, socketHost], { encoding: 'utf8' });
   if (load.status !== 0) {
     await halt();
+    spawnSync('ip', ['link', 'delete', bridge], { stdio: 'ignore' });
     throw new Error(`cannot copy ${options.image} into the private engine: ${load.stderr}`);
   }
   return {
@@ -111,6 +130,7 @@ export async function startPrivateEngine(options: { tls?: boolean; image: string
     },
     stop: async () => {
       await halt();
+      spawnSync('ip', ['link', 'delete', bridge], { stdio: 'ignore' });
       // Nothing may stay mounted under the folder before it is removed.
       const mounts = readFileSync('/proc/mounts', 'utf8').split('\n').filter((l) => l.includes(` ${dir}/`));
       if (mounts.length === 0 && existsSync(dir)) rmSync(dir, { recursive: true, force: true });

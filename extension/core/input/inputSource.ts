@@ -141,7 +141,7 @@ function startsWith(buf: Buffer, magic: number[]): boolean {
 function compressedDataError(file: string, compression: 'gzip' | 'zstd', err: unknown): InputError {
   if (err instanceof InputError) return err;
   const message = err instanceof Error ? err.message : String(err);
-  return /unexpected end|truncat/i.test(message)
+  return /unexpected (end|EOF)|truncat/i.test(message)
     ? new InputError(file, undefined, `${compression} data ends early: the file looks truncated`)
     : new InputError(file, undefined, `not valid ${compression} data: ${message}`);
 }

@@ -39,6 +39,11 @@ const FILE_TIMEOUT_MS = 5 * 60_000;
 /** Keeps the container alive with whatever `sleep` the image has (busybox lacks `infinity`). */
 const IDLE_COMMAND = ['/bin/sh', '-c', 'while :; do sleep 3600; done'];
 
+/** Exit codes of 128 + N (a signal, e.g. 137 for SIGKILL: the OOM killer, `docker kill`) or none at all. */
+function killedBySignal(result: ExecResult): boolean {
+  return result.exitCode < 0 || result.exitCode >= 128;
+}
+
 function formatMiB(bytes: number): string {
   return `${Math.round(bytes / 2 ** 20)} MiB`;
 }
@@ -279,7 +284,8 @@ export class DockerSandbox implements Sandbox {
       if (gone) throw new Error(`the sandbox cannot run commands any more: ${gone}`, { cause: err });
       throw err;
     }
-    if (result.exitCode === 0 && !result.timedOut && result.truncatedBytes === 0) return result;
+    // An ordinary failure (grep finding nothing) costs no engine call; a signal, a timeout, a closed shell or lost output is looked into.
+    if (!killedBySignal(result) && !result.timedOut && result.truncatedBytes === 0 && !result.shellClosed && !result.shellRestarted) return result;
     const fault = await this.faultOf(result, options);
     return fault ? { ...result, fault } : result;
   }
@@ -313,10 +319,16 @@ export class DockerSandbox implements Sandbox {
 
   /** The reasons a command that did not end cleanly gives: the container's state first, then the limits it ran into. */
   private async faultOf(result: ExecResult, options: ExecOptions | undefined): Promise<string | undefined> {
-    const gone = await this.containerGone();
+    const suspect = killedBySignal(result) || result.timedOut || result.shellClosed || result.shellRestarted;
+    let gone = suspect ? await this.containerGone() : undefined;
+    // A shell that closed mid-command usually means its container is going away: the engine may take a moment to say so.
+    for (let i = 0; !gone && result.shellClosed && killedBySignal(result) && i < 10; i++) {
+      await new Promise((wake) => setTimeout(wake, 200));
+      gone = await this.containerGone();
+    }
     if (gone) return `${gone} during the command`;
     const reasons: string[] = [];
-    const ooms = await this.oomKills();
+    const ooms = suspect ? await this.oomKills() : this.oomKillsSeen;
     if (ooms > this.oomKillsSeen) {
       reasons.push(`out of memory: the kernel killed ${ooms - this.oomKillsSeen === 1 ? 'a process' : `${ooms - this.oomKillsSeen} processes`} at the ${formatMiB(this.limits.memoryBytes)} memory limit`);
       this.oomKillsSeen = ooms;
@@ -325,6 +337,7 @@ export class DockerSandbox implements Sandbox {
     if (result.timedOut) reasons.push(`timed out after ${((options?.timeoutMs ?? this.limits.commandTimeoutMs) / 1000).toFixed(1)} s`);
     if (result.truncatedBytes > 0) reasons.push(`output over the ${formatMiB(options?.maxOutputBytes ?? this.limits.maxOutputBytes)} cap: ${result.truncatedBytes} bytes dropped`);
     if (result.shellRestarted) reasons.push('the shell could not be stopped and was replaced');
+    if (result.shellClosed) reasons.push(`the shell ended during the command (exit code ${result.exitCode})`);
     return reasons.length > 0 ? reasons.join('; ') : undefined;
   }
 

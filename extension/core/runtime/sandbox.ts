@@ -25,6 +25,8 @@ export interface ExecResult {
    * functions are back to their start.
    */
   shellRestarted?: boolean;
+  /** The shell ended during the command (it ran `exit`, or its container or engine went away); the next command starts a fresh one. */
+  shellClosed?: boolean;
   /** Bytes of output dropped because of `maxOutputBytes`. */
   truncatedBytes: number;
   /**

@@ -210,6 +210,7 @@ export class ShellSession {
       exitCode: result.code === 'closed' ? await this.closedExitCode() : result.code,
       timedOut: result.timedOut,
       ...(result.restarted ? { shellRestarted: true } : {}),
+      ...(result.code === 'closed' ? { shellClosed: true } : {}),
       truncatedBytes: result.dropped,
       durationMs: performance.now() - started,
     };

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readInputText } from '../../core/input/readInput';
 import path from 'node:path';
 import { z } from 'zod';
 import { BUG_FILES } from '../../core/bugs/bugArtifact';
@@ -32,9 +32,7 @@ export const PatchSourceSchema = z.union([
 export type PatchSource = z.infer<typeof PatchSourceSchema>;
 
 async function readText(file: string): Promise<string> {
-  return readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new InputError(file, undefined, err.code === 'ENOENT' ? 'file not found' : err.message);
-  });
+  return (await readInputText(file)).text;
 }
 
 /** A section whose diff the core's strict parser reads; otherwise its error is what the view says. */

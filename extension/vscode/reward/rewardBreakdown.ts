@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readInputText } from '../../core/input/readInput';
 import path from 'node:path';
 import { InputError } from '../../core/errors';
 import { evidenceFromGrading, evidenceFromReport, gradeOutput, instanceReportReward } from '../../core/reward/evaluate';
@@ -69,9 +69,7 @@ async function grade(sources: RewardSources): Promise<Graded> {
 async function gradedOutput(sources: RewardSources, trajectory: Trajectory | undefined): Promise<GradedOutput | undefined> {
   if (sources.testOutput) {
     const file = sources.testOutput;
-    const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-      throw new InputError(file, undefined, err.code === 'ENOENT' ? 'file not found' : err.message);
-    });
+    const { text } = await readInputText(file);
     return { text, file, where: file };
   }
   const recorded = trajectory?.outcome.testOutput;

@@ -57,9 +57,12 @@ describe('the input layer', () => {
     assert.equal(loaded.records, 2);
   });
 
-  test('a truncated gzip file is named as truncated', async () => {
-    const whole = gzipSync(TRAJ);
-    await rejectsWith(readInputText(file('cut.traj.gz', whole.subarray(0, whole.length - 6))), { problem: /gzip data ends early: the file looks truncated/ });
+  test('a truncated gzip or zstd file is named as truncated', async () => {
+    const big = JSON.stringify({ trajectory: Array.from({ length: 2000 }, (_, i) => ({ action: `ls ${i}`, observation: `${i}`.repeat(50) })) });
+    const gz = gzipSync(big);
+    await rejectsWith(readInputText(file('cut.traj.gz', gz.subarray(0, gz.length >> 1))), { problem: /gzip data ends early: the file looks truncated/ });
+    const zst = zstd(big);
+    await rejectsWith(readInputText(file('cut.traj.zst', zst.subarray(0, zst.length >> 1))), { problem: /zstd data ends early: the file looks truncated/ });
   });
 
   test('a file over the size limit names the file and the limit, before reading it (plain) or as soon as it passes it (compressed)', async () => {

@@ -54,7 +54,7 @@ describe('patch sources', () => {
   });
 
   test('a missing step and a missing file say which', async () => {
-    await assert.rejects(loadPatchContent({ file: path.join(validBug, 'nope.diff') }), /nope\.diff: file not found/);
+    await assert.rejects(loadPatchContent({ file: path.join(validBug, 'nope.diff') }), /nope\.diff: no such file/);
     assert.match(patchSection('Diff', undefined, 'step 2').problem ?? '', /^step 2 holds no diff\.$/);
   });
 });

@@ -63,7 +63,7 @@ function logprobView(logprobs: StepDetail['logprobs']): HTMLElement {
 
 function diffView(diff: string): HTMLElement {
   const lines = diff.split('\n').map((line) => {
-    const kind = line.startsWith('+++') || line.startsWith('---') ? 'file' : line.startsWith('@@') ? 'hunk' : line.startsWith('+') ? 'added' : line.startsWith('-') ? 'removed' : 'context';
+    const kind = line.startsWith('diff --git ') || line.startsWith('+++') || line.startsWith('---') ? 'file' : line.startsWith('@@') ? 'hunk' : line.startsWith('+') ? 'added' : line.startsWith('-') ? 'removed' : 'context';
     return el('span', { className: `diff-line ${kind}`, text: `${line}\n` });
   });
   return el('pre', { className: 'mono diff' }, lines);

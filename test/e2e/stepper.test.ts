@@ -259,6 +259,19 @@ describe('the trajectory stepper in code-server', () => {
     await runCommand(page, 'View: Close All Editors');
   });
 
+  test("the submit step shows the final patch coloured, and d opens it in the patch view", async () => {
+    stepper = await openFileInWebview(page, PANDAS, '#final-patch');
+    await goTo(17);
+    await stepper.locator('#step-title', { hasText: 'Step 17 of 17' }).waitFor({ timeout: 10_000 });
+    assert.ok((await stepper.locator('#observation .diff-line.added').count()) > 0, 'added lines are marked');
+    assert.equal(await stepper.locator('#observation .diff-line.file').first().textContent(), 'diff --git a/pandas/io/sql.py b/pandas/io/sql.py\n');
+    await stepper.locator('#timeline').focus();
+    await page.keyboard.press('d');
+    const patch = await webviewFrame(page, '#patch-title', 30_000);
+    await patch.locator('#patch-title', { hasText: `${PANDAS}: final patch` }).waitFor({ timeout: 15_000 });
+    await runCommand(page, 'View: Close All Editors');
+  });
+
   test('Final Patch opens the submitted patch in the patch view, coloured', async () => {
     stepper = await openFileInWebview(page, PANDAS, '#final-patch');
     await stepper.locator('#final-patch').click();

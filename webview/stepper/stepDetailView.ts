@@ -63,7 +63,7 @@ function logprobView(logprobs: StepDetail['logprobs']): HTMLElement {
 
 function diffView(diff: string): HTMLElement {
   const lines = diff.split('\n').map((line) => {
-    const kind = line.startsWith('+++') || line.startsWith('---') ? 'file' : line.startsWith('@@') ? 'hunk' : line.startsWith('+') ? 'added' : line.startsWith('-') ? 'removed' : 'context';
+    const kind = line.startsWith('diff --git ') || line.startsWith('+++') || line.startsWith('---') ? 'file' : line.startsWith('@@') ? 'hunk' : line.startsWith('+') ? 'added' : line.startsWith('-') ? 'removed' : 'context';
     return el('span', { className: `diff-line ${kind}`, text: `${line}\n` });
   });
   return el('pre', { className: 'mono diff' }, lines);
@@ -127,7 +127,9 @@ export function renderStepDetail(detail: StepDetail, stepCount: number, onPress:
   if (detail.thought.trim()) sections.push(section('Thought', 'thought', [el('p', { className: 'thought' }, highlighted(detail.thought, query))]));
   const actions = detail.calls.length > 1 ? detail.calls.map((c, i) => actionBlock(c.action, `action-raw-${i}`, query)) : [actionBlock(detail.action, 'action-raw', query)];
   sections.push(section(detail.calls.length > 1 ? `Actions (${detail.calls.length} parallel calls)` : 'Action', 'action', actions));
-  sections.push(section('Observation', 'observation', [foldedText(detail.observation, 'observation-text', query)]));
+  // A submit step's observation is the final patch (SWE-agent): shown coloured, as a diff.
+  const submittedPatch = detail.action.kind === 'submit' && /^diff --git /m.test(detail.observation);
+  sections.push(section(submittedPatch ? 'Observation: the submitted patch (Show Diff opens it in the patch view)' : 'Observation', 'observation', [submittedPatch ? diffView(detail.observation.replace(/^\s*\n/, '').replace(/\r\n/g, '\n')) : foldedText(detail.observation, 'observation-text', query)]));
   const tokens = tokenLine(detail);
   if (tokens || detail.logprobs.length > 0) sections.push(section('Tokens', 'tokens', [...(tokens ? [tokens] : []), ...(detail.logprobs.length > 0 ? [logprobView(detail.logprobs)] : [])]));
   if (detail.diff) sections.push(section('Workspace diff', 'diff', [diffView(detail.diff)]));

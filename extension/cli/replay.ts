@@ -9,15 +9,20 @@ import { DebugSession } from '../core/session/debugSession';
 import { DEFAULT_NORMALISERS, NORMALISER_NAMES, NORMALISERS, type NormaliserName } from '../core/session/divergence';
 import { loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';
-import { bundleList, toolSetOption } from './bundleOption';
+import { chooseScaffold, describeChoice, knownScaffolds } from '../core/scaffolds/registry';
+import type { Scaffold, ScaffoldChoice } from '../core/scaffolds/scaffold';
+import { bundleList } from './bundleOption';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 
 const USAGE = `usage: swe-workbench replay TRAJ --image IMAGE --repo DIR [--until N] [--json]
-                            [--workdir PATH] [--bundles a,b] [--forgive a,b]
+                            [--workdir PATH] [--scaffold NAME@VERSION] [--bundles a,b] [--forgive a,b]
 
 Replays the recorded actions of TRAJ (any supported format) in a container of IMAGE with DIR
 copied to --workdir (default: the recording's repository path, else /repo), and compares each
 observation with the recorded one.
+  --scaffold    the scaffold whose tools replay it (default: the one the recording shows;
+                its name, version and the evidence are printed first): ${knownScaffolds().join(', ')}
+  --bundles     SWE-agent tool bundles instead of the recording's
   --until N     replay steps 0..N-1 only
   --json        one JSON line per step {"index", "matched", "diff"}, then {"summary": {...}}
   --forgive     normalisers to apply (default: all): ${NORMALISER_NAMES.join(', ')}
@@ -29,6 +34,16 @@ function normalisersOption(value: string | undefined): NormaliserName[] {
   const unknown = names.filter((n) => !(n in NORMALISERS));
   if (unknown.length > 0) throw new CliError(`--forgive: unknown normaliser(s) ${unknown.join(', ')}; choose from ${NORMALISER_NAMES.join(', ')}`);
   return names as NormaliserName[];
+}
+
+/** The scaffold to replay with: `--scaffold`, else the recording's; an unknown name or bundle is an error about where it came from. */
+export function scaffoldOption(spec: string | undefined, trajectory: Trajectory, file: string, bundles?: string[]): { scaffold: Scaffold; choice: ScaffoldChoice } {
+  try {
+    return chooseScaffold({ ...(spec ? { spec } : {}), recording: trajectory, ...(bundles ? { bundles } : {}) });
+  } catch (err) {
+    const message = (err as Error).message;
+    throw new CliError(message.startsWith('--scaffold') ? message : `${bundles ? '--bundles' : `${file}: the recording's tool bundles`}: ${message}`);
+  }
 }
 
 function nonNegativeInteger(name: string, value: string | undefined): number | undefined {
@@ -54,6 +69,7 @@ export const command: Command = {
       workdir: { type: 'string' },
       until: { type: 'string' },
       bundles: { type: 'string' },
+      scaffold: { type: 'string' },
       forgive: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
@@ -69,16 +85,15 @@ export const command: Command = {
     const normalisers = normalisersOption(values.forgive);
     const { trajectory } = await loadTrajectory(file, { signal: ctx.signal });
     const settings = recordingSettings(trajectory, file);
-    const bundles = bundleList(values.bundles);
-    const tools = bundles ? toolSetOption(bundles) : toolSetOption(settings.bundles, `${file}: the recording's tool bundles`);
+    const { scaffold, choice } = scaffoldOption(values.scaffold, trajectory, file, bundleList(values.bundles));
+    ctx.stderr.write(`swe-workbench replay: ${describeChoice(choice)}\n`);
     const aci = await startContainerSession({
       image: values.image,
       repoDir: values.repo,
       repoPath: values.workdir ?? settings.repoPath ?? '/repo',
-      tty: settings.tty,
       role: 'replay',
       signal: ctx.signal,
-      tools,
+      scaffold,
       config: settings.config,
     }).catch((err: unknown) => {
       throw err instanceof CancelledError ? err : new CliError(`could not start the sandbox: ${(err as Error).message}`, 1);
@@ -94,7 +109,7 @@ export const command: Command = {
     const matched = session.comparisons.filter((c) => c.matched).length;
     const first = session.firstDivergence?.index ?? null;
     if (values.json) {
-      ctx.stdout.write(JSON.stringify({ summary: { steps: total, recorded: trajectory.steps.length, matched, firstDivergence: first, stop: stop.reason, ...(stop.error ? { error: stop.error } : {}) } }) + '\n');
+      ctx.stdout.write(JSON.stringify({ summary: { scaffold: choice, steps: total, recorded: trajectory.steps.length, matched, firstDivergence: first, stop: stop.reason, ...(stop.error ? { error: stop.error } : {}) } }) + '\n');
     } else {
       ctx.stdout.write(`${matched} of ${total} replayed steps matched${first === null ? '' : `; first divergence at step ${first}`}\n`);
     }

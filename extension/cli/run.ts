@@ -7,14 +7,14 @@ import path from 'node:path';
 import { z } from 'zod';
 import { CancelledError, InputError, jsonPath } from '../core/errors';
 import { PolicyClient, PolicyError, type PolicyClientOptions, type RetryRecord } from '../core/policy/policyClient';
-import { SCAFFOLDS, type Scaffold } from '../core/policy/scaffolds';
+import { SCAFFOLDS, type Scaffold as ReplyFormat } from '../core/policy/scaffolds';
+import { chooseScaffold, describeChoice, knownScaffolds } from '../core/scaffolds/registry';
+import type { Scaffold, ScaffoldChoice } from '../core/scaffolds/scaffold';
+import { createSweAgent } from '../core/scaffolds/swe-agent';
 import { PolicySource, type ActionSource } from '../core/session/actionSources';
-import { DEFAULT_SYSTEM_PROMPT, instructionsFor } from '../core/session/agentPrompts';
 import { replaySettings, startContainerSession, type ReplaySettings } from '../core/session/containerSession';
-import { toolSetFor } from '../core/aci/standardTools';
-import type { ToolSet } from '../core/aci/toolRegistry';
 import { DebugSession } from '../core/session/debugSession';
-import { forkOf, scaffoldOf } from '../core/session/fork';
+import { forkOf } from '../core/session/fork';
 import { writeTrajectoryFile } from '../core/session/trajectoryRecorder';
 import { loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory, TrajectoryMeta } from '../core/trajectory/model';
@@ -30,7 +30,9 @@ OpenAI-compatible server) and runs in a container of the task's image. With --fo
 0..N-1 of TRAJ are replayed first and the policy continues from there.
 TASK.json: {"image", "repo" (host folder, relative to the task file), "repoPath"?, "baseCommit"?,
 "problemStatement" or "spec", "instanceId"?, "bundles"?, "testCommand"?, "systemPrompt"?}
---scaffold: ${SCAFFOLDS.join(', ')} (default: the forked recording's, else thought_action).
+--scaffold: the scaffold the agent runs in, NAME or NAME@VERSION (${knownScaffolds().join(', ')};
+default: the forked recording's, else swe-agent), or a reply format of SWE-agent's tools
+(${SCAFFOLDS.join(', ')}). A fork continues in its recording's scaffold: its tools, reply format and prompts.
 Exit code: 0 when the agent submitted, 1 otherwise.`;
 
 export const TaskFileSchema = z
@@ -67,11 +69,22 @@ export async function readTaskFile(file: string): Promise<TaskFile> {
   return { ...parsed.data, repo: path.resolve(path.dirname(file), parsed.data.repo) };
 }
 
-function toolsOf(task: TaskFile, file: string): ToolSet {
+/**
+ * The scaffold of the run: `--scaffold NAME@VERSION`, a SWE-agent reply format, or the forked
+ * recording's; the task's `bundles` choose SWE-agent's tools.
+ */
+function scaffoldOf(spec: string | undefined, task: TaskFile, file: string, parent: Trajectory | undefined): { scaffold: Scaffold; choice: ScaffoldChoice } {
+  const format = spec !== undefined && (SCAFFOLDS as readonly string[]).includes(spec) ? (spec as ReplyFormat) : undefined;
   try {
-    return toolSetFor(task.bundles);
+    if (format) {
+      const choice: ScaffoldChoice = { name: 'swe-agent', version: '1.1', reason: `--scaffold ${format}: SWE-agent's tools with that reply format` };
+      return { scaffold: createSweAgent(choice.version, parent, task.bundles, format), choice };
+    }
+    return chooseScaffold({ ...(spec ? { spec } : {}), ...(parent ? { recording: parent } : {}), ...(task.bundles ? { bundles: task.bundles } : {}) });
   } catch (err) {
-    throw new InputError(file, '$.bundles', (err as Error).message);
+    const message = (err as Error).message;
+    if (message.startsWith('--scaffold')) throw new CliError(message);
+    throw new InputError(file, '$.bundles', message);
   }
 }
 
@@ -128,9 +141,6 @@ export const command: Command = {
     if (positionals.length > 0) throw new CliError(`unexpected argument '${positionals[0]}'\n\n${USAGE}`);
     if (!values.task || !values['policy-url'] || !values.out) throw new CliError(`--task, --policy-url and --out are required\n\n${USAGE}`);
     if ((values.fork === undefined) !== (values.at === undefined)) throw new CliError('--fork and --at go together');
-    if (values.scaffold !== undefined && !(SCAFFOLDS as readonly string[]).includes(values.scaffold)) {
-      throw new CliError(`--scaffold must be one of ${SCAFFOLDS.join(', ')}, got '${values.scaffold}'`);
-    }
     const maxSteps = numberOption('--max-steps', values['max-steps'], true);
     const at = numberOption('--at', values.at, true);
     const logprobs = numberOption('--logprobs', values.logprobs, true);
@@ -155,16 +165,27 @@ export const command: Command = {
     const client = await PolicyClient.connect(clientOptions, ctx.signal).catch((err: unknown) => {
       throw err instanceof PolicyError ? new CliError(err.message, 1) : err;
     });
-    const tools = toolsOf(task, values.task);
-    const scaffold = (values.scaffold as Scaffold | undefined) ?? (parent ? scaffoldOf(parent.meta) : 'thought_action');
+    const { scaffold, choice } = scaffoldOf(values.scaffold, task, values.task, parent);
+    ctx.stderr.write(`swe-workbench run: ${describeChoice(choice)}\n`);
+    const tools = scaffold.tools;
     // A fork continues the conversation the recording had, so its prompts win over the task's.
-    const instructions = parent?.meta.instructions ?? instructionsFor(task);
-    const systemPrompt = parent?.meta.systemPrompt ?? task.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
+    const prompts = scaffold.prompts(task);
+    const instructions = parent?.meta.instructions ?? prompts.instructions;
+    const systemPrompt = parent?.meta.systemPrompt ?? task.systemPrompt ?? prompts.system;
     const onRetry = (r: RetryRecord) => ctx.stderr.write(`policy: attempt ${r.attempt} failed (${r.reason}); retrying in ${r.delayMs} ms\n`);
     const live = new PolicySource({ client, tools, scaffold, systemPrompt, instructions, onRetry, ...(observationWindow !== undefined ? { observationWindow } : {}) });
     // A fork runs its tools as the recording did (terminal, window...), so its replayed steps print the same.
     const inherited = parent ? forkEnvironment(parent, values.fork!) : undefined;
-    const meta: TrajectoryMeta = { model: client.model, parseFunction: scaffold, toolBundles: [...tools.bundles], systemPrompt, instructions, ...inherited?.meta };
+    const meta: TrajectoryMeta = {
+      model: client.model,
+      scaffold: `${scaffold.name}@${scaffold.version}`,
+      parseFunction: scaffold.replyFormat,
+      toolBundles: [...tools.bundles],
+      systemPrompt,
+      instructions,
+      ...(parent?.meta.scaffoldConfig ? { scaffoldConfig: parent.meta.scaffoldConfig } : {}),
+      ...inherited?.meta,
+    };
     let sources: ActionSource[] = [live];
     if (parent && at !== undefined) {
       const fork = forkOf(parent, values.fork!, at, tools, live);
@@ -176,7 +197,7 @@ export const command: Command = {
       repoDir: task.repo,
       repoPath: task.repoPath,
       role: 'run',
-      tools,
+      scaffold,
       ...(inherited ? { tty: inherited.settings.tty, config: inherited.settings.config ?? {} } : {}),
       signal: ctx.signal,
       ...(task.baseCommit ? { baseCommit: task.baseCommit } : {}),

@@ -10,6 +10,7 @@ import type { OpenAiToolSpec, ToolSet } from '../aci/toolRegistry';
 import type { PolicyReply } from '../policy/policyClient';
 import type { ParsedReply } from '../policy/scaffolds';
 import type { Sandbox } from '../runtime/sandbox';
+import type { TaskStatement } from '../session/agentPrompts';
 import type { Step, Trajectory } from '../trajectory/model';
 
 export const SCAFFOLD_NAMES = ['swe-agent', 'mini-swe-agent', 'r2e-gym', 'openhands'] as const;
@@ -40,7 +41,7 @@ export interface Scaffold {
   /** How the history is put back to a live policy: the observation's wording and, where it differs from the generic one, the reply's. */
   readonly context: { observationTemplate: string; assistantText?: (step: Step) => string };
   /** The system prompt and first user message for a live run without a recording to continue. */
-  prompts(task: { problemStatement: string; repoPath: string }): { system: string; instructions: string };
+  prompts(task: TaskStatement): { system: string; instructions: string };
 }
 
 /** Which scaffold a recording was made with, and why we think so (shown to the person). */

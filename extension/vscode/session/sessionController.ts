@@ -1,15 +1,15 @@
 import * as vscode from 'vscode';
-import { toolSetFor } from '../../core/aci/standardTools';
+import { chooseScaffold, describeChoice } from '../../core/scaffolds/registry';
+import type { Scaffold } from '../../core/scaffolds/scaffold';
 import { PersonSource, PolicySource, RecordingSource, typedAction, type ActionSource, type NextAction } from '../../core/session/actionSources';
 import { editedFile, type Breakpoint } from '../../core/session/breakpoints';
 import { replaySettings, startContainerSession } from '../../core/session/containerSession';
 import { DebugSession, type SessionEvent, type StepComparison, type Stop } from '../../core/session/debugSession';
-import { forkOf, scaffoldOf } from '../../core/session/fork';
+import { forkOf } from '../../core/session/fork';
 import { writeTrajectoryFile } from '../../core/session/trajectoryRecorder';
 import { PolicyClient } from '../../core/policy/policyClient';
 import type { AciSession } from '../../core/aci/aciSession';
 import type { Step, Task, Trajectory, TrajectoryMeta } from '../../core/trajectory/model';
-import { DEFAULT_SYSTEM_PROMPT, instructionsFor } from '../../core/session/agentPrompts';
 import { Disposable } from '../dispose';
 import { readApiKey, readSettings, sandboxSettings } from '../settings';
 import type { ContainerFileSystem } from '../container/containerFileSystem';
@@ -121,11 +121,13 @@ export class SessionController extends Disposable {
     await this.stop();
     const recording = launch.recording?.trajectory;
     const settings = recording ? replaySettings(recording) : { tty: false };
-    const tools = toolSetFor(settings.bundles);
+    // The recording's scaffold (tools, reply format, prompts); a live run without one gets SWE-agent's.
+    const { scaffold, choice } = chooseScaffold(recording ? { recording } : {});
+    this.log.info(describeChoice(choice));
     const abort = new AbortController();
     const cancel = token?.onCancellationRequested(() => abort.abort());
     try {
-      const live = launch.mode === 'replay' ? undefined : await this.liveSource(launch, tools, abort.signal);
+      const live = launch.mode === 'replay' ? undefined : await this.liveSource(launch, scaffold, abort.signal);
       this.setStarting(launch);
       const aci = await startContainerSession({
         image: launch.image,
@@ -133,7 +135,7 @@ export class SessionController extends Disposable {
         repoPath: launch.repoPath,
         tty: settings.tty,
         role: SESSION_ROLE,
-        tools,
+        scaffold,
         signal: abort.signal,
         ...(settings.baseCommit ? { baseCommit: settings.baseCommit } : {}),
         ...(settings.config ? { config: settings.config } : {}),
@@ -340,10 +342,11 @@ export class SessionController extends Disposable {
 
   /** The source of actions after the recording: the configured policy, or the person. */
   /** The live source, and what the recorded trajectory's meta says of it (as `swe-workbench run` writes it). */
-  private async liveSource(launch: SessionLaunch, tools: ReturnType<typeof toolSetFor>, signal: AbortSignal): Promise<{ source: ActionSource; meta: TrajectoryMeta }> {
+  private async liveSource(launch: SessionLaunch, scaffold: Scaffold, signal: AbortSignal): Promise<{ source: ActionSource; meta: TrajectoryMeta }> {
     const recording = launch.recording?.trajectory;
-    const scaffold = recording ? scaffoldOf(recording.meta) : 'thought_action';
-    if (launch.mode === 'fork' && launch.then === 'person') return { source: new PersonSource(tools), meta: { parseFunction: scaffold } };
+    const tools = scaffold.tools;
+    const scaffoldMeta = { parseFunction: scaffold.replyFormat, scaffold: `${scaffold.name}@${scaffold.version}` };
+    if (launch.mode === 'fork' && launch.then === 'person') return { source: new PersonSource(tools), meta: scaffoldMeta };
     const settings = readSettings();
     const apiKey = await readApiKey(this.secrets);
     let client: PolicyClient;
@@ -355,11 +358,12 @@ export class SessionController extends Disposable {
       throw new Error(`the policy server at ${settings.policy.url} cannot be used: ${message}`);
     }
     this.policyChanged.fire({ model: client.model, reachable: true });
-    const systemPrompt = recording?.meta.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
     const problemStatement = launch.problemStatement ?? recording?.task.problemStatement ?? '';
-    const instructions = recording?.meta.instructions ?? instructionsFor({ repoPath: launch.repoPath, problemStatement });
+    const prompts = scaffold.prompts({ repoPath: launch.repoPath, problemStatement });
+    const systemPrompt = recording?.meta.systemPrompt ?? prompts.system;
+    const instructions = recording?.meta.instructions ?? prompts.instructions;
     const onRetry = (r: { attempt: number; reason: string; delayMs: number }) => this.log.warn(`policy: attempt ${r.attempt} failed (${r.reason}); retrying in ${r.delayMs} ms`);
-    return { source: new PolicySource({ client, tools, scaffold, systemPrompt, instructions, onRetry }), meta: { model: client.model, parseFunction: scaffold, systemPrompt, instructions } };
+    return { source: new PolicySource({ client, tools, scaffold, systemPrompt, instructions, onRetry }), meta: { model: client.model, ...scaffoldMeta, systemPrompt, instructions } };
   }
 
   private sourcesFor(launch: SessionLaunch, aci: AciSession, liveSource: { source: ActionSource; meta: TrajectoryMeta } | undefined): { sources: ActionSource[]; meta: TrajectoryMeta } {

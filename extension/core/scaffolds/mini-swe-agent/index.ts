@@ -152,7 +152,7 @@ export function createMiniSweAgent(version: string, recording?: Trajectory): Sca
     toolSpecs: () => (toolCalling ? tools.openAiToolSpecs() : undefined),
     // mini-swe-agent keeps the model's reply as written and the rendered observation as the next user message.
     context: { observationTemplate: '{observation}', assistantText: (step) => (step.action.raw ? `${step.thought.trimEnd()}\n\n\`\`\`${MINI_DEFAULTS[known].fence}\n${step.action.raw}\n\`\`\`` : step.thought) },
-    prompts: ({ problemStatement }) => ({ system: MINI_DEFAULTS[known].systemPrompt, instructions: `Please solve this issue: ${problemStatement}` }),
+    prompts: ({ problemStatement, spec }) => ({ system: MINI_DEFAULTS[known].systemPrompt, instructions: `Please solve this issue: ${problemStatement ?? spec}` }),
   };
 }
 

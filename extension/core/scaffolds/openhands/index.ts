@@ -98,9 +98,9 @@ export function createOpenHands(version = 'codeact'): Scaffold {
     parseReply: (reply) => parseReply(reply, tools),
     toolSpecs: () => tools.openAiToolSpecs(),
     context: { observationTemplate: '{observation}' },
-    prompts: ({ problemStatement, repoPath }) => ({
+    prompts: ({ problemStatement, spec, repoPath }) => ({
       system: 'You are OpenHands agent, a helpful AI assistant that can interact with a computer to solve tasks.',
-      instructions: `<uploaded_files>\n${repoPath}\n</uploaded_files>\nI've uploaded a code repository in the directory ${repoPath}. Consider the following issue description:\n\n<issue_description>\n${problemStatement}\n</issue_description>`,
+      instructions: `<uploaded_files>\n${repoPath}\n</uploaded_files>\nI've uploaded a code repository in the directory ${repoPath}. Consider the following issue description:\n\n<issue_description>\n${problemStatement ?? spec}\n</issue_description>`,
     }),
   };
 }

@@ -171,9 +171,9 @@ export function createR2eGym(version = R2E_VERSION): Scaffold {
     toolSpecs: () => undefined,
     // R2E-Gym's agent appends the observation as the user's message, word for word.
     context: { observationTemplate: '{observation}' },
-    prompts: ({ problemStatement, repoPath }) => ({
+    prompts: ({ problemStatement, spec, repoPath }) => ({
       system: systemPrompt(),
-      instructions: `Consider the following github issue:\n<github_issue>\n${problemStatement}\n</github_issue>\n\nCan you help me implement the necessary changes to the repository to fix the <github_issue>?\nI've already taken care of all changes to any of the test files described in the <github_issue>. This means you DON'T have to modify the testing logic or any of the tests in any way!\nYour task is to make the minimal changes to non-tests files in the ${repoPath} directory to ensure the <github_issue> is satisfied.`,
+      instructions: `Consider the following github issue:\n<github_issue>\n${problemStatement ?? spec}\n</github_issue>\n\nCan you help me implement the necessary changes to the repository to fix the <github_issue>?\nI've already taken care of all changes to any of the test files described in the <github_issue>. This means you DON'T have to modify the testing logic or any of the tests in any way!\nYour task is to make the minimal changes to non-tests files in the ${repoPath} directory to ensure the <github_issue> is satisfied.`,
     }),
   };
 }

@@ -19,9 +19,9 @@ export function replyFormatOf(parseFunction: string | undefined): ReplyFormatNam
   return 'thought_action';
 }
 
-export function createSweAgent(version: string, recording?: Trajectory, bundles?: readonly string[]): Scaffold {
+/** `format` overrides the recording's reply format (`run --scaffold function_calling`). */
+export function createSweAgent(version: string, recording?: Trajectory, bundles?: readonly string[], format: ReplyFormatName = replyFormatOf(recording?.meta.parseFunction)): Scaffold {
   const tools = toolSetFor(bundles ?? recording?.meta.toolBundles ?? DEFAULT_BUNDLES);
-  const format = replyFormatOf(recording?.meta.parseFunction);
   return {
     name: 'swe-agent',
     version,

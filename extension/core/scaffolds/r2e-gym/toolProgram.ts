@@ -252,7 +252,7 @@ class Editor:
                 + "Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary."), ""
 
     def undo(self, path, args):
-        kept = self.history.get(str(path))
+        kept = self.history.setdefault(str(path), [])
         if not kept:
             raise Refused("No previous edits found for %s to undo." % path)
         text = kept.pop()

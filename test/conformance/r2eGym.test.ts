@@ -13,7 +13,7 @@ import { AciSession } from '../../extension/core/aci/aciSession';
 import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import type { Sandbox } from '../../extension/core/runtime/sandbox';
 import { createR2eGym } from '../../extension/core/scaffolds/r2e-gym';
-import { ensureR2eTestImage, installOracleTools, missingOracles, oracleObservations, writeGeneratedRepo } from './r2eOracle';
+import { ensureR2eTestImage, installOracleTools, missingOracles, oracleSteps, writeGeneratedRepo } from './r2eOracle';
 
 const LABELS = { 'swe-workbench.test': 'r2e-conformance' };
 
@@ -186,7 +186,7 @@ describe('R2E-Gym conformance: our tools against R2E-Gym 69bc953', { skip }, () 
 
   test(`${CALLS.length} calls print what R2E-Gym prints, byte for byte`, async () => {
     assert.ok(CALLS.length >= 100, `only ${CALLS.length} calls`);
-    const expected = await oracleObservations(theirs.id, CALLS);
+    const expected = (await oracleSteps(theirs.id, CALLS)).map((s) => s.observation);
     const mismatches: string[] = [];
     for (const [i, text] of CALLS.entries()) {
       const parsed = scaffold.tools.parseXmlFunctionCall(text);

@@ -57,8 +57,8 @@ export async function installOracleTools(containerId: string): Promise<void> {
   }
 }
 
-/** The observations R2E-Gym's own code gives for these actions, in order, in the container. */
-export async function oracleObservations(containerId: string, actions: readonly string[]): Promise<string[]> {
+/** Per action, in order: the action as R2E-Gym records it and the observation its own code gives in the container. */
+export async function oracleSteps(containerId: string, actions: readonly string[]): Promise<{ action: string; observation: string }[]> {
   const child = execFile('python3', [DRIVER, R2E_ORACLE_SRC, containerId], { maxBuffer: 64 * 1024 * 1024 });
   const output = new Promise<string>((resolve, reject) => {
     let out = '';
@@ -68,7 +68,7 @@ export async function oracleObservations(containerId: string, actions: readonly 
     child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`r2eOracleDriver.py exited with ${code}: ${err}`))));
   });
   child.stdin!.end(JSON.stringify(actions));
-  return JSON.parse(await output) as string[];
+  return JSON.parse(await output) as { action: string; observation: string }[];
 }
 
 /**

@@ -1,5 +1,5 @@
 """Runs R2E-Gym's own action, runtime and observation code (../shared/oracles/r2e-gym, 69bc953)
-on a list of actions against a running container, and prints the observations as JSON.
+on a list of actions against a running container, and prints, per action, the action as R2E-Gym records it and the observation, as JSON.
 
 Usage: python3 r2eOracleDriver.py ORACLE_SRC CONTAINER_ID < actions.json > observations.json
 
@@ -73,5 +73,5 @@ for text in json.load(sys.stdin):
         output, code = "", 0
     else:
         output, code = run(runtime, action.to_bashcmd(), timeout=90)
-    observations.append(str(Observation(output, code, action)))
+    observations.append({"action": action.to_xml_string(), "observation": str(Observation(output, code, action))})
 json.dump(observations, sys.stdout)

@@ -2,7 +2,8 @@
  * Jinja2 templates (mini-swe-agent's observation and format-error templates) rendered with
  * nunjucks, adjusted where the two engines differ on what those templates use: Jinja drops the
  * template's one final newline, counts `length` in code points, and slices strings with
- * `s[:5000]`, which nunjucks does not parse (rewritten to a `_slice` call before compiling).
+ * `s[:5000]`, which nunjucks does not parse (rewritten to a `_slice` call before compiling), and
+ * has a `tojson` filter (Python's `json.dumps`, HTML-escaped).
  * Undefined names are errors, as mini-swe-agent renders with `StrictUndefined`.
  */
 import nunjucks from 'nunjucks';
@@ -15,6 +16,18 @@ env.addFilter('length', (value: unknown) => {
   return 0;
 });
 env.addGlobal('_slice', (value: unknown, start: number | null, end: number | null) => Array.from(String(value)).slice(start ?? undefined, end ?? undefined).join(''));
+
+/** Jinja2's `tojson`: Python's `json.dumps` (ASCII only, sorted keys, `, ` and `: `) with `<>&'` escaped for HTML. */
+env.addFilter('tojson', (value: unknown) => pyJsonDumps(value).replace(/[<>&']/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+
+function pyJsonDumps(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'string') return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(pyJsonDumps).join(', ')}]`;
+  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${pyJsonDumps(k)}: ${pyJsonDumps(v)}`).join(', ')}}`;
+}
 
 const TAG = /\{\{[\s\S]*?\}\}|\{%[\s\S]*?%\}/g;
 const SLICE = /([A-Za-z_][\w.]*)\[\s*(-?\d*)\s*:\s*(-?\d*)\s*\]/g;

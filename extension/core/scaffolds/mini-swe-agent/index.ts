@@ -27,6 +27,8 @@ export interface MiniSettings {
   cwd?: string;
   env: Record<string, string>;
   timeoutS: number;
+  /** The config's own values (step_limit, cwd...), which mini-swe-agent hands every template besides `output`. */
+  templateVars: Record<string, unknown>;
 }
 
 const Config = z.looseObject({
@@ -60,6 +62,7 @@ export function miniSettings(version: MiniVersion, recording?: Trajectory): Mini
     ...(typeof environment.cwd === 'string' && environment.cwd !== '' ? { cwd: environment.cwd } : {}),
     env: env ? Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])) : { ...defaults.env },
     timeoutS: typeof environment.timeout === 'number' ? environment.timeout : defaults.timeoutS,
+    templateVars: { ...environment, ...model, ...agent },
   };
 }
 
@@ -85,12 +88,12 @@ function bashTool(settings: MiniSettings) {
         ...(ctx.signal ? { signal: ctx.signal } : {}),
       });
       if (run.killed) {
-        return { observation: renderJinja(settings.timeoutTemplate, { action: { action: command }, output: run.output }), exitCode: 124 };
+        return { observation: renderJinja(settings.timeoutTemplate, { ...settings.templateVars, action: { action: command }, output: run.output }), exitCode: 124 };
       }
       const submission = submissionOf(run.output);
       if (submission !== undefined) return { observation: submission, exitCode: run.exitCode, submission };
       const output = { output: run.output, returncode: run.exitCode, exception_info: '' };
-      return { observation: renderJinja(settings.observationTemplate, { output }), exitCode: run.exitCode };
+      return { observation: renderJinja(settings.observationTemplate, { ...settings.templateVars, output }), exitCode: run.exitCode };
     },
   });
 }
@@ -119,7 +122,7 @@ function parseReply(reply: PolicyReply, settings: MiniSettings, tools: MiniToolS
     thought: reply.content,
     action: { raw, tool: null, args: {} },
     formatError: error,
-    errorMessage: renderJinja(settings.formatErrorTemplate, { actions, error, ...(reply.finishReason ? { finish_reason: reply.finishReason } : {}) }),
+    errorMessage: renderJinja(settings.formatErrorTemplate, { ...settings.templateVars, actions, error, ...(reply.finishReason ? { finish_reason: reply.finishReason } : {}) }),
   });
   if (reply.toolCalls.length > 0) {
     const [call] = reply.toolCalls;

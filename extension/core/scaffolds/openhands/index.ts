@@ -64,7 +64,18 @@ class OpenHandsToolSet extends ToolSet {
   override parseFunctionCall(name: string, args: string | Record<string, unknown>): ParseResult {
     const action = FUNCTION_ACTIONS[name] ?? name;
     if (action === 'read' || action === 'edit' || name === 'str_replace_editor') return { error: "OpenHands' editor (str_replace_editor: read/edit) is not supported by this workbench yet" };
-    return super.parseFunctionCall(action, args);
+    let values: unknown = args;
+    if (typeof args === 'string') {
+      try {
+        values = args.trim() === '' ? {} : JSON.parse(args);
+      } catch {
+        return { error: `the arguments of ${name} are not valid JSON` };
+      }
+    }
+    if (typeof values !== 'object' || values === null || Array.isArray(values)) return { error: `the arguments of ${name} are not a JSON object` };
+    if (!this.get(action)) return { error: `${name} is not one of OpenHands' tools (${Object.keys(FUNCTION_ACTIONS).join(', ')})` };
+    if (action === 'run' && typeof (values as Record<string, unknown>).command !== 'string') return { error: 'execute_bash needs a "command" string' };
+    return { tool: action, args: values as Record<string, unknown> };
   }
 
   override openAiToolSpecs(): OpenAiToolSpec[] {

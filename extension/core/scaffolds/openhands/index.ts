@@ -4,8 +4,9 @@
  * run nothing and have no observation. A live policy calls OpenHands' function names
  * (`execute_bash`, `think`, `finish`), which map to those actions.
  *
- * Not here yet: OpenHands' own editor (`read` / `edit`, `str_replace_editor` through
- * openhands-aci); such a step is reported as a format error naming what is missing.
+ * `read` is the `view` command of OpenHands' editor (openhands-aci). Not here yet: its editing
+ * commands (`edit`: create, str_replace, insert, undo_edit), reported as a format error that
+ * says so.
  */
 import { z } from 'zod';
 import type { ParseResult } from '../../aci/commandSyntax';
@@ -15,10 +16,24 @@ import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
 import type { PolicyReply } from '../../policy/policyClient';
 import type { ParsedReply } from '../../policy/scaffolds';
 import type { Scaffold, ScaffoldFamily } from '../scaffold';
+import { openHandsView } from './editorView';
 
 const BUNDLE = 'openhands';
 /** Actions that only talk (to the user, or to itself): nothing runs, nothing is observed. */
 export const SILENT_ACTIONS = ['message', 'think'] as const;
+
+/** `read` as recorded (`start`/`end` of a FileReadAction) or as called (`view_range`). */
+const read = defineTool({
+  name: 'read',
+  bundle: BUNDLE,
+  description: "View a file or a folder with OpenHands' editor.",
+  signature: 'read <path>',
+  parameters: z.looseObject({ path: z.string() }),
+  run(ctx, args) {
+    const range = Array.isArray(args.view_range) && args.view_range.length === 2 ? (args.view_range as [number, number]) : typeof args.start === 'number' && args.start >= 1 ? ([args.start, typeof args.end === 'number' ? args.end : -1] as [number, number]) : undefined;
+    return openHandsView(ctx, args.path, range);
+  },
+});
 
 const run = defineTool({
   name: 'run',
@@ -53,7 +68,7 @@ const FUNCTION_ACTIONS: Record<string, string> = { execute_bash: 'run', think: '
 
 class OpenHandsToolSet extends ToolSet {
   constructor() {
-    super([BUNDLE], new Map([run, ...SILENT_ACTIONS.map(silent), finish].map((t) => [t.name, t] as const)));
+    super([BUNDLE], new Map([run, read, ...SILENT_ACTIONS.map(silent), finish].map((t) => [t.name, t] as const)));
   }
 
   /** Typed text is a shell command. */
@@ -62,8 +77,10 @@ class OpenHandsToolSet extends ToolSet {
   }
 
   override parseFunctionCall(name: string, args: string | Record<string, unknown>): ParseResult {
-    const action = FUNCTION_ACTIONS[name] ?? name;
-    if (action === 'read' || action === 'edit' || name === 'str_replace_editor') return { error: "OpenHands' editor (str_replace_editor: read/edit) is not supported by this workbench yet" };
+    let action = FUNCTION_ACTIONS[name] ?? name;
+    const editorCommand = name !== 'str_replace_editor' ? undefined : typeof args === 'string' ? jsonField(args, 'command') : args.command;
+    if (editorCommand === 'view') action = 'read';
+    else if (action === 'edit' || name === 'str_replace_editor') return { error: "OpenHands' editing commands (str_replace_editor create, str_replace, insert, undo_edit) are not supported by this workbench yet" };
     let values: unknown = args;
     if (typeof args === 'string') {
       try {
@@ -73,6 +90,7 @@ class OpenHandsToolSet extends ToolSet {
       }
     }
     if (typeof values !== 'object' || values === null || Array.isArray(values)) return { error: `the arguments of ${name} are not a JSON object` };
+    if (action === 'read' && typeof (values as Record<string, unknown>).path !== 'string') return { error: 'str_replace_editor view needs a "path" string' };
     if (!this.get(action)) return { error: `${name} is not one of OpenHands' tools (${Object.keys(FUNCTION_ACTIONS).join(', ')})` };
     if (action === 'run' && typeof (values as Record<string, unknown>).command !== 'string') return { error: 'execute_bash needs a "command" string' };
     return { tool: action, args: values as Record<string, unknown> };
@@ -84,6 +102,14 @@ class OpenHandsToolSet extends ToolSet {
       { type: 'function', function: { name: 'think', description: 'Use the tool to think about something.', parameters: { type: 'object', properties: { thought: { type: 'string', description: 'The thought to log.' } }, required: ['thought'] } } },
       { type: 'function', function: { name: 'finish', description: 'Finish the interaction when the task is complete OR if the assistant cannot proceed further with the task.', parameters: { type: 'object', properties: {}, required: [] } } },
     ];
+  }
+}
+
+function jsonField(text: string, field: string): unknown {
+  try {
+    return (JSON.parse(text) as Record<string, unknown>)[field];
+  } catch {
+    return undefined;
   }
 }
 

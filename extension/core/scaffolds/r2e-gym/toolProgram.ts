@@ -183,10 +183,9 @@ class Editor:
         text = args.file_text
         if text is None:
             raise Refused("Cannot create file without 'file_text' parameter.")
-        if self.lint and path.suffix == ".py":
-            problem = syntax_problem(text, str(path))
-            if problem:
-                return "", SYNTAX_ERRORS + problem
+        refusal = self.lint_refusal(path, text)
+        if refusal:
+            return "", refusal
         try:
             path.write_text(text, encoding="utf-8")
             self.remember(path, "")
@@ -207,6 +206,18 @@ class Editor:
         except Exception as err:
             raise Refused("Failed to write file %s: %s" % (path, err))
 
+    def lint_refusal(self, path, text):
+        problem = syntax_problem(text, str(path)) if self.lint and path.suffix == ".py" else ""
+        return SYNTAX_ERRORS + problem if problem else ""
+
+    def apply(self, path, before, after):
+        """Writes an edit and remembers the text before it, unless the linter refuses it (its message is returned)."""
+        refusal = self.lint_refusal(path, after)
+        if not refusal:
+            self.remember(path, before)
+            self.store(path, after)
+        return refusal
+
     def str_replace(self, path, args):
         old, new = args.old_str, args.new_str
         if old is None:
@@ -218,12 +229,9 @@ class Editor:
         if found > 1:
             raise Refused("Multiple occurrences of '%s' found in %s. Please ensure it is unique before using str_replace." % (old, path))
         after = before.replace(old, new if new else "")
-        if self.lint and path.suffix == ".py":
-            problem = syntax_problem(after, str(path))
-            if problem:
-                return "", SYNTAX_ERRORS + problem
-        self.remember(path, before)
-        self.store(path, after)
+        refusal = self.apply(path, before, after)
+        if refusal:
+            return "", refusal
         at = before.split(old)[0].count("\n")
         first = max(0, at - CONTEXT_LINES)
         last = at + CONTEXT_LINES + (new or "").count("\n")
@@ -241,12 +249,9 @@ class Editor:
             raise Refused("Invalid insert_line %d. Must be in [0, %d]." % (at, len(rows)))
         added = new.split("\n")
         after = "\n".join(rows[:at] + added + rows[at:])
-        if self.lint and path.suffix == ".py":
-            problem = syntax_problem(after, str(path))
-            if problem:
-                return "", SYNTAX_ERRORS + problem
-        self.remember(path, before)
-        self.store(path, after)
+        refusal = self.apply(path, before, after)
+        if refusal:
+            return "", refusal
         shown = "\n".join(rows[max(0, at - CONTEXT_LINES):at] + added + rows[at:at + CONTEXT_LINES])
         return ("The file %s has been edited. " % path + numbered(shown, "a snippet of the edited file", max(1, at - CONTEXT_LINES + 1))
                 + "Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary."), ""

@@ -175,11 +175,23 @@ describe('OpenHands', () => {
     assert.match(result.stderr, /scaffold openhands@codeact \(an OpenHands event stream/);
   });
 
+  test("OpenHands' own recording of a read, a shell command and another read replays with every step matched", async () => {
+    const workspace = path.join(work, 'workspace');
+    await mkdir(workspace);
+    await writeFile(path.join(workspace, 'game_2048.py'), 'print("2048")\n');
+    const file = path.join(THIRD_PARTY, 'openhands/wrong_initial_state.json');
+    const result = await runCli(replayCommand, [file, '--image', TEST_IMAGE, '--repo', workspace, '--workdir', '/workspace', '--json']);
+    const summary = summaryOf(result.stdout);
+    assert.deepEqual([summary.matched, summary.recorded, summary.firstDivergence], [4, 4, null], result.stdout);
+  });
+
   test('a live run uses function calls; think and a reply without a call run nothing', async () => {
     server.setScript([
       { content: '', toolCalls: [{ name: 'think', arguments: '{"thought": "look at the readme"}' }] },
       { content: '', toolCalls: [{ name: 'execute_bash', arguments: '{"command": "cd /tmp && pwd"}' }] },
       { content: '', toolCalls: [{ name: 'execute_bash', arguments: '{"command": "pwd; cat /repo/README"}' }] },
+      { content: '', toolCalls: [{ name: 'str_replace_editor', arguments: '{"command": "view", "path": "/repo/README"}' }] },
+      { content: '', toolCalls: [{ name: 'str_replace_editor', arguments: '{"command": "create", "path": "/repo/x", "file_text": "x"}' }] },
       { content: 'The readme says nothing.' },
       { content: '', toolCalls: [{ name: 'finish', arguments: '{}' }] },
     ]);
@@ -192,10 +204,12 @@ describe('OpenHands', () => {
       ['think', ''],
       ['run', '/tmp'],
       ['run', '/tmp\nnothing here'],
+      ['read', "Here's the result of running `cat -n` on /repo/README:\n     1\tnothing here\n     2\t\n"],
+      [null, "OpenHands' editing commands (str_replace_editor create, str_replace, insert, undo_edit) are not supported by this workbench yet"],
       ['message', ''],
       ['finish', ''],
     ]);
-    const offered = (server.chatRequests.at(-5)!.tools ?? []).map((x) => x.function.name);
+    const offered = (server.chatRequests.at(-7)!.tools ?? []).map((x) => x.function.name);
     assert.deepEqual(offered, ['execute_bash', 'think', 'finish']);
   });
 });

@@ -87,6 +87,33 @@ describe('mini-swe-agent', () => {
     assert.match(String(unknown), /--scaffold: unknown scaffold 'aider@1'; choose NAME or NAME@VERSION from swe-agent@0\.7/);
   });
 
+  test('a changed repository is caught at the first command that reads the change', async () => {
+    const recording = {
+      trajectory_format: 'mini-swe-agent-1',
+      info: { mini_version: '1.17.5', config: { environment: { cwd: '/repo' } } },
+      messages: [
+        { role: 'system', content: 'sys' },
+        { role: 'user', content: 'task' },
+        { role: 'assistant', content: '```bash\nls\n```' },
+        { role: 'user', content: '<returncode>0</returncode>\n<output>\nREADME\n</output>' },
+        { role: 'assistant', content: '```bash\nwc -c README\n```' },
+        { role: 'user', content: '<returncode>0</returncode>\n<output>\n13 README\n</output>' },
+        { role: 'assistant', content: '```bash\ncat README\n```' },
+        { role: 'user', content: '<returncode>0</returncode>\n<output>\nnothing here\n</output>' },
+      ],
+    };
+    const file = path.join(work, 'three-steps.traj.json');
+    await writeFile(file, JSON.stringify(recording));
+    assert.equal(summaryOf((await runCli(replayCommand, [file, '--image', TEST_IMAGE, '--repo', emptyRepo, '--json'])).stdout).matched, 3);
+    const changed = path.join(work, 'changed-empty');
+    await mkdir(changed);
+    await writeFile(path.join(changed, 'README'), 'something here\n');
+    const result = await runCli(replayCommand, [file, '--image', TEST_IMAGE, '--repo', changed, '--json']);
+    const summary = summaryOf(result.stdout);
+    assert.deepEqual([summary.matched, summary.firstDivergence], [1, 1], result.stdout);
+    assert.equal(result.code, 1);
+  });
+
   test('a fork continues in fenced bash, each command in a fresh shell, observations in the template', async () => {
     server.setScript([
       { content: 'Go somewhere else.\n\n```bash\ncd /tmp && export FOO=1 && pwd\n```' },

@@ -25,7 +25,8 @@ observation with the recorded one.
   --bundles     SWE-agent tool bundles instead of the recording's
   --until N     replay steps 0..N-1 only
   --json        one JSON line per step {"index", "matched", "diff"}, then {"summary": {...}}
-  --forgive     normalisers to apply (default: all): ${NORMALISER_NAMES.join(', ')}
+  --forgive     normalisers to apply (default: ${DEFAULT_NORMALISERS.join(', ')});
+                differences the image or machine makes, only when named: ${NORMALISER_NAMES.filter((n) => !DEFAULT_NORMALISERS.includes(n)).join(', ')}
 Exit code: 0 when every replayed step matched, 1 at the first divergence or error.`;
 
 function normalisersOption(value: string | undefined): NormaliserName[] {

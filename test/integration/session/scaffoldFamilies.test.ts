@@ -87,6 +87,26 @@ describe('mini-swe-agent', () => {
     assert.match(String(unknown), /--scaffold: unknown scaffold 'aider@1'; choose NAME or NAME@VERSION from swe-agent@0\.7/);
   });
 
+  test("a command past the recording's timeout is killed and reported with the timeout template", async () => {
+    const recording = {
+      trajectory_format: 'mini-swe-agent-1',
+      info: { mini_version: '1.17.5', config: { environment: { timeout: 1 } } },
+      messages: [
+        { role: 'system', content: 'sys' },
+        { role: 'user', content: 'task' },
+        { role: 'assistant', content: '```bash\necho started; sleep 30; echo never\n```' },
+        {
+          role: 'user',
+          content: 'The last command <command>echo started; sleep 30; echo never</command> timed out and has been killed.\nThe output of the command was:\n <output>\nstarted\n\n</output>\nPlease try another command and make sure to avoid those requiring interactive input.',
+        },
+      ],
+    };
+    const file = path.join(work, 'timeout.traj.json');
+    await writeFile(file, JSON.stringify(recording));
+    const result = await runCli(replayCommand, [file, '--image', TEST_IMAGE, '--repo', emptyRepo, '--json']);
+    assert.equal(summaryOf(result.stdout).matched, 1, result.stdout);
+  });
+
   test('a changed repository is caught at the first command that reads the change', async () => {
     const recording = {
       trajectory_format: 'mini-swe-agent-1',

@@ -34,6 +34,17 @@ function summaryOf(stdout: string): Record<string, unknown> {
   return (JSON.parse(stdout.trim().split('\n').at(-1)!) as { summary: Record<string, unknown> }).summary;
 }
 
+/**
+ * A mini-swe-agent 1.x run file (`trajectory_format` mini-swe-agent-1) with these commands and
+ * the observations it showed, written to `name`; `config` is its `info.config`.
+ */
+async function miniRun(name: string, config: Record<string, unknown>, steps: [command: string, observation: string][]): Promise<string> {
+  const file = path.join(work, name);
+  const messages = [{ role: 'system', content: 'sys' }, { role: 'user', content: 'task' }, ...steps.flatMap(([command, observation]) => [{ role: 'assistant', content: `\`\`\`bash\n${command}\n\`\`\`` }, { role: 'user', content: observation }])];
+  await writeFile(file, JSON.stringify({ trajectory_format: 'mini-swe-agent-1', info: { mini_version: '1.17.5', config }, messages }));
+  return file;
+}
+
 async function task(name: string, fields: Record<string, unknown>): Promise<string> {
   const file = path.join(work, `${name}.task.json`);
   await writeFile(file, JSON.stringify(fields));
@@ -65,18 +76,9 @@ describe('mini-swe-agent', () => {
   });
 
   test("a recording's own observation template is used, and an unknown --scaffold version says what it falls back to", async () => {
-    const recording = {
-      trajectory_format: 'mini-swe-agent-1',
-      info: { mini_version: '1.17.5', exit_status: 'Submitted', submission: '', config: { agent: { action_observation_template: 'RC={{output.returncode}} ({{ output.output | length }} chars)\n{{ output.output[:6] }}|' }, environment: { cwd: '/repo' } } },
-      messages: [
-        { role: 'system', content: 'sys' },
-        { role: 'user', content: 'task' },
-        { role: 'assistant', content: 'Look.\n\n```bash\nprintf "héllo wörld"; exit 3\n```' },
-        { role: 'user', content: 'RC=3 (11 chars)\nhéllo |' },
-      ],
-    };
-    const file = path.join(work, 'own-template.traj.json');
-    await writeFile(file, JSON.stringify(recording));
+    const file = await miniRun('own-template.traj.json', { agent: { action_observation_template: 'RC={{output.returncode}} ({{ output.output | length }} chars)\n{{ output.output[:6] }}|' }, environment: { cwd: '/repo' } }, [
+      ['printf "héllo wörld"; exit 3', 'RC=3 (11 chars)\nhéllo |'],
+    ]);
     const detected = await runCli(replayCommand, [file, '--image', TEST_IMAGE, '--repo', emptyRepo, '--json']);
     assert.equal(summaryOf(detected.stdout).matched, 1, detected.stdout);
     assert.match(detected.stderr, /mini-swe-agent@1\.x \(info\.mini_version is 1\.17\.5\)/);
@@ -88,42 +90,22 @@ describe('mini-swe-agent', () => {
   });
 
   test("a command past the recording's timeout is killed and reported with the timeout template", async () => {
-    const recording = {
-      trajectory_format: 'mini-swe-agent-1',
-      info: { mini_version: '1.17.5', config: { environment: { timeout: 1 } } },
-      messages: [
-        { role: 'system', content: 'sys' },
-        { role: 'user', content: 'task' },
-        { role: 'assistant', content: '```bash\necho started; sleep 30; echo never\n```' },
-        {
-          role: 'user',
-          content: 'The last command <command>echo started; sleep 30; echo never</command> timed out and has been killed.\nThe output of the command was:\n <output>\nstarted\n\n</output>\nPlease try another command and make sure to avoid those requiring interactive input.',
-        },
+    const file = await miniRun('timeout.traj.json', { environment: { timeout: 1 } }, [
+      [
+        'echo started; sleep 30; echo never',
+        'The last command <command>echo started; sleep 30; echo never</command> timed out and has been killed.\nThe output of the command was:\n <output>\nstarted\n\n</output>\nPlease try another command and make sure to avoid those requiring interactive input.',
       ],
-    };
-    const file = path.join(work, 'timeout.traj.json');
-    await writeFile(file, JSON.stringify(recording));
+    ]);
     const result = await runCli(replayCommand, [file, '--image', TEST_IMAGE, '--repo', emptyRepo, '--json']);
     assert.equal(summaryOf(result.stdout).matched, 1, result.stdout);
   });
 
   test('a changed repository is caught at the first command that reads the change', async () => {
-    const recording = {
-      trajectory_format: 'mini-swe-agent-1',
-      info: { mini_version: '1.17.5', config: { environment: { cwd: '/repo' } } },
-      messages: [
-        { role: 'system', content: 'sys' },
-        { role: 'user', content: 'task' },
-        { role: 'assistant', content: '```bash\nls\n```' },
-        { role: 'user', content: '<returncode>0</returncode>\n<output>\nREADME\n</output>' },
-        { role: 'assistant', content: '```bash\nwc -c README\n```' },
-        { role: 'user', content: '<returncode>0</returncode>\n<output>\n13 README\n</output>' },
-        { role: 'assistant', content: '```bash\ncat README\n```' },
-        { role: 'user', content: '<returncode>0</returncode>\n<output>\nnothing here\n</output>' },
-      ],
-    };
-    const file = path.join(work, 'three-steps.traj.json');
-    await writeFile(file, JSON.stringify(recording));
+    const file = await miniRun('three-steps.traj.json', { environment: { cwd: '/repo' } }, [
+      ['ls', '<returncode>0</returncode>\n<output>\nREADME\n</output>'],
+      ['wc -c README', '<returncode>0</returncode>\n<output>\n13 README\n</output>'],
+      ['cat README', '<returncode>0</returncode>\n<output>\nnothing here\n</output>'],
+    ]);
     assert.equal(summaryOf((await runCli(replayCommand, [file, '--image', TEST_IMAGE, '--repo', emptyRepo, '--json'])).stdout).matched, 3);
     const changed = path.join(work, 'changed-empty');
     await mkdir(changed);

@@ -53,6 +53,11 @@ export interface ScaffoldChoice {
   fallback?: string;
 }
 
+/** The tools a recording's steps call (parsed names only), for families recognised by their tools. */
+export function toolsCalled(recording: Trajectory): Set<string> {
+  return new Set(recording.steps.flatMap((s) => (s.action.tool ? [s.action.tool] : [])));
+}
+
 export interface ScaffoldFamily {
   readonly name: ScaffoldName;
   /** Known versions, oldest first; the last is the default for a live run. */

@@ -20,6 +20,12 @@ describe('which scaffold a recording was made with', () => {
     assert.match(windowed.reason, /SWE-agent|bundles/);
   });
 
+  test('rLLM and SkyRL-Agent episodes are recognised by the tools they call', async () => {
+    assert.deepEqual(detectScaffold(await load(sampleTrajectory('rllm.episode.json'))), { name: 'r2e-gym', version: '69bc953', reason: "the actions call R2E-Gym's tools (execute_bash, finish)" });
+    assert.deepEqual(detectScaffold(await load(sampleTrajectory('skyrl.result.json'))), { name: 'openhands', version: 'codeact', reason: "the actions call OpenHands' functions (str_replace_editor, execute_bash)" });
+    assert.equal(detectScaffold(await load(sampleTrajectory('mini-swe-agent-1.1.tool-calls.traj.json'))).name, 'mini-swe-agent');
+  });
+
   test('mini_version picks the major version; an unknown one falls back and says so', () => {
     const mini = (mini_version: string): Trajectory => ({ ...canonical({ scaffoldConfig: { mini_version } }, 'mini-swe-agent') });
     assert.deepEqual(detectScaffold(mini('2.4.6')), { name: 'mini-swe-agent', version: '2.x', reason: 'info.mini_version is 2.4.6' });

@@ -15,7 +15,7 @@ import { defineTool, type ToolDefinition } from '../../aci/toolDefinition';
 import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
 import type { PolicyReply } from '../../policy/policyClient';
 import type { ParsedReply } from '../../policy/scaffolds';
-import type { Scaffold, ScaffoldFamily } from '../scaffold';
+import { toolsCalled, type Scaffold, type ScaffoldFamily } from '../scaffold';
 import { openHandsView } from './editorView';
 
 const BUNDLE = 'openhands';
@@ -66,9 +66,23 @@ const finish = defineTool({
 /** OpenHands' function names as its actions. */
 const FUNCTION_ACTIONS: Record<string, string> = { execute_bash: 'run', think: 'think', finish: 'finish' };
 
+/** The function names a chat export keeps, run as the actions they stand for. */
+const executeBash = { ...run, name: 'execute_bash' };
+const strReplaceEditor = defineTool({
+  name: 'str_replace_editor',
+  bundle: BUNDLE,
+  description: "OpenHands' editor",
+  signature: 'str_replace_editor',
+  parameters: z.looseObject({ command: z.string(), path: z.string() }),
+  async run(ctx, args) {
+    if (args.command === 'view') return read.run(ctx, args);
+    return { observation: `OpenHands' editing command '${args.command}' is not supported by this workbench yet`, exitCode: 1 };
+  },
+});
+
 class OpenHandsToolSet extends ToolSet {
   constructor() {
-    super([BUNDLE], new Map([run, read, ...SILENT_ACTIONS.map(silent), finish].map((t) => [t.name, t] as const)));
+    super([BUNDLE], new Map([run, read, ...SILENT_ACTIONS.map(silent), finish, executeBash, strReplaceEditor].map((t) => [t.name, t] as const)));
   }
 
   /** Typed text is a shell command. */
@@ -148,6 +162,11 @@ export const openHandsFamily: ScaffoldFamily = {
   detect(recording) {
     if (recording.meta.scaffold?.startsWith('openhands')) return { version: 'codeact', reason: `meta.scaffold is '${recording.meta.scaffold}'` };
     if (recording.format === 'openhands') return { version: 'codeact', reason: 'an OpenHands event stream (`source`/`action`/`observation` events)' };
+    // Chat exports of CodeAct runs (SkyRL-Agent's) keep OpenHands' function names.
+    const called = [...toolsCalled(recording)];
+    if (recording.format !== 'swe-agent' && called.includes('execute_bash') && called.every((t) => t in FUNCTION_ACTIONS || t === 'str_replace_editor')) {
+      return { version: 'codeact', reason: `the actions call OpenHands' functions (${called.join(', ')})` };
+    }
     return undefined;
   },
   matchVersion: (version) => (version === 'codeact' || /^\d/.test(version) ? 'codeact' : undefined),

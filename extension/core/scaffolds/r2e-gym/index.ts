@@ -13,7 +13,7 @@ import type { ParsedReply } from '../../policy/scaffolds';
 import { shellQuote } from '../../aci/shellWords';
 import type { Sandbox } from '../../runtime/sandbox';
 import type { Trajectory } from '../../trajectory/model';
-import type { Scaffold, ScaffoldFamily } from '../scaffold';
+import { toolsCalled, type Scaffold, type ScaffoldFamily } from '../scaffold';
 import { parseR2eAction, r2eActionText, r2eCommandLine, splitR2eReply } from './action';
 import { R2E_FINISHED, r2eObservation, runR2eCommand } from './runtime';
 import { R2E_TOOL_DIR, R2E_TOOL_NAMES, R2E_TOOL_PROGRAM } from './toolProgram';
@@ -184,6 +184,12 @@ export const r2eGymFamily: ScaffoldFamily = {
   detect(recording: Trajectory) {
     if (recording.format === 'r2e-gym') return { version: R2E_VERSION, reason: 'an R2E-Gym JSONL record (`trajectory_steps` with `<function=...>` actions)' };
     if (recording.meta.scaffold?.startsWith('r2e-gym')) return { version: recording.meta.scaffold.split('@')[1] ?? R2E_VERSION, reason: `meta.scaffold is '${recording.meta.scaffold}'` };
+    // rLLM and SkyRL-Agent episodes of R2E-Gym environments: recognised by the tools they call.
+    const called = [...toolsCalled(recording)];
+    const own: readonly string[] = R2E_TOOL_NAMES;
+    if (recording.format !== 'swe-agent' && called.length > 0 && called.every((t) => own.includes(t)) && called.some((t) => t !== 'finish')) {
+      return { version: R2E_VERSION, reason: `the actions call R2E-Gym's tools (${called.join(', ')})` };
+    }
     return undefined;
   },
   matchVersion: (version) => (R2E_VERSION.startsWith(version.slice(0, 7)) && version.length >= 4 ? R2E_VERSION : undefined),

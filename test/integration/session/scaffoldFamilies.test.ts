@@ -214,6 +214,15 @@ describe('OpenHands', () => {
     assert.deepEqual([summary.matched, summary.recorded, summary.firstDivergence], [4, 4, null], result.stdout);
   });
 
+  test("OpenHands' own recording of a file created with its editor replays matched, the observation being the file's diff", async () => {
+    const workspace = path.join(work, 'workspace-2048');
+    await mkdir(workspace);
+    const file = path.join(THIRD_PARTY, 'openhands/basic.json');
+    const result = await runCli(replayCommand, [file, '--image', TEST_IMAGE, '--repo', workspace, '--workdir', '/workspace', '--json']);
+    const summary = summaryOf(result.stdout);
+    assert.deepEqual([summary.matched, summary.recorded, summary.stop], [2, 2, 'submitted'], result.stdout);
+  });
+
   test('a live run uses function calls; think and a reply without a call run nothing', async () => {
     server.setScript([
       { content: '', toolCalls: [{ name: 'think', arguments: '{"thought": "look at the readme"}' }] },
@@ -234,7 +243,7 @@ describe('OpenHands', () => {
       ['run', '/tmp'],
       ['run', '/tmp\nnothing here'],
       ['read', "Here's the result of running `cat -n` on /repo/README:\n     1\tnothing here\n     2\t\n"],
-      [null, "OpenHands' editing commands (str_replace_editor create, str_replace, insert, undo_edit) are not supported by this workbench yet"],
+      ['edit', '--- /repo/x\n+++ /repo/x\n@@ -1 +1 @@\n-\n+x'],
       ['message', ''],
       ['finish', ''],
     ]);

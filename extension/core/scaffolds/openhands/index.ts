@@ -4,9 +4,8 @@
  * run nothing and have no observation. A live policy calls OpenHands' function names
  * (`execute_bash`, `think`, `finish`), which map to those actions.
  *
- * `read` is the `view` command of OpenHands' editor (openhands-aci). Not here yet: its editing
- * commands (`edit`: create, str_replace, insert, undo_edit), reported as a format error that
- * says so.
+ * `read` is the `view` command of OpenHands' editor (openhands-aci) and `edit` its other
+ * commands (create, str_replace, insert, undo_edit), observed as the file's diff.
  */
 import { z } from 'zod';
 import type { ParseResult } from '../../aci/commandSyntax';
@@ -16,6 +15,7 @@ import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
 import type { PolicyReply } from '../../policy/policyClient';
 import type { ParsedReply } from '../../policy/scaffolds';
 import { toolsCalled, type Scaffold, type ScaffoldFamily } from '../scaffold';
+import { openHandsEdit } from './editorEdit';
 import { openHandsView } from './editorView';
 
 const BUNDLE = 'openhands';
@@ -33,6 +33,19 @@ const read = defineTool({
     const range = Array.isArray(args.view_range) && args.view_range.length === 2 ? (args.view_range as [number, number]) : typeof args.start === 'number' && args.start >= 1 ? ([args.start, typeof args.end === 'number' ? args.end : -1] as [number, number]) : undefined;
     return openHandsView(ctx, args.path, range);
   },
+});
+
+/**
+ * `edit` as recorded: its arguments are the editor call the model made (the action's raw JSON),
+ * or, from a live reply, the call itself.
+ */
+const edit = defineTool({
+  name: 'edit',
+  bundle: BUNDLE,
+  description: "Create or change a file with OpenHands' editor.",
+  signature: 'edit <path>',
+  parameters: z.looseObject({ path: z.string() }),
+  run: (ctx, args) => openHandsEdit(ctx, args),
 });
 
 const run = defineTool({
@@ -75,14 +88,13 @@ const strReplaceEditor = defineTool({
   signature: 'str_replace_editor',
   parameters: z.looseObject({ command: z.string(), path: z.string() }),
   async run(ctx, args) {
-    if (args.command === 'view') return read.run(ctx, args);
-    return { observation: `OpenHands' editing command '${args.command}' is not supported by this workbench yet`, exitCode: 1 };
+    return args.command === 'view' ? read.run(ctx, args) : openHandsEdit(ctx, args);
   },
 });
 
 class OpenHandsToolSet extends ToolSet {
   constructor() {
-    super([BUNDLE], new Map([run, read, ...SILENT_ACTIONS.map(silent), finish, executeBash, strReplaceEditor].map((t) => [t.name, t] as const)));
+    super([BUNDLE], new Map([run, read, edit, ...SILENT_ACTIONS.map(silent), finish, executeBash, strReplaceEditor].map((t) => [t.name, t] as const)));
   }
 
   /** Typed text is a shell command. */
@@ -93,8 +105,7 @@ class OpenHandsToolSet extends ToolSet {
   override parseFunctionCall(name: string, args: string | Record<string, unknown>): ParseResult {
     let action = FUNCTION_ACTIONS[name] ?? name;
     const editorCommand = name !== 'str_replace_editor' ? undefined : typeof args === 'string' ? jsonField(args, 'command') : args.command;
-    if (editorCommand === 'view') action = 'read';
-    else if (action === 'edit' || name === 'str_replace_editor') return { error: "OpenHands' editing commands (str_replace_editor create, str_replace, insert, undo_edit) are not supported by this workbench yet" };
+    if (name === 'str_replace_editor') action = editorCommand === 'view' ? 'read' : 'edit';
     let values: unknown = args;
     if (typeof args === 'string') {
       try {
@@ -104,7 +115,7 @@ class OpenHandsToolSet extends ToolSet {
       }
     }
     if (typeof values !== 'object' || values === null || Array.isArray(values)) return { error: `the arguments of ${name} are not a JSON object` };
-    if (action === 'read' && typeof (values as Record<string, unknown>).path !== 'string') return { error: 'str_replace_editor view needs a "path" string' };
+    if ((action === 'read' || action === 'edit') && typeof (values as Record<string, unknown>).path !== 'string') return { error: 'str_replace_editor needs a "path" string' };
     if (!this.get(action)) return { error: `${name} is not one of OpenHands' tools (${Object.keys(FUNCTION_ACTIONS).join(', ')})` };
     if (action === 'run' && typeof (values as Record<string, unknown>).command !== 'string') return { error: 'execute_bash needs a "command" string' };
     return { tool: action, args: values as Record<string, unknown> };

@@ -248,6 +248,6 @@ describe('OpenHands', () => {
       ['finish', ''],
     ]);
     const offered = (server.chatRequests.at(-7)!.tools ?? []).map((x) => x.function.name);
-    assert.deepEqual(offered, ['execute_bash', 'think', 'finish']);
+    assert.deepEqual(offered, ['execute_bash', 'str_replace_editor', 'think', 'finish']);
   });
 });

@@ -5,8 +5,8 @@
  * without context, trailing spaces trimmed).
  */
 import { unifiedDiff } from '../../reward/sequenceMatcher';
-import { shellQuote } from '../../aci/shellWords';
 import type { ToolContext, ToolResult } from '../../aci/toolDefinition';
+import { pathKind } from './editorView';
 
 const refused = (message: string): ToolResult => ({ observation: `ERROR:\n${message}`, exitCode: 1 });
 const invalid = (parameter: string, value: unknown, hint: string) => refused(`Invalid \`${parameter}\` parameter: ${String(value)}. ${hint}`);
@@ -15,11 +15,6 @@ export function editDiff(before: string, after: string, path: string): string {
   return unifiedDiff(before.split('\n'), after.split('\n'), path, path, 0)
     .map((l) => l.trimEnd())
     .join('\n');
-}
-
-async function kindOf(ctx: ToolContext, path: string): Promise<'dir' | 'file' | 'none'> {
-  const q = shellQuote(path);
-  return (await ctx.sandbox.exec(`if [ -d ${q} ]; then echo dir; elif [ -e ${q} ]; then echo file; else echo none; fi`, { timeoutMs: 10_000 })).output.trim() as 'dir' | 'file' | 'none';
 }
 
 /** Line numbers (1-based) where `needle` starts in `text`, every occurrence. */
@@ -33,7 +28,7 @@ export async function openHandsEdit(ctx: ToolContext, args: Record<string, unkno
   const command = String(args.command ?? '');
   const path = String(args.path ?? '');
   if (!path.startsWith('/')) return invalid('path', path, 'The path should be an absolute path, starting with `/`.');
-  const kind = await kindOf(ctx, path);
+  const kind = await pathKind(ctx, path);
   if (command === 'create' && kind !== 'none') return invalid('path', path, `File already exists at: ${path}. Cannot overwrite files using command \`create\`.`);
   if (command !== 'create' && kind === 'none') return invalid('path', path, `The path ${path} does not exist. Please provide a valid path.`);
   if (kind === 'dir') return invalid('path', path, `The path ${path} is a directory and only the \`view\` command can be used on directories.`);

@@ -28,9 +28,15 @@ async function viewFolder(ctx: ToolContext, path: string): Promise<ToolResult> {
   return { observation: text, exitCode: 0 };
 }
 
+/** Whether the path is a folder, another existing file, or nothing. */
+export async function pathKind(ctx: ToolContext, path: string): Promise<'dir' | 'file' | 'none'> {
+  const q = shellQuote(path);
+  return (await ctx.sandbox.exec(`if [ -d ${q} ]; then echo dir; elif [ -e ${q} ]; then echo file; else echo none; fi`, { timeoutMs: 10_000 })).output.trim() as 'dir' | 'file' | 'none';
+}
+
 export async function openHandsView(ctx: ToolContext, path: string, range: [number, number] | undefined): Promise<ToolResult> {
   if (!path.startsWith('/')) return failed('path', path, 'The path should be an absolute path, starting with `/`.');
-  const kind = (await ctx.sandbox.exec(`if [ -d ${shellQuote(path)} ]; then echo dir; elif [ -e ${shellQuote(path)} ]; then echo file; else echo none; fi`, { timeoutMs: 10_000 })).output.trim();
+  const kind = await pathKind(ctx, path);
   if (kind === 'none') return failed('path', path, `The path ${path} does not exist. Please provide a valid path.`);
   if (kind === 'dir') {
     if (range) return failed('view_range', `[${range.join(', ')}]`, 'The `view_range` parameter is not allowed when `path` points to a directory.');

@@ -36,7 +36,7 @@ const read = defineTool({
 });
 
 /**
- * `edit` as recorded: its arguments are the editor call the model made (the action's raw JSON),
+ * `edit`: the editor call the model made (the importer keeps its arguments beside the event's),
  * or, from a live reply, the call itself.
  */
 const edit = defineTool({
@@ -124,6 +124,26 @@ class OpenHandsToolSet extends ToolSet {
   override openAiToolSpecs(): OpenAiToolSpec[] {
     return [
       { type: 'function', function: { name: 'execute_bash', description: 'Execute a bash command in the terminal within a persistent shell session.', parameters: { type: 'object', properties: { command: { type: 'string', description: 'The bash command to execute.' } }, required: ['command'] } } },
+      {
+        type: 'function',
+        function: {
+          name: 'str_replace_editor',
+          description: 'Custom editing tool for viewing, creating and editing files in plain-text format.',
+          parameters: {
+            type: 'object',
+            properties: {
+              command: { type: 'string', enum: ['view', 'create', 'str_replace', 'insert', 'undo_edit'], description: 'The command to run.' },
+              path: { type: 'string', description: 'Absolute path to file or directory.' },
+              file_text: { type: 'string', description: 'Required for `create`: the content of the file to be created.' },
+              old_str: { type: 'string', description: 'Required for `str_replace`: the string in `path` to replace.' },
+              new_str: { type: 'string', description: 'The new string (`str_replace`) or the string to insert (`insert`).' },
+              insert_line: { type: 'integer', description: 'Required for `insert`: `new_str` goes after this line.' },
+              view_range: { type: 'array', items: { type: 'integer' }, description: 'Optional for `view` of a file: [start, end], -1 for the end.' },
+            },
+            required: ['command', 'path'],
+          },
+        },
+      },
       { type: 'function', function: { name: 'think', description: 'Use the tool to think about something.', parameters: { type: 'object', properties: { thought: { type: 'string', description: 'The thought to log.' } }, required: ['thought'] } } },
       { type: 'function', function: { name: 'finish', description: 'Finish the interaction when the task is complete OR if the assistant cannot proceed further with the task.', parameters: { type: 'object', properties: {}, required: [] } } },
     ];

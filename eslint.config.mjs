@@ -11,14 +11,18 @@ const nodeBuiltins = builtinModules.filter((m) => !m.startsWith('_')).flatMap((m
 const CORE = {
   parsing: [],
   diff: [],
+  input: [],
+  output: [],
   runtime: [],
   aci: ['parsing', 'runtime'],
-  trajectory: ['parsing', 'aci'],
+  trajectory: ['input', 'parsing', 'aci'],
   policy: ['parsing', 'aci', 'trajectory'],
-  reward: ['diff', 'trajectory'],
+  scaffolds: ['diff', 'parsing', 'runtime', 'aci', 'trajectory', 'policy'],
+  reward: ['diff', 'input', 'trajectory'],
   bugs: ['diff', 'reward', 'runtime'],
-  rollouts: ['reward', 'trajectory'],
-  session: ['parsing', 'aci', 'runtime', 'trajectory', 'policy'],
+  rollouts: ['input', 'reward', 'trajectory'],
+  session: ['parsing', 'aci', 'runtime', 'trajectory', 'policy', 'scaffolds'],
+  doctor: ['runtime', 'aci', 'policy'],
 };
 
 const vscodeApi = { name: 'vscode', message: 'only extension/vscode talks to the VS Code API' };

@@ -8,18 +8,23 @@ import { planSession, startSession, type LaunchRequest } from '../core/session/l
 import { DEFAULT_NORMALISERS, NORMALISER_NAMES, NORMALISERS, type NormaliserName } from '../core/session/divergence';
 import { loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';
+import { describeChoice, knownScaffolds, parseScaffoldSpec } from '../core/scaffolds/registry';
 import { bundleList, toolSetOption } from './bundleOption';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 
 const USAGE = `usage: swe-workbench replay TRAJ --image IMAGE --repo DIR [--until N] [--json]
-                            [--workdir PATH] [--bundles a,b] [--forgive a,b]
+                            [--workdir PATH] [--scaffold NAME@VERSION] [--bundles a,b] [--forgive a,b]
 
 Replays the recorded actions of TRAJ (any supported format) in a container of IMAGE with DIR
 copied to --workdir (default: the recording's repository path, else /repo), and compares each
 observation with the recorded one.
+  --scaffold    the scaffold whose tools replay it (default: the one the recording shows;
+                its name, version and the evidence are printed first): ${knownScaffolds().join(', ')}
+  --bundles     SWE-agent tool bundles instead of the recording's
   --until N     replay steps 0..N-1 only
   --json        one JSON line per step {"index", "matched", "diff"}, then {"summary": {...}}
-  --forgive     normalisers to apply (default: all): ${NORMALISER_NAMES.join(', ')}
+  --forgive     normalisers to apply (default: ${DEFAULT_NORMALISERS.join(', ')});
+                differences the image or machine makes, only when named: ${NORMALISER_NAMES.filter((n) => !DEFAULT_NORMALISERS.includes(n)).join(', ')}
 Exit code: 0 when every replayed step matched, 1 at the first divergence or error.`;
 
 function normalisersOption(value: string | undefined): NormaliserName[] {
@@ -30,6 +35,17 @@ function normalisersOption(value: string | undefined): NormaliserName[] {
   return names as NormaliserName[];
 }
 
+/** `--scaffold NAME[@VERSION]`: an unknown name is a usage error (exit 2), before anything is read. */
+export function scaffoldOption(spec: string | undefined): string | undefined {
+  if (spec === undefined) return undefined;
+  try {
+    parseScaffoldSpec(spec);
+  } catch (err) {
+    throw new CliError(errorText(err));
+  }
+  return spec;
+}
+
 function nonNegativeInteger(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) throw new CliError(`${name} must be a whole number, got '${value}'`);
@@ -37,7 +53,7 @@ function nonNegativeInteger(name: string, value: string | undefined): number | u
 }
 
 /** The session `replay` asks for: the recording, and the container and tools the options name. */
-export function replayRequest(recording: { trajectory: Trajectory; ref: string }, options: { image: string; repoDir: string; workdir?: string; until?: number; bundles?: string[]; normalisers: NormaliserName[] }): LaunchRequest {
+export function replayRequest(recording: { trajectory: Trajectory; ref: string }, options: { image: string; repoDir: string; workdir?: string; until?: number; bundles?: string[]; scaffold?: string; normalisers: NormaliserName[] }): LaunchRequest {
   return {
     mode: 'replay',
     recording,
@@ -47,6 +63,7 @@ export function replayRequest(recording: { trajectory: Trajectory; ref: string }
     ...(options.workdir !== undefined ? { repoPath: options.workdir } : {}),
     ...(options.until !== undefined ? { at: options.until } : {}),
     ...(options.bundles ? { bundles: { names: options.bundles, where: '--bundles' } } : {}),
+    ...(options.scaffold !== undefined ? { scaffold: options.scaffold } : {}),
   };
 }
 
@@ -58,6 +75,7 @@ export const command: Command = {
       workdir: { type: 'string' },
       until: { type: 'string' },
       bundles: { type: 'string' },
+      scaffold: { type: 'string' },
       forgive: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
@@ -74,7 +92,10 @@ export const command: Command = {
     const { trajectory } = await loadTrajectory(file, { signal: ctx.signal });
     const bundles = bundleList(values.bundles);
     if (bundles) toolSetOption(bundles); // an unknown bundle named on the command line is a usage error (exit 2)
-    const plan = planSession(replayRequest({ trajectory, ref: file }, { image: values.image, repoDir: values.repo, normalisers, ...defined({ workdir: values.workdir, until, bundles }) }));
+    const scaffold = scaffoldOption(values.scaffold);
+    const plan = planSession(replayRequest({ trajectory, ref: file }, { image: values.image, repoDir: values.repo, normalisers, ...defined({ workdir: values.workdir, until, bundles, scaffold }) }));
+    const choice = plan.scaffoldChoice;
+    ctx.stderr.write(`swe-workbench replay: ${describeChoice(choice)}\n`);
     const { debug: session } = await startSession(plan, { role: 'replay', signal: ctx.signal }).catch((err: unknown) => {
       throw err instanceof CancelledError ? err : new CliError(`could not start the sandbox: ${errorText(err)}`, 1);
     });
@@ -88,7 +109,7 @@ export const command: Command = {
     const matched = session.comparisons.filter((c) => c.matched).length;
     const first = session.firstDivergence?.index ?? null;
     if (values.json) {
-      ctx.stdout.write(JSON.stringify({ summary: { steps: total, recorded: trajectory.steps.length, matched, firstDivergence: first, stop: stop.reason, ...(stop.error ? { error: stop.error } : {}) } }) + '\n');
+      ctx.stdout.write(JSON.stringify({ summary: { scaffold: choice, steps: total, recorded: trajectory.steps.length, matched, firstDivergence: first, stop: stop.reason, ...(stop.error ? { error: stop.error } : {}) } }) + '\n');
     } else {
       ctx.stdout.write(`${matched} of ${total} replayed steps matched${first === null ? '' : `; first divergence at step ${first}`}\n`);
     }

@@ -6,10 +6,11 @@ import { defined } from '../core/defined';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { CancelledError, InputError } from '../core/errors';
+import { CancelledError, errorText, InputError } from '../core/errors';
 import { parseInput } from '../core/trajectory/inputSchema';
 import { PolicyClient, PolicyError, type PolicyClientOptions, type RetryRecord } from '../core/policy/policyClient';
-import { SCAFFOLDS, type Scaffold } from '../core/policy/scaffolds';
+import { SCAFFOLDS } from '../core/policy/scaffolds';
+import { describeChoice, knownScaffolds, parseScaffoldSpec } from '../core/scaffolds/registry';
 import { planSession, startSession, type LaunchRequest } from '../core/session/launcher';
 import { writeTrajectoryFile } from '../core/session/trajectoryRecorder';
 import { loadTrajectory } from '../core/trajectory/load';
@@ -26,7 +27,9 @@ OpenAI-compatible server) and runs in a container of the task's image. With --fo
 0..N-1 of TRAJ are replayed first and the policy continues from there.
 TASK.json: {"image", "repo" (host folder, relative to the task file), "repoPath"?, "baseCommit"?,
 "problemStatement" or "spec", "instanceId"?, "bundles"?, "testCommand"?, "systemPrompt"?}
---scaffold: ${SCAFFOLDS.join(', ')} (default: the forked recording's, else thought_action).
+--scaffold: the scaffold the agent runs in, NAME or NAME@VERSION (${knownScaffolds().join(', ')};
+default: the forked recording's, else swe-agent), or a reply format of SWE-agent's tools
+(${SCAFFOLDS.join(', ')}). A fork continues in its recording's scaffold: its tools, reply format and prompts.
 Exit code: 0 when the agent submitted, 1 otherwise.`;
 
 export const TaskFileSchema = z
@@ -59,6 +62,17 @@ export async function readTaskFile(file: string): Promise<TaskFile> {
   return { ...task, repo: path.resolve(path.dirname(file), task.repo) };
 }
 
+/** `--scaffold`: a SWE-agent reply format, or NAME[@VERSION]; an unknown name is a usage error (exit 2). */
+function scaffoldOption(spec: string | undefined): string | undefined {
+  if (spec === undefined || (SCAFFOLDS as readonly string[]).includes(spec)) return spec;
+  try {
+    parseScaffoldSpec(spec);
+  } catch (err) {
+    throw new CliError(errorText(err));
+  }
+  return spec;
+}
+
 function numberOption(name: string, value: string | undefined, integer = false): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
@@ -67,7 +81,7 @@ function numberOption(name: string, value: string | undefined, integer = false):
 }
 
 /** The session `run` asks for: the task file's settings, and the recording's when forking. */
-export function runRequest(task: TaskFile, taskFile: string, options: { fork?: { trajectory: Trajectory; ref: string; at: number }; scaffold?: Scaffold; maxSteps?: number }): LaunchRequest {
+export function runRequest(task: TaskFile, taskFile: string, options: { fork?: { trajectory: Trajectory; ref: string; at: number }; scaffold?: string; maxSteps?: number }): LaunchRequest {
   return {
     mode: options.fork ? 'fork' : 'live',
     ...(options.fork ? { recording: { trajectory: options.fork.trajectory, ref: options.fork.ref }, at: options.fork.at } : {}),
@@ -111,9 +125,6 @@ export const command: Command = {
     if (positionals.length > 0) throw new CliError(`unexpected argument '${positionals[0]}'\n\n${USAGE}`);
     if (!values.task || !values['policy-url'] || !values.out) throw new CliError(`--task, --policy-url and --out are required\n\n${USAGE}`);
     if ((values.fork === undefined) !== (values.at === undefined)) throw new CliError('--fork and --at go together');
-    if (values.scaffold !== undefined && !(SCAFFOLDS as readonly string[]).includes(values.scaffold)) {
-      throw new CliError(`--scaffold must be one of ${SCAFFOLDS.join(', ')}, got '${values.scaffold}'`);
-    }
     const maxSteps = numberOption('--max-steps', values['max-steps'], true);
     const at = numberOption('--at', values.at, true);
     const logprobs = numberOption('--logprobs', values.logprobs, true);
@@ -138,12 +149,13 @@ export const command: Command = {
     const plan = planSession(
       runRequest(task, values.task, {
         ...(parent ? { fork: { trajectory: parent, ref: values.fork!, at: at! } } : {}),
-        ...defined({ scaffold: values.scaffold as Scaffold | undefined, maxSteps }),
+        ...defined({ scaffold: scaffoldOption(values.scaffold), maxSteps }),
       }),
     );
     const client = await PolicyClient.connect(clientOptions, ctx.signal).catch((err: unknown) => {
       throw err instanceof PolicyError ? new CliError(err.message, 1) : err;
     });
+    ctx.stderr.write(`swe-workbench run: ${describeChoice(plan.scaffoldChoice)}\n`);
     const onRetry = (r: RetryRecord) => ctx.stderr.write(`policy: attempt ${r.attempt} failed (${r.reason}); retrying in ${r.delayMs} ms\n`);
     const { debug: session } = await startSession(plan, { role: 'run', live: { kind: 'policy', client, onRetry, ...defined({ observationWindow }) }, signal: ctx.signal });
     session.on((event) => {

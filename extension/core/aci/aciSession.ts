@@ -4,7 +4,7 @@ import { validateArguments, type ParsedAction } from '../parsing/commandSyntax';
 import { disposePyright } from './lspServer';
 import { toolSetFor } from './standardTools';
 import { currentPatch } from './submitTools';
-import { DEFAULT_ACI_CONFIG, type AciConfig, type AciState, type ToolContext } from './toolDefinition';
+import { DEFAULT_ACI_CONFIG, type AciConfig, type AciState, type ToolContext, type ToolResult } from './toolDefinition';
 import type { ToolSet } from './toolRegistry';
 
 /** The step state SWE-agent records after every action (`state` in a `.traj` step). */
@@ -31,6 +31,11 @@ export interface AciSessionOptions {
   /** A prepared tool set (e.g. from a registry with more families); wins over `bundles`. */
   tools?: ToolSet;
   config?: Partial<AciConfig>;
+  /**
+   * The observation as the agent read it, from a tool's result (a scaffold's own wording,
+   * core/scaffolds). Default: SWE-agent's runtime, which strips trailing whitespace.
+   */
+  present?: (result: ToolResult) => string;
 }
 
 /** Exit code given to an action that could not be parsed or validated (nothing ran). */
@@ -45,6 +50,7 @@ export class AciSession {
   readonly tools: ToolSet;
   readonly config: AciConfig;
   private readonly state: AciState;
+  private readonly present: ((result: ToolResult) => string) | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   /** Set when the recording's bundles include `diff_state`: the diff after the last action. */
   private diff: string | undefined;
@@ -55,6 +61,7 @@ export class AciSession {
   ) {
     this.tools = options.tools ?? toolSetFor(options.bundles);
     this.config = { ...DEFAULT_ACI_CONFIG, ...options.config };
+    this.present = options.present;
     this.state = { openFile: null, firstLine: 0, workingDir: sandbox.repoPath, fileHistory: new Map(), submitStage: 0 };
     if (this.tools.bundles.includes('diff_state')) this.diff = '';
   }
@@ -106,7 +113,7 @@ export class AciSession {
       this.diff = 'patch' in staged ? staged.patch.trim() : '';
     }
     return {
-      observation: result.submission === undefined ? this.asTerminalText(result.observation) : result.observation,
+      observation: this.present ? this.present(result) : result.submission === undefined ? this.asTerminalText(result.observation) : result.observation,
       exitCode: result.exitCode,
       state: this.stepState(),
       ...(result.submission !== undefined ? { submission: result.submission } : {}),

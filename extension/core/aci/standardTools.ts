@@ -26,7 +26,7 @@ export const standardTools = new ToolRegistry().register(
 );
 
 /** SWE-agent 1.x's default for thought-action agents plus its default editor. */
-const DEFAULT_BUNDLES: readonly string[] = ['windowed', 'windowed_edit_linting', 'search', 'edit_anthropic', 'submit'];
+export const DEFAULT_BUNDLES: readonly string[] = ['windowed', 'windowed_edit_linting', 'search', 'edit_anthropic', 'submit'];
 
 export function toolSetFor(bundles: readonly string[] = DEFAULT_BUNDLES): ToolSet {
   return standardTools.toolSet(bundles);

@@ -1,5 +1,5 @@
 import { InputError } from '../errors';
-import { parseJsonText } from '../trajectory/jsonText';
+import { parseJsonText } from './jsonText';
 import { limitsOf, type Compression, type InputLimits } from './inputSource';
 import { readInputText, type ReadOptions } from './readInput';
 

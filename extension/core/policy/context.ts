@@ -16,9 +16,11 @@ export interface ContextOptions {
   observationWindow?: number;
   /** How an observation is worded to the model; `{observation}` is replaced. */
   observationTemplate?: string;
+  /** How a step's reply is shown back to the model, when the scaffold words it its own way (mini-swe-agent's fenced block). */
+  assistantText?: (step: Step) => string;
 }
 
-const DEFAULT_OBSERVATION_TEMPLATE = 'OBSERVATION:\n{observation}';
+export const DEFAULT_OBSERVATION_TEMPLATE = 'OBSERVATION:\n{observation}';
 
 /** SWE-agent's wording for a folded observation. */
 export function foldedObservation(observation: string): string {
@@ -40,7 +42,7 @@ export function buildMessages(steps: readonly Step[], options: ContextOptions): 
       messages.push({ role: 'assistant', content: step.thought || null, tool_calls: [call] });
       messages.push({ role: 'tool', tool_call_id: call.id, content: text });
     } else {
-      messages.push({ role: 'assistant', content: assistantText(step, options.scaffold) });
+      messages.push({ role: 'assistant', content: options.assistantText ? options.assistantText(step) : assistantText(step, options.scaffold) });
       messages.push({ role: 'user', content: step.formatError === undefined ? text : step.observation });
     }
   }

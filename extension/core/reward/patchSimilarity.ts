@@ -1,6 +1,6 @@
 import { parseUnifiedDiff, type FilePatch } from '../diff/unifiedDiff';
 import { term, type Reward } from './rewardTerms';
-import { stringRatio } from './sequenceMatcher';
+import { stringRatio } from '../diff/sequenceMatcher';
 
 export interface PatchSimilarityOptions {
   /** Python's autojunk; SWE-RL turns it off so long patches are not judged on rare characters only. */

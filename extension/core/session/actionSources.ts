@@ -7,8 +7,8 @@ import { CancelledError, throwIfAborted } from '../errors';
 import type { PolicyClient, RetryRecord } from '../policy/policyClient';
 import { buildMessages, type ContextOptions } from '../policy/context';
 import { samplingFlags } from '../policy/samplingFlags';
-import { parseReply, type Scaffold } from '../policy/scaffolds';
-import { asWorkbenchAction } from './foreignTools';
+import { parseReply, type Scaffold as ReplyFormat } from '../policy/scaffolds';
+import type { Scaffold } from '../scaffolds/scaffold';
 import type { ToolSet } from '../aci/toolRegistry';
 import type { Action, Step, TokenLogprob, TokenUsage } from '../trajectory/model';
 
@@ -71,18 +71,31 @@ export class RecordingSource implements ActionSource {
     if (step.formatError !== undefined) return { ...base, action: step.action, formatError: step.formatError, errorMessage: step.observation };
     // An importer that could not name the tool keeps the raw text; read it with the session's tools.
     if (step.action.tool === null) return { ...typedAction(step.action.raw, this.tools, step.thought), ...base };
-    // R2E-Gym's and OpenHands' names for bash and submit run the workbench's tools.
-    return { ...base, action: asWorkbenchAction(step.action) };
+    return { ...base, action: step.action };
   }
 }
 
-export interface PolicySourceOptions extends ContextOptions {
+export interface PolicySourceOptions extends Omit<ContextOptions, 'scaffold'> {
   client: PolicyClient;
   tools: ToolSet;
-  scaffold: Scaffold;
+  /** A reply format of SWE-agent's tools, or a whole scaffold (its reply format, tool specs and parser win over `tools`). */
+  scaffold: ReplyFormat | Scaffold;
   onDelta?: (delta: { content?: string; reasoning?: string }) => void;
   /** Told of each failed attempt the client is about to retry. */
   onRetry?: (record: RetryRecord) => void;
+}
+
+/** The history's wording for a policy: SWE-agent's by default, a scaffold's own when the source has one. */
+function contextOptions(options: PolicySourceOptions): ContextOptions {
+  const { scaffold } = options;
+  if (typeof scaffold === 'string') return { ...options, scaffold };
+  const format: ReplyFormat = scaffold.replyFormat === 'function_calling' ? 'function_calling' : scaffold.replyFormat === 'thought_action' ? 'thought_action' : 'xml_function_calling';
+  return {
+    ...options,
+    scaffold: format,
+    observationTemplate: options.observationTemplate ?? scaffold.context.observationTemplate,
+    ...(scaffold.context.assistantText ? { assistantText: scaffold.context.assistantText } : {}),
+  };
 }
 
 /** Asks the policy for the next action with the history so far as its context. */
@@ -93,11 +106,12 @@ export class PolicySource implements ActionSource {
 
   async next(history: readonly Step[], signal?: AbortSignal): Promise<NextAction> {
     const { client, tools, scaffold } = this.options;
-    const messages = buildMessages(history, this.options);
-    const toolSpecs = scaffold === 'function_calling' ? tools.openAiToolSpecs() : undefined;
+    const messages = buildMessages(history, contextOptions(this.options));
+    const toolSpecs = typeof scaffold === 'string' ? (scaffold === 'function_calling' ? tools.openAiToolSpecs() : undefined) : scaffold.toolSpecs();
     const { onDelta, onRetry } = this.options;
     const reply = await client.complete(messages, { ...(toolSpecs ? { tools: toolSpecs } : {}), ...(signal ? { signal } : {}), ...(onDelta ? { onDelta } : {}), ...(onRetry ? { onRetry } : {}) });
-    const next: NextAction = { ...parseReply(reply, scaffold, tools), sampling: reply.sampling };
+    const parsed = typeof scaffold === 'string' ? parseReply(reply, scaffold, tools) : scaffold.parseReply(reply);
+    const next: NextAction = { ...parsed, sampling: reply.sampling };
     if (reply.reasoning) next.reasoning = reply.reasoning;
     if (reply.logprobs) next.logprobs = reply.logprobs;
     if (reply.usage) next.tokens = reply.usage;

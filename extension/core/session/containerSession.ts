@@ -1,13 +1,14 @@
 import { AciSession } from '../aci/aciSession';
 import { pyrightMounts } from '../aci/lspServer';
 import { LSP_BUNDLE } from '../aci/lspTools';
-import { aciConfigForRecording } from './recordingConfig';
+import { aciConfigForRecording } from '../scaffolds/swe-agent/recordingConfig';
 import { toolSetFor } from '../aci/standardTools';
 import type { AciConfig } from '../aci/toolDefinition';
 import type { ToolSet } from '../aci/toolRegistry';
 import { connectDocker, type DockerConnectionOptions } from '../runtime/dockerConnection';
 import { DockerSandbox } from '../runtime/dockerSandbox';
 import type { SandboxLimits } from '../runtime/sandbox';
+import type { Scaffold } from '../scaffolds/scaffold';
 import type { Trajectory } from '../trajectory/model';
 
 export interface ContainerSessionOptions {
@@ -15,6 +16,11 @@ export interface ContainerSessionOptions {
   /** Host directory copied into the container at `repoPath`. */
   repoDir: string;
   repoPath: string;
+  /**
+   * The scaffold the session runs (core/scaffolds): its tools, terminal, settings, the programs
+   * it installs in the sandbox and the wording of its observations. Wins over `tools`.
+   */
+  scaffold?: Scaffold;
   /** The agent's tools; default: the standard bundles. */
   tools?: ToolSet;
   baseCommit?: string;
@@ -36,13 +42,14 @@ export interface ContainerSessionOptions {
  * tools include the lsp bundle). The caller disposes it with `AciSession.dispose`.
  */
 export async function startContainerSession(options: ContainerSessionOptions): Promise<AciSession> {
-  const tools = options.tools ?? toolSetFor();
+  const { scaffold } = options;
+  const tools = scaffold?.tools ?? options.tools ?? toolSetFor();
   const sandbox = await DockerSandbox.create(
     {
       image: options.image,
       repoDir: options.repoDir,
       repoPath: options.repoPath,
-      tty: options.tty ?? false,
+      tty: options.tty ?? scaffold?.tty ?? false,
       labels: { 'swe-workbench.role': options.role },
       ...(tools.bundles.includes(LSP_BUNDLE) ? { mounts: pyrightMounts() } : {}),
       ...(options.limits ? { limits: options.limits } : {}),
@@ -50,7 +57,19 @@ export async function startContainerSession(options: ContainerSessionOptions): P
     },
     options.docker && connectDocker(options.docker),
   );
-  return new AciSession(sandbox, { tools, config: { ...options.config, ...(options.baseCommit ? { baseCommit: options.baseCommit } : {}) } });
+  if (scaffold?.prepare) {
+    try {
+      await scaffold.prepare(sandbox, options.signal);
+    } catch (err) {
+      await sandbox.dispose();
+      throw err;
+    }
+  }
+  return new AciSession(sandbox, {
+    tools,
+    config: { ...scaffold?.config, ...options.config, ...(options.baseCommit ? { baseCommit: options.baseCommit } : {}) },
+    ...(scaffold?.present ? { present: scaffold.present } : {}),
+  });
 }
 
 export type ReplaySettings = {

@@ -9,10 +9,12 @@ export interface Normaliser {
   name: NormaliserName;
   /** What differences this normaliser hides, in the words shown to the person. */
   forgives: string;
+  /** The difference comes from the image or the machine, not from the tools: off unless chosen. */
+  environment?: boolean;
   apply(text: string): string;
 }
 
-export const NORMALISER_NAMES = ['line-endings', 'ansi', 'trailing-whitespace', 'timings', 'temp-paths', 'pids'] as const;
+export const NORMALISER_NAMES = ['line-endings', 'ansi', 'trailing-whitespace', 'timings', 'temp-paths', 'pids', 'git-hashes'] as const;
 export type NormaliserName = (typeof NORMALISER_NAMES)[number];
 
 export const NORMALISERS: Record<NormaliserName, Normaliser> = {
@@ -50,10 +52,16 @@ export const NORMALISERS: Record<NormaliserName, Normaliser> = {
     forgives: 'process ids (`pid 4242`, `PID: 4242`, a job\'s `[1] 4242`)',
     apply: (t) => t.replace(/\b(pid|PID|process)([:= ]+)\d+/g, '$1$2<pid>').replace(/^\[(\d+)\] \d+$/gm, '[$1] <pid>'),
   },
+  'git-hashes': {
+    name: 'git-hashes',
+    forgives: "abbreviated git hashes (`index 27ddd68..18b6bed`, `a1b2c3d fix`): git picks their length (7 to 12 digits) from the repository's size, so another copy of the repository can print them longer",
+    environment: true,
+    apply: (t) => t.replace(/\b[0-9a-f]{7,12}\b(?=\.\.|\s|$)/gm, (hash) => (/[a-f]/.test(hash) && /\d/.test(hash) ? '<hash>' : hash)),
+  },
 };
 
-/** What a default comparison forgives: everything listed, in this order. */
-export const DEFAULT_NORMALISERS: readonly NormaliserName[] = NORMALISER_NAMES;
+/** What a default comparison forgives: every normaliser of the tools' own noise; environment ones only when chosen. */
+export const DEFAULT_NORMALISERS: readonly NormaliserName[] = NORMALISER_NAMES.filter((n) => !NORMALISERS[n].environment);
 
 export interface Comparison {
   matched: boolean;

@@ -3,12 +3,11 @@ import type { ToolSet } from '../aci/toolRegistry';
 import type { Scaffold } from '../policy/scaffolds';
 import type { Trajectory, TrajectoryMeta } from '../trajectory/model';
 import { RecordingSource, type ActionSource } from './actionSources';
+import { replyFormatOf } from '../scaffolds/swe-agent';
 
-/** The scaffold a recording's actions were written in (SWE-agent's `parse_function` type). */
+/** The reply format a recording's actions were written in (SWE-agent's `parse_function` type). */
 export function scaffoldOf(meta: TrajectoryMeta): Scaffold {
-  if (meta.parseFunction === 'function_calling') return 'function_calling';
-  if (meta.parseFunction === 'xml_function_calling') return 'xml_function_calling';
-  return 'thought_action';
+  return replyFormatOf(meta.parseFunction);
 }
 
 /**

@@ -12,21 +12,22 @@
 import { defined } from '../defined';
 import type { AciConfig } from '../aci/toolDefinition';
 import type { ToolSet } from '../aci/toolRegistry';
-import { toolSetFor } from '../aci/standardTools';
 import { errorText, InputError } from '../errors';
 import type { PolicyClient, RetryRecord } from '../policy/policyClient';
-import type { Scaffold } from '../policy/scaffolds';
+import { SCAFFOLDS, type Scaffold as ReplyFormat } from '../policy/scaffolds';
+import { chooseScaffold, detectScaffold } from '../scaffolds/registry';
+import type { Scaffold, ScaffoldChoice } from '../scaffolds/scaffold';
+import { createSweAgent } from '../scaffolds/swe-agent';
 import type { DockerConnectionOptions } from '../runtime/dockerConnection';
 import type { SandboxLimits } from '../runtime/sandbox';
 import type { Task, Trajectory, TrajectoryMeta } from '../trajectory/model';
 import type { AciSession } from '../aci/aciSession';
 import { PersonSource, PolicySource, RecordingSource, type ActionSource } from './actionSources';
-import { DEFAULT_SYSTEM_PROMPT, instructionsFor } from './agentPrompts';
 import type { Breakpoint } from './breakpoints';
 import { replaySettings, startContainerSession } from './containerSession';
 import { DebugSession } from './debugSession';
 import { DEFAULT_NORMALISERS, type NormaliserName } from './divergence';
-import { forkOf, scaffoldOf } from './fork';
+import { forkOf } from './fork';
 
 type LaunchMode = 'replay' | 'live' | 'fork';
 
@@ -56,8 +57,11 @@ export interface LaunchRequest {
   task?: Partial<Task>;
   /** System prompt when the recording has none; default SWE-agent's. */
   systemPrompt?: string;
-  /** How the policy writes its actions; default the recording's, else `thought_action`. */
-  scaffold?: Scaffold;
+  /**
+   * The scaffold (core/scaffolds) as `NAME` or `NAME@VERSION`, or one of SWE-agent's reply formats
+   * (`thought_action`, `function_calling`, ...) for SWE-agent's tools; default the recording's, else SWE-agent's.
+   */
+  scaffold?: string;
   normalisers?: readonly NormaliserName[];
   maxSteps?: number;
   breakpoints?: Breakpoint[];
@@ -81,7 +85,10 @@ export interface SessionPlan {
     config: Partial<AciConfig>;
   };
   tools: ToolSet;
+  /** The scaffold the session runs: its tools, reply format, prompts and observation wording. */
   scaffold: Scaffold;
+  /** Which scaffold, and why (shown to the person). */
+  scaffoldChoice: ScaffoldChoice;
   /** The prompts a live source is given; a fork keeps the recording's, so the conversation continues as it was. */
   systemPrompt: string;
   instructions: string;
@@ -94,12 +101,22 @@ export interface SessionPlan {
   testCommand?: string;
 }
 
-function toolsFor(request: LaunchRequest, recordedBundles: readonly string[] | undefined): ToolSet {
+/** The scaffold of a request: `--scaffold`, a SWE-agent reply format, or the recording's; errors name the option or file at fault. */
+function scaffoldFor(request: LaunchRequest, recording: Trajectory | undefined): { scaffold: Scaffold; choice: ScaffoldChoice } {
+  const spec = request.scaffold;
+  const bundles = request.bundles?.names;
   try {
-    return toolSetFor(request.bundles?.names ?? recordedBundles);
+    if (spec !== undefined && (SCAFFOLDS as readonly string[]).includes(spec)) {
+      const detected = recording ? detectScaffold(recording) : undefined;
+      const version = detected?.name === 'swe-agent' ? detected.version : '1.1';
+      return { scaffold: createSweAgent(version, recording, bundles, spec as ReplyFormat), choice: { name: 'swe-agent', version, reason: `${spec}: SWE-agent's tools with that reply format` } };
+    }
+    return chooseScaffold({ ...defined({ spec, recording, bundles }) });
   } catch (error) {
-    if (request.bundles) throw new InputError(request.bundles.file, request.bundles.where, errorText(error));
-    throw new InputError(request.recording?.ref, "the recording's tool bundles", errorText(error));
+    const message = errorText(error);
+    if (message.startsWith('--scaffold')) throw new InputError(undefined, undefined, message);
+    if (request.bundles) throw new InputError(request.bundles.file, request.bundles.where, message);
+    throw new InputError(request.recording?.ref, "the recording's tool bundles", message);
   }
 }
 
@@ -117,23 +134,25 @@ export function planSession(request: LaunchRequest): SessionPlan {
   if (request.at !== undefined && recording && (!Number.isInteger(request.at) || request.at < 0 || request.at > recording.steps.length)) {
     throw new InputError(request.recording?.ref, undefined, `cannot ${mode === 'fork' ? 'fork at' : 'replay until'} step ${request.at}: the recording has ${recording.steps.length} steps (0..${recording.steps.length})`);
   }
-  const tools = toolsFor(request, settings?.bundles);
+  const { scaffold, choice } = scaffoldFor(request, recording);
+  const tools = scaffold.tools;
   const repoPath = request.repoPath ?? settings?.repoPath ?? '/repo';
   const baseCommit = request.baseCommit ?? settings?.baseCommit;
   const task: Task = { ...recording?.task, ...defined(request.task ?? {}), image: request.image, repoPath, ...(baseCommit ? { baseCommit } : {}) };
-  const scaffold = request.scaffold ?? (recording ? scaffoldOf(recording.meta) : 'thought_action');
-  const systemPrompt = recording?.meta.systemPrompt ?? request.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
+  const prompts = scaffold.prompts({ repoPath, problemStatement: task.problemStatement ?? '' });
+  const systemPrompt = recording?.meta.systemPrompt ?? request.systemPrompt ?? prompts.system;
   let instructions = recording?.meta.instructions;
   if (instructions === undefined) {
     if (mode !== 'replay' && task.problemStatement === undefined) {
       throw new InputError(request.recording?.ref, undefined, `a ${mode} run needs a problem statement for the policy, and ${recording ? 'the recording has none' : 'none was given'}`);
     }
-    instructions = instructionsFor({ repoPath, problemStatement: task.problemStatement ?? '' });
+    instructions = prompts.instructions;
   }
   // The recording's terminal and tool variables go into the new trajectory: its replayed steps print as they did.
-  const inherited = recording ? defined({ pty: recording.meta.pty, toolEnvVariables: recording.meta.toolEnvVariables, toolRegistryVariables: recording.meta.toolRegistryVariables }) : {};
+  const inherited = recording ? defined({ pty: recording.meta.pty, toolEnvVariables: recording.meta.toolEnvVariables, toolRegistryVariables: recording.meta.toolRegistryVariables, scaffoldConfig: recording.meta.scaffoldConfig }) : {};
   const meta: TrajectoryMeta = {
-    parseFunction: mode === 'replay' ? (recording?.meta.parseFunction ?? scaffold) : scaffold,
+    parseFunction: mode === 'replay' ? (recording?.meta.parseFunction ?? scaffold.replyFormat) : scaffold.replyFormat,
+    scaffold: `${scaffold.name}@${scaffold.version}`,
     toolBundles: [...tools.bundles],
     ...(mode === 'replay' ? {} : { systemPrompt, instructions }),
     ...inherited,
@@ -143,9 +162,10 @@ export function planSession(request: LaunchRequest): SessionPlan {
     mode,
     ...(request.recording ? { recording: request.recording } : {}),
     ...(request.at !== undefined ? { at: request.at } : mode === 'fork' ? { at: 0 } : {}),
-    container: { image: request.image, repoDir: request.repoDir, repoPath, tty: settings?.tty ?? false, ...(baseCommit ? { baseCommit } : {}), config: settings?.config ?? {} },
+    container: { image: request.image, repoDir: request.repoDir, repoPath, tty: settings?.tty ?? scaffold.tty, ...(baseCommit ? { baseCommit } : {}), config: settings?.config ?? {} },
     tools,
     scaffold,
+    scaffoldChoice: choice,
     systemPrompt,
     instructions,
     task,
@@ -215,6 +235,7 @@ export async function startSession(plan: SessionPlan, options: StartOptions): Pr
     repoPath: container.repoPath,
     tty: container.tty,
     role: options.role,
+    scaffold: plan.scaffold,
     tools: plan.tools,
     config: container.config,
     ...defined({ baseCommit: container.baseCommit, limits: options.limits, docker: options.docker, signal: options.signal }),

@@ -1,5 +1,5 @@
 import type { SourceRef } from './model';
-import { jsonPointer } from './jsonText';
+import { jsonPointer } from '../input/jsonText';
 
 /** Where the value being imported came from: its file, its place in it, and its JSONL line. */
 export interface ImportContext {

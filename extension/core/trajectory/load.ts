@@ -5,7 +5,7 @@ import { parseJsonDocument } from '../input/jsonDocument';
 import { inputLines, lineTooLong, readInputText } from '../input/readInput';
 import { TRAJECTORY_FORMATS, type Step, type Trajectory, type TrajectoryFormat } from './model';
 import { describeForeignJson, detectFormat, nearestFormat } from './detectFormat';
-import { resolvePointer } from './jsonText';
+import { resolvePointer } from '../input/jsonText';
 import type { ImportContext } from './importContext';
 import { importSweAgent } from './importers/sweAgent';
 import { importMiniSweAgent } from './importers/miniSweAgent';

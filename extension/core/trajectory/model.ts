@@ -125,6 +125,10 @@ export const TrajectoryMetaSchema = z.object({
   toolEnvVariables: z.record(z.string(), z.unknown()).optional(),
   /** SWE-agent's `agent.tools.registry_variables` as recorded (USE_FILEMAP, SUBMIT_REVIEW_MESSAGES...). */
   toolRegistryVariables: z.record(z.string(), z.unknown()).optional(),
+  /** The scaffold the trajectory was made with, as `NAME@VERSION` (written by our own runs; see core/scaffolds). */
+  scaffold: z.string().optional(),
+  /** The scaffold's own settings as recorded (mini-swe-agent's `info.config`: templates, environment). */
+  scaffoldConfig: z.record(z.string(), z.unknown()).optional(),
   systemPrompt: z.string().optional(),
   /** The first user message (task instructions) as the agent saw it. */
   instructions: z.string().optional(),

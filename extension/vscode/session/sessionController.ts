@@ -10,6 +10,7 @@ import { PolicyClient } from '../../core/policy/policyClient';
 import type { AciSession } from '../../core/aci/aciSession';
 import type { Step, Trajectory } from '../../core/trajectory/model';
 import { launchRequest, type SessionLaunch } from './sessionLaunch';
+import { describeChoice } from '../../core/scaffolds/registry';
 import { Disposable } from '../dispose';
 import { readApiKey, readSettings, sandboxSettings } from '../settings';
 import type { ContainerFileSystem } from '../container/containerFileSystem';
@@ -102,6 +103,7 @@ export class SessionController extends Disposable {
     if (!vscode.workspace.isTrusted) throw new Error('replays and live runs start containers, so they need a trusted workspace');
     await this.stop();
     const plan = planSession(launchRequest(launch));
+    this.log.info(describeChoice(plan.scaffoldChoice));
     const abort = new AbortController();
     const cancel = token?.onCancellationRequested(() => abort.abort());
     try {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SequenceMatcher, stringRatio } from '../../../extension/core/reward/sequenceMatcher';
+import { SequenceMatcher, stringRatio } from '../../../extension/core/diff/sequenceMatcher';
 
 // Expected values printed by CPython 3.11's difflib for the same inputs.
 const alphabet = 'ab \n-+xy';

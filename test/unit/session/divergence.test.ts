@@ -93,3 +93,14 @@ describe('breakpoints', () => {
     assert.equal(editedFile(next('goto', { line_number: 1 }), '/repo/a.py'), undefined);
   });
 });
+
+describe('environment normalisers', () => {
+  test("git's abbreviated hashes are forgiven only when chosen", () => {
+    const recorded = 'diff --git a/x b/x\nindex 27ddd68..18b6bed 100644\n1a2b3c4 fix the sum';
+    const replayed = 'diff --git a/x b/x\nindex 27ddd6812..18b6bed2a 100644\n1a2b3c4d fix the sum';
+    assert.equal(compareObservations(recorded, replayed).matched, false, 'the default comparison does not forgive them');
+    assert.equal(compareObservations(recorded, replayed, ['git-hashes']).matched, true);
+    assert.equal(NORMALISERS['git-hashes'].environment, true);
+    assert.equal(normalise('1234567 lines and deadbeef', ['git-hashes']), '1234567 lines and deadbeef', 'numbers and plain words stay');
+  });
+});

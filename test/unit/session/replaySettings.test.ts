@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { aciConfigForRecording } from '../../../extension/core/session/recordingConfig';
+import { aciConfigForRecording } from '../../../extension/core/scaffolds/swe-agent/recordingConfig';
 import { replaySettings } from '../../../extension/core/session/containerSession';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { importSweAgent } from '../../../extension/core/trajectory/importers/sweAgent';

@@ -58,6 +58,17 @@ function modelArguments(e: Event): string | undefined {
   return calls.find((c) => c.id === meta?.tool_call_id)?.function.arguments;
 }
 
+function callArguments(e: Event): Record<string, unknown> {
+  const text = modelArguments(e);
+  if (text === undefined) return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
 function rawOf(e: Event, args: Record<string, unknown>): string {
   switch (e.action) {
     case 'run':
@@ -89,7 +100,9 @@ function eventSteps(events: ReadonlyArray<Event>, ctx: ImportContext, path: Read
   const steps: Step[] = [];
   events.forEach((e, i) => {
     if (!isStep(e)) return;
-    const { thought, ...args } = e.args ?? {};
+    const { thought, ...eventArgs } = e.args ?? {};
+    // An editor action keeps the call the model made (command, file_text, old_str...) beside the event's fields, so it can run again.
+    const args = e.action === 'edit' || e.action === 'read' ? { ...eventArgs, ...callArguments(e) } : eventArgs;
     const answers = observations.get(String(e.id)) ?? [];
     const texts = answers.map((a) => events[a]!.content ?? '');
     const first = answers[0] === undefined ? undefined : events[answers[0]]!;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Step, Trajectory } from '../model';
-import { parseXmlFunctionCall } from '../actionText';
+import { parseR2eAction } from '../../parsing/r2eAction';
 import { defined, sourceRef, type ImportContext } from '../importContext';
 import { parseInput } from '../inputSchema';
 
@@ -33,7 +33,9 @@ const LineSchema = z.looseObject({
 });
 
 function stepOf(step: z.infer<typeof StepSchema>, index: number, ctx: ImportContext): Step {
-  const call = parseXmlFunctionCall(step.action);
+  // Read as R2E-Gym's agent read it: parameters stripped, the function name empty when there was no call.
+  const parsed = parseR2eAction(step.action);
+  const call = parsed.name ? { raw: step.action, tool: parsed.name, args: parsed.parameters } : undefined;
   const tokens = defined({ prompt: step.token_usage_prompt ?? undefined, completion: step.token_usage_completion ?? undefined, total: step.token_usage_total ?? undefined });
   return defined({
     index,
@@ -42,7 +44,7 @@ function stepOf(step: z.infer<typeof StepSchema>, index: number, ctx: ImportCont
     observation: step.observation,
     executionTime: step.env_exec_time ?? undefined,
     tokens: Object.keys(tokens).length > 0 ? tokens : undefined,
-    formatError: call || step.action.trim() === '' ? undefined : 'no <function=...> call in the action',
+    formatError: call ? undefined : 'no <function=...> call in the action',
     source: sourceRef(ctx, ['trajectory_steps', index]),
   }) as Step;
 }

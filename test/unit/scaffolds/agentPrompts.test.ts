@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { instructionsFor } from '../../../extension/core/session/agentPrompts';
+import { instructionsFor } from '../../../extension/core/scaffolds/swe-agent/agentPrompts';
 
 describe('the instance template', () => {
   test('names the repository path and quotes the problem statement as a PR description', () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Trajectory } from '../trajectory/model';
-import type { AciConfig } from '../aci/toolDefinition';
+import type { Trajectory } from '../../trajectory/model';
+import type { AciConfig } from '../../aci/toolDefinition';
 
 const WholeNumber = z.preprocess(
   (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),

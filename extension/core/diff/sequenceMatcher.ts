@@ -100,3 +100,72 @@ export class SequenceMatcher<T> {
 export function stringRatio(a: string, b: string, autojunk = true): number {
   return new SequenceMatcher(Array.from(a), Array.from(b), { autojunk }).ratio();
 }
+
+export type Opcode = ['equal' | 'replace' | 'delete' | 'insert', number, number, number, number];
+
+/** Python's `get_opcodes()`: how to turn a into b, adjacent matching blocks joined first as Python does. */
+export function opcodes<T>(matcher: SequenceMatcher<T>, aLength: number, bLength: number): Opcode[] {
+  const joined: MatchingBlock[] = [];
+  for (const m of matcher.matchingBlocks()) {
+    const last = joined.at(-1);
+    if (last && last.a + last.size === m.a && last.b + last.size === m.b) last.size += m.size;
+    else joined.push({ ...m });
+  }
+  joined.push({ a: aLength, b: bLength, size: 0 });
+  const codes: Opcode[] = [];
+  let i = 0;
+  let j = 0;
+  for (const { a, b, size } of joined) {
+    const tag = i < a && j < b ? 'replace' : i < a ? 'delete' : j < b ? 'insert' : undefined;
+    if (tag) codes.push([tag, i, a, j, b]);
+    i = a + size;
+    j = b + size;
+    if (size > 0) codes.push(['equal', a, i, b, j]);
+  }
+  return codes;
+}
+
+/** Python's `get_grouped_opcodes(n)`: the changes with up to n lines of context, split where more is equal. */
+function groupedOpcodes(codes: Opcode[], n: number): Opcode[][] {
+  const list: Opcode[] = codes.length > 0 ? codes.map((c) => [...c] as Opcode) : [['equal', 0, 1, 0, 1]];
+  const first = list[0]!;
+  if (first[0] === 'equal') list[0] = ['equal', Math.max(first[1], first[2] - n), first[2], Math.max(first[3], first[4] - n), first[4]];
+  const last = list[list.length - 1]!;
+  if (last[0] === 'equal') list[list.length - 1] = ['equal', last[1], Math.min(last[2], last[1] + n), last[3], Math.min(last[4], last[3] + n)];
+  const groups: Opcode[][] = [];
+  let group: Opcode[] = [];
+  for (const code of list) {
+    let [tag, i1, i2, j1, j2] = code;
+    if (tag === 'equal' && i2 - i1 > 2 * n) {
+      group.push([tag, i1, Math.min(i2, i1 + n), j1, Math.min(j2, j1 + n)]);
+      groups.push(group);
+      group = [];
+      i1 = Math.max(i1, i2 - n);
+      j1 = Math.max(j1, j2 - n);
+    }
+    group.push([tag, i1, i2, j1, j2]);
+  }
+  if (group.length > 0 && !(group.length === 1 && group[0]![0] === 'equal')) groups.push(group);
+  return groups;
+}
+
+function unifiedRange(start: number, stop: number): string {
+  const length = stop - start;
+  if (length === 1) return String(start + 1);
+  return `${length === 0 ? start : start + 1},${length}`;
+}
+
+/** Python's `difflib.unified_diff(a, b, fromfile, tofile, n=context, lineterm='')`, one entry per line. */
+export function unifiedDiff(a: readonly string[], b: readonly string[], fromFile: string, toFile: string, context = 3): string[] {
+  const lines: string[] = [];
+  for (const group of groupedOpcodes(opcodes(new SequenceMatcher(a, b), a.length, b.length), context)) {
+    if (lines.length === 0) lines.push(`--- ${fromFile}`, `+++ ${toFile}`);
+    lines.push(`@@ -${unifiedRange(group[0]![1], group.at(-1)![2])} +${unifiedRange(group[0]![3], group.at(-1)![4])} @@`);
+    for (const [tag, i1, i2, j1, j2] of group) {
+      if (tag === 'equal') lines.push(...a.slice(i1, i2).map((l) => ` ${l}`));
+      if (tag === 'replace' || tag === 'delete') lines.push(...a.slice(i1, i2).map((l) => `-${l}`));
+      if (tag === 'replace' || tag === 'insert') lines.push(...b.slice(j1, j2).map((l) => `+${l}`));
+    }
+  }
+  return lines;
+}

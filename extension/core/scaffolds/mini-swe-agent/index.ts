@@ -1,0 +1,181 @@
+/**
+ * mini-swe-agent 1.x and 2.x: one `bash` action per reply (a fenced block, or a `bash` tool call
+ * in 2.x), each run in a fresh `bash -lc` (nothing carries over), its output shown through the
+ * recording's own Jinja2 templates, or the version's defaults when the recording has none.
+ */
+import { z } from 'zod';
+import type { ParseResult } from '../../parsing/commandSyntax';
+import { defineTool } from '../../aci/toolDefinition';
+import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
+import type { PolicyReply } from '../../policy/policyClient';
+import type { ParsedReply } from '../../policy/scaffolds';
+import type { Trajectory } from '../../trajectory/model';
+import { runFreshProcess } from '../freshProcess';
+import { renderJinja } from '../jinja';
+import type { Scaffold, ScaffoldFamily } from '../scaffold';
+import { MINI_DEFAULTS, type MiniVersion } from './defaults';
+
+export const MINI_VERSIONS: readonly MiniVersion[] = ['1.x', '2.x'];
+const SUBMIT_MARKERS = ['COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT', 'MINI_SWE_AGENT_FINAL_OUTPUT'];
+
+/** The settings a run used: the recording's `info.config` where it has them, else the version's defaults. */
+export interface MiniSettings {
+  observationTemplate: string;
+  formatErrorTemplate: string;
+  timeoutTemplate: string;
+  actionRegex: RegExp;
+  cwd?: string;
+  env: Record<string, string>;
+  timeoutS: number;
+  /** The config's own values (step_limit, cwd...), which mini-swe-agent hands every template besides `output`. */
+  templateVars: Record<string, unknown>;
+}
+
+const Config = z.looseObject({
+  agent: z.looseObject({}).nullish(),
+  model: z.looseObject({}).nullish(),
+  environment: z.looseObject({}).nullish(),
+});
+
+function text(...values: unknown[]): string | undefined {
+  return values.find((v): v is string => typeof v === 'string');
+}
+
+/** Python's `re` pattern with DOTALL as a JS RegExp (the patterns mini ships use the common subset). */
+function pythonRegex(pattern: string): RegExp {
+  return new RegExp(pattern, 'gs');
+}
+
+export function miniSettings(version: MiniVersion, recording?: Trajectory): MiniSettings {
+  const defaults = MINI_DEFAULTS[version];
+  const parsed = Config.safeParse(recording?.meta.scaffoldConfig?.config ?? {});
+  const config = parsed.success ? parsed.data : {};
+  const agent = (config.agent ?? {}) as Record<string, unknown>;
+  const model = (config.model ?? {}) as Record<string, unknown>;
+  const environment = (config.environment ?? {}) as Record<string, unknown>;
+  const env = environment.env && typeof environment.env === 'object' ? (environment.env as Record<string, unknown>) : undefined;
+  return {
+    observationTemplate: text(agent.action_observation_template, agent.observation_template, model.observation_template) ?? defaults.observationTemplate,
+    formatErrorTemplate: text(agent.format_error_template, model.format_error_template) ?? defaults.formatErrorTemplate,
+    timeoutTemplate: text(agent.timeout_template, environment.timeout_template) ?? defaults.timeoutTemplate,
+    actionRegex: pythonRegex(text(agent.action_regex, model.action_regex) ?? defaults.actionRegex),
+    ...(typeof environment.cwd === 'string' && environment.cwd !== '' ? { cwd: environment.cwd } : {}),
+    env: env ? Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])) : { ...defaults.env },
+    timeoutS: typeof environment.timeout === 'number' ? environment.timeout : defaults.timeoutS,
+    templateVars: { ...environment, ...model, ...agent },
+  };
+}
+
+/** The submission, when the output's first line is mini's marker (`has_finished`). */
+export function submissionOf(output: string): string | undefined {
+  const lines = output.trimStart().split(/(?<=\n)/);
+  if (lines.length === 0 || !SUBMIT_MARKERS.includes(lines[0]!.trim())) return undefined;
+  return lines.slice(1).join('');
+}
+
+function bashTool(settings: MiniSettings) {
+  return defineTool({
+    name: 'bash',
+    bundle: 'mini-swe-agent',
+    description: 'Execute a bash command',
+    signature: '<command>',
+    parameters: z.object({ command: z.string().describe('The bash command to run') }),
+    async run(ctx, { command }) {
+      const run = await runFreshProcess(ctx.sandbox, `exec bash -lc ${singleQuoted(command)}`, {
+        cwd: settings.cwd ?? ctx.sandbox.repoPath,
+        env: settings.env,
+        guardMs: settings.timeoutS * 1000,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      });
+      if (run.killed) {
+        return { observation: renderJinja(settings.timeoutTemplate, { ...settings.templateVars, action: { action: command }, output: run.output }), exitCode: 124 };
+      }
+      const submission = submissionOf(run.output);
+      if (submission !== undefined) return { observation: submission, exitCode: run.exitCode, submission };
+      const output = { output: run.output, returncode: run.exitCode, exception_info: '' };
+      return { observation: renderJinja(settings.observationTemplate, { ...settings.templateVars, output }), exitCode: run.exitCode };
+    },
+  });
+}
+
+function singleQuoted(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** One tool; a typed action is the shell command itself. */
+class MiniToolSet extends ToolSet {
+  constructor(settings: MiniSettings) {
+    super(['mini-swe-agent'], new Map([['bash', bashTool(settings)]]));
+  }
+
+  override parseCommand(text: string): ParseResult {
+    return text.trim() === '' ? { error: 'empty command' } : { tool: 'bash', args: { command: text } };
+  }
+
+  override openAiToolSpecs(): OpenAiToolSpec[] {
+    return [{ type: 'function', function: { name: 'bash', description: 'Execute a bash command', parameters: { type: 'object', properties: { command: { type: 'string', description: 'The bash command to execute' } }, required: ['command'] } } }];
+  }
+}
+
+function parseReply(reply: PolicyReply, settings: MiniSettings, tools: MiniToolSet): ParsedReply {
+  const formatError = (error: string, actions: string[], raw: string): ParsedReply => ({
+    thought: reply.content,
+    action: { raw, tool: null, args: {} },
+    formatError: error,
+    errorMessage: renderJinja(settings.formatErrorTemplate, { ...settings.templateVars, actions, error, ...(reply.finishReason ? { finish_reason: reply.finishReason } : {}) }),
+  });
+  if (reply.toolCalls.length > 0) {
+    const [call] = reply.toolCalls;
+    if (reply.toolCalls.length > 1) return formatError(`expected exactly one tool call, found ${reply.toolCalls.length}`, reply.toolCalls.map((c) => c.arguments), call!.arguments);
+    const parsed = tools.parseFunctionCall(call!.name, call!.arguments);
+    if ('error' in parsed) return formatError(parsed.error, [], call!.arguments);
+    return { thought: reply.content, action: { raw: String(parsed.args.command), tool: 'bash', args: parsed.args, toolCallId: call!.id } };
+  }
+  const matches = [...reply.content.matchAll(settings.actionRegex)];
+  const actions = matches.map((m) => (m[1] ?? '').trim());
+  if (actions.length !== 1) return formatError(`expected exactly one action, found ${actions.length}`, actions, reply.content);
+  const thought = reply.content.slice(0, matches[0]!.index).trim();
+  return { thought, action: { raw: actions[0]!, tool: 'bash', args: { command: actions[0]! } } };
+}
+
+export function createMiniSweAgent(version: string, recording?: Trajectory): Scaffold {
+  const known = (MINI_VERSIONS as readonly string[]).includes(version) ? (version as MiniVersion) : '2.x';
+  const settings = miniSettings(known, recording);
+  const tools = new MiniToolSet(settings);
+  const toolCalling = recording?.meta.parseFunction === 'tool_calling';
+  return {
+    name: 'mini-swe-agent',
+    version: known,
+    tools,
+    replyFormat: toolCalling ? 'function_calling' : 'bash_block',
+    tty: false,
+    config: {},
+    present: (result) => result.observation,
+    parseReply: (reply) => parseReply(reply, settings, tools),
+    toolSpecs: () => (toolCalling ? tools.openAiToolSpecs() : undefined),
+    // mini-swe-agent keeps the model's reply as written and the rendered observation as the next user message.
+    context: { observationTemplate: '{observation}', assistantText: (step) => (step.action.raw ? `${step.thought.trimEnd()}\n\n\`\`\`${MINI_DEFAULTS[known].fence}\n${step.action.raw}\n\`\`\`` : step.thought) },
+    prompts: ({ problemStatement, spec }) => ({ system: MINI_DEFAULTS[known].systemPrompt, instructions: `Please solve this issue: ${problemStatement ?? spec}` }),
+  };
+}
+
+export const miniSweAgentFamily: ScaffoldFamily = {
+  name: 'mini-swe-agent',
+  versions: MINI_VERSIONS,
+  detect(recording) {
+    if (recording.meta.scaffold?.startsWith('mini-swe-agent')) return { version: recording.meta.scaffold.split('@')[1] ?? '2.x', reason: `meta.scaffold is '${recording.meta.scaffold}'` };
+    if (recording.format !== 'mini-swe-agent') return undefined;
+    const declared = recording.meta.scaffoldConfig?.mini_version;
+    if (typeof declared === 'string') return { version: declared, reason: `info.mini_version is ${declared}` };
+    const format = recording.meta.formatVersion;
+    if (format === 'mini-swe-agent-1') return { version: '1.x', reason: "trajectory_format 'mini-swe-agent-1' without mini_version" };
+    if (format) return { version: '2.x', reason: `trajectory_format '${format}' without mini_version` };
+    if (recording.meta.parseFunction === 'tool_calling') return { version: '2.x', reason: 'tool-call messages (mini-swe-agent 2.x)' };
+    return { version: '1.x', reason: 'a bare message list without mini_version: the 1.x templates' };
+  },
+  matchVersion(version) {
+    const major = version.replace(/^v/, '').split('.')[0];
+    return major === '1' || major === '0' ? '1.x' : major === '2' ? '2.x' : undefined;
+  },
+  create: (version, recording) => createMiniSweAgent(version, recording),
+};

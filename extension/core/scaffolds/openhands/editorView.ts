@@ -1,0 +1,57 @@
+/**
+ * OpenHands' `read` action: the `view` command of its editor (openhands-aci `OHEditor.view`),
+ * for folders (two levels, hidden entries left out and counted) and text files (whole, or a
+ * line range), with its error wording (`ERROR:\nInvalid \`path\` parameter: ...`).
+ */
+import { shellQuote } from '../../parsing/shellWords';
+import type { ToolContext, ToolResult } from '../../aci/toolDefinition';
+
+const failed = (parameter: string, value: string, hint: string): ToolResult => ({ observation: `ERROR:\nInvalid \`${parameter}\` parameter: ${value}. ${hint}`, exitCode: 1 });
+
+/** `cat -n` as the editor numbers a snippet: every `\n`-separated piece, a final empty one included. */
+function numbered(text: string, description: string, first: number): string {
+  const rows = text.split('\n').map((row, i) => `${String(i + first).padStart(6)}\t${row}`);
+  return `Here's the result of running \`cat -n\` on ${description}:\n${rows.join('\n')}\n`;
+}
+
+async function viewFolder(ctx: ToolContext, path: string): Promise<ToolResult> {
+  const q = shellQuote(path);
+  const script = [
+    `find -L ${q} -mindepth 1 -maxdepth 1 -name '.*' | wc -l`,
+    `find -L ${q} -maxdepth 2 -not \\( -path ${shellQuote(`${path}/.*`)} -o -path ${shellQuote(`${path}/*/.*`)} \\) | sort | while IFS= read -r p; do if [ -d "$p" ]; then printf '%s/\\n' "$p"; else printf '%s\\n' "$p"; fi; done`,
+  ].join('; ');
+  const result = await ctx.sandbox.exec(script, { timeoutMs: 30_000, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+  const [count, ...entries] = result.output.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n');
+  const hidden = Number(count);
+  let text = `Here's the files and directories up to 2 levels deep in ${path}, excluding hidden items:\n${entries.join('\n')}`;
+  if (hidden > 0) text += `\n\n${hidden} hidden files/directories in this directory are excluded. You can use 'ls -la ${path}' to see them.`;
+  return { observation: text, exitCode: 0 };
+}
+
+/** Whether the path is a folder, another existing file, or nothing. */
+export async function pathKind(ctx: ToolContext, path: string): Promise<'dir' | 'file' | 'none'> {
+  const q = shellQuote(path);
+  return (await ctx.sandbox.exec(`if [ -d ${q} ]; then echo dir; elif [ -e ${q} ]; then echo file; else echo none; fi`, { timeoutMs: 10_000 })).output.trim() as 'dir' | 'file' | 'none';
+}
+
+export async function openHandsView(ctx: ToolContext, path: string, range: [number, number] | undefined): Promise<ToolResult> {
+  if (!path.startsWith('/')) return failed('path', path, 'The path should be an absolute path, starting with `/`.');
+  const kind = await pathKind(ctx, path);
+  if (kind === 'none') return failed('path', path, `The path ${path} does not exist. Please provide a valid path.`);
+  if (kind === 'dir') {
+    if (range) return failed('view_range', `[${range.join(', ')}]`, 'The `view_range` parameter is not allowed when `path` points to a directory.');
+    return viewFolder(ctx, path);
+  }
+  const content = await ctx.sandbox.readFile(path);
+  if (!range) return { observation: numbered(content, path, 1), exitCode: 0 };
+  const lines = content.split(/(?<=\n)/).filter((l) => l !== '');
+  const [start, requestedEnd] = range;
+  if (start < 1 || start > lines.length) return failed('view_range', `[${range.join(', ')}]`, `Its first element \`${start}\` should be within the range of lines of the file: [1, ${lines.length}].`);
+  const end = requestedEnd === -1 || requestedEnd > lines.length ? lines.length : requestedEnd;
+  if (end < start) return failed('view_range', `[${range.join(', ')}]`, `Its second element \`${end}\` should be greater than or equal to the first element \`${start}\`.`);
+  const shown = lines.slice(start - 1, end).join('').split(/\r\n|\n|\r/);
+  if (shown.at(-1) === '') shown.pop();
+  let text = numbered(shown.join('\n'), path, start);
+  if (requestedEnd > lines.length) text += `\nNOTE: We only show up to ${lines.length} since there's only ${lines.length} lines in this file\n`;
+  return { observation: text, exitCode: 0 };
+}

@@ -1,0 +1,71 @@
+/**
+ * A scaffold is one agent framework's whole contract with its tools, as one unit: the tools and
+ * what they print (per version), how an action is read from a model's reply and stored in a
+ * recording, what a live policy is given (tool specs, reply format), how a command runs, and
+ * which actions run nothing. Replay, fork and live runs take everything scaffold-specific from
+ * here, so a fork of an R2E-Gym rollout continues with R2E-Gym's tools in R2E-Gym's format.
+ */
+import type { AciConfig, ToolResult } from '../aci/toolDefinition';
+import type { OpenAiToolSpec, ToolSet } from '../aci/toolRegistry';
+import type { PolicyReply } from '../policy/policyClient';
+import type { ParsedReply } from '../policy/scaffolds';
+import type { Sandbox } from '../runtime/sandbox';
+import type { TaskStatement } from './swe-agent/agentPrompts';
+import type { Step, Trajectory } from '../trajectory/model';
+
+export const SCAFFOLD_NAMES = ['swe-agent', 'mini-swe-agent', 'r2e-gym', 'openhands'] as const;
+export type ScaffoldName = (typeof SCAFFOLD_NAMES)[number];
+
+/** How a model writes its action in a reply. */
+export type ReplyFormat = 'function_calling' | 'thought_action' | 'xml_function_calling' | 'bash_block';
+
+/** One scaffold at one version, bound to a recording's settings (or a live run's defaults). */
+export interface Scaffold {
+  readonly name: ScaffoldName;
+  readonly version: string;
+  /** The tools, with the parsers a recorded or typed action goes through (`parseCommand` reads this scaffold's own text form). */
+  readonly tools: ToolSet;
+  readonly replyFormat: ReplyFormat;
+  /** Run the sandbox's shell under a pseudo-terminal (SWE-agent 1.x recordings). */
+  readonly tty: boolean;
+  /** Tool settings (window, line ends, base commit...) for the AciSession. */
+  readonly config: Partial<AciConfig>;
+  /** Installs what the tools need in a fresh sandbox (R2E-Gym's scripts); nothing for most. */
+  prepare?(sandbox: Sandbox, signal?: AbortSignal): Promise<void>;
+  /** The observation exactly as the agent read it, from what a tool returned (default: SWE-agent's runtime). */
+  present?(result: ToolResult): string;
+  /** Reads a policy's reply in this scaffold's reply format. */
+  parseReply(reply: PolicyReply): ParsedReply;
+  /** The `tools` of a chat request, when the reply format is function calling. */
+  toolSpecs(): OpenAiToolSpec[] | undefined;
+  /** How the history is put back to a live policy: the observation's wording and, where it differs from the generic one, the reply's. */
+  readonly context: { observationTemplate: string; assistantText?: (step: Step) => string };
+  /** The system prompt and first user message for a live run without a recording to continue. */
+  prompts(task: TaskStatement): { system: string; instructions: string };
+}
+
+/** Which scaffold a recording was made with, and why we think so (shown to the person). */
+export interface ScaffoldChoice {
+  name: ScaffoldName;
+  version: string;
+  reason: string;
+  /** Set when the asked-for or recorded version is not one we know: what we use instead. */
+  fallback?: string;
+}
+
+/** The tools a recording's steps call (parsed names only), for families recognised by their tools. */
+export function toolsCalled(recording: Trajectory): Set<string> {
+  return new Set(recording.steps.flatMap((s) => (s.action.tool ? [s.action.tool] : [])));
+}
+
+export interface ScaffoldFamily {
+  readonly name: ScaffoldName;
+  /** Known versions, oldest first; the last is the default for a live run. */
+  readonly versions: readonly string[];
+  /** The version a recording of this family shows, with the evidence; undefined when the recording is not of this family. */
+  detect(recording: Trajectory): { version: string; reason: string } | undefined;
+  /** The known version a version string belongs to (`1.17.5` is `1`), or undefined. */
+  matchVersion(version: string): string | undefined;
+  /** `bundles` (SWE-agent only) replaces the recording's tool bundles. */
+  create(version: string, recording?: Trajectory, bundles?: readonly string[]): Scaffold;
+}

@@ -1,0 +1,115 @@
+/**
+ * Local helpers of the R2E-Gym conformance test: an image with what R2E-Gym's tools need, a
+ * small Python repository these tests generate (no test has seen it), R2E-Gym's own tools
+ * installed in a container as its `RepoEnv.add_commands` installs them, and its own action,
+ * runtime and observation code run on a list of actions (r2eOracleDriver.py).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export const ORACLES = path.resolve(__dirname, '../../../shared/oracles');
+export const R2E_ORACLE_SRC = path.join(ORACLES, 'r2e-gym/src');
+const TOOLS = path.join(R2E_ORACLE_SRC, 'r2egym/agenthub/tools');
+const DRIVER = path.join(__dirname, 'r2eOracleDriver.py');
+
+/** Why the suite cannot run here, or undefined. */
+export function missingOracles(): string | undefined {
+  return existsSync(TOOLS) ? undefined : `the reference tools are not at ${TOOLS} (../shared/oracles is needed for the conformance suite)`;
+}
+
+/**
+ * The base image plus python3-chardet (R2E-Gym's file_editor imports it) and the interpreter at
+ * `/root/.venv/bin/python` where R2E-Gym images keep it (its tools' shebang). Built offline:
+ * the package is fetched on the host with `apt-get download` and installed from the file.
+ */
+export const R2E_TEST_IMAGE = 'swe-workbench/r2e-test:bookworm';
+
+export async function ensureR2eTestImage(): Promise<string> {
+  const present = await run('docker', ['image', 'inspect', R2E_TEST_IMAGE]).then(() => true, () => false);
+  if (present) return R2E_TEST_IMAGE;
+  const dir = await mkdtemp(path.join(tmpdir(), 'swe-workbench-r2e-image-'));
+  try {
+    await run('apt-get', ['download', 'python3-chardet'], { cwd: dir }).catch((err: Error) => {
+      throw new Error(`cannot fetch python3-chardet for ${R2E_TEST_IMAGE} with apt-get download: ${err.message}`);
+    });
+    await writeFile(
+      path.join(dir, 'Dockerfile'),
+      'FROM swe-workbench/base:bookworm\nCOPY *.deb /tmp/\nRUN dpkg -i /tmp/*.deb && rm /tmp/*.deb && mkdir -p /root/.venv/bin && ln -s /usr/bin/python3 /root/.venv/bin/python\n',
+    );
+    await run('docker', ['build', '--network', 'none', '-t', R2E_TEST_IMAGE, dir], { maxBuffer: 16 * 1024 * 1024 });
+    return R2E_TEST_IMAGE;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** R2E-Gym's four tools copied to /usr/local/bin without their `.py`, made executable. */
+export async function installOracleTools(containerId: string): Promise<void> {
+  for (const name of ['file_editor', 'execute_bash', 'search', 'finish']) {
+    await run('docker', ['cp', path.join(TOOLS, `${name}.py`), `${containerId}:/usr/local/bin/${name}`]);
+    await run('docker', ['exec', containerId, 'chmod', '+x', `/usr/local/bin/${name}`]);
+  }
+}
+
+/** Per action, in order: the action as R2E-Gym records it and the observation its own code gives in the container. */
+export async function oracleSteps(containerId: string, actions: readonly string[]): Promise<{ action: string; observation: string }[]> {
+  const child = execFile('python3', [DRIVER, R2E_ORACLE_SRC, containerId], { maxBuffer: 64 * 1024 * 1024 });
+  const output = new Promise<string>((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (c: string) => (out += c));
+    child.stderr!.on('data', (c: string) => (err += c));
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`r2eOracleDriver.py exited with ${code}: ${err}`))));
+  });
+  child.stdin!.end(JSON.stringify(actions));
+  return JSON.parse(await output) as { action: string; observation: string }[];
+}
+
+/**
+ * A small Python project written here (a git repository): a long module for the condensed view,
+ * classes with long docstrings, a file with tabs, one in Latin-1, CRLF line ends, a non-Python
+ * file, a hidden folder, and 101 modules that mention the same word (search's "narrow" limit).
+ */
+export async function writeGeneratedRepo(dir: string): Promise<void> {
+  const files: Record<string, string | Buffer> = {
+    'inventory/__init__.py': '"""Stock keeping."""\n',
+    'inventory/items.py': longModule(),
+    'inventory/small.py': 'def add(a, b):\n    return a + b\n\n\nTOTAL = add(1, 2)\n',
+    'inventory/tabs.py': 'def tabbed():\n\tif True:\n\t\treturn "tab"\n',
+    'inventory/crlf.py': 'first = 1\r\nsecond = 2\r\n',
+    'inventory/latin1.py': Buffer.from('# caf\xe9 cr\xe8me br\xfbl\xe9e, d\xe9j\xe0 vu\nNAME = "caf\xe9"\n', 'latin1'),
+    'inventory/unicode.py': 'GREETING = "héllo wörld ✓"\n',
+    'inventory/empty.py': '',
+    'inventory/broken.py': 'def broken(:\n    pass\n' + 'x = 1\n'.repeat(120),
+    'README.md': '# Inventory\n\nKeeps stock.\n',
+    'notes.txt': 'restock on mondays\n',
+    '.hidden/secret.py': 'SECRET = 1\n',
+    'scripts/report.py': 'from inventory.items import Store\n\nprint(Store().describe())\n',
+  };
+  for (let i = 0; i < 101; i++) files[`generated/mod_${String(i).padStart(3, '0')}.py`] = `WIDGET_${i} = "widget"\n`;
+  for (const [name, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
+    await writeFile(path.join(dir, name), content);
+  }
+  const git = (...args: string[]) => run('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir });
+  await git('init', '-q');
+  await git('add', '-A');
+  await git('commit', '-qm', 'inventory');
+}
+
+function longModule(): string {
+  const parts = ['"""Items and the store that holds them."""', 'import json', '', ''];
+  parts.push('class Item:', '    """An item in stock.', '', '    It has a name, a price', '    and a count, and knows', '    how to describe itself.', '    """', '');
+  parts.push('    def __init__(self, name, price, count=0):', '        self.name = name', '        self.price = price', '        self.count = count', '        self.tags = []', '');
+  for (let i = 0; i < 12; i++) {
+    parts.push(`    def method_${i}(self, value):`, `        total = value + ${i}`, '        if total > 10:', '            total -= 1', '        for _ in range(2):', '            total += 1', '        return total', '');
+  }
+  parts.push('', 'class Store:', '    """Short doc."""', '', '    def describe(self):', '        return "store"', '', '    async def load(self, path):', '        with open(path) as f:', '            data = json.load(f)', '        self.items = data', '        return len(data)', '');
+  return parts.join('\n') + '\n';
+}

@@ -55,7 +55,7 @@ export class AciSession {
   ) {
     this.tools = options.tools ?? toolSetFor(options.bundles);
     this.config = { ...DEFAULT_ACI_CONFIG, ...options.config };
-    this.state = { openFile: null, firstLine: 0, workingDir: sandbox.repoPath, fileHistory: new Map(), submitStage: 0 };
+    this.state = { openFile: null, firstLine: 0, workingDir: sandbox.repoPath, submitStage: 0 };
     if (this.tools.bundles.includes('diff_state')) this.diff = '';
   }
 

@@ -18,13 +18,30 @@ export interface Flake8Error {
 
 const ERROR_LINE = /^(.*?):(\d+):(\d+): (.*)$/;
 
-/** A shell snippet printing flake8's findings for `path` (nothing for a file that is not `.py`). */
+/**
+ * A shell snippet printing flake8's findings for `path` (nothing for a file that is not `.py`).
+ * flake8's output goes through a pipe, as SWE-agent captures it: on a terminal (a replay of a
+ * recording made under a pty) flake8 colours every finding, no line would parse, and the guard
+ * would let every broken edit through. Its stderr is dropped, as SWE-agent drops it.
+ */
 export function flake8Script(path: string): string {
-  return path.endsWith('.py') ? `${FLAKE8_COMMAND} ${shellQuote(path)} 2>/dev/null` : 'true';
+  if (!path.endsWith('.py')) return 'true';
+  return `if command -v flake8 >/dev/null 2>&1; then ${FLAKE8_COMMAND} ${shellQuote(path)} 2>/dev/null | cat; else echo ${FLAKE8_MISSING}; fi`;
 }
 
-/** flake8 output lines; anything else (a missing flake8's complaint) is not an error of the file. */
+/** Printed instead of findings when the image has no flake8. */
+const FLAKE8_MISSING = '@flake8-missing';
+
+/**
+ * flake8 output lines; anything else is not an error of the file. An image without flake8 is an
+ * error: SWE-agent's edit bundles install it, so its guard ran where ours could not.
+ */
 export function parseFlake8(output: string): Flake8Error[] {
+  if (output.split('\n').some((line) => line.trim() === FLAKE8_MISSING)) {
+    throw new Error(
+      "the sandbox image has no flake8, so the edit tools' lint guard cannot run (SWE-agent's edit bundles install it with `pip install flake8`); use an image with flake8 on PATH",
+    );
+  }
   return output.split('\n').flatMap((raw) => {
     const m = ERROR_LINE.exec(raw.trim());
     return m ? [{ file: m[1] as string, line: Number(m[2]), column: Number(m[3]), problem: m[4] as string }] : [];

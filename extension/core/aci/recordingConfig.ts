@@ -44,7 +44,9 @@ export function aciConfigForRecording(recording: Trajectory): Partial<AciConfig>
   const window = variable(env, 'env_variables', 'WINDOW', WindowLines);
   const overlap = variable(env, 'env_variables', 'OVERLAP', WholeNumber);
   const useFilemap = variable(registry, 'registry_variables', 'USE_FILEMAP', Flag);
-  const submitReviewMessages = variable(registry, 'registry_variables', 'SUBMIT_REVIEW_MESSAGES', Messages);
+  // SWE-agent 1.0's review_on_submit shows one SUBMIT_REVIEW_MESSAGE; review_on_submit_m a list.
+  const submitReviewMessage = variable(registry, 'registry_variables', 'SUBMIT_REVIEW_MESSAGE', z.string({ error: 'expected a string' }));
+  const submitReviewMessages = variable(registry, 'registry_variables', 'SUBMIT_REVIEW_MESSAGES', Messages) ?? (submitReviewMessage === undefined ? undefined : [submitReviewMessage]);
   return {
     ...(meta.pty ? { crlf: true } : {}),
     ...(window !== undefined ? { window } : {}),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Sandbox } from '../runtime/sandbox';
+import type { SweAgentVersion } from './sweAgentVersion';
 
 /** What a tool prints and its exit code, as the agent sees them. */
 export interface ToolResult {
@@ -16,8 +17,6 @@ export interface AciState {
   /** 0-based first line of the viewer's window. */
   firstLine: number;
   workingDir: string;
-  /** str_replace_editor's per-file history, newest last. */
-  fileHistory: Map<string, string[]>;
   /** Review messages `review_on_submit_m` has shown so far. */
   submitStage: number;
 }
@@ -37,6 +36,8 @@ export interface AciConfig {
   submitReviewMessages?: string[];
   /** End observation lines with `\r\n`, as SWE-agent 1.x recordings (made under a pty) show them. */
   crlf?: boolean;
+  /** The SWE-agent version whose tools' output to reproduce (`sweAgentVersionOf`); default: the latest. */
+  sweAgentVersion?: SweAgentVersion;
   /** str_replace_editor shows long Python files with function bodies elided (SWE-agent's USE_FILEMAP). */
   useFilemap?: boolean;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { lookupFile, lookupScript, parseLookup, pathAsGiven, runTool, type FileLookup } from './sandboxFiles';
 import { shellQuote } from './shellWords';
+import { sweAgentDialect } from './sweAgentVersion';
 import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
 import { clampFirstLine, countLines, firstLineFor, renderWindow, scrolledFirstLine } from './windowedFile';
 
@@ -28,9 +29,24 @@ export function checkedFile(file: FileLookup, given: string): { path: string; te
   return file;
 }
 
+/** How far short of the file's end the window stops, in the session's SWE-agent version. */
+export function windowEndSlack(ctx: ToolContext): 0 | 1 {
+  return sweAgentDialect(ctx.config.sweAgentVersion).windowEndSlack;
+}
+
+/** The window's first line clamped to `text` as the session's version clamps it. */
+export function clampedFirstLine(ctx: ToolContext, firstLine: number, text: string): number {
+  return clampFirstLine(firstLine, countLines(text), ctx.config.window, windowEndSlack(ctx));
+}
+
+/** The first line that puts 0-based `line` of `text` about a sixth of a window down. */
+export function firstLineShowing(ctx: ToolContext, line: number, text: string): number {
+  return firstLineFor(line, countLines(text), ctx.config.window, windowEndSlack(ctx));
+}
+
 /** Moves the window to `firstLine` (clamped) and renders it under the given header path. */
 export function showWindow(ctx: ToolContext, text: string, displayPath: string, firstLine: number): string {
-  ctx.state.firstLine = clampFirstLine(firstLine, countLines(text), ctx.config.window);
+  ctx.state.firstLine = clampedFirstLine(ctx, firstLine, text);
   return renderWindow(text, displayPath, ctx.state.firstLine, ctx.config.window);
 }
 
@@ -63,7 +79,7 @@ const open = defineTool({
       line = 1;
     }
     // The header shows the path as the agent wrote it; later commands show the resolved one.
-    const window = showWindow(ctx, file.text, pathAsGiven(path), firstLineFor(line - 1, nLines, ctx.config.window));
+    const window = showWindow(ctx, file.text, pathAsGiven(path), firstLineShowing(ctx, line - 1, file.text));
     return ok([...warnings, window].join('\n'));
   },
 });
@@ -79,7 +95,7 @@ const goto = defineTool({
     if ('observation' in file) return file;
     const nLines = countLines(file.text);
     if (line_number > nLines) return fail(`Error: <line> must be less than or equal to ${nLines}`);
-    return ok(showWindow(ctx, file.text, file.path, firstLineFor(line_number - 1, nLines, ctx.config.window)));
+    return ok(showWindow(ctx, file.text, file.path, firstLineShowing(ctx, line_number - 1, file.text)));
   },
 });
 
@@ -95,8 +111,8 @@ function scrollTool(name: 'scroll_up' | 'scroll_down', direction: 1 | -1) {
       const file = await loadOpenFile(ctx);
       if ('observation' in file) return file;
       const nLines = countLines(file.text);
-      const current = clampFirstLine(ctx.state.firstLine, nLines, ctx.config.window);
-      return ok(showWindow(ctx, file.text, file.path, scrolledFirstLine(current, direction, nLines, ctx.config.window, ctx.config.overlap)));
+      const current = clampedFirstLine(ctx, ctx.state.firstLine, file.text);
+      return ok(showWindow(ctx, file.text, file.path, scrolledFirstLine(current, direction, nLines, ctx.config.window, ctx.config.overlap, windowEndSlack(ctx))));
     },
   });
 }
@@ -111,7 +127,8 @@ const create = defineTool({
     const p = shellQuote(filename);
     const { output } = await runTool(
       ctx,
-      `if [ -e ${p} ]; then echo @exists; else mkdir -p -- "$(dirname -- ${p})" && printf '\\n' > ${p} && { ${lookupScript(filename)}; }; fi`,
+      // SWE-agent 1.0 writes a newline into the new file; 1.1 and later leave it empty.
+      `if [ -e ${p} ]; then echo @exists; else mkdir -p -- "$(dirname -- ${p})" && printf '${sweAgentDialect(ctx.config.sweAgentVersion).createWritesNewline ? '\\n' : ''}' > ${p} && { ${lookupScript(filename)}; }; fi`,
     );
     const lines = output.split('\n');
     if (lines[0] === '@exists') return fail(`Warning: File '${pathAsGiven(filename)}' already exists.`);

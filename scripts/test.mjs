@@ -8,7 +8,9 @@ import { join, relative } from 'node:path';
 import { tmpdir } from 'node:os';
 
 const root = new URL('..', import.meta.url).pathname;
-const all = ['unit', 'integration', 'vscode', 'e2e'];
+const all = ['unit', 'integration', 'conformance', 'vscode', 'e2e'];
+// Suites of node:test files under test/<suite>.
+const nodeSuites = new Set(['unit', 'integration', 'conformance']);
 const args = process.argv.slice(2);
 const suites = args.filter((a) => !a.startsWith('-'));
 const selected = suites.length > 0 ? suites : all;
@@ -31,12 +33,12 @@ function* testFiles(dir) {
 // after 30: a test file that leaves a shell or a socket open fails the run instead of holding
 // it until CI's own limit.
 const SUITE_LIMIT_MS = 30 * 60_000;
-const total = { passed: 0, failed: 0, skipped: 0, failures: [] };
+const total = { passed: 0, failed: 0, skipped: 0, failures: [], needs: {} };
 const out = mkdtempSync(join(tmpdir(), 'swe-workbench-test-'));
 
 for (const suite of selected) {
   let counts;
-  if (suite === 'unit' || suite === 'integration') {
+  if (nodeSuites.has(suite)) {
     const files = [...testFiles(join(root, 'test', suite))].map((f) => relative(root, f));
     if (files.length === 0) continue;
     console.log(`\n# suite: ${suite} (${files.length} files)`);
@@ -64,11 +66,14 @@ for (const suite of selected) {
   }
   for (const k of ['passed', 'failed', 'skipped']) total[k] += counts[k];
   total.failures.push(...counts.failures);
+  for (const [folder, n] of Object.entries(counts.needs ?? {})) total.needs[folder] = (total.needs[folder] ?? 0) + n;
 }
 
 if (total.failures.length > 0) {
   console.log('\nFailures:');
   for (const f of total.failures) console.log(`  - ${f}`);
 }
+// Tests that need a folder beside the checkout say so plainly instead of hiding among the skips.
+for (const [folder, n] of Object.entries(total.needs)) console.log(`\n${n} tests need ${folder}, not run`);
 console.log(`\n${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`);
 process.exit(total.failed > 0 || total.passed === 0 ? 1 : 0);

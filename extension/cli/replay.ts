@@ -2,6 +2,7 @@
  * `swe-workbench replay`: runs a recording's actions again in the task's container and says,
  * step by step, whether each observation is the recorded one.
  */
+import type { SweAgentVersionVerdict } from '../core/aci/sweAgentVersion';
 import { CancelledError } from '../core/errors';
 import { RecordingSource } from '../core/session/actionSources';
 import { replaySettings, startContainerSession, type ReplaySettings } from '../core/session/containerSession';
@@ -69,6 +70,7 @@ export const command: Command = {
     const normalisers = normalisersOption(values.forgive);
     const { trajectory } = await loadTrajectory(file, { signal: ctx.signal });
     const settings = recordingSettings(trajectory, file);
+    if (settings.sweAgentVersion) ctx.stderr.write(`swe-workbench replay: ${describeVersion(settings.sweAgentVersion)}\n`);
     const bundles = bundleList(values.bundles);
     const tools = bundles ? toolSetOption(bundles) : toolSetOption(settings.bundles, `${file}: the recording's tool bundles`);
     const aci = await startContainerSession({
@@ -101,6 +103,11 @@ export const command: Command = {
     return first === null && stop.reason !== 'error' ? 0 : 1;
   },
 };
+
+/** `SWE-agent 1.0.1 tools (the file says ...)`, and the fallback when the version was not one we know. */
+export function describeVersion(verdict: SweAgentVersionVerdict): string {
+  return `SWE-agent ${verdict.version} tools (${verdict.reason})${verdict.fallback ? `; ${verdict.fallback}` : ''}`;
+}
 
 function printStep(ctx: CommandContext, json: boolean, c: { index: number; matched: boolean; diff: string }): void {
   if (json) ctx.stdout.write(JSON.stringify({ index: c.index, matched: c.matched, diff: c.diff }) + '\n');

@@ -36,6 +36,10 @@ export const WINDOWED_LINTING_CALLS: readonly string[] = [
   'scroll_up',
   'scroll_up',
   'goto 200',
+  // without a line, open keeps the window's first line (clamped to the new file)
+  'open tallyho/big.py',
+  'open tallyho/counter.py',
+  'open tallyho/steps.py',
   // create: new, existing, in a new folder
   'create tallyho/fresh.py',
   'create tallyho/counter.py',

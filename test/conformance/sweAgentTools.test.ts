@@ -54,7 +54,7 @@ async function ours(session: AciSession, call: string, keys: readonly string[]):
 }
 
 for (const oracle of ['v1.0.1', 'v1.1.0', '3ea751c0'] as const) {
-  describe(`SWE-agent ${oracle} tools, ours against the reference`, { skip }, () => {
+  describe(`SWE-agent ${oracle} tools, ours against the reference`, () => {
     for (const group of groups) {
       describe(group.name, () => {
         const host = mkdtempSync(path.join(tmpdir(), 'swe-workbench-conformance-'));
@@ -64,6 +64,7 @@ for (const oracle of ['v1.0.1', 'v1.1.0', '3ea751c0'] as const) {
         const ourOutcomes: CallOutcome[] = [];
 
         before(async () => {
+          if (skip) return;
           writeGeneratedRepo(host);
           const bundles = group.bundles(oracle);
           [reference, sandbox] = await Promise.all([
@@ -82,13 +83,13 @@ for (const oracle of ['v1.0.1', 'v1.1.0', '3ea751c0'] as const) {
           rmSync(host, { recursive: true, force: true });
         });
 
-        test(`${group.calls.length} calls print what SWE-agent ${oracle} prints, with the same exit codes and state`, () => {
+        test(`${group.calls.length} calls print what SWE-agent ${oracle} prints, with the same exit codes and state`, { skip }, () => {
           const found = mismatches(group.calls, referenceOutcomes, ourOutcomes);
           dumpMismatches(`${oracle}-${group.name}`, found);
           assert.equal(found.length, 0, describeMismatches(found));
         });
 
-        test('the repository ends byte for byte the same', async () => {
+        test('the repository ends byte for byte the same', { skip }, async () => {
           const tree = 'cd /testbed && git add -A >/dev/null && git diff --cached --binary | sha256sum && git status --porcelain | sha256sum';
           assert.equal((await sandbox!.exec(tree)).output, (await reference!.sandbox.exec(tree)).output);
         });

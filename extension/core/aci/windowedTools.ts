@@ -70,11 +70,14 @@ const open = defineTool({
     ctx.state.openFile = file.path;
     const nLines = countLines(file.text);
     const warnings: string[] = [];
-    let line = line_number ?? 1;
-    if (line > nLines) {
+    // Without a line, SWE-agent goes to the line before the window's current first line (kept
+    // across files, clamped to this one): a file opened after scrolling far down another one
+    // opens well below its top.
+    let line = line_number ?? clampedFirstLine(ctx, ctx.state.firstLine, file.text);
+    if (line_number !== undefined && line > nLines) {
       warnings.push(`Warning: <line_number> (${line}) is greater than the number of lines in the file (${nLines})`, `Warning: Setting <line_number> to ${nLines}`);
       line = nLines;
-    } else if (line < 1) {
+    } else if (line_number !== undefined && line < 1) {
       warnings.push(`Warning: <line_number> (${line}) is less than 1`, 'Warning: Setting <line_number> to 1');
       line = 1;
     }

@@ -6,7 +6,7 @@
  * beside this file (`sweAgentReference.ts`).
  */
 import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
-import type { Sandbox } from '../../extension/core/runtime/sandbox';
+import type { Mount, Sandbox } from '../../extension/core/runtime/sandbox';
 import { lineDiff } from '../../extension/core/session/divergence';
 import { ACI_TEST_LABEL, BASE_IMAGE } from '../helpers/aciSandbox';
 
@@ -18,6 +18,8 @@ export interface ShellOptions {
   tty: boolean;
   /** Default: the offline base image. */
   image?: string;
+  /** Host files bound read-only into the container (a tool the image lacks). */
+  mounts?: Mount[];
 }
 
 /** A container from the test image with the repository in it, labelled as a conformance test's. */
@@ -29,6 +31,7 @@ export function startConformanceSandbox(options: ShellOptions): Promise<Sandbox>
     tty: options.tty,
     labels: { [ACI_TEST_LABEL]: 'conformance' },
     limits: { commandTimeoutMs: 60_000 },
+    ...(options.mounts ? { mounts: options.mounts } : {}),
   });
 }
 

@@ -229,3 +229,9 @@ export const STR_REPLACE_EDITOR_CALLS: readonly string[] = [
   'str_replace_editor view counter.py',
   'cd /testbed',
 ];
+
+/** The same viewer and edit calls for SWE-agent 0.7, whose repository sits at `/<owner>__<repo>`. */
+export const V07_CALLS: readonly string[] = WINDOWED_LINTING_CALLS.filter(
+  // 0.7's create does not make folders: the shell's own error is not 0.7's wording to keep.
+  (call) => call !== 'create pkg_new/sub/mod.py',
+).map((call) => call.replaceAll('/testbed', '/tallyho__tallyho'));

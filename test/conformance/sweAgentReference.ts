@@ -6,10 +6,10 @@
  * action every bundle's state command runs and `/root/state.json` is read, as the agent does.
  * The code is run in place, never copied into this repository.
  */
-import { readFileSync, existsSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { SweAgentVersion } from '../../extension/core/aci/sweAgentVersion';
-import type { Sandbox } from '../../extension/core/runtime/sandbox';
+import type { Mount, Sandbox } from '../../extension/core/runtime/sandbox';
 import { sharedPath } from '../helpers/sharedFolder';
 import { startConformanceSandbox, type CallOutcome } from './harness';
 
@@ -125,6 +125,62 @@ export class SweAgentReference {
     for (const command of this.stateCommands) await this.sandbox.exec(command, { timeoutMs: 30_000 });
     const raw = JSON.parse(await this.sandbox.readFile('/root/state.json')) as Record<string, unknown>;
     return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, k === 'open_file' && v === 'n/a' ? null : v]));
+  }
+
+  dispose(): Promise<void> {
+    return this.sandbox.dispose();
+  }
+}
+
+/**
+ * SWE-agent 0.7's commands (`../shared/oracles/swe-agent/v0.7.0/config/commands`) as 0.7 installs
+ * them: the folder at `/root/commands` on PATH, every `.sh` file sourced into the one shell, each
+ * `.py` helper executable without its extension, the window variables exported; no terminal. Its
+ * functions need jq, which the base image lacks: the host's (same Debian release) is bound in.
+ */
+export class SweAgent07Reference {
+  private constructor(readonly sandbox: Sandbox) {}
+
+  static readonly COMMAND_FILES = ['defaults.sh', 'search.sh', 'edit_linting.sh', '_split_string.py'];
+
+  /** The host's jq and its libraries, or why they cannot be bound in. */
+  static jqMounts(): Mount[] | string {
+    const files = ['/usr/bin/jq', '/lib/x86_64-linux-gnu/libjq.so.1', '/lib/x86_64-linux-gnu/libonig.so.5'];
+    const missing = files.filter((f) => !existsSync(f));
+    if (missing.length > 0) return `needs jq on the host for SWE-agent 0.7's commands (missing ${missing.join(', ')})`;
+    return files.map((f) => ({ hostPath: realpathSync(f), containerPath: f, readOnly: true }));
+  }
+
+  static async start(options: { repoDir: string; repoPath: string }): Promise<SweAgent07Reference> {
+    const mounts = SweAgent07Reference.jqMounts();
+    if (typeof mounts === 'string') throw new Error(mounts);
+    const folder = sharedPath(`${SWE_AGENT_ORACLES}/v0.7.0/config/commands`);
+    const sandbox = await startConformanceSandbox({ repoDir: options.repoDir, repoPath: options.repoPath, tty: false, mounts });
+    try {
+      const must = async (command: string) => {
+        const r = await sandbox.exec(command, { timeoutMs: 60_000 });
+        if (r.exitCode !== 0) throw new Error(`installing SWE-agent 0.7's commands: \`${command}\` exited ${r.exitCode}: ${r.output.slice(-500)}`);
+      };
+      for (const name of SweAgent07Reference.COMMAND_FILES) await sandbox.copyIn(path.join(folder, name), `/root/commands/${name}`);
+      await must("export WINDOW=100 OVERLAP=2 CURRENT_LINE=0 CURRENT_FILE='' SEARCH_RESULTS='()' SEARCH_FILES='()' SEARCH_INDEX=0 ROOT=" + options.repoPath);
+      await must('export PATH=/root/commands:$PATH && cp /root/commands/_split_string.py /root/commands/_split_string && chmod +x /root/commands/_split_string');
+      for (const name of SweAgent07Reference.COMMAND_FILES.filter((n) => n.endsWith('.sh'))) await must(`source /root/commands/${name}`);
+      await must(`cd ${options.repoPath}`);
+      return new SweAgent07Reference(sandbox);
+    } catch (err) {
+      await sandbox.dispose();
+      throw err;
+    }
+  }
+
+  /** 0.7 sent a multi-line command's body on stdin after `<< 'end_of_edit'`, and kept the output as printed. */
+  async call(action: string): Promise<CallOutcome> {
+    const newline = action.indexOf('\n');
+    const sent = action.startsWith('edit ') && newline > 0 ? `${action.slice(0, newline)} << 'end_of_edit'${action.slice(newline)}` : action;
+    const run = await this.sandbox.exec(sent, { timeoutMs: 60_000 });
+    const state = await this.sandbox.exec('printf \'%s\\n%s\\n\' "${CURRENT_FILE:-}" "$PWD"', { timeoutMs: 10_000 });
+    const [openFile, workingDir] = state.output.split('\n');
+    return { observation: run.output, exitCode: run.exitCode, state: { open_file: openFile ? openFile : null, working_dir: workingDir } };
   }
 
   dispose(): Promise<void> {

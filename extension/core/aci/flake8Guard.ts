@@ -54,7 +54,14 @@ const same = (a: Flake8Error, b: Flake8Error) => a.file === b.file && a.line ===
  * Errors after the edit that the edit introduced. `window` is the replaced lines (1-based,
  * inclusive) and `replacementLines` how many lines replaced them.
  */
-export function introducedErrors(before: Flake8Error[], after: Flake8Error[], window: [number, number], replacementLines: number): Flake8Error[] {
+export function introducedErrors(
+  before: Flake8Error[],
+  after: Flake8Error[],
+  window: [number, number],
+  replacementLines: number,
+  /** SWE-agent 1.x also drops errors above the edit; 0.7 does not. */
+  ignoreAbove = true,
+): Flake8Error[] {
   if (before.length === 0) return after;
   const added = replacementLines - (window[1] - window[0] + 1);
   const excused = before.flatMap((e) => {
@@ -62,7 +69,7 @@ export function introducedErrors(before: Flake8Error[], after: Flake8Error[], wi
     if (e.line <= window[1]) return [];
     return [{ ...e, line: e.line + added }];
   });
-  return after.filter((e) => !excused.some((x) => same(e, x)) && e.line >= window[0]);
+  return after.filter((e) => !excused.some((x) => same(e, x)) && (!ignoreAbove || e.line >= window[0]));
 }
 
 export function formatErrors(errors: Flake8Error[]): string {

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { LINT_REJECTION_INTRO, flake8Script, formatErrors, introducedErrors, lintRejection, parseFlake8 } from './flake8Guard';
 import { lookupScript, parseLookup, runTool, writeScript } from './sandboxFiles';
 import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
-import { NO_FILE_OPEN, checkedFile, clampedFirstLine, firstLineShowing, showWindow } from './windowedTools';
+import { edit07 } from './windowed07';
+import { NO_FILE_OPEN, centred, checkedFile, clampedFirstLine, firstLineShowing, showWindow } from './windowedTools';
 import { countLines, renderWindow, replaceLines } from './windowedFile';
 
 /** SWE-agent's `tools/windowed_edit_linting`: `edit <start>:<end>` + text + `end_of_edit`. */
@@ -45,6 +46,7 @@ const edit = defineTool({
   }),
   block: { argument: 'replacement_text', terminator: 'end_of_edit' },
   async run(ctx, { start_line, end_line, replacement_text }) {
+    if (centred(ctx)) return edit07(ctx, start_line, end_line, replacement_text);
     if (ctx.state.openFile === null) return { observation: 'No file opened. Use the `open` command first.', exitCode: 1 };
     const file = await openFileWithLint(ctx);
     if ('observation' in file) return file;

@@ -29,15 +29,19 @@ export interface SweAgentDialect {
    * errors (early 1.0 recordings), or the numbered review points (1.0.1 and later).
    */
   replaceWording: 'two-line' | 'numbered';
+  /** The runtime strips trailing whitespace from observations (1.x); 0.7 kept its commands' final newline. */
+  trimsObservations: boolean;
+  /** 0.7's viewer: a window centred on `CURRENT_LINE`, shell functions' messages (`windowed07.ts`). */
+  centredWindow: boolean;
 }
 
 const DIALECTS: Record<SweAgentVersion, SweAgentDialect> = {
-  // 0.7's shell functions are not reproduced; its 1.0-style neighbours serve as the nearest.
-  '0.7': { windowEndSlack: 1, createWritesNewline: true, insertLineShift: 1, replaceWording: 'two-line' },
-  '1.0.0': { windowEndSlack: 1, createWritesNewline: true, insertLineShift: 1, replaceWording: 'two-line' },
-  '1.0.1': { windowEndSlack: 1, createWritesNewline: true, insertLineShift: 1, replaceWording: 'numbered' },
-  '1.1.0': { windowEndSlack: 1, createWritesNewline: false, insertLineShift: 1, replaceWording: 'numbered' },
-  '3ea751c0': { windowEndSlack: 0, createWritesNewline: false, insertLineShift: 0, replaceWording: 'numbered' },
+  // 0.7 had no replace-style edit; its fields only matter for the tools it had.
+  '0.7': { windowEndSlack: 1, createWritesNewline: true, insertLineShift: 1, replaceWording: 'two-line', trimsObservations: false, centredWindow: true },
+  '1.0.0': { windowEndSlack: 1, createWritesNewline: true, insertLineShift: 1, replaceWording: 'two-line', trimsObservations: true, centredWindow: false },
+  '1.0.1': { windowEndSlack: 1, createWritesNewline: true, insertLineShift: 1, replaceWording: 'numbered', trimsObservations: true, centredWindow: false },
+  '1.1.0': { windowEndSlack: 1, createWritesNewline: false, insertLineShift: 1, replaceWording: 'numbered', trimsObservations: true, centredWindow: false },
+  '3ea751c0': { windowEndSlack: 0, createWritesNewline: false, insertLineShift: 0, replaceWording: 'numbered', trimsObservations: true, centredWindow: false },
 };
 
 export function sweAgentDialect(version: SweAgentVersion | undefined): SweAgentDialect {

@@ -16,6 +16,8 @@ export interface AciState {
   openFile: string | null;
   /** 0-based first line of the viewer's window. */
   firstLine: number;
+  /** SWE-agent 0.7's `CURRENT_LINE`: the 1-based line its window is centred on. */
+  currentLine: number;
   workingDir: string;
   /** Review messages `review_on_submit_m` has shown so far. */
   submitStage: number;

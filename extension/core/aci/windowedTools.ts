@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { lookupFile, lookupScript, parseLookup, pathAsGiven, runTool, type FileLookup } from './sandboxFiles';
 import { shellQuote } from './shellWords';
 import { sweAgentDialect } from './sweAgentVersion';
+import { create07, goto07, open07, scroll07 } from './windowed07';
 import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
 import { clampFirstLine, countLines, firstLineFor, renderWindow, scrolledFirstLine } from './windowedFile';
 
@@ -27,6 +28,11 @@ export function checkedFile(file: FileLookup, given: string): { path: string; te
   }
   if (file.kind === 'missing') return fail(`Error: File ${pathAsGiven(given)} not found`);
   return file;
+}
+
+/** SWE-agent 0.7's centred window (`windowed07.ts`) instead of 1.x's first line. */
+export function centred(ctx: ToolContext): boolean {
+  return sweAgentDialect(ctx.config.sweAgentVersion).centredWindow;
 }
 
 /** How far short of the file's end the window stops, in the session's SWE-agent version. */
@@ -65,6 +71,7 @@ const open = defineTool({
       .describe('the line number to move the window to (if not provided, the window will start at the top of the file)'),
   }),
   async run(ctx, { path, line_number }) {
+    if (centred(ctx)) return open07(ctx, path, line_number === undefined ? undefined : String(line_number));
     const file = checkedFile(await lookupFile(ctx, path), path);
     if ('observation' in file) return file;
     ctx.state.openFile = file.path;
@@ -94,6 +101,7 @@ const goto = defineTool({
   signature: 'goto <line_number>',
   parameters: z.object({ line_number: z.number().int().describe('the line number to move the window to') }),
   async run(ctx, { line_number }) {
+    if (centred(ctx)) return goto07(ctx, line_number);
     const file = await loadOpenFile(ctx);
     if ('observation' in file) return file;
     const nLines = countLines(file.text);
@@ -111,6 +119,7 @@ function scrollTool(name: 'scroll_up' | 'scroll_down', direction: 1 | -1) {
     signature: name,
     parameters: z.object({}),
     async run(ctx) {
+      if (centred(ctx)) return scroll07(ctx, direction);
       const file = await loadOpenFile(ctx);
       if ('observation' in file) return file;
       const nLines = countLines(file.text);
@@ -127,6 +136,7 @@ const create = defineTool({
   signature: 'create <filename>',
   parameters: z.object({ filename: z.string().describe('the name of the file to create') }),
   async run(ctx, { filename }) {
+    if (centred(ctx)) return create07(ctx, filename);
     const p = shellQuote(filename);
     const { output } = await runTool(
       ctx,

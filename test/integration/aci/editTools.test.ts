@@ -98,7 +98,7 @@ DO NOT re-run the same failed edit command. Running it again will lead to the sa
     const fresh = await startAciOnSampleRepo({ bundles: ['windowed', 'windowed_edit_linting'] });
     try {
       const r = await fresh.session.runCommand('edit 1:1\nx\nend_of_edit');
-      assert.deepEqual([r.observation, r.exitCode], ['No file open. Use the open command first.', 1]);
+      assert.deepEqual([r.observation, r.exitCode], ['No file opened. Use the `open` command first.', 1]);
     } finally {
       await fresh.dispose();
     }
@@ -217,7 +217,9 @@ describe('str_replace_editor (tools/edit_anthropic)', () => {
     await aci.session.runCommand('cd /repo && rm -f ledger/fx.py && printf "x = 1\\n" > notes.py');
     const r = await aci.session.runCommand('submit');
     assert.equal(r.exitCode, 0);
-    assert.ok(r.submission?.startsWith('diff --git a/ledger/money.py b/ledger/money.py\n'), r.submission);
+    // ledger/errors.py keeps the insert of an earlier test (undo_edit undoes nothing, as in SWE-agent).
+    assert.ok(r.submission?.startsWith('diff --git a/ledger/errors.py b/ledger/errors.py\n'), r.submission);
+    assert.ok(r.submission?.includes('+# inserted\n'));
     assert.equal(r.observation, `\n${r.submission}`);
     assert.ok(r.submission?.includes('+    """An amount and its currency."""\n'));
     assert.ok(r.submission?.includes('diff --git a/notes.py b/notes.py\nnew file mode 100644\n'));

@@ -120,7 +120,8 @@ describe('marshmallow-1867 function-calling run (tools/edit_replace): create, in
     gitRepo(host);
     sandbox = await startTestSandbox(host, '/testbed');
     const { replay_config: config } = ReplayConfigSchema.parse(JSON.parse(readFileSync(traj, 'utf8')));
-    session = new AciSession(sandbox, { bundles: config.agent.tools.bundles.map((b) => b.path), config: { crlf: true } });
+    // An early 1.0 recording (1.0 bundle names, no swe_agent_version), as sweAgentVersionOf reads it.
+    session = new AciSession(sandbox, { bundles: config.agent.tools.bundles.map((b) => b.path), config: { crlf: true, sweAgentVersion: '1.0.0' } });
   });
   after(async () => {
     await sandbox?.dispose();

@@ -12,12 +12,16 @@ import { BASE_IMAGE } from '../helpers/aciSandbox';
 import { runCli } from '../helpers/cliRunner';
 import { needsShared } from '../helpers/sharedFolder';
 import { writeGeneratedRepo } from './generatedRepo';
-import { SWE_AGENT_ORACLES, SweAgentReference, type SweAgentOracle } from './sweAgentReference';
+import { SWE_AGENT_ORACLES, SweAgent07Reference, SweAgentReference, type SweAgentOracle } from './sweAgentReference';
 
 const skip = needsShared(SWE_AGENT_ORACLES);
+const jq = SweAgent07Reference.jqMounts();
+
+/** 0.7 kept the repository at /<owner>__<repo>; 1.x at /testbed. */
+const repoPathOf = (script: Script) => (script.oracle === 'v0.7.0' ? '/tallyho__tallyho' : '/testbed');
 
 interface Script {
-  oracle: SweAgentOracle;
+  oracle: SweAgentOracle | 'v0.7.0';
   bundles: string[];
   actions: string[];
   /** The first step whose observation shows tallyho/counter.py's text (the changed file). */
@@ -75,11 +79,32 @@ const scripts: Script[] = [
     ],
     firstCounterStep: 2,
   },
+  {
+    // 0.7 ran without a terminal, kept its commands' output as printed, and wrote no version.
+    oracle: 'v0.7.0',
+    bundles: ['defaults', 'search', 'edit_linting'],
+    actions: [
+      'find_file counter.py',
+      'open tallyho/steps.py 200',
+      'scroll_up',
+      'open tallyho/counter.py',
+      'edit 10:10\n        self.value = (0\nend_of_edit',
+      'edit 10:10\n        self.value = 0  # reset\nend_of_edit',
+      'search_file value',
+      'search_dir Counter tallyho',
+      'create reproduce.py',
+      'edit 1:1\nfrom tallyho import Counter\nprint(Counter(3).bump())\nend_of_edit',
+      'python3 reproduce.py',
+      'goto 2',
+      'rm reproduce.py',
+    ],
+    firstCounterStep: 3,
+  },
 ];
 
 /** The .traj SWE-agent 1.x writes, for a thought-action run with these bundles. */
 function sweAgentTraj(script: Script, steps: Array<{ action: string; observation: string; state: Record<string, unknown> }>): string {
-  const version = { 'v1.0.1': '1.0.1', 'v1.1.0': '1.1.0', '3ea751c0': '1.1.0' }[script.oracle];
+  const version = { 'v0.7.0': undefined, 'v1.0.1': '1.0.1', 'v1.1.0': '1.1.0', '3ea751c0': '1.1.0' }[script.oracle];
   const replayConfig = {
     env: { deployment: { image: BASE_IMAGE, type: 'docker' }, repo: { repo_name: 'testbed', type: 'preexisting' } },
     agent: {
@@ -104,7 +129,7 @@ function sweAgentTraj(script: Script, steps: Array<{ action: string; observation
       extra_info: {},
     })),
     history: [],
-    info: { swe_agent_version: version, exit_status: 'exit_forfeit' },
+    info: { ...(version ? { swe_agent_version: version } : {}), exit_status: 'exit_forfeit' },
     replay_config: JSON.stringify(replayConfig),
   });
 }
@@ -115,10 +140,14 @@ for (const script of scripts) {
     const repo = path.join(dir, 'repo');
     const traj = path.join(dir, 'run.traj');
 
+    const skipped = skip || (script.oracle === 'v0.7.0' && typeof jq === 'string' ? jq : false);
     before(async () => {
-      if (skip) return;
+      if (skipped) return;
       writeGeneratedRepo(repo);
-      const reference = await SweAgentReference.start({ oracle: script.oracle, bundles: script.bundles, repoDir: repo, repoPath: '/testbed', tty: true });
+      const reference =
+        script.oracle === 'v0.7.0'
+          ? await SweAgent07Reference.start({ repoDir: repo, repoPath: repoPathOf(script) })
+          : await SweAgentReference.start({ oracle: script.oracle, bundles: script.bundles, repoDir: repo, repoPath: repoPathOf(script), tty: true });
       try {
         const steps = [];
         for (const action of script.actions) {
@@ -138,16 +167,17 @@ for (const script of scripts) {
       return { code: r.code, stderr: r.stderr, steps: lines.filter((l) => l.index !== undefined), summary: lines.at(-1)?.summary };
     };
 
-    test('replayed with our tools, every step matches byte for byte', { skip }, async () => {
+    test('replayed with our tools, every step matches byte for byte', { skip: skipped }, async () => {
       const r = await replayed(repo);
       const diverged = r.steps.filter((s) => !s.matched).map((s) => `step ${s.index}:\n${s.diff}`);
       assert.deepEqual(diverged, [], r.stderr);
       assert.equal(r.steps.length, script.actions.length);
       assert.equal(r.code, 0);
-      assert.match(r.stderr, new RegExp(`SWE-agent ${script.oracle.replace(/^v/, '').replace(/\./g, '\\.')} tools \\(the file says swe_agent_version`));
+      const version = script.oracle === 'v0.7.0' ? '0\\.7 tools \\(its observations have no pseudo-terminal line ends' : `${script.oracle.slice(1).replace(/\./g, '\\.')} tools \\(the file says swe_agent_version`;
+      assert.match(r.stderr, new RegExp(`SWE-agent ${version}`));
     });
 
-    test('on a changed repository the replay diverges at the first step that shows the change', { skip }, async () => {
+    test('on a changed repository the replay diverges at the first step that shows the change', { skip: skipped }, async () => {
       const changed = path.join(dir, 'changed');
       rmSync(changed, { recursive: true, force: true });
       writeGeneratedRepo(changed);

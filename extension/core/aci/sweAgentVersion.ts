@@ -2,10 +2,11 @@ import type { Trajectory } from '../trajectory/model';
 import { bundleName } from './toolRegistry';
 
 /**
- * The SWE-agent versions whose tools print differently, as measured against SWE-agent's own
- * tools (`test/conformance`): `0.7` (shell functions in `config/commands`, the repository at
- * `/<owner>__<repo>`), `1.0` (bundles `defaults`, `edit_linting`, `edit_replace`, ...), `1.1` (1.1.0
- * and later, commit 3ea751c0 included: bundles renamed `windowed`, `windowed_edit_*`).
+ * The SWE-agent versions whose tools print differently, each measured against SWE-agent's own
+ * tools in `test/conformance` except `1.0.0`, read from recordings: `0.7` (shell functions in
+ * `config/commands`, the repository at `/<owner>__<repo>`), `1.0.0` and `1.0.1` (bundles
+ * `defaults`, `edit_linting`, `edit_replace`, ...), `1.1.0` (bundles renamed `windowed`,
+ * `windowed_edit_*`) and `3ea751c0` (2025, the latest measured).
  */
 export const SWE_AGENT_VERSIONS = ['0.7', '1.0.0', '1.0.1', '1.1.0', '3ea751c0'] as const;
 export type SweAgentVersion = (typeof SWE_AGENT_VERSIONS)[number];
@@ -100,7 +101,8 @@ export function sweAgentVersionOf(recording: Pick<Trajectory, 'meta'>, override?
     const parsed = parseSweAgentVersion(formatVersion);
     return { ...parsed, reason: `the file says swe_agent_version ${formatVersion}` };
   }
-  if (pty === false && bundles.every((b) => BUNDLES_0_7.has(b))) {
+  // 1.0 always ran under a pty: its bundle names without pty line ends are a converted 0.7 run.
+  if (pty === false && bundles.some((b) => b === 'defaults' || b === 'edit_linting') && bundles.every((b) => BUNDLES_0_7.has(b))) {
     return {
       version: '0.7',
       reason: "its observations have no pseudo-terminal line ends (\\r\\n), which every SWE-agent 1.x recording has: a 0.7 run (or a 0.7 demonstration in 1.x's file format)",

@@ -64,3 +64,12 @@ describe('SWE-agent version as written', () => {
     assert.match(parseSweAgentVersion('0.6.1').fallback ?? '', /using 0\.7/);
   });
 });
+
+describe('SWE-agent version of recordings written elsewhere', () => {
+  test('a recording without pty line ends whose bundles prove nothing is not taken for 0.7', () => {
+    const verdict = sweAgentVersionOf({ meta: { pty: false, toolBundles: [] } });
+    assert.equal(verdict.version, '3ea751c0');
+    assert.match(verdict.fallback ?? '', /nothing tells the SWE-agent version/);
+    assert.equal(sweAgentVersionOf({ meta: { pty: false, toolBundles: ['tools/search', 'tools/submit'] } }).version, '3ea751c0');
+  });
+});

@@ -46,6 +46,8 @@ export function conformanceGroup(group: {
   tty: boolean;
   reference: (repoDir: string) => Promise<Reference>;
   session: AciSessionOptions;
+  /** Writes the repository both sides start from into the (empty) folder; default: a generated package. */
+  repository?: (dir: string) => unknown;
 }): void {
   describe(group.title, () => {
     const host = mkdtempSync(path.join(tmpdir(), 'swe-workbench-conformance-'));
@@ -56,7 +58,7 @@ export function conformanceGroup(group: {
 
     before(async () => {
       if (group.skip) return;
-      writeGeneratedRepo(host);
+      await (group.repository ?? writeGeneratedRepo)(host);
       [reference, sandbox] = await Promise.all([group.reference(host), startConformanceSandbox({ repoDir: host, repoPath: group.repoPath, tty: group.tty })]);
       const session = new AciSession(sandbox, group.session);
       for (const call of group.calls) {

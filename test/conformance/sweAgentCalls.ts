@@ -235,3 +235,32 @@ export const V07_CALLS: readonly string[] = WINDOWED_LINTING_CALLS.filter(
   // 0.7's create does not make folders: the shell's own error is not 0.7's wording to keep.
   (call) => call !== 'create pkg_new/sub/mod.py',
 ).map((call) => call.replaceAll('/testbed', '/tallyho__tallyho'));
+
+/** The viewer, the linted edit, search and str_replace_editor on the sample repository (`ledger`). */
+export const SAMPLE_REPO_CALLS: readonly string[] = [
+  'find_file "test_*.py"',
+  'search_dir Money',
+  'search_dir Decimal ledger',
+  'open ledger/journal.py',
+  'goto 150',
+  'scroll_down',
+  'scroll_up',
+  'search_file def',
+  'open ledger/money.py 14',
+  'edit 14:14\n        raise TypeError("unclosed"\nend_of_edit',
+  'edit 14:14\n        raise TypeError("use a string or Decimal, never a float")\nend_of_edit',
+  'edit 13:13\n    if isinstance(value, float) or value is Nothing:\nend_of_edit',
+  'str_replace_editor view /testbed/ledger/money.py --view_range 1 20',
+  'str_replace_editor view /testbed/ledger',
+  "str_replace_editor str_replace /testbed/ledger/money.py --old_str 'CENT = Decimal(\"0.01\")' --new_str 'CENT = Decimal(\"0.010\")'",
+  "str_replace_editor str_replace /testbed/ledger/money.py --old_str 'return' --new_str 'return '",
+  "str_replace_editor insert /testbed/ledger/errors.py --insert_line 3 --new_str '# errors of the ledger'",
+  'str_replace_editor view /testbed/ledger/errors.py',
+  'str_replace_editor create /testbed/ledger/fx.py --file_text "RATES = {}\n"',
+  'open ledger/fx.py',
+  'edit 1:1\nRATES = {"EUR": 1}\nend_of_edit',
+  'search_dir RATES',
+  'cd tests && ls',
+  'find_file "*.py"',
+  'cd /testbed',
+];

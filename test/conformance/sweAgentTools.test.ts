@@ -5,7 +5,8 @@
 import { describe } from 'node:test';
 import { needsShared } from '../helpers/sharedFolder';
 import { conformanceGroup } from './conformanceGroup';
-import { STR_REPLACE_EDITOR_CALLS, WINDOWED_LINTING_CALLS, WINDOWED_REPLACE_CALLS } from './sweAgentCalls';
+import { materializeSampleRepo } from '../helpers/sampleRepo';
+import { SAMPLE_REPO_CALLS, STR_REPLACE_EDITOR_CALLS, WINDOWED_LINTING_CALLS, WINDOWED_REPLACE_CALLS } from './sweAgentCalls';
 import { ORACLE_VERSIONS, SWE_AGENT_ORACLES, SweAgentReference, type SweAgentOracle } from './sweAgentReference';
 
 const skip = needsShared(SWE_AGENT_ORACLES);
@@ -16,6 +17,8 @@ interface Group {
   /** Bundle folders per version, in the agent config's order. */
   bundles: (oracle: SweAgentOracle) => string[];
   calls: readonly string[];
+  /** Default: a freshly generated package. */
+  repository?: (dir: string) => unknown;
 }
 
 const windowed = (oracle: SweAgentOracle) => (oracle === 'v1.0.1' ? 'defaults' : 'windowed');
@@ -31,6 +34,12 @@ const groups: Group[] = [
     calls: WINDOWED_REPLACE_CALLS,
   },
   { name: 'str_replace_editor', bundles: () => ['registry', 'edit_anthropic'], calls: STR_REPLACE_EDITOR_CALLS },
+  {
+    name: 'on the sample repository: viewer, linted edit, search, str_replace_editor',
+    bundles: (o) => ['registry', windowed(o), 'search', o === 'v1.0.1' ? 'edit_linting' : 'windowed_edit_linting', 'edit_anthropic'],
+    calls: SAMPLE_REPO_CALLS,
+    repository: (dir) => materializeSampleRepo(dir),
+  },
 ];
 
 for (const oracle of ['v1.0.1', 'v1.1.0', '3ea751c0'] as const) {
@@ -46,6 +55,7 @@ for (const oracle of ['v1.0.1', 'v1.1.0', '3ea751c0'] as const) {
         tty: true,
         reference: (repoDir) => SweAgentReference.start({ oracle, bundles, repoDir, repoPath: REPO_PATH, tty: true }),
         session: { bundles: bundles.map((b) => `tools/${b}`), config: { crlf: true, sweAgentVersion: ORACLE_VERSIONS[oracle] } },
+        ...(group.repository ? { repository: group.repository } : {}),
       });
     }
   });

@@ -12,7 +12,9 @@ import { reexecOnSupportedNode, reportingSetupErrors } from './setup-steps.mjs';
 await reportingSetupErrors(() => reexecOnSupportedNode());
 
 const root = new URL('..', import.meta.url).pathname;
-const all = ['unit', 'integration', 'vscode', 'e2e'];
+const all = ['unit', 'integration', 'conformance', 'vscode', 'e2e'];
+// Suites of node:test files under test/<suite>.
+const nodeSuites = new Set(['unit', 'integration', 'conformance']);
 const args = process.argv.slice(2);
 const suites = args.filter((a) => !a.startsWith('-'));
 const selected = suites.length > 0 ? suites : all;
@@ -40,7 +42,7 @@ const out = mkdtempSync(join(tmpdir(), 'swe-workbench-test-'));
 
 for (const suite of selected) {
   let counts;
-  if (suite === 'unit' || suite === 'integration') {
+  if (nodeSuites.has(suite)) {
     const files = [...testFiles(join(root, 'test', suite))].map((f) => relative(root, f));
     if (files.length === 0) continue;
     console.log(`\n# suite: ${suite} (${files.length} files)`);

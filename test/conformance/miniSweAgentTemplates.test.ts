@@ -12,9 +12,11 @@ import { promisify } from 'node:util';
 import { describe, test } from 'node:test';
 import { renderJinja } from '../../extension/core/scaffolds/jinja';
 import { MINI_DEFAULTS } from '../../extension/core/scaffolds/mini-swe-agent/defaults';
+import { needsShared } from '../helpers/sharedFolder';
 
 const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '../../../shared/oracles/mini-swe-agent');
+const oracles = needsShared('oracles');
+const ROOT = oracles.path('mini-swe-agent');
 const DRIVER = path.join(__dirname, 'miniJinjaDriver.py');
 
 async function python(args: string[], input?: unknown): Promise<unknown> {
@@ -54,7 +56,7 @@ function cases(): Record<string, unknown>[] {
   return list;
 }
 
-describe('mini-swe-agent templates: our renderer against Jinja2', { skip: existsSync(ROOT) ? undefined : `${ROOT} is not there (../shared/oracles is needed)` }, () => {
+describe('mini-swe-agent templates: our renderer against Jinja2', { skip: oracles.skip }, () => {
   test('every template of every config renders as Jinja2 renders it', async () => {
     const templates = (await python(['templates', ROOT])) as Record<string, Record<string, string>>;
     const all = Object.entries(templates).flatMap(([file, keys]) => Object.entries(keys).map(([key, template]) => ({ where: `${file} ${key}`, template })));

@@ -4,6 +4,7 @@ import { validateArguments, type ParsedAction } from '../parsing/commandSyntax';
 import { disposePyright } from './lspServer';
 import { toolSetFor } from './standardTools';
 import { currentPatch } from './submitTools';
+import { sweAgentDialect } from './sweAgentVersion';
 import { DEFAULT_ACI_CONFIG, type AciConfig, type AciState, type ToolContext, type ToolResult } from './toolDefinition';
 import type { ToolSet } from './toolRegistry';
 
@@ -62,7 +63,7 @@ export class AciSession {
     this.tools = options.tools ?? toolSetFor(options.bundles);
     this.config = { ...DEFAULT_ACI_CONFIG, ...options.config };
     this.present = options.present;
-    this.state = { openFile: null, firstLine: 0, workingDir: sandbox.repoPath, fileHistory: new Map(), submitStage: 0 };
+    this.state = { openFile: null, firstLine: 0, currentLine: 0, workingDir: sandbox.repoPath, fileHistory: new Map(), submitStage: 0 };
     if (this.tools.bundles.includes('diff_state')) this.diff = '';
   }
 
@@ -113,7 +114,7 @@ export class AciSession {
       this.diff = 'patch' in staged ? staged.patch.trim() : '';
     }
     return {
-      observation: this.present ? this.present(result) : result.submission === undefined ? this.asTerminalText(result.observation) : result.observation,
+      observation: this.present ? this.present(result) : result.submission === undefined ? this.asTerminalText(result.observation, tool.name === 'bash') : result.observation,
       exitCode: result.exitCode,
       state: this.stepState(),
       ...(result.submission !== undefined ? { submission: result.submission } : {}),
@@ -121,12 +122,16 @@ export class AciSession {
   }
 
   /**
-   * SWE-agent's runtime hands observations over without trailing whitespace (every recorded step
-   * shows it), with a pty's line ends when asked. Submissions are left to their tool.
+   * SWE-agent 1.x's runtime hands observations over without trailing whitespace (every recorded
+   * step shows it), with a pty's line ends when asked. 0.7 kept the output as printed: its
+   * commands end with a newline, a shell command's output is untouched. Submissions are left to
+   * their tool.
    */
-  private asTerminalText(observation: string): string {
-    const trimmed = observation.trimEnd();
-    return this.config.crlf ? trimmed.replace(/\r?\n/g, '\r\n') : trimmed;
+  private asTerminalText(observation: string, fromShell: boolean): string {
+    const text = sweAgentDialect(this.config.sweAgentVersion).trimsObservations
+      ? observation.trimEnd()
+      : fromShell || observation === '' ? observation : `${observation}\n`;
+    return this.config.crlf ? text.replace(/\r?\n/g, '\r\n') : text;
   }
 
   private formatError(message: string): AciStepResult {

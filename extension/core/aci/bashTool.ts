@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { shellQuote } from '../parsing/shellWords';
+import { sweAgentDialect } from './sweAgentVersion';
 import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
 
 /**
@@ -54,8 +55,9 @@ async function runBash(ctx: ToolContext, command: string): Promise<ToolResult> {
   const split = splitCwdMarker(result.output.replace(/\r\n/g, '\n'));
   if (split.cwd !== undefined) ctx.state.workingDir = split.cwd;
   else await refreshWorkingDir(ctx);
-  // Trailing whitespace goes before the limit applies, as SWE-agent's runtime strips first.
-  return { observation: clipObservation(split.output.trimEnd(), maxObservationChars, result.truncatedBytes), exitCode: result.exitCode };
+  // Trailing whitespace goes before the limit applies, as SWE-agent 1.x's runtime strips first (0.7 kept it).
+  const output = sweAgentDialect(ctx.config.sweAgentVersion).trimsObservations ? split.output.trimEnd() : split.output;
+  return { observation: clipObservation(output, maxObservationChars, result.truncatedBytes), exitCode: result.exitCode };
 }
 
 /** Asks the shell for its directory when the marker line was lost (output cut, shell replaced). */

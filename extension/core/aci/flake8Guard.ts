@@ -18,13 +18,30 @@ export interface Flake8Error {
 
 const ERROR_LINE = /^(.*?):(\d+):(\d+): (.*)$/;
 
-/** A shell snippet printing flake8's findings for `path` (nothing for a file that is not `.py`). */
+/**
+ * A shell snippet printing flake8's findings for `path` (nothing for a file that is not `.py`).
+ * flake8's output goes through a pipe, as SWE-agent captures it: on a terminal (a replay of a
+ * recording made under a pty) flake8 colours every finding, no line would parse, and the guard
+ * would let every broken edit through. Its stderr is dropped, as SWE-agent drops it.
+ */
 export function flake8Script(path: string): string {
-  return path.endsWith('.py') ? `${FLAKE8_COMMAND} ${shellQuote(path)} 2>/dev/null` : 'true';
+  if (!path.endsWith('.py')) return 'true';
+  return `if command -v flake8 >/dev/null 2>&1; then ${FLAKE8_COMMAND} ${shellQuote(path)} 2>/dev/null | cat; else echo ${FLAKE8_MISSING}; fi`;
 }
 
-/** flake8 output lines; anything else (a missing flake8's complaint) is not an error of the file. */
+/** Printed instead of findings when the image has no flake8. */
+const FLAKE8_MISSING = '@flake8-missing';
+
+/**
+ * flake8 output lines; anything else is not an error of the file. An image without flake8 is an
+ * error: SWE-agent's edit bundles install it, so its guard ran where ours could not.
+ */
 export function parseFlake8(output: string): Flake8Error[] {
+  if (output.split('\n').some((line) => line.trim() === FLAKE8_MISSING)) {
+    throw new Error(
+      "the sandbox image has no flake8, so the edit tools' lint guard cannot run (SWE-agent's edit bundles install it with `pip install flake8`); use an image with flake8 on PATH",
+    );
+  }
   return output.split('\n').flatMap((raw) => {
     const m = ERROR_LINE.exec(raw.trim());
     return m ? [{ file: m[1] as string, line: Number(m[2]), column: Number(m[3]), problem: m[4] as string }] : [];
@@ -37,7 +54,14 @@ const same = (a: Flake8Error, b: Flake8Error) => a.file === b.file && a.line ===
  * Errors after the edit that the edit introduced. `window` is the replaced lines (1-based,
  * inclusive) and `replacementLines` how many lines replaced them.
  */
-export function introducedErrors(before: Flake8Error[], after: Flake8Error[], window: [number, number], replacementLines: number): Flake8Error[] {
+export function introducedErrors(
+  before: Flake8Error[],
+  after: Flake8Error[],
+  window: [number, number],
+  replacementLines: number,
+  /** SWE-agent 1.x also drops errors above the edit; 0.7 does not. */
+  ignoreAbove = true,
+): Flake8Error[] {
   if (before.length === 0) return after;
   const added = replacementLines - (window[1] - window[0] + 1);
   const excused = before.flatMap((e) => {
@@ -45,7 +69,7 @@ export function introducedErrors(before: Flake8Error[], after: Flake8Error[], wi
     if (e.line <= window[1]) return [];
     return [{ ...e, line: e.line + added }];
   });
-  return after.filter((e) => !excused.some((x) => same(e, x)) && e.line >= window[0]);
+  return after.filter((e) => !excused.some((x) => same(e, x)) && (!ignoreAbove || e.line >= window[0]));
 }
 
 export function formatErrors(errors: Flake8Error[]): string {

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { LINT_REJECTION_INTRO, flake8Script, formatErrors, introducedErrors, lintRejection, parseFlake8 } from './flake8Guard';
 import { lookupScript, parseLookup, runTool, writeScript } from './sandboxFiles';
 import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
-import { NO_FILE_OPEN, checkedFile, showWindow } from './windowedTools';
-import { clampFirstLine, countLines, firstLineFor, renderWindow, replaceLines } from './windowedFile';
+import { edit07 } from './windowed07';
+import { NO_FILE_OPEN, centred, checkedFile, clampedFirstLine, firstLineShowing, showWindow } from './windowedTools';
+import { countLines, renderWindow, replaceLines } from './windowedFile';
 
 /** SWE-agent's `tools/windowed_edit_linting`: `edit <start>:<end>` + text + `end_of_edit`. */
 
@@ -45,11 +46,13 @@ const edit = defineTool({
   }),
   block: { argument: 'replacement_text', terminator: 'end_of_edit' },
   async run(ctx, { start_line, end_line, replacement_text }) {
+    if (centred(ctx)) return edit07(ctx, start_line, end_line, replacement_text);
+    if (ctx.state.openFile === null) return { observation: 'No file opened. Use the `open` command first.', exitCode: 1 };
     const file = await openFileWithLint(ctx);
     if ('observation' in file) return file;
     const replacement = replacement_text.endsWith('\n') ? replacement_text.slice(0, -1) : replacement_text;
     const window = ctx.config.window;
-    const firstLine = clampFirstLine(ctx.state.firstLine, countLines(file.text), window);
+    const firstLine = clampedFirstLine(ctx, ctx.state.firstLine, file.text);
     const edited = replaceLines(file.text, start_line - 1, end_line - 1, replacement);
     const after = parseFlake8(await writeAndLint(ctx, file.path, edited));
     const errors = introducedErrors(parseFlake8(file.lint), after, [start_line, end_line], countLines(replacement));
@@ -60,7 +63,7 @@ const edit = defineTool({
       const original = renderWindow(file.text, file.path, firstLine, window);
       return { observation: lintRejection(LINT_REJECTION_INTRO, `ERRORS:\n${formatErrors(errors)}\n\n`, applied, original), exitCode: 1 };
     }
-    const shown = showWindow(ctx, edited, file.path, firstLineFor(start_line - 1, countLines(edited), window));
+    const shown = showWindow(ctx, edited, file.path, firstLineShowing(ctx, start_line - 1, edited));
     return { observation: `${SUCCESS}\n${shown}`, exitCode: 0 };
   },
 });

@@ -6,7 +6,7 @@ import { NO_FILE_OPEN } from './windowedTools';
 
 /** SWE-agent's `tools/search`. Every message, success or not, exits 0 as the originals do. */
 
-/** More matching files (search_dir) or lines (search_file) than this asks the agent to narrow down. */
+/** More matching files than this makes search_dir ask the agent to narrow down. */
 const MAX_RESULTS = 100;
 
 const said = (observation: string): ToolResult => ({ observation, exitCode: 0 });
@@ -95,7 +95,8 @@ const searchFile = defineTool({
     const matches = lines.slice(1);
     const where = `"${search_term}" in ${path}`;
     if (matches.length === 0) return said(`No matches found for ${where}`);
-    if (matches.length > MAX_RESULTS) return said(`More than ${matches.length} lines matched for ${where}. Please narrow your search.`);
+    // SWE-agent's limit counts distinct file names in grep's `file:line:` output, always one here,
+    // so search_file lists every matching line however many there are (1.0.1 to 3ea751c0).
     return said([`Found ${matches.length} matches for ${where}:`, ...matches.map((m) => `Line ${m}`), `End of matches for ${where}`].join('\n'));
   },
 });

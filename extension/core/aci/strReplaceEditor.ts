@@ -6,7 +6,7 @@ import { countLines, splitLines } from './windowedFile';
 
 /**
  * `str_replace_editor` (`tools/edit_anthropic`, SWE-agent's default editor), with its exit
- * codes and messages. Its quirks are kept on purpose: tabs are expanded in the text it writes
+ * codes and messages. Its quirks are kept on purpose: `undo_edit` never finds a history, tabs are expanded in the text it writes
  * back, multi-line `old_str` duplicates are reported with an empty line list, and clipping
  * applies to the file text before the line numbers are added.
  */
@@ -98,12 +98,6 @@ async function write(ctx: ToolContext, path: string, text: string): Promise<void
   if (exitCode !== 0) throw new Error(`could not write ${path}: ${output.trim()}`);
 }
 
-function remember(ctx: ToolContext, path: string, text: string): void {
-  const history = ctx.state.fileHistory.get(path) ?? [];
-  history.push(text);
-  ctx.state.fileHistory.set(path, history);
-}
-
 async function viewDirectory(ctx: ToolContext, path: string, viewRange: number[] | undefined): Promise<ToolResult> {
   if (viewRange && viewRange.length > 0) return failed('The `view_range` parameter is not allowed when `path` points to a directory.', 10);
   const { output } = await runTool(ctx, `find ${shellQuote(path)} -maxdepth 2 -not -path '*/\\.*'`);
@@ -189,7 +183,6 @@ async function strReplace(ctx: ToolContext, path: string, original: string, oldS
   if (replacement === old) return failed(`No replacement was performed, old_str \`${old}\` is the same as new_str \`${replacement}\`.`, 161);
   const updated = content.split(old).join(replacement);
   await write(ctx, path, updated);
-  remember(ctx, path, content);
   const replacementLine = (content.split(old)[0] ?? '').split('\n').length - 1;
   const start = Math.max(1, replacementLine - SNIPPET_LINES);
   const end = Math.min(replacementLine + SNIPPET_LINES + replacement.split('\n').length - 1, countLines(updated));
@@ -209,18 +202,19 @@ async function insert(ctx: ToolContext, path: string, original: string, line: nu
   const updated = [...lines.slice(0, line), ...inserted, ...lines.slice(line)].join('\n');
   const snippet = [...lines.slice(Math.max(0, line - SNIPPET_LINES), line), ...inserted, ...lines.slice(line, line + SNIPPET_LINES)].join('\n');
   await write(ctx, path, updated);
-  remember(ctx, path, text);
   return done(
     `The file ${path} has been edited. ${catN(snippet, 'a snippet of the edited file', Math.max(1, line - SNIPPET_LINES + 1))}` +
       'Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary.',
   );
 }
 
-async function undo(ctx: ToolContext, path: string): Promise<ToolResult> {
-  const previous = ctx.state.fileHistory.get(path)?.pop();
-  if (previous === undefined) return failed(`No edit history found for ${path}.`, 18);
-  await write(ctx, path, previous);
-  return done(`Last edit to ${path} undone successfully. ${catN(previous, path)}`);
+/**
+ * SWE-agent's editor appends to a copy of its history that it never saves (its `_file_history`
+ * property hands out a fresh dict), so `undo_edit` finds nothing in every version measured
+ * (1.0.1, 1.1.0, 3ea751c0); recordings show the same. Replays must print what it printed.
+ */
+function undo(path: string): ToolResult {
+  return failed(`No edit history found for ${path}.`, 18);
 }
 
 async function run(ctx: ToolContext, args: Args): Promise<ToolResult> {
@@ -240,7 +234,6 @@ async function run(ctx: ToolContext, args: Args): Promise<ToolResult> {
       const { output } = await runTool(ctx, `[ -d ${shellQuote(parent)} ] && echo yes || echo no`);
       if (output.trim() !== 'yes') return failed(`The parent directory ${parent} does not exist. Please create it first.`, 21);
       await write(ctx, path, args.file_text);
-      remember(ctx, path, args.file_text);
       return done(`File created successfully at: ${path}`);
     }
     case 'str_replace':
@@ -251,7 +244,7 @@ async function run(ctx: ToolContext, args: Args): Promise<ToolResult> {
       if (args.new_str === undefined) return failed('Parameter `new_str` is required for command: insert', 4);
       return insert(ctx, path, text, args.insert_line, args.new_str);
     case 'undo_edit':
-      return undo(ctx, path);
+      return undo(path);
   }
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ToolSyntax } from '../parsing/commandSyntax';
 import type { Sandbox } from '../runtime/sandbox';
+import type { SweAgentVersion } from './sweAgentVersion';
 
 /** What a tool prints and its exit code, as the agent sees them. */
 export interface ToolResult {
@@ -16,8 +17,10 @@ export interface AciState {
   openFile: string | null;
   /** 0-based first line of the viewer's window. */
   firstLine: number;
+  /** SWE-agent 0.7's `CURRENT_LINE`: the 1-based line its window is centred on. */
+  currentLine: number;
   workingDir: string;
-  /** str_replace_editor's per-file history, newest last. */
+  /** Earlier contents of each file an editor with an undo history changed (OpenHands' `undo_edit`; SWE-agent's never undoes). */
   fileHistory: Map<string, string[]>;
   /** Review messages `review_on_submit_m` has shown so far. */
   submitStage: number;
@@ -38,6 +41,8 @@ export interface AciConfig {
   submitReviewMessages?: string[];
   /** End observation lines with `\r\n`, as SWE-agent 1.x recordings (made under a pty) show them. */
   crlf?: boolean;
+  /** The SWE-agent version whose tools' output to reproduce (`sweAgentVersionOf`); default: the latest. */
+  sweAgentVersion?: SweAgentVersion;
   /** str_replace_editor shows long Python files with function bodies elided (SWE-agent's USE_FILEMAP). */
   useFilemap?: boolean;
 }

@@ -19,19 +19,22 @@ export function countLines(text: string): number {
   return splitLines(text).length;
 }
 
-/** `first_line` as SWE-agent's setter stores it: truncated toward zero, then clamped. */
-export function clampFirstLine(value: number, nLines: number, window: number): number {
-  return Math.max(0, Math.min(Math.trunc(value), nLines - window));
+/**
+ * `first_line` as SWE-agent's setter stores it: truncated toward zero, then clamped to
+ * `n_lines - window - endSlack` (`endSlack` 1 up to SWE-agent 1.1.0, see `SweAgentDialect`).
+ */
+export function clampFirstLine(value: number, nLines: number, window: number, endSlack = 0): number {
+  return Math.max(0, Math.min(Math.trunc(value), nLines - window - endSlack));
 }
 
 /** The first line that puts 0-based `line` about a sixth of a window down (`goto`, `open`). */
-export function firstLineFor(line: number, nLines: number, window: number): number {
-  return clampFirstLine(line - window / 6, nLines, window);
+export function firstLineFor(line: number, nLines: number, window: number, endSlack = 0): number {
+  return clampFirstLine(line - window / 6, nLines, window, endSlack);
 }
 
 /** The first line after scrolling by a window (`scroll_down` > 0, `scroll_up` < 0). */
-export function scrolledFirstLine(firstLine: number, direction: 1 | -1, nLines: number, window: number, overlap: number): number {
-  return clampFirstLine(firstLine + direction * (window - overlap), nLines, window);
+export function scrolledFirstLine(firstLine: number, direction: 1 | -1, nLines: number, window: number, overlap: number, endSlack = 0): number {
+  return clampFirstLine(firstLine + direction * (window - overlap), nLines, window, endSlack);
 }
 
 /** `[File: ...]`, `(K more lines above)`, numbered lines, `(M more lines below)`. */

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { LINT_REJECTION_INTRO, formatErrors, introducedErrors, lintRejection, parseFlake8 } from './flake8Guard';
 import { openFileWithLint, restore, writeAndLint } from './lintedEditTool';
 import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
-import { clampFirstLine, countLines, firstLineFor, renderWindow, replaceLines } from './windowedFile';
-import { showWindow } from './windowedTools';
+import { sweAgentDialect } from './sweAgentVersion';
+import { countLines, renderWindow, replaceLines } from './windowedFile';
+import { clampedFirstLine, firstLineShowing, showWindow } from './windowedTools';
 
 /**
  * SWE-agent's `tools/windowed_edit_replace` (`edit <search> <replace> [<replace-all>]` within the
@@ -12,9 +13,23 @@ import { showWindow } from './windowedTools';
  * refused edit that its agent loop removes; here it is never printed.
  */
 
-/** The wording of SWE-agent 1.0 recordings (later versions list numbered review points). */
-const GUIDANCE = `Please review the changes and make sure they are correct
-(correct indentation, no duplicate lines, etc). Edit the file again if necessary.`;
+/** The review request after an applied edit, as the session's SWE-agent version words it. */
+function guidance(ctx: ToolContext): string {
+  return sweAgentDialect(ctx.config.sweAgentVersion).replaceWording === 'two-line'
+    ? 'Please review the changes and make sure they are correct\n(correct indentation, no duplicate lines, etc). Edit the file again if necessary.'
+    : 'Please review the changes and make sure they are correct:\n\n1. The edited file is correctly indented\n2. The edited file does not contain duplicate lines\n3. The edit does not break existing functionality\n\nEdit the file again if necessary.';
+}
+
+/** The "ERRORS:" block of a refused edit: early 1.0 recordings have no blank line after the errors. */
+function errorsBlock(ctx: ToolContext, errors: string): string {
+  return sweAgentDialect(ctx.config.sweAgentVersion).replaceWording === 'two-line' ? `ERRORS:\n\n${errors}\n` : `ERRORS:\n\n${errors}\n\n`;
+}
+
+/** Python's `str.count`: non-overlapping occurrences; the empty string occurs `len + 1` times. */
+function pythonCount(text: string, part: string): number {
+  if (part === '') return text.length + 1;
+  return text.split(part).length - 1;
+}
 
 /** Python's `repr()` of a string, as the messages quote the search text. */
 export function pythonRepr(text: string): string {
@@ -60,8 +75,8 @@ async function applyChange(
   success: (window: string) => string,
 ): Promise<ToolResult> {
   const window = ctx.config.window;
-  const originalFirst = clampFirstLine(ctx.state.firstLine, countLines(file.text), window);
-  const newFirst = change.gotoLine === undefined ? originalFirst : firstLineFor(change.gotoLine, countLines(change.text), window);
+  const originalFirst = clampedFirstLine(ctx, ctx.state.firstLine, file.text);
+  const newFirst = change.gotoLine === undefined ? originalFirst : firstLineShowing(ctx, change.gotoLine, change.text);
   const after = parseFlake8(await writeAndLint(ctx, file.path, change.text));
   const errors = change.excusePrevious ? introducedErrors(parseFlake8(file.lint), after, change.window, change.replacementLines) : after;
   if (errors.length > 0) {
@@ -69,17 +84,17 @@ async function applyChange(
     ctx.state.firstLine = originalFirst;
     const applied = renderWindow(change.text, file.path, newFirst, window);
     const original = renderWindow(file.text, file.path, originalFirst, window);
-    return { observation: lintRejection(intro, `ERRORS:\n\n${formatErrors(errors)}\n`, applied, original), exitCode: 4 };
+    return { observation: lintRejection(intro, errorsBlock(ctx, formatErrors(errors)), applied, original), exitCode: 4 };
   }
   return { observation: success(showWindow(ctx, change.text, file.path, newFirst)), exitCode: 0 };
 }
 
 function replaceInWindow(ctx: ToolContext, text: string, search: string, replace: string): Change | ToolResult {
   const nLines = countLines(text);
-  const start = clampFirstLine(ctx.state.firstLine, nLines, ctx.config.window);
+  const start = clampedFirstLine(ctx, ctx.state.firstLine, text);
   const end = Math.min(start + ctx.config.window - 1, nLines - 1);
   const windowText = text.split('\n').slice(start, end + 1).join('\n');
-  const count = windowText.split(search).length - 1;
+  const count = pythonCount(windowText, search);
   if (count > 1) {
     return {
       observation: `Your edit was not applied (file not modified): Found more than one occurrence of ${pythonRepr(search)} in the currently displayed lines.\nPlease make your search string more specific (for example, by including more lines of context).`,
@@ -125,7 +140,6 @@ const edit = defineTool({
     if (ctx.state.openFile === null) return { observation: 'No file opened. Either `open` or `create` a file first.', exitCode: 1 };
     const file = await openFileWithLint(ctx);
     if ('observation' in file) return file;
-    if (search === '') return { observation: 'Search text must not be empty. Use insert to add new text.', exitCode: 2 };
     if (search === replace) {
       return { observation: 'Your search and replace strings are the same. No changes were made. Please modify your search or replace strings.', exitCode: 2 };
     }
@@ -133,7 +147,7 @@ const edit = defineTool({
     if (args['replace-all'] === undefined) {
       const change = replaceInWindow(ctx, file.text, search, replace);
       if ('observation' in change) return change;
-      return applyChange(ctx, file, change, LINT_REJECTION_INTRO, (shown) => `Text replaced. ${GUIDANCE}\n${shown}`);
+      return applyChange(ctx, file, change, LINT_REJECTION_INTRO, (shown) => `Text replaced. ${guidance(ctx)}\n${shown}`);
     }
     const lines = occurrenceLines(file.text, search);
     if (lines.length === 0) return notFound(file.text, search);
@@ -144,7 +158,7 @@ const edit = defineTool({
       replacementLines: 0,
       excusePrevious: false,
     };
-    return applyChange(ctx, file, change, LINT_REJECTION_INTRO, (shown) => `Replaced ${lines.length} occurrences. ${GUIDANCE}\n${shown}`);
+    return applyChange(ctx, file, change, LINT_REJECTION_INTRO, (shown) => `Replaced ${lines.length} occurrences. ${guidance(ctx)}\n${shown}`);
   },
 });
 
@@ -179,7 +193,8 @@ const insert = defineTool({
     const file = await openFileWithLint(ctx);
     if ('observation' in file) return file;
     if (text === '') return { observation: showWindow(ctx, file.text, file.path, ctx.state.firstLine), exitCode: 0 };
-    const result = inserted(file.text, text, line);
+    // 1.0.1 and 1.1.0 insert at `line - 1` (the text becomes line `line`); later versions after line `line`.
+    const result = inserted(file.text, text, line === undefined ? undefined : line - sweAgentDialect(ctx.config.sweAgentVersion).insertLineShift);
     const change: Change = { text: result.text, gotoLine: result.at, window: [result.at, result.at], replacementLines: result.added, excusePrevious: true };
     return applyChange(ctx, file, change, 'Your proposed edit has introduced new syntax error(s).\nPlease read this error message carefully and then retry editing the file.', (shown) => shown);
   },
@@ -197,7 +212,7 @@ const rewrite = defineTool({
     const file = await openFileWithLint(ctx);
     if ('observation' in file) return file;
     const nLines = countLines(file.text);
-    const start = clampFirstLine(ctx.state.firstLine, nLines, ctx.config.window);
+    const start = clampedFirstLine(ctx, ctx.state.firstLine, file.text);
     const end = Math.min(start + ctx.config.window - 1, nLines - 1);
     const change: Change = {
       text: replaceLines(file.text, start, end, replace),

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { lookupFile, lookupScript, parseLookup, pathAsGiven, runTool, type FileLookup } from './sandboxFiles';
 import { shellQuote } from '../parsing/shellWords';
+import { sweAgentDialect } from './sweAgentVersion';
+import { create07, goto07, open07, scroll07 } from './windowed07';
 import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
 import { clampFirstLine, countLines, firstLineFor, renderWindow, scrolledFirstLine } from './windowedFile';
 
@@ -28,9 +30,29 @@ export function checkedFile(file: FileLookup, given: string): { path: string; te
   return file;
 }
 
+/** SWE-agent 0.7's centred window (`windowed07.ts`) instead of 1.x's first line. */
+export function centred(ctx: ToolContext): boolean {
+  return sweAgentDialect(ctx.config.sweAgentVersion).centredWindow;
+}
+
+/** How far short of the file's end the window stops, in the session's SWE-agent version. */
+export function windowEndSlack(ctx: ToolContext): 0 | 1 {
+  return sweAgentDialect(ctx.config.sweAgentVersion).windowEndSlack;
+}
+
+/** The window's first line clamped to `text` as the session's version clamps it. */
+export function clampedFirstLine(ctx: ToolContext, firstLine: number, text: string): number {
+  return clampFirstLine(firstLine, countLines(text), ctx.config.window, windowEndSlack(ctx));
+}
+
+/** The first line that puts 0-based `line` of `text` about a sixth of a window down. */
+export function firstLineShowing(ctx: ToolContext, line: number, text: string): number {
+  return firstLineFor(line, countLines(text), ctx.config.window, windowEndSlack(ctx));
+}
+
 /** Moves the window to `firstLine` (clamped) and renders it under the given header path. */
 export function showWindow(ctx: ToolContext, text: string, displayPath: string, firstLine: number): string {
-  ctx.state.firstLine = clampFirstLine(firstLine, countLines(text), ctx.config.window);
+  ctx.state.firstLine = clampedFirstLine(ctx, firstLine, text);
   return renderWindow(text, displayPath, ctx.state.firstLine, ctx.config.window);
 }
 
@@ -49,21 +71,25 @@ const open = defineTool({
       .describe('the line number to move the window to (if not provided, the window will start at the top of the file)'),
   }),
   async run(ctx, { path, line_number }) {
+    if (centred(ctx)) return open07(ctx, path, line_number === undefined ? undefined : String(line_number));
     const file = checkedFile(await lookupFile(ctx, path), path);
     if ('observation' in file) return file;
     ctx.state.openFile = file.path;
     const nLines = countLines(file.text);
     const warnings: string[] = [];
-    let line = line_number ?? 1;
-    if (line > nLines) {
+    // Without a line, SWE-agent goes to the line before the window's current first line (kept
+    // across files, clamped to this one): a file opened after scrolling far down another one
+    // opens well below its top.
+    let line = line_number ?? clampedFirstLine(ctx, ctx.state.firstLine, file.text);
+    if (line_number !== undefined && line > nLines) {
       warnings.push(`Warning: <line_number> (${line}) is greater than the number of lines in the file (${nLines})`, `Warning: Setting <line_number> to ${nLines}`);
       line = nLines;
-    } else if (line < 1) {
+    } else if (line_number !== undefined && line < 1) {
       warnings.push(`Warning: <line_number> (${line}) is less than 1`, 'Warning: Setting <line_number> to 1');
       line = 1;
     }
     // The header shows the path as the agent wrote it; later commands show the resolved one.
-    const window = showWindow(ctx, file.text, pathAsGiven(path), firstLineFor(line - 1, nLines, ctx.config.window));
+    const window = showWindow(ctx, file.text, pathAsGiven(path), firstLineShowing(ctx, line - 1, file.text));
     return ok([...warnings, window].join('\n'));
   },
 });
@@ -75,11 +101,12 @@ const goto = defineTool({
   signature: 'goto <line_number>',
   parameters: z.object({ line_number: z.number().int().describe('the line number to move the window to') }),
   async run(ctx, { line_number }) {
+    if (centred(ctx)) return goto07(ctx, line_number);
     const file = await loadOpenFile(ctx);
     if ('observation' in file) return file;
     const nLines = countLines(file.text);
     if (line_number > nLines) return fail(`Error: <line> must be less than or equal to ${nLines}`);
-    return ok(showWindow(ctx, file.text, file.path, firstLineFor(line_number - 1, nLines, ctx.config.window)));
+    return ok(showWindow(ctx, file.text, file.path, firstLineShowing(ctx, line_number - 1, file.text)));
   },
 });
 
@@ -92,11 +119,12 @@ function scrollTool(name: 'scroll_up' | 'scroll_down', direction: 1 | -1) {
     signature: name,
     parameters: z.object({}),
     async run(ctx) {
+      if (centred(ctx)) return scroll07(ctx, direction);
       const file = await loadOpenFile(ctx);
       if ('observation' in file) return file;
       const nLines = countLines(file.text);
-      const current = clampFirstLine(ctx.state.firstLine, nLines, ctx.config.window);
-      return ok(showWindow(ctx, file.text, file.path, scrolledFirstLine(current, direction, nLines, ctx.config.window, ctx.config.overlap)));
+      const current = clampedFirstLine(ctx, ctx.state.firstLine, file.text);
+      return ok(showWindow(ctx, file.text, file.path, scrolledFirstLine(current, direction, nLines, ctx.config.window, ctx.config.overlap, windowEndSlack(ctx))));
     },
   });
 }
@@ -108,10 +136,12 @@ const create = defineTool({
   signature: 'create <filename>',
   parameters: z.object({ filename: z.string().describe('the name of the file to create') }),
   async run(ctx, { filename }) {
+    if (centred(ctx)) return create07(ctx, filename);
     const p = shellQuote(filename);
     const { output } = await runTool(
       ctx,
-      `if [ -e ${p} ]; then echo @exists; else mkdir -p -- "$(dirname -- ${p})" && printf '\\n' > ${p} && { ${lookupScript(filename)}; }; fi`,
+      // SWE-agent 1.0 writes a newline into the new file; 1.1 and later leave it empty.
+      `if [ -e ${p} ]; then echo @exists; else mkdir -p -- "$(dirname -- ${p})" && printf '${sweAgentDialect(ctx.config.sweAgentVersion).createWritesNewline ? '\\n' : ''}' > ${p} && { ${lookupScript(filename)}; }; fi`,
     );
     const lines = output.split('\n');
     if (lines[0] === '@exists') return fail(`Warning: File '${pathAsGiven(filename)}' already exists.`);

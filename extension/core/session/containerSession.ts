@@ -2,6 +2,7 @@ import { AciSession } from '../aci/aciSession';
 import { pyrightMounts } from '../aci/lspServer';
 import { LSP_BUNDLE } from '../aci/lspTools';
 import { aciConfigForRecording } from '../scaffolds/swe-agent/recordingConfig';
+import { sweAgentVersionOf, type SweAgentVersionVerdict } from '../aci/sweAgentVersion';
 import { toolSetFor } from '../aci/standardTools';
 import type { AciConfig } from '../aci/toolDefinition';
 import type { ToolSet } from '../aci/toolRegistry';
@@ -80,15 +81,19 @@ export type ReplaySettings = {
   baseCommit?: string;
   /** The tools' settings as the recording had them (`aciConfigForRecording`). */
   config?: Partial<AciConfig>;
+  /** For a SWE-agent recording: the version whose tools replay it, and why (shown to the user). */
+  sweAgentVersion?: SweAgentVersionVerdict;
 };
 
-/** How a recording ran, so its replay runs the same way. */
-export function replaySettings(recording: Trajectory): ReplaySettings {
+/** How a recording ran, so its replay runs the same way; `sweAgentVersion` overrides the detected one. */
+export function replaySettings(recording: Trajectory, sweAgentVersion?: string): ReplaySettings {
+  const detected = recording.format === 'swe-agent' || sweAgentVersion !== undefined;
   return {
+    ...(detected ? { sweAgentVersion: sweAgentVersionOf(recording, sweAgentVersion) } : {}),
     ...(recording.meta.toolBundles ? { bundles: recording.meta.toolBundles } : {}),
     tty: recording.meta.pty ?? false,
     ...(recording.task.repoPath ? { repoPath: recording.task.repoPath } : {}),
     ...(recording.task.baseCommit ? { baseCommit: recording.task.baseCommit } : {}),
-    config: aciConfigForRecording(recording),
+    config: aciConfigForRecording(recording, sweAgentVersion),
   };
 }

@@ -125,17 +125,18 @@ export function planSession(request: LaunchRequest): SessionPlan {
   const { mode } = request;
   const recording = request.recording?.trajectory;
   if (mode !== 'live' && !request.recording) throw new InputError(undefined, undefined, `a ${mode} needs a recording`);
-  let settings: ReturnType<typeof replaySettings> | undefined;
-  try {
-    settings = recording && replaySettings(recording);
-  } catch (error) {
-    throw new InputError(request.recording?.ref, undefined, errorText(error));
-  }
+
   if (request.at !== undefined && recording && (!Number.isInteger(request.at) || request.at < 0 || request.at > recording.steps.length)) {
     throw new InputError(request.recording?.ref, undefined, `cannot ${mode === 'fork' ? 'fork at' : 'replay until'} step ${request.at}: the recording has ${recording.steps.length} steps (0..${recording.steps.length})`);
   }
   const { scaffold, choice } = scaffoldFor(request, recording);
   const tools = scaffold.tools;
+  let settings: ReturnType<typeof replaySettings> | undefined;
+  try {
+    settings = recording && replaySettings(recording, scaffold.name === 'swe-agent' ? scaffold.version : undefined);
+  } catch (error) {
+    throw new InputError(request.recording?.ref, undefined, errorText(error));
+  }
   const repoPath = request.repoPath ?? settings?.repoPath ?? '/repo';
   const baseCommit = request.baseCommit ?? settings?.baseCommit;
   const task: Task = { ...recording?.task, ...defined(request.task ?? {}), image: request.image, repoPath, ...(baseCommit ? { baseCommit } : {}) };

@@ -88,6 +88,8 @@ export function toSweAgentTraj(t: Trajectory): string {
     })),
     history: historyOf(t),
     info: {
+      // Which SWE-agent printed the observations, so a replay of the exported file uses its tools.
+      ...(t.format === 'swe-agent' && t.meta.formatVersion ? { swe_agent_version: t.meta.formatVersion } : {}),
       exit_status: t.outcome.exitStatus ?? null,
       submission: t.outcome.submission ?? null,
       model_stats: {

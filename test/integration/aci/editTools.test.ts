@@ -98,7 +98,7 @@ DO NOT re-run the same failed edit command. Running it again will lead to the sa
     const fresh = await startAciOnSampleRepo({ bundles: ['windowed', 'windowed_edit_linting'] });
     try {
       const r = await fresh.session.runCommand('edit 1:1\nx\nend_of_edit');
-      assert.deepEqual([r.observation, r.exitCode], ['No file open. Use the open command first.', 1]);
+      assert.deepEqual([r.observation, r.exitCode], ['No file opened. Use the `open` command first.', 1]);
     } finally {
       await fresh.dispose();
     }
@@ -165,7 +165,7 @@ describe('str_replace_editor (tools/edit_anthropic)', () => {
     );
   });
 
-  test('insert after a line, then undo_edit twice, then nothing left to undo', async () => {
+  test('insert after a line; undo_edit finds no history, as in SWE-agent (its history is never saved)', async () => {
     const errors = fixture('ledger/errors.py').split('\n');
     const r = await edit({ command: 'insert', path: '/repo/ledger/errors.py', insert_line: 6, new_str: '# inserted' });
     const snippet = [...errors.slice(2, 6), '# inserted', ...errors.slice(6, 10)];
@@ -174,10 +174,9 @@ describe('str_replace_editor (tools/edit_anthropic)', () => {
       `The file /repo/ledger/errors.py has been edited. ${catN('a snippet of the edited file', snippet, 3)}Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary.`,
     );
     assert.equal((await aci.sandbox.exec('sed -n 7p ledger/errors.py')).output, '# inserted\n');
-    const undone = await edit({ command: 'undo_edit', path: '/repo/ledger/errors.py' });
-    assert.equal(undone.observation, `Last edit to /repo/ledger/errors.py undone successfully. ${catN('/repo/ledger/errors.py', errors)}`.trimEnd());
     const nothing = await edit({ command: 'undo_edit', path: '/repo/ledger/errors.py' });
     assert.deepEqual([nothing.observation, nothing.exitCode], ['No edit history found for /repo/ledger/errors.py.', 18]);
+    assert.equal((await aci.sandbox.exec('sed -n 7p ledger/errors.py')).output, '# inserted\n', 'the insert stays');
   });
 
   test('create: a new file, an existing file, a missing folder', async () => {
@@ -218,7 +217,9 @@ describe('str_replace_editor (tools/edit_anthropic)', () => {
     await aci.session.runCommand('cd /repo && rm -f ledger/fx.py && printf "x = 1\\n" > notes.py');
     const r = await aci.session.runCommand('submit');
     assert.equal(r.exitCode, 0);
-    assert.ok(r.submission?.startsWith('diff --git a/ledger/money.py b/ledger/money.py\n'), r.submission);
+    // ledger/errors.py keeps the insert of an earlier test (undo_edit undoes nothing, as in SWE-agent).
+    assert.ok(r.submission?.startsWith('diff --git a/ledger/errors.py b/ledger/errors.py\n'), r.submission);
+    assert.ok(r.submission?.includes('+# inserted\n'));
     assert.equal(r.observation, `\n${r.submission}`);
     assert.ok(r.submission?.includes('+    """An amount and its currency."""\n'));
     assert.ok(r.submission?.includes('diff --git a/notes.py b/notes.py\nnew file mode 100644\n'));

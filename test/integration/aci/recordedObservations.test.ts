@@ -9,6 +9,9 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { z } from 'zod';
 import { AciSession } from '../../../extension/core/aci/aciSession';
+import { toolSetFor } from '../../../extension/core/aci/standardTools';
+import { replaySettings } from '../../../extension/core/session/containerSession';
+import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Sandbox } from '../../../extension/core/runtime/sandbox';
 import { startTestSandbox } from '../../helpers/aciSandbox';
 import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
@@ -123,7 +126,8 @@ describe('marshmallow-1867 function-calling run (tools/edit_replace): create, in
     gitRepo(host);
     sandbox = await startTestSandbox(host, '/testbed');
     const { replay_config: config } = ReplayConfigSchema.parse(JSON.parse(readFileSync(traj, 'utf8')));
-    session = new AciSession(sandbox, { bundles: config.agent.tools.bundles.map((b) => b.path), config: { crlf: true } });
+    // An early 1.0 recording (1.0 bundle names, no swe_agent_version), as sweAgentVersionOf reads it.
+    session = new AciSession(sandbox, { bundles: config.agent.tools.bundles.map((b) => b.path), config: { crlf: true, sweAgentVersion: '1.0.0' } });
   });
   thirdPartyFiles.after(async () => {
     await sandbox?.dispose();
@@ -258,5 +262,56 @@ describe('SWE-agent 1.0.1 filemap view of a long Python file (USE_FILEMAP)', () 
 
   thirdPartyFiles.test('the abbreviated view matches the recording byte for byte', async () => {
     assert.equal((await session.runCommand(view.action)).observation, view.observation);
+  });
+});
+
+describe('a SWE-agent 0.7 demonstration (marshmallow-1867.windowed.traj): create, edit, find_file, open and edit as 0.7 printed them', () => {
+  const traj = path.join(thirdParty, 'marshmallow-1867.windowed.traj');
+  const steps = recordedSteps('marshmallow-1867.windowed.traj');
+  const host = mkdtempSync(path.join(tmpdir(), 'swe-workbench-recorded-'));
+  let sandbox: Sandbox;
+  let session: AciSession;
+
+  /** fields.py from the two windows the run shows (lines 1425-1558), inside a class docstring above and comments below. */
+  function rebuiltFields(): string {
+    const known = new Map<number, string>();
+    const lines = (observation: string) => [...windowLines(observation.replace(/\n/g, '\r\n'))];
+    for (const [n, text] of lines(steps[7]!.observation)) known.set(n, text);
+    for (const [n, text] of lines(steps[5]!.observation)) known.set(n, text);
+    const filler = (n: number) => (n === 1 ? 'class TimeDelta:' : n === 2 ? '    """' : n < 1425 ? `    doc line ${n}` : `# line ${n}`);
+    return Array.from({ length: 1997 }, (_, i) => known.get(i + 1) ?? filler(i + 1)).join('\n') + '\n';
+  }
+
+  before(async () => {
+    mkdirSync(path.join(host, 'src/marshmallow'), { recursive: true });
+    writeFileSync(path.join(host, 'src/marshmallow/fields.py'), rebuiltFields());
+    gitRepo(host);
+    sandbox = await startTestSandbox(host, '/marshmallow-code__marshmallow');
+    // The recording's own settings: 0.7 (no pty line ends), its bundles, no terminal.
+    const { trajectory } = await loadTrajectory(traj);
+    const settings = replaySettings(trajectory);
+    assert.equal(settings.sweAgentVersion?.version, '0.7');
+    session = new AciSession(sandbox, { tools: toolSetFor(settings.bundles), ...(settings.config ? { config: settings.config } : {}) });
+  });
+  after(async () => {
+    await sandbox?.dispose();
+    rmSync(host, { recursive: true, force: true });
+  });
+
+  for (const index of [0, 1, 4, 5]) {
+    test(`step ${index}: ${JSON.stringify(steps[index]!.action.trim())} prints what 0.7 printed`, async () => {
+      assert.equal((await session.runCommand(steps[index]!.action)).observation, steps[index]!.observation);
+    });
+  }
+
+  test('step 6: the edit losing its indentation is refused and the file is left as it was (its wording predates 0.7.0)', async () => {
+    const r = await session.runCommand(steps[6]!.action);
+    assert.match(r.observation, /^Your proposed edit has introduced new syntax error\(s\)\. Please read this error message carefully/);
+    assert.match(r.observation, /\nERRORS:\n- E999 IndentationError: unexpected indent\n/);
+    assert.equal((await sandbox.exec('git status --porcelain')).output, '?? reproduce.py\n');
+  });
+
+  test('step 7: the corrected edit is applied and shown as 0.7 showed it', async () => {
+    assert.equal((await session.runCommand(steps[7]!.action)).observation, steps[7]!.observation);
   });
 });

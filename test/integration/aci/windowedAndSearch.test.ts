@@ -81,7 +81,8 @@ describe('windowed viewer and search (tools/windowed, tools/search)', () => {
     const existing = await run('create ledger/journal.py');
     assert.deepEqual([existing.observation, existing.exitCode], ["Warning: File 'ledger/journal.py' already exists.", 1]);
     const created = await run('create scratch/reproduce.py');
-    assert.deepEqual([created.observation, created.exitCode], ['[File: scratch/reproduce.py (1 lines total)]\n1:', 0]);
+    // SWE-agent 1.1 and later create an empty file (1.0 wrote a newline: `(1 lines total)`, `1:`).
+    assert.deepEqual([created.observation, created.exitCode], ['[File: scratch/reproduce.py (0 lines total)]', 0]);
     assert.equal(created.state.open_file, '/repo/scratch/reproduce.py');
   });
 

@@ -82,9 +82,15 @@ describe('parseCommand: SWE-agent command syntax', () => {
   test('unknown bundles are refused with the known ones listed; state-only bundles add nothing', () => {
     assert.throws(() => toolSetFor(['tools/web_browser']), /unknown tool bundle\(s\): web_browser \(known: .*windowed.*\)/);
     assert.deepEqual([...toolSetFor(['tools/registry', 'tools/search']).tools.keys()], ['bash', 'find_file', 'search_dir', 'search_file']);
-    assert.deepEqual(
-      [...toolSetFor(['/root/SWE-agent/tools/defaults/']).tools.keys()].sort(),
-      ['bash', 'create', 'edit', 'find_file', 'goto', 'open', 'scroll_down', 'scroll_up', 'search_dir', 'search_file', 'submit'],
-    );
+    assert.deepEqual([...toolSetFor(['/root/SWE-agent/tools/defaults/']).tools.keys()].sort(), ['bash', 'create', 'goto', 'open', 'scroll_down', 'scroll_up']);
+  });
+
+  test("SWE-agent 1.0's bundle names (and 0.7's, as converted demonstrations list them) select the renamed bundles", () => {
+    const old = toolSetFor(['tools/defaults', 'tools/search', 'tools/edit_linting', 'tools/submit']);
+    assert.equal(old.get('edit')?.bundle, 'windowed_edit_linting');
+    assert.equal(old.get('open')?.bundle, 'windowed');
+    assert.equal(toolSetFor(['tools/defaults', 'tools/edit_replace']).get('insert')?.bundle, 'windowed_edit_replace');
+    assert.equal(toolSetFor(['tools/defaults', 'tools/edit_rewrite']).get('edit')?.bundle, 'windowed_edit_rewrite');
+    assert.equal(toolSetFor(['tools/review_on_submit']).get('submit')?.bundle, 'review_on_submit_m');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { flake8Script, formatErrors, introducedErrors, parseFlake8 } from '../../../extension/core/aci/flake8Guard';
 
 const lint = (...lines: string[]) => parseFlake8(lines.join('\n'));
@@ -13,7 +14,11 @@ describe('flake8 guard', () => {
 
   test('runs only on Python files', () => {
     assert.equal(flake8Script('/r/notes.txt'), 'true');
-    assert.equal(flake8Script('/r/a b.py'), "flake8 --isolated --select=F821,F822,F831,E111,E112,E113,E999,E902 '/r/a b.py' 2>/dev/null");
+  });
+
+  test('an image without flake8 is an error naming the cause, not a guard that lets every edit through', () => {
+    const output = execFileSync('/bin/bash', ['-c', `PATH=/nonexistent; ${flake8Script('/r/a b.py')}`], { encoding: 'utf8' });
+    assert.throws(() => parseFlake8(output), /no flake8.*pip install flake8/);
   });
 
   test('no errors before: every error after counts', () => {

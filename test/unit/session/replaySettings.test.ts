@@ -23,7 +23,8 @@ describe('the settings a SWE-agent recording is replayed with', () => {
       tty: true,
       repoPath: '/testbed',
       baseCommit: MARSHMALLOW_BASE,
-      config: { crlf: true, window: 100, overlap: 2, baseCommit: MARSHMALLOW_BASE },
+      config: { sweAgentVersion: '1.0.0', crlf: true, window: 100, overlap: 2, baseCommit: MARSHMALLOW_BASE },
+      sweAgentVersion: { version: '1.0.0', reason: 'bundle defaults was renamed after SWE-agent 1.0, and the file states no swe_agent_version (1.0.1 writes it)' },
     });
   });
 
@@ -31,14 +32,14 @@ describe('the settings a SWE-agent recording is replayed with', () => {
     const { settings } = await settingsOf('swe-agent/marshmallow-1867.windowed.traj');
     assert.equal(settings.tty, false);
     assert.equal(settings.repoPath, '/marshmallow-code__marshmallow');
-    assert.deepEqual(settings.config, { window: 100, overlap: 2, baseCommit: MARSHMALLOW_BASE });
+    assert.deepEqual(settings.config, { sweAgentVersion: '0.7', window: 100, overlap: 2, baseCommit: MARSHMALLOW_BASE });
   });
 
   thirdPartyFiles.test('a test-repo run cloned from GitHub: /SWE-agent__test-repo, registry and windowed_edit_replace bundles, base HEAD', async () => {
     const { settings } = await settingsOf('swe-agent/sweagenttestrepo-1c2844.traj');
     assert.equal(settings.repoPath, '/SWE-agent__test-repo');
     assert.deepEqual(settings.bundles, ['tools/registry', 'tools/windowed', 'tools/search', 'tools/windowed_edit_replace', 'tools/submit']);
-    assert.deepEqual(settings.config, { crlf: true, window: 100, overlap: 2, baseCommit: 'HEAD' });
+    assert.deepEqual(settings.config, { sweAgentVersion: '3ea751c0', crlf: true, window: 100, overlap: 2, baseCommit: 'HEAD' });
   });
 
   thirdPartyFiles.test('a SWE-smith run: USE_FILEMAP and the review message from registry_variables, which its first submit printed', async () => {

@@ -7,10 +7,9 @@ import { DEFAULT_BUNDLES, toolSetFor } from '../../aci/standardTools';
 import { DEFAULT_OBSERVATION_TEMPLATE } from '../../policy/context';
 import { parseReply, type Scaffold as ReplyFormatName } from '../../policy/scaffolds';
 import { DEFAULT_SYSTEM_PROMPT, instructionsFor } from './agentPrompts';
+import { LATEST_SWE_AGENT_VERSION, SWE_AGENT_VERSIONS, parseSweAgentVersion, sweAgentVersionOf } from '../../aci/sweAgentVersion';
 import type { Trajectory } from '../../trajectory/model';
 import type { Scaffold, ScaffoldFamily } from '../scaffold';
-
-export const SWE_AGENT_VERSIONS = ['0.7', '1.0', '1.1'] as const;
 
 /** How the recording's actions were written (SWE-agent's `parse_function` type). */
 export function replyFormatOf(parseFunction: string | undefined): ReplyFormatName {
@@ -28,7 +27,7 @@ export function createSweAgent(version: string, recording?: Trajectory, bundles?
     tools,
     replyFormat: format,
     tty: recording?.meta.pty ?? false,
-    config: recording ? aciConfigForRecording(recording) : {},
+    config: { ...(recording ? aciConfigForRecording(recording, version) : {}), sweAgentVersion: parseSweAgentVersion(version).version },
     parseReply: (reply) => parseReply(reply, format, tools),
     toolSpecs: () => (format === 'function_calling' ? tools.openAiToolSpecs() : undefined),
     context: { observationTemplate: DEFAULT_OBSERVATION_TEMPLATE },
@@ -36,33 +35,19 @@ export function createSweAgent(version: string, recording?: Trajectory, bundles?
   };
 }
 
-function versionOf(recording: Trajectory): { version: string; reason: string } {
-  const declared = recording.meta.formatVersion;
-  const bundles = (recording.meta.toolBundles ?? []).map((b) => b.replace(/\/+$/, '').split('/').pop() ?? b);
-  if (declared && /^\d/.test(declared)) {
-    const known = sweAgentFamily.matchVersion(declared);
-    if (known) return { version: known, reason: `the recording's SWE-agent version is ${declared}` };
-  }
-  if (bundles.some((b) => b === 'windowed' || b.startsWith('windowed_'))) return { version: '1.1', reason: `replay_config bundles include '${bundles.find((b) => b.startsWith('windowed'))}' (SWE-agent 1.1 and later)` };
-  if (bundles.includes('defaults')) return { version: '1.0', reason: "replay_config bundles include 'defaults' (SWE-agent 1.0)" };
-  if (bundles.length > 0) return { version: '1.1', reason: `replay_config bundles ${bundles.join(', ')}` };
-  return { version: '1.1', reason: 'a SWE-agent trajectory without replay_config bundles: the default tools of SWE-agent 1.1' };
-}
-
 export const sweAgentFamily: ScaffoldFamily = {
   name: 'swe-agent',
   versions: SWE_AGENT_VERSIONS,
   detect(recording) {
-    if (recording.meta.scaffold?.startsWith('swe-agent')) return { version: recording.meta.scaffold.split('@')[1] ?? '1.1', reason: `meta.scaffold is '${recording.meta.scaffold}'` };
-    if (recording.format === 'swe-agent') return versionOf(recording);
-    return undefined;
+    if (recording.meta.scaffold?.startsWith('swe-agent')) return { version: sweAgentFamily.matchVersion(recording.meta.scaffold.split('@')[1] ?? '') ?? LATEST_SWE_AGENT_VERSION, reason: `meta.scaffold is '${recording.meta.scaffold}'` };
+    if (recording.format !== 'swe-agent') return undefined;
+    // The version decides what the tools print (core/aci/sweAgentVersion): the file's own word, its bundles, its line ends.
+    const verdict = sweAgentVersionOf(recording);
+    return { version: verdict.version, reason: verdict.fallback ? `${verdict.reason}; ${verdict.fallback}` : verdict.reason };
   },
   matchVersion(version) {
-    const [major, minor] = version.replace(/^v/, '').split('.');
-    if (major === '0') return '0.7';
-    if (major === '1' && (minor === undefined || minor === '0')) return minor === undefined ? '1.1' : '1.0';
-    if (major === '1') return '1.1';
-    return undefined;
+    const parsed = parseSweAgentVersion(version);
+    return parsed.fallback?.startsWith('unknown') ? undefined : parsed.version;
   },
   create: (version, recording, bundles) => createSweAgent(version, recording, bundles),
 };

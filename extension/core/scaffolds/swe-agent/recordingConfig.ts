@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Trajectory } from '../../trajectory/model';
 import type { AciConfig } from '../../aci/toolDefinition';
+import { sweAgentVersionOf } from '../../aci/sweAgentVersion';
 
 const WholeNumber = z.preprocess(
   (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
@@ -34,18 +35,25 @@ function variable<T>(variables: Record<string, unknown> | undefined, where: stri
 /**
  * The tool settings a recording ran with, so that its replay prints what it printed: line ends
  * of a pseudo-terminal (SWE-agent 1.x), the viewer's WINDOW and OVERLAP, the editor's
- * USE_FILEMAP, the review messages of `review_on_submit_m`, and the base commit `submit` diffs
- * against. Settings the recording does not show are left to the defaults.
+ * USE_FILEMAP, the review messages of `review_on_submit_m`, the base commit `submit` diffs
+ * against, and the SWE-agent version whose tools printed it (`sweAgentVersionOf`; `sweAgentVersion`,
+ * e.g. from `--scaffold swe-agent@VERSION`, overrides it). Settings the recording does not show are
+ * left to the defaults.
  */
-export function aciConfigForRecording(recording: Trajectory): Partial<AciConfig> {
+export function aciConfigForRecording(recording: Trajectory, sweAgentVersion?: string): Partial<AciConfig> {
   const { meta, task } = recording;
+  // Only SWE-agent's own recordings say which SWE-agent printed them; others keep the latest tools.
+  const version = recording.format === 'swe-agent' || sweAgentVersion !== undefined ? sweAgentVersionOf(recording, sweAgentVersion).version : undefined;
   const env = meta.toolEnvVariables;
   const registry = meta.toolRegistryVariables;
   const window = variable(env, 'env_variables', 'WINDOW', WindowLines);
   const overlap = variable(env, 'env_variables', 'OVERLAP', WholeNumber);
   const useFilemap = variable(registry, 'registry_variables', 'USE_FILEMAP', Flag);
-  const submitReviewMessages = variable(registry, 'registry_variables', 'SUBMIT_REVIEW_MESSAGES', Messages);
+  // SWE-agent 1.0's review_on_submit shows one SUBMIT_REVIEW_MESSAGE; review_on_submit_m a list.
+  const submitReviewMessage = variable(registry, 'registry_variables', 'SUBMIT_REVIEW_MESSAGE', z.string({ error: 'expected a string' }));
+  const submitReviewMessages = variable(registry, 'registry_variables', 'SUBMIT_REVIEW_MESSAGES', Messages) ?? (submitReviewMessage === undefined ? undefined : [submitReviewMessage]);
   return {
+    ...(version !== undefined ? { sweAgentVersion: version } : {}),
     ...(meta.pty ? { crlf: true } : {}),
     ...(window !== undefined ? { window } : {}),
     ...(overlap !== undefined ? { overlap } : {}),

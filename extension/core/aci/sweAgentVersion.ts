@@ -1,0 +1,128 @@
+import { bundleName } from './toolRegistry';
+
+/**
+ * The SWE-agent versions whose tools print differently, each measured against SWE-agent's own
+ * tools in `test/conformance` except `1.0.0`, read from recordings: `0.7` (shell functions in
+ * `config/commands`, the repository at `/<owner>__<repo>`), `1.0.0` and `1.0.1` (bundles
+ * `defaults`, `edit_linting`, `edit_replace`, ...), `1.1.0` (bundles renamed `windowed`,
+ * `windowed_edit_*`) and `3ea751c0` (2025, the latest measured).
+ */
+export const SWE_AGENT_VERSIONS = ['0.7', '1.0.0', '1.0.1', '1.1.0', '3ea751c0'] as const;
+export type SweAgentVersion = (typeof SWE_AGENT_VERSIONS)[number];
+
+/** The version tools default to when nothing says otherwise: the latest measured. */
+export const LATEST_SWE_AGENT_VERSION: SweAgentVersion = '3ea751c0';
+
+/** How one version's tools print where versions differ. */
+export interface SweAgentDialect {
+  /**
+   * The window's first line stops at `n_lines - window - windowEndSlack`: up to 1.1.0 one line
+   * more (the window at the end of a file keeps a `(1 more lines below)`), 0 later.
+   */
+  windowEndSlack: 0 | 1;
+  /** `create` writes a newline (1.0: `(1 lines total)` and `1:`) or an empty file (1.1 and later: `(0 lines total)`). */
+  createWritesNewline: boolean;
+  /** `insert <text> <line>` inserts at 0-based index `line - insertLineShift` (1.0.1, 1.1.0: the text becomes line `line`). */
+  insertLineShift: 0 | 1;
+  /**
+   * `windowed_edit_replace`'s wording: `two-line` guidance and no blank line after the lint
+   * errors (early 1.0 recordings), or the numbered review points (1.0.1 and later).
+   */
+  replaceWording: 'two-line' | 'numbered';
+  /** The runtime strips trailing whitespace from observations (1.x); 0.7 kept its commands' final newline. */
+  trimsObservations: boolean;
+  /** 0.7's viewer: a window centred on `CURRENT_LINE`, shell functions' messages (`windowed07.ts`). */
+  centredWindow: boolean;
+}
+
+const DIALECTS: Record<SweAgentVersion, SweAgentDialect> = {
+  // 0.7 had no replace-style edit; its fields only matter for the tools it had.
+  '0.7': { windowEndSlack: 1, createWritesNewline: true, insertLineShift: 1, replaceWording: 'two-line', trimsObservations: false, centredWindow: true },
+  '1.0.0': { windowEndSlack: 1, createWritesNewline: true, insertLineShift: 1, replaceWording: 'two-line', trimsObservations: true, centredWindow: false },
+  '1.0.1': { windowEndSlack: 1, createWritesNewline: true, insertLineShift: 1, replaceWording: 'numbered', trimsObservations: true, centredWindow: false },
+  '1.1.0': { windowEndSlack: 1, createWritesNewline: false, insertLineShift: 1, replaceWording: 'numbered', trimsObservations: true, centredWindow: false },
+  '3ea751c0': { windowEndSlack: 0, createWritesNewline: false, insertLineShift: 0, replaceWording: 'numbered', trimsObservations: true, centredWindow: false },
+};
+
+export function sweAgentDialect(version: SweAgentVersion | undefined): SweAgentDialect {
+  return DIALECTS[version ?? LATEST_SWE_AGENT_VERSION];
+}
+
+export interface SweAgentVersionVerdict {
+  version: SweAgentVersion;
+  /** Why, in words shown to the user. */
+  reason: string;
+  /** Set when the recording (or the user) named a version we do not know: what we fall back to and why. */
+  fallback?: string;
+}
+
+/** Bundles that exist only under their 1.1 names. */
+const BUNDLES_1_1 = new Set(['windowed', 'windowed_edit_linting', 'windowed_edit_replace', 'windowed_edit_rewrite', 'multilingual_setup']);
+/** The 1.x names of 0.7's command files, as 0.7 demonstrations converted to 1.x's format list them. */
+const BUNDLES_0_7 = new Set(['defaults', 'edit_linting', 'search', 'submit']);
+/** Bundles that exist only under their 1.0 names (renamed in 1.1). */
+const BUNDLES_1_0 = new Set(['defaults', 'edit_linting', 'edit_replace', 'edit_rewrite']);
+
+/**
+ * A version as written (`1.0.1`, `v1.1.0`, `0.7.0`, `3ea751c0...`), mapped to the measured
+ * version whose tools it runs; other spellings fall back to the nearest measured one, and say so.
+ */
+export function parseSweAgentVersion(text: string): { version: SweAgentVersion; fallback?: string } {
+  const written = text.trim();
+  if (/^[0-9a-f]{7,40}$/i.test(written) && '3ea751c087f32b16e039a2233dd6eefecef325d5'.startsWith(written.toLowerCase())) return { version: '3ea751c0' };
+  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?$/.exec(written);
+  const known = `known: ${SWE_AGENT_VERSIONS.join(', ')}`;
+  if (!m) return { version: LATEST_SWE_AGENT_VERSION, fallback: `unknown SWE-agent version '${written}': using ${LATEST_SWE_AGENT_VERSION}, the latest measured (${known})` };
+  const [major, minor, patch] = [Number(m[1]), Number(m[2]), m[3] === undefined ? undefined : Number(m[3])];
+  const nearest = (version: SweAgentVersion) => ({ version, fallback: `SWE-agent ${written} was not measured: using ${version}, the nearest (${known})` });
+  if (major === 0) return minor === 7 ? { version: '0.7' } : nearest('0.7');
+  if (major === 1 && minor === 0) return patch === 0 ? { version: '1.0.0' } : patch === 1 ? { version: '1.0.1' } : nearest('1.0.1');
+  if (major === 1 && minor === 1) return patch === 0 ? { version: '1.1.0' } : nearest('1.1.0');
+  return nearest(LATEST_SWE_AGENT_VERSION);
+}
+
+/**
+ * Which SWE-agent version made a recording, and why we think so: the version the file states
+ * (`info.swe_agent_version`), else its tool bundles' names, else its line ends (0.7 ran
+ * commands without a terminal; every 1.x recording shows a pseudo-terminal's `\r\n`).
+ * `override` (`--scaffold swe-agent@VERSION`) wins.
+ */
+export function sweAgentVersionOf(recording: { meta: { formatVersion?: string | undefined; toolBundles?: readonly string[] | undefined; pty?: boolean | undefined } }, override?: string): SweAgentVersionVerdict {
+  if (override !== undefined) {
+    const parsed = parseSweAgentVersion(override);
+    return { ...parsed, reason: `asked for SWE-agent ${override}` };
+  }
+  const { formatVersion, toolBundles, pty } = recording.meta;
+  const bundles = (toolBundles ?? []).map(bundleName);
+  const commandFiles = (toolBundles ?? []).some((b) => /(^|\/)config\/commands\//.test(b));
+  if (commandFiles) return { version: '0.7', reason: 'its commands come from config/commands (SWE-agent 0.7)' };
+  if (formatVersion && /^v?\d+\.\d+/.test(formatVersion)) {
+    const parsed = parseSweAgentVersion(formatVersion);
+    return { ...parsed, reason: `the file says swe_agent_version ${formatVersion}` };
+  }
+  // 1.0 always ran under a pty: its bundle names without pty line ends are a converted 0.7 run.
+  if (pty === false && bundles.some((b) => b === 'defaults' || b === 'edit_linting') && bundles.every((b) => BUNDLES_0_7.has(b))) {
+    return {
+      version: '0.7',
+      reason: "its observations have no pseudo-terminal line ends (\\r\\n), which every SWE-agent 1.x recording has: a 0.7 run (or a 0.7 demonstration in 1.x's file format)",
+    };
+  }
+  const newNames = bundles.filter((b) => BUNDLES_1_1.has(b));
+  if (newNames.length > 0) {
+    return {
+      version: LATEST_SWE_AGENT_VERSION,
+      reason: `bundle ${newNames[0]} exists only in SWE-agent 1.1 and later, and the file states no version`,
+      fallback: `1.1.0 and later print differently (the window's end, insert's line): using ${LATEST_SWE_AGENT_VERSION}, the latest; --scaffold swe-agent@1.1.0 picks 1.1.0`,
+    };
+  }
+  const oldNames = bundles.filter((b) => BUNDLES_1_0.has(b));
+  if (oldNames.length > 0) {
+    // 1.0.1 writes info.swe_agent_version; recordings with 1.0's bundles and without it are earlier.
+    return { version: '1.0.0', reason: `bundle ${oldNames[0]} was renamed after SWE-agent 1.0, and the file states no swe_agent_version (1.0.1 writes it)` };
+  }
+  return {
+    version: LATEST_SWE_AGENT_VERSION,
+    reason: bundles.length > 0 ? `its bundles (${bundles.join(', ')}) print the same in 1.0 and 1.1` : 'the recording names no tool bundles',
+    fallback: `nothing tells the SWE-agent version: using ${LATEST_SWE_AGENT_VERSION}, the latest`,
+  };
+}

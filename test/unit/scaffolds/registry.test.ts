@@ -45,11 +45,12 @@ describe('--scaffold NAME@VERSION', () => {
     assert.deepEqual(parseScaffoldSpec('r2e-gym'), { name: 'r2e-gym', version: '69bc953', reason: '--scaffold r2e-gym' });
     assert.equal(parseScaffoldSpec('mini-swe-agent@1.17').version, '1.x');
     assert.equal(parseScaffoldSpec('swe-agent@0.7.0').version, '0.7');
-    assert.equal(parseScaffoldSpec('swe-agent@1.0.1').version, '1.0');
+    assert.equal(parseScaffoldSpec('swe-agent@1.0.1').version, '1.0.1');
+    assert.equal(parseScaffoldSpec('swe-agent@1.1').version, '1.1.0');
   });
 
   test('an unknown version falls back to the newest known one, and says which', () => {
-    assert.deepEqual(parseScaffoldSpec('swe-agent@7'), { name: 'swe-agent', version: '1.1', reason: '--scaffold swe-agent@7', fallback: 'swe-agent version 7 is not one we know (known: 0.7, 1.0, 1.1); using 1.1' });
+    assert.deepEqual(parseScaffoldSpec('swe-agent@7'), { name: 'swe-agent', version: '3ea751c0', reason: '--scaffold swe-agent@7', fallback: 'swe-agent version 7 is not one we know (known: 0.7, 1.0.0, 1.0.1, 1.1.0, 3ea751c0); using 3ea751c0' });
   });
 
   test('an unknown name is an error listing the choices', () => {

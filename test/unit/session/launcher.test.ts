@@ -19,9 +19,10 @@ const IMAGE = 'swe-workbench/base:bookworm';
 const work = mkdtempSync(path.join(tmpdir(), 'launcher-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-/** What a plan decides, with the tool set named by its bundles (two tool sets of the same bundles are equal). */
+/** What a plan decides, with the tool set named by its bundles and the scaffold by its name, version and settings (two of the same are equal). */
 function comparable(plan: SessionPlan) {
-  return { ...plan, tools: plan.tools.bundles, recording: plan.recording?.ref };
+  const { name, version, replyFormat, tty, config } = plan.scaffold;
+  return { ...plan, tools: plan.tools.bundles, scaffold: { name, version, replyFormat, tty, config }, recording: plan.recording?.ref };
 }
 
 /** The URI VS Code's pickers give for a file on disk: the launch reads only its path. */
@@ -42,7 +43,7 @@ describe('one launcher for the CLI and VS Code', () => {
     assert.deepEqual(comparable(fromVsCode), comparable(fromCli));
 
     assert.equal(fromCli.container.tty, true, 'the recording ran under a pseudo-terminal');
-    assert.deepEqual(fromCli.container.config, { crlf: true, window: 100, overlap: 2, baseCommit: trajectory.task.baseCommit });
+    assert.deepEqual(fromCli.container.config, { sweAgentVersion: '1.0.0', crlf: true, window: 100, overlap: 2, baseCommit: trajectory.task.baseCommit });
     assert.equal(fromCli.meta.pty, true);
     assert.deepEqual(fromCli.meta.toolEnvVariables, trajectory.meta.toolEnvVariables);
     assert.equal(fromCli.meta.toolEnvVariables?.WINDOW !== undefined, true);

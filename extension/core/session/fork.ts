@@ -1,14 +1,7 @@
 import { InputError } from '../errors';
 import type { ToolSet } from '../aci/toolRegistry';
-import type { Scaffold } from '../policy/scaffolds';
 import type { Trajectory, TrajectoryMeta } from '../trajectory/model';
 import { RecordingSource, type ActionSource } from './actionSources';
-import { replyFormatOf } from '../scaffolds/swe-agent';
-
-/** The reply format a recording's actions were written in (SWE-agent's `parse_function` type). */
-export function scaffoldOf(meta: TrajectoryMeta): Scaffold {
-  return replyFormatOf(meta.parseFunction);
-}
 
 /**
  * A fork at `at`: steps 0..at-1 replayed from the recording, then `live` takes over. The new

@@ -1,7 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { PersonSource, RecordingSource, typedAction } from '../../../extension/core/session/actionSources';
-import { forkOf, scaffoldOf } from '../../../extension/core/session/fork';
+import { forkOf } from '../../../extension/core/session/fork';
+import { replyFormatOf } from '../../../extension/core/scaffolds/swe-agent';
 import { toolSetFor } from '../../../extension/core/aci/standardTools';
 import { CancelledError, InputError } from '../../../extension/core/errors';
 import { anAction, aStep, aTrajectory } from '../../builders/trajectory';
@@ -82,8 +83,8 @@ describe('fork', () => {
   });
 
   test("a recording's parse function names its scaffold", () => {
-    assert.equal(scaffoldOf({ parseFunction: 'function_calling' }), 'function_calling');
-    assert.equal(scaffoldOf({ parseFunction: 'xml_function_calling' }), 'xml_function_calling');
-    assert.equal(scaffoldOf({}), 'thought_action');
+    assert.equal(replyFormatOf('function_calling'), 'function_calling');
+    assert.equal(replyFormatOf('xml_function_calling'), 'xml_function_calling');
+    assert.equal(replyFormatOf(undefined), 'thought_action');
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { scaffoldOf } from '../../../extension/core/session/fork';
+import { replyFormatOf } from '../../../extension/core/scaffolds/swe-agent';
 import { toCanonicalJson } from '../../../extension/core/trajectory/canonicalExport';
 import { importTrajectory, loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Step, Trajectory } from '../../../extension/core/trajectory/model';
@@ -104,7 +104,7 @@ describe('SWE-agent .traj export', () => {
     const back = viaSweAgent(t);
     assert.equal(JSON.parse(JSON.parse(toSweAgentTraj(t)).replay_config).agent.tools.parse_function.type, 'thought_action');
     assert.equal(back.meta.parseFunction, 'thought_action');
-    assert.equal(scaffoldOf(back.meta), 'thought_action');
+    assert.equal(replyFormatOf(back.meta.parseFunction), 'thought_action');
     assert.deepEqual(back.steps.map((s) => [s.action.tool, s.action.args, s.action.raw]), [
       ['open', { path: 'src/a.py', line_number: 20 }, 'open "src/a.py" 20'],
       ['bash', { command: 'python -m pytest -q tests/test_a.py' }, 'python -m pytest -q tests/test_a.py'],

@@ -47,13 +47,19 @@ export function parseScaffoldSpec(spec: string): ScaffoldChoice {
   return { name: f.name, version: latest, reason: `--scaffold ${spec}`, fallback: `${f.name} version ${version} is not one we know (known: ${f.versions.join(', ')}); using ${latest}` };
 }
 
+/** A live run with no recording and no --scaffold runs SWE-agent's latest measured tools. */
+function liveDefault(): ScaffoldChoice {
+  const version = family('swe-agent').versions.at(-1)!;
+  return { name: 'swe-agent', version, reason: `no recording and no --scaffold: SWE-agent ${version}` };
+}
+
 /** The scaffold to run: the override when given, else the recording's, else SWE-agent's defaults for a live run. */
 export function chooseScaffold(options: { spec?: string; recording?: Trajectory; bundles?: readonly string[] }): { scaffold: Scaffold; choice: ScaffoldChoice } {
   const choice = options.spec
     ? parseScaffoldSpec(options.spec)
     : options.recording
       ? detectScaffold(options.recording)
-      : { name: 'swe-agent' as const, version: '1.1', reason: 'no recording and no --scaffold: SWE-agent 1.1' };
+      : liveDefault();
   const scaffold = family(choice.name).create(choice.version, options.recording, options.bundles);
   return { scaffold, choice };
 }

@@ -85,7 +85,7 @@ describe('swe-workbench run and replay in a real container', () => {
     assert.equal(result.code, 0, result.stderr + result.stdout);
     const lines = jsonLines(result.stdout);
     assert.deepEqual(lines.slice(0, 4), [0, 1, 2, 3].map((index) => ({ index, matched: true, diff: '' })));
-    assert.deepEqual(lines[4], { summary: { scaffold: { name: 'swe-agent', version: '1.1', reason: "meta.scaffold is 'swe-agent@1.1'" }, steps: 4, recorded: 4, matched: 4, firstDivergence: null, stop: 'submitted' } });
+    assert.deepEqual(lines[4], { summary: { scaffold: { name: 'swe-agent', version: '3ea751c0', reason: "meta.scaffold is 'swe-agent@3ea751c0'" }, steps: 4, recorded: 4, matched: 4, firstDivergence: null, stop: 'submitted' } });
   });
 
   test('a recording made under a pseudo-terminal (\\r\\n line ends) replays under one with the same line ends, matched with line ends compared exactly', async () => {
@@ -106,7 +106,7 @@ describe('swe-workbench run and replay in a real container', () => {
   test('replay --until 2 replays only the first two steps', async () => {
     const result = await runCli(replayCommand, [recorded(), '--image', TEST_IMAGE, '--repo', repo.dir, '--workdir', '/repo', '--json', '--until', '2']);
     assert.equal(result.code, 0, result.stderr);
-    assert.deepEqual(jsonLines(result.stdout).at(-1), { summary: { scaffold: { name: 'swe-agent', version: '1.1', reason: "meta.scaffold is 'swe-agent@1.1'" }, steps: 2, recorded: 4, matched: 2, firstDivergence: null, stop: 'exhausted' } });
+    assert.deepEqual(jsonLines(result.stdout).at(-1), { summary: { scaffold: { name: 'swe-agent', version: '3ea751c0', reason: "meta.scaffold is 'swe-agent@3ea751c0'" }, steps: 2, recorded: 4, matched: 2, firstDivergence: null, stop: 'exhausted' } });
   });
 
   test('replay after one line of the repository changed: divergence at the first affected step, with the diff', async () => {

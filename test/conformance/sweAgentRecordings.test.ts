@@ -172,8 +172,8 @@ for (const script of scripts) {
       assert.deepEqual(diverged, [], r.stderr);
       assert.equal(r.steps.length, script.actions.length);
       assert.equal(r.code, 0);
-      const version = script.oracle === 'v0.7.0' ? '0\\.7 tools \\(its observations have no pseudo-terminal line ends' : `${script.oracle.slice(1).replace(/\./g, '\\.')} tools \\(the file says swe_agent_version`;
-      assert.match(r.stderr, new RegExp(`SWE-agent ${version}`));
+      const version = script.oracle === 'v0.7.0' ? '0\\.7 \\(its observations have no pseudo-terminal line ends' : `${script.oracle.slice(1).replace(/\./g, '\\.')} \\(the file says swe_agent_version`;
+      assert.match(r.stderr, new RegExp(`scaffold swe-agent@${version}`));
     });
 
     test('on a changed repository the replay diverges at the first step that shows the change', { skip: skipped }, async () => {

@@ -99,7 +99,7 @@ export async function runConsistencyChecks(bug: BugArtifact, options: Consistenc
  * The signal reaches the sandbox only while it starts: afterwards the pipeline disposes it and
  * waits for its removal, rather than racing a sandbox that disposes itself on abort.
  */
-async function createUntilStarted(options: ConsistencyOptions): Promise<Sandbox> {
+export async function createUntilStarted(options: Pick<ConsistencyOptions, 'createSandbox' | 'signal'>): Promise<Sandbox> {
   const starting = new AbortController();
   const forward = () => starting.abort(options.signal?.reason);
   if (options.signal?.aborted) forward();

@@ -17,7 +17,7 @@ const CORE = {
   policy: ['parsing', 'aci', 'trajectory'],
   reward: ['diff', 'trajectory'],
   bugs: ['diff', 'reward', 'runtime'],
-  rollouts: ['reward', 'trajectory'],
+  rollouts: ['diff', 'reward', 'runtime', 'trajectory'],
   session: ['parsing', 'aci', 'runtime', 'trajectory', 'policy'],
 };
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { throwIfAborted } from '../errors';
 import { bashQuote } from '../runtime/shellSession';
-import { runLoggedCommand } from '../runtime/loggedCommand';
+import { restoreFromBase, runLoggedCommand } from '../runtime/repoCommands';
 import type { Sandbox } from '../runtime/sandbox';
 import { TEST_STATUSES, type TestStatusMap } from '../reward/testStatus';
 import { BUG_FILES, bugFileContents, bugPatches, type BugArtifact } from './bugArtifact';
@@ -42,12 +42,6 @@ export async function stageBug(sandbox: Sandbox, bug: BugArtifact): Promise<void
 async function sh(sandbox: Sandbox, command: string, options: TestRunOptions, timeoutMs = 60_000) {
   throwIfAborted(options.signal);
   return sandbox.exec(command, { cwd: sandbox.repoPath, timeoutMs, signal: options.signal });
-}
-
-/** Shell steps putting `files` back as they are at `baseRef` (removed when the base has none). */
-export function restoreFromBase(baseRef: string, files: readonly string[]): string[] {
-  const base = bashQuote(baseRef);
-  return files.map((f) => `if git cat-file -e ${base}:${bashQuote(f)} 2>/dev/null; then git checkout -q ${base} -- ${bashQuote(f)}; else rm -f -- ${bashQuote(f)}; fi`);
 }
 
 /**

@@ -1,12 +1,10 @@
 import path from 'node:path';
 import { CancelledError, throwIfAborted } from '../errors';
-import { createUntilStarted } from '../bugs/consistencyChecks';
-import { restoreFromBase } from '../bugs/bugTestRun';
 import { parseUnifiedDiff, touchedPaths } from '../diff/unifiedDiff';
 import { gradeOutput } from '../reward/evaluate';
 import type { ListOutcome } from '../reward/grading';
 import type { TaskInstance } from '../reward/instance';
-import { runLoggedCommand } from '../runtime/loggedCommand';
+import { createUntilStarted, restoreFromBase, runLoggedCommand } from '../runtime/repoCommands';
 import type { Sandbox } from '../runtime/sandbox';
 import { bashQuote } from '../runtime/shellSession';
 import type { ForcedCandidate } from './forcedSubmission';

@@ -22,3 +22,25 @@ export async function runLoggedCommand(sandbox: Sandbox, command: string, log: s
   const output = await sandbox.readFile(log).catch(() => '');
   return { output, exitCode: run.exitCode, timedOut: run.timedOut, ...(run.fault ? { fault: run.fault } : {}) };
 }
+
+/** Shell steps putting `files` back as they are at `baseRef` (removed when the base has none). */
+export function restoreFromBase(baseRef: string, files: readonly string[]): string[] {
+  const base = bashQuote(baseRef);
+  return files.map((f) => `if git cat-file -e ${base}:${bashQuote(f)} 2>/dev/null; then git checkout -q ${base} -- ${bashQuote(f)}; else rm -f -- ${bashQuote(f)}; fi`);
+}
+
+/**
+ * The signal reaches the sandbox only while it starts: afterwards the caller disposes it and
+ * waits for its removal, rather than racing a sandbox that disposes itself on abort.
+ */
+export async function createUntilStarted(options: { createSandbox: (signal?: AbortSignal) => Promise<Sandbox>; signal?: AbortSignal | undefined }): Promise<Sandbox> {
+  const starting = new AbortController();
+  const forward = () => starting.abort(options.signal?.reason);
+  if (options.signal?.aborted) forward();
+  options.signal?.addEventListener('abort', forward, { once: true });
+  try {
+    return await options.createSandbox(starting.signal);
+  } finally {
+    options.signal?.removeEventListener('abort', forward);
+  }
+}

@@ -124,7 +124,8 @@ export const command: Command = {
     const extras = values.instances === undefined ? undefined : await asCliError(async () => patchExtras(index.root, index.rollouts, await goldPatches(values.instances!), ctx.signal));
     const scored = recipe ? scoreRun(index.rollouts, recipe, (values.advantage as Estimator | undefined) ?? recipe.advantage, extras) : undefined;
     if (values['forced-submission'] && values.grade) {
-      const make = await sandboxMaker(values, ctx, FORCED_GRADE_LABEL, HELP);
+      // Graded in the task's image only: a patch is never applied and run on this machine.
+      const make = await sandboxMaker(values, ctx, FORCED_GRADE_LABEL, HELP, true);
       const instances = await asCliError(() => readTaskInstances(values.instances!));
       const parallel = positiveInt(values.parallel, 'parallel', 1);
       const candidates = await forcedCandidates(index.root, rollouts, ctx.signal);

@@ -10,8 +10,12 @@ export interface SandboxFlags {
   local?: boolean | undefined;
 }
 
-/** The sandboxes a verb runs in: containers of --image holding a copy of --repo (or local copies with --local), labelled with the verb. */
-export async function sandboxMaker(values: SandboxFlags, ctx: CommandContext, label: string, usage: string): Promise<(signal?: AbortSignal) => Promise<Sandbox>> {
+/**
+ * The sandboxes a verb runs in: containers of --image holding a copy of --repo (or local copies
+ * with --local), labelled with the verb. With `dockerOnly` an engine that does not answer is an
+ * error rather than a fallback to local copies.
+ */
+export async function sandboxMaker(values: SandboxFlags, ctx: CommandContext, label: string, usage: string, dockerOnly = false): Promise<(signal?: AbortSignal) => Promise<Sandbox>> {
   if (!values.image || !values.repo) throw new CliError(`--image and --repo are required\n\n${usage}`);
   const repoInfo = await stat(values.repo).catch(() => undefined);
   if (!repoInfo?.isDirectory()) throw new CliError(`--repo: no such directory '${values.repo}'`);
@@ -19,7 +23,7 @@ export async function sandboxMaker(values: SandboxFlags, ctx: CommandContext, la
   const workdir = values.workdir ?? '/testbed';
   let noticeShown = false;
   return async (signal) => {
-    const choice = await createSandbox({ image, repoDir: repo, repoPath: workdir, labels: { 'swe-workbench.command': label }, prefer: values.local ? 'local' : 'auto', ...(signal ? { signal } : {}) });
+    const choice = await createSandbox({ image, repoDir: repo, repoPath: workdir, labels: { 'swe-workbench.command': label }, prefer: dockerOnly ? 'docker' : values.local ? 'local' : 'auto', ...(signal ? { signal } : {}) });
     if (choice.notice && !noticeShown) ctx.stderr.write(`swe-workbench: ${choice.notice}\n`);
     noticeShown ||= choice.notice !== undefined;
     return choice.sandbox;

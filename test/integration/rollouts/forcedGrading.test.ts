@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,6 +17,7 @@ import { runCli } from '../../helpers/cliRunner';
 import { materializeSampleRepo } from '../../helpers/sampleRepo';
 
 const SUITE = 'forced-grading';
+const repoRoot = path.resolve(__dirname, '../../..');
 let work: string;
 let run: string;
 let repo: string;
@@ -101,6 +103,17 @@ describe('forced submission graded in containers', () => {
     assert.deepEqual(byAttempt(graded), { 1: 'passed', 2: 'failed', 3: 'patch-does-not-apply', 4: 'not-graded' });
     assert.deepEqual([graded.passed, graded.measured], [1, 3]);
     assert.equal(await cliContainersLeft(), 0);
+  });
+
+  test('without a Docker engine nothing runs on this machine: each patch is an infrastructure error, none is counted', () => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'extension/cli/main.ts'), 'rollouts', run, '--forced-submission', '--grade', '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--instances', instancesFile], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+      env: { ...process.env, DOCKER_HOST: `unix://${path.join(work, 'no-engine.sock')}` },
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal((r.stdout.match(/ infrastructure error: the container did not start: the Docker engine at .* does not answer/g) ?? []).length, 3, r.stdout);
+    assert.match(r.stdout, /^0 of 0 forced submissions would have passed \(nothing graded\)$/m);
   });
 
   test('usage errors say what is missing before any container starts', async () => {

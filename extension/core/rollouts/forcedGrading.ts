@@ -112,13 +112,15 @@ async function gradeCandidate(c: ForcedCandidate, options: ForcedGradingOptions)
   try {
     sandbox = await createUntilStarted(options);
   } catch (err) {
-    if (err instanceof CancelledError || options.signal?.aborted) throw err instanceof CancelledError ? err : new CancelledError();
+    if (err instanceof CancelledError) throw err;
+    throwIfAborted(options.signal);
     return grade('infrastructure-error', `the container did not start: ${(err as Error).message}`);
   }
   try {
     return await inSandbox(sandbox, c.patch, instance, command, options, grade);
   } catch (err) {
-    if (err instanceof CancelledError || options.signal?.aborted) throw err instanceof CancelledError ? err : new CancelledError();
+    if (err instanceof CancelledError) throw err;
+    throwIfAborted(options.signal);
     return grade('infrastructure-error', (err as Error).message);
   } finally {
     await sandbox.dispose();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -114,6 +115,24 @@ describe('forced submission graded in containers', () => {
     assert.equal(r.status, 0, r.stderr);
     assert.equal((r.stdout.match(/ infrastructure error: the container did not start: the Docker engine at .* does not answer/g) ?? []).length, 3, r.stdout);
     assert.match(r.stdout, /^0 of 0 forced submissions would have passed \(nothing graded\)$/m);
+  });
+
+  test('Ctrl-C during the grading stops it, prints no total and removes the containers', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'extension/cli/main.ts'), 'rollouts', run, '--forced-submission', '--grade', '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--instances', instancesFile], { cwd: repoRoot });
+    let stdout = '';
+    let stderr = '';
+    let interrupted = false;
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    // Interrupted once the first patch is graded, while the next one's container starts.
+    child.stderr.on('data', (b: Buffer) => {
+      stderr += b.toString();
+      if (!interrupted && /^graded attempt_1\//m.test(stderr)) interrupted = child.kill('SIGINT');
+    });
+    const [code] = (await once(child, 'exit')) as [number | null];
+    assert.equal(code, 1, stderr);
+    assert.match(stderr, /^swe-workbench: (interrupted|cancelled)$/m);
+    assert.doesNotMatch(stdout, /forced submissions would have passed/);
+    assert.equal(await cliContainersLeft(), 0);
   });
 
   test('usage errors say what is missing before any container starts', async () => {

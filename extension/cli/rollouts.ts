@@ -21,7 +21,7 @@ const HELP = `usage: swe-workbench rollouts DIR [--json] [--filter EXPR] [--grou
                                 [--recipe NAME|FILE [--advantage grpo|drgrpo|rloo]]
                                 [--export SFT.jsonl [--keep PRESETS]]
                                 [--forced-submission [--write-preds DIR] [--forced-reports REPORT,...]]
-                                [--forced-submission --grade --image IMAGE --repo REPO --instances FILE [--parallel N] [--test-command CMD] [--workdir /testbed]]
+                                [--forced-submission --grade --image IMAGE --repo REPO --instances FILE [--parallel N] [--test-command CMD] [--test-timeout S] [--workdir /testbed]]
 
 Indexes every trajectory under DIR (all formats, JSON and JSONL), joins preds.json /
 all_preds.jsonl and SWE-bench / SWE-smith report.json by instance id, and classifies failures.
@@ -63,7 +63,7 @@ all_preds.jsonl and SWE-bench / SWE-smith report.json by instance id, and classi
                   else pytest -rA over the files its test ids name) and graded against FAIL_TO_PASS /
                   PASS_TO_PASS (--instances: JSON, list or JSONL). Verdicts: passed, failed, patch does
                   not apply, infrastructure error (with its reason; not counted). --parallel N
-                  containers side by side (default 1).
+                  containers side by side (default 1); --test-timeout S per test run (default 1800).
 
 fields: ${Object.entries(ROLLOUT_FIELDS)
   .map(([name, f]) => `${name} (${f.help})`)
@@ -94,6 +94,7 @@ export const command: Command = {
       workdir: { type: 'string' },
       parallel: { type: 'string' },
       'test-command': { type: 'string' },
+      'test-timeout': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -116,7 +117,7 @@ export const command: Command = {
     const hits: SearchHit[] | undefined = values.search === undefined ? undefined : await searchRollouts(index.root, filtered, values.search, { signal: ctx.signal });
     const rollouts = await asCliError(async () => queryRollouts(index.rollouts, { filter: values.filter ?? '', ...(hits ? { matches: new Set(hits.map((h) => h.rollout)) } : {}), ...(values.sort ? { sort: values.sort } : {}) }));
     const { groups, statistics } = runStatistics(rollouts);
-    const grading = ['grade', 'image', 'repo', 'workdir', 'parallel', 'test-command'].filter((f) => values[f as keyof typeof values] !== undefined);
+    const grading = ['grade', 'image', 'repo', 'workdir', 'parallel', 'test-command', 'test-timeout'].filter((f) => values[f as keyof typeof values] !== undefined);
     if (grading.length && !(values['forced-submission'] && values.grade)) throw new CliError(`--${grading[0]} goes with --forced-submission --grade`);
     if (values.grade && (values['write-preds'] !== undefined || values['forced-reports'] !== undefined)) throw new CliError('--grade grades the patches here: it does not go with --write-preds or --forced-reports (the external harness)');
     if (values.grade && values.instances === undefined) throw new CliError('--grade needs --instances FILE: the task instances (base commit, test lists)');
@@ -135,6 +136,7 @@ export const command: Command = {
         parallel,
         signal: ctx.signal,
         ...(values['test-command'] !== undefined ? { testCommand: values['test-command'] } : {}),
+        ...(values['test-timeout'] !== undefined ? { testTimeoutMs: 1000 * positiveInt(values['test-timeout'], 'test-timeout', 1800) } : {}),
         ...(values.json ? {} : { onGrade: (g: ForcedGrade) => ctx.stderr.write(`graded ${g.id}: ${g.verdict}\n`) }),
       });
       ctx.stdout.write(values.json ? JSON.stringify(graded, null, 2) + '\n' : forcedGradingText(graded));

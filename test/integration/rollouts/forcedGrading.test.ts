@@ -70,6 +70,15 @@ describe('forced submission graded in containers', () => {
     assert.equal(await containersLeft(SUITE), 0);
   });
 
+  test('a test run over its time limit is an infrastructure error, and its container is removed', async () => {
+    const index = await indexRollouts(run);
+    const candidates = (await forcedCandidates(index.root, index.rollouts)).filter((c) => c.attempt === 2);
+    const instances = new Map((await readTaskInstances(instancesFile)).map((i) => [i.instance_id, i]));
+    const graded = await gradeForcedInContainers(candidates, { createSandbox: sandboxFactory(repo, SUITE), instances, testCommand: 'sleep 60', testTimeoutMs: 1000 });
+    assert.deepEqual(graded.grades.map((g) => [g.verdict, g.reason]), [['infrastructure-error', 'the tests timed out after 1 s']]);
+    assert.equal(await containersLeft(SUITE), 0);
+  });
+
   test('cancelling while a container is up removes it', async () => {
     const index = await indexRollouts(run);
     const candidates = await forcedCandidates(index.root, index.rollouts);

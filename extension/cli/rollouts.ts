@@ -118,7 +118,7 @@ export const command: Command = {
     const rollouts = await asCliError(async () => queryRollouts(index.rollouts, { filter: values.filter ?? '', ...(hits ? { matches: new Set(hits.map((h) => h.rollout)) } : {}), ...(values.sort ? { sort: values.sort } : {}) }));
     const { groups, statistics } = runStatistics(rollouts);
     const grading = ['grade', 'image', 'repo', 'workdir', 'parallel', 'test-command', 'test-timeout'].filter((f) => values[f as keyof typeof values] !== undefined);
-    if (grading.length && !(values['forced-submission'] && values.grade)) throw new CliError(`--${grading[0]} goes with --forced-submission --grade`);
+    if (grading.length && !(values['forced-submission'] && values.grade)) throw new CliError(`--${grading[0]} goes with --forced-submission${grading[0] === 'grade' ? '' : ' --grade'}`);
     if (values.grade && (values['write-preds'] !== undefined || values['forced-reports'] !== undefined)) throw new CliError('--grade grades the patches here: it does not go with --write-preds or --forced-reports (the external harness)');
     if (values.grade && values.instances === undefined) throw new CliError('--grade needs --instances FILE: the task instances (base commit, test lists)');
     if (values.instances !== undefined && recipe?.shape !== 'swe-rl' && !values.grade) throw new CliError('--instances goes with a swe-rl recipe (its gold patches) or with --forced-submission --grade');

@@ -146,7 +146,8 @@ describe('forced submission graded in containers', () => {
 
   test('usage errors say what is missing before any container starts', async () => {
     await assert.rejects(runCli(command, [run, '--forced-submission', '--grade', '--image', 'swe-workbench/base:bookworm', '--repo', repo]), /--grade needs --instances FILE/);
-    await assert.rejects(runCli(command, [run, '--grade', '--instances', instancesFile]), /--grade goes with --forced-submission --grade/);
+    await assert.rejects(runCli(command, [run, '--grade', '--instances', instancesFile]), /--grade goes with --forced-submission$/);
+    await assert.rejects(runCli(command, [run, '--forced-submission', '--parallel', '2']), /--parallel goes with --forced-submission --grade/);
     await assert.rejects(runCli(command, [run, '--forced-submission', '--grade', '--instances', instancesFile]), /--image and --repo are required/);
     await assert.rejects(runCli(command, [run, '--forced-submission', '--grade', '--instances', instancesFile, '--forced-reports', 'r.json']), /does not go with --write-preds or --forced-reports/);
     const missing = path.join(work, 'no-such-instances.jsonl');

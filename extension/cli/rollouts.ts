@@ -63,7 +63,8 @@ all_preds.jsonl and SWE-bench / SWE-smith report.json by instance id, and classi
                   else pytest -rA over the files its test ids name) and graded against FAIL_TO_PASS /
                   PASS_TO_PASS (--instances: JSON, list or JSONL). Verdicts: passed, failed, patch does
                   not apply, infrastructure error (with its reason; not counted). --parallel N
-                  containers side by side (default 1); --test-timeout S per test run (default 1800).
+                  containers side by side (default 1); --test-timeout S per test run (default 1800);
+                  --workdir where the repository lives in the container (default /testbed).
 
 fields: ${Object.entries(ROLLOUT_FIELDS)
   .map(([name, f]) => `${name} (${f.help})`)

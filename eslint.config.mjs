@@ -20,7 +20,7 @@ const CORE = {
   scaffolds: ['diff', 'parsing', 'runtime', 'aci', 'trajectory', 'policy'],
   reward: ['diff', 'input', 'trajectory'],
   bugs: ['diff', 'reward', 'runtime'],
-  rollouts: ['input', 'reward', 'trajectory'],
+  rollouts: ['diff', 'input', 'reward', 'runtime', 'trajectory'],
   session: ['parsing', 'aci', 'runtime', 'trajectory', 'policy', 'scaffolds'],
   doctor: ['runtime', 'aci', 'policy'],
 };

@@ -10,9 +10,9 @@ import { loadBugArtifact, saveBugArtifact } from '../core/bugs/bugArtifact';
 import { CHECK_NAMES, runConsistencyChecks, type CheckResult } from '../core/bugs/consistencyChecks';
 import { higherOrderBug, prepareSolverRepo, solverSpec } from '../core/bugs/solverTask';
 import { bugToSweSmithInstance, validateLikeSweSmith } from '../core/bugs/sweSmithValidation';
-import { createSandbox } from '../core/runtime/createSandbox';
 import type { Sandbox } from '../core/runtime/sandbox';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
+import { positiveInt, sandboxMaker, type SandboxFlags } from './sandboxFlags';
 
 const USAGE = `usage: swe-workbench bug validate DIR --image IMAGE --repo REPO [--parallel N] [--min-files N]
                                  [--base REF] [--workdir /testbed] [--timeout SECONDS] [--local] [--json | --jsonl]
@@ -48,41 +48,11 @@ solver's spec.
 Applies a solver's failed patch on top of the bug and saves the result as a new bug folder DIR2
 (its source changes only; the weakening and scripts are kept).`;
 
-function positiveInt(value: string | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new CliError(`--${name} expects a whole number of at least 1, got '${value}'`);
-  return n;
-}
-
 const publicView = (r: CheckResult) => ({ name: r.name, passed: r.passed, detail: r.detail, durationMs: r.durationMs });
 
 function tableRow(r: CheckResult): string {
   const width = Math.max(...CHECK_NAMES.map((n) => n.length));
   return `${r.passed ? 'PASS' : 'FAIL'}  ${r.name.padEnd(width)}  ${(r.durationMs / 1000).toFixed(1).padStart(5)} s  ${r.detail}\n`;
-}
-
-interface SandboxFlags {
-  image?: string | undefined;
-  repo?: string | undefined;
-  workdir?: string | undefined;
-  local?: boolean | undefined;
-}
-
-/** The sandboxes a verb runs in: containers of --image holding a copy of --repo (or local copies with --local). */
-async function sandboxMaker(values: SandboxFlags, ctx: CommandContext, label: string): Promise<(signal?: AbortSignal) => Promise<Sandbox>> {
-  if (!values.image || !values.repo) throw new CliError(`--image and --repo are required\n\n${USAGE}`);
-  const repoInfo = await stat(values.repo).catch(() => undefined);
-  if (!repoInfo?.isDirectory()) throw new CliError(`--repo: no such directory '${values.repo}'`);
-  const { image, repo } = values;
-  const workdir = values.workdir ?? '/testbed';
-  let noticeShown = false;
-  return async (signal) => {
-    const choice = await createSandbox({ image, repoDir: repo, repoPath: workdir, labels: { 'swe-workbench.command': label }, prefer: values.local ? 'local' : 'auto', ...(signal ? { signal } : {}) });
-    if (choice.notice && !noticeShown) ctx.stderr.write(`swe-workbench: ${choice.notice}\n`);
-    noticeShown ||= choice.notice !== undefined;
-    return choice.sandbox;
-  };
 }
 
 async function inSandbox<T>(make: (signal?: AbortSignal) => Promise<Sandbox>, signal: AbortSignal, work: (sandbox: Sandbox) => Promise<T>): Promise<T> {
@@ -129,7 +99,7 @@ export const command: Command = {
     if (verb === 'higher-order') return higherOrder(dir, values, ctx);
     if (verb === 'solver-repo') return solverRepo(dir, values, ctx);
     if (values.json && values.jsonl) throw new CliError('choose one of --json and --jsonl');
-    const make = await sandboxMaker(values, ctx, 'bug-validate');
+    const make = await sandboxMaker(values, ctx, 'bug-validate', USAGE);
     const bug = await loadBugArtifact(dir);
     const results = await runConsistencyChecks(bug, {
       createSandbox: make,
@@ -165,7 +135,7 @@ type Values = SandboxFlags & {
 async function sweSmith(dir: string, values: Values, ctx: CommandContext): Promise<number> {
   const instanceOut = values['instance-out'];
   if (instanceOut && (!values.instance || !values['repo-name'] || !values['base-commit'])) throw new CliError('--instance-out needs --instance, --repo-name and --base-commit');
-  const make = await sandboxMaker(values, ctx, 'bug-swe-smith');
+  const make = await sandboxMaker(values, ctx, 'bug-swe-smith', USAGE);
   const bug = await loadBugArtifact(dir);
   const testTimeoutMs = positiveInt(values.timeout, 'timeout', 600) * 1000;
   const result = await inSandbox(make, ctx.signal, (sandbox) => validateLikeSweSmith(sandbox, bug, { baseRef: values.base ?? 'HEAD', testTimeoutMs, signal: ctx.signal }));
@@ -184,7 +154,7 @@ async function sweSmith(dir: string, values: Values, ctx: CommandContext): Promi
 
 async function higherOrder(dir: string, values: Values, ctx: CommandContext): Promise<number> {
   if (!values['pred-patch'] || !values.out) throw new CliError(`--pred-patch and --out are required\n\n${USAGE}`);
-  const make = await sandboxMaker(values, ctx, 'bug-higher-order');
+  const make = await sandboxMaker(values, ctx, 'bug-higher-order', USAGE);
   const bug = await loadBugArtifact(dir);
   const predPatch = await readFile(values['pred-patch'], 'utf8').catch((err: NodeJS.ErrnoException) => {
     throw new CliError(`--pred-patch: ${err.code === 'ENOENT' ? `no such file '${values['pred-patch']}'` : err.message}`);
@@ -200,7 +170,7 @@ async function solverRepo(dir: string, values: Values, ctx: CommandContext): Pro
   const out = path.resolve(values.out);
   if (await stat(out).catch(() => undefined)) throw new CliError(`--out: '${values.out}' exists; give a new folder`);
   if (!(await stat(path.dirname(out)).catch(() => undefined))?.isDirectory()) throw new CliError(`--out: no such folder '${path.dirname(out)}'`);
-  const make = await sandboxMaker(values, ctx, 'bug-solver-repo');
+  const make = await sandboxMaker(values, ctx, 'bug-solver-repo', USAGE);
   const bug = await loadBugArtifact(dir);
   // Copied beside the target, then renamed: a failure leaves no half-written repository.
   const staging = await mkdtemp(path.join(path.dirname(out), `.${path.basename(out)}-`));

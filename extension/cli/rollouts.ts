@@ -10,14 +10,18 @@ import { ESTIMATORS, type Estimator } from '../core/reward/advantages';
 import { RECIPE_NAMES, resolveRecipe } from '../core/reward/recipes';
 import { PRESET_HELP, exportSft, parsePresets, type ExportSummary } from '../core/rollouts/curation';
 import { forcedCandidates, gradeForced, writeForcedPredictions } from '../core/rollouts/forcedSubmission';
+import { FORCED_GRADE_LABEL, gradeForcedInContainers, type ForcedGrade, type ForcedGrading, type ForcedVerdict } from '../core/rollouts/forcedGrading';
+import { readTaskInstances } from '../core/reward/instance';
 import { parseFilter } from '../core/rollouts/rolloutFilter';
 import { searchRollouts, type SearchHit } from '../core/rollouts/rolloutSearch';
 import { CliError, parseCommandArgs, type Command } from './command';
+import { positiveInt, sandboxMaker } from './sandboxFlags';
 
 const HELP = `usage: swe-workbench rollouts DIR [--json] [--filter EXPR] [--group] [--sort FIELD] [--search TEXT] [--k N,N] [--cache DIR]
                                 [--recipe NAME|FILE [--advantage grpo|drgrpo|rloo]]
                                 [--export SFT.jsonl [--keep PRESETS]]
                                 [--forced-submission [--write-preds DIR] [--forced-reports REPORT,...]]
+                                [--forced-submission --grade --image IMAGE --repo REPO --instances FILE [--parallel N] [--test-command CMD] [--test-timeout S] [--workdir /testbed]]
 
 Indexes every trajectory under DIR (all formats, JSON and JSONL), joins preds.json /
 all_preds.jsonl and SWE-bench / SWE-smith report.json by instance id, and classifies failures.
@@ -53,6 +57,14 @@ all_preds.jsonl and SWE-bench / SWE-smith report.json by instance id, and classi
                   attempt, for the harness (python -m swebench.harness.run_evaluation ...)
   --forced-reports R  the harness's run reports of them (forced-attempt-<a>.<run_id>.json): how many
                   would have passed
+  --grade         grades those patches for real: per candidate a fresh container of --image holding
+                  a copy of --repo (with its git history) at the instance's base_commit, the patch
+                  applied, the instance's test_patch applied, its tests run (test_cmd, --test-command,
+                  else pytest -rA over the files its test ids name) and graded against FAIL_TO_PASS /
+                  PASS_TO_PASS (--instances: JSON, list or JSONL). Verdicts: passed, failed, patch does
+                  not apply, infrastructure error (with its reason; not counted). --parallel N
+                  containers side by side (default 1); --test-timeout S per test run (default 1800);
+                  --workdir where the repository lives in the container (default /testbed).
 
 fields: ${Object.entries(ROLLOUT_FIELDS)
   .map(([name, f]) => `${name} (${f.help})`)
@@ -77,6 +89,13 @@ export const command: Command = {
       'forced-submission': { type: 'boolean' },
       'write-preds': { type: 'string' },
       'forced-reports': { type: 'string' },
+      grade: { type: 'boolean' },
+      image: { type: 'string' },
+      repo: { type: 'string' },
+      workdir: { type: 'string' },
+      parallel: { type: 'string' },
+      'test-command': { type: 'string' },
+      'test-timeout': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -99,9 +118,31 @@ export const command: Command = {
     const hits: SearchHit[] | undefined = values.search === undefined ? undefined : await searchRollouts(index.root, filtered, values.search, { signal: ctx.signal });
     const rollouts = await asCliError(async () => queryRollouts(index.rollouts, { filter: values.filter ?? '', ...(hits ? { matches: new Set(hits.map((h) => h.rollout)) } : {}), ...(values.sort ? { sort: values.sort } : {}) }));
     const { groups, statistics } = runStatistics(rollouts);
-    if (values.instances !== undefined && recipe?.shape !== 'swe-rl') throw new CliError('--instances goes with a swe-rl recipe (its gold patches)');
+    const grading = ['grade', 'image', 'repo', 'workdir', 'parallel', 'test-command', 'test-timeout'].filter((f) => values[f as keyof typeof values] !== undefined);
+    if (grading.length && !(values['forced-submission'] && values.grade)) throw new CliError(`--${grading[0]} goes with --forced-submission${grading[0] === 'grade' ? '' : ' --grade'}`);
+    if (values.grade && (values['write-preds'] !== undefined || values['forced-reports'] !== undefined)) throw new CliError('--grade grades the patches here: it does not go with --write-preds or --forced-reports (the external harness)');
+    if (values.grade && values.instances === undefined) throw new CliError('--grade needs --instances FILE: the task instances (base commit, test lists)');
+    if (values.instances !== undefined && recipe?.shape !== 'swe-rl' && !values.grade) throw new CliError('--instances goes with a swe-rl recipe (its gold patches) or with --forced-submission --grade');
     const extras = values.instances === undefined ? undefined : await asCliError(async () => patchExtras(index.root, index.rollouts, await goldPatches(values.instances!), ctx.signal));
     const scored = recipe ? scoreRun(index.rollouts, recipe, (values.advantage as Estimator | undefined) ?? recipe.advantage, extras) : undefined;
+    if (values['forced-submission'] && values.grade) {
+      // Graded in the task's image only: a patch is never applied and run on this machine.
+      const make = await sandboxMaker(values, ctx, FORCED_GRADE_LABEL, HELP, true);
+      const instances = await asCliError(() => readTaskInstances(values.instances!));
+      const parallel = positiveInt(values.parallel, 'parallel', 1);
+      const candidates = await forcedCandidates(index.root, rollouts, ctx.signal);
+      const graded = await gradeForcedInContainers(candidates, {
+        createSandbox: make,
+        instances: new Map(instances.map((i) => [i.instance_id, i])),
+        parallel,
+        signal: ctx.signal,
+        ...(values['test-command'] !== undefined ? { testCommand: values['test-command'] } : {}),
+        ...(values['test-timeout'] !== undefined ? { testTimeoutMs: 1000 * positiveInt(values['test-timeout'], 'test-timeout', 1800) } : {}),
+        ...(values.json ? {} : { onGrade: (g: ForcedGrade) => ctx.stderr.write(`graded ${g.id}: ${g.verdict}\n`) }),
+      });
+      ctx.stdout.write(values.json ? JSON.stringify(graded, null, 2) + '\n' : forcedGradingText(graded));
+      return 0;
+    }
     if (values['forced-submission']) {
       ctx.stdout.write(await forcedReport(index.root, rollouts, values['write-preds'], values['forced-reports'], values.json === true, ctx.signal));
       return 0;
@@ -248,6 +289,24 @@ function exportSummary(e: ExportSummary): string {
     lines.push(`${e.gitHistory.length} rollout(s) read git history:`);
     for (const g of e.gitHistory) lines.push(`  ${g.id}  step ${g.step}: ${g.command}`);
   }
+  return lines.join('\n') + '\n';
+}
+
+const VERDICT_WORDS: Record<ForcedVerdict, string> = {
+  passed: 'passed',
+  failed: 'failed',
+  'patch-does-not-apply': 'patch does not apply',
+  'infrastructure-error': 'infrastructure error',
+  'not-graded': 'not graded',
+};
+
+function forcedGradingText(g: ForcedGrading): string {
+  const lines = [`${g.candidates} run(s) stopped at the step limit without submitting`];
+  for (const grade of g.grades) lines.push(`  ${grade.id}  ${VERDICT_WORDS[grade.verdict]}: ${grade.reason}`);
+  const rate = g.passRate === null ? 'nothing graded' : `${(100 * g.passRate).toFixed(1)}%; SWE-Master found 24.3%`;
+  lines.push(`${g.passed} of ${g.measured} forced submissions would have passed (${rate})`);
+  const apart = [g.doesNotApply ? `${g.doesNotApply} counted as not passing because the patch does not apply` : '', g.infraErrors ? `${g.infraErrors} left out for an infrastructure error` : '', g.notGraded ? `${g.notGraded} not graded` : ''].filter(Boolean);
+  if (apart.length) lines.push(`(${apart.join('; ')})`);
   return lines.join('\n') + '\n';
 }
 

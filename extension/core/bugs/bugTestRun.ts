@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { throwIfAborted } from '../errors';
 import { bashQuote } from '../runtime/shellSession';
+import { restoreFromBase, runLoggedCommand } from '../runtime/repoCommands';
 import type { Sandbox } from '../runtime/sandbox';
 import { TEST_STATUSES, type TestStatusMap } from '../reward/testStatus';
 import { BUG_FILES, bugFileContents, bugPatches, type BugArtifact } from './bugArtifact';
@@ -50,8 +51,7 @@ async function sh(sandbox: Sandbox, command: string, options: TestRunOptions, ti
 export async function prepareRepo(sandbox: Sandbox, bug: BugArtifact, state: RepoState, options: TestRunOptions): Promise<void> {
   const dir = bugDirIn(sandbox);
   const base = bashQuote(options.baseRef);
-  const restore = (files: readonly string[]) =>
-    files.map((f) => `if git cat-file -e ${base}:${bashQuote(f)} 2>/dev/null; then git checkout -q ${base} -- ${bashQuote(f)}; else rm -f -- ${bashQuote(f)}; fi`);
+  const restore = (files: readonly string[]) => restoreFromBase(options.baseRef, files);
   const steps = [
     `git reset -q --hard ${base}`,
     'git clean -fdq',
@@ -77,9 +77,8 @@ export async function runBugTests(sandbox: Sandbox, bug: BugArtifact, state: Rep
   const fail = (reason: string, outputTail = '') => ({ ok: false as const, reason, durationMs: Date.now() - started, outputTail });
   await prepareRepo(sandbox, bug, state, options);
   const log = `${dir}/test_output.txt`;
-  const run = await sh(sandbox, `bash ${bashQuote(`${dir}/${BUG_FILES.testScript}`)} > ${bashQuote(log)} 2>&1`, options, options.timeoutMs);
-  const output = await sandbox.readFile(log).catch(() => '');
-  const tail = output.slice(-2000);
+  const run = await runLoggedCommand(sandbox, `bash ${bashQuote(`${dir}/${BUG_FILES.testScript}`)}`, log, options);
+  const tail = run.output.slice(-2000);
   if (run.timedOut) return fail(`test_script.sh timed out after ${Math.round(options.timeoutMs / 1000)} s`, tail);
   const parsed = await sh(sandbox, `python3 ${bashQuote(`${dir}/${BUG_FILES.testParser}`)} ${bashQuote(log)} > ${bashQuote(`${dir}/parsed.json`)} 2> ${bashQuote(`${dir}/parser.err`)}`, options);
   if (parsed.timedOut) return fail('test_parser.py timed out', tail);

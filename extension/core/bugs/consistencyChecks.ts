@@ -1,4 +1,5 @@
 import { CancelledError, throwIfAborted } from '../errors';
+import { createUntilStarted } from '../runtime/repoCommands';
 import type { Sandbox } from '../runtime/sandbox';
 import { bashQuote } from '../runtime/shellSession';
 import { statusMapToObject, type TestStatus, type TestStatusMap } from '../reward/testStatus';
@@ -92,22 +93,6 @@ export async function runConsistencyChecks(bug: BugArtifact, options: Consistenc
     return results;
   } finally {
     await Promise.all([main.dispose(), disposeExtras()]);
-  }
-}
-
-/**
- * The signal reaches the sandbox only while it starts: afterwards the pipeline disposes it and
- * waits for its removal, rather than racing a sandbox that disposes itself on abort.
- */
-async function createUntilStarted(options: ConsistencyOptions): Promise<Sandbox> {
-  const starting = new AbortController();
-  const forward = () => starting.abort(options.signal?.reason);
-  if (options.signal?.aborted) forward();
-  options.signal?.addEventListener('abort', forward, { once: true });
-  try {
-    return await options.createSandbox(starting.signal);
-  } finally {
-    options.signal?.removeEventListener('abort', forward);
   }
 }
 

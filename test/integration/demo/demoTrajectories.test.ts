@@ -7,9 +7,10 @@ import { command as replayCommand } from '../../../extension/cli/replay';
 import { DEMO_TRAJECTORIES, MAIN, generateDemoTrajectories } from '../../../scripts/demo/generate';
 import { runCli } from '../../helpers/cliRunner';
 import { TEST_IMAGE } from '../../helpers/docker';
+import { ensureR2eTestImage } from '../../conformance/r2eOracle';
 import { sampleRepoCopy } from '../../helpers/ledgerAgentScript';
 
-const jsonLines = (text: string) => text.trim().split('\n').map((l) => JSON.parse(l) as { index?: number; matched?: boolean; diff?: string; summary?: { matched: number; firstDivergence: number | null } });
+const jsonLines = (text: string) => text.trim().split('\n').map((l) => JSON.parse(l) as { index?: number; matched?: boolean; diff?: string; summary?: { matched: number; recorded: number; firstDivergence: number | null; stop?: string } });
 
 describe('the demo trajectories', () => {
   let out: string;
@@ -31,15 +32,20 @@ describe('the demo trajectories', () => {
     }
   });
 
-  // mini-swe-agent submits with a shell command that prints a marker, so its export matches up
-  // to the submission; R2E-Gym's execute_bash / finish and OpenHands' run / finish replay as
-  // bash and submit.
-  for (const [file, steps] of [[`${MAIN}.swe-agent.traj`, 4], [`${MAIN}.canonical.json`, 4], [`${MAIN}.mini-swe-agent.traj.json`, 3], [`${MAIN}.r2e-gym.jsonl`, 4], [`${MAIN}.openhands.jsonl`, 4]] as const) {
-    test(`${file} replays on the sample repository with steps 0..${steps - 1} matched`, async () => {
-      const r = await runCli(replayCommand, [path.join(DEMO_TRAJECTORIES, file), '--image', TEST_IMAGE, '--repo', repo.dir, '--workdir', '/repo', '--json', '--until', String(steps)]);
+  // Each format's file is the episode recorded live in that format's scaffold (SWE-agent's for
+  // the canonical file), so each replays in its own scaffold, submission included: mini-swe-agent's
+  // completion marker, R2E-Gym's finish, OpenHands' finish. R2E-Gym's tools need
+  // /root/.venv/bin/python, as R2E-Gym's own images have it.
+  for (const [file, scaffold] of [[`${MAIN}.swe-agent.traj`, 'swe-agent'], [`${MAIN}.canonical.json`, 'swe-agent'], [`${MAIN}.mini-swe-agent.traj.json`, 'mini-swe-agent'], [`${MAIN}.r2e-gym.jsonl`, 'r2e-gym'], [`${MAIN}.openhands.jsonl`, 'openhands']] as const) {
+    test(`${file} replays on the sample repository in the ${scaffold} scaffold with every step matched, its submission included`, async () => {
+      const image = scaffold === 'r2e-gym' ? await ensureR2eTestImage() : TEST_IMAGE;
+      const r = await runCli(replayCommand, [path.join(DEMO_TRAJECTORIES, file), '--image', image, '--repo', repo.dir, '--workdir', '/repo', '--json']);
       const lines = jsonLines(r.stdout);
       assert.equal(r.code, 0, r.stdout + r.stderr);
-      assert.deepEqual(lines.at(-1)?.summary && { matched: lines.at(-1)!.summary!.matched, firstDivergence: lines.at(-1)!.summary!.firstDivergence }, { matched: steps, firstDivergence: null });
+      assert.match(r.stderr, new RegExp(`scaffold ${scaffold}@`), 'replayed in its own scaffold');
+      assert.deepEqual(lines.filter((l) => l.index !== undefined).map((l) => l.matched), [true, true, true, true], r.stdout);
+      const summary = lines.at(-1)?.summary;
+      assert.deepEqual(summary && { matched: summary.matched, recorded: summary.recorded, firstDivergence: summary.firstDivergence, stop: summary.stop }, { matched: 4, recorded: 4, firstDivergence: null, stop: 'submitted' }, r.stdout);
     });
   }
 

@@ -88,6 +88,22 @@ export async function generateDemoTrajectories(outDir: string): Promise<string[]
 
     const main = await runLive(server, mainTask, path.join(work, 'main.json'));
     const onBuggyTree = await runLive(server, await task('buggy', buggy), path.join(work, 'buggy.json'));
+    // The episode recorded live again in each other scaffold, in that scaffold's reply format,
+    // tools and observation wording: each format's file is that scaffold's own recording.
+    const inScaffold = new Map<ExportFormat, Trajectory>([['swe-agent', main], ['canonical', main]]);
+    for (const format of ['mini-swe-agent', 'r2e-gym', 'openhands'] as const) {
+      const { scaffold } = DEMO_EPISODE_IN[format];
+      // R2E-Gym's tools run with /root/.venv/bin/python, as in R2E-Gym's own images.
+      const image = format === 'r2e-gym' ? await ensureR2eTestImage() : DEMO_IMAGE;
+      const scaffoldTask = await task(`main.${format}`, sample.dir, git(sample.dir, 'rev-parse', 'HEAD'), image);
+      inScaffold.set(format, await runLive(server, scaffoldTask, path.join(work, `main.${format}.json`), ['--scaffold', scaffold]));
+    }
+    const recordingFor = (format: ExportFormat) => {
+      const t = inScaffold.get(format);
+      if (!t) throw new Error(`no recording for the ${format} format: add its scaffold to the list above`);
+      return t;
+    };
+
     server.setScript([...FORK_CONTINUATION]);
     const forkByPolicy = await runLive(server, mainTask, path.join(work, 'fork-policy.json'), ['--fork', path.join(work, 'main.json'), '--at', '2']);
     const forkByHand = await runSession(main, sample.dir, (tools) => {
@@ -100,21 +116,8 @@ export async function generateDemoTrajectories(outDir: string): Promise<string[]
     // changed lines print something else, and the replay marks them diverged.
     const replayed = await runSession(onBuggyTree, sample.dir, (tools) => ({ sources: [new RecordingSource(onBuggyTree.steps, tools)] }));
 
-    // The episode recorded live again in each other scaffold, in that scaffold's reply format,
-    // tools and observation wording: each format's file is that scaffold's own recording.
-    const inScaffold = new Map<ExportFormat, Trajectory>([['swe-agent', main], ['canonical', main]]);
-    for (const format of EXPORT_FORMATS) {
-      if (inScaffold.has(format)) continue;
-      const { scaffold, replies } = DEMO_EPISODE_IN[format];
-      // R2E-Gym's tools run with /root/.venv/bin/python, as in R2E-Gym's own images.
-      const image = format === 'r2e-gym' ? await ensureR2eTestImage() : DEMO_IMAGE;
-      server.setScript((request) => demoReply(request, replies));
-      const scaffoldTask = await task(`main.${format}`, sample.dir, git(sample.dir, 'rev-parse', 'HEAD'), image);
-      inScaffold.set(format, await runLive(server, scaffoldTask, path.join(work, `main.${format}.json`), ['--scaffold', scaffold]));
-    }
-
     const ids = new Map([[main.meta.id!, `demo:${MAIN}`]]);
-    const files: Array<[string, string]> = EXPORT_FORMATS.map((format) => [`${MAIN}.${format}${EXPORTERS[format].extension}`, EXPORTERS[format].write(stable(inScaffold.get(format)!, `demo:${MAIN}`, ids))]);
+    const files: Array<[string, string]> = EXPORT_FORMATS.map((format) => [`${MAIN}.${format}${EXPORTERS[format].extension}`, EXPORTERS[format].write(stable(recordingFor(format), `demo:${MAIN}`, ids))]);
     const sweAgent = EXPORTERS['swe-agent'].write;
     files.push(
       ['on-the-buggy-tree.traj', sweAgent(stable(onBuggyTree, 'demo:on-the-buggy-tree', ids))],

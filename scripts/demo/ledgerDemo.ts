@@ -1,9 +1,9 @@
 /**
  * The demo's episode on the sample repository (the `ledger` package): what the scripted
- * stand-in policy answers, in SWE-agent's thought_action scaffold (what `npm start` serves) and in
- * each other scaffold's own reply format (DEMO_EPISODE_IN). The demo's trajectories are
- * recorded from it (scripts/demo/generate.ts) and `npm start` serves it on 127.0.0.1 so a fork
- * can be continued by "the policy" without a GPU.
+ * stand-in policy answers, in SWE-agent's thought_action scaffold and in each other scaffold's
+ * own reply format (DEMO_EPISODE_IN), chosen by the request (demoScaffoldOf). The demo's
+ * trajectories are recorded from it (scripts/demo/generate.ts) and `npm start` serves it on
+ * 127.0.0.1 so a fork of any of them can be continued by "the policy" without a GPU.
  */
 import type { ChatRequest, ScriptedReply } from '../../extension/core/policy/scriptedPolicyServer';
 
@@ -63,10 +63,27 @@ export const FORK_CONTINUATION: readonly ScriptedReply[] = [
 export const TYPED_BY_HAND: readonly string[] = ['python3 -c "from ledger.money import Money; print([str(p) for p in Money(\'1.00\', \'USD\').allocate([1, 1, 1])])"', 'submit'];
 
 /**
- * The served script: the reply follows the conversation's length, so a run from the start, a
- * fork at any step and a second run all get the episode's next action.
+ * Which scaffold a request comes from, by what it offers the model: OpenHands' `execute_bash`
+ * function, R2E-Gym's functions listed in its system prompt, mini-swe-agent's completion marker
+ * in its system prompt; anything else is SWE-agent's thought_action.
  */
-export function demoReply(request: ChatRequest, episode: readonly ScriptedReply[] = DEMO_EPISODE): ScriptedReply {
+export function demoScaffoldOf(request: ChatRequest): keyof typeof DEMO_EPISODE_IN {
+  if (request.tools?.some((t) => t.function.name === 'execute_bash')) return 'openhands';
+  const system = request.messages.find((m) => m.role === 'system')?.content;
+  const text = typeof system === 'string' ? system : '';
+  if (text.includes('---- BEGIN FUNCTION: execute_bash ----')) return 'r2e-gym';
+  if (text.includes('echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT')) return 'mini-swe-agent';
+  return 'swe-agent';
+}
+
+/**
+ * The served script: the episode in the requesting scaffold's reply format (SWE-agent's
+ * thought_action unless the request is another scaffold's); the reply follows the conversation's
+ * length, so a run from the start, a fork at any step and a second run all get the episode's
+ * next action.
+ */
+export function demoReply(request: ChatRequest): ScriptedReply {
+  const episode: readonly ScriptedReply[] = DEMO_EPISODE_IN[demoScaffoldOf(request)].replies;
   const taken = request.messages.filter((m) => m.role === 'assistant').length;
   return episode[Math.min(taken, episode.length - 1)]!;
 }

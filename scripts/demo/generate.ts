@@ -1,6 +1,7 @@
 /**
  * Records the demo's trajectories on the sample repository, in real containers, against the
- * scripted stand-in policy, and writes them with the project's own exporters:
+ * scripted stand-in policy, and writes them with the project's own exporters (the main episode in
+ * each format is recorded live in that format's own scaffold):
  *
  *   node --import tsx scripts/demo/generate.ts [--out demo/trajectories]
  *
@@ -21,11 +22,12 @@ import { PersonSource, RecordingSource } from '../../extension/core/session/acti
 import { startContainerSession } from '../../extension/core/session/containerSession';
 import { DebugSession } from '../../extension/core/session/debugSession';
 import { forkOf } from '../../extension/core/session/fork';
-import { EXPORTERS, EXPORT_FORMATS } from '../../extension/core/trajectory/exporters';
+import { EXPORTERS, EXPORT_FORMATS, type ExportFormat } from '../../extension/core/trajectory/exporters';
 import { TrajectorySchema, type Trajectory } from '../../extension/core/trajectory/model';
+import { ensureR2eTestImage } from '../../test/conformance/r2eOracle';
 import { runCli } from '../../test/helpers/cliRunner';
 import { materializeSampleRepo } from '../../test/helpers/sampleRepo';
-import { DEMO_IMAGE, DEMO_INSTANCE, DEMO_MODEL, DEMO_PROBLEM, FORK_CONTINUATION, TYPED_BY_HAND, demoReply } from './ledgerDemo';
+import { DEMO_EPISODE_IN, DEMO_IMAGE, DEMO_INSTANCE, DEMO_MODEL, DEMO_PROBLEM, FORK_CONTINUATION, TYPED_BY_HAND, demoReply } from './ledgerDemo';
 
 const repoRoot = path.resolve(__dirname, '../..');
 export const DEMO_TRAJECTORIES = path.join(repoRoot, 'demo/trajectories');
@@ -77,15 +79,31 @@ export async function generateDemoTrajectories(outDir: string): Promise<string[]
     const buggy = path.join(work, 'buggy');
     await cp(sample.dir, buggy, { recursive: true });
     git(buggy, 'apply', BUG);
-    const task = async (name: string, repo: string, baseCommit?: string) => {
+    const task = async (name: string, repo: string, baseCommit?: string, image = DEMO_IMAGE) => {
       const file = path.join(work, `${name}.task.json`);
-      await writeFile(file, JSON.stringify({ image: DEMO_IMAGE, repo, repoPath: REPO_PATH, ...(baseCommit ? { baseCommit } : {}), instanceId: DEMO_INSTANCE, problemStatement: DEMO_PROBLEM }));
+      await writeFile(file, JSON.stringify({ image, repo, repoPath: REPO_PATH, ...(baseCommit ? { baseCommit } : {}), instanceId: DEMO_INSTANCE, problemStatement: DEMO_PROBLEM }));
       return file;
     };
     const mainTask = await task('main', sample.dir, git(sample.dir, 'rev-parse', 'HEAD'));
 
     const main = await runLive(server, mainTask, path.join(work, 'main.json'));
     const onBuggyTree = await runLive(server, await task('buggy', buggy), path.join(work, 'buggy.json'));
+    // The episode recorded live again in each other scaffold, in that scaffold's reply format,
+    // tools and observation wording: each format's file is that scaffold's own recording.
+    const inScaffold = new Map<ExportFormat, Trajectory>([['swe-agent', main], ['canonical', main]]);
+    for (const format of ['mini-swe-agent', 'r2e-gym', 'openhands'] as const) {
+      const { scaffold } = DEMO_EPISODE_IN[format];
+      // R2E-Gym's tools run with /root/.venv/bin/python, as in R2E-Gym's own images.
+      const image = format === 'r2e-gym' ? await ensureR2eTestImage() : DEMO_IMAGE;
+      const scaffoldTask = await task(`main.${format}`, sample.dir, git(sample.dir, 'rev-parse', 'HEAD'), image);
+      inScaffold.set(format, await runLive(server, scaffoldTask, path.join(work, `main.${format}.json`), ['--scaffold', scaffold]));
+    }
+    const recordingFor = (format: ExportFormat) => {
+      const t = inScaffold.get(format);
+      if (!t) throw new Error(`no recording for the ${format} format: add its scaffold to the list above`);
+      return t;
+    };
+
     server.setScript([...FORK_CONTINUATION]);
     const forkByPolicy = await runLive(server, mainTask, path.join(work, 'fork-policy.json'), ['--fork', path.join(work, 'main.json'), '--at', '2']);
     const forkByHand = await runSession(main, sample.dir, (tools) => {
@@ -99,7 +117,7 @@ export async function generateDemoTrajectories(outDir: string): Promise<string[]
     const replayed = await runSession(onBuggyTree, sample.dir, (tools) => ({ sources: [new RecordingSource(onBuggyTree.steps, tools)] }));
 
     const ids = new Map([[main.meta.id!, `demo:${MAIN}`]]);
-    const files: Array<[string, string]> = EXPORT_FORMATS.map((format) => [`${MAIN}.${format}${EXPORTERS[format].extension}`, EXPORTERS[format].write(stable(main, `demo:${MAIN}`, ids))]);
+    const files: Array<[string, string]> = EXPORT_FORMATS.map((format) => [`${MAIN}.${format}${EXPORTERS[format].extension}`, EXPORTERS[format].write(stable(recordingFor(format), `demo:${MAIN}`, ids))]);
     const sweAgent = EXPORTERS['swe-agent'].write;
     files.push(
       ['on-the-buggy-tree.traj', sweAgent(stable(onBuggyTree, 'demo:on-the-buggy-tree', ids))],

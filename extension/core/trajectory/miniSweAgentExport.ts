@@ -2,6 +2,11 @@ import type { Step, Trajectory } from './model';
 
 /** mini-swe-agent's current trajectory format (tool calling, `trajectory_format: "mini-swe-agent-1.1"`). */
 export const MINI_SWE_AGENT_FORMAT = 'mini-swe-agent-1.1';
+/** mini-swe-agent 1.x's format: each reply as written (a fenced bash block), each observation a user message. */
+export const MINI_SWE_AGENT_1_FORMAT = 'mini-swe-agent-1';
+
+/** A recording made in mini-swe-agent 1.x (`meta.scaffold` mini-swe-agent@1...), which replied in text, not tool calls. */
+const recordedIn1x = (t: Trajectory) => /^mini-swe-agent@1(\.|$)/.test(t.meta.scaffold ?? '') && !t.steps.some((s) => s.action.toolCallId !== undefined || s.calls);
 
 /** How mini-swe-agent submits: a shell command whose first output line is the marker. */
 export const MINI_SUBMIT_COMMAND = 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached';
@@ -14,11 +19,31 @@ function commandOf(step: Step, k: number): string {
   return call.raw;
 }
 
-function messagesOf(t: Trajectory): unknown[] {
+function preamble(t: Trajectory): unknown[] {
   const messages: unknown[] = [];
   if (t.meta.systemPrompt !== undefined) messages.push({ role: 'system', content: t.meta.systemPrompt });
   const instructions = t.meta.instructions ?? t.task.problemStatement;
   if (instructions !== undefined) messages.push({ role: 'user', content: instructions });
+  return messages;
+}
+
+/**
+ * mini-swe-agent 1.x's message list: the reply as the model wrote it (its thought, then the
+ * command in a ```bash block) and the rendered observation as the next user message; the
+ * submitting command's user message is the submission, as 1.x's Submitted exception adds it.
+ */
+function textMessagesOf(t: Trajectory): unknown[] {
+  const messages = preamble(t);
+  for (const step of t.steps) {
+    const reply = step.action.tool === null ? step.action.raw || step.thought : `${step.thought.trimEnd()}\n\n\`\`\`bash\n${commandOf(step, 0)}\n\`\`\``;
+    messages.push({ role: 'assistant', content: reply });
+    messages.push({ role: 'user', content: step.observation, ...(step.action.tool === null ? { extra: { interrupt_type: 'FormatError' } } : {}) });
+  }
+  return messages;
+}
+
+function messagesOf(t: Trajectory): unknown[] {
+  const messages = preamble(t);
   for (const step of t.steps) {
     const stamp = step.timestamp === undefined ? {} : { timestamp: Date.parse(step.timestamp) / 1000 };
     if (step.action.tool === null) {
@@ -53,20 +78,25 @@ function messagesOf(t: Trajectory): unknown[] {
 /**
  * A mini-swe-agent `.traj.json` as its `DefaultAgent.save` writes it: `info` (model stats, config,
  * exit status, submission), the message list with `extra.actions` on each assistant message and
- * one `tool` message per call, and a closing `exit` message.
+ * one `tool` message per call, and a closing `exit` message; for a recording made in mini-swe-agent
+ * 1.x, 1.x's text message list (`trajectory_format: "mini-swe-agent-1"`).
  */
 export function toMiniSweAgentTraj(t: Trajectory): string {
   const stats = t.outcome.modelStats;
+  const text = recordedIn1x(t);
+  const declared = t.meta.scaffoldConfig?.mini_version;
+  // A 1.x recording names its version only when it carried one; the format then says 1.x.
+  const version = typeof declared === 'string' ? declared : text ? undefined : '2.0.0';
   const run = {
     info: {
       model_stats: { instance_cost: stats?.instanceCost ?? 0, api_calls: stats?.apiCalls ?? t.steps.length },
       config: { model: { model_name: t.meta.model ?? 'unknown' }, agent_type: 'minisweagent.agents.default.DefaultAgent' },
-      mini_version: '2.0.0',
+      ...(version === undefined ? {} : { mini_version: version }),
       exit_status: t.outcome.exitStatus ?? null,
       submission: t.outcome.submission ?? '',
     },
-    messages: messagesOf(t),
-    trajectory_format: MINI_SWE_AGENT_FORMAT,
+    messages: text ? textMessagesOf(t) : messagesOf(t),
+    trajectory_format: text ? MINI_SWE_AGENT_1_FORMAT : MINI_SWE_AGENT_FORMAT,
     ...(t.task.instanceId === undefined ? {} : { instance_id: t.task.instanceId }),
   };
   return JSON.stringify(run, null, 2) + '\n';

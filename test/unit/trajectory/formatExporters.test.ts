@@ -90,6 +90,23 @@ describe('exporters: each format is read back by its own importer', () => {
     assert.deepEqual([back.task.instanceId, back.meta.model, back.outcome.modelStats?.instanceCost], ['ledger__allocate-1', 'test-policy', 0.02]);
   });
 
+  test("a recording made in mini-swe-agent 1.x is written in 1.x's text form and read back as 1.x", () => {
+    const base = bashRun();
+    const t: Trajectory = { ...base, steps: base.steps.map(({ action: { toolCallId: _id, ...action }, ...step }, i) => ({ ...step, action: i === 2 ? aBashAction('echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT') : action, observation: i === 2 ? '' : `<returncode>${step.exitCode}</returncode>\n<output>\n${step.observation}\n</output>` })), meta: { ...base.meta, scaffold: 'mini-swe-agent@1.x' } };
+    const run = JSON.parse(exportTrajectory(t, 'mini-swe-agent'));
+    assert.equal(run.trajectory_format, 'mini-swe-agent-1');
+    assert.equal(run.info.mini_version, undefined, 'a 1.x recording that named no version is not given 2.0.0');
+    assert.deepEqual(run.messages.map((m: { role: string }) => m.role), ['system', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user']);
+    assert.equal(run.messages[2].content, 'Find the method.\n\n```bash\ngrep -n "def allocate" ledger/money.py\n```');
+    const back = roundTrip(t, 'mini-swe-agent');
+    assert.equal(back.meta.parseFunction, 'bash_block');
+    assert.deepEqual(back.steps.map(commandOf), t.steps.map(commandOf));
+    assert.deepEqual(back.steps.map((s) => [s.thought, s.observation]), t.steps.map((s) => [s.thought, s.observation]));
+    // 1.x's file has the return code only inside the rendered observation; the submission's user message has none.
+    assert.deepEqual(back.steps.map((s) => s.exitCode), [0, 1, undefined]);
+    assert.deepEqual([back.outcome.exitStatus, back.outcome.submission], [t.outcome.exitStatus, t.outcome.submission]);
+  });
+
   test('a step the scaffold could not read stays one in mini-swe-agent: its text and the FormatError answer', () => {
     const t = aTrajectory({ steps: [aStep({ index: 0, thought: 'no block', action: anAction({ raw: 'I will look around', tool: null, args: {} }), observation: 'Please always provide EXACTLY ONE action', formatError: 'expected exactly one bash code block, found 0' })] });
     const back = roundTrip(t, 'mini-swe-agent');

@@ -36,10 +36,18 @@ const coreRules = Object.entries(CORE).map(([folder, allowed]) =>
   restrict([`extension/core/${folder}/**/*.ts`], {
     paths: [vscodeApi],
     patterns: [
-      upward(['**/vscode/**', '**/cli/**', '**/views/**', '**/webview/**', '**/protocol/**'], 'the core is imported by the CLI, the presenters and the VS Code glue, never the other way'),
+      upward(
+        ['**/vscode/**', '**/cli/**', '**/views/**', '**/webview/**', '**/protocol/**'],
+        'the core is imported by the CLI, the presenters and the VS Code glue, never the other way',
+      ),
       ...Object.keys(CORE)
         .filter((other) => other !== folder && !allowed.includes(other))
-        .map((other) => upward([`../${other}/*`, `../../${other}/*`], `core/${folder} may import only ${allowed.length ? allowed.map((a) => `core/${a}`).join(', ') : 'the root files of core'} (see ARCHITECTURE.md)`)),
+        .map((other) =>
+          upward(
+            [`../${other}/*`, `../../${other}/*`],
+            `core/${folder} may import only ${allowed.length ? allowed.map((a) => `core/${a}`).join(', ') : 'the root files of core'} (see ARCHITECTURE.md)`,
+          ),
+        ),
     ],
   }),
 );
@@ -51,17 +59,40 @@ export default tseslint.config(
     languageOptions: { parser: tseslint.parser, ecmaVersion: 2023, sourceType: 'module' },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
   },
-  restrict(['extension/core/*.ts'], { paths: [vscodeApi], patterns: [upward(['./*/**', '**/vscode/**', '**/cli/**', '**/views/**', '**/protocol/**'], 'the root files of core (errors, defined) sit below every core folder')] }),
+  restrict(['extension/core/*.ts'], {
+    paths: [vscodeApi],
+    patterns: [
+      upward(['./*/**', '**/vscode/**', '**/cli/**', '**/views/**', '**/protocol/**'], 'the root files of core (errors, defined) sit below every core folder'),
+    ],
+  }),
   ...coreRules,
-  restrict(['extension/protocol/**/*.ts'], { paths: [vscodeApi, ...nodeBuiltins.map((name) => ({ name, message: 'the protocol is shared with the webviews: no Node' }))], patterns: [upward(['../*', '../**'], 'extension/protocol depends on nothing but zod')] }),
+  restrict(['extension/protocol/**/*.ts'], {
+    paths: [vscodeApi, ...nodeBuiltins.map((name) => ({ name, message: 'the protocol is shared with the webviews: no Node' }))],
+    patterns: [upward(['../*', '../**'], 'extension/protocol depends on nothing but zod')],
+  }),
   restrict(['extension/views/**/*.ts'], {
     paths: [vscodeApi, ...nodeBuiltins.map((name) => ({ name, message: 'presenters are pure: no Node, so they run anywhere' }))],
-    patterns: [upward(['**/vscode/**', '**/cli/**', '../../webview/**'], 'presenters turn core results into view data; the glue imports them, not the other way')],
+    patterns: [
+      upward(['**/vscode/**', '**/cli/**', '../../webview/**'], 'presenters turn core results into view data; the glue imports them, not the other way'),
+    ],
   }),
-  restrict(['extension/cli/**/*.ts'], { paths: [vscodeApi], patterns: [upward(['**/vscode/**', '../../webview/**'], 'the CLI is the headless twin: core and presenters only')] }),
-  restrict(['extension/vscode/**/*.ts'], { patterns: [upward(['**/cli/**', '../../../webview/**', '../../../../webview/**'], 'the VS Code glue uses the core, not the CLI or the webview bundles')] }),
+  restrict(['extension/cli/**/*.ts'], {
+    paths: [vscodeApi],
+    patterns: [upward(['**/vscode/**', '../../webview/**'], 'the CLI is the headless twin: core and presenters only')],
+  }),
+  restrict(['extension/vscode/**/*.ts'], {
+    patterns: [upward(['**/cli/**', '../../../webview/**', '../../../../webview/**'], 'the VS Code glue uses the core, not the CLI or the webview bundles')],
+  }),
   restrict(['webview/**/*.ts'], {
-    paths: [{ name: 'vscode', message: 'webviews talk to the host through webview/host.ts and the protocol' }, ...nodeBuiltins.map((name) => ({ name, message: 'webviews run in a browser: no Node built-ins' }))],
-    patterns: [upward(['**/extension/core/**', '**/extension/vscode/**', '**/extension/cli/**', '**/extension/views/**'], 'webviews import only extension/protocol from the extension')],
+    paths: [
+      { name: 'vscode', message: 'webviews talk to the host through webview/host.ts and the protocol' },
+      ...nodeBuiltins.map((name) => ({ name, message: 'webviews run in a browser: no Node built-ins' })),
+    ],
+    patterns: [
+      upward(
+        ['**/extension/core/**', '**/extension/vscode/**', '**/extension/cli/**', '**/extension/views/**'],
+        'webviews import only extension/protocol from the extension',
+      ),
+    ],
   }),
 );

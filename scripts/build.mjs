@@ -23,10 +23,27 @@ const common = {
 
 const builds = [];
 if (existsSync(join(root, 'extension/vscode/extension.ts'))) {
-  builds.push({ ...common, entryPoints: { extension: 'extension/vscode/extension.ts' }, outdir: 'dist', platform: 'node', format: 'cjs', target: 'node20', external: nodeExternals });
+  builds.push({
+    ...common,
+    entryPoints: { extension: 'extension/vscode/extension.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: nodeExternals,
+  });
 }
 if (existsSync(join(root, 'extension/cli/main.ts'))) {
-  builds.push({ ...common, entryPoints: { cli: 'extension/cli/main.ts' }, outdir: 'dist', platform: 'node', format: 'cjs', target: 'node20', external: nodeExternals, banner: { js: '#!/usr/bin/env node' } });
+  builds.push({
+    ...common,
+    entryPoints: { cli: 'extension/cli/main.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: nodeExternals,
+    banner: { js: '#!/usr/bin/env node' },
+  });
 }
 const webviewRoot = join(root, 'webview');
 const webviewEntries = {};
@@ -37,7 +54,15 @@ if (existsSync(webviewRoot)) {
   }
 }
 if (Object.keys(webviewEntries).length > 0) {
-  builds.push({ ...common, entryPoints: webviewEntries, outdir: 'media/dist', platform: 'browser', format: 'esm', target: 'es2022', loader: { '.css': 'text' } });
+  builds.push({
+    ...common,
+    entryPoints: webviewEntries,
+    outdir: 'media/dist',
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+    loader: { '.css': 'text' },
+  });
 }
 
 // Codicons ship a font and stylesheet that webviews load from the extension's media folder.

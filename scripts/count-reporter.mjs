@@ -12,8 +12,7 @@ export default async function* countReporter(source) {
       counts.skipped++;
       const folder = typeof data.skip === 'string' ? /^needs (\S+)/.exec(data.skip)?.[1] : undefined;
       if (folder) counts.needs[folder] = (counts.needs[folder] ?? 0) + 1;
-    }
-    else if (event.type === 'test:pass') counts.passed++;
+    } else if (event.type === 'test:pass') counts.passed++;
     else {
       counts.failed++;
       counts.failures.push(`${data.file ?? ''} :: ${data.name}`);

@@ -112,7 +112,9 @@ try {
     log(`smoke test passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     await stop(0);
   }
-  console.log(`\n  SWE Workbench: ${url}\n\n  Start with trajectories/ledger-allocate.swe-agent.traj; the README's "Demo" section walks through the rest.\n  code-server log: ${server.logFile}\n  Press Ctrl-C to stop.\n`);
+  console.log(
+    `\n  SWE Workbench: ${url}\n\n  Start with trajectories/ledger-allocate.swe-agent.traj; the README's "Demo" section walks through the rest.\n  code-server log: ${server.logFile}\n  Press Ctrl-C to stop.\n`,
+  );
 } catch (error) {
   console.error(`demo: ${error instanceof Error ? error.message : String(error)}`);
   await stop(1);

@@ -32,10 +32,22 @@ async function bundleTests(dir, format, externals) {
   const source = join(repoRoot, 'test', dir);
   // SWE_WORKBENCH_VSCODE_ONLY=checkSetup,reward bundles only those extension-host files (while working on one).
   const only = dir === 'vscode' ? process.env.SWE_WORKBENCH_VSCODE_ONLY?.split(',').map((name) => `${name.trim()}.test.ts`) : undefined;
-  const entries = readdirSync(source).filter((f) => f === 'index.ts' || (f.endsWith('.test.ts') && (!only || only.includes(f)))).map((f) => join(source, f));
+  const entries = readdirSync(source)
+    .filter((f) => f === 'index.ts' || (f.endsWith('.test.ts') && (!only || only.includes(f))))
+    .map((f) => join(source, f));
   const outdir = join(repoRoot, 'dist/test', dir);
   rmSync(outdir, { recursive: true, force: true });
-  await esbuild.build({ entryPoints: entries, outdir, bundle: true, platform: 'node', format, target: 'node20', sourcemap: 'inline', ...externals, logLevel: 'warning' });
+  await esbuild.build({
+    entryPoints: entries,
+    outdir,
+    bundle: true,
+    platform: 'node',
+    format,
+    target: 'node20',
+    sourcemap: 'inline',
+    ...externals,
+    logLevel: 'warning',
+  });
   return outdir;
 }
 
@@ -54,11 +66,15 @@ async function runExtensionHostSuite(server, workspace) {
       else console.log(text);
     });
     const remote = (p) => `vscode-remote://127.0.0.1:${server.port}${p}`;
-    const payload = [['extensionDevelopmentPath', remote(repoRoot)], ['extensionTestsPath', remote(join(testsDir, 'index.js'))]];
+    const payload = [
+      ['extensionDevelopmentPath', remote(repoRoot)],
+      ['extensionTestsPath', remote(join(testsDir, 'index.js'))],
+    ];
     await browser.page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
     const code = await Promise.race([exit, new Promise((resolve) => setTimeout(() => resolve('timeout'), SUITE_TIMEOUT_MS))]);
-    if (!counts) return { passed: 0, failed: 1, skipped: 0, failures: [`vscode: the extension host ended (${code}) without mocha results; see ${server.logFile}`] };
-    if (code !== 0 && counts.failed === 0) counts.failures.push(`vscode: exit code ${code}`), counts.failed++;
+    if (!counts)
+      return { passed: 0, failed: 1, skipped: 0, failures: [`vscode: the extension host ended (${code}) without mocha results; see ${server.logFile}`] };
+    if (code !== 0 && counts.failed === 0) (counts.failures.push(`vscode: exit code ${code}`), counts.failed++);
     return counts;
   } finally {
     await browser.close();
@@ -69,22 +85,43 @@ async function runPlaywrightSuite(server, workspace) {
   const testsDir = await bundleTests('e2e', 'cjs', { packages: 'external' });
   // SWE_WORKBENCH_E2E_ONLY=stepper,bugs runs only those files (while working on one view).
   const only = process.env.SWE_WORKBENCH_E2E_ONLY?.split(',').map((name) => `${name.trim()}.test.js`);
-  const files = readdirSync(testsDir).filter((f) => f.endsWith('.test.js') && (!only || only.includes(f))).map((f) => join(testsDir, f));
+  const files = readdirSync(testsDir)
+    .filter((f) => f.endsWith('.test.js') && (!only || only.includes(f)))
+    .map((f) => join(testsDir, f));
   const out = join(repoRoot, 'test/e2e/out');
   mkdirSync(out, { recursive: true });
   const counts = join(server.home, 'e2e-counts.json');
-  const child = spawn(process.execPath, ['--test', '--test-concurrency=1', '--test-timeout=600000', '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${join(repoRoot, 'scripts/count-reporter.mjs')}`, `--test-reporter-destination=${counts}`, ...files], {
-    cwd: repoRoot,
-    stdio: 'inherit',
-    env: { ...process.env, SWE_WORKBENCH_E2E_URL: server.url, SWE_WORKBENCH_E2E_WORKSPACE: workspace, SWE_WORKBENCH_E2E_SETTINGS: server.userSettingsFile, SWE_WORKBENCH_E2E_OUT: out },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--test',
+      '--test-concurrency=1',
+      '--test-timeout=600000',
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${join(repoRoot, 'scripts/count-reporter.mjs')}`,
+      `--test-reporter-destination=${counts}`,
+      ...files,
+    ],
+    {
+      cwd: repoRoot,
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        SWE_WORKBENCH_E2E_URL: server.url,
+        SWE_WORKBENCH_E2E_WORKSPACE: workspace,
+        SWE_WORKBENCH_E2E_SETTINGS: server.userSettingsFile,
+        SWE_WORKBENCH_E2E_OUT: out,
+      },
+    },
+  );
   stopOnSignal.push(() => child.kill('SIGTERM'));
   const limit = setTimeout(() => child.kill('SIGTERM'), SUITE_TIMEOUT_MS);
   const r = await new Promise((resolve) => child.once('exit', (status, signal) => resolve({ status, signal })));
   clearTimeout(limit);
   const result = existsSync(counts) ? JSON.parse((await import('node:fs')).readFileSync(counts, 'utf8')) : undefined;
   if (!result) return { passed: 0, failed: 1, skipped: 0, failures: [`e2e: node --test exited with ${r.status ?? r.signal} and no counts`] };
-  if (r.status !== 0 && result.failed === 0) result.failures.push(`e2e: node --test exited with ${r.status ?? r.signal}`), result.failed++;
+  if (r.status !== 0 && result.failed === 0) (result.failures.push(`e2e: node --test exited with ${r.status ?? r.signal}`), result.failed++);
   return result;
 }
 

@@ -54,11 +54,11 @@ export const PACKAGES = {
   git: 'the demo and the tests lay out the sample repository with its history',
   'libkrb5-dev': "code-server's native modules build against it",
   'docker.io': 'replay, live runs, forks and bug checks run in Docker containers',
-  debootstrap: 'the offline base image is built from Debian\'s archive',
+  debootstrap: "the offline base image is built from Debian's archive",
   chromium: 'the smoke test and the end-to-end tests drive VS Code in it',
   ripgrep: "the agent's search tools use it inside containers and on this machine",
   flake8: "SWE-agent's linted edit runs it",
-  'python3-pytest': 'the sample repository\'s tests',
+  'python3-pytest': "the sample repository's tests",
 };
 
 export function ensurePackages(names, { required = true } = {}) {
@@ -91,7 +91,11 @@ export function ensureDocker({ required = true } = {}) {
   }
   const r = timed('starting a Docker engine', () => run('bash', [join(root, 'scripts/start-docker.sh')]));
   if (r.status === 0) return true;
-  const error = new SetupError('no Docker engine answers', 'replay, live runs, forks and bug checks run in containers', 'sudo bash scripts/start-docker.sh (log: /var/lib/swe-workbench/dockerd.log)');
+  const error = new SetupError(
+    'no Docker engine answers',
+    'replay, live runs, forks and bug checks run in containers',
+    'sudo bash scripts/start-docker.sh (log: /var/lib/swe-workbench/dockerd.log)',
+  );
   if (required) throw error;
   log(`skipped: ${error.message}`);
   return false;
@@ -103,7 +107,11 @@ export function ensureNodeModules() {
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(join(root, 'package-lock.json')).mtimeMs) return;
   timed('npm ci (the node modules)', () => {
     if (run('npm', ['ci', '--no-audit', '--no-fund']).status !== 0) {
-      throw new SetupError('npm ci failed', 'the extension, its build and its tests need the node modules', 'check that the npm registry is reachable (npm ping), then run npm ci');
+      throw new SetupError(
+        'npm ci failed',
+        'the extension, its build and its tests need the node modules',
+        'check that the npm registry is reachable (npm ping), then run npm ci',
+      );
     }
   });
 }
@@ -120,7 +128,11 @@ export function build({ production = false } = {}) {
 export function ensureBaseImage({ required = true } = {}) {
   const r = timed('the base image swe-workbench/base:bookworm', () => run(process.execPath, [join(root, 'dist/cli.js'), 'image', 'build']));
   if (r.status === 0) return true;
-  const error = new SetupError('the base image could not be built', 'the demo\'s replays and the tests run in it', `${isRoot ? '' : 'sudo '}node dist/cli.js image build (needs Docker and debootstrap)`);
+  const error = new SetupError(
+    'the base image could not be built',
+    "the demo's replays and the tests run in it",
+    `${isRoot ? '' : 'sudo '}node dist/cli.js image build (needs Docker and debootstrap)`,
+  );
   if (required) throw error;
   log(`skipped: ${error.message}`);
   return false;
@@ -129,10 +141,19 @@ export function ensureBaseImage({ required = true } = {}) {
 /** code-server with its own Node 24, from the npm registry; returns the launcher path. */
 export function ensureCodeServer() {
   return timed('code-server and its Node 24', () => {
-    const r = spawnSync('bash', [join(root, 'scripts/setup-code-server.sh')], { cwd: root, env: cleanNpmEnv(), stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+    const r = spawnSync('bash', [join(root, 'scripts/setup-code-server.sh')], {
+      cwd: root,
+      env: cleanNpmEnv(),
+      stdio: ['ignore', 'pipe', 'inherit'],
+      encoding: 'utf8',
+    });
     const launcher = r.stdout?.trim().split('\n').pop();
     if (r.status !== 0 || !launcher) {
-      throw new SetupError('code-server could not be installed', 'the demo and the VS Code tests run VS Code as code-server', `bash scripts/setup-code-server.sh (installs into ${TOOLS}, which must be writable: set SWE_WORKBENCH_TOOLS to another folder otherwise; needs the npm registry and libkrb5-dev)`);
+      throw new SetupError(
+        'code-server could not be installed',
+        'the demo and the VS Code tests run VS Code as code-server',
+        `bash scripts/setup-code-server.sh (installs into ${TOOLS}, which must be writable: set SWE_WORKBENCH_TOOLS to another folder otherwise; needs the npm registry and libkrb5-dev)`,
+      );
     }
     return launcher;
   });
@@ -145,11 +166,22 @@ export function ensureCodeServer() {
 export function supportedNode() {
   const major = Number(process.versions.node.split('.')[0]);
   if (major >= MIN_NODE_MAJOR) return process.execPath;
-  log(`Node ${process.versions.node} is older than ${MIN_NODE_MAJOR} (Node 20 reached end of life in April 2026; openai@7 needs ${MIN_NODE_MAJOR}+): using Node 24 from ${TOOLS}`);
-  const r = spawnSync('bash', [join(root, 'scripts/setup-code-server.sh'), '--node-only'], { cwd: root, env: cleanNpmEnv(), stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  log(
+    `Node ${process.versions.node} is older than ${MIN_NODE_MAJOR} (Node 20 reached end of life in April 2026; openai@7 needs ${MIN_NODE_MAJOR}+): using Node 24 from ${TOOLS}`,
+  );
+  const r = spawnSync('bash', [join(root, 'scripts/setup-code-server.sh'), '--node-only'], {
+    cwd: root,
+    env: cleanNpmEnv(),
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  });
   const node = r.stdout?.trim().split('\n').pop();
   if (r.status !== 0 || !node || !existsSync(node)) {
-    throw new SetupError(`Node ${process.versions.node} is not supported and Node 24 could not be installed`, `the project needs Node ${MIN_NODE_MAJOR} or later`, `install Node 22 or 24, or check that the npm registry is reachable and run bash scripts/setup-code-server.sh --node-only`);
+    throw new SetupError(
+      `Node ${process.versions.node} is not supported and Node 24 could not be installed`,
+      `the project needs Node ${MIN_NODE_MAJOR} or later`,
+      `install Node 22 or 24, or check that the npm registry is reachable and run bash scripts/setup-code-server.sh --node-only`,
+    );
   }
   return node;
 }
@@ -162,7 +194,10 @@ export function reexecOnSupportedNode() {
   const node = supportedNode();
   if (node === process.execPath) return;
   const bin = join(node, '..');
-  const r = spawnSync(node, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` } });
+  const r = spawnSync(node, [...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` },
+  });
   process.exit(r.status ?? 1);
 }
 

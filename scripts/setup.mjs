@@ -1,7 +1,17 @@
 // `bash scripts/setup.sh`: installs and starts everything the tests and the demo need on a fresh
 // Debian 12 machine, every step skipped when its result is already there. The steps are the
 // ones `npm start` runs (scripts/setup-steps.mjs); here every one is required.
-import { build, ensureBaseImage, ensureCodeServer, ensureDocker, ensureNodeModules, ensurePackages, PACKAGES, reexecOnSupportedNode, reportingSetupErrors } from './setup-steps.mjs';
+import {
+  build,
+  ensureBaseImage,
+  ensureCodeServer,
+  ensureDocker,
+  ensureNodeModules,
+  ensurePackages,
+  PACKAGES,
+  reexecOnSupportedNode,
+  reportingSetupErrors,
+} from './setup-steps.mjs';
 
 const started = Date.now();
 await reportingSetupErrors(() => {

@@ -5,7 +5,18 @@
 // Options are passed on to the demo: --port N, --keep, --smoke.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { build, cleanNpmEnv, ensureBaseImage, ensureCodeServer, ensureDocker, ensureNodeModules, ensurePackages, reexecOnSupportedNode, reportingSetupErrors, root } from './setup-steps.mjs';
+import {
+  build,
+  cleanNpmEnv,
+  ensureBaseImage,
+  ensureCodeServer,
+  ensureDocker,
+  ensureNodeModules,
+  ensurePackages,
+  reexecOnSupportedNode,
+  reportingSetupErrors,
+  root,
+} from './setup-steps.mjs';
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');

@@ -47,17 +47,28 @@ for (const suite of selected) {
     if (files.length === 0) continue;
     console.log(`\n# suite: ${suite} (${files.length} files)`);
     const countsFile = join(out, `${suite}.json`);
-    const r = spawnSync(process.execPath, [
-      '--import', 'tsx', '--test',
-      `--test-concurrency=${suite === 'unit' ? 2 : 1}`,
-      '--test-timeout=600000',
-      '--test-reporter=spec', '--test-reporter-destination=stdout',
-      `--test-reporter=${join(root, 'scripts/count-reporter.mjs')}`, `--test-reporter-destination=${countsFile}`,
-      ...files,
-    ], { cwd: root, stdio: 'inherit', env: { ...process.env, SWE_WORKBENCH_SUITE: suite }, timeout: SUITE_LIMIT_MS });
+    const r = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--test',
+        `--test-concurrency=${suite === 'unit' ? 2 : 1}`,
+        '--test-timeout=600000',
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        `--test-reporter=${join(root, 'scripts/count-reporter.mjs')}`,
+        `--test-reporter-destination=${countsFile}`,
+        ...files,
+      ],
+      { cwd: root, stdio: 'inherit', env: { ...process.env, SWE_WORKBENCH_SUITE: suite }, timeout: SUITE_LIMIT_MS },
+    );
     counts = existsSync(countsFile) ? JSON.parse(readFileSync(countsFile, 'utf8')) : null;
     if (!counts || (r.status !== 0 && counts.failed === 0)) {
-      const why = r.error?.code === 'ETIMEDOUT' ? `did not end within ${SUITE_LIMIT_MS / 60_000} min (a test file left a process or socket open?)` : `test runner exited with ${r.status ?? r.signal}`;
+      const why =
+        r.error?.code === 'ETIMEDOUT'
+          ? `did not end within ${SUITE_LIMIT_MS / 60_000} min (a test file left a process or socket open?)`
+          : `test runner exited with ${r.status ?? r.signal}`;
       counts = { passed: counts?.passed ?? 0, failed: (counts?.failed ?? 0) + 1, skipped: 0, failures: [`${suite}: ${why}`] };
     }
   } else {
@@ -66,7 +77,9 @@ for (const suite of selected) {
     console.log(`\n# suite: ${suite}`);
     const countsFile = join(out, `${suite}.json`);
     const r = spawnSync(process.execPath, [runner, suite, countsFile], { cwd: root, stdio: 'inherit' });
-    counts = existsSync(countsFile) ? JSON.parse(readFileSync(countsFile, 'utf8')) : { passed: 0, failed: 1, skipped: 0, failures: [`${suite}: runner exited with ${r.status ?? r.signal}`] };
+    counts = existsSync(countsFile)
+      ? JSON.parse(readFileSync(countsFile, 'utf8'))
+      : { passed: 0, failed: 1, skipped: 0, failures: [`${suite}: runner exited with ${r.status ?? r.signal}`] };
   }
   for (const k of ['passed', 'failed', 'skipped']) total[k] += counts[k];
   total.failures.push(...counts.failures);

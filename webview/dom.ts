@@ -25,5 +25,7 @@ export function codicon(name: string, label?: string): HTMLSpanElement {
 /** Replaces the whole view with an error that says what failed; never a blank panel. */
 export function renderFatal(root: HTMLElement, title: string, message: string): void {
   root.setAttribute('aria-busy', 'false');
-  root.replaceChildren(el('section', { className: 'load-error', attrs: { role: 'alert' } }, [el('h1', { text: title }), el('pre', { className: 'error-message', text: message })]));
+  root.replaceChildren(
+    el('section', { className: 'load-error', attrs: { role: 'alert' } }, [el('h1', { text: title }), el('pre', { className: 'error-message', text: message })]),
+  );
 }

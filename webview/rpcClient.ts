@@ -9,7 +9,10 @@ import {
 } from '../extension/protocol/ipc';
 
 class RequestError extends Error {
-  constructor(readonly code: ProtocolError['code'], message: string) {
+  constructor(
+    readonly code: ProtocolError['code'],
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -111,7 +111,9 @@ async function main(): Promise<void> {
   console.log(`ready: ours ${f(median(ours))}  raw create+start ${f(median(raw))}  ratio ${(median(ours) / median(raw)).toFixed(2)}x (target <= 1.3x)`);
   console.log(`round trip: bare shell ${f(median(rt.bare))}  ours ${f(median(rt.ours))}  fresh docker exec ${f(median(rt.fresh))}`);
   console.log(`  ours / bare shell ${(median(rt.ours) / median(rt.bare)).toFixed(2)}x; fresh exec / ours ${(median(rt.fresh) / median(rt.ours)).toFixed(1)}x`);
-  console.log(`read a file: archive API ${f(median(rt.archive))}  ours (shell) ${f(median(rt.cat))}  archive / ours ${(median(rt.archive) / median(rt.cat)).toFixed(1)}x`);
+  console.log(
+    `read a file: archive API ${f(median(rt.archive))}  ours (shell) ${f(median(rt.cat))}  archive / ours ${(median(rt.archive) / median(rt.cat)).toFixed(1)}x`,
+  );
 }
 
 void main();

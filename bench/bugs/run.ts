@@ -57,7 +57,11 @@ async function main(): Promise<void> {
   const [inv1, inv2] = [median(times[1].inverse), median(times[2].inverse)];
   const [tot1, tot2] = [median(times[1].total), median(times[2].total)];
   // Parallel sandboxes only help when cores are free: say how busy the machine was.
-  console.log(`bug: valid-allocate-and-close (2 changed files), sample repository, ${rounds} rounds, medians; ${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `bug: valid-allocate-and-close (2 changed files), sample repository, ${rounds} rounds, medians; ${cpus().length} cores, load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   console.log(`inverse mutation, 1 sandbox:  ${s(inv1)}`);
   console.log(`inverse mutation, 2 sandboxes: ${s(inv2)}   speed-up ${(inv1 / inv2).toFixed(2)}x with 2 sandboxes`);
   console.log(`whole pipeline,   1 sandbox:  ${s(tot1)}`);

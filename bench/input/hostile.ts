@@ -45,11 +45,16 @@ async function main(): Promise<void> {
   const hostile = hostileLog(size);
   const tNormal = median(await Promise.all(Array.from({ length: ROUNDS }, () => timed(async () => parseTestOutput(normal)))));
   const tHostile = median(await Promise.all(Array.from({ length: ROUNDS }, () => timed(async () => parseTestOutput(hostile)))));
-  console.log(`test output, ${(size / MB).toFixed(0)} MB: normal log ${tNormal.toFixed(1)} ms, hostile 1 MB lines ${tHostile.toFixed(1)} ms, ratio hostile/normal ${(tHostile / tNormal).toFixed(2)}`);
+  console.log(
+    `test output, ${(size / MB).toFixed(0)} MB: normal log ${tNormal.toFixed(1)} ms, hostile 1 MB lines ${tHostile.toFixed(1)} ms, ratio hostile/normal ${(tHostile / tNormal).toFixed(2)}`,
+  );
 
   const dir = mkdtempSync(join(tmpdir(), 'swe-workbench-bench-input-'));
   try {
-    const traj = JSON.stringify({ trajectory: Array.from({ length: 2000 }, (_, i) => ({ action: `cat file_${i}.py`, observation: 'x = 1\n'.repeat(4000) })), info: { exit_status: 'submitted' } });
+    const traj = JSON.stringify({
+      trajectory: Array.from({ length: 2000 }, (_, i) => ({ action: `cat file_${i}.py`, observation: 'x = 1\n'.repeat(4000) })),
+      info: { exit_status: 'submitted' },
+    });
     const plain = join(dir, 'run.traj');
     writeFileSync(plain, traj);
     writeFileSync(`${plain}.gz`, gzipSync(traj));

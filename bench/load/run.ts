@@ -53,13 +53,46 @@ function writeTrajectory(file: string, steps: number, megabytes: number): void {
   for (let i = 0; i < steps; i++) {
     const observation = codeLines(i, perObservation);
     const command = `str_replace_editor view /testbed/src/module_${i}.py`;
-    const call = { id: `call_${i}`, type: 'function', function: { name: 'str_replace_editor', arguments: JSON.stringify({ command: 'view', path: `/testbed/src/module_${i}.py` }) } };
-    trajectory.push({ action: command, observation, response: `Look at module ${i}.`, thought: `Look at module ${i}.`, execution_time: 0.12, state: { open_file: null, working_dir: '/testbed' }, query: [], extra_info: {} });
-    history.push({ role: 'assistant', content: `Look at module ${i}.`, thought: `Look at module ${i}.`, action: command, agent: 'main', message_type: 'action', tool_calls: [call] });
+    const call = {
+      id: `call_${i}`,
+      type: 'function',
+      function: { name: 'str_replace_editor', arguments: JSON.stringify({ command: 'view', path: `/testbed/src/module_${i}.py` }) },
+    };
+    trajectory.push({
+      action: command,
+      observation,
+      response: `Look at module ${i}.`,
+      thought: `Look at module ${i}.`,
+      execution_time: 0.12,
+      state: { open_file: null, working_dir: '/testbed' },
+      query: [],
+      extra_info: {},
+    });
+    history.push({
+      role: 'assistant',
+      content: `Look at module ${i}.`,
+      thought: `Look at module ${i}.`,
+      action: command,
+      agent: 'main',
+      message_type: 'action',
+      tool_calls: [call],
+    });
     history.push({ role: 'tool', content: observation, agent: 'main', message_type: 'observation', tool_call_ids: [call.id] });
   }
-  const replayConfig = JSON.stringify({ agent: { tools: { bundles: [{ path: 'tools/registry' }, { path: 'tools/edit_anthropic' }, { path: 'tools/submit' }], parse_function: { type: 'function_calling' } }, model: { name: 'bench' } } });
-  const info = { exit_status: 'submitted', submission: 'diff --git a/x b/x\n', model_stats: { instance_cost: 1.5, tokens_sent: 1_000_000, tokens_received: 20_000, api_calls: steps } };
+  const replayConfig = JSON.stringify({
+    agent: {
+      tools: {
+        bundles: [{ path: 'tools/registry' }, { path: 'tools/edit_anthropic' }, { path: 'tools/submit' }],
+        parse_function: { type: 'function_calling' },
+      },
+      model: { name: 'bench' },
+    },
+  });
+  const info = {
+    exit_status: 'submitted',
+    submission: 'diff --git a/x b/x\n',
+    model_stats: { instance_cost: 1.5, tokens_sent: 1_000_000, tokens_received: 20_000, api_calls: steps },
+  };
   writeFileSync(file, JSON.stringify({ environment: 'bench', trajectory, history, info, replay_config: replayConfig }, null, 2));
 }
 
@@ -86,7 +119,9 @@ function measure(variant: Variant, file: string): Sample {
 const mb = (bytes: number) => `${(bytes / 1_000_000).toFixed(1)} MB`;
 
 function main(): void {
-  const { values } = parseArgs({ options: { steps: { type: 'string', default: '150' }, mb: { type: 'string', default: '50' }, reps: { type: 'string', default: '5' } } });
+  const { values } = parseArgs({
+    options: { steps: { type: 'string', default: '150' }, mb: { type: 'string', default: '50' }, reps: { type: 'string', default: '5' } },
+  });
   const dir = mkdtempSync(path.join(tmpdir(), 'swe-workbench-bench-load-'));
   try {
     const file = path.join(dir, 'large.traj');

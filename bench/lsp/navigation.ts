@@ -48,7 +48,10 @@ async function main(): Promise<void> {
     const server = await pyrightFor(sandbox);
     await aci.runCommand(`find_references ledger/money.py ${classLine} Money`);
     await aci.runCommand('workspace_symbols Journal');
-    const at = (file: string, line: number, character: number) => ({ textDocument: { uri: fileUri(`/repo/${file}`) }, position: { line: line - 1, character } });
+    const at = (file: string, line: number, character: number) => ({
+      textDocument: { uri: fileUri(`/repo/${file}`) },
+      position: { line: line - 1, character },
+    });
     const cases = [
       {
         name: 'goto_definition',

@@ -30,8 +30,10 @@ async function main(): Promise<void> {
   try {
     const plain = await PolicyClient.connect({ baseUrl: server.url, logprobs: true, topLogprobs: 5 });
     const streaming = await PolicyClient.connect({ baseUrl: server.url, logprobs: true, topLogprobs: 5, stream: true });
-    const body = (stream: boolean) => JSON.stringify({ model: plain.model, messages, logprobs: true, top_logprobs: 5, stream, ...(stream ? { stream_options: { include_usage: true } } : {}) });
-    const post = (stream: boolean) => fetch(`${server.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(stream) });
+    const body = (stream: boolean) =>
+      JSON.stringify({ model: plain.model, messages, logprobs: true, top_logprobs: 5, stream, ...(stream ? { stream_options: { include_usage: true } } : {}) });
+    const post = (stream: boolean) =>
+      fetch(`${server.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(stream) });
     const variants: Record<string, () => Promise<unknown>> = {
       raw: async () => JSON.parse(await (await post(false)).text()),
       ours: () => plain.complete(messages),

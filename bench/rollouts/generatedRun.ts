@@ -1,4 +1,14 @@
-import { miniSweAgentTraj, patchFor, predsJson, r2eGymRecord, runReport, sweAgentTraj, workSteps, writeJson, writeJsonl } from '../../test/fixtures/rollouts/runWriter';
+import {
+  miniSweAgentTraj,
+  patchFor,
+  predsJson,
+  r2eGymRecord,
+  runReport,
+  sweAgentTraj,
+  workSteps,
+  writeJson,
+  writeJsonl,
+} from '../../test/fixtures/rollouts/runWriter';
 
 /** Deterministic spread of sizes: the same run every time. */
 function spread(i: number, a: number, min: number, span: number): number {

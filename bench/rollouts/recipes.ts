@@ -47,12 +47,23 @@ async function child(variant: string, root: string, out: string): Promise<void> 
   }
   const end = performance.now();
   const used = process.cpuUsage(cpu);
-  const m: Measure = { variant, ms: end - start, cpuMs: (used.user + used.system) / 1000, extraMs: end - indexed, peakRssMb: process.resourceUsage().maxRSS / 1024, rollouts: index.rollouts.length, detail };
+  const m: Measure = {
+    variant,
+    ms: end - start,
+    cpuMs: (used.user + used.system) / 1000,
+    extraMs: end - indexed,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    rollouts: index.rollouts.length,
+    detail,
+  };
   process.stdout.write(JSON.stringify(m) + '\n');
 }
 
 function measure(variant: string, root: string, out: string): Measure {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', __filename, '--child', variant, '--root', root, '--out', out], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', __filename, '--child', variant, '--root', root, '--out', out], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
   if (r.status !== 0) throw new Error(`${variant} failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as Measure;
 }
@@ -72,9 +83,14 @@ async function main(): Promise<void> {
     const cpu = (v: string) => median(results[v]!.map((m) => m.cpuMs));
     const extra = (v: string) => median(results[v]!.map((m) => m.extraMs));
     const rss = (v: string) => Math.max(...results[v]!.map((m) => m.peakRssMb));
-    for (const v of variants) console.log(`${v.padEnd(8)} ${med(v).toFixed(0).padStart(6)} ms wall (${extra(v).toFixed(0)} ms after the index), ${cpu(v).toFixed(0).padStart(6)} ms CPU (medians of ${rounds})  peak RSS ${rss(v).toFixed(0)} MB  ${results[v]![0]!.detail}`);
+    for (const v of variants)
+      console.log(
+        `${v.padEnd(8)} ${med(v).toFixed(0).padStart(6)} ms wall (${extra(v).toFixed(0)} ms after the index), ${cpu(v).toFixed(0).padStart(6)} ms CPU (medians of ${rounds})  peak RSS ${rss(v).toFixed(0)} MB  ${results[v]![0]!.detail}`,
+      );
     for (const v of ['recipes', 'export']) {
-      console.log(`${v} / index = ${(med(v) / med('index')).toFixed(2)}x wall, ${(cpu(v) / cpu('index')).toFixed(2)}x CPU, ${(rss(v) / rss('index')).toFixed(2)}x peak RSS; the ${v === 'recipes' ? 'nine scorings' : 'export'} alone ${(extra(v) / median(results.index!.map((m) => m.ms))).toFixed(2)}x the index`);
+      console.log(
+        `${v} / index = ${(med(v) / med('index')).toFixed(2)}x wall, ${(cpu(v) / cpu('index')).toFixed(2)}x CPU, ${(rss(v) / rss('index')).toFixed(2)}x peak RSS; the ${v === 'recipes' ? 'nine scorings' : 'export'} alone ${(extra(v) / median(results.index!.map((m) => m.ms))).toFixed(2)}x the index`,
+      );
     }
   } finally {
     run.cleanup();

@@ -74,7 +74,8 @@ function rawRead(root: string, importing: boolean): number {
 async function child(variant: string, root: string, cache: string): Promise<void> {
   const start = process.hrtime.bigint();
   const cpu = process.cpuUsage();
-  const rollouts = variant === 'raw' || variant === 'import' ? rawRead(root, variant === 'import') : (await indexRollouts(root, { cacheDir: cache })).rollouts.length;
+  const rollouts =
+    variant === 'raw' || variant === 'import' ? rawRead(root, variant === 'import') : (await indexRollouts(root, { cacheDir: cache })).rollouts.length;
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   const used = process.cpuUsage(cpu);
   const m: Measure = { variant, ms, cpuMs: (used.user + used.system) / 1000, peakRssMb: process.resourceUsage().maxRSS / 1024, rollouts };
@@ -90,13 +91,18 @@ async function child(variant: string, root: string, cache: string): Promise<void
 }
 
 function measure(variant: string, root: string, cache: string): Measure {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', __filename, '--child', variant, '--root', root, '--cache', cache], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', __filename, '--child', variant, '--root', root, '--cache', cache], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
   if (r.status !== 0) throw new Error(`${variant} failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as Measure;
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { child: { type: 'string' }, root: { type: 'string' }, cache: { type: 'string' }, rounds: { type: 'string' }, keep: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { child: { type: 'string' }, root: { type: 'string' }, cache: { type: 'string' }, rounds: { type: 'string' }, keep: { type: 'string' } },
+  });
   if (values.child) return child(values.child, values.root!, values.cache!);
   const rounds = Number(values.rounds ?? 3);
   const root = values.keep ?? mkdtempSync(join(tmpdir(), 'swe-workbench-bench-rollouts-'));
@@ -117,15 +123,22 @@ async function main(): Promise<void> {
     const med = (v: string) => median(results[v]!.map((m) => m.ms));
     const cpu = (v: string) => median(results[v]!.map((m) => m.cpuMs));
     const rss = (v: string) => Math.max(...results[v]!.map((m) => m.peakRssMb));
-    for (const v of ['raw', 'import', 'cold', 'warm']) console.log(`${v.padEnd(6)} ${med(v).toFixed(0).padStart(7)} ms wall, ${cpu(v).toFixed(0).padStart(6)} ms CPU (medians of ${rounds})  peak RSS ${rss(v).toFixed(0)} MB  documents/rollouts ${results[v]![0]!.rollouts}`);
+    for (const v of ['raw', 'import', 'cold', 'warm'])
+      console.log(
+        `${v.padEnd(6)} ${med(v).toFixed(0).padStart(7)} ms wall, ${cpu(v).toFixed(0).padStart(6)} ms CPU (medians of ${rounds})  peak RSS ${rss(v).toFixed(0)} MB  documents/rollouts ${results[v]![0]!.rollouts}`,
+      );
     const ratio = (a: string, b: string) => `${(med(a) / med(b)).toFixed(2)}x wall, ${(cpu(a) / cpu(b)).toFixed(2)}x CPU`;
     console.log(`cold / raw    = ${ratio('cold', 'raw')}   (target <= 1.5x)`);
     console.log(`import / raw  = ${ratio('import', 'raw')}   (the importers alone)`);
     console.log(`cold / import = ${ratio('cold', 'import')}   (the index's own share)`);
     const again = median(results.warm!.map((m) => m.againMs ?? NaN));
-    console.log(`warm / cold   = ${((100 * med('warm')) / med('cold')).toFixed(1)}% wall, ${((100 * cpu('warm')) / cpu('cold')).toFixed(1)}% CPU  (target < 5%; a fresh process)`);
+    console.log(
+      `warm / cold   = ${((100 * med('warm')) / med('cold')).toFixed(1)}% wall, ${((100 * cpu('warm')) / cpu('cold')).toFixed(1)}% CPU  (target < 5%; a fresh process)`,
+    );
     const againCpu = median(results.warm!.map((m) => m.againCpuMs ?? NaN));
-    console.log(`again / cold  = ${((100 * again) / med('cold')).toFixed(1)}% wall, ${((100 * againCpu) / cpu('cold')).toFixed(1)}% CPU  (${again.toFixed(0)} ms wall, ${againCpu.toFixed(0)} ms CPU: a second warm index in the same process)`);
+    console.log(
+      `again / cold  = ${((100 * again) / med('cold')).toFixed(1)}% wall, ${((100 * againCpu) / cpu('cold')).toFixed(1)}% CPU  (${again.toFixed(0)} ms wall, ${againCpu.toFixed(0)} ms CPU: a second warm index in the same process)`,
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
     if (!values.keep) rmSync(root, { recursive: true, force: true });

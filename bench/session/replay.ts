@@ -26,7 +26,12 @@ const COMMANDS = ['open "ledger/money.py" 75', 'goto 20', 'scroll_down', 'grep -
 async function main(): Promise<void> {
   const parent = await mkdtemp(path.join(tmpdir(), 'swb-bench-session-'));
   const repo = await materializeSampleRepo(path.join(parent, 'repo'));
-  const sandbox = await DockerSandbox.create({ image: 'swe-workbench/base:bookworm', repoDir: repo.dir, repoPath: '/repo', labels: { 'swe-workbench.role': 'bench' } });
+  const sandbox = await DockerSandbox.create({
+    image: 'swe-workbench/base:bookworm',
+    repoDir: repo.dir,
+    repoPath: '/repo',
+    labels: { 'swe-workbench.role': 'bench' },
+  });
   try {
     const aci = new AciSession(sandbox);
     const steps: Step[] = [];
@@ -43,7 +48,12 @@ async function main(): Promise<void> {
       for (const step of steps) await aci.run({ tool: step.action.tool!, args: step.action.args });
       const rawMs = (performance.now() - start) / steps.length;
       start = performance.now();
-      const session = new DebugSession({ aci, sources: [new RecordingSource(steps, aci.tools)], task: {}, breakpoints: [{ kind: 'divergence' }, { kind: 'exit-code' }] });
+      const session = new DebugSession({
+        aci,
+        sources: [new RecordingSource(steps, aci.tools)],
+        task: {},
+        breakpoints: [{ kind: 'divergence' }, { kind: 'exit-code' }],
+      });
       const stop = await session.continue();
       if (stop.reason !== 'exhausted') throw new Error(`replay stopped early: ${stop.reason} at ${stop.index}`);
       const oursMs = (performance.now() - start) / steps.length;

@@ -18,7 +18,14 @@ import { FIRST_ROWS_MARK } from '../../webview/rollouts/rolloutsTable';
 import { median } from '../timing';
 import { browserNow, closeAll } from './measure';
 
-const { values } = parseArgs({ options: { instances: { type: 'string', default: '1000' }, attempts: { type: 'string', default: '10' }, runs: { type: 'string', default: '5' }, frames: { type: 'string', default: '120' } } });
+const { values } = parseArgs({
+  options: {
+    instances: { type: 'string', default: '1000' },
+    attempts: { type: 'string', default: '10' },
+    runs: { type: 'string', default: '5' },
+    frames: { type: 'string', default: '120' },
+  },
+});
 const RUNS = Number(values.runs);
 const FRAMES = Number(values.frames);
 
@@ -28,17 +35,25 @@ async function timeTableOpen(page: Page): Promise<{ ms: number; frame: Frame }> 
   const start = await browserNow(page);
   await runCommand(page, 'SWE Workbench: Show Rollouts Table');
   const frame = await webviewFrame(page, '#viewport');
-  const shown = await frame.waitForFunction((mark) => {
-    const entry = performance.getEntriesByName(mark)[0];
-    return entry && performance.timeOrigin + entry.startTime;
-  }, FIRST_ROWS_MARK, { timeout: 120_000 });
+  const shown = await frame.waitForFunction(
+    (mark) => {
+      const entry = performance.getEntriesByName(mark)[0];
+      return entry && performance.timeOrigin + entry.startTime;
+    },
+    FIRST_ROWS_MARK,
+    { timeout: 120_000 },
+  );
   return { ms: ((await shown.jsonValue()) as number) - start, frame };
 }
 
 async function timeTextOpen(page: Page, file: string): Promise<number> {
   const start = await browserNow(page);
   await quickOpen(page, file);
-  const shown = await page.waitForFunction(() => document.querySelector('.editor-instance .view-lines')?.textContent?.includes('trajectory_steps') && Date.now(), undefined, { polling: 'raf', timeout: 120_000 });
+  const shown = await page.waitForFunction(
+    () => document.querySelector('.editor-instance .view-lines')?.textContent?.includes('trajectory_steps') && Date.now(),
+    undefined,
+    { polling: 'raf', timeout: 120_000 },
+  );
   return ((await shown.jsonValue()) as number) - start;
 }
 
@@ -88,7 +103,10 @@ function buildPlainList(frame: Frame, rows: number): Promise<void> {
 async function main(): Promise<void> {
   buildExtension();
   const run = writeLargeRolloutRun(Number(values.instances), Number(values.attempts));
-  const server = await startCodeServer({ vsix: packageExtension(path.resolve(__dirname, '../../dist')), userSettings: { 'sweWorkbench.rollouts.folder': run.root } });
+  const server = await startCodeServer({
+    vsix: packageExtension(path.resolve(__dirname, '../../dist')),
+    userSettings: { 'sweWorkbench.rollouts.folder': run.root },
+  });
   const browser = await launchBrowser();
   try {
     const workspace = makeWorkspace(server.home, { 'deepswe.jsonl': path.join(run.root, 'attempt_1/deepswe.jsonl') });
@@ -122,7 +140,8 @@ async function main(): Promise<void> {
       ['scroll frame, median (ms)', median(virtual), median(plain)],
       ['scroll frame, p95 (ms)', p95(virtual), p95(plain)],
     ];
-    for (const [name, ours, raw] of rows) console.log(name.padEnd(44), ours.toFixed(1).padStart(9), raw.toFixed(1).padStart(9), (ours / raw).toFixed(2).padStart(7));
+    for (const [name, ours, raw] of rows)
+      console.log(name.padEnd(44), ours.toFixed(1).padStart(9), raw.toFixed(1).padStart(9), (ours / raw).toFixed(2).padStart(7));
     console.log(`\nrows in the DOM while scrolling: ${domRows} of ${run.rollouts}`);
     const out = path.resolve(__dirname, '../out');
     mkdirSync(out, { recursive: true });

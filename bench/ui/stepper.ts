@@ -17,7 +17,9 @@ import { openFileInWebview, quickOpenRow } from '../../test/helpers/workbench';
 import { median } from '../timing';
 import { browserNow, closeAll } from './measure';
 
-const { values } = parseArgs({ options: { steps: { type: 'string', default: '150' }, runs: { type: 'string', default: '5' }, moves: { type: 'string', default: '40' } } });
+const { values } = parseArgs({
+  options: { steps: { type: 'string', default: '150' }, runs: { type: 'string', default: '5' }, moves: { type: 'string', default: '40' } },
+});
 const STEPS = Number(values.steps);
 const RUNS = Number(values.runs);
 const MOVES = Math.min(Number(values.moves), STEPS - 1);
@@ -26,7 +28,8 @@ const MOVES = Math.min(Number(values.moves), STEPS - 1);
 function generatedTrajectory(steps: number): string {
   const trajectory = Array.from({ length: steps }, (_, i) => ({
     thought: `Step ${i + 1}: inspect the next part of the module before changing it.`,
-    action: i % 3 === 0 ? `open src/pkg/module_${i}.py ${i * 10}\n` : i % 3 === 1 ? `search_dir "needle_${i}" src\n` : `python -m pytest tests/test_${i}.py -q\n`,
+    action:
+      i % 3 === 0 ? `open src/pkg/module_${i}.py ${i * 10}\n` : i % 3 === 1 ? `search_dir "needle_${i}" src\n` : `python -m pytest tests/test_${i}.py -q\n`,
     observation: Array.from({ length: 40 }, (_, l) => `${i * 40 + l}: line ${l} of the output of step ${i + 1}`).join('\n'),
     response: `Step ${i + 1}`,
     execution_time: 0.1,
@@ -34,7 +37,6 @@ function generatedTrajectory(steps: number): string {
   }));
   return JSON.stringify({ trajectory, history: [], info: { exit_status: 'submitted', submission: '' }, environment: 'bench' }, null, 2);
 }
-
 
 async function listed(page: Page, file: string): Promise<Locator> {
   const row = await quickOpenRow(page, file);
@@ -66,7 +68,11 @@ async function timeTextOpen(page: Page, file: string, firstText: string): Promis
   const row = await listed(page, file);
   const start = await browserNow(page);
   await row.click();
-  const shown = await page.waitForFunction((text) => document.querySelector('.editor-instance .view-lines')?.textContent?.includes(text) && Date.now(), firstText, { polling: 'raf' });
+  const shown = await page.waitForFunction(
+    (text) => document.querySelector('.editor-instance .view-lines')?.textContent?.includes(text) && Date.now(),
+    firstText,
+    { polling: 'raf' },
+  );
   return ((await shown.jsonValue()) as number) - start;
 }
 
@@ -105,7 +111,9 @@ async function main(): Promise<void> {
     for (let i = 2; i <= MOVES + 1; i++) {
       const start = await browserNow(page);
       await page.keyboard.press('j');
-      const done = await frame.waitForFunction((title) => document.getElementById('step-title')?.textContent === title && Date.now(), `Step ${i} of ${STEPS}`, { polling: 'raf' });
+      const done = await frame.waitForFunction((title) => document.getElementById('step-title')?.textContent === title && Date.now(), `Step ${i} of ${STEPS}`, {
+        polling: 'raf',
+      });
       stepperMoves.push(((await done.jsonValue()) as number) - start);
     }
 
@@ -117,7 +125,11 @@ async function main(): Promise<void> {
     for (let i = 2; i <= MOVES + 1; i++) {
       const start = await browserNow(page);
       await page.keyboard.press('ArrowDown');
-      const done = await page.waitForFunction((line) => [...document.querySelectorAll('.statusbar-item')].some((e) => e.textContent?.includes(`Ln ${line},`)) && Date.now(), i, { polling: 'raf' });
+      const done = await page.waitForFunction(
+        (line) => [...document.querySelectorAll('.statusbar-item')].some((e) => e.textContent?.includes(`Ln ${line},`)) && Date.now(),
+        i,
+        { polling: 'raf' },
+      );
       textMoves.push(((await done.jsonValue()) as number) - start);
     }
 
@@ -127,9 +139,12 @@ async function main(): Promise<void> {
     ];
     console.log(`\nstepper vs VS Code text editor, same file, medians of ${RUNS} opens and ${MOVES} moves`);
     console.log('measure'.padEnd(40), 'stepper'.padStart(9), 'text'.padStart(9), 'ratio'.padStart(7));
-    for (const [name, ours, raw] of rows) console.log(name.padEnd(40), ours.toFixed(0).padStart(9), raw.toFixed(0).padStart(9), (ours / raw).toFixed(2).padStart(7));
+    for (const [name, ours, raw] of rows)
+      console.log(name.padEnd(40), ours.toFixed(0).padStart(9), raw.toFixed(0).padStart(9), (ours / raw).toFixed(2).padStart(7));
     const firstStep = median(stepperOpen);
-    console.log(`\nfirst step shown in ${firstStep.toFixed(0)} ms (target < 500 ms): ${firstStep < 500 ? 'met' : 'NOT met'}; ${median(stepperInView).toFixed(0)} ms of it after the view's document started loading`);
+    console.log(
+      `\nfirst step shown in ${firstStep.toFixed(0)} ms (target < 500 ms): ${firstStep < 500 ? 'met' : 'NOT met'}; ${median(stepperInView).toFixed(0)} ms of it after the view's document started loading`,
+    );
     console.log(`opens whose page carried the first step: ${embedded} of ${RUNS} (the others asked for it once)`);
   } catch (error) {
     await browser.page.screenshot({ path: path.resolve(__dirname, '../out/stepper-failure.png') });

@@ -60,8 +60,7 @@ export async function serveJsonLines(session: AciSession, ctx: CommandContext): 
         ctx.stdout.write(JSON.stringify({ error: `stdin line ${lineNumber}: ${input.error}`, line: lineNumber }) + '\n');
         continue;
       }
-      const result =
-        'command' in input ? await session.runCommand(input.command, ctx.signal) : await session.runTool(input.tool, input.args ?? {}, ctx.signal);
+      const result = 'command' in input ? await session.runCommand(input.command, ctx.signal) : await session.runTool(input.tool, input.args ?? {}, ctx.signal);
       ctx.stdout.write(JSON.stringify(result) + '\n');
     }
   } finally {

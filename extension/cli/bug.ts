@@ -134,19 +134,29 @@ type Values = SandboxFlags & {
 
 async function sweSmith(dir: string, values: Values, ctx: CommandContext): Promise<number> {
   const instanceOut = values['instance-out'];
-  if (instanceOut && (!values.instance || !values['repo-name'] || !values['base-commit'])) throw new CliError('--instance-out needs --instance, --repo-name and --base-commit');
+  if (instanceOut && (!values.instance || !values['repo-name'] || !values['base-commit']))
+    throw new CliError('--instance-out needs --instance, --repo-name and --base-commit');
   const make = await sandboxMaker(values, ctx, 'bug-swe-smith', USAGE);
   const bug = await loadBugArtifact(dir);
   const testTimeoutMs = positiveInt(values.timeout, 'timeout', 600) * 1000;
-  const result = await inSandbox(make, ctx.signal, (sandbox) => validateLikeSweSmith(sandbox, bug, { baseRef: values.base ?? 'HEAD', testTimeoutMs, signal: ctx.signal }));
+  const result = await inSandbox(make, ctx.signal, (sandbox) =>
+    validateLikeSweSmith(sandbox, bug, { baseRef: values.base ?? 'HEAD', testTimeoutMs, signal: ctx.signal }),
+  );
   const { lists } = result;
   if (values.json) ctx.stdout.write(JSON.stringify({ valid: result.valid, ...lists, goldPatch: result.goldPatch }, null, 2) + '\n');
   else {
-    ctx.stdout.write(`${result.valid ? 'valid' : 'NOT valid'}: ${lists.FAIL_TO_PASS.length} FAIL_TO_PASS, ${lists.PASS_TO_PASS.length} PASS_TO_PASS, ${lists.FAIL_TO_FAIL.length} FAIL_TO_FAIL, ${lists.PASS_TO_FAIL.length} PASS_TO_FAIL\n`);
+    ctx.stdout.write(
+      `${result.valid ? 'valid' : 'NOT valid'}: ${lists.FAIL_TO_PASS.length} FAIL_TO_PASS, ${lists.PASS_TO_PASS.length} PASS_TO_PASS, ${lists.FAIL_TO_FAIL.length} FAIL_TO_FAIL, ${lists.PASS_TO_FAIL.length} PASS_TO_FAIL\n`,
+    );
     for (const id of lists.FAIL_TO_PASS) ctx.stdout.write(`  FAIL_TO_PASS  ${id}\n`);
   }
   if (instanceOut) {
-    const instance = bugToSweSmithInstance(bug, lists, { instanceId: values.instance!, repo: values['repo-name']!, baseCommit: values['base-commit']!, ...(values.image ? { imageName: values.image } : {}) });
+    const instance = bugToSweSmithInstance(bug, lists, {
+      instanceId: values.instance!,
+      repo: values['repo-name']!,
+      baseCommit: values['base-commit']!,
+      ...(values.image ? { imageName: values.image } : {}),
+    });
     await writeFile(instanceOut, JSON.stringify(instance, null, 2) + '\n');
   }
   return result.valid ? 0 : 1;

@@ -4,7 +4,10 @@ import { CliError } from './command';
 
 /** The bundles of a `--bundles a,b` option; undefined when it was not given or names none. */
 export function bundleList(value: string | undefined): string[] | undefined {
-  const bundles = value?.split(',').map((b) => b.trim()).filter(Boolean);
+  const bundles = value
+    ?.split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
   return bundles && bundles.length > 0 ? bundles : undefined;
 }
 

@@ -14,7 +14,10 @@ export interface Command {
 
 /** An error meant for the person at the terminal: printed without a stack. */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode = 2) {
+  constructor(
+    message: string,
+    readonly exitCode = 2,
+  ) {
     super(message);
   }
 }

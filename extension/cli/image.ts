@@ -27,7 +27,9 @@ async function build(argv: string[], ctx: CommandContext): Promise<number> {
     signal: ctx.signal,
     onProgress: (line) => ctx.stderr.write(line + '\n'),
   });
-  ctx.stdout.write(result.built ? `built ${result.tag} ${result.imageId}\n` : `${result.tag} already exists (${result.imageId}); nothing to do (--force rebuilds it)\n`);
+  ctx.stdout.write(
+    result.built ? `built ${result.tag} ${result.imageId}\n` : `${result.tag} already exists (${result.imageId}); nothing to do (--force rebuilds it)\n`,
+  );
   return 0;
 }
 

@@ -49,7 +49,14 @@ function outcomeLine(loaded: LoadedTrajectory): string {
 /** The readable summary: header lines, then one row a step (index, tool, action, observation size, marks). */
 export function summarize(loaded: LoadedTrajectory): string {
   const { trajectory: t } = loaded;
-  const task = [t.task.instanceId, t.task.repo, t.task.baseCommit && `@ ${/^[0-9a-f]{40}$/.test(t.task.baseCommit) ? t.task.baseCommit.slice(0, 12) : t.task.baseCommit}`, t.task.image && `image ${t.task.image}`].filter(Boolean).join('  ');
+  const task = [
+    t.task.instanceId,
+    t.task.repo,
+    t.task.baseCommit && `@ ${/^[0-9a-f]{40}$/.test(t.task.baseCommit) ? t.task.baseCommit.slice(0, 12) : t.task.baseCommit}`,
+    t.task.image && `image ${t.task.image}`,
+  ]
+    .filter(Boolean)
+    .join('  ');
   const format = [loaded.format, t.meta.formatVersion, t.meta.parseFunction && `(${t.meta.parseFunction})`].filter(Boolean).join(' ');
   const lines = [
     loaded.line === undefined ? loaded.file : `${loaded.file}:${loaded.line} (record ${loaded.record} of ${loaded.records})`,

@@ -29,7 +29,10 @@ Exit code: 0 when every replayed step matched, 1 at the first divergence or erro
 
 function normalisersOption(value: string | undefined): NormaliserName[] {
   if (value === undefined) return [...DEFAULT_NORMALISERS];
-  const names = value.split(',').map((n) => n.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !(n in NORMALISERS));
   if (unknown.length > 0) throw new CliError(`--forgive: unknown normaliser(s) ${unknown.join(', ')}; choose from ${NORMALISER_NAMES.join(', ')}`);
   return names as NormaliserName[];
@@ -53,7 +56,10 @@ function nonNegativeInteger(name: string, value: string | undefined): number | u
 }
 
 /** The session `replay` asks for: the recording, and the container and tools the options name. */
-export function replayRequest(recording: { trajectory: Trajectory; ref: string }, options: { image: string; repoDir: string; workdir?: string; until?: number; bundles?: string[]; scaffold?: string; normalisers: NormaliserName[] }): LaunchRequest {
+export function replayRequest(
+  recording: { trajectory: Trajectory; ref: string },
+  options: { image: string; repoDir: string; workdir?: string; until?: number; bundles?: string[]; scaffold?: string; normalisers: NormaliserName[] },
+): LaunchRequest {
   return {
     mode: 'replay',
     recording,
@@ -93,7 +99,12 @@ export const command: Command = {
     const bundles = bundleList(values.bundles);
     if (bundles) toolSetOption(bundles); // an unknown bundle named on the command line is a usage error (exit 2)
     const scaffold = scaffoldOption(values.scaffold);
-    const plan = planSession(replayRequest({ trajectory, ref: file }, { image: values.image, repoDir: values.repo, normalisers, ...defined({ workdir: values.workdir, until, bundles, scaffold }) }));
+    const plan = planSession(
+      replayRequest(
+        { trajectory, ref: file },
+        { image: values.image, repoDir: values.repo, normalisers, ...defined({ workdir: values.workdir, until, bundles, scaffold }) },
+      ),
+    );
     const choice = plan.scaffoldChoice;
     ctx.stderr.write(`swe-workbench replay: ${describeChoice(choice)}\n`);
     const { debug: session } = await startSession(plan, { role: 'replay', signal: ctx.signal }).catch((err: unknown) => {
@@ -109,7 +120,19 @@ export const command: Command = {
     const matched = session.comparisons.filter((c) => c.matched).length;
     const first = session.firstDivergence?.index ?? null;
     if (values.json) {
-      ctx.stdout.write(JSON.stringify({ summary: { scaffold: choice, steps: total, recorded: trajectory.steps.length, matched, firstDivergence: first, stop: stop.reason, ...(stop.error ? { error: stop.error } : {}) } }) + '\n');
+      ctx.stdout.write(
+        JSON.stringify({
+          summary: {
+            scaffold: choice,
+            steps: total,
+            recorded: trajectory.steps.length,
+            matched,
+            firstDivergence: first,
+            stop: stop.reason,
+            ...(stop.error ? { error: stop.error } : {}),
+          },
+        }) + '\n',
+      );
     } else {
       ctx.stdout.write(`${matched} of ${total} replayed steps matched${first === null ? '' : `; first divergence at step ${first}`}\n`);
     }

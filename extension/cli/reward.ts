@@ -50,20 +50,24 @@ interface RewardView {
 
 export const command: Command = {
   async run(argv, ctx) {
-    const { values, positionals } = parseCommandArgs(argv, {
-      'test-output': { type: 'string' },
-      instance: { type: 'string' },
-      'instance-id': { type: 'string' },
-      format: { type: 'string' },
-      report: { type: 'string' },
-      recipe: { type: 'string' },
-      patch: { type: 'string' },
-      'finish-reason': { type: 'string' },
-      steps: { type: 'string' },
-      truncated: { type: 'boolean' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    }, false);
+    const { values, positionals } = parseCommandArgs(
+      argv,
+      {
+        'test-output': { type: 'string' },
+        instance: { type: 'string' },
+        'instance-id': { type: 'string' },
+        format: { type: 'string' },
+        report: { type: 'string' },
+        recipe: { type: 'string' },
+        patch: { type: 'string' },
+        'finish-reason': { type: 'string' },
+        steps: { type: 'string' },
+        truncated: { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      false,
+    );
     if (values.help) {
       ctx.stdout.write(USAGE + '\n');
       return 0;
@@ -76,8 +80,10 @@ export const command: Command = {
     if (!recipe && (values.patch || Object.keys(run).length > 0)) throw new CliError('--patch, --finish-reason, --steps and --truncated go with --recipe');
     let view: RewardView;
     if (values.report && !values['test-output'] && !values.instance) view = reportView(await readReport(values.report), recipe, run);
-    else if (values['test-output'] && values.instance && !values.report) view = await testOutputView(values['test-output'], values.instance, values['instance-id'], format, recipe, run);
-    else if (recipe?.shape === 'swe-rl' && values.patch && values.instance && !values.report) view = await patchView(values.instance, values['instance-id'], recipe, run);
+    else if (values['test-output'] && values.instance && !values.report)
+      view = await testOutputView(values['test-output'], values.instance, values['instance-id'], format, recipe, run);
+    else if (recipe?.shape === 'swe-rl' && values.patch && values.instance && !values.report)
+      view = await patchView(values.instance, values['instance-id'], recipe, run);
     else throw new CliError(`give --test-output with --instance, or --report alone\n\n${USAGE}`);
     ctx.stdout.write(values.json ? JSON.stringify(view, null, 2) + '\n' : readable(view));
     // Test output that could not be graded is an input error: masked in the output, and exit 1 so no script takes it for a grade.
@@ -94,12 +100,18 @@ async function readText(file: string): Promise<string> {
 }
 
 /** What the options say of the run that produced the graded output. */
-async function runEvidence(values: { patch?: string | undefined; 'finish-reason'?: string | undefined; steps?: string | undefined; truncated?: boolean | undefined }): Promise<Partial<RolloutEvidence>> {
+async function runEvidence(values: {
+  patch?: string | undefined;
+  'finish-reason'?: string | undefined;
+  steps?: string | undefined;
+  truncated?: boolean | undefined;
+}): Promise<Partial<RolloutEvidence>> {
   const run: Partial<RolloutEvidence> = {};
   if (values.patch !== undefined) run.patch = await readText(values.patch);
   const reason = values['finish-reason'];
   if (reason !== undefined) {
-    if (!(FINISH_REASONS as readonly string[]).includes(reason)) throw new CliError(`--finish-reason expects one of ${FINISH_REASONS.join(', ')}, got '${reason}'`);
+    if (!(FINISH_REASONS as readonly string[]).includes(reason))
+      throw new CliError(`--finish-reason expects one of ${FINISH_REASONS.join(', ')}, got '${reason}'`);
     run.finishReason = reason as FinishReason;
   }
   if (values.steps !== undefined) {
@@ -116,24 +128,60 @@ function recipeReward(recipe: Recipe, evidence: RolloutEvidence): Pick<RewardVie
   const score = scoreRollout(recipe, evidence);
   return {
     recipe: { name: recipe.name, version: recipe.version, source: recipe.source, description: recipe.description },
-    reward: { value: score.value, outcome: score.outcome, terms: score.terms, ...(score.mask ? { masked: score.mask } : {}), ...(score.unscored ? { unscored: score.unscored } : {}) },
+    reward: {
+      value: score.value,
+      outcome: score.outcome,
+      terms: score.terms,
+      ...(score.mask ? { masked: score.mask } : {}),
+      ...(score.unscored ? { unscored: score.unscored } : {}),
+    },
   };
 }
 
 async function patchView(instanceFile: string, instanceId: string | undefined, recipe: Recipe, run: Partial<RolloutEvidence>): Promise<RewardView> {
   const instance = await readTaskInstance(instanceFile, instanceId);
-  return { kind: 'patch-similarity', instanceId: instance.instance_id, ...recipeReward(recipe, { resolved: null, ...(instance.patch !== undefined ? { gold: instance.patch } : {}), ...run }) };
+  return {
+    kind: 'patch-similarity',
+    instanceId: instance.instance_id,
+    ...recipeReward(recipe, { resolved: null, ...(instance.patch !== undefined ? { gold: instance.patch } : {}), ...run }),
+  };
 }
 
-async function testOutputView(file: string, instanceFile: string, instanceId: string | undefined, format: TestOutputFormat, recipe: Recipe | undefined, run: Partial<RolloutEvidence>): Promise<RewardView> {
+async function testOutputView(
+  file: string,
+  instanceFile: string,
+  instanceId: string | undefined,
+  format: TestOutputFormat,
+  recipe: Recipe | undefined,
+  run: Partial<RolloutEvidence>,
+): Promise<RewardView> {
   const instance = await readTaskInstance(instanceFile, instanceId);
   const text = await readText(file);
   const outcome = gradeOutput(instance, text, format);
   const scored = recipe ? recipeReward(recipe, evidenceFromGrading(outcome, instance, run)) : undefined;
   const reward = scored?.reward ?? resolveReward(outcome);
-  if (scored) return outcome.kind === 'infra-failure' ? { kind: 'infra-failure', instanceId: instance.instance_id, reason: outcome.reason, ...scored } : { kind: 'grading', instanceId: instance.instance_id, testsFound: outcome.statuses.size, resolution: outcome.resolution, resolved: outcome.resolved, tests_status: outcome.tests, ...scored };
+  if (scored)
+    return outcome.kind === 'infra-failure'
+      ? { kind: 'infra-failure', instanceId: instance.instance_id, reason: outcome.reason, ...scored }
+      : {
+          kind: 'grading',
+          instanceId: instance.instance_id,
+          testsFound: outcome.statuses.size,
+          resolution: outcome.resolution,
+          resolved: outcome.resolved,
+          tests_status: outcome.tests,
+          ...scored,
+        };
   if (outcome.kind === 'infra-failure') return { kind: 'infra-failure', instanceId: instance.instance_id, reason: outcome.reason, reward };
-  return { kind: 'grading', instanceId: instance.instance_id, testsFound: outcome.statuses.size, resolution: outcome.resolution, resolved: outcome.resolved, tests_status: outcome.tests, reward };
+  return {
+    kind: 'grading',
+    instanceId: instance.instance_id,
+    testsFound: outcome.statuses.size,
+    resolution: outcome.resolution,
+    resolved: outcome.resolved,
+    tests_status: outcome.tests,
+    reward,
+  };
 }
 
 function reportView(report: Report, recipe: Recipe | undefined, run: Partial<RolloutEvidence>): RewardView {
@@ -142,7 +190,15 @@ function reportView(report: Report, recipe: Recipe | undefined, run: Partial<Rol
     case 'instance': {
       const r = report.report;
       const scored = recipe ? recipeReward(recipe, evidenceFromReport(r, run)) : { reward: instanceReportReward(r) };
-      return { kind: 'instance-report', shape: report.shape, instanceId: report.instanceId, resolved: r.resolved, patchApplied: r.patch_successfully_applied, tests_status: r.tests_status, ...scored };
+      return {
+        kind: 'instance-report',
+        shape: report.shape,
+        instanceId: report.instanceId,
+        resolved: r.resolved,
+        patchApplied: r.patch_successfully_applied,
+        tests_status: r.tests_status,
+        ...scored,
+      };
     }
     case 'run': {
       const s = report.summary;
@@ -161,7 +217,16 @@ function reportView(report: Report, recipe: Recipe | undefined, run: Partial<Rol
     case 'validation': {
       const valid = isValidBug(report.lists);
       const counts = Object.fromEntries(Object.entries(report.lists).map(([k, v]) => [k, v.length]));
-      return { kind: 'validation-report', valid, counts, lists: report.lists, reward: { value: valid ? 1 : 0, terms: [{ name: 'valid bug', value: valid ? 1 : 0, rule: 'SWE-smith: at least one FAIL_TO_PASS and one PASS_TO_PASS test' }] } };
+      return {
+        kind: 'validation-report',
+        valid,
+        counts,
+        lists: report.lists,
+        reward: {
+          value: valid ? 1 : 0,
+          terms: [{ name: 'valid bug', value: valid ? 1 : 0, rule: 'SWE-smith: at least one FAIL_TO_PASS and one PASS_TO_PASS test' }],
+        },
+      };
     }
   }
 }
@@ -179,7 +244,11 @@ function readable(view: RewardView): string {
       for (const id of failure) lines.push(`  FAIL ${id}`);
     }
   }
-  lines.push(reward.value === null ? `reward: not scored: ${reward.unscored}` : `reward: ${reward.value}${reward.masked ? ` (masked: ${reward.masked.reason}, no gradient)` : ''}`);
+  lines.push(
+    reward.value === null
+      ? `reward: not scored: ${reward.unscored}`
+      : `reward: ${reward.value}${reward.masked ? ` (masked: ${reward.masked.reason}, no gradient)` : ''}`,
+  );
   for (const t of reward.terms) lines.push(`  ${t.name} = ${t.value}    ${t.rule}`);
   return lines.join('\n') + '\n';
 }

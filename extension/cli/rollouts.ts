@@ -104,7 +104,8 @@ export const command: Command = {
     }
     if (positionals.length !== 1) throw new CliError(`expected one folder, got ${positionals.length}\n\n${HELP}`);
     const ks = parseKs(values.k ?? '1,5,10');
-    if (values.advantage !== undefined && !(ESTIMATORS as readonly string[]).includes(values.advantage)) throw new CliError(`--advantage expects one of ${ESTIMATORS.join(', ')}, got '${values.advantage}'`);
+    if (values.advantage !== undefined && !(ESTIMATORS as readonly string[]).includes(values.advantage))
+      throw new CliError(`--advantage expects one of ${ESTIMATORS.join(', ')}, got '${values.advantage}'`);
     if (values.advantage !== undefined && values.recipe === undefined) throw new CliError('--advantage goes with --recipe');
     if (values.keep !== undefined && values.export === undefined) throw new CliError('--keep goes with --export');
     const presets = values.keep === undefined ? [] : await asCliError(async () => parsePresets(values.keep!));
@@ -115,15 +116,30 @@ export const command: Command = {
     const index = await indexRollouts(positionals[0]!, { signal: ctx.signal, ...(values.cache ? { cacheDir: values.cache } : {}) });
     // The filter is checked before the (slow) search reads any file.
     const filtered = await asCliError(async () => queryRollouts(index.rollouts, { filter: values.filter ?? '' }));
-    const hits: SearchHit[] | undefined = values.search === undefined ? undefined : await searchRollouts(index.root, filtered, values.search, { signal: ctx.signal });
-    const rollouts = await asCliError(async () => queryRollouts(index.rollouts, { filter: values.filter ?? '', ...(hits ? { matches: new Set(hits.map((h) => h.rollout)) } : {}), ...(values.sort ? { sort: values.sort } : {}) }));
+    const hits: SearchHit[] | undefined =
+      values.search === undefined ? undefined : await searchRollouts(index.root, filtered, values.search, { signal: ctx.signal });
+    const rollouts = await asCliError(async () =>
+      queryRollouts(index.rollouts, {
+        filter: values.filter ?? '',
+        ...(hits ? { matches: new Set(hits.map((h) => h.rollout)) } : {}),
+        ...(values.sort ? { sort: values.sort } : {}),
+      }),
+    );
     const { groups, statistics } = runStatistics(rollouts);
-    const grading = ['grade', 'image', 'repo', 'workdir', 'parallel', 'test-command', 'test-timeout'].filter((f) => values[f as keyof typeof values] !== undefined);
-    if (grading.length && !(values['forced-submission'] && values.grade)) throw new CliError(`--${grading[0]} goes with --forced-submission${grading[0] === 'grade' ? '' : ' --grade'}`);
-    if (values.grade && (values['write-preds'] !== undefined || values['forced-reports'] !== undefined)) throw new CliError('--grade grades the patches here: it does not go with --write-preds or --forced-reports (the external harness)');
+    const grading = ['grade', 'image', 'repo', 'workdir', 'parallel', 'test-command', 'test-timeout'].filter(
+      (f) => values[f as keyof typeof values] !== undefined,
+    );
+    if (grading.length && !(values['forced-submission'] && values.grade))
+      throw new CliError(`--${grading[0]} goes with --forced-submission${grading[0] === 'grade' ? '' : ' --grade'}`);
+    if (values.grade && (values['write-preds'] !== undefined || values['forced-reports'] !== undefined))
+      throw new CliError('--grade grades the patches here: it does not go with --write-preds or --forced-reports (the external harness)');
     if (values.grade && values.instances === undefined) throw new CliError('--grade needs --instances FILE: the task instances (base commit, test lists)');
-    if (values.instances !== undefined && recipe?.shape !== 'swe-rl' && !values.grade) throw new CliError('--instances goes with a swe-rl recipe (its gold patches) or with --forced-submission --grade');
-    const extras = values.instances === undefined ? undefined : await asCliError(async () => patchExtras(index.root, index.rollouts, await goldPatches(values.instances!), ctx.signal));
+    if (values.instances !== undefined && recipe?.shape !== 'swe-rl' && !values.grade)
+      throw new CliError('--instances goes with a swe-rl recipe (its gold patches) or with --forced-submission --grade');
+    const extras =
+      values.instances === undefined
+        ? undefined
+        : await asCliError(async () => patchExtras(index.root, index.rollouts, await goldPatches(values.instances!), ctx.signal));
     const scored = recipe ? scoreRun(index.rollouts, recipe, (values.advantage as Estimator | undefined) ?? recipe.advantage, extras) : undefined;
     if (values['forced-submission'] && values.grade) {
       // Graded in the task's image only: a patch is never applied and run on this machine.
@@ -147,24 +163,48 @@ export const command: Command = {
       ctx.stdout.write(await forcedReport(index.root, rollouts, values['write-preds'], values['forced-reports'], values.json === true, ctx.signal));
       return 0;
     }
-    if (values['write-preds'] !== undefined || values['forced-reports'] !== undefined) throw new CliError('--write-preds and --forced-reports go with --forced-submission');
+    if (values['write-preds'] !== undefined || values['forced-reports'] !== undefined)
+      throw new CliError('--write-preds and --forced-reports go with --forced-submission');
     if (values.export !== undefined) {
-      const exported = await asCliError(() => exportSft(index.root, rollouts, resolve(values.export!), { presets, all: index.rollouts, ...(scored ? { scored } : {}), signal: ctx.signal }));
+      const exported = await asCliError(() =>
+        exportSft(index.root, rollouts, resolve(values.export!), { presets, all: index.rollouts, ...(scored ? { scored } : {}), signal: ctx.signal }),
+      );
       ctx.stdout.write(values.json ? JSON.stringify(exported, null, 2) + '\n' : exportSummary(exported));
       return 0;
     }
     if (values.json) {
       const scores = new Map(scored?.rollouts.map((s) => [s.id, s]));
       const shown = new Set(rollouts.map((r) => r.instance));
-      const recipePart = scored ? { recipe: { ...scored.recipe, estimator: scored.estimator, formula: scored.formula, statistics: scored.statistics }, recipeGroups: scored.groups.filter((g) => shown.has(g.instance)) } : {};
-      ctx.stdout.write(JSON.stringify({ root: index.root, rollouts: rollouts.map((r) => jsonRecord(r, scores.get(r.id))), statistics, groups, ...recipePart, ...(hits ? { hits } : {}), errors: index.errors, stats: index.stats }, null, 2) + '\n');
+      const recipePart = scored
+        ? {
+            recipe: { ...scored.recipe, estimator: scored.estimator, formula: scored.formula, statistics: scored.statistics },
+            recipeGroups: scored.groups.filter((g) => shown.has(g.instance)),
+          }
+        : {};
+      ctx.stdout.write(
+        JSON.stringify(
+          {
+            root: index.root,
+            rollouts: rollouts.map((r) => jsonRecord(r, scores.get(r.id))),
+            statistics,
+            groups,
+            ...recipePart,
+            ...(hits ? { hits } : {}),
+            errors: index.errors,
+            stats: index.stats,
+          },
+          null,
+          2,
+        ) + '\n',
+      );
     } else {
       if (scored) ctx.stdout.write(values.group ? recipeGroupTable(scored, new Set(rollouts.map((r) => r.instance)), ks) : recipeTable(rollouts, scored));
       else ctx.stdout.write(values.group ? groupTable(groups, ks) : rolloutTable(rollouts));
       if (hits) ctx.stdout.write(hits.map((h) => `${h.rollout}  step ${h.step} ${h.field}: ${h.excerpt}`).join('\n') + (hits.length ? '\n' : ''));
       ctx.stdout.write(summary(statistics) + '\n');
       if (scored) ctx.stdout.write(recipeSummary(scored) + '\n');
-      if (index.errors.length > 0) ctx.stderr.write(`${index.errors.length} unreadable input(s):\n${index.errors.map((e) => `  ${formatError(e)}`).join('\n')}\n`);
+      if (index.errors.length > 0)
+        ctx.stderr.write(`${index.errors.length} unreadable input(s):\n${index.errors.map((e) => `  ${formatError(e)}`).join('\n')}\n`);
     }
     const unusable = nothingRead(index);
     if (unusable) ctx.stderr.write(`swe-workbench: ${unusable}\n`);
@@ -189,7 +229,19 @@ function parseKs(text: string): number[] {
 
 function jsonRecord(r: Rollout, score?: ScoredRollout) {
   const { evaluation, prediction, ...rest } = r;
-  const recipe = score ? { recipe: { outcome: score.score.outcome, value: score.score.value, mask: score.score.mask, unscored: score.score.unscored, advantage: score.advantage, why: score.why, terms: score.score.terms } } : {};
+  const recipe = score
+    ? {
+        recipe: {
+          outcome: score.score.outcome,
+          value: score.score.value,
+          mask: score.score.mask,
+          unscored: score.score.unscored,
+          advantage: score.advantage,
+          why: score.why,
+          terms: score.score.terms,
+        },
+      }
+    : {};
   return { ...rest, evaluationFile: evaluation?.file ?? null, predictionFile: prediction?.file ?? null, ...recipe };
 }
 
@@ -204,7 +256,11 @@ function table(header: string[], rows: Cell[][]): string {
   const text = rows.map((row) => row.map((c) => (c === undefined || c === null ? '-' : String(c))));
   const numeric = header.map((_, i) => rows.length > 0 && rows.every((row) => typeof row[i] === 'number' || row[i] === undefined || row[i] === null));
   const widths = header.map((h, i) => Math.max(h.length, ...text.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...text.map(line)].join('\n') + '\n';
 }
 
@@ -215,7 +271,20 @@ function fixed(n: number | undefined, digits: number): Cell {
 function rolloutTable(rollouts: Rollout[]): string {
   return table(
     ['ID', 'INSTANCE', 'ATTEMPT', 'FORMAT', 'STEPS', 'EXIT', 'RESOLVED', 'REWARD', 'FAILURE', 'TOKENS', 'COST', 'SECONDS'],
-    rollouts.map((r) => [r.id, r.instance, r.attempt, r.format, r.steps, r.exitStatus, r.resolved === null ? undefined : String(r.resolved), fixed(r.reward, 3), r.failure, r.tokens, fixed(r.cost, 4), fixed(r.duration, 1)]),
+    rollouts.map((r) => [
+      r.id,
+      r.instance,
+      r.attempt,
+      r.format,
+      r.steps,
+      r.exitStatus,
+      r.resolved === null ? undefined : String(r.resolved),
+      fixed(r.reward, 3),
+      r.failure,
+      r.tokens,
+      fixed(r.cost, 4),
+      fixed(r.duration, 1),
+    ]),
   );
 }
 
@@ -247,8 +316,18 @@ function recipeTable(rollouts: Rollout[], run: ScoredRun): string {
     ['ID', 'INSTANCE', 'ATTEMPT', 'STEPS', 'FAILURE', 'REWARD', 'ADVANTAGE', 'OUTCOME'],
     rollouts.map((r) => {
       const s = byId.get(r.id)!;
-      const outcome = s.score.outcome === 'masked' ? `masked: ${s.score.mask!.reason}` : s.score.outcome === 'unscored' ? `not scored: ${s.score.unscored}` : 'scored';
-      return [r.id, r.instance, r.attempt, r.steps, r.failure, s.score.value === null ? undefined : fixed(s.score.value, 3), s.advantage === null ? undefined : fixed(s.advantage, 3), outcome];
+      const outcome =
+        s.score.outcome === 'masked' ? `masked: ${s.score.mask!.reason}` : s.score.outcome === 'unscored' ? `not scored: ${s.score.unscored}` : 'scored';
+      return [
+        r.id,
+        r.instance,
+        r.attempt,
+        r.steps,
+        r.failure,
+        s.score.value === null ? undefined : fixed(s.score.value, 3),
+        s.advantage === null ? undefined : fixed(s.advantage, 3),
+        outcome,
+      ];
     }),
   );
 }
@@ -305,22 +384,44 @@ function forcedGradingText(g: ForcedGrading): string {
   for (const grade of g.grades) lines.push(`  ${grade.id}  ${VERDICT_WORDS[grade.verdict]}: ${grade.reason}`);
   const rate = g.passRate === null ? 'nothing graded' : `${(100 * g.passRate).toFixed(1)}%; SWE-Master found 24.3%`;
   lines.push(`${g.passed} of ${g.measured} forced submissions would have passed (${rate})`);
-  const apart = [g.doesNotApply ? `${g.doesNotApply} counted as not passing because the patch does not apply` : '', g.infraErrors ? `${g.infraErrors} left out for an infrastructure error` : '', g.notGraded ? `${g.notGraded} not graded` : ''].filter(Boolean);
+  const apart = [
+    g.doesNotApply ? `${g.doesNotApply} counted as not passing because the patch does not apply` : '',
+    g.infraErrors ? `${g.infraErrors} left out for an infrastructure error` : '',
+    g.notGraded ? `${g.notGraded} not graded` : '',
+  ].filter(Boolean);
   if (apart.length) lines.push(`(${apart.join('; ')})`);
   return lines.join('\n') + '\n';
 }
 
 /** Forced submission, measured: candidates, recoverable patches, predictions for the harness, and its verdicts. */
-async function forcedReport(root: string, rollouts: readonly Rollout[], predsDir: string | undefined, reports: string | undefined, json: boolean, signal: AbortSignal): Promise<string> {
+async function forcedReport(
+  root: string,
+  rollouts: readonly Rollout[],
+  predsDir: string | undefined,
+  reports: string | undefined,
+  json: boolean,
+  signal: AbortSignal,
+): Promise<string> {
   const candidates = await forcedCandidates(root, rollouts, signal);
   const files = predsDir === undefined ? [] : await asCliError(() => writeForcedPredictions(resolve(predsDir), candidates));
   const measure = await asCliError(() => gradeForced(candidates, reports === undefined ? [] : reports.split(',').map((f) => resolve(f.trim()))));
-  if (json) return JSON.stringify({ ...measure, candidates: candidates.map(({ patch, ...c }) => ({ ...c, patchChars: patch?.length ?? null })), predictions: files }, null, 2) + '\n';
+  if (json)
+    return (
+      JSON.stringify(
+        { ...measure, candidates: candidates.map(({ patch, ...c }) => ({ ...c, patchChars: patch?.length ?? null })), predictions: files },
+        null,
+        2,
+      ) + '\n'
+    );
   const lines = [`${measure.candidates} run(s) stopped at the step limit without submitting; ${measure.withPatch} keep the patch of their last state`];
   for (const c of candidates) lines.push(`  ${c.id}  ${c.steps} steps: ${c.patch === null ? 'no patch' : `${c.patch.length} characters`} (${c.source})`);
   for (const f of files) lines.push(`predictions for the harness: ${f}`);
   if (reports !== undefined) {
-    lines.push(measure.passRate === null ? 'no report grades any of these patches' : `forced submission would have passed ${measure.passed} of ${measure.graded} graded (${(100 * measure.passRate).toFixed(1)}%; SWE-Master found 24.3%)`);
+    lines.push(
+      measure.passRate === null
+        ? 'no report grades any of these patches'
+        : `forced submission would have passed ${measure.passed} of ${measure.graded} graded (${(100 * measure.passRate).toFixed(1)}%; SWE-Master found 24.3%)`,
+    );
     if (measure.ungraded.length) lines.push(`not graded by any report: ${measure.ungraded.join(', ')}`);
   }
   return lines.join('\n') + '\n';

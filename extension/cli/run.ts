@@ -37,7 +37,10 @@ export const TaskFileSchema = z
     image: z.string().min(1),
     repo: z.string().min(1),
     repoPath: z.string().startsWith('/').default('/repo'),
-    baseCommit: z.string().regex(/^[0-9a-f]{7,40}$/, 'expected a commit sha (7 to 40 hex digits)').optional(),
+    baseCommit: z
+      .string()
+      .regex(/^[0-9a-f]{7,40}$/, 'expected a commit sha (7 to 40 hex digits)')
+      .optional(),
     instanceId: z.string().optional(),
     problemStatement: z.string().min(1).optional(),
     spec: z.string().min(1).optional(),
@@ -76,12 +79,17 @@ function scaffoldOption(spec: string | undefined): string | undefined {
 function numberOption(name: string, value: string | undefined, integer = false): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new CliError(`${name} must be ${integer ? 'a whole number' : 'a number'}, got '${value}'`);
+  if (value.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)))
+    throw new CliError(`${name} must be ${integer ? 'a whole number' : 'a number'}, got '${value}'`);
   return n;
 }
 
 /** The session `run` asks for: the task file's settings, and the recording's when forking. */
-export function runRequest(task: TaskFile, taskFile: string, options: { fork?: { trajectory: Trajectory; ref: string; at: number }; scaffold?: string; maxSteps?: number }): LaunchRequest {
+export function runRequest(
+  task: TaskFile,
+  taskFile: string,
+  options: { fork?: { trajectory: Trajectory; ref: string; at: number }; scaffold?: string; maxSteps?: number },
+): LaunchRequest {
   return {
     mode: options.fork ? 'fork' : 'live',
     ...(options.fork ? { recording: { trajectory: options.fork.trajectory, ref: options.fork.ref }, at: options.fork.at } : {}),
@@ -90,7 +98,13 @@ export function runRequest(task: TaskFile, taskFile: string, options: { fork?: {
     repoPath: task.repoPath,
     ...(task.bundles ? { bundles: { names: task.bundles, file: taskFile, where: '$.bundles' } } : {}),
     task: defined({ instanceId: task.instanceId, baseCommit: task.baseCommit, problemStatement: task.problemStatement ?? task.spec }),
-    ...defined({ baseCommit: task.baseCommit, systemPrompt: task.systemPrompt, scaffold: options.scaffold, maxSteps: options.maxSteps, testCommand: task.testCommand }),
+    ...defined({
+      baseCommit: task.baseCommit,
+      systemPrompt: task.systemPrompt,
+      scaffold: options.scaffold,
+      maxSteps: options.maxSteps,
+      testCommand: task.testCommand,
+    }),
   };
 }
 
@@ -157,7 +171,11 @@ export const command: Command = {
     });
     ctx.stderr.write(`swe-workbench run: ${describeChoice(plan.scaffoldChoice)}\n`);
     const onRetry = (r: RetryRecord) => ctx.stderr.write(`policy: attempt ${r.attempt} failed (${r.reason}); retrying in ${r.delayMs} ms\n`);
-    const { debug: session } = await startSession(plan, { role: 'run', live: { kind: 'policy', client, onRetry, ...defined({ observationWindow }) }, signal: ctx.signal });
+    const { debug: session } = await startSession(plan, {
+      role: 'run',
+      live: { kind: 'policy', client, onRetry, ...defined({ observationWindow }) },
+      signal: ctx.signal,
+    });
     session.on((event) => {
       if (event.type === 'step-done') {
         const s = event.step;
@@ -171,7 +189,14 @@ export const command: Command = {
     });
     const trajectory = await session.finish();
     await writeTrajectoryFile(values.out, trajectory);
-    ctx.stdout.write(JSON.stringify({ out: values.out, steps: trajectory.steps.length, exitStatus: trajectory.outcome.exitStatus, ...(trajectory.outcome.error ? { error: trajectory.outcome.error } : {}) }) + '\n');
+    ctx.stdout.write(
+      JSON.stringify({
+        out: values.out,
+        steps: trajectory.steps.length,
+        exitStatus: trajectory.outcome.exitStatus,
+        ...(trajectory.outcome.error ? { error: trajectory.outcome.error } : {}),
+      }) + '\n',
+    );
     if (!stop || stop.reason === 'cancelled') return 130;
     return stop.reason === 'submitted' ? 0 : 1;
   },

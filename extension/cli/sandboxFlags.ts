@@ -15,7 +15,13 @@ export interface SandboxFlags {
  * with --local), labelled with the verb. With `dockerOnly` an engine that does not answer is an
  * error rather than a fallback to local copies.
  */
-export async function sandboxMaker(values: SandboxFlags, ctx: CommandContext, label: string, usage: string, dockerOnly = false): Promise<(signal?: AbortSignal) => Promise<Sandbox>> {
+export async function sandboxMaker(
+  values: SandboxFlags,
+  ctx: CommandContext,
+  label: string,
+  usage: string,
+  dockerOnly = false,
+): Promise<(signal?: AbortSignal) => Promise<Sandbox>> {
   if (!values.image || !values.repo) throw new CliError(`--image and --repo are required\n\n${usage}`);
   const repoInfo = await stat(values.repo).catch(() => undefined);
   if (!repoInfo?.isDirectory()) throw new CliError(`--repo: no such directory '${values.repo}'`);
@@ -23,7 +29,14 @@ export async function sandboxMaker(values: SandboxFlags, ctx: CommandContext, la
   const workdir = values.workdir ?? '/testbed';
   let noticeShown = false;
   return async (signal) => {
-    const choice = await createSandbox({ image, repoDir: repo, repoPath: workdir, labels: { 'swe-workbench.command': label }, prefer: dockerOnly ? 'docker' : values.local ? 'local' : 'auto', ...(signal ? { signal } : {}) });
+    const choice = await createSandbox({
+      image,
+      repoDir: repo,
+      repoPath: workdir,
+      labels: { 'swe-workbench.command': label },
+      prefer: dockerOnly ? 'docker' : values.local ? 'local' : 'auto',
+      ...(signal ? { signal } : {}),
+    });
     if (choice.notice && !noticeShown) ctx.stderr.write(`swe-workbench: ${choice.notice}\n`);
     noticeShown ||= choice.notice !== undefined;
     return choice.sandbox;

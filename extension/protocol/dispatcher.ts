@@ -1,12 +1,4 @@
-import {
-  describeZodError,
-  ProtocolFailure,
-  RequestMessageSchema,
-  safeParse,
-  type ProtocolError,
-  type RequestType,
-  type ResponseMessage,
-} from './ipc';
+import { describeZodError, ProtocolFailure, RequestMessageSchema, safeParse, type ProtocolError, type RequestType, type ResponseMessage } from './ipc';
 
 type AnyHandler = (params: unknown, signal: AbortSignal) => Promise<unknown>;
 

@@ -54,7 +54,12 @@ export function notificationType<P>(method: string, params: z.core.$ZodType<P>):
 }
 
 /** Parses with any zod 4 schema, classic or mini. */
-export function safeParse<T>(schema: z.core.$ZodType<T>, value: unknown): { success: true; data: T } | { success: false; error: { readonly issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }> } } {
+export function safeParse<T>(
+  schema: z.core.$ZodType<T>,
+  value: unknown,
+):
+  | { success: true; data: T }
+  | { success: false; error: { readonly issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }> } } {
   return z.safeParse(schema, value);
 }
 
@@ -69,8 +74,9 @@ export class ProtocolFailure extends Error {
 }
 
 /** Describes a zod failure by the path of each issue, e.g. `params.start: expected number`. */
-export function describeZodError(prefix: string, error: { readonly issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }> }): string {
-  return error.issues
-    .map((issue) => `${[prefix, ...issue.path.map(String)].join('.')}: ${issue.message}`)
-    .join('; ');
+export function describeZodError(
+  prefix: string,
+  error: { readonly issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }> },
+): string {
+  return error.issues.map((issue) => `${[prefix, ...issue.path.map(String)].join('.')}: ${issue.message}`).join('; ');
 }

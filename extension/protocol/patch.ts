@@ -29,4 +29,8 @@ export type PatchContent = z.infer<typeof PatchContentSchema>;
 export const patchLoad = requestType('patch/load', z.object({}), PatchContentSchema);
 
 /** Opens one file of one section in VS Code's own diff editor. */
-export const patchOpenDiff = requestType('patch/openDiff', z.object({ section: z.int().check(z.nonnegative()), file: z.string() }), z.object({ opened: z.boolean() }));
+export const patchOpenDiff = requestType(
+  'patch/openDiff',
+  z.object({ section: z.int().check(z.nonnegative()), file: z.string() }),
+  z.object({ opened: z.boolean() }),
+);

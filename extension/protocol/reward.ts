@@ -60,7 +60,9 @@ export const RewardBreakdownSchema = z.object({
   /** The recipes the picker offers. */
   recipes: z.array(z.object({ name: z.string(), version: z.string(), source: z.string(), description: z.string() })),
   /** The recipe the value, mask and terms come from; null for SWE-bench's binary resolve. */
-  recipe: z.nullable(z.object({ name: z.string(), version: z.string(), source: z.string(), description: z.string(), outcome: z.enum(['scored', 'masked', 'unscored']) })),
+  recipe: z.nullable(
+    z.object({ name: z.string(), version: z.string(), source: z.string(), description: z.string(), outcome: z.enum(['scored', 'masked', 'unscored']) }),
+  ),
 });
 export type RewardBreakdown = z.infer<typeof RewardBreakdownSchema>;
 

@@ -23,7 +23,15 @@ export const EstimatorSchema = z.enum(ESTIMATOR_NAMES);
 export const RecipeChoiceSchema = z.object({ name: z.string().check(z.minLength(1), z.maxLength(200)), estimator: EstimatorSchema });
 export type RecipeChoice = z.infer<typeof RecipeChoiceSchema>;
 
-export const RecipeInfoSchema = z.object({ name: z.string(), version: z.string(), shape: z.string(), source: z.string(), description: z.string(), estimator: EstimatorSchema, masked: z.array(z.string()) });
+export const RecipeInfoSchema = z.object({
+  name: z.string(),
+  version: z.string(),
+  shape: z.string(),
+  source: z.string(),
+  description: z.string(),
+  estimator: EstimatorSchema,
+  masked: z.array(z.string()),
+});
 export type RecipeInfo = z.infer<typeof RecipeInfoSchema>;
 
 export const RecipeCatalogSchema = z.object({
@@ -169,7 +177,16 @@ export const GroupDetailsSchema = z.object({
   /** The SSR injector's reward of the bug, when the recipe rewards bugs. */
   bugReward: z.nullable(z.number()),
   rollouts: z.array(
-    z.object({ id: z.string(), attempt: z.int(), outcome: z.enum(['scored', 'masked', 'unscored']), value: z.nullable(z.number()), mask: z.nullable(z.string()), advantage: z.nullable(z.number()), why: z.string(), terms: z.array(RewardTermSchema) }),
+    z.object({
+      id: z.string(),
+      attempt: z.int(),
+      outcome: z.enum(['scored', 'masked', 'unscored']),
+      value: z.nullable(z.number()),
+      mask: z.nullable(z.string()),
+      advantage: z.nullable(z.number()),
+      why: z.string(),
+      terms: z.array(RewardTermSchema),
+    }),
   ),
 });
 export type GroupDetails = z.infer<typeof GroupDetailsSchema>;

@@ -126,7 +126,13 @@ export const STEPPER_BOOT_ELEMENT = 'stepper-boot';
  * saved state.
  */
 export const StepperBootSchema = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), header: TrajectoryHeaderSchema, summaries: z.array(StepSummarySchema), detail: z.optional(StepDetailSchema), reveal: z.boolean() }),
+  z.object({
+    ok: z.literal(true),
+    header: TrajectoryHeaderSchema,
+    summaries: z.array(StepSummarySchema),
+    detail: z.optional(StepDetailSchema),
+    reveal: z.boolean(),
+  }),
   z.object({ ok: z.literal(false), error: ProtocolErrorSchema }),
 ]);
 export type StepperBoot = z.infer<typeof StepperBootSchema>;

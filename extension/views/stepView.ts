@@ -20,7 +20,17 @@ function fullLabel(action: Action): string {
 export function toStepSummary(step: Step): StepSummary {
   const flags = step.flags ?? [];
   const errors = stepErrors(step).map((e) => e.detail);
-  return { index: step.index, tool: step.action.tool, kind: actionKind(step.action), label: stepLabel(step), fullLabel: fullLabel(step.action), error: errors.length > 0, errors, diverged: flags.includes(DIVERGED_FLAG), flags };
+  return {
+    index: step.index,
+    tool: step.action.tool,
+    kind: actionKind(step.action),
+    label: stepLabel(step),
+    fullLabel: fullLabel(step.action),
+    error: errors.length > 0,
+    errors,
+    diverged: flags.includes(DIVERGED_FLAG),
+    flags,
+  };
 }
 
 function actionView(action: Action): StepDetail['action'] {
@@ -79,7 +89,10 @@ export function searchSteps(steps: readonly Step[], query: string, caseSensitive
   const needle = caseSensitive ? query : query.toLowerCase();
   const matches = (text: string) => (caseSensitive ? text : text.toLowerCase()).includes(needle);
   return steps
-    .filter((s) => matches(s.thought) || matches(s.action.raw) || matches(s.observation) || (s.calls ?? []).some((c) => matches(c.action.raw) || matches(c.observation)))
+    .filter(
+      (s) =>
+        matches(s.thought) || matches(s.action.raw) || matches(s.observation) || (s.calls ?? []).some((c) => matches(c.action.raw) || matches(c.observation)),
+    )
     .map((s) => s.index);
 }
 

@@ -33,7 +33,10 @@ let stopSession: (() => Promise<unknown>) | undefined;
 
 export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
   const log = vscode.window.createOutputChannel('SWE Workbench', { log: true });
-  context.subscriptions.push(log, vscode.commands.registerCommand('sweWorkbench.log.show', () => log.show()));
+  context.subscriptions.push(
+    log,
+    vscode.commands.registerCommand('sweWorkbench.log.show', () => log.show()),
+  );
   try {
     context.subscriptions.push(...activateSettings(context));
     context.subscriptions.push(...activateCheckSetup(context, log));

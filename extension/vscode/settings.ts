@@ -50,7 +50,12 @@ export function readApiKey(secrets: vscode.SecretStorage): Thenable<string | und
 export function activateSettings(context: vscode.ExtensionContext): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('sweWorkbench.policy.setApiKey', async () => {
-      const key = await vscode.window.showInputBox({ title: 'Policy server API key', password: true, ignoreFocusOut: true, prompt: 'Stored in the secret storage of VS Code, never in settings.' });
+      const key = await vscode.window.showInputBox({
+        title: 'Policy server API key',
+        password: true,
+        ignoreFocusOut: true,
+        prompt: 'Stored in the secret storage of VS Code, never in settings.',
+      });
       if (key === undefined) return;
       await context.secrets.store(API_KEY_SECRET, key);
       void vscode.window.showInformationMessage('SWE Workbench: API key stored.');

@@ -37,8 +37,18 @@ const REPO_PATH = '/repo';
 /** The recording the others derive from; every format of it is written. */
 export const MAIN = 'ledger-allocate';
 
-const gitEnv = { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'Demo', GIT_AUTHOR_EMAIL: 'demo@example.invalid', GIT_COMMITTER_NAME: 'Demo', GIT_COMMITTER_EMAIL: 'demo@example.invalid', GIT_AUTHOR_DATE: '2026-01-02T00:00:00Z', GIT_COMMITTER_DATE: '2026-01-02T00:00:00Z' };
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'commit.gpgsign=false', ...args], { cwd, env: { ...process.env, ...gitEnv }, encoding: 'utf8' }).trim();
+const gitEnv = {
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'Demo',
+  GIT_AUTHOR_EMAIL: 'demo@example.invalid',
+  GIT_COMMITTER_NAME: 'Demo',
+  GIT_COMMITTER_EMAIL: 'demo@example.invalid',
+  GIT_AUTHOR_DATE: '2026-01-02T00:00:00Z',
+  GIT_COMMITTER_DATE: '2026-01-02T00:00:00Z',
+};
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'commit.gpgsign=false', ...args], { cwd, env: { ...process.env, ...gitEnv }, encoding: 'utf8' }).trim();
 
 /** Named ids and no wall-clock fields, so that two generations write the same bytes. */
 function stable(t: Trajectory, id: string, ids: ReadonlyMap<string, string>): Trajectory {
@@ -51,18 +61,54 @@ function stable(t: Trajectory, id: string, ids: ReadonlyMap<string, string>): Tr
 }
 
 async function runLive(server: PolicyServer, task: string, out: string, extra: string[] = []): Promise<Trajectory> {
-  const r = await runCli(runCommand, ['--task', task, '--policy-url', server.url, '--model', DEMO_MODEL, '--out', out, '--max-steps', '8', '--logprobs', '2', '--temperature', '0', ...extra]);
+  const r = await runCli(runCommand, [
+    '--task',
+    task,
+    '--policy-url',
+    server.url,
+    '--model',
+    DEMO_MODEL,
+    '--out',
+    out,
+    '--max-steps',
+    '8',
+    '--logprobs',
+    '2',
+    '--temperature',
+    '0',
+    ...extra,
+  ]);
   if (r.code !== 0) throw new Error(`swe-workbench run ${extra.join(' ')} failed (${r.code}): ${r.stderr}`);
   return TrajectorySchema.parse(JSON.parse(await readFile(out, 'utf8')));
 }
 
 /** A session in a fresh container of `repoDir`, run to its end. */
-async function runSession(recording: Trajectory, repoDir: string, sources: (tools: ReturnType<typeof toolSetFor>) => { sources: ConstructorParameters<typeof DebugSession>[0]['sources']; parent?: Trajectory['meta']['parent'] }): Promise<Trajectory> {
+async function runSession(
+  recording: Trajectory,
+  repoDir: string,
+  sources: (tools: ReturnType<typeof toolSetFor>) => {
+    sources: ConstructorParameters<typeof DebugSession>[0]['sources'];
+    parent?: Trajectory['meta']['parent'];
+  },
+): Promise<Trajectory> {
   const tools = toolSetFor(recording.meta.toolBundles);
   const made = sources(tools);
   const { id: _id, createdAt: _created, parent: _parent, ...meta } = recording.meta;
-  const aci = await startContainerSession({ image: DEMO_IMAGE, repoDir, repoPath: REPO_PATH, role: 'run', tools, ...(recording.task.baseCommit ? { baseCommit: recording.task.baseCommit } : {}) });
-  const session = new DebugSession({ aci, sources: made.sources, task: recording.task, meta: { ...meta, ...(made.parent ? { parent: made.parent } : {}) }, maxSteps: 8 });
+  const aci = await startContainerSession({
+    image: DEMO_IMAGE,
+    repoDir,
+    repoPath: REPO_PATH,
+    role: 'run',
+    tools,
+    ...(recording.task.baseCommit ? { baseCommit: recording.task.baseCommit } : {}),
+  });
+  const session = new DebugSession({
+    aci,
+    sources: made.sources,
+    task: recording.task,
+    meta: { ...meta, ...(made.parent ? { parent: made.parent } : {}) },
+    maxSteps: 8,
+  });
   await session.continue();
   return session.finish();
 }
@@ -81,7 +127,10 @@ export async function generateDemoTrajectories(outDir: string): Promise<string[]
     git(buggy, 'apply', BUG);
     const task = async (name: string, repo: string, baseCommit?: string, image = DEMO_IMAGE) => {
       const file = path.join(work, `${name}.task.json`);
-      await writeFile(file, JSON.stringify({ image, repo, repoPath: REPO_PATH, ...(baseCommit ? { baseCommit } : {}), instanceId: DEMO_INSTANCE, problemStatement: DEMO_PROBLEM }));
+      await writeFile(
+        file,
+        JSON.stringify({ image, repo, repoPath: REPO_PATH, ...(baseCommit ? { baseCommit } : {}), instanceId: DEMO_INSTANCE, problemStatement: DEMO_PROBLEM }),
+      );
       return file;
     };
     const mainTask = await task('main', sample.dir, git(sample.dir, 'rev-parse', 'HEAD'));
@@ -90,7 +139,10 @@ export async function generateDemoTrajectories(outDir: string): Promise<string[]
     const onBuggyTree = await runLive(server, await task('buggy', buggy), path.join(work, 'buggy.json'));
     // The episode recorded live again in each other scaffold, in that scaffold's reply format,
     // tools and observation wording: each format's file is that scaffold's own recording.
-    const inScaffold = new Map<ExportFormat, Trajectory>([['swe-agent', main], ['canonical', main]]);
+    const inScaffold = new Map<ExportFormat, Trajectory>([
+      ['swe-agent', main],
+      ['canonical', main],
+    ]);
     for (const format of ['mini-swe-agent', 'r2e-gym', 'openhands'] as const) {
       const { scaffold } = DEMO_EPISODE_IN[format];
       // R2E-Gym's tools run with /root/.venv/bin/python, as in R2E-Gym's own images.
@@ -117,7 +169,10 @@ export async function generateDemoTrajectories(outDir: string): Promise<string[]
     const replayed = await runSession(onBuggyTree, sample.dir, (tools) => ({ sources: [new RecordingSource(onBuggyTree.steps, tools)] }));
 
     const ids = new Map([[main.meta.id!, `demo:${MAIN}`]]);
-    const files: Array<[string, string]> = EXPORT_FORMATS.map((format) => [`${MAIN}.${format}${EXPORTERS[format].extension}`, EXPORTERS[format].write(stable(recordingFor(format), `demo:${MAIN}`, ids))]);
+    const files: Array<[string, string]> = EXPORT_FORMATS.map((format) => [
+      `${MAIN}.${format}${EXPORTERS[format].extension}`,
+      EXPORTERS[format].write(stable(recordingFor(format), `demo:${MAIN}`, ids)),
+    ]);
     const sweAgent = EXPORTERS['swe-agent'].write;
     files.push(
       ['on-the-buggy-tree.traj', sweAgent(stable(onBuggyTree, 'demo:on-the-buggy-tree', ids))],

@@ -25,9 +25,15 @@ const STEPS: readonly (readonly [thought: string, command: string])[] = [
 const SUBMIT_THOUGHT = 'The remainder goes to the first parts, so every cent is kept. Submit.';
 
 /** Step 0 finds the method, step 1 reads it, step 2 counts the tests, step 3 submits. */
-export const DEMO_EPISODE: readonly ScriptedReply[] = [...STEPS.map(([thought, command]) => thoughtAction(thought, command)), thoughtAction(SUBMIT_THOUGHT, 'submit')];
+export const DEMO_EPISODE: readonly ScriptedReply[] = [
+  ...STEPS.map(([thought, command]) => thoughtAction(thought, command)),
+  thoughtAction(SUBMIT_THOUGHT, 'submit'),
+];
 
-const r2eCall = (name: string, params: Record<string, string>) => `<function=${name}>\n${Object.entries(params).map(([k, v]) => `<parameter=${k}>${v}</parameter>`).join('\n')}\n</function>`;
+const r2eCall = (name: string, params: Record<string, string>) =>
+  `<function=${name}>\n${Object.entries(params)
+    .map(([k, v]) => `<parameter=${k}>${v}</parameter>`)
+    .join('\n')}\n</function>`;
 
 /**
  * The same episode in each scaffold's own reply format, for the live recordings in that
@@ -38,16 +44,24 @@ export const DEMO_EPISODE_IN = {
   'swe-agent': { scaffold: 'swe-agent', replies: DEMO_EPISODE },
   'mini-swe-agent': {
     scaffold: 'mini-swe-agent@1.x',
-    replies: [...STEPS, [SUBMIT_THOUGHT, 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT'] as const].map(([thought, command]) => ({ content: `${thought}\n\n\`\`\`bash\n${command}\n\`\`\`` })),
+    replies: [...STEPS, [SUBMIT_THOUGHT, 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT'] as const].map(([thought, command]) => ({
+      content: `${thought}\n\n\`\`\`bash\n${command}\n\`\`\``,
+    })),
   },
   'r2e-gym': {
     scaffold: 'r2e-gym',
-    replies: [...STEPS.map(([thought, command]) => ({ content: `${thought}\n${r2eCall('execute_bash', { cmd: command })}` })), { content: `${SUBMIT_THOUGHT}\n${r2eCall('finish', { command: 'submit' })}` }],
+    replies: [
+      ...STEPS.map(([thought, command]) => ({ content: `${thought}\n${r2eCall('execute_bash', { cmd: command })}` })),
+      { content: `${SUBMIT_THOUGHT}\n${r2eCall('finish', { command: 'submit' })}` },
+    ],
   },
   openhands: {
     scaffold: 'openhands',
     replies: [
-      ...STEPS.map(([thought, command], i) => ({ content: thought, toolCalls: [{ id: `call_${i}`, name: 'execute_bash', arguments: JSON.stringify({ command }) }] })),
+      ...STEPS.map(([thought, command], i) => ({
+        content: thought,
+        toolCalls: [{ id: `call_${i}`, name: 'execute_bash', arguments: JSON.stringify({ command }) }],
+      })),
       { content: SUBMIT_THOUGHT, toolCalls: [{ id: `call_${STEPS.length}`, name: 'finish', arguments: '{}' }] },
     ],
   },
@@ -60,7 +74,10 @@ export const FORK_CONTINUATION: readonly ScriptedReply[] = [
 ];
 
 /** What the person typed after a fork at step 1 in the recorded fork by hand. */
-export const TYPED_BY_HAND: readonly string[] = ['python3 -c "from ledger.money import Money; print([str(p) for p in Money(\'1.00\', \'USD\').allocate([1, 1, 1])])"', 'submit'];
+export const TYPED_BY_HAND: readonly string[] = [
+  "python3 -c \"from ledger.money import Money; print([str(p) for p in Money('1.00', 'USD').allocate([1, 1, 1])])\"",
+  'submit',
+];
 
 /**
  * Which scaffold a request comes from, by what it offers the model: OpenHands' `execute_bash`

@@ -43,7 +43,9 @@ export function anOutcome(overrides: Partial<Outcome> = {}): Outcome {
  * `format` defaults to canonical.
  */
 export function aTrajectory(overrides: Partial<Omit<Trajectory, 'steps'>> & { steps?: Step[] } = {}): Trajectory {
-  const steps = (overrides.steps ?? [aStep(), aStep({ action: aBashAction('cat setup.py') }), aStep({ action: aBashAction('python -m pytest -q') })]).map((s, index) => ({ ...s, index }));
+  const steps = (overrides.steps ?? [aStep(), aStep({ action: aBashAction('cat setup.py') }), aStep({ action: aBashAction('python -m pytest -q') })]).map(
+    (s, index) => ({ ...s, index }),
+  );
   const meta: TrajectoryMeta = overrides.meta ?? {};
   return { format: 'canonical', task: aTask(), outcome: anOutcome(), ...overrides, meta, steps };
 }

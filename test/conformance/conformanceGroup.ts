@@ -84,4 +84,3 @@ export function conformanceGroup(group: {
     });
   });
 }
-

@@ -62,9 +62,17 @@ export function mismatches(calls: readonly string[], reference: readonly CallOut
       return;
     }
     if (ref.observation !== our.observation) {
-      out.push({ index, call, what: 'observation', reference: ref.observation, ours: our.observation, diff: lineDiff(visible(ref.observation), visible(our.observation)) });
+      out.push({
+        index,
+        call,
+        what: 'observation',
+        reference: ref.observation,
+        ours: our.observation,
+        diff: lineDiff(visible(ref.observation), visible(our.observation)),
+      });
     }
-    if (ref.exitCode !== our.exitCode) out.push({ index, call, what: 'exitCode', reference: ref.exitCode, ours: our.exitCode, diff: `${ref.exitCode} != ${our.exitCode}` });
+    if (ref.exitCode !== our.exitCode)
+      out.push({ index, call, what: 'exitCode', reference: ref.exitCode, ours: our.exitCode, diff: `${ref.exitCode} != ${our.exitCode}` });
     if (ref.state !== undefined && JSON.stringify(ref.state) !== JSON.stringify(our.state)) {
       out.push({ index, call, what: 'state', reference: ref.state, ours: our.state, diff: `${JSON.stringify(ref.state)} != ${JSON.stringify(our.state)}` });
     }
@@ -79,7 +87,9 @@ function visible(text: string): string[] {
 
 /** A report of the mismatches for an assertion message: call, what differs, the diff (`-` reference, `+` ours). */
 export function describeMismatches(found: readonly Mismatch[], limit = 8): string {
-  const shown = found.slice(0, limit).map((m) => `call ${m.index}: ${JSON.stringify(m.call).slice(0, 120)}\n  ${m.what} differs (- reference, + ours):\n${m.diff.replace(/^/gm, '    ')}`);
+  const shown = found
+    .slice(0, limit)
+    .map((m) => `call ${m.index}: ${JSON.stringify(m.call).slice(0, 120)}\n  ${m.what} differs (- reference, + ours):\n${m.diff.replace(/^/gm, '    ')}`);
   const more = found.length > limit ? `\n... and ${found.length - limit} more` : '';
   return `${found.length} of the calls differ from the reference:\n${shown.join('\n')}${more}`;
 }

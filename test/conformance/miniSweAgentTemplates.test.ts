@@ -47,11 +47,39 @@ function limits(i: number): Record<string, number> {
 function cases(): Record<string, unknown>[] {
   const list: Record<string, unknown>[] = [];
   for (const [i, output] of outputs.entries()) {
-    list.push({ output: { output, returncode: i % 3 === 0 ? 0 : i, exception_info: i === 4 ? 'TimeoutExpired: took too long' : '' }, action: { action: 'sleep 100' }, actions: ['ls'], error: 'no action found', task: 'fix it', system: 'Linux', release: '6.1', version: '#1', machine: 'x86_64', ...limits(i) });
+    list.push({
+      output: { output, returncode: i % 3 === 0 ? 0 : i, exception_info: i === 4 ? 'TimeoutExpired: took too long' : '' },
+      action: { action: 'sleep 100' },
+      actions: ['ls'],
+      error: 'no action found',
+      task: 'fix it',
+      system: 'Linux',
+      release: '6.1',
+      version: '#1',
+      machine: 'x86_64',
+      ...limits(i),
+    });
   }
   // Format errors: no action, two actions, and a reply cut off by the token limit (2.x).
-  for (const [actions, finish] of [[[], undefined], [['ls', 'pwd'], undefined], [[], 'length'], [['ls'], 'stop']] as const) {
-    list.push({ actions, error: 'Expected exactly one action', output: { output: '', returncode: 0, exception_info: '' }, action: { action: '' }, task: 't', system: 'Darwin', release: '', version: '', machine: '', ...limits(1), ...(finish ? { finish_reason: finish } : {}) });
+  for (const [actions, finish] of [
+    [[], undefined],
+    [['ls', 'pwd'], undefined],
+    [[], 'length'],
+    [['ls'], 'stop'],
+  ] as const) {
+    list.push({
+      actions,
+      error: 'Expected exactly one action',
+      output: { output: '', returncode: 0, exception_info: '' },
+      action: { action: '' },
+      task: 't',
+      system: 'Darwin',
+      release: '',
+      version: '',
+      machine: '',
+      ...limits(1),
+      ...(finish ? { finish_reason: finish } : {}),
+    });
   }
   return list;
 }
@@ -62,12 +90,21 @@ describe('mini-swe-agent templates: our renderer against Jinja2', { skip: oracle
     const all = Object.entries(templates).flatMap(([file, keys]) => Object.entries(keys).map(([key, template]) => ({ where: `${file} ${key}`, template })));
     // Our own defaults for recordings without a config are checked the same way.
     for (const [version, d] of Object.entries(MINI_DEFAULTS)) {
-      all.push({ where: `our ${version} observation default`, template: d.observationTemplate }, { where: `our ${version} format error default`, template: d.formatErrorTemplate }, { where: `our ${version} timeout default`, template: d.timeoutTemplate });
+      all.push(
+        { where: `our ${version} observation default`, template: d.observationTemplate },
+        { where: `our ${version} format error default`, template: d.formatErrorTemplate },
+        { where: `our ${version} timeout default`, template: d.timeoutTemplate },
+      );
     }
     assert.ok(all.length >= 20, `only ${all.length} templates found`);
     // A timeout template is given the partial output as text, the others the output record.
-    const pairs = all.flatMap((t) => cases().map((vars) => ({ ...t, vars: /timeout/.test(t.where) ? { ...vars, output: (vars.output as { output: string }).output } : vars })));
-    const expected = (await python(['render'], pairs.map((p) => ({ template: p.template, vars: p.vars })))) as (string | { error: string })[];
+    const pairs = all.flatMap((t) =>
+      cases().map((vars) => ({ ...t, vars: /timeout/.test(t.where) ? { ...vars, output: (vars.output as { output: string }).output } : vars })),
+    );
+    const expected = (await python(
+      ['render'],
+      pairs.map((p) => ({ template: p.template, vars: p.vars })),
+    )) as (string | { error: string })[];
     const differ: string[] = [];
     for (const [i, p] of pairs.entries()) {
       let ours: string | { error: string };
@@ -78,7 +115,10 @@ describe('mini-swe-agent templates: our renderer against Jinja2', { skip: oracle
       }
       const theirs = expected[i]!;
       const same = typeof theirs === 'string' ? ours === theirs : typeof ours !== 'string';
-      if (!same) differ.push(`${p.where} with ${JSON.stringify(p.vars).slice(0, 120)}\n--- Jinja2\n${JSON.stringify(theirs).slice(0, 600)}\n--- ours\n${JSON.stringify(ours).slice(0, 600)}`);
+      if (!same)
+        differ.push(
+          `${p.where} with ${JSON.stringify(p.vars).slice(0, 120)}\n--- Jinja2\n${JSON.stringify(theirs).slice(0, 600)}\n--- ours\n${JSON.stringify(ours).slice(0, 600)}`,
+        );
     }
     assert.deepEqual(differ, [], `${differ.length} of ${pairs.length} renderings differ:\n\n${differ.slice(0, 10).join('\n\n')}`);
   });

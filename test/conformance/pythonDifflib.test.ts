@@ -17,7 +17,8 @@ test("unified diffs are Python difflib's, line for line", () => {
     const b = a.filter(() => random() > 0.3).flatMap((line) => (random() > 0.8 ? [line, words[Math.floor(random() * words.length)]!] : [line]));
     cases.push([a, b, [0, 1, 3][k % 3]!]);
   }
-  const script = "import difflib, json, sys\nprint(json.dumps([list(difflib.unified_diff(a, b, 'f', 'f', n=n, lineterm='')) for a, b, n in json.load(sys.stdin)]))";
+  const script =
+    "import difflib, json, sys\nprint(json.dumps([list(difflib.unified_diff(a, b, 'f', 'f', n=n, lineterm='')) for a, b, n in json.load(sys.stdin)]))";
   const expected = JSON.parse(execFileSync('python3', ['-c', script], { input: JSON.stringify(cases) }).toString()) as string[][];
   const differ = cases.filter(([a, b, n], i) => JSON.stringify(unifiedDiff(a, b, 'f', 'f', n)) !== JSON.stringify(expected[i]));
   assert.deepEqual(differ, []);

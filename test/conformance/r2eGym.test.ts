@@ -19,7 +19,9 @@ const LABELS = { 'swe-workbench.test': 'r2e-conformance' };
 
 /** An action as R2E-Gym records it (values may carry the whitespace a model writes around them). */
 function call(name: string, params: Record<string, string> = {}): string {
-  return `<function=${name}>\n${Object.entries(params).map(([k, v]) => `  <parameter=${k}>${v}</parameter>\n`).join('')}</function>`;
+  return `<function=${name}>\n${Object.entries(params)
+    .map(([k, v]) => `  <parameter=${k}>${v}</parameter>\n`)
+    .join('')}</function>`;
 }
 const editor = (params: Record<string, string>) => call('file_editor', params);
 const bash = (cmd: string) => call('execute_bash', { cmd });
@@ -80,7 +82,12 @@ const CALLS: string[] = [
   editor({ command: 'str_replace', path: `${T}/inventory/items.py`, old_str: 'total += 1', new_str: 'total += 2' }),
   editor({ command: 'str_replace', path: `${T}/inventory/small.py`, old_str: 'TOTAL = add(1, 2)' }),
   editor({ command: 'str_replace', path: `${T}/inventory/small.py`, new_str: 'x' }),
-  editor({ command: 'str_replace', path: `${T}/inventory/items.py`, old_str: '    def method_3(self, value):\n        total = value + 3', new_str: '    def method_3(self, value):\n        # three\n        total = value + 3' }),
+  editor({
+    command: 'str_replace',
+    path: `${T}/inventory/items.py`,
+    old_str: '    def method_3(self, value):\n        total = value + 3',
+    new_str: '    def method_3(self, value):\n        # three\n        total = value + 3',
+  }),
   editor({ command: 'str_replace', path: `${T}/inventory/items.py`, old_str: 'import json', new_str: 'import json(', enable_linting: 'True' }),
   editor({ command: 'str_replace', path: `${T}/inventory/tabs.py`, old_str: 'return "tab"', new_str: 'return "tabs"\n\t\t# done' }),
   editor({ command: 'str_replace', path: `${T}/inventory`, old_str: 'a', new_str: 'b' }),

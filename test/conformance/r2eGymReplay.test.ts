@@ -14,7 +14,10 @@ import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import { runCli } from '../helpers/cliRunner';
 import { ensureR2eTestImage, installOracleTools, missingOracles, oracleSteps, writeGeneratedRepo } from './r2eOracle';
 
-const xml = (name: string, params: Record<string, string>) => `<function=${name}>\n${Object.entries(params).map(([k, v]) => `<parameter=${k}>\n${v}\n</parameter>\n`).join('')}</function>`;
+const xml = (name: string, params: Record<string, string>) =>
+  `<function=${name}>\n${Object.entries(params)
+    .map(([k, v]) => `<parameter=${k}>\n${v}\n</parameter>\n`)
+    .join('')}</function>`;
 
 /** An episode as a model would write it: look around, reproduce, fix, check, finish. */
 const EPISODE = [
@@ -41,12 +44,24 @@ describe('replaying an R2E-Gym recording made by R2E-Gym itself', { skip: missin
     image = await ensureR2eTestImage();
     hostDir = await mkdtemp(path.join(tmpdir(), 'swe-workbench-r2e-replay-'));
     await writeGeneratedRepo(path.join(hostDir, 'repo'));
-    const sandbox = await DockerSandbox.create({ image, repoDir: path.join(hostDir, 'repo'), repoPath: '/testbed', labels: { 'swe-workbench.test': 'r2e-replay' } });
+    const sandbox = await DockerSandbox.create({
+      image,
+      repoDir: path.join(hostDir, 'repo'),
+      repoPath: '/testbed',
+      labels: { 'swe-workbench.test': 'r2e-replay' },
+    });
     try {
       await installOracleTools(sandbox.id);
       const steps = await oracleSteps(sandbox.id, EPISODE);
       const record = {
-        trajectory_steps: steps.map((s, i) => ({ step_idx: i, thought: `step ${i}`, action: s.action, observation: s.observation, done: i === steps.length - 1, info: {} })),
+        trajectory_steps: steps.map((s, i) => ({
+          step_idx: i,
+          thought: `step ${i}`,
+          action: s.action,
+          observation: s.observation,
+          done: i === steps.length - 1,
+          info: {},
+        })),
         problem_statement: 'add() should accept numbers written as text',
         docker_image: image,
         exit_reason: 'agent',
@@ -66,13 +81,20 @@ describe('replaying an R2E-Gym recording made by R2E-Gym itself', { skip: missin
 
   test('every step matches, and the scaffold is named with its evidence', async () => {
     const result = await runCli(replayCommand, [recordingFile, '--image', image, '--repo', path.join(hostDir, 'repo'), '--json']);
-    const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { index?: number; matched?: boolean; diff?: string; summary?: Record<string, unknown> });
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { index?: number; matched?: boolean; diff?: string; summary?: Record<string, unknown> });
     const unmatched = lines.filter((l) => l.matched === false);
     assert.deepEqual(unmatched, [], result.stdout);
     const summary = lines.at(-1)!.summary!;
     assert.equal(summary.matched, EPISODE.length);
     assert.equal(summary.stop, 'submitted');
-    assert.deepEqual(summary.scaffold, { name: 'r2e-gym', version: '69bc953', reason: 'an R2E-Gym JSONL record (`trajectory_steps` with `<function=...>` actions)' });
+    assert.deepEqual(summary.scaffold, {
+      name: 'r2e-gym',
+      version: '69bc953',
+      reason: 'an R2E-Gym JSONL record (`trajectory_steps` with `<function=...>` actions)',
+    });
     assert.match(result.stderr, /scaffold r2e-gym@69bc953/);
     assert.equal(result.code, 0);
   });

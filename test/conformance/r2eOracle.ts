@@ -34,7 +34,10 @@ export function missingOracles(): string | undefined {
 export const R2E_TEST_IMAGE = 'swe-workbench/r2e-test:bookworm';
 
 export async function ensureR2eTestImage(): Promise<string> {
-  const present = await run('docker', ['image', 'inspect', R2E_TEST_IMAGE]).then(() => true, () => false);
+  const present = await run('docker', ['image', 'inspect', R2E_TEST_IMAGE]).then(
+    () => true,
+    () => false,
+  );
   if (present) return R2E_TEST_IMAGE;
   const dir = await mkdtemp(path.join(tmpdir(), 'swe-workbench-r2e-image-'));
   try {
@@ -108,11 +111,50 @@ export async function writeGeneratedRepo(dir: string): Promise<void> {
 
 function longModule(): string {
   const parts = ['"""Items and the store that holds them."""', 'import json', '', ''];
-  parts.push('class Item:', '    """An item in stock.', '', '    It has a name, a price', '    and a count, and knows', '    how to describe itself.', '    """', '');
-  parts.push('    def __init__(self, name, price, count=0):', '        self.name = name', '        self.price = price', '        self.count = count', '        self.tags = []', '');
+  parts.push(
+    'class Item:',
+    '    """An item in stock.',
+    '',
+    '    It has a name, a price',
+    '    and a count, and knows',
+    '    how to describe itself.',
+    '    """',
+    '',
+  );
+  parts.push(
+    '    def __init__(self, name, price, count=0):',
+    '        self.name = name',
+    '        self.price = price',
+    '        self.count = count',
+    '        self.tags = []',
+    '',
+  );
   for (let i = 0; i < 12; i++) {
-    parts.push(`    def method_${i}(self, value):`, `        total = value + ${i}`, '        if total > 10:', '            total -= 1', '        for _ in range(2):', '            total += 1', '        return total', '');
+    parts.push(
+      `    def method_${i}(self, value):`,
+      `        total = value + ${i}`,
+      '        if total > 10:',
+      '            total -= 1',
+      '        for _ in range(2):',
+      '            total += 1',
+      '        return total',
+      '',
+    );
   }
-  parts.push('', 'class Store:', '    """Short doc."""', '', '    def describe(self):', '        return "store"', '', '    async def load(self, path):', '        with open(path) as f:', '            data = json.load(f)', '        self.items = data', '        return len(data)', '');
+  parts.push(
+    '',
+    'class Store:',
+    '    """Short doc."""',
+    '',
+    '    def describe(self):',
+    '        return "store"',
+    '',
+    '    async def load(self, path):',
+    '        with open(path) as f:',
+    '            data = json.load(f)',
+    '        self.items = data',
+    '        return len(data)',
+    '',
+  );
   return parts.join('\n') + '\n';
 }

@@ -162,7 +162,13 @@ for (const script of scripts) {
 
     const replayed = async (repoDir: string) => {
       const r = await runCli(replay, [traj, '--image', BASE_IMAGE, '--repo', repoDir, '--json', '--forgive', '']);
-      const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { index?: number; matched?: boolean; diff?: string; summary?: { firstDivergence: number | null; matched: number; steps: number } });
+      const lines = r.stdout
+        .trim()
+        .split('\n')
+        .map(
+          (l) =>
+            JSON.parse(l) as { index?: number; matched?: boolean; diff?: string; summary?: { firstDivergence: number | null; matched: number; steps: number } },
+        );
       return { code: r.code, stderr: r.stderr, steps: lines.filter((l) => l.index !== undefined), summary: lines.at(-1)?.summary };
     };
 
@@ -172,7 +178,10 @@ for (const script of scripts) {
       assert.deepEqual(diverged, [], r.stderr);
       assert.equal(r.steps.length, script.actions.length);
       assert.equal(r.code, 0);
-      const version = script.oracle === 'v0.7.0' ? '0\\.7 \\(its observations have no pseudo-terminal line ends' : `${script.oracle.slice(1).replace(/\./g, '\\.')} \\(the file says swe_agent_version`;
+      const version =
+        script.oracle === 'v0.7.0'
+          ? '0\\.7 \\(its observations have no pseudo-terminal line ends'
+          : `${script.oracle.slice(1).replace(/\./g, '\\.')} \\(the file says swe_agent_version`;
       assert.match(r.stderr, new RegExp(`scaffold swe-agent@${version}`));
     });
 
@@ -183,7 +192,10 @@ for (const script of scripts) {
       appendFileSync(path.join(changed, 'tallyho/counter.py'), '\n    def changed(self):\n        return None\n');
       const r = await replayed(changed);
       assert.equal(r.summary?.firstDivergence, script.firstCounterStep);
-      assert.ok(r.steps.slice(0, script.firstCounterStep).every((s) => s.matched), 'the steps before it still match');
+      assert.ok(
+        r.steps.slice(0, script.firstCounterStep).every((s) => s.matched),
+        'the steps before it still match',
+      );
       assert.equal(r.code, 1);
     });
   });

@@ -76,7 +76,11 @@ export class SweAgentReference {
       // The tools' shebangs ask for `python` (SWE-bench images have it); the base image has python3.
       await must('command -v python >/dev/null || ln -s "$(command -v python3)" /usr/local/bin/python');
       const env = { WINDOW: 100, OVERLAP: 2, ...options.envVariables };
-      await must(`export ${Object.entries(env).map(([k, v]) => `${k}=${JSON.stringify(String(v))}`).join(' ')}`);
+      await must(
+        `export ${Object.entries(env)
+          .map(([k, v]) => `${k}=${JSON.stringify(String(v))}`)
+          .join(' ')}`,
+      );
       for (const { bundle, folder } of configs) await sandbox.copyIn(folder, `/root/tools/${bundle}`);
       // Offline, `pip install` in install.sh cannot run: what it installs is in the image (flake8)
       // or only needed by tools these tests do not call (tree-sitter for filemap).
@@ -93,7 +97,11 @@ export class SweAgentReference {
       await must(`cd ${options.repoPath}`);
       const parsed = configs.map(({ folder }) => bundleConfig(folder));
       const endNames = new Map(parsed.flatMap((c) => [...c.endNames]));
-      return new SweAgentReference(sandbox, parsed.flatMap((c) => (c.stateCommand ? [c.stateCommand] : [])), endNames);
+      return new SweAgentReference(
+        sandbox,
+        parsed.flatMap((c) => (c.stateCommand ? [c.stateCommand] : [])),
+        endNames,
+      );
     } catch (err) {
       await sandbox.dispose();
       throw err;
@@ -166,7 +174,9 @@ export class SweAgent07Reference {
       };
       for (const name of SweAgent07Reference.COMMAND_FILES) await sandbox.copyIn(path.join(folder, name), `/root/commands/${name}`);
       await must("export WINDOW=100 OVERLAP=2 CURRENT_LINE=0 CURRENT_FILE='' SEARCH_RESULTS='()' SEARCH_FILES='()' SEARCH_INDEX=0 ROOT=" + options.repoPath);
-      await must('export PATH=/root/commands:$PATH && cp /root/commands/_split_string.py /root/commands/_split_string && chmod +x /root/commands/_split_string');
+      await must(
+        'export PATH=/root/commands:$PATH && cp /root/commands/_split_string.py /root/commands/_split_string && chmod +x /root/commands/_split_string',
+      );
       for (const name of SweAgent07Reference.COMMAND_FILES.filter((n) => n.endsWith('.sh'))) await must(`source /root/commands/${name}`);
       await must(`cd ${options.repoPath}`);
       return new SweAgent07Reference(sandbox);

@@ -59,4 +59,3 @@ for (const oracle of ['v1.0.1', 'v1.1.0', '3ea751c0'] as const) {
     }
   });
 }
-

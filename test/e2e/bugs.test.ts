@@ -18,7 +18,11 @@ const VALID = 'valid-allocate-and-close';
 const INVALID = 'weakening-does-not-hide';
 const FILES = ['test_script.sh', 'test_files.txt', 'test_parser.py', 'bug_inject.diff', 'test_weaken.diff'];
 /** The tests the sample bug breaks: passing on the original code, failing with the bug. */
-const BROKEN = ['tests/test_journal.py::test_close_period_zeroes_income_and_expenses', 'tests/test_money.py::test_allocate_keeps_every_cent', 'tests/test_money.py::test_allocate_negative_amount_keeps_every_cent'];
+const BROKEN = [
+  'tests/test_journal.py::test_close_period_zeroes_income_and_expenses',
+  'tests/test_money.py::test_allocate_keeps_every_cent',
+  'tests/test_money.py::test_allocate_negative_amount_keeps_every_cent',
+];
 const RUN_TIMEOUT = 10 * 60_000;
 const VALID_SUMMARY = `Bug ${VALID}: all 7 checks pass.`;
 const INVALID_SUMMARY = `Bug ${INVALID}: 1 of 7 checks fail (weakening-validity).`;
@@ -39,7 +43,8 @@ describe('bug checks from the Bugs view and the Testing view', () => {
   // The Testing container holds one view: it shows no pane header of its own.
   const testingView = () => page.locator('.part.sidebar');
   /** A tree row by its label: the whole label, so `bug-scope` never matches `bug-scope-2`. */
-  const row = (view: Locator, label: string) => view.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${escape(label)}$`) }) }).first();
+  const row = (view: Locator, label: string) =>
+    view.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${escape(label)}$`) }) }).first();
 
   /** Opens the SWE Workbench container with only the Bugs view expanded, in a sidebar wide enough for the verdicts. */
   async function openBugsView(): Promise<Locator> {
@@ -88,7 +93,10 @@ describe('bug checks from the Bugs view and the Testing view', () => {
     assert.ok(start >= 0, `no row ${label} in ${rows.map((r) => r.text).join(' | ')}`);
     const level = rows[start]!.level;
     const end = rows.findIndex((r, i) => i > start && r.level <= level);
-    return rows.slice(start + 1, end < 0 ? undefined : end).filter((r) => r.level === level + 1).map((r) => r.text);
+    return rows
+      .slice(start + 1, end < 0 ? undefined : end)
+      .filter((r) => r.level === level + 1)
+      .map((r) => r.text);
   }
 
   /**
@@ -113,7 +121,8 @@ describe('bug checks from the Bugs view and the Testing view', () => {
   }
 
   /** A row of the Test Explorer, by the start of its label and, when given, its state as the row announces it. */
-  const testRow = (view: Locator, label: string, state?: 'Passed' | 'Failed') => view.locator(`.monaco-list-row[aria-label^=${JSON.stringify(label)}]${state ? `[aria-label*="(${state})"]` : ''}`).first();
+  const testRow = (view: Locator, label: string, state?: 'Passed' | 'Failed') =>
+    view.locator(`.monaco-list-row[aria-label^=${JSON.stringify(label)}]${state ? `[aria-label*="(${state})"]` : ''}`).first();
 
   const expandTest = (view: Locator, label: string) => expandRow(view, testRow(view, label));
 
@@ -141,10 +150,13 @@ describe('bug checks from the Bugs view and the Testing view', () => {
     await page.locator('.tab.active', { hasText: `${check}.md` }).waitFor({ timeout: 15_000 });
     const editor = page.locator('.editor-group-container.active .monaco-editor .view-lines');
     for (const line of lines) {
-      await editor.filter({ hasText: line }).waitFor({ timeout: 15_000 }).catch(async (error: unknown) => {
-        await page.screenshot({ path: path.join(out!, `bugs-evidence-${check}-failed.png`) });
-        throw new Error(`the evidence of ${check} shows no line '${line}'; it shows: ${await editor.first().innerText()}`, { cause: error });
-      });
+      await editor
+        .filter({ hasText: line })
+        .waitFor({ timeout: 15_000 })
+        .catch(async (error: unknown) => {
+          await page.screenshot({ path: path.join(out!, `bugs-evidence-${check}-failed.png`) });
+          throw new Error(`the evidence of ${check} shows no line '${line}'; it shows: ${await editor.first().innerText()}`, { cause: error });
+        });
     }
   }
 
@@ -175,7 +187,10 @@ describe('bug checks from the Bugs view and the Testing view', () => {
   test('the Bugs view lists the sample bug with its five files; a file opens in an editor', async () => {
     const view = await openBugsView();
     await expand(view, VALID);
-    assert.deepEqual((await rowsUnder(view, VALID)).map((r) => r.split(' ')[0]), FILES);
+    assert.deepEqual(
+      (await rowsUnder(view, VALID)).map((r) => r.split(' ')[0]),
+      FILES,
+    );
     await row(view, 'bug_inject.diff').click();
     await page.locator('.tab.active', { hasText: 'bug_inject.diff' }).waitFor({ timeout: 15_000 });
     await page.locator('.editor-instance .view-lines', { hasText: 'diff --git a/ledger/journal.py b/ledger/journal.py' }).waitFor({ timeout: 15_000 });
@@ -199,12 +214,17 @@ describe('bug checks from the Bugs view and the Testing view', () => {
     await runCommand(page, 'SWE Workbench: Run Bug Consistency Checks');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: VALID }).first().click();
     await page.locator('.notification-toast', { hasText: `Checking bug ${VALID}` }).waitFor({ timeout: 30_000 });
-    await row(view, VALID).locator('.label-description', { hasText: /^7 of 7 checks pass$/ }).waitFor({ timeout: RUN_TIMEOUT });
+    await row(view, VALID)
+      .locator('.label-description', { hasText: /^7 of 7 checks pass$/ })
+      .waitFor({ timeout: RUN_TIMEOUT });
     await page.locator('.notification-toast', { hasText: VALID_SUMMARY }).waitFor({ timeout: 30_000 });
 
     await expand(view, VALID);
     const checks = (await rowsUnder(view, VALID)).slice(FILES.length);
-    assert.deepEqual(checks.map((c) => c.split(' ')[0]), [...CHECK_NAMES]);
+    assert.deepEqual(
+      checks.map((c) => c.split(' ')[0]),
+      [...CHECK_NAMES],
+    );
     assert.equal(checks[1], "parser-validity parsed 57 tests from the original code's run");
     assert.equal(checks[4], 'bug-validity 3 tests break with the bug, 54 still pass');
     for (const name of CHECK_NAMES) assert.equal(await row(view, name).locator('.codicon-pass').count(), 1, `${name} shows as passed`);
@@ -231,10 +251,17 @@ describe('bug checks from the Bugs view and the Testing view', () => {
     await runChecksFromRow(view, INVALID, INVALID_SUMMARY, /^6 of 7 checks pass$/);
     await expand(view, INVALID);
     const checks = (await rowsUnder(view, INVALID)).slice(FILES.length);
-    assert.deepEqual(checks.filter((c) => c.startsWith('weakening-validity')), [`weakening-validity the weakened suite still exposes the bug: ${BROKEN[0]}`]);
+    assert.deepEqual(
+      checks.filter((c) => c.startsWith('weakening-validity')),
+      [`weakening-validity the weakened suite still exposes the bug: ${BROKEN[0]}`],
+    );
     const failing = view.locator('.monaco-list-row', { has: page.locator('.codicon-error') });
     assert.deepEqual(await failing.locator('.label-name').allTextContents(), [INVALID, 'weakening-validity']);
-    await showsEvidence(view, 'weakening-validity', ['### weakening-validity: failed', `the weakened suite still exposes the bug: ${BROKEN[0]}`, '**Failing** (1)']);
+    await showsEvidence(view, 'weakening-validity', [
+      '### weakening-validity: failed',
+      `the weakened suite still exposes the bug: ${BROKEN[0]}`,
+      '**Failing** (1)',
+    ]);
     await waitUntilNoContainer();
 
     const testing = await openTestingView();
@@ -250,8 +277,12 @@ describe('bug checks from the Bugs view and the Testing view', () => {
       await runCommand(page, 'View: Close All Editors');
       const view = await openBugsView();
       // The verdicts of the runs before the reload are kept in the workspace's state.
-      await row(view, VALID).locator('.label-description', { hasText: /^7 of 7 checks pass$/ }).waitFor({ timeout: 30_000 });
-      await row(view, INVALID).locator('.label-description', { hasText: /^6 of 7 checks pass$/ }).waitFor({ timeout: 30_000 });
+      await row(view, VALID)
+        .locator('.label-description', { hasText: /^7 of 7 checks pass$/ })
+        .waitFor({ timeout: 30_000 });
+      await row(view, INVALID)
+        .locator('.label-description', { hasText: /^6 of 7 checks pass$/ })
+        .waitFor({ timeout: 30_000 });
       // Run again, so the Testing view shows this window's results rather than outdated ones.
       await runChecksFromRow(view, VALID, VALID_SUMMARY, /^7 of 7 checks pass$/);
       await runChecksFromRow(view, INVALID, INVALID_SUMMARY, /^6 of 7 checks pass$/);

@@ -20,7 +20,10 @@ const RUNS = [WINDOWED, FUNCTION_CALLING, FORK];
  * step that ran the tests instead of opening fields.py, and no submission (it ran out of budget).
  */
 function writeFork(file: string): void {
-  const run = JSON.parse(readFileSync(path.join(workspace!, FUNCTION_CALLING), 'utf8')) as { trajectory: Array<Record<string, unknown>>; info: Record<string, unknown> };
+  const run = JSON.parse(readFileSync(path.join(workspace!, FUNCTION_CALLING), 'utf8')) as {
+    trajectory: Array<Record<string, unknown>>;
+    info: Record<string, unknown>;
+  };
   const command = 'python -m pytest tests/test_fields.py -q';
   const sixth = { ...run.trajectory[2], action: command, observation: '1 failed, 40 passed', thought: 'Run the field tests first.', response: command };
   run.trajectory = [...run.trajectory.slice(0, 5), sixth];
@@ -46,7 +49,12 @@ describe('comparing runs of one task in code-server', () => {
     for (let attempt = 1; ; attempt++) {
       await row(RUNS[0]!).click();
       for (const name of RUNS.slice(1)) await row(name).click({ modifiers: ['Control'] });
-      const three = await page.waitForFunction(() => document.querySelectorAll('.explorer-folders-view .monaco-list-row.selected').length === 3, undefined, { timeout: 5_000 }).then(() => true, () => false);
+      const three = await page
+        .waitForFunction(() => document.querySelectorAll('.explorer-folders-view .monaco-list-row.selected').length === 3, undefined, { timeout: 5_000 })
+        .then(
+          () => true,
+          () => false,
+        );
       if (three && (await selected.count()) === 3) break;
       if (attempt >= 4) assert.equal(await selected.count(), 3, 'three runs selected in the explorer');
     }
@@ -109,7 +117,11 @@ describe('comparing runs of one task in code-server', () => {
     assert.equal(await first.getAttribute('data-row'), '5');
     assert.equal(await compare.locator('#first-divergence').textContent(), ' The runs part here');
     // Before it, every run took the same action on the same row; at it the fork ran the tests.
-    assert.deepEqual(await compare.locator('tr.same[data-row="0"] .step-label').allTextContents(), ['create reproduce.py', 'create reproduce.py', 'create reproduce.py']);
+    assert.deepEqual(await compare.locator('tr.same[data-row="0"] .step-label').allTextContents(), [
+      'create reproduce.py',
+      'create reproduce.py',
+      'create reproduce.py',
+    ]);
     for (let r = 0; r < 5; r++) assert.equal(await compare.locator(`tr.same[data-row="${r}"]`).count(), 1, `row ${r + 1} is the same in every run`);
     const fork = (await columns()).indexOf(FORK);
     const forkSixth = compare.locator('tr[data-row] td', { hasText: 'python -m pytest tests/test_fields.py -q' });
@@ -123,7 +135,11 @@ describe('comparing runs of one task in code-server', () => {
     assert.deepEqual(await outcome('cost'), { [WINDOWED]: 'unknown', [FUNCTION_CALLING]: 'unknown', [FORK]: 'unknown' });
     assert.deepEqual(await outcome('calls'), { [WINDOWED]: 'unknown', [FUNCTION_CALLING]: '11', [FORK]: '6' });
     assert.deepEqual(await outcome('steps'), { [WINDOWED]: '11', [FUNCTION_CALLING]: '11', [FORK]: '6' });
-    assert.deepEqual(await outcome('outcome'), { [WINDOWED]: 'not graded, exit: submitted', [FUNCTION_CALLING]: 'not graded, exit: submitted', [FORK]: 'not graded, exit: exit_cost' });
+    assert.deepEqual(await outcome('outcome'), {
+      [WINDOWED]: 'not graded, exit: submitted',
+      [FUNCTION_CALLING]: 'not graded, exit: submitted',
+      [FORK]: 'not graded, exit: exit_cost',
+    });
     assert.equal(await compare.locator('#compare-patches .patch-column .d2h-file-wrapper').count(), 2);
     assert.equal(await compare.locator('#compare-patches .patch-column .patch-problem', { hasText: 'This run submitted no patch.' }).count(), 1);
   });

@@ -72,7 +72,10 @@ describe('the patch view in code-server', () => {
       await waitForExtension(page);
       const view = await showPatch('bug_inject.diff', `body.${THEMES[theme].webviewClass} #patch-title`);
       await page.screenshot({ path: path.join(out!, `patch-${theme}.png`) });
-      const [fg, bg] = await view.locator('.d2h-code-side-line').first().evaluate((e) => [getComputedStyle(e).color, getComputedStyle(document.body).backgroundColor]);
+      const [fg, bg] = await view
+        .locator('.d2h-code-side-line')
+        .first()
+        .evaluate((e) => [getComputedStyle(e).color, getComputedStyle(document.body).backgroundColor]);
       assert.notEqual(fg, bg, `${theme}: code text differs from the background`);
     }
   });

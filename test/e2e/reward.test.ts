@@ -100,7 +100,10 @@ describe('the reward view in code-server', () => {
         throw error;
       });
       await page.screenshot({ path: path.join(out!, `reward-${theme}.png`) });
-      const [fill, bg] = await view.locator('.reward-chart rect.bar').first().evaluate((e) => [getComputedStyle(e).fill, getComputedStyle(document.body).backgroundColor]);
+      const [fill, bg] = await view
+        .locator('.reward-chart rect.bar')
+        .first()
+        .evaluate((e) => [getComputedStyle(e).fill, getComputedStyle(document.body).backgroundColor]);
       assert.notEqual(fill, bg, `${theme}: the bars stand out from the background`);
     }
   });

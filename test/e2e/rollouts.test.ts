@@ -33,7 +33,10 @@ describe('the rollouts table in code-server', () => {
     const loaded = page.url().startsWith(url!);
     if (loaded) await runCommand(page, 'View: Close All Editors');
     const settings = JSON.parse(readFileSync(settingsFile!, 'utf8')) as Record<string, unknown>;
-    writeFileSync(settingsFile!, JSON.stringify({ ...settings, 'sweWorkbench.rollouts.folder': folder, ...(theme ? { 'workbench.colorTheme': THEMES[theme].id } : {}) }, null, 2));
+    writeFileSync(
+      settingsFile!,
+      JSON.stringify({ ...settings, 'sweWorkbench.rollouts.folder': folder, ...(theme ? { 'workbench.colorTheme': THEMES[theme].id } : {}) }, null, 2),
+    );
     if (loaded) await reloadWindow(page);
     else await page.goto(`${url}/?folder=${encodeURIComponent(workspace!)}`);
     if (theme) await page.locator(`.monaco-workbench.${THEMES[theme].workbenchClass}`).waitFor({ timeout: 60_000 });
@@ -53,10 +56,13 @@ describe('the rollouts table in code-server', () => {
   /** Picks in one of the table's drop-downs as a person does: open it, click the option. */
   async function pick(select: '#recipe' | '#estimator', option: RegExp): Promise<void> {
     await table.locator(select).click();
-    await table.locator(`${select} [role="option"]`, { hasText: option }).click({ timeout: 10_000 }).catch(async (error: unknown) => {
-      await page.screenshot({ path: path.join(out!, `rollouts-pick-${select.slice(1)}-failed.png`) });
-      throw error;
-    });
+    await table
+      .locator(`${select} [role="option"]`, { hasText: option })
+      .click({ timeout: 10_000 })
+      .catch(async (error: unknown) => {
+        await page.screenshot({ path: path.join(out!, `rollouts-pick-${select.slice(1)}-failed.png`) });
+        throw error;
+      });
   }
 
   before(async () => {
@@ -98,7 +104,10 @@ describe('the rollouts table in code-server', () => {
     await table.locator('.rollout-row[data-index="0"] [data-column="steps"]', { hasText: /^\d+$/ }).waitFor({ timeout: 10_000 });
     const steps = (await cells('steps')).map(Number);
     assert.ok(steps.length > 5, `rows shown: ${steps.length}`);
-    assert.deepEqual(steps, [...steps].sort((a, b) => b - a));
+    assert.deepEqual(
+      steps,
+      [...steps].sort((a, b) => b - a),
+    );
   });
 
   test('a filter expression narrows the rows and the count', async () => {
@@ -106,10 +115,16 @@ describe('the rollouts table in code-server', () => {
     await waitForCount('\\d+ of 25 rollouts');
     const shown = Number((await rowCount())?.split(' ')[0]);
     assert.ok(shown >= 2 && shown < 25, `shown: ${shown}`);
-    await table.locator('.rollout-row[data-id]').nth(shown - 1).waitFor({ timeout: 10_000 });
+    await table
+      .locator('.rollout-row[data-id]')
+      .nth(shown - 1)
+      .waitFor({ timeout: 10_000 });
     const failures = await cells('failure');
     assert.equal(failures.length, shown);
-    assert.ok(failures.every((f) => f === 'max-steps' || f === 'format-error'), failures.join(', '));
+    assert.ok(
+      failures.every((f) => f === 'max-steps' || f === 'format-error'),
+      failures.join(', '),
+    );
   });
 
   test("an invalid filter shows the core's error and keeps the rows", async () => {
@@ -127,10 +142,13 @@ describe('the rollouts table in code-server', () => {
     assert.equal(await table.locator('#filter-error').isVisible(), false);
     await table.locator('.rollout-row[data-index="0"][data-id]').dblclick();
     const stepper = await webviewFrame(page, '#step-title', 60_000);
-    await stepper.locator('#step-title', { hasText: 'Step 3 of 4' }).waitFor({ timeout: 30_000 }).catch(async (error: unknown) => {
-      await page.screenshot({ path: path.join(out!, 'rollouts-open-rollout-failed.png') });
-      throw error;
-    });
+    await stepper
+      .locator('#step-title', { hasText: 'Step 3 of 4' })
+      .waitFor({ timeout: 30_000 })
+      .catch(async (error: unknown) => {
+        await page.screenshot({ path: path.join(out!, 'rollouts-open-rollout-failed.png') });
+        throw error;
+      });
     assert.match((await stepper.locator('.format-error').textContent()) ?? '', /\S/);
     await page.keyboard.press('Control+W');
   });
@@ -143,14 +161,20 @@ describe('the rollouts table in code-server', () => {
     await table.locator('.rollout-row[data-index="0"][data-id]').click();
     await table.locator('#details').waitFor({ state: 'visible', timeout: 10_000 });
     assert.equal(await table.locator('#details-rollout').textContent(), ` ${W101} #2`);
-    assert.equal(await table.locator('#details-reason').textContent(), `submitted-wrong: run/attempt_2/logs/run_evaluation/attempt_2/acme-coder-7b/${W101}/report.json: not resolved`);
+    assert.equal(
+      await table.locator('#details-reason').textContent(),
+      `submitted-wrong: run/attempt_2/logs/run_evaluation/attempt_2/acme-coder-7b/${W101}/report.json: not resolved`,
+    );
     assert.deepEqual(await table.locator('#details-tests li').allTextContents(), [FAILING_TEST]);
     await table.locator('#details [data-action="reward"]').click();
     const reward = await webviewFrame(page, '#reward-title', 60_000);
     assert.equal(await reward.locator('#reward-title').textContent(), `Reward: ${W101} #2`);
     assert.equal(await reward.locator('#resolution').textContent(), 'NO');
     assert.equal(await reward.locator('#reward-value').textContent(), 'reward 0');
-    assert.deepEqual(await reward.locator('[data-list="FAIL_TO_PASS"] li[data-passed="false"]').evaluateAll((items) => items.map((i) => i.getAttribute('data-test'))), [FAILING_TEST]);
+    assert.deepEqual(
+      await reward.locator('[data-list="FAIL_TO_PASS"] li[data-passed="false"]').evaluateAll((items) => items.map((i) => i.getAttribute('data-test'))),
+      [FAILING_TEST],
+    );
     assert.match((await reward.locator('#missing').textContent()) ?? '', /No test output beside .*report\.json \(test_output\.txt\)/);
     await page.screenshot({ path: path.join(out!, 'rollouts-reward.png') });
   });
@@ -172,7 +196,7 @@ describe('the rollouts table in code-server', () => {
     assert.equal(await table.locator('#details-rollout').textContent(), ` ${W101} #2`);
   });
 
-  test("the keyboard selects a row and opens its patch with P", async () => {
+  test('the keyboard selects a row and opens its patch with P', async () => {
     await filter(`instance=${W101}`);
     await waitForCount('4 of 25 rollouts');
     await table.locator('.rollout-row[data-index="0"][data-id]').waitFor({ timeout: 10_000 });
@@ -199,14 +223,27 @@ describe('the rollouts table in code-server', () => {
     await crashed.locator('[data-column="mask"]', { hasText: "masked: container error: exit status 'RuntimeError'" }).waitFor({ timeout: 10_000 });
     assert.equal(await crashed.locator('[data-column="advantage"]').textContent(), '—');
     await crashed.click();
-    await table.locator('#details-score', { hasText: /^no gradient: masked: container error.*left out of the group's statistics, no gradient$/ }).waitFor({ timeout: 10_000 });
+    await table
+      .locator('#details-score', { hasText: /^no gradient: masked: container error.*left out of the group's statistics, no gradient$/ })
+      .waitFor({ timeout: 10_000 });
     // G7 under swe-bench keeps [1, 0, 0] (attempts 1, 2, 4); RLOO: 1 - (0 + 0)/2 = +1, 0 - (1 + 0)/2 = -0.5.
     const group = table.locator('#group-advantages tbody tr');
     await group.first().waitFor({ timeout: 10_000 });
     const rows = await group.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.textContent)));
-    assert.deepEqual(rows, [['#1', '1', '+1'], ['#2', '0', '-0.5'], ['#3', '—', '—'], ['#4', '0', '-0.5']]);
-    assert.match((await table.locator('#details-group h3').textContent()) ?? '', /^Group acme__gadgets-7: n = 3 · mean 0\.333 · std 0\.577 · 1 masked · mixed · gives a gradient$/);
-    assert.match((await group.nth(1).locator('td').nth(3).textContent()) ?? '', /^RLOO: r - mean of the other rollouts .*reward 0, n = 3, mean 0\.3333, std 0\.5774, mean of the others 0\.5$/);
+    assert.deepEqual(rows, [
+      ['#1', '1', '+1'],
+      ['#2', '0', '-0.5'],
+      ['#3', '—', '—'],
+      ['#4', '0', '-0.5'],
+    ]);
+    assert.match(
+      (await table.locator('#details-group h3').textContent()) ?? '',
+      /^Group acme__gadgets-7: n = 3 · mean 0\.333 · std 0\.577 · 1 masked · mixed · gives a gradient$/,
+    );
+    assert.match(
+      (await group.nth(1).locator('td').nth(3).textContent()) ?? '',
+      /^RLOO: r - mean of the other rollouts .*reward 0, n = 3, mean 0\.3333, std 0\.5774, mean of the others 0\.5$/,
+    );
     await page.screenshot({ path: path.join(out!, 'rollouts-recipe.png') });
   });
 
@@ -220,9 +257,16 @@ describe('the rollouts table in code-server', () => {
     await table.locator('#export-status', { hasText: /^Wrote / }).waitFor({ timeout: 60_000 });
     const file = path.join(workspace!, 'sft-w101.jsonl');
     assert.equal(await table.locator('#export-status').textContent(), `Wrote 2 of 4 rollouts to ${file}; left out: not resolved ×2.`);
-    const lines = readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { id: string; messages: { role: string }[]; loss_mask: number[] });
+    const lines = readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; messages: { role: string }[]; loss_mask: number[] });
     assert.deepEqual(lines.map((l) => l.id).sort(), [`run/attempt_1/${W101}/${W101}.traj`, 'run/attempt_4/deepswe.jsonl:1']);
-    for (const l of lines) assert.deepEqual(l.loss_mask, l.messages.map((m) => (m.role === 'assistant' ? 1 : 0)));
+    for (const l of lines)
+      assert.deepEqual(
+        l.loss_mask,
+        l.messages.map((m) => (m.role === 'assistant' ? 1 : 0)),
+      );
   });
 
   test('scrolls 10,000 rollouts keeping only the rows in view in the DOM', async () => {
@@ -266,7 +310,10 @@ describe('the rollouts table in code-server', () => {
     const file = path.join(workspace!, 'sft-cancelled.jsonl');
     await table.locator('#export-status', { hasText: `Export cancelled: ${file} was not written.` }).waitFor({ timeout: 60_000 });
     assert.equal(existsSync(file), false);
-    assert.deepEqual(readdirSync(workspace!).filter((f) => f.includes('sft-cancelled')), []);
+    assert.deepEqual(
+      readdirSync(workspace!).filter((f) => f.includes('sft-cancelled')),
+      [],
+    );
   });
 
   test('is readable in the dark, light and high-contrast themes', async () => {
@@ -287,7 +334,9 @@ describe('the rollouts table in code-server', () => {
       const foreground = await table.locator('.rollout-row[data-index="0"] [data-column="instance"]').evaluate((e) => getComputedStyle(e).color);
       const background = await table.locator('body').evaluate((e) => getComputedStyle(e).backgroundColor);
       assert.notEqual(foreground, background, `${theme}: text and background differ`);
-      const [button, pane] = await table.locator('#details [data-action="reward"]').evaluate((e) => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]);
+      const [button, pane] = await table
+        .locator('#details [data-action="reward"]')
+        .evaluate((e) => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]);
       assert.notEqual(button, pane, `${theme}: the details pane's buttons are readable`);
     }
   });

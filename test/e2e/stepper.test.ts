@@ -22,7 +22,14 @@ async function writeRecording(file: string): Promise<void> {
   const diff = 'diff --git a/ledger/money.py b/ledger/money.py\n--- a/ledger/money.py\n+++ b/ledger/money.py\n@@ -1 +1 @@\n-CENTS = 100\n+CENTS = 1000\n';
   const steps: Step[] = [
     { index: 0, thought: 'Find it.', action: bash('grep -n CENTS ledger/money.py'), observation: '1:CENTS = 100', exitCode: 0 },
-    { index: 1, thought: 'Change it.', action: bash('sed -i s/100/1000/ ledger/money.py'), observation: '', exitCode: 0, state: { openFile: null, workingDir: '/repo', diff } },
+    {
+      index: 1,
+      thought: 'Change it.',
+      action: bash('sed -i s/100/1000/ ledger/money.py'),
+      observation: '',
+      exitCode: 0,
+      state: { openFile: null, workingDir: '/repo', diff },
+    },
     { index: 2, thought: 'Test.', action: bash('python -m pytest -q'), observation: '1 failed', exitCode: 1, flags: ['diverged'] },
   ];
   const recorder = new TrajectoryRecorder({ repo: 'ledger', repoPath: '/repo' });
@@ -37,7 +44,12 @@ describe('the trajectory stepper in code-server', () => {
 
   const title = () => stepper.locator('#step-title').textContent();
   const action = () => stepper.locator('#action-raw').textContent();
-  const allStepsShown = () => stepper.waitForFunction(() => document.querySelectorAll('.step-row:not([hidden])').length === 11 && document.getElementById('filter-status')?.textContent === '', undefined, { timeout: 10_000 });
+  const allStepsShown = () =>
+    stepper.waitForFunction(
+      () => document.querySelectorAll('.step-row:not([hidden])').length === 11 && document.getElementById('filter-status')?.textContent === '',
+      undefined,
+      { timeout: 10_000 },
+    );
   async function expectStep(n: number, actionStart: string): Promise<void> {
     await stepper.locator('#step-title', { hasText: `Step ${n} of 11` }).waitFor({ timeout: 10_000 });
     assert.equal((await action())?.trim().split('\n')[0], actionStart);
@@ -153,7 +165,9 @@ describe('the trajectory stepper in code-server', () => {
     stepper = await openFileInWebview(page, FILE, '#step-title');
     await goTo(3);
     await expectStep(3, 'python reproduce.py');
-    const titles = await stepper.locator('.step-actions vscode-button').evaluateAll((buttons) => buttons.map((b) => [b.id, b.textContent?.trim(), b.getAttribute('title')?.match(/\((.)\)$/)?.[1]]));
+    const titles = await stepper
+      .locator('.step-actions vscode-button')
+      .evaluateAll((buttons) => buttons.map((b) => [b.id, b.textContent?.trim(), b.getAttribute('title')?.match(/\((.)\)$/)?.[1]]));
     assert.deepEqual(titles, [
       ['show-diff', 'Show Diff', 'd'],
       ['open-raw', 'Raw JSON', 'o'],
@@ -162,8 +176,11 @@ describe('the trajectory stepper in code-server', () => {
     ]);
     await stepper.locator('#timeline').focus();
     await page.keyboard.press('d');
-    await stepper.locator('#notice:not([hidden])', { hasText: 'Show Diff: Step 3 ran a command and the recording keeps no workspace diff' }).waitFor({ timeout: 10_000 });
-    for (const label of ['Replay in Container', 'Fork from Step…', 'Go to Step…']) await page.locator(`.editor-actions .action-label[aria-label^="${label}"]`).waitFor({ timeout: 10_000 });
+    await stepper
+      .locator('#notice:not([hidden])', { hasText: 'Show Diff: Step 3 ran a command and the recording keeps no workspace diff' })
+      .waitFor({ timeout: 10_000 });
+    for (const label of ['Replay in Container', 'Fork from Step…', 'Go to Step…'])
+      await page.locator(`.editor-actions .action-label[aria-label^="${label}"]`).waitFor({ timeout: 10_000 });
   });
 
   test('Fork Here asks only how to go on: the trajectory and the step are the ones shown', async () => {
@@ -212,7 +229,10 @@ describe('the trajectory stepper in code-server', () => {
     assert.equal(await row.locator('.codicon-go-to-file').count(), 1);
     assert.equal(await stepper.locator('.step-row[data-index="10"]').getAttribute('data-kind'), 'edit');
     assert.equal(await stepper.locator('.step-row[data-index="10"] .codicon-edit').count(), 1);
-    assert.equal(await stepper.locator('.step-row[data-index="3"]').getAttribute('title'), '4. str_replace_editor view /testbed/pandas/io/sql.py  --view_range 1030 1074');
+    assert.equal(
+      await stepper.locator('.step-row[data-index="3"]').getAttribute('title'),
+      '4. str_replace_editor view /testbed/pandas/io/sql.py  --view_range 1030 1074',
+    );
   });
 
   test('"Errors only" on the pandas run (no exit codes) finds the traceback of step 8 and says what it was', async () => {
@@ -220,7 +240,10 @@ describe('the trajectory stepper in code-server', () => {
     await stepper.locator('#filter-status', { hasText: '1 of 17 steps shown' }).waitFor({ timeout: 10_000 });
     await stepper.locator('#step-title', { hasText: 'Step 8 of 17' }).waitFor({ timeout: 10_000 });
     assert.deepEqual(await stepper.locator('.step-row:not([hidden]) .step-number').allTextContents(), ['8']);
-    assert.match((await stepper.locator('#step-errors').textContent()) ?? '', /output line \d+: sqlalchemy\.exc\.NoSuchModuleError: Can't load plugin: sqlalchemy\.dialects:duckdb/);
+    assert.match(
+      (await stepper.locator('#step-errors').textContent()) ?? '',
+      /output line \d+: sqlalchemy\.exc\.NoSuchModuleError: Can't load plugin: sqlalchemy\.dialects:duckdb/,
+    );
     await page.screenshot({ path: path.join(out!, 'stepper-errors-only.png') });
     await stepper.locator('#errors-only').click();
     await stepper.waitForFunction(() => document.getElementById('filter-status')?.textContent === '', undefined, { timeout: 10_000 });
@@ -231,7 +254,9 @@ describe('the trajectory stepper in code-server', () => {
     await page.keyboard.press('/');
     await page.keyboard.type('no-such-text-anywhere');
     await page.keyboard.press('Enter');
-    await stepper.locator('#timeline-empty:not([hidden])', { hasText: 'No step\'s thought, action or observation contains "no-such-text-anywhere" (17 steps searched).' }).waitFor({ timeout: 10_000 });
+    await stepper
+      .locator('#timeline-empty:not([hidden])', { hasText: 'No step\'s thought, action or observation contains "no-such-text-anywhere" (17 steps searched).' })
+      .waitFor({ timeout: 10_000 });
     await page.keyboard.press('Escape');
     await stepper.locator('#timeline-empty[hidden]').waitFor({ state: 'attached', timeout: 10_000 });
     assert.equal(await stepper.locator('.step-row:not([hidden])').count(), 17);
@@ -240,7 +265,10 @@ describe('the trajectory stepper in code-server', () => {
     await page.keyboard.type('duckdb');
     await page.keyboard.press('Enter');
     await stepper.locator('#filter-status', { hasText: /^\d+ of 17 steps shown$/ }).waitFor({ timeout: 10_000 });
-    await stepper.locator('.step-detail mark', { hasText: /^duckdb$/i }).first().waitFor({ timeout: 10_000 });
+    await stepper
+      .locator('.step-detail mark', { hasText: /^duckdb$/i })
+      .first()
+      .waitFor({ timeout: 10_000 });
     assert.ok((await stepper.locator('.step-row:not([hidden]) .step-label mark').count()) >= 1, 'a matching label is marked');
     await page.keyboard.press('Escape');
     await page.keyboard.press('Escape');
@@ -259,7 +287,7 @@ describe('the trajectory stepper in code-server', () => {
     await runCommand(page, 'View: Close All Editors');
   });
 
-  test("the submit step shows the final patch coloured, and d opens it in the patch view", async () => {
+  test('the submit step shows the final patch coloured, and d opens it in the patch view', async () => {
     stepper = await openFileInWebview(page, PANDAS, '#final-patch');
     await goTo(17);
     await stepper.locator('#step-title', { hasText: 'Step 17 of 17' }).waitFor({ timeout: 10_000 });

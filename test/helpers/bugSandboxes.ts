@@ -44,4 +44,3 @@ export async function containersLeft(suite: string): Promise<number> {
   const list = await docker.listContainers({ all: true, filters: { label: [`${BUG_TEST_LABEL}=${suite}`] } });
   return list.length;
 }
-

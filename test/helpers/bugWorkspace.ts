@@ -10,7 +10,8 @@ const VALID_BUG = 'valid-allocate-and-close';
 /** The sample repository's final tree as one commit at `dir`: what the sample bug's diffs apply to (HEAD). */
 export async function sampleRepoAtHead(dir: string): Promise<string> {
   await cp(path.join(repoRoot, 'test/fixtures/sample-repo/tree'), dir, { recursive: true, filter: (src) => !/(__pycache__|\.pytest_cache)$/.test(src) });
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=Sample', '-c', 'user.email=sample@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: dir });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=Sample', '-c', 'user.email=sample@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: dir });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'sample repository');

@@ -128,12 +128,22 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   writeFileSync(configFile, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
   const logFile = path.join(home, 'code-server.log');
   const log = openSync(logFile, 'a');
-  const flags = [...common, '--config', configFile, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', ...(options.vscodeOptions ?? []).flatMap((o) => ['--vscode-option', o])];
+  const flags = [
+    ...common,
+    '--config',
+    configFile,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    ...(options.vscodeOptions ?? []).flatMap((o) => ['--vscode-option', o]),
+  ];
   const child = spawn('setsid', [launcher, ...flags], { env, stdio: ['ignore', log, log] });
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     killGroup(child, 'SIGTERM');
-    const exited = child.exitCode !== null || (await Promise.race([new Promise<boolean>((r) => child.once('exit', () => r(true))), new Promise<boolean>((r) => setTimeout(() => r(false), 5000))]));
+    const exited =
+      child.exitCode !== null ||
+      (await Promise.race([new Promise<boolean>((r) => child.once('exit', () => r(true))), new Promise<boolean>((r) => setTimeout(() => r(false), 5000))]));
     if (!exited) killGroup(child, 'SIGKILL');
     killGroup(child, 'SIGKILL');
   };

@@ -24,7 +24,17 @@ export function writeLargeRolloutRun(instances = 1000, attempts = 10): LargeRun 
       const solved = (i + a) % 5 < i % 4;
       const steps = 2 + ((i * 7 + a * 3) % 9);
       const instance = `acme__widgets-${String(i).padStart(4, '0')}`;
-      lines.push(JSON.stringify(r2eGymRecord({ instance, steps: workSteps(steps, 2), exit: solved || a % 3 ? 'agent' : 'max_step_limit', patch: solved || a % 3 ? patch : '', reward: solved ? 1 : 0 })));
+      lines.push(
+        JSON.stringify(
+          r2eGymRecord({
+            instance,
+            steps: workSteps(steps, 2),
+            exit: solved || a % 3 ? 'agent' : 'max_step_limit',
+            patch: solved || a % 3 ? patch : '',
+            reward: solved ? 1 : 0,
+          }),
+        ),
+      );
     }
     mkdirSync(path.join(root, `attempt_${a + 1}`), { recursive: true });
     writeFileSync(path.join(root, `attempt_${a + 1}`, 'deepswe.jsonl'), lines.join('\n') + '\n');

@@ -34,7 +34,14 @@ export async function sampleRepoCopy(): Promise<SampleRepo & { cleanup(): Promis
 }
 
 export async function policySource(url: string, aci: AciSession, options: Partial<PolicyClientOptions> = {}): Promise<PolicySource> {
-  const client = await PolicyClient.connect({ baseUrl: url, logprobs: true, topLogprobs: 2, sampling: { temperature: 0.6, topP: 0.95, topK: 20 }, retry: { baseDelayMs: 1, maxDelayMs: 5 }, ...options });
+  const client = await PolicyClient.connect({
+    baseUrl: url,
+    logprobs: true,
+    topLogprobs: 2,
+    sampling: { temperature: 0.6, topP: 0.95, topK: 20 },
+    retry: { baseDelayMs: 1, maxDelayMs: 5 },
+    ...options,
+  });
   return new PolicySource({ client, tools: aci.tools, scaffold: 'thought_action', systemPrompt: SYSTEM_PROMPT, instructions: INSTRUCTIONS });
 }
 

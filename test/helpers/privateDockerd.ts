@@ -34,15 +34,61 @@ function openssl(dir: string, args: string[]): void {
 
 /** A CA, a server certificate for 127.0.0.1 and a client certificate, valid one day. */
 function makeCertificates(dir: string): { server: string; client: string } {
-  openssl(dir, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca-key.pem', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=swe-workbench test CA']);
+  openssl(dir, [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'ca-key.pem',
+    '-out',
+    'ca.pem',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=swe-workbench test CA',
+  ]);
   writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
   writeFileSync(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
   openssl(dir, ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server-key.pem', '-out', 'server.csr', '-subj', '/CN=127.0.0.1']);
-  openssl(dir, ['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', 'server-cert.pem', '-days', '1', '-extfile', 'server.ext']);
+  openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca-key.pem',
+    '-CAcreateserial',
+    '-out',
+    'server-cert.pem',
+    '-days',
+    '1',
+    '-extfile',
+    'server.ext',
+  ]);
   const client = join(dir, 'client');
   spawnSync('mkdir', ['-p', client]);
   openssl(dir, ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'client/key.pem', '-out', 'client.csr', '-subj', '/CN=swe-workbench test client']);
-  openssl(dir, ['x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', 'client/cert.pem', '-days', '1', '-extfile', 'client.ext']);
+  openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    'client.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca-key.pem',
+    '-CAcreateserial',
+    '-out',
+    'client/cert.pem',
+    '-days',
+    '1',
+    '-extfile',
+    'client.ext',
+  ]);
   writeFileSync(join(client, 'ca.pem'), readFileSync(join(dir, 'ca.pem')));
   return { server: dir, client };
 }
@@ -75,19 +121,44 @@ export async function startPrivateEngine(options: { tls?: boolean; image: string
   const socketHost = `unix://${dir}/docker.sock`;
   // A bridge of its own. Never `--bridge=none`: a dockerd started with it deletes the host's
   // docker0, which the shared engine's networked containers need.
-  const bridge = `swbd${dir.slice(-6).replace(/[^A-Za-z0-9]/g, '').toLowerCase()}`.slice(0, 15);
+  const bridge = `swbd${dir
+    .slice(-6)
+    .replace(/[^A-Za-z0-9]/g, '')
+    .toLowerCase()}`.slice(0, 15);
   const subnet = `10.254.${1 + Math.floor(Math.random() * 250)}`;
   ip(['link', 'add', 'name', bridge, 'type', 'bridge']);
   ip(['addr', 'add', `${subnet}.1/24`, 'dev', bridge]);
   ip(['link', 'set', bridge, 'up']);
-  const args = ['--data-root', join(dir, 'data'), '--exec-root', join(dir, 'exec'), '--pidfile', join(dir, 'docker.pid'), '-H', socketHost, `--bridge=${bridge}`, '--iptables=false', '--ip-masq=false'];
+  const args = [
+    '--data-root',
+    join(dir, 'data'),
+    '--exec-root',
+    join(dir, 'exec'),
+    '--pidfile',
+    join(dir, 'docker.pid'),
+    '-H',
+    socketHost,
+    `--bridge=${bridge}`,
+    '--iptables=false',
+    '--ip-masq=false',
+  ];
   let tlsHost: string | undefined;
   let certDir: string | undefined;
   if (options.tls) {
     const certs = makeCertificates(dir);
     certDir = certs.client;
     tlsHost = `tcp://127.0.0.1:${await freePort()}`;
-    args.push('--tlsverify', '--tlscacert', join(dir, 'ca.pem'), '--tlscert', join(dir, 'server-cert.pem'), '--tlskey', join(dir, 'server-key.pem'), '-H', tlsHost);
+    args.push(
+      '--tlsverify',
+      '--tlscacert',
+      join(dir, 'ca.pem'),
+      '--tlscert',
+      join(dir, 'server-cert.pem'),
+      '--tlskey',
+      join(dir, 'server-key.pem'),
+      '-H',
+      tlsHost,
+    );
   }
   let child: ChildProcess | undefined;
   const docker = () => connectDocker({ host: socketHost });
@@ -132,7 +203,9 @@ export async function startPrivateEngine(options: { tls?: boolean; image: string
       await halt();
       spawnSync('ip', ['link', 'delete', bridge], { stdio: 'ignore' });
       // Nothing may stay mounted under the folder before it is removed.
-      const mounts = readFileSync('/proc/mounts', 'utf8').split('\n').filter((l) => l.includes(` ${dir}/`));
+      const mounts = readFileSync('/proc/mounts', 'utf8')
+        .split('\n')
+        .filter((l) => l.includes(` ${dir}/`));
       if (mounts.length === 0 && existsSync(dir)) rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -56,11 +56,10 @@ export async function listTreeFiles(dir: string): Promise<string[]> {
 }
 
 async function git(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const { stdout } = await run(
-    'git',
-    ['-c', 'core.autocrlf=false', '-c', 'commit.gpgsign=false', '-c', 'core.fileMode=true', ...args],
-    { cwd, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', ...env } },
-  );
+  const { stdout } = await run('git', ['-c', 'core.autocrlf=false', '-c', 'commit.gpgsign=false', '-c', 'core.fileMode=true', ...args], {
+    cwd,
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', ...env },
+  });
   return stdout.trim();
 }
 

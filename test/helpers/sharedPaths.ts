@@ -9,7 +9,8 @@ import path from 'node:path';
 
 /** The checkout: found upwards from here, since tests also run bundled from dist/test. */
 function findRepoRoot(from: string): string {
-  for (let dir = from; dir !== path.dirname(dir); dir = path.dirname(dir)) if (existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'scripts/test.mjs'))) return dir;
+  for (let dir = from; dir !== path.dirname(dir); dir = path.dirname(dir))
+    if (existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'scripts/test.mjs'))) return dir;
   return path.resolve(from, '../..');
 }
 
@@ -18,7 +19,10 @@ export const NEEDS_PREFIX = 'needs ';
 
 /** `fixtures/third-party` -> `SWE_WORKBENCH_THIRD_PARTY`. */
 export function sharedEnvName(relative: string): string {
-  return `SWE_WORKBENCH_${path.basename(relative).replace(/[^A-Za-z0-9]+/g, '_').toUpperCase()}`;
+  return `SWE_WORKBENCH_${path
+    .basename(relative)
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .toUpperCase()}`;
 }
 
 export interface SharedPath {
@@ -36,7 +40,9 @@ export function sharedPath(relative: string, env: NodeJS.ProcessEnv = process.en
   const present = existsSync(dir);
   const label = `../shared/${relative}`;
   if (!present && env.SWE_WORKBENCH_REQUIRE_SHARED === '1') {
-    throw new Error(`${label} is required here (SWE_WORKBENCH_REQUIRE_SHARED=1) but ${dir} does not exist; set ${sharedEnvName(relative)} or SWE_WORKBENCH_SHARED`);
+    throw new Error(
+      `${label} is required here (SWE_WORKBENCH_REQUIRE_SHARED=1) but ${dir} does not exist; set ${sharedEnvName(relative)} or SWE_WORKBENCH_SHARED`,
+    );
   }
   return { dir, present, skip: present ? false : `${NEEDS_PREFIX}${label} (looked in ${dir}; set ${sharedEnvName(relative)})` };
 }

@@ -11,8 +11,17 @@ import { webviewFrame } from './browser';
 async function typeInQuickInput(page: Page, shortcut: string, text: string): Promise<boolean> {
   await page.keyboard.press(shortcut);
   const input = page.locator('.quick-input-widget input');
-  if (!(await input.waitFor({ timeout: 5_000 }).then(() => true, () => false))) return false;
-  return input.fill(text, { timeout: 5_000 }).then(() => true, () => false);
+  if (
+    !(await input.waitFor({ timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return false;
+  return input.fill(text, { timeout: 5_000 }).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Lists `fileName` in Quick Open; returns its row, or undefined when it did not appear in time. */
@@ -20,8 +29,17 @@ export async function quickOpenRow(page: Page, fileName: string): Promise<Locato
   if (!(await typeInQuickInput(page, 'Control+P', fileName))) return undefined;
   // Clicking the row, not pressing Enter: Enter takes whichever row the list showed for the text
   // typed before, which may be another file.
-  const row = page.locator('.quick-input-list .monaco-list-row', { has: page.locator('.monaco-highlighted-label', { hasText: new RegExp(`^${fileName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) }).first();
-  return (await row.waitFor({ timeout: 10_000 }).then(() => true, () => false)) ? row : undefined;
+  const row = page
+    .locator('.quick-input-list .monaco-list-row', {
+      has: page.locator('.monaco-highlighted-label', { hasText: new RegExp(`^${fileName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }),
+    })
+    .first();
+  return (await row.waitFor({ timeout: 10_000 }).then(
+    () => true,
+    () => false,
+  ))
+    ? row
+    : undefined;
 }
 
 /** Opens a workspace file through Quick Open, retrying while the workbench is still starting. */
@@ -46,7 +64,16 @@ export async function waitForExtension(page: Page): Promise<void> {
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
   for (let attempt = 1; ; attempt++) {
     const typed = await typeInQuickInput(page, 'Control+Shift+P', '>SWE Workbench: Open Trajectory');
-    const listed = typed && (await page.locator('.quick-input-list .monaco-list-row', { hasText: 'SWE Workbench: Open Trajectory' }).first().waitFor({ timeout: 5_000 }).then(() => true, () => false));
+    const listed =
+      typed &&
+      (await page
+        .locator('.quick-input-list .monaco-list-row', { hasText: 'SWE Workbench: Open Trajectory' })
+        .first()
+        .waitFor({ timeout: 5_000 })
+        .then(
+          () => true,
+          () => false,
+        ));
     await page.keyboard.press('Escape');
     if (listed) return;
     if (attempt >= 12) throw new Error('the SWE Workbench commands never appeared in the Command Palette');
@@ -75,7 +102,13 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const typed = await typeInQuickInput(page, 'Control+Shift+P', `>${title}`);
     const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-    if (typed && await row.waitFor({ timeout: 5_000 }).then(() => true, () => false)) {
+    if (
+      typed &&
+      (await row.waitFor({ timeout: 5_000 }).then(
+        () => true,
+        () => false,
+      ))
+    ) {
       await page.keyboard.press('Enter');
       return;
     }
@@ -95,7 +128,10 @@ export async function runCommandOnActiveFile(page: Page, title: string, pickerTi
   for (let attempt = 1; ; attempt++) {
     await runCommand(page, title);
     const shown = webviewFrame(page, ready, 30_000);
-    const asked = picker.waitFor({ timeout: 30_000 }).then(() => 'asked' as const, () => 'not asked' as const);
+    const asked = picker.waitFor({ timeout: 30_000 }).then(
+      () => 'asked' as const,
+      () => 'not asked' as const,
+    );
     const first = await Promise.race([shown, asked]);
     if (first !== 'asked') return first === 'not asked' ? shown : first;
     shown.catch(() => undefined);

@@ -24,7 +24,10 @@ describe('SWE Workbench: Check Setup in the extension host', () => {
   it('checks the engine, the image, Pyright and the policy server the settings name', async () => {
     await settings().update('policy.model', 'demo-policy', vscode.ConfigurationTarget.Global);
     const results = await vscode.commands.executeCommand<CheckResult[]>('sweWorkbench.checkSetup');
-    assert.deepEqual(results.slice(0, 5).map((r) => r.id), ['docker', 'image', 'code-server', 'pyright', 'policy']);
+    assert.deepEqual(
+      results.slice(0, 5).map((r) => r.id),
+      ['docker', 'image', 'code-server', 'pyright', 'policy'],
+    );
     const byId = (id: CheckResult['id']) => results.find((r) => r.id === id)!;
     assert.equal(byId('docker').status, 'ok', byId('docker').detail);
     assert.equal(byId('image').title, 'image swe-workbench/base:bookworm');

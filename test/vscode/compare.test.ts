@@ -11,7 +11,10 @@ const FUNCTION_CALLING = fixture('swe-agent/marshmallow-1867.function_calling.tr
 const PANDAS = fixture('swe-smith/pandas-dev__pandas.95280573.pr_53856.traj');
 const TRUNCATED = vscode.Uri.file(path.resolve(repoRoot, 'test/fixtures/trajectories/malformed/truncated.traj'));
 
-const compareTabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('sweWorkbench.compare'));
+const compareTabs = () =>
+  vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('sweWorkbench.compare'));
 
 describe('Compare Trajectories…', () => {
   before(async () => {
@@ -25,16 +28,25 @@ describe('Compare Trajectories…', () => {
     const shown = await vscode.commands.executeCommand<CompareShown | undefined>('sweWorkbench.compare.open', [WINDOWED, FUNCTION_CALLING]);
     assert.ok(shown, 'the view opened');
     assert.equal(shown.panel.title, 'Compare 2 runs of marshmallow-code__marshmallow-1867');
-    assert.deepEqual(shown.content.runs.map((r) => r.label), ['marshmallow-1867.windowed.traj', 'marshmallow-1867.function_calling.traj']);
+    assert.deepEqual(
+      shown.content.runs.map((r) => r.label),
+      ['marshmallow-1867.windowed.traj', 'marshmallow-1867.function_calling.traj'],
+    );
     assert.equal(shown.content.firstDivergence, 6);
     // The tab model learns of the new panel from the workbench a moment later.
     for (let i = 0; i < 50 && compareTabs().length === 0; i++) await new Promise((r) => setTimeout(r, 100));
-    assert.deepEqual(compareTabs().map((t) => t.label), ['Compare 2 runs of marshmallow-code__marshmallow-1867']);
+    assert.deepEqual(
+      compareTabs().map((t) => t.label),
+      ['Compare 2 runs of marshmallow-code__marshmallow-1867'],
+    );
   });
 
   it('the explorer hands over the clicked file and the selection: the selection is compared', async () => {
     const shown = await vscode.commands.executeCommand<CompareShown | undefined>('sweWorkbench.compare.open', PANDAS, [WINDOWED, PANDAS]);
-    assert.deepEqual(shown?.content.runs.map((r) => r.label), ['marshmallow-1867.windowed.traj', 'pandas-dev__pandas.95280573.pr_53856.traj']);
+    assert.deepEqual(
+      shown?.content.runs.map((r) => r.label),
+      ['marshmallow-1867.windowed.traj', 'pandas-dev__pandas.95280573.pr_53856.traj'],
+    );
     assert.match(shown?.content.warning ?? '', /^These runs are of different tasks/);
   });
 

@@ -10,7 +10,9 @@ export async function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60_000 });
   // SWE_WORKBENCH_VSCODE_ONLY=compare,trajectoryEditor runs only those files (while working on one view).
   const only = process.env.SWE_WORKBENCH_VSCODE_ONLY?.split(',').map((name) => `${name.trim()}.test.js`);
-  const files = readdirSync(__dirname).filter((f) => f.endsWith('.test.js') && (!only || only.includes(f))).sort();
+  const files = readdirSync(__dirname)
+    .filter((f) => f.endsWith('.test.js') && (!only || only.includes(f)))
+    .sort();
   console.log(`vscode suite: ${files.join(', ')}`);
   for (const file of files) mocha.addFile(path.join(__dirname, file));
   const counts = { passed: 0, failed: 0, skipped: 0, failures: [] as string[] };

@@ -22,7 +22,13 @@ describe('the patch view in the extension host', () => {
   it("opens a sample bug's two diffs and answers the webview's load request with them", async () => {
     const shown = await show({ bug: bug() });
     assert.ok(shown);
-    assert.deepEqual(shown.content.sections.map((s) => [s.label, s.problem]), [['bug_inject.diff', null], ['test_weaken.diff', null]]);
+    assert.deepEqual(
+      shown.content.sections.map((s) => [s.label, s.problem]),
+      [
+        ['bug_inject.diff', null],
+        ['test_weaken.diff', null],
+      ],
+    );
     assert.match(shown.content.sections[0]!.diff, /^diff --git a\/ledger\/journal\.py/);
     const response = await shown.panel.messenger.receive({ kind: 'request', id: 1, method: 'patch/load', params: {} });
     assert.ok(response?.ok);
@@ -49,7 +55,12 @@ describe('the patch view in the extension host', () => {
     assert.match(empty?.content.sections[0]?.problem ?? '', /empty: it holds no change/);
     const escaping = await show({ diff: 'diff --git a/../etc/passwd b/../etc/passwd\n--- a/../etc/passwd\n+++ b/../etc/passwd\n@@ -1 +1 @@\n-a\n+b\n' });
     assert.match(escaping?.content.sections[0]?.problem ?? '', /climbs out of the repository/);
-    const refused = await escaping!.panel.messenger.receive({ kind: 'request', id: 3, method: 'patch/openDiff', params: { section: 0, file: '../etc/passwd' } });
+    const refused = await escaping!.panel.messenger.receive({
+      kind: 'request',
+      id: 3,
+      method: 'patch/openDiff',
+      params: { section: 0, file: '../etc/passwd' },
+    });
     assert.equal(refused?.ok, false);
   });
 });

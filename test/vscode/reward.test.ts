@@ -21,12 +21,18 @@ describe('the reward view in the extension host', () => {
 
   it("grades SWE-smith's pandas test output as its report.json does, and opens the output at a test's line", async () => {
     const testOutput = path.join(instanceDir, 'test_output.txt');
-    const shown = await vscode.commands.executeCommand<RewardShown | undefined>('sweWorkbench.reward.show', { testOutput, report: path.join(instanceDir, 'report.json') });
+    const shown = await vscode.commands.executeCommand<RewardShown | undefined>('sweWorkbench.reward.show', {
+      testOutput,
+      report: path.join(instanceDir, 'report.json'),
+    });
     assert.ok(shown);
     const b = shown.breakdown;
     assert.equal(b.resolution, 'FULL');
     assert.equal(b.report?.agrees, true, b.report?.detail);
-    assert.deepEqual(b.terms.map((t) => t.name), ['FAIL_TO_PASS passing', 'PASS_TO_PASS passing', 'resolution FULL']);
+    assert.deepEqual(
+      b.terms.map((t) => t.name),
+      ['FAIL_TO_PASS passing', 'PASS_TO_PASS passing', 'resolution FULL'],
+    );
     const series = b.lists.find((l) => l.name === 'FAIL_TO_PASS')?.tests.find((t) => t.id === PYARROW_SERIES);
     assert.deepEqual(series, { id: PYARROW_SERIES, passed: true, line: 154 });
 

@@ -77,7 +77,7 @@ describe('the Rollouts view in the extension host', () => {
     assert.doesNotMatch(String(w202.item.description), /mixed/);
   });
 
-  it("gives each group the icon of what its rollouts did: none solved, mixed, none evaluated", async () => {
+  it('gives each group the icon of what its rollouts did: none solved, mixed, none evaluated', async () => {
     const w202 = await group(W202);
     assert.match(String(w202.item.description), /^0\/4 solved/);
     assert.equal(iconOf(w202.item), 'circle-slash');
@@ -87,7 +87,10 @@ describe('the Rollouts view in the extension host', () => {
 
   it('marks each rollout resolved, failed or infra with its failure class in the tooltip', async () => {
     const w101 = await group(W101);
-    assert.deepEqual(w101.children.map((c) => c.label), ['#1 resolved', '#2 submitted-wrong', '#3 budget-exceeded', '#4 resolved']);
+    assert.deepEqual(
+      w101.children.map((c) => c.label),
+      ['#1 resolved', '#2 submitted-wrong', '#3 budget-exceeded', '#4 resolved'],
+    );
     assert.deepEqual(w101.children.map(iconOf), ['pass-filled', 'error', 'error', 'pass-filled']);
     assert.deepEqual(tooltipOf(w101.children[1]!).split('\n').slice(0, 3), [
       'submitted-wrong',
@@ -118,7 +121,7 @@ describe('the Rollouts view in the extension host', () => {
     assert.deepEqual({ index: opened.index, reason: opened.reason }, { index: 5, reason: 'submission' });
   });
 
-  it('opens a JSONL rollout on its own record, not the file\'s first', async () => {
+  it("opens a JSONL rollout on its own record, not the file's first", async () => {
     const opened = await vscode.commands.executeCommand<{ uri: vscode.Uri }>('sweWorkbench.rollouts.open', 'run/rllm/episodes.jsonl:2');
     assert.equal(opened.uri.query, 'record=1');
     const response = await api.trajectoryEditor.request(opened.uri, { kind: 'request', id: nextId++, method: 'trajectory/open', params: {} });
@@ -126,7 +129,10 @@ describe('the Rollouts view in the extension host', () => {
     const header = response.result as { stepCount: number; instanceId?: string };
     assert.deepEqual({ stepCount: header.stepCount, instanceId: header.instanceId }, { stepCount: 6, instanceId: S3 }, 'record 1 has 6 steps, record 0 has 4');
     const firstRecord = vscode.Uri.file(path.join(folder.root, 'run/rllm/episodes.jsonl'));
-    await assert.rejects(api.trajectoryEditor.request(firstRecord, { kind: 'request', id: nextId++, method: 'trajectory/open', params: {} }), /no stepper is open/);
+    await assert.rejects(
+      api.trajectoryEditor.request(firstRecord, { kind: 'request', id: nextId++, method: 'trajectory/open', params: {} }),
+      /no stepper is open/,
+    );
   });
 
   it('serves the table by query and range, and says why a filter is invalid', async () => {
@@ -138,7 +144,10 @@ describe('the Rollouts view in the extension host', () => {
     assert.ok(indexed > total);
     const rows = await table('rollouts/rows', { query, start: 0, end: 2 });
     assert.ok(rows.ok);
-    assert.deepEqual((rows.result as { rows: { steps: number }[] }).rows.map((r) => r.steps), [30, 9]);
+    assert.deepEqual(
+      (rows.result as { rows: { steps: number }[] }).rows.map((r) => r.steps),
+      [30, 9],
+    );
     const bad = await table('rollouts/query', { ...query, filter: 'steps>' });
     assert.equal(bad.ok, false);
     assert.ok(!bad.ok && bad.error.code === 'invalid-input' && /expected a value/.test(bad.error.message), JSON.stringify(bad));
@@ -154,7 +163,10 @@ describe('the Rollouts view in the extension host', () => {
     assert.ok(shown, 'the reward view opened');
     assert.equal(shown.panel.panel.title, `Reward: ${W101} #2`);
     assert.deepEqual({ resolution: shown.breakdown.resolution, value: shown.breakdown.value }, { resolution: 'NO', value: 0 });
-    assert.deepEqual(shown.breakdown.lists.find((l) => l.name === 'FAIL_TO_PASS')?.tests.map((t) => [t.id, t.passed]), [[FAILING_TEST, false]]);
+    assert.deepEqual(
+      shown.breakdown.lists.find((l) => l.name === 'FAIL_TO_PASS')?.tests.map((t) => [t.id, t.passed]),
+      [[FAILING_TEST, false]],
+    );
     const load = await shown.panel.messenger.receive({ kind: 'request', id: nextId++, method: 'reward/load', params: {} });
     assert.ok(load?.ok && (load.result as { terms: { name: string; value: number }[] }).terms.some((t) => t.name === 'resolution NO'), JSON.stringify(load));
   });
@@ -162,8 +174,13 @@ describe('the Rollouts view in the extension host', () => {
   it('says what is missing when a rollout has no evaluation report', async () => {
     const shown = await vscode.commands.executeCommand<RewardShown | undefined>('sweWorkbench.rollouts.showReward', 'run/attempt_4/deepswe.jsonl:2');
     assert.ok(shown);
-    assert.deepEqual(shown.breakdown.terms.map((t) => [t.name, t.value]), [['recorded reward', 0]]);
-    assert.deepEqual(shown.breakdown.missing, [`No evaluation report of ${W202} was found (report.json or a run report): FAIL_TO_PASS and PASS_TO_PASS are not graded.`]);
+    assert.deepEqual(
+      shown.breakdown.terms.map((t) => [t.name, t.value]),
+      [['recorded reward', 0]],
+    );
+    assert.deepEqual(shown.breakdown.missing, [
+      `No evaluation report of ${W202} was found (report.json or a run report): FAIL_TO_PASS and PASS_TO_PASS are not graded.`,
+    ]);
   });
 
   it("shows a rollout's submitted patch from the tree", async () => {
@@ -176,7 +193,7 @@ describe('the Rollouts view in the extension host', () => {
     assert.match(shown.content.sections[0]?.diff ?? '', /^\+        return int\(round\(value\.total_seconds\(\) \/ base_unit\.total_seconds\(\)\)\)$/m);
   });
 
-  it("shows a submission beside its gold patch when sweWorkbench.rollouts.instances holds the instance", async () => {
+  it('shows a submission beside its gold patch when sweWorkbench.rollouts.instances holds the instance', async () => {
     const gold = 'diff --git a/src/gadgets/core.py b/src/gadgets/core.py\n--- a/src/gadgets/core.py\n+++ b/src/gadgets/core.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n';
     const dataset = path.join(folder.root, 'instances.json');
     writeFileSync(dataset, JSON.stringify([{ instance_id: G7, repo: 'acme/gadgets', patch: gold, test_patch: '', FAIL_TO_PASS: '[]', PASS_TO_PASS: '[]' }]));
@@ -185,7 +202,10 @@ describe('the Rollouts view in the extension host', () => {
     try {
       const shown = await vscode.commands.executeCommand<PatchShown | undefined>('sweWorkbench.rollouts.showPatch', `run/attempt_1/${G7}/${G7}.traj`);
       assert.ok(shown);
-      assert.deepEqual(shown.content.sections.map((s) => s.label), ['Submission', 'Gold patch']);
+      assert.deepEqual(
+        shown.content.sections.map((s) => s.label),
+        ['Submission', 'Gold patch'],
+      );
       assert.deepEqual({ diff: shown.content.sections[1]?.diff, problem: shown.content.sections[1]?.problem }, { diff: gold, problem: null });
       assert.match(shown.content.sections[0]?.diff ?? '', /^\+    return w, round\(w \/ ratio\)$/m);
     } finally {
@@ -201,13 +221,19 @@ describe('the Rollouts view in the extension host', () => {
     const patch = await table('rollouts/showPatch', { id: `run/attempt_1/${W101}/${W101}.traj` });
     assert.deepEqual(patch.ok && patch.result, { shown: true });
     await tabShown(`Submission of run/attempt_1/${W101}/${W101}.traj`);
-    const located = await table('rollouts/locate', { query: { sort: { column: 'steps', descending: true }, filter: `instance=${W101}`, search: '' }, id: `run/attempt_3/${W101}/${W101}.traj.json` });
+    const located = await table('rollouts/locate', {
+      query: { sort: { column: 'steps', descending: true }, filter: `instance=${W101}`, search: '' },
+      id: `run/attempt_3/${W101}/${W101}.traj.json`,
+    });
     assert.deepEqual(located.ok && located.result, { index: 0 }, 'its 12 steps are the most of W101');
   });
 
   it('names a rollout nothing evaluated "not evaluated", not "unknown"', async () => {
     const basic = await group('basic');
-    assert.deepEqual(basic.children.map((c) => c.label), ['#0 not evaluated']);
+    assert.deepEqual(
+      basic.children.map((c) => c.label),
+      ['#0 not evaluated'],
+    );
     assert.equal(iconOf(basic.children[0]!), 'question');
   });
 
@@ -226,7 +252,11 @@ describe('the Rollouts view in the extension host', () => {
   it('a table restored after a reload comes back on its folder, or says the folder is gone', async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     const gone = path.join(folder.root, 'deleted-run');
-    await api.rollouts.restoreTable(vscode.window.createWebviewPanel(ROLLOUTS_TABLE_VIEW, 'Rollouts', vscode.ViewColumn.Active), { query: { sort: null, filter: '', search: '' }, scrollTop: 0, folder: gone });
+    await api.rollouts.restoreTable(vscode.window.createWebviewPanel(ROLLOUTS_TABLE_VIEW, 'Rollouts', vscode.ViewColumn.Active), {
+      query: { sort: null, filter: '', search: '' },
+      scrollTop: 0,
+      folder: gone,
+    });
     const header = await table('rollouts/header', {});
     assert.ok(header.ok);
     const { problem } = header.result as { problem: string | null };
@@ -234,7 +264,11 @@ describe('the Rollouts view in the extension host', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 
     const thirdParty = path.join(folder.root, 'third-party');
-    await api.rollouts.restoreTable(vscode.window.createWebviewPanel(ROLLOUTS_TABLE_VIEW, 'Rollouts', vscode.ViewColumn.Active), { query: { sort: null, filter: 'format=openhands', search: '' }, scrollTop: 0, folder: thirdParty });
+    await api.rollouts.restoreTable(vscode.window.createWebviewPanel(ROLLOUTS_TABLE_VIEW, 'Rollouts', vscode.ViewColumn.Active), {
+      query: { sort: null, filter: 'format=openhands', search: '' },
+      scrollTop: 0,
+      folder: thirdParty,
+    });
     const restored = await table('rollouts/header', {});
     assert.deepEqual(restored.ok && restored.result, { folder: thirdParty, indexErrors: 0, problem: null });
     const rows = await table('rollouts/query', { sort: null, filter: 'format=openhands', search: '' });

@@ -27,7 +27,8 @@ let recorded: vscode.Uri;
 /** The sample repository as a one-commit git repository (the submit tool diffs against it). */
 function sampleRepository(dir: string): string {
   cpSync(sampleTree, dir, { recursive: true, filter: (src) => !/(__pycache__|\.pytest_cache)$/.test(src) });
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: dir });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: dir });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'sample');
@@ -36,7 +37,9 @@ function sampleRepository(dir: string): string {
 
 /** Containers, running or not, that sessions started from VS Code left (the docker CLI keeps native modules out of the test bundle). */
 function sessionContainers(): string[] {
-  return execFileSync('docker', ['ps', '-aq', '--filter', `label=swe-workbench.role=${SESSION_ROLE}`], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  return execFileSync('docker', ['ps', '-aq', '--filter', `label=swe-workbench.role=${SESSION_ROLE}`], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean);
 }
 
 /** The Session view's step rows as the person sees them: label and description. */
@@ -99,7 +102,10 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     await session.controller.start({ mode: 'live', image: IMAGE, repoDir, repoPath: '/repo', problemStatement: 'Money.allocate must keep every cent.' });
     const stop = await session.controller.continue();
     assert.equal(stop.reason, 'submitted');
-    assert.deepEqual(viewRows().map((r) => r.label), ['1  bash', '2  open', '3  bash', '4  submit']);
+    assert.deepEqual(
+      viewRows().map((r) => r.label),
+      ['1  bash', '2  open', '3  bash', '4  submit'],
+    );
     recorded = vscode.Uri.file(path.join(scratch, 'live.json'));
     await session.controller.save(recorded);
     const { trajectory } = await loadTrajectory(recorded.fsPath);
@@ -140,11 +146,15 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     const testFile = containerUri(sandbox, '/repo/tests/test_money.py');
     const document = await vscode.workspace.openTextDocument(testFile);
     assert.equal(document.languageId, 'python');
-    const line = document.getText().split('\n').findIndex((l) => l.includes('return Money(amount'));
+    const line = document
+      .getText()
+      .split('\n')
+      .findIndex((l) => l.includes('return Money(amount'));
     const position = new vscode.Position(line, document.lineAt(line).text.indexOf('Money') + 1);
     let locations: (vscode.Location | vscode.LocationLink)[] = [];
     for (let attempt = 0; attempt < 60 && locations.length === 0; attempt++) {
-      locations = (await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[]>('vscode.executeDefinitionProvider', testFile, position)) ?? [];
+      locations =
+        (await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[]>('vscode.executeDefinitionProvider', testFile, position)) ?? [];
       if (locations.length === 0) await new Promise((r) => setTimeout(r, 1000));
     }
     const target = locations[0];
@@ -153,7 +163,9 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     const range = 'targetUri' in target ? (target.targetSelectionRange ?? target.targetRange) : target.range;
     assert.equal(uri.scheme, 'swe-container');
     assert.equal(uri.path, '/repo/ledger/money.py');
-    const classLine = readFileSync(path.join(repoDir, 'ledger/money.py'), 'utf8').split('\n').findIndex((l) => l.startsWith('class Money'));
+    const classLine = readFileSync(path.join(repoDir, 'ledger/money.py'), 'utf8')
+      .split('\n')
+      .findIndex((l) => l.startsWith('class Money'));
     assert.equal(range.start.line, classLine);
   });
 
@@ -161,7 +173,10 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     await launch('replay', { breakpoints: [{ kind: 'tool', tool: 'open' }] });
     const stop = await session.controller.continue();
     assert.deepEqual([stop.reason, stop.index], ['breakpoint', 1]);
-    assert.deepEqual(viewRows().map((r) => r.label), ['1  bash']);
+    assert.deepEqual(
+      viewRows().map((r) => r.label),
+      ['1  bash'],
+    );
     assert.equal(session.controller.current?.state, 'paused');
     assert.equal((await session.controller.nextActionText()).trim(), 'open "ledger/money.py" 75');
   });
@@ -173,7 +188,10 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     const stop = await session.controller.continue();
     assert.equal(stop.reason, 'submitted');
     const rows = viewRows();
-    assert.deepEqual(rows.map((r) => r.label), ['1  bash', '2  open', '3  bash', '4  submit']);
+    assert.deepEqual(
+      rows.map((r) => r.label),
+      ['1  bash', '2  open', '3  bash', '4  submit'],
+    );
     assert.match(rows[0]!.description, /matched/);
     assert.doesNotMatch(rows[2]!.description, /matched/);
     assert.equal(server.chatRequests.length - before, 2);

@@ -59,9 +59,29 @@ const DIFF = 'diff --git a/ledger/money.py b/ledger/money.py\n--- a/ledger/money
 async function writeRecording(): Promise<vscode.Uri> {
   const recorder = new TrajectoryRecorder({ repo: 'ledger', repoPath: '/repo' });
   const steps: Step[] = [
-    { index: 0, thought: 'Find it.', action: { raw: 'grep -n CENTS ledger/money.py', tool: 'bash', args: { command: 'grep -n CENTS ledger/money.py' } }, observation: '1:CENTS = 100', exitCode: 0 },
-    { index: 1, thought: 'Change it.', action: { raw: 'sed -i s/100/1000/ ledger/money.py', tool: 'bash', args: { command: 'sed -i s/100/1000/ ledger/money.py' } }, observation: '', exitCode: 0, state: { openFile: null, workingDir: '/repo', diff: DIFF } },
-    { index: 2, thought: 'Test.', action: { raw: 'python -m pytest -q', tool: 'bash', args: { command: 'python -m pytest -q' } }, observation: '1 failed', exitCode: 1, flags: ['diverged'] },
+    {
+      index: 0,
+      thought: 'Find it.',
+      action: { raw: 'grep -n CENTS ledger/money.py', tool: 'bash', args: { command: 'grep -n CENTS ledger/money.py' } },
+      observation: '1:CENTS = 100',
+      exitCode: 0,
+    },
+    {
+      index: 1,
+      thought: 'Change it.',
+      action: { raw: 'sed -i s/100/1000/ ledger/money.py', tool: 'bash', args: { command: 'sed -i s/100/1000/ ledger/money.py' } },
+      observation: '',
+      exitCode: 0,
+      state: { openFile: null, workingDir: '/repo', diff: DIFF },
+    },
+    {
+      index: 2,
+      thought: 'Test.',
+      action: { raw: 'python -m pytest -q', tool: 'bash', args: { command: 'python -m pytest -q' } },
+      observation: '1 failed',
+      exitCode: 1,
+      flags: ['diverged'],
+    },
   ];
   for (const step of steps) recorder.append(step);
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'swe-workbench-replayed-')), 'replayed.traj.json');
@@ -89,7 +109,10 @@ describe('SWE Workbench in the extension host', () => {
     const contributed = (extension?.packageJSON.contributes.commands as { command: string }[]).map((c) => c.command);
     assert.ok(contributed.includes('sweWorkbench.trajectory.open'));
     const registered = new Set(await vscode.commands.getCommands(true));
-    assert.deepEqual(contributed.filter((c) => !registered.has(c)), []);
+    assert.deepEqual(
+      contributed.filter((c) => !registered.has(c)),
+      [],
+    );
   });
 
   it('reads its settings with the documented defaults', () => {
@@ -108,13 +131,20 @@ describe('SWE Workbench in the extension host', () => {
     assert.equal(header.stepCount, source.trajectory.length);
     assert.ok(header.tools.includes('create') && header.tools.includes('edit'), `tools: ${header.tools.join(', ')}`);
 
-    const { summaries } = result<{ summaries: { index: number; tool: string | null; label: string }[] }>(await request(uri, 'steps/summaries', { start: 0, end: 3 }));
-    assert.deepEqual(summaries.map((s) => s.index), [0, 1, 2]);
+    const { summaries } = result<{ summaries: { index: number; tool: string | null; label: string }[] }>(
+      await request(uri, 'steps/summaries', { start: 0, end: 3 }),
+    );
+    assert.deepEqual(
+      summaries.map((s) => s.index),
+      [0, 1, 2],
+    );
     assert.equal(summaries[0]?.tool, 'create');
     assert.equal(summaries[0]?.label, 'create reproduce.py');
     assert.equal(summaries[1]?.label, 'edit 1:1');
 
-    const { steps } = result<{ steps: { index: number; action: { raw: string }; observation: string }[] }>(await request(uri, 'steps/details', { start: 2, end: 3 }));
+    const { steps } = result<{ steps: { index: number; action: { raw: string }; observation: string }[] }>(
+      await request(uri, 'steps/details', { start: 2, end: 3 }),
+    );
     assert.equal(steps[0]?.index, 2);
     assert.equal(steps[0]?.action.raw.trim(), 'python reproduce.py');
     assert.equal(steps[0]?.observation.trim(), source.trajectory[2]?.observation.trim());
@@ -144,7 +174,10 @@ describe('SWE Workbench in the extension host', () => {
     assert.equal(path.basename(editor.document.uri.path), 'basic.json step 1.json');
     const raw = JSON.parse(editor.document.getText()) as unknown;
     const events = JSON.parse(readFileSync(openhands, 'utf8')) as unknown[];
-    assert.ok(events.some((e) => JSON.stringify(e) === JSON.stringify(Array.isArray(raw) ? raw[0] : raw)), 'the raw JSON is a record of the file');
+    assert.ok(
+      events.some((e) => JSON.stringify(e) === JSON.stringify(Array.isArray(raw) ? raw[0] : raw)),
+      'the raw JSON is a record of the file',
+    );
   });
 
   it('a malformed file gets a located error and the extension keeps working', async () => {
@@ -168,7 +201,11 @@ describe('SWE Workbench in the extension host', () => {
   it('shows the first step from one boot payload; the page loaded again after a hide embeds it', async () => {
     const uri = vscode.Uri.file(marshmallow);
     await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectory');
-    await eventually(() => api.trajectoryEditor.shownStep(uri), (s) => s === 0, 'the view shows step 1');
+    await eventually(
+      () => api.trajectoryEditor.shownStep(uri),
+      (s) => s === 0,
+      'the view shows step 1',
+    );
     const boot = result<StepperBoot>(await request(uri, 'stepper/boot', {}));
     assert.ok(boot.ok);
     assert.deepEqual([boot.header.fileName, boot.header.stepCount, boot.reveal], ['marshmallow-1867.windowed.traj', 11, false]);
@@ -177,13 +214,22 @@ describe('SWE Workbench in the extension host', () => {
     assert.deepEqual([boot.detail?.index, boot.detail?.action.raw.trim()], [0, 'create reproduce.py']);
 
     await vscode.window.showTextDocument(vscode.Uri.file(openhands), { viewColumn: vscode.ViewColumn.Active, preview: false });
-    await eventually(() => api.trajectoryEditor.page(uri) ?? '', (html) => html.includes(STEPPER_BOOT_ELEMENT), 'the hidden stepper embeds its step');
+    await eventually(
+      () => api.trajectoryEditor.page(uri) ?? '',
+      (html) => html.includes(STEPPER_BOOT_ELEMENT),
+      'the hidden stepper embeds its step',
+    );
     assert.deepEqual(embeddedBoot(uri), JSON.parse(JSON.stringify(boot)));
   });
 
   it('opened at a step, shows it; hidden and shown again, comes back on the step it showed', async () => {
     const uri = vscode.Uri.file(marshmallow);
-    const shown = (n: number, what: string) => eventually(() => api.trajectoryEditor.shownStep(uri), (s) => s === n, what);
+    const shown = (n: number, what: string) =>
+      eventually(
+        () => api.trajectoryEditor.shownStep(uri),
+        (s) => s === n,
+        what,
+      );
     await api.trajectoryEditor.openAtStep(uri, 5);
     await shown(5, 'the view shows step 6');
     const opened = result<StepperBoot>(await request(uri, 'stepper/boot', {}));
@@ -192,7 +238,11 @@ describe('SWE Workbench in the extension host', () => {
     await api.trajectoryEditor.openAtStep(uri, 6);
     await shown(6, 'the view moved to step 7');
     await vscode.window.showTextDocument(vscode.Uri.file(openhands), { viewColumn: vscode.ViewColumn.Active, preview: false });
-    const hidden = await eventually(() => (api.trajectoryEditor.page(uri)?.includes(STEPPER_BOOT_ELEMENT) ? embeddedBoot(uri) : undefined), (b) => b?.detail?.index === 6, 'the hidden stepper embeds step 7');
+    const hidden = await eventually(
+      () => (api.trajectoryEditor.page(uri)?.includes(STEPPER_BOOT_ELEMENT) ? embeddedBoot(uri) : undefined),
+      (b) => b?.detail?.index === 6,
+      'the hidden stepper embeds step 7',
+    );
     assert.deepEqual([hidden?.detail?.action.raw.trim().split('\n')[0], hidden?.reveal], ['edit 1475:1475', false]);
     assert.equal(api.trajectoryEditor.shownStep(uri), undefined, 'a hidden view shows nothing');
 
@@ -210,7 +260,10 @@ describe('SWE Workbench in the extension host', () => {
 
     const none = await request(uri, 'steps/act', { action: 'showDiff', index: 0 });
     assert.equal(none.ok, false);
-    assert.match(none.ok ? '' : none.error.message, /^Step 1 ran a command and the recording keeps no workspace diff; what a command changes cannot be read from its text\./);
+    assert.match(
+      none.ok ? '' : none.error.message,
+      /^Step 1 ran a command and the recording keeps no workspace diff; what a command changes cannot be read from its text\./,
+    );
   });
 
   it("marks the steps a replay's recording flags as diverged, in the page and in later ranges", async () => {
@@ -219,6 +272,9 @@ describe('SWE Workbench in the extension host', () => {
     const boot = result<StepperBoot>(await request(uri, 'stepper/boot', {}));
     assert.deepEqual(boot.ok && boot.summaries.map((s) => s.diverged), [false, false, true]);
     const { summaries } = result<{ summaries: { index: number; diverged: boolean }[] }>(await request(uri, 'steps/summaries', { start: 2, end: 3 }));
-    assert.deepEqual(summaries.map((s) => [s.index, s.diverged]), [[2, true]]);
+    assert.deepEqual(
+      summaries.map((s) => [s.index, s.diverged]),
+      [[2, true]],
+    );
   });
 });

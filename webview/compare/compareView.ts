@@ -29,7 +29,10 @@ export class CompareView {
   async start(): Promise<void> {
     const content = await this.host.request(compareLoad, {});
     const header = el('header', { className: 'toolbar' }, [
-      el('div', { className: 'title' }, [el('h1', { text: content.title, attrs: { id: 'compare-title' } }), el('span', { className: 'facts', text: this.divergenceText(content), attrs: { id: 'compare-summary' } })]),
+      el('div', { className: 'title' }, [
+        el('h1', { text: content.title, attrs: { id: 'compare-title' } }),
+        el('span', { className: 'facts', text: this.divergenceText(content), attrs: { id: 'compare-summary' } }),
+      ]),
       el('div', { className: 'controls' }, [this.status]),
     ]);
     const body = el('div', { className: 'compare-body', attrs: { id: 'compare-body' } }, [
@@ -54,7 +57,12 @@ export class CompareView {
   }
 
   private head(content: CompareContent, corner: string): HTMLElement {
-    return el('thead', {}, [el('tr', {}, [el('th', { className: 'row-head', text: corner }), ...content.runs.map((r) => el('th', { text: r.label, attrs: { title: r.path, scope: 'col' } }))])]);
+    return el('thead', {}, [
+      el('tr', {}, [
+        el('th', { className: 'row-head', text: corner }),
+        ...content.runs.map((r) => el('th', { text: r.label, attrs: { title: r.path, scope: 'col' } })),
+      ]),
+    ]);
   }
 
   private outcomes(content: CompareContent): HTMLElement {
@@ -74,21 +82,41 @@ export class CompareView {
     const rows: HTMLElement[] = [];
     content.rows.forEach((row, i) => {
       if (i === content.firstDivergence) {
-        rows.push(el('tr', { className: 'divergence-mark', attrs: { id: 'first-divergence' } }, [el('td', { attrs: { colspan: String(content.runs.length + 1) } }, [codicon('git-compare'), ' The runs part here'])]));
+        rows.push(
+          el('tr', { className: 'divergence-mark', attrs: { id: 'first-divergence' } }, [
+            el('td', { attrs: { colspan: String(content.runs.length + 1) } }, [codicon('git-compare'), ' The runs part here']),
+          ]),
+        );
       }
       const cells = row.cells.map((cell, r) => {
         if (!cell) return el('td', { className: 'gap', text: 'no step', attrs: { title: `${content.runs[r]!.label} takes no step here` } });
-        const button = el('button', { className: 'step-cell', attrs: { type: 'button', title: `${content.runs[r]!.label}, step ${cell.index + 1}: ${cell.fullLabel}\n(click to open it in the stepper)` } }, [
-          codicon(kindIcon(cell.kind), cell.kind),
-          el('span', { className: 'step-number', text: String(cell.index + 1) }),
-          el('span', { className: 'step-label', text: cell.label }),
-          ...(cell.error ? [codicon('error', 'failed')] : []),
-        ]);
+        const button = el(
+          'button',
+          {
+            className: 'step-cell',
+            attrs: { type: 'button', title: `${content.runs[r]!.label}, step ${cell.index + 1}: ${cell.fullLabel}\n(click to open it in the stepper)` },
+          },
+          [
+            codicon(kindIcon(cell.kind), cell.kind),
+            el('span', { className: 'step-number', text: String(cell.index + 1) }),
+            el('span', { className: 'step-label', text: cell.label }),
+            ...(cell.error ? [codicon('error', 'failed')] : []),
+          ],
+        );
         button.addEventListener('click', () => void this.openStep(r, cell.index));
         return el('td', {}, [button]);
       });
       const className = `${row.same ? 'same' : 'differs'}${i === content.firstDivergence ? ' first-divergence' : ''}`;
-      rows.push(el('tr', { className, attrs: { 'data-row': String(i) } }, [el('th', { className: 'row-head', text: row.same ? String(i + 1) : `${i + 1} ≠`, attrs: { scope: 'row', title: row.same ? 'every run takes this action' : 'the runs differ here' } }), ...cells]));
+      rows.push(
+        el('tr', { className, attrs: { 'data-row': String(i) } }, [
+          el('th', {
+            className: 'row-head',
+            text: row.same ? String(i + 1) : `${i + 1} ≠`,
+            attrs: { scope: 'row', title: row.same ? 'every run takes this action' : 'the runs differ here' },
+          }),
+          ...cells,
+        ]),
+      );
     });
     return el('table', { className: 'compare aligned-steps' }, [this.head(content, 'Row'), el('tbody', {}, rows)]);
   }

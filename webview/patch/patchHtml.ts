@@ -18,7 +18,8 @@ export type RenderedPatch = { kind: 'rendered'; html: string; files: PatchFileSu
 export function renderPatch(diff: string, layout: PatchLayout): RenderedPatch {
   if (diff.trim() === '') return { kind: 'problem', message: 'The patch is empty: it holds no change.' };
   const files = parse(diff);
-  if (files.length === 0) return { kind: 'problem', message: `Not a unified diff: no 'diff --git' or '--- a/… +++ b/…' header was found in its ${diff.split('\n').length} lines.` };
+  if (files.length === 0)
+    return { kind: 'problem', message: `Not a unified diff: no 'diff --git' or '--- a/… +++ b/…' header was found in its ${diff.split('\n').length} lines.` };
   return {
     kind: 'rendered',
     html: html(files, { outputFormat: layout, drawFileList: false, matching: 'lines' }),

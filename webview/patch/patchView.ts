@@ -28,7 +28,10 @@ export class PatchView {
   async start(): Promise<void> {
     this.content = await this.host.request(patchLoad, {});
     const header = el('header', { className: 'toolbar' }, [
-      el('div', { className: 'title' }, [el('h1', { text: this.content.title, attrs: { id: 'patch-title' } }), el('span', { className: 'facts', text: this.content.origin })]),
+      el('div', { className: 'title' }, [
+        el('h1', { text: this.content.title, attrs: { id: 'patch-title' } }),
+        el('span', { className: 'facts', text: this.content.origin }),
+      ]),
       el('div', { className: 'controls' }, [this.toggle]),
     ]);
     this.root.replaceChildren(header, this.body);

@@ -30,9 +30,19 @@ export function rewardChart(terms: RewardBreakdown['terms']): SVGSVGElement {
   terms.forEach((t, i) => {
     const y = i * ROW + 4;
     const left = Math.min(x(0), x(t.value));
-    const bar = svg('rect', { class: `bar ${t.value > 0 ? 'positive' : t.value < 0 ? 'negative' : 'zero'}`, x: left, y: y + 3, width: Math.max(1, Math.abs(x(t.value) - x(0))), height: ROW - 8 });
+    const bar = svg('rect', {
+      class: `bar ${t.value > 0 ? 'positive' : t.value < 0 ? 'negative' : 'zero'}`,
+      x: left,
+      y: y + 3,
+      width: Math.max(1, Math.abs(x(t.value) - x(0))),
+      height: ROW - 8,
+    });
     bar.append(svg('title', {}, `${t.name} = ${t.value}: ${t.rule}`));
-    chart.append(svg('text', { class: 'label', x: LABEL_WIDTH - 8, y: y + ROW / 2 + 2, 'text-anchor': 'end' }, t.name), bar, svg('text', { class: 'value', x: Math.max(x(0), x(t.value)) + 6, y: y + ROW / 2 + 2 }, formatValue(t.value)));
+    chart.append(
+      svg('text', { class: 'label', x: LABEL_WIDTH - 8, y: y + ROW / 2 + 2, 'text-anchor': 'end' }, t.name),
+      bar,
+      svg('text', { class: 'value', x: Math.max(x(0), x(t.value)) + 6, y: y + ROW / 2 + 2 }, formatValue(t.value)),
+    );
   });
   return chart;
 }

@@ -27,7 +27,18 @@ import {
 } from '../../extension/protocol/rollouts';
 import { codicon, el } from '../dom';
 import type { Host } from '../host';
-import { COLUMN_TITLES, ESTIMATOR_TITLES, NUMERIC_COLUMNS, RECIPE_COLUMNS, cellText, nextSort, pagesFor, recipeCellText, signed, visibleWindow } from './tableModel';
+import {
+  COLUMN_TITLES,
+  ESTIMATOR_TITLES,
+  NUMERIC_COLUMNS,
+  RECIPE_COLUMNS,
+  cellText,
+  nextSort,
+  pagesFor,
+  recipeCellText,
+  signed,
+  visibleWindow,
+} from './tableModel';
 import { errorText } from '../errorText';
 
 /** A performance mark set when the first rows are on screen; bench/ui reads it. */
@@ -74,18 +85,36 @@ export class RolloutsTable {
   private generation = 0;
   private selected = -1;
   private firstRowsShown = false;
-  private readonly filter = el('vscode-textfield', { attrs: { id: 'filter', placeholder: 'Filter, e.g. failure=max-steps and steps>50', 'aria-label': 'Filter expression' } });
-  private readonly search = el('vscode-textfield', { attrs: { id: 'search', placeholder: 'Search thoughts, actions, observations', 'aria-label': 'Full-text search' } });
+  private readonly filter = el('vscode-textfield', {
+    attrs: { id: 'filter', placeholder: 'Filter, e.g. failure=max-steps and steps>50', 'aria-label': 'Filter expression' },
+  });
+  private readonly search = el('vscode-textfield', {
+    attrs: { id: 'search', placeholder: 'Search thoughts, actions, observations', 'aria-label': 'Full-text search' },
+  });
   private readonly recipe = el('vscode-single-select', { attrs: { id: 'recipe', 'aria-label': 'Reward recipe' } });
   private readonly estimator = el('vscode-single-select', { attrs: { id: 'estimator', 'aria-label': 'Advantage estimator' } });
   private recipes: RecipeInfo[] = [];
   private readonly recipeProblem = el('span', { attrs: { id: 'recipe-problem', role: 'alert' } });
   private readonly count = el('span', { attrs: { id: 'row-count', role: 'status' } });
-  private readonly exportOpen = el('button', { className: 'row-action', attrs: { type: 'button', id: 'export-open', title: 'Export the rows shown as supervised fine-tuning data (JSONL chat messages)' } }, [codicon('export'), ' Export SFT…']);
-  private readonly exportKeep = el('vscode-textfield', { attrs: { id: 'export-keep', placeholder: 'mixed,resolved,max-turns=30,max-tokens=32000,no-git-history', 'aria-label': 'Ready-made filters' } });
-  private readonly exportFile = el('vscode-textfield', { attrs: { id: 'export-file', value: 'sft.jsonl', 'aria-label': 'Export file (relative to the workspace folder)' } });
+  private readonly exportOpen = el(
+    'button',
+    {
+      className: 'row-action',
+      attrs: { type: 'button', id: 'export-open', title: 'Export the rows shown as supervised fine-tuning data (JSONL chat messages)' },
+    },
+    [codicon('export'), ' Export SFT…'],
+  );
+  private readonly exportKeep = el('vscode-textfield', {
+    attrs: { id: 'export-keep', placeholder: 'mixed,resolved,max-turns=30,max-tokens=32000,no-git-history', 'aria-label': 'Ready-made filters' },
+  });
+  private readonly exportFile = el('vscode-textfield', {
+    attrs: { id: 'export-file', value: 'sft.jsonl', 'aria-label': 'Export file (relative to the workspace folder)' },
+  });
   private readonly exportStart = el('button', { className: 'row-action', attrs: { type: 'button', id: 'export-start' } }, [codicon('save'), ' Export']);
-  private readonly exportCancel = el('button', { className: 'row-action', attrs: { type: 'button', id: 'export-cancel', hidden: '' } }, [codicon('close'), ' Cancel']);
+  private readonly exportCancel = el('button', { className: 'row-action', attrs: { type: 'button', id: 'export-cancel', hidden: '' } }, [
+    codicon('close'),
+    ' Cancel',
+  ]);
   private readonly exportProgress = el('progress', { attrs: { id: 'export-progress', max: '1', value: '0', hidden: '' } });
   private readonly exportStatus = el('span', { attrs: { id: 'export-status', role: 'status' } });
   private readonly exportBar = el('div', { attrs: { id: 'export-bar', hidden: '', 'aria-label': 'Export' } }, [
@@ -96,7 +125,9 @@ export class RolloutsTable {
     this.exportProgress,
     this.exportStatus,
   ]);
-  private readonly unreadable = el('span', { attrs: { id: 'index-errors', title: 'Each one is listed, with its file and line, under “unreadable inputs” in the Rollouts view' } });
+  private readonly unreadable = el('span', {
+    attrs: { id: 'index-errors', title: 'Each one is listed, with its file and line, under “unreadable inputs” in the Rollouts view' },
+  });
   private readonly filterError = el('pre', { attrs: { id: 'filter-error', role: 'alert' } });
   private readonly stats = el('div', { attrs: { id: 'stats', 'aria-label': 'Group statistics' } });
   private readonly head = el('div', { className: 'table-head rollouts-grid', attrs: { role: 'row' } });
@@ -124,7 +155,10 @@ export class RolloutsTable {
     this.showRecipes(catalog.recipes, catalog.problem);
     this.host.onNotification(rolloutsChanged, ({ folder }) => {
       if (folder !== null) this.state = { ...this.state, folder };
-      void this.host.request(rolloutsHeader, {}).then((h) => this.showUnreadable(h.indexErrors), () => undefined);
+      void this.host.request(rolloutsHeader, {}).then(
+        (h) => this.showUnreadable(h.indexErrors),
+        () => undefined,
+      );
       void this.runQuery(false);
     });
     if (header.folder !== null && header.problem === null) this.state = { ...this.state, folder: header.folder };
@@ -141,7 +175,18 @@ export class RolloutsTable {
     this.filterError.hidden = true;
     this.renderHead();
     this.root.replaceChildren(
-      el('header', { className: 'rollouts-toolbar' }, [this.filter, this.search, el('label', { className: 'picker', text: 'Recipe ' }, [this.recipe]), el('label', { className: 'picker', text: 'Advantage ' }, [this.estimator]), this.exportOpen, this.count, this.unreadable, this.recipeProblem, this.filterError, this.exportBar]),
+      el('header', { className: 'rollouts-toolbar' }, [
+        this.filter,
+        this.search,
+        el('label', { className: 'picker', text: 'Recipe ' }, [this.recipe]),
+        el('label', { className: 'picker', text: 'Advantage ' }, [this.estimator]),
+        this.exportOpen,
+        this.count,
+        this.unreadable,
+        this.recipeProblem,
+        this.filterError,
+        this.exportBar,
+      ]),
       this.stats,
       this.head,
       this.viewport,
@@ -178,8 +223,12 @@ export class RolloutsTable {
   private showRecipes(recipes: RecipeInfo[], problem: string | null): void {
     this.recipes = recipes;
     const chosen = this.state.query.recipe;
-    const option = (value: string, text: string, selected: boolean, title?: string) => el('vscode-option', { text, attrs: { value, ...(selected ? { selected: '' } : {}), ...(title ? { title } : {}) } });
-    this.recipe.replaceChildren(option('', 'None', !chosen), ...recipes.map((r) => option(r.name, `${r.name} v${r.version}`, chosen?.name === r.name, `${r.description} (${r.source})`)));
+    const option = (value: string, text: string, selected: boolean, title?: string) =>
+      el('vscode-option', { text, attrs: { value, ...(selected ? { selected: '' } : {}), ...(title ? { title } : {}) } });
+    this.recipe.replaceChildren(
+      option('', 'None', !chosen),
+      ...recipes.map((r) => option(r.name, `${r.name} v${r.version}`, chosen?.name === r.name, `${r.description} (${r.source})`)),
+    );
     this.estimator.replaceChildren(...ESTIMATOR_NAMES.map((e) => option(e, ESTIMATOR_TITLES[e], (chosen?.estimator ?? 'grpo') === e)));
     if (chosen && !recipes.some((r) => r.name === chosen.name)) this.state = { ...this.state, query: { ...this.state.query, recipe: null } };
     this.estimator.toggleAttribute('disabled', !this.state.query.recipe);
@@ -198,7 +247,9 @@ export class RolloutsTable {
       const r = await this.host.request(rolloutsExport, { query: this.state.query, keep: this.exportKeep.value, file: this.exportFile.value });
       if (r.cancelled) this.exportStatus.textContent = `Export cancelled: ${r.file} was not written.`;
       else {
-        const skipped = Object.entries(r.skipped).map(([reason, n]) => `${reason} ×${n}`).join('; ');
+        const skipped = Object.entries(r.skipped)
+          .map(([reason, n]) => `${reason} ×${n}`)
+          .join('; ');
         this.exportStatus.textContent = `Wrote ${r.written} of ${r.selected} rollouts to ${r.file}${skipped ? `; left out: ${skipped}` : ''}${r.gitHistory ? `; ${r.gitHistory} read git history (flagged)` : ''}.`;
       }
     } catch (error) {
@@ -215,7 +266,10 @@ export class RolloutsTable {
     if (!name) return null;
     const previous = this.state.query.recipe;
     // A newly picked recipe starts on its own estimator; the estimator picker changes it after.
-    const estimator = previous && previous.name === name ? (this.estimator.value as (typeof ESTIMATOR_NAMES)[number]) : (this.recipes.find((r) => r.name === name)?.estimator ?? 'grpo');
+    const estimator =
+      previous && previous.name === name
+        ? (this.estimator.value as (typeof ESTIMATOR_NAMES)[number])
+        : (this.recipes.find((r) => r.name === name)?.estimator ?? 'grpo');
     this.estimator.value = estimator;
     return { name, estimator };
   }
@@ -228,14 +282,27 @@ export class RolloutsTable {
     this.head.replaceChildren(
       ...ROLLOUT_COLUMNS.map((column) => {
         const sorted = sort?.column === column ? (sort.descending ? 'descending' : 'ascending') : 'none';
-        const button = el('button', { className: NUMERIC_COLUMNS.has(column) ? 'numeric' : '', attrs: { 'data-column': column, 'aria-sort': sorted, role: 'columnheader', title: `Sort by ${COLUMN_TITLES[column].toLowerCase()}` } }, [
-          el('span', { text: COLUMN_TITLES[column] }),
-        ]);
+        const button = el(
+          'button',
+          {
+            className: NUMERIC_COLUMNS.has(column) ? 'numeric' : '',
+            attrs: { 'data-column': column, 'aria-sort': sorted, role: 'columnheader', title: `Sort by ${COLUMN_TITLES[column].toLowerCase()}` },
+          },
+          [el('span', { text: COLUMN_TITLES[column] })],
+        );
         if (sorted !== 'none') button.append(codicon(sorted === 'ascending' ? 'arrow-up' : 'arrow-down', sorted));
         button.addEventListener('click', () => this.setQuery({ ...this.state.query, sort: nextSort(this.state.query.sort, column) }));
         return button;
       }),
-      ...(withRecipe ? RECIPE_COLUMNS.map((c) => el('span', { className: `recipe-head${c.numeric ? ' numeric' : ''}`, text: c.title, attrs: { role: 'columnheader', 'data-column': c.column, title: c.help } })) : []),
+      ...(withRecipe
+        ? RECIPE_COLUMNS.map((c) =>
+            el('span', {
+              className: `recipe-head${c.numeric ? ' numeric' : ''}`,
+              text: c.title,
+              attrs: { role: 'columnheader', 'data-column': c.column, title: c.help },
+            }),
+          )
+        : []),
     );
   }
 
@@ -307,7 +374,9 @@ export class RolloutsTable {
     );
     const r = result.recipe;
     if (r) {
-      const masks = Object.entries(r.maskReasons).map(([reason, n]) => `${reason} ×${n}`).join('; ');
+      const masks = Object.entries(r.maskReasons)
+        .map(([reason, n]) => `${reason} ×${n}`)
+        .join('; ');
       this.stats.append(
         el('span', { className: 'recipe-facts', attrs: { id: 'recipe-stats', title: `${r.source}. ${r.formula}` } }, [
           `${r.name} v${r.version}: `,
@@ -341,12 +410,16 @@ export class RolloutsTable {
     const nodes: HTMLElement[] = [];
     for (let i = window.start; i < window.end; i++) nodes.push(this.rowNode(i));
     this.spacer.replaceChildren(...nodes);
-    for (const page of pagesFor(window, PAGE_SIZE)) if (!this.rows.has(page.start) && !this.pending.has(page.start)) void this.fetch(page.start, Math.min(page.end, total));
+    for (const page of pagesFor(window, PAGE_SIZE))
+      if (!this.rows.has(page.start) && !this.pending.has(page.start)) void this.fetch(page.start, Math.min(page.end, total));
   }
 
   private rowNode(i: number): HTMLElement {
     const row = this.rows.get(i);
-    const node = el('div', { className: `rollout-row rollouts-grid${row ? ` status-${row.status}` : ' loading'}`, attrs: { role: 'row', 'data-index': String(i), 'aria-rowindex': String(i + 1), 'aria-selected': String(i === this.selected) } });
+    const node = el('div', {
+      className: `rollout-row rollouts-grid${row ? ` status-${row.status}` : ' loading'}`,
+      attrs: { role: 'row', 'data-index': String(i), 'aria-rowindex': String(i + 1), 'aria-selected': String(i === this.selected) },
+    });
     node.style.transform = `translateY(${i * ROW_HEIGHT}px)`;
     if (!row) {
       node.append(el('span', { text: '…' }));
@@ -355,12 +428,23 @@ export class RolloutsTable {
     node.setAttribute('data-id', row.id);
     node.title = `${row.id}\n${row.failure}: ${row.evidence}`;
     for (const column of ROLLOUT_COLUMNS) {
-      const cell = el('span', { className: NUMERIC_COLUMNS.has(column) ? 'numeric' : '', text: cellText(row, column), attrs: { role: 'gridcell', 'data-column': column } });
+      const cell = el('span', {
+        className: NUMERIC_COLUMNS.has(column) ? 'numeric' : '',
+        text: cellText(row, column),
+        attrs: { role: 'gridcell', 'data-column': column },
+      });
       if (column === 'instance') cell.prepend(codicon(STATUS_ICONS[row.status], row.status));
       node.append(cell);
     }
     if (this.state.query.recipe) {
-      for (const c of RECIPE_COLUMNS) node.append(el('span', { className: `recipe-cell${c.numeric ? ' numeric' : ''}${row.score?.outcome === 'masked' ? ' masked' : ''}`, text: recipeCellText(row, c.column), attrs: { role: 'gridcell', 'data-column': c.column } }));
+      for (const c of RECIPE_COLUMNS)
+        node.append(
+          el('span', {
+            className: `recipe-cell${c.numeric ? ' numeric' : ''}${row.score?.outcome === 'masked' ? ' masked' : ''}`,
+            text: recipeCellText(row, c.column),
+            attrs: { role: 'gridcell', 'data-column': c.column },
+          }),
+        );
       if (row.score) node.title += `\n${row.score.why}`;
     }
     return node;
@@ -438,14 +522,50 @@ export class RolloutsTable {
     }
     const tests = row.tests ?? [];
     // With a recipe the table hides tokens, cost and duration: the details keep them.
-    const usage = this.state.query.recipe ? [row.tokens === null ? undefined : `${cellText(row, 'tokens')} tokens`, row.cost === null ? undefined : cellText(row, 'cost'), row.duration === null ? undefined : cellText(row, 'duration')] : [];
-    const facts = [`${row.format}`, `${row.steps} steps`, row.exit ? `exit ${row.exit}` : undefined, row.evaluation ? `evaluated by ${row.evaluation}` : row.resolved !== null || row.reward !== null ? 'graded in the trajectory file' : 'not graded', ...usage].filter((f) => f !== undefined);
-    const buttons = ACTIONS.map((a) => el('button', { className: 'row-action', attrs: { type: 'button', 'data-action': a.action, title: `${a.label} (${a.key})`, 'aria-keyshortcuts': a.key } }, [codicon(a.icon), ` ${a.label}`]));
+    const usage = this.state.query.recipe
+      ? [
+          row.tokens === null ? undefined : `${cellText(row, 'tokens')} tokens`,
+          row.cost === null ? undefined : cellText(row, 'cost'),
+          row.duration === null ? undefined : cellText(row, 'duration'),
+        ]
+      : [];
+    const facts = [
+      `${row.format}`,
+      `${row.steps} steps`,
+      row.exit ? `exit ${row.exit}` : undefined,
+      row.evaluation ? `evaluated by ${row.evaluation}` : row.resolved !== null || row.reward !== null ? 'graded in the trajectory file' : 'not graded',
+      ...usage,
+    ].filter((f) => f !== undefined);
+    const buttons = ACTIONS.map((a) =>
+      el(
+        'button',
+        { className: 'row-action', attrs: { type: 'button', 'data-action': a.action, title: `${a.label} (${a.key})`, 'aria-keyshortcuts': a.key } },
+        [codicon(a.icon), ` ${a.label}`],
+      ),
+    );
     this.details.replaceChildren(
-      el('div', { className: 'details-title' }, [codicon(STATUS_ICONS[row.status], row.status), el('strong', { text: ` ${row.instance} #${row.attempt}`, attrs: { id: 'details-rollout' } }), el('span', { className: 'details-facts', text: facts.join(' · ') })]),
+      el('div', { className: 'details-title' }, [
+        codicon(STATUS_ICONS[row.status], row.status),
+        el('strong', { text: ` ${row.instance} #${row.attempt}`, attrs: { id: 'details-rollout' } }),
+        el('span', { className: 'details-facts', text: facts.join(' · ') }),
+      ]),
       el('p', { attrs: { id: 'details-reason' } }, [el('strong', { text: row.failure }), `: ${row.evidence}`]),
-      ...(tests.length > 0 ? [el('ul', { attrs: { id: 'details-tests', 'aria-label': 'Failing tests' } }, [...tests.slice(0, MAX_TESTS_SHOWN).map((t) => el('li', { text: t })), ...(tests.length > MAX_TESTS_SHOWN ? [el('li', { text: `… and ${tests.length - MAX_TESTS_SHOWN} more` })] : [])])] : []),
-      ...(row.score ? [el('p', { attrs: { id: 'details-score' } }, [el('strong', { text: row.score.advantage === null ? 'no gradient' : `advantage ${signed(row.score.advantage)}` }), `: ${row.score.why}`])] : []),
+      ...(tests.length > 0
+        ? [
+            el('ul', { attrs: { id: 'details-tests', 'aria-label': 'Failing tests' } }, [
+              ...tests.slice(0, MAX_TESTS_SHOWN).map((t) => el('li', { text: t })),
+              ...(tests.length > MAX_TESTS_SHOWN ? [el('li', { text: `… and ${tests.length - MAX_TESTS_SHOWN} more` })] : []),
+            ]),
+          ]
+        : []),
+      ...(row.score
+        ? [
+            el('p', { attrs: { id: 'details-score' } }, [
+              el('strong', { text: row.score.advantage === null ? 'no gradient' : `advantage ${signed(row.score.advantage)}` }),
+              `: ${row.score.why}`,
+            ]),
+          ]
+        : []),
       this.groupSection,
       el('div', { className: 'details-actions' }, [...buttons, this.actionStatus]),
     );
@@ -473,13 +593,29 @@ export class RolloutsTable {
     try {
       details = await this.host.request(rolloutsGroup, { recipe, instance: row.instance });
     } catch (error) {
-      if (this.groupKey === key) this.groupSection.replaceChildren(el('p', { className: 'error', text: `Cannot compute the group: ${error instanceof Error ? error.message : String(error)}` }));
+      if (this.groupKey === key)
+        this.groupSection.replaceChildren(
+          el('p', { className: 'error', text: `Cannot compute the group: ${error instanceof Error ? error.message : String(error)}` }),
+        );
       return;
     }
     if (this.groupKey !== key) return;
     const fmt = (x: number | null) => (x === null ? '—' : String(Math.round(x * 1000) / 1000));
-    const facts = [`n = ${details.included}`, `mean ${fmt(details.mean)}`, `std ${fmt(details.std)}`, details.masked ? `${details.masked} masked` : undefined, details.unscored ? `${details.unscored} not scored` : undefined, details.mixed ? 'mixed' : 'not mixed', details.signal ? 'gives a gradient' : 'no gradient', details.bugReward === null ? undefined : `bug reward ${fmt(details.bugReward)}`].filter((f) => f !== undefined);
-    const head = el('tr', {}, ['Attempt', 'Reward', 'Advantage', 'Why'].map((t) => el('th', { text: t })));
+    const facts = [
+      `n = ${details.included}`,
+      `mean ${fmt(details.mean)}`,
+      `std ${fmt(details.std)}`,
+      details.masked ? `${details.masked} masked` : undefined,
+      details.unscored ? `${details.unscored} not scored` : undefined,
+      details.mixed ? 'mixed' : 'not mixed',
+      details.signal ? 'gives a gradient' : 'no gradient',
+      details.bugReward === null ? undefined : `bug reward ${fmt(details.bugReward)}`,
+    ].filter((f) => f !== undefined);
+    const head = el(
+      'tr',
+      {},
+      ['Attempt', 'Reward', 'Advantage', 'Why'].map((t) => el('th', { text: t })),
+    );
     const rows = details.rollouts.map((r) =>
       el('tr', { attrs: { 'data-id': r.id, 'data-outcome': r.outcome } }, [
         el('td', { text: `#${r.attempt}` }),

@@ -9,7 +9,9 @@ export interface StepFilter {
 
 export function visibleSteps(summaries: readonly StepSummary[], filter: StepFilter): number[] {
   return summaries
-    .filter((s) => (filter.tool === null || s.tool === filter.tool) && (!filter.errorsOnly || s.error) && (filter.matches === null || filter.matches.has(s.index)))
+    .filter(
+      (s) => (filter.tool === null || s.tool === filter.tool) && (!filter.errorsOnly || s.error) && (filter.matches === null || filter.matches.has(s.index)),
+    )
     .map((s) => s.index);
 }
 

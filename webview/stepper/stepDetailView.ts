@@ -18,12 +18,17 @@ function formatValue(value: unknown): string {
 }
 
 function argumentsTable(args: Record<string, unknown>): HTMLElement {
-  const rows = Object.entries(args).map(([name, value]) => el('tr', {}, [el('th', { text: name, attrs: { scope: 'row' } }), el('td', {}, [el('pre', { className: 'mono', text: formatValue(value) })])]));
+  const rows = Object.entries(args).map(([name, value]) =>
+    el('tr', {}, [el('th', { text: name, attrs: { scope: 'row' } }), el('td', {}, [el('pre', { className: 'mono', text: formatValue(value) })])]),
+  );
   return el('table', { className: 'arguments' }, [el('tbody', {}, rows)]);
 }
 
 function actionBlock(action: StepDetail['action'], id: string, query: string): HTMLElement {
-  const head = el('div', { className: 'action-head' }, [codicon(kindIcon(action.kind), action.kind), el('span', { className: 'tool-name', text: action.tool ?? 'unparsed action' })]);
+  const head = el('div', { className: 'action-head' }, [
+    codicon(kindIcon(action.kind), action.kind),
+    el('span', { className: 'tool-name', text: action.tool ?? 'unparsed action' }),
+  ]);
   const parts: Node[] = [head, el('pre', { className: 'mono action-raw', attrs: { id } }, highlighted(action.raw, query))];
   if (Object.keys(action.args).length > 0) parts.push(argumentsTable(action.args));
   return el('div', { className: 'action' }, parts);
@@ -47,7 +52,11 @@ function foldedText(text: string, className: string, query: string): HTMLElement
 function tokenLine(detail: StepDetail): HTMLElement | undefined {
   const t = detail.tokens;
   if (!t) return undefined;
-  const parts = [t.prompt !== undefined && `prompt ${t.prompt}`, t.completion !== undefined && `completion ${t.completion}`, t.total !== undefined && `total ${t.total}`].filter((p): p is string => typeof p === 'string');
+  const parts = [
+    t.prompt !== undefined && `prompt ${t.prompt}`,
+    t.completion !== undefined && `completion ${t.completion}`,
+    t.total !== undefined && `total ${t.total}`,
+  ].filter((p): p is string => typeof p === 'string');
   return parts.length > 0 ? el('p', { className: 'tokens', text: `Tokens: ${parts.join(' · ')}` }) : undefined;
 }
 
@@ -58,12 +67,24 @@ function logprobView(logprobs: StepDetail['logprobs']): HTMLElement {
     return el('span', { className, text: token, attrs: { title: `p = ${p.toFixed(3)} (logprob ${logprob.toFixed(3)})` } });
   });
   const low = logprobs.filter(({ logprob }) => Math.exp(logprob) < LOW_PROBABILITY).length;
-  return el('div', {}, [el('p', { className: 'hint', text: `${logprobs.length} tokens, ${low} below p = ${LOW_PROBABILITY}` }), el('div', { className: 'mono logprobs' }, spans)]);
+  return el('div', {}, [
+    el('p', { className: 'hint', text: `${logprobs.length} tokens, ${low} below p = ${LOW_PROBABILITY}` }),
+    el('div', { className: 'mono logprobs' }, spans),
+  ]);
 }
 
 function diffView(diff: string): HTMLElement {
   const lines = diff.split('\n').map((line) => {
-    const kind = line.startsWith('diff --git ') || line.startsWith('+++') || line.startsWith('---') ? 'file' : line.startsWith('@@') ? 'hunk' : line.startsWith('+') ? 'added' : line.startsWith('-') ? 'removed' : 'context';
+    const kind =
+      line.startsWith('diff --git ') || line.startsWith('+++') || line.startsWith('---')
+        ? 'file'
+        : line.startsWith('@@')
+          ? 'hunk'
+          : line.startsWith('+')
+            ? 'added'
+            : line.startsWith('-')
+              ? 'removed'
+              : 'context';
     return el('span', { className: `diff-line ${kind}`, text: `${line}\n` });
   });
   return el('pre', { className: 'mono diff' }, lines);
@@ -93,10 +114,32 @@ interface StepButtonSpec {
 }
 
 export const STEP_BUTTONS: Readonly<Record<StepButton, StepButtonSpec>> = {
-  showDiff: { id: 'show-diff', icon: 'diff', label: 'Show Diff', title: "Show the step's diff in the patch view: the recorded workspace diff, the final patch, or the change rebuilt from its edit; says why when there is none", key: 'd', shows: () => true },
+  showDiff: {
+    id: 'show-diff',
+    icon: 'diff',
+    label: 'Show Diff',
+    title:
+      "Show the step's diff in the patch view: the recorded workspace diff, the final patch, or the change rebuilt from its edit; says why when there is none",
+    key: 'd',
+    shows: () => true,
+  },
   openRaw: { id: 'open-raw', icon: 'json', label: 'Raw JSON', title: 'Open the step as written in the file', key: 'o', shows: (d) => d.hasSource },
-  replayTo: { id: 'replay-to', icon: 'debug-rerun', label: 'Replay to Here', title: 'Replay the trajectory in its task container up to and including this step', key: 'r', shows: () => true },
-  fork: { id: 'fork', icon: 'repo-forked', label: 'Fork Here', title: 'Replay up to this step, then continue with the policy or by hand', key: 'f', shows: () => true },
+  replayTo: {
+    id: 'replay-to',
+    icon: 'debug-rerun',
+    label: 'Replay to Here',
+    title: 'Replay the trajectory in its task container up to and including this step',
+    key: 'r',
+    shows: () => true,
+  },
+  fork: {
+    id: 'fork',
+    icon: 'repo-forked',
+    label: 'Fork Here',
+    title: 'Replay up to this step, then continue with the policy or by hand',
+    key: 'f',
+    shows: () => true,
+  },
 };
 
 /** The button a key presses, for the keyboard handler. */
@@ -113,25 +156,39 @@ function stepButton(button: StepButton, detail: StepDetail, onPress: (button: St
 
 function errorList(errors: StepDetail['errors']): HTMLElement {
   const items = errors.map((e) => el('li', { text: `${e.line !== undefined ? `output line ${e.line}: ` : ''}${e.detail}` }));
-  return el('div', { className: 'step-errors', attrs: { id: 'step-errors', role: 'note' } }, [codicon('error'), el('span', { text: 'Failed:' }), el('ul', {}, items)]);
+  return el('div', { className: 'step-errors', attrs: { id: 'step-errors', role: 'note' } }, [
+    codicon('error'),
+    el('span', { text: 'Failed:' }),
+    el('ul', {}, items),
+  ]);
 }
 
 export function renderStepDetail(detail: StepDetail, stepCount: number, onPress: (button: StepButton, index: number) => void, query = ''): HTMLElement {
   const buttons = (Object.keys(STEP_BUTTONS) as StepButton[]).filter((b) => STEP_BUTTONS[b].shows(detail)).map((b) => stepButton(b, detail, onPress));
   const toolbar = el('div', { className: 'step-actions', attrs: { role: 'toolbar', 'aria-label': 'Step actions' } }, buttons);
-  const header = el('header', { className: 'detail-header' }, [el('h1', { text: `Step ${detail.index + 1} of ${stepCount}`, attrs: { id: 'step-title' } }), facts(detail), toolbar]);
+  const header = el('header', { className: 'detail-header' }, [
+    el('h1', { text: `Step ${detail.index + 1} of ${stepCount}`, attrs: { id: 'step-title' } }),
+    facts(detail),
+    toolbar,
+  ]);
   const sections: Node[] = [header];
   if (detail.formatError) sections.push(el('p', { className: 'format-error', text: `Format error: ${detail.formatError}`, attrs: { role: 'note' } }));
   const otherErrors = detail.errors.filter((e) => e.kind !== 'format-error');
   if (otherErrors.length > 0) sections.push(errorList(otherErrors));
   if (detail.thought.trim()) sections.push(section('Thought', 'thought', [el('p', { className: 'thought' }, highlighted(detail.thought, query))]));
-  const actions = detail.calls.length > 1 ? detail.calls.map((c, i) => actionBlock(c.action, `action-raw-${i}`, query)) : [actionBlock(detail.action, 'action-raw', query)];
+  const actions =
+    detail.calls.length > 1 ? detail.calls.map((c, i) => actionBlock(c.action, `action-raw-${i}`, query)) : [actionBlock(detail.action, 'action-raw', query)];
   sections.push(section(detail.calls.length > 1 ? `Actions (${detail.calls.length} parallel calls)` : 'Action', 'action', actions));
   // A submit step's observation is the final patch (SWE-agent): shown coloured, as a diff.
   const submittedPatch = detail.action.kind === 'submit' && /^diff --git /m.test(detail.observation);
-  sections.push(section(submittedPatch ? 'Observation: the submitted patch (Show Diff opens it in the patch view)' : 'Observation', 'observation', [submittedPatch ? diffView(detail.observation.replace(/^\s*\n/, '').replace(/\r\n/g, '\n')) : foldedText(detail.observation, 'observation-text', query)]));
+  sections.push(
+    section(submittedPatch ? 'Observation: the submitted patch (Show Diff opens it in the patch view)' : 'Observation', 'observation', [
+      submittedPatch ? diffView(detail.observation.replace(/^\s*\n/, '').replace(/\r\n/g, '\n')) : foldedText(detail.observation, 'observation-text', query),
+    ]),
+  );
   const tokens = tokenLine(detail);
-  if (tokens || detail.logprobs.length > 0) sections.push(section('Tokens', 'tokens', [...(tokens ? [tokens] : []), ...(detail.logprobs.length > 0 ? [logprobView(detail.logprobs)] : [])]));
+  if (tokens || detail.logprobs.length > 0)
+    sections.push(section('Tokens', 'tokens', [...(tokens ? [tokens] : []), ...(detail.logprobs.length > 0 ? [logprobView(detail.logprobs)] : [])]));
   if (detail.diff) sections.push(section('Workspace diff', 'diff', [diffView(detail.diff)]));
   return el('article', { className: 'step-detail', attrs: { 'data-step': String(detail.index) } }, sections);
 }

@@ -117,12 +117,18 @@ export class Stepper {
   private layout(): void {
     const h = this.header;
     const facts = [h.format, `${h.stepCount} steps`, h.instanceId, h.model].filter((f): f is string => typeof f === 'string' && f.length > 0);
-    this.toolFilter.append(el('vscode-option', { text: 'All tools', attrs: { value: '' } }), ...h.tools.map((t) => el('vscode-option', { text: t, attrs: { value: t } })));
+    this.toolFilter.append(
+      el('vscode-option', { text: 'All tools', attrs: { value: '' } }),
+      ...h.tools.map((t) => el('vscode-option', { text: t, attrs: { value: t } })),
+    );
     this.toolFilter.value = this.state.tool ?? '';
     this.errorsOnly.checked = this.state.errorsOnly;
     this.search.value = this.state.query;
     const toolbar = el('header', { className: 'toolbar' }, [
-      el('div', { className: 'title' }, [el('strong', { text: h.fileName, attrs: { id: 'file-name' } }), el('span', { className: 'facts', text: facts.join(' · ') })]),
+      el('div', { className: 'title' }, [
+        el('strong', { text: h.fileName, attrs: { id: 'file-name' } }),
+        el('span', { className: 'facts', text: facts.join(' · ') }),
+      ]),
       el('div', { className: 'controls' }, [this.search, this.toolFilter, this.errorsOnly, this.goTo, this.position, this.status]),
     ]);
     this.root.replaceChildren(toolbar, this.runHeader(), this.notice, el('div', { className: 'panes' }, [this.timeline.element, this.detail]));
@@ -133,8 +139,21 @@ export class Stepper {
   private runHeader(): HTMLElement {
     const h = this.header;
     const fact = (id: string, label: string, value: string, title = '') =>
-      el('span', { className: `run-fact${value === 'unknown' ? ' unknown' : ''}`, attrs: { id: `run-${id}`, title: value === 'unknown' ? `${label}: not recorded in this file` : title } }, [el('span', { className: 'run-fact-label', text: `${label} ` }), el('strong', { text: value })]);
-    const finalPatch = el('vscode-button', { attrs: { id: 'final-patch', secondary: '', title: h.hasSubmission ? "Open the run's submitted patch in the patch view" : 'The run submitted no patch' } }, [codicon('diff'), ' Final Patch']);
+      el(
+        'span',
+        {
+          className: `run-fact${value === 'unknown' ? ' unknown' : ''}`,
+          attrs: { id: `run-${id}`, title: value === 'unknown' ? `${label}: not recorded in this file` : title },
+        },
+        [el('span', { className: 'run-fact-label', text: `${label} ` }), el('strong', { text: value })],
+      );
+    const finalPatch = el(
+      'vscode-button',
+      {
+        attrs: { id: 'final-patch', secondary: '', title: h.hasSubmission ? "Open the run's submitted patch in the patch view" : 'The run submitted no patch' },
+      },
+      [codicon('diff'), ' Final Patch'],
+    );
     if (!h.hasSubmission) finalPatch.setAttribute('disabled', '');
     finalPatch.addEventListener('click', () => void this.showFinalPatch());
     const facts = el('div', { className: 'run-facts' }, [
@@ -146,7 +165,10 @@ export class Stepper {
       finalPatch,
     ]);
     const problem = h.problemStatement?.trim()
-      ? el('details', { className: 'problem-statement', attrs: { id: 'problem-statement' } }, [el('summary', { text: `Problem statement: ${h.problemStatement.trim().split('\n', 1)[0]}` }), el('pre', { className: 'problem-text', text: h.problemStatement })])
+      ? el('details', { className: 'problem-statement', attrs: { id: 'problem-statement' } }, [
+          el('summary', { text: `Problem statement: ${h.problemStatement.trim().split('\n', 1)[0]}` }),
+          el('pre', { className: 'problem-text', text: h.problemStatement }),
+        ])
       : el('p', { className: 'problem-statement unknown', text: 'Problem statement: not recorded in this file', attrs: { id: 'problem-statement' } });
     return el('section', { className: 'run-header', attrs: { id: 'run-header', 'aria-label': 'Run' } }, [facts, problem]);
   }

@@ -12,7 +12,10 @@ export class TimelineView {
   /** Says what filtered every step out, in place of the rows. */
   private readonly emptyText = el('p', { attrs: { id: 'timeline-empty-reason' } });
   private readonly clear = el('vscode-button', { text: 'Clear filters', attrs: { id: 'clear-filters', secondary: '' } });
-  private readonly empty = el('div', { className: 'timeline-empty', attrs: { id: 'timeline-empty', role: 'status', hidden: '' } }, [this.emptyText, this.clear]);
+  private readonly empty = el('div', { className: 'timeline-empty', attrs: { id: 'timeline-empty', role: 'status', hidden: '' } }, [
+    this.emptyText,
+    this.clear,
+  ]);
 
   constructor(onSelect: (index: number) => void, onClear: () => void) {
     this.clear.addEventListener('click', onClear);
@@ -30,12 +33,19 @@ export class TimelineView {
       if (s.diverged) marks.push(codicon('git-compare', 'diverged from the recording'));
       // The hover holds the whole action, not the cut label, and why the step failed.
       const title = [`${s.index + 1}. ${s.fullLabel}`, ...s.errors.map((e) => `failed: ${e}`)].join('\n');
-      return el('div', { className: `step-row${s.error ? ' has-error' : ''}${s.diverged ? ' diverged' : ''}`, attrs: { role: 'option', 'aria-selected': 'false', 'data-index': String(s.index), 'data-kind': s.kind, title } }, [
-        codicon(kindIcon(s.kind), s.kind),
-        el('span', { className: 'step-number', text: String(s.index + 1) }),
-        el('span', { className: 'step-label' }, highlighted(s.label, this.query)),
-        ...marks,
-      ]);
+      return el(
+        'div',
+        {
+          className: `step-row${s.error ? ' has-error' : ''}${s.diverged ? ' diverged' : ''}`,
+          attrs: { role: 'option', 'aria-selected': 'false', 'data-index': String(s.index), 'data-kind': s.kind, title },
+        },
+        [
+          codicon(kindIcon(s.kind), s.kind),
+          el('span', { className: 'step-number', text: String(s.index + 1) }),
+          el('span', { className: 'step-label' }, highlighted(s.label, this.query)),
+          ...marks,
+        ],
+      );
     });
     this.summaries.push(...summaries);
     this.rows.push(...rows);

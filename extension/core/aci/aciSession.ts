@@ -114,7 +114,11 @@ export class AciSession {
       this.diff = 'patch' in staged ? staged.patch.trim() : '';
     }
     return {
-      observation: this.present ? this.present(result) : result.submission === undefined ? this.asTerminalText(result.observation, tool.name === 'bash') : result.observation,
+      observation: this.present
+        ? this.present(result)
+        : result.submission === undefined
+          ? this.asTerminalText(result.observation, tool.name === 'bash')
+          : result.observation,
       exitCode: result.exitCode,
       state: this.stepState(),
       ...(result.submission !== undefined ? { submission: result.submission } : {}),
@@ -130,7 +134,9 @@ export class AciSession {
   private asTerminalText(observation: string, fromShell: boolean): string {
     const text = sweAgentDialect(this.config.sweAgentVersion).trimsObservations
       ? observation.trimEnd()
-      : fromShell || observation === '' ? observation : `${observation}\n`;
+      : fromShell || observation === ''
+        ? observation
+        : `${observation}\n`;
     return this.config.crlf ? text.replace(/\r?\n/g, '\r\n') : text;
   }
 

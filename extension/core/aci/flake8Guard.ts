@@ -98,4 +98,5 @@ DO NOT re-run the same failed edit command. Running it again will lead to the sa
 }
 
 /** The sentence every refused edit starts with. */
-export const LINT_REJECTION_INTRO = 'Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry editing the file.';
+export const LINT_REJECTION_INTRO =
+  'Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry editing the file.';

@@ -53,10 +53,17 @@ interface DocumentSymbol {
   children?: DocumentSymbol[] | undefined;
 }
 const documentSymbol: z.ZodType<DocumentSymbol> = z.lazy(() =>
-  z.object({ name: z.string(), kind: z.number().int(), detail: z.string().optional(), selectionRange: range, children: z.array(documentSymbol).optional() }).loose(),
+  z
+    .object({ name: z.string(), kind: z.number().int(), detail: z.string().optional(), selectionRange: range, children: z.array(documentSymbol).optional() })
+    .loose(),
 );
 const symbolInformation = z
-  .object({ name: z.string(), kind: z.number().int(), containerName: z.string().optional(), location: z.object({ uri: z.string(), range: range.optional() }).loose() })
+  .object({
+    name: z.string(),
+    kind: z.number().int(),
+    containerName: z.string().optional(),
+    location: z.object({ uri: z.string(), range: range.optional() }).loose(),
+  })
   .loose();
 
 const definitionReply = z.union([z.null(), location, z.array(z.union([location, locationLink]))]);
@@ -66,9 +73,32 @@ const documentSymbolReply = z.union([z.null(), z.array(documentSymbol)]);
 const workspaceSymbolReply = z.union([z.null(), z.array(symbolInformation)]);
 
 const SYMBOL_KINDS = [
-  'file', 'module', 'namespace', 'package', 'class', 'method', 'property', 'field', 'constructor', 'enum', 'interface',
-  'function', 'variable', 'constant', 'string', 'number', 'boolean', 'array', 'object', 'key', 'null', 'enum member',
-  'struct', 'event', 'operator', 'type parameter',
+  'file',
+  'module',
+  'namespace',
+  'package',
+  'class',
+  'method',
+  'property',
+  'field',
+  'constructor',
+  'enum',
+  'interface',
+  'function',
+  'variable',
+  'constant',
+  'string',
+  'number',
+  'boolean',
+  'array',
+  'object',
+  'key',
+  'null',
+  'enum member',
+  'struct',
+  'event',
+  'operator',
+  'type parameter',
 ];
 
 function kindName(kind: number): string {
@@ -143,7 +173,8 @@ export async function workspaceSymbols(server: PyrightServer, query: string, sig
   await server.notifyChangedFiles(signal);
   await server.workspaceReady(signal);
   const reply = await server.request('workspace/symbol', { query }, workspaceSymbolReply, signal);
-  const rank = (name: string) => (name === query ? 0 : name.toLowerCase() === query.toLowerCase() ? 1 : name.toLowerCase().includes(query.toLowerCase()) ? 2 : 3);
+  const rank = (name: string) =>
+    name === query ? 0 : name.toLowerCase() === query.toLowerCase() ? 1 : name.toLowerCase().includes(query.toLowerCase()) ? 2 : 3;
   const kindRank = (kind: string) => {
     const i = DECLARATION_KINDS.indexOf(kind);
     return i < 0 ? DECLARATION_KINDS.length : i;
@@ -151,11 +182,21 @@ export async function workspaceSymbols(server: PyrightServer, query: string, sig
   return (reply ?? [])
     .map((s) => {
       const start = s.location.range?.start ?? { line: 0, character: 0 };
-      const hit: SymbolHit = { name: s.name, kind: kindName(s.kind), location: { path: uriPath(s.location.uri), line: start.line, character: start.character } };
+      const hit: SymbolHit = {
+        name: s.name,
+        kind: kindName(s.kind),
+        location: { path: uriPath(s.location.uri), line: start.line, character: start.character },
+      };
       if (s.containerName) hit.container = s.containerName;
       return hit;
     })
-    .sort((a, b) => rank(a.name) - rank(b.name) || kindRank(a.kind) - kindRank(b.kind) || a.location.path.localeCompare(b.location.path) || a.location.line - b.location.line);
+    .sort(
+      (a, b) =>
+        rank(a.name) - rank(b.name) ||
+        kindRank(a.kind) - kindRank(b.kind) ||
+        a.location.path.localeCompare(b.location.path) ||
+        a.location.line - b.location.line,
+    );
 }
 
 const IDENTIFIER_CHAR = '[A-Za-z0-9_]';
@@ -204,7 +245,10 @@ export async function readLineTexts(sandbox: Sandbox, locations: readonly Source
   const texts: LineTexts = new Map();
   if (wanted.size === 0) return texts;
   const script = [...wanted]
-    .map(([file, lines]) => `printf '@@%s\\n' ${shellQuote(file)}; awk -v want=${[...lines].join(',')} 'BEGIN{n=split(want,a,",");for(i=1;i<=n;i++)w[a[i]]=1} (FNR in w){print FNR "\\t" $0}' < ${shellQuote(file)} 2>/dev/null`)
+    .map(
+      ([file, lines]) =>
+        `printf '@@%s\\n' ${shellQuote(file)}; awk -v want=${[...lines].join(',')} 'BEGIN{n=split(want,a,",");for(i=1;i<=n;i++)w[a[i]]=1} (FNR in w){print FNR "\\t" $0}' < ${shellQuote(file)} 2>/dev/null`,
+    )
     .join('\n');
   const result = await sandbox.exec(`(\n${script}\n)`, { maxOutputBytes: 16 * 1024 * 1024, ...(signal ? { signal } : {}) });
   let current: Map<number, string> | undefined;

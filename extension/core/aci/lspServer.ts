@@ -1,11 +1,5 @@
 import path from 'node:path';
-import {
-  CancellationTokenSource,
-  createMessageConnection,
-  StreamMessageReader,
-  StreamMessageWriter,
-  type MessageConnection,
-} from 'vscode-jsonrpc/node';
+import { CancellationTokenSource, createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import { z } from 'zod';
 import { CancelledError, InputError, throwIfAborted } from '../errors';
 import type { Mount, Sandbox, SandboxProcess } from '../runtime/sandbox';
@@ -322,7 +316,9 @@ async function installPyright(sandbox: Sandbox, host: PyrightPaths, signal?: Abo
   if (!(await present(`[ -x ${inside.node} ]`))) await sandbox.copyIn(host.node, inside.node);
   const version = await run(`${inside.node} --version 2>&1`);
   if (version.exitCode !== 0 || !/^v\d+\./m.test(version.output)) {
-    throw new Error(`the host's node (${host.node}) cannot run in this sandbox, so Pyright cannot start: ${version.output.trim() || `exit code ${version.exitCode}`}`);
+    throw new Error(
+      `the host's node (${host.node}) cannot run in this sandbox, so Pyright cannot start: ${version.output.trim() || `exit code ${version.exitCode}`}`,
+    );
   }
   if (!(await present(`[ -f ${inside.pyright}/langserver.index.js ]`))) await sandbox.copyIn(host.pyright, inside.pyright);
   throwIfAborted(signal);

@@ -113,16 +113,12 @@ const findReferencesTool = symbolTool(
   },
 );
 
-const hover = symbolTool(
-  'hover',
-  'shows the signature, type and docstring of the name written on <line> of <path>',
-  async (ctx, pyright, pos) => {
-    const text = await hoverAt(pyright, pos.at, ctx.signal);
-    if (text === null) return `No type information for '${pos.name}' at ${pos.where}.`;
-    const clipped = text.length > MAX_HOVER_CHARS ? `${text.slice(0, MAX_HOVER_CHARS)}\n... (${text.length - MAX_HOVER_CHARS} more characters not shown)` : text;
-    return `${pos.where} '${pos.name}':\n${clipped}`;
-  },
-);
+const hover = symbolTool('hover', 'shows the signature, type and docstring of the name written on <line> of <path>', async (ctx, pyright, pos) => {
+  const text = await hoverAt(pyright, pos.at, ctx.signal);
+  if (text === null) return `No type information for '${pos.name}' at ${pos.where}.`;
+  const clipped = text.length > MAX_HOVER_CHARS ? `${text.slice(0, MAX_HOVER_CHARS)}\n... (${text.length - MAX_HOVER_CHARS} more characters not shown)` : text;
+  return `${pos.where} '${pos.name}':\n${clipped}`;
+});
 
 const documentSymbolsTool = defineTool({
   name: 'document_symbols',

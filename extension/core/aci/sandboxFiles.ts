@@ -8,10 +8,7 @@ import type { ToolContext } from './toolDefinition';
  * byte (a missing final newline, a `\r`) survives a terminal or a pty.
  */
 
-export type FileLookup =
-  | { kind: 'file'; path: string; text: string }
-  | { kind: 'directory'; path: string }
-  | { kind: 'missing' };
+export type FileLookup = { kind: 'file'; path: string; text: string } | { kind: 'directory'; path: string } | { kind: 'missing' };
 
 const STATUS_RE = /^@(file|directory|missing) ?(.*)$/;
 
@@ -58,7 +55,9 @@ function decodeBase64(text: string): string {
 /** A heredoc-fed snippet that writes `text` to `path` byte for byte. */
 export function writeScript(path: string, text: string): string {
   const end = `__SWB_EOF_${randomBytes(6).toString('hex')}`;
-  const body = Buffer.from(text, 'utf8').toString('base64').replace(/.{1,76}/g, '$&\n');
+  const body = Buffer.from(text, 'utf8')
+    .toString('base64')
+    .replace(/.{1,76}/g, '$&\n');
   return `base64 -d > ${shellQuote(path)} <<'${end}'\n${body}${end}\n`;
 }
 

@@ -14,7 +14,10 @@ const said = (observation: string): ToolResult => ({ observation, exitCode: 0 })
 /** Runs `body` with `$__swb_d` set to the directory's real path, or says it is missing. */
 async function inDirectory(ctx: ToolContext, dir: string | undefined, body: string): Promise<{ dir: string; lines: string[] } | ToolResult> {
   const d = shellQuote(dir ?? './');
-  const { output } = await runTool(ctx, `if [ ! -d ${d} ]; then echo @missing; else ${realpathScript(dir ?? './')}; __swb_d=$__swb_r; printf '%s\\n' "$__swb_d"; ${body}; unset __swb_d; fi`);
+  const { output } = await runTool(
+    ctx,
+    `if [ ! -d ${d} ]; then echo @missing; else ${realpathScript(dir ?? './')}; __swb_d=$__swb_r; printf '%s\\n' "$__swb_d"; ${body}; unset __swb_d; fi`,
+  );
   const lines = output.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   if (lines[0] === '@missing') return said(`Directory ${dir} not found`);

@@ -67,12 +67,20 @@ const parameters = z.object({
   new_str: z
     .string()
     .optional()
-    .describe('Optional parameter of `str_replace` command containing the new string (if not given, no string will be added). Required parameter of `insert` command containing the string to insert.'),
-  insert_line: z.number().int().optional().describe('Required parameter of `insert` command. The `new_str` will be inserted AFTER the line `insert_line` of `path`.'),
+    .describe(
+      'Optional parameter of `str_replace` command containing the new string (if not given, no string will be added). Required parameter of `insert` command containing the string to insert.',
+    ),
+  insert_line: z
+    .number()
+    .int()
+    .optional()
+    .describe('Required parameter of `insert` command. The `new_str` will be inserted AFTER the line `insert_line` of `path`.'),
   view_range: z
     .array(z.number().int())
     .optional()
-    .describe('Optional parameter of `view` command when `path` points to a file. If none is given, the full file is shown. If provided, the file will be shown in the indicated line number range, e.g. [11, 12] will show lines 11 and 12. Indexing at 1 to start. Setting `[start_line, -1]` shows all lines from `start_line` to the end of the file.'),
+    .describe(
+      'Optional parameter of `view` command when `path` points to a file. If none is given, the full file is shown. If provided, the file will be shown in the indicated line number range, e.g. [11, 12] will show lines 11 and 12. Indexing at 1 to start. Setting `[start_line, -1]` shows all lines from `start_line` to the end of the file.',
+    ),
 });
 type Args = z.infer<typeof parameters>;
 
@@ -161,7 +169,10 @@ function viewFile(path: string, text: string, viewRange: number[]): ToolResult {
     return failed(`Invalid \`view_range\`: ${shown}. Its first element \`${first}\` should be within the range of lines of the file: [1, ${lines.length}]`, 12);
   }
   if (requestedLast > lines.length) {
-    return failed(`Invalid \`view_range\`: ${shown}. Its second element \`${requestedLast}\` should be smaller than the number of lines in the file: \`${lines.length}\``, 13);
+    return failed(
+      `Invalid \`view_range\`: ${shown}. Its second element \`${requestedLast}\` should be smaller than the number of lines in the file: \`${lines.length}\``,
+      13,
+    );
   }
   if (requestedLast !== -1 && requestedLast < first) {
     return failed(`Invalid \`view_range\`: ${shown}. Its second element \`${requestedLast}\` should be larger or equal than its first \`${first}\``, 14);
@@ -186,7 +197,10 @@ async function strReplace(ctx: ToolContext, path: string, original: string, oldS
   const replacementLine = (content.split(old)[0] ?? '').split('\n').length - 1;
   const start = Math.max(1, replacementLine - SNIPPET_LINES);
   const end = Math.min(replacementLine + SNIPPET_LINES + replacement.split('\n').length - 1, countLines(updated));
-  const snippet = updated.split('\n').slice(start - 1, end).join('\n');
+  const snippet = updated
+    .split('\n')
+    .slice(start - 1, end)
+    .join('\n');
   return done(
     `The file ${path} has been edited. ${catN(snippet, `a snippet of ${path}`, start)}Review the changes and make sure they are as expected. Edit the file again if necessary.`,
   );

@@ -30,7 +30,10 @@ Here is a list of all of your changes:
 export async function currentPatch(ctx: ToolContext): Promise<{ patch: string } | ToolResult> {
   const base = ctx.config.baseCommit ? ` ${shellQuote(ctx.config.baseCommit)}` : '';
   // Under a pseudo-terminal git would colour the diff and page it; SWE-agent's tools write it to a file.
-  const { output, exitCode } = await runTool(ctx, `git -C ${shellQuote(ctx.sandbox.repoPath)} add -A && git -C ${shellQuote(ctx.sandbox.repoPath)} --no-pager diff --no-color --cached${base}`);
+  const { output, exitCode } = await runTool(
+    ctx,
+    `git -C ${shellQuote(ctx.sandbox.repoPath)} add -A && git -C ${shellQuote(ctx.sandbox.repoPath)} --no-pager diff --no-color --cached${base}`,
+  );
   return exitCode === 0 ? { patch: output } : { observation: output.replace(/\n$/, ''), exitCode };
 }
 

@@ -72,7 +72,11 @@ export function parseSweAgentVersion(text: string): { version: SweAgentVersion; 
   if (/^[0-9a-f]{7,40}$/i.test(written) && '3ea751c087f32b16e039a2233dd6eefecef325d5'.startsWith(written.toLowerCase())) return { version: '3ea751c0' };
   const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?$/.exec(written);
   const known = `known: ${SWE_AGENT_VERSIONS.join(', ')}`;
-  if (!m) return { version: LATEST_SWE_AGENT_VERSION, fallback: `unknown SWE-agent version '${written}': using ${LATEST_SWE_AGENT_VERSION}, the latest measured (${known})` };
+  if (!m)
+    return {
+      version: LATEST_SWE_AGENT_VERSION,
+      fallback: `unknown SWE-agent version '${written}': using ${LATEST_SWE_AGENT_VERSION}, the latest measured (${known})`,
+    };
   const [major, minor, patch] = [Number(m[1]), Number(m[2]), m[3] === undefined ? undefined : Number(m[3])];
   const nearest = (version: SweAgentVersion) => ({ version, fallback: `SWE-agent ${written} was not measured: using ${version}, the nearest (${known})` });
   if (major === 0) return minor === 7 ? { version: '0.7' } : nearest('0.7');
@@ -87,7 +91,10 @@ export function parseSweAgentVersion(text: string): { version: SweAgentVersion; 
  * commands without a terminal; every 1.x recording shows a pseudo-terminal's `\r\n`).
  * `override` (`--scaffold swe-agent@VERSION`) wins.
  */
-export function sweAgentVersionOf(recording: { meta: { formatVersion?: string | undefined; toolBundles?: readonly string[] | undefined; pty?: boolean | undefined } }, override?: string): SweAgentVersionVerdict {
+export function sweAgentVersionOf(
+  recording: { meta: { formatVersion?: string | undefined; toolBundles?: readonly string[] | undefined; pty?: boolean | undefined } },
+  override?: string,
+): SweAgentVersionVerdict {
   if (override !== undefined) {
     const parsed = parseSweAgentVersion(override);
     return { ...parsed, reason: `asked for SWE-agent ${override}` };
@@ -104,7 +111,8 @@ export function sweAgentVersionOf(recording: { meta: { formatVersion?: string | 
   if (pty === false && bundles.some((b) => b === 'defaults' || b === 'edit_linting') && bundles.every((b) => BUNDLES_0_7.has(b))) {
     return {
       version: '0.7',
-      reason: "its observations have no pseudo-terminal line ends (\\r\\n), which every SWE-agent 1.x recording has: a 0.7 run (or a 0.7 demonstration in 1.x's file format)",
+      reason:
+        "its observations have no pseudo-terminal line ends (\\r\\n), which every SWE-agent 1.x recording has: a 0.7 run (or a 0.7 demonstration in 1.x's file format)",
     };
   }
   const newNames = bundles.filter((b) => BUNDLES_1_1.has(b));

@@ -72,7 +72,8 @@ export async function open07(ctx: ToolContext, path: string, lineNumber: string 
       centre = 1;
     } else centre = centreFor(line, window);
   }
-  if (file.kind === 'directory') return ok([...messages, `Error: ${path} is a directory. You can only open files. Use cd or ls to navigate directories.`].join('\n'));
+  if (file.kind === 'directory')
+    return ok([...messages, `Error: ${path} is a directory. You can only open files. Use cd or ls to navigate directories.`].join('\n'));
   if (file.kind === 'missing') return ok([...messages, `File ${path} not found`].join('\n'));
   ctx.state.openFile = file.path;
   return ok([...messages, show(ctx, file.text, file.path, centre)].join('\n'));
@@ -117,7 +118,9 @@ export async function edit07(ctx: ToolContext, start: number, end: number, body:
   const after = (await runTool(ctx, `${writeScript(path, text)}${flake8Script(path)}`)).output;
   const errors = introducedErrors(parseFlake8(output.slice(mark + 7)), parseFlake8(after), [start, end], replacement.length, false);
   if (errors.length === 0) {
-    return ok(`${show(ctx, text, file.path, start - 1)}\nFile updated. Please review the changes and make sure they are correct (correct indentation, no duplicate lines, etc). Edit the file again if necessary.`);
+    return ok(
+      `${show(ctx, text, file.path, start - 1)}\nFile updated. Please review the changes and make sure they are correct (correct indentation, no duplicate lines, etc). Edit the file again if necessary.`,
+    );
   }
   await runTool(ctx, writeScript(path, file.text));
   const rule = '-'.repeat(49);

@@ -93,7 +93,10 @@ function replaceInWindow(ctx: ToolContext, text: string, search: string, replace
   const nLines = countLines(text);
   const start = clampedFirstLine(ctx, ctx.state.firstLine, text);
   const end = Math.min(start + ctx.config.window - 1, nLines - 1);
-  const windowText = text.split('\n').slice(start, end + 1).join('\n');
+  const windowText = text
+    .split('\n')
+    .slice(start, end + 1)
+    .join('\n');
   const count = pythonCount(windowText, search);
   if (count > 1) {
     return {
@@ -122,7 +125,6 @@ function notFound(text: string, search: string): ToolResult {
       : `Your edit was not applied (file not modified): Text ${pythonRepr(search)} not found in displayed lines (or anywhere in the file).\nPlease modify your search string. Did you forget to properly handle whitespace/indentation?\nYou can also call \`open\` again to re-display the file with the correct context.`;
   return { observation, exitCode: 3 };
 }
-
 
 const edit = defineTool({
   name: 'edit',
@@ -196,7 +198,13 @@ const insert = defineTool({
     // 1.0.1 and 1.1.0 insert at `line - 1` (the text becomes line `line`); later versions after line `line`.
     const result = inserted(file.text, text, line === undefined ? undefined : line - sweAgentDialect(ctx.config.sweAgentVersion).insertLineShift);
     const change: Change = { text: result.text, gotoLine: result.at, window: [result.at, result.at], replacementLines: result.added, excusePrevious: true };
-    return applyChange(ctx, file, change, 'Your proposed edit has introduced new syntax error(s).\nPlease read this error message carefully and then retry editing the file.', (shown) => shown);
+    return applyChange(
+      ctx,
+      file,
+      change,
+      'Your proposed edit has introduced new syntax error(s).\nPlease read this error message carefully and then retry editing the file.',
+      (shown) => shown,
+    );
   },
 });
 

@@ -59,16 +59,11 @@ export function showWindow(ctx: ToolContext, text: string, displayPath: string, 
 const open = defineTool({
   name: 'open',
   bundle: 'windowed',
-  description:
-    'opens the file at the given path in the editor. If line_number is provided, the window will be move to include that line',
+  description: 'opens the file at the given path in the editor. If line_number is provided, the window will be move to include that line',
   signature: 'open "<path>" [<line_number>]',
   parameters: z.object({
     path: z.string().describe('the path to the file to open'),
-    line_number: z
-      .number()
-      .int()
-      .optional()
-      .describe('the line number to move the window to (if not provided, the window will start at the top of the file)'),
+    line_number: z.number().int().optional().describe('the line number to move the window to (if not provided, the window will start at the top of the file)'),
   }),
   async run(ctx, { path, line_number }) {
     if (centred(ctx)) return open07(ctx, path, line_number === undefined ? undefined : String(line_number));
@@ -82,7 +77,10 @@ const open = defineTool({
     // opens well below its top.
     let line = line_number ?? clampedFirstLine(ctx, ctx.state.firstLine, file.text);
     if (line_number !== undefined && line > nLines) {
-      warnings.push(`Warning: <line_number> (${line}) is greater than the number of lines in the file (${nLines})`, `Warning: Setting <line_number> to ${nLines}`);
+      warnings.push(
+        `Warning: <line_number> (${line}) is greater than the number of lines in the file (${nLines})`,
+        `Warning: Setting <line_number> to ${nLines}`,
+      );
       line = nLines;
     } else if (line_number !== undefined && line < 1) {
       warnings.push(`Warning: <line_number> (${line}) is less than 1`, 'Warning: Setting <line_number> to 1');
@@ -124,7 +122,9 @@ function scrollTool(name: 'scroll_up' | 'scroll_down', direction: 1 | -1) {
       if ('observation' in file) return file;
       const nLines = countLines(file.text);
       const current = clampedFirstLine(ctx, ctx.state.firstLine, file.text);
-      return ok(showWindow(ctx, file.text, file.path, scrolledFirstLine(current, direction, nLines, ctx.config.window, ctx.config.overlap, windowEndSlack(ctx))));
+      return ok(
+        showWindow(ctx, file.text, file.path, scrolledFirstLine(current, direction, nLines, ctx.config.window, ctx.config.overlap, windowEndSlack(ctx))),
+      );
     },
   });
 }

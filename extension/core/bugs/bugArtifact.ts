@@ -43,8 +43,20 @@ export async function loadBugArtifact(dir: string): Promise<BugArtifact> {
   if (missing.length > 1) throw new InputError(dir, undefined, `missing ${missing.join(', ')}: ${holds}`);
   const failed = results.findIndex((r) => r.status === 'rejected');
   if (failed >= 0) throw new InputError(path.join(dir, names[failed]!), undefined, ((results[failed] as PromiseRejectedResult).reason as Error).message);
-  const [testScript, testFilesText, testParser, bugInjectDiff, testWeakenDiff] = results.map((r) => (r as PromiseFulfilledResult<string>).value) as [string, string, string, string, string];
-  const bug: BugArtifact = { testScript, testFiles: parseTestFilesList(testFilesText, path.join(dir, BUG_FILES.testFiles)), testParser, bugInjectDiff, testWeakenDiff };
+  const [testScript, testFilesText, testParser, bugInjectDiff, testWeakenDiff] = results.map((r) => (r as PromiseFulfilledResult<string>).value) as [
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  const bug: BugArtifact = {
+    testScript,
+    testFiles: parseTestFilesList(testFilesText, path.join(dir, BUG_FILES.testFiles)),
+    testParser,
+    bugInjectDiff,
+    testWeakenDiff,
+  };
   bugPatches(bug, dir);
   return bug;
 }
@@ -63,7 +75,8 @@ function parseTestFilesList(text: string, file?: string): string[] {
   text.split('\n').forEach((raw, i) => {
     const line = raw.trim();
     if (!line || line.startsWith('#')) return;
-    if (line.startsWith('/') || line.split('/').includes('..')) throw new InputError(file, `line ${i + 1}`, `test file ${JSON.stringify(line)} is outside the repository`);
+    if (line.startsWith('/') || line.split('/').includes('..'))
+      throw new InputError(file, `line ${i + 1}`, `test file ${JSON.stringify(line)} is outside the repository`);
     files.push(line.replace(/^\.\//, ''));
   });
   return files;
@@ -84,7 +97,10 @@ export async function saveBugArtifact(dir: string, bug: BugArtifact): Promise<vo
     for (const [name, content] of bugFileContents(bug)) {
       await writeFile(path.join(temp, name), content, { mode: name.endsWith('.sh') || name.endsWith('.py') ? 0o755 : 0o644 });
     }
-    const existed = await stat(target).then(() => true, () => false);
+    const existed = await stat(target).then(
+      () => true,
+      () => false,
+    );
     if (existed) await rename(target, old);
     await rename(temp, target);
     if (existed) await rm(old, { recursive: true, force: true });

@@ -49,7 +49,9 @@ export async function bugFromSandbox(sandbox: Sandbox, options: BugFromSandboxOp
   const changed = lines(await git(`-c core.quotePath=false diff --cached --name-only --no-renames ${base}`, path.posix.join(dir, 'changed.txt')));
   const tracked = lines(await git(`-c core.quotePath=false ls-tree -r --name-only ${base}`, path.posix.join(dir, 'tracked.txt')));
   const diffOf = async (files: string[], name: string) =>
-    files.length === 0 ? '' : git(`diff --cached --no-color --no-ext-diff --no-renames --full-index ${base} -- ${files.map(bashQuote).join(' ')}`, path.posix.join(dir, name));
+    files.length === 0
+      ? ''
+      : git(`diff --cached --no-color --no-ext-diff --no-renames --full-index ${base} -- ${files.map(bashQuote).join(' ')}`, path.posix.join(dir, name));
   const testChanges = changed.filter(isTest);
   const sourceChanges = changed.filter((f) => !isTest(f));
   const [bugInjectDiff, testWeakenDiff] = [await diffOf(sourceChanges, 'inject.diff'), await diffOf(testChanges, 'weaken.diff')];
@@ -67,6 +69,7 @@ export async function bugFromSandbox(sandbox: Sandbox, options: BugFromSandboxOp
 function savedBugDirs(added: readonly string[]): string[] {
   const names: ReadonlySet<string> = new Set(Object.values(BUG_FILES));
   const perDir = new Map<string, number>();
-  for (const file of added.filter((f) => names.has(path.posix.basename(f)))) perDir.set(path.posix.dirname(file), (perDir.get(path.posix.dirname(file)) ?? 0) + 1);
+  for (const file of added.filter((f) => names.has(path.posix.basename(f))))
+    perDir.set(path.posix.dirname(file), (perDir.get(path.posix.dirname(file)) ?? 0) + 1);
   return [...perDir].filter(([dir, count]) => count >= 2 && dir !== '.').map(([dir]) => dir);
 }

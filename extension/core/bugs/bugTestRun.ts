@@ -16,8 +16,7 @@ export interface RepoState {
 }
 
 export type TestRun =
-  | { ok: true; statuses: TestStatusMap; durationMs: number; outputTail: string }
-  | { ok: false; reason: string; durationMs: number; outputTail: string };
+  { ok: true; statuses: TestStatusMap; durationMs: number; outputTail: string } | { ok: false; reason: string; durationMs: number; outputTail: string };
 
 export interface TestRunOptions {
   baseRef: string;
@@ -25,7 +24,13 @@ export interface TestRunOptions {
   signal?: AbortSignal;
 }
 
-const ParserOutputSchema = z.record(z.string(), z.string().transform((s) => s.toUpperCase()).pipe(z.enum(TEST_STATUSES)));
+const ParserOutputSchema = z.record(
+  z.string(),
+  z
+    .string()
+    .transform((s) => s.toUpperCase())
+    .pipe(z.enum(TEST_STATUSES)),
+);
 
 /** The bug's files live beside the repository, so `git clean` and `git diff` never see them. */
 export function bugDirIn(sandbox: Sandbox): string {
@@ -80,7 +85,11 @@ export async function runBugTests(sandbox: Sandbox, bug: BugArtifact, state: Rep
   const run = await runLoggedCommand(sandbox, `bash ${bashQuote(`${dir}/${BUG_FILES.testScript}`)}`, log, options);
   const tail = run.output.slice(-2000);
   if (run.timedOut) return fail(`test_script.sh timed out after ${Math.round(options.timeoutMs / 1000)} s`, tail);
-  const parsed = await sh(sandbox, `python3 ${bashQuote(`${dir}/${BUG_FILES.testParser}`)} ${bashQuote(log)} > ${bashQuote(`${dir}/parsed.json`)} 2> ${bashQuote(`${dir}/parser.err`)}`, options);
+  const parsed = await sh(
+    sandbox,
+    `python3 ${bashQuote(`${dir}/${BUG_FILES.testParser}`)} ${bashQuote(log)} > ${bashQuote(`${dir}/parsed.json`)} 2> ${bashQuote(`${dir}/parser.err`)}`,
+    options,
+  );
   if (parsed.timedOut) return fail('test_parser.py timed out', tail);
   if (parsed.exitCode !== 0) {
     const err = await sandbox.readFile(`${dir}/parser.err`).catch(() => '');

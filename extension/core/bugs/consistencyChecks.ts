@@ -74,7 +74,15 @@ export async function runConsistencyChecks(bug: BugArtifact, options: Consistenc
     started.catch(() => undefined); // a start failure is reported by inverse mutation, or ignored if never needed
     return started;
   });
-  const disposeExtras = () => Promise.all(extras.map((p) => p.then((s) => s.dispose(), () => undefined)));
+  const disposeExtras = () =>
+    Promise.all(
+      extras.map((p) =>
+        p.then(
+          (s) => s.dispose(),
+          () => undefined,
+        ),
+      ),
+    );
   const main = await startedSandbox(options, bug).catch(async (err: unknown) => {
     await disposeExtras();
     throw err;
@@ -151,7 +159,8 @@ function runEvidence(run: TestRun): CheckEvidence {
 function parserCheck(run: TestRun): CheckResult {
   const base = { name: 'parser-validity' as const, durationMs: run.durationMs };
   if (!run.ok) return { ...base, passed: false, detail: run.reason, evidence: runEvidence(run) };
-  if (run.statuses.size === 0) return { ...base, passed: false, detail: 'test_parser.py found no test in the output of test_script.sh', evidence: runEvidence(run) };
+  if (run.statuses.size === 0)
+    return { ...base, passed: false, detail: 'test_parser.py found no test in the output of test_script.sh', evidence: runEvidence(run) };
   return { ...base, passed: true, detail: `parsed ${run.statuses.size} tests from the original code's run`, evidence: runEvidence(run) };
 }
 
@@ -192,7 +201,11 @@ function bugValidity(original: TestRun, bugged: TestRun): Exposure {
   const base = { name: 'bug-validity' as const, durationMs: bugged.durationMs };
   if (!original.ok || !bugged.ok) {
     const reason = !bugged.ok ? bugged.reason : `no parsed run of the original code: ${(original as { reason: string }).reason}`;
-    return { result: { ...base, passed: false, detail: reason, evidence: runEvidence(bugged) }, failing: [], unrunnable: `bug validity could not run (${reason})` };
+    return {
+      result: { ...base, passed: false, detail: reason, evidence: runEvidence(bugged) },
+      failing: [],
+      unrunnable: `bug validity could not run (${reason})`,
+    };
   }
   const failing = idsWhere(original.statuses, isPassing).filter((id) => isFailing(bugged.statuses.get(id)));
   const passing = idsWhere(bugged.statuses, isPassing);
@@ -240,7 +253,14 @@ async function inverseMutation(main: Sandbox, extras: Array<Promise<Sandbox>>, b
   return {
     passed: redundant.length === 0,
     detail: redundant.length
-      ? `restoring ${redundant.map((f) => f.file).join(', ')} turns no failing test back to passing: ${redundant.some((f) => f.error) ? redundant.map((f) => f.error).filter(Boolean).join('; ') : 'the change is redundant'}`
+      ? `restoring ${redundant.map((f) => f.file).join(', ')} turns no failing test back to passing: ${
+          redundant.some((f) => f.error)
+            ? redundant
+                .map((f) => f.error)
+                .filter(Boolean)
+                .join('; ')
+            : 'the change is redundant'
+        }`
       : `each of ${files.length} changed files is needed: restoring it alone turns failing tests back to passing`,
     evidence: { files, perFile },
   };

@@ -46,7 +46,12 @@ export async function prepareSolverRepo(sandbox: Sandbox, bug: BugArtifact, opti
  * A higher-order bug: a solver's failed `pred_patch.diff` applied on top of the bug becomes the
  * new bug (its source changes only; the weakening and scripts are kept).
  */
-export async function higherOrderBug(sandbox: Sandbox, bug: BugArtifact, predPatch: string, options: { baseRef?: string; signal?: AbortSignal } = {}): Promise<BugArtifact> {
+export async function higherOrderBug(
+  sandbox: Sandbox,
+  bug: BugArtifact,
+  predPatch: string,
+  options: { baseRef?: string; signal?: AbortSignal } = {},
+): Promise<BugArtifact> {
   const baseRef = options.baseRef ?? 'HEAD';
   parseUnifiedDiff(predPatch, 'pred_patch.diff');
   await stageBug(sandbox, bug);

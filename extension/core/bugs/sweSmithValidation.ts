@@ -19,7 +19,11 @@ export interface SweSmithValidation {
  * SWE-smith's validation: the tests on the reference code, then with the bug (tests as they
  * are: SWE-smith does not weaken). Valid with at least one FAIL_TO_PASS and one PASS_TO_PASS.
  */
-export async function validateLikeSweSmith(sandbox: Sandbox, bug: BugArtifact, options: { baseRef?: string; testTimeoutMs?: number; signal?: AbortSignal } = {}): Promise<SweSmithValidation> {
+export async function validateLikeSweSmith(
+  sandbox: Sandbox,
+  bug: BugArtifact,
+  options: { baseRef?: string; testTimeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<SweSmithValidation> {
   const runOptions = { baseRef: options.baseRef ?? 'HEAD', timeoutMs: options.testTimeoutMs ?? 600_000, signal: options.signal };
   await stageBug(sandbox, bug);
   const reference = await runBugTests(sandbox, bug, { bug: false, weaken: false }, runOptions);

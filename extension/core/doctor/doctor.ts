@@ -85,7 +85,14 @@ async function checkDocker(options: DoctorOptions, timeoutMs: number): Promise<{
   } catch (err) {
     return {
       results: [
-        { id: 'docker', title: 'Docker engine', status: 'fail', required: true, detail: `no engine answers at ${host}: ${message(err)}`, fix: 'start one: sudo bash scripts/start-docker.sh (installs docker.io when missing), or point sweWorkbench.docker.host / --docker-host / DOCKER_HOST at a running engine' },
+        {
+          id: 'docker',
+          title: 'Docker engine',
+          status: 'fail',
+          required: true,
+          detail: `no engine answers at ${host}: ${message(err)}`,
+          fix: 'start one: sudo bash scripts/start-docker.sh (installs docker.io when missing), or point sweWorkbench.docker.host / --docker-host / DOCKER_HOST at a running engine',
+        },
         { id: 'image', title: `image ${image}`, status: 'skipped', required: true, detail: 'needs the Docker engine' },
       ],
     };
@@ -94,11 +101,24 @@ async function checkDocker(options: DoctorOptions, timeoutMs: number): Promise<{
   const engine: CheckResult =
     compareVersions(api, MIN_DOCKER_API) >= 0
       ? { id: 'docker', title: 'Docker engine', status: 'ok', required: true, detail: `Docker ${version.Version ?? '?'} (API ${api}) at ${host}` }
-      : { id: 'docker', title: 'Docker engine', status: 'fail', required: true, detail: `Docker ${version.Version ?? '?'} speaks API ${api}; the workbench needs ${MIN_DOCKER_API} or later`, fix: 'upgrade the engine: apt-get install -y docker.io (Debian 12 ships 20.10, API 1.41)' };
+      : {
+          id: 'docker',
+          title: 'Docker engine',
+          status: 'fail',
+          required: true,
+          detail: `Docker ${version.Version ?? '?'} speaks API ${api}; the workbench needs ${MIN_DOCKER_API} or later`,
+          fix: 'upgrade the engine: apt-get install -y docker.io (Debian 12 ships 20.10, API 1.41)',
+        };
   let imageResult: CheckResult;
   try {
     const info = await withTimeout(docker.getImage(image).inspect(), timeoutMs, `the Docker engine at ${host}`);
-    imageResult = { id: 'image', title: `image ${image}`, status: 'ok', required: true, detail: `${info.Id.slice(0, 19)}, ${(info.Size / 1024 ** 2).toFixed(0)} MB` };
+    imageResult = {
+      id: 'image',
+      title: `image ${image}`,
+      status: 'ok',
+      required: true,
+      detail: `${info.Id.slice(0, 19)}, ${(info.Size / 1024 ** 2).toFixed(0)} MB`,
+    };
   } catch (err) {
     const missing = (err as { statusCode?: number }).statusCode === 404;
     imageResult = {
@@ -107,7 +127,10 @@ async function checkDocker(options: DoctorOptions, timeoutMs: number): Promise<{
       status: 'fail',
       required: true,
       detail: missing ? 'not in the engine' : message(err),
-      fix: image === DEFAULT_BASE_IMAGE ? 'swe-workbench image build (as root; builds it offline from Debian\'s archive with debootstrap)' : `docker pull ${image}, or set sweWorkbench.docker.image / --image to an image the engine has`,
+      fix:
+        image === DEFAULT_BASE_IMAGE
+          ? "swe-workbench image build (as root; builds it offline from Debian's archive with debootstrap)"
+          : `docker pull ${image}, or set sweWorkbench.docker.image / --image to an image the engine has`,
     };
   }
   let rootDir: string | undefined;
@@ -126,7 +149,15 @@ export function checkCodeServer(toolsDir: string): CheckResult {
   const launcher = path.join(toolsDir, 'code-server');
   const title = 'code-server (demo and VS Code tests)';
   const fix = `bash scripts/setup-code-server.sh${toolsDir === DEFAULT_TOOLS_DIR ? '' : ` with SWE_WORKBENCH_TOOLS=${toolsDir}`} (code-server ${CODE_SERVER_VERSION} and its Node 24 from the npm registry; needs libkrb5-dev)`;
-  if (!existsSync(path.join(folder, '.complete'))) return { id: 'code-server', title, status: 'warn', required: false, detail: existsSync(folder) ? `${folder} is incomplete (an interrupted install)` : `not installed in ${toolsDir}`, fix };
+  if (!existsSync(path.join(folder, '.complete')))
+    return {
+      id: 'code-server',
+      title,
+      status: 'warn',
+      required: false,
+      detail: existsSync(folder) ? `${folder} is incomplete (an interrupted install)` : `not installed in ${toolsDir}`,
+      fix,
+    };
   if (!existsSync(launcher)) return { id: 'code-server', title, status: 'warn', required: false, detail: `no launcher at ${launcher}`, fix };
   return { id: 'code-server', title, status: 'ok', required: false, detail: `${CODE_SERVER_VERSION} in ${folder}` };
 }
@@ -149,10 +180,33 @@ export function checkPyright(): CheckResult {
 /** The policy server answers /v1/models and serves the model (only needed for live runs and forks continued by it). */
 export async function checkPolicy(options: Pick<DoctorOptions, 'policyUrl' | 'model' | 'apiKey' | 'signal'>, timeoutMs = 5000): Promise<CheckResult> {
   const title = 'policy server';
-  if (!options.policyUrl) return { id: 'policy', title, status: 'warn', required: false, detail: 'no URL set: live runs and forks continued by the policy cannot start', fix: 'set sweWorkbench.policy.url (or --policy-url) to your vLLM / SGLang server, e.g. http://127.0.0.1:8000/v1' };
+  if (!options.policyUrl)
+    return {
+      id: 'policy',
+      title,
+      status: 'warn',
+      required: false,
+      detail: 'no URL set: live runs and forks continued by the policy cannot start',
+      fix: 'set sweWorkbench.policy.url (or --policy-url) to your vLLM / SGLang server, e.g. http://127.0.0.1:8000/v1',
+    };
   try {
-    const client = await PolicyClient.connect({ baseUrl: options.policyUrl, ...(options.model ? { model: options.model } : {}), ...(options.apiKey ? { apiKey: options.apiKey } : {}), timeoutMs, retry: { maxAttempts: 1 } }, options.signal);
-    return { id: 'policy', title, status: 'ok', required: false, detail: `${options.policyUrl} serves ${client.model}${client.maxModelLen ? ` (context ${client.maxModelLen} tokens)` : ''}` };
+    const client = await PolicyClient.connect(
+      {
+        baseUrl: options.policyUrl,
+        ...(options.model ? { model: options.model } : {}),
+        ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+        timeoutMs,
+        retry: { maxAttempts: 1 },
+      },
+      options.signal,
+    );
+    return {
+      id: 'policy',
+      title,
+      status: 'ok',
+      required: false,
+      detail: `${options.policyUrl} serves ${client.model}${client.maxModelLen ? ` (context ${client.maxModelLen} tokens)` : ''}`,
+    };
   } catch (err) {
     const text = message(err);
     const wrongModel = /does not serve model|several models|serves no model/.test(text);
@@ -162,7 +216,9 @@ export async function checkPolicy(options: Pick<DoctorOptions, 'policyUrl' | 'mo
       status: 'fail',
       required: false,
       detail: text,
-      fix: wrongModel ? 'set sweWorkbench.policy.model (or --model) to one the server lists' : `start the server (e.g. vllm serve MODEL --port 8000) or fix sweWorkbench.policy.url / --policy-url; an API key goes in "SWE Workbench: Set Policy Server API Key" / --api-key`,
+      fix: wrongModel
+        ? 'set sweWorkbench.policy.model (or --model) to one the server lists'
+        : `start the server (e.g. vllm serve MODEL --port 8000) or fix sweWorkbench.policy.url / --policy-url; an API key goes in "SWE Workbench: Set Policy Server API Key" / --api-key`,
     };
   }
 }
@@ -173,7 +229,10 @@ export async function checkDisk(paths: readonly string[], minFreeBytes = 2 * GIB
   const devices = new Set<number>();
   for (const p of [...new Set(paths)]) {
     // One line per file system: /tmp and /var/lib/docker are often the same disk.
-    const device = await stat(p).then((s) => s.dev, () => undefined);
+    const device = await stat(p).then(
+      (s) => s.dev,
+      () => undefined,
+    );
     if (device !== undefined && devices.has(device)) continue;
     if (device !== undefined) devices.add(device);
     const title = `disk space at ${p}`;
@@ -181,8 +240,17 @@ export async function checkDisk(paths: readonly string[], minFreeBytes = 2 * GIB
       const s = await statfs(p);
       const free = s.bavail * s.bsize;
       const shown = `${(free / GIB).toFixed(1)} GiB free of ${((s.blocks * s.bsize) / GIB).toFixed(1)} GiB`;
-      if (free < minFreeBytes) results.push({ id: 'disk', title, status: 'fail', required: true, detail: `${shown}; at least ${(minFreeBytes / GIB).toFixed(1)} GiB are needed`, fix: `free space on ${p} (docker image prune removes unused images; swe-workbench image cleanup removes leftover sandboxes)` });
-      else if (free < 4 * minFreeBytes) results.push({ id: 'disk', title, status: 'warn', required: true, detail: `${shown}; task images need several GiB`, fix: `free space on ${p}` });
+      if (free < minFreeBytes)
+        results.push({
+          id: 'disk',
+          title,
+          status: 'fail',
+          required: true,
+          detail: `${shown}; at least ${(minFreeBytes / GIB).toFixed(1)} GiB are needed`,
+          fix: `free space on ${p} (docker image prune removes unused images; swe-workbench image cleanup removes leftover sandboxes)`,
+        });
+      else if (free < 4 * minFreeBytes)
+        results.push({ id: 'disk', title, status: 'warn', required: true, detail: `${shown}; task images need several GiB`, fix: `free space on ${p}` });
       else results.push({ id: 'disk', title, status: 'ok', required: true, detail: shown });
     } catch (err) {
       results.push({ id: 'disk', title, status: 'warn', required: false, detail: `cannot read: ${message(err)}` });
@@ -197,7 +265,13 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<CheckResul
   const [docker, policy] = await Promise.all([checkDocker(options, timeoutMs), checkPolicy(options, timeoutMs)]);
   const local = !options.docker?.host || options.docker.host.startsWith('unix://');
   const diskPaths = [...(options.diskPaths ?? []), ...(local && docker.engine?.rootDir && existsSync(docker.engine.rootDir) ? [docker.engine.rootDir] : [])];
-  return [...docker.results, checkCodeServer(options.toolsDir ?? DEFAULT_TOOLS_DIR), checkPyright(), policy, ...(await checkDisk(diskPaths, options.minFreeBytes))];
+  return [
+    ...docker.results,
+    checkCodeServer(options.toolsDir ?? DEFAULT_TOOLS_DIR),
+    checkPyright(),
+    policy,
+    ...(await checkDisk(diskPaths, options.minFreeBytes)),
+  ];
 }
 
 /** Exit status of a doctor run: 1 when a required check failed. */
@@ -210,7 +284,10 @@ const MARK: Record<CheckStatus, string> = { ok: 'OK  ', warn: 'WARN', fail: 'FAI
 /** The results as text: one line per check, the fix under each problem, a closing verdict. */
 export function formatDoctor(results: readonly CheckResult[]): string {
   const width = Math.max(...results.map((r) => r.title.length));
-  const lines = results.flatMap((r) => [`${MARK[r.status]}  ${r.title.padEnd(width)}  ${r.detail}`, ...(r.fix && r.status !== 'ok' ? [`      fix: ${r.fix}`] : [])]);
+  const lines = results.flatMap((r) => [
+    `${MARK[r.status]}  ${r.title.padEnd(width)}  ${r.detail}`,
+    ...(r.fix && r.status !== 'ok' ? [`      fix: ${r.fix}`] : []),
+  ]);
   const failed = results.filter((r) => r.required && r.status === 'fail').length;
   lines.push('', failed === 0 ? 'ready: every required check passed' : `not ready: ${failed} required check${failed === 1 ? '' : 's'} failed`);
   return lines.join('\n');

@@ -35,7 +35,10 @@ function located(err: Error, text: string, file: string, firstLine: number): Inp
   const first = errors[0];
   const end = text.trimEnd().length;
   const offset = first?.offset ?? end;
-  const truncated = first === undefined || offset >= end || (printParseErrorCode(first.error) === 'UnexpectedEndOfString' && /end of JSON|Unterminated string/.test(err.message));
+  const truncated =
+    first === undefined ||
+    offset >= end ||
+    (printParseErrorCode(first.error) === 'UnexpectedEndOfString' && /end of JSON|Unterminated string/.test(err.message));
   const { line, column } = lineColumnAt(text, truncated ? end : offset);
   const where = `line ${line + firstLine - 1}, column ${column}`;
   if (truncated) return new InputError(file, where, 'unexpected end of JSON: the file looks truncated');

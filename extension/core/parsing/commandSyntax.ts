@@ -28,9 +28,7 @@ interface PropertyShape {
   items?: { type?: string };
 }
 
-type Slot =
-  | { kind: 'flag'; name: string }
-  | { kind: 'positional'; names: string[]; pattern: RegExp; optional: boolean };
+type Slot = { kind: 'flag'; name: string } | { kind: 'positional'; names: string[]; pattern: RegExp; optional: boolean };
 
 interface CompiledSyntax {
   slots: Slot[];
@@ -79,7 +77,10 @@ function coerceArgument(shape: PropertyShape | undefined, value: unknown): unkno
   if ((shape.type === 'integer' || shape.type === 'number') && /^[+-]?\d+(\.\d+)?$/.test(value.trim())) return Number(value);
   if (shape.type === 'boolean' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true';
   if (shape.type === 'array' && shape.items?.type === 'integer') {
-    const parts = value.replace(/[[\],]/g, ' ').trim().split(/\s+/);
+    const parts = value
+      .replace(/[[\],]/g, ' ')
+      .trim()
+      .split(/\s+/);
     if (parts.every((p) => /^[+-]?\d+$/.test(p))) return parts.map(Number);
   }
   return value;

@@ -52,7 +52,9 @@ function pyRepr(value: unknown): string {
   if (typeof value === 'number') return Number.isInteger(value) && !Object.is(value, -0) ? String(value) : pyFloat(value);
   if (typeof value === 'string') return pyStringRepr(value);
   if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
-  return `{${Object.entries(value as Record<string, unknown>).map(([k, v]) => `${pyStringRepr(k)}: ${pyRepr(v)}`).join(', ')}}`;
+  return `{${Object.entries(value as Record<string, unknown>)
+    .map(([k, v]) => `${pyStringRepr(k)}: ${pyRepr(v)}`)
+    .join(', ')}}`;
 }
 
 function pyFloat(n: number): string {

@@ -4,11 +4,24 @@
  * the client library, so each attempt is visible to the person and every reply is checked.
  */
 import OpenAI, { APIError } from 'openai';
-import type { ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionCreateParamsStreaming,
+} from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import { CancelledError } from '../errors';
 import type { TokenLogprob, TokenUsage } from '../trajectory/model';
-import { ChatCompletionChunkSchema, ChatCompletionSchema, ErrorBodySchema, ModelListSchema, type ChatCompletionChunk, type TokenLogprobEntry, type Usage } from './replySchemas';
+import {
+  ChatCompletionChunkSchema,
+  ChatCompletionSchema,
+  ErrorBodySchema,
+  ModelListSchema,
+  type ChatCompletionChunk,
+  type TokenLogprobEntry,
+  type Usage,
+} from './replySchemas';
 import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelayMs, sleep, type RetryPolicy } from './retry';
 
 export type ChatMessage = ChatCompletionMessageParam;
@@ -130,10 +143,18 @@ export class PolicyClient {
     const ids = list.data.map((m) => m.id);
     const model = options.model ?? (ids.length === 1 ? ids[0] : undefined);
     if (model === undefined) {
-      throw new PolicyError('not-found', `The policy server at ${options.baseUrl} serves ${ids.length === 0 ? 'no model' : `several models (${ids.join(', ')})`}; name one with --model.`);
+      throw new PolicyError(
+        'not-found',
+        `The policy server at ${options.baseUrl} serves ${ids.length === 0 ? 'no model' : `several models (${ids.join(', ')})`}; name one with --model.`,
+      );
     }
     const entry = list.data.find((m) => m.id === model);
-    if (!entry) throw new PolicyError('not-found', `The policy server at ${options.baseUrl} does not serve model '${model}'; it serves: ${ids.join(', ') || '(none)'}.`, 404);
+    if (!entry)
+      throw new PolicyError(
+        'not-found',
+        `The policy server at ${options.baseUrl} does not serve model '${model}'; it serves: ${ids.join(', ') || '(none)'}.`,
+        404,
+      );
     return new PolicyClient(openai, options, model, entry.max_model_len);
   }
 
@@ -176,7 +197,8 @@ export class PolicyClient {
   private async completeOnce(body: Record<string, unknown>, signal: AbortSignal): Promise<Omit<PolicyReply, 'sampling' | 'retries'>> {
     const raw: unknown = await this.openai.chat.completions.create({ ...body, stream: false } as unknown as ChatCompletionCreateParamsNonStreaming, { signal });
     const parsed = ChatCompletionSchema.safeParse(raw);
-    if (!parsed.success) throw new PolicyError('invalid-reply', `The policy server sent a reply that is not a chat completion: ${z.prettifyError(parsed.error)}`);
+    if (!parsed.success)
+      throw new PolicyError('invalid-reply', `The policy server sent a reply that is not a chat completion: ${z.prettifyError(parsed.error)}`);
     const choice = parsed.data.choices[0]!;
     const m = choice.message;
     return {
@@ -221,7 +243,11 @@ export class PolicyClient {
   }
 
   /** Runs one attempt per call of `attempt`, each with its own timeout, retrying what may pass. */
-  private async withRetries<T>(signal: AbortSignal | undefined, onRetry: ((r: RetryRecord) => void) | undefined, attempt: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  private async withRetries<T>(
+    signal: AbortSignal | undefined,
+    onRetry: ((r: RetryRecord) => void) | undefined,
+    attempt: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
     const done: RetryRecord[] = [];
     for (let n = 1; ; n++) {
       const timeout = AbortSignal.timeout(this.timeoutMs);
@@ -231,7 +257,9 @@ export class PolicyClient {
         return await attempt(combined);
       } catch (err) {
         if (signal?.aborted) throw new CancelledError();
-        failure = timeout.aborted ? new PolicyError('timeout', `The policy server at ${this.options.baseUrl} did not answer within ${this.timeoutMs} ms.`) : this.explain(err);
+        failure = timeout.aborted
+          ? new PolicyError('timeout', `The policy server at ${this.options.baseUrl} did not answer within ${this.timeoutMs} ms.`)
+          : this.explain(err);
       }
       if (!failure.retryable || n >= this.retry.maxAttempts) {
         const tried = n > 1 ? ` (gave up after ${n} attempts)` : '';
@@ -239,7 +267,12 @@ export class PolicyClient {
       }
       const retryAfter = failure.retryAfterMs;
       if (retryAfter !== undefined && retryAfter > this.retry.maxRetryAfterMs) {
-        throw new PolicyError(failure.kind, `${failure.message} The server asked to wait ${Math.round(retryAfter / 1000)} s, longer than the ${Math.round(this.retry.maxRetryAfterMs / 1000)} s allowed.`, failure.status, done);
+        throw new PolicyError(
+          failure.kind,
+          `${failure.message} The server asked to wait ${Math.round(retryAfter / 1000)} s, longer than the ${Math.round(this.retry.maxRetryAfterMs / 1000)} s allowed.`,
+          failure.status,
+          done,
+        );
       }
       const record = { attempt: n, reason: failure.message, delayMs: retryDelayMs(this.retry, n, retryAfter) };
       done.push(record);
@@ -268,7 +301,8 @@ export class PolicyClient {
           status,
         );
       }
-      const kind: PolicyErrorKind = status === 401 || status === 403 ? 'auth' : status === 404 ? 'not-found' : status === 429 ? 'rate-limited' : status >= 500 ? 'server' : 'bad-request';
+      const kind: PolicyErrorKind =
+        status === 401 || status === 403 ? 'auth' : status === 404 ? 'not-found' : status === 429 ? 'rate-limited' : status >= 500 ? 'server' : 'bad-request';
       return new PolicyError(kind, `${where} answered HTTP ${status}: ${said}`, status, [], parseRetryAfter(err.headers));
     }
     return new PolicyError('connection', `${where} could not be reached: ${describeCause(err)}`);
@@ -322,7 +356,8 @@ class StreamAccumulator {
       const d = choice.delta;
       if (d.content) this.content += d.content;
       if (d.reasoning_content) this.reasoning += d.reasoning_content;
-      if (d.content || d.reasoning_content) onDelta?.({ ...(d.content ? { content: d.content } : {}), ...(d.reasoning_content ? { reasoning: d.reasoning_content } : {}) });
+      if (d.content || d.reasoning_content)
+        onDelta?.({ ...(d.content ? { content: d.content } : {}), ...(d.reasoning_content ? { reasoning: d.reasoning_content } : {}) });
       for (const t of d.tool_calls ?? []) {
         const call = this.calls.get(t.index) ?? { id: '', name: '', arguments: '' };
         if (t.id) call.id = t.id;

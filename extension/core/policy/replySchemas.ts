@@ -17,7 +17,10 @@ const TokenLogprobEntrySchema = z.looseObject({
   top_logprobs: z.array(TopLogprobSchema).nullable().optional(),
 });
 export type TokenLogprobEntry = z.infer<typeof TokenLogprobEntrySchema>;
-const ChoiceLogprobsSchema = z.looseObject({ content: z.array(TokenLogprobEntrySchema).nullable().optional() }).nullable().optional();
+const ChoiceLogprobsSchema = z
+  .looseObject({ content: z.array(TokenLogprobEntrySchema).nullable().optional() })
+  .nullable()
+  .optional();
 
 const UsageSchema = z
   .looseObject({ prompt_tokens: z.number(), completion_tokens: z.number().optional(), total_tokens: z.number().optional() })

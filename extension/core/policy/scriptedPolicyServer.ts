@@ -73,7 +73,11 @@ const ChatRequestSchema = z.looseObject({
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;
 
 class HttpFailure extends Error {
-  constructor(readonly status: number, message: string, readonly headers: Record<string, string> = {}) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
     super(message);
   }
 }
@@ -85,7 +89,10 @@ export class PolicyServer {
   private completions = 0;
   private port = 0;
 
-  constructor(private script: Script, private readonly options: PolicyServerOptions = {}) {
+  constructor(
+    private script: Script,
+    private readonly options: PolicyServerOptions = {},
+  ) {
     this.server.on('connection', (socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
@@ -200,7 +207,12 @@ export class PolicyServer {
     return reply;
   }
 
-  private stream(res: ServerResponse, request: ChatRequest, completion: Completion, fault: { kind: 'truncate' | 'stall'; afterChunks: number } | undefined): void {
+  private stream(
+    res: ServerResponse,
+    request: ChatRequest,
+    completion: Completion,
+    fault: { kind: 'truncate' | 'stall'; afterChunks: number } | undefined,
+  ): void {
     const chunks = streamChunks(request, completion, this.options.argumentFragmentSize ?? 7);
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
     for (const [i, chunk] of chunks.entries()) {
@@ -224,7 +236,16 @@ export class PolicyServer {
   }
 
   private sendError(res: ServerResponse, err: HttpFailure): void {
-    const type = err.status === 404 ? 'NotFoundError' : err.status === 400 ? 'BadRequestError' : err.status === 401 ? 'Unauthorized' : err.status === 429 ? 'RateLimitError' : 'InternalServerError';
+    const type =
+      err.status === 404
+        ? 'NotFoundError'
+        : err.status === 400
+          ? 'BadRequestError'
+          : err.status === 401
+            ? 'Unauthorized'
+            : err.status === 429
+              ? 'RateLimitError'
+              : 'InternalServerError';
     const detail = { message: err.message, type, param: null, code: err.status };
     const body = this.options.errorShape === 'vllm-legacy' ? { object: 'error', ...detail } : { error: detail };
     this.sendJson(res, err.status, body, err.headers);

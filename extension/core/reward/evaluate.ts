@@ -29,8 +29,18 @@ export function instanceReportReward(report: InstanceReport): Reward {
 }
 
 /** What a grading tells a recipe: the verdict, the statuses, the lists, and the gold patch when the instance has one. */
-export function evidenceFromGrading(outcome: GradeOutcome, instance: ExpectedTests & { patch?: string | undefined }, run: Partial<RolloutEvidence> = {}): RolloutEvidence {
-  return { resolved: outcome.kind === 'graded' ? outcome.resolved : null, grading: outcome, expected: instance, ...(instance.patch !== undefined ? { gold: instance.patch } : {}), ...run };
+export function evidenceFromGrading(
+  outcome: GradeOutcome,
+  instance: ExpectedTests & { patch?: string | undefined },
+  run: Partial<RolloutEvidence> = {},
+): RolloutEvidence {
+  return {
+    resolved: outcome.kind === 'graded' ? outcome.resolved : null,
+    grading: outcome,
+    expected: instance,
+    ...(instance.patch !== undefined ? { gold: instance.patch } : {}),
+    ...run,
+  };
 }
 
 /** What a per-instance report tells a recipe: its resolved flag, or the infra failure that voids it. */

@@ -71,27 +71,96 @@ const RecipeInputSchema = z
     z.strictObject({ ...common, shape: z.literal('deepswe') }),
     z.strictObject({ ...common, shape: z.literal('swe-master'), alpha: z.number().min(0).max(1).default(0.5) }),
     z.strictObject({ ...common, shape: z.literal('ssr-solver') }),
-    z.strictObject({ ...common, shape: z.literal('ssr-injector'), alpha: z.number().min(0).default(0.8), curve: z.enum(['linear', 'peaked']).default('linear'), inconsistent: z.number().default(-1) }),
-    z.strictObject({ ...common, shape: z.literal('nebius'), threshold: z.number().int().min(0), maxSteps: z.number().int().positive(), maxPenalty: z.number().min(0).default(1) }),
+    z.strictObject({
+      ...common,
+      shape: z.literal('ssr-injector'),
+      alpha: z.number().min(0).default(0.8),
+      curve: z.enum(['linear', 'peaked']).default('linear'),
+      inconsistent: z.number().default(-1),
+    }),
+    z.strictObject({
+      ...common,
+      shape: z.literal('nebius'),
+      threshold: z.number().int().min(0),
+      maxSteps: z.number().int().positive(),
+      maxPenalty: z.number().min(0).default(1),
+    }),
     z.strictObject({ ...common, shape: z.literal('skyrl') }),
   ])
   .superRefine((r, ctx) => {
-    if (r.shape === 'nebius' && !(r.maxSteps > r.threshold)) ctx.addIssue({ code: 'custom', path: ['maxSteps'], message: `maxSteps (${r.maxSteps}) must exceed threshold (${r.threshold})` });
+    if (r.shape === 'nebius' && !(r.maxSteps > r.threshold))
+      ctx.addIssue({ code: 'custom', path: ['maxSteps'], message: `maxSteps (${r.maxSteps}) must exceed threshold (${r.threshold})` });
   });
 
 export const RecipeSchema = RecipeInputSchema.transform((r) => ({ ...r, masked: r.masked ?? DEFAULT_MASKED[r.shape] }));
 export type Recipe = z.output<typeof RecipeSchema>;
 
 const BUILT_IN_INPUT: ReadonlyArray<z.input<typeof RecipeInputSchema>> = [
-  { name: 'swe-bench', version: '1', shape: 'swe-bench', source: 'SWE-bench harness (Jimenez et al. 2024)', description: '1 when every FAIL_TO_PASS and PASS_TO_PASS test passes (FULL), else 0' },
-  { name: 'r2e', version: '1', shape: 'r2e', source: 'R2E-Gym (Jain et al. 2025)', description: '1 only when every listed test passes: the parsed test map equals the expected map' },
-  { name: 'swe-rl', version: '1', shape: 'swe-rl', source: 'SWE-RL (Wei et al. 2025, Meta)', description: 'difflib.SequenceMatcher similarity of the patch to the gold patch, -1 for a malformed patch; no execution' },
-  { name: 'deepswe', version: '1', shape: 'deepswe', source: 'DeepSWE (Agentica and Together AI, 2025)', description: '0 on a timeout or any failing test; compact filtering masks max length, context overflow, timeouts and max steps' },
-  { name: 'swe-master', version: '1', shape: 'swe-master', source: 'SWE-Master (2025)', description: 'binary; a run cut by the turn limit is force-submitted and rewarded alpha = 0.5 when its patch passes; container errors masked' },
-  { name: 'ssr-solver', version: '1', shape: 'ssr-solver', source: 'Self-Play SWE-RL (arXiv 2512.18552)', description: 'the solver: 1 when every test of the original suite passes' },
-  { name: 'ssr-injector', version: '1', shape: 'ssr-injector', source: 'Self-Play SWE-RL (arXiv 2512.18552)', description: "the injector, per bug: consistency and the solver's solve rate s; s = 0 or 1 gets -alpha, 0 < s < 1 gets 1 - (1 + alpha) s" },
-  { name: 'nebius', version: '1', shape: 'nebius', threshold: 80, maxSteps: 100, source: 'SWE-rebench RL (Nebius, 2025)', description: 'sparse success plus a penalty growing linearly from threshold steps to maxSteps (defaults ours: set them to your step limit)' },
-  { name: 'skyrl', version: '1', shape: 'skyrl', source: 'SkyRL-Agent (Berkeley Sky Computing Lab, 2025)', description: 'binary success; context exceeded, runtime and evaluation errors, max iterations, bad LLM responses, loops and command timeouts masked' },
+  {
+    name: 'swe-bench',
+    version: '1',
+    shape: 'swe-bench',
+    source: 'SWE-bench harness (Jimenez et al. 2024)',
+    description: '1 when every FAIL_TO_PASS and PASS_TO_PASS test passes (FULL), else 0',
+  },
+  {
+    name: 'r2e',
+    version: '1',
+    shape: 'r2e',
+    source: 'R2E-Gym (Jain et al. 2025)',
+    description: '1 only when every listed test passes: the parsed test map equals the expected map',
+  },
+  {
+    name: 'swe-rl',
+    version: '1',
+    shape: 'swe-rl',
+    source: 'SWE-RL (Wei et al. 2025, Meta)',
+    description: 'difflib.SequenceMatcher similarity of the patch to the gold patch, -1 for a malformed patch; no execution',
+  },
+  {
+    name: 'deepswe',
+    version: '1',
+    shape: 'deepswe',
+    source: 'DeepSWE (Agentica and Together AI, 2025)',
+    description: '0 on a timeout or any failing test; compact filtering masks max length, context overflow, timeouts and max steps',
+  },
+  {
+    name: 'swe-master',
+    version: '1',
+    shape: 'swe-master',
+    source: 'SWE-Master (2025)',
+    description: 'binary; a run cut by the turn limit is force-submitted and rewarded alpha = 0.5 when its patch passes; container errors masked',
+  },
+  {
+    name: 'ssr-solver',
+    version: '1',
+    shape: 'ssr-solver',
+    source: 'Self-Play SWE-RL (arXiv 2512.18552)',
+    description: 'the solver: 1 when every test of the original suite passes',
+  },
+  {
+    name: 'ssr-injector',
+    version: '1',
+    shape: 'ssr-injector',
+    source: 'Self-Play SWE-RL (arXiv 2512.18552)',
+    description: "the injector, per bug: consistency and the solver's solve rate s; s = 0 or 1 gets -alpha, 0 < s < 1 gets 1 - (1 + alpha) s",
+  },
+  {
+    name: 'nebius',
+    version: '1',
+    shape: 'nebius',
+    threshold: 80,
+    maxSteps: 100,
+    source: 'SWE-rebench RL (Nebius, 2025)',
+    description: 'sparse success plus a penalty growing linearly from threshold steps to maxSteps (defaults ours: set them to your step limit)',
+  },
+  {
+    name: 'skyrl',
+    version: '1',
+    shape: 'skyrl',
+    source: 'SkyRL-Agent (Berkeley Sky Computing Lab, 2025)',
+    description: 'binary success; context exceeded, runtime and evaluation errors, max iterations, bad LLM responses, loops and command timeouts masked',
+  },
 ];
 
 export const BUILT_IN_RECIPES: readonly Recipe[] = BUILT_IN_INPUT.map((r) => RecipeSchema.parse(r));
@@ -106,7 +175,11 @@ export function builtInRecipe(name: string): Recipe | undefined {
  * only what it names (its name, version and source stay its own to give).
  */
 export function parseRecipes(value: unknown, file: string | undefined): Recipe[] {
-  const list: unknown[] = Array.isArray(value) ? value : typeof value === 'object' && value !== null && 'recipes' in value && Array.isArray((value as { recipes: unknown }).recipes) ? (value as { recipes: unknown[] }).recipes : [value];
+  const list: unknown[] = Array.isArray(value)
+    ? value
+    : typeof value === 'object' && value !== null && 'recipes' in value && Array.isArray((value as { recipes: unknown }).recipes)
+      ? (value as { recipes: unknown[] }).recipes
+      : [value];
   const prefix = Array.isArray(value) ? [] : list[0] === value ? [] : ['recipes'];
   if (list.length === 0) throw new InputError(file, '$', 'no recipe in the file');
   return list.map((item, i) => {
@@ -115,7 +188,12 @@ export function parseRecipes(value: unknown, file: string | undefined): Recipe[]
     if (typeof item === 'object' && item !== null && 'extends' in item) {
       const { extends: base, ...own } = item as { extends: unknown };
       const parent = typeof base === 'string' ? BUILT_IN_INPUT.find((r) => r.name === base) : undefined;
-      if (!parent) throw new InputError(file, `$${at.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('')}.extends`, `extends names a built-in recipe: one of ${RECIPE_NAMES.join(', ')}`);
+      if (!parent)
+        throw new InputError(
+          file,
+          `$${at.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('')}.extends`,
+          `extends names a built-in recipe: one of ${RECIPE_NAMES.join(', ')}`,
+        );
       raw = { ...parent, ...own };
     }
     return parseWithSchema(RecipeSchema, raw, file, at);
@@ -133,7 +211,11 @@ export async function readRecipeFile(file: string): Promise<Recipe[]> {
     } catch (err) {
       if (err instanceof YAMLParseError) {
         const at = err.linePos?.[0];
-        throw new InputError(file, at ? `line ${at.line}, column ${at.col}` : undefined, `not valid YAML: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`);
+        throw new InputError(
+          file,
+          at ? `line ${at.line}, column ${at.col}` : undefined,
+          `not valid YAML: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
+        );
       }
       throw err;
     }
@@ -149,14 +231,16 @@ export async function resolveRecipe(spec: string): Promise<Recipe> {
   const builtIn = builtInRecipe(spec);
   if (builtIn) return builtIn;
   const [file, name] = spec.includes('#') ? [spec.slice(0, spec.lastIndexOf('#')), spec.slice(spec.lastIndexOf('#') + 1)] : [spec, undefined];
-  if (!/\.(json|ya?ml)$/i.test(file)) throw new InputError(undefined, 'recipe', `unknown recipe '${spec}': one of ${RECIPE_NAMES.join(', ')}, or a .json / .yaml recipe file`);
+  if (!/\.(json|ya?ml)$/i.test(file))
+    throw new InputError(undefined, 'recipe', `unknown recipe '${spec}': one of ${RECIPE_NAMES.join(', ')}, or a .json / .yaml recipe file`);
   const recipes = await readRecipeFile(file);
   if (name !== undefined) {
     const found = recipes.find((r) => r.name === name);
     if (!found) throw new InputError(file, undefined, `no recipe named '${name}'; the file holds ${recipes.map((r) => r.name).join(', ')}`);
     return found;
   }
-  if (recipes.length > 1) throw new InputError(file, undefined, `holds ${recipes.length} recipes (${recipes.map((r) => r.name).join(', ')}): pick one with ${file}#NAME`);
+  if (recipes.length > 1)
+    throw new InputError(file, undefined, `holds ${recipes.length} recipes (${recipes.map((r) => r.name).join(', ')}): pick one with ${file}#NAME`);
   return recipes[0]!;
 }
 
@@ -211,10 +295,17 @@ export function scoreRollout(recipe: Recipe, ev: RolloutEvidence): RecipeScore {
   const mask = maskFor(finish, recipe.masked, detail);
   const reward = shapeReward(recipe, ev, finish);
   if (typeof reward === 'string') return mask ? { outcome: 'masked', value: null, passed: null, terms: [], mask, unscored: null } : unscored(reward);
-  const passed = recipe.shape === 'swe-rl' ? reward.value === 1 : ev.resolved ?? (ev.grading?.kind === 'graded' ? ev.grading.resolved : null);
+  const passed = recipe.shape === 'swe-rl' ? reward.value === 1 : (ev.resolved ?? (ev.grading?.kind === 'graded' ? ev.grading.resolved : null));
   const finalMask = mask ?? reward.masked ?? null;
   const terms = [...reward.terms];
-  if (finalMask && !terms.some((t) => t.name.startsWith('masked'))) terms.push(term(`masked: ${finalMask.reason}`, 0, `${recipe.name}: ${finalMask.code ?? 'this outcome'} is masked (${recipe.masked.join(', ') || 'none listed'}), no gradient`));
+  if (finalMask && !terms.some((t) => t.name.startsWith('masked')))
+    terms.push(
+      term(
+        `masked: ${finalMask.reason}`,
+        0,
+        `${recipe.name}: ${finalMask.code ?? 'this outcome'} is masked (${recipe.masked.join(', ') || 'none listed'}), no gradient`,
+      ),
+    );
   return { outcome: finalMask ? 'masked' : 'scored', value: reward.value, passed, terms, mask: finalMask, unscored: null };
 }
 
@@ -255,16 +346,27 @@ function shapeReward(recipe: Recipe, ev: RolloutEvidence, finish: FinishReason |
       if (resolved === null) return NO_VERDICT;
       const timedOut = finish === 'timeout' || finish === 'command_timeout';
       const value = resolved && !timedOut;
-      return { value: value ? 1 : 0, terms: [term('timed out', timedOut ? 1 : 0, 'DeepSWE: a timeout scores 0'), term('success', value ? 1 : 0, 'DeepSWE: 1 when every test passes, 0 on any failing test')] };
+      return {
+        value: value ? 1 : 0,
+        terms: [
+          term('timed out', timedOut ? 1 : 0, 'DeepSWE: a timeout scores 0'),
+          term('success', value ? 1 : 0, 'DeepSWE: 1 when every test passes, 0 on any failing test'),
+        ],
+      };
     }
     case 'swe-master':
       if (resolved === null) return NO_VERDICT;
-      return forcedSubmissionReward({ resolved, truncated: ev.truncated === true, ...(ev.infraError !== undefined ? { infraError: ev.infraError } : {}) }, recipe.alpha);
+      return forcedSubmissionReward(
+        { resolved, truncated: ev.truncated === true, ...(ev.infraError !== undefined ? { infraError: ev.infraError } : {}) },
+        recipe.alpha,
+      );
     case 'ssr-solver':
       if (statuses) return solverReward(statuses);
       return resolved === null ? NO_VERDICT : binary('solved', resolved, 'SSR solver: 1 if every test passes with the original tests, else 0');
     case 'ssr-injector':
-      return resolved === null ? NO_VERDICT : binary('solver attempt solved', resolved, "SSR injector: one solver attempt at the bug; the injector's reward is the bug's (see its group)");
+      return resolved === null
+        ? NO_VERDICT
+        : binary('solver attempt solved', resolved, "SSR injector: one solver attempt at the bug; the injector's reward is the bug's (see its group)");
     case 'nebius':
       if (resolved === null) return NO_VERDICT;
       if (ev.steps === undefined) return 'the number of steps is not known';
@@ -293,7 +395,11 @@ export async function loadRecipeCatalog(file: string | undefined): Promise<{ rec
   try {
     const own = await readRecipeFile(file);
     const clash = own.find((r) => builtInRecipe(r.name));
-    if (clash) return { recipes: [...BUILT_IN_RECIPES], problem: `${file}: recipe '${clash.name}' has the name of a built-in recipe; give it another name (extends: ${clash.name} keeps its rules)` };
+    if (clash)
+      return {
+        recipes: [...BUILT_IN_RECIPES],
+        problem: `${file}: recipe '${clash.name}' has the name of a built-in recipe; give it another name (extends: ${clash.name} keeps its rules)`,
+      };
     return { recipes: [...BUILT_IN_RECIPES, ...own], problem: null };
   } catch (err) {
     if (err instanceof InputError) return { recipes: [...BUILT_IN_RECIPES], problem: err.message };

@@ -5,8 +5,17 @@ import { parseWithSchema, readJsonFile } from './schemaInput';
 
 const ListOutcomeSchema = z.object({ success: z.array(z.string()), failure: z.array(z.string()) });
 const TestsStatusSchema = z
-  .object({ FAIL_TO_PASS: ListOutcomeSchema, PASS_TO_PASS: ListOutcomeSchema, FAIL_TO_FAIL: ListOutcomeSchema.optional(), PASS_TO_FAIL: ListOutcomeSchema.optional() })
-  .transform((t): TestsStatus => ({ ...t, FAIL_TO_FAIL: t.FAIL_TO_FAIL ?? { success: [], failure: [] }, PASS_TO_FAIL: t.PASS_TO_FAIL ?? { success: [], failure: [] } }));
+  .object({
+    FAIL_TO_PASS: ListOutcomeSchema,
+    PASS_TO_PASS: ListOutcomeSchema,
+    FAIL_TO_FAIL: ListOutcomeSchema.optional(),
+    PASS_TO_FAIL: ListOutcomeSchema.optional(),
+  })
+  .transform((t): TestsStatus => ({
+    ...t,
+    FAIL_TO_FAIL: t.FAIL_TO_FAIL ?? { success: [], failure: [] },
+    PASS_TO_FAIL: t.PASS_TO_FAIL ?? { success: [], failure: [] },
+  }));
 
 export const InstanceReportSchema = z.looseObject({
   patch_is_None: z.boolean().optional(),
@@ -82,7 +91,13 @@ export async function readReport(file: string): Promise<Report> {
 }
 
 function sweBenchRun(r: z.output<typeof SweBenchRunSchema>): RunSummary {
-  return { total: r.total_instances, resolvedIds: r.resolved_ids, unresolvedIds: r.unresolved_ids, errorIds: r.error_ids ?? [], emptyPatchIds: r.empty_patch_ids ?? [] };
+  return {
+    total: r.total_instances,
+    resolvedIds: r.resolved_ids,
+    unresolvedIds: r.unresolved_ids,
+    errorIds: r.error_ids ?? [],
+    emptyPatchIds: r.empty_patch_ids ?? [],
+  };
 }
 
 function sweSmithRun(r: z.output<typeof SweSmithRunSchema>): RunSummary {

@@ -5,15 +5,28 @@ import type { TestStatusMap } from './testStatus';
 /** SWE-bench: 1 for FULL, 0 for PARTIAL and NO; an infra failure is masked, not a 0. */
 export function resolveReward(outcome: GradeOutcome | Grading): Reward {
   if ('kind' in outcome && outcome.kind === 'infra-failure') {
-    return { value: 0, terms: [term('infra failure', 0, `SWE-bench: ${outcome.reason} voids the run`)], masked: { reason: `infrastructure error: ${outcome.reason}`, code: 'evaluation_error' } };
+    return {
+      value: 0,
+      terms: [term('infra failure', 0, `SWE-bench: ${outcome.reason} voids the run`)],
+      masked: { reason: `infrastructure error: ${outcome.reason}`, code: 'evaluation_error' },
+    };
   }
   const g = outcome as Grading;
-  const rate = (l: { success: string[]; failure: string[] }) => (l.success.length + l.failure.length === 0 ? 1 : l.success.length / (l.success.length + l.failure.length));
+  const rate = (l: { success: string[]; failure: string[] }) =>
+    l.success.length + l.failure.length === 0 ? 1 : l.success.length / (l.success.length + l.failure.length);
   return {
     value: g.resolved ? 1 : 0,
     terms: [
-      term('FAIL_TO_PASS passing', rate(g.tests.FAIL_TO_PASS), `SWE-bench: ${g.tests.FAIL_TO_PASS.success.length}/${g.tests.FAIL_TO_PASS.success.length + g.tests.FAIL_TO_PASS.failure.length} pass (PASSED or XFAIL)`),
-      term('PASS_TO_PASS passing', rate(g.tests.PASS_TO_PASS), `SWE-bench: ${g.tests.PASS_TO_PASS.success.length}/${g.tests.PASS_TO_PASS.success.length + g.tests.PASS_TO_PASS.failure.length} still pass (SKIPPED keeps)`),
+      term(
+        'FAIL_TO_PASS passing',
+        rate(g.tests.FAIL_TO_PASS),
+        `SWE-bench: ${g.tests.FAIL_TO_PASS.success.length}/${g.tests.FAIL_TO_PASS.success.length + g.tests.FAIL_TO_PASS.failure.length} pass (PASSED or XFAIL)`,
+      ),
+      term(
+        'PASS_TO_PASS passing',
+        rate(g.tests.PASS_TO_PASS),
+        `SWE-bench: ${g.tests.PASS_TO_PASS.success.length}/${g.tests.PASS_TO_PASS.success.length + g.tests.PASS_TO_PASS.failure.length} still pass (SKIPPED keeps)`,
+      ),
       term(`resolution ${g.resolution}`, g.resolved ? 1 : 0, 'SWE-bench: 1 only when both lists pass entirely (FULL)'),
     ],
   };
@@ -74,7 +87,8 @@ export function injectorReward(consistent: boolean, solved: number, attempts: nu
   if (attempts <= 0) throw new RangeError('the solve rate needs at least one attempt');
   const s = solved / attempts;
   const rate = term('solve rate', s, `SSR: ${solved} of ${attempts} attempts solved`);
-  if (s === 0 || s === 1) return { value: -alpha, terms: [consistency, rate, term(s === 0 ? 'impossible' : 'trivial', -alpha, `SSR: s = ${s} gets -alpha (alpha = ${alpha})`)] };
+  if (s === 0 || s === 1)
+    return { value: -alpha, terms: [consistency, rate, term(s === 0 ? 'impossible' : 'trivial', -alpha, `SSR: s = ${s} gets -alpha (alpha = ${alpha})`)] };
   const edge = shape === 'linear' ? 1 - (1 + alpha) * s : 4 * s * (1 - s);
   const rule = shape === 'linear' ? `SSR linear: 1 - (1 + alpha) * s, alpha = ${alpha}` : 'SSR peaked: 4 * s * (1 - s)';
   return { value: edge, terms: [consistency, rate, term('difficulty', edge, rule)] };
@@ -82,7 +96,12 @@ export function injectorReward(consistent: boolean, solved: number, attempts: nu
 
 /** SWE-Master: a run cut by the turn limit that holds a correct patch is force-submitted at alpha of a success. */
 export function forcedSubmissionReward(run: { resolved: boolean; truncated: boolean; infraError?: string }, alpha = 0.5): Reward {
-  if (run.infraError) return { value: 0, terms: [term('infra error', 0, 'SWE-Master: container errors are masked out of the loss')], masked: { reason: `${FINISH_REASON_TEXT.infra_error}: ${run.infraError}`, code: 'infra_error' } };
+  if (run.infraError)
+    return {
+      value: 0,
+      terms: [term('infra error', 0, 'SWE-Master: container errors are masked out of the loss')],
+      masked: { reason: `${FINISH_REASON_TEXT.infra_error}: ${run.infraError}`, code: 'infra_error' },
+    };
   const base = run.resolved ? 1 : 0;
   const discount = run.truncated ? alpha : 1;
   return {
@@ -147,13 +166,25 @@ export const FINISH_REASON_TEXT: Record<FinishReason, string> = {
 };
 
 /** The mask a finish reason gets when it is in `masked`, with the rule that lists it; undefined when it is not. */
-export function maskFor(finishReason: FinishReason | undefined, masked: readonly FinishReason[], detail?: string): { reason: string; code: FinishReason } | undefined {
+export function maskFor(
+  finishReason: FinishReason | undefined,
+  masked: readonly FinishReason[],
+  detail?: string,
+): { reason: string; code: FinishReason } | undefined {
   if (finishReason === undefined || !masked.includes(finishReason)) return undefined;
   return { reason: FINISH_REASON_TEXT[finishReason] + (detail ? `: ${detail}` : ''), code: finishReason };
 }
 
 /** SkyRL-Agent's masked finish reasons ("max iterations" is our max_steps). */
-export const SKYRL_MASKED: readonly FinishReason[] = ['context_exceeded', 'runtime_error', 'evaluation_error', 'max_steps', 'bad_llm_response', 'stuck_in_loop', 'command_timeout'];
+export const SKYRL_MASKED: readonly FinishReason[] = [
+  'context_exceeded',
+  'runtime_error',
+  'evaluation_error',
+  'max_steps',
+  'bad_llm_response',
+  'stuck_in_loop',
+  'command_timeout',
+];
 /** DeepSWE's compact filtering: max length, timeout and max steps. */
 export const DEEPSWE_COMPACT_FILTERED: readonly FinishReason[] = ['max_length', 'context_exceeded', 'timeout', 'command_timeout', 'max_steps'];
 
@@ -162,15 +193,26 @@ export function maskedFinishReward(run: { resolved: boolean; finishReason: Finis
   const success = term('success', run.resolved ? 1 : 0, 'binary resolve');
   const mask = maskFor(run.finishReason, masked);
   if (!mask) return { value: success.value, terms: [success] };
-  return { value: success.value, terms: [success, term(`masked: ${run.finishReason}`, 0, `finish reason in the masked list (${masked.join(', ')})`)], masked: mask };
+  return {
+    value: success.value,
+    terms: [success, term(`masked: ${run.finishReason}`, 0, `finish reason in the masked list (${masked.join(', ')})`)],
+    masked: mask,
+  };
 }
 
 /** DeepSWE: 0 on timeout or any failing test; compact filtering masks max length, timeout and max steps. */
-export function deepSweReward(run: { statuses: TestStatusMap; finishReason: FinishReason }, options: { compactFiltering?: boolean; filtered?: readonly FinishReason[] } = {}): Reward {
+export function deepSweReward(
+  run: { statuses: TestStatusMap; finishReason: FinishReason },
+  options: { compactFiltering?: boolean; filtered?: readonly FinishReason[] } = {},
+): Reward {
   const timedOut = run.finishReason === 'timeout' || run.finishReason === 'command_timeout';
   const failing = [...run.statuses.values()].filter((s) => s === 'FAILED' || s === 'ERROR').length;
   const value = !timedOut && failing === 0 && run.statuses.size > 0 ? 1 : 0;
-  const terms = [term('timed out', timedOut ? 1 : 0, 'DeepSWE: a timeout scores 0'), term('tests failing', failing, 'DeepSWE: any failing test scores 0'), term('success', value, 'DeepSWE: every test passes')];
+  const terms = [
+    term('timed out', timedOut ? 1 : 0, 'DeepSWE: a timeout scores 0'),
+    term('tests failing', failing, 'DeepSWE: any failing test scores 0'),
+    term('success', value, 'DeepSWE: every test passes'),
+  ];
   const mask = (options.compactFiltering ?? true) ? maskFor(run.finishReason, options.filtered ?? DEEPSWE_COMPACT_FILTERED) : undefined;
   return mask ? { value, terms, masked: { reason: `compact filtering: ${mask.reason}`, code: mask.code } } : { value, terms };
 }

@@ -71,15 +71,31 @@ function looksBinary(text: string): boolean {
 export function unusableTestLog(text: string, statuses: TestStatusMap, style: 'pytest' | 'unittest' | 'auto' = 'auto'): UnusableTestLog | undefined {
   const which = style === 'auto' ? 'pytest or unittest' : style;
   if (text.trim() === '') return { kind: 'no-tests-recognised', reason: 'empty', message: `no tests recognised: the test output is empty` };
-  if (looksBinary(text)) return { kind: 'no-tests-recognised', reason: 'binary', message: 'no tests recognised: the test output is binary data, not a text log' };
+  if (looksBinary(text))
+    return { kind: 'no-tests-recognised', reason: 'binary', message: 'no tests recognised: the test output is binary data, not a text log' };
   const framework = foreignFramework(text);
   if (framework && (statuses.size === 0 || !hasClosingLine(text, style))) {
-    return { kind: 'no-tests-recognised', reason: 'foreign-framework', framework, message: `no tests recognised: this is ${framework} output, which is not graded (${which} logs are)` };
+    return {
+      kind: 'no-tests-recognised',
+      reason: 'foreign-framework',
+      framework,
+      message: `no tests recognised: this is ${framework} output, which is not graded (${which} logs are)`,
+    };
   }
-  if (statuses.size === 0) return { kind: 'no-tests-recognised', reason: 'no-test-lines', message: `no tests recognised: no ${which} result lines in the test output` };
+  if (statuses.size === 0)
+    return { kind: 'no-tests-recognised', reason: 'no-test-lines', message: `no tests recognised: no ${which} result lines in the test output` };
   if (!hasClosingLine(text, style)) {
-    const closing = style === 'unittest' ? "unittest's 'Ran N tests in Xs'" : style === 'pytest' ? "pytest's closing '=== N passed in Xs ==='" : "pytest's closing '=== N passed in Xs ===' or unittest's 'Ran N tests in Xs'";
-    return { kind: 'no-tests-recognised', reason: 'truncated', message: `no tests recognised as a complete run: ${statuses.size} test result(s) but no ${closing} line, so the log looks truncated` };
+    const closing =
+      style === 'unittest'
+        ? "unittest's 'Ran N tests in Xs'"
+        : style === 'pytest'
+          ? "pytest's closing '=== N passed in Xs ==='"
+          : "pytest's closing '=== N passed in Xs ===' or unittest's 'Ran N tests in Xs'";
+    return {
+      kind: 'no-tests-recognised',
+      reason: 'truncated',
+      message: `no tests recognised as a complete run: ${statuses.size} test result(s) but no ${closing} line, so the log looks truncated`,
+    };
   }
   return undefined;
 }

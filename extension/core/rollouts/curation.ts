@@ -40,7 +40,8 @@ export function parsePresets(text: string): Preset[] {
       if ((name === 'mixed' || name === 'resolved' || name === 'no-git-history') && value === undefined) return { kind: name };
       if (name === 'max-turns' || name === 'max-tokens') {
         const n = Number(value);
-        if (value === undefined || !Number.isInteger(n) || n < 0) throw new InputError(undefined, 'keep', `${name} takes a whole number, as ${name}=30; got '${word}'`);
+        if (value === undefined || !Number.isInteger(n) || n < 0)
+          throw new InputError(undefined, 'keep', `${name} takes a whole number, as ${name}=30; got '${word}'`);
         return { kind: name, n };
       }
       throw new InputError(undefined, 'keep', `unknown filter '${word}'; one of ${PRESET_HELP}`);
@@ -51,7 +52,8 @@ export function parsePresets(text: string): Preset[] {
  * Commands that read the repository's history, which SWE-Master found agents use to copy the
  * upstream fix ("git hacking"): git log, git show, git reflog, and a diff against an earlier commit.
  */
-const GIT_HISTORY = /\bgit\s+(?:-C\s+\S+\s+|--no-pager\s+)*(?:log|show|reflog|whatchanged)\b|\bgit\s+(?:-C\s+\S+\s+|--no-pager\s+)*diff\b[^\n;|&]*\b(?:HEAD|@)[~^]/;
+const GIT_HISTORY =
+  /\bgit\s+(?:-C\s+\S+\s+|--no-pager\s+)*(?:log|show|reflog|whatchanged)\b|\bgit\s+(?:-C\s+\S+\s+|--no-pager\s+)*diff\b[^\n;|&]*\b(?:HEAD|@)[~^]/;
 
 export interface GitHistoryRead {
   step: number;
@@ -86,7 +88,12 @@ export interface ChatMessage {
 function assistantOf(step: Step): ChatMessage {
   const calls = step.calls?.length ? step.calls.map((c) => c.action) : step.action.toolCallId ? [step.action] : [];
   if (calls.length > 0 && calls.every((a) => a.toolCallId && a.tool)) {
-    return { role: 'assistant', content: step.thought, weight: 1, tool_calls: calls.map((a) => ({ id: a.toolCallId!, type: 'function', function: { name: a.tool!, arguments: JSON.stringify(a.args) } })) };
+    return {
+      role: 'assistant',
+      content: step.thought,
+      weight: 1,
+      tool_calls: calls.map((a) => ({ id: a.toolCallId!, type: 'function', function: { name: a.tool!, arguments: JSON.stringify(a.args) } })),
+    };
   }
   const text = [step.thought, step.action.raw].filter((p) => p.trim() !== '').join('\n\n');
   return { role: 'assistant', content: text, weight: 1 };
@@ -145,19 +152,25 @@ export interface ExportSummary {
 function indexSelection(rollouts: readonly Rollout[], options: ExportOptions, skip: (reason: string) => void): Rollout[] {
   const presets = options.presets ?? [];
   const mixedGroups = presets.some((p) => p.kind === 'mixed')
-    ? new Set(options.scored ? options.scored.groups.filter((g) => g.mixed).map((g) => g.instance) : groupRollouts(options.all ?? rollouts).filter((g) => g.mixed).map((g) => g.instance))
+    ? new Set(
+        options.scored
+          ? options.scored.groups.filter((g) => g.mixed).map((g) => g.instance)
+          : groupRollouts(options.all ?? rollouts)
+              .filter((g) => g.mixed)
+              .map((g) => g.instance),
+      )
     : undefined;
   const masked = options.scored ? new Set(options.scored.rollouts.filter((s) => s.score.outcome !== 'scored').map((s) => s.id)) : undefined;
   return rollouts.filter((r) => {
     for (const p of presets) {
-      if (p.kind === 'mixed' && !mixedGroups!.has(r.instance)) return skip('not in a mixed group'), false;
-      if (p.kind === 'resolved' && r.resolved !== true) return skip('not resolved'), false;
-      if (p.kind === 'max-turns' && r.steps > p.n) return skip(`more than ${p.n} turns`), false;
-      if (p.kind === 'max-tokens' && r.tokens === undefined) return skip('no token count recorded'), false;
-      if (p.kind === 'max-tokens' && r.tokens! > p.n) return skip(`more than ${p.n} tokens`), false;
+      if (p.kind === 'mixed' && !mixedGroups!.has(r.instance)) return (skip('not in a mixed group'), false);
+      if (p.kind === 'resolved' && r.resolved !== true) return (skip('not resolved'), false);
+      if (p.kind === 'max-turns' && r.steps > p.n) return (skip(`more than ${p.n} turns`), false);
+      if (p.kind === 'max-tokens' && r.tokens === undefined) return (skip('no token count recorded'), false);
+      if (p.kind === 'max-tokens' && r.tokens! > p.n) return (skip(`more than ${p.n} tokens`), false);
     }
     // A rollout the recipe masks or cannot score gives no signal to imitate either.
-    if (masked?.has(r.id)) return skip('masked or not scored by the recipe'), false;
+    if (masked?.has(r.id)) return (skip('masked or not scored by the recipe'), false);
     return true;
   });
 }
@@ -204,7 +217,16 @@ export async function exportSft(root: string, rollouts: readonly Rollout[], file
             instance: rollout.instance,
             messages,
             loss_mask: messages.map((m) => (m.role === 'assistant' ? 1 : 0)),
-            metadata: { format: rollout.format, attempt: rollout.attempt, steps: rollout.steps, resolved: rollout.resolved, reward: rollout.reward ?? null, tokens: rollout.tokens ?? null, failure: rollout.failure, git_history: reads },
+            metadata: {
+              format: rollout.format,
+              attempt: rollout.attempt,
+              steps: rollout.steps,
+              resolved: rollout.resolved,
+              reward: rollout.reward ?? null,
+              tokens: rollout.tokens ?? null,
+              failure: rollout.failure,
+              git_history: reads,
+            },
           }) + '\n';
         summary.bytes += Buffer.byteLength(line);
         summary.written++;

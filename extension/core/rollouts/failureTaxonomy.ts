@@ -91,7 +91,12 @@ const RULES: Rule[] = [
   {
     // SWE-bench run report `error_ids`, or SkyRL finish reason `error_evaluation`.
     failure: 'eval-error',
-    match: (i, v) => (i.evaluation?.error !== undefined && !i.evaluation.infra ? { detail: `${i.evaluation.file}: ${i.evaluation.error}` } : EXIT.evaluation.test(v.exit) ? { detail: `exit status '${v.exitText}'` } : undefined),
+    match: (i, v) =>
+      i.evaluation?.error !== undefined && !i.evaluation.infra
+        ? { detail: `${i.evaluation.file}: ${i.evaluation.error}` }
+        : EXIT.evaluation.test(v.exit)
+          ? { detail: `exit status '${v.exitText}'` }
+          : undefined,
   },
   exitRule('context-exceeded', EXIT.context),
   exitRule('max-steps', EXIT.maxSteps),
@@ -106,35 +111,51 @@ const RULES: Rule[] = [
   },
   {
     failure: 'submitted-wrong',
-    match: (i, v) => (v.resolved === false && v.submitted === true ? { detail: i.evaluation ? `${i.evaluation.file}: not resolved` : verdictDetail(i.facts, 'not resolved') } : undefined),
+    match: (i, v) =>
+      v.resolved === false && v.submitted === true
+        ? { detail: i.evaluation ? `${i.evaluation.file}: not resolved` : verdictDetail(i.facts, 'not resolved') }
+        : undefined,
   },
   // Patterns in the steps explain a rollout that ended without a (known) patch.
   {
     failure: 'stuck-loop',
     match: (i, v) => {
       const r = i.facts.repeatedAction;
-      return v.submitted !== true && r && r.count >= STUCK_LOOP_MIN_REPEATS ? { step: r.step, detail: `${r.count} identical actions in a row from step ${r.step}: ${r.action}` } : undefined;
+      return v.submitted !== true && r && r.count >= STUCK_LOOP_MIN_REPEATS
+        ? { step: r.step, detail: `${r.count} identical actions in a row from step ${r.step}: ${r.action}` }
+        : undefined;
     },
   },
   {
     failure: 'lint-loop',
     match: (i, v) => {
       const r = i.facts.lintRejections;
-      return v.submitted !== true && r && r.count >= LINT_LOOP_MIN_REJECTIONS ? { step: r.step, detail: `${r.count} lint-rejected edits in a row from step ${r.step}` } : undefined;
+      return v.submitted !== true && r && r.count >= LINT_LOOP_MIN_REJECTIONS
+        ? { step: r.step, detail: `${r.count} lint-rejected edits in a row from step ${r.step}` }
+        : undefined;
     },
   },
   {
     failure: 'format-error',
-    match: (i, v) => (v.submitted !== true && i.facts.formatErrors ? { step: i.facts.formatErrors.first, detail: `${i.facts.formatErrors.count} unparseable actions, first at step ${i.facts.formatErrors.first}` } : undefined),
+    match: (i, v) =>
+      v.submitted !== true && i.facts.formatErrors
+        ? { step: i.facts.formatErrors.first, detail: `${i.facts.formatErrors.count} unparseable actions, first at step ${i.facts.formatErrors.first}` }
+        : undefined,
   },
   {
     failure: 'command-timeout',
-    match: (i, v) => (v.submitted !== true && i.facts.timeouts ? { step: i.facts.timeouts.first, detail: `${i.facts.timeouts.count} timed-out commands, first at step ${i.facts.timeouts.first}` } : undefined),
+    match: (i, v) =>
+      v.submitted !== true && i.facts.timeouts
+        ? { step: i.facts.timeouts.first, detail: `${i.facts.timeouts.count} timed-out commands, first at step ${i.facts.timeouts.first}` }
+        : undefined,
   },
   {
     // Finished (a report, an exit status or a verdict exists) and nothing was submitted.
     failure: 'no-submission',
-    match: (i, v) => (v.submitted === false && (i.evaluation !== undefined || i.prediction !== undefined || v.exit !== '' || v.resolved === false) ? { detail: noSubmissionDetail(i) } : undefined),
+    match: (i, v) =>
+      v.submitted === false && (i.evaluation !== undefined || i.prediction !== undefined || v.exit !== '' || v.resolved === false)
+        ? { detail: noSubmissionDetail(i) }
+        : undefined,
   },
 ];
 

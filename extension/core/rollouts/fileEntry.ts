@@ -73,7 +73,8 @@ export async function scanFile(
   }
   // A compressed file is read whole each time: its offsets are not the file's.
   const compressed = hasCompressionSuffix(path);
-  const resumable = !compressed && previous?.resume && stat.size >= previous.resume.offset && (await tailHash(abs, previous.resume.offset)) === previous.resume.tailHash;
+  const resumable =
+    !compressed && previous?.resume && stat.size >= previous.resume.offset && (await tailHash(abs, previous.resume.offset)) === previous.resume.tailHash;
   let start = { offset: 0, lines: 0 };
   if (resumable && previous?.resume) {
     start = previous.resume;
@@ -99,12 +100,20 @@ export async function scanFile(
       } catch (err) {
         if (!l.terminated) {
           // A writer mid-line, or a file cut short: said so, and read again once the file changes.
-          entry.errors.push({ file: path, line: l.line, message: 'incomplete last line (no newline at the end and not valid JSON): cut mid-write or truncated; read again when the file changes' });
+          entry.errors.push({
+            file: path,
+            line: l.line,
+            message: 'incomplete last line (no newline at the end and not valid JSON): cut mid-write or truncated; read again when the file changes',
+          });
           break;
         }
         value = err;
       }
-      sink.add(() => (value instanceof Error ? parseJsonDocument(l.text, path, { firstLine: l.line }) : (assertJsonDepth(l.text, path, limitsOf().maxDepth, l.line), value)), l.line);
+      sink.add(
+        () =>
+          value instanceof Error ? parseJsonDocument(l.text, path, { firstLine: l.line }) : (assertJsonDepth(l.text, path, limitsOf().maxDepth, l.line), value),
+        l.line,
+      );
       if (l.terminated) resume = { offset: l.end, lines: l.line };
     }
   } catch (err) {

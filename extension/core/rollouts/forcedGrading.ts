@@ -66,7 +66,9 @@ export function testCommandFor(instance: TaskInstance, override?: string): strin
   if (override !== undefined) return override;
   const own = instance['test_cmd'] ?? instance['test_command'];
   if (typeof own === 'string' && own.trim() !== '') return own;
-  const files = [...new Set([...instance.FAIL_TO_PASS, ...instance.PASS_TO_PASS].filter((id) => id.includes('::')).map((id) => id.slice(0, id.indexOf('::'))))].sort();
+  const files = [
+    ...new Set([...instance.FAIL_TO_PASS, ...instance.PASS_TO_PASS].filter((id) => id.includes('::')).map((id) => id.slice(0, id.indexOf('::')))),
+  ].sort();
   if (files.length === 0) return { error: `instance '${instance.instance_id}' has no test_cmd and its test ids name no pytest file; give --test-command` };
   return `pytest -rA -p no:cacheprovider ${files.map(bashQuote).join(' ')}`;
 }
@@ -97,12 +99,30 @@ export function summarize(grades: ForcedGrade[]): ForcedGrading {
   const failed = count('failed');
   const doesNotApply = count('patch-does-not-apply');
   const measured = passed + failed + doesNotApply;
-  return { grades, candidates: grades.length, passed, failed, doesNotApply, infraErrors: count('infrastructure-error'), notGraded: count('not-graded'), measured, passRate: measured ? passed / measured : null };
+  return {
+    grades,
+    candidates: grades.length,
+    passed,
+    failed,
+    doesNotApply,
+    infraErrors: count('infrastructure-error'),
+    notGraded: count('not-graded'),
+    measured,
+    passRate: measured ? passed / measured : null,
+  };
 }
 
 async function gradeCandidate(c: ForcedCandidate, options: ForcedGradingOptions): Promise<ForcedGrade> {
   const started = Date.now();
-  const grade = (verdict: ForcedVerdict, reason: string, tests?: ForcedGrade['tests']): ForcedGrade => ({ id: c.id, instance: c.instance, attempt: c.attempt, verdict, reason, ...(tests ? { tests } : {}), durationMs: Date.now() - started });
+  const grade = (verdict: ForcedVerdict, reason: string, tests?: ForcedGrade['tests']): ForcedGrade => ({
+    id: c.id,
+    instance: c.instance,
+    attempt: c.attempt,
+    verdict,
+    reason,
+    ...(tests ? { tests } : {}),
+    durationMs: Date.now() - started,
+  });
   if (c.patch === null) return grade('not-graded', `no patch: ${c.source}`);
   const instance = options.instances.get(c.instance);
   if (!instance) return grade('not-graded', `no task instance '${c.instance}' in the instances file`);
@@ -162,7 +182,8 @@ async function inSandbox(
   const outcome = gradeOutput(instance, run.output);
   if (outcome.kind === 'infra-failure') return grade('infrastructure-error', `unusable test output: ${outcome.reason}`);
   const tests = { FAIL_TO_PASS: outcome.tests.FAIL_TO_PASS, PASS_TO_PASS: outcome.tests.PASS_TO_PASS };
-  if (outcome.resolved) return grade('passed', `${tests.FAIL_TO_PASS.success.length} FAIL_TO_PASS and ${tests.PASS_TO_PASS.success.length} PASS_TO_PASS tests pass`, tests);
+  if (outcome.resolved)
+    return grade('passed', `${tests.FAIL_TO_PASS.success.length} FAIL_TO_PASS and ${tests.PASS_TO_PASS.success.length} PASS_TO_PASS tests pass`, tests);
   const broken = [...tests.FAIL_TO_PASS.failure.map((t) => `FAIL_TO_PASS ${t}`), ...tests.PASS_TO_PASS.failure.map((t) => `PASS_TO_PASS ${t}`)];
   return grade('failed', `${broken.length} test(s) do not pass: ${broken.slice(0, 5).join(', ')}${broken.length > 5 ? ', ...' : ''}`, tests);
 }

@@ -38,9 +38,11 @@ export function isForcedCandidate(r: Rollout): boolean {
 export function lastStatePatch(t: Trajectory): { patch: string | null; source: string } {
   for (let i = t.steps.length - 1; i >= 0; i--) {
     const diff = t.steps[i]!.state?.diff;
-    if (diff !== undefined && diff.trim() !== '') return { patch: diff.endsWith('\n') ? diff : `${diff}\n`, source: `the working-tree diff recorded at step ${i + 1}` };
+    if (diff !== undefined && diff.trim() !== '')
+      return { patch: diff.endsWith('\n') ? diff : `${diff}\n`, source: `the working-tree diff recorded at step ${i + 1}` };
   }
-  if (t.outcome.submission && t.outcome.submission.trim() !== '') return { patch: t.outcome.submission, source: 'the submission field (written though the run did not submit)' };
+  if (t.outcome.submission && t.outcome.submission.trim() !== '')
+    return { patch: t.outcome.submission, source: 'the submission field (written though the run did not submit)' };
   return { patch: null, source: `the ${t.format} record keeps no diff of its last state` };
 }
 
@@ -56,7 +58,10 @@ export async function forcedCandidates(root: string, rollouts: readonly Rollout[
     },
     { ...(signal ? { signal } : {}), onUnreadable: () => undefined },
   );
-  return chosen.map((r) => found.get(r.id) ?? { id: r.id, instance: r.instance, attempt: r.attempt, steps: r.steps, patch: null, source: 'the trajectory could not be read again' });
+  return chosen.map(
+    (r) =>
+      found.get(r.id) ?? { id: r.id, instance: r.instance, attempt: r.attempt, steps: r.steps, patch: null, source: 'the trajectory could not be read again' },
+  );
 }
 
 export const FORCED_MODEL_PREFIX = 'forced-attempt-';
@@ -72,7 +77,9 @@ export async function writeForcedPredictions(dir: string, candidates: readonly F
   for (const [attempt, list] of [...byAttempt].sort(([a], [b]) => a - b)) {
     const file = join(dir, `${FORCED_MODEL_PREFIX}${attempt}.jsonl`);
     const out = createWriteStream(file);
-    for (const c of list) if (!out.write(JSON.stringify({ instance_id: c.instance, model_name_or_path: `${FORCED_MODEL_PREFIX}${attempt}`, model_patch: c.patch }) + '\n')) await once(out, 'drain');
+    for (const c of list)
+      if (!out.write(JSON.stringify({ instance_id: c.instance, model_name_or_path: `${FORCED_MODEL_PREFIX}${attempt}`, model_patch: c.patch }) + '\n'))
+        await once(out, 'drain');
     await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
     files.push(file);
   }
@@ -101,7 +108,12 @@ export async function gradeForced(candidates: readonly ForcedCandidate[], report
   const verdicts = new Map<string, boolean>();
   for (const file of reports) {
     const m = new RegExp(`^${FORCED_MODEL_PREFIX}(\\d+)\\.`).exec(basename(file));
-    if (!m) throw new InputError(file, undefined, `not a report of forced predictions: its name should start with ${FORCED_MODEL_PREFIX}<attempt>. as the harness names it`);
+    if (!m)
+      throw new InputError(
+        file,
+        undefined,
+        `not a report of forced predictions: its name should start with ${FORCED_MODEL_PREFIX}<attempt>. as the harness names it`,
+      );
     const report = await readReport(file);
     if (report.kind !== 'run') throw new InputError(file, '$', `expected a run report (resolved_ids...), got a ${report.kind} report`);
     const attempt = Number(m[1]);

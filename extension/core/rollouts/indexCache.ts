@@ -59,7 +59,8 @@ export async function loadCache(cacheDir: string, root: string): Promise<LoadedC
   if (parsed.data.root !== root) return discard(`cache belongs to ${parsed.data.root}`);
   if (sha1(body) !== parsed.data.sha1) return discard('cache entries do not match their checksum');
   const { files, rollouts } = JSON.parse(body) as CacheBody;
-  if (!Array.isArray(files) || files.length !== parsed.data.entries) return discard(`cache holds ${Array.isArray(files) ? files.length : 'no'} entries, its header says ${parsed.data.entries}`);
+  if (!Array.isArray(files) || files.length !== parsed.data.entries)
+    return discard(`cache holds ${Array.isArray(files) ? files.length : 'no'} entries, its header says ${parsed.data.entries}`);
   return { entries: new Map(files.map((f) => [f.path, f])), rollouts: rollouts.map(withAbsentKeys) };
 }
 
@@ -69,7 +70,9 @@ interface CacheBody {
 }
 
 /** The row members JSON drops when undefined, put back so a row from the cache equals a joined one. */
-const MAYBE_UNDEFINED = ['line', 'exitStatus', 'reward', 'tokens', 'cost', 'duration', 'evaluation', 'prediction'] as const satisfies ReadonlyArray<keyof Rollout>;
+const MAYBE_UNDEFINED = ['line', 'exitStatus', 'reward', 'tokens', 'cost', 'duration', 'evaluation', 'prediction'] as const satisfies ReadonlyArray<
+  keyof Rollout
+>;
 
 function withAbsentKeys(row: Rollout): Rollout {
   for (const key of MAYBE_UNDEFINED) if (!(key in row)) row[key] = undefined;

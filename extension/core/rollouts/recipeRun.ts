@@ -50,7 +50,11 @@ export function evidenceOf(r: Rollout, extra: { patch?: string; gold?: string } 
     ...(finishReason ? { finishReason } : {}),
     truncated: (r.failure === 'max-steps' || r.tags.includes('max-steps')) && r.submitted !== true,
     ...(r.failure === 'infra-error' ? { infraError: r.evidence.detail } : {}),
-    ...(r.failure === 'eval-error' ? { evaluationError: r.evidence.detail } : r.evaluation?.infra ? { evaluationError: r.evaluation.error ?? 'the evaluation failed' } : {}),
+    ...(r.failure === 'eval-error'
+      ? { evaluationError: r.evidence.detail }
+      : r.evaluation?.infra
+        ? { evaluationError: r.evaluation.error ?? 'the evaluation failed' }
+        : {}),
     ...extra,
   };
 }
@@ -95,7 +99,17 @@ export interface ScoredRun {
   formula: string;
   rollouts: ScoredRollout[];
   groups: ScoredGroup[];
-  statistics: { rollouts: number; scored: number; masked: number; unscored: number; groups: number; mixed: number; withSignal: number; meanReward: number | null; maskReasons: Record<string, number> };
+  statistics: {
+    rollouts: number;
+    scored: number;
+    masked: number;
+    unscored: number;
+    groups: number;
+    mixed: number;
+    withSignal: number;
+    meanReward: number | null;
+    maskReasons: Record<string, number>;
+  };
 }
 
 const fmt = (x: number) => String(Number(x.toFixed(4)));
@@ -105,8 +119,20 @@ const fmt = (x: number) => String(Number(x.toFixed(4)));
  * included rollouts (masked ones left out, or kept in the statistics, as the recipe says).
  * `extras` gives per-rollout patches and gold patches where a recipe needs them (SWE-RL).
  */
-export function scoreRun(rollouts: readonly Rollout[], recipe: Recipe, estimator: Estimator = recipe.advantage, extras?: (r: Rollout) => { patch?: string; gold?: string }): ScoredRun {
-  const scored: ScoredRollout[] = rollouts.map((r) => ({ id: r.id, instance: r.instance, attempt: r.attempt, score: scoreRollout(recipe, evidenceOf(r, extras?.(r))), advantage: null, why: '' }));
+export function scoreRun(
+  rollouts: readonly Rollout[],
+  recipe: Recipe,
+  estimator: Estimator = recipe.advantage,
+  extras?: (r: Rollout) => { patch?: string; gold?: string },
+): ScoredRun {
+  const scored: ScoredRollout[] = rollouts.map((r) => ({
+    id: r.id,
+    instance: r.instance,
+    attempt: r.attempt,
+    score: scoreRollout(recipe, evidenceOf(r, extras?.(r))),
+    advantage: null,
+    why: '',
+  }));
   const byInstance = new Map<string, ScoredRollout[]>();
   for (const s of scored) {
     const list = byInstance.get(s.instance);
@@ -115,12 +141,26 @@ export function scoreRun(rollouts: readonly Rollout[], recipe: Recipe, estimator
   }
   const instances = [...byInstance.keys()].sort();
   const groups = instances.map((instance) => groupOf(instance, byInstance.get(instance)!, recipe, estimator));
-  if (recipe.shape === 'ssr-injector') injectorAdvantages(recipe, groups, instances.map((i) => byInstance.get(i)!), estimator);
+  if (recipe.shape === 'ssr-injector')
+    injectorAdvantages(
+      recipe,
+      groups,
+      instances.map((i) => byInstance.get(i)!),
+      estimator,
+    );
   const maskReasons: Record<string, number> = {};
   for (const g of groups) for (const [k, n] of Object.entries(g.maskReasons)) maskReasons[k] = (maskReasons[k] ?? 0) + n;
   const values = scored.filter((s) => s.score.outcome === 'scored').map((s) => s.score.value!);
   return {
-    recipe: { name: recipe.name, version: recipe.version, shape: recipe.shape, source: recipe.source, description: recipe.description, masked: recipe.masked, maskedInGroup: recipe.maskedInGroup },
+    recipe: {
+      name: recipe.name,
+      version: recipe.version,
+      shape: recipe.shape,
+      source: recipe.source,
+      description: recipe.description,
+      masked: recipe.masked,
+      maskedInGroup: recipe.maskedInGroup,
+    },
     estimator,
     formula: ESTIMATOR_FORMULA[estimator],
     rollouts: scored,
@@ -140,9 +180,13 @@ export function scoreRun(rollouts: readonly Rollout[], recipe: Recipe, estimator
 }
 
 function groupOf(instance: string, list: ScoredRollout[], recipe: Recipe, estimator: Estimator): ScoredGroup {
-  const inStats = (s: ScoredRollout) => s.score.outcome === 'scored' || (s.score.outcome === 'masked' && recipe.maskedInGroup === 'include' && s.score.value !== null);
+  const inStats = (s: ScoredRollout) =>
+    s.score.outcome === 'scored' || (s.score.outcome === 'masked' && recipe.maskedInGroup === 'include' && s.score.value !== null);
   const members = list.filter(inStats);
-  const { advantages, mean, std } = groupAdvantages(members.map((s) => s.score.value!), estimator);
+  const { advantages, mean, std } = groupAdvantages(
+    members.map((s) => s.score.value!),
+    estimator,
+  );
   const maskReasons: Record<string, number> = {};
   for (const s of list) {
     if (s.score.mask) maskReasons[s.score.mask.reason] = (maskReasons[s.score.mask.reason] ?? 0) + 1;
@@ -155,11 +199,15 @@ function groupOf(instance: string, list: ScoredRollout[], recipe: Recipe, estima
       return;
     }
     s.advantage = advantages[i]!;
-    s.why = n < 2 ? `the only scored rollout of its group: no baseline, advantage 0` : `${ESTIMATOR_FORMULA[estimator]}: reward ${fmt(s.score.value!)}, ${stats}${estimator === 'rloo' ? `, mean of the others ${fmt((mean * n - s.score.value!) / (n - 1))}` : ''}`;
+    s.why =
+      n < 2
+        ? `the only scored rollout of its group: no baseline, advantage 0`
+        : `${ESTIMATOR_FORMULA[estimator]}: reward ${fmt(s.score.value!)}, ${stats}${estimator === 'rloo' ? `, mean of the others ${fmt((mean * n - s.score.value!) / (n - 1))}` : ''}`;
   });
   for (const s of list) {
     if (s.why !== '') continue;
-    s.why = s.score.outcome === 'masked' ? `masked: ${s.score.mask!.reason}; left out of the group's statistics, no gradient` : `not scored: ${s.score.unscored}`;
+    s.why =
+      s.score.outcome === 'masked' ? `masked: ${s.score.mask!.reason}; left out of the group's statistics, no gradient` : `not scored: ${s.score.unscored}`;
   }
   const verdicts = members.filter((s) => s.score.passed !== null);
   const passed = verdicts.filter((s) => s.score.passed).length;
@@ -195,7 +243,10 @@ function injectorAdvantages(recipe: Extract<Recipe, { shape: 'ssr-injector' }>, 
     g.bugReward = typeof reward === 'string' ? { unscored: reward } : { value: reward.value, terms: reward.terms };
     if (typeof reward !== 'string') bugValues.push({ index: i, value: reward.value });
   });
-  const { advantages, mean, std } = groupAdvantages(bugValues.map((b) => b.value), estimator);
+  const { advantages, mean, std } = groupAdvantages(
+    bugValues.map((b) => b.value),
+    estimator,
+  );
   bugValues.forEach((b, k) => {
     for (const s of members[b.index]!) {
       if (s.score.outcome !== 'scored') continue;
@@ -210,7 +261,12 @@ function injectorAdvantages(recipe: Extract<Recipe, { shape: 'ssr-injector' }>, 
  * keeps only its length) and its instance's gold patch. Only the rollouts whose instance has a
  * gold patch are read.
  */
-export async function patchExtras(root: string, rollouts: readonly Rollout[], golds: ReadonlyMap<string, string>, signal?: AbortSignal): Promise<(r: Rollout) => { patch?: string; gold?: string }> {
+export async function patchExtras(
+  root: string,
+  rollouts: readonly Rollout[],
+  golds: ReadonlyMap<string, string>,
+  signal?: AbortSignal,
+): Promise<(r: Rollout) => { patch?: string; gold?: string }> {
   const patches = new Map<string, string>();
   await forEachRolloutText(
     root,

@@ -85,15 +85,27 @@ export class RolloutIndexer {
     this.entries = next;
     if (changed || !this.joined) this.joined = joinRollouts(next.values());
     if (cacheDir && (changed || this.cacheDiscarded)) {
-      await saveCache(cacheDir, this.root, [...next.values()].sort((a, b) => (a.path < b.path ? -1 : 1)), this.joined);
+      await saveCache(
+        cacheDir,
+        this.root,
+        [...next.values()].sort((a, b) => (a.path < b.path ? -1 : 1)),
+        this.joined,
+      );
       this.cacheDiscarded = undefined;
     }
-    const errors = [...listing.errors, ...[...next.values()].flatMap((e) => e.errors)].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));
+    const errors = [...listing.errors, ...[...next.values()].flatMap((e) => e.errors)].sort((a, b) =>
+      a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0),
+    );
     return { root: this.root, rollouts: this.joined, errors, stats };
   }
 
   /** Reads what changed since the last refresh; an unreadable file becomes an entry holding its error. */
-  private async scanAll(files: ListedFile[], stats: IndexStats, signal?: AbortSignal, onProgress?: (p: IndexProgress) => void): Promise<Map<string, FileEntry>> {
+  private async scanAll(
+    files: ListedFile[],
+    stats: IndexStats,
+    signal?: AbortSignal,
+    onProgress?: (p: IndexProgress) => void,
+  ): Promise<Map<string, FileEntry>> {
     const next = new Map<string, FileEntry>();
     const { importTrajectory } = this.options;
     const readFacts = importTrajectory ? factsThrough(importTrajectory) : summarizeTrajectory;
@@ -194,7 +206,14 @@ async function listFiles(root: string, skip: string | undefined, signal?: AbortS
         s = statSync(abs);
       } catch (err) {
         // A broken link or a link loop: listed, never silently dropped.
-        errors.push(indexError(item.isSymbolicLink() ? new InputError(path, undefined, `symbolic link to a path that cannot be read (${describeLinkError(err)})`) : fsInputError(path, err), path));
+        errors.push(
+          indexError(
+            item.isSymbolicLink()
+              ? new InputError(path, undefined, `symbolic link to a path that cannot be read (${describeLinkError(err)})`)
+              : fsInputError(path, err),
+            path,
+          ),
+        );
         continue;
       }
       if (s.isDirectory()) {

@@ -36,7 +36,14 @@ export function joinRollouts(entries: Iterable<FileEntry>): Rollout[] {
 }
 
 /** A row before its attempt is numbered. */
-function rolloutOf(path: string, facts: TrajectoryFacts, instance: string, instanceSource: Rollout['instanceSource'], evaluation: Evaluation | undefined, prediction: Prediction | undefined): Rollout {
+function rolloutOf(
+  path: string,
+  facts: TrajectoryFacts,
+  instance: string,
+  instanceSource: Rollout['instanceSource'],
+  evaluation: Evaluation | undefined,
+  prediction: Prediction | undefined,
+): Rollout {
   const c = classifyRollout(facts, evaluation, prediction);
   return {
     id: facts.line === undefined ? path : `${path}:${facts.line}`,

@@ -51,6 +51,14 @@ export function runStatistics(rollouts: readonly Rollout[]): { statistics: RunSt
   });
   return {
     groups,
-    statistics: { rollouts: rollouts.length, instances: groups.length, evaluated, resolved, solveRate: evaluated > 0 ? resolved / evaluated : null, passAtK, mixed: groups.filter((g) => g.mixed).length },
+    statistics: {
+      rollouts: rollouts.length,
+      instances: groups.length,
+      evaluated,
+      resolved,
+      solveRate: evaluated > 0 ? resolved / evaluated : null,
+      passAtK,
+      mixed: groups.filter((g) => g.mixed).length,
+    },
   };
 }

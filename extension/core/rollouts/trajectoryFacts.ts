@@ -10,7 +10,6 @@ export const STUCK_LOOP_MIN_REPEATS = 4;
 /** SWE-agent's windowed edit lets the model retry a rejected edit; three rejections in a row is a loop. */
 export const LINT_LOOP_MIN_REJECTIONS = 3;
 
-
 /**
  * Formats whose files always say what was submitted (SWE-agent `info.submission`, null when
  * nothing; mini-swe-agent `info.submission`; R2E-Gym `output_patch`). In the others (rLLM,
@@ -43,11 +42,19 @@ export function trajectoryFacts(t: TrajectoryFactsInput, line?: number): Traject
   assign(facts, 'tokens', tokensOf(t));
   assign(facts, 'cost', recordedModelStats(t.outcome.modelStats, t.steps.length)?.instanceCost);
   assign(facts, 'duration', runDuration(t.steps));
-  assign(facts, 'formatErrors', countSteps(t.steps, (s) => s.formatError !== undefined));
+  assign(
+    facts,
+    'formatErrors',
+    countSteps(t.steps, (s) => s.formatError !== undefined),
+  );
   assign(facts, 'timeouts', countSteps(t.steps, isTimeout));
   assign(facts, 'lintRejections', longestRun(t.steps, isLintRejected));
   // Identical means the same text from the model: a re-parse of the same text gives the same tool and arguments.
-  const repeated = longestRun(t.steps, (s) => s.action.raw.trim() !== '', (a, b) => a.action.raw.trim() === b.action.raw.trim());
+  const repeated = longestRun(
+    t.steps,
+    (s) => s.action.raw.trim() !== '',
+    (a, b) => a.action.raw.trim() === b.action.raw.trim(),
+  );
   if (repeated) facts.repeatedAction = { ...repeated, action: t.steps[repeated.step]!.action.raw.trim().slice(0, 200) };
   return facts;
 }
@@ -63,12 +70,13 @@ function tokensOf(t: TrajectoryFactsInput): number | undefined {
   if (stats?.tokensSent !== undefined || stats?.tokensReceived !== undefined) return (stats.tokensSent ?? 0) + (stats.tokensReceived ?? 0);
   let total: number | undefined;
   for (const s of t.steps) {
-    const n = s.tokens?.total ?? (s.tokens?.prompt !== undefined || s.tokens?.completion !== undefined ? (s.tokens.prompt ?? 0) + (s.tokens.completion ?? 0) : undefined);
+    const n =
+      s.tokens?.total ??
+      (s.tokens?.prompt !== undefined || s.tokens?.completion !== undefined ? (s.tokens.prompt ?? 0) + (s.tokens.completion ?? 0) : undefined);
     if (n !== undefined) total = (total ?? 0) + n;
   }
   return total;
 }
-
 
 function isTimeout(s: StepFactsInput): boolean {
   return s.flags?.includes('timeout') === true;
@@ -90,7 +98,11 @@ function countSteps(steps: StepFactsInput[], match: (s: StepFactsInput) => boole
 }
 
 /** The longest run (two or more) of consecutive eligible steps where each is `same` as the one before. */
-function longestRun(steps: StepFactsInput[], eligible: (s: StepFactsInput) => boolean, same: (a: StepFactsInput, b: StepFactsInput) => boolean = () => true): StepRun | undefined {
+function longestRun(
+  steps: StepFactsInput[],
+  eligible: (s: StepFactsInput) => boolean,
+  same: (a: StepFactsInput, b: StepFactsInput) => boolean = () => true,
+): StepRun | undefined {
   let best: StepRun | undefined;
   let start = 0;
   let length = 0;

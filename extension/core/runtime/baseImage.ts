@@ -170,11 +170,7 @@ export async function ensureBaseImage(options: BaseImageOptions = {}): Promise<B
   try {
     const mirror = options.mirror ?? systemMirror();
     progress(`debootstrap ${SUITE} from ${mirror} (package cache: ${cacheDir})`);
-    await run(
-      ['debootstrap', '--variant=minbase', `--include=${BASE_PACKAGES.join(',')}`, `--cache-dir=${cacheDir}`, SUITE, rootfs, mirror],
-      progress,
-      signal,
-    );
+    await run(['debootstrap', '--variant=minbase', `--include=${BASE_PACKAGES.join(',')}`, `--cache-dir=${cacheDir}`, SUITE, rootfs, mirror], progress, signal);
     // apt's package lists and caches only make the image larger.
     spawnSync('sh', ['-c', 'rm -rf "$0"/var/lib/apt/lists/* "$0"/var/cache/apt/*.bin', rootfs]);
     progress(`importing the root file system as ${tag}`);

@@ -33,7 +33,8 @@ export async function createSandbox(options: CreateSandboxOptions): Promise<Sand
     docker = connectDocker(connection);
     await pingDocker(docker, options.pingTimeoutMs ?? 3000, options.signal);
   } catch (err) {
-    if (prefer === 'docker' || options.signal?.aborted) throw new Error(`the Docker engine at ${where} does not answer: ${(err as Error).message}`, { cause: err });
+    if (prefer === 'docker' || options.signal?.aborted)
+      throw new Error(`the Docker engine at ${where} does not answer: ${(err as Error).message}`, { cause: err });
     const notice =
       `The Docker engine at ${where} does not answer (${(err as Error).message}), so commands run on this machine ` +
       `in a temporary copy of the repository, not in the image '${options.image}': no isolation, no network cut, no memory or CPU limits.`;

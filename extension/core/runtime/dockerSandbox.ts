@@ -246,7 +246,13 @@ export class DockerSandbox implements Sandbox {
       return sandbox;
     } catch (err) {
       if (container) await removeContainer(docker, container.id).catch(() => undefined);
-      else await creating.then((late) => removeContainer(docker, late.id), () => undefined).catch(() => undefined);
+      else
+        await creating
+          .then(
+            (late) => removeContainer(docker, late.id),
+            () => undefined,
+          )
+          .catch(() => undefined);
       if (err instanceof CancelledError || err instanceof InputError) throw err;
       throw new Error(`cannot start a sandbox from image '${options.image}': ${engineMessage(err)}`, { cause: err });
     }
@@ -312,7 +318,11 @@ export class DockerSandbox implements Sandbox {
 
   /** The kernel's count of OOM kills in the container's memory cgroup (v2, then v1). */
   private async oomKills(): Promise<number> {
-    const r = await execOnce(this.container, ['/bin/sh', '-c', 'cat /sys/fs/cgroup/memory.events 2>/dev/null || cat /sys/fs/cgroup/memory/memory.oom_control']).catch(() => undefined);
+    const r = await execOnce(this.container, [
+      '/bin/sh',
+      '-c',
+      'cat /sys/fs/cgroup/memory.events 2>/dev/null || cat /sys/fs/cgroup/memory/memory.oom_control',
+    ]).catch(() => undefined);
     const m = r && /^oom_kill (\d+)$/m.exec(r.output);
     return m ? Number(m[1]) : 0;
   }
@@ -330,12 +340,15 @@ export class DockerSandbox implements Sandbox {
     const reasons: string[] = [];
     const ooms = suspect ? await this.oomKills() : this.oomKillsSeen;
     if (ooms > this.oomKillsSeen) {
-      reasons.push(`out of memory: the kernel killed ${ooms - this.oomKillsSeen === 1 ? 'a process' : `${ooms - this.oomKillsSeen} processes`} at the ${formatMiB(this.limits.memoryBytes)} memory limit`);
+      reasons.push(
+        `out of memory: the kernel killed ${ooms - this.oomKillsSeen === 1 ? 'a process' : `${ooms - this.oomKillsSeen} processes`} at the ${formatMiB(this.limits.memoryBytes)} memory limit`,
+      );
       this.oomKillsSeen = ooms;
     }
     if (/fork: (retry: )?Resource temporarily unavailable/.test(result.output)) reasons.push(`the process limit (${this.limits.pids}) was reached`);
     if (result.timedOut) reasons.push(`timed out after ${((options?.timeoutMs ?? this.limits.commandTimeoutMs) / 1000).toFixed(1)} s`);
-    if (result.truncatedBytes > 0) reasons.push(`output over the ${formatMiB(options?.maxOutputBytes ?? this.limits.maxOutputBytes)} cap: ${result.truncatedBytes} bytes dropped`);
+    if (result.truncatedBytes > 0)
+      reasons.push(`output over the ${formatMiB(options?.maxOutputBytes ?? this.limits.maxOutputBytes)} cap: ${result.truncatedBytes} bytes dropped`);
     if (result.shellRestarted) reasons.push('the shell could not be stopped and was replaced');
     if (result.shellClosed) reasons.push(`the shell ended during the command (exit code ${result.exitCode})`);
     return reasons.length > 0 ? reasons.join('; ') : undefined;
@@ -446,7 +459,6 @@ export class DockerSandbox implements Sandbox {
       throw err;
     }
   }
-
 }
 
 export interface LeftoverOptions {

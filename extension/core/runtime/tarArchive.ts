@@ -61,7 +61,11 @@ export async function extractTo(stream: NodeJS.ReadableStream, target: string): 
   stream.pipe(extract);
   for await (const entry of extract) {
     const { header } = entry;
-    const rest = header.name.split('/').slice(1).filter((p) => p !== '' && p !== '.').join('/');
+    const rest = header.name
+      .split('/')
+      .slice(1)
+      .filter((p) => p !== '' && p !== '.')
+      .join('/');
     const dest = resolve(root, rest);
     if (dest !== root && !dest.startsWith(root + sep)) throw new Error(`refusing archive entry '${header.name}': it points outside ${root}`);
     if (relative(root, dest).split(sep).includes('..')) throw new Error(`refusing archive entry '${header.name}'`);

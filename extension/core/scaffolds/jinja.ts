@@ -15,7 +15,11 @@ env.addFilter('length', (value: unknown) => {
   if (value && typeof value === 'object') return Object.keys(value).length;
   return 0;
 });
-env.addGlobal('_slice', (value: unknown, start: number | null, end: number | null) => Array.from(String(value)).slice(start ?? undefined, end ?? undefined).join(''));
+env.addGlobal('_slice', (value: unknown, start: number | null, end: number | null) =>
+  Array.from(String(value))
+    .slice(start ?? undefined, end ?? undefined)
+    .join(''),
+);
 
 /** Jinja2's `tojson`: Python's `json.dumps` (ASCII only, sorted keys, `, ` and `: `) with `<>&'` escaped for HTML. */
 env.addFilter('tojson', (value: unknown) => pyJsonDumps(value).replace(/[<>&']/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));

@@ -28,7 +28,12 @@ export function detectScaffold(recording: Trajectory): ScaffoldChoice {
     const known = f.versions.includes(found.version) ? found.version : f.matchVersion(found.version);
     if (known) return { name: f.name, version: known, reason: found.reason };
     const latest = f.versions[f.versions.length - 1]!;
-    return { name: f.name, version: latest, reason: found.reason, fallback: `${f.name} version ${found.version} is not one we know (known: ${f.versions.join(', ')}); using ${latest}` };
+    return {
+      name: f.name,
+      version: latest,
+      reason: found.reason,
+      fallback: `${f.name} version ${found.version} is not one we know (known: ${f.versions.join(', ')}); using ${latest}`,
+    };
   }
   return { name: 'swe-agent', version: '1.1', reason: `a ${recording.format} trajectory that names no other scaffold: SWE-agent's tools` };
 }
@@ -44,7 +49,12 @@ export function parseScaffoldSpec(spec: string): ScaffoldChoice {
   if (!version) return { name: f.name, version: latest, reason: `--scaffold ${spec}` };
   const known = f.versions.includes(version) ? version : f.matchVersion(version);
   if (known) return { name: f.name, version: known, reason: `--scaffold ${spec}` };
-  return { name: f.name, version: latest, reason: `--scaffold ${spec}`, fallback: `${f.name} version ${version} is not one we know (known: ${f.versions.join(', ')}); using ${latest}` };
+  return {
+    name: f.name,
+    version: latest,
+    reason: `--scaffold ${spec}`,
+    fallback: `${f.name} version ${version} is not one we know (known: ${f.versions.join(', ')}); using ${latest}`,
+  };
 }
 
 /** A live run with no recording and no --scaffold runs SWE-agent's latest measured tools. */
@@ -54,12 +64,11 @@ function liveDefault(): ScaffoldChoice {
 }
 
 /** The scaffold to run: the override when given, else the recording's, else SWE-agent's defaults for a live run. */
-export function chooseScaffold(options: { spec?: string; recording?: Trajectory; bundles?: readonly string[] }): { scaffold: Scaffold; choice: ScaffoldChoice } {
-  const choice = options.spec
-    ? parseScaffoldSpec(options.spec)
-    : options.recording
-      ? detectScaffold(options.recording)
-      : liveDefault();
+export function chooseScaffold(options: { spec?: string; recording?: Trajectory; bundles?: readonly string[] }): {
+  scaffold: Scaffold;
+  choice: ScaffoldChoice;
+} {
+  const choice = options.spec ? parseScaffoldSpec(options.spec) : options.recording ? detectScaffold(options.recording) : liveDefault();
   const scaffold = family(choice.name).create(choice.version, options.recording, options.bundles);
   return { scaffold, choice };
 }

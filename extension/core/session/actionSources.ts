@@ -89,7 +89,8 @@ export interface PolicySourceOptions extends Omit<ContextOptions, 'scaffold'> {
 function contextOptions(options: PolicySourceOptions): ContextOptions {
   const { scaffold } = options;
   if (typeof scaffold === 'string') return { ...options, scaffold };
-  const format: ReplyFormat = scaffold.replyFormat === 'function_calling' ? 'function_calling' : scaffold.replyFormat === 'thought_action' ? 'thought_action' : 'xml_function_calling';
+  const format: ReplyFormat =
+    scaffold.replyFormat === 'function_calling' ? 'function_calling' : scaffold.replyFormat === 'thought_action' ? 'thought_action' : 'xml_function_calling';
   return {
     ...options,
     scaffold: format,
@@ -109,7 +110,12 @@ export class PolicySource implements ActionSource {
     const messages = buildMessages(history, contextOptions(this.options));
     const toolSpecs = typeof scaffold === 'string' ? (scaffold === 'function_calling' ? tools.openAiToolSpecs() : undefined) : scaffold.toolSpecs();
     const { onDelta, onRetry } = this.options;
-    const reply = await client.complete(messages, { ...(toolSpecs ? { tools: toolSpecs } : {}), ...(signal ? { signal } : {}), ...(onDelta ? { onDelta } : {}), ...(onRetry ? { onRetry } : {}) });
+    const reply = await client.complete(messages, {
+      ...(toolSpecs ? { tools: toolSpecs } : {}),
+      ...(signal ? { signal } : {}),
+      ...(onDelta ? { onDelta } : {}),
+      ...(onRetry ? { onRetry } : {}),
+    });
     const parsed = typeof scaffold === 'string' ? parseReply(reply, scaffold, tools) : scaffold.parseReply(reply);
     const next: NextAction = { ...parsed, sampling: reply.sampling };
     if (reply.reasoning) next.reasoning = reply.reasoning;

@@ -321,4 +321,3 @@ export class DebugSession {
     return { step, comparison };
   }
 }
-

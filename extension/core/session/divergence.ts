@@ -20,7 +20,7 @@ export type NormaliserName = (typeof NORMALISER_NAMES)[number];
 export const NORMALISERS: Record<NormaliserName, Normaliser> = {
   'line-endings': {
     name: 'line-endings',
-    forgives: '`\\r\\n` (a pseudo-terminal\'s line end in SWE-agent 1.x recordings) against `\\n`, and stray `\\r`',
+    forgives: "`\\r\\n` (a pseudo-terminal's line end in SWE-agent 1.x recordings) against `\\n`, and stray `\\r`",
     apply: (t) => t.replace(/\r+\n/g, '\n').replace(/\r/g, ''),
   },
   ansi: {
@@ -49,12 +49,13 @@ export const NORMALISERS: Record<NormaliserName, Normaliser> = {
   },
   pids: {
     name: 'pids',
-    forgives: 'process ids (`pid 4242`, `PID: 4242`, a job\'s `[1] 4242`)',
+    forgives: "process ids (`pid 4242`, `PID: 4242`, a job's `[1] 4242`)",
     apply: (t) => t.replace(/\b(pid|PID|process)([:= ]+)\d+/g, '$1$2<pid>').replace(/^\[(\d+)\] \d+$/gm, '[$1] <pid>'),
   },
   'git-hashes': {
     name: 'git-hashes',
-    forgives: "abbreviated git hashes (`index 27ddd68..18b6bed`, `a1b2c3d fix`): git picks their length (7 to 12 digits) from the repository's size, so another copy of the repository can print them longer",
+    forgives:
+      "abbreviated git hashes (`index 27ddd68..18b6bed`, `a1b2c3d fix`): git picks their length (7 to 12 digits) from the repository's size, so another copy of the repository can print them longer",
     environment: true,
     apply: (t) => t.replace(/\b[0-9a-f]{7,12}\b(?=\.\.|\s|$)/gm, (hash) => (/[a-f]/.test(hash) && /\d/.test(hash) ? '<hash>' : hash)),
   },

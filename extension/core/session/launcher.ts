@@ -109,7 +109,10 @@ function scaffoldFor(request: LaunchRequest, recording: Trajectory | undefined):
     if (spec !== undefined && (SCAFFOLDS as readonly string[]).includes(spec)) {
       const detected = recording ? detectScaffold(recording) : undefined;
       const version = detected?.name === 'swe-agent' ? detected.version : '1.1';
-      return { scaffold: createSweAgent(version, recording, bundles, spec as ReplyFormat), choice: { name: 'swe-agent', version, reason: `${spec}: SWE-agent's tools with that reply format` } };
+      return {
+        scaffold: createSweAgent(version, recording, bundles, spec as ReplyFormat),
+        choice: { name: 'swe-agent', version, reason: `${spec}: SWE-agent's tools with that reply format` },
+      };
     }
     return chooseScaffold({ ...defined({ spec, recording, bundles }) });
   } catch (error) {
@@ -127,7 +130,11 @@ export function planSession(request: LaunchRequest): SessionPlan {
   if (mode !== 'live' && !request.recording) throw new InputError(undefined, undefined, `a ${mode} needs a recording`);
 
   if (request.at !== undefined && recording && (!Number.isInteger(request.at) || request.at < 0 || request.at > recording.steps.length)) {
-    throw new InputError(request.recording?.ref, undefined, `cannot ${mode === 'fork' ? 'fork at' : 'replay until'} step ${request.at}: the recording has ${recording.steps.length} steps (0..${recording.steps.length})`);
+    throw new InputError(
+      request.recording?.ref,
+      undefined,
+      `cannot ${mode === 'fork' ? 'fork at' : 'replay until'} step ${request.at}: the recording has ${recording.steps.length} steps (0..${recording.steps.length})`,
+    );
   }
   const { scaffold, choice } = scaffoldFor(request, recording);
   const tools = scaffold.tools;
@@ -145,12 +152,23 @@ export function planSession(request: LaunchRequest): SessionPlan {
   let instructions = recording?.meta.instructions;
   if (instructions === undefined) {
     if (mode !== 'replay' && task.problemStatement === undefined) {
-      throw new InputError(request.recording?.ref, undefined, `a ${mode} run needs a problem statement for the policy, and ${recording ? 'the recording has none' : 'none was given'}`);
+      throw new InputError(
+        request.recording?.ref,
+        undefined,
+        `a ${mode} run needs a problem statement for the policy, and ${recording ? 'the recording has none' : 'none was given'}`,
+      );
     }
     instructions = prompts.instructions;
   }
   // The recording's terminal and tool variables go into the new trajectory: its replayed steps print as they did.
-  const inherited = recording ? defined({ pty: recording.meta.pty, toolEnvVariables: recording.meta.toolEnvVariables, toolRegistryVariables: recording.meta.toolRegistryVariables, scaffoldConfig: recording.meta.scaffoldConfig }) : {};
+  const inherited = recording
+    ? defined({
+        pty: recording.meta.pty,
+        toolEnvVariables: recording.meta.toolEnvVariables,
+        toolRegistryVariables: recording.meta.toolRegistryVariables,
+        scaffoldConfig: recording.meta.scaffoldConfig,
+      })
+    : {};
   const meta: TrajectoryMeta = {
     parseFunction: mode === 'replay' ? (recording?.meta.parseFunction ?? scaffold.replyFormat) : scaffold.replyFormat,
     scaffold: `${scaffold.name}@${scaffold.version}`,
@@ -163,7 +181,14 @@ export function planSession(request: LaunchRequest): SessionPlan {
     mode,
     ...(request.recording ? { recording: request.recording } : {}),
     ...(request.at !== undefined ? { at: request.at } : mode === 'fork' ? { at: 0 } : {}),
-    container: { image: request.image, repoDir: request.repoDir, repoPath, tty: settings?.tty ?? scaffold.tty, ...(baseCommit ? { baseCommit } : {}), config: settings?.config ?? {} },
+    container: {
+      image: request.image,
+      repoDir: request.repoDir,
+      repoPath,
+      tty: settings?.tty ?? scaffold.tty,
+      ...(baseCommit ? { baseCommit } : {}),
+      config: settings?.config ?? {},
+    },
     tools,
     scaffold,
     scaffoldChoice: choice,
@@ -201,7 +226,10 @@ export function sessionSources(plan: SessionPlan, live: LiveSource | undefined):
       scaffold,
       systemPrompt,
       instructions,
-      ...defined({ onRetry: (live as Extract<LiveSource, { kind: 'policy' }>).onRetry, observationWindow: (live as Extract<LiveSource, { kind: 'policy' }>).observationWindow }),
+      ...defined({
+        onRetry: (live as Extract<LiveSource, { kind: 'policy' }>).onRetry,
+        observationWindow: (live as Extract<LiveSource, { kind: 'policy' }>).observationWindow,
+      }),
     });
   const meta: TrajectoryMeta = live.kind === 'policy' ? { model: live.client.model, ...plan.meta } : plan.meta;
   const sources = plan.mode === 'fork' ? forkOf(plan.recording!.trajectory, plan.recording!.ref, plan.at ?? 0, tools, source).sources : [source];

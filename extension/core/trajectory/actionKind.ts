@@ -22,7 +22,14 @@ const BY_TOOL: ReadonlyArray<[RegExp, ActionKind]> = [
 
 /** The editor tools that take a `command` argument (SWE-agent edit_anthropic, OpenHands, R2E-Gym). */
 const EDITOR_TOOLS = /^(str_replace_editor|file_editor|edit_file_tool|str_replace_based_edit_tool)$/;
-const EDITOR_COMMANDS: Readonly<Record<string, ActionKind>> = { view: 'view', create: 'create', str_replace: 'edit', insert: 'edit', undo_edit: 'edit', edit: 'edit' };
+const EDITOR_COMMANDS: Readonly<Record<string, ActionKind>> = {
+  view: 'view',
+  create: 'create',
+  str_replace: 'edit',
+  insert: 'edit',
+  undo_edit: 'edit',
+  edit: 'edit',
+};
 
 export function actionKind(action: Pick<Action, 'tool' | 'args'>): ActionKind {
   const tool = action.tool;

@@ -30,7 +30,12 @@ export function normaliseAction(action: Pick<Action, 'tool' | 'args' | 'raw'>, r
   const target = pathArg === undefined ? '' : repoRelative(pathArg, repoPath);
   let body: string;
   if (kind === 'run') body = oneLine(action.args.command ?? action.args.code ?? action.raw).replace(/^cd \S+ && /, '');
-  else if (kind === 'view' || kind === 'create' || kind === 'submit' || kind === 'search') body = oneLine(Object.entries(action.args).filter(([k]) => !PATH_ARGS.includes(k) && k !== 'command').map(([, v]) => v));
+  else if (kind === 'view' || kind === 'create' || kind === 'submit' || kind === 'search')
+    body = oneLine(
+      Object.entries(action.args)
+        .filter(([k]) => !PATH_ARGS.includes(k) && k !== 'command')
+        .map(([, v]) => v),
+    );
   else if (kind === 'edit') body = oneLine(action.args.new_str ?? action.args.replace ?? action.args.replacement_text ?? action.args.text ?? action.raw);
   else body = oneLine(action.raw);
   if (kind === 'create' || kind === 'submit') body = '';

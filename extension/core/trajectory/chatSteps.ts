@@ -75,7 +75,10 @@ function turnsOf<M extends ChatMessage>(messages: ReadonlyArray<M>, skip?: (mess
 }
 
 /** The system prompt and first user message that precede the agent's first turn. */
-export function preambleOf<M extends ChatMessage>(messages: ReadonlyArray<M>, skip?: (message: M) => boolean): { systemPrompt?: string; instructions?: string } {
+export function preambleOf<M extends ChatMessage>(
+  messages: ReadonlyArray<M>,
+  skip?: (message: M) => boolean,
+): { systemPrompt?: string; instructions?: string } {
   const { preamble } = turnsOf(messages, skip);
   const system = preamble.map((i) => messages[i]!).find((m) => m.role === 'system');
   const user = preamble.map((i) => messages[i]!).find((m) => m.role === 'user');
@@ -90,7 +93,12 @@ function joinObservations(parts: string[]): string {
  * One step per assistant message. Tool calls pair with tool messages by `tool_call_id`; calls
  * without an id (text scaffolds) take the messages that follow until the next assistant turn.
  */
-export function chatSteps<M extends ChatMessage>(messages: ReadonlyArray<M>, path: ReadonlyArray<string | number>, ctx: ImportContext, hooks: ChatStepHooks<M> = {}): Step[] {
+export function chatSteps<M extends ChatMessage>(
+  messages: ReadonlyArray<M>,
+  path: ReadonlyArray<string | number>,
+  ctx: ImportContext,
+  hooks: ChatStepHooks<M> = {},
+): Step[] {
   const { turns } = turnsOf(messages, hooks.skip);
   return turns.map((turn, index) => {
     const message = messages[turn.at]!;

@@ -56,7 +56,13 @@ function objectFormat(o: Json): TrajectoryFormat | undefined {
   if (Array.isArray(o.history) && isEventList(o.history)) return 'openhands';
   if (Array.isArray(o.trajectory) || Array.isArray(o.attempts)) return 'swe-agent';
   if (Array.isArray(o.history) && isMessageList(o.history)) return 'swe-agent';
-  if (Array.isArray(o.trajectories) && isObject(firstObject(o.trajectories)) && Array.isArray(firstObject(o.trajectories)!.steps) && isRllmStepList(firstObject(o.trajectories)!.steps as unknown[])) return 'rllm';
+  if (
+    Array.isArray(o.trajectories) &&
+    isObject(firstObject(o.trajectories)) &&
+    Array.isArray(firstObject(o.trajectories)!.steps) &&
+    isRllmStepList(firstObject(o.trajectories)!.steps as unknown[])
+  )
+    return 'rllm';
   if (Array.isArray(o.steps) && isObject(o.task) && isObject(o.outcome) && isObject(o.meta)) return 'canonical';
   if (Array.isArray(o.steps) && ('uid' in o || 'reward' in o) && isRllmStepList(o.steps)) return 'rllm';
   if (Array.isArray(o.messages)) {
@@ -85,14 +91,24 @@ export interface NearMiss {
 
 /** The format a refused value came closest to, for the error that refuses it. */
 export function nearestFormat(value: unknown): NearMiss | undefined {
-  const list = Array.isArray(value) ? value : isObject(value) && Array.isArray(value.history) ? value.history : isObject(value) && Array.isArray(value.messages) ? value.messages : undefined;
+  const list = Array.isArray(value)
+    ? value
+    : isObject(value) && Array.isArray(value.history)
+      ? value.history
+      : isObject(value) && Array.isArray(value.messages)
+        ? value.messages
+        : undefined;
   const roles = list && foreignRoles(list);
   if (roles) {
     const closest: TrajectoryFormat = isObject(value) && Array.isArray(value.history) ? 'swe-agent' : 'openai-messages';
     return { closest, missing: `messages with chat roles (${[...CHAT_ROLES].join(', ')}); found role ${roles.map((r) => JSON.stringify(r)).join(', ')}` };
   }
   if (isObject(value)) {
-    const steps = Array.isArray(value.steps) ? value.steps : Array.isArray(value.trajectories) && isObject(firstObject(value.trajectories)) ? firstObject(value.trajectories)!.steps : undefined;
+    const steps = Array.isArray(value.steps)
+      ? value.steps
+      : Array.isArray(value.trajectories) && isObject(firstObject(value.trajectories))
+        ? firstObject(value.trajectories)!.steps
+        : undefined;
     if (Array.isArray(steps) && !isRllmStepList(steps)) {
       return { closest: 'rllm', missing: `steps holding any of ${RLLM_STEP_KEYS.join(', ')}; the first step has ${describeKeys(firstObject(steps))}` };
     }

@@ -32,7 +32,9 @@ function collectExpected(issue: Issue, into: Set<string>): void {
 
 /** JSON numbers past ±1.8e308 (`1e400`) parse as Infinity, which no schema takes: said so, rather than "expected a number, got number". */
 export function outOfRangeNumber(value: unknown): string | undefined {
-  return typeof value === 'number' && !Number.isFinite(value) ? `a number too large for a 64-bit float (it reads as ${value}); expected a finite number` : undefined;
+  return typeof value === 'number' && !Number.isFinite(value)
+    ? `a number too large for a 64-bit float (it reads as ${value}); expected a finite number`
+    : undefined;
 }
 
 function problemOf(issue: Issue, value: unknown): string {
@@ -49,7 +51,12 @@ function problemOf(issue: Issue, value: unknown): string {
  * Validates `value` (found at `basePath` in `file`) with a zod schema and returns the parsed
  * value, or throws an InputError naming the first offending JSON path and what was expected.
  */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, file: string | undefined, basePath: ReadonlyArray<string | number> = []): z.output<S> {
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  file: string | undefined,
+  basePath: ReadonlyArray<string | number> = [],
+): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;

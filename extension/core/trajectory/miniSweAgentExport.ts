@@ -6,7 +6,8 @@ export const MINI_SWE_AGENT_FORMAT = 'mini-swe-agent-1.1';
 export const MINI_SWE_AGENT_1_FORMAT = 'mini-swe-agent-1';
 
 /** A recording made in mini-swe-agent 1.x (`meta.scaffold` mini-swe-agent@1...), which replied in text, not tool calls. */
-const recordedIn1x = (t: Trajectory) => /^mini-swe-agent@1(\.|$)/.test(t.meta.scaffold ?? '') && !t.steps.some((s) => s.action.toolCallId !== undefined || s.calls);
+const recordedIn1x = (t: Trajectory) =>
+  /^mini-swe-agent@1(\.|$)/.test(t.meta.scaffold ?? '') && !t.steps.some((s) => s.action.toolCallId !== undefined || s.calls);
 
 /** How mini-swe-agent submits: a shell command whose first output line is the marker. */
 export const MINI_SUBMIT_COMMAND = 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached';
@@ -68,10 +69,19 @@ function messagesOf(t: Trajectory): unknown[] {
       },
     });
     for (const c of calls) {
-      messages.push({ role: 'tool', tool_call_id: c.id, content: c.observation, extra: { raw_output: c.observation, ...(step.exitCode === undefined ? {} : { returncode: step.exitCode }), ...stamp } });
+      messages.push({
+        role: 'tool',
+        tool_call_id: c.id,
+        content: c.observation,
+        extra: { raw_output: c.observation, ...(step.exitCode === undefined ? {} : { returncode: step.exitCode }), ...stamp },
+      });
     }
   }
-  messages.push({ role: 'exit', content: t.outcome.submission ?? '', extra: { exit_status: t.outcome.exitStatus ?? null, submission: t.outcome.submission ?? '' } });
+  messages.push({
+    role: 'exit',
+    content: t.outcome.submission ?? '',
+    extra: { exit_status: t.outcome.exitStatus ?? null, submission: t.outcome.submission ?? '' },
+  });
   return messages;
 }
 

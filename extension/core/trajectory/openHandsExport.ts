@@ -7,15 +7,24 @@ function actionEvent(step: Step): { action: string; message: string; args: Recor
   const { tool, args, raw } = step.action;
   if (tool === 'bash' || tool === 'run') {
     const command = typeof args.command === 'string' ? args.command : raw;
-    return { action: 'run', message: `Running command: ${command}`, args: { command, is_input: false, thought: step.thought, blocking: false, hidden: false, confirmation_state: 'confirmed' } };
+    return {
+      action: 'run',
+      message: `Running command: ${command}`,
+      args: { command, is_input: false, thought: step.thought, blocking: false, hidden: false, confirmation_state: 'confirmed' },
+    };
   }
-  if (tool === 'submit' || tool === 'finish') return { action: 'finish', message: step.thought, args: { final_thought: step.thought, outputs: {}, thought: step.thought } };
+  if (tool === 'submit' || tool === 'finish')
+    return { action: 'finish', message: step.thought, args: { final_thought: step.thought, outputs: {}, thought: step.thought } };
   if (tool === null) return { action: 'message', message: raw, args: { content: raw, image_urls: null, wait_for_response: false, thought: step.thought } };
   return { action: tool, message: raw, args: { ...args, thought: step.thought } };
 }
 
 function observationEvent(step: Step, action: string): { observation: string; extras: Record<string, unknown> } {
-  if (action === 'run') return { observation: 'run', extras: { command: (step.action.args.command as string | undefined) ?? step.action.raw, metadata: { exit_code: step.exitCode ?? 0 }, hidden: false } };
+  if (action === 'run')
+    return {
+      observation: 'run',
+      extras: { command: (step.action.args.command as string | undefined) ?? step.action.raw, metadata: { exit_code: step.exitCode ?? 0 }, hidden: false },
+    };
   return { observation: action, extras: {} };
 }
 
@@ -27,18 +36,58 @@ export function openHandsEvents(t: Trajectory): unknown[] {
   const events: unknown[] = [];
   let id = 0;
   const stamp = (step?: Step) => step?.timestamp ?? t.meta.createdAt ?? null;
-  if (t.meta.systemPrompt !== undefined) events.push({ id: id++, timestamp: stamp(), source: 'agent', message: t.meta.systemPrompt, action: 'system', args: { content: t.meta.systemPrompt, tools: null, openhands_version: null, agent_class: AGENT_CLASS } });
+  if (t.meta.systemPrompt !== undefined)
+    events.push({
+      id: id++,
+      timestamp: stamp(),
+      source: 'agent',
+      message: t.meta.systemPrompt,
+      action: 'system',
+      args: { content: t.meta.systemPrompt, tools: null, openhands_version: null, agent_class: AGENT_CLASS },
+    });
   const instructions = t.meta.instructions ?? t.task.problemStatement;
-  if (instructions !== undefined) events.push({ id: id++, timestamp: stamp(), source: 'user', message: instructions, action: 'message', args: { content: instructions, image_urls: null, wait_for_response: false } });
+  if (instructions !== undefined)
+    events.push({
+      id: id++,
+      timestamp: stamp(),
+      source: 'user',
+      message: instructions,
+      action: 'message',
+      args: { content: instructions, image_urls: null, wait_for_response: false },
+    });
   for (const step of t.steps) {
     const act = actionEvent(step);
     const callId = step.action.toolCallId ?? `toolu_${step.index}`;
-    const metadata = { function_name: step.action.tool === 'bash' ? 'execute_bash' : (step.action.tool ?? 'message'), tool_call_id: callId, total_calls_in_response: 1 };
+    const metadata = {
+      function_name: step.action.tool === 'bash' ? 'execute_bash' : (step.action.tool ?? 'message'),
+      tool_call_id: callId,
+      total_calls_in_response: 1,
+    };
     const actionId = id++;
-    events.push({ id: actionId, timestamp: stamp(step), source: 'agent', message: act.message, action: act.action, tool_call_metadata: metadata, args: act.args, timeout: 120 });
+    events.push({
+      id: actionId,
+      timestamp: stamp(step),
+      source: 'agent',
+      message: act.message,
+      action: act.action,
+      tool_call_metadata: metadata,
+      args: act.args,
+      timeout: 120,
+    });
     if (act.action === 'finish' || act.action === 'message') continue;
     const obs = observationEvent(step, act.action);
-    events.push({ id: id++, timestamp: stamp(step), source: 'environment', message: `Command finished with exit code ${step.exitCode ?? 0}`, cause: actionId, observation: obs.observation, tool_call_metadata: metadata, content: step.observation, extras: obs.extras, success: (step.exitCode ?? 0) === 0 });
+    events.push({
+      id: id++,
+      timestamp: stamp(step),
+      source: 'environment',
+      message: `Command finished with exit code ${step.exitCode ?? 0}`,
+      cause: actionId,
+      observation: obs.observation,
+      tool_call_metadata: metadata,
+      content: step.observation,
+      extras: obs.extras,
+      success: (step.exitCode ?? 0) === 0,
+    });
   }
   return events;
 }
@@ -56,7 +105,12 @@ export function toOpenHandsOutputLine(t: Trajectory): string {
     history: openHandsEvents(t),
     metrics: { accumulated_cost: t.outcome.modelStats?.instanceCost ?? 0 },
     error: t.outcome.error ?? null,
-    instance: { instance_id: t.task.instanceId ?? '', repo: t.task.repo ?? '', base_commit: t.task.baseCommit ?? '', problem_statement: t.task.problemStatement ?? '' },
+    instance: {
+      instance_id: t.task.instanceId ?? '',
+      repo: t.task.repo ?? '',
+      base_commit: t.task.baseCommit ?? '',
+      problem_statement: t.task.problemStatement ?? '',
+    },
   };
   return JSON.stringify(line) + '\n';
 }

@@ -63,7 +63,14 @@ export function runFacts(t: Pick<Trajectory, 'steps' | 'outcome'>): RunFacts {
 
 /** How the run ended, in words: resolved, not resolved, or the scaffold's exit status with "not graded". */
 export function outcomeText(outcome: Trajectory['outcome']): string {
-  const graded = outcome.resolved !== undefined ? (outcome.resolved ? 'resolved' : 'not resolved') : outcome.reward !== undefined ? `reward ${outcome.reward}` : 'not graded';
+  const graded =
+    outcome.resolved !== undefined
+      ? outcome.resolved
+        ? 'resolved'
+        : 'not resolved'
+      : outcome.reward !== undefined
+        ? `reward ${outcome.reward}`
+        : 'not graded';
   const reward = outcome.resolved !== undefined && outcome.reward !== undefined ? ` (reward ${outcome.reward})` : '';
   return `${graded}${reward}${outcome.exitStatus ? `, exit: ${outcome.exitStatus}` : ''}`;
 }

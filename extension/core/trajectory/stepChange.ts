@@ -45,14 +45,17 @@ function editDiff(file: string, before: string, after: string, at: number | unde
     if (!created) h.oldStart += shift;
     h.newStart += shift;
   }
-  const body = formatPatch(patch).split('\n').filter((l) => !l.startsWith('=====') && !l.startsWith('Index:'));
+  const body = formatPatch(patch)
+    .split('\n')
+    .filter((l) => !l.startsWith('=====') && !l.startsWith('Index:'));
   return `diff --git a/${file} b/${file}\n${created ? 'new file mode 100644\n' : ''}${body.join('\n').replace(/^\n+/, '')}`;
 }
 
 function editChange(step: Step, repoPath: string | undefined): StepChange | undefined {
   const a = step.action.args;
   const kind = actionKind(step.action);
-  const rawPath = text(a.path) ?? text(a.filename) ?? text(a.file_name) ?? text(a.file) ?? (typeof step.state?.openFile === 'string' ? step.state.openFile : undefined);
+  const rawPath =
+    text(a.path) ?? text(a.filename) ?? text(a.file_name) ?? text(a.file) ?? (typeof step.state?.openFile === 'string' ? step.state.openFile : undefined);
   if (rawPath === undefined || (kind !== 'edit' && kind !== 'create')) return undefined;
   const file = repoRelative(rawPath, repoPath);
   const title = `step ${step.index + 1}: ${file}`;
@@ -61,10 +64,14 @@ function editChange(step: Step, repoPath: string | undefined): StepChange | unde
   if (kind === 'create' && fileText !== undefined) return { kind: 'edit', diff: editDiff(file, '', fileText, undefined, true), title, note };
   const oldText = text(a.old_str) ?? text(a.search);
   const newText = text(a.new_str) ?? text(a.replace) ?? text(a.replacement_text);
-  if (oldText !== undefined && newText !== undefined) return { kind: 'edit', diff: editDiff(file, oldText, newText, snippetLine(step.observation, newText), false), title, note };
+  if (oldText !== undefined && newText !== undefined)
+    return { kind: 'edit', diff: editDiff(file, oldText, newText, snippetLine(step.observation, newText), false), title, note };
   const insertLine = typeof a.insert_line === 'number' ? a.insert_line : typeof a.line === 'number' ? a.line : undefined;
   if (insertLine !== undefined && newText !== undefined) {
-    const diff = editDiff(file, '', newText, undefined, false).replace(/^@@ -1,0 \+1,(\d+) @@/m, (_m, n: string) => `@@ -${insertLine},0 +${insertLine + 1},${n} @@`);
+    const diff = editDiff(file, '', newText, undefined, false).replace(
+      /^@@ -1,0 \+1,(\d+) @@/m,
+      (_m, n: string) => `@@ -${insertLine},0 +${insertLine + 1},${n} @@`,
+    );
     return { kind: 'edit', diff, title, note };
   }
   return undefined;
@@ -75,7 +82,8 @@ function why(step: Step): string {
   const n = step.index + 1;
   if (kind === 'edit' || kind === 'create')
     return `Step ${n} records no workspace diff, and its ${step.action.tool} arguments do not hold the old text (a line-range edit names lines, not what they held), so its change cannot be rebuilt. Replay to Here shows the workspace after it.`;
-  if (kind === 'run') return `Step ${n} ran a command and the recording keeps no workspace diff; what a command changes cannot be read from its text. Replay to Here shows the workspace after it.`;
+  if (kind === 'run')
+    return `Step ${n} ran a command and the recording keeps no workspace diff; what a command changes cannot be read from its text. Replay to Here shows the workspace after it.`;
   return `Step ${n} (${kind === 'unparsed' ? 'an unparsed action' : `a ${kind} action`}) changes no file, and the recording keeps no workspace diff.`;
 }
 

@@ -51,7 +51,8 @@ export function outputErrors(output: string): StepError[] {
       continue;
     }
     const summary = PYTEST_SUMMARY.exec(line.trim());
-    if (summary || PYTEST_FAILED_LINE.test(line) || UNITTEST_FAILED.test(line)) found.push({ kind: 'test-failure', detail: line.trim().replace(/^=+\s*|\s*=+$/g, ''), line: i + 1 });
+    if (summary || PYTEST_FAILED_LINE.test(line) || UNITTEST_FAILED.test(line))
+      found.push({ kind: 'test-failure', detail: line.trim().replace(/^=+\s*|\s*=+$/g, ''), line: i + 1 });
   }
   return found;
 }

@@ -30,7 +30,9 @@ export function actionText(action: Pick<Step['action'], 'raw' | 'args' | 'tool'>
   if (structured) {
     const command = args.command;
     if (typeof command === 'string' && Object.keys(args).length === 1) return command;
-    return Object.entries(args).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ');
+    return Object.entries(args)
+      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join(' ');
   }
   return raw.trim() || tool || '(no action)';
 }

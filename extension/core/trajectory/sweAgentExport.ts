@@ -36,7 +36,14 @@ function historyOf(t: Trajectory): unknown[] {
       }),
     });
     if (calls.length === 0) history.push({ role: 'user', content: step.observation, agent: AGENT, message_type: 'observation' });
-    for (const c of calls) history.push({ role: 'tool', content: calls.length > 1 ? c.observation : step.observation, agent: AGENT, message_type: 'observation', tool_call_ids: [c.id] });
+    for (const c of calls)
+      history.push({
+        role: 'tool',
+        content: calls.length > 1 ? c.observation : step.observation,
+        agent: AGENT,
+        message_type: 'observation',
+        tool_call_ids: [c.id],
+      });
   }
   return history;
 }

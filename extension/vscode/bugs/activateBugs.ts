@@ -30,7 +30,10 @@ export interface BugsViewState {
 
 const Where = { repo: z.string().min(1).optional(), image: z.string().min(1).optional() };
 /** A bug folder named relative to the workspace folder is the same bug the views show by absolute path. */
-const BugDir = z.string().min(1).transform((dir) => path.resolve(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '', dir));
+const BugDir = z
+  .string()
+  .min(1)
+  .transform((dir) => path.resolve(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '', dir));
 const RunChecksArgs = z.strictObject({ bug: BugDir, ...Where });
 const CaptureArgs = z.strictObject({ target: z.string().min(1).optional(), from: z.enum(['session', 'container']).optional(), ...Where });
 const ShowCheckArgs = z.strictObject({ bug: BugDir, check: z.enum(CHECK_NAMES) });
@@ -45,14 +48,19 @@ function parseArgs<T>(schema: z.ZodType<T>, arg: unknown, command: string): T | 
 /** A tree node, an explorer URI or named fields all name a bug folder. */
 function bugArgs(arg: unknown): unknown {
   if (arg instanceof vscode.Uri) return { bug: arg.fsPath };
-  if (arg && typeof arg === 'object' && 'kind' in arg && (arg as BugsNode).kind === 'bug') return { bug: (arg as Extract<BugsNode, { kind: 'bug' }>).folder.dir };
+  if (arg && typeof arg === 'object' && 'kind' in arg && (arg as BugsNode).kind === 'bug')
+    return { bug: (arg as Extract<BugsNode, { kind: 'bug' }>).folder.dir };
   return arg;
 }
 
 /** What `sweWorkbench.bugs.validateSweSmith` answers: the verdict and the four test lists. */
 type SweSmithVerdict = { valid: boolean } & ValidationLists;
 
-export function activateBugs(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, currentSession: () => RunningSession | undefined): vscode.Disposable[] {
+export function activateBugs(
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+  currentSession: () => RunningSession | undefined,
+): vscode.Disposable[] {
   const results = new CheckResults(context.workspaceState);
   const tree = new BugsTreeProvider(results);
   const view = vscode.window.createTreeView(BUGS_VIEW, { treeDataProvider: tree, showCollapseAll: true });
@@ -70,12 +78,21 @@ export function activateBugs(context: vscode.ExtensionContext, log: vscode.LogOu
       return undefined;
     }
     try {
-      const checks = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Checking bug ${name}`, cancellable: true }, (progress, token) => {
-        progress.report({ message: 'starting containers' });
-        return testing.runChecks(args.bug, env, { token, onCheck: (r) => progress.report({ message: `${r.name} ${r.passed ? 'passed' : 'failed'}`, increment: 100 / CHECK_NAMES.length }) });
-      });
+      const checks = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Checking bug ${name}`, cancellable: true },
+        (progress, token) => {
+          progress.report({ message: 'starting containers' });
+          return testing.runChecks(args.bug, env, {
+            token,
+            onCheck: (r) => progress.report({ message: `${r.name} ${r.passed ? 'passed' : 'failed'}`, increment: 100 / CHECK_NAMES.length }),
+          });
+        },
+      );
       const failed = checks.filter((c) => !c.passed);
-      const summary = failed.length === 0 ? `Bug ${name}: all ${checks.length} checks pass.` : `Bug ${name}: ${failed.length} of ${checks.length} checks fail (${failed.map((c) => c.name).join(', ')}).`;
+      const summary =
+        failed.length === 0
+          ? `Bug ${name}: all ${checks.length} checks pass.`
+          : `Bug ${name}: ${failed.length} of ${checks.length} checks fail (${failed.map((c) => c.name).join(', ')}).`;
       void (failed.length === 0 ? vscode.window.showInformationMessage(summary) : vscode.window.showWarningMessage(summary));
       return checks;
     } catch (error) {
@@ -98,17 +115,20 @@ export function activateBugs(context: vscode.ExtensionContext, log: vscode.LogOu
     const name = path.basename(args.bug);
     try {
       const bug = await loadBugArtifact(args.bug);
-      const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Validating bug ${name} as SWE-smith does`, cancellable: true }, async (_progress, token) => {
-        const abort = new AbortController();
-        const cancel = token.onCancellationRequested(() => abort.abort('the validation was cancelled'));
-        const sandbox = await bugSandboxFactory(env, 'swe-smith')(abort.signal);
-        try {
-          return await validateLikeSweSmith(sandbox, bug, { signal: abort.signal });
-        } finally {
-          cancel.dispose();
-          await sandbox.dispose();
-        }
-      });
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Validating bug ${name} as SWE-smith does`, cancellable: true },
+        async (_progress, token) => {
+          const abort = new AbortController();
+          const cancel = token.onCancellationRequested(() => abort.abort('the validation was cancelled'));
+          const sandbox = await bugSandboxFactory(env, 'swe-smith')(abort.signal);
+          try {
+            return await validateLikeSweSmith(sandbox, bug, { signal: abort.signal });
+          } finally {
+            cancel.dispose();
+            await sandbox.dispose();
+          }
+        },
+      );
       const { lists } = result;
       const summary = `Bug ${name} is ${result.valid ? '' : 'NOT '}a valid SWE-smith task: ${lists.FAIL_TO_PASS.length} FAIL_TO_PASS, ${lists.PASS_TO_PASS.length} PASS_TO_PASS.`;
       log.info(`${summary} FAIL_TO_PASS: ${lists.FAIL_TO_PASS.join(', ') || 'none'}`);
@@ -130,17 +150,20 @@ export function activateBugs(context: vscode.ExtensionContext, log: vscode.LogOu
     const target = args.target ?? (await askTarget(source.root));
     if (!target) return undefined;
     try {
-      const bug = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: source.title, cancellable: true }, async (_progress, token) => {
-        const abort = new AbortController();
-        const cancel = token.onCancellationRequested(() => abort.abort('the capture was cancelled'));
-        const { sandbox, release } = await source.open(abort.signal);
-        try {
-          return await bugFromSandbox(sandbox, { excludeSavedBugs: true, signal: abort.signal });
-        } finally {
-          cancel.dispose();
-          await release();
-        }
-      });
+      const bug = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: source.title, cancellable: true },
+        async (_progress, token) => {
+          const abort = new AbortController();
+          const cancel = token.onCancellationRequested(() => abort.abort('the capture was cancelled'));
+          const { sandbox, release } = await source.open(abort.signal);
+          try {
+            return await bugFromSandbox(sandbox, { excludeSavedBugs: true, signal: abort.signal });
+          } finally {
+            cancel.dispose();
+            await release();
+          }
+        },
+      );
       await saveBugArtifact(target, bug);
       await tree.refresh();
       void vscode.window.showInformationMessage(`SWE Workbench: bug saved to ${vscode.workspace.asRelativePath(target)}.`);
@@ -182,7 +205,10 @@ export function activateBugs(context: vscode.ExtensionContext, log: vscode.LogOu
 
 async function pickBug(tree: BugsTreeProvider): Promise<{ bug: string } | undefined> {
   const folders = (await tree.bugFolders()).filter((f) => f.missing.length === 0);
-  const picked = await vscode.window.showQuickPick(folders.map((f) => ({ label: path.basename(f.dir), description: vscode.workspace.asRelativePath(f.dir), dir: f.dir })), { title: 'Check which bug?' });
+  const picked = await vscode.window.showQuickPick(
+    folders.map((f) => ({ label: path.basename(f.dir), description: vscode.workspace.asRelativePath(f.dir), dir: f.dir })),
+    { title: 'Check which bug?' },
+  );
   return picked ? { bug: picked.dir } : undefined;
 }
 
@@ -196,7 +222,9 @@ async function askTarget(root: string): Promise<string | undefined> {
     validateInput: (value) => {
       if (!value.trim()) return 'Name a folder for the bug.';
       const dir = path.resolve(root, value.trim());
-      return existsSync(dir) && readdirSync(dir).length > 0 ? { message: `${value.trim()} exists: capturing replaces this folder and everything in it.`, severity: vscode.InputBoxValidationSeverity.Warning } : undefined;
+      return existsSync(dir) && readdirSync(dir).length > 0
+        ? { message: `${value.trim()} exists: capturing replaces this folder and everything in it.`, severity: vscode.InputBoxValidationSeverity.Warning }
+        : undefined;
     },
   });
   return name?.trim() ? path.resolve(root, name.trim()) : undefined;

@@ -19,7 +19,19 @@ export interface BugEnvironment {
  */
 export function bugSandboxFactory(env: BugEnvironment, purpose: string): (signal?: AbortSignal) => Promise<Sandbox> {
   const { limits, docker } = sandboxSettings(readSettings());
-  return async (signal) => (await createSandbox({ image: env.image, repoDir: env.repo, repoPath: env.repoPath, limits, labels: { [BUG_CONTAINER_LABEL]: purpose }, docker, prefer: 'docker', signal })).sandbox;
+  return async (signal) =>
+    (
+      await createSandbox({
+        image: env.image,
+        repoDir: env.repo,
+        repoPath: env.repoPath,
+        limits,
+        labels: { [BUG_CONTAINER_LABEL]: purpose },
+        docker,
+        prefer: 'docker',
+        signal,
+      })
+    ).sandbox;
 }
 
 /** The repository and image a command names, else the workspace folder and the configured image (asked for when unset). */
@@ -32,13 +44,23 @@ export async function resolveBugEnvironment(given: { repo?: string; image?: stri
   const image =
     given.image ||
     readSettings().docker.image ||
-    (await vscode.window.showInputBox({ title: 'Image for the bug containers', prompt: 'Set sweWorkbench.docker.image to skip this question.', placeHolder: 'e.g. swe-workbench/base:bookworm or a sweb.eval.* image', ignoreFocusOut: true }));
+    (await vscode.window.showInputBox({
+      title: 'Image for the bug containers',
+      prompt: 'Set sweWorkbench.docker.image to skip this question.',
+      placeHolder: 'e.g. swe-workbench/base:bookworm or a sweb.eval.* image',
+      ignoreFocusOut: true,
+    }));
   return image ? { repo, image, repoPath: '/testbed' } : undefined;
 }
 
 /** Scripts of a bug run only in a trusted workspace; says so when it is not. */
 export function requireTrust(what: string): boolean {
   if (vscode.workspace.isTrusted) return true;
-  void vscode.window.showWarningMessage(`SWE Workbench: ${what} runs the bug's scripts in a container, which needs a trusted workspace. Trust this folder to continue.`, 'Manage Workspace Trust').then((choice) => choice && vscode.commands.executeCommand('workbench.trust.manage'));
+  void vscode.window
+    .showWarningMessage(
+      `SWE Workbench: ${what} runs the bug's scripts in a container, which needs a trusted workspace. Trust this folder to continue.`,
+      'Manage Workspace Trust',
+    )
+    .then((choice) => choice && vscode.commands.executeCommand('workbench.trust.manage'));
   return false;
 }

@@ -77,7 +77,11 @@ export class BugTestController extends Disposable {
    * Runs the seven checks of one bug as a Testing run: each check is started, then passed or
    * failed with its evidence as it ends; a cancelled run leaves the rest skipped.
    */
-  async runChecks(dir: string, env: BugEnvironment, options: { token: vscode.CancellationToken; request?: vscode.TestRunRequest; onCheck?: (result: CheckResult) => void }): Promise<CheckResult[]> {
+  async runChecks(
+    dir: string,
+    env: BugEnvironment,
+    options: { token: vscode.CancellationToken; request?: vscode.TestRunRequest; onCheck?: (result: CheckResult) => void },
+  ): Promise<CheckResult[]> {
     // Two runs of one bug would mix their verdicts in one list.
     if (this.running.has(dir)) throw new Error(`the checks of ${path.basename(dir)} are already running`);
     this.running.add(dir);
@@ -139,7 +143,11 @@ export class BugTestController extends Disposable {
   private addParsedTests(check: vscode.TestItem, result: CheckResult): Array<[vscode.TestItem, string, TestStatus]> {
     const broken = brokenByTheBug(result);
     // In the label, not the description: the Test Explorer reads a description instead of the label to screen readers.
-    const tests = Object.entries(result.evidence.statuses ?? {}).map(([id, status]): [vscode.TestItem, string, TestStatus] => [this.controller.createTestItem(`${check.id}::${id}`, broken.has(id) ? `${id} (fails with the bug)` : id), id, status]);
+    const tests = Object.entries(result.evidence.statuses ?? {}).map(([id, status]): [vscode.TestItem, string, TestStatus] => [
+      this.controller.createTestItem(`${check.id}::${id}`, broken.has(id) ? `${id} (fails with the bug)` : id),
+      id,
+      status,
+    ]);
     check.children.replace(tests.map(([test]) => test));
     return tests;
   }

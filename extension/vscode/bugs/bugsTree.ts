@@ -39,7 +39,9 @@ export class BugsTreeProvider extends Disposable implements vscode.TreeDataProvi
     if (!node) return (await this.bugFolders()).map((folder) => ({ kind: 'bug', folder }));
     if (node.kind !== 'bug') return [];
     const dir = node.folder.dir;
-    const files = Object.values(BUG_FILES).filter((n) => !node.folder.missing.includes(n)).map((name): BugsNode => ({ kind: 'file', dir, name }));
+    const files = Object.values(BUG_FILES)
+      .filter((n) => !node.folder.missing.includes(n))
+      .map((name): BugsNode => ({ kind: 'file', dir, name }));
     return [...files, ...this.results.get(dir).map((result): BugsNode => ({ kind: 'check', dir, result }))];
   }
 
@@ -61,7 +63,13 @@ export class BugsTreeProvider extends Disposable implements vscode.TreeDataProvi
               ? `${results.length - failed} of ${results.length} checks pass`
               : vscode.workspace.asRelativePath(path.dirname(node.folder.dir));
         if (stopped) item.tooltip = `The last run of the checks stopped: ${stopped}`;
-        item.iconPath = node.folder.missing.length ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground')) : stopped || failed ? failIcon : results.length ? passIcon : new vscode.ThemeIcon('bug');
+        item.iconPath = node.folder.missing.length
+          ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'))
+          : stopped || failed
+            ? failIcon
+            : results.length
+              ? passIcon
+              : new vscode.ThemeIcon('bug');
         return item;
       }
       case 'file': {

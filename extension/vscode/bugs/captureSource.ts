@@ -46,18 +46,27 @@ async function containerSource(given: { repo?: string; image?: string }): Promis
  * The session when one runs and the caller or the person picks it, else a fresh container of
  * the repository. Naming a repository or an image means a fresh container.
  */
-export async function chooseCaptureSource(currentSession: () => RunningSession | undefined, given: { from?: CaptureFrom; repo?: string; image?: string }): Promise<CaptureSource | undefined> {
+export async function chooseCaptureSource(
+  currentSession: () => RunningSession | undefined,
+  given: { from?: CaptureFrom; repo?: string; image?: string },
+): Promise<CaptureSource | undefined> {
   const running = currentSession();
   const session = running && running.state !== 'stopped' ? running : undefined;
   if (given.from === 'session') {
     if (session) return sessionSource(session);
-    void vscode.window.showErrorMessage('SWE Workbench: no session is running to capture from. Start a replay or a live run, or capture from a fresh container.');
+    void vscode.window.showErrorMessage(
+      'SWE Workbench: no session is running to capture from. Start a replay or a live run, or capture from a fresh container.',
+    );
     return undefined;
   }
   if (!session || given.from === 'container' || given.repo || given.image) return containerSource(given);
   const picked = await vscode.window.showQuickPick(
     [
-      { label: '$(debug-alt) The running session', description: `${session.title}, container ${session.aci.sandbox.id.slice(0, 12)}, ${session.aci.sandbox.repoPath}`, from: 'session' as const },
+      {
+        label: '$(debug-alt) The running session',
+        description: `${session.title}, container ${session.aci.sandbox.id.slice(0, 12)}, ${session.aci.sandbox.repoPath}`,
+        from: 'session' as const,
+      },
       { label: '$(package) A fresh container of the workspace', description: 'the repository as it is on disk', from: 'container' as const },
     ],
     { title: 'Capture which working tree?' },

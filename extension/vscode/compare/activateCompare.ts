@@ -57,7 +57,9 @@ export function activateCompare(context: vscode.ExtensionContext, log: vscode.Lo
   const panels = new Set<vscode.WebviewPanel>();
   const open = async (uris: readonly vscode.Uri[]): Promise<CompareShown | undefined> => {
     if (uris.length < 2) {
-      void vscode.window.showErrorMessage(`SWE Workbench: Compare Trajectories needs two or more trajectories; ${uris.length === 0 ? 'none was' : `only ${labelOf(uris[0]!)} was`} chosen.`);
+      void vscode.window.showErrorMessage(
+        `SWE Workbench: Compare Trajectories needs two or more trajectories; ${uris.length === 0 ? 'none was' : `only ${labelOf(uris[0]!)} was`} chosen.`,
+      );
       return undefined;
     }
     let content: CompareContent;

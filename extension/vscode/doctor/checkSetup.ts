@@ -26,8 +26,10 @@ export function activateCheckSetup(context: vscode.ExtensionContext, log: vscode
       const warned = results.filter((r) => r.status === 'warn');
       const names = (list: CheckResult[]) => list.map((r) => r.title).join(', ');
       const show = (choice: string | undefined) => choice && log.show();
-      if (failed.some((r) => r.required)) void vscode.window.showErrorMessage(`SWE Workbench is not ready: ${names(failed)} failed. The log says how to fix each.`, 'Show Details').then(show);
-      else if (failed.length + warned.length > 0) void vscode.window.showWarningMessage(`SWE Workbench is ready; to look at: ${names([...failed, ...warned])}.`, 'Show Details').then(show);
+      if (failed.some((r) => r.required))
+        void vscode.window.showErrorMessage(`SWE Workbench is not ready: ${names(failed)} failed. The log says how to fix each.`, 'Show Details').then(show);
+      else if (failed.length + warned.length > 0)
+        void vscode.window.showWarningMessage(`SWE Workbench is ready; to look at: ${names([...failed, ...warned])}.`, 'Show Details').then(show);
       else void vscode.window.showInformationMessage('SWE Workbench is ready: Docker, the image, Pyright, the policy server and disk space all check out.');
       return results;
     }),

@@ -57,13 +57,21 @@ async function sourceOf(arg: unknown): Promise<PatchSource | undefined> {
   if (arg === undefined) {
     const active = activeFileUri();
     if (active?.scheme === 'file' && /\.(diff|patch)$/.test(active.fsPath)) return { file: active.fsPath };
-    const picked = await vscode.window.showOpenDialog({ title: 'Open a patch (.diff, .patch) or a bug folder', canSelectFolders: true, canSelectFiles: true, openLabel: 'Show Patch', defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri });
+    const picked = await vscode.window.showOpenDialog({
+      title: 'Open a patch (.diff, .patch) or a bug folder',
+      canSelectFolders: true,
+      canSelectFiles: true,
+      openLabel: 'Show Patch',
+      defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+    });
     return picked?.[0] ? fromUri(picked[0]) : undefined;
   }
   if (arg instanceof vscode.Uri) return fromUri(arg);
   const parsed = PatchSourceSchema.safeParse(arg);
   if (parsed.success) return parsed.data;
-  void vscode.window.showErrorMessage(`SWE Workbench: sweWorkbench.patch.show expects {diff}, {file}, {trajectory, step}, {trajectory, instance} or {bug}: ${describeZodError('argument', parsed.error)}`);
+  void vscode.window.showErrorMessage(
+    `SWE Workbench: sweWorkbench.patch.show expects {diff}, {file}, {trajectory, step}, {trajectory, instance} or {bug}: ${describeZodError('argument', parsed.error)}`,
+  );
   return undefined;
 }
 

@@ -44,7 +44,12 @@ export class PatchPanel extends Disposable {
     const patch = parseUnifiedDiff(section.diff).find((p) => p.newPath === file || p.oldPath === file);
     if (!patch) throw new ProtocolFailure('not-found', `${section.label} does not change ${file}`);
     const repoFile = this.repo && patch.oldPath ? vscode.Uri.file(path.join(this.repo, patch.oldPath)) : undefined;
-    const repoText = repoFile ? await vscode.workspace.fs.readFile(repoFile).then((b) => new TextDecoder().decode(b), () => undefined) : undefined;
+    const repoText = repoFile
+      ? await vscode.workspace.fs.readFile(repoFile).then(
+          (b) => new TextDecoder().decode(b),
+          () => undefined,
+        )
+      : undefined;
     const applied = repoText === undefined ? undefined : applyHunks(repoText, patch);
     const title = `${file} (${section.label})`;
     if (repoFile && applied !== undefined) {
@@ -52,7 +57,12 @@ export class PatchPanel extends Disposable {
       return true;
     }
     const sides = sidesFromHunks(patch);
-    await vscode.commands.executeCommand('vscode.diff', this.documents.add('before', patch.oldPath ?? file, sides.before), this.documents.add('after', file, sides.after), `${title}, lines the patch shows`);
+    await vscode.commands.executeCommand(
+      'vscode.diff',
+      this.documents.add('before', patch.oldPath ?? file, sides.before),
+      this.documents.add('after', file, sides.after),
+      `${title}, lines the patch shows`,
+    );
     return true;
   }
 }

@@ -40,7 +40,8 @@ export function patchSection(label: string, diff: string | undefined, where: str
   if (diff === undefined) return { label, diff: '', problem: `${where} holds no ${label.toLowerCase()}.` };
   if (diff.trim() === '') return { label, diff, problem: `${where}: the ${label.toLowerCase()} is empty: it holds no change.` };
   try {
-    if (parseUnifiedDiff(diff, where).length === 0) return { label, diff, problem: `${where}: not a unified diff: no file header ('diff --git' or '--- a/…' / '+++ b/…') was found.` };
+    if (parseUnifiedDiff(diff, where).length === 0)
+      return { label, diff, problem: `${where}: not a unified diff: no file header ('diff --git' or '--- a/…' / '+++ b/…') was found.` };
     return { label, diff, problem: null };
   } catch (error) {
     return { label, diff, problem: errorText(error) };
@@ -48,24 +49,41 @@ export function patchSection(label: string, diff: string | undefined, where: str
 }
 
 export async function loadPatchContent(source: PatchSource, signal?: AbortSignal): Promise<PatchContent> {
-  if ('diff' in source) return { title: source.title ?? 'Patch', origin: 'diff text', sections: [patchSection('Patch', source.diff, source.title ?? 'the patch')] };
-  if ('file' in source) return { title: path.basename(source.file), origin: source.file, sections: [patchSection('Patch', await readText(source.file), source.file)] };
+  if ('diff' in source)
+    return { title: source.title ?? 'Patch', origin: 'diff text', sections: [patchSection('Patch', source.diff, source.title ?? 'the patch')] };
+  if ('file' in source)
+    return { title: path.basename(source.file), origin: source.file, sections: [patchSection('Patch', await readText(source.file), source.file)] };
   if ('bug' in source) {
     const read = async (name: string) => patchSection(name, await readText(path.join(source.bug, name)), path.join(source.bug, name));
-    return { title: `Bug ${path.basename(source.bug)}`, origin: source.bug, sections: [await read(BUG_FILES.bugInjectDiff), await read(BUG_FILES.testWeakenDiff)] };
+    return {
+      title: `Bug ${path.basename(source.bug)}`,
+      origin: source.bug,
+      sections: [await read(BUG_FILES.bugInjectDiff), await read(BUG_FILES.testWeakenDiff)],
+    };
   }
-  const { trajectory } = await loadTrajectory(source.trajectory, { signal, ...('record' in source && source.record !== undefined ? { record: source.record } : {}) });
+  const { trajectory } = await loadTrajectory(source.trajectory, {
+    signal,
+    ...('record' in source && source.record !== undefined ? { record: source.record } : {}),
+  });
   const name = path.basename(source.trajectory);
   if ('step' in source) {
     const step = trajectory.steps.find((s) => s.index === source.step);
     if (!step) throw new InputError(source.trajectory, undefined, `no step ${source.step}: the trajectory has steps 0 to ${trajectory.steps.length - 1}`);
-    return { title: `${name}: step ${source.step + 1}`, origin: source.trajectory, sections: [patchSection('Diff', step.state?.diff, `step ${source.step + 1}`)] };
+    return {
+      title: `${name}: step ${source.step + 1}`,
+      origin: source.trajectory,
+      sections: [patchSection('Diff', step.state?.diff, `step ${source.step + 1}`)],
+    };
   }
   const instance = await readTaskInstance(source.instance, source.instanceId ?? trajectory.task.instanceId);
-  const gold = instance.patch === undefined || source.gold !== 'reverse-patch' ? instance.patch : reverseDiff(parseUnifiedDiff(instance.patch, source.instance));
+  const gold =
+    instance.patch === undefined || source.gold !== 'reverse-patch' ? instance.patch : reverseDiff(parseUnifiedDiff(instance.patch, source.instance));
   return {
     title: `${name}: submission and gold patch`,
     origin: `${source.trajectory} + ${source.instance} (${instance.instance_id})`,
-    sections: [patchSection('Submission', trajectory.outcome.submission === undefined ? undefined : withoutTerminalLineEnds(trajectory.outcome.submission), name), patchSection('Gold patch', gold, `${source.instance} (${instance.instance_id})`)],
+    sections: [
+      patchSection('Submission', trajectory.outcome.submission === undefined ? undefined : withoutTerminalLineEnds(trajectory.outcome.submission), name),
+      patchSection('Gold patch', gold, `${source.instance} (${instance.instance_id})`),
+    ],
   };
 }

@@ -80,12 +80,15 @@ export function activateReward(context: vscode.ExtensionContext, log: vscode.Log
  */
 async function pickRewardSources(): Promise<RewardSources | undefined> {
   const active = activeFileUri();
-  const picked = active?.scheme === 'file' && path.basename(active.fsPath) === 'report.json' ? [active] : await vscode.window.showOpenDialog({
-    title: 'Grade: pick a test output with its task instance, or a report.json',
-    canSelectMany: true,
-    openLabel: 'Grade',
-    defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
-  });
+  const picked =
+    active?.scheme === 'file' && path.basename(active.fsPath) === 'report.json'
+      ? [active]
+      : await vscode.window.showOpenDialog({
+          title: 'Grade: pick a test output with its task instance, or a report.json',
+          canSelectMany: true,
+          openLabel: 'Grade',
+          defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+        });
   if (!picked?.length) return undefined;
   const sources: RewardSources = {};
   for (const uri of picked) {
@@ -96,7 +99,10 @@ async function pickRewardSources(): Promise<RewardSources | undefined> {
   }
   if (sources.report && !sources.testOutput) {
     const beside = vscode.Uri.file(path.join(path.dirname(sources.report), 'test_output.txt'));
-    const exists = await vscode.workspace.fs.stat(beside).then(() => true, () => false);
+    const exists = await vscode.workspace.fs.stat(beside).then(
+      () => true,
+      () => false,
+    );
     if (exists) sources.testOutput = beside.fsPath;
   }
   return sources;

@@ -33,7 +33,12 @@ export async function buildRewardBreakdown(sources: RewardSources, recipes: read
   const offered = { recipes: recipes.map((r) => ({ name: r.name, version: r.version, source: r.source, description: r.description })), recipe: null };
   if (sources.recipe === undefined) return { ...breakdown, ...offered };
   const recipe = recipes.find((r) => r.name === sources.recipe);
-  if (!recipe) return { ...breakdown, ...offered, missing: [...breakdown.missing, `The recipe '${sources.recipe}' is not offered (any more): the breakdown is SWE-bench's binary resolve.`] };
+  if (!recipe)
+    return {
+      ...breakdown,
+      ...offered,
+      missing: [...breakdown.missing, `The recipe '${sources.recipe}' is not offered (any more): the breakdown is SWE-bench's binary resolve.`],
+    };
   const score = scoreRollout(recipe, evidence);
   return {
     ...breakdown,
@@ -54,9 +59,12 @@ function runFacts(trajectory: Trajectory | undefined): Partial<RolloutEvidence> 
 
 async function grade(sources: RewardSources): Promise<Graded> {
   const report = sources.report ? await readReport(sources.report) : undefined;
-  if (report?.kind === 'validation') throw new InputError(sources.report, '$', 'a validation report holds no per-test grading; open one instance\'s report.json');
+  if (report?.kind === 'validation')
+    throw new InputError(sources.report, '$', "a validation report holds no per-test grading; open one instance's report.json");
   const instanceReport = report?.kind === 'instance' ? report.report : undefined;
-  const trajectory = sources.trajectory ? (await loadTrajectory(sources.trajectory, sources.record === undefined ? {} : { record: sources.record })).trajectory : undefined;
+  const trajectory = sources.trajectory
+    ? (await loadTrajectory(sources.trajectory, sources.record === undefined ? {} : { record: sources.record })).trajectory
+    : undefined;
   const output = await gradedOutput(sources, trajectory);
   if (output && (sources.instance || instanceReport?.tests_status)) return fromOutput(sources, output, report, trajectory);
   if (instanceReport) return [fromReport(sources, instanceReport), evidenceFromReport(instanceReport, runFacts(trajectory))];
@@ -79,12 +87,20 @@ async function gradedOutput(sources: RewardSources, trajectory: Trajectory | und
 async function fromOutput(sources: RewardSources, output: GradedOutput, report: Report | undefined, trajectory: Trajectory | undefined): Promise<Graded> {
   const instanceReport = report?.kind === 'instance' ? report.report : undefined;
   const instanceId = sources.instanceId ?? trajectory?.task.instanceId;
-  const expected: ExpectedTests & { instance_id?: string; patch?: string | undefined } = sources.instance ? await readTaskInstance(sources.instance, instanceId) : expectedFromReport(instanceReport!.tests_status!);
+  const expected: ExpectedTests & { instance_id?: string; patch?: string | undefined } = sources.instance
+    ? await readTaskInstance(sources.instance, instanceId)
+    : expectedFromReport(instanceReport!.tests_status!);
   const outcome = gradeOutput(expected, output.text);
   return [breakdownOf(sources, output, instanceReport, expected, outcome), evidenceFromGrading(outcome, expected, runFacts(trajectory))];
 }
 
-function breakdownOf(sources: RewardSources, output: GradedOutput, instanceReport: InstanceReport | undefined, expected: { instance_id?: string }, outcome: GradeOutcome): Breakdown {
+function breakdownOf(
+  sources: RewardSources,
+  output: GradedOutput,
+  instanceReport: InstanceReport | undefined,
+  expected: { instance_id?: string },
+  outcome: GradeOutcome,
+): Breakdown {
   const reward = resolveReward(outcome);
   const title = sources.title ?? `Reward: ${expected.instance_id ?? instanceFolderName(output.where)}`;
   const origin = [output.file ?? output.where, sources.instance, sources.report].filter(Boolean).join(' + ');
@@ -118,14 +134,30 @@ function fromRollout(sources: RewardSources, report: Report | undefined, traject
     else terms.push(listed);
   }
   const name = sources.trajectory ? path.basename(sources.trajectory) : '';
-  if (trajectory?.outcome.reward !== undefined) terms.push(term('recorded reward', trajectory.outcome.reward, `${name}: the reward the ${trajectory.format} run recorded`));
-  if (trajectory?.outcome.resolved !== undefined) terms.push(term('recorded resolution', trajectory.outcome.resolved ? 1 : 0, `${name}: the run recorded the task as ${trajectory.outcome.resolved ? 'solved' : 'not solved'}`));
-  missing.push(report?.kind === 'run' ? `No report.json of ${instanceId ?? 'this instance'}: the run report records its resolution only, so FAIL_TO_PASS and PASS_TO_PASS are not graded test by test.` : `No evaluation report of ${instanceId ?? 'this rollout'} was found (report.json or a run report): FAIL_TO_PASS and PASS_TO_PASS are not graded.`);
-  if (output) missing.push(`${output.where} holds ${parseTestOutput(output.text).size} test results, but no FAIL_TO_PASS / PASS_TO_PASS lists to grade them against: set sweWorkbench.rollouts.instances to the task instances.`);
+  if (trajectory?.outcome.reward !== undefined)
+    terms.push(term('recorded reward', trajectory.outcome.reward, `${name}: the reward the ${trajectory.format} run recorded`));
+  if (trajectory?.outcome.resolved !== undefined)
+    terms.push(
+      term(
+        'recorded resolution',
+        trajectory.outcome.resolved ? 1 : 0,
+        `${name}: the run recorded the task as ${trajectory.outcome.resolved ? 'solved' : 'not solved'}`,
+      ),
+    );
+  missing.push(
+    report?.kind === 'run'
+      ? `No report.json of ${instanceId ?? 'this instance'}: the run report records its resolution only, so FAIL_TO_PASS and PASS_TO_PASS are not graded test by test.`
+      : `No evaluation report of ${instanceId ?? 'this rollout'} was found (report.json or a run report): FAIL_TO_PASS and PASS_TO_PASS are not graded.`,
+  );
+  if (output)
+    missing.push(
+      `${output.where} holds ${parseTestOutput(output.text).size} test results, but no FAIL_TO_PASS / PASS_TO_PASS lists to grade them against: set sweWorkbench.rollouts.instances to the task instances.`,
+    );
   if (terms.length === 0 && masked === null) missing.push('Nothing records a reward for it: the trajectory holds no reward or resolution of its own.');
   const listedResolved = terms.find((t) => t.name === 'resolved' || t.name === 'recorded resolution');
   const resolved = listedResolved ? listedResolved.value === 1 : trajectory?.outcome.reward !== undefined ? trajectory.outcome.reward > 0 : null;
-  const evidence: RolloutEvidence = masked !== null ? { resolved: null, evaluationError: masked, ...runFacts(trajectory) } : { resolved, ...runFacts(trajectory) };
+  const evidence: RolloutEvidence =
+    masked !== null ? { resolved: null, evaluationError: masked, ...runFacts(trajectory) } : { resolved, ...runFacts(trajectory) };
   const breakdown: Breakdown = {
     title: sources.title ?? `Reward: ${instanceId ?? name}`,
     origin: [sources.trajectory, sources.report].filter(Boolean).join(' + '),
@@ -171,7 +203,16 @@ function fromReport(sources: RewardSources, report: InstanceReport): Breakdown {
   if (!report.tests_status) return { ...base, ...empty(reward), missing: [`${file} holds no tests_status: only its resolved flag is known.`] };
   const tests = report.tests_status;
   const resolution = resolutionOf(tests);
-  return { ...base, resolution, value: reward.value, masked: null, terms: reward.terms, lists: testLists(tests, new Map()), testsFound: null, missing: [noOutput] };
+  return {
+    ...base,
+    resolution,
+    value: reward.value,
+    masked: null,
+    terms: reward.terms,
+    lists: testLists(tests, new Map()),
+    testsFound: null,
+    missing: [noOutput],
+  };
 }
 
 function empty(reward: Reward): Pick<RewardBreakdown, 'resolution' | 'value' | 'masked' | 'terms' | 'lists' | 'testsFound'> {
@@ -180,10 +221,12 @@ function empty(reward: Reward): Pick<RewardBreakdown, 'resolution' | 'value' | '
 
 /** FAIL_TO_PASS and PASS_TO_PASS always; the other two lists only when the task has them. */
 function testLists(tests: TestsStatus, lines: ReadonlyMap<string, number>): RewardBreakdown['lists'] {
-  return TEST_LISTS.filter((name) => name === 'FAIL_TO_PASS' || name === 'PASS_TO_PASS' || tests[name].success.length + tests[name].failure.length > 0).map((name) => {
-    const row = (id: string, passed: boolean): GradedTest => ({ id, passed, line: lines.get(id) ?? null });
-    return { name, tests: [...tests[name].failure.map((id) => row(id, false)), ...tests[name].success.map((id) => row(id, true))] };
-  });
+  return TEST_LISTS.filter((name) => name === 'FAIL_TO_PASS' || name === 'PASS_TO_PASS' || tests[name].success.length + tests[name].failure.length > 0).map(
+    (name) => {
+      const row = (id: string, passed: boolean): GradedTest => ({ id, passed, line: lines.get(id) ?? null });
+      return { name, tests: [...tests[name].failure.map((id) => row(id, false)), ...tests[name].success.map((id) => row(id, true))] };
+    },
+  );
 }
 
 /**
@@ -210,7 +253,12 @@ function agreement(file: string, report: InstanceReport, tests: TestsStatus, res
     const changed = tests[name].success.filter((id) => !theirs.has(id)).length + tests[name].failure.filter((id) => theirs.has(id)).length;
     if (changed > 0) differences.push(`${name}: ${changed} test(s) graded otherwise`);
   }
-  return { file, resolved: report.resolved, agrees: differences.length === 0, detail: differences.length === 0 ? 'every test and the resolution agree with the report' : differences.join('; ') };
+  return {
+    file,
+    resolved: report.resolved,
+    agrees: differences.length === 0,
+    detail: differences.length === 0 ? 'every test and the resolution agree with the report' : differences.join('; '),
+  };
 }
 
 /** SWE-smith keeps each instance's report.json and test_output.txt in a folder named for it. */

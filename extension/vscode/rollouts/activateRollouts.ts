@@ -42,10 +42,17 @@ function rolloutId(arg: unknown): string {
 }
 
 async function isDirectory(folder: string): Promise<boolean> {
-  return stat(folder).then((s) => s.isDirectory(), () => false);
+  return stat(folder).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 }
 
-export function activateRollouts(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, editor: TrajectoryEditorApi): { disposables: vscode.Disposable[]; api: RolloutsApi } {
+export function activateRollouts(
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+  editor: TrajectoryEditorApi,
+): { disposables: vscode.Disposable[]; api: RolloutsApi } {
   const source = new RolloutsSource(vscode.Uri.joinPath(context.globalStorageUri, 'rollouts-cache').fsPath, log);
   const tree = new RolloutsTreeProvider(source);
   const view = vscode.window.createTreeView(ROLLOUTS_VIEW, { treeDataProvider: tree, showCollapseAll: true });
@@ -98,17 +105,19 @@ export function activateRollouts(context: vscode.ExtensionContext, log: vscode.L
     return vscode.commands.executeCommand('sweWorkbench.compare.open', uris);
   };
   /** Runs a rollout action for a command or a table row: a failure becomes one message naming the rollout. */
-  const reporting = <T>(verb: string, action: (id: string) => Promise<T>) => async (arg: unknown): Promise<T | undefined> => {
-    let id = '';
-    try {
-      id = rolloutId(arg);
-      return await action(id);
-    } catch (error) {
-      log.error(`cannot ${verb} ${id}`, error);
-      void vscode.window.showErrorMessage(`SWE Workbench: cannot ${verb} ${id || 'the rollout'}: ${errorText(error)}`);
-      return undefined;
-    }
-  };
+  const reporting =
+    <T>(verb: string, action: (id: string) => Promise<T>) =>
+    async (arg: unknown): Promise<T | undefined> => {
+      let id = '';
+      try {
+        id = rolloutId(arg);
+        return await action(id);
+      } catch (error) {
+        log.error(`cannot ${verb} ${id}`, error);
+        void vscode.window.showErrorMessage(`SWE Workbench: cannot ${verb} ${id || 'the rollout'}: ${errorText(error)}`);
+        return undefined;
+      }
+    };
   const actions = {
     open: (r: Rollout) => open(r.id),
     showReward: async (r: Rollout) => (await reporting('show the reward of', showReward)(r.id)) !== undefined,

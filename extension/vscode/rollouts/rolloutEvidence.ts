@@ -31,7 +31,10 @@ export async function rolloutFile(root: string, rollout: Rollout): Promise<Rollo
 }
 
 async function isFile(file: string): Promise<boolean> {
-  return stat(file).then((s) => s.isFile(), () => false);
+  return stat(file).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 }
 
 /** SWE-bench and SWE-smith write each instance's raw test output beside its report.json. */
@@ -64,7 +67,13 @@ export async function patchSourceOf(root: string, rollout: Rollout, instances: I
   const instance = await instances?.find(rollout.instance);
   if (instances && instance) {
     const sweSmith = instance.image_name !== undefined && instance.test_patch === undefined;
-    return { trajectory: file, ...(record === undefined ? {} : { record }), instance: instances.file, instanceId: rollout.instance, gold: sweSmith ? 'reverse-patch' : 'patch' };
+    return {
+      trajectory: file,
+      ...(record === undefined ? {} : { record }),
+      instance: instances.file,
+      instanceId: rollout.instance,
+      gold: sweSmith ? 'reverse-patch' : 'patch',
+    };
   }
   const { trajectory } = await loadTrajectory(file, record === undefined ? {} : { record });
   return { diff: withoutTerminalLineEnds(trajectory.outcome.submission ?? ''), title: `Submission of ${rollout.id}` };

@@ -95,7 +95,9 @@ export class RolloutsSource extends Disposable {
     this.indexValue = index;
     this.byId = new Map(index.rollouts.map((r) => [r.id, r]));
     this.versionValue++;
-    this.log.info(`indexed ${index.rollouts.length} rollouts in ${index.root} (${index.stats.filesRead} read, ${index.stats.filesCached} cached, ${index.errors.length} unreadable)`);
+    this.log.info(
+      `indexed ${index.rollouts.length} rollouts in ${index.root} (${index.stats.filesRead} read, ${index.stats.filesCached} cached, ${index.errors.length} unreadable)`,
+    );
     this.changed.fire(index);
   }
 

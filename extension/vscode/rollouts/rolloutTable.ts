@@ -47,7 +47,6 @@ export function toRolloutRow(r: Rollout, score?: ScoredRollout): RolloutRow {
   };
 }
 
-
 /** A recipe as the pickers list it. */
 export function recipeInfo(r: Recipe): RecipeInfo {
   return { name: r.name, version: r.version, shape: r.shape, source: r.source, description: r.description, estimator: r.advantage, masked: [...r.masked] };
@@ -60,7 +59,18 @@ export function scoreCells(s: ScoredRollout): NonNullable<RolloutRow['score']> {
 
 export function recipeSummary(run: ScoredRun): RecipeSummary {
   const s = run.statistics;
-  return { name: run.recipe.name, version: run.recipe.version, source: run.recipe.source, formula: run.formula, scored: s.scored, masked: s.masked, unscored: s.unscored, groups: s.groups, withSignal: s.withSignal, maskReasons: s.maskReasons };
+  return {
+    name: run.recipe.name,
+    version: run.recipe.version,
+    source: run.recipe.source,
+    formula: run.formula,
+    scored: s.scored,
+    masked: s.masked,
+    unscored: s.unscored,
+    groups: s.groups,
+    withSignal: s.withSignal,
+    maskReasons: s.maskReasons,
+  };
 }
 
 /** One group's details under the recipe: each rollout's advantage and why. */

@@ -6,7 +6,26 @@ import type { Rollout } from '../../core/rollouts/record';
 import { queryRollouts, runStatistics } from '../../core/rollouts/rolloutQuery';
 import { searchRollouts } from '../../core/rollouts/rolloutSearch';
 import { ProtocolFailure } from '../../protocol/ipc';
-import { ExportRequestSchema, rolloutsChanged, rolloutsExport, rolloutsExportCancel, rolloutsExportProgress, rolloutsGroup, rolloutsHeader, rolloutsLocate, rolloutsOpen, rolloutsQuery, rolloutsRecipes, rolloutsRows, rolloutsShowPatch, rolloutsCompareGroup, rolloutsShowReward, type ExportResult, type RecipeChoice, type RolloutQuery } from '../../protocol/rollouts';
+import {
+  ExportRequestSchema,
+  rolloutsChanged,
+  rolloutsExport,
+  rolloutsExportCancel,
+  rolloutsExportProgress,
+  rolloutsGroup,
+  rolloutsHeader,
+  rolloutsLocate,
+  rolloutsOpen,
+  rolloutsQuery,
+  rolloutsRecipes,
+  rolloutsRows,
+  rolloutsShowPatch,
+  rolloutsCompareGroup,
+  rolloutsShowReward,
+  type ExportResult,
+  type RecipeChoice,
+  type RolloutQuery,
+} from '../../protocol/rollouts';
 import type * as z from 'zod/mini';
 import { exportSft, parsePresets } from '../../core/rollouts/curation';
 import { Disposable } from '../dispose';
@@ -16,7 +35,6 @@ import { groupDetails, querySpec, recipeInfo, recipeSummary, toRolloutRow } from
 import type { RolloutsSource } from './rolloutFolder';
 
 export const ROLLOUTS_TABLE_VIEW = 'sweWorkbench.rolloutsTable';
-
 
 /** Remembers the last answer per key and index version: scrolling asks the same query many times. */
 class LastResult<T> {
@@ -68,7 +86,11 @@ export class RolloutsTablePanel extends Disposable {
     super();
     panel.webview.options = webviewOptions(extensionUri);
     this.messenger = this._register(new WebviewMessenger(panel.webview, log, classifyError));
-    this.messenger.onRequest(rolloutsHeader, () => ({ folder: source.index?.root ?? null, indexErrors: source.index?.errors.length ?? 0, problem: this.problem }));
+    this.messenger.onRequest(rolloutsHeader, () => ({
+      folder: source.index?.root ?? null,
+      indexErrors: source.index?.errors.length ?? 0,
+      problem: this.problem,
+    }));
     this.messenger.onRequest(rolloutsRecipes, async () => {
       const catalog = await actions.recipes();
       return { recipes: catalog.recipes.map(recipeInfo), file: catalog.file, problem: catalog.problem };
@@ -76,7 +98,13 @@ export class RolloutsTablePanel extends Disposable {
     this.messenger.onRequest(rolloutsQuery, async (query, signal) => {
       const rows = await this.rowsOf(query, signal);
       const scored = query.recipe ? await this.scoredRun(query.recipe) : undefined;
-      return { total: rows.length, indexed: source.index?.rollouts.length ?? 0, statistics: runStatistics(rows).statistics, version: source.version, ...(scored ? { recipe: recipeSummary(scored.run) } : {}) };
+      return {
+        total: rows.length,
+        indexed: source.index?.rollouts.length ?? 0,
+        statistics: runStatistics(rows).statistics,
+        version: source.version,
+        ...(scored ? { recipe: recipeSummary(scored.run) } : {}),
+      };
     });
     this.messenger.onRequest(rolloutsRows, async ({ query, start, end }, signal) => {
       const scored = query.recipe ? await this.scoredRun(query.recipe) : undefined;
@@ -179,7 +207,14 @@ export class RolloutsTablePanel extends Disposable {
     const version = this.source.version;
     return this.matches.get(JSON.stringify(query), version, async () => {
       const search = query.search.trim();
-      const found = search === '' ? undefined : await this.searches.get(search, version, async () => new Set((await searchRollouts(index.root, index.rollouts, search, { signal, maxHitsPerRollout: 1 })).map((h) => h.rollout)));
+      const found =
+        search === ''
+          ? undefined
+          : await this.searches.get(
+              search,
+              version,
+              async () => new Set((await searchRollouts(index.root, index.rollouts, search, { signal, maxHitsPerRollout: 1 })).map((h) => h.rollout)),
+            );
       return queryRollouts(index.rollouts, querySpec(query, found));
     });
   }

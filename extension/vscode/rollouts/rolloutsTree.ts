@@ -25,7 +25,9 @@ const STATUS_ICONS: Record<RolloutStatus, vscode.ThemeIcon> = {
 export function groupIcon(g: RolloutGroup): vscode.ThemeIcon {
   if (g.mixed) return new vscode.ThemeIcon('split-horizontal');
   if (g.solveRate === null) return new vscode.ThemeIcon('folder');
-  return g.solveRate === 1 ? new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed')) : new vscode.ThemeIcon('circle-slash', new vscode.ThemeColor('testing.iconFailed'));
+  return g.solveRate === 1
+    ? new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'))
+    : new vscode.ThemeIcon('circle-slash', new vscode.ThemeColor('testing.iconFailed'));
 }
 
 function percent(x: number): string {
@@ -110,7 +112,9 @@ export class RolloutsTreeProvider extends Disposable implements vscode.TreeDataP
         item.description = groupDescription(node.group);
         item.iconPath = groupIcon(node.group);
         item.contextValue = node.group.mixed ? 'rolloutGroup.mixed' : 'rolloutGroup';
-        item.tooltip = `${node.group.instance}: ${groupDescription(node.group)}\n${Object.entries(node.group.failures).map(([c, n]) => `${c} ×${n}`).join(', ')}`;
+        item.tooltip = `${node.group.instance}: ${groupDescription(node.group)}\n${Object.entries(node.group.failures)
+          .map(([c, n]) => `${c} ×${n}`)
+          .join(', ')}`;
         return item;
       }
       case 'rollout': {
@@ -125,7 +129,10 @@ export class RolloutsTreeProvider extends Disposable implements vscode.TreeDataP
         return item;
       }
       case 'errors': {
-        const item = new vscode.TreeItem(`${node.errors.length} unreadable input${node.errors.length === 1 ? '' : 's'}`, vscode.TreeItemCollapsibleState.Collapsed);
+        const item = new vscode.TreeItem(
+          `${node.errors.length} unreadable input${node.errors.length === 1 ? '' : 's'}`,
+          vscode.TreeItemCollapsibleState.Collapsed,
+        );
         item.id = 'errors';
         item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
         item.tooltip = node.errors.slice(0, 30).map(errorText).join('\n');

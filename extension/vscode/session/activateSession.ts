@@ -23,7 +23,11 @@ export interface SessionApi {
   readonly tree: SessionTreeProvider;
   readonly status: SessionStatusBar;
   /** The launch the replay command would make for `uri`, without asking (tests give the image and repository). */
-  launchFor(mode: SessionLaunch['mode'], uri: vscode.Uri, choices: { image: string; repoDir: string; at?: number; then?: 'policy' | 'person' }): Promise<SessionLaunch>;
+  launchFor(
+    mode: SessionLaunch['mode'],
+    uri: vscode.Uri,
+    choices: { image: string; repoDir: string; at?: number; then?: 'policy' | 'person' },
+  ): Promise<SessionLaunch>;
 }
 
 type Recording = { trajectory: Trajectory; uri: vscode.Uri };
@@ -50,9 +54,16 @@ async function chooseImage(recording: Trajectory | undefined): Promise<string | 
     .then((list) => list.flatMap((i) => i.RepoTags ?? []).filter((t) => t !== '<none>:<none>'))
     .catch(() => [] as string[]);
   const typed = '$(edit) Enter an image name…';
-  const picked = await vscode.window.showQuickPick([...images, typed], { title: 'Image for the task container', placeHolder: 'The trajectory names no image; set sweWorkbench.docker.image to skip this question' });
+  const picked = await vscode.window.showQuickPick([...images, typed], {
+    title: 'Image for the task container',
+    placeHolder: 'The trajectory names no image; set sweWorkbench.docker.image to skip this question',
+  });
   if (picked !== typed) return picked;
-  return vscode.window.showInputBox({ title: 'Image for the task container', prompt: 'e.g. swebench/sweb.eval.x86_64.astropy_1776_astropy-12907', validateInput: (v) => (v.trim() ? undefined : 'an image name') });
+  return vscode.window.showInputBox({
+    title: 'Image for the task container',
+    prompt: 'e.g. swebench/sweb.eval.x86_64.astropy_1776_astropy-12907',
+    validateInput: (v) => (v.trim() ? undefined : 'an image name'),
+  });
 }
 
 /** The repository copied into the container: the workspace folder (asked when there are several). */
@@ -65,13 +76,26 @@ async function chooseRepoDir(): Promise<string | undefined> {
 
 async function chooseBreakpoint(session: RunningSession): Promise<Breakpoint | undefined> {
   const items: (vscode.QuickPickItem & { make: () => Promise<Breakpoint | undefined> })[] = [
-    { label: 'At step…', description: 'stop before a step runs', make: async () => ((n) => (n === undefined ? undefined : { kind: 'step', index: n }))(await askStep('Break before step', session.index + 1)) },
+    {
+      label: 'At step…',
+      description: 'stop before a step runs',
+      make: async () => ((n) => (n === undefined ? undefined : { kind: 'step', index: n }))(await askStep('Break before step', session.index + 1)),
+    },
     {
       label: 'Before a tool…',
       description: 'stop before the agent calls it',
-      make: async () => ((tool) => (tool ? { kind: 'tool', tool } : undefined))(await vscode.window.showQuickPick([...session.aci.tools.tools.keys()], { title: 'Break before the tool' })),
+      make: async () =>
+        ((tool) => (tool ? { kind: 'tool', tool } : undefined))(
+          await vscode.window.showQuickPick([...session.aci.tools.tools.keys()], { title: 'Break before the tool' }),
+        ),
     },
-    { label: 'Before an edit to a file…', make: async () => ((p) => (p ? { kind: 'edit-file', path: p } : undefined))(await vscode.window.showInputBox({ title: 'Break before an edit to', prompt: 'A path in the repository, e.g. src/module.py' })) },
+    {
+      label: 'Before an edit to a file…',
+      make: async () =>
+        ((p) => (p ? { kind: 'edit-file', path: p } : undefined))(
+          await vscode.window.showInputBox({ title: 'Break before an edit to', prompt: 'A path in the repository, e.g. src/module.py' }),
+        ),
+    },
     { label: 'On a format error', description: 'an action the tools cannot read', make: async () => ({ kind: 'format-error' }) },
     { label: 'After a non-zero exit code', make: async () => ({ kind: 'exit-code' }) },
     { label: 'After a lint-rejected edit', make: async () => ({ kind: 'lint-rejected' }) },
@@ -87,13 +111,17 @@ async function askStep(title: string, suggested: number, max?: number): Promise<
     title,
     value: String(suggested),
     prompt: max ? `A step number from 1 to ${max}` : 'A step number (1 is the first step)',
-    validateInput: (v) => (/^\d+$/.test(v) && Number(v) >= 1 && (!max || Number(v) <= max) ? undefined : max ? `Enter a number from 1 to ${max}` : 'Enter a step number from 1'),
+    validateInput: (v) =>
+      /^\d+$/.test(v) && Number(v) >= 1 && (!max || Number(v) <= max) ? undefined : max ? `Enter a number from 1 to ${max}` : 'Enter a step number from 1',
   });
   return answer === undefined ? undefined : Number(answer) - 1;
 }
 
 /** A step of a trajectory file, as the stepper's buttons pass it: nothing is asked about either. */
-const TrajectoryStepSchema = z.object({ trajectory: z.custom<vscode.Uri>((v) => v instanceof vscode.Uri, 'expected a vscode.Uri'), step: z.number().int().nonnegative() });
+const TrajectoryStepSchema = z.object({
+  trajectory: z.custom<vscode.Uri>((v) => v instanceof vscode.Uri, 'expected a vscode.Uri'),
+  step: z.number().int().nonnegative(),
+});
 
 function trajectoryStepOf(argument: unknown): z.infer<typeof TrajectoryStepSchema> | undefined {
   const parsed = TrajectoryStepSchema.safeParse(argument);
@@ -108,7 +136,11 @@ function stepIndexOf(argument: unknown): number | undefined {
   return node?.kind === 'step' ? node.index : undefined;
 }
 
-export function activateSession(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, trajectoryEditor: TrajectoryEditorApi): { disposables: vscode.Disposable[]; api: SessionApi } {
+export function activateSession(
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+  trajectoryEditor: TrajectoryEditorApi,
+): { disposables: vscode.Disposable[]; api: SessionApi } {
   const files = new ContainerFileSystem();
   const controller = new SessionController(context.secrets, log, files);
   const tree = new SessionTreeProvider(controller);
@@ -123,11 +155,22 @@ export function activateSession(context: vscode.ExtensionContext, log: vscode.Lo
 
   const launchFor: SessionApi['launchFor'] = async (mode, uri, choices) => {
     const recording = await loadRecording(uri);
-    return { mode, recording, image: choices.image, repoDir: choices.repoDir, repoPath: replaySettings(recording.trajectory).repoPath ?? '/repo', ...(choices.at !== undefined ? { at: choices.at } : {}), ...(choices.then ? { then: choices.then } : {}) };
+    return {
+      mode,
+      recording,
+      image: choices.image,
+      repoDir: choices.repoDir,
+      repoPath: replaySettings(recording.trajectory).repoPath ?? '/repo',
+      ...(choices.at !== undefined ? { at: choices.at } : {}),
+      ...(choices.then ? { then: choices.then } : {}),
+    };
   };
 
   const startWithProgress = (launch: SessionLaunch) =>
-    vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `SWE Workbench: starting a container of ${launch.image}`, cancellable: true }, (_, token) => controller.start(launch, token));
+    vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `SWE Workbench: starting a container of ${launch.image}`, cancellable: true },
+      (_, token) => controller.start(launch, token),
+    );
 
   /** Runs a command's work and turns any failure into one message, the details in the log. */
   const guarded =
@@ -141,7 +184,11 @@ export function activateSession(context: vscode.ExtensionContext, log: vscode.Lo
       }
     };
 
-  const askLaunch = async (mode: SessionLaunch['mode'], uri: vscode.Uri | undefined, fork?: { at: number; then: 'policy' | 'person' }): Promise<SessionLaunch | undefined> => {
+  const askLaunch = async (
+    mode: SessionLaunch['mode'],
+    uri: vscode.Uri | undefined,
+    fork?: { at: number; then: 'policy' | 'person' },
+  ): Promise<SessionLaunch | undefined> => {
     if (!vscode.workspace.isTrusted) throw new Error('replays and live runs start containers, so they need a trusted workspace');
     const recording = uri ? await loadRecording(uri) : undefined;
     const image = await chooseImage(recording?.trajectory);
@@ -151,7 +198,11 @@ export function activateSession(context: vscode.ExtensionContext, log: vscode.Lo
     const repoPath = (recording && replaySettings(recording.trajectory).repoPath) ?? '/repo';
     let problemStatement: string | undefined;
     if (mode === 'live' && !recording?.trajectory.task.problemStatement) {
-      problemStatement = await vscode.window.showInputBox({ title: 'Task for the agent', prompt: 'The problem statement the policy is given', ignoreFocusOut: true });
+      problemStatement = await vscode.window.showInputBox({
+        title: 'Task for the agent',
+        prompt: 'The problem statement the policy is given',
+        ignoreFocusOut: true,
+      });
       if (!problemStatement) return undefined;
     }
     return { mode, image, repoDir, repoPath, ...(recording ? { recording } : {}), ...(fork ?? {}), ...(problemStatement ? { problemStatement } : {}) };
@@ -249,8 +300,13 @@ export function activateSession(context: vscode.ExtensionContext, log: vscode.Lo
       guarded('save', async () => {
         const session = controller.current;
         if (!session) throw new Error('no session has run yet');
-        const base = session.launch.recording ? path.dirname(session.launch.recording.uri.fsPath) : (vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? tmpdir());
-        const target = await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.file(path.join(base, 'session.traj')), filters: { 'SWE-agent trajectory': ['traj'], 'Canonical JSON': ['json'] } });
+        const base = session.launch.recording
+          ? path.dirname(session.launch.recording.uri.fsPath)
+          : (vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? tmpdir());
+        const target = await vscode.window.showSaveDialog({
+          defaultUri: vscode.Uri.file(path.join(base, 'session.traj')),
+          filters: { 'SWE-agent trajectory': ['traj'], 'Canonical JSON': ['json'] },
+        });
         if (!target) return;
         await controller.save(target);
         saved = target;
@@ -272,7 +328,10 @@ export function activateSession(context: vscode.ExtensionContext, log: vscode.Lo
         const recording = session?.launch.recording;
         if (recording && index < recording.trajectory.steps.length) return trajectoryEditor.openAtStep(recording.uri, index);
         const entry = session?.entries[index];
-        if (entry) await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ language: 'json', content: JSON.stringify(entry.step, null, 2) }), { preview: true });
+        if (entry)
+          await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ language: 'json', content: JSON.stringify(entry.step, null, 2) }), {
+            preview: true,
+          });
       }),
     ],
     [

@@ -115,7 +115,9 @@ export class SessionController extends Disposable {
       this.session = session;
       const registration = this.files.add(started.aci.sandbox);
       this.teardown = [async () => registration.dispose()];
-      this.log.info(`${session.title}: container ${started.aci.sandbox.id.slice(0, 12)} of ${launch.image} ready, ${launch.repoDir} at ${plan.container.repoPath}`);
+      this.log.info(
+        `${session.title}: container ${started.aci.sandbox.id.slice(0, 12)} of ${launch.image} ready, ${launch.repoDir} at ${plan.container.repoPath}`,
+      );
       this.changed.fire(session);
       return session;
     } catch (error) {
@@ -226,24 +228,29 @@ export class SessionController extends Disposable {
     if (session.state === 'running') throw new Error('the session is already running');
     session.state = 'running';
     this.changed.fire(session);
-    return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `SWE Workbench: ${what}`, cancellable: true }, async (progress, token) => {
-      const cancel = token.onCancellationRequested(() => session.debug.pause());
-      const listener = session.debug.on((event) => event.type === 'step-started' && progress.report({ message: `step ${event.index + 1}: ${event.next.action.tool ?? 'unparsed action'}` }));
-      try {
-        const stop = await run(session.debug);
-        session.lastStop = stop;
-        session.index = stop.index;
-        session.state = 'paused';
-        if (stop.error) void vscode.window.showErrorMessage(`SWE Workbench: step ${stop.index + 1} failed: ${stop.error}`);
-        return stop;
-      } finally {
-        session.asking = undefined;
-        if (session.state === 'running') session.state = 'paused';
-        cancel.dispose();
-        listener();
-        this.changed.fire(session);
-      }
-    });
+    return vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `SWE Workbench: ${what}`, cancellable: true },
+      async (progress, token) => {
+        const cancel = token.onCancellationRequested(() => session.debug.pause());
+        const listener = session.debug.on(
+          (event) => event.type === 'step-started' && progress.report({ message: `step ${event.index + 1}: ${event.next.action.tool ?? 'unparsed action'}` }),
+        );
+        try {
+          const stop = await run(session.debug);
+          session.lastStop = stop;
+          session.index = stop.index;
+          session.state = 'paused';
+          if (stop.error) void vscode.window.showErrorMessage(`SWE Workbench: step ${stop.index + 1} failed: ${stop.error}`);
+          return stop;
+        } finally {
+          session.asking = undefined;
+          if (session.state === 'running') session.state = 'paused';
+          cancel.dispose();
+          listener();
+          this.changed.fire(session);
+        }
+      },
+    );
   }
 
   private onEvent(session: RunningSession, event: SessionEvent): void {
@@ -282,7 +289,9 @@ export class SessionController extends Disposable {
     const sandbox = session.aci.sandbox;
     const previous = session.entries.at(-2)?.step.state?.openFile;
     const edited = editedFile({ thought: step.thought, action: step.action }, previous ?? step.state?.openFile);
-    const touched = [step.state?.openFile, edited].filter((p): p is string => typeof p === 'string').map((p) => (p.startsWith('/') ? p : `${sandbox.repoPath}/${p}`));
+    const touched = [step.state?.openFile, edited]
+      .filter((p): p is string => typeof p === 'string')
+      .map((p) => (p.startsWith('/') ? p : `${sandbox.repoPath}/${p}`));
     this.files.changed(sandbox, touched);
     const problems = lintProblems(step, touched.at(-1));
     if (problems) this.lint.set(containerUri(sandbox, problems.file), problems.diagnostics);
@@ -306,7 +315,16 @@ export class SessionController extends Disposable {
     const apiKey = await readApiKey(this.secrets);
     let client: PolicyClient;
     try {
-      client = await PolicyClient.connect({ baseUrl: settings.policy.url, ...(settings.policy.model ? { model: settings.policy.model } : {}), ...(apiKey ? { apiKey } : {}), logprobs: true, topLogprobs: 5 }, signal);
+      client = await PolicyClient.connect(
+        {
+          baseUrl: settings.policy.url,
+          ...(settings.policy.model ? { model: settings.policy.model } : {}),
+          ...(apiKey ? { apiKey } : {}),
+          logprobs: true,
+          topLogprobs: 5,
+        },
+        signal,
+      );
     } catch (error) {
       const message = errorText(error);
       this.policyChanged.fire({ reachable: false, message });

@@ -18,7 +18,12 @@ function stepItem(entry: StepEntry): vscode.TreeItem {
   ];
   item.description = marks.join(' · ');
   const failed = step.formatError !== undefined || (step.exitCode ?? 0) !== 0;
-  item.iconPath = comparison && !comparison.matched ? new vscode.ThemeIcon('diff', new vscode.ThemeColor('problemsWarningIcon.foreground')) : failed ? new vscode.ThemeIcon('error', new vscode.ThemeColor('problemsErrorIcon.foreground')) : new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'));
+  item.iconPath =
+    comparison && !comparison.matched
+      ? new vscode.ThemeIcon('diff', new vscode.ThemeColor('problemsWarningIcon.foreground'))
+      : failed
+        ? new vscode.ThemeIcon('error', new vscode.ThemeColor('problemsErrorIcon.foreground'))
+        : new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'));
   const tooltip = new vscode.MarkdownString();
   tooltip.appendCodeblock(step.action.raw, 'shell');
   if (step.formatError) tooltip.appendMarkdown(`\n\n**Format error:** ${step.formatError.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&')}`);
@@ -69,7 +74,10 @@ export class SessionTreeProvider extends Disposable implements vscode.TreeDataPr
     if (!session) return [];
     if (!node) return [{ kind: 'session' }];
     if (node.kind !== 'session') return [];
-    return [...session.debug.breakpoints.map((_, index) => ({ kind: 'breakpoint' as const, index })), ...session.entries.map((_, index) => ({ kind: 'step' as const, index }))];
+    return [
+      ...session.debug.breakpoints.map((_, index) => ({ kind: 'breakpoint' as const, index })),
+      ...session.entries.map((_, index) => ({ kind: 'step' as const, index })),
+    ];
   }
 
   getParent(node: SessionNode): SessionNode | undefined {

@@ -5,14 +5,27 @@ import type { Step, Trajectory } from '../../core/trajectory/model';
 import { stepChange } from '../../core/trajectory/stepChange';
 import type { ProtocolError } from '../../protocol/ipc';
 import { ProtocolFailure } from '../../protocol/ipc';
-import { STEPPER_BOOT_ELEMENT, stepperBoot, stepperReveal, stepperSelected, stepsAct, stepsDetails, stepsOpenRaw, stepsSearch, stepsSummaries, trajectoryOpen, trajectoryShowFinalPatch, type StepAction, type StepperBoot } from '../../protocol/stepper';
+import {
+  STEPPER_BOOT_ELEMENT,
+  stepperBoot,
+  stepperReveal,
+  stepperSelected,
+  stepsAct,
+  stepsDetails,
+  stepsOpenRaw,
+  stepsSearch,
+  stepsSummaries,
+  trajectoryOpen,
+  trajectoryShowFinalPatch,
+  type StepAction,
+  type StepperBoot,
+} from '../../protocol/stepper';
 import { Disposable } from '../dispose';
 import { showView } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
 import { bootPayload, searchSteps, stepsInRange, toStepDetail, toStepSummary, toTrajectoryHeader } from '../../views/stepView';
 import type { RawRecordDocuments } from './rawRecordDocuments';
 import { recordOf, type TrajectoryDocument } from './trajectoryDocument';
-
 
 /** The argument `sweWorkbench.session.replay` and `.fork` take to act on a step of a trajectory without asking. */
 interface TrajectoryStep {
@@ -86,8 +99,13 @@ export class StepperSession extends Disposable {
     });
     this.messenger.onRequest(trajectoryShowFinalPatch, async () => {
       const { outcome } = await document.trajectory();
-      if (!outcome.submission?.trim()) throw new ProtocolFailure('not-found', `${document.fileName} records no submitted patch${outcome.exitStatus ? ` (exit: ${outcome.exitStatus})` : ''}.`);
-      return { done: (await vscode.commands.executeCommand('sweWorkbench.patch.show', { diff: outcome.submission, title: `${document.fileName}: final patch` })) !== undefined };
+      if (!outcome.submission?.trim())
+        throw new ProtocolFailure('not-found', `${document.fileName} records no submitted patch${outcome.exitStatus ? ` (exit: ${outcome.exitStatus})` : ''}.`);
+      return {
+        done:
+          (await vscode.commands.executeCommand('sweWorkbench.patch.show', { diff: outcome.submission, title: `${document.fileName}: final patch` })) !==
+          undefined,
+      };
     });
     this.messenger.onRequest(stepsSearch, async ({ query, caseSensitive }) => ({ indices: searchSteps(await steps(), query, caseSensitive) }));
     this.messenger.onRequest(stepsOpenRaw, async ({ index }) => {
@@ -97,7 +115,9 @@ export class StepperSession extends Disposable {
       return { opened: true };
     });
     this.messenger.onRequest(stepperBoot, () => this.boot(this.selected, this.revealing));
-    this.messenger.onRequest(stepsAct, async ({ action, index }) => ({ done: await runStepAction(document, await document.trajectory(), await stepAt(index), action) }));
+    this.messenger.onRequest(stepsAct, async ({ action, index }) => ({
+      done: await runStepAction(document, await document.trajectory(), await stepAt(index), action),
+    }));
     this.messenger.onRequest(stepperSelected, ({ index }) => {
       this.selected = index;
       this.booted = true;

@@ -91,7 +91,10 @@ export interface TrajectoryEditorApi {
   shownStep(uri: vscode.Uri): number | undefined;
 }
 
-export function activateTrajectoryEditor(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): { disposables: vscode.Disposable[]; api: TrajectoryEditorApi } {
+export function activateTrajectoryEditor(
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+): { disposables: vscode.Disposable[]; api: TrajectoryEditorApi } {
   const registry = new StepperRegistry();
   const raw = activateRawRecordDocuments();
   const provider = new TrajectoryEditorProvider(context.extensionUri, log, registry, raw.documents);

@@ -16,7 +16,14 @@ function styleUris(webview: vscode.Webview, extensionUri: vscode.Uri): string[] 
 }
 
 /** Sets a view's HTML, with data it reads at boot if given; if that fails, the panel shows the reason instead of staying blank. */
-export function showView(webview: vscode.Webview, extensionUri: vscode.Uri, view: string, title: string, log: vscode.LogOutputChannel, embedded?: WebviewPage['embedded']): void {
+export function showView(
+  webview: vscode.Webview,
+  extensionUri: vscode.Uri,
+  view: string,
+  title: string,
+  log: vscode.LogOutputChannel,
+  embedded?: WebviewPage['embedded'],
+): void {
   try {
     webview.html = renderWebviewHtml({
       cspSource: webview.cspSource,

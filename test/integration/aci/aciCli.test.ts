@@ -12,10 +12,14 @@ import { materializeSampleRepo } from '../../helpers/sampleRepo';
 const repoRoot = path.resolve(__dirname, '../../..');
 
 function startCli(repo: string, extra: string[] = []) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'extension/cli/main.ts'), 'aci', '--image', BASE_IMAGE, '--repo', repo, ...extra], {
-    cwd: repoRoot,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(repoRoot, 'extension/cli/main.ts'), 'aci', '--image', BASE_IMAGE, '--repo', repo, ...extra],
+    {
+      cwd: repoRoot,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -40,7 +44,11 @@ function announcedContainer(stderr: string): string {
 }
 
 function containerExists(id: string): boolean {
-  return execFileSync('docker', ['ps', '-a', '-q', '--no-trunc', '--filter', `id=${id}`]).toString().trim() !== '';
+  return (
+    execFileSync('docker', ['ps', '-a', '-q', '--no-trunc', '--filter', `id=${id}`])
+      .toString()
+      .trim() !== ''
+  );
 }
 
 describe('swe-workbench aci', () => {
@@ -69,9 +77,15 @@ describe('swe-workbench aci', () => {
     assert.deepEqual(open.state, { open_file: '/repo/ledger/money.py', working_dir: '/repo' });
     assert.deepEqual(await cli.next(), { error: `stdin line 2: not JSON: Unexpected token 'o', "not json" is not valid JSON`, line: 2 });
     const goto = await cli.next();
-    assert.deepEqual([goto.observation, goto.exitCode, goto.formatError], ['Required argument(s) missing: line_number', 2, 'Required argument(s) missing: line_number']);
+    assert.deepEqual(
+      [goto.observation, goto.exitCode, goto.formatError],
+      ['Required argument(s) missing: line_number', 2, 'Required argument(s) missing: line_number'],
+    );
     assert.deepEqual(await cli.next(), { observation: 'moved', exitCode: 0, state: { open_file: '/repo/ledger/money.py', working_dir: '/repo/ledger' } });
-    assert.equal((await cli.next()).observation, `Here's the result of running \`cat -n\` on /repo/ledger/errors.py:\n     1\t"""Exceptions raised by the ledger package."""`);
+    assert.equal(
+      (await cli.next()).observation,
+      `Here's the result of running \`cat -n\` on /repo/ledger/errors.py:\n     1\t"""Exceptions raised by the ledger package."""`,
+    );
     const search = await cli.next();
     assert.match(search.observation as string, /^Found 1 matches for "class Money" in \/repo\/ledger\/money\.py:\nLine \d+:class Money:\nEnd of matches/);
     const submit = await cli.next();

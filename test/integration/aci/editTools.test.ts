@@ -72,7 +72,12 @@ DO NOT re-run the same failed edit command. Running it again will lead to the sa
     const money = fixture('ledger/money.py').split('\n');
     await run('goto 100');
     const r = await run('edit 13:14\n    if isinstance(value, (float, complex)):\n        raise TypeError("floats are not money")\nend_of_edit');
-    const edited = [...money.slice(0, 12), '    if isinstance(value, (float, complex)):', '        raise TypeError("floats are not money")', ...money.slice(14)];
+    const edited = [
+      ...money.slice(0, 12),
+      '    if isinstance(value, (float, complex)):',
+      '        raise TypeError("floats are not money")',
+      ...money.slice(14),
+    ];
     assert.equal(r.exitCode, 0);
     assert.equal(
       r.observation,
@@ -132,30 +137,38 @@ describe('str_replace_editor (tools/edit_anthropic)', () => {
 
   test('bad view ranges and relative paths get the exact messages and exit codes', async () => {
     const bad = await edit({ command: 'view', path: '/repo/ledger/errors.py', view_range: [0, 3] });
-    assert.deepEqual([bad.observation, bad.exitCode], [
-      'Invalid `view_range`: [0, 3]. Its first element `0` should be within the range of lines of the file: [1, 32]',
-      12,
-    ]);
+    assert.deepEqual(
+      [bad.observation, bad.exitCode],
+      ['Invalid `view_range`: [0, 3]. Its first element `0` should be within the range of lines of the file: [1, 32]', 12],
+    );
     const relative = await edit({ command: 'view', path: 'ledger/errors.py' });
-    assert.deepEqual([relative.observation, relative.exitCode], [
-      'The path ledger/errors.py is not an absolute path, it should start with `/`. Maybe you meant /repo/ledger/errors.py?',
-      6,
-    ]);
+    assert.deepEqual(
+      [relative.observation, relative.exitCode],
+      ['The path ledger/errors.py is not an absolute path, it should start with `/`. Maybe you meant /repo/ledger/errors.py?', 6],
+    );
   });
 
   test('str_replace with zero, several and one match', async () => {
     const none = await edit({ command: 'str_replace', path: '/repo/ledger/money.py', old_str: 'no such text', new_str: 'x' });
-    assert.deepEqual([none.observation, none.exitCode], ['No replacement was performed, old_str `no such text` did not appear verbatim in /repo/ledger/money.py.', 15]);
+    assert.deepEqual(
+      [none.observation, none.exitCode],
+      ['No replacement was performed, old_str `no such text` did not appear verbatim in /repo/ledger/money.py.', 15],
+    );
 
     const money = fixture('ledger/money.py').split('\n');
     const lines = money.flatMap((l, i) => (l.includes('CENT') ? [i + 1] : []));
     const several = await edit({ command: 'str_replace', path: '/repo/ledger/money.py', old_str: 'CENT', new_str: 'PENNY' });
-    assert.deepEqual([several.observation, several.exitCode], [
-      `No replacement was performed. Multiple occurrences of old_str \`CENT\` in lines [${lines.join(', ')}]. Please ensure it is unique`,
-      16,
-    ]);
+    assert.deepEqual(
+      [several.observation, several.exitCode],
+      [`No replacement was performed. Multiple occurrences of old_str \`CENT\` in lines [${lines.join(', ')}]. Please ensure it is unique`, 16],
+    );
 
-    const one = await edit({ command: 'str_replace', path: '/repo/ledger/money.py', old_str: 'class Money:', new_str: 'class Money:\n    """An amount and its currency."""' });
+    const one = await edit({
+      command: 'str_replace',
+      path: '/repo/ledger/money.py',
+      old_str: 'class Money:',
+      new_str: 'class Money:\n    """An amount and its currency."""',
+    });
     const at = money.indexOf('class Money:');
     const after = [...money.slice(0, at + 1), '    """An amount and its currency."""', ...money.slice(at + 1)];
     assert.equal(one.exitCode, 0);

@@ -20,7 +20,10 @@ describe('the lint guard with and without a pseudo-terminal', () => {
     host = await mkdtemp(path.join(tmpdir(), 'swe-workbench-pty-'));
     const repo = await materializeSampleRepo(path.join(host, 'repo'));
     for (const mode of ['pty', 'pipe'] as const) {
-      sandboxes.set(mode, await DockerSandbox.create({ image: BASE_IMAGE, repoDir: repo.dir, repoPath: '/repo', tty: mode === 'pty', labels: { [ACI_TEST_LABEL]: 'aci' } }));
+      sandboxes.set(
+        mode,
+        await DockerSandbox.create({ image: BASE_IMAGE, repoDir: repo.dir, repoPath: '/repo', tty: mode === 'pty', labels: { [ACI_TEST_LABEL]: 'aci' } }),
+      );
     }
   });
   after(async () => {

@@ -24,7 +24,13 @@ const TrajSchema = z.object({ trajectory: z.array(z.object({ action: z.string(),
 const AgentToolsSchema = z.object({ agent: z.object({ tools: z.object({ bundles: z.array(z.object({ path: z.string() })) }) }) });
 /** `replay_config` is an object in some recordings and a JSON string in others. */
 const ReplayConfigSchema = z.object({
-  replay_config: z.union([AgentToolsSchema, z.string().transform((text) => JSON.parse(text) as unknown).pipe(AgentToolsSchema)]),
+  replay_config: z.union([
+    AgentToolsSchema,
+    z
+      .string()
+      .transform((text) => JSON.parse(text) as unknown)
+      .pipe(AgentToolsSchema),
+  ]),
 });
 
 /** A recording's steps; none when the third-party fixtures are absent (every test here is then skipped). */

@@ -34,27 +34,39 @@ describe('edit <search> <replace> and insert (tools/windowed_edit_replace)', () 
       4,
     ]);
     const same = await run("edit 'CENT' 'CENT'");
-    assert.deepEqual([same.observation, same.exitCode], ['Your search and replace strings are the same. No changes were made. Please modify your search or replace strings.', 2]);
+    assert.deepEqual(
+      [same.observation, same.exitCode],
+      ['Your search and replace strings are the same. No changes were made. Please modify your search or replace strings.', 2],
+    );
     const several = await run("edit 'quantize(CENT' 'quantize(PENNY'");
-    assert.deepEqual([several.observation, several.exitCode], [
-      "Your edit was not applied (file not modified): Found more than one occurrence of 'quantize(CENT' in the currently displayed lines.\nPlease make your search string more specific (for example, by including more lines of context).",
-      4,
-    ]);
+    assert.deepEqual(
+      [several.observation, several.exitCode],
+      [
+        "Your edit was not applied (file not modified): Found more than one occurrence of 'quantize(CENT' in the currently displayed lines.\nPlease make your search string more specific (for example, by including more lines of context).",
+        4,
+      ],
+    );
     const none = await run(`edit "it's absent" 'x'`);
-    assert.deepEqual([none.observation, none.exitCode], [
-      `Your edit was not applied (file not modified): Text "it's absent" not found in displayed lines (or anywhere in the file).\nPlease modify your search string. Did you forget to properly handle whitespace/indentation?\nYou can also call \`open\` again to re-display the file with the correct context.`,
-      3,
-    ]);
+    assert.deepEqual(
+      [none.observation, none.exitCode],
+      [
+        `Your edit was not applied (file not modified): Text "it's absent" not found in displayed lines (or anywhere in the file).\nPlease modify your search string. Did you forget to properly handle whitespace/indentation?\nYou can also call \`open\` again to re-display the file with the correct context.`,
+        3,
+      ],
+    );
   });
 
   test('text below the window is located for the agent', async () => {
     const line = money.indexOf('def sum_money(amounts, currency):') + 1;
     assert.ok(line > 100);
     const r = await run("edit 'def sum_money(amounts, currency):' 'def sum_money(amounts, currency=None):'");
-    assert.deepEqual([r.observation, r.exitCode], [
-      `Your edit was not applied (file not modified): Text 'def sum_money(amounts, currency):' not found in displayed lines.\n\nHowever, we found the following occurrences of your search string in the file:\n\n- line ${line}\n\nYou can use the \`goto\` command to navigate to these locations before running the edit command again.`,
-      3,
-    ]);
+    assert.deepEqual(
+      [r.observation, r.exitCode],
+      [
+        `Your edit was not applied (file not modified): Text 'def sum_money(amounts, currency):' not found in displayed lines.\n\nHowever, we found the following occurrences of your search string in the file:\n\n- line ${line}\n\nYou can use the \`goto\` command to navigate to these locations before running the edit command again.`,
+        3,
+      ],
+    );
   });
 
   test('a replacement in the window is applied and shown', async () => {
@@ -94,7 +106,11 @@ describe('edit <replace> for the whole window (tools/windowed_edit_rewrite)', ()
     const broken = await aci.session.runCommand("edit 'a = (\nb = 2'");
     assert.equal(broken.exitCode, 4);
     assert.match(broken.observation, /^\nYour proposed edit has introduced new syntax error\(s\)\. .*\n\nERRORS:\n\n- E999 SyntaxError: /s);
-    assert.ok(broken.observation.includes('This is the original code before your edit\n------------------------------------------------\n[File: /repo/scratch/w.py (3 lines total)]\n1:a = 10\n2:b = 20\n3:c = 30\n'));
+    assert.ok(
+      broken.observation.includes(
+        'This is the original code before your edit\n------------------------------------------------\n[File: /repo/scratch/w.py (3 lines total)]\n1:a = 10\n2:b = 20\n3:c = 30\n',
+      ),
+    );
     assert.equal((await aci.sandbox.exec('cat scratch/w.py')).output, 'a = 10\nb = 20\nc = 30\n');
   });
 });

@@ -39,7 +39,10 @@ describe('windowed viewer and search (tools/windowed, tools/search)', () => {
   test('open with a line puts it about 17 lines down the window', async () => {
     const r = await run('open "ledger/journal.py" 150');
     // first shown line = (150 - 1) - 100/6, truncated: 132 lines above.
-    assert.equal(r.observation, ['[File: ledger/journal.py (315 lines total)]', '(132 more lines above)', ...numbered(133, 232), '(83 more lines below)'].join('\n'));
+    assert.equal(
+      r.observation,
+      ['[File: ledger/journal.py (315 lines total)]', '(132 more lines above)', ...numbered(133, 232), '(83 more lines below)'].join('\n'),
+    );
   });
 
   test('open past the end warns and shows the last window', async () => {
@@ -58,7 +61,10 @@ describe('windowed viewer and search (tools/windowed, tools/search)', () => {
 
   test('goto shows the absolute path; goto past the end is an error', async () => {
     const r = await run('goto 40');
-    assert.equal(r.observation, ['[File: /repo/ledger/journal.py (315 lines total)]', '(22 more lines above)', ...numbered(23, 122), '(193 more lines below)'].join('\n'));
+    assert.equal(
+      r.observation,
+      ['[File: /repo/ledger/journal.py (315 lines total)]', '(22 more lines above)', ...numbered(23, 122), '(193 more lines below)'].join('\n'),
+    );
     const past = await run('goto 316');
     assert.deepEqual([past.observation, past.exitCode], ['Error: <line> must be less than or equal to 315', 1]);
   });
@@ -68,7 +74,10 @@ describe('windowed viewer and search (tools/windowed, tools/search)', () => {
     const top = await run('scroll_up');
     assert.equal(top.observation, ['[File: /repo/ledger/journal.py (315 lines total)]', ...numbered(1, 100), '(215 more lines below)'].join('\n'));
     const down = await run('scroll_down');
-    assert.equal(down.observation, ['[File: /repo/ledger/journal.py (315 lines total)]', '(98 more lines above)', ...numbered(99, 198), '(117 more lines below)'].join('\n'));
+    assert.equal(
+      down.observation,
+      ['[File: /repo/ledger/journal.py (315 lines total)]', '(98 more lines above)', ...numbered(99, 198), '(117 more lines below)'].join('\n'),
+    );
     await run('scroll_down');
     await run('scroll_down');
     const bottom = await run('scroll_down');
@@ -128,7 +137,15 @@ describe('windowed viewer and search (tools/windowed, tools/search)', () => {
     const r = await run('search_dir "Money" ledger');
     const expected = readdirSync(path.join(tree, 'ledger'))
       .sort()
-      .map((f) => [f, readFileSync(path.join(tree, 'ledger', f), 'utf8').split('\n').filter((l) => l.includes('Money')).length] as const)
+      .map(
+        (f) =>
+          [
+            f,
+            readFileSync(path.join(tree, 'ledger', f), 'utf8')
+              .split('\n')
+              .filter((l) => l.includes('Money')).length,
+          ] as const,
+      )
       .filter(([, n]) => n > 0);
     const total = expected.reduce((s, [, n]) => s + n, 0);
     assert.equal(

@@ -31,10 +31,27 @@ describe('swe-workbench bug validate', () => {
   });
 
   test('--jsonl prints one line per check and exits 1 when one fails', async () => {
-    const r = cli('bug', 'validate', await bugFixtureDir('weakening-does-not-hide'), '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--jsonl', '--parallel', '1');
+    const r = cli(
+      'bug',
+      'validate',
+      await bugFixtureDir('weakening-does-not-hide'),
+      '--image',
+      'swe-workbench/base:bookworm',
+      '--repo',
+      repo,
+      '--jsonl',
+      '--parallel',
+      '1',
+    );
     assert.equal(r.status, 1, r.stderr);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { name: string; passed: boolean });
-    assert.deepEqual(lines.filter((l) => !l.passed).map((l) => l.name), ['weakening-validity']);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { name: string; passed: boolean });
+    assert.deepEqual(
+      lines.filter((l) => !l.passed).map((l) => l.name),
+      ['weakening-validity'],
+    );
   });
 
   test('--local runs the checks in copies on this machine and prints a readable table', async () => {
@@ -48,7 +65,10 @@ describe('swe-workbench bug validate', () => {
     const folder = path.join(repoRoot, 'test/fixtures');
     const r = cli('bug', 'validate', folder, '--image', 'swe-workbench/base:bookworm', '--repo', repo);
     assert.equal(r.status, 1);
-    assert.ok(r.stderr.includes(`${folder}: missing test_script.sh, test_files.txt, test_parser.py, bug_inject.diff, test_weaken.diff: a bug folder holds`), r.stderr);
+    assert.ok(
+      r.stderr.includes(`${folder}: missing test_script.sh, test_files.txt, test_parser.py, bug_inject.diff, test_weaken.diff: a bug folder holds`),
+      r.stderr,
+    );
   });
 
   test('without --image the usage is shown with exit 2', async () => {
@@ -61,7 +81,24 @@ describe('swe-workbench bug validate', () => {
 describe('swe-workbench bug swe-smith, solver-spec and higher-order', () => {
   test('swe-smith --local validates the bug as SWE-smith does and writes its task instance', async () => {
     const out = path.join(await mkdtemp(path.join(tmpdir(), 'bug-cli-')), 'instance.json');
-    const r = cli('bug', 'swe-smith', await bugFixtureDir('valid-allocate-and-close'), '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--local', '--instance-out', out, '--instance', 'ledger__ledger.abc.1', '--repo-name', 'acme/ledger', '--base-commit', 'HEAD');
+    const r = cli(
+      'bug',
+      'swe-smith',
+      await bugFixtureDir('valid-allocate-and-close'),
+      '--image',
+      'swe-workbench/base:bookworm',
+      '--repo',
+      repo,
+      '--local',
+      '--instance-out',
+      out,
+      '--instance',
+      'ledger__ledger.abc.1',
+      '--repo-name',
+      'acme/ledger',
+      '--base-commit',
+      'HEAD',
+    );
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^valid: [1-9]\d* FAIL_TO_PASS, [1-9]\d* PASS_TO_PASS, /);
     const instance = JSON.parse(await readFile(out, 'utf8')) as { instance_id: string; FAIL_TO_PASS: string[]; PASS_TO_PASS: string[]; patch: string };
@@ -78,7 +115,7 @@ describe('swe-workbench bug swe-smith, solver-spec and higher-order', () => {
     assert.deepEqual({ valid: result.valid, failToPass: result.FAIL_TO_PASS }, { valid: false, failToPass: [] });
   });
 
-  test('solver-spec prints the reverse of the weakening, the solver\'s only spec', async () => {
+  test("solver-spec prints the reverse of the weakening, the solver's only spec", async () => {
     const dir = await bugFixtureDir('valid-allocate-and-close');
     const r = cli('bug', 'solver-spec', dir);
     assert.equal(r.status, 0, r.stderr);
@@ -97,15 +134,27 @@ describe('swe-workbench bug swe-smith, solver-spec and higher-order', () => {
     assert.equal(git('log', '--format=%s'), 'Initial commit\n');
     assert.equal(git('status', '--porcelain'), '', 'everything the solver sees is committed');
     const reference = (file: string) => spawnSync('git', ['-C', repo, 'show', `HEAD:${file}`], { encoding: 'utf8' }).stdout;
-    for (const file of touchedPaths(parseUnifiedDiff(bug.bugInjectDiff))) assert.notEqual(await readFile(path.join(out, file), 'utf8'), reference(file), `${file} holds the bug`);
-    for (const file of touchedPaths(parseUnifiedDiff(bug.testWeakenDiff))) assert.notEqual(await readFile(path.join(out, file), 'utf8'), reference(file), `${file} is weakened`);
+    for (const file of touchedPaths(parseUnifiedDiff(bug.bugInjectDiff)))
+      assert.notEqual(await readFile(path.join(out, file), 'utf8'), reference(file), `${file} holds the bug`);
+    for (const file of touchedPaths(parseUnifiedDiff(bug.testWeakenDiff)))
+      assert.notEqual(await readFile(path.join(out, file), 'utf8'), reference(file), `${file} is weakened`);
     const again = cli('bug', 'solver-repo', dir, '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--local', '--out', out);
     assert.equal(again.status, 2);
     assert.match(again.stderr, /--out: '.*solver' exists; give a new folder/);
   });
 
   test('higher-order without --pred-patch is a usage error (exit 2)', async () => {
-    const r = cli('bug', 'higher-order', await bugFixtureDir('valid-allocate-and-close'), '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--out', '/tmp/x');
+    const r = cli(
+      'bug',
+      'higher-order',
+      await bugFixtureDir('valid-allocate-and-close'),
+      '--image',
+      'swe-workbench/base:bookworm',
+      '--repo',
+      repo,
+      '--out',
+      '/tmp/x',
+    );
     assert.equal(r.status, 2);
     assert.match(r.stderr, /--pred-patch and --out are required/);
   });

@@ -20,7 +20,11 @@ async function check(fixture: string, options: Partial<ConsistencyOptions> = {})
   const bug = await loadBugArtifact(await bugFixtureDir(fixture));
   const seen: CheckName[] = [];
   const results = await runConsistencyChecks(bug, { createSandbox, parallel: 2, onCheck: (r) => seen.push(r.name), ...options });
-  assert.deepEqual(seen, results.map((r) => r.name), 'onCheck reports each check in order');
+  assert.deepEqual(
+    seen,
+    results.map((r) => r.name),
+    'onCheck reports each check in order',
+  );
   return new Map(results.map((r) => [r.name, r]));
 }
 
@@ -40,10 +44,13 @@ describe('the seven consistency checks on the sample repository', () => {
       'tests/test_money.py::test_allocate_negative_amount_keeps_every_cent',
     ]);
     const perFile = r.get('inverse-mutation')?.evidence.perFile ?? [];
-    assert.deepEqual(perFile.map((f) => [f.file, f.turnedPassing.sort()]), [
-      ['ledger/journal.py', ['tests/test_journal.py::test_close_period_zeroes_income_and_expenses']],
-      ['ledger/money.py', ['tests/test_money.py::test_allocate_keeps_every_cent', 'tests/test_money.py::test_allocate_negative_amount_keeps_every_cent']],
-    ]);
+    assert.deepEqual(
+      perFile.map((f) => [f.file, f.turnedPassing.sort()]),
+      [
+        ['ledger/journal.py', ['tests/test_journal.py::test_close_period_zeroes_income_and_expenses']],
+        ['ledger/money.py', ['tests/test_money.py::test_allocate_keeps_every_cent', 'tests/test_money.py::test_allocate_negative_amount_keeps_every_cent']],
+      ],
+    );
   });
 
   test('a listed test file that does not exist fails check 1 only', async () => {
@@ -93,7 +100,10 @@ describe('the seven consistency checks on the sample repository', () => {
     const r = await check('redundant-change');
     assert.deepEqual(failedOnly(r), ['inverse-mutation']);
     const perFile = r.get('inverse-mutation')?.evidence.perFile ?? [];
-    assert.deepEqual(perFile.filter((f) => f.turnedPassing.length === 0).map((f) => f.file), ['ledger/reports.py']);
+    assert.deepEqual(
+      perFile.filter((f) => f.turnedPassing.length === 0).map((f) => f.file),
+      ['ledger/reports.py'],
+    );
   });
 
   test('a test script that outlives its time limit fails with the reason, never passes', async () => {

@@ -43,7 +43,13 @@ describe('bugs in real containers', () => {
     });
     assert.deepEqual(bugScope(bug).sourceFiles, ['ledger/journal.py', 'ledger/money.py', 'ledger/new_helper.py']);
     assert.deepEqual(touchedPaths(parseUnifiedDiff(bug.testWeakenDiff)), ['tests/test_journal.py', 'tests/test_money.py']);
-    assert.deepEqual(bug.testFiles, ['tests/test_accounts.py', 'tests/test_journal.py', 'tests/test_money.py', 'tests/test_parser.py', 'tests/test_reports.py']);
+    assert.deepEqual(bug.testFiles, [
+      'tests/test_accounts.py',
+      'tests/test_journal.py',
+      'tests/test_money.py',
+      'tests/test_parser.py',
+      'tests/test_reports.py',
+    ]);
     assert.match(bug.bugInjectDiff, /^new file mode 100644$/m);
   });
 
@@ -58,7 +64,10 @@ describe('bugs in real containers', () => {
       return { bug, left: (await s.exec('git status --porcelain --untracked-files=all')).output.split('\n').filter(Boolean).sort() };
     });
     assert.deepEqual(bugScope(bug).sourceFiles, ['ledger/journal.py', 'ledger/money.py', 'notes/bug_inject.diff']);
-    assert.deepEqual(left, ['?? bugs/earlier/bug_inject.diff', '?? bugs/earlier/test_files.txt', '?? notes/bug_inject.diff', ' M ledger/journal.py', ' M ledger/money.py'].sort());
+    assert.deepEqual(
+      left,
+      ['?? bugs/earlier/bug_inject.diff', '?? bugs/earlier/test_files.txt', '?? notes/bug_inject.diff', ' M ledger/journal.py', ' M ledger/money.py'].sort(),
+    );
   });
 
   test("the solver's repository has the bug, the weakened tests and no history to leak the answer", async () => {

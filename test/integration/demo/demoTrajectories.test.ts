@@ -14,10 +14,28 @@ import { TEST_IMAGE } from '../../helpers/docker';
 import { ensureR2eTestImage } from '../../conformance/r2eOracle';
 import { sampleRepoCopy } from '../../helpers/ledgerAgentScript';
 
-const jsonLines = (text: string) => text.trim().split('\n').map((l) => JSON.parse(l) as { index?: number; matched?: boolean; diff?: string; summary?: { matched: number; recorded: number; firstDivergence: number | null; stop?: string } });
+const jsonLines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .map(
+      (l) =>
+        JSON.parse(l) as {
+          index?: number;
+          matched?: boolean;
+          diff?: string;
+          summary?: { matched: number; recorded: number; firstDivergence: number | null; stop?: string };
+        },
+    );
 
 /** Each format's file of the main episode and the scaffold it was recorded in. */
-const FILES = [[`${MAIN}.swe-agent.traj`, 'swe-agent'], [`${MAIN}.canonical.json`, 'swe-agent'], [`${MAIN}.mini-swe-agent.traj.json`, 'mini-swe-agent'], [`${MAIN}.r2e-gym.jsonl`, 'r2e-gym'], [`${MAIN}.openhands.jsonl`, 'openhands']] as const;
+const FILES = [
+  [`${MAIN}.swe-agent.traj`, 'swe-agent'],
+  [`${MAIN}.canonical.json`, 'swe-agent'],
+  [`${MAIN}.mini-swe-agent.traj.json`, 'mini-swe-agent'],
+  [`${MAIN}.r2e-gym.jsonl`, 'r2e-gym'],
+  [`${MAIN}.openhands.jsonl`, 'openhands'],
+] as const;
 
 describe('the demo trajectories', () => {
   let out: string;
@@ -35,7 +53,11 @@ describe('the demo trajectories', () => {
     const written = await generateDemoTrajectories(out);
     assert.deepEqual([...written].sort(), (await readdir(DEMO_TRAJECTORIES)).sort(), 'the same files, none missing, none extra');
     for (const name of written) {
-      assert.equal(await readFile(path.join(out, name), 'utf8'), await readFile(path.join(DEMO_TRAJECTORIES, name), 'utf8'), `demo/trajectories/${name} is out of date: run node --import tsx scripts/demo/generate.ts`);
+      assert.equal(
+        await readFile(path.join(out, name), 'utf8'),
+        await readFile(path.join(DEMO_TRAJECTORIES, name), 'utf8'),
+        `demo/trajectories/${name} is out of date: run node --import tsx scripts/demo/generate.ts`,
+      );
     }
   });
 
@@ -50,9 +72,17 @@ describe('the demo trajectories', () => {
       const lines = jsonLines(r.stdout);
       assert.equal(r.code, 0, r.stdout + r.stderr);
       assert.match(r.stderr, new RegExp(`scaffold ${scaffold}@`), 'replayed in its own scaffold');
-      assert.deepEqual(lines.filter((l) => l.index !== undefined).map((l) => l.matched), [true, true, true, true], r.stdout);
+      assert.deepEqual(
+        lines.filter((l) => l.index !== undefined).map((l) => l.matched),
+        [true, true, true, true],
+        r.stdout,
+      );
       const summary = lines.at(-1)?.summary;
-      assert.deepEqual(summary && { matched: summary.matched, recorded: summary.recorded, firstDivergence: summary.firstDivergence, stop: summary.stop }, { matched: 4, recorded: 4, firstDivergence: null, stop: 'submitted' }, r.stdout);
+      assert.deepEqual(
+        summary && { matched: summary.matched, recorded: summary.recorded, firstDivergence: summary.firstDivergence, stop: summary.stop },
+        { matched: 4, recorded: 4, firstDivergence: null, stop: 'submitted' },
+        r.stdout,
+      );
     });
   }
 
@@ -66,12 +96,30 @@ describe('the demo trajectories', () => {
         const taskFile = path.join(out, `fork-${scaffold}.task.json`);
         await writeFile(taskFile, JSON.stringify({ image, repo: repo.dir, repoPath: '/repo', problemStatement: DEMO_PROBLEM }));
         const forkOut = path.join(out, `fork-${path.basename(file)}.json`);
-        const r = await runCli(runCommand, ['--task', taskFile, '--policy-url', server.url, '--model', DEMO_MODEL, '--out', forkOut, '--fork', path.join(DEMO_TRAJECTORIES, file), '--at', '2', '--max-steps', '6']);
+        const r = await runCli(runCommand, [
+          '--task',
+          taskFile,
+          '--policy-url',
+          server.url,
+          '--model',
+          DEMO_MODEL,
+          '--out',
+          forkOut,
+          '--fork',
+          path.join(DEMO_TRAJECTORIES, file),
+          '--at',
+          '2',
+          '--max-steps',
+          '6',
+        ]);
         assert.equal(r.code, 0, `${file}: ${r.stderr}`);
         const t = TrajectorySchema.parse(JSON.parse(await readFile(forkOut, 'utf8')));
         assert.ok(t.meta.scaffold?.startsWith(`${scaffold}@`), `${file} forked in ${t.meta.scaffold}`);
         assert.equal(t.steps.length, 4, `${file}: ${t.steps.map((x) => x.action.raw).join(' | ')}`);
-        assert.ok(t.steps.every((x) => x.formatError === undefined), `${file}: every reply was read in ${scaffold}'s format`);
+        assert.ok(
+          t.steps.every((x) => x.formatError === undefined),
+          `${file}: every reply was read in ${scaffold}'s format`,
+        );
         const command = t.steps[2]!.action.args.command ?? t.steps[2]!.action.args.cmd;
         assert.equal(command, 'grep -c "def test_" tests/test_money.py', file);
         assert.match(t.steps[2]!.observation, /17/, file);
@@ -83,10 +131,22 @@ describe('the demo trajectories', () => {
   });
 
   test('the recording made on the buggy tree diverges on the sample repository where it read the changed lines', async () => {
-    const r = await runCli(replayCommand, [path.join(DEMO_TRAJECTORIES, 'on-the-buggy-tree.traj'), '--image', TEST_IMAGE, '--repo', repo.dir, '--workdir', '/repo', '--json']);
+    const r = await runCli(replayCommand, [
+      path.join(DEMO_TRAJECTORIES, 'on-the-buggy-tree.traj'),
+      '--image',
+      TEST_IMAGE,
+      '--repo',
+      repo.dir,
+      '--workdir',
+      '/repo',
+      '--json',
+    ]);
     assert.equal(r.code, 1);
     const lines = jsonLines(r.stdout);
-    assert.deepEqual(lines.slice(0, 4).map((l) => l.matched), [true, false, true, false]);
+    assert.deepEqual(
+      lines.slice(0, 4).map((l) => l.matched),
+      [true, false, true, false],
+    );
     assert.match(lines[1]!.diff ?? '', /^\+        leftover = total\.amount - sum\(parts\)$/m, 'the lines the bug removed appear in the replay');
   });
 });

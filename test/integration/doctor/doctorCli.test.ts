@@ -20,7 +20,10 @@ describe('swe-workbench doctor against the real engine', () => {
     const r = await runCli(doctor, ['--image', 'swe-workbench/not-there:0', '--json']);
     assert.equal(r.code, 1);
     const image = (JSON.parse(r.stdout) as CheckResult[]).find((c) => c.id === 'image');
-    assert.deepEqual([image?.status, image?.detail, image?.fix], ['fail', 'not in the engine', 'docker pull swe-workbench/not-there:0, or set sweWorkbench.docker.image / --image to an image the engine has']);
+    assert.deepEqual(
+      [image?.status, image?.detail, image?.fix],
+      ['fail', 'not in the engine', 'docker pull swe-workbench/not-there:0, or set sweWorkbench.docker.image / --image to an image the engine has'],
+    );
   });
 
   test('an engine that is not there fails first; the image is not checked', async () => {

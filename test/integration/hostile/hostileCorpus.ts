@@ -69,30 +69,62 @@ export async function buildCorpus(dir: string): Promise<HostileCase[]> {
     return at(name);
   };
   const cases: HostileCase[] = [];
-  const inspect = (name: string, file: string, expect: Expect, extra: string[] = []) => cases.push({ name, command: 'inspect', args: [file, ...extra], expect });
-  const reward = (name: string, log: string, expect: Expect, inst = at('instance.json')) => cases.push({ name, command: 'reward', args: ['--test-output', log, '--instance', inst], expect });
+  const inspect = (name: string, file: string, expect: Expect, extra: string[] = []) =>
+    cases.push({ name, command: 'inspect', args: [file, ...extra], expect });
+  const reward = (name: string, log: string, expect: Expect, inst = at('instance.json')) =>
+    cases.push({ name, command: 'reward', args: ['--test-output', log, '--instance', inst], expect });
   write('instance.json', instance);
 
   // Truncations of a real SWE-agent recording at many points: a line and column, "truncated".
   const real = readFileSync(join(THIRD_PARTY, 'swe-agent/marshmallow-1867.windowed.traj'), 'utf8');
   for (const fraction of [0.001, 0.1, 0.25, 0.5, 0.75, 0.9, 0.999]) {
     const cut = Math.floor(real.length * fraction);
-    inspect(`the real .traj cut at ${(fraction * 100).toFixed(1)}%`, write(`cut-${fraction}.traj`, real.slice(0, cut)), { code: 1, stderr: /line \d+, column \d+: (unexpected end of JSON|invalid JSON)/ });
+    inspect(`the real .traj cut at ${(fraction * 100).toFixed(1)}%`, write(`cut-${fraction}.traj`, real.slice(0, cut)), {
+      code: 1,
+      stderr: /line \d+, column \d+: (unexpected end of JSON|invalid JSON)/,
+    });
   }
   inspect('the real .traj whole', join(THIRD_PARTY, 'swe-agent/marshmallow-1867.windowed.traj'), { code: 0, stdout: /format {3}swe-agent/ });
   // Wrong types and foreign JSON.
   inspect('an action that is a number', write('wrong-type.traj', traj([{ action: 7, observation: 'x' }])), { code: 1, stderr: /\$\.trajectory\[0\]\.action/ });
-  inspect('instance_cost 1e400', write('inf.traj', `{"trajectory":[{"action":"ls","observation":"x"}],"info":{"model_stats":{"instance_cost":1e400}}}`), { code: 1, stderr: /instance_cost: a number too large for a 64-bit float/ });
-  inspect('a chat with a "bot" role', write('chatbot.json', JSON.stringify({ history: [{ role: 'user', content: 'hi' }, { role: 'bot', content: 'x' }] })), { code: 1, stderr: /closest to swe-agent/ });
-  inspect('build steps named like rLLM steps', write('build.json', JSON.stringify({ uid: 'u', steps: [{ name: 'compile' }, { name: 'link' }] })), { code: 1, stderr: /closest to rllm/ });
+  inspect('instance_cost 1e400', write('inf.traj', `{"trajectory":[{"action":"ls","observation":"x"}],"info":{"model_stats":{"instance_cost":1e400}}}`), {
+    code: 1,
+    stderr: /instance_cost: a number too large for a 64-bit float/,
+  });
+  inspect(
+    'a chat with a "bot" role',
+    write(
+      'chatbot.json',
+      JSON.stringify({
+        history: [
+          { role: 'user', content: 'hi' },
+          { role: 'bot', content: 'x' },
+        ],
+      }),
+    ),
+    { code: 1, stderr: /closest to swe-agent/ },
+  );
+  inspect('build steps named like rLLM steps', write('build.json', JSON.stringify({ uid: 'u', steps: [{ name: 'compile' }, { name: 'link' }] })), {
+    code: 1,
+    stderr: /closest to rllm/,
+  });
   inspect('a package.json', write('package.json', JSON.stringify({ name: 'x', version: '1', scripts: {} })), { code: 1, stderr: /npm package\.json/ });
-  inspect('random binary', write('random.traj', Buffer.from(Array.from({ length: 65536 }, (_, i) => (i * 2654435761) >>> 24))), { code: 1, stderr: /random\.traj: line \d+, column \d+/ });
+  inspect('random binary', write('random.traj', Buffer.from(Array.from({ length: 65536 }, (_, i) => (i * 2654435761) >>> 24))), {
+    code: 1,
+    stderr: /random\.traj: line \d+, column \d+/,
+  });
   inspect('an empty file', write('empty.traj', ''), { code: 1, stderr: /empty file/ });
   inspect('a leading BOM', write('bom.traj', '\uFEFF' + traj([{ action: 'ls', observation: 'x' }])), { code: 0 });
   inspect('a BOM inside', write('bom-inside.traj', '{"trajectory":\n\uFEFF[]}'), { code: 1, stderr: /line 2, column 1: invalid JSON: a byte order mark/ });
   inspect('UTF-16', write('utf16.traj', Buffer.from('\uFEFF' + traj([]), 'utf16le')), { code: 1, stderr: /UTF-16 text/ });
-  inspect('100k levels of nesting', write('deep.traj', `{"trajectory":${'['.repeat(100_000)}${']'.repeat(100_000)}}`), { code: 1, stderr: /deep\.traj: line 1, column \d+: JSON nested deeper than 512 levels/ });
-  inspect('100k levels in a JSONL line', write('deep.jsonl', `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}\n`), { code: 1, stderr: /deep\.jsonl: line 1, column \d+: JSON nested deeper/ });
+  inspect('100k levels of nesting', write('deep.traj', `{"trajectory":${'['.repeat(100_000)}${']'.repeat(100_000)}}`), {
+    code: 1,
+    stderr: /deep\.traj: line 1, column \d+: JSON nested deeper than 512 levels/,
+  });
+  inspect('100k levels in a JSONL line', write('deep.jsonl', `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}\n`), {
+    code: 1,
+    stderr: /deep\.jsonl: line 1, column \d+: JSON nested deeper/,
+  });
   inspect('a folder', dir, { code: 1, stderr: /is a folder, not a file/ });
   symlinkSync(at('loop-b'), at('loop-a'));
   symlinkSync(at('loop-a'), at('loop-b'));
@@ -100,16 +132,28 @@ export async function buildCorpus(dir: string): Promise<HostileCase[]> {
   spawnSync('mkfifo', [at('fifo.traj')]);
   inspect('a FIFO with no writer', at('fifo.traj'), { code: 1, stderr: /no writer opened the pipe within 5 s/ });
   // Terminal injection: content, keys and the file name itself.
-  const hostile = traj([{ action: `ls${ESC}]0;pwned\u0007`, observation: `${ESC}[2J${ESC}[H` }], { exit_status: `Submitted\r${ESC}[32mresolved`, [`k${ESC}[31m`]: 1 });
+  const hostile = traj([{ action: `ls${ESC}]0;pwned\u0007`, observation: `${ESC}[2J${ESC}[H` }], {
+    exit_status: `Submitted\r${ESC}[32mresolved`,
+    [`k${ESC}[31m`]: 1,
+  });
   inspect('escape sequences in content', write('inject.traj', hostile), { code: 0, stdout: /\\u001b\]0;pwned\\u0007/ });
   inspect('escape sequences in content, as JSON', at('inject.traj'), { code: 0 }, ['--json']);
   inspect('escape sequences in the file name', write(`name${ESC}[2J.traj`, '{'), { code: 1, stderr: /name\\u001b\[2J\.traj/ });
   // Compression and pipes.
   spawnSync('sh', ['-c', `gzip -c "$1" > "$2"`, 'sh', join(THIRD_PARTY, 'swe-agent/marshmallow-1867.windowed.traj'), at('real.traj.gz')]);
   inspect('a .traj.gz', at('real.traj.gz'), { code: 0, stdout: /format {3}swe-agent/ });
-  cases.push({ name: 'inspect <(zcat run.traj.gz)', command: 'inspect', args: [`<(zcat ${at('real.traj.gz')})`], expect: { code: 0, stdout: /\/dev\/fd\/\d+\nformat {3}swe-agent/ }, shell: true });
+  cases.push({
+    name: 'inspect <(zcat run.traj.gz)',
+    command: 'inspect',
+    args: [`<(zcat ${at('real.traj.gz')})`],
+    expect: { code: 0, stdout: /\/dev\/fd\/\d+\nformat {3}swe-agent/ },
+    shell: true,
+  });
   const whole = readFileSync(at('real.traj.gz'));
-  inspect('a .traj.gz cut short', write('cut.traj.gz', whole.subarray(0, whole.length >> 1)), { code: 1, stderr: /gzip data ends early|unexpected end of JSON/ });
+  inspect('a .traj.gz cut short', write('cut.traj.gz', whole.subarray(0, whole.length >> 1)), {
+    code: 1,
+    stderr: /gzip data ends early|unexpected end of JSON/,
+  });
   await gzipBomb(at('bomb.traj.gz'), GIB);
   inspect('a gzip bomb of 1 GiB', at('bomb.traj.gz'), { code: 1, stderr: /bomb\.traj\.gz: larger than the 128 MiB limit/ });
   // 1 GiB inputs: a .traj (its size known from the disk) and a .jsonl of one line (streamed).
@@ -138,11 +182,26 @@ export async function buildCorpus(dir: string): Promise<HostileCase[]> {
   spawnSync('mkfifo', [at('fifo.log')]);
   reward('--test-output on a FIFO with no writer', at('fifo.log'), { code: 1, stderr: /fifo\.log: no writer opened the pipe/ });
   spawnSync('mkfifo', [at('fifo-instance.json')]);
-  reward('--instance on a FIFO with no writer', write('plain.log', COMPLETE_LOG), { code: 1, stderr: /fifo-instance\.json: no writer opened the pipe/ }, at('fifo-instance.json'));
+  reward(
+    '--instance on a FIFO with no writer',
+    write('plain.log', COMPLETE_LOG),
+    { code: 1, stderr: /fifo-instance\.json: no writer opened the pipe/ },
+    at('fifo-instance.json'),
+  );
   spawnSync('mkfifo', [at('fifo-report.json')]);
-  cases.push({ name: '--report on a FIFO with no writer', command: 'reward', args: ['--report', at('fifo-report.json')], expect: { code: 1, stderr: /fifo-report\.json: no writer opened the pipe/ } });
+  cases.push({
+    name: '--report on a FIFO with no writer',
+    command: 'reward',
+    args: ['--report', at('fifo-report.json')],
+    expect: { code: 1, stderr: /fifo-report\.json: no writer opened the pipe/ },
+  });
   cases.push({ name: '--report nested 100k deep', command: 'reward', args: ['--report', at('deep.traj')], expect: { code: 1, stderr: /nested deeper/ } });
-  cases.push({ name: '--instance that is binary', command: 'reward', args: ['--test-output', at('complete.log'), '--instance', at('random.traj')], expect: { code: 1, stderr: /random\.traj: line \d+, column \d+/ } });
+  cases.push({
+    name: '--instance that is binary',
+    command: 'reward',
+    args: ['--test-output', at('complete.log'), '--instance', at('random.traj')],
+    expect: { code: 1, stderr: /random\.traj: line \d+, column \d+/ },
+  });
   reward('a 1 GiB log', at('huge.jsonl'), { code: 1, stderr: /huge\.jsonl: larger than the 128 MiB limit/ });
 
   // rollouts: a folder holding both 1 GiB files and one good trajectory; folders with nothing to read; hostile filters.
@@ -153,13 +212,38 @@ export async function buildCorpus(dir: string): Promise<HostileCase[]> {
   writeFileSync(join(run, 'nested/ok.traj'), readFileSync(join(THIRD_PARTY, 'swe-agent/marshmallow-1867.windowed.traj')));
   writeFileSync(join(run, 'chatbot.json'), readFileSync(at('chatbot.json')));
   writeFileSync(join(run, 'torn.jsonl'), `${traj([{ action: 'ls', observation: 'x' }])}\n{"trajectory": [`);
-  cases.push({ name: 'a run folder with two 1 GiB files', command: 'rollouts', args: [run], expect: { code: 0, stdout: /^2 rollouts/m, stderr: /(?=[\s\S]*chatbot\.json: \$: not a trajectory: closest to swe-agent)(?=[\s\S]*huge\.jsonl:1: line 1: larger than the 128 MiB limit)(?=[\s\S]*huge\.traj: larger than the 128 MiB limit)(?=[\s\S]*torn\.jsonl:2: incomplete last line)/ } });
+  cases.push({
+    name: 'a run folder with two 1 GiB files',
+    command: 'rollouts',
+    args: [run],
+    expect: {
+      code: 0,
+      stdout: /^2 rollouts/m,
+      stderr:
+        /(?=[\s\S]*chatbot\.json: \$: not a trajectory: closest to swe-agent)(?=[\s\S]*huge\.jsonl:1: line 1: larger than the 128 MiB limit)(?=[\s\S]*huge\.traj: larger than the 128 MiB limit)(?=[\s\S]*torn\.jsonl:2: incomplete last line)/,
+    },
+  });
   const unreadable = at('unreadable-run');
   mkdirSync(unreadable);
   for (const name of ['cut-0.5.traj', 'deep.traj', 'build.json', 'random.traj']) writeFileSync(join(unreadable, name), readFileSync(at(name)));
-  cases.push({ name: 'a run folder where nothing is readable', command: 'rollouts', args: [unreadable], expect: { code: 1, stderr: /nothing could be read: 4 unreadable input/ } });
+  cases.push({
+    name: 'a run folder where nothing is readable',
+    command: 'rollouts',
+    args: [unreadable],
+    expect: { code: 1, stderr: /nothing could be read: 4 unreadable input/ },
+  });
   cases.push({ name: 'a missing run folder', command: 'rollouts', args: [at('absent')], expect: { code: 1, stderr: /no such folder/ } });
-  cases.push({ name: 'a filter of 60k parentheses', command: 'rollouts', args: [run, '--filter', '('.repeat(60_000) + 'steps>1' + ')'.repeat(60_000)], expect: { code: 2, stderr: /filter: column 101: nested deeper than 100 levels/ } });
-  cases.push({ name: 'a filter with escape sequences', command: 'rollouts', args: [run, '--filter', `${ESC}]0;pwned\u0007=1`], expect: { code: 2, stderr: /\\u001b\]0;pwned\\u0007/ } });
+  cases.push({
+    name: 'a filter of 60k parentheses',
+    command: 'rollouts',
+    args: [run, '--filter', '('.repeat(60_000) + 'steps>1' + ')'.repeat(60_000)],
+    expect: { code: 2, stderr: /filter: column 101: nested deeper than 100 levels/ },
+  });
+  cases.push({
+    name: 'a filter with escape sequences',
+    command: 'rollouts',
+    args: [run, '--filter', `${ESC}]0;pwned\u0007=1`],
+    expect: { code: 2, stderr: /\\u001b\]0;pwned\\u0007/ },
+  });
   return cases;
 }

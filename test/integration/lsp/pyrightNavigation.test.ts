@@ -47,7 +47,10 @@ describe('Pyright navigation tools in a container of the base image', () => {
   test('goto_definition of a method called on a typed object finds the method', async () => {
     const line = await lineOf('ledger/parser.py', 'journal.add(current)');
     const { observation } = await run(`goto_definition ledger/parser.py ${line} journal.add`);
-    assert.equal(observation.split('\n')[1], `ledger/journal.py:${await lineOf('ledger/journal.py', 'def add(self, transaction)')}: def add(self, transaction):`);
+    assert.equal(
+      observation.split('\n')[1],
+      `ledger/journal.py:${await lineOf('ledger/journal.py', 'def add(self, transaction)')}: def add(self, transaction):`,
+    );
   });
 
   test('find_references counts every use of Money in the repository', async () => {
@@ -101,7 +104,10 @@ describe('Pyright navigation tools in a container of the base image', () => {
     );
     const wrong = await run('goto_definition ledger/journal.py 1 Journal');
     assert.equal(wrong.exitCode, 1);
-    assert.equal(wrong.observation, `Error: 'Journal' does not appear on line 1: "\\"\\"\\"Transactions, the journal that orders them, and balances derived from it.\\"\\"\\"" (ledger/journal.py).`);
+    assert.equal(
+      wrong.observation,
+      `Error: 'Journal' does not appear on line 1: "\\"\\"\\"Transactions, the journal that orders them, and balances derived from it.\\"\\"\\"" (ledger/journal.py).`,
+    );
     assert.equal((await run('workspace_symbols Xyzzy')).observation, "No symbol matching 'Xyzzy' in the workspace.");
     assert.match((await run('document_symbols README.md')).observation, /^Error: README\.md is not a Python file/);
   });
@@ -161,7 +167,10 @@ describe('Pyright when things go wrong', () => {
     await sandbox.exec("ps -eo pid,args | awk '/[l]angserver.index.js/ {print $1}' | xargs kill -9");
     assert.notEqual(await server.exited, 0);
     assert.equal(server.alive, false);
-    await assert.rejects(server.request('workspace/symbol', { query: 'Money' }, z.unknown()), /^Error: Pyright exited with code \d+ before answering workspace\/symbol/);
+    await assert.rejects(
+      server.request('workspace/symbol', { query: 'Money' }, z.unknown()),
+      /^Error: Pyright exited with code \d+ before answering workspace\/symbol/,
+    );
     const aci = new AciSession(sandbox, { bundles: [LSP_BUNDLE] });
     const line = await lineOf('ledger/accounts.py', 'class Chart');
     assert.match((await aci.runCommand(`hover ledger/accounts.py ${line} Chart`)).observation, /^class Chart\(auto_open: bool = True\)$/m);

@@ -55,7 +55,10 @@ describe('forced submission graded in containers', () => {
     assert.deepEqual(failed.tests?.FAIL_TO_PASS.failure, F2P);
     assert.deepEqual(failed.tests?.PASS_TO_PASS.failure, []);
     assert.match(graded.grades.find((g) => g.attempt === 3)!.reason, /patch failed|does not apply/);
-    assert.deepEqual({ passed: graded.passed, measured: graded.measured, infra: graded.infraErrors, rate: graded.passRate }, { passed: 1, measured: 3, infra: 0, rate: 1 / 3 });
+    assert.deepEqual(
+      { passed: graded.passed, measured: graded.measured, infra: graded.infraErrors, rate: graded.passRate },
+      { passed: 1, measured: 3, infra: 0, rate: 1 / 3 },
+    );
     assert.equal(await containersLeft(SUITE), 0);
   });
 
@@ -64,7 +67,10 @@ describe('forced submission graded in containers', () => {
     const candidates = (await forcedCandidates(index.root, index.rollouts)).filter((c) => c.attempt === 1);
     const instances = new Map((await readTaskInstances(instancesFile)).map((i) => [i.instance_id, i]));
     const graded = await gradeForcedInContainers(candidates, { createSandbox: sandboxFactory(repo, SUITE), instances, testCommand: 'echo collecting nothing' });
-    assert.deepEqual(graded.grades.map((g) => g.verdict), ['infrastructure-error']);
+    assert.deepEqual(
+      graded.grades.map((g) => g.verdict),
+      ['infrastructure-error'],
+    );
     assert.match(graded.grades[0]!.reason, /^unusable test output: /);
     assert.deepEqual({ measured: graded.measured, rate: graded.passRate, infra: graded.infraErrors }, { measured: 0, rate: null, infra: 1 });
     assert.equal(await containersLeft(SUITE), 0);
@@ -74,8 +80,16 @@ describe('forced submission graded in containers', () => {
     const index = await indexRollouts(run);
     const candidates = (await forcedCandidates(index.root, index.rollouts)).filter((c) => c.attempt === 2);
     const instances = new Map((await readTaskInstances(instancesFile)).map((i) => [i.instance_id, i]));
-    const graded = await gradeForcedInContainers(candidates, { createSandbox: sandboxFactory(repo, SUITE), instances, testCommand: 'sleep 60', testTimeoutMs: 1000 });
-    assert.deepEqual(graded.grades.map((g) => [g.verdict, g.reason]), [['infrastructure-error', 'the tests timed out after 1 s']]);
+    const graded = await gradeForcedInContainers(candidates, {
+      createSandbox: sandboxFactory(repo, SUITE),
+      instances,
+      testCommand: 'sleep 60',
+      testTimeoutMs: 1000,
+    });
+    assert.deepEqual(
+      graded.grades.map((g) => [g.verdict, g.reason]),
+      [['infrastructure-error', 'the tests timed out after 1 s']],
+    );
     assert.equal(await containersLeft(SUITE), 0);
   });
 
@@ -98,17 +112,46 @@ describe('forced submission graded in containers', () => {
   });
 
   test('the CLI prints each verdict and the total, as text and as JSON, and leaves no container', async () => {
-    const text = await runCli(command, [run, '--forced-submission', '--grade', '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--instances', instancesFile, '--parallel', '2']);
+    const text = await runCli(command, [
+      run,
+      '--forced-submission',
+      '--grade',
+      '--image',
+      'swe-workbench/base:bookworm',
+      '--repo',
+      repo,
+      '--instances',
+      instancesFile,
+      '--parallel',
+      '2',
+    ]);
     assert.equal(text.code, 0, text.stderr);
     // In the image's containers, not in local copies: no fallback notice.
     assert.doesNotMatch(text.stderr, /does not answer/);
     assert.match(text.stderr, /^graded attempt_1\/\S+: passed$/m);
     assert.match(text.stdout, new RegExp(`^  attempt_1/${LEDGER}/${LEDGER}\\.traj  passed: 2 FAIL_TO_PASS and 3 PASS_TO_PASS tests pass$`, 'm'));
-    assert.match(text.stdout, new RegExp(`^  attempt_2/${LEDGER}/${LEDGER}\\.traj  failed: 2 test\\(s\\) do not pass: FAIL_TO_PASS ${F2P[0]!.replace(/[.]/g, '\\.')}, FAIL_TO_PASS ${F2P[1]!.replace(/[.]/g, '\\.')}$`, 'm'));
+    assert.match(
+      text.stdout,
+      new RegExp(
+        `^  attempt_2/${LEDGER}/${LEDGER}\\.traj  failed: 2 test\\(s\\) do not pass: FAIL_TO_PASS ${F2P[0]!.replace(/[.]/g, '\\.')}, FAIL_TO_PASS ${F2P[1]!.replace(/[.]/g, '\\.')}$`,
+        'm',
+      ),
+    );
     assert.match(text.stdout, new RegExp(`^  attempt_3/${LEDGER}/${LEDGER}\\.traj  patch does not apply: `, 'm'));
     assert.match(text.stdout, new RegExp(`^  attempt_4/${LEDGER}/${LEDGER}\\.traj  not graded: no patch`, 'm'));
     assert.match(text.stdout, /^1 of 3 forced submissions would have passed \(33\.3%; SWE-Master found 24\.3%\)$/m);
-    const json = await runCli(command, [run, '--forced-submission', '--grade', '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--instances', instancesFile, '--json']);
+    const json = await runCli(command, [
+      run,
+      '--forced-submission',
+      '--grade',
+      '--image',
+      'swe-workbench/base:bookworm',
+      '--repo',
+      repo,
+      '--instances',
+      instancesFile,
+      '--json',
+    ]);
     const graded = JSON.parse(json.stdout) as ForcedGrading;
     assert.deepEqual(byAttempt(graded), { 1: 'passed', 2: 'failed', 3: 'patch-does-not-apply', 4: 'not-graded' });
     assert.deepEqual([graded.passed, graded.measured], [1, 3]);
@@ -116,18 +159,54 @@ describe('forced submission graded in containers', () => {
   });
 
   test('without a Docker engine nothing runs on this machine: each patch is an infrastructure error, none is counted', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'extension/cli/main.ts'), 'rollouts', run, '--forced-submission', '--grade', '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--instances', instancesFile], {
-      cwd: repoRoot,
-      encoding: 'utf8',
-      env: { ...process.env, DOCKER_HOST: `unix://${path.join(work, 'no-engine.sock')}` },
-    });
+    const r = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(repoRoot, 'extension/cli/main.ts'),
+        'rollouts',
+        run,
+        '--forced-submission',
+        '--grade',
+        '--image',
+        'swe-workbench/base:bookworm',
+        '--repo',
+        repo,
+        '--instances',
+        instancesFile,
+      ],
+      {
+        cwd: repoRoot,
+        encoding: 'utf8',
+        env: { ...process.env, DOCKER_HOST: `unix://${path.join(work, 'no-engine.sock')}` },
+      },
+    );
     assert.equal(r.status, 0, r.stderr);
     assert.equal((r.stdout.match(/ infrastructure error: the container did not start: the Docker engine at .* does not answer/g) ?? []).length, 3, r.stdout);
     assert.match(r.stdout, /^0 of 0 forced submissions would have passed \(nothing graded\)$/m);
   });
 
   test('Ctrl-C during the grading stops it, prints no total and removes the containers', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'extension/cli/main.ts'), 'rollouts', run, '--forced-submission', '--grade', '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--instances', instancesFile], { cwd: repoRoot });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(repoRoot, 'extension/cli/main.ts'),
+        'rollouts',
+        run,
+        '--forced-submission',
+        '--grade',
+        '--image',
+        'swe-workbench/base:bookworm',
+        '--repo',
+        repo,
+        '--instances',
+        instancesFile,
+      ],
+      { cwd: repoRoot },
+    );
     let stdout = '';
     let stderr = '';
     let interrupted = false;
@@ -145,13 +224,22 @@ describe('forced submission graded in containers', () => {
   });
 
   test('usage errors say what is missing before any container starts', async () => {
-    await assert.rejects(runCli(command, [run, '--forced-submission', '--grade', '--image', 'swe-workbench/base:bookworm', '--repo', repo]), /--grade needs --instances FILE/);
+    await assert.rejects(
+      runCli(command, [run, '--forced-submission', '--grade', '--image', 'swe-workbench/base:bookworm', '--repo', repo]),
+      /--grade needs --instances FILE/,
+    );
     await assert.rejects(runCli(command, [run, '--grade', '--instances', instancesFile]), /--grade goes with --forced-submission$/);
     await assert.rejects(runCli(command, [run, '--forced-submission', '--parallel', '2']), /--parallel goes with --forced-submission --grade/);
     await assert.rejects(runCli(command, [run, '--forced-submission', '--grade', '--instances', instancesFile]), /--image and --repo are required/);
-    await assert.rejects(runCli(command, [run, '--forced-submission', '--grade', '--instances', instancesFile, '--forced-reports', 'r.json']), /does not go with --write-preds or --forced-reports/);
+    await assert.rejects(
+      runCli(command, [run, '--forced-submission', '--grade', '--instances', instancesFile, '--forced-reports', 'r.json']),
+      /does not go with --write-preds or --forced-reports/,
+    );
     const missing = path.join(work, 'no-such-instances.jsonl');
-    await assert.rejects(runCli(command, [run, '--forced-submission', '--grade', '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--instances', missing]), (err: Error) => err.message.includes(missing));
+    await assert.rejects(
+      runCli(command, [run, '--forced-submission', '--grade', '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--instances', missing]),
+      (err: Error) => err.message.includes(missing),
+    );
     assert.equal(await cliContainersLeft(), 0);
   });
 });

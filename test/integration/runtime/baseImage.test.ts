@@ -16,12 +16,28 @@ test('ensureBaseImage leaves an existing image alone and says so', async () => {
 });
 
 test('the base image has the tools the sandboxes rely on', async () => {
-  const out = spawnSync('docker', ['run', '--rm', '--network', 'none', TEST_IMAGE, 'sh', '-c', 'for t in bash python3 git flake8 rg patch ps tar base64; do command -v $t >/dev/null || echo missing $t; done; python3 -m pytest --version'], { encoding: 'utf8' });
+  const out = spawnSync(
+    'docker',
+    [
+      'run',
+      '--rm',
+      '--network',
+      'none',
+      TEST_IMAGE,
+      'sh',
+      '-c',
+      'for t in bash python3 git flake8 rg patch ps tar base64; do command -v $t >/dev/null || echo missing $t; done; python3 -m pytest --version',
+    ],
+    { encoding: 'utf8' },
+  );
   assert.match(out.stdout, /^pytest 7\.\d+\.\d+\n$/);
 });
 
 test('`swe-workbench image build` skips an existing tag', () => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'extension/cli/main.ts', 'image', 'build', '--tag', TEST_IMAGE], { cwd: repoRoot, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'extension/cli/main.ts', 'image', 'build', '--tag', TEST_IMAGE], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, new RegExp(`^${TEST_IMAGE.replace(/[/.]/g, '\\$&')} already exists \\(sha256:[0-9a-f]{64}\\); nothing to do`));
 });

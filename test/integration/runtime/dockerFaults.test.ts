@@ -27,7 +27,11 @@ let count = 0;
 const session = () => `docker-faults-${process.pid}-${++count}`;
 
 /** Runs `work` with a sandbox on `docker` and checks no container of its session is left, whatever happened. */
-async function withSandbox(docker: Docker, limits: Parameters<typeof DockerSandbox.create>[0]['limits'], work: (sb: DockerSandbox, docker: Docker) => Promise<void>): Promise<void> {
+async function withSandbox(
+  docker: Docker,
+  limits: Parameters<typeof DockerSandbox.create>[0]['limits'],
+  work: (sb: DockerSandbox, docker: Docker) => Promise<void>,
+): Promise<void> {
   const id = session();
   const sb = await DockerSandbox.create({ image: TEST_IMAGE, repoPath: '/repo', labels: { [SESSION_LABEL]: id }, limits }, docker);
   try {
@@ -82,7 +86,7 @@ describe('docker faults on the shared engine', () => {
   test('1 GB of output is cut at the cap and counted, without the memory to hold it', async () => {
     await withSandbox(docker, { commandTimeoutMs: 300_000 }, async (sb) => {
       const before = process.memoryUsage().rss;
-      const r = await sb.exec("head -c 1G /dev/zero");
+      const r = await sb.exec('head -c 1G /dev/zero');
       assert.equal(r.exitCode, 0);
       assert.equal(r.output.length, MIB);
       assert.equal(r.truncatedBytes, 1024 * MIB - MIB);
@@ -152,21 +156,32 @@ describe('docker faults on an engine of our own', { timeout: 600_000 }, () => {
       person.type('open "ledger/money.py" 20');
       person.type('ls ledger');
       person.end();
-      const live = new DebugSession({ aci, sources: [person], task: { image: TEST_IMAGE, repoPath: '/repo', baseCommit: repo.commits.at(-1)!.sha }, meta: { toolBundles: [...tools.bundles] } });
+      const live = new DebugSession({
+        aci,
+        sources: [person],
+        task: { image: TEST_IMAGE, repoPath: '/repo', baseCommit: repo.commits.at(-1)!.sha },
+        meta: { toolBundles: [...tools.bundles] },
+      });
       await live.continue();
       const recording = path.join(work, 'recorded.traj');
       await writeTrajectoryFile(recording, await live.finish());
       // ...and replay on the remote engine, reached only through DOCKER_HOST, DOCKER_TLS_VERIFY and DOCKER_CERT_PATH.
       const since = Math.floor(Date.now() / 1000) - 1;
       const env = { ...process.env, ...engine.tlsEnv() };
-      const replay = spawnSync(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'extension/cli/main.ts'), 'replay', recording, '--image', TEST_IMAGE, '--repo', repo.dir, '--json'], { cwd: repoRoot, env, encoding: 'utf8', timeout: 300_000 });
+      const replay = spawnSync(
+        process.execPath,
+        ['--import', 'tsx', path.join(repoRoot, 'extension/cli/main.ts'), 'replay', recording, '--image', TEST_IMAGE, '--repo', repo.dir, '--json'],
+        { cwd: repoRoot, env, encoding: 'utf8', timeout: 300_000 },
+      );
       assert.equal(replay.status, 0, replay.stderr + replay.stdout);
       assert.doesNotMatch(replay.stderr, /local sandbox|falling back/i);
       const summary = JSON.parse(replay.stdout.trim().split('\n').at(-1)!) as { summary: { matched: number; recorded: number } };
       assert.equal(summary.summary.recorded, 2);
       assert.equal(summary.summary.matched, 2);
       // The replay's container was created on the TLS engine, and is gone.
-      const events = await engine.docker().getEvents({ since, until: Math.floor(Date.now() / 1000) + 1, filters: { type: ['container'], event: ['create', 'destroy'] } });
+      const events = await engine
+        .docker()
+        .getEvents({ since, until: Math.floor(Date.now() / 1000) + 1, filters: { type: ['container'], event: ['create', 'destroy'] } });
       const text = await new Promise<string>((resolve) => {
         let all = '';
         events.on('data', (b: Buffer) => (all += b.toString()));
@@ -176,7 +191,10 @@ describe('docker faults on an engine of our own', { timeout: 600_000 }, () => {
       assert.match(text, /"Action":"destroy"/);
       assert.deepEqual(await engine.docker().listContainers({ all: true }), []);
       // Without the client certificate the engine refuses the connection.
-      const bare = spawnSync('docker', ['-H', engine.tlsHost!, 'version', '--format', '{{.Server.Version}}'], { encoding: 'utf8', env: { ...process.env, DOCKER_TLS_VERIFY: '', DOCKER_CERT_PATH: '' } });
+      const bare = spawnSync('docker', ['-H', engine.tlsHost!, 'version', '--format', '{{.Server.Version}}'], {
+        encoding: 'utf8',
+        env: { ...process.env, DOCKER_TLS_VERIFY: '', DOCKER_CERT_PATH: '' },
+      });
       assert.notEqual(bare.status, 0);
     } finally {
       await repo.cleanup();

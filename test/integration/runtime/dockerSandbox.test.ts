@@ -149,7 +149,10 @@ describe('docker sandbox: nothing left behind', () => {
     test(`aborting ${delayMs} ms into the start leaves no container`, async () => {
       const id = session();
       const controller = new AbortController();
-      const starting = DockerSandbox.create({ image: TEST_IMAGE, repoPath: '/testbed', repoDir: repo.dir, labels: { [SESSION_LABEL]: id }, signal: controller.signal }, docker);
+      const starting = DockerSandbox.create(
+        { image: TEST_IMAGE, repoPath: '/testbed', repoDir: repo.dir, labels: { [SESSION_LABEL]: id }, signal: controller.signal },
+        docker,
+      );
       const aborted = new Promise<void>((done) =>
         setTimeout(() => {
           controller.abort();

@@ -128,7 +128,7 @@ for (const kind of sandboxKinds()) {
 
     test('commands with quotes, backslashes, newlines and non-ASCII text pass unchanged', async () => {
       const r = await sb.exec("cat <<'EOF'\nit's \\\"quoted\\\" $HOME `x` ü 漢字\ttab\nEOF");
-      assert.equal(r.output, eol("it's \\\"quoted\\\" $HOME `x` ü 漢字\ttab\n"));
+      assert.equal(r.output, eol('it\'s \\"quoted\\" $HOME `x` ü 漢字\ttab\n'));
     });
 
     test('leaving the shell ends that command, and the next one gets a fresh shell', async () => {

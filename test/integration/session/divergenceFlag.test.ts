@@ -28,12 +28,21 @@ describe("a replay's recording marks the steps that diverged", () => {
     const session = new DebugSession({ aci, task: { repo: 'ledger' }, sources: [new RecordingSource(recording, aci.tools)] });
     await session.continue();
     const replayed = await session.finish();
-    assert.deepEqual(session.comparisons.map((c) => c.matched), [true, false, true]);
-    assert.deepEqual(replayed.steps.map((s) => (s.flags ?? []).includes('diverged')), [false, true, false]);
+    assert.deepEqual(
+      session.comparisons.map((c) => c.matched),
+      [true, false, true],
+    );
+    assert.deepEqual(
+      replayed.steps.map((s) => (s.flags ?? []).includes('diverged')),
+      [false, true, false],
+    );
 
     const file = path.join(repo.dir, '..', 'replayed.json');
     await writeTrajectoryFile(file, replayed);
     const { trajectory } = await loadTrajectory(file);
-    assert.deepEqual(trajectory.steps.map((s) => toStepSummary(s).diverged), [false, true, false]);
+    assert.deepEqual(
+      trajectory.steps.map((s) => toStepSummary(s).diverged),
+      [false, true, false],
+    );
   });
 });

@@ -25,7 +25,10 @@ async function leftoverContainers(): Promise<string[]> {
 }
 
 function jsonLines(text: string): Array<Record<string, unknown>> {
-  return text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 before(async () => {
@@ -46,7 +49,15 @@ describe('a recording made under a pseudo-terminal with WINDOW=10 replays as it 
 
   test('the live session prints \\r\\n line ends and 10-line windows, and records the diff of its edit in the step state', async () => {
     const tools = toolSetFor(['windowed', 'search', 'edit_anthropic', 'submit', 'diff_state']);
-    const aci = await startContainerSession({ image: TEST_IMAGE, repoDir: repo.dir, repoPath: '/repo', tools, tty: true, config: { crlf: true, window: 10 }, role: ROLE });
+    const aci = await startContainerSession({
+      image: TEST_IMAGE,
+      repoDir: repo.dir,
+      repoPath: '/repo',
+      tools,
+      tty: true,
+      config: { crlf: true, window: 10 },
+      role: ROLE,
+    });
     const person = new PersonSource(tools);
     person.type('open "ledger/money.py" 75');
     person.type('scroll_down');
@@ -80,7 +91,21 @@ describe('a recording made under a pseudo-terminal with WINDOW=10 replays as it 
   test('replay reads the settings from the .traj and matches every step with line ends and whitespace compared exactly', async () => {
     const result = await runCli(replayCommand, [recordingFile(), '--image', TEST_IMAGE, '--repo', repo.dir, '--json', '--forgive', 'ansi']);
     assert.equal(result.code, 0, result.stderr + result.stdout);
-    assert.deepEqual(jsonLines(result.stdout).at(-1), { summary: { scaffold: { name: 'swe-agent', version: '3ea751c0', reason: "bundle windowed exists only in SWE-agent 1.1 and later, and the file states no version; 1.1.0 and later print differently (the window's end, insert's line): using 3ea751c0, the latest; --scaffold swe-agent@1.1.0 picks 1.1.0" }, steps: 4, recorded: 4, matched: 4, firstDivergence: null, stop: 'exhausted' } });
+    assert.deepEqual(jsonLines(result.stdout).at(-1), {
+      summary: {
+        scaffold: {
+          name: 'swe-agent',
+          version: '3ea751c0',
+          reason:
+            "bundle windowed exists only in SWE-agent 1.1 and later, and the file states no version; 1.1.0 and later print differently (the window's end, insert's line): using 3ea751c0, the latest; --scaffold swe-agent@1.1.0 picks 1.1.0",
+        },
+        steps: 4,
+        recorded: 4,
+        matched: 4,
+        firstDivergence: null,
+        stop: 'exhausted',
+      },
+    });
   });
 
   test('the same recording without its WINDOW variable diverges at the open step, which then shows the default 100 lines', async () => {

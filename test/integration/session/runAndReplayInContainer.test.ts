@@ -28,7 +28,10 @@ async function readTrajectory(file: string): Promise<Trajectory> {
 }
 
 function jsonLines(text: string): Array<Record<string, unknown>> {
-  return text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 before(async () => {
@@ -63,20 +66,46 @@ describe('swe-workbench run and replay in a real container', () => {
 
   test('run: a live episode against the scripted policy is recorded with logprobs, sampling, patch and test result', async () => {
     server.setScript(LEDGER_EPISODE);
-    const result = await runCli(runCommand, ['--task', taskFile, '--policy-url', server.url, '--model', 'test-policy', '--out', recorded(), '--logprobs', '2', '--temperature', '0.6', '--top-k', '20', '--max-steps', '10']);
+    const result = await runCli(runCommand, [
+      '--task',
+      taskFile,
+      '--policy-url',
+      server.url,
+      '--model',
+      'test-policy',
+      '--out',
+      recorded(),
+      '--logprobs',
+      '2',
+      '--temperature',
+      '0.6',
+      '--top-k',
+      '20',
+      '--max-steps',
+      '10',
+    ]);
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(JSON.parse(result.stdout), { out: recorded(), steps: 4, exitStatus: 'submitted' });
     const live = await readTrajectory(recorded());
-    assert.deepEqual(live.steps.map((s) => s.action.raw), ['grep -n "def allocate" ledger/money.py', 'open "ledger/money.py" 75', 'grep -c "def test_" tests/test_money.py', 'submit']);
+    assert.deepEqual(
+      live.steps.map((s) => s.action.raw),
+      ['grep -n "def allocate" ledger/money.py', 'open "ledger/money.py" 75', 'grep -c "def test_" tests/test_money.py', 'submit'],
+    );
     assert.equal(live.steps[0]!.observation, '75:    def allocate(self, ratios):');
     assert.match(live.steps[1]!.observation, /^\[File: ledger\/money\.py \(115 lines total\)\]\n\(15 more lines above\)\n16:        return Decimal\(value\)\n/);
-    assert.deepEqual(live.steps[0]!.logprobs?.slice(0, 3).map((t) => t.logprob), [-0.05, -1.5, -0.25]);
+    assert.deepEqual(
+      live.steps[0]!.logprobs?.slice(0, 3).map((t) => t.logprob),
+      [-0.05, -1.5, -0.25],
+    );
     assert.deepEqual(live.steps[0]!.sampling, { temperature: 0.6, top_k: 20 });
     assert.equal(live.steps[1]!.state?.openFile, '/repo/ledger/money.py');
     assert.equal(live.outcome.submission, '');
     assert.match(live.outcome.testOutput ?? '', /\d+ passed/);
     assert.equal(live.outcome.resolved, true);
-    assert.deepEqual([live.task.instanceId, live.task.image, live.meta.model, live.meta.parseFunction], ['ledger__allocate-1', TEST_IMAGE, 'test-policy', 'thought_action']);
+    assert.deepEqual(
+      [live.task.instanceId, live.task.image, live.meta.model, live.meta.parseFunction],
+      ['ledger__allocate-1', TEST_IMAGE, 'test-policy', 'thought_action'],
+    );
     assert.match(live.meta.instructions ?? '', /Money\.allocate must keep every cent\./);
   });
 
@@ -84,29 +113,86 @@ describe('swe-workbench run and replay in a real container', () => {
     const result = await runCli(replayCommand, [recorded(), '--image', TEST_IMAGE, '--repo', repo.dir, '--workdir', '/repo', '--json']);
     assert.equal(result.code, 0, result.stderr + result.stdout);
     const lines = jsonLines(result.stdout);
-    assert.deepEqual(lines.slice(0, 4), [0, 1, 2, 3].map((index) => ({ index, matched: true, diff: '' })));
-    assert.deepEqual(lines[4], { summary: { scaffold: { name: 'swe-agent', version: '3ea751c0', reason: "meta.scaffold is 'swe-agent@3ea751c0'" }, steps: 4, recorded: 4, matched: 4, firstDivergence: null, stop: 'submitted' } });
+    assert.deepEqual(
+      lines.slice(0, 4),
+      [0, 1, 2, 3].map((index) => ({ index, matched: true, diff: '' })),
+    );
+    assert.deepEqual(lines[4], {
+      summary: {
+        scaffold: { name: 'swe-agent', version: '3ea751c0', reason: "meta.scaffold is 'swe-agent@3ea751c0'" },
+        steps: 4,
+        recorded: 4,
+        matched: 4,
+        firstDivergence: null,
+        stop: 'submitted',
+      },
+    });
   });
 
   test('a recording made under a pseudo-terminal (\\r\\n line ends) replays under one with the same line ends, matched with line ends compared exactly', async () => {
     const live = await readTrajectory(recorded());
-    const ptyRecording = { ...live, meta: { ...live.meta, pty: true }, steps: live.steps.map((s) => ({ ...s, observation: s.observation.replace(/\n/g, '\r\n') })) };
+    const ptyRecording = {
+      ...live,
+      meta: { ...live.meta, pty: true },
+      steps: live.steps.map((s) => ({ ...s, observation: s.observation.replace(/\n/g, '\r\n') })),
+    };
     const file = path.join(work, 'pty.json');
     await writeFile(file, JSON.stringify(ptyRecording));
-    const strict = await runCli(replayCommand, [file, '--image', TEST_IMAGE, '--repo', repo.dir, '--workdir', '/repo', '--json', '--until', '2', '--forgive', 'trailing-whitespace']);
+    const strict = await runCli(replayCommand, [
+      file,
+      '--image',
+      TEST_IMAGE,
+      '--repo',
+      repo.dir,
+      '--workdir',
+      '/repo',
+      '--json',
+      '--until',
+      '2',
+      '--forgive',
+      'trailing-whitespace',
+    ]);
     assert.equal(strict.code, 0, strict.stdout);
-    assert.deepEqual(jsonLines(strict.stdout).map((l) => l.matched), [true, true, undefined]);
+    assert.deepEqual(
+      jsonLines(strict.stdout).map((l) => l.matched),
+      [true, true, undefined],
+    );
     const withoutPty = path.join(work, 'pty-unmarked.json');
     await writeFile(withoutPty, JSON.stringify({ ...ptyRecording, meta: { ...ptyRecording.meta, pty: false } }));
-    const unmarked = await runCli(replayCommand, [withoutPty, '--image', TEST_IMAGE, '--repo', repo.dir, '--workdir', '/repo', '--json', '--until', '2', '--forgive', 'trailing-whitespace']);
+    const unmarked = await runCli(replayCommand, [
+      withoutPty,
+      '--image',
+      TEST_IMAGE,
+      '--repo',
+      repo.dir,
+      '--workdir',
+      '/repo',
+      '--json',
+      '--until',
+      '2',
+      '--forgive',
+      'trailing-whitespace',
+    ]);
     assert.equal(unmarked.code, 1);
-    assert.deepEqual(jsonLines(unmarked.stdout).map((l) => l.matched), [true, false, undefined]);
+    assert.deepEqual(
+      jsonLines(unmarked.stdout).map((l) => l.matched),
+      [true, false, undefined],
+    );
   });
 
   test('replay --until 2 replays only the first two steps', async () => {
     const result = await runCli(replayCommand, [recorded(), '--image', TEST_IMAGE, '--repo', repo.dir, '--workdir', '/repo', '--json', '--until', '2']);
     assert.equal(result.code, 0, result.stderr);
-    assert.deepEqual(jsonLines(result.stdout).at(-1), { summary: { scaffold: { name: 'swe-agent', version: '3ea751c0', reason: "meta.scaffold is 'swe-agent@3ea751c0'" }, steps: 2, recorded: 4, matched: 2, firstDivergence: null, stop: 'exhausted' } });
+    assert.deepEqual(jsonLines(result.stdout).at(-1), {
+      summary: {
+        scaffold: { name: 'swe-agent', version: '3ea751c0', reason: "meta.scaffold is 'swe-agent@3ea751c0'" },
+        steps: 2,
+        recorded: 4,
+        matched: 2,
+        firstDivergence: null,
+        stop: 'exhausted',
+      },
+    });
   });
 
   test('replay after one line of the repository changed: divergence at the first affected step, with the diff', async () => {
@@ -128,10 +214,23 @@ describe('swe-workbench run and replay in a real container', () => {
     assert.equal((out.at(-1)!.summary as { firstDivergence: number }).firstDivergence, 1);
   });
 
-  test('run --fork --at 2: the first two steps are the recording\'s, then the policy continues; the parent is remembered', async () => {
+  test("run --fork --at 2: the first two steps are the recording's, then the policy continues; the parent is remembered", async () => {
     server.setScript([thoughtAction('Count the journal tests instead.', 'grep -c "def test_" tests/test_journal.py'), thoughtAction('Done.', 'submit')]);
     const forkedFile = path.join(work, 'forked.json');
-    const result = await runCli(runCommand, ['--task', taskFile, '--policy-url', server.url, '--out', forkedFile, '--fork', recorded(), '--at', '2', '--logprobs', '1']);
+    const result = await runCli(runCommand, [
+      '--task',
+      taskFile,
+      '--policy-url',
+      server.url,
+      '--out',
+      forkedFile,
+      '--fork',
+      recorded(),
+      '--at',
+      '2',
+      '--logprobs',
+      '1',
+    ]);
     assert.equal(result.code, 0, result.stderr);
     const live = await readTrajectory(recorded());
     const forked = await readTrajectory(forkedFile);
@@ -150,7 +249,18 @@ describe('swe-workbench run and replay in a real container', () => {
   });
 
   test('a fork point past the end of the recording is refused before any container starts', async () => {
-    const result = runCli(runCommand, ['--task', taskFile, '--policy-url', server.url, '--out', path.join(work, 'never.json'), '--fork', recorded(), '--at', '9']);
+    const result = runCli(runCommand, [
+      '--task',
+      taskFile,
+      '--policy-url',
+      server.url,
+      '--out',
+      path.join(work, 'never.json'),
+      '--fork',
+      recorded(),
+      '--at',
+      '9',
+    ]);
     await assert.rejects(result, /cannot fork at step 9: the recording has 4 steps/);
   });
 
@@ -188,7 +298,10 @@ describe('swe-workbench run and replay in a real container', () => {
     assert.equal(steps[1]!.observation, 'Your action could not be parsed properly: Tool call arguments are not valid JSON..');
     assert.equal(steps[2]!.action.tool, 'submit');
     const offered = (server.chatRequests[0]!.tools ?? []).map((t) => t.function.name);
-    assert.ok(['bash', 'open', 'str_replace_editor', 'submit'].every((name) => offered.includes(name)), offered.join(', '));
+    assert.ok(
+      ['bash', 'open', 'str_replace_editor', 'submit'].every((name) => offered.includes(name)),
+      offered.join(', '),
+    );
   });
 
   test('function calling against a vLLM started without --enable-auto-tool-choice: the run stops and says how to fix it', async () => {

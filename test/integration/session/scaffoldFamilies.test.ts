@@ -40,7 +40,14 @@ function summaryOf(stdout: string): Record<string, unknown> {
  */
 async function miniRun(name: string, config: Record<string, unknown>, steps: [command: string, observation: string][]): Promise<string> {
   const file = path.join(work, name);
-  const messages = [{ role: 'system', content: 'sys' }, { role: 'user', content: 'task' }, ...steps.flatMap(([command, observation]) => [{ role: 'assistant', content: `\`\`\`bash\n${command}\n\`\`\`` }, { role: 'user', content: observation }])];
+  const messages = [
+    { role: 'system', content: 'sys' },
+    { role: 'user', content: 'task' },
+    ...steps.flatMap(([command, observation]) => [
+      { role: 'assistant', content: `\`\`\`bash\n${command}\n\`\`\`` },
+      { role: 'user', content: observation },
+    ]),
+  ];
   await writeFile(file, JSON.stringify({ trajectory_format: 'mini-swe-agent-1', info: { mini_version: '1.17.5', config }, messages }));
   return file;
 }
@@ -76,9 +83,14 @@ describe('mini-swe-agent', () => {
   });
 
   test("a recording's own observation template is used, and an unknown --scaffold version says what it falls back to", async () => {
-    const file = await miniRun('own-template.traj.json', { agent: { action_observation_template: 'RC={{output.returncode}} ({{ output.output | length }} chars)\n{{ output.output[:6] }}|' }, environment: { cwd: '/repo' } }, [
-      ['printf "héllo wörld"; exit 3', 'RC=3 (11 chars)\nhéllo |'],
-    ]);
+    const file = await miniRun(
+      'own-template.traj.json',
+      {
+        agent: { action_observation_template: 'RC={{output.returncode}} ({{ output.output | length }} chars)\n{{ output.output[:6] }}|' },
+        environment: { cwd: '/repo' },
+      },
+      [['printf "héllo wörld"; exit 3', 'RC=3 (11 chars)\nhéllo |']],
+    );
     const detected = await runCli(replayCommand, [file, '--image', TEST_IMAGE, '--repo', emptyRepo, '--json']);
     assert.equal(summaryOf(detected.stdout).matched, 1, detected.stdout);
     assert.match(detected.stderr, /mini-swe-agent@1\.x \(info\.mini_version is 1\.17\.5\)/);
@@ -138,7 +150,7 @@ describe('mini-swe-agent', () => {
     const first = server.chatRequests[0]!;
     assert.equal(first.tools, undefined, 'mini-swe-agent 1.x replies in text');
     const messages = first.messages as unknown as { role: string; content: string }[];
-    assert.equal(messages[0]!.content, t.meta.systemPrompt, 'the fork keeps the recording\'s prompts');
+    assert.equal(messages[0]!.content, t.meta.systemPrompt, "the fork keeps the recording's prompts");
     assert.equal(messages[2]!.content, "Here be some dummy command:\n\n```bash\necho 'hello world'\n```");
     assert.equal(messages[3]!.content, '<returncode>0</returncode>\n<output>\nhello world\n</output>');
   });
@@ -154,7 +166,10 @@ describe('R2E-Gym', () => {
   });
 
   test('a live run replies in <function=...> XML, a fork of it continues in R2E-Gym, and its recording replays', async () => {
-    const xml = (name: string, params: Record<string, string>) => `<function=${name}>\n${Object.entries(params).map(([k, v]) => `<parameter=${k}>${v}</parameter>`).join('\n')}\n</function>`;
+    const xml = (name: string, params: Record<string, string>) =>
+      `<function=${name}>\n${Object.entries(params)
+        .map(([k, v]) => `<parameter=${k}>${v}</parameter>`)
+        .join('\n')}\n</function>`;
     server.setScript([
       { content: `Find it.\n${xml('search', { search_term: 'def add', path: '/testbed/inventory' })}` },
       { content: `Read it.\n${xml('file_editor', { command: 'view', path: '/testbed/inventory/small.py' })}` },
@@ -168,9 +183,18 @@ describe('R2E-Gym', () => {
     assert.equal(result.code, 0, result.stderr);
     const t = await readTrajectory(out);
     assert.equal(t.meta.scaffold, 'r2e-gym@69bc953');
-    assert.equal(t.steps[0]!.action.raw, '<function=search>\n  <parameter=search_term>def add</parameter>\n  <parameter=path>/testbed/inventory</parameter>\n</function>');
-    assert.match(t.steps[0]!.observation, /^Execution output of \[search\]:\nFound 1 matches for "def add" in \/testbed\/inventory:\n\.\/inventory\/small\.py \(1 matches\)\n/);
-    assert.match(t.steps[1]!.observation, /^Execution output of \[file_editor\]:\nHere's the result of running `cat -n` on the file: \/testbed\/inventory\/small\.py:\n     1 def add\(a, b\):/);
+    assert.equal(
+      t.steps[0]!.action.raw,
+      '<function=search>\n  <parameter=search_term>def add</parameter>\n  <parameter=path>/testbed/inventory</parameter>\n</function>',
+    );
+    assert.match(
+      t.steps[0]!.observation,
+      /^Execution output of \[search\]:\nFound 1 matches for "def add" in \/testbed\/inventory:\n\.\/inventory\/small\.py \(1 matches\)\n/,
+    );
+    assert.match(
+      t.steps[1]!.observation,
+      /^Execution output of \[file_editor\]:\nHere's the result of running `cat -n` on the file: \/testbed\/inventory\/small\.py:\n     1 def add\(a, b\):/,
+    );
     assert.equal(t.steps[2]!.formatError, 'no <function=...> call in the reply');
     assert.equal(t.steps[3]!.observation, 'Exit code: 0\nExecution output of [execute_bash]:\n[STDOUT]\n\n2 \n\n[STDERR]\n\n\n');
     assert.equal(t.steps[4]!.observation, '<<< Finished >>>');
@@ -188,8 +212,14 @@ describe('R2E-Gym', () => {
     const fork = await runCli(runCommand, ['--task', taskFile, '--policy-url', server.url, '--out', forkOut, '--fork', out, '--at', '2']);
     assert.equal(fork.code, 0, fork.stderr);
     const forked = await readTrajectory(forkOut);
-    assert.deepEqual(forked.steps.map((s) => s.action.tool), ['search', 'file_editor', 'execute_bash', 'finish']);
-    assert.equal(forked.steps[2]!.observation, "Exit code: Error: Exit code 1\nExecution output of [execute_bash]:\nBash command 'cd' is not allowed. Please use a different command or tool.\n");
+    assert.deepEqual(
+      forked.steps.map((s) => s.action.tool),
+      ['search', 'file_editor', 'execute_bash', 'finish'],
+    );
+    assert.equal(
+      forked.steps[2]!.observation,
+      "Exit code: Error: Exit code 1\nExecution output of [execute_bash]:\nBash command 'cd' is not allowed. Please use a different command or tool.\n",
+    );
     const forkRequest = server.chatRequests.at(-2)!.messages as unknown as { role: string; content: string }[];
     assert.equal(forkRequest.at(-1)!.content, t.steps[1]!.observation, "the observation goes back as R2E-Gym's user message, word for word");
   });
@@ -238,15 +268,18 @@ describe('OpenHands', () => {
     const result = await runCli(runCommand, ['--task', taskFile, '--policy-url', server.url, '--out', out, '--scaffold', 'openhands']);
     assert.equal(result.code, 0, result.stderr);
     const t = await readTrajectory(out);
-    assert.deepEqual(t.steps.map((s) => [s.action.tool, s.observation]), [
-      ['think', ''],
-      ['run', '/tmp'],
-      ['run', '/tmp\nnothing here'],
-      ['read', "Here's the result of running `cat -n` on /repo/README:\n     1\tnothing here\n     2\t\n"],
-      ['edit', '--- /repo/x\n+++ /repo/x\n@@ -1 +1 @@\n-\n+x'],
-      ['message', ''],
-      ['finish', ''],
-    ]);
+    assert.deepEqual(
+      t.steps.map((s) => [s.action.tool, s.observation]),
+      [
+        ['think', ''],
+        ['run', '/tmp'],
+        ['run', '/tmp\nnothing here'],
+        ['read', "Here's the result of running `cat -n` on /repo/README:\n     1\tnothing here\n     2\t\n"],
+        ['edit', '--- /repo/x\n+++ /repo/x\n@@ -1 +1 @@\n-\n+x'],
+        ['message', ''],
+        ['finish', ''],
+      ],
+    );
     const offered = (server.chatRequests.at(-7)!.tools ?? []).map((x) => x.function.name);
     assert.deepEqual(offered, ['execute_bash', 'str_replace_editor', 'think', 'finish']);
   });

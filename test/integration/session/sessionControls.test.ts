@@ -50,12 +50,18 @@ describe('session on a local sandbox: live, replay, controls', () => {
     assert.deepEqual([stop.reason, stop.done, stop.index], ['submitted', true, 4]);
     live = await session.finish();
     assert.equal(existsSync(sandbox.id), false, 'the sandbox is disposed');
-    assert.deepEqual(live.steps.map((s) => s.action.tool), ['bash', 'open', 'bash', 'submit']);
+    assert.deepEqual(
+      live.steps.map((s) => s.action.tool),
+      ['bash', 'open', 'bash', 'submit'],
+    );
     assert.deepEqual(live.steps[1]!.action.args, { path: 'ledger/money.py', line_number: 75 });
     assert.match(live.steps[0]!.observation, /^75:    def allocate\(self, ratios\):$/);
     assert.match(live.steps[1]!.observation, /^\[File: ledger\/money\.py \(115 lines total\)\]$/m);
     assert.match(live.steps[1]!.observation, /^75:    def allocate\(self, ratios\):$/m);
-    assert.deepEqual(live.steps[0]!.logprobs?.slice(0, 3).map((t) => t.logprob), [-0.05, -1.5, -0.25]);
+    assert.deepEqual(
+      live.steps[0]!.logprobs?.slice(0, 3).map((t) => t.logprob),
+      [-0.05, -1.5, -0.25],
+    );
     assert.equal(live.steps[0]!.logprobs?.[0]?.top?.length, 2);
     assert.deepEqual(live.steps[0]!.sampling, { temperature: 0.6, top_p: 0.95, top_k: 20 });
     assert.deepEqual(live.steps[0]!.flags, ['truncated-sampling']);
@@ -63,14 +69,20 @@ describe('session on a local sandbox: live, replay, controls', () => {
     assert.equal(live.outcome.submission, '');
     assert.equal(live.steps[1]!.state?.openFile?.endsWith('/ledger/money.py'), true);
     assert.deepEqual(events.filter((e) => e.type === 'step-done').length, 4);
-    assert.deepEqual(events.slice(0, 2).map((e) => e.type), ['asking', 'step-started']);
+    assert.deepEqual(
+      events.slice(0, 2).map((e) => e.type),
+      ['asking', 'step-started'],
+    );
     assert.equal(events.at(-1)?.type, 'finished');
     // The policy saw the growing history: the 4th request holds system, task and 3 exchanges.
     assert.equal(server.chatRequests[3]!.messages.length, 2 + 3 * 2);
   });
 
   test("a reasoning model's reasoning is kept on the step apart from the thought, and not sent back", async () => {
-    server.setScript([{ ...thoughtAction('Find it.', 'grep -c allocate ledger/money.py'), reasoning: 'The bug must be in allocate.' }, thoughtAction('Done.', 'submit')]);
+    server.setScript([
+      { ...thoughtAction('Find it.', 'grep -c allocate ledger/money.py'), reasoning: 'The bug must be in allocate.' },
+      thoughtAction('Done.', 'submit'),
+    ]);
     const { session } = await newSession(async (aci) => ({ sources: [await policySource(server.url, aci)] }));
     await session.continue();
     const trajectory = await session.finish();
@@ -84,7 +96,10 @@ describe('session on a local sandbox: live, replay, controls', () => {
       await writeTrajectoryFile(file, live);
       const { format, trajectory } = await loadTrajectory(file);
       assert.equal(format, name.endsWith('.traj') ? 'swe-agent' : 'canonical');
-      assert.deepEqual(trajectory.steps.map((s) => s.observation), live.steps.map((s) => s.observation));
+      assert.deepEqual(
+        trajectory.steps.map((s) => s.observation),
+        live.steps.map((s) => s.observation),
+      );
     }
   });
 
@@ -93,16 +108,25 @@ describe('session on a local sandbox: live, replay, controls', () => {
     const stop = await session.continue();
     await session.finish();
     assert.equal(stop.reason, 'submitted');
-    assert.deepEqual(session.comparisons.map((c) => c.matched), [true, true, true, true]);
+    assert.deepEqual(
+      session.comparisons.map((c) => c.matched),
+      [true, true, true, true],
+    );
   });
 
   test('after changing one line of the repository, the first affected step diverges with the line diff', async () => {
-    const { session, sandbox, events } = await newSession(async (aci) => ({ sources: [new RecordingSource(live.steps, aci.tools)], breakpoints: [{ kind: 'divergence' }] }));
+    const { session, sandbox, events } = await newSession(async (aci) => ({
+      sources: [new RecordingSource(live.steps, aci.tools)],
+      breakpoints: [{ kind: 'divergence' }],
+    }));
     await sandbox.exec(`sed -i '76s/.*/        """Split into parts by ratio."""/' ledger/money.py`);
     const stop = await session.continue();
     await session.finish();
     assert.deepEqual([stop.reason, stop.breakpoint?.kind, stop.index], ['breakpoint', 'divergence', 2]);
-    assert.deepEqual(session.comparisons.map((c) => c.matched), [true, false]);
+    assert.deepEqual(
+      session.comparisons.map((c) => c.matched),
+      [true, false],
+    );
     const diff = session.firstDivergence!.diff;
     assert.match(diff, /^-76:        """Split into parts proportional to ``ratios`` that add up to exactly this amount\."""$/m);
     assert.match(diff, /^\+76:        """Split into parts by ratio\."""$/m);
@@ -110,7 +134,10 @@ describe('session on a local sandbox: live, replay, controls', () => {
   });
 
   test('a breakpoint on a tool stops before it runs; the edited action runs instead', async () => {
-    const { session } = await newSession(async (aci) => ({ sources: [new RecordingSource(live.steps, aci.tools)], breakpoints: [{ kind: 'tool', tool: 'open' }] }));
+    const { session } = await newSession(async (aci) => ({
+      sources: [new RecordingSource(live.steps, aci.tools)],
+      breakpoints: [{ kind: 'tool', tool: 'open' }],
+    }));
     const first = await session.continue();
     assert.deepEqual([first.reason, first.index, first.breakpoint?.kind], ['breakpoint', 1, 'tool']);
     assert.equal((await session.peekNext())?.action.raw, 'open "ledger/money.py" 75');
@@ -180,7 +207,10 @@ describe('session on a local sandbox: live, replay, controls', () => {
       assert.deepEqual(forked.steps[i]!.action, live.steps[i]!.action);
       assert.equal(forked.steps[i]!.logprobs?.length, live.steps[i]!.logprobs?.length);
     }
-    assert.deepEqual(session.comparisons.map((c) => c.matched), [true, true]);
+    assert.deepEqual(
+      session.comparisons.map((c) => c.matched),
+      [true, true],
+    );
     assert.equal(forked.steps[2]!.action.raw, 'grep -c "def test_" tests/test_journal.py');
     // The live policy got the two replayed steps as its history.
     assert.equal(server.chatRequests.at(-2)!.messages.length, 2 + 2 * 2);
@@ -202,8 +232,14 @@ describe('session on a local sandbox: live, replay, controls', () => {
   });
 
   test('a stream cut mid-reply stops at the format-error breakpoint, and the person asks the policy again', async () => {
-    server.setScript([{ ...thoughtAction('Find it.', 'grep -n "def allocate" ledger/money.py'), fault: { kind: 'truncate', afterChunks: 3 } }, thoughtAction('Find it.', 'grep -n "def allocate" ledger/money.py')]);
-    const { session } = await newSession(async (aci) => ({ sources: [await policySource(server.url, aci, { stream: true })], breakpoints: [{ kind: 'format-error' }] }));
+    server.setScript([
+      { ...thoughtAction('Find it.', 'grep -n "def allocate" ledger/money.py'), fault: { kind: 'truncate', afterChunks: 3 } },
+      thoughtAction('Find it.', 'grep -n "def allocate" ledger/money.py'),
+    ]);
+    const { session } = await newSession(async (aci) => ({
+      sources: [await policySource(server.url, aci, { stream: true })],
+      breakpoints: [{ kind: 'format-error' }],
+    }));
     const stop = await session.continue();
     assert.deepEqual([stop.reason, stop.breakpoint?.kind], ['breakpoint', 'format-error']);
     const next = await session.peekNext();

@@ -43,7 +43,7 @@ describe('parseCommand: SWE-agent command syntax', () => {
       tool: 'str_replace_editor',
       args: { command: 'view', path: '/repo/a.py', view_range: [10, -1] },
     });
-    assert.deepEqual(parseCommand("str_replace_editor str_replace /repo/a.py --old_str 'x = 1\ny = 2' --new_str \"x = \\\"3\\\"\""), {
+    assert.deepEqual(parseCommand('str_replace_editor str_replace /repo/a.py --old_str \'x = 1\ny = 2\' --new_str "x = \\"3\\""'), {
       tool: 'str_replace_editor',
       args: { command: 'str_replace', path: '/repo/a.py', old_str: 'x = 1\ny = 2', new_str: 'x = "3"' },
     });
@@ -63,7 +63,7 @@ describe('parseCommand: SWE-agent command syntax', () => {
     });
     assert.deepEqual(parseCommand('str_replace_editor frobnicate /a'), {
       error:
-        "Invalid arguments for str_replace_editor: argument 'command': Invalid option: expected one of \"view\"|\"create\"|\"str_replace\"|\"insert\"|\"undo_edit\"",
+        'Invalid arguments for str_replace_editor: argument \'command\': Invalid option: expected one of "view"|"create"|"str_replace"|"insert"|"undo_edit"',
     });
   });
 

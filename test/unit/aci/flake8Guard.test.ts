@@ -7,7 +7,7 @@ const lint = (...lines: string[]) => parseFlake8(lines.join('\n'));
 
 describe('flake8 guard', () => {
   test('reads flake8 lines and ignores anything else', () => {
-    assert.deepEqual(lint('/r/a.py:5:12: F821 undefined name \'x\'', 'bash: flake8: command not found', ''), [
+    assert.deepEqual(lint("/r/a.py:5:12: F821 undefined name 'x'", 'bash: flake8: command not found', ''), [
       { file: '/r/a.py', line: 5, column: 12, problem: "F821 undefined name 'x'" },
     ]);
   });
@@ -22,7 +22,7 @@ describe('flake8 guard', () => {
   });
 
   test('no errors before: every error after counts', () => {
-    const after = lint('/r/a.py:1:1: F821 undefined name \'x\'');
+    const after = lint("/r/a.py:1:1: F821 undefined name 'x'");
     assert.deepEqual(introducedErrors([], after, [5, 5], 1), after);
   });
 

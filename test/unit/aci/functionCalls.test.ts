@@ -34,7 +34,20 @@ describe('openAiToolSpecs', () => {
 
   test('the default set lists bash first and every bundle tool once', () => {
     const names = openAiToolSpecs().map((s) => s.function.name);
-    assert.deepEqual(names, ['bash', 'open', 'goto', 'scroll_up', 'scroll_down', 'create', 'edit', 'find_file', 'search_dir', 'search_file', 'str_replace_editor', 'submit']);
+    assert.deepEqual(names, [
+      'bash',
+      'open',
+      'goto',
+      'scroll_up',
+      'scroll_down',
+      'create',
+      'edit',
+      'find_file',
+      'search_dir',
+      'search_file',
+      'str_replace_editor',
+      'submit',
+    ]);
   });
 
   test('str_replace_editor: the command enum, the list-typed view_range, only command and path required', () => {
@@ -85,14 +98,21 @@ describe('XML function calls', () => {
       tool: 'str_replace_editor',
       args: { command: 'insert', path: '/repo/a.py', insert_line: 3, new_str: '    return x' },
     });
-    assert.deepEqual(tools.parseXmlFunctionCall('<function=str_replace_editor><parameter=command>view</parameter><parameter=path>/r</parameter><parameter=view_range>[2, 9]</parameter></function>'), {
-      tool: 'str_replace_editor',
-      args: { command: 'view', path: '/r', view_range: [2, 9] },
-    });
+    assert.deepEqual(
+      tools.parseXmlFunctionCall(
+        '<function=str_replace_editor><parameter=command>view</parameter><parameter=path>/r</parameter><parameter=view_range>[2, 9]</parameter></function>',
+      ),
+      {
+        tool: 'str_replace_editor',
+        args: { command: 'view', path: '/r', view_range: [2, 9] },
+      },
+    );
   });
 
   test('none, two, or an unknown function are errors', () => {
-    assert.deepEqual(tools.parseXmlFunctionCall('just thinking'), { error: 'Expected exactly one function call in model response - received 0 function calls.' });
+    assert.deepEqual(tools.parseXmlFunctionCall('just thinking'), {
+      error: 'Expected exactly one function call in model response - received 0 function calls.',
+    });
     const two = '<function=scroll_up></function><function=scroll_down></function>';
     assert.equal(extractXmlFunctionCalls(two).length, 2);
     assert.deepEqual(tools.parseXmlFunctionCall(two), { error: 'Expected exactly one function call in model response - received 2 function calls.' });

@@ -59,7 +59,10 @@ describe('SWE-agent version as written', () => {
   });
 
   test('others fall back to the nearest measured version and say which and why', () => {
-    assert.deepEqual(parseSweAgentVersion('1.0.3'), { version: '1.0.1', fallback: 'SWE-agent 1.0.3 was not measured: using 1.0.1, the nearest (known: 0.7, 1.0.0, 1.0.1, 1.1.0, 3ea751c0)' });
+    assert.deepEqual(parseSweAgentVersion('1.0.3'), {
+      version: '1.0.1',
+      fallback: 'SWE-agent 1.0.3 was not measured: using 1.0.1, the nearest (known: 0.7, 1.0.0, 1.0.1, 1.1.0, 3ea751c0)',
+    });
     assert.equal(parseSweAgentVersion('2.0').version, '3ea751c0');
     assert.match(parseSweAgentVersion('deadbeef').fallback ?? '', /^unknown SWE-agent version 'deadbeef': using 3ea751c0, the latest measured/);
     assert.match(parseSweAgentVersion('0.6.1').fallback ?? '', /using 0\.7/);

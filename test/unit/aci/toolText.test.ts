@@ -44,7 +44,11 @@ describe('texts the tools print', () => {
   test('filemap: bodies of five lines or more become one marker row, nested ones included', () => {
     const text = ['def f():', ...Array.from({ length: 8 }, (_, i) => `    x${i} = ${i}`), 'def g():', '    return 1', ''].join('\n');
     assert.equal(
-      filemap(text, [[1, 8], [3, 8], [10, 10]]),
+      filemap(text, [
+        [1, 8],
+        [3, 8],
+        [10, 10],
+      ]),
       ['     1 def f():', '     2 ... eliding lines 2-9 ...', '     4 ... eliding lines 4-9 ...', '    10 def g():', '    11     return 1'].join('\n'),
     );
   });

@@ -7,7 +7,12 @@ import { describe, test } from 'node:test';
 import { BUG_FILES, bugScope, loadBugArtifact, saveBugArtifact } from '../../../extension/core/bugs/bugArtifact';
 import { DEFAULT_TEST_PARSER } from '../../../extension/core/bugs/defaultBugScripts';
 import { solverSpec } from '../../../extension/core/bugs/solverTask';
-import { bugFromSweBenchInstance, bugFromSweSmithInstance, bugToSweBenchInstance, bugToSweSmithInstance } from '../../../extension/core/bugs/sweSmithValidation';
+import {
+  bugFromSweBenchInstance,
+  bugFromSweSmithInstance,
+  bugToSweBenchInstance,
+  bugToSweSmithInstance,
+} from '../../../extension/core/bugs/sweSmithValidation';
 import { InputError } from '../../../extension/core/errors';
 import { readTaskInstance, readTaskInstances } from '../../../extension/core/reward/instance';
 import { bugArtifact, oneLineDiff } from '../../builders/bugArtifact';
@@ -30,7 +35,10 @@ describe('bug folders', () => {
     const dir = scratch();
     await saveBugArtifact(dir, bugArtifact());
     rmSync(path.join(dir, BUG_FILES.testWeakenDiff));
-    await assert.rejects(loadBugArtifact(dir), (err: unknown) => err instanceof InputError && err.file === path.join(dir, 'test_weaken.diff') && /missing/.test(err.problem));
+    await assert.rejects(
+      loadBugArtifact(dir),
+      (err: unknown) => err instanceof InputError && err.file === path.join(dir, 'test_weaken.diff') && /missing/.test(err.problem),
+    );
   });
 
   test('a folder missing several files names them all, in the folder order, in one error', async () => {
@@ -49,7 +57,10 @@ describe('bug folders', () => {
     const dir = scratch();
     await saveBugArtifact(dir, bugArtifact());
     writeFileSync(path.join(dir, BUG_FILES.bugInjectDiff), oneLineDiff('../outside.py'));
-    await assert.rejects(loadBugArtifact(dir), (err: unknown) => err instanceof InputError && err.file === path.join(dir, 'bug_inject.diff') && err.where === 'line 1');
+    await assert.rejects(
+      loadBugArtifact(dir),
+      (err: unknown) => err instanceof InputError && err.file === path.join(dir, 'bug_inject.diff') && err.where === 'line 1',
+    );
   });
 
   test('a test file list climbing out of the repository is refused with its line', async () => {
@@ -110,7 +121,11 @@ describe('solver spec and instances', () => {
     const bug = bugFromSweSmithInstance(instance);
     assert.equal(bug.bugInjectDiff, instance.patch);
     assert.deepEqual(bug.testFiles, ['pandas/tests/indexing/test_datetime.py']);
-    const back = bugToSweSmithInstance(bug, { FAIL_TO_PASS: instance.FAIL_TO_PASS, PASS_TO_PASS: instance.PASS_TO_PASS, FAIL_TO_FAIL: [], PASS_TO_FAIL: [] }, { instanceId: instance.instance_id, repo: instance.repo ?? '', baseCommit: instance.base_commit ?? '' });
+    const back = bugToSweSmithInstance(
+      bug,
+      { FAIL_TO_PASS: instance.FAIL_TO_PASS, PASS_TO_PASS: instance.PASS_TO_PASS, FAIL_TO_FAIL: [], PASS_TO_FAIL: [] },
+      { instanceId: instance.instance_id, repo: instance.repo ?? '', baseCommit: instance.base_commit ?? '' },
+    );
     assert.equal(back.patch, instance.patch);
     assert.deepEqual(back.FAIL_TO_PASS, instance.FAIL_TO_PASS);
   });
@@ -120,10 +135,23 @@ describe('solver spec and instances', () => {
     assert.ok(instance);
     const bug = bugFromSweBenchInstance(instance);
     assert.deepEqual(bug.testFiles, ['tests/sitemaps_tests/test_http.py', 'tests/sitemaps_tests/urls/http.py']);
-    const exported = bugToSweBenchInstance(bug, { FAIL_TO_PASS: instance.FAIL_TO_PASS, PASS_TO_PASS: instance.PASS_TO_PASS, FAIL_TO_FAIL: [], PASS_TO_FAIL: [] }, { instanceId: instance.instance_id, repo: instance.repo ?? '', baseCommit: 'abc' });
+    const exported = bugToSweBenchInstance(
+      bug,
+      { FAIL_TO_PASS: instance.FAIL_TO_PASS, PASS_TO_PASS: instance.PASS_TO_PASS, FAIL_TO_FAIL: [], PASS_TO_FAIL: [] },
+      { instanceId: instance.instance_id, repo: instance.repo ?? '', baseCommit: 'abc' },
+    );
     assert.equal(typeof exported.FAIL_TO_PASS, 'string');
     assert.deepEqual(JSON.parse(exported.FAIL_TO_PASS), instance.FAIL_TO_PASS);
     // reverse(reverse(patch)) touches the same lines as the original fix
-    assert.equal(exported.patch.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).join('\n'), instance.patch?.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).join('\n'));
+    assert.equal(
+      exported.patch
+        .split('\n')
+        .filter((l) => l.startsWith('+') && !l.startsWith('+++'))
+        .join('\n'),
+      instance.patch
+        ?.split('\n')
+        .filter((l) => l.startsWith('+') && !l.startsWith('+++'))
+        .join('\n'),
+    );
   });
 });

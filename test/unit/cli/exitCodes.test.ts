@@ -20,7 +20,10 @@ describe('exit codes: 0 success, 1 input or runtime error, 2 usage', () => {
   before(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'swe-workbench-exit-'));
     writeFileSync(at('ok.traj'), JSON.stringify({ trajectory: [{ action: 'ls', observation: 'x' }], info: { exit_status: 'submitted' } }));
-    writeFileSync(at('big.traj'), JSON.stringify({ trajectory: Array.from({ length: 5000 }, (_, i) => ({ action: `echo ${i}`, observation: 'y'.repeat(50) })) }));
+    writeFileSync(
+      at('big.traj'),
+      JSON.stringify({ trajectory: Array.from({ length: 5000 }, (_, i) => ({ action: `echo ${i}`, observation: 'y'.repeat(50) })) }),
+    );
     writeFileSync(at('foreign.json'), JSON.stringify({ name: 'x', version: '1.0.0', dependencies: {} }));
     writeFileSync(at('instance.json'), JSON.stringify({ instance_id: 'x', FAIL_TO_PASS: ['t.py::test_a'], PASS_TO_PASS: [] }));
     writeFileSync(at('empty.log'), '');
@@ -35,8 +38,18 @@ describe('exit codes: 0 success, 1 input or runtime error, 2 usage', () => {
     [1, 'a missing file', () => ['inspect', at('absent.traj')], /absent\.traj: no such file/],
     [1, 'a folder given as a file', () => ['inspect', dir], /is a folder, not a file/],
     [1, 'a file that is not a trajectory', () => ['inspect', at('foreign.json')], /not a trajectory: it looks like an npm package\.json/],
-    [1, 'an empty test log', () => ['reward', '--test-output', at('empty.log'), '--instance', at('instance.json')], /no tests recognised: the test output is empty/],
-    [1, 'jest output given to reward', () => ['reward', '--test-output', at('jest.log'), '--instance', at('instance.json')], /this is jest output, which is not graded/],
+    [
+      1,
+      'an empty test log',
+      () => ['reward', '--test-output', at('empty.log'), '--instance', at('instance.json')],
+      /no tests recognised: the test output is empty/,
+    ],
+    [
+      1,
+      'jest output given to reward',
+      () => ['reward', '--test-output', at('jest.log'), '--instance', at('instance.json')],
+      /this is jest output, which is not graded/,
+    ],
     [1, 'a run folder with nothing to read', () => ['rollouts', at('empty-run')], /no \.json, \.jsonl or \.traj files/],
     [1, 'a missing run folder', () => ['rollouts', at('absent-run')], /absent-run: no such folder/],
     [2, 'no command', () => []],
@@ -44,7 +57,12 @@ describe('exit codes: 0 success, 1 input or runtime error, 2 usage', () => {
     [2, 'an unknown option', () => ['inspect', '--nope', at('ok.traj')], /Unknown option '--nope'/],
     [2, 'a missing argument', () => ['inspect'], /expected exactly one FILE/],
     [2, 'a filter that does not parse', () => ['rollouts', at('absent-run'), '--filter', 'steps>>1'], /filter: column 7/],
-    [2, 'an invalid option value', () => ['reward', '--test-output', at('empty.log'), '--instance', at('instance.json'), '--format', 'jest'], /--format expects one of/],
+    [
+      2,
+      'an invalid option value',
+      () => ['reward', '--test-output', at('empty.log'), '--instance', at('instance.json'), '--format', 'jest'],
+      /--format expects one of/,
+    ],
   ];
   for (const [code, name, args, message] of rows) {
     test(`${code}: ${name}`, () => {

@@ -37,10 +37,13 @@ const twoFiles = [
 describe('unified diffs', () => {
   test('reads files, hunks and new files of a git diff', () => {
     const files = parseUnifiedDiff(twoFiles);
-    assert.deepEqual(files.map((f) => [f.oldPath, f.newPath, f.hunks.length, f.line]), [
-      ['pkg/core.py', 'pkg/core.py', 1, 1],
-      [null, 'pkg/new.py', 1, 11],
-    ]);
+    assert.deepEqual(
+      files.map((f) => [f.oldPath, f.newPath, f.hunks.length, f.line]),
+      [
+        ['pkg/core.py', 'pkg/core.py', 1, 1],
+        [null, 'pkg/new.py', 1, 11],
+      ],
+    );
     assert.equal(files[0]?.hunks[0]?.section, 'def total(items):');
     assert.deepEqual(touchedPaths(files), ['pkg/core.py', 'pkg/new.py']);
   });
@@ -61,17 +64,26 @@ describe('unified diffs', () => {
 
   test('rejects a path that climbs out of the repository, with its line', () => {
     const evil = twoFiles.replace('+++ b/pkg/new.py', '+++ b/../../etc/cron.d/x');
-    assert.throws(() => parseUnifiedDiff(evil, 'bug_inject.diff'), (err: unknown) => err instanceof InputError && err.file === 'bug_inject.diff' && err.where === 'line 15' && /'\.\.'/.test(err.problem));
+    assert.throws(
+      () => parseUnifiedDiff(evil, 'bug_inject.diff'),
+      (err: unknown) => err instanceof InputError && err.file === 'bug_inject.diff' && err.where === 'line 15' && /'\.\.'/.test(err.problem),
+    );
   });
 
   test('rejects absolute paths in plain diffs', () => {
     const evil = '--- /etc/passwd\n+++ /etc/passwd\n@@ -1 +1 @@\n-a\n+b\n';
-    assert.throws(() => parseUnifiedDiff(evil, 'x.diff'), (err: unknown) => err instanceof InputError && err.where === 'line 1' && /absolute/.test(err.problem));
+    assert.throws(
+      () => parseUnifiedDiff(evil, 'x.diff'),
+      (err: unknown) => err instanceof InputError && err.where === 'line 1' && /absolute/.test(err.problem),
+    );
   });
 
   test('a hunk shorter than its header is malformed', () => {
     const broken = twoFiles.replace('@@ -1,4 +1,3 @@', '@@ -1,6 +1,3 @@');
-    assert.throws(() => parseUnifiedDiff(broken, 'x.diff'), (err: unknown) => err instanceof InputError && err.where === 'line 5');
+    assert.throws(
+      () => parseUnifiedDiff(broken, 'x.diff'),
+      (err: unknown) => err instanceof InputError && err.where === 'line 5',
+    );
   });
 
   test('the reverse applies with git and restores the original files', () => {

@@ -3,7 +3,17 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CODE_SERVER_VERSION, checkCodeServer, checkDisk, checkPolicy, checkPyright, compareVersions, doctorExitCode, formatDoctor, type CheckResult } from '../../../extension/core/doctor/doctor';
+import {
+  CODE_SERVER_VERSION,
+  checkCodeServer,
+  checkDisk,
+  checkPolicy,
+  checkPyright,
+  compareVersions,
+  doctorExitCode,
+  formatDoctor,
+  type CheckResult,
+} from '../../../extension/core/doctor/doctor';
 import { PolicyServer } from '../../../extension/core/policy/scriptedPolicyServer';
 
 const repoRoot = path.resolve(__dirname, '../../..');
@@ -103,7 +113,10 @@ describe('doctor: the verdict', () => {
   });
 
   test('the text names each problem with its fix and ends with the verdict', () => {
-    const text = formatDoctor([{ id: 'image', title: 'image x:1', status: 'fail', required: true, detail: 'not in the engine', fix: 'docker pull x:1' }, { id: 'pyright', title: 'Pyright', status: 'ok', required: true, detail: '1.1' }]);
+    const text = formatDoctor([
+      { id: 'image', title: 'image x:1', status: 'fail', required: true, detail: 'not in the engine', fix: 'docker pull x:1' },
+      { id: 'pyright', title: 'Pyright', status: 'ok', required: true, detail: '1.1' },
+    ]);
     assert.equal(text, 'FAIL  image x:1  not in the engine\n      fix: docker pull x:1\nOK    Pyright    1.1\n\nnot ready: 1 required check failed');
   });
 

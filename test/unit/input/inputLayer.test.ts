@@ -115,12 +115,18 @@ describe('the input layer', () => {
     await rejectsWith(readJsonDocument(file('bom-inside.json', '[1,\n\uFEFF2]')), { where: 'line 2, column 1', problem: /byte order mark \(U\+FEFF\)/ });
     assert.deepEqual((await readJsonDocument(file('bom.json', '\uFEFF{"a":1}'))).value, { a: 1 });
     await rejectsWith(readJsonDocument(file('utf16.json', Buffer.from('\uFEFF{"a":1}', 'utf16le'))), { problem: /UTF-16 text/ });
-    await rejectsWith(readJsonDocument(file('nul.json', '{"a":\u0000}')), { where: 'line 1, column 6', problem: /control character \(U\+0000\), so binary data/ });
+    await rejectsWith(readJsonDocument(file('nul.json', '{"a":\u0000}')), {
+      where: 'line 1, column 6',
+      problem: /control character \(U\+0000\), so binary data/,
+    });
   });
 
   test('nesting past the depth limit is refused at its line and column, before any recursive reader', async () => {
     const deep = `{"a":\n${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
-    assert.throws(() => parseJsonDocument(deep, 'deep.json'), (err: unknown) => err instanceof InputError && err.where === 'line 2, column 512' && /nested deeper than 512 levels/.test(err.problem));
+    assert.throws(
+      () => parseJsonDocument(deep, 'deep.json'),
+      (err: unknown) => err instanceof InputError && err.where === 'line 2, column 512' && /nested deeper than 512 levels/.test(err.problem),
+    );
     // Brackets inside strings are text, not nesting.
     assert.deepEqual(parseJsonDocument(JSON.stringify({ s: '['.repeat(10_000) }), 'ok.json'), { s: '['.repeat(10_000) });
     await rejectsWith(loadTrajectory(file('deep.traj', deep)), { where: /^line 2, column 512$/, problem: /nested deeper/ });

@@ -45,7 +45,8 @@ describe('the layers are held by ESLint and the layer tsconfigs', () => {
       [`extension/core/parsing/${probe}.ts`]: "import { toolSetFor } from '../aci/standardTools';\nexport const t = toolSetFor;\n",
       [`webview/${probe}.ts`]: "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n",
       [`extension/views/${probe}.ts`]: "import { window } from 'vscode';\nexport const w = window;\n",
-      [`extension/core/session/${probe}.ts`]: "import type { Step } from '../trajectory/model';\nimport { errorText } from '../errors';\nexport type S = Step;\nexport const e = errorText;\n",
+      [`extension/core/session/${probe}.ts`]:
+        "import type { Step } from '../trajectory/model';\nimport { errorText } from '../errors';\nexport type S = Step;\nexport const e = errorText;\n",
     });
     const messages = (layer: string) => (found.get(`${layer}/${probe}.ts`) ?? []).join('\n');
     assert.match(messages('extension/core'), /no-restricted-imports: 'vscode' import is restricted.*only extension\/vscode talks to the VS Code API/);
@@ -57,11 +58,28 @@ describe('the layers are held by ESLint and the layer tsconfigs', () => {
   });
 
   test('the core tsconfig has no DOM and no vscode API; the webview tsconfig has no Node', () => {
-    const core = typecheckProbe('tsconfig.core.json', `extension/core/${probe}.ts`, "import * as vscode from 'vscode';\nexport const w = vscode.window;\nexport const b = document.body;\n");
-    assert.ok(core.some((m) => /Property 'window' does not exist/.test(m)), core.join('\n'));
-    assert.ok(core.some((m) => /Cannot find name 'document'/.test(m)), core.join('\n'));
-    const webview = typecheckProbe('tsconfig.webview.json', `webview/${probe}.ts`, "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\nexport const b = document.body;\n");
-    assert.ok(webview.some((m) => /Cannot find module 'node:fs'/.test(m)), webview.join('\n'));
+    const core = typecheckProbe(
+      'tsconfig.core.json',
+      `extension/core/${probe}.ts`,
+      "import * as vscode from 'vscode';\nexport const w = vscode.window;\nexport const b = document.body;\n",
+    );
+    assert.ok(
+      core.some((m) => /Property 'window' does not exist/.test(m)),
+      core.join('\n'),
+    );
+    assert.ok(
+      core.some((m) => /Cannot find name 'document'/.test(m)),
+      core.join('\n'),
+    );
+    const webview = typecheckProbe(
+      'tsconfig.webview.json',
+      `webview/${probe}.ts`,
+      "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\nexport const b = document.body;\n",
+    );
+    assert.ok(
+      webview.some((m) => /Cannot find module 'node:fs'/.test(m)),
+      webview.join('\n'),
+    );
     assert.equal(webview.filter((m) => /document/.test(m)).length, 0, 'the webview has the DOM');
   });
 });

@@ -8,7 +8,10 @@ describe('the lsp tool bundle', () => {
 
   test('is registered with its five tools beside bash', () => {
     assert.deepEqual([...tools.tools.keys()].sort(), ['bash', ...lspTools.map((t) => t.name)].sort());
-    assert.deepEqual(lspTools.map((t) => t.name), ['goto_definition', 'find_references', 'hover', 'document_symbols', 'workspace_symbols']);
+    assert.deepEqual(
+      lspTools.map((t) => t.name),
+      ['goto_definition', 'find_references', 'hover', 'document_symbols', 'workspace_symbols'],
+    );
   });
 
   test('reads commands as an agent writes them, the line as a number', () => {

@@ -12,7 +12,13 @@ import {
 } from '../../../extension/core/aci/lspNavigation';
 import { fileUri, uriPath } from '../../../extension/core/aci/lspServer';
 
-const source = ['from .money import Money, sum_money', '', 'class Journal:', '    def balance(self, account):', '        return self.rollup().balance(account)'].join('\n');
+const source = [
+  'from .money import Money, sum_money',
+  '',
+  'class Journal:',
+  '    def balance(self, account):',
+  '        return self.rollup().balance(account)',
+].join('\n');
 
 describe('locateSymbol', () => {
   test('finds a whole-word name on the given 1-based line', () => {

@@ -42,13 +42,27 @@ describe('policy client: API key', () => {
     const client = await connect([{ content: 'ok' }], { apiKey: 'sk-local' }, { apiKey: 'sk-local' });
     assert.equal((await client.complete(user)).content, 'ok');
     assert.equal(server!.requests.at(-1)!.headers.authorization, 'Bearer sk-local');
-    await assert.rejects(PolicyClient.connect({ baseUrl: server!.url, apiKey: 'sk-wrong' }), (err: PolicyError) => err.kind === 'auth' && err.retries.length === 0 && /HTTP 401: Unauthorized/.test(err.message));
+    await assert.rejects(
+      PolicyClient.connect({ baseUrl: server!.url, apiKey: 'sk-wrong' }),
+      (err: PolicyError) => err.kind === 'auth' && err.retries.length === 0 && /HTTP 401: Unauthorized/.test(err.message),
+    );
   });
 });
 
 describe('policy client: replies', () => {
   test('sends the sampling parameters (vLLM extras in the body) and records them on the reply', async () => {
-    const client = await connect([{ content: 'ok' }], { sampling: { temperature: 0.7, topP: 0.95, topK: 20, minP: 0.05, maxTokens: 512, seed: 7, stop: ['</s>'], extraBody: { chat_template_kwargs: { enable_thinking: false } } } });
+    const client = await connect([{ content: 'ok' }], {
+      sampling: {
+        temperature: 0.7,
+        topP: 0.95,
+        topK: 20,
+        minP: 0.05,
+        maxTokens: 512,
+        seed: 7,
+        stop: ['</s>'],
+        extraBody: { chat_template_kwargs: { enable_thinking: false } },
+      },
+    });
     const reply = await client.complete(user);
     const sent = server!.chatRequests[0]!;
     assert.equal(sent.temperature, 0.7);
@@ -59,17 +73,46 @@ describe('policy client: replies', () => {
     assert.equal(sent.seed, 7);
     assert.deepEqual(sent.stop, ['</s>']);
     assert.deepEqual(sent.chat_template_kwargs, { enable_thinking: false });
-    assert.deepEqual(reply.sampling, { temperature: 0.7, top_p: 0.95, top_k: 20, min_p: 0.05, max_tokens: 512, stop: ['</s>'], seed: 7, chat_template_kwargs: { enable_thinking: false } });
+    assert.deepEqual(reply.sampling, {
+      temperature: 0.7,
+      top_p: 0.95,
+      top_k: 20,
+      min_p: 0.05,
+      max_tokens: 512,
+      stop: ['</s>'],
+      seed: 7,
+      chat_template_kwargs: { enable_thinking: false },
+    });
   });
 
   test('non-streaming: tool call, reasoning, per-token logprobs with alternatives, usage', async () => {
-    const client = await connect([{ content: 'Let me look', reasoning: 'The bug is in add', toolCalls: [{ name: 'open', arguments: '{"path": "calc.py"}' }], tokenLogprobs: [-0.5, -2.25, -0.125] }], { logprobs: true, topLogprobs: 3 });
+    const client = await connect(
+      [
+        {
+          content: 'Let me look',
+          reasoning: 'The bug is in add',
+          toolCalls: [{ name: 'open', arguments: '{"path": "calc.py"}' }],
+          tokenLogprobs: [-0.5, -2.25, -0.125],
+        },
+      ],
+      { logprobs: true, topLogprobs: 3 },
+    );
     const reply = await client.complete(user, { tools: [openTool] });
     assert.equal(reply.content, 'Let me look');
     assert.equal(reply.reasoning, 'The bug is in add');
-    assert.deepEqual(reply.toolCalls.map((c) => [c.name, c.arguments]), [['open', '{"path": "calc.py"}']]);
+    assert.deepEqual(
+      reply.toolCalls.map((c) => [c.name, c.arguments]),
+      [['open', '{"path": "calc.py"}']],
+    );
     assert.equal(reply.finishReason, 'tool_calls');
-    assert.deepEqual(reply.logprobs?.map((t) => [t.token, t.logprob]), [['Let', -0.5], [' me', -2.25], [' look', -0.125]]);
+    assert.deepEqual(
+      reply.logprobs?.map((t) => [t.token, t.logprob]),
+      [
+        ['Let', -0.5],
+        [' me', -2.25],
+        [' look', -0.125],
+      ],
+    );
     assert.equal(reply.logprobs?.[1]?.top?.length, 3);
     assert.equal(reply.usage?.completion, 3 + 3);
     assert.equal(server!.chatRequests[0]!.tool_choice, 'auto');
@@ -78,14 +121,35 @@ describe('policy client: replies', () => {
 
   test('streaming: text, reasoning and logprobs in order, tool-call argument fragments joined by index', async () => {
     const args = '{"command": "str_replace", "path": "/repo/calc.py", "old_str": "a - b", "new_str": "a + b"}';
-    const client = await connect([{ content: 'I will fix it now', reasoning: 'subtraction where addition belongs', toolCalls: [{ name: 'str_replace_editor', arguments: args }, { name: 'bash', arguments: '{"command": "pytest -q"}' }] }], { stream: true, logprobs: true });
+    const client = await connect(
+      [
+        {
+          content: 'I will fix it now',
+          reasoning: 'subtraction where addition belongs',
+          toolCalls: [
+            { name: 'str_replace_editor', arguments: args },
+            { name: 'bash', arguments: '{"command": "pytest -q"}' },
+          ],
+        },
+      ],
+      { stream: true, logprobs: true },
+    );
     const deltas: string[] = [];
     const reply = await client.complete(user, { tools: [openTool], onDelta: (d) => d.content && deltas.push(d.content) });
     assert.equal(reply.content, 'I will fix it now');
     assert.deepEqual(deltas, ['I', ' will', ' fix', ' it', ' now']);
     assert.equal(reply.reasoning, 'subtraction where addition belongs');
-    assert.deepEqual(reply.toolCalls.map((c) => [c.name, c.arguments]), [['str_replace_editor', args], ['bash', '{"command": "pytest -q"}']]);
-    assert.deepEqual(reply.logprobs?.map((t) => t.token), ['I', ' will', ' fix', ' it', ' now']);
+    assert.deepEqual(
+      reply.toolCalls.map((c) => [c.name, c.arguments]),
+      [
+        ['str_replace_editor', args],
+        ['bash', '{"command": "pytest -q"}'],
+      ],
+    );
+    assert.deepEqual(
+      reply.logprobs?.map((t) => t.token),
+      ['I', ' will', ' fix', ' it', ' now'],
+    );
     assert.equal(reply.usage?.completion, 5 + tokenCount(args) + 1 + 3 + 1);
     assert.equal(reply.interrupted, undefined);
     assert.equal(server!.chatRequests[0]!.stream, true);
@@ -146,22 +210,33 @@ describe('policy client: faults', () => {
   });
 
   test('a conversation longer than the context is explained with what to do', async () => {
-    const said = "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4488 in the messages, 512 in the completion). Please reduce the length of the messages or completion.";
+    const said =
+      "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4488 in the messages, 512 in the completion). Please reduce the length of the messages or completion.";
     const client = await connect([{ fault: { kind: 'status', status: 400, message: said } }], {}, { maxModelLen: 4096 });
     await assert.rejects(client.complete(user), (err: PolicyError) => {
-      assert.match(err.message, /no longer fits the model's context of 4096 tokens\. Fold older observations \(the observation window, e\.g\. --observation-window 5\)/);
+      assert.match(
+        err.message,
+        /no longer fits the model's context of 4096 tokens\. Fold older observations \(the observation window, e\.g\. --observation-window 5\)/,
+      );
       assert.ok(err.message.endsWith(said));
       return true;
     });
   });
 
   test("older vLLM's top-level error shape keeps the server's message", async () => {
-    const client = await connect([{ fault: { kind: 'status', status: 400, message: 'max_tokens must be at least 1, got 0.' } }], {}, { errorShape: 'vllm-legacy' });
+    const client = await connect(
+      [{ fault: { kind: 'status', status: 400, message: 'max_tokens must be at least 1, got 0.' } }],
+      {},
+      { errorShape: 'vllm-legacy' },
+    );
     await assert.rejects(client.complete(user), /answered HTTP 400: max_tokens must be at least 1, got 0\./);
   });
 
   test('a server that hangs past the timeout fails as a timeout', async () => {
-    const client = await connect([{ fault: { kind: 'hang' } }, { fault: { kind: 'hang' } }], { timeoutMs: 300, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 } });
+    const client = await connect([{ fault: { kind: 'hang' } }, { fault: { kind: 'hang' } }], {
+      timeoutMs: 300,
+      retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
+    });
     await assert.rejects(client.complete(user), (err: PolicyError) => {
       assert.equal(err.kind, 'timeout');
       assert.match(err.message, /did not answer within 300 ms\. \(gave up after 2 attempts\)/);
@@ -186,7 +261,10 @@ describe('policy client: faults', () => {
   });
 
   test('a stream that stalls past the timeout keeps what arrived instead of starting over', async () => {
-    const client = await connect([{ content: 'alpha beta gamma delta', fault: { kind: 'stall', afterChunks: 3 } }, { content: 'never' }], { stream: true, timeoutMs: 300 });
+    const client = await connect([{ content: 'alpha beta gamma delta', fault: { kind: 'stall', afterChunks: 3 } }, { content: 'never' }], {
+      stream: true,
+      timeoutMs: 300,
+    });
     const reply = await client.complete(user);
     assert.equal(reply.content, 'alpha beta');
     assert.equal(reply.interrupted, 'the reply stream broke after 3 chunk(s): no complete reply within 300 ms');

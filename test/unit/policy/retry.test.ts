@@ -14,8 +14,17 @@ describe('retry timing', () => {
 
   test('backoff doubles per attempt up to the ceiling, with half of it jittered', () => {
     const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 100, maxDelayMs: 1000 };
-    assert.deepEqual([1, 2, 3, 4, 5].map((n) => retryDelayMs(policy, n, undefined, () => 0)), [50, 100, 200, 400, 500]);
-    assert.deepEqual([1, 2, 3, 4, 5].map((n) => retryDelayMs(policy, n, undefined, () => 1)), [100, 200, 400, 800, 1000]);
-    assert.equal(retryDelayMs(policy, 1, 7000, () => 0.5), 7000);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5].map((n) => retryDelayMs(policy, n, undefined, () => 0)),
+      [50, 100, 200, 400, 500],
+    );
+    assert.deepEqual(
+      [1, 2, 3, 4, 5].map((n) => retryDelayMs(policy, n, undefined, () => 1)),
+      [100, 200, 400, 800, 1000],
+    );
+    assert.equal(
+      retryDelayMs(policy, 1, 7000, () => 0.5),
+      7000,
+    );
   });
 });

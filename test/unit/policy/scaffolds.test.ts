@@ -40,7 +40,7 @@ describe('scaffolds: thought_action', () => {
     assert.equal(split?.action, 'echo "```"');
   });
 
-  test('no block: a format error with SWE-agent\'s message, not an exception', () => {
+  test("no block: a format error with SWE-agent's message, not an exception", () => {
     const parsed = parseReply(reply('I think the bug is in add().'), 'thought_action', tools);
     assert.equal(parsed.formatError, 'no command in a ``` block');
     assert.match(parsed.errorMessage ?? '', /^Your output was not formatted correctly\. You must always include one discussion and one command/);
@@ -52,7 +52,10 @@ describe('scaffolds: function_calling', () => {
   test('one tool call with valid arguments', () => {
     const parsed = parseReply(reply('Opening it.', [{ id: 'call_1', name: 'goto', arguments: '{"line_number": 12}' }]), 'function_calling', tools);
     assert.equal(parsed.formatError, undefined);
-    assert.deepEqual([parsed.action.tool, parsed.action.args, parsed.action.toolCallId, parsed.thought], ['goto', { line_number: 12 }, 'call_1', 'Opening it.']);
+    assert.deepEqual(
+      [parsed.action.tool, parsed.action.args, parsed.action.toolCallId, parsed.thought],
+      ['goto', { line_number: 12 }, 'call_1', 'Opening it.'],
+    );
   });
 
   test('invalid JSON arguments: a format error keeping the raw text', () => {
@@ -64,7 +67,14 @@ describe('scaffolds: function_calling', () => {
 
   test('no call, or two calls where one is allowed', () => {
     assert.match(parseReply(reply('done?'), 'function_calling', tools).errorMessage ?? '', /^Your last output did not use any tool calls!/);
-    const two = parseReply(reply('', [{ id: 'a', name: 'goto', arguments: '{"line_number": 1}' }, { id: 'b', name: 'scroll_down', arguments: '{}' }]), 'function_calling', tools);
+    const two = parseReply(
+      reply('', [
+        { id: 'a', name: 'goto', arguments: '{"line_number": 1}' },
+        { id: 'b', name: 'scroll_down', arguments: '{}' },
+      ]),
+      'function_calling',
+      tools,
+    );
     assert.equal(two.formatError, '2 tool calls where one is allowed');
     assert.match(two.errorMessage ?? '', /^Your last output included multiple tool calls!/);
   });
@@ -72,7 +82,11 @@ describe('scaffolds: function_calling', () => {
 
 describe('scaffolds: xml_function_calling', () => {
   thirdPartyFiles.test('one call in the text; the words before it are the thought', () => {
-    const parsed = parseReply(reply('Find the file.\n<function=find_file>\n<parameter=file_name>core.py</parameter>\n</function>'), 'xml_function_calling', tools);
+    const parsed = parseReply(
+      reply('Find the file.\n<function=find_file>\n<parameter=file_name>core.py</parameter>\n</function>'),
+      'xml_function_calling',
+      tools,
+    );
     assert.equal(parsed.thought, 'Find the file.');
     assert.equal(parsed.action.tool, 'find_file');
     assert.deepEqual(parsed.action.args, { file_name: 'core.py' });
@@ -85,7 +99,13 @@ describe('scaffolds: xml_function_calling', () => {
 });
 
 function step(index: number, observation: string, extra: Partial<Step> = {}): Step {
-  return aStep({ index, thought: `thought ${index}`, action: anAction({ raw: `goto ${index + 1}`, tool: 'goto', args: { line_number: index + 1 } }), observation, ...extra });
+  return aStep({
+    index,
+    thought: `thought ${index}`,
+    action: anAction({ raw: `goto ${index + 1}`, tool: 'goto', args: { line_number: index + 1 } }),
+    observation,
+    ...extra,
+  });
 }
 
 describe('context of a recording made by SWE-agent with function calling', () => {
@@ -99,7 +119,11 @@ describe('context of a recording made by SWE-agent with function calling', () =>
       content: trajectory.steps[0]!.thought,
       tool_calls: [{ id: 'call_cyI71DYnRdoLHWwtZgIaW2wr', type: 'function', function: { name: 'create', arguments: '{"filename":"reproduce.py"}' } }],
     });
-    assert.deepEqual(messages[3], { role: 'tool', tool_call_id: 'call_cyI71DYnRdoLHWwtZgIaW2wr', content: `OBSERVATION:\n${trajectory.steps[0]!.observation}` });
+    assert.deepEqual(messages[3], {
+      role: 'tool',
+      tool_call_id: 'call_cyI71DYnRdoLHWwtZgIaW2wr',
+      content: `OBSERVATION:\n${trajectory.steps[0]!.observation}`,
+    });
     const bash = messages[6] as { tool_calls: Array<{ function: { name: string; arguments: string } }> };
     assert.deepEqual(bash.tool_calls[0]!.function, { name: 'bash', arguments: '{"command":"python reproduce.py"}' });
   });
@@ -110,7 +134,10 @@ describe('context', () => {
 
   test('full history by default: system, task, then each action and its observation', () => {
     const messages = buildMessages([step(0, 'a\nb'), step(1, 'c')], { ...base, scaffold: 'thought_action' });
-    assert.deepEqual(messages.map((m) => m.role), ['system', 'user', 'assistant', 'user', 'assistant', 'user']);
+    assert.deepEqual(
+      messages.map((m) => m.role),
+      ['system', 'user', 'assistant', 'user', 'assistant', 'user'],
+    );
     assert.equal(messages[2]!.content, 'thought 0\n\n```\ngoto 1\n```\n');
     assert.equal(messages[3]!.content, 'OBSERVATION:\na\nb');
   });
@@ -124,9 +151,16 @@ describe('context', () => {
 
   test('function calling: tool calls answered by tool messages with the same id; format errors as user text', () => {
     const ok = step(0, 'window', { action: { raw: '{"line_number": 3}', tool: 'goto', args: { line_number: 3 }, toolCallId: 'call_9' } });
-    const bad = step(1, 'Your last output did not use any tool calls!', { action: { raw: '', tool: null, args: {} }, formatError: 'no tool call in the reply' });
+    const bad = step(1, 'Your last output did not use any tool calls!', {
+      action: { raw: '', tool: null, args: {} },
+      formatError: 'no tool call in the reply',
+    });
     const messages = buildMessages([ok, bad], { ...base, scaffold: 'function_calling' });
-    assert.deepEqual(messages[2], { role: 'assistant', content: 'thought 0', tool_calls: [{ id: 'call_9', type: 'function', function: { name: 'goto', arguments: '{"line_number": 3}' } }] });
+    assert.deepEqual(messages[2], {
+      role: 'assistant',
+      content: 'thought 0',
+      tool_calls: [{ id: 'call_9', type: 'function', function: { name: 'goto', arguments: '{"line_number": 3}' } }],
+    });
     assert.deepEqual(messages[3], { role: 'tool', tool_call_id: 'call_9', content: 'OBSERVATION:\nwindow' });
     assert.deepEqual(messages[5], { role: 'user', content: 'Your last output did not use any tool calls!' });
   });

@@ -7,7 +7,19 @@ import { errorText } from '../../../extension/core/errors';
 
 function dispatcher(): RequestDispatcher {
   const d = new RequestDispatcher((error) => ({ code: 'internal', message: errorText(error) }));
-  d.on(stepsSummaries, ({ start, end }) => ({ summaries: Array.from({ length: end - start }, (_, i) => ({ index: start + i, tool: 'bash', kind: 'run', label: 'ls', fullLabel: 'ls', error: false, errors: [], diverged: false, flags: [] })) }));
+  d.on(stepsSummaries, ({ start, end }) => ({
+    summaries: Array.from({ length: end - start }, (_, i) => ({
+      index: start + i,
+      tool: 'bash',
+      kind: 'run',
+      label: 'ls',
+      fullLabel: 'ls',
+      error: false,
+      errors: [],
+      diverged: false,
+      flags: [],
+    })),
+  }));
   d.on(stepsDetails, ({ start }) => {
     if (start > 10) throw new ProtocolFailure('not-found', `no step ${start}`);
     throw new Error('disk on fire');
@@ -22,7 +34,10 @@ describe('request dispatcher', () => {
     const response = await dispatcher().dispatch({ kind: 'request', id: 7, method: 'steps/summaries', params: { start: 2, end: 4 } }, signal);
     assert.ok(response?.ok);
     assert.equal(response.id, 7);
-    assert.deepEqual((response.result as { summaries: { index: number }[] }).summaries.map((s) => s.index), [2, 3]);
+    assert.deepEqual(
+      (response.result as { summaries: { index: number }[] }).summaries.map((s) => s.index),
+      [2, 3],
+    );
   });
 
   test('rejects bad params with the path of the bad field', async () => {

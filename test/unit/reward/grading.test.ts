@@ -91,7 +91,16 @@ describe('instances and reports at the edge', () => {
   });
 
   test('a SWE-bench report wrapped by instance id is read, with infra fields', () => {
-    const r = parseReport({ 'x__y-1': { patch_is_None: false, patch_exists: true, patch_successfully_applied: true, resolved: false, infra_failure: true, infra_failure_reason: 'Tests Timed Out' } });
+    const r = parseReport({
+      'x__y-1': {
+        patch_is_None: false,
+        patch_exists: true,
+        patch_successfully_applied: true,
+        resolved: false,
+        infra_failure: true,
+        infra_failure_reason: 'Tests Timed Out',
+      },
+    });
     assert.equal(r.kind === 'instance' && r.instanceId, 'x__y-1');
     assert.equal(r.kind === 'instance' && r.report.infra_failure, true);
   });
@@ -123,10 +132,17 @@ describe('run reports of SWE-bench', () => {
       error_ids: ['c'],
       schema_version: 2,
     });
-    assert.deepEqual(r, { kind: 'run', shape: 'swe-bench', summary: { total: 4, resolvedIds: ['a'], unresolvedIds: ['b'], errorIds: ['c'], emptyPatchIds: ['c'] } });
+    assert.deepEqual(r, {
+      kind: 'run',
+      shape: 'swe-bench',
+      summary: { total: 4, resolvedIds: ['a'], unresolvedIds: ['b'], errorIds: ['c'], emptyPatchIds: ['c'] },
+    });
   });
 
   test('an object of no known shape is refused', () => {
-    assert.throws(() => parseReport({ a: 1, b: 2 }, 'x.json'), (err: unknown) => err instanceof InputError && /not a SWE-bench or SWE-smith report/.test(err.problem));
+    assert.throws(
+      () => parseReport({ a: 1, b: 2 }, 'x.json'),
+      (err: unknown) => err instanceof InputError && /not a SWE-bench or SWE-smith report/.test(err.problem),
+    );
   });
 });

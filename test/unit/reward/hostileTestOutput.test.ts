@@ -58,7 +58,11 @@ describe('a log in which no complete test run is recognised is an infra failure,
     ['TAP', 'TAP version 13\nok 1 - adds\nnot ok 2 - subtracts\n1..2\n', /TAP output/],
     ['JUnit XML', '<?xml version="1.0"?>\n<testsuite name="t" tests="1">\n  <testcase classname="t" name="test_a"/>\n</testsuite>\n', /JUnit XML output/],
     ['mocha', '\n  sum\n    ✓ adds\n\n  1 passing (5ms)\n', /mocha output/],
-    ['cargo', 'running 2 tests\ntest tests::it_adds ... ok\ntest tests::it_fails ... FAILED\n\ntest result: FAILED. 1 passed; 1 failed; 0 ignored\n', /cargo test output/],
+    [
+      'cargo',
+      'running 2 tests\ntest tests::it_adds ... ok\ntest tests::it_fails ... FAILED\n\ntest result: FAILED. 1 passed; 1 failed; 0 ignored\n',
+      /cargo test output/,
+    ],
     ['pytest cut in half', COMPLETE.slice(0, 40), /looks truncated/],
   ];
   for (const [name, log, message] of cases) {
@@ -82,7 +86,8 @@ describe('a log in which no complete test run is recognised is an infra failure,
   });
 
   test('a unittest run is complete at its `Ran N tests` line', () => {
-    const log = 'test_a (t.T) ... ok\ntest_b (t.T) ... FAIL\n\n----------------------------------------------------------------------\nRan 2 tests in 0.001s\n\nFAILED (failures=1)\n';
+    const log =
+      'test_a (t.T) ... ok\ntest_b (t.T) ... FAIL\n\n----------------------------------------------------------------------\nRan 2 tests in 0.001s\n\nFAILED (failures=1)\n';
     const outcome = gradeTestOutput({ FAIL_TO_PASS: ['test_a (t.T)'], PASS_TO_PASS: ['test_b (t.T)'] }, log, 'unittest');
     assert.equal(outcome.kind === 'graded' && outcome.resolution, 'NO');
     assert.equal(gradeTestOutput(expected, log.slice(0, 30), 'unittest').kind, 'infra-failure');

@@ -21,13 +21,25 @@ test('test lists stored as JSON-encoded strings are decoded', async () => {
 });
 
 test('a string that is not a JSON list is an error at its JSON path', async () => {
-  const file = write('b.json', JSON.stringify([{ instance_id: 'ok', FAIL_TO_PASS: [], PASS_TO_PASS: [] }, { instance_id: 'a__b-2', FAIL_TO_PASS: 'tests/x.py', PASS_TO_PASS: [] }]));
+  const file = write(
+    'b.json',
+    JSON.stringify([
+      { instance_id: 'ok', FAIL_TO_PASS: [], PASS_TO_PASS: [] },
+      { instance_id: 'a__b-2', FAIL_TO_PASS: 'tests/x.py', PASS_TO_PASS: [] },
+    ]),
+  );
   await assert.rejects(readTaskInstances(file), (err: unknown) => err instanceof InputError && err.where === '$[1].FAIL_TO_PASS');
 });
 
 test('JSON Lines files are read line by line; a broken line is named by line and column', async () => {
-  const good = write('c.jsonl', `${JSON.stringify({ instance_id: 'x', FAIL_TO_PASS: [], PASS_TO_PASS: [] })}\n${JSON.stringify({ instance_id: 'y', FAIL_TO_PASS: [], PASS_TO_PASS: [] })}\n`);
-  assert.deepEqual((await readTaskInstances(good)).map((i) => i.instance_id), ['x', 'y']);
+  const good = write(
+    'c.jsonl',
+    `${JSON.stringify({ instance_id: 'x', FAIL_TO_PASS: [], PASS_TO_PASS: [] })}\n${JSON.stringify({ instance_id: 'y', FAIL_TO_PASS: [], PASS_TO_PASS: [] })}\n`,
+  );
+  assert.deepEqual(
+    (await readTaskInstances(good)).map((i) => i.instance_id),
+    ['x', 'y'],
+  );
   const bad = write('d.jsonl', `${JSON.stringify({ instance_id: 'x', FAIL_TO_PASS: [], PASS_TO_PASS: [] })}\n{oops\n`);
   await assert.rejects(readTaskInstances(bad), (err: unknown) => err instanceof InputError && err.where === 'line 2, column 2');
 });

@@ -29,11 +29,14 @@ describe('advantage estimators, against the formulas written out', () => {
   const r = [1, 0, 0];
   test('GRPO (DeepSeekMath 4.1.2): (r - mean) / (std + 1e-6)', () => {
     const a = groupAdvantages(r, 'grpo').advantages;
-    close(a[0], (2 / 3) / (Math.sqrt(1 / 3) + 1e-6), 'A_1');
-    close(a[1], (-1 / 3) / (Math.sqrt(1 / 3) + 1e-6), 'A_2');
+    close(a[0], 2 / 3 / (Math.sqrt(1 / 3) + 1e-6), 'A_1');
+    close(a[1], -1 / 3 / (Math.sqrt(1 / 3) + 1e-6), 'A_2');
   });
   test('Dr. GRPO (Liu et al. 2025): r - mean', () => {
-    assert.deepEqual(groupAdvantages(r, 'drgrpo').advantages.map((x) => Number(x.toFixed(12))), [0.666666666667, -0.333333333333, -0.333333333333]);
+    assert.deepEqual(
+      groupAdvantages(r, 'drgrpo').advantages.map((x) => Number(x.toFixed(12))),
+      [0.666666666667, -0.333333333333, -0.333333333333],
+    );
   });
   test('RLOO (Ahmadian et al. 2024, eq. 7): r_i - mean of the others', () => {
     // A_1 = 1 - (0 + 0)/2 = 1; A_2 = 0 - (1 + 0)/2 = -0.5.
@@ -67,13 +70,16 @@ describe('recipes on the fixture training run', () => {
     assert.equal(g.included, 3);
     close(g.mean, 1 / 3, 'mean');
     close(g.std, Math.sqrt(1 / 3), 'std');
-    close(byAttempt(run, G7, 1).advantage, (2 / 3) / (Math.sqrt(1 / 3) + 1e-6), 'G7 #1');
-    close(byAttempt(run, G7, 4).advantage, (-1 / 3) / (Math.sqrt(1 / 3) + 1e-6), 'G7 #4');
+    close(byAttempt(run, G7, 1).advantage, 2 / 3 / (Math.sqrt(1 / 3) + 1e-6), 'G7 #1');
+    close(byAttempt(run, G7, 4).advantage, -1 / 3 / (Math.sqrt(1 / 3) + 1e-6), 'G7 #4');
     // pass@k over the included three: n = 3, c = 1: pass@2 = 1 - C(2,2)/C(3,2) = 2/3.
     close(g.passAtK[1], 2 / 3, 'pass@2');
     assert.equal(g.mixed, true);
     // W202: four failures, nothing to learn: advantages 0, not mixed.
-    assert.deepEqual(run.rollouts.filter((r) => r.instance === W202).map((r) => r.advantage), [0, 0, 0, 0]);
+    assert.deepEqual(
+      run.rollouts.filter((r) => r.instance === W202).map((r) => r.advantage),
+      [0, 0, 0, 0],
+    );
     assert.equal(group(run, W202).mixed, false);
     assert.equal(group(run, W202).signal, false);
   });
@@ -101,7 +107,12 @@ describe('recipes on the fixture training run', () => {
     assert.equal(byAttempt(run, W202, 3).score.outcome, 'scored');
     assert.equal(group(run, W202).included, 1);
     assert.equal(byAttempt(run, W202, 3).advantage, 0);
-    assert.deepEqual(run.statistics.maskReasons, { 'context window exceeded': 1, 'stuck in a loop': 1, 'step limit reached': 1, "container error: exit status 'RuntimeError'": 1 });
+    assert.deepEqual(run.statistics.maskReasons, {
+      'context window exceeded': 1,
+      'stuck in a loop': 1,
+      'step limit reached': 1,
+      "container error: exit status 'RuntimeError'": 1,
+    });
   });
 
   test('swe-master: the truncated W202 run is force-submitted (its patch fails: 0); the container error masked', () => {
@@ -210,16 +221,34 @@ describe('recipe files: clear errors', () => {
   };
 
   test('an unknown name lists the built-in ones', async () => {
-    await assert.rejects(resolveRecipe('grpo-magic'), /unknown recipe 'grpo-magic': one of swe-bench, r2e, swe-rl, deepswe, swe-master, ssr-solver, ssr-injector, nebius, skyrl/);
+    await assert.rejects(
+      resolveRecipe('grpo-magic'),
+      /unknown recipe 'grpo-magic': one of swe-bench, r2e, swe-rl, deepswe, swe-master, ssr-solver, ssr-injector, nebius, skyrl/,
+    );
   });
   test('broken YAML names its line and column', async () => {
-    await assert.rejects(resolveRecipe(write('bad.yaml', 'name: x\nversion: 1\nsource: "unclosed\n')), /bad\.yaml: line 4, column 1: not valid YAML: Missing closing "quote$/);
+    await assert.rejects(
+      resolveRecipe(write('bad.yaml', 'name: x\nversion: 1\nsource: "unclosed\n')),
+      /bad\.yaml: line 4, column 1: not valid YAML: Missing closing "quote$/,
+    );
   });
   test('a bad field is named by its JSON path', async () => {
-    await assert.rejects(resolveRecipe(write('nebius.json', JSON.stringify({ name: 'n', version: 1, source: 's', shape: 'nebius', threshold: 10, maxSteps: 5 }))), /nebius\.json: \$\.maxSteps: maxSteps \(5\) must exceed threshold \(10\)/);
-    await assert.rejects(resolveRecipe(write('alpha.yaml', 'recipes:\n  - {name: m, version: 1, source: s, shape: swe-master, alpha: 2}\n')), /alpha\.yaml: \$\.recipes\[0\]\.alpha: /);
-    await assert.rejects(resolveRecipe(write('mask.json', JSON.stringify({ name: 'm', version: 1, extends: 'skyrl', masked: ['teapot'] }))), /mask\.json: \$\.masked\[0\]: /);
-    await assert.rejects(resolveRecipe(write('ext.json', JSON.stringify({ name: 'm', version: 1, extends: 'ppo' }))), /ext\.json: \$\.extends: extends names a built-in recipe/);
+    await assert.rejects(
+      resolveRecipe(write('nebius.json', JSON.stringify({ name: 'n', version: 1, source: 's', shape: 'nebius', threshold: 10, maxSteps: 5 }))),
+      /nebius\.json: \$\.maxSteps: maxSteps \(5\) must exceed threshold \(10\)/,
+    );
+    await assert.rejects(
+      resolveRecipe(write('alpha.yaml', 'recipes:\n  - {name: m, version: 1, source: s, shape: swe-master, alpha: 2}\n')),
+      /alpha\.yaml: \$\.recipes\[0\]\.alpha: /,
+    );
+    await assert.rejects(
+      resolveRecipe(write('mask.json', JSON.stringify({ name: 'm', version: 1, extends: 'skyrl', masked: ['teapot'] }))),
+      /mask\.json: \$\.masked\[0\]: /,
+    );
+    await assert.rejects(
+      resolveRecipe(write('ext.json', JSON.stringify({ name: 'm', version: 1, extends: 'ppo' }))),
+      /ext\.json: \$\.extends: extends names a built-in recipe/,
+    );
   });
   test('two recipes in one file: FILE#NAME picks one', async () => {
     const file = write('two.yaml', 'recipes:\n  - {name: a, version: 1, extends: swe-bench}\n  - {name: b, version: 1, extends: skyrl}\n');

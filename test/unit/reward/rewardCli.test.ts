@@ -14,7 +14,13 @@ const reward = (...argv: string[]) => runCli(command, argv);
 
 describe('swe-workbench reward', () => {
   thirdPartyFiles.test('grades a real evaluation log against its instance as FULL with reward 1', async () => {
-    const { code, stdout } = await reward('--test-output', path.join(sweSmith, 'run_evaluation', id, 'test_output.txt'), '--instance', path.join(sweSmith, `${id}.instance.json`), '--json');
+    const { code, stdout } = await reward(
+      '--test-output',
+      path.join(sweSmith, 'run_evaluation', id, 'test_output.txt'),
+      '--instance',
+      path.join(sweSmith, `${id}.instance.json`),
+      '--json',
+    );
     assert.equal(code, 0);
     const view = JSON.parse(stdout);
     assert.equal(view.resolution, 'FULL');
@@ -23,7 +29,12 @@ describe('swe-workbench reward', () => {
   });
 
   thirdPartyFiles.test('the bugged validation output graded against the instance lists its two failing tests', async () => {
-    const { stdout } = await reward('--test-output', path.join(sweSmith, 'run_validation/test_output.txt'), '--instance', path.join(sweSmith, `${id}.instance.json`));
+    const { stdout } = await reward(
+      '--test-output',
+      path.join(sweSmith, 'run_validation/test_output.txt'),
+      '--instance',
+      path.join(sweSmith, `${id}.instance.json`),
+    );
     assert.match(stdout, /^resolution: NO$/m);
     assert.match(stdout, /^FAIL_TO_PASS: 0 pass, 2 fail$/m);
     assert.match(stdout, /^ {2}FAIL pandas\/tests\/indexing\/test_datetime\.py::TestDatetimeIndex::test_getitem_pyarrow_index\[Series\]$/m);
@@ -59,7 +70,9 @@ describe('swe-workbench reward --recipe', () => {
   });
 
   test('skyrl masks a context overflow: the reason is printed, not a 0', async () => {
-    const view = JSON.parse((await reward('--test-output', log, '--instance', inst, '--recipe', 'skyrl', '--finish-reason', 'context_exceeded', '--json')).stdout);
+    const view = JSON.parse(
+      (await reward('--test-output', log, '--instance', inst, '--recipe', 'skyrl', '--finish-reason', 'context_exceeded', '--json')).stdout,
+    );
     assert.equal(view.reward.outcome, 'masked');
     assert.deepEqual(view.reward.masked, { reason: 'context window exceeded', code: 'context_exceeded' });
     const text = (await reward('--test-output', log, '--instance', inst, '--recipe', 'skyrl', '--finish-reason', 'context_exceeded')).stdout;
@@ -81,6 +94,9 @@ describe('swe-workbench reward --recipe', () => {
 
   test('an unknown recipe or finish reason is a clear error', async () => {
     await assert.rejects(reward('--report', 'r.json', '--recipe', 'ppo'), /unknown recipe 'ppo': one of swe-bench/);
-    await assert.rejects(reward('--test-output', log, '--instance', inst, '--recipe', 'skyrl', '--finish-reason', 'tired'), /--finish-reason expects one of submitted/);
+    await assert.rejects(
+      reward('--test-output', log, '--instance', inst, '--recipe', 'skyrl', '--finish-reason', 'tired'),
+      /--finish-reason expects one of submitted/,
+    );
   });
 });

@@ -14,7 +14,9 @@ const instance = path.join(sweSmith, `${id}.instance.json`);
 
 /** What both twins must agree on: the reward, its terms with their rules, and the mask. */
 async function both(cliArgs: string[], sources: Parameters<typeof buildRewardBreakdown>[0]) {
-  const cli = JSON.parse((await runCli(command, [...cliArgs, '--json'])).stdout) as { reward: { value: number; terms: unknown[]; masked?: { reason: string } } };
+  const cli = JSON.parse((await runCli(command, [...cliArgs, '--json'])).stdout) as {
+    reward: { value: number; terms: unknown[]; masked?: { reason: string } };
+  };
   const view = await buildRewardBreakdown(sources);
   return {
     cli: { value: cli.reward.value, terms: cli.reward.terms, masked: cli.reward.masked?.reason ?? null },
@@ -60,7 +62,11 @@ describe('the CLI and the reward view grade the same inputs alike (one core path
       assert.equal(r.cli.value, 1, recipe);
     }
     const timedOut = path.join(dir, 'timed_out.txt');
-    const masked = await both(['--test-output', timedOut, '--instance', instance, '--recipe', 'deepswe'], { testOutput: timedOut, instance, recipe: 'deepswe' });
+    const masked = await both(['--test-output', timedOut, '--instance', instance, '--recipe', 'deepswe'], {
+      testOutput: timedOut,
+      instance,
+      recipe: 'deepswe',
+    });
     assert.deepEqual(masked.view, masked.cli);
     assert.equal(masked.cli.masked, 'evaluation error: Tests Timed Out');
   });

@@ -19,7 +19,11 @@ interface Line {
   loss_mask: number[];
   metadata: { resolved: boolean | null; git_history: { step: number; command: string }[] };
 }
-const readLines = (file: string): Line[] => readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Line);
+const readLines = (file: string): Line[] =>
+  readFileSync(file, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Line);
 
 describe('curation: SFT export of selected rollouts', () => {
   let root: string;
@@ -29,7 +33,11 @@ describe('curation: SFT export of selected rollouts', () => {
     outDir = mkdtempSync(join(tmpdir(), 'swe-workbench-curation-out-'));
     writeTrainingRun(root);
     // A fifth W101 attempt that reads the upstream fix from git history before editing.
-    const steps = [{ thought: 'What changed upstream?', action: 'git log --oneline -5 -- src/widgets', observation: 'a1b2c3d Fix odd widths' }, { thought: 'Show it.', action: 'cd /testbed && git diff HEAD~1 -- src/widgets/resize.py', observation: '-    return w, w // ratio' }, ...workSteps(2)];
+    const steps = [
+      { thought: 'What changed upstream?', action: 'git log --oneline -5 -- src/widgets', observation: 'a1b2c3d Fix odd widths' },
+      { thought: 'Show it.', action: 'cd /testbed && git diff HEAD~1 -- src/widgets/resize.py', observation: '-    return w, w // ratio' },
+      ...workSteps(2),
+    ];
     writeJson(root, `attempt_5/${W101}/${W101}.traj`, sweAgentTraj({ instance: W101, steps, exit: 'submitted', patch: '', namedInConfig: true }));
   });
   after(() => {
@@ -39,7 +47,10 @@ describe('curation: SFT export of selected rollouts', () => {
 
   test('git history reads are found in git log, git show and git diff against HEAD~, not in a plain git diff', () => {
     const t = (actions: string[]) => ({ steps: actions.map((raw, index) => ({ index, thought: '', observation: '', action: { raw, tool: null, args: {} } })) });
-    assert.deepEqual(gitHistoryReads(t(['git diff', 'git status', 'git show HEAD:src/a.py', 'git --no-pager log -p', 'git diff HEAD^ src'])).map((r) => r.step), [2, 3, 4]);
+    assert.deepEqual(
+      gitHistoryReads(t(['git diff', 'git status', 'git show HEAD:src/a.py', 'git --no-pager log -p', 'git diff HEAD^ src'])).map((r) => r.step),
+      [2, 3, 4],
+    );
   });
 
   test('--export writes the filtered rollouts as chat messages: assistant turns trained, observations masked', async () => {
@@ -49,8 +60,14 @@ describe('curation: SFT export of selected rollouts', () => {
     const lines = readLines(file);
     assert.equal(lines.length, 5);
     const first = lines.find((l) => l.id === `attempt_1/${W101}/${W101}.traj`)!;
-    assert.deepEqual(first.messages.map((m) => m.role), ['system', 'user', ...Array.from({ length: 6 }, () => ['assistant', 'user']).flat()]);
-    assert.deepEqual(first.loss_mask, first.messages.map((m) => (m.role === 'assistant' ? 1 : 0)));
+    assert.deepEqual(
+      first.messages.map((m) => m.role),
+      ['system', 'user', ...Array.from({ length: 6 }, () => ['assistant', 'user']).flat()],
+    );
+    assert.deepEqual(
+      first.loss_mask,
+      first.messages.map((m) => (m.role === 'assistant' ? 1 : 0)),
+    );
     assert.ok(first.messages.filter((m) => m.role === 'assistant').every((m) => m.weight === 1));
     assert.equal(first.messages[2]!.content, 'Let me look at the resize code.\n\nopen "src/widgets/resize.py" 10');
     assert.equal(first.messages[5]!.content, 'width=7 height=3 expected height=4');
@@ -59,9 +76,15 @@ describe('curation: SFT export of selected rollouts', () => {
   test('the git-history reader is flagged in the summary and its line, and no-git-history leaves it out', async () => {
     const file = join(outDir, 'flagged.jsonl');
     const { stdout } = await runCli(command, [root, '--filter', `instance=${W101}`, '--export', file]);
-    assert.match(stdout, /^1 rollout\(s\) read git history:\n {2}attempt_5\/acme__widgets-101\/acme__widgets-101\.traj {2}step 0: git log --oneline -5 -- src\/widgets$/m);
+    assert.match(
+      stdout,
+      /^1 rollout\(s\) read git history:\n {2}attempt_5\/acme__widgets-101\/acme__widgets-101\.traj {2}step 0: git log --oneline -5 -- src\/widgets$/m,
+    );
     const flagged = readLines(file).find((l) => l.id.startsWith('attempt_5/'))!;
-    assert.deepEqual(flagged.metadata.git_history.map((g) => g.step), [0, 1]);
+    assert.deepEqual(
+      flagged.metadata.git_history.map((g) => g.step),
+      [0, 1],
+    );
     const kept = join(outDir, 'kept.jsonl');
     const out = JSON.parse((await runCli(command, [root, '--filter', `instance=${W101}`, '--export', kept, '--keep', 'no-git-history', '--json'])).stdout);
     assert.equal(out.written, 4);
@@ -73,7 +96,12 @@ describe('curation: SFT export of selected rollouts', () => {
     const out = JSON.parse((await runCli(command, [root, '--export', file, '--keep', 'mixed,resolved,max-turns=8', '--json'])).stdout);
     // Resolved: W101 #1 (6 steps) and #4 (9), G7 #1 (9), S3:0 (4) and S3:2 (5); W202 is never solved (not mixed).
     // max-turns=8 leaves out W101 #4 and G7 #1.
-    assert.deepEqual(readLines(file).map((l) => l.id).sort(), [`attempt_1/${W101}/${W101}.traj`, 'rllm/episodes.jsonl:1', 'rllm/episodes.jsonl:4']);
+    assert.deepEqual(
+      readLines(file)
+        .map((l) => l.id)
+        .sort(),
+      [`attempt_1/${W101}/${W101}.traj`, 'rllm/episodes.jsonl:1', 'rllm/episodes.jsonl:4'],
+    );
     assert.equal(out.skipped['more than 8 turns'], 2);
   });
 
@@ -89,9 +117,15 @@ describe('curation: SFT export of selected rollouts', () => {
     writeFileSync(file, 'the previous export\n');
     const index = await indexRollouts(root);
     const controller = new AbortController();
-    await assert.rejects(exportSft(index.root, index.rollouts, file, { signal: controller.signal, onProgress: (p) => p.done === 3 && controller.abort('cancelled') }), CancelledError);
+    await assert.rejects(
+      exportSft(index.root, index.rollouts, file, { signal: controller.signal, onProgress: (p) => p.done === 3 && controller.abort('cancelled') }),
+      CancelledError,
+    );
     assert.equal(readFileSync(file, 'utf8'), 'the previous export\n');
-    assert.deepEqual(readdirSync(outDir).filter((f) => f.includes('partial')), []);
+    assert.deepEqual(
+      readdirSync(outDir).filter((f) => f.includes('partial')),
+      [],
+    );
   });
 
   test('a bad preset and --keep without --export are usage errors', async () => {

@@ -9,7 +9,13 @@ import type { Trajectory } from '../../../extension/core/trajectory/model';
 import { aBashAction, aStep, aTrajectory, anOutcome } from '../../builders/trajectory';
 import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
-const evaluation = (overrides: Partial<Evaluation>): Evaluation => ({ instanceId: 'x', file: 'logs/report.json', source: 'instance-report', failingTests: [], ...overrides });
+const evaluation = (overrides: Partial<Evaluation>): Evaluation => ({
+  instanceId: 'x',
+  file: 'logs/report.json',
+  source: 'instance-report',
+  failingTests: [],
+  ...overrides,
+});
 const classify = (t: Trajectory, ev?: Evaluation, pred?: Prediction) => classifyRollout(trajectoryFacts(t), ev, pred);
 
 describe('failure taxonomy rules', () => {
@@ -55,14 +61,23 @@ describe('failure taxonomy rules', () => {
   });
 
   test('three identical actions are not yet a loop; four are', () => {
-    const loop = (n: number) => aTrajectory({ format: 'swe-agent', steps: [aStep({ action: aBashAction('cat a.py') }), ...Array.from({ length: n }, () => aStep({ action: aBashAction('python t.py') }))], outcome: { exitStatus: 'exit_forfeit' } });
+    const loop = (n: number) =>
+      aTrajectory({
+        format: 'swe-agent',
+        steps: [aStep({ action: aBashAction('cat a.py') }), ...Array.from({ length: n }, () => aStep({ action: aBashAction('python t.py') }))],
+        outcome: { exitStatus: 'exit_forfeit' },
+      });
     assert.equal(classify(loop(3)).failure, 'no-submission');
     const c = classify(loop(4));
     assert.deepEqual([c.failure, c.evidence.step], ['stuck-loop', 1]);
   });
 
   test('an empty model_patch in preds means no submission, whatever the trajectory says', () => {
-    const c = classify(aTrajectory({ format: 'swe-agent', outcome: anOutcome({ exitStatus: 'submitted' }) }), undefined, { instanceId: 'x', file: 'preds.json', patchChars: 0 });
+    const c = classify(aTrajectory({ format: 'swe-agent', outcome: anOutcome({ exitStatus: 'submitted' }) }), undefined, {
+      instanceId: 'x',
+      file: 'preds.json',
+      patchChars: 0,
+    });
     assert.deepEqual([c.failure, c.submitted, c.evidence.detail], ['no-submission', false, 'preds.json: empty model_patch']);
   });
 

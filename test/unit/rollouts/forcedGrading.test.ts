@@ -4,7 +4,12 @@ import { TaskInstanceSchema } from '../../../extension/core/reward/instance';
 import { testCommandFor } from '../../../extension/core/rollouts/forcedGrading';
 
 const instance = (extra: Record<string, unknown>) =>
-  TaskInstanceSchema.parse({ instance_id: 'acme__x-1', FAIL_TO_PASS: ['tests/test_b.py::test_one', 'tests/test_a.py::TestK::test_two'], PASS_TO_PASS: ['tests/test_b.py::test_three'], ...extra });
+  TaskInstanceSchema.parse({
+    instance_id: 'acme__x-1',
+    FAIL_TO_PASS: ['tests/test_b.py::test_one', 'tests/test_a.py::TestK::test_two'],
+    PASS_TO_PASS: ['tests/test_b.py::test_three'],
+    ...extra,
+  });
 
 describe('the test command a forced patch is graded with', () => {
   test('pytest -rA over the files the test ids name, each once, quoted', () => {

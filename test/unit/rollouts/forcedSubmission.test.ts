@@ -10,7 +10,9 @@ import { runCli } from '../../helpers/cliRunner';
 
 /** A SWE-agent run cut by the step limit: nothing submitted, the working-tree diff kept in its last step's state. */
 function cutAtStepLimit(instance: string, diff: string | undefined): unknown {
-  const traj = sweAgentTraj({ instance, steps: workSteps(6), exit: 'exit_step_limit', patch: '', namedInConfig: true }) as { trajectory: { state: Record<string, unknown> }[] };
+  const traj = sweAgentTraj({ instance, steps: workSteps(6), exit: 'exit_step_limit', patch: '', namedInConfig: true }) as {
+    trajectory: { state: Record<string, unknown> }[];
+  };
   if (diff !== undefined) traj.trajectory[traj.trajectory.length - 1]!.state.diff = diff;
   return traj;
 }
@@ -43,8 +45,14 @@ describe('forced submission, measured', () => {
     const preds = join(out, 'preds');
     const first = await runCli(command, [root, '--forced-submission', '--write-preds', preds]);
     assert.match(first.stdout, /predictions for the harness: .*forced-attempt-5\.jsonl$/m);
-    const lines = readFileSync(join(preds, 'forced-attempt-5.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { instance_id: string; model_name_or_path: string; model_patch: string });
-    assert.deepEqual(lines.map((l) => [l.instance_id, l.model_name_or_path]).sort(), [[G7, 'forced-attempt-5'], [W101, 'forced-attempt-5']]);
+    const lines = readFileSync(join(preds, 'forced-attempt-5.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { instance_id: string; model_name_or_path: string; model_patch: string });
+    assert.deepEqual(lines.map((l) => [l.instance_id, l.model_name_or_path]).sort(), [
+      [G7, 'forced-attempt-5'],
+      [W101, 'forced-attempt-5'],
+    ]);
     assert.equal(lines.find((l) => l.instance_id === W101)!.model_patch, patchFor('src/widgets/resize.py'));
     // The harness's run report of those predictions (named after model_name_or_path and the run id).
     const report = join(out, 'forced-attempt-5.forced.json');

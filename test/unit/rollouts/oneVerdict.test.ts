@@ -11,9 +11,19 @@ import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { runCli } from '../../helpers/cliRunner';
 
-const good = (id: string) => JSON.stringify({ trajectory: [{ action: 'ls', observation: 'a.py' }], info: { exit_status: 'submitted', submission: 'diff' }, replay_config: { problem_statement: { id } } });
+const good = (id: string) =>
+  JSON.stringify({
+    trajectory: [{ action: 'ls', observation: 'a.py' }],
+    info: { exit_status: 'submitted', submission: 'diff' },
+    replay_config: { problem_statement: { id } },
+  });
 const FOREIGN: Record<string, string> = {
-  'chatbot.json': JSON.stringify({ history: [{ role: 'user', content: 'hi' }, { role: 'bot', content: 'hello' }] }),
+  'chatbot.json': JSON.stringify({
+    history: [
+      { role: 'user', content: 'hi' },
+      { role: 'bot', content: 'hello' },
+    ],
+  }),
   'build.json': JSON.stringify({ uid: 'b1', steps: [{ name: 'compile' }, { name: 'link' }] }),
   'episode.json': JSON.stringify({ id: 'e', trajectories: [{ steps: [{ name: 'compile' }] }] }),
 };
@@ -28,16 +38,28 @@ describe('inspect and rollouts share one importer and one verdict', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   test('near-miss JSON is refused with the closest format and what it lacks, not opened with 0 steps', async () => {
-    await assert.rejects(loadTrajectory(join(dir, 'chatbot.json')), /chatbot\.json: \$: not a trajectory: closest to swe-agent, but it lacks messages with chat roles .*found role "bot"/);
-    await assert.rejects(loadTrajectory(join(dir, 'build.json')), /build\.json: \$: not a trajectory: closest to rllm, but it lacks steps holding any of action, observation.*the first step has keys name/);
+    await assert.rejects(
+      loadTrajectory(join(dir, 'chatbot.json')),
+      /chatbot\.json: \$: not a trajectory: closest to swe-agent, but it lacks messages with chat roles .*found role "bot"/,
+    );
+    await assert.rejects(
+      loadTrajectory(join(dir, 'build.json')),
+      /build\.json: \$: not a trajectory: closest to rllm, but it lacks steps holding any of action, observation.*the first step has keys name/,
+    );
     await assert.rejects(loadTrajectory(join(dir, 'episode.json')), /not a trajectory: closest to rllm/);
   });
 
   test('rollouts lists each file inspect refuses, with the words inspect uses', async () => {
     const index = await indexRollouts(dir);
-    assert.deepEqual(index.rollouts.map((r) => r.instance), ['acme__a-1']);
+    assert.deepEqual(
+      index.rollouts.map((r) => r.instance),
+      ['acme__a-1'],
+    );
     for (const name of Object.keys(FOREIGN)) {
-      const refused = await loadTrajectory(join(dir, name)).then(() => undefined, (err: InputError) => err.problem);
+      const refused = await loadTrajectory(join(dir, name)).then(
+        () => undefined,
+        (err: InputError) => err.problem,
+      );
       const listed = index.errors.find((e) => e.file === name);
       assert.ok(refused, `inspect refuses ${name}`);
       assert.equal(listed?.message, refused, name);
@@ -95,12 +117,18 @@ describe('rollouts says what it could not read', () => {
     await assert.rejects(runCli(rollouts, [run, '--cache', cache, '--filter', 'steps>>1']), (err: unknown) => err instanceof CliError && err.exitCode === 2);
     assert.equal(existsSync(cache) && readdirSync(cache).length > 0, false, 'no cache written');
     // The folder does not even need to exist for a filter error to be reported first.
-    await assert.rejects(runCli(rollouts, [join(dir, 'absent'), '--filter', 'nosuchfield=1']), (err: unknown) => err instanceof CliError && err.exitCode === 2 && /unknown field/i.test(err.message));
+    await assert.rejects(
+      runCli(rollouts, [join(dir, 'absent'), '--filter', 'nosuchfield=1']),
+      (err: unknown) => err instanceof CliError && err.exitCode === 2 && /unknown field/i.test(err.message),
+    );
   });
 
   test('60k parentheses or 100k nots are a located usage error, not a stack overflow', async () => {
     for (const filter of ['('.repeat(60_000) + 'steps>1' + ')'.repeat(60_000), 'not '.repeat(100_000) + 'steps>1']) {
-      await assert.rejects(runCli(rollouts, [dir, '--filter', filter]), (err: unknown) => err instanceof CliError && err.exitCode === 2 && /filter: column \d+: nested deeper than 100 levels/.test(err.message));
+      await assert.rejects(
+        runCli(rollouts, [dir, '--filter', filter]),
+        (err: unknown) => err instanceof CliError && err.exitCode === 2 && /filter: column \d+: nested deeper than 100 levels/.test(err.message),
+      );
     }
   });
 });

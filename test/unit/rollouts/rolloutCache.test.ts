@@ -73,9 +73,15 @@ describe('index cache', () => {
     appendFileSync(file, line.slice(0, 120));
     const { run } = countingIndex(root, cacheDir);
     const partial = await run();
-    assert.equal(partial.rollouts.some((r) => r.instance === 'acme__widgets-404'), false);
+    assert.equal(
+      partial.rollouts.some((r) => r.instance === 'acme__widgets-404'),
+      false,
+    );
     const torn = partial.errors.filter((e) => !cold.errors.some((c) => c.file === e.file && c.line === e.line));
-    assert.deepEqual(torn.map((e) => [e.file, e.line]), [['attempt_4/deepswe.jsonl', 5]]);
+    assert.deepEqual(
+      torn.map((e) => [e.file, e.line]),
+      [['attempt_4/deepswe.jsonl', 5]],
+    );
     assert.match(torn[0]!.message, /incomplete last line/);
     appendFileSync(file, line.slice(120) + '\n');
     const complete = await run();
@@ -142,7 +148,11 @@ describe('watching a run while it writes', () => {
       }
     };
     try {
-      writeJson(root, 'attempt_5/acme__widgets-101/acme__widgets-101.traj', sweAgentTraj({ instance: 'acme__widgets-101', steps: workSteps(4), exit: 'exit_cost', patch: '' }));
+      writeJson(
+        root,
+        'attempt_5/acme__widgets-101/acme__widgets-101.traj',
+        sweAgentTraj({ instance: 'acme__widgets-101', steps: workSteps(4), exit: 'exit_cost', patch: '' }),
+      );
       const withFile = await until((i) => i.rollouts.some((r) => r.path.startsWith('attempt_5/')));
       const added = withFile.rollouts.find((r) => r.path.startsWith('attempt_5/'));
       assert.deepEqual([added?.attempt, added?.failure, added?.steps], [5, 'budget-exceeded', 4]);

@@ -26,7 +26,10 @@ describe('filter, sort and search over the generated training run', () => {
     // The R2E-Gym run of W202 hit max_step_limit after 40 steps.
     assert.deepEqual(ids('failure=max-steps and steps>30'), ['attempt_4/deepswe.jsonl:2']);
     assert.deepEqual(ids('failure=max-steps and steps>40'), []);
-    assert.deepEqual(ids('instance=acme__gadgets-7 and (failure=lint-loop or failure=infra-error)'), [`attempt_2/${G7}/${G7}.traj`, `attempt_3/${G7}/${G7}.traj.json`]);
+    assert.deepEqual(ids('instance=acme__gadgets-7 and (failure=lint-loop or failure=infra-error)'), [
+      `attempt_2/${G7}/${G7}.traj`,
+      `attempt_3/${G7}/${G7}.traj.json`,
+    ]);
     assert.deepEqual(ids('format=r2e-gym and not resolved=true'), ['attempt_4/deepswe.jsonl:2', 'attempt_4/deepswe.jsonl:3']);
     assert.equal(ids('resolved=true').length, 5);
     assert.equal(ids('FAILURE = Resolved OR resolved = TRUE').length, 5);
@@ -36,7 +39,12 @@ describe('filter, sort and search over the generated training run', () => {
     assert.deepEqual(ids('resolved=none'), [`attempt_3/${G7}/${G7}.traj.json`]);
     assert.deepEqual(ids('test~"resize_keeps_ratio"'), [`attempt_2/${W101}/${W101}.traj`]);
     // The context-exceeded run also carries the no-submission tag.
-    assert.deepEqual(ids('tag=no-submission and failure!=no-submission and instance~widgets-202'), [`attempt_1/${W202}/${W202}.traj`, `attempt_2/${W202}/${W202}.traj`, `attempt_3/${W202}/${W202}.traj.json`, 'attempt_4/deepswe.jsonl:2']);
+    assert.deepEqual(ids('tag=no-submission and failure!=no-submission and instance~widgets-202'), [
+      `attempt_1/${W202}/${W202}.traj`,
+      `attempt_2/${W202}/${W202}.traj`,
+      `attempt_3/${W202}/${W202}.traj.json`,
+      'attempt_4/deepswe.jsonl:2',
+    ]);
     assert.deepEqual(ids("exit~'limit' and cost>=3"), [`attempt_3/${W101}/${W101}.traj.json`]);
     assert.equal(ids('cost=none').length, rollouts.filter((r) => r.cost === undefined).length);
   });
@@ -59,7 +67,12 @@ describe('filter, sort and search over the generated training run', () => {
     // G7's mini-swe-agent run writes instance_cost 0 and no token counts: not counted, so unknown and sorted last.
     assert.equal(byCost[0]!.cost, 0.42);
     assert.equal(byCost[byCost.length - 1]!.cost, undefined);
-    assert.deepEqual(sortRollouts(rollouts, 'cost:desc').slice(0, 2).map((r) => r.cost), [3, 1.9]);
+    assert.deepEqual(
+      sortRollouts(rollouts, 'cost:desc')
+        .slice(0, 2)
+        .map((r) => r.cost),
+      [3, 1.9],
+    );
     assert.throws(() => sortRollouts(rollouts, 'speed'), /unknown field 'speed'/);
   });
 
@@ -74,8 +87,15 @@ describe('filter, sort and search over the generated training run', () => {
     const lint = await searchRollouts(root, rollouts, 'E999 IndentationError');
     assert.deepEqual([...new Set(lint.map((h) => h.rollout))], [`attempt_2/${G7}/${G7}.traj`]);
     // Thoughts of R2E-Gym JSONL records are searched line by line.
-    const thoughts = await searchRollouts(root, rollouts.filter((r) => r.path === 'attempt_4/deepswe.jsonl'), 'Fix the rounding');
-    assert.deepEqual([...new Set(thoughts.map((h) => `${h.rollout} ${h.field}`))], ['attempt_4/deepswe.jsonl:1 thought', 'attempt_4/deepswe.jsonl:2 thought', 'attempt_4/deepswe.jsonl:3 thought']);
+    const thoughts = await searchRollouts(
+      root,
+      rollouts.filter((r) => r.path === 'attempt_4/deepswe.jsonl'),
+      'Fix the rounding',
+    );
+    assert.deepEqual(
+      [...new Set(thoughts.map((h) => `${h.rollout} ${h.field}`))],
+      ['attempt_4/deepswe.jsonl:1 thought', 'attempt_4/deepswe.jsonl:2 thought', 'attempt_4/deepswe.jsonl:3 thought'],
+    );
     assert.deepEqual(await searchRollouts(root, rollouts, 'no such text anywhere'), []);
   });
 });

@@ -5,7 +5,8 @@ import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
 import { G7, S3, W101, W202, makeRolloutFolder } from '../../fixtures/rollouts/trainingRun';
 import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
-const close = (actual: number | undefined, expected: number) => assert.ok(actual !== undefined && Math.abs(actual - expected) < 1e-12, `${actual} != ${expected}`);
+const close = (actual: number | undefined, expected: number) =>
+  assert.ok(actual !== undefined && Math.abs(actual - expected) < 1e-12, `${actual} != ${expected}`);
 
 describe('pass@k', () => {
   test('matches 1 - C(n-c, k) / C(n, k) worked by hand', () => {

@@ -157,7 +157,10 @@ describe('rollout index over the third-party fixtures and a generated training r
   thirdPartyFiles.test('reports progress per file and stops when aborted', async () => {
     const seen: number[] = [];
     const again = await indexRollouts(folder.root, { onProgress: (p) => seen.push(p.done) });
-    assert.deepEqual(seen, Array.from({ length: again.stats.files }, (_, i) => i + 1));
+    assert.deepEqual(
+      seen,
+      Array.from({ length: again.stats.files }, (_, i) => i + 1),
+    );
     const controller = new AbortController();
     const aborted = indexRollouts(folder.root, { signal: controller.signal, onProgress: (p) => p.done === 3 && controller.abort('stop') });
     await assert.rejects(aborted, (err: unknown) => err instanceof CancelledError && err.message === 'stop');

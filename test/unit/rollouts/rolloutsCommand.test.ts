@@ -30,7 +30,20 @@ describe('swe-workbench rollouts', () => {
     assert.equal(lines.length, 1 + 15 + 1);
     assert.equal(lines[16], '15 rollouts, 4 instances, 5/14 evaluated resolved, 3 mixed groups');
     const row = lines.find((l) => l.startsWith('attempt_4/deepswe.jsonl:2 '))!;
-    assert.deepEqual(row.split(/ {2,}/), ['attempt_4/deepswe.jsonl:2', W202, '4', 'r2e-gym', '40', 'max_step_limit', 'false', '0', 'max-steps', '285200', '-', '20']);
+    assert.deepEqual(row.split(/ {2,}/), [
+      'attempt_4/deepswe.jsonl:2',
+      W202,
+      '4',
+      'r2e-gym',
+      '40',
+      'max_step_limit',
+      'false',
+      '0',
+      'max-steps',
+      '285200',
+      '-',
+      '20',
+    ]);
     // Every column starts at the same offset on every row.
     const failureAt = lines[0]!.indexOf('FAILURE');
     for (const l of lines.slice(1, 16)) assert.match(l.slice(failureAt), /^[a-z-]+ /, l);
@@ -55,11 +68,17 @@ describe('swe-workbench rollouts', () => {
       groups: Array<{ instance: string; passAtK: number[]; mixed: boolean }>;
       errors: unknown[];
     };
-    assert.deepEqual(out.rollouts.map((r) => r.steps), [12, 9, 8, 6]);
+    assert.deepEqual(
+      out.rollouts.map((r) => r.steps),
+      [12, 9, 8, 6],
+    );
     const wrong = out.rollouts.find((r) => r.failure === 'submitted-wrong')!;
     assert.deepEqual(wrong.evidence.tests, [FAILING_TEST]);
     assert.equal(wrong.evaluationFile, `attempt_2/logs/run_evaluation/attempt_2/acme-coder-7b/${W101}/report.json`);
-    assert.deepEqual(out.groups.map((g) => [g.instance, g.passAtK.length, g.mixed]), [[W101, 4, true]]);
+    assert.deepEqual(
+      out.groups.map((g) => [g.instance, g.passAtK.length, g.mixed]),
+      [[W101, 4, true]],
+    );
     assert.equal(out.errors.length, 2);
   });
 
@@ -68,7 +87,10 @@ describe('swe-workbench rollouts', () => {
     const lines = stdout.trimEnd().split('\n');
     assert.equal(lines.length, 1 + 1 + 3 + 1);
     assert.match(lines[1]!, /^attempt_2\/acme__gadgets-7\/acme__gadgets-7\.traj +acme__gadgets-7 /);
-    assert.deepEqual(lines.slice(2, 5).map((l) => l.split(': ')[0]), [1, 2, 3].map((s) => `attempt_2/acme__gadgets-7/acme__gadgets-7.traj  step ${s} observation`));
+    assert.deepEqual(
+      lines.slice(2, 5).map((l) => l.split(': ')[0]),
+      [1, 2, 3].map((s) => `attempt_2/acme__gadgets-7/acme__gadgets-7.traj  step ${s} observation`),
+    );
   });
 
   thirdPartyFiles.test('--cache makes the second run read nothing', async () => {
@@ -84,9 +106,15 @@ describe('swe-workbench rollouts', () => {
   });
 
   thirdPartyFiles.test('bad input is a usage error that says what and where', async () => {
-    await assert.rejects(run([root, '--filter', 'steps>>1']), (err: unknown) => err instanceof CliError && /filter: column 7: expected a value after '>', got '>'/.test(err.message));
+    await assert.rejects(
+      run([root, '--filter', 'steps>>1']),
+      (err: unknown) => err instanceof CliError && /filter: column 7: expected a value after '>', got '>'/.test(err.message),
+    );
     // A missing folder is an input error (exit 1, as in inspect), not a usage error.
-    await assert.rejects(run([join(root, 'missing')]), (err: unknown) => err instanceof InputError && !(err instanceof CliError) && /missing: no such folder/.test(err.message));
+    await assert.rejects(
+      run([join(root, 'missing')]),
+      (err: unknown) => err instanceof InputError && !(err instanceof CliError) && /missing: no such folder/.test(err.message),
+    );
     await assert.rejects(run([]), (err: unknown) => err instanceof CliError && /expected one folder, got 0/.test(err.message));
     await assert.rejects(run([root, '--k', '0']), /--k expects positive integers/);
   });
@@ -100,13 +128,25 @@ describe('swe-workbench rollouts --recipe', () => {
     const { stdout } = await run([root(), '--recipe', 'skyrl', '--advantage', 'rloo', '--filter', `instance=${W202}`]);
     const lines = stdout.trimEnd().split('\n');
     assert.match(lines[0]!, /^ID +INSTANCE +ATTEMPT +STEPS +FAILURE +REWARD +ADVANTAGE +OUTCOME$/);
-    assert.deepEqual(lines.find((l) => l.startsWith('attempt_2/'))!.split(/ {2,}/).slice(4), ['stuck-loop', '0', '-', 'masked: stuck in a loop']);
+    assert.deepEqual(
+      lines
+        .find((l) => l.startsWith('attempt_2/'))!
+        .split(/ {2,}/)
+        .slice(4),
+      ['stuck-loop', '0', '-', 'masked: stuck in a loop'],
+    );
     // The one scored W202 rollout is alone in its group: RLOO has no baseline, advantage 0.
-    assert.deepEqual(lines.find((l) => l.startsWith('attempt_3/'))!.split(/ {2,}/).slice(4), ['format-error', '0', '0', 'scored']);
+    assert.deepEqual(
+      lines
+        .find((l) => l.startsWith('attempt_3/'))!
+        .split(/ {2,}/)
+        .slice(4),
+      ['format-error', '0', '0', 'scored'],
+    );
     assert.match(stdout, /^recipe skyrl v1, RLOO: .*: 11 scored, 4 masked \(.*stuck in a loop x1.*\), 0 not scored; 3 of 4 groups give a gradient$/m);
   });
 
-  test('--json carries each rollout\'s score and why, and the groups the recipe computed', async () => {
+  test("--json carries each rollout's score and why, and the groups the recipe computed", async () => {
     const out = JSON.parse((await run([root(), '--json', '--recipe', 'swe-bench', '--advantage', 'drgrpo', '--filter', `instance=${G7}`])).stdout);
     assert.equal(out.recipe.name, 'swe-bench');
     assert.equal(out.recipe.estimator, 'drgrpo');
@@ -117,23 +157,39 @@ describe('swe-workbench rollouts --recipe', () => {
     const first = out.rollouts.find((r: { attempt: number }) => r.attempt === 1).recipe;
     assert.equal(Number(first.advantage.toFixed(6)), 0.666667);
     assert.match(first.why, /^Dr\. GRPO: r - mean.*reward 1, n = 3, mean 0\.3333/);
-    assert.deepEqual(out.recipeGroups.map((g: { instance: string; included: number; masked: number; mixed: boolean }) => [g.instance, g.included, g.masked, g.mixed]), [[G7, 3, 1, true]]);
+    assert.deepEqual(
+      out.recipeGroups.map((g: { instance: string; included: number; masked: number; mixed: boolean }) => [g.instance, g.included, g.masked, g.mixed]),
+      [[G7, 3, 1, true]],
+    );
   });
 
   test('--group with a recipe: per-group mean, std, pass@k, mixed and the masks', async () => {
     const { stdout } = await run([root(), '--group', '--recipe', 'deepswe', '--k', '1,2']);
-    const w202 = stdout.split('\n').find((l) => l.startsWith(W202))!.split(/ {2,}/);
+    const w202 = stdout
+      .split('\n')
+      .find((l) => l.startsWith(W202))!
+      .split(/ {2,}/);
     assert.deepEqual(w202, [W202, '4', '2', '2', '0', '0', '0', '0', 'no', 'no', 'context window exceeded x1; step limit reached x1']);
   });
 
   test('swe-rl with --instances: each submission compared with the gold patch, the missing one -1', async () => {
     const instances = join(folder.root, 'instances.json');
     writeFileSync(instances, JSON.stringify([{ instance_id: W101, patch: patchFor('src/widgets/resize.py'), FAIL_TO_PASS: [], PASS_TO_PASS: [] }]));
-    const out = JSON.parse((await run([root(), '--json', '--recipe', 'swe-rl', '--advantage', 'drgrpo', '--instances', instances, '--filter', `instance=${W101}`])).stdout);
+    const out = JSON.parse(
+      (await run([root(), '--json', '--recipe', 'swe-rl', '--advantage', 'drgrpo', '--instances', instances, '--filter', `instance=${W101}`])).stdout,
+    );
     // Attempts 1, 2 and 4 submitted the gold patch itself (ratio 1), attempt 3 nothing (malformed: -1).
     // Mean (1 + 1 - 1 + 1) / 4 = 0.5; Dr. GRPO: 0.5, 0.5, -1.5, 0.5.
     const byAttempt = (a: number) => out.rollouts.find((r: { attempt: number }) => r.attempt === a).recipe;
-    assert.deepEqual([1, 2, 3, 4].map((a) => [byAttempt(a).value, byAttempt(a).advantage]), [[1, 0.5], [1, 0.5], [-1, -1.5], [1, 0.5]]);
+    assert.deepEqual(
+      [1, 2, 3, 4].map((a) => [byAttempt(a).value, byAttempt(a).advantage]),
+      [
+        [1, 0.5],
+        [1, 0.5],
+        [-1, -1.5],
+        [1, 0.5],
+      ],
+    );
     await assert.rejects(run([root(), '--recipe', 'skyrl', '--instances', instances]), /--instances goes with a swe-rl recipe/);
   });
 

@@ -29,9 +29,14 @@ describe('the CLI and the rollouts table answer the same query alike (one core p
 
       // The table panel's path: index, search the whole index, then the core query of its state.
       const index = await indexRollouts(root);
-      const found = query.search ? new Set((await searchRollouts(index.root, index.rollouts, query.search, { maxHitsPerRollout: 1 })).map((h) => h.rollout)) : undefined;
+      const found = query.search
+        ? new Set((await searchRollouts(index.root, index.rollouts, query.search, { maxHitsPerRollout: 1 })).map((h) => h.rollout))
+        : undefined;
       const rows = queryRollouts(index.rollouts, querySpec(query, found));
-      assert.deepEqual(rows.map((r) => r.id), cli.rollouts.map((r) => r.id));
+      assert.deepEqual(
+        rows.map((r) => r.id),
+        cli.rollouts.map((r) => r.id),
+      );
       assert.deepEqual(runStatistics(rows).statistics, cli.statistics);
       assert.ok(rows.length > 0);
     });

@@ -7,7 +7,8 @@ import { bashQuote } from '../../../extension/core/runtime/shellSession';
 
 describe('debianMirror', () => {
   test('reads the bookworm URI from deb822 sources, skipping security', () => {
-    const text = 'Types: deb\nURIs: http://deb.debian.org/debian-security\nSuites: bookworm-security\n\nTypes: deb\n# a comment\nURIs: http://mirror.example/debian\nSuites: bookworm bookworm-updates\nComponents: main\n';
+    const text =
+      'Types: deb\nURIs: http://deb.debian.org/debian-security\nSuites: bookworm-security\n\nTypes: deb\n# a comment\nURIs: http://mirror.example/debian\nSuites: bookworm bookworm-updates\nComponents: main\n';
     assert.equal(debianMirror(text), 'http://mirror.example/debian');
   });
   test('reads a one-line sources.list, with options in brackets', () => {
@@ -18,7 +19,7 @@ describe('debianMirror', () => {
 
 describe('bashQuote', () => {
   test('round-trips any text through bash unchanged', () => {
-    const text = "a'b\"c\\d $HOME `x` \n\ttab \x01 ü 漢字 !";
+    const text = 'a\'b"c\\d $HOME `x` \n\ttab \x01 ü 漢字 !';
     const r = spawnSync('bash', ['-c', `printf %s ${bashQuote(text)}`], { encoding: 'utf8' });
     assert.equal(r.stdout, text);
   });
@@ -27,11 +28,17 @@ describe('bashQuote', () => {
 describe('docker connection options', () => {
   test('the default is the local socket', () => {
     assert.deepEqual(dockerodeOptions({}), { socketPath: '/var/run/docker.sock' });
-    assert.deepEqual(dockerodeOptions(connectionOptionsFromEnv({ DOCKER_HOST: 'unix:///run/user/1000/docker.sock' })), { socketPath: '/run/user/1000/docker.sock' });
+    assert.deepEqual(dockerodeOptions(connectionOptionsFromEnv({ DOCKER_HOST: 'unix:///run/user/1000/docker.sock' })), {
+      socketPath: '/run/user/1000/docker.sock',
+    });
   });
   test('tcp:// is plain HTTP unless TLS is asked for or the port is 2376', () => {
     assert.deepEqual(dockerodeOptions({ host: 'tcp://10.0.0.5:2375' }), { protocol: 'http', host: '10.0.0.5', port: 2375 });
-    assert.deepEqual(dockerodeOptions(connectionOptionsFromEnv({ DOCKER_HOST: 'tcp://h:4000', DOCKER_TLS_VERIFY: '1' })), { protocol: 'https', host: 'h', port: 4000 });
+    assert.deepEqual(dockerodeOptions(connectionOptionsFromEnv({ DOCKER_HOST: 'tcp://h:4000', DOCKER_TLS_VERIFY: '1' })), {
+      protocol: 'https',
+      host: 'h',
+      port: 4000,
+    });
     assert.equal(dockerodeOptions({ host: 'tcp://h:2376' }).protocol, 'https');
   });
   test('ssh:// carries the user', () => {

@@ -27,10 +27,7 @@ describe('materializeSampleRepo', () => {
     assert.deepEqual(git(repo.dir, 'ls-files').split('\n').sort(), fixtureFiles);
     assert.equal(git(repo.dir, 'status', '--porcelain'), '');
     for (const rel of fixtureFiles) {
-      const [ours, theirs] = await Promise.all([
-        readFile(path.join(repo.dir, rel)),
-        readFile(path.join(sampleRepoTree, rel)),
-      ]);
+      const [ours, theirs] = await Promise.all([readFile(path.join(repo.dir, rel)), readFile(path.join(sampleRepoTree, rel))]);
       assert.ok(ours.equals(theirs), `${rel} differs from the fixture`);
     }
   });

@@ -5,10 +5,16 @@ import { createMiniSweAgent, miniSettings, submissionOf } from '../../../extensi
 import type { Trajectory } from '../../../extension/core/trajectory/model';
 
 const reply = (content: string, finishReason = 'stop'): PolicyReply => ({ model: 'm', content, toolCalls: [], finishReason, sampling: {}, retries: [] });
-const recording = (config: Record<string, unknown>): Trajectory => ({ format: 'mini-swe-agent', task: {}, steps: [], outcome: {}, meta: { scaffoldConfig: { mini_version: '2.4.6', config } } });
+const recording = (config: Record<string, unknown>): Trajectory => ({
+  format: 'mini-swe-agent',
+  task: {},
+  steps: [],
+  outcome: {},
+  meta: { scaffoldConfig: { mini_version: '2.4.6', config } },
+});
 
 describe('mini-swe-agent', () => {
-  test("2.x reads the mswea_bash_command fence, and words a format error with its template", () => {
+  test('2.x reads the mswea_bash_command fence, and words a format error with its template', () => {
     const mini = createMiniSweAgent('2.x');
     const ok = mini.parseReply(reply('THOUGHT: list.\n\n```mswea_bash_command\nls -la\n```'));
     assert.deepEqual(ok.action, { raw: 'ls -la', tool: 'bash', args: { command: 'ls -la' } });
@@ -16,7 +22,10 @@ describe('mini-swe-agent', () => {
     const wrongFence = mini.parseReply(reply('```bash\nls\n```'));
     assert.equal(wrongFence.formatError, 'expected exactly one action, found 0');
     assert.match(wrongFence.errorMessage ?? '', /^Format error:\n\n<error>\nexpected exactly one action, found 0\n<\/error>\n\nHere is general guidance/);
-    assert.match(mini.parseReply(reply('I was cut', 'length')).errorMessage ?? '', /^Your previous response reached the output token limit \(finish_reason=length\)/);
+    assert.match(
+      mini.parseReply(reply('I was cut', 'length')).errorMessage ?? '',
+      /^Your previous response reached the output token limit \(finish_reason=length\)/,
+    );
   });
 
   test('1.x reads ```bash and says how many actions it found', () => {
@@ -25,7 +34,11 @@ describe('mini-swe-agent', () => {
   });
 
   test("the recording's templates, regex, cwd, env and timeout win over the version's", () => {
-    const own = recording({ agent: { action_regex: '<cmd>(.*?)</cmd>' }, model: { observation_template: 'OUT {{output.output}}' }, environment: { cwd: '/testbed', env: { A: 1 }, timeout: 60 } });
+    const own = recording({
+      agent: { action_regex: '<cmd>(.*?)</cmd>' },
+      model: { observation_template: 'OUT {{output.output}}' },
+      environment: { cwd: '/testbed', env: { A: 1 }, timeout: 60 },
+    });
     const settings = miniSettings('2.x', own);
     assert.equal(settings.observationTemplate, 'OUT {{output.output}}');
     assert.equal(createMiniSweAgent('2.x', own).parseReply(reply('Go.\n<cmd>ls</cmd>')).action.raw, 'ls');

@@ -5,17 +5,32 @@ import { pySplitLines, r2eObservation } from '../../../extension/core/scaffolds/
 import { createR2eGym } from '../../../extension/core/scaffolds/r2e-gym';
 import type { PolicyReply } from '../../../extension/core/policy/policyClient';
 
-const reply = (content: string, toolCalls: PolicyReply['toolCalls'] = []): PolicyReply => ({ model: 'm', content, toolCalls, finishReason: 'stop', sampling: {}, retries: [] });
+const reply = (content: string, toolCalls: PolicyReply['toolCalls'] = []): PolicyReply => ({
+  model: 'm',
+  content,
+  toolCalls,
+  finishReason: 'stop',
+  sampling: {},
+  retries: [],
+});
 
 describe("R2E-Gym's actions", () => {
   test('parameters are stripped, the last of a repeated one wins, and the call is recorded in its own layout', () => {
-    const action = parseR2eAction('<function = file_editor >\n<parameter=command>\n view \n</parameter>\n<parameter=new_str>\n    indented\n</parameter><parameter=command>create</parameter></function>');
+    const action = parseR2eAction(
+      '<function = file_editor >\n<parameter=command>\n view \n</parameter>\n<parameter=new_str>\n    indented\n</parameter><parameter=command>create</parameter></function>',
+    );
     assert.deepEqual(action, { name: 'file_editor', parameters: { command: 'create', new_str: 'indented' } });
-    assert.equal(r2eActionText(action), '<function=file_editor>\n  <parameter=command>create</parameter>\n  <parameter=new_str>indented</parameter>\n</function>');
+    assert.equal(
+      r2eActionText(action),
+      '<function=file_editor>\n  <parameter=command>create</parameter>\n  <parameter=new_str>indented</parameter>\n</function>',
+    );
   });
 
   test('the first call is the action and the text before it the thought', () => {
-    assert.deepEqual(splitR2eReply('  Think.\n<function=a>x</function> after <function=b></function>'), { thought: 'Think.', action: '<function=a>x</function>' });
+    assert.deepEqual(splitR2eReply('  Think.\n<function=a>x</function> after <function=b></function>'), {
+      thought: 'Think.',
+      action: '<function=a>x</function>',
+    });
     assert.deepEqual(splitR2eReply('no call here '), { thought: 'no call here', action: '' });
   });
 
@@ -26,7 +41,10 @@ describe("R2E-Gym's actions", () => {
     assert.equal(pyStr(2.5), '2.5');
     assert.equal(pyStr(3), '3');
     assert.equal(pyStr({ a: "it's" }), `{'a': "it's"}`);
-    assert.equal(r2eCommandLine({ name: 'file_editor', parameters: { path: '/t/a b.py', command: 'view', view_range: [1, 5], concise: true } }), "file_editor view --path '/t/a b.py' --view_range '[1, 5]' --concise True");
+    assert.equal(
+      r2eCommandLine({ name: 'file_editor', parameters: { path: '/t/a b.py', command: 'view', view_range: [1, 5], concise: true } }),
+      "file_editor view --path '/t/a b.py' --view_range '[1, 5]' --concise True",
+    );
     assert.equal(r2eCommandLine({ name: 'finish', parameters: { command: 'submit' } }), "echo '<<<Finished>>>'");
     assert.equal(pyShellQuote("it's"), `'it'"'"'s'`);
     assert.equal(pyShellQuote(''), "''");
@@ -45,9 +63,15 @@ describe("R2E-Gym's actions", () => {
   test('a live reply: XML call, function call, or no call at all', () => {
     const scaffold = createR2eGym();
     const xml = scaffold.parseReply(reply('Look.\n<function=search>\n<parameter=search_term>Money</parameter>\n</function>'));
-    assert.deepEqual(xml.action, { raw: '<function=search>\n  <parameter=search_term>Money</parameter>\n</function>', tool: 'search', args: { search_term: 'Money' } });
+    assert.deepEqual(xml.action, {
+      raw: '<function=search>\n  <parameter=search_term>Money</parameter>\n</function>',
+      tool: 'search',
+      args: { search_term: 'Money' },
+    });
     assert.equal(xml.thought, 'Look.');
-    const called = scaffold.parseReply(reply('', [{ id: 'c1', name: 'file_editor', arguments: '{"command": "view", "path": "/testbed", "view_range": [1, 3]}' }]));
+    const called = scaffold.parseReply(
+      reply('', [{ id: 'c1', name: 'file_editor', arguments: '{"command": "view", "path": "/testbed", "view_range": [1, 3]}' }]),
+    );
     assert.deepEqual(called.action.args, { command: 'view', path: '/testbed', view_range: [1, 3] });
     const none = scaffold.parseReply(reply('Nothing to call.'));
     assert.equal(none.formatError, 'no <function=...> call in the reply');

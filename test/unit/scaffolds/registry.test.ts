@@ -12,8 +12,16 @@ const canonical = (meta: Trajectory['meta'], format: Trajectory['format'] = 'can
 
 describe('which scaffold a recording was made with', () => {
   test('each family is recognised from what its files carry, with the reason', async () => {
-    assert.deepEqual(detectScaffold(await load(sampleTrajectory('r2e-gym.deepswe.jsonl'))), { name: 'r2e-gym', version: '69bc953', reason: 'an R2E-Gym JSONL record (`trajectory_steps` with `<function=...>` actions)' });
-    assert.deepEqual(detectScaffold(await load(path.join(THIRD_PARTY, 'mini-swe-agent/local.traj.json'))), { name: 'mini-swe-agent', version: '1.x', reason: 'a bare message list without mini_version: the 1.x templates' });
+    assert.deepEqual(detectScaffold(await load(sampleTrajectory('r2e-gym.deepswe.jsonl'))), {
+      name: 'r2e-gym',
+      version: '69bc953',
+      reason: 'an R2E-Gym JSONL record (`trajectory_steps` with `<function=...>` actions)',
+    });
+    assert.deepEqual(detectScaffold(await load(path.join(THIRD_PARTY, 'mini-swe-agent/local.traj.json'))), {
+      name: 'mini-swe-agent',
+      version: '1.x',
+      reason: 'a bare message list without mini_version: the 1.x templates',
+    });
     assert.equal(detectScaffold(await load(path.join(THIRD_PARTY, 'openhands/basic.json'))).name, 'openhands');
     const windowed = detectScaffold(await load(path.join(THIRD_PARTY, 'swe-agent/marshmallow-1867.function_calling.traj')));
     assert.equal(windowed.name, 'swe-agent');
@@ -21,8 +29,16 @@ describe('which scaffold a recording was made with', () => {
   });
 
   test('rLLM and SkyRL-Agent episodes are recognised by the tools they call', async () => {
-    assert.deepEqual(detectScaffold(await load(sampleTrajectory('rllm.episode.json'))), { name: 'r2e-gym', version: '69bc953', reason: "the actions call R2E-Gym's tools (execute_bash, finish)" });
-    assert.deepEqual(detectScaffold(await load(sampleTrajectory('skyrl.result.json'))), { name: 'openhands', version: 'codeact', reason: "the actions call OpenHands' functions (str_replace_editor, execute_bash)" });
+    assert.deepEqual(detectScaffold(await load(sampleTrajectory('rllm.episode.json'))), {
+      name: 'r2e-gym',
+      version: '69bc953',
+      reason: "the actions call R2E-Gym's tools (execute_bash, finish)",
+    });
+    assert.deepEqual(detectScaffold(await load(sampleTrajectory('skyrl.result.json'))), {
+      name: 'openhands',
+      version: 'codeact',
+      reason: "the actions call OpenHands' functions (str_replace_editor, execute_bash)",
+    });
     assert.equal(detectScaffold(await load(sampleTrajectory('mini-swe-agent-1.1.tool-calls.traj.json'))).name, 'mini-swe-agent');
   });
 
@@ -30,11 +46,20 @@ describe('which scaffold a recording was made with', () => {
     const mini = (mini_version: string): Trajectory => ({ ...canonical({ scaffoldConfig: { mini_version } }, 'mini-swe-agent') });
     assert.deepEqual(detectScaffold(mini('2.4.6')), { name: 'mini-swe-agent', version: '2.x', reason: 'info.mini_version is 2.4.6' });
     assert.equal(detectScaffold(mini('1.17.5')).version, '1.x');
-    assert.deepEqual(detectScaffold(mini('3.0.0')), { name: 'mini-swe-agent', version: '2.x', reason: 'info.mini_version is 3.0.0', fallback: 'mini-swe-agent version 3.0.0 is not one we know (known: 1.x, 2.x); using 2.x' });
+    assert.deepEqual(detectScaffold(mini('3.0.0')), {
+      name: 'mini-swe-agent',
+      version: '2.x',
+      reason: 'info.mini_version is 3.0.0',
+      fallback: 'mini-swe-agent version 3.0.0 is not one we know (known: 1.x, 2.x); using 2.x',
+    });
   });
 
   test('our own runs name their scaffold in meta.scaffold', () => {
-    assert.deepEqual(detectScaffold(canonical({ scaffold: 'r2e-gym@69bc953' })), { name: 'r2e-gym', version: '69bc953', reason: "meta.scaffold is 'r2e-gym@69bc953'" });
+    assert.deepEqual(detectScaffold(canonical({ scaffold: 'r2e-gym@69bc953' })), {
+      name: 'r2e-gym',
+      version: '69bc953',
+      reason: "meta.scaffold is 'r2e-gym@69bc953'",
+    });
     assert.equal(detectScaffold(canonical({ scaffold: 'openhands@codeact' })).name, 'openhands');
     assert.equal(detectScaffold(canonical({})).name, 'swe-agent');
   });
@@ -50,11 +75,19 @@ describe('--scaffold NAME@VERSION', () => {
   });
 
   test('an unknown version falls back to the newest known one, and says which', () => {
-    assert.deepEqual(parseScaffoldSpec('swe-agent@7'), { name: 'swe-agent', version: '3ea751c0', reason: '--scaffold swe-agent@7', fallback: 'swe-agent version 7 is not one we know (known: 0.7, 1.0.0, 1.0.1, 1.1.0, 3ea751c0); using 3ea751c0' });
+    assert.deepEqual(parseScaffoldSpec('swe-agent@7'), {
+      name: 'swe-agent',
+      version: '3ea751c0',
+      reason: '--scaffold swe-agent@7',
+      fallback: 'swe-agent version 7 is not one we know (known: 0.7, 1.0.0, 1.0.1, 1.1.0, 3ea751c0); using 3ea751c0',
+    });
   });
 
   test('an unknown name is an error listing the choices', () => {
-    assert.throws(() => parseScaffoldSpec('aider'), /--scaffold: unknown scaffold 'aider'; choose NAME or NAME@VERSION from swe-agent@0\.7, .*r2e-gym@69bc953, openhands@codeact/);
+    assert.throws(
+      () => parseScaffoldSpec('aider'),
+      /--scaffold: unknown scaffold 'aider'; choose NAME or NAME@VERSION from swe-agent@0\.7, .*r2e-gym@69bc953, openhands@codeact/,
+    );
     assert.throws(() => parseScaffoldSpec('r2e-gym@1@2'), /unknown scaffold/);
   });
 

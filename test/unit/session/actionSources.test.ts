@@ -11,12 +11,22 @@ const tools = toolSetFor();
 
 describe('recording source', () => {
   const steps = [
-    aStep({ index: 0, action: anAction({ raw: 'open "a.py" 3', tool: null, args: {} }), logprobs: [{ token: 'open', logprob: -0.5 }], sampling: { temperature: 0 } }),
-    aStep({ index: 1, action: anAction({ raw: 'nonsense', tool: null, args: {} }), observation: 'Your output was not formatted correctly.', formatError: 'no command' }),
+    aStep({
+      index: 0,
+      action: anAction({ raw: 'open "a.py" 3', tool: null, args: {} }),
+      logprobs: [{ token: 'open', logprob: -0.5 }],
+      sampling: { temperature: 0 },
+    }),
+    aStep({
+      index: 1,
+      action: anAction({ raw: 'nonsense', tool: null, args: {} }),
+      observation: 'Your output was not formatted correctly.',
+      formatError: 'no command',
+    }),
     aStep({ index: 2 }),
   ];
 
-  test('an action the importer left unparsed is read with the session\'s tools; logprobs and sampling travel along', async () => {
+  test("an action the importer left unparsed is read with the session's tools; logprobs and sampling travel along", async () => {
     const next = await new RecordingSource(steps, tools).next([]);
     assert.deepEqual([next?.action.tool, next?.action.args], ['open', { path: 'a.py', line_number: 3 }]);
     assert.deepEqual(next?.logprobs, [{ token: 'open', logprob: -0.5 }]);
@@ -54,8 +64,12 @@ describe('person source', () => {
     await assert.rejects(waiting, CancelledError);
   });
 
-  test('a tool call is checked against the tool\'s arguments', () => {
-    assert.deepEqual(typedAction({ tool: 'goto', args: { line_number: 7 } }, tools).action, { raw: '{"line_number":7}', tool: 'goto', args: { line_number: 7 } });
+  test("a tool call is checked against the tool's arguments", () => {
+    assert.deepEqual(typedAction({ tool: 'goto', args: { line_number: 7 } }, tools).action, {
+      raw: '{"line_number":7}',
+      tool: 'goto',
+      args: { line_number: 7 },
+    });
     assert.equal(typedAction({ tool: 'goto', args: { line: 7 } }, tools).formatError, 'Required argument(s) missing: line_number');
   });
 
@@ -76,10 +90,16 @@ describe('fork', () => {
 
   test('a fork point outside the recording names the file and the range', () => {
     const recording = aTrajectory();
-    assert.throws(() => forkOf(recording, 'rec.json', recording.steps.length + 1, tools, new PersonSource(tools)), (err: InputError) => {
-      assert.equal(err.message, `rec.json: cannot fork at step ${recording.steps.length + 1}: the recording has ${recording.steps.length} steps (fork at 0..${recording.steps.length})`);
-      return true;
-    });
+    assert.throws(
+      () => forkOf(recording, 'rec.json', recording.steps.length + 1, tools, new PersonSource(tools)),
+      (err: InputError) => {
+        assert.equal(
+          err.message,
+          `rec.json: cannot fork at step ${recording.steps.length + 1}: the recording has ${recording.steps.length} steps (fork at 0..${recording.steps.length})`,
+        );
+        return true;
+      },
+    );
   });
 
   test("a recording's parse function names its scaffold", () => {

@@ -34,8 +34,19 @@ describe('divergence: normalisers', () => {
 
 describe('divergence: line diff', () => {
   test('shows the changed line with context, recorded as - and replayed as +', () => {
-    const recorded = ['[File: /repo/ledger/money.py (120 lines total)]', '75:    def allocate(self, ratios):', '76:        """Split."""', '77:        if not ratios:'];
-    const replayed = ['[File: /repo/ledger/money.py (121 lines total)]', '75:    # note', '76:    def allocate(self, ratios):', '77:        """Split."""', '78:        if not ratios:'];
+    const recorded = [
+      '[File: /repo/ledger/money.py (120 lines total)]',
+      '75:    def allocate(self, ratios):',
+      '76:        """Split."""',
+      '77:        if not ratios:',
+    ];
+    const replayed = [
+      '[File: /repo/ledger/money.py (121 lines total)]',
+      '75:    # note',
+      '76:    def allocate(self, ratios):',
+      '77:        """Split."""',
+      '78:        if not ratios:',
+    ];
     assert.equal(
       lineDiff(recorded, replayed),
       [
@@ -66,7 +77,12 @@ function next(tool: string | null, args: Record<string, unknown> = {}, extra: Pa
 
 describe('breakpoints', () => {
   test('before a step: by index, tool name, format error, and an edit to a given file', () => {
-    const bps = [{ kind: 'step' as const, index: 3 }, { kind: 'tool' as const, tool: 'submit' }, { kind: 'format-error' as const }, { kind: 'edit-file' as const, path: 'ledger/money.py' }];
+    const bps = [
+      { kind: 'step' as const, index: 3 },
+      { kind: 'tool' as const, tool: 'submit' },
+      { kind: 'format-error' as const },
+      { kind: 'edit-file' as const, path: 'ledger/money.py' },
+    ];
     assert.equal(breakBefore(bps, 3, next('bash'), null)?.kind, 'step');
     assert.equal(breakBefore(bps, 1, next('submit'), null)?.kind, 'tool');
     assert.equal(breakBefore(bps, 1, next(null, {}, { formatError: 'no command' }), null)?.kind, 'format-error');
@@ -78,7 +94,8 @@ describe('breakpoints', () => {
   });
 
   test('after a step: non-zero exit code, lint-rejected edit, divergence', () => {
-    const step = (exitCode: number, observation = '', flags?: string[]) => aStep({ action: aBashAction('true'), observation, exitCode, ...(flags ? { flags } : {}) });
+    const step = (exitCode: number, observation = '', flags?: string[]) =>
+      aStep({ action: aBashAction('true'), observation, exitCode, ...(flags ? { flags } : {}) });
     assert.equal(breakAfter([{ kind: 'exit-code' }], step(2), false)?.kind, 'exit-code');
     assert.equal(breakAfter([{ kind: 'exit-code' }], step(0), false), undefined);
     assert.equal(breakAfter([{ kind: 'divergence' }], step(0), true)?.kind, 'divergence');

@@ -35,11 +35,30 @@ describe('one launcher for the CLI and VS Code', () => {
     const { trajectory } = await loadTrajectory(RECORDING);
     const repoDir = path.join(work, 'repo');
     const taskFile = path.join(work, 'task.json');
-    writeFileSync(taskFile, JSON.stringify({ image: IMAGE, repo: 'repo', repoPath: trajectory.task.repoPath, instanceId: trajectory.task.instanceId, problemStatement: trajectory.task.problemStatement }));
+    writeFileSync(
+      taskFile,
+      JSON.stringify({
+        image: IMAGE,
+        repo: 'repo',
+        repoPath: trajectory.task.repoPath,
+        instanceId: trajectory.task.instanceId,
+        problemStatement: trajectory.task.problemStatement,
+      }),
+    );
     const task = await readTaskFile(taskFile);
 
     const fromCli = planSession(runRequest(task, taskFile, { fork: { trajectory, ref: RECORDING, at: 3 } }));
-    const fromVsCode = planSession(launchRequest({ mode: 'fork', recording: { trajectory, uri: fileUri(RECORDING) }, at: 3, then: 'policy', image: IMAGE, repoDir, repoPath: trajectory.task.repoPath! }));
+    const fromVsCode = planSession(
+      launchRequest({
+        mode: 'fork',
+        recording: { trajectory, uri: fileUri(RECORDING) },
+        at: 3,
+        then: 'policy',
+        image: IMAGE,
+        repoDir,
+        repoPath: trajectory.task.repoPath!,
+      }),
+    );
     assert.deepEqual(comparable(fromVsCode), comparable(fromCli));
 
     assert.equal(fromCli.container.tty, true, 'the recording ran under a pseudo-terminal');
@@ -58,14 +77,26 @@ describe('one launcher for the CLI and VS Code', () => {
       const { trajectory } = await loadTrajectory(RECORDING);
       const client = await PolicyClient.connect({ baseUrl: server.url });
       const repoPath = trajectory.task.repoPath!;
-      const cli = planSession(runRequest({ image: IMAGE, repo: work, repoPath, problemStatement: trajectory.task.problemStatement! }, 'task.json', { fork: { trajectory, ref: RECORDING, at: 2 } }));
-      const vs = planSession(launchRequest({ mode: 'fork', recording: { trajectory, uri: fileUri(RECORDING) }, at: 2, then: 'policy', image: IMAGE, repoDir: work, repoPath }));
+      const cli = planSession(
+        runRequest({ image: IMAGE, repo: work, repoPath, problemStatement: trajectory.task.problemStatement! }, 'task.json', {
+          fork: { trajectory, ref: RECORDING, at: 2 },
+        }),
+      );
+      const vs = planSession(
+        launchRequest({ mode: 'fork', recording: { trajectory, uri: fileUri(RECORDING) }, at: 2, then: 'policy', image: IMAGE, repoDir: work, repoPath }),
+      );
       const a = sessionSources(cli, { kind: 'policy', client });
       const b = sessionSources(vs, { kind: 'policy', client });
       assert.deepEqual(a.meta, b.meta);
       assert.equal(a.meta.model, 'policy-under-test');
-      assert.deepEqual(a.sources.map((s) => s.kind), ['recording', 'policy']);
-      assert.deepEqual(b.sources.map((s) => s.kind), ['recording', 'policy']);
+      assert.deepEqual(
+        a.sources.map((s) => s.kind),
+        ['recording', 'policy'],
+      );
+      assert.deepEqual(
+        b.sources.map((s) => s.kind),
+        ['recording', 'policy'],
+      );
     } finally {
       await server.close();
     }
@@ -74,7 +105,9 @@ describe('one launcher for the CLI and VS Code', () => {
   test('a replay planned by `swe-workbench replay` and by VS Code Replay is the same session', async () => {
     const { trajectory } = await loadTrajectory(RECORDING);
     const fromCli = planSession(replayRequest({ trajectory, ref: RECORDING }, { image: IMAGE, repoDir: work, normalisers: [...DEFAULT_NORMALISERS] }));
-    const fromVsCode = planSession(launchRequest({ mode: 'replay', recording: { trajectory, uri: fileUri(RECORDING) }, image: IMAGE, repoDir: work, repoPath: trajectory.task.repoPath! }));
+    const fromVsCode = planSession(
+      launchRequest({ mode: 'replay', recording: { trajectory, uri: fileUri(RECORDING) }, image: IMAGE, repoDir: work, repoPath: trajectory.task.repoPath! }),
+    );
     assert.deepEqual(comparable(fromCli), comparable(fromVsCode));
     assert.equal(fromCli.container.repoPath, '/testbed');
     assert.deepEqual(fromCli.tools.bundles, fromVsCode.tools.bundles);
@@ -82,8 +115,21 @@ describe('one launcher for the CLI and VS Code', () => {
 
   test('bad input is an error naming where: a fork past the end, an unknown bundle in the task file, a live run with no task', async () => {
     const { trajectory } = await loadTrajectory(RECORDING);
-    assert.throws(() => planSession({ mode: 'fork', recording: { trajectory, ref: RECORDING }, at: trajectory.steps.length + 1, image: IMAGE, repoDir: work }), (e: Error) => e.message.startsWith(`${RECORDING}: cannot fork at step ${trajectory.steps.length + 1}`));
-    assert.throws(() => planSession({ mode: 'live', image: IMAGE, repoDir: work, bundles: { names: ['tools/nope'], file: 'task.json', where: '$.bundles' }, task: { problemStatement: 'x' } }), (e: Error) => e.message.startsWith('task.json: $.bundles: ') && e.message.includes('unknown tool bundle(s): nope'));
+    assert.throws(
+      () => planSession({ mode: 'fork', recording: { trajectory, ref: RECORDING }, at: trajectory.steps.length + 1, image: IMAGE, repoDir: work }),
+      (e: Error) => e.message.startsWith(`${RECORDING}: cannot fork at step ${trajectory.steps.length + 1}`),
+    );
+    assert.throws(
+      () =>
+        planSession({
+          mode: 'live',
+          image: IMAGE,
+          repoDir: work,
+          bundles: { names: ['tools/nope'], file: 'task.json', where: '$.bundles' },
+          task: { problemStatement: 'x' },
+        }),
+      (e: Error) => e.message.startsWith('task.json: $.bundles: ') && e.message.includes('unknown tool bundle(s): nope'),
+    );
     assert.throws(() => planSession({ mode: 'live', image: IMAGE, repoDir: work }), /a live run needs a problem statement/);
   });
 });

@@ -24,7 +24,10 @@ describe('the settings a SWE-agent recording is replayed with', () => {
       repoPath: '/testbed',
       baseCommit: MARSHMALLOW_BASE,
       config: { sweAgentVersion: '1.0.0', crlf: true, window: 100, overlap: 2, baseCommit: MARSHMALLOW_BASE },
-      sweAgentVersion: { version: '1.0.0', reason: 'bundle defaults was renamed after SWE-agent 1.0, and the file states no swe_agent_version (1.0.1 writes it)' },
+      sweAgentVersion: {
+        version: '1.0.0',
+        reason: 'bundle defaults was renamed after SWE-agent 1.0, and the file states no swe_agent_version (1.0.1 writes it)',
+      },
     });
   });
 
@@ -68,17 +71,26 @@ describe('tool variables read strictly', () => {
     aTrajectory({ task: {}, meta: { toolEnvVariables: env, toolRegistryVariables: registry } });
 
   test('numbers written as strings and review messages written as a JSON string are read as SWE-agent reads them', () => {
-    assert.deepEqual(aciConfigForRecording(withVariables({ WINDOW: '50', OVERLAP: '0' }, { SUBMIT_REVIEW_MESSAGES: '["check {{diff}}"]', USE_FILEMAP: 'false' })), {
-      window: 50,
-      overlap: 0,
-      useFilemap: false,
-      submitReviewMessages: ['check {{diff}}'],
-    });
+    assert.deepEqual(
+      aciConfigForRecording(withVariables({ WINDOW: '50', OVERLAP: '0' }, { SUBMIT_REVIEW_MESSAGES: '["check {{diff}}"]', USE_FILEMAP: 'false' })),
+      {
+        window: 50,
+        overlap: 0,
+        useFilemap: false,
+        submitReviewMessages: ['check {{diff}}'],
+      },
+    );
   });
 
   test('a value that cannot be the setting is an error naming it in replay_config', () => {
-    assert.throws(() => aciConfigForRecording(withVariables({ WINDOW: 'wide' })), /^Error: replay_config\.agent\.tools\.env_variables\.WINDOW: .*, got "wide"$/);
+    assert.throws(
+      () => aciConfigForRecording(withVariables({ WINDOW: 'wide' })),
+      /^Error: replay_config\.agent\.tools\.env_variables\.WINDOW: .*, got "wide"$/,
+    );
     assert.throws(() => aciConfigForRecording(withVariables({ WINDOW: 0 })), /env_variables\.WINDOW: expected a positive number of lines, got 0/);
-    assert.throws(() => aciConfigForRecording(withVariables({}, { SUBMIT_REVIEW_MESSAGES: '[1' })), /registry_variables\.SUBMIT_REVIEW_MESSAGES: expected a list of strings/);
+    assert.throws(
+      () => aciConfigForRecording(withVariables({}, { SUBMIT_REVIEW_MESSAGES: '[1' })),
+      /registry_variables\.SUBMIT_REVIEW_MESSAGES: expected a list of strings/,
+    );
   });
 });

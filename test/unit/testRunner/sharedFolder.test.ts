@@ -28,8 +28,15 @@ function runWithCounts(env: Record<string, string>) {
   const counts = path.join(scratch, `counts-${Math.random().toString(36).slice(2)}.json`);
   // A run of its own, as scripts/test.mjs starts one (not a subtest of this run: no NODE_TEST_CONTEXT).
   const { NODE_TEST_CONTEXT: _inner, ...outer } = process.env;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-reporter=${path.join(repoRoot, 'scripts/count-reporter.mjs')}`, `--test-reporter-destination=${counts}`, suite], { cwd: repoRoot, encoding: 'utf8', env: { ...outer, SWE_WORKBENCH_REQUIRE_SHARED: '', ...env } });
-  return { status: r.status, counts: JSON.parse(readFileSync(counts, 'utf8')) as { passed: number; failed: number; skipped: number; needs: Record<string, number> } };
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', `--test-reporter=${path.join(repoRoot, 'scripts/count-reporter.mjs')}`, `--test-reporter-destination=${counts}`, suite],
+    { cwd: repoRoot, encoding: 'utf8', env: { ...outer, SWE_WORKBENCH_REQUIRE_SHARED: '', ...env } },
+  );
+  return {
+    status: r.status,
+    counts: JSON.parse(readFileSync(counts, 'utf8')) as { passed: number; failed: number; skipped: number; needs: Record<string, number> },
+  };
 }
 
 after(() => rmSync(scratch, { recursive: true, force: true }));

@@ -5,7 +5,8 @@ import { lineCommandParser } from '../../../extension/core/trajectory/lineComman
 
 describe('action text', () => {
   test('an XML call keeps the first of several and the values verbatim', () => {
-    const raw = 'Thinking.\n<function=file_editor>\n<parameter=command>create</parameter>\n<parameter=file_text>\n  indented\n</parameter>\n</function>\n<function=finish></function>';
+    const raw =
+      'Thinking.\n<function=file_editor>\n<parameter=command>create</parameter>\n<parameter=file_text>\n  indented\n</parameter>\n</function>\n<function=finish></function>';
     assert.deepEqual(parseXmlFunctionCall(raw), { raw, tool: 'file_editor', args: { command: 'create', file_text: '  indented' } });
     assert.equal(parseXmlFunctionCall('no call here'), undefined);
   });
@@ -24,7 +25,10 @@ describe('action text', () => {
   });
 
   test('fenced commands: exactly one block, else a format error', () => {
-    assert.deepEqual(parseFencedCommand('THOUGHT: list.\n\n```bash\nls -la\n```'), { action: { raw: 'ls -la', tool: 'bash', args: { command: 'ls -la' } }, thought: 'THOUGHT: list.' });
+    assert.deepEqual(parseFencedCommand('THOUGHT: list.\n\n```bash\nls -la\n```'), {
+      action: { raw: 'ls -la', tool: 'bash', args: { command: 'ls -la' } },
+      thought: 'THOUGHT: list.',
+    });
     const two = parseFencedCommand('```bash\nls\n```\n```bash\npwd\n```');
     assert.equal(two.action.tool, null);
     assert.equal(two.formatError, 'expected exactly one bash code block, found 2');

@@ -19,18 +19,40 @@ describe('aligning runs of one task by action', () => {
   test('a step one run inserted is a gap in the other, and the rest still pairs up', () => {
     const a = norm([bash('ls'), bash('cat x'), bash('pytest')]);
     const b = norm([bash('ls'), bash('pip install y'), bash('cat x'), bash('pytest')]);
-    assert.deepEqual(alignPair(a, b), [[0, 0], [-1, 1], [1, 2], [2, 3]]);
+    assert.deepEqual(alignPair(a, b), [
+      [0, 0],
+      [-1, 1],
+      [1, 2],
+      [2, 3],
+    ]);
   });
 
   test('three runs: identical first steps, then the first point where they part is marked', () => {
     const base = [bash('ls'), bash('grep -n CENTS money.py')];
-    const runs = [norm([...base, bash('sed -i s/100/1000/ money.py'), bash('pytest')]), norm([...base, bash('sed -i s/100/1000/ money.py'), bash('pytest')]), norm([...base, bash('rm money.py')])];
+    const runs = [
+      norm([...base, bash('sed -i s/100/1000/ money.py'), bash('pytest')]),
+      norm([...base, bash('sed -i s/100/1000/ money.py'), bash('pytest')]),
+      norm([...base, bash('rm money.py')]),
+    ];
     const { rows, firstDivergence } = alignRuns(runs);
     assert.equal(firstDivergence, 2);
-    assert.deepEqual(rows.slice(0, 2).map((r) => r.steps), [[0, 0, 0], [1, 1, 1]]);
+    assert.deepEqual(
+      rows.slice(0, 2).map((r) => r.steps),
+      [
+        [0, 0, 0],
+        [1, 1, 1],
+      ],
+    );
     assert.equal(rows.length, 4);
-    assert.deepEqual(rows.map((r) => r.same), [true, true, false, false]);
-    assert.deepEqual(rows.map((r) => r.steps[0]), [0, 1, 2, 3], 'every step of the first run is in order');
+    assert.deepEqual(
+      rows.map((r) => r.same),
+      [true, true, false, false],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.steps[0]),
+      [0, 1, 2, 3],
+      'every step of the first run is in order',
+    );
   });
 
   test('runs that do the same throughout have no divergence', () => {
@@ -45,7 +67,14 @@ describe('aligning runs of one task by action', () => {
     assert.equal(firstDivergence, 6);
     assert.deepEqual(rows[6]!.steps, [6, 6]);
     // Both end with the same run of commands and the submit, paired step for step.
-    assert.deepEqual(rows.slice(-3).map((r) => r.steps), [[8, 8], [9, 9], [10, 10]]);
+    assert.deepEqual(
+      rows.slice(-3).map((r) => r.steps),
+      [
+        [8, 8],
+        [9, 9],
+        [10, 10],
+      ],
+    );
     assert.ok(rows.slice(-3).every((r) => r.same));
   });
 });

@@ -10,7 +10,11 @@ describe('detectFormat', () => {
     ['mini-swe-agent by trajectory_format', { trajectory_format: 'mini-swe-agent-1', messages: [] }, 'mini-swe-agent'],
     ['mini-swe-agent by info', { info: { mini_version: '1.0.0' }, messages: [{ role: 'user', content: 'x' }] }, 'mini-swe-agent'],
     ['a bare list with a fenced mswea block', [{ role: 'assistant', content: 'go\n```mswea_bash_command\nls\n```' }], 'mini-swe-agent'],
-    ['a bare list with tool calls', [{ role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }] }], 'openai-messages'],
+    [
+      'a bare list with tool calls',
+      [{ role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }] }],
+      'openai-messages',
+    ],
     ['wrapped chat messages', { messages: [{ role: 'user', content: 'hi' }] }, 'openai-messages'],
     ['OpenHands events', [{ id: 0, source: 'user', action: 'message', args: {} }], 'openhands'],
     ['an OpenHands output.jsonl line', { instance_id: 'x', history: [{ id: 1, source: 'agent', observation: 'run' }] }, 'openhands'],
@@ -28,7 +32,10 @@ describe('detectFormat', () => {
 describe('describeForeignJson', () => {
   test('names the tools whose files people open by mistake', () => {
     assert.equal(describeForeignJson({ name: 'x', version: '1.0.0', dependencies: {} }), 'an npm package.json');
-    assert.equal(describeForeignJson({ 'django__django-11099': { patch_is_None: false, resolved: true, tests_status: {} } }), 'a SWE-bench evaluation report.json (per-instance test results)');
+    assert.equal(
+      describeForeignJson({ 'django__django-11099': { patch_is_None: false, resolved: true, tests_status: {} } }),
+      'a SWE-bench evaluation report.json (per-instance test results)',
+    );
     assert.equal(describeForeignJson([{ instance_id: 'a', model_patch: '' }]), 'a list of predictions (instance_id, model_patch)');
     assert.equal(describeForeignJson({ compilerOptions: {} }), 'a tsconfig.json');
     assert.equal(describeForeignJson({ a: 1, b: 2 }), 'a JSON object with keys a, b');

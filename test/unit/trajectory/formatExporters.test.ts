@@ -10,10 +10,33 @@ import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 /** A short bash-only run, as the demo records: every format can say all of it. */
 function bashRun(): Trajectory {
   return aTrajectory({
-    task: { instanceId: 'ledger__allocate-1', image: 'swe-workbench/base:bookworm', repoPath: '/repo', repo: 'ledger', baseCommit: 'abc1234', problemStatement: 'Money.allocate must keep every cent.' },
+    task: {
+      instanceId: 'ledger__allocate-1',
+      image: 'swe-workbench/base:bookworm',
+      repoPath: '/repo',
+      repo: 'ledger',
+      baseCommit: 'abc1234',
+      problemStatement: 'Money.allocate must keep every cent.',
+    },
     steps: [
-      aStep({ index: 0, thought: 'Find the method.', action: { ...aBashAction('grep -n "def allocate" ledger/money.py'), toolCallId: 'call_a' }, observation: '75:    def allocate(self, ratios):', exitCode: 0, tokens: { prompt: 120, completion: 14, total: 134 }, executionTime: 0.25 }),
-      aStep({ index: 1, thought: 'Count the tests.', action: { ...aBashAction('grep -c "def test_" tests/test_money.py'), toolCallId: 'call_b' }, observation: '0', exitCode: 1, tokens: { prompt: 160, completion: 12, total: 172 }, executionTime: 0.5 }),
+      aStep({
+        index: 0,
+        thought: 'Find the method.',
+        action: { ...aBashAction('grep -n "def allocate" ledger/money.py'), toolCallId: 'call_a' },
+        observation: '75:    def allocate(self, ratios):',
+        exitCode: 0,
+        tokens: { prompt: 120, completion: 14, total: 134 },
+        executionTime: 0.25,
+      }),
+      aStep({
+        index: 1,
+        thought: 'Count the tests.',
+        action: { ...aBashAction('grep -c "def test_" tests/test_money.py'), toolCallId: 'call_b' },
+        observation: '0',
+        exitCode: 1,
+        tokens: { prompt: 160, completion: 12, total: 172 },
+        executionTime: 0.5,
+      }),
       aStep({ index: 2, thought: 'Done.', action: { raw: 'submit', tool: 'submit', args: {}, toolCallId: 'call_c' }, observation: '', exitCode: 0 }),
     ],
     outcome: { exitStatus: 'submitted', submission: 'diff --git a/x b/x\n', reward: 1, testOutput: '57 passed in 0.40s', modelStats: { instanceCost: 0.02 } },
@@ -29,7 +52,8 @@ function roundTrip(t: Trajectory, format: ExportFormat): Trajectory {
   return back;
 }
 
-const commandOf = (s: Step) => (typeof s.action.args.command === 'string' ? s.action.args.command : typeof s.action.args.cmd === 'string' ? s.action.args.cmd : s.action.raw);
+const commandOf = (s: Step) =>
+  typeof s.action.args.command === 'string' ? s.action.args.command : typeof s.action.args.cmd === 'string' ? s.action.args.cmd : s.action.raw;
 
 describe('exporters: each format is read back by its own importer', () => {
   test('every format is detected as itself', () => {
@@ -45,8 +69,14 @@ describe('exporters: each format is read back by its own importer', () => {
       const back = roundTrip(t, format);
       assert.equal(back.steps.length, 3);
       assert.deepEqual(back.steps.slice(0, 2).map(commandOf), t.steps.slice(0, 2).map(commandOf));
-      assert.deepEqual(back.steps.map((s) => s.observation), t.steps.map((s) => s.observation));
-      assert.deepEqual(back.steps.map((s) => s.thought), t.steps.map((s) => s.thought));
+      assert.deepEqual(
+        back.steps.map((s) => s.observation),
+        t.steps.map((s) => s.observation),
+      );
+      assert.deepEqual(
+        back.steps.map((s) => s.thought),
+        t.steps.map((s) => s.thought),
+      );
       assert.equal(back.outcome.submission, t.outcome.submission);
       if (format !== 'openhands') assert.equal(back.outcome.exitStatus, t.outcome.exitStatus);
       else assert.equal(back.outcome.exitStatus, 'finished', 'OpenHands says a run that called finish finished');
@@ -57,70 +87,134 @@ describe('exporters: each format is read back by its own importer', () => {
     const run = JSON.parse(exportTrajectory(bashRun(), 'mini-swe-agent'));
     assert.equal(run.trajectory_format, 'mini-swe-agent-1.1');
     assert.equal(run.instance_id, 'ledger__allocate-1');
-    assert.deepEqual(run.messages.map((m: { role: string }) => m.role), ['system', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'exit']);
+    assert.deepEqual(
+      run.messages.map((m: { role: string }) => m.role),
+      ['system', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'exit'],
+    );
     assert.deepEqual(run.messages[2].extra.actions, [{ command: 'grep -n "def allocate" ledger/money.py', tool_call_id: 'call_a' }]);
     assert.equal(run.messages[5].extra.returncode, 1);
     assert.deepEqual(run.messages.at(-1).extra, { exit_status: 'submitted', submission: 'diff --git a/x b/x\n' });
     const back = roundTrip(bashRun(), 'mini-swe-agent');
-    assert.deepEqual(back.steps.map((s) => s.exitCode), [0, 1, 0]);
-    assert.deepEqual([back.meta.systemPrompt, back.meta.instructions, back.meta.model, back.task.instanceId], ['You are careful.', 'Money.allocate must keep every cent.', 'test-policy', 'ledger__allocate-1']);
+    assert.deepEqual(
+      back.steps.map((s) => s.exitCode),
+      [0, 1, 0],
+    );
+    assert.deepEqual(
+      [back.meta.systemPrompt, back.meta.instructions, back.meta.model, back.task.instanceId],
+      ['You are careful.', 'Money.allocate must keep every cent.', 'test-policy', 'ledger__allocate-1'],
+    );
   });
 
   test('R2E-Gym: XML calls with its own tool names, token usage, the dataset row and the reward', () => {
     const record = JSON.parse(exportTrajectory(bashRun(), 'r2e-gym'));
-    assert.equal(record.trajectory_steps[0].action, '<function=execute_bash>\n  <parameter=cmd>grep -n "def allocate" ledger/money.py</parameter>\n</function>');
+    assert.equal(
+      record.trajectory_steps[0].action,
+      '<function=execute_bash>\n  <parameter=cmd>grep -n "def allocate" ledger/money.py</parameter>\n</function>',
+    );
     assert.equal(record.trajectory_steps[2].action, '<function=finish>\n  <parameter=command>submit</parameter>\n</function>');
     assert.deepEqual([record.trajectory_steps[1].total_time_traj, record.trajectory_steps[1].step_count], [0.75, 2]);
     const back = roundTrip(bashRun(), 'r2e-gym');
-    assert.deepEqual(back.steps.map((s) => s.action.tool), ['execute_bash', 'execute_bash', 'finish']);
+    assert.deepEqual(
+      back.steps.map((s) => s.action.tool),
+      ['execute_bash', 'execute_bash', 'finish'],
+    );
     assert.deepEqual(back.steps[1]!.tokens, { prompt: 160, completion: 12, total: 172 });
-    assert.deepEqual(back.task, { instanceId: 'ledger__allocate-1', repo: 'ledger', baseCommit: 'abc1234', image: 'swe-workbench/base:bookworm', repoPath: '/testbed', problemStatement: 'Money.allocate must keep every cent.' });
+    assert.deepEqual(back.task, {
+      instanceId: 'ledger__allocate-1',
+      repo: 'ledger',
+      baseCommit: 'abc1234',
+      image: 'swe-workbench/base:bookworm',
+      repoPath: '/testbed',
+      problemStatement: 'Money.allocate must keep every cent.',
+    });
     assert.deepEqual([back.outcome.reward, back.outcome.testOutput], [1, '57 passed in 0.40s']);
   });
 
   test('OpenHands: run actions answered by observations caused by them, exit codes, finish, the patch', () => {
     const line = JSON.parse(exportTrajectory(bashRun(), 'openhands'));
     const history = line.history as Array<Record<string, unknown>>;
-    assert.deepEqual(history.map((e) => e.action ?? `obs:${String(e.observation)}`), ['system', 'message', 'run', 'obs:run', 'run', 'obs:run', 'finish']);
+    assert.deepEqual(
+      history.map((e) => e.action ?? `obs:${String(e.observation)}`),
+      ['system', 'message', 'run', 'obs:run', 'run', 'obs:run', 'finish'],
+    );
     assert.equal(history[3]!.cause, history[2]!.id);
     assert.equal(line.test_result.git_patch, 'diff --git a/x b/x\n');
     const back = roundTrip(bashRun(), 'openhands');
-    assert.deepEqual(back.steps.map((s) => s.action.tool), ['run', 'run', 'finish']);
-    assert.deepEqual(back.steps.slice(0, 2).map((s) => s.exitCode), [0, 1]);
+    assert.deepEqual(
+      back.steps.map((s) => s.action.tool),
+      ['run', 'run', 'finish'],
+    );
+    assert.deepEqual(
+      back.steps.slice(0, 2).map((s) => s.exitCode),
+      [0, 1],
+    );
     assert.deepEqual([back.task.instanceId, back.meta.model, back.outcome.modelStats?.instanceCost], ['ledger__allocate-1', 'test-policy', 0.02]);
   });
 
   test("a recording made in mini-swe-agent 1.x is written in 1.x's text form and read back as 1.x", () => {
     const base = bashRun();
-    const t: Trajectory = { ...base, steps: base.steps.map(({ action: { toolCallId: _id, ...action }, ...step }, i) => ({ ...step, action: i === 2 ? aBashAction('echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT') : action, observation: i === 2 ? '' : `<returncode>${step.exitCode}</returncode>\n<output>\n${step.observation}\n</output>` })), meta: { ...base.meta, scaffold: 'mini-swe-agent@1.x' } };
+    const t: Trajectory = {
+      ...base,
+      steps: base.steps.map(({ action: { toolCallId: _id, ...action }, ...step }, i) => ({
+        ...step,
+        action: i === 2 ? aBashAction('echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT') : action,
+        observation: i === 2 ? '' : `<returncode>${step.exitCode}</returncode>\n<output>\n${step.observation}\n</output>`,
+      })),
+      meta: { ...base.meta, scaffold: 'mini-swe-agent@1.x' },
+    };
     const run = JSON.parse(exportTrajectory(t, 'mini-swe-agent'));
     assert.equal(run.trajectory_format, 'mini-swe-agent-1');
     assert.equal(run.info.mini_version, undefined, 'a 1.x recording that named no version is not given 2.0.0');
-    assert.deepEqual(run.messages.map((m: { role: string }) => m.role), ['system', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user']);
+    assert.deepEqual(
+      run.messages.map((m: { role: string }) => m.role),
+      ['system', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user'],
+    );
     assert.equal(run.messages[2].content, 'Find the method.\n\n```bash\ngrep -n "def allocate" ledger/money.py\n```');
     const back = roundTrip(t, 'mini-swe-agent');
     assert.equal(back.meta.parseFunction, 'bash_block');
     assert.deepEqual(back.steps.map(commandOf), t.steps.map(commandOf));
-    assert.deepEqual(back.steps.map((s) => [s.thought, s.observation]), t.steps.map((s) => [s.thought, s.observation]));
+    assert.deepEqual(
+      back.steps.map((s) => [s.thought, s.observation]),
+      t.steps.map((s) => [s.thought, s.observation]),
+    );
     // 1.x's file has the return code only inside the rendered observation; the submission's user message has none.
-    assert.deepEqual(back.steps.map((s) => s.exitCode), [0, 1, undefined]);
+    assert.deepEqual(
+      back.steps.map((s) => s.exitCode),
+      [0, 1, undefined],
+    );
     assert.deepEqual([back.outcome.exitStatus, back.outcome.submission], [t.outcome.exitStatus, t.outcome.submission]);
   });
 
   test('a step the scaffold could not read stays one in mini-swe-agent: its text and the FormatError answer', () => {
-    const t = aTrajectory({ steps: [aStep({ index: 0, thought: 'no block', action: anAction({ raw: 'I will look around', tool: null, args: {} }), observation: 'Please always provide EXACTLY ONE action', formatError: 'expected exactly one bash code block, found 0' })] });
+    const t = aTrajectory({
+      steps: [
+        aStep({
+          index: 0,
+          thought: 'no block',
+          action: anAction({ raw: 'I will look around', tool: null, args: {} }),
+          observation: 'Please always provide EXACTLY ONE action',
+          formatError: 'expected exactly one bash code block, found 0',
+        }),
+      ],
+    });
     const back = roundTrip(t, 'mini-swe-agent');
     assert.equal(back.steps[0]!.action.tool, null);
     assert.match(back.steps[0]!.formatError ?? '', /FormatError/);
     assert.equal(back.steps[0]!.observation, 'Please always provide EXACTLY ONE action');
   });
 
-  thirdPartyFiles.test("a real mini-swe-agent run re-written in the current format keeps its commands, outputs and submission", async () => {
+  thirdPartyFiles.test('a real mini-swe-agent run re-written in the current format keeps its commands, outputs and submission', async () => {
     const { trajectory: t } = await loadTrajectory(thirdParty('mini-swe-agent/github_issue.traj.json'));
     const back = roundTrip(t, 'mini-swe-agent');
     assert.deepEqual(back.steps.map(commandOf), t.steps.map(commandOf));
-    assert.deepEqual(back.steps.map((s) => s.observation), t.steps.map((s) => s.observation));
-    assert.deepEqual(back.steps.map((s) => s.exitCode), t.steps.map((s) => s.exitCode));
+    assert.deepEqual(
+      back.steps.map((s) => s.observation),
+      t.steps.map((s) => s.observation),
+    );
+    assert.deepEqual(
+      back.steps.map((s) => s.exitCode),
+      t.steps.map((s) => s.exitCode),
+    );
     assert.equal(back.outcome.submission, t.outcome.submission);
   });
 

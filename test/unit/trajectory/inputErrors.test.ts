@@ -40,7 +40,10 @@ describe('located errors', () => {
   test("another tool's JSON says what it looks like and which formats were tried", async () => {
     const file = sampleTrajectory('malformed/package.json');
     const err = await failure(loadTrajectory(file));
-    assert.equal(err.message, `${file}: $: not a trajectory: it looks like an npm package.json; tried swe-agent, mini-swe-agent, openhands, r2e-gym, rllm, skyrl, openai-messages, canonical`);
+    assert.equal(
+      err.message,
+      `${file}: $: not a trajectory: it looks like an npm package.json; tried swe-agent, mini-swe-agent, openhands, r2e-gym, rllm, skyrl, openai-messages, canonical`,
+    );
   });
 
   test('a broken JSONL record names its line', async () => {

@@ -5,7 +5,10 @@ import { describe, test } from 'node:test';
 import { repoRoot, sampleTrajectory, thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 function inspect(...args: string[]) {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'extension/cli/main.ts'), 'inspect', ...args], { cwd: repoRoot, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'extension/cli/main.ts'), 'inspect', ...args], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -15,7 +18,10 @@ describe('swe-workbench inspect', () => {
     assert.equal(code, 0);
     const lines = stdout.split('\n');
     assert.equal(lines[1], 'format   swe-agent (thought_action)');
-    assert.match(lines[2]!, /^task     marshmallow-code__marshmallow-1867  @ bfd2593d4b41  image swebench\/sweb\.eval\.x86_64\.marshmallow-code_1776_marshmallow-1867:latest$/);
+    assert.match(
+      lines[2]!,
+      /^task     marshmallow-code__marshmallow-1867  @ bfd2593d4b41  image swebench\/sweb\.eval\.x86_64\.marshmallow-code_1776_marshmallow-1867:latest$/,
+    );
     assert.equal(lines[3], 'model    gpt-4o');
     assert.match(lines[4]!, /^outcome  submitted · submission 564 B/);
     assert.equal(lines[5], 'steps    11');
@@ -29,7 +35,10 @@ describe('swe-workbench inspect', () => {
     const t = JSON.parse(stdout);
     assert.equal(t.format, 'openai-messages');
     assert.equal(t.steps.length, 4);
-    assert.deepEqual(t.steps.map((s: { index: number }) => s.index), [0, 1, 2, 3]);
+    assert.deepEqual(
+      t.steps.map((s: { index: number }) => s.index),
+      [0, 1, 2, 3],
+    );
     assert.deepEqual(t.steps[0].action.args, { path: 'tests/test_math.py' });
     assert.equal(t.steps[0].thought, "I'll read the test and the module together.");
     assert.equal(t.steps[2].observation, '1 passed in 0.01s');
@@ -50,7 +59,10 @@ describe('swe-workbench inspect', () => {
     const { code, stdout, stderr } = inspect(file);
     assert.equal(code, 1);
     assert.equal(stdout, '');
-    assert.match(stderr, new RegExp(`^swe-workbench: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: \\$: not a trajectory: it looks like a SWE-bench evaluation report\\.json`));
+    assert.match(
+      stderr,
+      new RegExp(`^swe-workbench: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: \\$: not a trajectory: it looks like a SWE-bench evaluation report\\.json`),
+    );
   });
 
   test('a wrong type exits 1 with the JSON path', () => {

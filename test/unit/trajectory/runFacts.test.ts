@@ -40,7 +40,10 @@ describe("a step's diff when the recording keeps none", () => {
     const change = stepChange(t, 10);
     assert.equal(change.kind, 'edit');
     if (change.kind !== 'edit') return;
-    assert.match(change.diff, /^diff --git a\/pandas\/io\/sql\.py b\/pandas\/io\/sql\.py\n--- a\/pandas\/io\/sql\.py\n\+\+\+ b\/pandas\/io\/sql\.py\n@@ -1047,/);
+    assert.match(
+      change.diff,
+      /^diff --git a\/pandas\/io\/sql\.py b\/pandas\/io\/sql\.py\n--- a\/pandas\/io\/sql\.py\n\+\+\+ b\/pandas\/io\/sql\.py\n@@ -1047,/,
+    );
     assert.match(change.diff, /^-\s+if isinstance\(ser\._values, ArrowExtensionArray\):$/m);
     assert.match(change.diff, /^\+\s+import pyarrow as pa$/m);
   });
@@ -49,7 +52,10 @@ describe("a step's diff when the recording keeps none", () => {
     const { trajectory: t } = await loadTrajectory(thirdParty('swe-smith/pandas-dev__pandas.95280573.pr_53856.traj'));
     const created = stepChange(t, 6);
     assert.equal(created.kind, 'edit');
-    assert.match(created.kind === 'edit' ? created.diff : '', /^new file mode 100644\n--- \/dev\/null\n\+\+\+ b\/reproduce_error\.py\n@@ -0,0 \+1,\d+ @@\n\+import pandas as pd$/m);
+    assert.match(
+      created.kind === 'edit' ? created.diff : '',
+      /^new file mode 100644\n--- \/dev\/null\n\+\+\+ b\/reproduce_error\.py\n@@ -0,0 \+1,\d+ @@\n\+import pandas as pd$/m,
+    );
     const submit = stepChange(t, 16);
     assert.deepEqual(submit.kind === 'submission' && submit.diff, t.outcome.submission);
   });

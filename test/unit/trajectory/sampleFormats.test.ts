@@ -9,7 +9,10 @@ describe('R2E-Gym JSONL', () => {
     const t = loaded.trajectory;
     assert.equal(loaded.format, 'r2e-gym');
     assert.deepEqual([loaded.record, loaded.line, loaded.records], [0, 1, 2]);
-    assert.deepEqual(t.steps.map((s) => s.action.tool), ['search', 'file_editor', 'execute_bash', 'finish']);
+    assert.deepEqual(
+      t.steps.map((s) => s.action.tool),
+      ['search', 'file_editor', 'execute_bash', 'finish'],
+    );
     assert.deepEqual(t.steps[0]!.action.args, { search_term: 'class TimeDelta', path: '/testbed/src/marshmallow' });
     // R2E-Gym's agent strips every parameter (Action.from_string), first-line indentation included.
     assert.equal(t.steps[1]!.action.args.new_str, 'return int(round(value.total_seconds() / base_unit.total_seconds()))');
@@ -42,7 +45,15 @@ describe('rLLM episodes', () => {
     const { trajectory: t, format } = await loadTrajectory(sampleTrajectory('rllm.episode.json'));
     assert.equal(format, 'rllm');
     assert.deepEqual(t.steps[0]!.action.args, { cmd: "grep -n 'base_unit.total_seconds' -r src" });
-    assert.deepEqual(t.steps[0]!.logprobs?.map((l) => [l.token, l.logprob]), [['40', -0.012], ['686', -0.53], ['1477', -1.204], ['279', -0.0003]]);
+    assert.deepEqual(
+      t.steps[0]!.logprobs?.map((l) => [l.token, l.logprob]),
+      [
+        ['40', -0.012],
+        ['686', -0.53],
+        ['1477', -1.204],
+        ['279', -0.0003],
+      ],
+    );
     assert.equal(t.steps[1]!.action.tool, 'finish');
     assert.equal(t.steps[1]!.action.toolCallId, 'call_sub_1');
     assert.deepEqual(t.steps[1]!.action.args, { command: 'submit' });
@@ -57,7 +68,10 @@ describe('SkyRL-Agent results', () => {
   test('tool calls paired by id, finish reason and reward', async () => {
     const { trajectory: t, format } = await loadTrajectory(sampleTrajectory('skyrl.result.json'));
     assert.equal(format, 'skyrl');
-    assert.deepEqual(t.steps.map((s) => s.action.tool), ['str_replace_editor', 'execute_bash', null]);
+    assert.deepEqual(
+      t.steps.map((s) => s.action.tool),
+      ['str_replace_editor', 'execute_bash', null],
+    );
     assert.deepEqual(t.steps[0]!.action.args, { command: 'view', path: '/workspace/marshmallow/src/marshmallow/fields.py', view_range: [1470, 1476] });
     assert.equal(t.steps[1]!.observation, '1 failed in 0.31s\n[The command completed with exit code 1.]');
     assert.equal(t.steps[2]!.observation, 'Maximum number of iterations reached.');
@@ -70,7 +84,10 @@ describe('OpenHands evaluation output.jsonl', () => {
   test('events from history, with the instance, patch and cost of the line', async () => {
     const { trajectory: t, format } = await loadTrajectory(sampleTrajectory('openhands.output.jsonl'));
     assert.equal(format, 'openhands');
-    assert.deepEqual(t.steps.map((s) => s.action.tool), ['run', 'edit', 'finish']);
+    assert.deepEqual(
+      t.steps.map((s) => s.action.tool),
+      ['run', 'edit', 'finish'],
+    );
     assert.equal(t.steps[0]!.thought, 'Let me look.');
     assert.equal(t.steps[0]!.exitCode, 0);
     assert.match(t.steps[0]!.observation, /^236:    def _serialize\(/);
@@ -93,7 +110,12 @@ describe('mini-swe-agent 1.1', () => {
     const { trajectory: t, format } = await loadTrajectory(sampleTrajectory('mini-swe-agent-1.1.tool-calls.traj.json'));
     assert.equal(format, 'mini-swe-agent');
     assert.equal(t.steps.length, 4);
-    assert.deepEqual(t.steps[0]!.action, { raw: "grep -n 'total_seconds' src/marshmallow/fields.py", tool: 'bash', args: { command: "grep -n 'total_seconds' src/marshmallow/fields.py" }, toolCallId: 'call_m1' });
+    assert.deepEqual(t.steps[0]!.action, {
+      raw: "grep -n 'total_seconds' src/marshmallow/fields.py",
+      tool: 'bash',
+      args: { command: "grep -n 'total_seconds' src/marshmallow/fields.py" },
+      toolCallId: 'call_m1',
+    });
     assert.equal(t.steps[0]!.exitCode, 0);
     assert.equal(t.steps[0]!.timestamp, new Date(1761000001250).toISOString());
     assert.equal(t.steps[1]!.action.tool, null);
@@ -115,7 +137,13 @@ describe('OpenAI chat messages', () => {
     assert.equal(format, 'openai-messages');
     assert.equal(t.steps.length, 4);
     const calls = t.steps[0]!.calls!;
-    assert.deepEqual(calls.map((c) => [c.action.toolCallId, c.action.args.path]), [['call_p1', 'tests/test_math.py'], ['call_p2', 'mathlib/core.py']]);
+    assert.deepEqual(
+      calls.map((c) => [c.action.toolCallId, c.action.args.path]),
+      [
+        ['call_p1', 'tests/test_math.py'],
+        ['call_p2', 'mathlib/core.py'],
+      ],
+    );
     // The results came back in the other order; each pairs with its own call.
     assert.match(calls[0]!.observation, /^from mathlib\.core import add/);
     assert.equal(calls[1]!.observation, 'def add(a, b):\n    return a - b\n');
@@ -135,7 +163,10 @@ describe('SWE-agent retry agents', () => {
     const loaded = await loadTrajectory(sampleTrajectory('swe-agent.retry-attempts.traj'));
     const t = loaded.trajectory;
     assert.equal(loaded.format, 'swe-agent');
-    assert.deepEqual(t.steps.map((s) => s.action.tool), ['str_replace_editor', 'str_replace_editor', 'submit']);
+    assert.deepEqual(
+      t.steps.map((s) => s.action.tool),
+      ['str_replace_editor', 'str_replace_editor', 'submit'],
+    );
     assert.deepEqual(t.steps[1]!.action.args, {
       command: 'str_replace',
       path: '/testbed/tests/missing_colon.py',
@@ -171,7 +202,10 @@ describe('mini-swe-agent 1', () => {
       { file: 'run.traj.json' },
     );
     assert.equal(t.format, 'mini-swe-agent');
-    assert.deepEqual(t.steps.map((s) => s.action.args.command), ['cat a.py', 'echo MINI_SWE_AGENT_FINAL_OUTPUT && git diff']);
+    assert.deepEqual(
+      t.steps.map((s) => s.action.args.command),
+      ['cat a.py', 'echo MINI_SWE_AGENT_FINAL_OUTPUT && git diff'],
+    );
     assert.equal(t.steps[0]!.thought, 'THOUGHT: look.');
     assert.equal(t.steps[0]!.exitCode, 0);
     assert.equal(t.steps[1]!.observation, '');

@@ -10,7 +10,10 @@ const PANDAS = 'swe-smith/pandas-dev__pandas.95280573.pr_53856.traj';
 describe('errors read from a step', () => {
   test('the SWE-smith pandas run (SWE-agent 1.0, no exit codes): step 8 fails with its traceback, and only it', async () => {
     const { trajectory: t } = await loadTrajectory(thirdParty(PANDAS));
-    assert.ok(t.steps.every((s) => s.exitCode === undefined), 'the file records no exit codes');
+    assert.ok(
+      t.steps.every((s) => s.exitCode === undefined),
+      'the file records no exit codes',
+    );
     const failing = t.steps.filter(stepHasError).map((s) => s.index + 1);
     assert.deepEqual(failing, [8]);
     const [error] = stepErrors(t.steps[7]!);
@@ -33,15 +36,27 @@ describe('errors read from a step', () => {
 
   test('failing test runs: pytest and unittest summaries, and a passing run that is not one', () => {
     const pytest = outputErrors('....F\nFAILED tests/test_a.py::test_b - AssertionError\n========= 1 failed, 4 passed in 0.12s =========\n');
-    assert.deepEqual(pytest.map((e) => [e.kind, e.line]), [['test-failure', 2], ['test-failure', 3]]);
+    assert.deepEqual(
+      pytest.map((e) => [e.kind, e.line]),
+      [
+        ['test-failure', 2],
+        ['test-failure', 3],
+      ],
+    );
     assert.equal(pytest[1]!.detail, '1 failed, 4 passed in 0.12s');
-    assert.deepEqual(outputErrors('Ran 3 tests in 0.001s\n\nFAILED (failures=1)\n').map((e) => e.kind), ['test-failure']);
+    assert.deepEqual(
+      outputErrors('Ran 3 tests in 0.001s\n\nFAILED (failures=1)\n').map((e) => e.kind),
+      ['test-failure'],
+    );
     assert.deepEqual(outputErrors('========= 5 passed in 0.12s =========\nOK\n'), []);
   });
 
   test('exit codes, flags and format errors still count, each said', () => {
     const step = { action: { tool: 'bash', args: { command: 'false' } }, observation: '', exitCode: 1, flags: ['timeout'], formatError: 'no action' };
-    assert.deepEqual(stepErrors(step).map((e) => e.detail), ['no action', 'exit code 1', 'timeout']);
+    assert.deepEqual(
+      stepErrors(step).map((e) => e.detail),
+      ['no action', 'exit code 1', 'timeout'],
+    );
   });
 
   test('action kinds: an editor view is a view, its str_replace an edit, OpenHands run a command', () => {

@@ -11,8 +11,22 @@ const traceback = 'Traceback (most recent call last):\n  File "reproduce.py", li
 describe('step labels and error rules, once for the CLI and the stepper', () => {
   test('a command shows its first line; a structured call its command or its arguments', () => {
     assert.equal(stepLabel(aStep({ action: aBashAction('\ncd /repo && python -m pytest -x\necho done') })), 'cd /repo && python -m pytest -x');
-    assert.equal(stepLabel(aStep({ action: anAction({ tool: 'bash', raw: '{"name": "bash", "arguments": {"command": "ls -la"}}', args: { command: 'ls -la' } }) })), 'ls -la');
-    assert.equal(stepLabel(aStep({ action: anAction({ tool: 'str_replace_editor', raw: '<function=str_replace_editor>\n<parameter=command>view</parameter>\n<parameter=path>/repo/a.py</parameter>\n</function>', args: { command: 'view', path: '/repo/a.py' } }) })), 'command=view path=/repo/a.py');
+    assert.equal(
+      stepLabel(aStep({ action: anAction({ tool: 'bash', raw: '{"name": "bash", "arguments": {"command": "ls -la"}}', args: { command: 'ls -la' } }) })),
+      'ls -la',
+    );
+    assert.equal(
+      stepLabel(
+        aStep({
+          action: anAction({
+            tool: 'str_replace_editor',
+            raw: '<function=str_replace_editor>\n<parameter=command>view</parameter>\n<parameter=path>/repo/a.py</parameter>\n</function>',
+            args: { command: 'view', path: '/repo/a.py' },
+          }),
+        }),
+      ),
+      'command=view path=/repo/a.py',
+    );
     assert.equal(stepLabel(aStep({ action: anAction({ tool: 'submit', raw: '', args: {} }) })), 'submit');
     const long = stepLabel(aStep({ action: aBashAction(`echo ${'x'.repeat(200)}`) }));
     assert.equal(long.length, STEP_LABEL_WIDTH);
@@ -24,8 +38,15 @@ describe('step labels and error rules, once for the CLI and the stepper', () => 
     assert.deepEqual(stepErrorMarks(aStep({ observation: traceback })), ['traceback']);
     assert.deepEqual(stepErrorMarks(aStep({ observation: 'bash: pytets: command not found' })), ['command-not-found']);
     assert.deepEqual(stepErrorMarks(aStep({ observation: '/bin/sh: 1: pytets: not found' })), ['command-not-found']);
-    assert.deepEqual(stepErrorMarks(aStep({ flags: ['lint-rejected', 'temperature-0.7'], observation: 'Your proposed edit has introduced new syntax error(s).' })), ['lint-rejected']);
-    assert.deepEqual(stepErrorMarks(aStep({ observation: 'grep found no "command not found" here; print("Traceback (most recent call last):")' })), [], 'the words inside a line are not an error');
+    assert.deepEqual(
+      stepErrorMarks(aStep({ flags: ['lint-rejected', 'temperature-0.7'], observation: 'Your proposed edit has introduced new syntax error(s).' })),
+      ['lint-rejected'],
+    );
+    assert.deepEqual(
+      stepErrorMarks(aStep({ observation: 'grep found no "command not found" here; print("Traceback (most recent call last):")' })),
+      [],
+      'the words inside a line are not an error',
+    );
     assert.deepEqual(stepErrorMarks(aStep({ exitCode: 0, observation: 'ok' })), []);
   });
 
@@ -42,6 +63,9 @@ describe('step labels and error rules, once for the CLI and the stepper', () => 
       assert.ok(rows[i]!.includes(summary.label), `row ${i} shows the stepper's label`);
       assert.equal(/(traceback|command-not-found|exit \d)/.test(rows[i]!), summary.error, `row ${i} and the timeline agree on the error`);
     }
-    assert.deepEqual(steps.map((s) => toStepSummary(s).error), [true, false, true]);
+    assert.deepEqual(
+      steps.map((s) => toStepSummary(s).error),
+      [true, false, true],
+    );
   });
 });

@@ -122,7 +122,10 @@ describe('mini-swe-agent legacy message lists', () => {
 
   thirdPartyFiles.test('the two-step local run', async () => {
     const { trajectory: t } = await loadTrajectory(thirdParty('mini-swe-agent/local.traj.json'));
-    assert.deepEqual(t.steps.map((s) => s.action.args.command), ["echo 'hello world'", 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT']);
+    assert.deepEqual(
+      t.steps.map((s) => s.action.args.command),
+      ["echo 'hello world'", 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT'],
+    );
     assert.equal(t.steps[0]!.observation, '<returncode>0</returncode>\n<output>\nhello world\n</output>');
     assert.equal(t.outcome.exitStatus, 'Submitted');
   });

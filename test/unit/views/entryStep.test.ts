@@ -16,7 +16,11 @@ describe('the step a rollout opens on', () => {
   });
 
   test('the first command that failed or was lint-rejected', () => {
-    const t = run([look(), aStep({ action: aBashAction('python reproduce.py'), observation: 'Traceback', exitCode: 1 }), aStep({ action: anAction({ tool: 'edit', raw: 'edit 1:1', args: {} }), flags: ['lint-rejected'] })]);
+    const t = run([
+      look(),
+      aStep({ action: aBashAction('python reproduce.py'), observation: 'Traceback', exitCode: 1 }),
+      aStep({ action: anAction({ tool: 'edit', raw: 'edit 1:1', args: {} }), flags: ['lint-rejected'] }),
+    ]);
     assert.deepEqual(entryStep(t), { index: 1, reason: 'error' });
   });
 
@@ -31,7 +35,9 @@ describe('the step a rollout opens on', () => {
   });
 
   test("mini-swe-agent's echoed submit marker", () => {
-    const t = run([look(), aStep({ action: aBashAction('echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached') })], { format: 'mini-swe-agent' });
+    const t = run([look(), aStep({ action: aBashAction('echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached') })], {
+      format: 'mini-swe-agent',
+    });
     assert.deepEqual(entryStep(t), { index: 1, reason: 'submission' });
   });
 

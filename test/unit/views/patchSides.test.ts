@@ -42,9 +42,15 @@ describe('the two sides of a patched file', () => {
 });
 
 describe('patch sources', () => {
-  test("a bug folder shows its two diffs, each readable", async () => {
+  test('a bug folder shows its two diffs, each readable', async () => {
     const content = await loadPatchContent({ bug: validBug });
-    assert.deepEqual(content.sections.map((s) => [s.label, s.problem]), [['bug_inject.diff', null], ['test_weaken.diff', null]]);
+    assert.deepEqual(
+      content.sections.map((s) => [s.label, s.problem]),
+      [
+        ['bug_inject.diff', null],
+        ['test_weaken.diff', null],
+      ],
+    );
     assert.equal(content.title, 'Bug valid-allocate-and-close');
   });
 

@@ -12,13 +12,22 @@ const steps = [
   }),
   aStep({
     index: 1,
-    action: anAction({ tool: 'edit', raw: 'edit 1475:1475\n        return int(round(value.total_seconds() / base_unit.total_seconds()))\nend_of_edit', args: {} }),
+    action: anAction({
+      tool: 'edit',
+      raw: 'edit 1475:1475\n        return int(round(value.total_seconds() / base_unit.total_seconds()))\nend_of_edit',
+      args: {},
+    }),
     observation: 'Your proposed edit has introduced new syntax error(s).',
     flags: ['lint-rejected'],
   }),
   aStep({ index: 2, action: aBashAction('python reproduce.py'), observation: 'Traceback (most recent call last):', exitCode: 1 }),
   aFormatErrorStep('no command found', { index: 3, observation: 'Your output was not formatted correctly.' }),
-  aStep({ index: 4, action: anAction({ tool: 'submit', raw: 'submit', args: {} }), observation: 'diff --git a/src/marshmallow/fields.py', flags: ['diverged'] }),
+  aStep({
+    index: 4,
+    action: anAction({ tool: 'submit', raw: 'submit', args: {} }),
+    observation: 'diff --git a/src/marshmallow/fields.py',
+    flags: ['diverged'],
+  }),
 ];
 
 describe('step views sent to the stepper', () => {

@@ -8,9 +8,17 @@ import { keyMove } from '../../../webview/stepper/navigation';
 import { STEP_BUTTONS, buttonForKey, type StepButton } from '../../../webview/stepper/stepDetailView';
 import { aBashAction, aStep, aTrajectory } from '../../builders/trajectory';
 
-const steps = Array.from({ length: 620 }, (_, i) => aStep({ index: i, action: aBashAction(`python -m pytest tests/test_${i}.py -q`), observation: `${i} passed`, ...(i === 7 ? { flags: ['diverged'] } : {}) }));
+const steps = Array.from({ length: 620 }, (_, i) =>
+  aStep({ index: i, action: aBashAction(`python -m pytest tests/test_${i}.py -q`), observation: `${i} passed`, ...(i === 7 ? { flags: ['diverged'] } : {}) }),
+);
 const trajectory = aTrajectory({ steps });
-const page = { cspSource: 'https://file+.vscode-resource.example', title: 'run.traj', view: 'stepper', styleUris: [], scriptUri: 'https://file+.vscode-resource.example/media/dist/stepper.js' };
+const page = {
+  cspSource: 'https://file+.vscode-resource.example',
+  title: 'run.traj',
+  view: 'stepper',
+  styleUris: [],
+  scriptUri: 'https://file+.vscode-resource.example/media/dist/stepper.js',
+};
 
 /** The text of the embedded element, as the webview's getElementById(...).textContent reads it. */
 function embeddedText(html: string): string {
@@ -58,8 +66,14 @@ describe('the step buttons', () => {
     const keys = buttons.map((b) => STEP_BUTTONS[b].key);
     assert.equal(new Set(keys).size, keys.length);
     for (const key of keys) assert.equal(keyMove(key), undefined, key);
-    assert.deepEqual(keys.filter((k) => ['/', 'g', 'e'].includes(k)), []);
-    assert.deepEqual(buttons.map((b) => buttonForKey(STEP_BUTTONS[b].key)), buttons);
+    assert.deepEqual(
+      keys.filter((k) => ['/', 'g', 'e'].includes(k)),
+      [],
+    );
+    assert.deepEqual(
+      buttons.map((b) => buttonForKey(STEP_BUTTONS[b].key)),
+      buttons,
+    );
   });
 
   test('the host accepts exactly the actions the buttons send', () => {

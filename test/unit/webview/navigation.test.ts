@@ -3,7 +3,17 @@ import assert from 'node:assert/strict';
 import type { StepSummary } from '../../../extension/protocol/stepper';
 import { keyMove, moveSelection, visibleSteps } from '../../../webview/stepper/navigation';
 
-const summary = (index: number, tool: string | null, error = false): StepSummary => ({ index, tool, kind: 'other', label: `${tool} ${index}`, fullLabel: `${tool} ${index}`, error, errors: error ? ['exit code 1'] : [], diverged: false, flags: [] });
+const summary = (index: number, tool: string | null, error = false): StepSummary => ({
+  index,
+  tool,
+  kind: 'other',
+  label: `${tool} ${index}`,
+  fullLabel: `${tool} ${index}`,
+  error,
+  errors: error ? ['exit code 1'] : [],
+  diverged: false,
+  flags: [],
+});
 const steps = [summary(0, 'open'), summary(1, 'edit', true), summary(2, 'bash'), summary(3, 'edit'), summary(4, 'bash', true), summary(5, 'submit')];
 
 describe('stepper navigation', () => {

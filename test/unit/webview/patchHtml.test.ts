@@ -8,7 +8,6 @@ import { renderPatch } from '../../../webview/patch/patchHtml';
 const repoRoot = path.resolve(__dirname, '../../..');
 const validBug = path.join(repoRoot, 'test/fixtures/bugs/valid-allocate-and-close');
 
-
 describe('the patch view renders diffs with diff2html', () => {
   test('every piece of a hostile patch is escaped: no tag, no handler attribute reaches the markup', () => {
     for (const layout of ['side-by-side', 'line-by-line'] as const) {

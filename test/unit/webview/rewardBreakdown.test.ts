@@ -19,9 +19,20 @@ describe('the reward breakdown', () => {
     assert.equal(b.resolution, 'FULL');
     assert.equal(b.value, 1);
     assert.deepEqual(b.report && { agrees: b.report.agrees, resolved: b.report.resolved }, { agrees: true, resolved: true });
-    assert.deepEqual(b.terms.map((t) => [t.name, t.value]), [['FAIL_TO_PASS passing', 1], ['PASS_TO_PASS passing', 1], ['resolution FULL', 1]]);
+    assert.deepEqual(
+      b.terms.map((t) => [t.name, t.value]),
+      [
+        ['FAIL_TO_PASS passing', 1],
+        ['PASS_TO_PASS passing', 1],
+        ['resolution FULL', 1],
+      ],
+    );
     const f2p = b.lists.find((l) => l.name === 'FAIL_TO_PASS');
-    assert.deepEqual(f2p?.tests.find((t) => t.id === PYARROW_DF), { id: PYARROW_DF, passed: true, line: 153 }, 'line 153 of test_output.txt reports it PASSED');
+    assert.deepEqual(
+      f2p?.tests.find((t) => t.id === PYARROW_DF),
+      { id: PYARROW_DF, passed: true, line: 153 },
+      'line 153 of test_output.txt reports it PASSED',
+    );
     assert.equal(b.title, 'Reward: pandas-dev__pandas.95280573.pr_53652');
   });
 
@@ -36,9 +47,19 @@ describe('the reward breakdown', () => {
   test('an instance whose FAIL_TO_PASS test fails in the output grades NO, the failing test first', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'reward-'));
     const instance = path.join(dir, 'instance.json');
-    await writeFile(instance, JSON.stringify({ instance_id: 'ledger-1', FAIL_TO_PASS: ['tests/test_money.py::test_allocate_remainder'], PASS_TO_PASS: ['tests/test_money.py::test_add'] }));
+    await writeFile(
+      instance,
+      JSON.stringify({
+        instance_id: 'ledger-1',
+        FAIL_TO_PASS: ['tests/test_money.py::test_allocate_remainder'],
+        PASS_TO_PASS: ['tests/test_money.py::test_add'],
+      }),
+    );
     const output = path.join(dir, 'out.txt');
-    await writeFile(output, 'collected 2 items\n\nPASSED tests/test_money.py::test_add\nFAILED tests/test_money.py::test_allocate_remainder - assert 33 == 34\n=========================== 1 failed, 1 passed in 0.05s ============================\n');
+    await writeFile(
+      output,
+      'collected 2 items\n\nPASSED tests/test_money.py::test_add\nFAILED tests/test_money.py::test_allocate_remainder - assert 33 == 34\n=========================== 1 failed, 1 passed in 0.05s ============================\n',
+    );
     const b = await buildRewardBreakdown({ testOutput: output, instance });
     assert.equal(b.resolution, 'NO');
     assert.equal(b.value, 0);
@@ -47,7 +68,10 @@ describe('the reward breakdown', () => {
   });
 
   thirdPartyFiles.test('a run report, or an output with nothing to grade against, is refused with the file named', async () => {
-    await assert.rejects(buildRewardBreakdown({ report: path.resolve(instanceDir, '../report.json') }), /run_evaluation\/report\.json: \$: a run report holds no per-test grading/);
+    await assert.rejects(
+      buildRewardBreakdown({ report: path.resolve(instanceDir, '../report.json') }),
+      /run_evaluation\/report\.json: \$: a run report holds no per-test grading/,
+    );
     await assert.rejects(buildRewardBreakdown({ testOutput }), /test_output\.txt: no FAIL_TO_PASS \/ PASS_TO_PASS lists/);
   });
 

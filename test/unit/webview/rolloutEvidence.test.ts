@@ -43,7 +43,10 @@ describe("a rollout's reward and patch, from what the index knows", () => {
 
   thirdPartyFiles.test('takes the test_output.txt beside the report and links each test to its line', async () => {
     const reportDir = at('run/attempt_2/logs/run_evaluation/attempt_2/acme-coder-7b', W101);
-    writeFileSync(path.join(reportDir, 'test_output.txt'), `collected 3 items\n\n${FAILING_TEST} FAILED\ntests/test_widgets.py::test_create PASSED\n===== 1 failed, 1 passed in 0.12s =====\n`);
+    writeFileSync(
+      path.join(reportDir, 'test_output.txt'),
+      `collected 3 items\n\n${FAILING_TEST} FAILED\ntests/test_widgets.py::test_create PASSED\n===== 1 failed, 1 passed in 0.12s =====\n`,
+    );
     const sources = await rewardSourcesOf(folder.root, byId(`run/attempt_2/${W101}/${W101}.traj`), undefined);
     assert.equal(sources.testOutput, path.join(reportDir, 'test_output.txt'));
     const b = await buildRewardBreakdown(sources);
@@ -59,16 +62,21 @@ describe("a rollout's reward and patch, from what the index knows", () => {
     assert.deepEqual(b.terms, [{ name: 'resolved', value: 0, rule: `run report ${runReport}: listed as unresolved` }]);
     assert.equal(b.value, 0);
     assert.equal(b.resolution, null);
-    assert.deepEqual(b.missing, [`No report.json of ${PANDAS}: the run report records its resolution only, so FAIL_TO_PASS and PASS_TO_PASS are not graded test by test.`]);
+    assert.deepEqual(b.missing, [
+      `No report.json of ${PANDAS}: the run report records its resolution only, so FAIL_TO_PASS and PASS_TO_PASS are not graded test by test.`,
+    ]);
   });
 
-  thirdPartyFiles.test("an R2E-Gym record without a report shows the reward it recorded, read from its own line", async () => {
+  thirdPartyFiles.test('an R2E-Gym record without a report shows the reward it recorded, read from its own line', async () => {
     const rollout = byId('run/attempt_4/deepswe.jsonl:2');
     const sources = await rewardSourcesOf(folder.root, rollout, undefined);
     assert.equal(sources.record, 1);
     const b = await buildRewardBreakdown(sources);
     assert.equal(b.title, `Reward: ${W202} #4`);
-    assert.deepEqual(b.terms.map((t) => [t.name, t.value]), [['recorded reward', 0]]);
+    assert.deepEqual(
+      b.terms.map((t) => [t.name, t.value]),
+      [['recorded reward', 0]],
+    );
     assert.match(b.terms[0]!.rule, /deepswe\.jsonl: the reward the r2e-gym run recorded/);
     assert.deepEqual(b.missing, [`No evaluation report of ${W202} was found (report.json or a run report): FAIL_TO_PASS and PASS_TO_PASS are not graded.`]);
   });
@@ -90,16 +98,25 @@ describe("a rollout's reward and patch, from what the index knows", () => {
   });
 
   thirdPartyFiles.test("grades the test output an R2E-Gym record holds against the configured instance's lists", async () => {
-    const record = { ...(r2eGymRecord({ instance: G7, steps: workSteps(2), exit: 'agent', patch: '', reward: 0 }) as object), test_output: `${FAILING_TEST} PASSED\ntests/test_widgets.py::test_create FAILED\n===== 1 failed, 1 passed in 0.12s =====\n` };
+    const record = {
+      ...(r2eGymRecord({ instance: G7, steps: workSteps(2), exit: 'agent', patch: '', reward: 0 }) as object),
+      test_output: `${FAILING_TEST} PASSED\ntests/test_widgets.py::test_create FAILED\n===== 1 failed, 1 passed in 0.12s =====\n`,
+    };
     writeFileSync(at('r2e.jsonl'), `${JSON.stringify(record)}\n`);
-    writeFileSync(at('g7.instance.json'), JSON.stringify({ instance_id: G7, FAIL_TO_PASS: [FAILING_TEST], PASS_TO_PASS: ['tests/test_widgets.py::test_create'] }));
+    writeFileSync(
+      at('g7.instance.json'),
+      JSON.stringify({ instance_id: G7, FAIL_TO_PASS: [FAILING_TEST], PASS_TO_PASS: ['tests/test_widgets.py::test_create'] }),
+    );
     const b = await buildRewardBreakdown({ trajectory: at('r2e.jsonl'), record: 0, instance: at('g7.instance.json') });
     assert.equal(b.resolution, 'NO', 'a PASS_TO_PASS test broke');
     assert.equal(b.value, 0);
-    assert.deepEqual(b.lists.map((l) => [l.name, l.tests.map((t) => [t.id, t.passed, t.line])]), [
-      ['FAIL_TO_PASS', [[FAILING_TEST, true, null]]],
-      ['PASS_TO_PASS', [['tests/test_widgets.py::test_create', false, null]]],
-    ]);
+    assert.deepEqual(
+      b.lists.map((l) => [l.name, l.tests.map((t) => [t.id, t.passed, t.line])]),
+      [
+        ['FAIL_TO_PASS', [[FAILING_TEST, true, null]]],
+        ['PASS_TO_PASS', [['tests/test_widgets.py::test_create', false, null]]],
+      ],
+    );
     assert.equal(b.hasOutput, false, 'the output is inside the trajectory: there is no file to open at a line');
     assert.equal(b.origin, `${at('r2e.jsonl')}: test_output + ${at('g7.instance.json')}`);
   });
@@ -108,16 +125,29 @@ describe("a rollout's reward and patch, from what the index knows", () => {
     const rollout = byId(`run/attempt_1/${G7}/${G7}.traj`);
     assert.deepEqual(await patchSourceOf(folder.root, rollout, undefined), { diff: patchFor('src/widgets/resize.py'), title: `Submission of ${rollout.id}` });
     const dataset = at('instances.jsonl');
-    const instance = (id: string, extra: object) => JSON.stringify({ instance_id: id, patch: patchFor('src/widgets/resize.py'), FAIL_TO_PASS: [], PASS_TO_PASS: [], ...extra });
+    const instance = (id: string, extra: object) =>
+      JSON.stringify({ instance_id: id, patch: patchFor('src/widgets/resize.py'), FAIL_TO_PASS: [], PASS_TO_PASS: [], ...extra });
     writeFileSync(dataset, `${instance(G7, { test_patch: '' })}\n${instance(W101, { image_name: 'swesmith/acme' })}\n`);
     const catalog = new InstanceCatalog(dataset);
-    assert.deepEqual(await patchSourceOf(folder.root, rollout, catalog), { trajectory: at('run/attempt_1', G7, `${G7}.traj`), instance: dataset, instanceId: G7, gold: 'patch' });
+    assert.deepEqual(await patchSourceOf(folder.root, rollout, catalog), {
+      trajectory: at('run/attempt_1', G7, `${G7}.traj`),
+      instance: dataset,
+      instanceId: G7,
+      gold: 'patch',
+    });
     const sweSmith = await patchSourceOf(folder.root, byId(`run/attempt_1/${W101}/${W101}.traj`), catalog);
     assert.equal('gold' in sweSmith && sweSmith.gold, 'reverse-patch', 'a SWE-smith instance holds the bug');
     const jsonl = await patchSourceOf(folder.root, byId('run/attempt_4/deepswe.jsonl:1'), catalog);
-    assert.deepEqual('record' in jsonl && [jsonl.trajectory, jsonl.record], [at('run/attempt_4/deepswe.jsonl'), 0], 'a JSONL rollout (line 1: record 0) is its own record beside the gold patch');
+    assert.deepEqual(
+      'record' in jsonl && [jsonl.trajectory, jsonl.record],
+      [at('run/attempt_4/deepswe.jsonl'), 0],
+      'a JSONL rollout (line 1: record 0) is its own record beside the gold patch',
+    );
     const ptyDiff = await patchSourceOf(folder.root, byId('third-party/swe-agent/marshmallow-1867.function_calling.traj'), undefined);
-    assert.ok('diff' in ptyDiff && ptyDiff.diff.startsWith('\ndiff --git a/src/marshmallow/fields.py b/src/marshmallow/fields.py\nindex ad388c7..168a845 100644\n'), 'the CRLF a pseudo-terminal wrote is read as plain lines');
+    assert.ok(
+      'diff' in ptyDiff && ptyDiff.diff.startsWith('\ndiff --git a/src/marshmallow/fields.py b/src/marshmallow/fields.py\nindex ad388c7..168a845 100644\n'),
+      'the CRLF a pseudo-terminal wrote is read as plain lines',
+    );
     assert.ok(!ptyDiff.diff.includes('\r'));
     const missing = new InstanceCatalog(at('nowhere.jsonl'));
     await assert.rejects(missing.find(G7), /nowhere\.jsonl: the task instances named by sweWorkbench\.rollouts\.instances: file not found/);

@@ -34,7 +34,10 @@ describe('the rollouts table query over a generated training run', () => {
 
   test("the core's filter narrows the rows", () => {
     const rows = queryRollouts(rollouts, { ...none, filter: `instance=${W202} and steps>20` });
-    assert.deepEqual(rows.map((r) => r.steps).sort((a, b) => a - b), [30, 40]);
+    assert.deepEqual(
+      rows.map((r) => r.steps).sort((a, b) => a - b),
+      [30, 40],
+    );
   });
 
   test("an invalid filter throws the core's message with its column", () => {
@@ -44,19 +47,31 @@ describe('the rollouts table query over a generated training run', () => {
 
   test('sorts by a column in both directions, missing values last', () => {
     const down = queryRollouts(rollouts, { ...none, sort: { column: 'steps', descending: true } });
-    assert.deepEqual(down.slice(0, 3).map((r) => r.steps), [40, 30, 12]);
+    assert.deepEqual(
+      down.slice(0, 3).map((r) => r.steps),
+      [40, 30, 12],
+    );
     const up = queryRollouts(rollouts, { ...none, sort: { column: 'cost', descending: false } });
     const costs = up.map((r) => r.cost);
     const known = costs.filter((c): c is number => c !== undefined);
-    assert.deepEqual(known, [...known].sort((a, b) => a - b));
+    assert.deepEqual(
+      known,
+      [...known].sort((a, b) => a - b),
+    );
     assert.ok(known.includes(3) && known.includes(0.42));
-    assert.deepEqual(costs.slice(known.length), costs.slice(known.length).map(() => undefined));
+    assert.deepEqual(
+      costs.slice(known.length),
+      costs.slice(known.length).map(() => undefined),
+    );
   });
 
   test('full-text matches keep only the rollouts found', () => {
     const found = new Set(rollouts.filter((r) => r.instance === G7).map((r) => r.id));
     const rows = queryRollouts(rollouts, { ...none, sort: { column: 'attempt', descending: false } }, found);
-    assert.deepEqual(rows.map((r) => r.instance), [G7, G7, G7, G7]);
+    assert.deepEqual(
+      rows.map((r) => r.instance),
+      [G7, G7, G7, G7],
+    );
   });
 
   test('group statistics of the three rLLM episodes: 2 of 3 solved, pass@2 = 1, mixed', () => {
@@ -66,7 +81,14 @@ describe('the rollouts table query over a generated training run', () => {
     assert.equal(s.resolved, 2);
     assert.equal(s.evaluated, 3);
     assert.equal(s.solveRate, 2 / 3);
-    assert.deepEqual(s.passAtK.map((p) => [p.k, Math.round(p.value * 1000) / 1000, p.instances]), [[1, 0.667, 1], [2, 1, 1], [3, 1, 1]]);
+    assert.deepEqual(
+      s.passAtK.map((p) => [p.k, Math.round(p.value * 1000) / 1000, p.instances]),
+      [
+        [1, 0.667, 1],
+        [2, 1, 1],
+        [3, 1, 1],
+      ],
+    );
     assert.equal(s.mixed, 1);
   });
 

@@ -4,8 +4,20 @@ import type { RolloutRow } from '../../../extension/protocol/rollouts';
 import { cellText, nextSort, pagesFor, visibleWindow } from '../../../webview/rollouts/tableModel';
 
 const row: RolloutRow = {
-  id: 'run/a.traj', instance: 'acme__widgets-101', attempt: 2, format: 'swe-agent', steps: 8, exit: null, resolved: false, reward: 0.3333333,
-  failure: 'submitted-wrong', status: 'failed', evidence: 'not resolved', tokens: 62000, cost: 0.5, duration: 3725,
+  id: 'run/a.traj',
+  instance: 'acme__widgets-101',
+  attempt: 2,
+  format: 'swe-agent',
+  steps: 8,
+  exit: null,
+  resolved: false,
+  reward: 0.3333333,
+  failure: 'submitted-wrong',
+  status: 'failed',
+  evidence: 'not resolved',
+  tokens: 62000,
+  cost: 0.5,
+  duration: 3725,
 };
 
 describe('the virtualized rollouts table', () => {
@@ -17,7 +29,10 @@ describe('the virtualized rollouts table', () => {
   });
 
   test('asks for page-aligned ranges that cover the window', () => {
-    assert.deepEqual(pagesFor({ start: 4980, end: 5041 }, 200), [{ start: 4800, end: 5000 }, { start: 5000, end: 5200 }]);
+    assert.deepEqual(pagesFor({ start: 4980, end: 5041 }, 200), [
+      { start: 4800, end: 5000 },
+      { start: 5000, end: 5200 },
+    ]);
     assert.deepEqual(pagesFor({ start: 0, end: 41 }, 200), [{ start: 0, end: 200 }]);
     assert.deepEqual(pagesFor({ start: 0, end: 0 }, 200), []);
   });
@@ -40,6 +55,7 @@ describe('the virtualized rollouts table', () => {
     assert.equal(cellText(row, 'duration'), '1 h 2 min');
     assert.equal(cellText({ ...row, duration: 42.25 }, 'duration'), '42.3 s');
     assert.equal(cellText({ ...row, cost: 0.24830985 }, 'cost'), '$0.2483');
-    for (const column of ['tokens', 'cost', 'duration'] as const) assert.equal(cellText({ ...row, [column]: null }, column), 'unknown', `${column} not recorded`);
+    for (const column of ['tokens', 'cost', 'duration'] as const)
+      assert.equal(cellText({ ...row, [column]: null }, column), 'unknown', `${column} not recorded`);
   });
 });

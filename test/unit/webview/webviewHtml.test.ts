@@ -2,7 +2,13 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { contentSecurityPolicy, createNonce, renderErrorHtml, renderWebviewHtml } from '../../../extension/vscode/webview/webviewHtml';
 
-const page = { cspSource: 'https://file+.vscode-resource.example', title: 'marshmallow-1867.traj', view: 'stepper', styleUris: ['https://file+.vscode-resource.example/media/webview.css'], scriptUri: 'https://file+.vscode-resource.example/media/dist/stepper.js' };
+const page = {
+  cspSource: 'https://file+.vscode-resource.example',
+  title: 'marshmallow-1867.traj',
+  view: 'stepper',
+  styleUris: ['https://file+.vscode-resource.example/media/webview.css'],
+  scriptUri: 'https://file+.vscode-resource.example/media/dist/stepper.js',
+};
 
 function cspOf(html: string): string {
   const match = /http-equiv="Content-Security-Policy" content="([^"]*)"/.exec(html);
@@ -41,7 +47,12 @@ describe('webview HTML', () => {
   });
 
   test('the error page shows the escaped message and runs no script', () => {
-    const html = renderErrorHtml({ cspSource: page.cspSource, title: 'Cannot open', styleUris: [], message: 'bad.traj: $.trajectory[2]: expected object, got "</pre><script>x()</script>"' });
+    const html = renderErrorHtml({
+      cspSource: page.cspSource,
+      title: 'Cannot open',
+      styleUris: [],
+      message: 'bad.traj: $.trajectory[2]: expected object, got "</pre><script>x()</script>"',
+    });
     assert.match(cspOf(html), /script-src 'none'/);
     assert.ok(html.includes('$.trajectory[2]: expected object, got &#34;&#60;/pre&#62;&#60;script&#62;x()&#60;/script&#62;&#34;'));
     assert.equal([...html.matchAll(/<script/g)].length, 0);

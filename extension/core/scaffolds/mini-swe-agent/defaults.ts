@@ -95,7 +95,19 @@ Failure to follow these rules will cause your response to be rejected.
 To finish, issue the following command: \`echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\`
 without any other command.`;
 
-export const MINI_DEFAULTS: Record<MiniVersion, { fence: string; observationTemplate: string; formatErrorTemplate: string; timeoutTemplate: string; actionRegex: string; env: Record<string, string>; timeoutS: number; systemPrompt: string }> = {
+export const MINI_DEFAULTS: Record<
+  MiniVersion,
+  {
+    fence: string;
+    observationTemplate: string;
+    formatErrorTemplate: string;
+    timeoutTemplate: string;
+    actionRegex: string;
+    env: Record<string, string>;
+    timeoutS: number;
+    systemPrompt: string;
+  }
+> = {
   '1.x': {
     fence: 'bash',
     observationTemplate: OBSERVATION_1,

@@ -88,7 +88,10 @@ function bashTool(settings: MiniSettings) {
         ...(ctx.signal ? { signal: ctx.signal } : {}),
       });
       if (run.killed) {
-        return { observation: renderJinja(settings.timeoutTemplate, { ...settings.templateVars, action: { action: command }, output: run.output }), exitCode: 124 };
+        return {
+          observation: renderJinja(settings.timeoutTemplate, { ...settings.templateVars, action: { action: command }, output: run.output }),
+          exitCode: 124,
+        };
       }
       const submission = submissionOf(run.output);
       if (submission !== undefined) return { observation: submission, exitCode: run.exitCode, submission };
@@ -113,7 +116,16 @@ class MiniToolSet extends ToolSet {
   }
 
   override openAiToolSpecs(): OpenAiToolSpec[] {
-    return [{ type: 'function', function: { name: 'bash', description: 'Execute a bash command', parameters: { type: 'object', properties: { command: { type: 'string', description: 'The bash command to execute' } }, required: ['command'] } } }];
+    return [
+      {
+        type: 'function',
+        function: {
+          name: 'bash',
+          description: 'Execute a bash command',
+          parameters: { type: 'object', properties: { command: { type: 'string', description: 'The bash command to execute' } }, required: ['command'] },
+        },
+      },
+    ];
   }
 }
 
@@ -122,11 +134,21 @@ function parseReply(reply: PolicyReply, settings: MiniSettings, tools: MiniToolS
     thought: reply.content,
     action: { raw, tool: null, args: {} },
     formatError: error,
-    errorMessage: renderJinja(settings.formatErrorTemplate, { ...settings.templateVars, actions, error, ...(reply.finishReason ? { finish_reason: reply.finishReason } : {}) }),
+    errorMessage: renderJinja(settings.formatErrorTemplate, {
+      ...settings.templateVars,
+      actions,
+      error,
+      ...(reply.finishReason ? { finish_reason: reply.finishReason } : {}),
+    }),
   });
   if (reply.toolCalls.length > 0) {
     const [call] = reply.toolCalls;
-    if (reply.toolCalls.length > 1) return formatError(`expected exactly one tool call, found ${reply.toolCalls.length}`, reply.toolCalls.map((c) => c.arguments), call!.arguments);
+    if (reply.toolCalls.length > 1)
+      return formatError(
+        `expected exactly one tool call, found ${reply.toolCalls.length}`,
+        reply.toolCalls.map((c) => c.arguments),
+        call!.arguments,
+      );
     const parsed = tools.parseFunctionCall(call!.name, call!.arguments);
     if ('error' in parsed) return formatError(parsed.error, [], call!.arguments);
     return { thought: reply.content, action: { raw: String(parsed.args.command), tool: 'bash', args: parsed.args, toolCallId: call!.id } };
@@ -154,8 +176,15 @@ export function createMiniSweAgent(version: string, recording?: Trajectory): Sca
     parseReply: (reply) => parseReply(reply, settings, tools),
     toolSpecs: () => (toolCalling ? tools.openAiToolSpecs() : undefined),
     // mini-swe-agent keeps the model's reply as written and the rendered observation as the next user message.
-    context: { observationTemplate: '{observation}', assistantText: (step) => (step.action.raw ? `${step.thought.trimEnd()}\n\n\`\`\`${MINI_DEFAULTS[known].fence}\n${step.action.raw}\n\`\`\`` : step.thought) },
-    prompts: ({ problemStatement, spec }) => ({ system: MINI_DEFAULTS[known].systemPrompt, instructions: `Please solve this issue: ${problemStatement ?? spec}` }),
+    context: {
+      observationTemplate: '{observation}',
+      assistantText: (step) =>
+        step.action.raw ? `${step.thought.trimEnd()}\n\n\`\`\`${MINI_DEFAULTS[known].fence}\n${step.action.raw}\n\`\`\`` : step.thought,
+    },
+    prompts: ({ problemStatement, spec }) => ({
+      system: MINI_DEFAULTS[known].systemPrompt,
+      instructions: `Please solve this issue: ${problemStatement ?? spec}`,
+    }),
   };
 }
 
@@ -163,7 +192,8 @@ export const miniSweAgentFamily: ScaffoldFamily = {
   name: 'mini-swe-agent',
   versions: MINI_VERSIONS,
   detect(recording) {
-    if (recording.meta.scaffold?.startsWith('mini-swe-agent')) return { version: recording.meta.scaffold.split('@')[1] ?? '2.x', reason: `meta.scaffold is '${recording.meta.scaffold}'` };
+    if (recording.meta.scaffold?.startsWith('mini-swe-agent'))
+      return { version: recording.meta.scaffold.split('@')[1] ?? '2.x', reason: `meta.scaffold is '${recording.meta.scaffold}'` };
     if (recording.format !== 'mini-swe-agent') return undefined;
     const declared = recording.meta.scaffoldConfig?.mini_version;
     if (typeof declared === 'string') return { version: declared, reason: `info.mini_version is ${declared}` };

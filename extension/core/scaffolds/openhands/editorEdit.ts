@@ -29,7 +29,8 @@ export async function openHandsEdit(ctx: ToolContext, args: Record<string, unkno
   const path = String(args.path ?? '');
   if (!path.startsWith('/')) return invalid('path', path, 'The path should be an absolute path, starting with `/`.');
   const kind = await pathKind(ctx, path);
-  if (command === 'create' && kind !== 'none') return invalid('path', path, `File already exists at: ${path}. Cannot overwrite files using command \`create\`.`);
+  if (command === 'create' && kind !== 'none')
+    return invalid('path', path, `File already exists at: ${path}. Cannot overwrite files using command \`create\`.`);
   if (command !== 'create' && kind === 'none') return invalid('path', path, `The path ${path} does not exist. Please provide a valid path.`);
   if (kind === 'dir') return invalid('path', path, `The path ${path} is a directory and only the \`view\` command can be used on directories.`);
   const history = ctx.state.fileHistory;
@@ -49,7 +50,10 @@ export async function openHandsEdit(ctx: ToolContext, args: Record<string, unkno
     if (replacement === args.old_str) return invalid('new_str', args.new_str, 'No replacement was performed. `new_str` and `old_str` must be different.');
     const found = occurrences(before, args.old_str);
     if (found.length === 0) return refused(`No replacement was performed, old_str \`${args.old_str}\` did not appear verbatim in ${path}.`);
-    if (found.length > 1) return refused(`No replacement was performed. Multiple occurrences of old_str \`${args.old_str}\` in lines [${[...new Set(found)].join(', ')}]. Please ensure it is unique.`);
+    if (found.length > 1)
+      return refused(
+        `No replacement was performed. Multiple occurrences of old_str \`${args.old_str}\` in lines [${[...new Set(found)].join(', ')}]. Please ensure it is unique.`,
+      );
     const at = before.indexOf(args.old_str);
     return write(before, before.slice(0, at) + replacement + before.slice(at + args.old_str.length));
   }
@@ -57,7 +61,8 @@ export async function openHandsEdit(ctx: ToolContext, args: Record<string, unkno
     if (typeof args.insert_line !== 'number') return refused('Parameter `insert_line` is required for command: insert.');
     if (typeof args.new_str !== 'string') return refused('Parameter `new_str` is required for command: insert.');
     const lines = before.split(/(?<=\n)/).filter((l) => l !== '');
-    if (args.insert_line < 0 || args.insert_line > lines.length) return invalid('insert_line', args.insert_line, `It should be within the range of allowed values: [0, ${lines.length}]`);
+    if (args.insert_line < 0 || args.insert_line > lines.length)
+      return invalid('insert_line', args.insert_line, `It should be within the range of allowed values: [0, ${lines.length}]`);
     const added = args.new_str.split('\n').map((l) => `${l}\n`);
     return write(before, [...lines.slice(0, args.insert_line), ...added, ...lines.slice(args.insert_line)].join(''));
   }

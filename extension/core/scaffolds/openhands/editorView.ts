@@ -6,7 +6,10 @@
 import { shellQuote } from '../../parsing/shellWords';
 import type { ToolContext, ToolResult } from '../../aci/toolDefinition';
 
-const failed = (parameter: string, value: string, hint: string): ToolResult => ({ observation: `ERROR:\nInvalid \`${parameter}\` parameter: ${value}. ${hint}`, exitCode: 1 });
+const failed = (parameter: string, value: string, hint: string): ToolResult => ({
+  observation: `ERROR:\nInvalid \`${parameter}\` parameter: ${value}. ${hint}`,
+  exitCode: 1,
+});
 
 /** `cat -n` as the editor numbers a snippet: every `\n`-separated piece, a final empty one included. */
 function numbered(text: string, description: string, first: number): string {
@@ -31,7 +34,9 @@ async function viewFolder(ctx: ToolContext, path: string): Promise<ToolResult> {
 /** Whether the path is a folder, another existing file, or nothing. */
 export async function pathKind(ctx: ToolContext, path: string): Promise<'dir' | 'file' | 'none'> {
   const q = shellQuote(path);
-  return (await ctx.sandbox.exec(`if [ -d ${q} ]; then echo dir; elif [ -e ${q} ]; then echo file; else echo none; fi`, { timeoutMs: 10_000 })).output.trim() as 'dir' | 'file' | 'none';
+  return (
+    await ctx.sandbox.exec(`if [ -d ${q} ]; then echo dir; elif [ -e ${q} ]; then echo file; else echo none; fi`, { timeoutMs: 10_000 })
+  ).output.trim() as 'dir' | 'file' | 'none';
 }
 
 export async function openHandsView(ctx: ToolContext, path: string, range: [number, number] | undefined): Promise<ToolResult> {
@@ -46,10 +51,19 @@ export async function openHandsView(ctx: ToolContext, path: string, range: [numb
   if (!range) return { observation: numbered(content, path, 1), exitCode: 0 };
   const lines = content.split(/(?<=\n)/).filter((l) => l !== '');
   const [start, requestedEnd] = range;
-  if (start < 1 || start > lines.length) return failed('view_range', `[${range.join(', ')}]`, `Its first element \`${start}\` should be within the range of lines of the file: [1, ${lines.length}].`);
+  if (start < 1 || start > lines.length)
+    return failed(
+      'view_range',
+      `[${range.join(', ')}]`,
+      `Its first element \`${start}\` should be within the range of lines of the file: [1, ${lines.length}].`,
+    );
   const end = requestedEnd === -1 || requestedEnd > lines.length ? lines.length : requestedEnd;
-  if (end < start) return failed('view_range', `[${range.join(', ')}]`, `Its second element \`${end}\` should be greater than or equal to the first element \`${start}\`.`);
-  const shown = lines.slice(start - 1, end).join('').split(/\r\n|\n|\r/);
+  if (end < start)
+    return failed('view_range', `[${range.join(', ')}]`, `Its second element \`${end}\` should be greater than or equal to the first element \`${start}\`.`);
+  const shown = lines
+    .slice(start - 1, end)
+    .join('')
+    .split(/\r\n|\n|\r/);
   if (shown.at(-1) === '') shown.pop();
   let text = numbered(shown.join('\n'), path, start);
   if (requestedEnd > lines.length) text += `\nNOTE: We only show up to ${lines.length} since there's only ${lines.length} lines in this file\n`;

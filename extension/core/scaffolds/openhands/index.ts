@@ -30,7 +30,12 @@ const read = defineTool({
   signature: 'read <path>',
   parameters: z.looseObject({ path: z.string() }),
   run(ctx, args) {
-    const range = Array.isArray(args.view_range) && args.view_range.length === 2 ? (args.view_range as [number, number]) : typeof args.start === 'number' && args.start >= 1 ? ([args.start, typeof args.end === 'number' ? args.end : -1] as [number, number]) : undefined;
+    const range =
+      Array.isArray(args.view_range) && args.view_range.length === 2
+        ? (args.view_range as [number, number])
+        : typeof args.start === 'number' && args.start >= 1
+          ? ([args.start, typeof args.end === 'number' ? args.end : -1] as [number, number])
+          : undefined;
     return openHandsView(ctx, args.path, range);
   },
 });
@@ -61,7 +66,14 @@ const run = defineTool({
 });
 
 function silent(name: string): ToolDefinition {
-  return defineTool({ name, bundle: BUNDLE, description: name, signature: name, parameters: z.looseObject({}), run: async () => ({ observation: '', exitCode: 0 }) });
+  return defineTool({
+    name,
+    bundle: BUNDLE,
+    description: name,
+    signature: name,
+    parameters: z.looseObject({}),
+    run: async () => ({ observation: '', exitCode: 0 }),
+  });
 }
 
 const finish = defineTool({
@@ -115,7 +127,8 @@ class OpenHandsToolSet extends ToolSet {
       }
     }
     if (typeof values !== 'object' || values === null || Array.isArray(values)) return { error: `the arguments of ${name} are not a JSON object` };
-    if ((action === 'read' || action === 'edit') && typeof (values as Record<string, unknown>).path !== 'string') return { error: 'str_replace_editor needs a "path" string' };
+    if ((action === 'read' || action === 'edit') && typeof (values as Record<string, unknown>).path !== 'string')
+      return { error: 'str_replace_editor needs a "path" string' };
     if (!this.get(action)) return { error: `${name} is not one of OpenHands' tools (${Object.keys(FUNCTION_ACTIONS).join(', ')})` };
     if (action === 'run' && typeof (values as Record<string, unknown>).command !== 'string') return { error: 'execute_bash needs a "command" string' };
     return { tool: action, args: values as Record<string, unknown> };
@@ -123,7 +136,14 @@ class OpenHandsToolSet extends ToolSet {
 
   override openAiToolSpecs(): OpenAiToolSpec[] {
     return [
-      { type: 'function', function: { name: 'execute_bash', description: 'Execute a bash command in the terminal within a persistent shell session.', parameters: { type: 'object', properties: { command: { type: 'string', description: 'The bash command to execute.' } }, required: ['command'] } } },
+      {
+        type: 'function',
+        function: {
+          name: 'execute_bash',
+          description: 'Execute a bash command in the terminal within a persistent shell session.',
+          parameters: { type: 'object', properties: { command: { type: 'string', description: 'The bash command to execute.' } }, required: ['command'] },
+        },
+      },
       {
         type: 'function',
         function: {
@@ -144,8 +164,22 @@ class OpenHandsToolSet extends ToolSet {
           },
         },
       },
-      { type: 'function', function: { name: 'think', description: 'Use the tool to think about something.', parameters: { type: 'object', properties: { thought: { type: 'string', description: 'The thought to log.' } }, required: ['thought'] } } },
-      { type: 'function', function: { name: 'finish', description: 'Finish the interaction when the task is complete OR if the assistant cannot proceed further with the task.', parameters: { type: 'object', properties: {}, required: [] } } },
+      {
+        type: 'function',
+        function: {
+          name: 'think',
+          description: 'Use the tool to think about something.',
+          parameters: { type: 'object', properties: { thought: { type: 'string', description: 'The thought to log.' } }, required: ['thought'] },
+        },
+      },
+      {
+        type: 'function',
+        function: {
+          name: 'finish',
+          description: 'Finish the interaction when the task is complete OR if the assistant cannot proceed further with the task.',
+          parameters: { type: 'object', properties: {}, required: [] },
+        },
+      },
     ];
   }
 }
@@ -163,7 +197,13 @@ function parseReply(reply: PolicyReply, tools: OpenHandsToolSet): ParsedReply {
   // A reply without a call is a `message` to the user: it runs nothing.
   if (!call) return { thought: '', action: { raw: reply.content, tool: 'message', args: { content: reply.content } } };
   const parsed = tools.parseFunctionCall(call.name, call.arguments);
-  if ('error' in parsed) return { thought: reply.content, action: { raw: call.arguments, tool: null, args: {}, toolCallId: call.id }, formatError: parsed.error, errorMessage: parsed.error };
+  if ('error' in parsed)
+    return {
+      thought: reply.content,
+      action: { raw: call.arguments, tool: null, args: {}, toolCallId: call.id },
+      formatError: parsed.error,
+      errorMessage: parsed.error,
+    };
   return { thought: reply.content, action: { raw: call.arguments, tool: parsed.tool, args: parsed.args, toolCallId: call.id } };
 }
 

@@ -88,7 +88,10 @@ class R2eToolSet extends ToolSet {
   }
 
   private checked(name: string, parameters: Record<string, unknown>): ParseResult {
-    if (!this.get(name)) return { error: `Invalid Action: input action must be one of allowed actions \n Allowed actions: ${JSON.stringify(R2E_TOOL_NAMES)} \n Input action: ${name}\t` };
+    if (!this.get(name))
+      return {
+        error: `Invalid Action: input action must be one of allowed actions \n Allowed actions: ${JSON.stringify(R2E_TOOL_NAMES)} \n Input action: ${name}\t`,
+      };
     return { tool: name, args: parameters };
   }
 }
@@ -112,11 +115,13 @@ function parseReply(reply: PolicyReply, tools: R2eToolSet): ParsedReply {
   if (call) {
     const parsed = tools.parseFunctionCall(call.name, call.arguments);
     const raw = 'error' in parsed ? call.arguments : r2eActionText({ name: parsed.tool, parameters: parsed.args });
-    if ('error' in parsed) return { thought: reply.content, action: { raw, tool: null, args: {}, toolCallId: call.id }, formatError: parsed.error, errorMessage: NO_CALL_MESSAGE };
+    if ('error' in parsed)
+      return { thought: reply.content, action: { raw, tool: null, args: {}, toolCallId: call.id }, formatError: parsed.error, errorMessage: NO_CALL_MESSAGE };
     return { thought: reply.content, action: { raw, tool: parsed.tool, args: parsed.args, toolCallId: call.id } };
   }
   const { thought, action } = splitR2eReply(reply.content);
-  if (action === '') return { thought, action: { raw: '', tool: null, args: {} }, formatError: 'no <function=...> call in the reply', errorMessage: NO_CALL_MESSAGE };
+  if (action === '')
+    return { thought, action: { raw: '', tool: null, args: {} }, formatError: 'no <function=...> call in the reply', errorMessage: NO_CALL_MESSAGE };
   const parsed = parseR2eAction(action);
   const raw = r2eActionText(parsed);
   const checked = tools.parseXmlFunctionCall(action);
@@ -131,7 +136,10 @@ function parseReply(reply: PolicyReply, tools: R2eToolSet): ParsedReply {
 const NO_CALL_MESSAGE = 'Please continue working on the task. Use exactly one function call in the <function=NAME>...</function> format.';
 
 function systemPrompt(): string {
-  const tools = R2E_TOOL_SPECS.map((s) => `---- BEGIN FUNCTION: ${s.function.name} ----\n${s.function.description.trim()}\nParameters: ${JSON.stringify(s.function.parameters)}\n---- END FUNCTION: ${s.function.name} ----`).join('\n\n');
+  const tools = R2E_TOOL_SPECS.map(
+    (s) =>
+      `---- BEGIN FUNCTION: ${s.function.name} ----\n${s.function.description.trim()}\nParameters: ${JSON.stringify(s.function.parameters)}\n---- END FUNCTION: ${s.function.name} ----`,
+  ).join('\n\n');
   return `You are a programming agent who is provided a github issue and repository bash environment and is tasked to solve certain tasks (e.g., file localization, testcase generation, code repair and editing etc) to resolve the issue.
 
 We have access to the following functions:
@@ -183,7 +191,8 @@ export const r2eGymFamily: ScaffoldFamily = {
   versions: [R2E_VERSION],
   detect(recording: Trajectory) {
     if (recording.format === 'r2e-gym') return { version: R2E_VERSION, reason: 'an R2E-Gym JSONL record (`trajectory_steps` with `<function=...>` actions)' };
-    if (recording.meta.scaffold?.startsWith('r2e-gym')) return { version: recording.meta.scaffold.split('@')[1] ?? R2E_VERSION, reason: `meta.scaffold is '${recording.meta.scaffold}'` };
+    if (recording.meta.scaffold?.startsWith('r2e-gym'))
+      return { version: recording.meta.scaffold.split('@')[1] ?? R2E_VERSION, reason: `meta.scaffold is '${recording.meta.scaffold}'` };
     // rLLM and SkyRL-Agent episodes of R2E-Gym environments: recognised by the tools they call.
     const called = [...toolsCalled(recording)];
     const own: readonly string[] = R2E_TOOL_NAMES;

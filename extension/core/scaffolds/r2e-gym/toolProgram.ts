@@ -11,7 +11,8 @@ export const R2E_TOOL_NAMES = ['file_editor', 'execute_bash', 'search', 'finish'
 /** Where R2E-Gym copies its tools (`RepoEnv.add_commands`); the program reads argv[0]'s basename. */
 export const R2E_TOOL_DIR = '/usr/local/bin';
 
-export const R2E_TOOL_PROGRAM = String.raw`#!/root/.venv/bin/python
+export const R2E_TOOL_PROGRAM =
+  String.raw`#!/root/.venv/bin/python
 # swe-workbench: R2E-Gym's tools, reimplemented. The tool is chosen by the name this file runs under.
 import argparse
 import io
@@ -28,7 +29,9 @@ HISTORY_FILE = "/var/tmp/editor_state.json"
 CONTEXT_LINES = 4
 OUTPUT_LIMIT = 10000
 CLIPPED = ("<response clipped><NOTE>To save on context only part of this file has been shown to you. "
-           "You should retry this tool after you have searched inside the file with ` + "`grep -n`" + String.raw` in order to find "
+           "You should retry this tool after you have searched inside the file with ` +
+  '`grep -n`' +
+  String.raw` in order to find "
            "the line numbers of what you are looking for.</NOTE>")
 SYNTAX_ERRORS = "Your proposed edit has introduced new syntax error(s).\nPlease read this error message carefully and then retry editing the file.\nERRORS:\n"
 
@@ -61,7 +64,9 @@ def decode_file(path):
 def numbered(text, title, first=1):
     body = clip(text).expandtabs().split("\n")
     rows = "\n".join("%6d\t%s" % (first + n, row) for n, row in enumerate(body))
-    return "Here's the result of running ` + "`cat -n`" + String.raw` on " + title + ":\n" + rows + "\n"
+    return "Here's the result of running ` +
+  '`cat -n`' +
+  String.raw` on " + title + ":\n" + rows + "\n"
 
 
 def syntax_problem(text, where):
@@ -176,7 +181,9 @@ class Editor:
             head = ("Here is a condensed view for file: %s; [Note: Useful for understanding file structure in a concise manner. "
                     "Please use specific view_range without concise cmd if you want to explore further into the relevant parts.]\n" % path)
         else:
-            head = "Here's the result of running ` + "`cat -n`" + String.raw` on the file: %s:\n" % path
+            head = "Here's the result of running ` +
+  '`cat -n`' +
+  String.raw` on the file: %s:\n" % path
         return clip(head + "\n".join("%6d %s" % (n + 1, row) for n, row in rows)), ""
 
     def create(self, path, args):
@@ -389,7 +396,9 @@ def search_file(term, where):
 
 
 def search():
-    parser = argparse.ArgumentParser(description="search tool: run subcommands such as ` + "`search`" + String.raw` for files or directories.")
+    parser = argparse.ArgumentParser(description="search tool: run subcommands such as ` +
+  '`search`' +
+  String.raw` for files or directories.")
     parser.add_argument("--search_term", required=True)
     parser.add_argument("--path", default=".")
     parser.add_argument("--python_only", default=True)
@@ -401,12 +410,18 @@ def search():
 
 
 def finish():
-    parser = argparse.ArgumentParser(description="submit tool: run the ` + "`submit`" + String.raw` command with an optional ` + "`--result`" + String.raw` argument.")
+    parser = argparse.ArgumentParser(description="submit tool: run the ` +
+  '`submit`' +
+  String.raw` command with an optional ` +
+  '`--result`' +
+  String.raw` argument.")
     parser.add_argument("command")
     parser.add_argument("--result", default="")
     args = parser.parse_args()
     if args.command != "submit":
-        print("Unknown command '%s'. Only ` + "`submit`" + String.raw` is supported." % args.command)
+        print("Unknown command '%s'. Only ` +
+  '`submit`' +
+  String.raw` is supported." % args.command)
         sys.exit(1)
     print("<<<Finished>>>")
 

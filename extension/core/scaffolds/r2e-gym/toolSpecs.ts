@@ -27,14 +27,31 @@ export const R2E_TOOL_SPECS: OpenAiToolSpec[] = [
       parameters: {
         type: 'object',
         properties: {
-          command: { description: 'The command to run. Allowed options are: `view`, `create`, `str_replace`, `insert`, `undo_edit`.', enum: ['view', 'create', 'str_replace', 'insert', 'undo_edit'], type: 'string' },
+          command: {
+            description: 'The command to run. Allowed options are: `view`, `create`, `str_replace`, `insert`, `undo_edit`.',
+            enum: ['view', 'create', 'str_replace', 'insert', 'undo_edit'],
+            type: 'string',
+          },
           path: { description: 'Absolute path to file or directory, e.g. `/testbed/file.py` or `/testbed`.', type: 'string' },
           file_text: { description: 'Required for the `create` command, contains the content of the file to be created.', type: 'string' },
           old_str: { description: 'Required for the `str_replace` command, specifies the string in `path` to replace.', type: 'string' },
-          new_str: { description: 'Optional for the `str_replace` command to specify the replacement string. Required for the `insert` command to specify the string to insert.', type: 'string' },
+          new_str: {
+            description:
+              'Optional for the `str_replace` command to specify the replacement string. Required for the `insert` command to specify the string to insert.',
+            type: 'string',
+          },
           insert_line: { description: 'Required for the `insert` command. The `new_str` will be inserted AFTER the line specified.', type: 'integer' },
-          view_range: { description: 'Optional for the `view` command when `path` points to a file. Specifies the line range to view. E.g., [11, 12] shows lines 11 and 12. Indexing starts at 1. Use [start_line, -1] to show all lines from `start_line` to the end.', type: 'array', items: { type: 'integer' } },
-          concise: { description: 'Optional for the `view` command. If `True`, displays a concise skeletal view of the file. Very useful for localization tasks. Highly recommended for large files.', type: 'boolean' },
+          view_range: {
+            description:
+              'Optional for the `view` command when `path` points to a file. Specifies the line range to view. E.g., [11, 12] shows lines 11 and 12. Indexing starts at 1. Use [start_line, -1] to show all lines from `start_line` to the end.',
+            type: 'array',
+            items: { type: 'integer' },
+          },
+          concise: {
+            description:
+              'Optional for the `view` command. If `True`, displays a concise skeletal view of the file. Very useful for localization tasks. Highly recommended for large files.',
+            type: 'boolean',
+          },
         },
         required: ['command', 'path'],
       },
@@ -44,7 +61,8 @@ export const R2E_TOOL_SPECS: OpenAiToolSpec[] = [
     type: 'function',
     function: {
       name: 'execute_bash',
-      description: '\nDescription: Execute a bash command in the terminal.\n\nParameters:\n  (1) command (string, required): The bash command to execute. For example: `python my_script.py`\n',
+      description:
+        '\nDescription: Execute a bash command in the terminal.\n\nParameters:\n  (1) command (string, required): The bash command to execute. For example: `python my_script.py`\n',
       parameters: {
         type: 'object',
         properties: { cmd: { type: 'string', description: "The command (and optional arguments) to execute. For example: 'python my_script.py'" } },
@@ -56,7 +74,8 @@ export const R2E_TOOL_SPECS: OpenAiToolSpec[] = [
     type: 'function',
     function: {
       name: 'finish',
-      description: "A simple finish tool with a 'submit' command.\n\nNotes about the `submit` command:\n* When invoked with `--result`, the provided string is used for submitting required task results.\n* If no `--result` is provided, it defaults to an empty string.\n",
+      description:
+        "A simple finish tool with a 'submit' command.\n\nNotes about the `submit` command:\n* When invoked with `--result`, the provided string is used for submitting required task results.\n* If no `--result` is provided, it defaults to an empty string.\n",
       parameters: {
         type: 'object',
         properties: {

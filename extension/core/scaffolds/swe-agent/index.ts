@@ -19,7 +19,12 @@ export function replyFormatOf(parseFunction: string | undefined): ReplyFormatNam
 }
 
 /** `format` overrides the recording's reply format (`run --scaffold function_calling`). */
-export function createSweAgent(version: string, recording?: Trajectory, bundles?: readonly string[], format: ReplyFormatName = replyFormatOf(recording?.meta.parseFunction)): Scaffold {
+export function createSweAgent(
+  version: string,
+  recording?: Trajectory,
+  bundles?: readonly string[],
+  format: ReplyFormatName = replyFormatOf(recording?.meta.parseFunction),
+): Scaffold {
   const tools = toolSetFor(bundles ?? recording?.meta.toolBundles ?? DEFAULT_BUNDLES);
   return {
     name: 'swe-agent',
@@ -39,7 +44,11 @@ export const sweAgentFamily: ScaffoldFamily = {
   name: 'swe-agent',
   versions: SWE_AGENT_VERSIONS,
   detect(recording) {
-    if (recording.meta.scaffold?.startsWith('swe-agent')) return { version: sweAgentFamily.matchVersion(recording.meta.scaffold.split('@')[1] ?? '') ?? LATEST_SWE_AGENT_VERSION, reason: `meta.scaffold is '${recording.meta.scaffold}'` };
+    if (recording.meta.scaffold?.startsWith('swe-agent'))
+      return {
+        version: sweAgentFamily.matchVersion(recording.meta.scaffold.split('@')[1] ?? '') ?? LATEST_SWE_AGENT_VERSION,
+        reason: `meta.scaffold is '${recording.meta.scaffold}'`,
+      };
     if (recording.format !== 'swe-agent') return undefined;
     // The version decides what the tools print (core/aci/sweAgentVersion): the file's own word, its bundles, its line ends.
     const verdict = sweAgentVersionOf(recording);

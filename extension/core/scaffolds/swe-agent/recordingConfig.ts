@@ -51,7 +51,8 @@ export function aciConfigForRecording(recording: Trajectory, sweAgentVersion?: s
   const useFilemap = variable(registry, 'registry_variables', 'USE_FILEMAP', Flag);
   // SWE-agent 1.0's review_on_submit shows one SUBMIT_REVIEW_MESSAGE; review_on_submit_m a list.
   const submitReviewMessage = variable(registry, 'registry_variables', 'SUBMIT_REVIEW_MESSAGE', z.string({ error: 'expected a string' }));
-  const submitReviewMessages = variable(registry, 'registry_variables', 'SUBMIT_REVIEW_MESSAGES', Messages) ?? (submitReviewMessage === undefined ? undefined : [submitReviewMessage]);
+  const submitReviewMessages =
+    variable(registry, 'registry_variables', 'SUBMIT_REVIEW_MESSAGES', Messages) ?? (submitReviewMessage === undefined ? undefined : [submitReviewMessage]);
   return {
     ...(version !== undefined ? { sweAgentVersion: version } : {}),
     ...(meta.pty ? { crlf: true } : {}),

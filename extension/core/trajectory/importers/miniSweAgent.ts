@@ -102,7 +102,10 @@ export function importMiniSweAgent(value: unknown, ctx: ImportContext): Trajecto
       // mini-swe-agent runs every command in a fresh `bash -lc` without a terminal.
       pty: false,
       // Its version and config (templates, environment), so a replay words observations as the run did.
-      scaffoldConfig: run.info && (run.info.mini_version || run.info.config) ? defined({ mini_version: run.info.mini_version ?? undefined, config: run.info.config ?? undefined }) : undefined,
+      scaffoldConfig:
+        run.info && (run.info.mini_version || run.info.config)
+          ? defined({ mini_version: run.info.mini_version ?? undefined, config: run.info.config ?? undefined })
+          : undefined,
       ...preambleOf(messages, isExit),
     }),
   };

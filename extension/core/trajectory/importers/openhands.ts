@@ -16,7 +16,9 @@ const EventSchema = z.looseObject({
   args: z.record(z.string(), z.unknown()).nullish(),
   content: z.string().nullish(),
   extras: z.record(z.string(), z.unknown()).nullish(),
-  tool_call_metadata: z.looseObject({ function_name: z.string().nullish(), tool_call_id: z.string().nullish(), model_response: z.unknown().optional() }).nullish(),
+  tool_call_metadata: z
+    .looseObject({ function_name: z.string().nullish(), tool_call_id: z.string().nullish(), model_response: z.unknown().optional() })
+    .nullish(),
 });
 type Event = z.infer<typeof EventSchema>;
 
@@ -37,7 +39,13 @@ const OutputLineSchema = z.looseObject({
 const RunExtrasSchema = z.looseObject({ metadata: z.looseObject({ exit_code: z.number().nullish() }).nullish() });
 
 const ModelResponseSchema = z.looseObject({
-  choices: z.array(z.looseObject({ message: z.looseObject({ tool_calls: z.array(z.looseObject({ id: z.string().nullish(), function: z.looseObject({ arguments: z.string() }) })).nullish() }) })),
+  choices: z.array(
+    z.looseObject({
+      message: z.looseObject({
+        tool_calls: z.array(z.looseObject({ id: z.string().nullish(), function: z.looseObject({ arguments: z.string() }) })).nullish(),
+      }),
+    }),
+  ),
 });
 
 // Bookkeeping the controller records as agent actions; none of them is the model acting.

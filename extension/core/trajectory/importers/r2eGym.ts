@@ -36,7 +36,11 @@ function stepOf(step: z.infer<typeof StepSchema>, index: number, ctx: ImportCont
   // Read as R2E-Gym's agent read it: parameters stripped, the function name empty when there was no call.
   const parsed = parseR2eAction(step.action);
   const call = parsed.name ? { raw: step.action, tool: parsed.name, args: parsed.parameters } : undefined;
-  const tokens = defined({ prompt: step.token_usage_prompt ?? undefined, completion: step.token_usage_completion ?? undefined, total: step.token_usage_total ?? undefined });
+  const tokens = defined({
+    prompt: step.token_usage_prompt ?? undefined,
+    completion: step.token_usage_completion ?? undefined,
+    total: step.token_usage_total ?? undefined,
+  });
   return defined({
     index,
     thought: step.thought ?? '',

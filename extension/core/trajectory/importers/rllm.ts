@@ -63,7 +63,9 @@ function actionsOf(action: unknown): ParsedAction[] {
 function logprobsOf(step: RllmStep): TokenLogprob[] | undefined {
   if (!step.logprobs?.length) return undefined;
   // Numeric logprobs align with response_ids; without decoded text the token is its id.
-  return step.logprobs.map((lp, i) => (typeof lp === 'number' ? { token: String(step.response_ids?.[i] ?? ''), logprob: lp } : { token: lp.token, logprob: lp.logprob }));
+  return step.logprobs.map((lp, i) =>
+    typeof lp === 'number' ? { token: String(step.response_ids?.[i] ?? ''), logprob: lp } : { token: lp.token, logprob: lp.logprob },
+  );
 }
 
 function stepOf(step: RllmStep, index: number, path: ReadonlyArray<string | number>, ctx: ImportContext): Step {

@@ -7,10 +7,7 @@ import { defined, sourceRef, type ImportContext } from '../importContext';
 import { parseInput } from '../inputSchema';
 import { lineCommandParser } from '../lineCommand';
 
-const StateSchema = z.union([
-  z.string(),
-  z.looseObject({ open_file: z.string().nullish(), working_dir: z.string().nullish(), diff: z.string().nullish() }),
-]);
+const StateSchema = z.union([z.string(), z.looseObject({ open_file: z.string().nullish(), working_dir: z.string().nullish(), diff: z.string().nullish() })]);
 
 const TrajStepSchema = z.looseObject({
   action: z.string(),
@@ -42,7 +39,12 @@ const InfoSchema = z.looseObject({
   exit_status: z.string().nullish(),
   submission: z.string().nullish(),
   model_stats: z
-    .looseObject({ instance_cost: z.number().nullish(), tokens_sent: z.number().nullish(), tokens_received: z.number().nullish(), api_calls: z.number().nullish() })
+    .looseObject({
+      instance_cost: z.number().nullish(),
+      tokens_sent: z.number().nullish(),
+      tokens_received: z.number().nullish(),
+      api_calls: z.number().nullish(),
+    })
     .nullish(),
   swe_agent_version: z.string().nullish(),
   best_attempt_idx: z.number().int().nullish(),
@@ -183,7 +185,13 @@ function pairWithHistory(steps: ReadonlyArray<z.infer<typeof TrajStepSchema>>, h
   });
 }
 
-function trajectorySteps(run: Run, ctx: ImportContext, base: ReadonlyArray<string | number>, readText: ReadText, sampling: Record<string, unknown> | undefined): Step[] {
+function trajectorySteps(
+  run: Run,
+  ctx: ImportContext,
+  base: ReadonlyArray<string | number>,
+  readText: ReadText,
+  sampling: Record<string, unknown> | undefined,
+): Step[] {
   const steps = run.trajectory ?? [];
   const history = run.history ?? [];
   const paired = pairWithHistory(steps, history);
@@ -242,7 +250,10 @@ export function importSweAgent(value: unknown, ctx: ImportContext): Trajectory {
   }
   const config = replayConfigOf(run, ctx, [...base, 'replay_config']);
   const model = config.agent?.model;
-  const sampling = model && (model.temperature != null || model.top_p != null) ? defined({ temperature: model.temperature ?? undefined, top_p: model.top_p ?? undefined }) : undefined;
+  const sampling =
+    model && (model.temperature != null || model.top_p != null)
+      ? defined({ temperature: model.temperature ?? undefined, top_p: model.top_p ?? undefined })
+      : undefined;
   const bundles = config.agent?.tools?.bundles?.map((b) => toolBundlePath(b.path));
   const readText = textReader(bundles);
   const steps = run.trajectory?.length ? trajectorySteps(run, ctx, base, readText, sampling) : historySteps(run.history ?? [], ctx, base, readText);
@@ -265,7 +276,12 @@ export function importSweAgent(value: unknown, ctx: ImportContext): Trajectory {
       exitStatus: info?.exit_status ?? undefined,
       submission: info?.submission ?? undefined,
       modelStats: stats
-        ? defined({ instanceCost: stats.instance_cost ?? undefined, tokensSent: stats.tokens_sent ?? undefined, tokensReceived: stats.tokens_received ?? undefined, apiCalls: stats.api_calls ?? undefined })
+        ? defined({
+            instanceCost: stats.instance_cost ?? undefined,
+            tokensSent: stats.tokens_sent ?? undefined,
+            tokensReceived: stats.tokens_received ?? undefined,
+            apiCalls: stats.api_calls ?? undefined,
+          })
         : undefined,
     }),
     meta: defined({

@@ -9,11 +9,13 @@ import { AciSession } from '../core/aci/aciSession';
 import { pyrightMounts } from '../core/aci/lspServer';
 import { LSP_BUNDLE } from '../core/aci/lspTools';
 import { CancelledError } from '../core/errors';
+import { SWE_AGENT_VERSIONS, parseSweAgentVersion } from '../core/aci/sweAgentVersion';
 import { DockerSandbox } from '../core/runtime/dockerSandbox';
 import { bundleList, toolSetOption } from './bundleOption';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 
 const USAGE = `usage: swe-workbench aci --image IMAGE --repo DIR [--workdir /repo] [--bundles a,b] [--base-commit SHA] [--crlf]
+                         [--swe-agent-version V]
 
 Starts one sandbox from IMAGE with DIR copied to --workdir, then reads JSON lines on stdin:
   {"command": "open \\"src/a.py\\" 20"}            a command as an agent writes it
@@ -22,6 +24,7 @@ and prints one JSON line per input: {"observation", "exitCode", "state": {"open_
 --bundles are SWE-agent tool bundles (default: windowed,windowed_edit_linting,search,edit_anthropic,submit),
 plus lsp for Pyright navigation (document_symbols, workspace_symbols, ...).
 --crlf ends observation lines with \\r\\n, as SWE-agent 1.x recordings show them.
+--swe-agent-version prints as that SWE-agent version's tools do (${SWE_AGENT_VERSIONS.join(', ')}; default the latest).
 The sandbox is removed at end of input or on Ctrl-C.`;
 
 const InputLineSchema = z.union([
@@ -80,6 +83,7 @@ export const command: Command = {
         bundles: { type: 'string' },
         'base-commit': { type: 'string' },
         crlf: { type: 'boolean', default: false },
+        'swe-agent-version': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       false,
@@ -91,6 +95,11 @@ export const command: Command = {
     if (!values.image || !values.repo) throw new CliError(`--image and --repo are required\n\n${USAGE}`);
     if (!values.workdir.startsWith('/')) throw new CliError(`--workdir must be an absolute path, got '${values.workdir}'`);
     const tools = toolSetOption(bundleList(values.bundles));
+    const asked = values['swe-agent-version'];
+    const parsed = asked === undefined ? undefined : parseSweAgentVersion(asked);
+    // A version we did not measure says which one it falls back to, as replay does.
+    if (parsed?.fallback) ctx.stderr.write(`swe-workbench aci: ${parsed.fallback}\n`);
+    const version = parsed?.version;
     // The lsp bundle runs the host's Pyright inside the container through read-only mounts.
     const lsp = tools.bundles.includes(LSP_BUNDLE);
     let session: AciSession | undefined;
@@ -104,7 +113,11 @@ export const command: Command = {
         signal: ctx.signal,
       });
       ctx.stderr.write(`swe-workbench aci: sandbox ${sandbox.id} (${values.image}) ready, ${values.repo} at ${values.workdir}\n`);
-      const config = { crlf: values.crlf, ...(values['base-commit'] ? { baseCommit: values['base-commit'] } : {}) };
+      const config = {
+        crlf: values.crlf,
+        ...(values['base-commit'] ? { baseCommit: values['base-commit'] } : {}),
+        ...(version ? { sweAgentVersion: version } : {}),
+      };
       session = new AciSession(sandbox, { tools, config });
       const bad = await serveJsonLines(session, ctx);
       if (ctx.signal.aborted) return 130;

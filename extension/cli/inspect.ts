@@ -4,18 +4,18 @@
  */
 import { loadTrajectory, type LoadedTrajectory } from '../core/trajectory/load';
 import { toCanonicalJson } from '../core/trajectory/canonicalExport';
-import { TrajectoryFormatSchema, type Step } from '../core/trajectory/model';
+import type { Step } from '../core/trajectory/model';
 import { stepErrorMarks } from '../core/trajectory/stepErrors';
 import { oneLine, STEP_LABEL_WIDTH, stepLabel } from '../core/trajectory/stepLabels';
 import { LOSS_MASKED_FINISH_REASONS } from '../core/trajectory/importers/skyrl';
 import { CliError, parseCommandArgs, type Command } from './command';
+import { TRAJECTORY_INPUT_OPTIONS, TRAJECTORY_INPUT_USAGE, trajectoryInput } from './trajectoryInput';
 
 const USAGE = `usage: swe-workbench inspect FILE [--format NAME] [--record N] [--json]
 
 Reads a trajectory (SWE-agent .traj, mini-swe-agent, OpenHands events or output.jsonl, R2E-Gym
 JSONL, rLLM, SkyRL, OpenAI messages, or canonical JSON) and prints a summary, one line a step.
-  --format NAME   skip detection: ${TrajectoryFormatSchema.options.join(', ')}
-  --record N      which line of a JSONL file (0-based, default 0)
+${TRAJECTORY_INPUT_USAGE}
   --json          print the canonical trajectory as JSON`;
 
 function size(chars: number): string {
@@ -79,8 +79,7 @@ export function summarize(loaded: LoadedTrajectory): string {
 export const command: Command = {
   async run(argv, ctx) {
     const { values, positionals } = parseCommandArgs(argv, {
-      format: { type: 'string' },
-      record: { type: 'string' },
+      ...TRAJECTORY_INPUT_OPTIONS,
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     });
@@ -90,11 +89,7 @@ export const command: Command = {
     }
     const [file, ...extra] = positionals;
     if (!file || extra.length > 0) throw new CliError(`expected exactly one FILE\n\n${USAGE}`);
-    const format = values.format === undefined ? undefined : TrajectoryFormatSchema.safeParse(values.format);
-    if (format && !format.success) throw new CliError(`--format: expected one of ${TrajectoryFormatSchema.options.join(', ')}, got '${values.format}'`);
-    const record = values.record === undefined ? undefined : Number(values.record);
-    if (record !== undefined && !(Number.isInteger(record) && record >= 0)) throw new CliError(`--record: expected a whole number, got '${values.record}'`);
-    const loaded = await loadTrajectory(file, { format: format?.data, record, signal: ctx.signal });
+    const loaded = await loadTrajectory(file, { ...trajectoryInput(values), signal: ctx.signal });
     ctx.stdout.write(values.json ? toCanonicalJson(loaded.trajectory) : summarize(loaded));
     return 0;
   },

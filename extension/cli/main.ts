@@ -10,6 +10,7 @@ const commands: Record<string, () => Promise<Command>> = {
   image: async () => (await import('./image')).command,
   rollouts: async () => (await import('./rollouts')).command,
   inspect: async () => (await import('./inspect')).command,
+  convert: async () => (await import('./convert')).command,
   aci: async () => (await import('./aci')).command,
   replay: async () => (await import('./replay')).command,
   run: async () => (await import('./run')).command,

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { rename, writeFile, rm } from 'node:fs/promises';
-import { toCanonicalJson } from '../trajectory/canonicalExport';
-import { toSweAgentTraj } from '../trajectory/sweAgentExport';
+import { exportTrajectory, type ExportFormat } from '../trajectory/exporters';
 import { TrajectorySchema, type Outcome, type Step, type Task, type Trajectory, type TrajectoryMeta } from '../trajectory/model';
 
 /** Collects a session's steps into a canonical trajectory that remembers where it came from. */
@@ -36,12 +35,16 @@ export class TrajectoryRecorder {
 }
 
 /**
- * Writes SWE-agent's `.traj` format when the name ends in `.traj`, else canonical JSON; beside the
+ * Writes `format` (default: SWE-agent's `.traj` when the name ends in `.traj`, else canonical JSON); beside the
  * target first, then renamed, so a reader never sees half a file.
  */
-export async function writeTrajectoryFile(file: string, trajectory: Trajectory): Promise<void> {
+export async function writeTrajectoryFile(
+  file: string,
+  trajectory: Trajectory,
+  format: ExportFormat = file.endsWith('.traj') ? 'swe-agent' : 'canonical',
+): Promise<void> {
   const temporary = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
-  const text = file.endsWith('.traj') ? toSweAgentTraj(trajectory) : toCanonicalJson(trajectory);
+  const text = exportTrajectory(trajectory, format);
   try {
     await writeFile(temporary, text, 'utf8');
     await rename(temporary, file);

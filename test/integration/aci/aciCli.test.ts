@@ -113,6 +113,23 @@ describe('swe-workbench aci', () => {
     assert.equal(await cli.exited, 0);
   });
 
+  test('--swe-agent-version: the tools print as that version of SWE-agent did; an unmeasured one says what it falls back to', async () => {
+    const create = JSON.stringify({ command: 'create new_file.py' }) + '\n';
+    const v101 = startCli(repo, ['--swe-agent-version', '1.0.1']);
+    v101.child.stdin.end(create);
+    assert.equal((await v101.next()).observation, '[File: new_file.py (1 lines total)]\n1:');
+    assert.equal(await v101.exited, 0);
+    const v110 = startCli(repo, ['--swe-agent-version', '1.1.0']);
+    v110.child.stdin.end(create);
+    assert.equal((await v110.next()).observation, '[File: new_file.py (0 lines total)]');
+    assert.equal(await v110.exited, 0);
+    const unknown = startCli(repo, ['--swe-agent-version', '1.1.7']);
+    unknown.child.stdin.end(create);
+    assert.equal((await unknown.next()).observation, '[File: new_file.py (0 lines total)]');
+    assert.equal(await unknown.exited, 0);
+    assert.match(unknown.stderr(), /SWE-agent 1\.1\.7 was not measured: using 1\.1\.0, the nearest/);
+  });
+
   test('--bundles lsp starts Pyright in the container for the navigation tools', async () => {
     const classes = readFileSync(path.join(repo, 'ledger/errors.py'), 'utf8')
       .split('\n')

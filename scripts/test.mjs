@@ -90,7 +90,7 @@ if (total.failures.length > 0) {
   console.log('\nFailures:');
   for (const f of total.failures) console.log(`  - ${f}`);
 }
-// Tests that read a folder of ../shared a clone does not have: said, not hidden in `skipped`.
+// Tests that read a folder of the shared directory beside the checkout, which a clone does not have: said, not hidden in `skipped`.
 const needs = Object.entries(total.needs).sort(([a], [b]) => a.localeCompare(b));
 if (needs.length > 0) console.log('');
 for (const [folder, n] of needs) console.log(`${n} test${n === 1 ? '' : 's'} need${n === 1 ? 's' : ''} ${folder}, not run`);

@@ -147,7 +147,8 @@ export function nothingRead(index: RolloutIndex): string | undefined {
   if (index.rollouts.length > 0) return undefined;
   if (index.stats.files === 0 && index.errors.length === 0) return `${index.root}: no .json, .jsonl or .traj files (plain, .gz or .zst) to index`;
   if (index.errors.length > 0) return `${index.root}: nothing could be read: ${index.errors.length} unreadable input(s), 0 rollouts`;
-  return undefined;
+  // Predictions or evaluation reports with no trajectory beside them: nothing to show or grade as a rollout.
+  return `${index.root}: 0 rollouts: the ${index.stats.files} file(s) read hold no trajectory (only predictions or evaluation reports)`;
 }
 
 function count(stats: IndexStats, mode: ReadMode, bytes: number): void {

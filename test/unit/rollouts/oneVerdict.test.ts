@@ -107,6 +107,12 @@ describe('rollouts says what it could not read', () => {
     const e = await runCli(rollouts, [empty]);
     assert.equal(e.code, 1);
     assert.match(e.stderr, /no \.json, \.jsonl or \.traj files/);
+    const predictionsOnly = join(dir, 'predictions-only');
+    mkdirSync(predictionsOnly);
+    writeFileSync(join(predictionsOnly, 'preds.jsonl'), JSON.stringify({ instance_id: 'acme__p-1', model_name_or_path: 'm', model_patch: '' }) + '\n');
+    const p = await runCli(rollouts, [predictionsOnly]);
+    assert.equal(p.code, 1, p.stdout + p.stderr);
+    assert.match(p.stderr, /0 rollouts: the 1 file\(s\) read hold no trajectory \(only predictions or evaluation reports\)/);
   });
 
   test('the filter is parsed before any file is read or any cache written', async () => {

@@ -253,6 +253,8 @@ export class DockerSandbox implements Sandbox {
             () => undefined,
           )
           .catch(() => undefined);
+      // Whatever broke after an abort (an exec into a container being removed) broke because of it.
+      throwIfAborted(signal);
       if (err instanceof CancelledError || err instanceof InputError) throw err;
       throw new Error(`cannot start a sandbox from image '${options.image}': ${engineMessage(err)}`, { cause: err });
     }

@@ -9,7 +9,7 @@
  * die or carry on with the rest of a compound command.
  */
 import { randomBytes } from 'node:crypto';
-import { CancelledError } from '../errors';
+import { CancelledError, throwIfAborted } from '../errors';
 import type { ExecOptions, ExecResult } from './sandbox';
 
 export interface ShellProcess {
@@ -139,6 +139,10 @@ export class ShellSession {
   async start(signal?: AbortSignal): Promise<void> {
     if (this.shell) return;
     const shell = await this.host.startShell();
+    if (signal?.aborted) {
+      await shell.kill().catch(() => undefined);
+      throwIfAborted(signal);
+    }
     this.shell = shell;
     shell.stdout.on('data', (chunk: Buffer) => this.onData(chunk));
     shell.stdout.on('end', () => this.onClosed(shell));
@@ -239,6 +243,11 @@ export class ShellSession {
     const status = purpose === 'start' ? '$$' : '$?';
     const line = `${body}; printf '\\n%s%d %d\\n' ${this.markerPrefix} ${seq} ${status}\n`;
     return new Promise((resolve, reject) => {
+      // A listener added to a signal that has already aborted never hears it.
+      if (signal?.aborted) {
+        reject(new CancelledError(typeof signal.reason === 'string' ? signal.reason : 'cancelled'));
+        return;
+      }
       let timedOut = false;
       let restarted = false;
       let cancelled = false;

@@ -145,35 +145,58 @@ describe('docker sandbox: nothing left behind', () => {
     await assert.rejects(DockerSandbox.create({ image: TEST_IMAGE, repoPath: 'testbed' }, docker), /repoPath: expected an absolute directory/);
   });
 
-  for (const delayMs of [0, 150, 400]) {
-    test(`aborting ${delayMs} ms into the start leaves no container`, async () => {
+  // The engine's own events say where the start is: the abort lands in each phase in turn
+  // (creating, starting, copying the repository in, starting the shell), whatever the timing.
+  for (const phase of ['create', 'start', 'extract-to-dir', 'exec_create', 'exec_start'] as const) {
+    test(`aborting when the engine reports '${phase}' leaves no container and says cancelled`, async () => {
       const id = session();
       const controller = new AbortController();
-      const starting = DockerSandbox.create(
-        { image: TEST_IMAGE, repoPath: '/testbed', repoDir: repo.dir, labels: { [SESSION_LABEL]: id }, signal: controller.signal },
-        docker,
-      );
-      const aborted = new Promise<void>((done) =>
-        setTimeout(() => {
+      const events = (await docker.getEvents({ filters: { type: ['container'], label: [`${SESSION_LABEL}=${id}`] } })) as NodeJS.ReadableStream & {
+        destroy(): void;
+      };
+      let seen = '';
+      events.on('data', (chunk: Buffer) => {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+          const action = String((JSON.parse(line) as { Action?: string }).Action ?? '');
+          if (!seen && action.split(':')[0] === phase) {
+            seen = action;
+            controller.abort();
+          }
+        }
+      });
+      try {
+        const outcome = await DockerSandbox.create(
+          { image: TEST_IMAGE, repoPath: '/testbed', repoDir: repo.dir, labels: { [SESSION_LABEL]: id }, signal: controller.signal },
+          docker,
+        ).then(
+          (sb) => sb,
+          (err: unknown) => err,
+        );
+        if (outcome instanceof DockerSandbox) {
+          // The shell answered before the event arrived: the abort tears the sandbox down itself.
           controller.abort();
-          done();
-        }, delayMs),
-      );
-      const outcome = await starting.then(
-        (sb) => sb,
-        (err: unknown) => err,
-      );
-      await aborted;
-      if (outcome instanceof DockerSandbox) {
-        // A start that won the race is torn down by the abort itself.
-        await assert.rejects(outcome.exec('true'), /disposed/);
-        await outcome.dispose();
-      } else {
-        assert.ok(outcome instanceof CancelledError, String(outcome));
+          await assert.rejects(outcome.exec('true'), /disposed/);
+          await outcome.dispose();
+        } else {
+          assert.ok(outcome instanceof CancelledError, `aborted at '${seen}': ${String(outcome)}`);
+        }
+        assert.deepEqual(await containersOfSession(docker, id), []);
+      } finally {
+        events.destroy();
       }
-      assert.deepEqual(await containersOfSession(docker, id), []);
     });
   }
+
+  test('aborting before the start begins is cancelled at once, with nothing created', async () => {
+    const id = session();
+    const controller = new AbortController();
+    controller.abort();
+    await assert.rejects(
+      DockerSandbox.create({ image: TEST_IMAGE, repoPath: '/testbed', labels: { [SESSION_LABEL]: id }, signal: controller.signal }, docker),
+      CancelledError,
+    );
+    assert.deepEqual(await containersOfSession(docker, id), []);
+  });
 
   test('aborting the sandbox signal during a command removes the container', async () => {
     const id = session();

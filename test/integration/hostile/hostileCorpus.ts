@@ -5,13 +5,15 @@
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, createWriteStream, mkdirSync, openSync, readFileSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createGzip } from 'node:zlib';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
+import { thirdPartyFolder } from '../../helpers/sharedFolder';
 
-const repoRoot = resolve(__dirname, '../../..');
-export const THIRD_PARTY = resolve(repoRoot, '../shared/fixtures/third-party');
+/** The third-party fixtures (../shared/fixtures/third-party, or its setting), skipped with a counted reason when absent. */
+export const thirdParty = thirdPartyFolder();
+export const THIRD_PARTY = thirdParty.dir;
 
 export type Expect =
   /** Usable input: exit 0 (what could not be read still listed on stderr). */

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as esbuild from 'esbuild';
-import { buildCorpus, THIRD_PARTY, type HostileCase } from './hostileCorpus';
+import { buildCorpus, thirdParty, type HostileCase } from './hostileCorpus';
 
 const repoRoot = resolve(__dirname, '../../..');
 const HANG_LIMIT_MS = 10_000;
@@ -29,78 +29,71 @@ function quote(arg: string): string {
   return arg.startsWith('<(') ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
-describe(
-  'hostile input: no stack trace, no hang, no memory blow-up, no silent exit 0',
-  { skip: !existsSync(THIRD_PARTY) && 'the third-party fixtures are not here' },
-  () => {
-    let dir: string;
-    let cli: string;
-    let cases: HostileCase[] = [];
-    before(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'swe-workbench-hostile-'));
-      cli = join(dir, 'cli.js');
-      await esbuild.build({
-        entryPoints: [join(repoRoot, 'extension/cli/main.ts')],
-        outfile: cli,
-        bundle: true,
-        platform: 'node',
-        format: 'cjs',
-        target: 'node20',
-        external: ['vscode', 'cpu-features', '*.node', 'pyright'],
-        logLevel: 'warning',
-      });
+describe('hostile input: no stack trace, no hang, no memory blow-up, no silent exit 0', { skip: thirdParty.skip }, () => {
+  let dir: string;
+  let cli: string;
+  let cases: HostileCase[] = [];
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'swe-workbench-hostile-'));
+    cli = join(dir, 'cli.js');
+    await esbuild.build({
+      entryPoints: [join(repoRoot, 'extension/cli/main.ts')],
+      outfile: cli,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      external: ['vscode', 'cpu-features', '*.node', 'pyright'],
+      logLevel: 'warning',
+    });
+    const started = Date.now();
+    cases = await buildCorpus(join(dir, 'corpus'));
+    process.stdout.write(`# corpus of ${cases.length} cases written in ${Date.now() - started} ms\n`);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  function run(c: HostileCase): Run {
+    const rss = join(dir, 'rss');
+    rmSync(rss, { force: true });
+    const argv = [cli, c.command, ...c.args];
+    const r = c.shell
+      ? spawnSync('/usr/bin/time', ['-f', '%M', '-o', rss, 'bash', '-c', [process.execPath, ...argv].map(quote).join(' ')], {
+          encoding: 'utf8',
+          timeout: HANG_LIMIT_MS,
+          maxBuffer: 256 << 20,
+        })
+      : spawnSync('/usr/bin/time', ['-f', '%M', '-o', rss, process.execPath, ...argv], { encoding: 'utf8', timeout: HANG_LIMIT_MS, maxBuffer: 256 << 20 });
+    const maxRssKb = existsSync(rss) ? Number(readFileSync(rss, 'utf8').trim().split('\n').pop()) : NaN;
+    return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, maxRssKb };
+  }
+
+  test('the corpus covers every command', () => {
+    const by = (cmd: string) => cases.filter((c) => c.command === cmd).length;
+    assert.ok(by('inspect') >= 30 && by('reward') >= 15 && by('rollouts') >= 5, `inspect ${by('inspect')}, reward ${by('reward')}, rollouts ${by('rollouts')}`);
+  });
+
+  test('every case', (t) => {
+    const failures: string[] = [];
+    for (const c of cases) {
       const started = Date.now();
-      cases = await buildCorpus(join(dir, 'corpus'));
-      process.stdout.write(`# corpus of ${cases.length} cases written in ${Date.now() - started} ms\n`);
-    });
-    after(() => rmSync(dir, { recursive: true, force: true }));
-
-    function run(c: HostileCase): Run {
-      const rss = join(dir, 'rss');
-      rmSync(rss, { force: true });
-      const argv = [cli, c.command, ...c.args];
-      const r = c.shell
-        ? spawnSync('/usr/bin/time', ['-f', '%M', '-o', rss, 'bash', '-c', [process.execPath, ...argv].map(quote).join(' ')], {
-            encoding: 'utf8',
-            timeout: HANG_LIMIT_MS,
-            maxBuffer: 256 << 20,
-          })
-        : spawnSync('/usr/bin/time', ['-f', '%M', '-o', rss, process.execPath, ...argv], { encoding: 'utf8', timeout: HANG_LIMIT_MS, maxBuffer: 256 << 20 });
-      const maxRssKb = existsSync(rss) ? Number(readFileSync(rss, 'utf8').trim().split('\n').pop()) : NaN;
-      return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, maxRssKb };
+      const r = run(c);
+      t.diagnostic(`${c.command} ${c.name}: exit ${r.code}, ${Date.now() - started} ms, ${Math.round(r.maxRssKb / 1024)} MiB`);
+      const label = `${c.command} ${c.name}`;
+      const problems: string[] = [];
+      if (r.signal) problems.push(`did not end within ${HANG_LIMIT_MS / 1000} s (${r.signal})`);
+      if (r.code !== c.expect.code) problems.push(`exit ${r.code}, expected ${c.expect.code}`);
+      if (/\n\s+at |Unhandled|RangeError|TypeError|Maximum call stack/.test(r.stderr)) problems.push(`a stack trace or crash: ${r.stderr.slice(0, 300)}`);
+      if (!(r.maxRssKb < MEMORY_LIMIT_KB)) problems.push(`peak memory ${Math.round(r.maxRssKb / 1024)} MiB`);
+      if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(r.stdout + r.stderr))
+        problems.push('a control or bidi character reached the terminal');
+      if (c.expect.code === 0 && c.expect.stdout && !c.expect.stdout.test(r.stdout))
+        problems.push(`stdout does not match ${c.expect.stdout}: ${r.stdout.slice(0, 300)}`);
+      if (c.expect.code === 0 && c.expect.stderr && !c.expect.stderr.test(r.stderr))
+        problems.push(`stderr does not match ${c.expect.stderr}: ${r.stderr.slice(0, 600)}`);
+      if (c.expect.code !== 0 && !c.expect.stderr.test(r.stderr)) problems.push(`stderr does not match ${c.expect.stderr}: ${r.stderr.slice(0, 300)}`);
+      if (c.expect.code !== 0 && r.stderr.trim() === '') problems.push('failed without a word');
+      if (problems.length > 0) failures.push(`${label}: ${problems.join('; ')}`);
     }
-
-    test('the corpus covers every command', () => {
-      const by = (cmd: string) => cases.filter((c) => c.command === cmd).length;
-      assert.ok(
-        by('inspect') >= 30 && by('reward') >= 15 && by('rollouts') >= 5,
-        `inspect ${by('inspect')}, reward ${by('reward')}, rollouts ${by('rollouts')}`,
-      );
-    });
-
-    test('every case', (t) => {
-      const failures: string[] = [];
-      for (const c of cases) {
-        const started = Date.now();
-        const r = run(c);
-        t.diagnostic(`${c.command} ${c.name}: exit ${r.code}, ${Date.now() - started} ms, ${Math.round(r.maxRssKb / 1024)} MiB`);
-        const label = `${c.command} ${c.name}`;
-        const problems: string[] = [];
-        if (r.signal) problems.push(`did not end within ${HANG_LIMIT_MS / 1000} s (${r.signal})`);
-        if (r.code !== c.expect.code) problems.push(`exit ${r.code}, expected ${c.expect.code}`);
-        if (/\n\s+at |Unhandled|RangeError|TypeError|Maximum call stack/.test(r.stderr)) problems.push(`a stack trace or crash: ${r.stderr.slice(0, 300)}`);
-        if (!(r.maxRssKb < MEMORY_LIMIT_KB)) problems.push(`peak memory ${Math.round(r.maxRssKb / 1024)} MiB`);
-        if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(r.stdout + r.stderr))
-          problems.push('a control or bidi character reached the terminal');
-        if (c.expect.code === 0 && c.expect.stdout && !c.expect.stdout.test(r.stdout))
-          problems.push(`stdout does not match ${c.expect.stdout}: ${r.stdout.slice(0, 300)}`);
-        if (c.expect.code === 0 && c.expect.stderr && !c.expect.stderr.test(r.stderr))
-          problems.push(`stderr does not match ${c.expect.stderr}: ${r.stderr.slice(0, 600)}`);
-        if (c.expect.code !== 0 && !c.expect.stderr.test(r.stderr)) problems.push(`stderr does not match ${c.expect.stderr}: ${r.stderr.slice(0, 300)}`);
-        if (c.expect.code !== 0 && r.stderr.trim() === '') problems.push('failed without a word');
-        if (problems.length > 0) failures.push(`${label}: ${problems.join('; ')}`);
-      }
-      assert.deepEqual(failures, []);
-    });
-  },
-);
+    assert.deepEqual(failures, []);
+  });
+});

@@ -18,9 +18,11 @@ import { runCli } from '../../helpers/cliRunner';
 import { TEST_IMAGE } from '../../helpers/docker';
 import { startPolicyServer, type PolicyServer } from '../../../extension/core/policy/scriptedPolicyServer';
 import { ensureR2eTestImage, writeGeneratedRepo } from '../../conformance/r2eOracle';
+import { thirdPartyFolder } from '../../helpers/sharedFolder';
 
 const exec = promisify(execFile);
-const THIRD_PARTY = path.resolve(__dirname, '../../../../shared/fixtures/third-party');
+const thirdParty = thirdPartyFolder();
+const THIRD_PARTY = thirdParty.dir;
 
 let work: string;
 let server: PolicyServer;
@@ -74,7 +76,7 @@ after(async () => {
 describe('mini-swe-agent', () => {
   const local = path.join(THIRD_PARTY, 'mini-swe-agent/local.traj.json');
 
-  test("mini-swe-agent's own recording replays with every step matched, through its 1.x template", async () => {
+  thirdParty.test("mini-swe-agent's own recording replays with every step matched, through its 1.x template", async () => {
     const result = await runCli(replayCommand, [local, '--image', TEST_IMAGE, '--repo', emptyRepo, '--json']);
     const summary = summaryOf(result.stdout);
     assert.equal(result.code, 0, result.stdout + result.stderr);
@@ -128,7 +130,7 @@ describe('mini-swe-agent', () => {
     assert.equal(result.code, 1);
   });
 
-  test('a fork continues in fenced bash, each command in a fresh shell, observations in the template', async () => {
+  thirdParty.test('a fork continues in fenced bash, each command in a fresh shell, observations in the template', async () => {
     server.setScript([
       { content: 'Go somewhere else.\n\n```bash\ncd /tmp && export FOO=1 && pwd\n```' },
       { content: 'Where am I now?\n\n```bash\npwd; echo "FOO=$FOO"\n```' },
@@ -226,7 +228,7 @@ describe('R2E-Gym', () => {
 });
 
 describe('OpenHands', () => {
-  test('message and finish run nothing: an OpenHands recording of them replays matched', async () => {
+  thirdParty.test('message and finish run nothing: an OpenHands recording of them replays matched', async () => {
     const file = path.join(THIRD_PARTY, 'openhands/basic_interactions.json');
     const result = await runCli(replayCommand, [file, '--image', TEST_IMAGE, '--repo', emptyRepo, '--json']);
     const summary = summaryOf(result.stdout);
@@ -234,7 +236,7 @@ describe('OpenHands', () => {
     assert.match(result.stderr, /scaffold openhands@codeact \(an OpenHands event stream/);
   });
 
-  test("OpenHands' own recording of a read, a shell command and another read replays with every step matched", async () => {
+  thirdParty.test("OpenHands' own recording of a read, a shell command and another read replays with every step matched", async () => {
     const workspace = path.join(work, 'workspace');
     await mkdir(workspace);
     await writeFile(path.join(workspace, 'game_2048.py'), 'print("2048")\n');
@@ -244,7 +246,7 @@ describe('OpenHands', () => {
     assert.deepEqual([summary.matched, summary.recorded, summary.firstDivergence], [4, 4, null], result.stdout);
   });
 
-  test("OpenHands' own recording of a file created with its editor replays matched, the observation being the file's diff", async () => {
+  thirdParty.test("OpenHands' own recording of a file created with its editor replays matched, the observation being the file's diff", async () => {
     const workspace = path.join(work, 'workspace-2048');
     await mkdir(workspace);
     const file = path.join(THIRD_PARTY, 'openhands/basic.json');

@@ -7,9 +7,10 @@ import { gradeTestOutput } from '../../../extension/core/reward/grading';
 import { resolveReward } from '../../../extension/core/reward/shapes';
 import { unusableTestLog } from '../../../extension/core/reward/testLogVerdict';
 import { parseTestOutput } from '../../../extension/core/reward/testOutput';
+import { thirdPartyFolder } from '../../helpers/sharedFolder';
 
 const repoRoot = path.resolve(__dirname, '../../..');
-const sweSmith = path.resolve(repoRoot, '../shared/fixtures/third-party/swe-smith');
+const thirdParty = thirdPartyFolder();
 const expected = { FAIL_TO_PASS: ['tests/t.py::test_a'], PASS_TO_PASS: ['tests/t.py::test_b'] };
 const COMPLETE = 'tests/t.py::test_a PASSED [ 50%]\ntests/t.py::test_b PASSED [100%]\n============ 2 passed in 0.03s ============\n';
 
@@ -76,8 +77,8 @@ describe('a log in which no complete test run is recognised is an infra failure,
     });
   }
 
-  test('a real SWE-smith validation log and a complete pytest run are graded', () => {
-    const real = readFileSync(path.join(sweSmith, 'run_validation/test_output.txt'), 'utf8');
+  thirdParty.test('a real SWE-smith validation log and a complete pytest run are graded', () => {
+    const real = readFileSync(thirdParty.path('swe-smith/run_validation/test_output.txt'), 'utf8');
     const statuses = parseTestOutput(real);
     assert.equal(unusableTestLog(real, statuses), undefined);
     const outcome = gradeTestOutput(expected, COMPLETE);

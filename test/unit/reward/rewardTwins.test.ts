@@ -6,9 +6,10 @@ import { after, before, describe, test } from 'node:test';
 import { command } from '../../../extension/cli/reward';
 import { buildRewardBreakdown } from '../../../extension/vscode/reward/rewardBreakdown';
 import { runCli } from '../../helpers/cliRunner';
+import { thirdPartyFolder } from '../../helpers/sharedFolder';
 
-const repoRoot = path.resolve(__dirname, '../../..');
-const sweSmith = path.resolve(repoRoot, '../shared/fixtures/third-party/swe-smith');
+const thirdParty = thirdPartyFolder();
+const sweSmith = thirdParty.path('swe-smith');
 const id = 'pandas-dev__pandas.95280573.pr_53652';
 const instance = path.join(sweSmith, `${id}.instance.json`);
 
@@ -31,7 +32,7 @@ describe('the CLI and the reward view grade the same inputs alike (one core path
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  test('a real evaluation log, the bugged validation output, a report and an infra-failed log', async () => {
+  thirdParty.test('a real evaluation log, the bugged validation output, a report and an infra-failed log', async () => {
     const evaluation = path.join(sweSmith, 'run_evaluation', id, 'test_output.txt');
     const full = await both(['--test-output', evaluation, '--instance', instance], { testOutput: evaluation, instance });
     assert.deepEqual(full.view, full.cli);
@@ -54,7 +55,7 @@ describe('the CLI and the reward view grade the same inputs alike (one core path
     assert.equal(infra.cli.masked, 'infrastructure error: Tests Timed Out');
   });
 
-  test('under a recipe both score alike: r2e and swe-master on the evaluation log, deepswe on the infra-failed one', async () => {
+  thirdParty.test('under a recipe both score alike: r2e and swe-master on the evaluation log, deepswe on the infra-failed one', async () => {
     const evaluation = path.join(sweSmith, 'run_evaluation', id, 'test_output.txt');
     for (const recipe of ['r2e', 'swe-master', 'ssr-solver']) {
       const r = await both(['--test-output', evaluation, '--instance', instance, '--recipe', recipe], { testOutput: evaluation, instance, recipe });

@@ -4,14 +4,16 @@ import { describe, test } from 'node:test';
 import { chooseScaffold, detectScaffold, parseScaffoldSpec } from '../../../extension/core/scaffolds/registry';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Trajectory } from '../../../extension/core/trajectory/model';
+import { thirdPartyFolder } from '../../helpers/sharedFolder';
 import { sampleTrajectory } from '../../helpers/trajectoryFiles';
 
-const THIRD_PARTY = path.resolve(__dirname, '../../../../shared/fixtures/third-party');
+const thirdParty = thirdPartyFolder();
+const THIRD_PARTY = thirdParty.dir;
 const load = async (file: string) => (await loadTrajectory(file)).trajectory;
 const canonical = (meta: Trajectory['meta'], format: Trajectory['format'] = 'canonical'): Trajectory => ({ format, task: {}, steps: [], outcome: {}, meta });
 
 describe('which scaffold a recording was made with', () => {
-  test('each family is recognised from what its files carry, with the reason', async () => {
+  thirdParty.test('each family is recognised from what its files carry, with the reason', async () => {
     assert.deepEqual(detectScaffold(await load(sampleTrajectory('r2e-gym.deepswe.jsonl'))), {
       name: 'r2e-gym',
       version: '69bc953',

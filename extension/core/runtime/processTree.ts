@@ -21,8 +21,12 @@ const SIGNAL_TREE_SCRIPT = [
   'done',
   'case $how in interrupt) sig=INT;; *) sig=KILL;; esac',
   // The shell first: an interactive bash abandons the command line only if SIGINT reached it
-  // before the child it waits for died of SIGINT.
-  '[[ $how != kill-children ]] && kill -s $sig -- "$root" 2>/dev/null',
+  // before the child it waits for died of SIGINT. A shell that leads its own process group
+  // (no job control: its children are in it) gets it with them in one kill: signalled one by
+  // one, `sleep | cat` could see sleep die and cat end normally on EOF before cat's own SIGINT
+  // came, and bash would take that as handled and go on with the loop.
+  'if [[ $how == interrupt && ${pgrp[$root]} == "$root" ]]; then kill -s INT -- "-$root" 2>/dev/null;',
+  'elif [[ $how != kill-children ]]; then kill -s $sig -- "$root" 2>/dev/null; fi',
   'declare -A groups',
   'for p in "${desc[@]}"; do g=${pgrp[$p]}; [[ $g != "${pgrp[$root]}" && $g != 0 ]] && groups[$g]=1; done',
   'for g in "${!groups[@]}"; do kill -s $sig -- "-$g" 2>/dev/null; done',

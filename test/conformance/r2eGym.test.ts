@@ -168,7 +168,7 @@ const CALLS: string[] = [
 
 const skip = missingOracles();
 
-describe('R2E-Gym conformance: our tools against R2E-Gym 69bc953', { skip }, () => {
+describe('R2E-Gym conformance: our tools against R2E-Gym 69bc953', () => {
   let hostDir: string;
   let ours: AciSession;
   let theirs: Sandbox;
@@ -176,6 +176,7 @@ describe('R2E-Gym conformance: our tools against R2E-Gym 69bc953', { skip }, () 
   const scaffold = createR2eGym();
 
   before(async () => {
+    if (skip) return;
     const image = await ensureR2eTestImage();
     hostDir = await mkdtemp(path.join(tmpdir(), 'swe-workbench-r2e-conf-'));
     await writeGeneratedRepo(hostDir);
@@ -187,11 +188,12 @@ describe('R2E-Gym conformance: our tools against R2E-Gym 69bc953', { skip }, () 
   });
 
   after(async () => {
+    if (skip) return;
     await Promise.allSettled([oursSandbox?.dispose(), theirs?.dispose()]);
     if (hostDir) await rm(hostDir, { recursive: true, force: true });
   });
 
-  test(`${CALLS.length} calls print what R2E-Gym prints, byte for byte`, async () => {
+  test(`${CALLS.length} calls print what R2E-Gym prints, byte for byte`, { skip }, async () => {
     assert.ok(CALLS.length >= 100, `only ${CALLS.length} calls`);
     const expected = (await oracleSteps(theirs.id, CALLS)).map((s) => s.observation);
     const mismatches: string[] = [];
@@ -206,7 +208,7 @@ describe('R2E-Gym conformance: our tools against R2E-Gym 69bc953', { skip }, () 
     assert.deepEqual(mismatches, [], `${mismatches.length} of ${CALLS.length} calls differ:\n\n${mismatches.join('\n\n')}`);
   });
 
-  test('the repository ends in the same state in both containers', async () => {
+  test('the repository ends in the same state in both containers', { skip }, async () => {
     const state = async (s: Sandbox) => (await s.exec('git add -A && git diff --cached && cat /var/tmp/editor_state.json', { cwd: '/testbed' })).output;
     assert.equal(await state(oursSandbox), await state(theirs));
   });

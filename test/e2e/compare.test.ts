@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { launchBrowser, launchBrowserOn, webviewFrame } from '../helpers/browser';
 import { THEMES, runCommand, setTheme, waitForExtension } from '../helpers/workbench';
+import { thirdPartyFolder } from '../helpers/sharedFolder';
+
+/** The recordings these tests open were written by other projects (../shared/fixtures/third-party). */
+const thirdParty = thirdPartyFolder();
 
 const url = process.env.SWE_WORKBENCH_E2E_URL;
 const workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE;
@@ -80,7 +84,7 @@ describe('comparing runs of one task in code-server', () => {
     }
   }
 
-  before(async () => {
+  thirdParty.before(async () => {
     assert.ok(url && workspace && settingsFile && out, 'run through scripts/run-vscode-tests.mjs e2e');
     writeFork(path.join(workspace, FORK));
     browser = await launchBrowserOn(url, workspace);
@@ -92,7 +96,7 @@ describe('comparing runs of one task in code-server', () => {
     });
   });
 
-  after(async () => {
+  thirdParty.after(async () => {
     await browser?.close();
   });
 
@@ -105,13 +109,13 @@ describe('comparing runs of one task in code-server', () => {
     return Object.fromEntries(names.map((n, i) => [n, cells[i]!]));
   }
 
-  test('three runs from the explorer: one view, titled with their task', async () => {
+  thirdParty.test('three runs from the explorer: one view, titled with their task', async () => {
     assert.equal(await compare.locator('#compare-title').textContent(), 'Compare 3 runs of marshmallow-code__marshmallow-1867');
     assert.deepEqual((await columns()).sort(), [...RUNS].sort());
     assert.equal(await compare.locator('#compare-warning').count(), 0);
   });
 
-  test('steps are aligned by action and the first point where they part is marked', async () => {
+  thirdParty.test('steps are aligned by action and the first point where they part is marked', async () => {
     const first = compare.locator('tr.first-divergence');
     assert.equal(await first.count(), 1);
     assert.equal(await first.getAttribute('data-row'), '5');
@@ -131,7 +135,7 @@ describe('comparing runs of one task in code-server', () => {
     assert.match((await compare.locator('#compare-summary').textContent()) ?? '', /^the runs part at row 6: /);
   });
 
-  test('outcomes and final patches side by side, unknown said as unknown', async () => {
+  thirdParty.test('outcomes and final patches side by side, unknown said as unknown', async () => {
     assert.deepEqual(await outcome('cost'), { [WINDOWED]: 'unknown', [FUNCTION_CALLING]: 'unknown', [FORK]: 'unknown' });
     assert.deepEqual(await outcome('calls'), { [WINDOWED]: 'unknown', [FUNCTION_CALLING]: '11', [FORK]: '6' });
     assert.deepEqual(await outcome('steps'), { [WINDOWED]: '11', [FUNCTION_CALLING]: '11', [FORK]: '6' });
@@ -144,7 +148,7 @@ describe('comparing runs of one task in code-server', () => {
     assert.equal(await compare.locator('#compare-patches .patch-column .patch-problem', { hasText: 'This run submitted no patch.' }).count(), 1);
   });
 
-  test("a step of the compare opens in that run's stepper", async () => {
+  thirdParty.test("a step of the compare opens in that run's stepper", async () => {
     await compare.locator('tr[data-row] td', { hasText: 'python -m pytest tests/test_fields.py -q' }).locator('button').click();
     const stepper = await webviewFrame(page, '#step-title', 30_000);
     await stepper.locator('#step-title', { hasText: 'Step 6 of 6' }).waitFor({ timeout: 15_000 });
@@ -152,7 +156,7 @@ describe('comparing runs of one task in code-server', () => {
     await runCommand(page, 'View: Close All Editors');
   });
 
-  test('is readable in the dark, light and high-contrast themes', async () => {
+  thirdParty.test('is readable in the dark, light and high-contrast themes', async () => {
     for (const theme of Object.keys(THEMES) as (keyof typeof THEMES)[]) {
       await setTheme(page, settingsFile!, theme);
       await waitForExtension(page);

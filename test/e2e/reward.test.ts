@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { cpSync, renameSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { launchBrowser, launchBrowserOn, webviewFrame } from '../helpers/browser';
 import { THEMES, quickOpen, reloadWindow, runCommand, runCommandOnActiveFile, setTheme, waitForExtension } from '../helpers/workbench';
-import { sharedPath } from '../helpers/sharedPaths';
+import { thirdPartyFolder } from '../helpers/sharedFolder';
+
+/** The recordings these tests open were written by other projects (../shared/fixtures/third-party). */
+const thirdParty = thirdPartyFolder();
 
 const url = process.env.SWE_WORKBENCH_E2E_URL;
 const workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE;
@@ -23,19 +26,19 @@ describe('the reward view in code-server', () => {
     return runCommandOnActiveFile(page, 'SWE Workbench: Show Reward Breakdown…', 'Grade: pick a test output', ready);
   }
 
-  before(async () => {
+  thirdParty.before(async () => {
     assert.ok(url && workspace && settingsFile && out, 'run through scripts/run-vscode-tests.mjs e2e');
-    cpSync(path.join(sharedPath('fixtures/third-party').dir, 'swe-smith/run_evaluation', INSTANCE), path.join(workspace, INSTANCE), { recursive: true });
+    cpSync(thirdParty.path('swe-smith/run_evaluation', INSTANCE), path.join(workspace, INSTANCE), { recursive: true });
     browser = await launchBrowserOn(url, workspace);
     page = browser.page;
     await waitForExtension(page);
   });
 
-  after(async () => {
+  thirdParty.after(async () => {
     await browser?.close();
   });
 
-  test("grades SWE-smith's pandas run as FULL, in agreement with its report, term by term", async () => {
+  thirdParty.test("grades SWE-smith's pandas run as FULL, in agreement with its report, term by term", async () => {
     const view = await showReward('#reward-title');
     assert.equal(await view.locator('#resolution').textContent(), 'FULL');
     assert.equal(await view.locator('#reward-value').textContent(), 'reward 1');
@@ -45,7 +48,7 @@ describe('the reward view in code-server', () => {
     assert.equal(await view.locator('[data-list="FAIL_TO_PASS"] li[data-passed="true"]').count(), 2);
   });
 
-  test('the recipe picker scores the same files with SWE-Master: each term with its rule, and back', async () => {
+  thirdParty.test('the recipe picker scores the same files with SWE-Master: each term with its rule, and back', async () => {
     const view = await showReward('#reward-title');
     await view.locator('#reward-recipe').click();
     await view.locator('#reward-recipe [role="option"]', { hasText: /swe-master v1/ }).click();
@@ -58,14 +61,14 @@ describe('the reward view in code-server', () => {
     await view.locator('#terms tbody td:first-child', { hasText: 'resolution FULL' }).waitFor({ timeout: 30_000 });
   });
 
-  test("a test's link opens the test output at its line", async () => {
+  thirdParty.test("a test's link opens the test output at its line", async () => {
     const view = await showReward('#reward-title');
     await view.locator('[data-list="FAIL_TO_PASS"] .test-link').first().click();
     await page.locator('.tab.active', { hasText: 'test_output.txt' }).waitFor({ timeout: 15_000 });
     await page.locator('.editor-instance .view-lines', { hasText: 'test_getitem_pyarrow_index[Series] PASSED' }).waitFor({ timeout: 15_000 });
   });
 
-  test('comes back after a reload, and names the file it graded when that file is gone', async () => {
+  thirdParty.test('comes back after a reload, and names the file it graded when that file is gone', async () => {
     await runCommand(page, 'View: Close All Editors');
     await showReward('#reward-title');
     const reload = async () => {
@@ -88,7 +91,7 @@ describe('the reward view in code-server', () => {
     }
   });
 
-  test('is readable in the dark, light and high-contrast themes', async () => {
+  thirdParty.test('is readable in the dark, light and high-contrast themes', async () => {
     for (const theme of Object.keys(THEMES) as (keyof typeof THEMES)[]) {
       await setTheme(page, settingsFile!, theme);
       await waitForExtension(page);

@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { launchBrowser, webviewFrame } from '../helpers/browser';
 import { writeLargeRolloutRun, type LargeRun } from '../helpers/largeRolloutRun';
 import { THEMES, reloadWindow, runCommand, waitForExtension } from '../helpers/workbench';
 import { FAILING_TEST, G7, W101, W202, makeRolloutFolder } from '../fixtures/rollouts/trainingRun';
+import { thirdPartyFolder } from '../helpers/sharedFolder';
+
+/** The folder holds every third-party fixture beside the generated run (makeRolloutFolder). */
+const thirdParty = thirdPartyFolder();
 
 const url = process.env.SWE_WORKBENCH_E2E_URL;
 const workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE;
@@ -65,7 +69,7 @@ describe('the rollouts table in code-server', () => {
       });
   }
 
-  before(async () => {
+  thirdParty.before(async () => {
     assert.ok(url && workspace && settingsFile && out, 'run through scripts/run-vscode-tests.mjs e2e');
     originalSettings = readFileSync(settingsFile, 'utf8');
     small = makeRolloutFolder();
@@ -78,14 +82,14 @@ describe('the rollouts table in code-server', () => {
     });
   });
 
-  after(async () => {
+  thirdParty.after(async () => {
     await browser?.close();
     if (originalSettings !== undefined) writeFileSync(settingsFile!, originalSettings);
     small?.cleanup();
     large?.cleanup();
   });
 
-  test('lists every rollout of the folder with its group statistics', async () => {
+  thirdParty.test('lists every rollout of the folder with its group statistics', async () => {
     await waitForCount('25 rollouts');
     assert.equal(await table.locator('#index-errors').textContent(), ' 2 unreadable inputs');
     const stats = await table.locator('#stats').textContent();
@@ -94,7 +98,7 @@ describe('the rollouts table in code-server', () => {
     assert.ok((await cells('instance')).length > 0);
   });
 
-  test('sorts by steps, descending on the second click', async () => {
+  thirdParty.test('sorts by steps, descending on the second click', async () => {
     const header = table.locator('.table-head button[data-column="steps"]');
     await header.click();
     await table.locator('.table-head button[data-column="steps"][aria-sort="ascending"]').waitFor({ timeout: 10_000 });
@@ -110,7 +114,7 @@ describe('the rollouts table in code-server', () => {
     );
   });
 
-  test('a filter expression narrows the rows and the count', async () => {
+  thirdParty.test('a filter expression narrows the rows and the count', async () => {
     await filter('failure=max-steps or exit=FormatError');
     await waitForCount('\\d+ of 25 rollouts');
     const shown = Number((await rowCount())?.split(' ')[0]);
@@ -127,7 +131,7 @@ describe('the rollouts table in code-server', () => {
     );
   });
 
-  test("an invalid filter shows the core's error and keeps the rows", async () => {
+  thirdParty.test("an invalid filter shows the core's error and keeps the rows", async () => {
     const before = await rowCount();
     await filter('steps>');
     const error = table.locator('#filter-error');
@@ -136,7 +140,7 @@ describe('the rollouts table in code-server', () => {
     assert.equal(await rowCount(), before);
   });
 
-  test('opens a rollout in the stepper on its first format error', async () => {
+  thirdParty.test('opens a rollout in the stepper on its first format error', async () => {
     await filter(`instance=${W202} and format=mini-swe-agent`);
     await waitForCount('1 of 25 rollouts');
     assert.equal(await table.locator('#filter-error').isVisible(), false);
@@ -153,7 +157,7 @@ describe('the rollouts table in code-server', () => {
     await page.keyboard.press('Control+W');
   });
 
-  test("a row's details pane says why it failed and opens its reward breakdown with a click", async () => {
+  thirdParty.test("a row's details pane says why it failed and opens its reward breakdown with a click", async () => {
     await runCommand(page, 'SWE Workbench: Show Rollouts Table');
     table = await webviewFrame(page, '#viewport', 60_000);
     await filter(`instance=${W101} and attempt=2`);
@@ -179,7 +183,7 @@ describe('the rollouts table in code-server', () => {
     await page.screenshot({ path: path.join(out!, 'rollouts-reward.png') });
   });
 
-  test('the reward view and the table come back after a reload, with the filter, rows and selection', async () => {
+  thirdParty.test('the reward view and the table come back after a reload, with the filter, rows and selection', async () => {
     await reloadWindow(page);
     await waitForExtension(page);
     const reward = await webviewFrame(page, '#reward-title', 60_000).catch(async (error: unknown) => {
@@ -196,7 +200,7 @@ describe('the rollouts table in code-server', () => {
     assert.equal(await table.locator('#details-rollout').textContent(), ` ${W101} #2`);
   });
 
-  test('the keyboard selects a row and opens its patch with P', async () => {
+  thirdParty.test('the keyboard selects a row and opens its patch with P', async () => {
     await filter(`instance=${W101}`);
     await waitForCount('4 of 25 rollouts');
     await table.locator('.rollout-row[data-index="0"][data-id]').waitFor({ timeout: 10_000 });
@@ -210,7 +214,7 @@ describe('the rollouts table in code-server', () => {
     await page.screenshot({ path: path.join(out!, 'rollouts-patch.png') });
   });
 
-  test('a recipe scores the rows: a masked rollout says why, and its group shows each advantage', async () => {
+  thirdParty.test('a recipe scores the rows: a masked rollout says why, and its group shows each advantage', async () => {
     // The patch view took the tab: the table's webview comes back when shown again.
     await runCommand(page, 'SWE Workbench: Show Rollouts Table');
     table = await webviewFrame(page, '#viewport', 60_000);
@@ -247,7 +251,7 @@ describe('the rollouts table in code-server', () => {
     await page.screenshot({ path: path.join(out!, 'rollouts-recipe.png') });
   });
 
-  test('exports the filtered rows as SFT data from the view', async () => {
+  thirdParty.test('exports the filtered rows as SFT data from the view', async () => {
     await filter(`instance=${W101}`);
     await waitForCount('4 of 25 rollouts');
     await table.locator('#export-open').click();
@@ -269,7 +273,7 @@ describe('the rollouts table in code-server', () => {
       );
   });
 
-  test('scrolls 10,000 rollouts keeping only the rows in view in the DOM', async () => {
+  thirdParty.test('scrolls 10,000 rollouts keeping only the rows in view in the DOM', async () => {
     await showFolder(large.root);
     await waitForCount('10000 rollouts');
     assert.match((await table.locator('#stats').textContent()) ?? '', /instances 1000/);
@@ -283,7 +287,7 @@ describe('the rollouts table in code-server', () => {
     assert.equal(await table.locator('.rollout-row[data-index="9999"] [data-column="instance"]').textContent(), 'acme__widgets-0999');
   });
 
-  test('an export of 10,000 rollouts shows its progress as it goes and writes every line', async () => {
+  thirdParty.test('an export of 10,000 rollouts shows its progress as it goes and writes every line', async () => {
     await table.locator('#export-open').click();
     await table.locator('#export-keep input').fill('');
     await table.locator('#export-file input').fill('sft-large.jsonl');
@@ -303,7 +307,7 @@ describe('the rollouts table in code-server', () => {
     rmSync(file);
   });
 
-  test('Cancel stops an export of 10,000 rollouts and writes nothing', async () => {
+  thirdParty.test('Cancel stops an export of 10,000 rollouts and writes nothing', async () => {
     await table.locator('#export-file input').fill('sft-cancelled.jsonl');
     await table.locator('#export-start').click();
     await table.locator('#export-cancel').click();
@@ -316,7 +320,7 @@ describe('the rollouts table in code-server', () => {
     );
   });
 
-  test('is readable in the dark, light and high-contrast themes', async () => {
+  thirdParty.test('is readable in the dark, light and high-contrast themes', async () => {
     for (const theme of Object.keys(THEMES) as (keyof typeof THEMES)[]) {
       await showFolder(small.root, theme);
       await table.locator(`body.${THEMES[theme].webviewClass}`).waitFor({ timeout: 30_000 });

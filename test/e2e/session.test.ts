@@ -18,7 +18,7 @@ const FILE = 'session-demo.traj.json';
 /** Three shell steps whose recorded output the workspace, copied into the container, gives again. */
 const STEPS = [
   { raw: 'echo ready', observation: 'ready' },
-  { raw: 'ls basic.json', observation: 'basic.json' },
+  { raw: 'ls truncated.traj', observation: 'truncated.traj' },
   { raw: 'printf "%s\\n" done', observation: 'done' },
 ];
 

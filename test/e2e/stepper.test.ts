@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { TrajectoryRecorder, writeTrajectoryFile } from '../../extension/core/session/trajectoryRecorder';
 import type { Step } from '../../extension/core/trajectory/model';
 import { launchBrowser, launchBrowserOn, webviewFrame } from '../helpers/browser';
 import { THEMES, openFileInWebview, quickOpen, runCommand, setTheme } from '../helpers/workbench';
+import { thirdPartyFolder } from '../helpers/sharedFolder';
+
+/** The recordings these tests open were written by other projects (../shared/fixtures/third-party). */
+const thirdParty = thirdPartyFolder();
 
 const url = process.env.SWE_WORKBENCH_E2E_URL;
 const workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE;
@@ -55,7 +59,7 @@ describe('the trajectory stepper in code-server', () => {
     assert.equal((await action())?.trim().split('\n')[0], actionStart);
   }
 
-  before(async () => {
+  thirdParty.before(async () => {
     assert.ok(url && workspace && settingsFile && out, 'run through scripts/run-vscode-tests.mjs e2e');
     await writeRecording(path.join(workspace, RECORDING));
     browser = await launchBrowserOn(url, workspace);
@@ -66,18 +70,18 @@ describe('the trajectory stepper in code-server', () => {
     });
   });
 
-  after(async () => {
+  thirdParty.after(async () => {
     await browser?.close();
   });
 
-  test('opens the SWE-agent trajectory on its first step', async () => {
+  thirdParty.test('opens the SWE-agent trajectory on its first step', async () => {
     await expectStep(1, 'create reproduce.py');
     assert.equal(await stepper.locator('#file-name').textContent(), FILE);
     assert.equal(await stepper.locator('.step-row').count(), 11);
     assert.equal(await stepper.locator('.step-row[aria-selected="true"] .step-label').textContent(), 'create reproduce.py');
   });
 
-  test('steps with j/k, the arrow keys, Home and End', async () => {
+  thirdParty.test('steps with j/k, the arrow keys, Home and End', async () => {
     await stepper.locator('#timeline').focus();
     await page.keyboard.press('j');
     await expectStep(2, 'edit 1:1');
@@ -93,12 +97,12 @@ describe('the trajectory stepper in code-server', () => {
     await expectStep(1, 'create reproduce.py');
   });
 
-  test('goes to a step by number', async () => {
+  thirdParty.test('goes to a step by number', async () => {
     await goTo(6);
     await expectStep(6, 'open src/marshmallow/fields.py 1474');
   });
 
-  test('search narrows the timeline to matching steps', async () => {
+  thirdParty.test('search narrows the timeline to matching steps', async () => {
     await stepper.locator('#timeline').focus();
     await page.keyboard.press('/');
     await page.keyboard.type('ls -F');
@@ -113,7 +117,7 @@ describe('the trajectory stepper in code-server', () => {
     await allStepsShown();
   });
 
-  test('errors only shows the lint-rejected edit', async () => {
+  thirdParty.test('errors only shows the lint-rejected edit', async () => {
     await stepper.locator('#errors-only').click();
     await stepper.locator('#filter-status', { hasText: '1 of 11 steps shown' }).waitFor({ timeout: 10_000 });
     await expectStep(7, 'edit 1475:1475');
@@ -124,7 +128,7 @@ describe('the trajectory stepper in code-server', () => {
     await allStepsShown();
   });
 
-  test('opens the raw JSON of a step in an editor', async () => {
+  thirdParty.test('opens the raw JSON of a step in an editor', async () => {
     await stepper.locator('#timeline').focus();
     await page.keyboard.press('Home');
     await expectStep(1, 'create reproduce.py');
@@ -136,7 +140,7 @@ describe('the trajectory stepper in code-server', () => {
     await tab.waitFor({ state: 'detached', timeout: 10_000 });
   });
 
-  test('a malformed file shows where it breaks instead of a blank view', async () => {
+  thirdParty.test('a malformed file shows where it breaks instead of a blank view', async () => {
     const broken = await openFileInWebview(page, 'truncated.traj', '.load-error');
     const message = await broken.locator('.load-error').textContent();
     assert.match(message ?? '', /^Cannot open this trajectory/);
@@ -151,7 +155,7 @@ describe('the trajectory stepper in code-server', () => {
     await page.keyboard.press('Enter');
   }
 
-  test('comes back on the same step after being hidden behind another editor', async () => {
+  thirdParty.test('comes back on the same step after being hidden behind another editor', async () => {
     stepper = await openFileInWebview(page, FILE, '#step-title');
     await goTo(7);
     await expectStep(7, 'edit 1475:1475');
@@ -161,29 +165,32 @@ describe('the trajectory stepper in code-server', () => {
     await expectStep(7, 'edit 1475:1475');
   });
 
-  test('the step detail offers Show Diff, Raw JSON, Replay to Here and Fork Here, each titled with its key; d on a command says why there is no diff', async () => {
-    stepper = await openFileInWebview(page, FILE, '#step-title');
-    await goTo(3);
-    await expectStep(3, 'python reproduce.py');
-    const titles = await stepper
-      .locator('.step-actions vscode-button')
-      .evaluateAll((buttons) => buttons.map((b) => [b.id, b.textContent?.trim(), b.getAttribute('title')?.match(/\((.)\)$/)?.[1]]));
-    assert.deepEqual(titles, [
-      ['show-diff', 'Show Diff', 'd'],
-      ['open-raw', 'Raw JSON', 'o'],
-      ['replay-to', 'Replay to Here', 'r'],
-      ['fork', 'Fork Here', 'f'],
-    ]);
-    await stepper.locator('#timeline').focus();
-    await page.keyboard.press('d');
-    await stepper
-      .locator('#notice:not([hidden])', { hasText: 'Show Diff: Step 3 ran a command and the recording keeps no workspace diff' })
-      .waitFor({ timeout: 10_000 });
-    for (const label of ['Replay in Container', 'Fork from Step…', 'Go to Step…'])
-      await page.locator(`.editor-actions .action-label[aria-label^="${label}"]`).waitFor({ timeout: 10_000 });
-  });
+  thirdParty.test(
+    'the step detail offers Show Diff, Raw JSON, Replay to Here and Fork Here, each titled with its key; d on a command says why there is no diff',
+    async () => {
+      stepper = await openFileInWebview(page, FILE, '#step-title');
+      await goTo(3);
+      await expectStep(3, 'python reproduce.py');
+      const titles = await stepper
+        .locator('.step-actions vscode-button')
+        .evaluateAll((buttons) => buttons.map((b) => [b.id, b.textContent?.trim(), b.getAttribute('title')?.match(/\((.)\)$/)?.[1]]));
+      assert.deepEqual(titles, [
+        ['show-diff', 'Show Diff', 'd'],
+        ['open-raw', 'Raw JSON', 'o'],
+        ['replay-to', 'Replay to Here', 'r'],
+        ['fork', 'Fork Here', 'f'],
+      ]);
+      await stepper.locator('#timeline').focus();
+      await page.keyboard.press('d');
+      await stepper
+        .locator('#notice:not([hidden])', { hasText: 'Show Diff: Step 3 ran a command and the recording keeps no workspace diff' })
+        .waitFor({ timeout: 10_000 });
+      for (const label of ['Replay in Container', 'Fork from Step…', 'Go to Step…'])
+        await page.locator(`.editor-actions .action-label[aria-label^="${label}"]`).waitFor({ timeout: 10_000 });
+    },
+  );
 
-  test('Fork Here asks only how to go on: the trajectory and the step are the ones shown', async () => {
+  thirdParty.test('Fork Here asks only how to go on: the trajectory and the step are the ones shown', async () => {
     await stepper.locator('#fork').click();
     await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Fork after step 3' }).waitFor({ timeout: 15_000 });
     assert.ok(await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Continue with the policy' }).first().isVisible());
@@ -191,7 +198,7 @@ describe('the trajectory stepper in code-server', () => {
     await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
   });
 
-  test("a replay's recording shows its divergence mark, and Show Diff opens the step's file in the patch view", async () => {
+  thirdParty.test("a replay's recording shows its divergence mark, and Show Diff opens the step's file in the patch view", async () => {
     await runCommand(page, 'View: Close All Editors');
     stepper = await openFileInWebview(page, RECORDING, '#step-title');
     await stepper.locator('#step-title', { hasText: 'Step 1 of 3' }).waitFor({ timeout: 10_000 });
@@ -209,21 +216,24 @@ describe('the trajectory stepper in code-server', () => {
     await runCommand(page, 'View: Close All Editors');
   });
 
-  test('the run header of the SWE-smith pandas run: outcome, cost, tokens in and out, calls and the problem statement, exactly as recorded', async () => {
-    await runCommand(page, 'View: Close All Editors');
-    stepper = await openFileInWebview(page, PANDAS, '#run-header');
-    const fact = async (id: string) => (await stepper.locator(`#run-${id} strong`).textContent())?.trim();
-    assert.equal(await fact('outcome'), 'not graded, exit: submitted');
-    assert.equal(await fact('cost'), '$0.2483');
-    assert.equal(await fact('tokens'), '157,229 in · 797 out');
-    assert.equal(await fact('calls'), '17');
-    assert.match((await stepper.locator('#problem-statement summary').textContent()) ?? '', /^Problem statement: BUG: to_sql fails with arrow date column/);
-    await stepper.locator('#problem-statement summary').click();
-    assert.match((await stepper.locator('#problem-statement .problem-text').textContent()) ?? '', /### Pandas version checks/);
-    await page.screenshot({ path: path.join(out!, 'stepper-run-header.png') });
-  });
+  thirdParty.test(
+    'the run header of the SWE-smith pandas run: outcome, cost, tokens in and out, calls and the problem statement, exactly as recorded',
+    async () => {
+      await runCommand(page, 'View: Close All Editors');
+      stepper = await openFileInWebview(page, PANDAS, '#run-header');
+      const fact = async (id: string) => (await stepper.locator(`#run-${id} strong`).textContent())?.trim();
+      assert.equal(await fact('outcome'), 'not graded, exit: submitted');
+      assert.equal(await fact('cost'), '$0.2483');
+      assert.equal(await fact('tokens'), '157,229 in · 797 out');
+      assert.equal(await fact('calls'), '17');
+      assert.match((await stepper.locator('#problem-statement summary').textContent()) ?? '', /^Problem statement: BUG: to_sql fails with arrow date column/);
+      await stepper.locator('#problem-statement summary').click();
+      assert.match((await stepper.locator('#problem-statement .problem-text').textContent()) ?? '', /### Pandas version checks/);
+      await page.screenshot({ path: path.join(out!, 'stepper-run-header.png') });
+    },
+  );
 
-  test('a view is not an edit: icons by action kind, full labels on hover', async () => {
+  thirdParty.test('a view is not an edit: icons by action kind, full labels on hover', async () => {
     const row = stepper.locator('.step-row[data-index="1"]');
     assert.equal(await row.getAttribute('data-kind'), 'view');
     assert.equal(await row.locator('.codicon-go-to-file').count(), 1);
@@ -235,7 +245,7 @@ describe('the trajectory stepper in code-server', () => {
     );
   });
 
-  test('"Errors only" on the pandas run (no exit codes) finds the traceback of step 8 and says what it was', async () => {
+  thirdParty.test('"Errors only" on the pandas run (no exit codes) finds the traceback of step 8 and says what it was', async () => {
     await stepper.locator('#errors-only').click();
     await stepper.locator('#filter-status', { hasText: '1 of 17 steps shown' }).waitFor({ timeout: 10_000 });
     await stepper.locator('#step-title', { hasText: 'Step 8 of 17' }).waitFor({ timeout: 10_000 });
@@ -249,7 +259,7 @@ describe('the trajectory stepper in code-server', () => {
     await stepper.waitForFunction(() => document.getElementById('filter-status')?.textContent === '', undefined, { timeout: 10_000 });
   });
 
-  test('a search that matches nothing says so; matches are highlighted; Esc clears the search', async () => {
+  thirdParty.test('a search that matches nothing says so; matches are highlighted; Esc clears the search', async () => {
     await stepper.locator('#timeline').focus();
     await page.keyboard.press('/');
     await page.keyboard.type('no-such-text-anywhere');
@@ -276,7 +286,7 @@ describe('the trajectory stepper in code-server', () => {
     assert.equal(await stepper.locator('mark').count(), 0);
   });
 
-  test("Show Diff on a str_replace the recording keeps no diff for rebuilds the edit's change in the patch view", async () => {
+  thirdParty.test("Show Diff on a str_replace the recording keeps no diff for rebuilds the edit's change in the patch view", async () => {
     await goTo(11);
     await stepper.locator('#step-title', { hasText: 'Step 11 of 17' }).waitFor({ timeout: 10_000 });
     await stepper.locator('#show-diff').click();
@@ -287,7 +297,7 @@ describe('the trajectory stepper in code-server', () => {
     await runCommand(page, 'View: Close All Editors');
   });
 
-  test('the submit step shows the final patch coloured, and d opens it in the patch view', async () => {
+  thirdParty.test('the submit step shows the final patch coloured, and d opens it in the patch view', async () => {
     stepper = await openFileInWebview(page, PANDAS, '#final-patch');
     await goTo(17);
     await stepper.locator('#step-title', { hasText: 'Step 17 of 17' }).waitFor({ timeout: 10_000 });
@@ -300,7 +310,7 @@ describe('the trajectory stepper in code-server', () => {
     await runCommand(page, 'View: Close All Editors');
   });
 
-  test('Final Patch opens the submitted patch in the patch view, coloured', async () => {
+  thirdParty.test('Final Patch opens the submitted patch in the patch view, coloured', async () => {
     stepper = await openFileInWebview(page, PANDAS, '#final-patch');
     await stepper.locator('#final-patch').click();
     const patch = await webviewFrame(page, '#patch-title', 30_000);
@@ -311,7 +321,7 @@ describe('the trajectory stepper in code-server', () => {
     await runCommand(page, 'View: Close All Editors');
   });
 
-  test('unknown is said as unknown: the windowed run records zeros for cost and tokens; the open file is the one after the step', async () => {
+  thirdParty.test('unknown is said as unknown: the windowed run records zeros for cost and tokens; the open file is the one after the step', async () => {
     stepper = await openFileInWebview(page, FILE, '#run-header');
     for (const id of ['cost', 'tokens', 'calls']) assert.equal((await stepper.locator(`#run-${id} strong`).textContent())?.trim(), 'unknown', id);
     await goTo(6);
@@ -319,7 +329,7 @@ describe('the trajectory stepper in code-server', () => {
     assert.match((await stepper.locator('.detail-header .facts').textContent()) ?? '', /open: \/marshmallow-code__marshmallow\/src\/marshmallow\/fields\.py/);
   });
 
-  test('is readable in the dark, light and high-contrast themes', async () => {
+  thirdParty.test('is readable in the dark, light and high-contrast themes', async () => {
     for (const theme of Object.keys(THEMES) as (keyof typeof THEMES)[]) {
       await setTheme(page, settingsFile!, theme);
       stepper = await openFileInWebview(page, FILE, `body.${THEMES[theme].webviewClass} #step-title`);

@@ -157,10 +157,11 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
 }
 
 /** A workspace folder holding copies of the given files (by name), for a run to open. */
-export function makeWorkspace(home: string, files: Readonly<Record<string, string>>): string {
+/** A workspace folder holding `files` (name to source); a file whose source is undefined is left out. */
+export function makeWorkspace(home: string, files: Readonly<Record<string, string | undefined>>): string {
   const folder = path.join(home, 'workspace');
   mkdirSync(folder, { recursive: true });
-  for (const [name, source] of Object.entries(files)) cpSync(source, path.join(folder, name), { recursive: true });
+  for (const [name, source] of Object.entries(files)) if (source !== undefined) cpSync(source, path.join(folder, name), { recursive: true });
   return folder;
 }
 

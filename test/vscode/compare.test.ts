@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { CompareShown } from '../../extension/vscode/compare/activateCompare';
+import { mochaThirdParty } from '../helpers/mochaShared';
 
 const EXTENSION_ID = 'swe-workbench.swe-workbench';
 const repoRoot = path.resolve(__dirname, '../../..');
-const fixture = (p: string) => vscode.Uri.file(path.resolve(repoRoot, '../shared/fixtures/third-party', p));
+const thirdParty = mochaThirdParty();
+const fixture = (p: string) => vscode.Uri.file(thirdParty.path(p));
 const WINDOWED = fixture('swe-agent/marshmallow-1867.windowed.traj');
 const FUNCTION_CALLING = fixture('swe-agent/marshmallow-1867.function_calling.traj');
 const PANDAS = fixture('swe-smith/pandas-dev__pandas.95280573.pr_53856.traj');
@@ -24,7 +26,7 @@ describe('Compare Trajectories…', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
-  it('opens two runs of one task in one view, aligned, with where they part', async () => {
+  thirdParty.it('opens two runs of one task in one view, aligned, with where they part', async () => {
     const shown = await vscode.commands.executeCommand<CompareShown | undefined>('sweWorkbench.compare.open', [WINDOWED, FUNCTION_CALLING]);
     assert.ok(shown, 'the view opened');
     assert.equal(shown.panel.title, 'Compare 2 runs of marshmallow-code__marshmallow-1867');
@@ -41,7 +43,7 @@ describe('Compare Trajectories…', () => {
     );
   });
 
-  it('the explorer hands over the clicked file and the selection: the selection is compared', async () => {
+  thirdParty.it('the explorer hands over the clicked file and the selection: the selection is compared', async () => {
     const shown = await vscode.commands.executeCommand<CompareShown | undefined>('sweWorkbench.compare.open', PANDAS, [WINDOWED, PANDAS]);
     assert.deepEqual(
       shown?.content.runs.map((r) => r.label),
@@ -50,7 +52,7 @@ describe('Compare Trajectories…', () => {
     assert.match(shown?.content.warning ?? '', /^These runs are of different tasks/);
   });
 
-  it('a file that does not read opens nothing: no half-filled view', async () => {
+  thirdParty.it('a file that does not read opens nothing: no half-filled view', async () => {
     const shown = await vscode.commands.executeCommand<CompareShown | undefined>('sweWorkbench.compare.open', [WINDOWED, TRUNCATED]);
     assert.equal(shown, undefined);
     assert.equal(compareTabs().length, 0);

@@ -1,6 +1,7 @@
 import Mocha from 'mocha';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { needsCounts } from '../helpers/mochaShared';
 
 /** Read by scripts/run-vscode-tests.mjs from the forwarded console. */
 const RESULT_MARK = 'SWE_WORKBENCH_MOCHA_RESULT ';
@@ -15,9 +16,11 @@ export async function run(): Promise<void> {
     .sort();
   console.log(`vscode suite: ${files.join(', ')}`);
   for (const file of files) mocha.addFile(path.join(__dirname, file));
-  const counts = { passed: 0, failed: 0, skipped: 0, failures: [] as string[] };
+  const counts = { passed: 0, failed: 0, skipped: 0, failures: [] as string[], needs: {} as Record<string, number> };
   await new Promise<void>((resolve, reject) => {
     const runner = mocha.run(() => {
+      // Each test file is its own bundle: the skips for a missing ../shared folder meet on globalThis.
+      counts.needs = needsCounts();
       console.log(RESULT_MARK + JSON.stringify(counts));
       if (counts.failed > 0) reject(new Error(`${counts.failed} test(s) failed`));
       else resolve();

@@ -2,22 +2,25 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { RewardShown } from '../../extension/vscode/reward/activateReward';
-import { sharedPath } from '../helpers/sharedPaths';
+import { mochaThirdParty } from '../helpers/mochaShared';
 
 const EXTENSION_ID = 'swe-workbench.swe-workbench';
 const PYARROW_SERIES = 'pandas/tests/indexing/test_datetime.py::TestDatetimeIndex::test_getitem_pyarrow_index[Series]';
 
+/** Files written by other projects (../shared/fixtures/third-party): the tests reading them are skipped and counted without it. */
+const thirdParty = mochaThirdParty();
+
 describe('the reward view in the extension host', () => {
   let instanceDir: string;
 
-  before(async () => {
+  thirdParty.before(async () => {
     const extension = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(extension);
     await extension.activate();
-    instanceDir = path.join(sharedPath('fixtures/third-party').dir, 'swe-smith/run_evaluation/pandas-dev__pandas.95280573.pr_53652');
+    instanceDir = thirdParty.path('swe-smith/run_evaluation/pandas-dev__pandas.95280573.pr_53652');
   });
 
-  after(() => vscode.commands.executeCommand('workbench.action.closeAllEditors'));
+  thirdParty.after(() => vscode.commands.executeCommand('workbench.action.closeAllEditors'));
 
   it("grades SWE-smith's pandas test output as its report.json does, and opens the output at a test's line", async () => {
     const testOutput = path.join(instanceDir, 'test_output.txt');

@@ -11,6 +11,9 @@ import { ROLLOUTS_TABLE_VIEW } from '../../extension/vscode/rollouts/rolloutsTab
 import type { RolloutsNode } from '../../extension/vscode/rollouts/rolloutsTree';
 import { rllmEpisode, workSteps } from '../fixtures/rollouts/runWriter';
 import { FAILING_TEST, G7, S3, W101, W202, makeRolloutFolder } from '../fixtures/rollouts/trainingRun';
+import { mochaThirdParty } from '../helpers/mochaShared';
+/** Files written by other projects (../shared/fixtures/third-party): the tests reading them are skipped and counted without it. */
+const thirdParty = mochaThirdParty();
 
 const EXTENSION_ID = 'swe-workbench.swe-workbench';
 
@@ -42,14 +45,14 @@ describe('the Rollouts view in the extension host', () => {
     return response;
   }
 
-  before(async () => {
+  thirdParty.before(async () => {
     api = await extensionInternals();
     folder = makeRolloutFolder();
     const index = await vscode.commands.executeCommand<{ rollouts: unknown[] } | undefined>('sweWorkbench.rollouts.openFolder', folder.root);
     assert.ok(index, 'the folder was indexed');
   });
 
-  after(async () => {
+  thirdParty.after(async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     folder?.cleanup();
   });

@@ -4,19 +4,22 @@ import type { ResponseMessage } from '../../extension/protocol/ipc';
 import type { SweWorkbenchInternals } from '../../extension/vscode/extension';
 import { W101, makeRolloutFolder } from '../fixtures/rollouts/trainingRun';
 import { extensionInternals } from './internals';
+import { mochaThirdParty } from '../helpers/mochaShared';
+/** Files written by other projects (../shared/fixtures/third-party): the tests reading them are skipped and counted without it. */
+const thirdParty = mochaThirdParty();
 
 describe("the rollouts table's Compare Group", () => {
   let api: SweWorkbenchInternals;
   let folder: ReturnType<typeof makeRolloutFolder>;
 
-  before(async () => {
+  thirdParty.before(async () => {
     api = await extensionInternals();
     folder = makeRolloutFolder();
     assert.ok(await vscode.commands.executeCommand('sweWorkbench.rollouts.openFolder', folder.root), 'the folder was indexed');
     await vscode.commands.executeCommand('sweWorkbench.rollouts.showTable');
   });
 
-  after(async () => {
+  thirdParty.after(async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     folder?.cleanup();
   });

@@ -9,11 +9,12 @@ import { safeParse, type ResponseMessage } from '../../extension/protocol/ipc';
 import { STEPPER_BOOT_ELEMENT, StepperBootSchema, type StepperBoot } from '../../extension/protocol/stepper';
 import { TrajectoryRecorder, writeTrajectoryFile } from '../../extension/core/session/trajectoryRecorder';
 import type { Step } from '../../extension/core/trajectory/model';
-import { sharedPath } from '../helpers/sharedPaths';
+import { mochaThirdParty } from '../helpers/mochaShared';
 
 const EXTENSION_ID = 'swe-workbench.swe-workbench';
-const marshmallow = path.join(sharedPath('fixtures/third-party').dir, 'swe-agent/marshmallow-1867.windowed.traj');
-const openhands = path.join(sharedPath('fixtures/third-party').dir, 'openhands/basic.json');
+const thirdParty = mochaThirdParty();
+const marshmallow = thirdParty.path('swe-agent/marshmallow-1867.windowed.traj');
+const openhands = thirdParty.path('openhands/basic.json');
 
 let api: SweWorkbenchInternals;
 let nextId = 1;
@@ -121,7 +122,7 @@ describe('SWE Workbench in the extension host', () => {
     assert.equal(config.get('limits.memoryMb'), 4096);
   });
 
-  it('opens a SWE-agent trajectory in the stepper and serves its steps by range', async () => {
+  thirdParty.it('opens a SWE-agent trajectory in the stepper and serves its steps by range', async () => {
     const uri = vscode.Uri.file(marshmallow);
     await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectory');
     const source = JSON.parse(readFileSync(marshmallow, 'utf8')) as { trajectory: { action: string; observation: string }[] };
@@ -153,7 +154,7 @@ describe('SWE Workbench in the extension host', () => {
     assert.ok(indices.includes(0) && indices.includes(2), `matches: ${indices.join(', ')}`);
   });
 
-  it('answers a bad request with an error that names the field', async () => {
+  thirdParty.it('answers a bad request with an error that names the field', async () => {
     const uri = vscode.Uri.file(marshmallow);
     await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectory');
     const response = await request(uri, 'steps/details', { start: 5, end: 2 });
@@ -161,7 +162,7 @@ describe('SWE Workbench in the extension host', () => {
     assert.match(response.ok ? '' : response.error.message, /end must not be before start/);
   });
 
-  it('opens any JSON trajectory through "Open With" and the raw JSON of a step in an editor', async () => {
+  thirdParty.it('opens any JSON trajectory through "Open With" and the raw JSON of a step in an editor', async () => {
     const uri = vscode.Uri.file(openhands);
     await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectoryAnyJson');
     const header = result<{ format: string; stepCount: number }>(await request(uri, 'trajectory/open', {}));
@@ -180,7 +181,7 @@ describe('SWE Workbench in the extension host', () => {
     );
   });
 
-  it('a malformed file gets a located error and the extension keeps working', async () => {
+  thirdParty.it('a malformed file gets a located error and the extension keeps working', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'swe-workbench-bad-'));
     const bad = path.join(dir, 'broken.traj');
     writeFileSync(bad, '{\n  "trajectory": [\n    {"action": "ls",\n');
@@ -198,7 +199,7 @@ describe('SWE Workbench in the extension host', () => {
     assert.equal(header.stepCount, 11);
   });
 
-  it('shows the first step from one boot payload; the page loaded again after a hide embeds it', async () => {
+  thirdParty.it('shows the first step from one boot payload; the page loaded again after a hide embeds it', async () => {
     const uri = vscode.Uri.file(marshmallow);
     await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectory');
     await eventually(
@@ -222,7 +223,7 @@ describe('SWE Workbench in the extension host', () => {
     assert.deepEqual(embeddedBoot(uri), JSON.parse(JSON.stringify(boot)));
   });
 
-  it('opened at a step, shows it; hidden and shown again, comes back on the step it showed', async () => {
+  thirdParty.it('opened at a step, shows it; hidden and shown again, comes back on the step it showed', async () => {
     const uri = vscode.Uri.file(marshmallow);
     const shown = (n: number, what: string) =>
       eventually(

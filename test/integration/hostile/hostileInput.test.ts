@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe } from 'node:test';
 import * as esbuild from 'esbuild';
 import { buildCorpus, thirdParty, type HostileCase } from './hostileCorpus';
 
@@ -29,11 +29,11 @@ function quote(arg: string): string {
   return arg.startsWith('<(') ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
-describe('hostile input: no stack trace, no hang, no memory blow-up, no silent exit 0', { skip: thirdParty.skip }, () => {
+describe('hostile input: no stack trace, no hang, no memory blow-up, no silent exit 0', () => {
   let dir: string;
   let cli: string;
   let cases: HostileCase[] = [];
-  before(async () => {
+  thirdParty.before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'swe-workbench-hostile-'));
     cli = join(dir, 'cli.js');
     await esbuild.build({
@@ -50,7 +50,7 @@ describe('hostile input: no stack trace, no hang, no memory blow-up, no silent e
     cases = await buildCorpus(join(dir, 'corpus'));
     process.stdout.write(`# corpus of ${cases.length} cases written in ${Date.now() - started} ms\n`);
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  thirdParty.after(() => rmSync(dir, { recursive: true, force: true }));
 
   function run(c: HostileCase): Run {
     const rss = join(dir, 'rss');
@@ -67,12 +67,12 @@ describe('hostile input: no stack trace, no hang, no memory blow-up, no silent e
     return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, maxRssKb };
   }
 
-  test('the corpus covers every command', () => {
+  thirdParty.test('the corpus covers every command', () => {
     const by = (cmd: string) => cases.filter((c) => c.command === cmd).length;
     assert.ok(by('inspect') >= 30 && by('reward') >= 15 && by('rollouts') >= 5, `inspect ${by('inspect')}, reward ${by('reward')}, rollouts ${by('rollouts')}`);
   });
 
-  test('every case', (t) => {
+  thirdParty.test('every case', (t) => {
     const failures: string[] = [];
     for (const c of cases) {
       const started = Date.now();

@@ -62,14 +62,14 @@ describe('swe-workbench reward --recipe', () => {
   const log = path.join(sweSmith, 'run_evaluation', id, 'test_output.txt');
   const inst = path.join(sweSmith, `${id}.instance.json`);
 
-  test('swe-master on a truncated run whose last patch passes: alpha = 0.5, the rule shown', async () => {
+  thirdPartyFiles.test('swe-master on a truncated run whose last patch passes: alpha = 0.5, the rule shown', async () => {
     const { stdout } = await reward('--test-output', log, '--instance', inst, '--recipe', 'swe-master', '--truncated');
     assert.match(stdout, /^recipe: swe-master v1 \(SWE-Master \(2025\)\)$/m);
     assert.match(stdout, /^reward: 0\.5$/m);
     assert.match(stdout, /forced-submission discount = 0\.5 {4}SWE-Master: alpha = 0\.5/);
   });
 
-  test('skyrl masks a context overflow: the reason is printed, not a 0', async () => {
+  thirdPartyFiles.test('skyrl masks a context overflow: the reason is printed, not a 0', async () => {
     const view = JSON.parse(
       (await reward('--test-output', log, '--instance', inst, '--recipe', 'skyrl', '--finish-reason', 'context_exceeded', '--json')).stdout,
     );
@@ -79,7 +79,7 @@ describe('swe-workbench reward --recipe', () => {
     assert.match(text, /^reward: 1 \(masked: context window exceeded, no gradient\)$/m);
   });
 
-  test('swe-rl compares a patch with the instance gold patch: the gold patch itself is 1, prose is -1', async () => {
+  thirdPartyFiles.test('swe-rl compares a patch with the instance gold patch: the gold patch itself is 1, prose is -1', async () => {
     const { mkdtempSync, writeFileSync, readFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const dir = mkdtempSync(path.join(tmpdir(), 'swe-workbench-swe-rl-'));

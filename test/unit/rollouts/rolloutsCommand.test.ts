@@ -124,7 +124,7 @@ describe('swe-workbench rollouts --recipe', () => {
   const folder = suiteRolloutFolder();
   const root = () => folder.run;
 
-  test('the table shows reward, advantage and each mask with its reason', async () => {
+  thirdPartyFiles.test('the table shows reward, advantage and each mask with its reason', async () => {
     const { stdout } = await run([root(), '--recipe', 'skyrl', '--advantage', 'rloo', '--filter', `instance=${W202}`]);
     const lines = stdout.trimEnd().split('\n');
     assert.match(lines[0]!, /^ID +INSTANCE +ATTEMPT +STEPS +FAILURE +REWARD +ADVANTAGE +OUTCOME$/);
@@ -146,7 +146,7 @@ describe('swe-workbench rollouts --recipe', () => {
     assert.match(stdout, /^recipe skyrl v1, RLOO: .*: 11 scored, 4 masked \(.*stuck in a loop x1.*\), 0 not scored; 3 of 4 groups give a gradient$/m);
   });
 
-  test("--json carries each rollout's score and why, and the groups the recipe computed", async () => {
+  thirdPartyFiles.test("--json carries each rollout's score and why, and the groups the recipe computed", async () => {
     const out = JSON.parse((await run([root(), '--json', '--recipe', 'swe-bench', '--advantage', 'drgrpo', '--filter', `instance=${G7}`])).stdout);
     assert.equal(out.recipe.name, 'swe-bench');
     assert.equal(out.recipe.estimator, 'drgrpo');
@@ -163,7 +163,7 @@ describe('swe-workbench rollouts --recipe', () => {
     );
   });
 
-  test('--group with a recipe: per-group mean, std, pass@k, mixed and the masks', async () => {
+  thirdPartyFiles.test('--group with a recipe: per-group mean, std, pass@k, mixed and the masks', async () => {
     const { stdout } = await run([root(), '--group', '--recipe', 'deepswe', '--k', '1,2']);
     const w202 = stdout
       .split('\n')
@@ -172,7 +172,7 @@ describe('swe-workbench rollouts --recipe', () => {
     assert.deepEqual(w202, [W202, '4', '2', '2', '0', '0', '0', '0', 'no', 'no', 'context window exceeded x1; step limit reached x1']);
   });
 
-  test('swe-rl with --instances: each submission compared with the gold patch, the missing one -1', async () => {
+  thirdPartyFiles.test('swe-rl with --instances: each submission compared with the gold patch, the missing one -1', async () => {
     const instances = join(folder.root, 'instances.json');
     writeFileSync(instances, JSON.stringify([{ instance_id: W101, patch: patchFor('src/widgets/resize.py'), FAIL_TO_PASS: [], PASS_TO_PASS: [] }]));
     const out = JSON.parse(
@@ -193,7 +193,7 @@ describe('swe-workbench rollouts --recipe', () => {
     await assert.rejects(run([root(), '--recipe', 'skyrl', '--instances', instances]), /--instances goes with a swe-rl recipe/);
   });
 
-  test('a bad estimator or a lone --advantage is a usage error', async () => {
+  thirdPartyFiles.test('a bad estimator or a lone --advantage is a usage error', async () => {
     await assert.rejects(run([root(), '--recipe', 'skyrl', '--advantage', 'ppo']), /--advantage expects one of grpo, drgrpo, rloo, got 'ppo'/);
     await assert.rejects(run([root(), '--advantage', 'rloo']), /--advantage goes with --recipe/);
   });

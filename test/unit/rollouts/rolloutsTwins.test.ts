@@ -8,6 +8,7 @@ import type { RolloutQuery } from '../../../extension/protocol/rollouts';
 import { querySpec } from '../../../extension/vscode/rollouts/rolloutTable';
 import { runCli } from '../../helpers/cliRunner';
 import { suiteRolloutFolder } from '../../fixtures/rollouts/trainingRun';
+import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 describe('the CLI and the rollouts table answer the same query alike (one core path)', () => {
   const folder = suiteRolloutFolder();
@@ -19,26 +20,29 @@ describe('the CLI and the rollouts table answer the same query alike (one core p
   ];
 
   for (const query of queries) {
-    test(`filter '${query.filter}', search '${query.search}', sort ${JSON.stringify(query.sort)}: same rows in the same order, same statistics`, async () => {
-      const root = folder.run;
-      const args = [root, '--json'];
-      if (query.filter) args.push('--filter', query.filter);
-      if (query.search) args.push('--search', query.search);
-      if (query.sort) args.push(`--sort=${query.sort.descending ? '-' : ''}${query.sort.column}`);
-      const cli = JSON.parse((await runCli(command, args)).stdout) as { rollouts: { id: string }[]; statistics: unknown };
+    thirdPartyFiles.test(
+      `filter '${query.filter}', search '${query.search}', sort ${JSON.stringify(query.sort)}: same rows in the same order, same statistics`,
+      async () => {
+        const root = folder.run;
+        const args = [root, '--json'];
+        if (query.filter) args.push('--filter', query.filter);
+        if (query.search) args.push('--search', query.search);
+        if (query.sort) args.push(`--sort=${query.sort.descending ? '-' : ''}${query.sort.column}`);
+        const cli = JSON.parse((await runCli(command, args)).stdout) as { rollouts: { id: string }[]; statistics: unknown };
 
-      // The table panel's path: index, search the whole index, then the core query of its state.
-      const index = await indexRollouts(root);
-      const found = query.search
-        ? new Set((await searchRollouts(index.root, index.rollouts, query.search, { maxHitsPerRollout: 1 })).map((h) => h.rollout))
-        : undefined;
-      const rows = queryRollouts(index.rollouts, querySpec(query, found));
-      assert.deepEqual(
-        rows.map((r) => r.id),
-        cli.rollouts.map((r) => r.id),
-      );
-      assert.deepEqual(runStatistics(rows).statistics, cli.statistics);
-      assert.ok(rows.length > 0);
-    });
+        // The table panel's path: index, search the whole index, then the core query of its state.
+        const index = await indexRollouts(root);
+        const found = query.search
+          ? new Set((await searchRollouts(index.root, index.rollouts, query.search, { maxHitsPerRollout: 1 })).map((h) => h.rollout))
+          : undefined;
+        const rows = queryRollouts(index.rollouts, querySpec(query, found));
+        assert.deepEqual(
+          rows.map((r) => r.id),
+          cli.rollouts.map((r) => r.id),
+        );
+        assert.deepEqual(runStatistics(rows).statistics, cli.statistics);
+        assert.ok(rows.length > 0);
+      },
+    );
   }
 });

@@ -12,7 +12,7 @@ import { planSession, sessionSources, type SessionPlan } from '../../../extensio
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { launchRequest } from '../../../extension/vscode/session/sessionLaunch';
 import { startPolicyServer } from '../../../extension/core/policy/scriptedPolicyServer';
-import { thirdParty } from '../../helpers/trajectoryFiles';
+import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const RECORDING = thirdParty('swe-agent/marshmallow-1867.function_calling.traj');
 const IMAGE = 'swe-workbench/base:bookworm';
@@ -31,47 +31,50 @@ function fileUri(file: string): vscode.Uri {
 }
 
 describe('one launcher for the CLI and VS Code', () => {
-  test('a fork planned by `swe-workbench run --fork` and by the VS Code Fork command is the same session, with the terminal mode and tool variables in its meta', async () => {
-    const { trajectory } = await loadTrajectory(RECORDING);
-    const repoDir = path.join(work, 'repo');
-    const taskFile = path.join(work, 'task.json');
-    writeFileSync(
-      taskFile,
-      JSON.stringify({
-        image: IMAGE,
-        repo: 'repo',
-        repoPath: trajectory.task.repoPath,
-        instanceId: trajectory.task.instanceId,
-        problemStatement: trajectory.task.problemStatement,
-      }),
-    );
-    const task = await readTaskFile(taskFile);
+  thirdPartyFiles.test(
+    'a fork planned by `swe-workbench run --fork` and by the VS Code Fork command is the same session, with the terminal mode and tool variables in its meta',
+    async () => {
+      const { trajectory } = await loadTrajectory(RECORDING);
+      const repoDir = path.join(work, 'repo');
+      const taskFile = path.join(work, 'task.json');
+      writeFileSync(
+        taskFile,
+        JSON.stringify({
+          image: IMAGE,
+          repo: 'repo',
+          repoPath: trajectory.task.repoPath,
+          instanceId: trajectory.task.instanceId,
+          problemStatement: trajectory.task.problemStatement,
+        }),
+      );
+      const task = await readTaskFile(taskFile);
 
-    const fromCli = planSession(runRequest(task, taskFile, { fork: { trajectory, ref: RECORDING, at: 3 } }));
-    const fromVsCode = planSession(
-      launchRequest({
-        mode: 'fork',
-        recording: { trajectory, uri: fileUri(RECORDING) },
-        at: 3,
-        then: 'policy',
-        image: IMAGE,
-        repoDir,
-        repoPath: trajectory.task.repoPath!,
-      }),
-    );
-    assert.deepEqual(comparable(fromVsCode), comparable(fromCli));
+      const fromCli = planSession(runRequest(task, taskFile, { fork: { trajectory, ref: RECORDING, at: 3 } }));
+      const fromVsCode = planSession(
+        launchRequest({
+          mode: 'fork',
+          recording: { trajectory, uri: fileUri(RECORDING) },
+          at: 3,
+          then: 'policy',
+          image: IMAGE,
+          repoDir,
+          repoPath: trajectory.task.repoPath!,
+        }),
+      );
+      assert.deepEqual(comparable(fromVsCode), comparable(fromCli));
 
-    assert.equal(fromCli.container.tty, true, 'the recording ran under a pseudo-terminal');
-    assert.deepEqual(fromCli.container.config, { sweAgentVersion: '1.0.0', crlf: true, window: 100, overlap: 2, baseCommit: trajectory.task.baseCommit });
-    assert.equal(fromCli.meta.pty, true);
-    assert.deepEqual(fromCli.meta.toolEnvVariables, trajectory.meta.toolEnvVariables);
-    assert.equal(fromCli.meta.toolEnvVariables?.WINDOW !== undefined, true);
-    assert.deepEqual(fromCli.meta.parent, { id: trajectory.meta.id ?? RECORDING, forkStep: 2 });
-    assert.equal(fromCli.meta.parseFunction, 'function_calling');
-    assert.equal(fromCli.instructions, trajectory.meta.instructions, "a fork keeps the recording's prompts");
-  });
+      assert.equal(fromCli.container.tty, true, 'the recording ran under a pseudo-terminal');
+      assert.deepEqual(fromCli.container.config, { sweAgentVersion: '1.0.0', crlf: true, window: 100, overlap: 2, baseCommit: trajectory.task.baseCommit });
+      assert.equal(fromCli.meta.pty, true);
+      assert.deepEqual(fromCli.meta.toolEnvVariables, trajectory.meta.toolEnvVariables);
+      assert.equal(fromCli.meta.toolEnvVariables?.WINDOW !== undefined, true);
+      assert.deepEqual(fromCli.meta.parent, { id: trajectory.meta.id ?? RECORDING, forkStep: 2 });
+      assert.equal(fromCli.meta.parseFunction, 'function_calling');
+      assert.equal(fromCli.instructions, trajectory.meta.instructions, "a fork keeps the recording's prompts");
+    },
+  );
 
-  test('both sides connect the same policy and get the same sources and recorded meta', async () => {
+  thirdPartyFiles.test('both sides connect the same policy and get the same sources and recorded meta', async () => {
     const server = await startPolicyServer([], { models: ['policy-under-test'] });
     try {
       const { trajectory } = await loadTrajectory(RECORDING);
@@ -102,7 +105,7 @@ describe('one launcher for the CLI and VS Code', () => {
     }
   });
 
-  test('a replay planned by `swe-workbench replay` and by VS Code Replay is the same session', async () => {
+  thirdPartyFiles.test('a replay planned by `swe-workbench replay` and by VS Code Replay is the same session', async () => {
     const { trajectory } = await loadTrajectory(RECORDING);
     const fromCli = planSession(replayRequest({ trajectory, ref: RECORDING }, { image: IMAGE, repoDir: work, normalisers: [...DEFAULT_NORMALISERS] }));
     const fromVsCode = planSession(
@@ -113,7 +116,7 @@ describe('one launcher for the CLI and VS Code', () => {
     assert.deepEqual(fromCli.tools.bundles, fromVsCode.tools.bundles);
   });
 
-  test('bad input is an error naming where: a fork past the end, an unknown bundle in the task file, a live run with no task', async () => {
+  thirdPartyFiles.test('bad input is an error naming where: a fork past the end, an unknown bundle in the task file, a live run with no task', async () => {
     const { trajectory } = await loadTrajectory(RECORDING);
     assert.throws(
       () => planSession({ mode: 'fork', recording: { trajectory, ref: RECORDING }, at: trajectory.steps.length + 1, image: IMAGE, repoDir: work }),

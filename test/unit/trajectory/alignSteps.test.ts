@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { alignPair, alignRuns, normaliseAction } from '../../../extension/core/trajectory/alignSteps';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Action } from '../../../extension/core/trajectory/model';
-import { thirdParty } from '../../helpers/trajectoryFiles';
+import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const bash = (command: string): Action => ({ raw: command, tool: 'bash', args: { command } });
 const norm = (actions: Action[], repo = '/repo') => actions.map((a) => normaliseAction(a, repo));
@@ -60,21 +60,24 @@ describe('aligning runs of one task by action', () => {
     assert.equal(alignRuns([run, run]).firstDivergence, null);
   });
 
-  test('the two marshmallow-1867 recordings (windowed and function calling) write the same reproduction script and part at step 7, the edit of fields.py', async () => {
-    const load = async (f: string) => (await loadTrajectory(thirdParty(f))).trajectory;
-    const runs = await Promise.all(['swe-agent/marshmallow-1867.windowed.traj', 'swe-agent/marshmallow-1867.function_calling.traj'].map(load));
-    const { rows, firstDivergence } = alignRuns(runs.map((t) => t.steps.map((s) => normaliseAction(s.action, t.task.repoPath))));
-    assert.equal(firstDivergence, 6);
-    assert.deepEqual(rows[6]!.steps, [6, 6]);
-    // Both end with the same run of commands and the submit, paired step for step.
-    assert.deepEqual(
-      rows.slice(-3).map((r) => r.steps),
-      [
-        [8, 8],
-        [9, 9],
-        [10, 10],
-      ],
-    );
-    assert.ok(rows.slice(-3).every((r) => r.same));
-  });
+  thirdPartyFiles.test(
+    'the two marshmallow-1867 recordings (windowed and function calling) write the same reproduction script and part at step 7, the edit of fields.py',
+    async () => {
+      const load = async (f: string) => (await loadTrajectory(thirdParty(f))).trajectory;
+      const runs = await Promise.all(['swe-agent/marshmallow-1867.windowed.traj', 'swe-agent/marshmallow-1867.function_calling.traj'].map(load));
+      const { rows, firstDivergence } = alignRuns(runs.map((t) => t.steps.map((s) => normaliseAction(s.action, t.task.repoPath))));
+      assert.equal(firstDivergence, 6);
+      assert.deepEqual(rows[6]!.steps, [6, 6]);
+      // Both end with the same run of commands and the submit, paired step for step.
+      assert.deepEqual(
+        rows.slice(-3).map((r) => r.steps),
+        [
+          [8, 8],
+          [9, 9],
+          [10, 10],
+        ],
+      );
+      assert.ok(rows.slice(-3).every((r) => r.same));
+    },
+  );
 });

@@ -3,10 +3,10 @@ import { describe, test } from 'node:test';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { openFileAfter, outcomeText, runFacts } from '../../../extension/core/trajectory/runFacts';
 import { stepChange } from '../../../extension/core/trajectory/stepChange';
-import { thirdParty } from '../../helpers/trajectoryFiles';
+import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 describe("a run's header facts", () => {
-  test('the SWE-smith pandas run: $0.2483, 157,229 tokens in, 797 out, 17 calls, as the file records', async () => {
+  thirdPartyFiles.test('the SWE-smith pandas run: $0.2483, 157,229 tokens in, 797 out, 17 calls, as the file records', async () => {
     const { trajectory: t } = await loadTrajectory(thirdParty('swe-smith/pandas-dev__pandas.95280573.pr_53856.traj'));
     const facts = runFacts(t);
     assert.equal(facts.cost, 0.24830985);
@@ -16,13 +16,13 @@ describe("a run's header facts", () => {
     assert.equal(outcomeText(t.outcome), 'not graded, exit: submitted');
   });
 
-  test('all-zero model stats on a run that took steps are not recorded: unknown, not free', async () => {
+  thirdPartyFiles.test('all-zero model stats on a run that took steps are not recorded: unknown, not free', async () => {
     const { trajectory: t } = await loadTrajectory(thirdParty('swe-agent/marshmallow-1867.windowed.traj'));
     assert.deepEqual(t.outcome.modelStats, { instanceCost: 0, tokensSent: 0, tokensReceived: 0, apiCalls: 0 });
     assert.deepEqual(runFacts(t), {});
   });
 
-  test('the windowed (0.x) run records state before each action: the file open after step 6 is the one it opened', async () => {
+  thirdPartyFiles.test('the windowed (0.x) run records state before each action: the file open after step 6 is the one it opened', async () => {
     const { trajectory: t } = await loadTrajectory(thirdParty('swe-agent/marshmallow-1867.windowed.traj'));
     assert.equal(t.meta.stateTiming, 'before-action');
     assert.equal(t.steps[5]!.state?.openFile, '/marshmallow-code__marshmallow/reproduce.py');
@@ -35,7 +35,7 @@ describe("a run's header facts", () => {
 });
 
 describe("a step's diff when the recording keeps none", () => {
-  test('a str_replace is rebuilt from its arguments at the line its observation shows', async () => {
+  thirdPartyFiles.test('a str_replace is rebuilt from its arguments at the line its observation shows', async () => {
     const { trajectory: t } = await loadTrajectory(thirdParty('swe-smith/pandas-dev__pandas.95280573.pr_53856.traj'));
     const change = stepChange(t, 10);
     assert.equal(change.kind, 'edit');
@@ -48,7 +48,7 @@ describe("a step's diff when the recording keeps none", () => {
     assert.match(change.diff, /^\+\s+import pyarrow as pa$/m);
   });
 
-  test('a created file is a new-file diff; the submit step opens the final patch', async () => {
+  thirdPartyFiles.test('a created file is a new-file diff; the submit step opens the final patch', async () => {
     const { trajectory: t } = await loadTrajectory(thirdParty('swe-smith/pandas-dev__pandas.95280573.pr_53856.traj'));
     const created = stepChange(t, 6);
     assert.equal(created.kind, 'edit');
@@ -60,7 +60,7 @@ describe("a step's diff when the recording keeps none", () => {
     assert.deepEqual(submit.kind === 'submission' && submit.diff, t.outcome.submission);
   });
 
-  test('a command, a view and a line-range edit say why not', async () => {
+  thirdPartyFiles.test('a command, a view and a line-range edit say why not', async () => {
     const { trajectory: t } = await loadTrajectory(thirdParty('swe-agent/marshmallow-1867.windowed.traj'));
     const run = stepChange(t, 2);
     assert.equal(run.kind, 'none');
@@ -73,7 +73,7 @@ describe("a step's diff when the recording keeps none", () => {
 });
 
 describe('model stats that were not counted', () => {
-  test('zero tokens beside 11 calls: tokens and cost unknown, the calls kept', async () => {
+  thirdPartyFiles.test('zero tokens beside 11 calls: tokens and cost unknown, the calls kept', async () => {
     const { trajectory: t } = await loadTrajectory(thirdParty('swe-agent/marshmallow-1867.function_calling.traj'));
     assert.deepEqual(t.outcome.modelStats, { instanceCost: 0, tokensSent: 0, tokensReceived: 0, apiCalls: 11 });
     const { calls, cost, tokensIn, tokensOut } = runFacts(t);

@@ -3,12 +3,12 @@ import { describe, test } from 'node:test';
 import { actionKind } from '../../../extension/core/trajectory/actionKind';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { outputErrors, stepErrors, stepHasError } from '../../../extension/core/trajectory/stepErrors';
-import { thirdParty } from '../../helpers/trajectoryFiles';
+import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const PANDAS = 'swe-smith/pandas-dev__pandas.95280573.pr_53856.traj';
 
 describe('errors read from a step', () => {
-  test('the SWE-smith pandas run (SWE-agent 1.0, no exit codes): step 8 fails with its traceback, and only it', async () => {
+  thirdPartyFiles.test('the SWE-smith pandas run (SWE-agent 1.0, no exit codes): step 8 fails with its traceback, and only it', async () => {
     const { trajectory: t } = await loadTrajectory(thirdParty(PANDAS));
     assert.ok(
       t.steps.every((s) => s.exitCode === undefined),

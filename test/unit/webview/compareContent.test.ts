@@ -4,14 +4,14 @@ import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { CompareContentSchema } from '../../../extension/protocol/compare';
 import { safeParse } from '../../../extension/protocol/ipc';
 import { compareContent, type LoadedRun } from '../../../extension/vscode/compare/compareView';
-import { thirdParty } from '../../helpers/trajectoryFiles';
+import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 async function run(file: string): Promise<LoadedRun> {
   return { label: file.split('/').pop()!, path: thirdParty(file), trajectory: (await loadTrajectory(thirdParty(file))).trajectory };
 }
 
 describe('the compare view content', () => {
-  test('three runs of marshmallow-1867: aligned, parted at the first edit of fields.py, a fork that stopped early leaves gaps', async () => {
+  thirdPartyFiles.test('three runs of marshmallow-1867: aligned, parted at the first edit of fields.py, a fork that stopped early leaves gaps', async () => {
     const windowed = await run('swe-agent/marshmallow-1867.windowed.traj');
     const fc = await run('swe-agent/marshmallow-1867.function_calling.traj');
     // A fork of the function-calling run after its step 5 that then ran the tests and gave up.
@@ -50,7 +50,7 @@ describe('the compare view content', () => {
     assert.ok(gaps >= 5, `the fork's missing steps are gaps (${gaps})`);
   });
 
-  test('runs of different tasks are compared with a warning that says so', async () => {
+  thirdPartyFiles.test('runs of different tasks are compared with a warning that says so', async () => {
     const content = compareContent([await run('swe-agent/marshmallow-1867.windowed.traj'), await run('swe-smith/pandas-dev__pandas.95280573.pr_53856.traj')]);
     assert.match(content.warning ?? '', /^These runs are of different tasks \(marshmallow-code__marshmallow-1867, pandas-dev__pandas\.95280573\.pr_53856\)/);
     assert.equal(content.runs[1]!.cost, 0.24830985);

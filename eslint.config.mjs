@@ -19,7 +19,7 @@ const CORE = {
   policy: ['parsing', 'aci', 'trajectory'],
   scaffolds: ['diff', 'parsing', 'runtime', 'aci', 'trajectory', 'policy'],
   reward: ['diff', 'input', 'trajectory'],
-  bugs: ['diff', 'reward', 'runtime'],
+  bugs: ['diff', 'input', 'reward', 'runtime'],
   rollouts: ['diff', 'input', 'reward', 'runtime', 'trajectory'],
   session: ['parsing', 'aci', 'runtime', 'trajectory', 'policy', 'scaffolds'],
   doctor: ['runtime', 'aci', 'policy'],

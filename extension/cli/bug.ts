@@ -4,12 +4,13 @@
  * higher-order bug from a solver's failed patch (`higher-order`), in containers of IMAGE that
  * hold a copy of REPO.
  */
-import { mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadBugArtifact, saveBugArtifact } from '../core/bugs/bugArtifact';
 import { CHECK_NAMES, runConsistencyChecks, type CheckResult } from '../core/bugs/consistencyChecks';
 import { higherOrderBug, prepareSolverRepo, solverSpec } from '../core/bugs/solverTask';
 import { bugToSweSmithInstance, validateLikeSweSmith } from '../core/bugs/sweSmithValidation';
+import { readInputText } from '../core/input/readInput';
 import type { Sandbox } from '../core/runtime/sandbox';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 import { positiveInt, sandboxMaker, type SandboxFlags } from './sandboxFlags';
@@ -166,9 +167,7 @@ async function higherOrder(dir: string, values: Values, ctx: CommandContext): Pr
   if (!values['pred-patch'] || !values.out) throw new CliError(`--pred-patch and --out are required\n\n${USAGE}`);
   const make = await sandboxMaker(values, ctx, 'bug-higher-order', USAGE);
   const bug = await loadBugArtifact(dir);
-  const predPatch = await readFile(values['pred-patch'], 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new CliError(`--pred-patch: ${err.code === 'ENOENT' ? `no such file '${values['pred-patch']}'` : err.message}`);
-  });
+  const { text: predPatch } = await readInputText(values['pred-patch']);
   const next = await inSandbox(make, ctx.signal, (sandbox) => higherOrderBug(sandbox, bug, predPatch, { baseRef: values.base ?? 'HEAD', signal: ctx.signal }));
   await saveBugArtifact(values.out, next);
   ctx.stdout.write(`${values.out}: the bug with ${values['pred-patch']} on top\n`);

@@ -3,10 +3,11 @@
  * policy server, optionally forked from a recording, written out as a canonical trajectory.
  */
 import { defined } from '../core/defined';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { CancelledError, errorText, InputError } from '../core/errors';
+import { CancelledError, errorText } from '../core/errors';
+import { readJsonDocument } from '../core/input/jsonDocument';
+import type { ReadOptions } from '../core/input/readInput';
 import { parseInput } from '../core/trajectory/inputSchema';
 import { PolicyClient, PolicyError, type PolicyClientOptions, type RetryRecord } from '../core/policy/policyClient';
 import { SCAFFOLDS } from '../core/policy/scaffolds';
@@ -51,16 +52,9 @@ export const TaskFileSchema = z
   .refine((t) => t.problemStatement !== undefined || t.spec !== undefined, { message: 'needs "problemStatement" or "spec"', path: ['problemStatement'] });
 export type TaskFile = z.infer<typeof TaskFileSchema>;
 
-export async function readTaskFile(file: string): Promise<TaskFile> {
-  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new InputError(file, undefined, err.code === 'ENOENT' ? 'no such file' : `cannot read: ${err.message}`);
-  });
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new InputError(file, undefined, `not JSON: ${(err as Error).message}`);
-  }
+/** Reads the task file through the input layer: size limit, pipe timeout, JSON errors at a line and column. */
+export async function readTaskFile(file: string, options: ReadOptions = {}): Promise<TaskFile> {
+  const { value } = await readJsonDocument(file, options);
   const task = parseInput(TaskFileSchema, value, file);
   return { ...task, repo: path.resolve(path.dirname(file), task.repo) };
 }

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../errors';
+import { isNoSuchFile } from '../input/inputSource';
+import { readInputText, type ReadOptions } from '../input/readInput';
 import { isPytestTestFile } from './testFiles';
 import { parseUnifiedDiff, touchedPaths, type FilePatch } from '../diff/unifiedDiff';
 
@@ -29,20 +31,23 @@ export function bugFileContents(bug: BugArtifact): Array<[string, string]> {
   return (Object.entries(BUG_FILES) as Array<[keyof BugArtifact, string]>).map(([key, name]) => [name, contents[key]]);
 }
 
-/** Reads and checks a bug folder: every file present, paths inside the repository, diffs readable. */
-export async function loadBugArtifact(dir: string): Promise<BugArtifact> {
+/**
+ * Reads and checks a bug folder: every file present, paths inside the repository, diffs
+ * readable. Each file goes through the input layer (size limit, pipe timeout).
+ */
+export async function loadBugArtifact(dir: string, options: ReadOptions = {}): Promise<BugArtifact> {
   const info = await stat(dir).catch(() => undefined);
   if (!info?.isDirectory()) throw new InputError(dir, undefined, 'not a bug folder (no such directory)');
   // Every file is read before any error is raised, so a folder missing several names them all,
   // in the fixed order of BUG_FILES, whatever order the reads finish in.
   const names = Object.values(BUG_FILES);
-  const results = await Promise.allSettled(names.map((name) => readFile(path.join(dir, name), 'utf8')));
-  const missing = names.filter((_, i) => results[i]?.status === 'rejected' && (results[i] as PromiseRejectedResult).reason?.code === 'ENOENT');
+  const results = await Promise.allSettled(names.map(async (name) => (await readInputText(path.join(dir, name), options)).text));
+  const missing = names.filter((_, i) => results[i]?.status === 'rejected' && isNoSuchFile((results[i] as PromiseRejectedResult).reason));
   const holds = `a bug folder holds ${names.join(', ')}`;
   if (missing.length === 1) throw new InputError(path.join(dir, missing[0]!), undefined, `missing: ${holds}`);
   if (missing.length > 1) throw new InputError(dir, undefined, `missing ${missing.join(', ')}: ${holds}`);
   const failed = results.findIndex((r) => r.status === 'rejected');
-  if (failed >= 0) throw new InputError(path.join(dir, names[failed]!), undefined, ((results[failed] as PromiseRejectedResult).reason as Error).message);
+  if (failed >= 0) throw (results[failed] as PromiseRejectedResult).reason;
   const [testScript, testFilesText, testParser, bugInjectDiff, testWeakenDiff] = results.map((r) => (r as PromiseFulfilledResult<string>).value) as [
     string,
     string,

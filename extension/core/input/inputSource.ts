@@ -75,10 +75,12 @@ export function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
+const NO_SUCH_FILE = 'no such file';
+
 function describeErrno(err: NodeJS.ErrnoException): string {
   switch (err.code) {
     case 'ENOENT':
-      return 'no such file';
+      return NO_SUCH_FILE;
     case 'EACCES':
     case 'EPERM':
       return 'permission denied';
@@ -93,6 +95,11 @@ function describeErrno(err: NodeJS.ErrnoException): string {
     default:
       return `cannot read: ${err.code ?? err.message}`;
   }
+}
+
+/** The error of a read whose file does not exist. */
+export function isNoSuchFile(err: unknown): boolean {
+  return err instanceof InputError && err.problem === NO_SUCH_FILE;
 }
 
 /** An fs error as an InputError naming the file. */

@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
 import { InputError } from '../errors';
+import { readInputText, type ReadOptions } from '../input/readInput';
 import { ESTIMATORS } from './advantages';
 import type { ExpectedTests, GradeOutcome } from './grading';
 import { patchSimilarityReward } from './patchSimilarity';
@@ -200,10 +200,10 @@ export function parseRecipes(value: unknown, file: string | undefined): Recipe[]
   });
 }
 
-export async function readRecipeFile(file: string): Promise<Recipe[]> {
-  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new InputError(file, undefined, err.code === 'ENOENT' ? 'file not found' : err.message);
-  });
+/** A recipe file (JSON or YAML) read through the input layer: size limit, pipe timeout, located errors. */
+export async function readRecipeFile(file: string, options: ReadOptions = {}): Promise<Recipe[]> {
+  const { text } = await readInputText(file, options);
+  if (text.trim() === '') throw new InputError(file, undefined, text === '' ? 'empty file' : 'empty file: only whitespace');
   const ext = extname(file).toLowerCase();
   if (ext === '.yaml' || ext === '.yml') {
     try {
@@ -227,13 +227,13 @@ export async function readRecipeFile(file: string): Promise<Recipe[]> {
  * A built-in recipe by name, or a recipe file (JSON or YAML); `FILE#NAME` picks one of several.
  * An unknown name says which names exist.
  */
-export async function resolveRecipe(spec: string): Promise<Recipe> {
+export async function resolveRecipe(spec: string, options: ReadOptions = {}): Promise<Recipe> {
   const builtIn = builtInRecipe(spec);
   if (builtIn) return builtIn;
   const [file, name] = spec.includes('#') ? [spec.slice(0, spec.lastIndexOf('#')), spec.slice(spec.lastIndexOf('#') + 1)] : [spec, undefined];
   if (!/\.(json|ya?ml)$/i.test(file))
     throw new InputError(undefined, 'recipe', `unknown recipe '${spec}': one of ${RECIPE_NAMES.join(', ')}, or a .json / .yaml recipe file`);
-  const recipes = await readRecipeFile(file);
+  const recipes = await readRecipeFile(file, options);
   if (name !== undefined) {
     const found = recipes.find((r) => r.name === name);
     if (!found) throw new InputError(file, undefined, `no recipe named '${name}'; the file holds ${recipes.map((r) => r.name).join(', ')}`);

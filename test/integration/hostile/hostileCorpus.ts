@@ -156,6 +156,15 @@ export async function buildCorpus(dir: string): Promise<HostileCase[]> {
     code: 1,
     stderr: /gzip data ends early|unexpected end of JSON/,
   });
+  // zstd, as training runs store rollouts: written by the zstd tool (Node 20's zlib has none).
+  const zstd = spawnSync('zstd', ['-q', '-f', join(THIRD_PARTY, 'swe-agent/marshmallow-1867.windowed.traj'), '-o', at('real.traj.zst')]);
+  if (zstd.status !== 0) throw new Error(`the zstd tool is needed to write the .zst cases: ${zstd.error?.message ?? zstd.stderr.toString()}`);
+  inspect('a .traj.zst', at('real.traj.zst'), { code: 0, stdout: /format {3}swe-agent/ });
+  const wholeZst = readFileSync(at('real.traj.zst'));
+  inspect('a .traj.zst cut short', write('cut.traj.zst', wholeZst.subarray(0, wholeZst.length >> 1)), {
+    code: 1,
+    stderr: /cut\.traj\.zst: zstd data ends early: the file looks truncated/,
+  });
   await gzipBomb(at('bomb.traj.gz'), GIB);
   inspect('a gzip bomb of 1 GiB', at('bomb.traj.gz'), { code: 1, stderr: /bomb\.traj\.gz: larger than the 128 MiB limit/ });
   // 1 GiB inputs: a .traj (its size known from the disk) and a .jsonl of one line (streamed).

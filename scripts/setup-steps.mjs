@@ -59,6 +59,9 @@ export const PACKAGES = {
   ripgrep: "the agent's search tools use it inside containers and on this machine",
   flake8: "SWE-agent's linted edit runs it",
   'python3-pytest': "the sample repository's tests",
+  zstd: 'the tests write .zst trajectories, as training runs store them',
+  time: 'the hostile-input tests measure peak memory with GNU time',
+  jq: "the SWE-agent 0.7 conformance tests bind the host's jq into the container, as 0.7's tools need it",
 };
 
 export function ensurePackages(names, { required = true } = {}) {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ESTIMATORS, groupAdvantages, type Estimator } from '../../../extension/core/reward/advantages';
+import { bugConsistency, readRunBugChecks } from '../../../extension/core/reward/bugConsistency';
 import { gradeOutput } from '../../../extension/core/reward/evaluate';
 import { BUILT_IN_RECIPES, RECIPE_NAMES, builtInRecipe, resolveRecipe, scoreRollout, type Recipe } from '../../../extension/core/reward/recipes';
 import type { Rollout } from '../../../extension/core/rollouts/record';
@@ -137,6 +138,65 @@ describe('recipes on the fixture training run', () => {
     // mean = (0.4 - 0.2 + 0.1 - 0.8) / 4 = -0.125.
     close(byAttempt(run, G7, 1).advantage, 0.525, 'G7');
     close(byAttempt(run, W202, 1).advantage, -0.675, 'W202');
+  });
+
+  test('ssr-injector with bug checks: a bug failing one gets -1 whatever its attempts did, and the advantages across the bugs move', () => {
+    const bugs = new Map([
+      [G7, bugConsistency(true)],
+      [
+        W202,
+        bugConsistency([
+          { name: 'bug-validity', passed: true },
+          { name: 'inverse-mutation', passed: false },
+        ]),
+      ],
+    ]);
+    const run = scoreRun(rollouts, recipe('ssr-injector'), 'drgrpo', undefined, { bugs });
+    // W202 inconsistent: the recipe's lowest reward, -1 (not -0.8 for s = 0). G7 consistent as given: 0.4;
+    // S3 and W101 are not in the map, so consistent: -0.2 and 0.1.
+    const expected: Record<string, number> = { [G7]: 0.4, [S3]: -0.2, [W101]: 0.1, [W202]: -1 };
+    for (const [instance, value] of Object.entries(expected)) {
+      const bug = group(run, instance).bugReward;
+      assert.ok(bug && 'value' in bug);
+      close(bug.value, value, instance);
+    }
+    // mean (0.4 - 0.2 + 0.1 - 1) / 4 = -0.175: Dr. GRPO 0.575, -0.025, 0.275, -0.825.
+    close(byAttempt(run, G7, 1).advantage, 0.575, 'G7');
+    close(run.rollouts.find((r) => r.id === 'rllm/episodes.jsonl:1')!.advantage, -0.025, 'S3');
+    close(byAttempt(run, W101, 2).advantage, 0.275, 'W101');
+    const attempt = byAttempt(run, W202, 3);
+    close(attempt.advantage, -0.825, 'W202');
+    close(attempt.score.value, -1, 'W202 #3 reward');
+    const consistency = attempt.score.terms.find((t) => t.name === 'consistency');
+    assert.equal(consistency?.value, 0);
+    assert.match(consistency.rule, /; failed: inverse-mutation$/);
+    assert.match(attempt.why, /^ssr-injector: the bug's reward -1 \(the bug failed its consistency checks\)/);
+    // A consistent bug's attempt keeps its own solved / not solved, with consistency 1.
+    assert.deepEqual(
+      byAttempt(run, G7, 1).score.terms.map((t) => [t.name, t.value]),
+      [
+        ['consistency', 1],
+        ['solver attempt solved', 1],
+      ],
+    );
+  });
+
+  test('bug checks: the output of bug validate --json or true / false per instance; a bad entry named by its JSON path', async () => {
+    const file = join(root, 'bugs.json');
+    writeFileSync(file, JSON.stringify({ [W101]: [{ name: 'bug-scope', passed: true, detail: 'ok', durationMs: 3 }], [W202]: false }));
+    assert.deepEqual(Object.fromEntries(await readRunBugChecks(file)), {
+      [W101]: { consistent: true, failed: [] },
+      [W202]: { consistent: false, failed: [] },
+    });
+    writeFileSync(file, JSON.stringify({ [W101]: [{ name: 'bug-scope' }] }));
+    await assert.rejects(readRunBugChecks(file), /bugs\.json: \$\["acme__widgets-101"\]\[0\]\.passed: /);
+    writeFileSync(file, JSON.stringify({ [W101]: 'yes' }));
+    await assert.rejects(
+      readRunBugChecks(file),
+      /\$\["acme__widgets-101"\]: expected true, false or the checks 'bug validate --json' prints \(an array\), got string/,
+    );
+    writeFileSync(file, JSON.stringify({ [W101]: [] }));
+    await assert.rejects(readRunBugChecks(file), /expected at least one check/);
   });
 
   test('r2e and ssr-solver: binary from the evaluation; the rollout nothing evaluated is masked, not scored 0', () => {

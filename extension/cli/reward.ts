@@ -3,6 +3,7 @@
  * or reads a SWE-bench / SWE-smith report, and prints the grading and the reward term by term.
  */
 import { readInputText } from '../core/input/readInput';
+import { readBugChecks } from '../core/reward/bugConsistency';
 import { evidenceFromGrading, evidenceFromReport, gradeOutput, instanceReportReward } from '../core/reward/evaluate';
 import { RECIPE_NAMES, resolveRecipe, scoreRollout, type Recipe, type RolloutEvidence } from '../core/reward/recipes';
 import type { TestsStatus } from '../core/reward/grading';
@@ -29,6 +30,9 @@ Recipe options (the reward of an RL recipe instead of the binary SWE-bench resol
   --finish-reason REASON     how the run ended (${FINISH_REASONS.join(', ')})
   --steps N                  the run's steps (nebius)
   --truncated                the run hit the step limit and its last patch was force-submitted (swe-master)
+  --bug-checks FILE          ssr-injector: the bug's consistency checks, as 'bug validate DIR --json' prints
+                             them, or true / false; a bug failing one gets the recipe's lowest reward.
+                             Without it the bug is taken as consistent
 A masked outcome prints its reason: it gives no gradient, it is not a 0.`;
 
 const FORMATS: readonly TestOutputFormat[] = ['pytest', 'unittest', 'auto'];
@@ -63,6 +67,7 @@ export const command: Command = {
         'finish-reason': { type: 'string' },
         steps: { type: 'string' },
         truncated: { type: 'boolean' },
+        'bug-checks': { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -77,7 +82,9 @@ export const command: Command = {
     if (!FORMATS.includes(format)) throw new CliError(`--format expects one of ${FORMATS.join(', ')}, got '${values.format}'`);
     const recipe = values.recipe === undefined ? undefined : await resolveRecipe(values.recipe);
     const run = await runEvidence(values);
-    if (!recipe && (values.patch || Object.keys(run).length > 0)) throw new CliError('--patch, --finish-reason, --steps and --truncated go with --recipe');
+    if (!recipe && (values.patch || Object.keys(run).length > 0))
+      throw new CliError('--patch, --finish-reason, --steps, --truncated and --bug-checks go with --recipe');
+    if (run.bug && recipe?.shape !== 'ssr-injector') throw new CliError('--bug-checks goes with an ssr-injector recipe');
     let view: RewardView;
     if (values.report && !values['test-output'] && !values.instance) view = reportView(await readReport(values.report), recipe, run);
     else if (values['test-output'] && values.instance && !values.report)
@@ -105,6 +112,7 @@ async function runEvidence(values: {
   'finish-reason'?: string | undefined;
   steps?: string | undefined;
   truncated?: boolean | undefined;
+  'bug-checks'?: string | undefined;
 }): Promise<Partial<RolloutEvidence>> {
   const run: Partial<RolloutEvidence> = {};
   if (values.patch !== undefined) run.patch = await readText(values.patch);
@@ -120,6 +128,7 @@ async function runEvidence(values: {
     run.steps = steps;
   }
   if (values.truncated) run.truncated = true;
+  if (values['bug-checks'] !== undefined) run.bug = await readBugChecks(values['bug-checks']);
   return run;
 }
 

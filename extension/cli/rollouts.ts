@@ -7,6 +7,7 @@ import { indexRollouts, nothingRead } from '../core/rollouts/rolloutIndex';
 import { queryRollouts, runStatistics, type RunStatistics } from '../core/rollouts/rolloutQuery';
 import { goldPatches, patchExtras, scoreRun, type ScoredRollout, type ScoredRun } from '../core/rollouts/recipeRun';
 import { ESTIMATORS, type Estimator } from '../core/reward/advantages';
+import { readRunBugChecks } from '../core/reward/bugConsistency';
 import { RECIPE_NAMES, resolveRecipe } from '../core/reward/recipes';
 import { PRESET_HELP, exportSft, parsePresets, type ExportSummary } from '../core/rollouts/curation';
 import { forcedCandidates, gradeForced, writeForcedPredictions } from '../core/rollouts/forcedSubmission';
@@ -18,7 +19,7 @@ import { CliError, parseCommandArgs, type Command } from './command';
 import { positiveInt, sandboxMaker } from './sandboxFlags';
 
 const HELP = `usage: swe-workbench rollouts DIR [--json] [--filter EXPR] [--group] [--sort FIELD] [--search TEXT] [--k N,N] [--cache DIR]
-                                [--recipe NAME|FILE [--advantage grpo|drgrpo|rloo]]
+                                [--recipe NAME|FILE [--advantage grpo|drgrpo|rloo] [--bug-checks FILE]]
                                 [--export SFT.jsonl [--keep PRESETS]]
                                 [--forced-submission [--write-preds DIR] [--forced-reports REPORT,...]]
                                 [--forced-submission --grade --image IMAGE --repo REPO --instances FILE [--parallel N] [--test-command CMD] [--test-timeout S] [--workdir /testbed]]
@@ -42,6 +43,11 @@ all_preds.jsonl and SWE-bench / SWE-smith report.json by instance id, and classi
                   rollout's submission with
   --advantage E   the estimator: grpo (r - mean) / std, drgrpo r - mean, rloo r - mean of the others
                   (default: the recipe's)
+  --bug-checks F  ssr-injector: a JSON object from instance id (the bug) to its consistency checks,
+                  as 'bug validate DIR --json' prints them, or to true / false. A bug that fails a
+                  check gets the recipe's lowest reward (inconsistent, default -1) whatever its
+                  solver attempts did. Nothing in a rollout records this: a bug the file leaves
+                  out is taken as consistent
 
   --export FILE   write the selected rollouts (--filter, --search) as supervised fine-tuning data:
                   one JSON line per trajectory, OpenAI chat messages, assistant turns trained
@@ -84,6 +90,7 @@ export const command: Command = {
       recipe: { type: 'string' },
       advantage: { type: 'string' },
       instances: { type: 'string' },
+      'bug-checks': { type: 'string' },
       export: { type: 'string' },
       keep: { type: 'string' },
       'forced-submission': { type: 'boolean' },
@@ -140,7 +147,15 @@ export const command: Command = {
       values.instances === undefined
         ? undefined
         : await asCliError(async () => patchExtras(index.root, index.rollouts, await goldPatches(values.instances!), ctx.signal));
-    const scored = recipe ? scoreRun(index.rollouts, recipe, (values.advantage as Estimator | undefined) ?? recipe.advantage, extras) : undefined;
+    if (values['bug-checks'] !== undefined && recipe?.shape !== 'ssr-injector') throw new CliError('--bug-checks goes with an ssr-injector recipe');
+    const bugs = values['bug-checks'] === undefined ? undefined : await asCliError(() => readRunBugChecks(values['bug-checks']!));
+    if (bugs && !index.rollouts.some((r) => bugs.has(r.instance)))
+      throw new CliError(
+        `${values['bug-checks']}: names none of the run's instances (${[...bugs.keys()].slice(0, 3).join(', ')}${bugs.size > 3 ? ', ...' : ''})`,
+      );
+    const scored = recipe
+      ? scoreRun(index.rollouts, recipe, (values.advantage as Estimator | undefined) ?? recipe.advantage, extras, bugs ? { bugs } : {})
+      : undefined;
     if (values['forced-submission'] && values.grade) {
       // Graded in the task's image only: a patch is never applied and run on this machine.
       const make = await sandboxMaker(values, ctx, FORCED_GRADE_LABEL, HELP, true);

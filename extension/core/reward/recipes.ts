@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { InputError } from '../errors';
 import { readInputText, type ReadOptions } from '../input/readInput';
 import { ESTIMATORS } from './advantages';
+import type { BugConsistency } from './bugConsistency';
 import type { ExpectedTests, GradeOutcome } from './grading';
 import { patchSimilarityReward } from './patchSimilarity';
 import { term, type Mask, type Reward, type RewardTerm } from './rewardTerms';
@@ -262,6 +263,8 @@ export interface RolloutEvidence {
   infraError?: string;
   /** The evaluation produced nothing usable (infrastructure error: no tests recognised, no markers...). */
   evaluationError?: string;
+  /** ssr-injector: the consistency checks of the bug this rollout attempted; absent when none are recorded. */
+  bug?: BugConsistency;
 }
 
 export type ScoreOutcome = 'scored' | 'masked' | 'unscored';
@@ -363,10 +366,17 @@ function shapeReward(recipe: Recipe, ev: RolloutEvidence, finish: FinishReason |
     case 'ssr-solver':
       if (statuses) return solverReward(statuses);
       return resolved === null ? NO_VERDICT : binary('solved', resolved, 'SSR solver: 1 if every test passes with the original tests, else 0');
-    case 'ssr-injector':
-      return resolved === null
-        ? NO_VERDICT
-        : binary('solver attempt solved', resolved, "SSR injector: one solver attempt at the bug; the injector's reward is the bug's (see its group)");
+    case 'ssr-injector': {
+      // An inconsistent bug gets the lowest reward whatever its solver attempts did.
+      if (ev.bug && !ev.bug.consistent) return injectorGroupReward(recipe, 0, 0, ev.bug) as Reward;
+      if (resolved === null) return NO_VERDICT;
+      const attempt = binary(
+        'solver attempt solved',
+        resolved,
+        "SSR injector: one solver attempt at the bug; the injector's reward is the bug's (see its group)",
+      );
+      return ev.bug ? { value: attempt.value, terms: [consistencyTerm(ev.bug), ...attempt.terms] } : attempt;
+    }
     case 'nebius':
       if (resolved === null) return NO_VERDICT;
       if (ev.steps === undefined) return 'the number of steps is not known';
@@ -377,13 +387,26 @@ function shapeReward(recipe: Recipe, ev: RolloutEvidence, finish: FinishReason |
   }
 }
 
+const SSR_CHECKS = 'SSR: all seven consistency checks pass';
+
+function consistencyTerm(bug: BugConsistency): RewardTerm {
+  return term('consistency', bug.consistent ? 1 : 0, bug.failed.length ? `${SSR_CHECKS}; failed: ${bug.failed.join(', ')}` : SSR_CHECKS);
+}
+
 /**
- * The SSR injector's reward of one bug from its solver attempts (masked attempts left out):
- * consistent when the bug passed its checks (a run that records none is taken as consistent).
+ * The SSR injector's reward of one bug from its solver attempts (masked attempts left out) and
+ * its consistency checks; a bug whose checks are not recorded is taken as consistent.
  */
-export function injectorGroupReward(recipe: Extract<Recipe, { shape: 'ssr-injector' }>, solved: number, attempts: number, consistent = true): Reward | string {
+export function injectorGroupReward(
+  recipe: Extract<Recipe, { shape: 'ssr-injector' }>,
+  solved: number,
+  attempts: number,
+  bug?: BugConsistency,
+): Reward | string {
+  const consistent = bug?.consistent ?? true;
   if (consistent && attempts === 0) return 'no solver attempt was evaluated';
-  return injectorReward(consistent, solved, attempts, { alpha: recipe.alpha, shape: recipe.curve, inconsistent: recipe.inconsistent });
+  const reward = injectorReward(consistent, solved, attempts, { alpha: recipe.alpha, shape: recipe.curve, inconsistent: recipe.inconsistent });
+  return bug ? { ...reward, terms: reward.terms.map((t) => (t.name === 'consistency' ? consistencyTerm(bug) : t)) } : reward;
 }
 
 /**

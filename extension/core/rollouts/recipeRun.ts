@@ -1,5 +1,6 @@
 import { ESTIMATOR_FORMULA, groupAdvantages, type Estimator } from '../reward/advantages';
 import { injectorGroupReward, scoreRollout, type Recipe, type RecipeScore, type RolloutEvidence } from '../reward/recipes';
+import type { BugConsistency } from '../reward/bugConsistency';
 import type { RewardTerm } from '../reward/rewardTerms';
 import type { FinishReason } from '../reward/shapes';
 import type { FailureClass, Rollout } from './record';
@@ -114,6 +115,11 @@ export interface ScoredRun {
 
 const fmt = (x: number) => String(Number(x.toFixed(4)));
 
+export interface RunOptions {
+  /** ssr-injector: each bug's (instance's) consistency checks; a bug left out is taken as consistent. */
+  bugs?: ReadonlyMap<string, BugConsistency>;
+}
+
 /**
  * Scores every rollout, groups them by instance, and computes each group's advantages over its
  * included rollouts (masked ones left out, or kept in the statistics, as the recipe says).
@@ -124,15 +130,20 @@ export function scoreRun(
   recipe: Recipe,
   estimator: Estimator = recipe.advantage,
   extras?: (r: Rollout) => { patch?: string; gold?: string },
+  options: RunOptions = {},
 ): ScoredRun {
-  const scored: ScoredRollout[] = rollouts.map((r) => ({
-    id: r.id,
-    instance: r.instance,
-    attempt: r.attempt,
-    score: scoreRollout(recipe, evidenceOf(r, extras?.(r))),
-    advantage: null,
-    why: '',
-  }));
+  const bugOf = (instance: string) => (recipe.shape === 'ssr-injector' ? options.bugs?.get(instance) : undefined);
+  const scored: ScoredRollout[] = rollouts.map((r) => {
+    const bug = bugOf(r.instance);
+    return {
+      id: r.id,
+      instance: r.instance,
+      attempt: r.attempt,
+      score: scoreRollout(recipe, { ...evidenceOf(r, extras?.(r)), ...(bug ? { bug } : {}) }),
+      advantage: null,
+      why: '',
+    };
+  });
   const byInstance = new Map<string, ScoredRollout[]>();
   for (const s of scored) {
     const list = byInstance.get(s.instance);
@@ -147,6 +158,7 @@ export function scoreRun(
       groups,
       instances.map((i) => byInstance.get(i)!),
       estimator,
+      instances.map(bugOf),
     );
   const maskReasons: Record<string, number> = {};
   for (const g of groups) for (const [k, n] of Object.entries(g.maskReasons)) maskReasons[k] = (maskReasons[k] ?? 0) + n;
@@ -234,12 +246,18 @@ function groupOf(instance: string, list: ScoredRollout[], recipe: Recipe, estima
  * attempts; the injector's samples are the run's bugs, so advantages compare the bugs, and every
  * attempt at a bug carries that bug's reward and advantage.
  */
-function injectorAdvantages(recipe: Extract<Recipe, { shape: 'ssr-injector' }>, groups: ScoredGroup[], members: ScoredRollout[][], estimator: Estimator): void {
+function injectorAdvantages(
+  recipe: Extract<Recipe, { shape: 'ssr-injector' }>,
+  groups: ScoredGroup[],
+  members: ScoredRollout[][],
+  estimator: Estimator,
+  bugs: ReadonlyArray<BugConsistency | undefined>,
+): void {
   const bugValues: { index: number; value: number }[] = [];
   groups.forEach((g, i) => {
     const attempts = members[i]!.filter((s) => s.score.outcome === 'scored' && s.score.passed !== null);
     const solved = attempts.filter((s) => s.score.passed).length;
-    const reward = injectorGroupReward(recipe, solved, attempts.length);
+    const reward = injectorGroupReward(recipe, solved, attempts.length, bugs[i]);
     g.bugReward = typeof reward === 'string' ? { unscored: reward } : { value: reward.value, terms: reward.terms };
     if (typeof reward !== 'string') bugValues.push({ index: i, value: reward.value });
   });
@@ -251,7 +269,8 @@ function injectorAdvantages(recipe: Extract<Recipe, { shape: 'ssr-injector' }>, 
     for (const s of members[b.index]!) {
       if (s.score.outcome !== 'scored') continue;
       s.advantage = advantages[k]!;
-      s.why = `ssr-injector: the bug's reward ${fmt(b.value)} (solve rate over its attempts); ${ESTIMATOR_FORMULA[estimator]} over the run's ${bugValues.length} bugs (mean ${fmt(mean)}, std ${fmt(std)})`;
+      const from = bugs[b.index]?.consistent === false ? 'the bug failed its consistency checks' : 'solve rate over its attempts';
+      s.why = `ssr-injector: the bug's reward ${fmt(b.value)} (${from}); ${ESTIMATOR_FORMULA[estimator]} over the run's ${bugValues.length} bugs (mean ${fmt(mean)}, std ${fmt(std)})`;
     }
   });
 }

@@ -3,12 +3,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { groupAdvantages } from '../../../extension/core/reward/advantages';
+import { ESTIMATORS, groupAdvantages, type Estimator } from '../../../extension/core/reward/advantages';
+import { bugConsistency, readRunBugChecks } from '../../../extension/core/reward/bugConsistency';
 import { gradeOutput } from '../../../extension/core/reward/evaluate';
-import { BUILT_IN_RECIPES, builtInRecipe, resolveRecipe, scoreRollout, type Recipe } from '../../../extension/core/reward/recipes';
+import { BUILT_IN_RECIPES, RECIPE_NAMES, builtInRecipe, resolveRecipe, scoreRollout, type Recipe } from '../../../extension/core/reward/recipes';
 import type { Rollout } from '../../../extension/core/rollouts/record';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
-import { scoreRun, type ScoredRun } from '../../../extension/core/rollouts/recipeRun';
+import { patchExtras, scoreRun, type ScoredRun } from '../../../extension/core/rollouts/recipeRun';
+import { patchFor } from '../../fixtures/rollouts/runWriter';
 import { G7, S3, W101, W202, writeTrainingRun } from '../../fixtures/rollouts/trainingRun';
 
 const close = (actual: number | null | undefined, expected: number, what: string) => {
@@ -138,6 +140,65 @@ describe('recipes on the fixture training run', () => {
     close(byAttempt(run, W202, 1).advantage, -0.675, 'W202');
   });
 
+  test('ssr-injector with bug checks: a bug failing one gets -1 whatever its attempts did, and the advantages across the bugs move', () => {
+    const bugs = new Map([
+      [G7, bugConsistency(true)],
+      [
+        W202,
+        bugConsistency([
+          { name: 'bug-validity', passed: true },
+          { name: 'inverse-mutation', passed: false },
+        ]),
+      ],
+    ]);
+    const run = scoreRun(rollouts, recipe('ssr-injector'), 'drgrpo', undefined, { bugs });
+    // W202 inconsistent: the recipe's lowest reward, -1 (not -0.8 for s = 0). G7 consistent as given: 0.4;
+    // S3 and W101 are not in the map, so consistent: -0.2 and 0.1.
+    const expected: Record<string, number> = { [G7]: 0.4, [S3]: -0.2, [W101]: 0.1, [W202]: -1 };
+    for (const [instance, value] of Object.entries(expected)) {
+      const bug = group(run, instance).bugReward;
+      assert.ok(bug && 'value' in bug);
+      close(bug.value, value, instance);
+    }
+    // mean (0.4 - 0.2 + 0.1 - 1) / 4 = -0.175: Dr. GRPO 0.575, -0.025, 0.275, -0.825.
+    close(byAttempt(run, G7, 1).advantage, 0.575, 'G7');
+    close(run.rollouts.find((r) => r.id === 'rllm/episodes.jsonl:1')!.advantage, -0.025, 'S3');
+    close(byAttempt(run, W101, 2).advantage, 0.275, 'W101');
+    const attempt = byAttempt(run, W202, 3);
+    close(attempt.advantage, -0.825, 'W202');
+    close(attempt.score.value, -1, 'W202 #3 reward');
+    const consistency = attempt.score.terms.find((t) => t.name === 'consistency');
+    assert.equal(consistency?.value, 0);
+    assert.match(consistency.rule, /; failed: inverse-mutation$/);
+    assert.match(attempt.why, /^ssr-injector: the bug's reward -1 \(the bug failed its consistency checks\)/);
+    // A consistent bug's attempt keeps its own solved / not solved, with consistency 1.
+    assert.deepEqual(
+      byAttempt(run, G7, 1).score.terms.map((t) => [t.name, t.value]),
+      [
+        ['consistency', 1],
+        ['solver attempt solved', 1],
+      ],
+    );
+  });
+
+  test('bug checks: the output of bug validate --json or true / false per instance; a bad entry named by its JSON path', async () => {
+    const file = join(root, 'bugs.json');
+    writeFileSync(file, JSON.stringify({ [W101]: [{ name: 'bug-scope', passed: true, detail: 'ok', durationMs: 3 }], [W202]: false }));
+    assert.deepEqual(Object.fromEntries(await readRunBugChecks(file)), {
+      [W101]: { consistent: true, failed: [] },
+      [W202]: { consistent: false, failed: [] },
+    });
+    writeFileSync(file, JSON.stringify({ [W101]: [{ name: 'bug-scope' }] }));
+    await assert.rejects(readRunBugChecks(file), /bugs\.json: \$\["acme__widgets-101"\]\[0\]\.passed: /);
+    writeFileSync(file, JSON.stringify({ [W101]: 'yes' }));
+    await assert.rejects(
+      readRunBugChecks(file),
+      /\$\["acme__widgets-101"\]: expected true, false or the checks 'bug validate --json' prints \(an array\), got string/,
+    );
+    writeFileSync(file, JSON.stringify({ [W101]: [] }));
+    await assert.rejects(readRunBugChecks(file), /expected at least one check/);
+  });
+
   test('r2e and ssr-solver: binary from the evaluation; the rollout nothing evaluated is masked, not scored 0', () => {
     for (const name of ['r2e', 'ssr-solver']) {
       const run = scoreRun(rollouts, recipe(name), 'drgrpo');
@@ -176,6 +237,180 @@ describe('recipes on the fixture training run', () => {
     assert.equal(group(run, W202).included, 4);
     assert.equal(byAttempt(run, W202, 1).advantage, null);
     assert.match(byAttempt(run, W202, 1).why, /its reward counts in the group/);
+  });
+});
+
+/**
+ * Every built-in recipe under every estimator on the fixture run, against numbers worked out by
+ * hand. The formulas are those of advantages.ts: GRPO (Shao et al. 2024, DeepSeekMath 4.1.2)
+ * A_i = (r_i - mean) / (std + 1e-6) with the sample std (n - 1); Dr. GRPO (Liu et al. 2025, 3.2)
+ * A_i = r_i - mean; RLOO (Ahmadian et al. 2024, eq. 7) A_i = r_i - mean of the others. A group
+ * whose rewards are all equal, or of one, gets 0 under each.
+ *
+ * The fixture (trainingRun.ts), by instance and attempt, as the index reads it:
+ *   G7:   #1 resolved; #2 lint loop, no patch; #3 RuntimeError (container error); #4 wrong patch
+ *   S3:   #0 correct; #1 wrong (no finish reason); #2 correct
+ *   W101: #1 resolved, 6 steps; #2 wrong patch, 8; #3 budget exceeded, 12; #4 resolved, 9
+ *   W202: #1 context exceeded; #2 stuck in a loop; #3 format error; #4 step limit (truncated, 40 steps)
+ */
+describe('every built-in recipe x estimator on the fixture run, by hand', () => {
+  const EPS = 1e-6;
+  const s13 = Math.sqrt(1 / 3);
+
+  /** A group's included rewards (attempt order), mean, sample std and each estimator's advantages. */
+  interface HandGroup {
+    rewards: number[];
+    mean: number;
+    std: number;
+    adv: Record<Estimator, number[]>;
+  }
+  // [1, 0, 0]: mean 1/3; std sqrt(((2/3)^2 + 2 (1/3)^2) / 2) = sqrt(1/3).
+  // GRPO (2/3) / (sqrt(1/3) + eps), (-1/3) / (...); Dr. GRPO 2/3, -1/3; RLOO 1 - 0 = 1, 0 - (1 + 0)/2 = -1/2.
+  const g100: HandGroup = {
+    rewards: [1, 0, 0],
+    mean: 1 / 3,
+    std: s13,
+    adv: { grpo: [2 / 3 / (s13 + EPS), -1 / 3 / (s13 + EPS), -1 / 3 / (s13 + EPS)], drgrpo: [2 / 3, -1 / 3, -1 / 3], rloo: [1, -1 / 2, -1 / 2] },
+  };
+  // [1, 0, 1]: mean 2/3; std sqrt((2 (1/3)^2 + (2/3)^2) / 2) = sqrt(1/3).
+  // Dr. GRPO 1/3, -2/3; RLOO 1 - (0 + 1)/2 = 1/2, 0 - (1 + 1)/2 = -1.
+  const g101: HandGroup = {
+    rewards: [1, 0, 1],
+    mean: 2 / 3,
+    std: s13,
+    adv: { grpo: [1 / 3 / (s13 + EPS), -2 / 3 / (s13 + EPS), 1 / 3 / (s13 + EPS)], drgrpo: [1 / 3, -2 / 3, 1 / 3], rloo: [1 / 2, -1, 1 / 2] },
+  };
+  // [1, 0, 0, 1]: mean 1/2; std sqrt(4 (1/2)^2 / 3) = sqrt(1/3).
+  // Dr. GRPO +-1/2; RLOO 1 - (0 + 0 + 1)/3 = 2/3, 0 - (1 + 0 + 1)/3 = -2/3.
+  const g1001: HandGroup = {
+    rewards: [1, 0, 0, 1],
+    mean: 1 / 2,
+    std: s13,
+    adv: {
+      grpo: [1 / 2 / (s13 + EPS), -1 / 2 / (s13 + EPS), -1 / 2 / (s13 + EPS), 1 / 2 / (s13 + EPS)],
+      drgrpo: [1 / 2, -1 / 2, -1 / 2, 1 / 2],
+      rloo: [2 / 3, -2 / 3, -2 / 3, 2 / 3],
+    },
+  };
+  /** n equal rewards v: r - mean = 0 and std 0 (GRPO 0 / (0 + eps) = 0); a group of one is 0 too. */
+  const equal = (v: number, n: number): HandGroup => {
+    const zeros = Array<number>(n).fill(0);
+    return { rewards: Array<number>(n).fill(v), mean: v, std: 0, adv: { grpo: zeros, drgrpo: zeros, rloo: zeros } };
+  };
+  const binary = { [G7]: g100, [S3]: g101, [W101]: g1001 };
+
+  // SWE-RL with every instance's gold patch = the fixture's resize.py patch: a submission equal
+  // to it scores ratio 1, no or an empty submission -1 (malformed). Nothing masked.
+  // G7 [1, -1, -1, 1]: mean 0; std sqrt(4 / 3). Dr. GRPO +-1; RLOO 1 - (-1 - 1 + 1)/3 = 4/3, -1 - (1 - 1 + 1)/3 = -4/3.
+  const sr43 = Math.sqrt(4 / 3);
+  const rlG7: HandGroup = {
+    rewards: [1, -1, -1, 1],
+    mean: 0,
+    std: sr43,
+    adv: { grpo: [1 / (sr43 + EPS), -1 / (sr43 + EPS), -1 / (sr43 + EPS), 1 / (sr43 + EPS)], drgrpo: [1, -1, -1, 1], rloo: [4 / 3, -4 / 3, -4 / 3, 4 / 3] },
+  };
+  // W101 [1, 1, -1, 1]: mean 1/2; std sqrt((3 (1/2)^2 + (3/2)^2) / 3) = 1. Dr. GRPO 1/2, -3/2; RLOO 1 - 1/3 = 2/3, -1 - 3/3 = -2.
+  const rlW101: HandGroup = {
+    rewards: [1, 1, -1, 1],
+    mean: 1 / 2,
+    std: 1,
+    adv: { grpo: [0.5 / (1 + EPS), 0.5 / (1 + EPS), -1.5 / (1 + EPS), 0.5 / (1 + EPS)], drgrpo: [0.5, 0.5, -1.5, 0.5], rloo: [2 / 3, 2 / 3, -2, 2 / 3] },
+  };
+
+  // SSR injector (linear, alpha 0.8): a bug's reward from its solve rate s over its scored
+  // attempts, 1 - 1.8 s inside (0, 1), -0.8 at s = 0: G7 1/3 -> 0.4, S3 2/3 -> -0.2, W101 2/4 -> 0.1, W202 0 -> -0.8.
+  // Across the four bugs: mean -0.125; r - mean 0.525, -0.075, 0.225, -0.675; std sqrt(0.7875 / 3) = sqrt(0.2625);
+  // RLOO r - (-0.5 - r)/3: 0.7, -0.1, 0.3, -0.9. Every scored attempt at a bug carries the bug's advantage.
+  const sInj = Math.sqrt(0.2625);
+  const bug = (g: HandGroup, dev: number, rloo: number): HandGroup => {
+    const n = g.rewards.length;
+    return { ...g, adv: { grpo: Array<number>(n).fill(dev / (sInj + EPS)), drgrpo: Array<number>(n).fill(dev), rloo: Array<number>(n).fill(rloo) } };
+  };
+
+  const container = /^container error: exit status 'RuntimeError'/;
+  const cases: Record<string, { masked: Record<string, RegExp>; groups: Record<string, HandGroup>; bugs?: Record<string, number> }> = {
+    // Binary resolve; a container error masked (infra_error), everything else scored.
+    'swe-bench': { masked: { [`${G7}#3`]: container }, groups: { ...binary, [W202]: equal(0, 4) } },
+    r2e: { masked: { [`${G7}#3`]: container }, groups: { ...binary, [W202]: equal(0, 4) } },
+    'ssr-solver': { masked: { [`${G7}#3`]: container }, groups: { ...binary, [W202]: equal(0, 4) } },
+    // W202 #4 was truncated (force-submitted) but its patch fails: 0 * 0.5 = 0.
+    'swe-master': { masked: { [`${G7}#3`]: container }, groups: { ...binary, [W202]: equal(0, 4) } },
+    // threshold 80, maxSteps 100: no rollout has more than 40 steps, so the penalty is 0 and the reward binary.
+    nebius: { masked: { [`${G7}#3`]: container }, groups: { ...binary, [W202]: equal(0, 4) } },
+    // Compact filtering also masks the context overflow and the step limit: W202 keeps #2, #3.
+    deepswe: {
+      masked: { [`${G7}#3`]: container, [`${W202}#1`]: /^context window exceeded$/, [`${W202}#4`]: /^step limit reached$/ },
+      groups: { ...binary, [W202]: equal(0, 2) },
+    },
+    // SkyRL also masks the loop: W202 keeps #3 alone (group of one).
+    skyrl: {
+      masked: {
+        [`${G7}#3`]: container,
+        [`${W202}#1`]: /^context window exceeded$/,
+        [`${W202}#2`]: /^stuck in a loop$/,
+        [`${W202}#4`]: /^step limit reached$/,
+      },
+      groups: { ...binary, [W202]: equal(0, 1) },
+    },
+    'swe-rl': { masked: {}, groups: { [G7]: rlG7, [S3]: equal(-1, 3), [W101]: rlW101, [W202]: equal(-1, 4) } },
+    'ssr-injector': {
+      masked: { [`${G7}#3`]: container },
+      groups: { [G7]: bug(g100, 0.525, 0.7), [S3]: bug(g101, -0.075, -0.1), [W101]: bug(g1001, 0.225, 0.3), [W202]: bug(equal(0, 4), -0.675, -0.9) },
+      bugs: { [G7]: 0.4, [S3]: -0.2, [W101]: 0.1, [W202]: -0.8 },
+    },
+  };
+
+  let root: string;
+  let rollouts: Rollout[];
+  let extras: Parameters<typeof scoreRun>[3];
+  before(async () => {
+    root = mkdtempSync(join(tmpdir(), 'swe-workbench-recipe-table-'));
+    writeTrainingRun(root);
+    rollouts = (await indexRollouts(root)).rollouts;
+    const gold = patchFor('src/widgets/resize.py');
+    extras = await patchExtras(root, rollouts, new Map([G7, S3, W101, W202].map((i) => [i, gold])));
+  });
+  after(() => rmSync(root, { recursive: true, force: true }));
+
+  test('the table holds every built-in recipe', () => {
+    assert.deepEqual(Object.keys(cases).sort(), [...RECIPE_NAMES].sort());
+  });
+
+  for (const [name, hand] of Object.entries(cases)) {
+    for (const estimator of ESTIMATORS) {
+      test(`${name} + ${estimator}`, () => {
+        const run = scoreRun(rollouts, recipe(name), estimator, name === 'swe-rl' ? extras : undefined);
+        assert.equal(run.statistics.unscored, 0);
+        for (const [instance, g] of Object.entries(hand.groups)) {
+          const list = run.rollouts.filter((r) => r.instance === instance).sort((a, b) => a.attempt - b.attempt);
+          const included = list.filter((r) => !hand.masked[`${instance}#${r.attempt}`]);
+          for (const r of list.filter((x) => hand.masked[`${instance}#${x.attempt}`])) {
+            assert.equal(r.score.outcome, 'masked', `${instance} #${r.attempt}`);
+            assert.match(r.score.mask!.reason, hand.masked[`${instance}#${r.attempt}`]!);
+            assert.equal(r.advantage, null, `${instance} #${r.attempt} advantage`);
+          }
+          assert.equal(included.length, g.rewards.length, `${instance} included`);
+          included.forEach((r, i) => {
+            assert.equal(r.score.outcome, 'scored', `${instance} #${r.attempt}`);
+            close(r.score.value, g.rewards[i]!, `${instance} #${r.attempt} reward`);
+            close(r.advantage, g.adv[estimator][i]!, `${instance} #${r.attempt} ${estimator} advantage`);
+          });
+          close(group(run, instance).mean, g.mean, `${instance} mean`);
+          close(group(run, instance).std, g.std, `${instance} std`);
+          if (hand.bugs) {
+            const b = group(run, instance).bugReward;
+            assert.ok(b && 'value' in b, instance);
+            close(b.value, hand.bugs[instance]!, `${instance} bug reward`);
+          }
+        }
+      });
+    }
+  }
+
+  test('nebius built in: the overlong penalty term is there, and 0 below its threshold of 80 steps', () => {
+    const run = scoreRun(rollouts, recipe('nebius'));
+    // W202 #4 ran 40 steps: (40 - 80) / 20 clamps to 0.
+    close(byAttempt(run, W202, 4).score.terms.find((t) => t.name === 'overlong steps')?.value, 0, 'penalty');
   });
 });
 

@@ -92,6 +92,39 @@ describe('swe-workbench reward --recipe', () => {
     assert.equal(prose.reward.value, -1);
   });
 
+  thirdPartyFiles.test('ssr-injector with --bug-checks: a bug failing a check gets -1 whatever the attempt did, the failed check named', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(path.join(tmpdir(), 'swe-workbench-bug-checks-'));
+    const failing = path.join(dir, 'failing.json');
+    writeFileSync(
+      failing,
+      JSON.stringify([
+        { name: 'bug-validity', passed: true, detail: '2 tests broken', durationMs: 5 },
+        { name: 'weakening-validity', passed: false, detail: 'the weakening hides nothing', durationMs: 7 },
+      ]),
+    );
+    // The log passes (FULL): the solver attempt solved it, yet the inconsistent bug scores -1.
+    const bad = (await reward('--test-output', log, '--instance', inst, '--recipe', 'ssr-injector', '--bug-checks', failing)).stdout;
+    assert.match(bad, /^reward: -1$/m);
+    assert.match(bad, /^ {2}consistency = 0 {4}SSR: all seven consistency checks pass; failed: weakening-validity$/m);
+    const passing = path.join(dir, 'passing.json');
+    writeFileSync(passing, 'true');
+    const good = JSON.parse((await reward('--test-output', log, '--instance', inst, '--recipe', 'ssr-injector', '--bug-checks', passing, '--json')).stdout);
+    assert.equal(good.reward.value, 1);
+    assert.deepEqual(
+      good.reward.terms.map((t: { name: string; value: number }) => [t.name, t.value]),
+      [
+        ['consistency', 1],
+        ['solver attempt solved', 1],
+      ],
+    );
+    await assert.rejects(
+      reward('--test-output', log, '--instance', inst, '--recipe', 'skyrl', '--bug-checks', passing),
+      /--bug-checks goes with an ssr-injector recipe/,
+    );
+  });
+
   test('an unknown recipe or finish reason is a clear error', async () => {
     await assert.rejects(reward('--report', 'r.json', '--recipe', 'ppo'), /unknown recipe 'ppo': one of swe-bench/);
     await assert.rejects(

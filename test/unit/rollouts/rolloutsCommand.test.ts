@@ -193,6 +193,30 @@ describe('swe-workbench rollouts --recipe', () => {
     await assert.rejects(run([root(), '--recipe', 'skyrl', '--instances', instances]), /--instances goes with a swe-rl recipe/);
   });
 
+  thirdPartyFiles.test('ssr-injector with --bug-checks: the inconsistent bug gets -1 and the advantages across the bugs follow', async () => {
+    const checks = join(folder.root, 'bug-checks.json');
+    writeFileSync(checks, JSON.stringify({ [W202]: [{ name: 'inverse-mutation', passed: false, detail: 'no file alone breaks a test', durationMs: 12 }] }));
+    const out = JSON.parse((await run([root(), '--json', '--recipe', 'ssr-injector', '--advantage', 'drgrpo', '--bug-checks', checks])).stdout);
+    // Bugs G7 0.4, S3 -0.2, W101 0.1 (solve rates, as without the file), W202 -1 instead of -0.8: mean -0.175.
+    const bug = (i: string) => out.recipeGroups.find((g: { instance: string }) => g.instance === i).bugReward;
+    assert.equal(bug(W202).value, -1);
+    assert.deepEqual(bug(W202).terms[0], { name: 'consistency', value: 0, rule: 'SSR: all seven consistency checks pass; failed: inverse-mutation' });
+    const w202 = out.rollouts.find((r: { instance: string; attempt: number }) => r.instance === W202 && r.attempt === 1).recipe;
+    assert.equal(Number(w202.advantage.toFixed(6)), -0.825);
+    const g7 = out.rollouts.find((r: { instance: string; attempt: number }) => r.instance === G7 && r.attempt === 1).recipe;
+    assert.equal(Number(g7.advantage.toFixed(6)), 0.575);
+  });
+
+  thirdPartyFiles.test('--bug-checks goes with ssr-injector, and must name an instance of the run', async () => {
+    const checks = join(folder.root, 'other-bugs.json');
+    writeFileSync(checks, JSON.stringify({ 'elsewhere__repo-1': false }));
+    await assert.rejects(run([root(), '--recipe', 'skyrl', '--bug-checks', checks]), /--bug-checks goes with an ssr-injector recipe/);
+    await assert.rejects(
+      run([root(), '--recipe', 'ssr-injector', '--bug-checks', checks]),
+      /other-bugs\.json: names none of the run's instances \(elsewhere__repo-1\)/,
+    );
+  });
+
   thirdPartyFiles.test('a bad estimator or a lone --advantage is a usage error', async () => {
     await assert.rejects(run([root(), '--recipe', 'skyrl', '--advantage', 'ppo']), /--advantage expects one of grpo, drgrpo, rloo, got 'ppo'/);
     await assert.rejects(run([root(), '--advantage', 'rloo']), /--advantage goes with --recipe/);

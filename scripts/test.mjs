@@ -24,6 +24,14 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
+// The checks before any suite (npm run check: each layer's type check, ESLint's layer rules,
+// formatting), here rather than in a pretest script so that they too run on the supported Node.
+const check = spawnSync('npm', ['run', 'check', '--silent'], { stdio: 'inherit' });
+if (check.status !== 0) {
+  console.error('the checks failed (npm run check): no suite was run');
+  process.exit(1);
+}
+
 function* testFiles(dir) {
   if (!existsSync(dir)) return;
   for (const name of readdirSync(dir).sort()) {

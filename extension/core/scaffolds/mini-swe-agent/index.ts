@@ -1,6 +1,7 @@
 /**
  * mini-swe-agent 1.x and 2.x: one `bash` action per reply (a fenced block, or a `bash` tool call
- * in 2.x), each run in a fresh `bash -lc` (nothing carries over), its output shown through the
+ * in 2.x), each run in a fresh process of the recording's interpreter (`bash -lc` by default;
+ * nothing carries over), its output shown through the
  * recording's own Jinja2 templates, or the version's defaults when the recording has none.
  */
 import { z } from 'zod';
@@ -27,6 +28,13 @@ export interface MiniSettings {
   cwd?: string;
   env: Record<string, string>;
   timeoutS: number;
+  /**
+   * What each command is handed to, as `docker exec CONTAINER ...interpreter COMMAND`: the
+   * recording's `environment.interpreter` (2.x), else `bash -lc`, which 1.x always ran and 2.x
+   * keeps as the default. A login shell reads /etc/profile and ~/.profile; `bash -c` reads
+   * only what BASH_ENV names (2.x's swebench.yaml sets it to /root/.bashrc).
+   */
+  interpreter: string[];
   /** The config's own values (step_limit, cwd...), which mini-swe-agent hands every template besides `output`. */
   templateVars: Record<string, unknown>;
 }
@@ -46,6 +54,16 @@ function pythonRegex(pattern: string): RegExp {
   return new RegExp(pattern, 'gs');
 }
 
+const DEFAULT_INTERPRETER = ['bash', '-lc'];
+
+function interpreterOf(version: MiniVersion, value: unknown): string[] {
+  if (value === undefined || value === null) return DEFAULT_INTERPRETER;
+  if (version === '1.x') return DEFAULT_INTERPRETER; // 1.x has no such setting: it always ran `bash -lc`.
+  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string'))
+    throw new Error(`info.config.environment.interpreter: expected a non-empty list of strings (e.g. ["bash", "-c"]), got ${JSON.stringify(value)}`);
+  return value;
+}
+
 export function miniSettings(version: MiniVersion, recording?: Trajectory): MiniSettings {
   const defaults = MINI_DEFAULTS[version];
   const parsed = Config.safeParse(recording?.meta.scaffoldConfig?.config ?? {});
@@ -62,6 +80,7 @@ export function miniSettings(version: MiniVersion, recording?: Trajectory): Mini
     ...(typeof environment.cwd === 'string' && environment.cwd !== '' ? { cwd: environment.cwd } : {}),
     env: env ? Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])) : { ...defaults.env },
     timeoutS: typeof environment.timeout === 'number' ? environment.timeout : defaults.timeoutS,
+    interpreter: interpreterOf(version, environment.interpreter),
     templateVars: { ...environment, ...model, ...agent },
   };
 }
@@ -81,7 +100,8 @@ function bashTool(settings: MiniSettings) {
     signature: '<command>',
     parameters: z.object({ command: z.string().describe('The bash command to run') }),
     async run(ctx, { command }) {
-      const run = await runFreshProcess(ctx.sandbox, `exec bash -lc ${singleQuoted(command)}`, {
+      const argv = [...settings.interpreter, command].map(singleQuoted).join(' ');
+      const run = await runFreshProcess(ctx.sandbox, `exec ${argv}`, {
         cwd: settings.cwd ?? ctx.sandbox.repoPath,
         env: settings.env,
         guardMs: settings.timeoutS * 1000,

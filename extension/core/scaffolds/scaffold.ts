@@ -35,6 +35,8 @@ export interface Scaffold {
    * started their own way (mini-swe-agent's interpreter, R2E-Gym's `/bin/sh -c`).
    */
   readonly shellStartup?: ShellStartup;
+  /** Sent as the request's `parallel_tool_calls` when set, as the recording's config sent it (mini-swe-agent 2.x's swebench.yaml: true). */
+  readonly parallelToolCalls?: boolean;
   /** Tool settings (window, line ends, base commit...) for the AciSession. */
   readonly config: Partial<AciConfig>;
   /** Installs what the tools need in a fresh sandbox (R2E-Gym's scripts); nothing for most. */

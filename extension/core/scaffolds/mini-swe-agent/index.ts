@@ -1,6 +1,6 @@
 /**
- * mini-swe-agent 1.x and 2.x: one `bash` action per reply (a fenced block, or a `bash` tool call
- * in 2.x), each run in a fresh process of the recording's interpreter (`bash -lc` by default;
+ * mini-swe-agent 1.x and 2.x: one `bash` action per reply (a fenced block), or in 2.x one or
+ * more `bash` tool calls, all run in order as one step; each command runs in a fresh process of the recording's interpreter (`bash -lc` by default;
  * nothing carries over), its output shown through the
  * recording's own Jinja2 templates, or the version's defaults when the recording has none.
  */
@@ -10,7 +10,7 @@ import { defineTool } from '../../aci/toolDefinition';
 import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
 import type { PolicyReply } from '../../policy/policyClient';
 import type { ParsedReply } from '../../policy/scaffolds';
-import type { Trajectory } from '../../trajectory/model';
+import type { Action, Trajectory } from '../../trajectory/model';
 import { runFreshProcess } from '../freshProcess';
 import { renderJinja } from '../jinja';
 import type { Scaffold, ScaffoldFamily } from '../scaffold';
@@ -35,6 +35,8 @@ export interface MiniSettings {
    * only what BASH_ENV names (2.x's swebench.yaml sets it to /root/.bashrc).
    */
   interpreter: string[];
+  /** `model.model_kwargs.parallel_tool_calls` (2.x's swebench.yaml: true), sent with a live request when the recording had it. */
+  parallelToolCalls?: boolean;
   /** The config's own values (step_limit, cwd...), which mini-swe-agent hands every template besides `output`. */
   templateVars: Record<string, unknown>;
 }
@@ -71,6 +73,7 @@ export function miniSettings(version: MiniVersion, recording?: Trajectory): Mini
   const agent = (config.agent ?? {}) as Record<string, unknown>;
   const model = (config.model ?? {}) as Record<string, unknown>;
   const environment = (config.environment ?? {}) as Record<string, unknown>;
+  const modelKwargs = model.model_kwargs && typeof model.model_kwargs === 'object' ? (model.model_kwargs as Record<string, unknown>) : undefined;
   const env = environment.env && typeof environment.env === 'object' ? (environment.env as Record<string, unknown>) : undefined;
   return {
     observationTemplate: text(agent.action_observation_template, agent.observation_template, model.observation_template) ?? defaults.observationTemplate,
@@ -81,6 +84,7 @@ export function miniSettings(version: MiniVersion, recording?: Trajectory): Mini
     env: env ? Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])) : { ...defaults.env },
     timeoutS: typeof environment.timeout === 'number' ? environment.timeout : defaults.timeoutS,
     interpreter: interpreterOf(version, environment.interpreter),
+    ...(typeof modelKwargs?.parallel_tool_calls === 'boolean' ? { parallelToolCalls: modelKwargs.parallel_tool_calls } : {}),
     templateVars: { ...environment, ...model, ...agent },
   };
 }
@@ -149,7 +153,32 @@ class MiniToolSet extends ToolSet {
   }
 }
 
-function parseReply(reply: PolicyReply, settings: MiniSettings, tools: MiniToolSet): ParsedReply {
+/**
+ * 2.x's reading of tool calls (`parse_toolcall_actions`): every call of the reply is an action,
+ * run in order; a reply without one, or a call that is not `bash` with a `command`, is a format
+ * error worded as 2.x words it.
+ */
+function toolCallActions(reply: PolicyReply): { actions: Action[] } | { error: string } {
+  if (reply.toolCalls.length === 0) return { error: 'No tool calls found in the response. Every response MUST include at least one tool call.' };
+  const actions: Action[] = [];
+  for (const call of reply.toolCalls) {
+    let error = '';
+    let args: unknown = {};
+    try {
+      args = JSON.parse(call.arguments);
+    } catch (err) {
+      error = `Error parsing tool call arguments: ${(err as Error).message}.`;
+    }
+    if (call.name !== 'bash') error += `Unknown tool '${call.name}'.`;
+    const command = args && typeof args === 'object' ? (args as Record<string, unknown>).command : undefined;
+    if (typeof command !== 'string') error += "Missing 'command' argument in bash tool call.";
+    if (error || typeof command !== 'string') return { error: error.trim() };
+    actions.push({ raw: command, tool: 'bash', args: { command }, toolCallId: call.id });
+  }
+  return { actions };
+}
+
+function parseReply(reply: PolicyReply, version: MiniVersion, toolCalling: boolean, settings: MiniSettings, tools: MiniToolSet): ParsedReply {
   const formatError = (error: string, actions: string[], raw: string): ParsedReply => ({
     thought: reply.content,
     action: { raw, tool: null, args: {} },
@@ -158,9 +187,16 @@ function parseReply(reply: PolicyReply, settings: MiniSettings, tools: MiniToolS
       ...settings.templateVars,
       actions,
       error,
+      has_tool_calls: reply.toolCalls.length > 0,
       ...(reply.finishReason ? { finish_reason: reply.finishReason } : {}),
     }),
   });
+  if (version === '2.x' && toolCalling) {
+    const read = toolCallActions(reply);
+    if ('error' in read) return formatError(read.error, [], reply.toolCalls.map((c) => c.arguments).join('\n'));
+    const [first] = read.actions;
+    return { thought: reply.content, action: first!, ...(read.actions.length > 1 ? { calls: read.actions } : {}) };
+  }
   if (reply.toolCalls.length > 0) {
     const [call] = reply.toolCalls;
     if (reply.toolCalls.length > 1)
@@ -191,9 +227,10 @@ export function createMiniSweAgent(version: string, recording?: Trajectory): Sca
     tools,
     replyFormat: toolCalling ? 'function_calling' : 'bash_block',
     tty: false,
+    ...(settings.parallelToolCalls !== undefined ? { parallelToolCalls: settings.parallelToolCalls } : {}),
     config: {},
     present: (result) => result.observation,
-    parseReply: (reply) => parseReply(reply, settings, tools),
+    parseReply: (reply) => parseReply(reply, known, toolCalling, settings, tools),
     toolSpecs: () => (toolCalling ? tools.openAiToolSpecs() : undefined),
     // mini-swe-agent keeps the model's reply as written and the rendered observation as the next user message.
     context: {

@@ -8,12 +8,12 @@ import { SWE_AGENT_ORACLES, SweAgent07Reference, oracles } from './sweAgentRefer
 const jq = SweAgent07Reference.jqMounts();
 
 conformanceGroup({
-  title: 'SWE-agent 0.7 commands (defaults, search, edit_linting), ours against the reference',
+  title: 'SWE-agent 0.7 commands (defaults, search, edit_linting, submit), ours against the reference',
   label: '0.7.0',
   calls: V07_CALLS,
   skip: oracles.skip || (typeof jq === 'string' ? jq : false),
   repoPath: '/tallyho__tallyho',
   tty: false,
   reference: (repoDir) => SweAgent07Reference.start({ repoDir, repoPath: '/tallyho__tallyho' }),
-  session: { bundles: ['tools/defaults', 'tools/search', 'tools/edit_linting'], config: { sweAgentVersion: '0.7' } },
+  session: { bundles: ['tools/defaults', 'tools/search', 'tools/edit_linting', 'tools/submit'], config: { sweAgentVersion: '0.7' } },
 });

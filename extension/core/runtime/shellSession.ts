@@ -1,7 +1,8 @@
 /**
  * The one persistent shell of a sandbox: `bash --norc --noprofile -i` fed one line per
  * command, each answered by a unique end marker that carries the exit code. The transport
- * (a host child process or a Docker exec) is supplied by the sandbox.
+ * (a host child process or a Docker exec) is supplied by the sandbox. It reads no startup file
+ * of its own; the startup files the scaffold's shell read (`ShellStartup`) are sourced first.
  *
  * The shell is interactive on purpose: on SIGINT an interactive bash abandons the whole
  * command line (loops included) and reads the next one, while keeping cwd, variables and

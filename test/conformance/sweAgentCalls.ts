@@ -247,6 +247,20 @@ export const V07_CALLS: readonly string[] = [
   'edit 9:7\nREVERSED = 1\nend_of_edit',
   'search_file zzz_nowhere tallyho/steps.py',
   'search_file value tallyho',
+  // 0.7's own argument checks: its commands were shell functions, run with the words as typed
+  'goto 3 4',
+  'goto abc',
+  'goto',
+  'open',
+  'open tallyho/counter.py abc',
+  'edit 5\nx = 1\nend_of_edit',
+  'edit a:3\nx = 1\nend_of_edit',
+  'edit 3:b\nx = 1\nend_of_edit',
+  'search_file',
+  'search_dir',
+  'search_dir a b c',
+  'find_file',
+  'create',
   // the end of an episode: the patch of everything above
   'submit',
 ].map((call) => call.replaceAll('/testbed', '/tallyho__tallyho'));

@@ -3,6 +3,7 @@
  * parsers stay there). The version follows from the recording's bundles and format version.
  */
 import { aciConfigForRecording } from './recordingConfig';
+import { ToolSet07 } from '../../aci/windowed07';
 import { DEFAULT_BUNDLES, toolSetFor } from '../../aci/standardTools';
 import { DEFAULT_OBSERVATION_TEMPLATE } from '../../policy/context';
 import { parseReply, type Scaffold as ReplyFormatName } from '../../policy/scaffolds';
@@ -36,8 +37,10 @@ export function createSweAgent(
   bundles?: readonly string[],
   format: ReplyFormatName = replyFormatOf(recording?.meta.parseFunction),
 ): Scaffold {
-  const tools = toolSetFor(bundles ?? recording?.meta.toolBundles ?? DEFAULT_BUNDLES);
   const dialect = parseSweAgentVersion(version).version;
+  const bundled = toolSetFor(bundles ?? recording?.meta.toolBundles ?? DEFAULT_BUNDLES);
+  // 0.7 sent a command line to its shell functions as typed: they, not a parser, refused bad arguments.
+  const tools = dialect === '0.7' ? new ToolSet07(bundled) : bundled;
   return {
     name: 'swe-agent',
     version,

@@ -231,10 +231,39 @@ export const STR_REPLACE_EDITOR_CALLS: readonly string[] = [
 ];
 
 /** The same viewer and edit calls for SWE-agent 0.7, whose repository sits at `/<owner>__<repo>`. */
-export const V07_CALLS: readonly string[] = WINDOWED_LINTING_CALLS.filter(
-  // 0.7's create does not make folders: the shell's own error is not 0.7's wording to keep.
-  (call) => call !== 'create pkg_new/sub/mod.py',
-).map((call) => call.replaceAll('/testbed', '/tallyho__tallyho'));
+export const V07_CALLS: readonly string[] = [
+  ...WINDOWED_LINTING_CALLS.filter(
+    // 0.7's create does not make folders: the shell's own error is not 0.7's wording to keep.
+    (call) => call !== 'create pkg_new/sub/mod.py',
+  ),
+  // a short file's edges: a goto to line 0, to the last line and one past it, a negative line
+  'open tallyho/counter.py',
+  'goto 0',
+  'goto 10',
+  'goto 11',
+  'scroll_up',
+  'open tallyho/counter.py -3',
+  // a range given backwards, no match in a named file, a folder given as the file
+  'edit 9:7\nREVERSED = 1\nend_of_edit',
+  'search_file zzz_nowhere tallyho/steps.py',
+  'search_file value tallyho',
+  // 0.7's own argument checks: its commands were shell functions, run with the words as typed
+  'goto 3 4',
+  'goto abc',
+  'goto',
+  'open',
+  'open tallyho/counter.py abc',
+  'edit 5\nx = 1\nend_of_edit',
+  'edit a:3\nx = 1\nend_of_edit',
+  'edit 3:b\nx = 1\nend_of_edit',
+  'search_file',
+  'search_dir',
+  'search_dir a b c',
+  'find_file',
+  'create',
+  // the end of an episode: the patch of everything above
+  'submit',
+].map((call) => call.replaceAll('/testbed', '/tallyho__tallyho'));
 
 /** The viewer, the linted edit, search and str_replace_editor on the sample repository (`ledger`). */
 export const SAMPLE_REPO_CALLS: readonly string[] = [

@@ -152,7 +152,7 @@ export class SweAgentReference {
 export class SweAgent07Reference {
   private constructor(readonly sandbox: Sandbox) {}
 
-  static readonly COMMAND_FILES = ['defaults.sh', 'search.sh', 'edit_linting.sh', '_split_string.py'];
+  static readonly COMMAND_FILES = ['defaults.sh', 'search.sh', 'edit_linting.sh', 'submit.sh', '_split_string.py'];
 
   /** The host's jq and its libraries, or why they cannot be bound in. */
   static jqMounts(): Mount[] | string {
@@ -193,7 +193,13 @@ export class SweAgent07Reference {
     const run = await this.sandbox.exec(sent, { timeoutMs: 60_000 });
     const state = await this.sandbox.exec('printf \'%s\\n%s\\n\' "${CURRENT_FILE:-}" "$PWD"', { timeoutMs: 10_000 });
     const [openFile, workingDir] = state.output.split('\n');
-    return { observation: run.output, exitCode: run.exitCode, state: { open_file: openFile ? openFile : null, working_dir: workingDir } };
+    // 0.7's env (`get_submission`) takes what `submit` printed between its markers as the
+    // observation, and the episode ends. Its `model.patch`, left in $ROOT where no later action
+    // can see it, is taken out so the final trees compare the edits alone.
+    const submission = /<<SUBMISSION\|\|(.*)\|\|SUBMISSION>>/s.exec(run.output);
+    if (submission) await this.sandbox.exec('rm -f "$ROOT/model.patch"', { timeoutMs: 10_000 });
+    const observation = submission ? submission[1]! : run.output;
+    return { observation, exitCode: run.exitCode, state: { open_file: openFile ? openFile : null, working_dir: workingDir } };
   }
 
   dispose(): Promise<void> {

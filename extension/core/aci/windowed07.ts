@@ -1,7 +1,11 @@
 import { LINT_REJECTION_INTRO, flake8Script, formatErrors, introducedErrors, parseFlake8 } from './flake8Guard';
 import { lookupFile, lookupScript, parseLookup, runTool, writeScript } from './sandboxFiles';
 import { shellQuote } from '../parsing/shellWords';
-import type { ToolContext, ToolResult } from './toolDefinition';
+import { z } from 'zod';
+import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
+import { ToolSet } from './toolRegistry';
+import type { ParseResult } from '../parsing/commandSyntax';
+import { splitShellWords } from '../parsing/shellWords';
 
 /**
  * SWE-agent 0.7's viewer and line-range edit (`config/commands/defaults.sh`, `edit_linting.sh`):
@@ -149,4 +153,87 @@ export async function edit07(ctx: ToolContext, start: number, end: number, body:
       'DO NOT re-run the same failed edit command. Running it again will lead to the same error.',
     ].join('\n'),
   );
+}
+
+/**
+ * What 0.7's shell functions print for arguments they refuse, in the order they check them
+ * (`defaults.sh`, `search.sh`, `edit_linting.sh`); undefined when they would run. In 0.7 a
+ * command line went to the shell as typed, so `goto` without a line was not a format error:
+ * the function printed its usage and returned 0.
+ */
+export function usage07(name: string, words: readonly string[], openFile: string | null): string | undefined {
+  const [first = '', second = ''] = words;
+  const number = /^[0-9]+$/;
+  switch (name) {
+    case 'open':
+      if (first === '') return 'Usage: open "<file>"';
+      if (second !== '' && !number.test(second)) return 'Usage: open "<file>" [<line_number>]\nError: <line_number> must be a number';
+      return undefined;
+    case 'goto':
+      if (words.length > 1) return 'goto allows only one line number at a time.';
+      if (openFile === null) return 'No file open. Use the open command first.';
+      if (first === '') return 'Usage: goto <line>';
+      if (!number.test(first)) return 'Usage: goto <line>\nError: <line> must be a number';
+      return undefined;
+    case 'edit': {
+      if (openFile === null) return 'No file open. Use the `open` command first.';
+      // `echo $1: | cut -d: -f1` and `-f2`
+      const [start = '', end = ''] = `${first}:`.split(':');
+      if (start === '' || end === '') return 'Usage: edit <start_line>:<end_line>';
+      if (!number.test(start)) return 'Usage: edit <start_line>:<end_line>\nError: start_line must be a number';
+      if (!number.test(end)) return 'Usage: edit <start_line>:<end_line>\nError: end_line must be a number';
+      return undefined;
+    }
+    case 'create':
+      return first === '' ? 'Usage: create <filename>' : undefined;
+    case 'search_file':
+      return first === '' ? 'Usage: search_file <search_term> [<file>]' : undefined;
+    case 'search_dir':
+      return words.length === 1 || words.length === 2 ? undefined : 'Usage: search_dir <search_term> [<dir>]';
+    case 'find_file':
+      return words.length === 1 || words.length === 2 ? undefined : 'Usage: find_file <file_name> [<dir>]';
+    default:
+      return undefined;
+  }
+}
+
+/** The stand-in for a 0.7 command whose arguments its shell function refuses: it prints what the function printed. */
+const refusedArguments07 = defineTool({
+  name: 'shell_function_usage',
+  bundle: 'swe-agent-0.7',
+  description: "a SWE-agent 0.7 command run with arguments its shell function refuses; prints the function's usage",
+  signature: 'shell_function_usage <command>',
+  parameters: z.object({ command: z.string().describe('the command line as typed') }),
+  async run(ctx, { command }) {
+    const { name, words } = commandWords07(command);
+    return ok(usage07(name, words, ctx.state.openFile) ?? `${name}: arguments refused`);
+  },
+});
+
+/** The command's name and its arguments as the shell splits them (an edit's header line only). */
+function commandWords07(command: string): { name: string; words: string[] } {
+  const header = command.trim().split('\n', 1)[0]!;
+  const split = splitShellWords(header);
+  const words = 'error' in split ? header.split(/\s+/) : split.words;
+  return { name: words[0] ?? '', words: words.slice(1) };
+}
+
+/**
+ * SWE-agent 0.7's tools: the given ones, read as 0.7 read a command line. A line our parser
+ * refuses for its arguments runs `shell_function_usage` when 0.7's function would have refused
+ * it too, so the step prints 0.7's usage (exit 0) instead of becoming a format error.
+ */
+export class ToolSet07 extends ToolSet {
+  constructor(base: ToolSet) {
+    super(base.bundles, new Map([...base.tools, [refusedArguments07.name, refusedArguments07]]));
+  }
+
+  override parseCommand(text: string): ParseResult {
+    const parsed = super.parseCommand(text);
+    if (!('error' in parsed)) return parsed;
+    const { name, words } = commandWords07(text);
+    // Whether a file is open is only known when it runs: here one is taken to be, so only the arguments decide.
+    if (!this.tools.has(name) || usage07(name, words, '') === undefined) return parsed;
+    return { tool: refusedArguments07.name, args: { command: text.trim() } };
+  }
 }

@@ -38,7 +38,15 @@ export function buildMessages(steps: readonly Step[], options: ContextOptions): 
     const observation = step.formatError === undefined && i < keepFrom ? foldedObservation(step.observation) : step.observation;
     const text = template.replace('{observation}', () => observation);
     const call = nativeCall(step, options.scaffold);
-    if (call) {
+    if (call && step.calls && step.calls.length > 1) {
+      // One reply that made several calls: one assistant message with all of them, then each result in call order.
+      const calls = step.calls.map((c, k) => nativeCall({ ...step, action: c.action, index: step.index }, options.scaffold, k) ?? call);
+      messages.push({ role: 'assistant', content: step.thought || null, tool_calls: calls });
+      for (const [k, c] of calls.entries()) {
+        const result = step.calls[k]!.observation;
+        messages.push({ role: 'tool', tool_call_id: c.id, content: template.replace('{observation}', () => result) });
+      }
+    } else if (call) {
       messages.push({ role: 'assistant', content: step.thought || null, tool_calls: [call] });
       messages.push({ role: 'tool', tool_call_id: call.id, content: text });
     } else {
@@ -49,9 +57,9 @@ export function buildMessages(steps: readonly Step[], options: ContextOptions): 
   return messages;
 }
 
-function nativeCall(step: Step, scaffold: Scaffold) {
+function nativeCall(step: Step, scaffold: Scaffold, k = 0) {
   if (scaffold !== 'function_calling' || step.formatError !== undefined || !step.action.tool) return undefined;
-  const id = step.action.toolCallId ?? `call_${step.index}`;
+  const id = step.action.toolCallId ?? (k === 0 ? `call_${step.index}` : `call_${step.index}_${k}`);
   return { id, type: 'function' as const, function: { name: step.action.tool, arguments: argumentsOf(step) } };
 }
 

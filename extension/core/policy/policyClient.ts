@@ -111,6 +111,8 @@ export class PolicyError extends Error {
 export interface CompleteOptions {
   tools?: ToolSpec[];
   toolChoice?: 'auto' | 'none' | 'required';
+  /** Sent as `parallel_tool_calls` with the tools: whether one reply may make several calls. */
+  parallelToolCalls?: boolean;
   signal?: AbortSignal;
   /** Called with each piece of text as it streams in. */
   onDelta?: (delta: { content?: string; reasoning?: string }) => void;
@@ -182,6 +184,7 @@ export class PolicyClient {
   async complete(messages: ChatMessage[], options: CompleteOptions = {}): Promise<PolicyReply> {
     const body: Record<string, unknown> = { model: this.model, messages, ...this.sampling };
     if (options.tools?.length) Object.assign(body, { tools: options.tools, tool_choice: options.toolChoice ?? 'auto' });
+    if (options.tools?.length && options.parallelToolCalls !== undefined) body.parallel_tool_calls = options.parallelToolCalls;
     if (this.options.logprobs) Object.assign(body, { logprobs: true, top_logprobs: this.options.topLogprobs ?? 0 });
     const retries: RetryRecord[] = [];
     const onRetry = (r: RetryRecord) => {

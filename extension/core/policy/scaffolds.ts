@@ -15,6 +15,8 @@ export type Scaffold = (typeof SCAFFOLDS)[number];
 export interface ParsedReply {
   thought: string;
   action: Action;
+  /** Every action of a reply that made several tool calls (`action` is the first), run in order in one step (mini-swe-agent 2.x). */
+  calls?: Action[];
   /** Why the reply could not be read; `errorMessage` is what the model is told. */
   formatError?: string;
   errorMessage?: string;

@@ -193,7 +193,12 @@ export class DockerSandbox implements Sandbox {
         await execOnce(this.container, signalTreeArgv(pid, how));
       },
     };
-    this.shell = new ShellSession(host, { cwd: this.repoPath, commandTimeoutMs: limits.commandTimeoutMs, maxOutputBytes: limits.maxOutputBytes });
+    this.shell = new ShellSession(host, {
+      cwd: this.repoPath,
+      commandTimeoutMs: limits.commandTimeoutMs,
+      maxOutputBytes: limits.maxOutputBytes,
+      ...(options.shellStartup ? { startup: options.shellStartup } : {}),
+    });
     this.snapshots = new RepoSnapshots((c, o) => this.exec(c, o), this.repoPath, SNAPSHOT_DIR);
     signal?.addEventListener('abort', this.onAbort, { once: true });
   }

@@ -84,6 +84,12 @@ export interface SandboxOptions {
    * Commands still read /dev/null.
    */
   tty?: boolean;
+  /**
+   * Bash the persistent shell runs before any command (`startupScript` of the scaffold's
+   * `ShellStartup`): the image's profile as the scaffold's own shell reads it. Docker only: a
+   * LocalSandbox runs on the host, whose profile is the person's own.
+   */
+  shellStartup?: string;
   labels?: Record<string, string>;
   /** Cancels the start; aborted later, it disposes the sandbox and fails a running command. */
   signal?: AbortSignal;

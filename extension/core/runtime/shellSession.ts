@@ -1,7 +1,8 @@
 /**
  * The one persistent shell of a sandbox: `bash --norc --noprofile -i` fed one line per
  * command, each answered by a unique end marker that carries the exit code. The transport
- * (a host child process or a Docker exec) is supplied by the sandbox.
+ * (a host child process or a Docker exec) is supplied by the sandbox. It reads no startup file
+ * of its own; the startup files the scaffold's shell read (`ShellStartup`) are sourced first.
  *
  * The shell is interactive on purpose: on SIGINT an interactive bash abandons the whole
  * command line (loops included) and reads the next one, while keeping cwd, variables and
@@ -40,6 +41,39 @@ export interface ShellDefaults {
   cwd: string;
   commandTimeoutMs: number;
   maxOutputBytes: number;
+  /** Bash the shell runs once started, before any command (`startupScript`); again after a fresh start. */
+  startup?: string;
+}
+
+/**
+ * The startup files a scaffold's own shell reads before its first command, as bash(1)
+ * INVOCATION describes them: a login shell reads /etc/profile and the first of
+ * ~/.bash_profile, ~/.bash_login, ~/.profile; an interactive non-login shell reads
+ * /etc/bash.bashrc (Debian's build) and ~/.bashrc; `source` lists files sourced after those
+ * (SWE-ReX's `startup_source`). This is how an image's own environment (SWE-bench's
+ * `conda activate testbed` in /root/.bashrc) comes into effect.
+ */
+export interface ShellStartup {
+  login?: boolean;
+  interactive?: boolean;
+  source?: readonly string[];
+}
+
+/** The bash lines that read `startup`'s files, each with stdin from /dev/null so none eats our command lines; '' for none. */
+export function startupScript(startup: ShellStartup | undefined): string {
+  if (!startup) return '';
+  const read = (file: string) => `. ${file} </dev/null`;
+  const lines: string[] = [];
+  if (startup.login) {
+    lines.push(`if [ -r /etc/profile ]; then ${read('/etc/profile')}; fi`);
+    lines.push(
+      `if [ -r ~/.bash_profile ]; then ${read('~/.bash_profile')}; elif [ -r ~/.bash_login ]; then ${read('~/.bash_login')}; elif [ -r ~/.profile ]; then ${read('~/.profile')}; fi`,
+    );
+  } else if (startup.interactive) {
+    lines.push(`if [ -r /etc/bash.bashrc ]; then ${read('/etc/bash.bashrc')}; fi`, `if [ -r ~/.bashrc ]; then ${read('~/.bashrc')}; fi`);
+  }
+  for (const file of startup.source ?? []) lines.push(`if [ -r ${bashQuote(file)} ]; then ${read(bashQuote(file))}; fi`);
+  return lines.join('\n');
 }
 
 /** Printed by an interactive bash without a terminal when a child it waits for is killed. */
@@ -148,6 +182,8 @@ export class ShellSession {
     shell.stdout.on('end', () => this.onClosed(shell));
     void shell.exited.then(() => this.onClosed(shell));
     const init = [
+      // The image's own profile first (it may set PS1 or PROMPT_COMMAND, which the lines after reset).
+      ...(this.defaults.startup ? [`{ ${this.defaults.startup}\n} >/dev/null 2>&1`] : []),
       "PS1=''",
       "PS2=''",
       "PS0=''",

@@ -10,6 +10,7 @@ import type { OpenAiToolSpec, ToolSet } from '../aci/toolRegistry';
 import type { PolicyReply } from '../policy/policyClient';
 import type { ParsedReply } from '../policy/scaffolds';
 import type { Sandbox } from '../runtime/sandbox';
+import type { ShellStartup } from '../runtime/shellSession';
 import type { TaskStatement } from './swe-agent/agentPrompts';
 import type { Step, Trajectory } from '../trajectory/model';
 
@@ -28,6 +29,14 @@ export interface Scaffold {
   readonly replyFormat: ReplyFormat;
   /** Run the sandbox's shell under a pseudo-terminal (SWE-agent 1.x recordings). */
   readonly tty: boolean;
+  /**
+   * The startup files the scaffold's own persistent shell reads (its profile, SWE-bench's
+   * `conda activate testbed`); undefined for scaffolds that run each action in a fresh process
+   * started their own way (mini-swe-agent's interpreter, R2E-Gym's `/bin/sh -c`).
+   */
+  readonly shellStartup?: ShellStartup;
+  /** Sent as the request's `parallel_tool_calls` when set, as the recording's config sent it (mini-swe-agent 2.x's swebench.yaml: true). */
+  readonly parallelToolCalls?: boolean;
   /** Tool settings (window, line ends, base commit...) for the AciSession. */
   readonly config: Partial<AciConfig>;
   /** Installs what the tools need in a fresh sandbox (R2E-Gym's scripts); nothing for most. */

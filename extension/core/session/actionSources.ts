@@ -16,6 +16,8 @@ export interface NextAction {
   thought: string;
   reasoning?: string;
   action: Action;
+  /** Every action of a reply with several tool calls (`action` is the first): all run, in order, as one step. */
+  calls?: Action[];
   /** Why the action could not be read; it is then not run, and `errorMessage` is the observation. */
   formatError?: string;
   errorMessage?: string;
@@ -71,7 +73,7 @@ export class RecordingSource implements ActionSource {
     if (step.formatError !== undefined) return { ...base, action: step.action, formatError: step.formatError, errorMessage: step.observation };
     // An importer that could not name the tool keeps the raw text; read it with the session's tools.
     if (step.action.tool === null) return { ...typedAction(step.action.raw, this.tools, step.thought), ...base };
-    return { ...base, action: step.action };
+    return { ...base, action: step.action, ...(step.calls ? { calls: step.calls.map((c) => c.action) } : {}) };
   }
 }
 
@@ -110,8 +112,10 @@ export class PolicySource implements ActionSource {
     const messages = buildMessages(history, contextOptions(this.options));
     const toolSpecs = typeof scaffold === 'string' ? (scaffold === 'function_calling' ? tools.openAiToolSpecs() : undefined) : scaffold.toolSpecs();
     const { onDelta, onRetry } = this.options;
+    const parallelToolCalls = typeof scaffold === 'string' ? undefined : scaffold.parallelToolCalls;
     const reply = await client.complete(messages, {
       ...(toolSpecs ? { tools: toolSpecs } : {}),
+      ...(toolSpecs && parallelToolCalls !== undefined ? { parallelToolCalls } : {}),
       ...(signal ? { signal } : {}),
       ...(onDelta ? { onDelta } : {}),
       ...(onRetry ? { onRetry } : {}),

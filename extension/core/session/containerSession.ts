@@ -8,6 +8,7 @@ import type { AciConfig } from '../aci/toolDefinition';
 import type { ToolSet } from '../aci/toolRegistry';
 import { connectDocker, type DockerConnectionOptions } from '../runtime/dockerConnection';
 import { DockerSandbox } from '../runtime/dockerSandbox';
+import { startupScript } from '../runtime/shellSession';
 import type { SandboxLimits } from '../runtime/sandbox';
 import type { Scaffold } from '../scaffolds/scaffold';
 import type { Trajectory } from '../trajectory/model';
@@ -51,6 +52,7 @@ export async function startContainerSession(options: ContainerSessionOptions): P
       repoDir: options.repoDir,
       repoPath: options.repoPath,
       tty: options.tty ?? scaffold?.tty ?? false,
+      ...(scaffold?.shellStartup ? { shellStartup: startupScript(scaffold.shellStartup) } : {}),
       labels: { 'swe-workbench.role': options.role },
       ...(tools.bundles.includes(LSP_BUNDLE) ? { mounts: pyrightMounts() } : {}),
       ...(options.limits ? { limits: options.limits } : {}),

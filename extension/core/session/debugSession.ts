@@ -12,6 +12,7 @@ import { typedAction, type ActionSource, type NextAction, type TypedCall } from 
 import { breakAfter, breakBefore, describeBreakpoint, observationFlags, type Breakpoint } from './breakpoints';
 import { compareObservations, DEFAULT_NORMALISERS, type NormaliserName } from './divergence';
 import { TrajectoryRecorder } from './trajectoryRecorder';
+import { joinObservations } from '../trajectory/chatSteps';
 
 export type StopReason = 'step' | 'run-to' | 'breakpoint' | 'paused' | 'submitted' | 'exhausted' | 'max-steps' | 'error' | 'cancelled';
 
@@ -303,6 +304,19 @@ export class DebugSession {
       const executed = await this.options.aci.run({ tool: next.action.tool ?? '', args: next.action.args }, this.signal);
       step.observation = executed.observation;
       step.exitCode = executed.exitCode;
+      if (next.calls && next.calls.length > 1) {
+        // A reply with several tool calls: each runs in order, as the scaffold ran them, until one submits.
+        const calls = [{ action: next.calls[0]!, observation: executed.observation }];
+        for (const action of next.calls.slice(1)) {
+          if (executed.submission !== undefined || this.submission !== undefined) break;
+          const more = await this.options.aci.run({ tool: action.tool ?? '', args: action.args }, this.signal);
+          calls.push({ action, observation: more.observation });
+          flags.push(...observationFlags(more.observation, more.exitCode));
+          if (more.submission !== undefined) this.submission = more.submission;
+        }
+        step.calls = calls;
+        step.observation = joinObservations(calls.map((c) => c.observation).filter((o) => o !== ''));
+      }
       step.executionTime = (performance.now() - started) / 1000;
       step.state = { openFile: executed.state.open_file, workingDir: executed.state.working_dir };
       if (executed.state.diff !== undefined) step.state.diff = executed.state.diff;

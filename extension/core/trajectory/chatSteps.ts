@@ -85,7 +85,8 @@ export function preambleOf<M extends ChatMessage>(
   return defined({ systemPrompt: system && contentText(system.content), instructions: user && contentText(user.content) });
 }
 
-function joinObservations(parts: string[]): string {
+/** Several calls' results as one step's observation, in call order. */
+export function joinObservations(parts: string[]): string {
   return parts.length === 1 ? parts[0]! : parts.join('\n');
 }
 

@@ -158,6 +158,170 @@ describe('mini-swe-agent', () => {
   });
 });
 
+/** mini-swe-agent 2.4.6's `benchmarks/swebench.yaml` templates, as a run with that config keeps them in `info.config`. */
+const MINI2_OBSERVATION = `{% if output.exception_info -%}
+<exception>{{output.exception_info}}</exception>
+{% endif -%}
+<returncode>{{output.returncode}}</returncode>
+{% if output.output | length < 10000 -%}
+<output>
+{{ output.output -}}
+</output>
+{%- else -%}
+<warning>
+The output of your last command was too long.
+</warning>
+{%- endif -%}
+`;
+const MINI2_FORMAT_ERROR = `{% if finish_reason is defined and (finish_reason == "length" or (finish_reason == "tool_calls" and not has_tool_calls)) -%}
+Your previous response reached the output token limit (finish_reason={{ finish_reason }}) before you produced a tool call, so it was cut off. Respond more concisely and finish with exactly one bash tool call. If you need to think more, do so briefly.
+{%- else -%}
+Tool call error:
+
+<error>
+{{error}}
+</error>
+
+Here is general guidance on how to submit correct toolcalls:
+
+Every response needs to use the 'bash' tool at least once to execute commands.
+{%- endif %}
+`;
+const LOGIN_PROBE = 'shopt -q login_shell && echo login || echo not-login';
+
+/**
+ * A mini-swe-agent 2.4.6 run as it writes one with swebench.yaml: `trajectory_format`
+ * mini-swe-agent-1.1, tool calls with `extra.actions`, one `role: tool` message per call
+ * (rendered by the config's template), several calls in one reply, and the `exit` message.
+ */
+async function mini2Run(name: string): Promise<string> {
+  const observation = (output: string) => `<returncode>0</returncode>\n<output>\n${output}</output>`;
+  let id = 0;
+  const reply = (thought: string, commands: string[]) => {
+    const calls = commands.map((command) => ({ id: `call_${++id}`, command }));
+    return {
+      message: {
+        role: 'assistant',
+        content: thought,
+        tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: c.command }) } })),
+        extra: { actions: calls.map((c) => ({ command: c.command, tool_call_id: c.id })), cost: 0.001, timestamp: 1761000000 + id },
+      },
+      ids: calls.map((c) => c.id),
+    };
+  };
+  const tool = (toolCallId: string, output: string) => ({
+    role: 'tool',
+    tool_call_id: toolCallId,
+    content: observation(output),
+    extra: { raw_output: output, returncode: 0, timestamp: 1761000100, exception_info: '' },
+  });
+  const first = reply('Look around.', ['cat README']);
+  const both = reply('Two things at once.', ['wc -c README', LOGIN_PROBE]);
+  const submit = reply('Done.', ['echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT']);
+  const messages = [
+    { role: 'system', content: 'You are a helpful assistant that can interact with a computer shell to solve programming tasks.' },
+    { role: 'user', content: '<pr_description>\nConsider the following PR description:\nSay hello.\n</pr_description>' },
+    first.message,
+    tool(first.ids[0]!, 'nothing here\n'),
+    both.message,
+    tool(both.ids[0]!, '13 README\n'),
+    tool(both.ids[1]!, 'not-login\n'),
+    submit.message,
+    { role: 'exit', content: '', extra: { exit_status: 'Submitted', submission: '' } },
+  ];
+  const config = {
+    agent: { step_limit: 250, cost_limit: 3 },
+    environment: {
+      cwd: '/repo',
+      timeout: 60,
+      interpreter: ['bash', '-c'],
+      env: { PAGER: 'cat', MANPAGER: 'cat', LESS: '-R', PIP_PROGRESS_BAR: 'off', TQDM_DISABLE: '1', BASH_ENV: '/root/.bashrc' },
+      environment_class: 'docker',
+    },
+    model: {
+      observation_template: MINI2_OBSERVATION,
+      format_error_template: MINI2_FORMAT_ERROR,
+      model_name: 'anthropic/claude-sonnet-4-5-20250929',
+      model_kwargs: { drop_params: true, parallel_tool_calls: true },
+    },
+  };
+  const file = path.join(work, name);
+  await writeFile(
+    file,
+    JSON.stringify({
+      trajectory_format: 'mini-swe-agent-1.1',
+      instance_id: 'demo__hello-1',
+      info: { mini_version: '2.4.6', exit_status: 'Submitted', submission: '', config },
+      messages,
+    }),
+  );
+  return file;
+}
+
+describe('mini-swe-agent 2.x', () => {
+  test('a 2.x run with several tool calls in one reply, run by `bash -c`, replays with every step matched', async () => {
+    const file = await mini2Run('mini2.traj.json');
+    const result = await runCli(replayCommand, [file, '--image', TEST_IMAGE, '--repo', emptyRepo, '--json']);
+    const summary = summaryOf(result.stdout);
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.deepEqual([summary.matched, summary.recorded, summary.stop], [3, 3, 'submitted']);
+    assert.match(result.stderr, /scaffold mini-swe-agent@2\.x \(info\.mini_version is 2\.4\.6\)/);
+  });
+
+  test("a fork continues with tool calls: several per reply run in order, a reply without one gets 2.x's error, parallel_tool_calls is sent", async () => {
+    const file = await mini2Run('mini2-fork.traj.json');
+    server.setScript([
+      {
+        content: 'Where am I, and how?',
+        toolCalls: [
+          { id: 'live_1', name: 'bash', arguments: JSON.stringify({ command: 'cd /tmp && pwd' }) },
+          { id: 'live_2', name: 'bash', arguments: JSON.stringify({ command: `pwd; ${LOGIN_PROBE}` }) },
+        ],
+      },
+      { content: 'I forgot to call anything.' },
+      { content: 'Done.', toolCalls: [{ id: 'live_3', name: 'bash', arguments: JSON.stringify({ command: 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT' }) }] },
+    ]);
+    const taskFile = await task('mini2', { image: TEST_IMAGE, repo: emptyRepo, repoPath: '/repo', problemStatement: 'Say hello.' });
+    const out = path.join(work, 'mini2-fork.json');
+    const result = await runCli(runCommand, ['--task', taskFile, '--policy-url', server.url, '--out', out, '--fork', file, '--at', '2']);
+    assert.equal(result.code, 0, result.stderr);
+    const t = await readTrajectory(out);
+    assert.equal(t.meta.scaffold, 'mini-swe-agent@2.x');
+    assert.deepEqual(
+      t.steps[1]!.calls?.map((c) => c.observation),
+      ['<returncode>0</returncode>\n<output>\n13 README\n</output>', '<returncode>0</returncode>\n<output>\nnot-login\n</output>'],
+    );
+    assert.deepEqual(
+      t.steps[2]!.calls?.map((c) => [c.action.toolCallId, c.observation]),
+      [
+        ['live_1', '<returncode>0</returncode>\n<output>\n/tmp\n</output>'],
+        ['live_2', '<returncode>0</returncode>\n<output>\n/repo\nnot-login\n</output>'],
+      ],
+      'each call in a fresh `bash -c` in the recording cwd',
+    );
+    assert.equal(t.steps[3]!.formatError, 'No tool calls found in the response. Every response MUST include at least one tool call.');
+    assert.match(t.steps[3]!.observation, /^Tool call error:\n\n<error>\nNo tool calls found in the response\./);
+    assert.equal(t.steps[4]!.action.args.command, 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT');
+    assert.equal(t.steps.length, 5);
+    const first = server.chatRequests[0]!;
+    assert.equal(first.parallel_tool_calls, true, "the recording's model_kwargs");
+    assert.deepEqual(
+      first.tools?.map((spec) => spec.function.name),
+      ['bash'],
+    );
+    const messages = first.messages as unknown as { role: string; content: string | null; tool_calls?: { id: string }[]; tool_call_id?: string }[];
+    assert.deepEqual(
+      messages.slice(4, 7).map((m) => [m.role, m.tool_calls?.map((c) => c.id) ?? m.tool_call_id]),
+      [
+        ['assistant', ['call_2', 'call_3']],
+        ['tool', 'call_2'],
+        ['tool', 'call_3'],
+      ],
+      'the recorded reply with two calls goes back as one message and two results',
+    );
+  });
+});
+
 describe('R2E-Gym', () => {
   let image: string;
   let repo: string;

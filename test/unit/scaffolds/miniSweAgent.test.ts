@@ -47,6 +47,46 @@ describe('mini-swe-agent', () => {
     assert.deepEqual([defaults.cwd, defaults.env.PAGER, defaults.timeoutS], [undefined, 'cat', 30]);
   });
 
+  test('2.x tool calling takes every call of a reply, in order; 1.x takes one; a bad call is worded as 2.x words it', () => {
+    const toolCalls = (...calls: [string, string][]): PolicyReply => ({
+      ...reply('Both.', 'tool_calls'),
+      toolCalls: calls.map(([name, args], i) => ({ id: `c${i}`, name, arguments: args })),
+    });
+    const tools = {
+      ...recording({ model: { model_kwargs: { parallel_tool_calls: true } } }),
+      meta: { parseFunction: 'tool_calling', scaffoldConfig: { mini_version: '2.4.6', config: { model: { model_kwargs: { parallel_tool_calls: true } } } } },
+    };
+    const mini2 = createMiniSweAgent('2.x', tools);
+    assert.equal(mini2.parallelToolCalls, true);
+    const two = mini2.parseReply(toolCalls(['bash', '{"command": "ls"}'], ['bash', '{"command": "pwd"}']));
+    assert.deepEqual(
+      two.calls?.map((c) => [c.toolCallId, c.args.command]),
+      [
+        ['c0', 'ls'],
+        ['c1', 'pwd'],
+      ],
+    );
+    assert.equal(two.action.args.command, 'ls');
+    assert.equal(mini2.parseReply(toolCalls(['bash', '{"command": "ls"}'])).calls, undefined, 'one call is a plain step');
+    assert.equal(mini2.parseReply(toolCalls(['str_replace', '{}'])).formatError, "Unknown tool 'str_replace'.Missing 'command' argument in bash tool call.");
+    assert.equal(mini2.parseReply(reply('no call')).formatError, 'No tool calls found in the response. Every response MUST include at least one tool call.');
+    const mini1 = createMiniSweAgent('1.x', { ...tools, meta: { parseFunction: 'tool_calling' } });
+    assert.equal(
+      mini1.parseReply(toolCalls(['bash', '{"command": "ls"}'], ['bash', '{"command": "pwd"}'])).formatError,
+      'expected exactly one tool call, found 2',
+    );
+  });
+
+  test("each command goes to the recording's interpreter (2.x), else bash -lc; a malformed one is refused by name", () => {
+    assert.deepEqual(miniSettings('2.x', recording({ environment: { interpreter: ['bash', '-c'] } })).interpreter, ['bash', '-c']);
+    assert.deepEqual(miniSettings('2.x').interpreter, ['bash', '-lc']);
+    assert.deepEqual(miniSettings('1.x').interpreter, ['bash', '-lc']);
+    assert.throws(
+      () => miniSettings('2.x', recording({ environment: { interpreter: 'bash -c' } })),
+      /info\.config\.environment\.interpreter: expected a non-empty list of strings/,
+    );
+  });
+
   test('the submission is what follows the marker line', () => {
     assert.equal(submissionOf('COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\ndiff --git a/x b/x\n'), 'diff --git a/x b/x\n');
     assert.equal(submissionOf('\n  MINI_SWE_AGENT_FINAL_OUTPUT  \n'), '');

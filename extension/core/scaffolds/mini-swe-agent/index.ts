@@ -1,6 +1,7 @@
 /**
- * mini-swe-agent 1.x and 2.x: one `bash` action per reply (a fenced block, or a `bash` tool call
- * in 2.x), each run in a fresh `bash -lc` (nothing carries over), its output shown through the
+ * mini-swe-agent 1.x and 2.x: one `bash` action per reply (a fenced block), or in 2.x one or
+ * more `bash` tool calls, all run in order as one step; each command runs in a fresh process of the recording's interpreter (`bash -lc` by default;
+ * nothing carries over), its output shown through the
  * recording's own Jinja2 templates, or the version's defaults when the recording has none.
  */
 import { z } from 'zod';
@@ -9,7 +10,7 @@ import { defineTool } from '../../aci/toolDefinition';
 import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
 import type { PolicyReply } from '../../policy/policyClient';
 import type { ParsedReply } from '../../policy/scaffolds';
-import type { Trajectory } from '../../trajectory/model';
+import type { Action, Trajectory } from '../../trajectory/model';
 import { runFreshProcess } from '../freshProcess';
 import { renderJinja } from '../jinja';
 import type { Scaffold, ScaffoldFamily } from '../scaffold';
@@ -27,6 +28,15 @@ export interface MiniSettings {
   cwd?: string;
   env: Record<string, string>;
   timeoutS: number;
+  /**
+   * What each command is handed to, as `docker exec CONTAINER ...interpreter COMMAND`: the
+   * recording's `environment.interpreter` (2.x), else `bash -lc`, which 1.x always ran and 2.x
+   * keeps as the default. A login shell reads /etc/profile and ~/.profile; `bash -c` reads
+   * only what BASH_ENV names (2.x's swebench.yaml sets it to /root/.bashrc).
+   */
+  interpreter: string[];
+  /** `model.model_kwargs.parallel_tool_calls` (2.x's swebench.yaml: true), sent with a live request when the recording had it. */
+  parallelToolCalls?: boolean;
   /** The config's own values (step_limit, cwd...), which mini-swe-agent hands every template besides `output`. */
   templateVars: Record<string, unknown>;
 }
@@ -46,6 +56,16 @@ function pythonRegex(pattern: string): RegExp {
   return new RegExp(pattern, 'gs');
 }
 
+const DEFAULT_INTERPRETER = ['bash', '-lc'];
+
+function interpreterOf(version: MiniVersion, value: unknown): string[] {
+  if (value === undefined || value === null) return DEFAULT_INTERPRETER;
+  if (version === '1.x') return DEFAULT_INTERPRETER; // 1.x has no such setting: it always ran `bash -lc`.
+  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string'))
+    throw new Error(`info.config.environment.interpreter: expected a non-empty list of strings (e.g. ["bash", "-c"]), got ${JSON.stringify(value)}`);
+  return value;
+}
+
 export function miniSettings(version: MiniVersion, recording?: Trajectory): MiniSettings {
   const defaults = MINI_DEFAULTS[version];
   const parsed = Config.safeParse(recording?.meta.scaffoldConfig?.config ?? {});
@@ -53,6 +73,7 @@ export function miniSettings(version: MiniVersion, recording?: Trajectory): Mini
   const agent = (config.agent ?? {}) as Record<string, unknown>;
   const model = (config.model ?? {}) as Record<string, unknown>;
   const environment = (config.environment ?? {}) as Record<string, unknown>;
+  const modelKwargs = model.model_kwargs && typeof model.model_kwargs === 'object' ? (model.model_kwargs as Record<string, unknown>) : undefined;
   const env = environment.env && typeof environment.env === 'object' ? (environment.env as Record<string, unknown>) : undefined;
   return {
     observationTemplate: text(agent.action_observation_template, agent.observation_template, model.observation_template) ?? defaults.observationTemplate,
@@ -62,6 +83,8 @@ export function miniSettings(version: MiniVersion, recording?: Trajectory): Mini
     ...(typeof environment.cwd === 'string' && environment.cwd !== '' ? { cwd: environment.cwd } : {}),
     env: env ? Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])) : { ...defaults.env },
     timeoutS: typeof environment.timeout === 'number' ? environment.timeout : defaults.timeoutS,
+    interpreter: interpreterOf(version, environment.interpreter),
+    ...(typeof modelKwargs?.parallel_tool_calls === 'boolean' ? { parallelToolCalls: modelKwargs.parallel_tool_calls } : {}),
     templateVars: { ...environment, ...model, ...agent },
   };
 }
@@ -81,7 +104,8 @@ function bashTool(settings: MiniSettings) {
     signature: '<command>',
     parameters: z.object({ command: z.string().describe('The bash command to run') }),
     async run(ctx, { command }) {
-      const run = await runFreshProcess(ctx.sandbox, `exec bash -lc ${singleQuoted(command)}`, {
+      const argv = [...settings.interpreter, command].map(singleQuoted).join(' ');
+      const run = await runFreshProcess(ctx.sandbox, `exec ${argv}`, {
         cwd: settings.cwd ?? ctx.sandbox.repoPath,
         env: settings.env,
         guardMs: settings.timeoutS * 1000,
@@ -129,7 +153,32 @@ class MiniToolSet extends ToolSet {
   }
 }
 
-function parseReply(reply: PolicyReply, settings: MiniSettings, tools: MiniToolSet): ParsedReply {
+/**
+ * 2.x's reading of tool calls (`parse_toolcall_actions`): every call of the reply is an action,
+ * run in order; a reply without one, or a call that is not `bash` with a `command`, is a format
+ * error worded as 2.x words it.
+ */
+function toolCallActions(reply: PolicyReply): { actions: Action[] } | { error: string } {
+  if (reply.toolCalls.length === 0) return { error: 'No tool calls found in the response. Every response MUST include at least one tool call.' };
+  const actions: Action[] = [];
+  for (const call of reply.toolCalls) {
+    let error = '';
+    let args: unknown = {};
+    try {
+      args = JSON.parse(call.arguments);
+    } catch (err) {
+      error = `Error parsing tool call arguments: ${(err as Error).message}.`;
+    }
+    if (call.name !== 'bash') error += `Unknown tool '${call.name}'.`;
+    const command = args && typeof args === 'object' ? (args as Record<string, unknown>).command : undefined;
+    if (typeof command !== 'string') error += "Missing 'command' argument in bash tool call.";
+    if (error || typeof command !== 'string') return { error: error.trim() };
+    actions.push({ raw: command, tool: 'bash', args: { command }, toolCallId: call.id });
+  }
+  return { actions };
+}
+
+function parseReply(reply: PolicyReply, version: MiniVersion, toolCalling: boolean, settings: MiniSettings, tools: MiniToolSet): ParsedReply {
   const formatError = (error: string, actions: string[], raw: string): ParsedReply => ({
     thought: reply.content,
     action: { raw, tool: null, args: {} },
@@ -138,9 +187,16 @@ function parseReply(reply: PolicyReply, settings: MiniSettings, tools: MiniToolS
       ...settings.templateVars,
       actions,
       error,
+      has_tool_calls: reply.toolCalls.length > 0,
       ...(reply.finishReason ? { finish_reason: reply.finishReason } : {}),
     }),
   });
+  if (version === '2.x' && toolCalling) {
+    const read = toolCallActions(reply);
+    if ('error' in read) return formatError(read.error, [], reply.toolCalls.map((c) => c.arguments).join('\n'));
+    const [first] = read.actions;
+    return { thought: reply.content, action: first!, ...(read.actions.length > 1 ? { calls: read.actions } : {}) };
+  }
   if (reply.toolCalls.length > 0) {
     const [call] = reply.toolCalls;
     if (reply.toolCalls.length > 1)
@@ -171,9 +227,10 @@ export function createMiniSweAgent(version: string, recording?: Trajectory): Sca
     tools,
     replyFormat: toolCalling ? 'function_calling' : 'bash_block',
     tty: false,
+    ...(settings.parallelToolCalls !== undefined ? { parallelToolCalls: settings.parallelToolCalls } : {}),
     config: {},
     present: (result) => result.observation,
-    parseReply: (reply) => parseReply(reply, settings, tools),
+    parseReply: (reply) => parseReply(reply, known, toolCalling, settings, tools),
     toolSpecs: () => (toolCalling ? tools.openAiToolSpecs() : undefined),
     // mini-swe-agent keeps the model's reply as written and the rendered observation as the next user message.
     context: {

@@ -215,6 +215,8 @@ export function createOpenHands(version = 'codeact'): Scaffold {
     tools,
     replyFormat: 'function_calling',
     tty: false,
+    // OpenHands' bash session is a tmux window running `su root -`: a login shell (/etc/profile, ~/.profile).
+    shellStartup: { login: true },
     config: {},
     present: (result) => result.observation,
     parseReply: (reply) => parseReply(reply, tools),

@@ -3,11 +3,13 @@
  * parsers stay there). The version follows from the recording's bundles and format version.
  */
 import { aciConfigForRecording } from './recordingConfig';
+import { ToolSet07 } from '../../aci/windowed07';
 import { DEFAULT_BUNDLES, toolSetFor } from '../../aci/standardTools';
 import { DEFAULT_OBSERVATION_TEMPLATE } from '../../policy/context';
 import { parseReply, type Scaffold as ReplyFormatName } from '../../policy/scaffolds';
 import { DEFAULT_SYSTEM_PROMPT, instructionsFor } from './agentPrompts';
-import { LATEST_SWE_AGENT_VERSION, SWE_AGENT_VERSIONS, parseSweAgentVersion, sweAgentVersionOf } from '../../aci/sweAgentVersion';
+import { LATEST_SWE_AGENT_VERSION, SWE_AGENT_VERSIONS, parseSweAgentVersion, sweAgentVersionOf, type SweAgentVersion } from '../../aci/sweAgentVersion';
+import type { ShellStartup } from '../../runtime/shellSession';
 import type { Trajectory } from '../../trajectory/model';
 import type { Scaffold, ScaffoldFamily } from '../scaffold';
 
@@ -18,6 +20,16 @@ export function replyFormatOf(parseFunction: string | undefined): ReplyFormatNam
   return 'thought_action';
 }
 
+/**
+ * The shell SWE-agent's commands run in, and so what of the image's profile they see. 0.7
+ * runs `docker exec -i CONTAINER /bin/bash -l -m`: a login shell (/etc/profile, ~/.profile).
+ * 1.x runs SWE-ReX's bash session, an interactive bash under a pty (/etc/bash.bashrc,
+ * ~/.bashrc), created with `startup_source=["/root/.bashrc"]`, sourced once more.
+ */
+export function sweAgentShellStartup(version: SweAgentVersion): ShellStartup {
+  return version === '0.7' ? { login: true } : { interactive: true, source: ['/root/.bashrc'] };
+}
+
 /** `format` overrides the recording's reply format (`run --scaffold function_calling`). */
 export function createSweAgent(
   version: string,
@@ -25,14 +37,18 @@ export function createSweAgent(
   bundles?: readonly string[],
   format: ReplyFormatName = replyFormatOf(recording?.meta.parseFunction),
 ): Scaffold {
-  const tools = toolSetFor(bundles ?? recording?.meta.toolBundles ?? DEFAULT_BUNDLES);
+  const dialect = parseSweAgentVersion(version).version;
+  const bundled = toolSetFor(bundles ?? recording?.meta.toolBundles ?? DEFAULT_BUNDLES);
+  // 0.7 sent a command line to its shell functions as typed: they, not a parser, refused bad arguments.
+  const tools = dialect === '0.7' ? new ToolSet07(bundled) : bundled;
   return {
     name: 'swe-agent',
     version,
     tools,
     replyFormat: format,
     tty: recording?.meta.pty ?? false,
-    config: { ...(recording ? aciConfigForRecording(recording, version) : {}), sweAgentVersion: parseSweAgentVersion(version).version },
+    shellStartup: sweAgentShellStartup(dialect),
+    config: { ...(recording ? aciConfigForRecording(recording, version) : {}), sweAgentVersion: dialect },
     parseReply: (reply) => parseReply(reply, format, tools),
     toolSpecs: () => (format === 'function_calling' ? tools.openAiToolSpecs() : undefined),
     context: { observationTemplate: DEFAULT_OBSERVATION_TEMPLATE },

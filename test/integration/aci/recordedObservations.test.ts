@@ -288,7 +288,7 @@ describe('a SWE-agent 0.7 demonstration (marshmallow-1867.windowed.traj): create
     return Array.from({ length: 1997 }, (_, i) => known.get(i + 1) ?? filler(i + 1)).join('\n') + '\n';
   }
 
-  before(async () => {
+  thirdPartyFiles.before(async () => {
     mkdirSync(path.join(host, 'src/marshmallow'), { recursive: true });
     writeFileSync(path.join(host, 'src/marshmallow/fields.py'), rebuiltFields());
     gitRepo(host);
@@ -299,25 +299,25 @@ describe('a SWE-agent 0.7 demonstration (marshmallow-1867.windowed.traj): create
     assert.equal(settings.sweAgentVersion?.version, '0.7');
     session = new AciSession(sandbox, { tools: toolSetFor(settings.bundles), ...(settings.config ? { config: settings.config } : {}) });
   });
-  after(async () => {
+  thirdPartyFiles.after(async () => {
     await sandbox?.dispose();
     rmSync(host, { recursive: true, force: true });
   });
 
   for (const index of [0, 1, 4, 5]) {
-    test(`step ${index}: ${JSON.stringify(steps[index]!.action.trim())} prints what 0.7 printed`, async () => {
+    thirdPartyFiles.test(`step ${index}: ${JSON.stringify(steps[index]?.action.trim() ?? '')} prints what 0.7 printed`, async () => {
       assert.equal((await session.runCommand(steps[index]!.action)).observation, steps[index]!.observation);
     });
   }
 
-  test('step 6: the edit losing its indentation is refused and the file is left as it was (its wording predates 0.7.0)', async () => {
+  thirdPartyFiles.test('step 6: the edit losing its indentation is refused and the file is left as it was (its wording predates 0.7.0)', async () => {
     const r = await session.runCommand(steps[6]!.action);
     assert.match(r.observation, /^Your proposed edit has introduced new syntax error\(s\)\. Please read this error message carefully/);
     assert.match(r.observation, /\nERRORS:\n- E999 IndentationError: unexpected indent\n/);
     assert.equal((await sandbox.exec('git status --porcelain')).output, '?? reproduce.py\n');
   });
 
-  test('step 7: the corrected edit is applied and shown as 0.7 showed it', async () => {
+  thirdPartyFiles.test('step 7: the corrected edit is applied and shown as 0.7 showed it', async () => {
     assert.equal((await session.runCommand(steps[7]!.action)).observation, steps[7]!.observation);
   });
 });

@@ -58,7 +58,10 @@ export class ReplayCompareView {
 
   private side(title: string, id: 'recorded' | 'replayed', side: ReplayCompare['recorded']): HTMLElement {
     return el('div', { className: 'side', attrs: { id: `replay-${id}`, 'aria-label': title } }, [
-      el('h2', {}, [title, el('span', { className: 'side-facts', text: `${side.exit} · ${side.duration}` })]),
+      el('h2', {}, [
+        title,
+        el('span', { className: 'side-facts', text: `${side.exit} · ${side.duration === 'unknown' ? 'duration unknown' : side.duration}` }),
+      ]),
       side.observation === ''
         ? el('pre', { className: 'empty-text', text: '(no output)' })
         : el('pre', { className: 'observation', text: side.observation, attrs: { tabindex: '0' } }),

@@ -62,9 +62,20 @@ async function replayFromStepper(page: Page, last: RegExp): Promise<string[]> {
   return row(page, /exit \S+ · [\d.]+ m?s · (matched|diverged)/).allTextContents();
 }
 
+function sessionContainers(): string[] {
+  return execFileSync('docker', ['ps', '-aq', '--filter', 'label=swe-workbench.role=vscode-session'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+}
+
+/** Stops the session and waits until its container is gone (also after a failure, so none is left behind). */
 async function stopSession(page: Page): Promise<void> {
+  const before = new Set(sessionContainers());
   await runCommand(page, 'SWE Workbench: Stop Session');
-  await row(page, /stopped/).waitFor({ timeout: 60_000 });
+  await row(page, /stopped/).waitFor({ state: 'attached', timeout: 60_000 });
+  // Others' sessions may run on this Docker engine too: ours is the one of those before that goes.
+  for (let attempt = 0; before.size > 0 && sessionContainers().filter((c) => before.has(c)).length === before.size; attempt++) {
+    if (attempt > 60) throw new Error(`the session's container is still there: ${sessionContainers().join(', ')}`);
+    await page.waitForTimeout(1000);
+  }
 }
 
 const texts = (frame: Frame, selector: string) => frame.locator(selector).allTextContents();
@@ -81,7 +92,7 @@ describe('a replayed step beside its recording', () => {
   });
 
   after(async () => {
-    await runCommand(page, 'SWE Workbench: Stop Session').catch(() => undefined);
+    await stopSession(page).catch(() => undefined);
     await browser?.close();
   });
 
@@ -157,7 +168,7 @@ describe("the demo's suggested trajectory in code-server", () => {
   });
 
   after(async () => {
-    await runCommand(page, 'SWE Workbench: Stop Session').catch(() => undefined);
+    await stopSession(page).catch(() => undefined);
     await browser?.close();
   });
 

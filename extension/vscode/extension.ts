@@ -6,6 +6,7 @@ import { activatePatch } from './patch/activatePatch';
 import { activateReward } from './reward/activateReward';
 import { activateRollouts, type RolloutsApi } from './rollouts/activateRollouts';
 import { activateSession, type SessionApi } from './session/activateSession';
+import { ReplayCompareViews } from './session/replayCompareView';
 import { activateSettings } from './settings';
 import { activateTrajectoryEditor, type TrajectoryEditorApi } from './trajectory/trajectoryEditor';
 import { errorText } from '../core/errors';
@@ -47,6 +48,7 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
     const session = activateSession(context, log, trajectoryEditor.api);
     stopSession = () => session.api.controller.stop();
     context.subscriptions.push(...session.disposables);
+    context.subscriptions.push(new ReplayCompareViews(context, log, session.api.controller));
     context.subscriptions.push(...activatePatch(context, log));
     context.subscriptions.push(...activateCompare(context, log, trajectoryEditor.api));
     context.subscriptions.push(...activateReward(context, log));

@@ -42,7 +42,7 @@ async function replayFromStepper(page: Page): Promise<string[]> {
   await openFileInWebview(page, FILE, '#step-title');
   await page.locator('.editor-actions .action-label[aria-label*="Replay in Container"]').first().click();
   await runCommand(page, 'Focus on Session View');
-  const rows = page.locator('.monaco-list-row', { hasText: /exit \d+ · (matched|diverged)/ });
+  const rows = page.locator('.monaco-list-row', { hasText: /exit \d+ · [\d.]+ m?s · (matched|diverged)/ });
   await page.locator('.monaco-list-row', { hasText: /3\s+bash/ }).waitFor({ timeout: 120_000 });
   return rows.allTextContents();
 }
@@ -68,7 +68,7 @@ describe('replay from the stepper toolbar into the Session view', () => {
       await setTheme(page, settingsFile!, theme);
       const rows = await replayFromStepper(page);
       assert.equal(rows.length, STEPS.length, rows.join(' | '));
-      for (const [i, row] of rows.entries()) assert.match(row, new RegExp(`^${i + 1}\\s+bash.*exit 0 · matched`), row);
+      for (const [i, row] of rows.entries()) assert.match(row, new RegExp(`^${i + 1}\\s+bash.*exit 0 · [\\d.]+ m?s · matched`), row);
       await page.locator('.monaco-list-row', { hasText: /paused before step 4/ }).waitFor({ timeout: 10_000 });
       await page.screenshot({ path: path.join(out!, `session-${theme}.png`) });
       await runCommand(page, 'SWE Workbench: Stop Session');

@@ -122,7 +122,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.equal(stop.reason, 'submitted');
     const rows = viewRows();
     assert.equal(rows.length, 4);
-    for (const row of rows) assert.match(row.description, /exit 0 · matched$/, `${row.label}: ${row.description}`);
+    for (const row of rows) assert.match(row.description, /exit 0 · [\d.]+ m?s · matched$/, `${row.label}: ${row.description}`);
     assert.match(session.status.sandboxText, /paused before step 5/);
 
     const sandbox = session.controller.current!.aci.sandbox;

@@ -23,6 +23,8 @@ export interface StepComparison {
   index: number;
   matched: boolean;
   diff: string;
+  /** The normalisers the comparison applied (what it was ready to forgive). */
+  normalisers: readonly NormaliserName[];
 }
 
 export type SessionEvent =
@@ -326,11 +328,12 @@ export class DebugSession {
     }
     if (flags.length > 0) step.flags = flags;
     if (!next.recorded) return { step };
-    const { matched, diff } = compareObservations(next.recorded.observation, step.observation, this.options.normalisers ?? DEFAULT_NORMALISERS);
+    const normalisers = this.options.normalisers ?? DEFAULT_NORMALISERS;
+    const { matched, diff } = compareObservations(next.recorded.observation, step.observation, normalisers);
     // The recorded trajectory keeps the mark, so the stepper shows where a replay diverged. An
     // edited action was not the recorded one: its mark says so already.
     if (!matched && !flags.includes('edited')) step.flags = [...flags, 'diverged'];
-    const comparison = { index, matched, diff };
+    const comparison = { index, matched, diff, normalisers };
     this.comparisons.push(comparison);
     return { step, comparison };
   }

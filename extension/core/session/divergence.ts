@@ -74,6 +74,21 @@ export function normalise(text: string, names: readonly NormaliserName[]): strin
   return names.reduce((t, name) => NORMALISERS[name].apply(t), text);
 }
 
+/**
+ * The normalisers of `names` that changed the recorded or the replayed text, in the order they
+ * ran: what a comparison forgave in this step, as opposed to what it was ready to forgive.
+ */
+export function normalisersThatChanged(recorded: string, replayed: string, names: readonly NormaliserName[]): NormaliserName[] {
+  const changed: NormaliserName[] = [];
+  let [a, b] = [recorded, replayed];
+  for (const name of names) {
+    const [na, nb] = [NORMALISERS[name].apply(a), NORMALISERS[name].apply(b)];
+    if (na !== a || nb !== b) changed.push(name);
+    [a, b] = [na, nb];
+  }
+  return changed;
+}
+
 export function compareObservations(recorded: string, replayed: string, names: readonly NormaliserName[] = DEFAULT_NORMALISERS): Comparison {
   const a = normalise(recorded, names);
   const b = normalise(replayed, names);

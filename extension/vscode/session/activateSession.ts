@@ -16,6 +16,7 @@ import { SessionController, type RunningSession } from './sessionController';
 import type { SessionLaunch } from './sessionLaunch';
 import { SESSION_VIEW, SessionTreeProvider, type SessionNode } from './sessionTree';
 import { SessionStatusBar } from './sessionStatusBar';
+import { revealSessionOnStart } from './replayCompareView';
 import { errorText } from '../../core/errors';
 
 export interface SessionApi {
@@ -353,6 +354,7 @@ export function activateSession(
     status,
     view,
     controller.onDidChange(updateContext),
+    revealSessionOnStart(controller, view),
     vscode.workspace.registerFileSystemProvider(CONTAINER_SCHEME, files, { isCaseSensitive: true }),
     vscode.workspace.registerFileSystemProvider(NEXT_ACTION_SCHEME, nextAction, { isCaseSensitive: true }),
     ...commands.map(([id, handler]) => vscode.commands.registerCommand(id, handler as (...args: unknown[]) => unknown)),

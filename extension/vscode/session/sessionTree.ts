@@ -1,18 +1,25 @@
 import * as vscode from 'vscode';
 import { describeBreakpoint } from '../../core/session/breakpoints';
 import { Disposable } from '../dispose';
+import { stepDuration } from '../../views/replayCompare';
 import type { RunningSession, SessionController, StepEntry } from './sessionController';
 
 export const SESSION_VIEW = 'sweWorkbench.session';
+/** Opens (or moves) the one replay compare view to a step: what a replayed step's row runs (replayCompareView.ts). */
+export const COMPARE_STEP_COMMAND = 'sweWorkbench.session.compareStep';
 
 export type SessionNode = { kind: 'session' } | { kind: 'step'; index: number } | { kind: 'breakpoint'; index: number };
 
-/** A step as the Session view shows it: its tool, exit code, and whether it diverged or could not be read. */
+/** The session's row, one object, so `TreeView.reveal` finds it again. */
+export const SESSION_NODE: SessionNode = { kind: 'session' };
+
+/** A step as the Session view shows it: its tool, exit code, duration, and whether it diverged or could not be read. */
 function stepItem(entry: StepEntry): vscode.TreeItem {
   const { step, comparison } = entry;
   const item = new vscode.TreeItem(`${step.index + 1}  ${step.action.tool ?? '(unparsed)'}`);
   const marks = [
     step.formatError !== undefined ? 'format error' : `exit ${step.exitCode ?? '?'}`,
+    ...(step.executionTime !== undefined ? [stepDuration(step.executionTime)] : []),
     ...(comparison ? [comparison.matched ? 'matched' : 'diverged'] : []),
     ...(step.flags ?? []).filter((f) => f === 'lint-rejected' || f === 'edited'),
   ];
@@ -30,7 +37,10 @@ function stepItem(entry: StepEntry): vscode.TreeItem {
   if (comparison && !comparison.matched) tooltip.appendCodeblock(comparison.diff, 'diff');
   item.tooltip = tooltip;
   item.contextValue = 'sweWorkbench.sessionStep';
-  item.command = { command: 'sweWorkbench.session.revealStep', title: 'Reveal Step', arguments: [step.index] };
+  // A replayed step opens beside its recording; a step the recording does not have (a fork's own) opens as it ran.
+  item.command = comparison
+    ? { command: COMPARE_STEP_COMMAND, title: 'Compare with the Recording', arguments: [step.index] }
+    : { command: 'sweWorkbench.session.revealStep', title: 'Reveal Step', arguments: [step.index] };
   return item;
 }
 
@@ -72,7 +82,7 @@ export class SessionTreeProvider extends Disposable implements vscode.TreeDataPr
   getChildren(node?: SessionNode): SessionNode[] {
     const session = this.controller.current;
     if (!session) return [];
-    if (!node) return [{ kind: 'session' }];
+    if (!node) return [SESSION_NODE];
     if (node.kind !== 'session') return [];
     return [
       ...session.debug.breakpoints.map((_, index) => ({ kind: 'breakpoint' as const, index })),
@@ -81,6 +91,6 @@ export class SessionTreeProvider extends Disposable implements vscode.TreeDataPr
   }
 
   getParent(node: SessionNode): SessionNode | undefined {
-    return node.kind === 'session' ? undefined : { kind: 'session' };
+    return node.kind === 'session' ? undefined : SESSION_NODE;
   }
 }

@@ -41,7 +41,7 @@ import {
 } from './tableModel';
 import { errorText } from '../errorText';
 
-/** A performance mark set when the first rows are on screen; bench/ui reads it. */
+/** A performance mark set when the first rows are on screen; bench/ui reads it. @internal */
 export const FIRST_ROWS_MARK = 'sweWorkbench.rollouts.firstRows';
 const ROW_HEIGHT = 24;
 const OVERSCAN = 20;

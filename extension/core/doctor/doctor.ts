@@ -12,7 +12,7 @@ import { PolicyClient } from '../policy/policyClient';
 import { DEFAULT_BASE_IMAGE } from '../runtime/baseImage';
 import { connectDocker, describeDockerHost, type DockerConnectionOptions } from '../runtime/dockerConnection';
 
-export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skipped';
+type CheckStatus = 'ok' | 'warn' | 'fail' | 'skipped';
 
 export interface CheckResult {
   id: 'docker' | 'image' | 'code-server' | 'pyright' | 'policy' | 'disk';
@@ -27,7 +27,8 @@ export interface CheckResult {
 }
 
 /** The oldest engine API the workbench is tested against (Debian 12's docker.io 20.10). */
-export const MIN_DOCKER_API = '1.41';
+const MIN_DOCKER_API = '1.41';
+/** @internal */
 export const CODE_SERVER_VERSION = '4.139.1';
 export const DEFAULT_TOOLS_DIR = '/var/cache/swe-workbench/tools';
 const GIB = 1024 ** 3;
@@ -52,7 +53,7 @@ export interface DoctorOptions {
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-/** Compares dotted versions numerically: -1, 0 or 1. */
+/** Compares dotted versions numerically: -1, 0 or 1. @internal */
 export function compareVersions(a: string, b: string): number {
   const pa = a.split('.').map(Number);
   const pb = b.split('.').map(Number);
@@ -143,7 +144,7 @@ async function checkDocker(options: DoctorOptions, timeoutMs: number): Promise<{
   return { results: [engine, imageResult], engine: { ...(rootDir ? { rootDir } : {}) } };
 }
 
-/** code-server as setup installs it: needed by the demo and the VS Code test suites, not by VS Code users. */
+/** code-server as setup installs it: needed by the demo and the VS Code test suites, not by VS Code users. @internal */
 export function checkCodeServer(toolsDir: string): CheckResult {
   const folder = path.join(toolsDir, `code-server-${CODE_SERVER_VERSION}`);
   const launcher = path.join(toolsDir, 'code-server');
@@ -162,7 +163,7 @@ export function checkCodeServer(toolsDir: string): CheckResult {
   return { id: 'code-server', title, status: 'ok', required: false, detail: `${CODE_SERVER_VERSION} in ${folder}` };
 }
 
-/** The Pyright language server the navigation tools run inside containers. */
+/** The Pyright language server the navigation tools run inside containers. @internal */
 export function checkPyright(): CheckResult {
   const title = 'Pyright';
   const fix = 'reinstall the node modules (npm ci), or the extension';
@@ -177,7 +178,7 @@ export function checkPyright(): CheckResult {
   }
 }
 
-/** The policy server answers /v1/models and serves the model (only needed for live runs and forks continued by it). */
+/** The policy server answers /v1/models and serves the model (only needed for live runs and forks continued by it). @internal */
 export async function checkPolicy(options: Pick<DoctorOptions, 'policyUrl' | 'model' | 'apiKey' | 'signal'>, timeoutMs = 5000): Promise<CheckResult> {
   const title = 'policy server';
   if (!options.policyUrl)
@@ -223,7 +224,7 @@ export async function checkPolicy(options: Pick<DoctorOptions, 'policyUrl' | 'mo
   }
 }
 
-/** Free space where images, containers and temporary copies go. */
+/** Free space where images, containers and temporary copies go. @internal */
 export async function checkDisk(paths: readonly string[], minFreeBytes = 2 * GIB): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   const devices = new Set<number>();

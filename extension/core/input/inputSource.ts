@@ -22,7 +22,7 @@ export interface InputLimits {
 const MIB = 1 << 20;
 
 /** The defaults; `SWE_WORKBENCH_MAX_INPUT_MB` and `SWE_WORKBENCH_PIPE_TIMEOUT_S` change them. */
-export function defaultInputLimits(env: NodeJS.ProcessEnv = process.env): InputLimits {
+function defaultInputLimits(env: NodeJS.ProcessEnv = process.env): InputLimits {
   const mb = Number(env.SWE_WORKBENCH_MAX_INPUT_MB);
   const seconds = Number(env.SWE_WORKBENCH_PIPE_TIMEOUT_S);
   return {

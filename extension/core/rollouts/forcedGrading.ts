@@ -61,7 +61,7 @@ export interface ForcedGradingOptions {
   onGrade?: (grade: ForcedGrade) => void;
 }
 
-/** The command that runs an instance's tests: --test-command, its test_cmd, else pytest over the files of its test ids. */
+/** The command that runs an instance's tests: --test-command, its test_cmd, else pytest over the files of its test ids. @internal */
 export function testCommandFor(instance: TaskInstance, override?: string): string | { error: string } {
   if (override !== undefined) return override;
   const own = instance['test_cmd'] ?? instance['test_command'];
@@ -93,7 +93,7 @@ export async function gradeForcedInContainers(candidates: readonly ForcedCandida
   return summarize(grades);
 }
 
-export function summarize(grades: ForcedGrade[]): ForcedGrading {
+function summarize(grades: ForcedGrade[]): ForcedGrading {
   const count = (v: ForcedVerdict) => grades.filter((g) => g.verdict === v).length;
   const passed = count('passed');
   const failed = count('failed');

@@ -29,7 +29,7 @@ export interface LoadedCache {
   discarded?: string;
 }
 
-/** One cache file per indexed folder, named after a hash of its absolute path. */
+/** One cache file per indexed folder, named after a hash of its absolute path. @internal */
 export function cacheFile(cacheDir: string, root: string): string {
   return join(cacheDir, `rollouts-${createHash('sha1').update(root).digest('hex').slice(0, 16)}.json`);
 }

@@ -21,7 +21,7 @@ import { describeZodError } from '../../protocol/ipc';
 
 const BUGS_VIEW = 'sweWorkbench.bugs';
 
-/** What `sweWorkbench.bugs.refresh` returns, so callers in the extension host can read both views. */
+/** What `sweWorkbench.bugs.refresh` returns, so callers in the extension host can read both views. @internal */
 export interface BugsViewState {
   folders: BugFolder[];
   tree: vscode.TreeDataProvider<BugsNode>;

@@ -35,7 +35,7 @@ async function readText(file: string): Promise<string> {
   return (await readInputText(file)).text;
 }
 
-/** A section whose diff the core's strict parser reads; otherwise its error is what the view says. */
+/** A section whose diff the core's strict parser reads; otherwise its error is what the view says. @internal */
 export function patchSection(label: string, diff: string | undefined, where: string): PatchSection {
   if (diff === undefined) return { label, diff: '', problem: `${where} holds no ${label.toLowerCase()}.` };
   if (diff.trim() === '') return { label, diff, problem: `${where}: the ${label.toLowerCase()} is empty: it holds no change.` };

@@ -233,7 +233,7 @@ function testLists(tests: TestsStatus, lines: ReadonlyMap<string, number>): Rewa
  * Where each graded test first appears in the output, as a whitespace-separated token: one
  * pass over the output whatever the number of tests (a harness log can hold thousands).
  */
-export function lineIndex(output: string, tests: TestsStatus): Map<string, number> {
+function lineIndex(output: string, tests: TestsStatus): Map<string, number> {
   const wanted = new Set(TEST_LISTS.flatMap((name) => [...tests[name].success, ...tests[name].failure]));
   const found = new Map<string, number>();
   const lines = output.split('\n');

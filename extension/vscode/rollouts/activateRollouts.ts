@@ -18,7 +18,7 @@ import { ROLLOUTS_TABLE_VIEW, RolloutsTablePanel } from './rolloutsTablePanel';
 import { RolloutsSource } from './rolloutFolder';
 import { RolloutsTreeProvider, type RolloutsNode } from './rolloutsTree';
 
-export const ROLLOUTS_VIEW = 'sweWorkbench.rollouts';
+const ROLLOUTS_VIEW = 'sweWorkbench.rollouts';
 const FOLDER_SETTING = 'rollouts.folder';
 const INSTANCES_SETTING = 'rollouts.instances';
 

@@ -126,16 +126,16 @@ function mergedFlags(fromObservation: string[] | undefined, saved: unknown): str
   return all.length > 0 ? all : undefined;
 }
 
-export function flagsOf(observation: string): string[] | undefined {
+function flagsOf(observation: string): string[] | undefined {
   const head = observation.slice(0, 400);
   const flags = [...(LINT_REJECTED.test(head) ? ['lint-rejected'] : []), ...(TIMED_OUT.test(head) ? ['timeout'] : [])];
   return flags.length > 0 ? flags : undefined;
 }
 
-export type ReadText = (raw: string) => ParsedAction;
+type ReadText = (raw: string) => ParsedAction;
 
 /** Action text is an XML call when it holds one, else a command line for the recording's tools. */
-export function textReader(bundles: readonly string[] | undefined): ReadText {
+function textReader(bundles: readonly string[] | undefined): ReadText {
   const readCommand = lineCommandParser(bundles);
   return (raw) => {
     if (raw.trim() === '') return { action: { raw, tool: null, args: {} } };
@@ -233,7 +233,7 @@ function chosenRun(file: z.infer<typeof TrajFileSchema>): { run: Run; base: Arra
   return { run: file.attempts[k] ?? file.attempts[file.attempts.length - 1]!, base: ['attempts', k] };
 }
 
-export function toolBundlePath(path: string): string {
+function toolBundlePath(path: string): string {
   const at = path.lastIndexOf('tools/');
   return at === -1 ? path : path.slice(at);
 }

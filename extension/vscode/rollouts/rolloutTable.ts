@@ -1,13 +1,13 @@
 import type { Rollout } from '../../core/rollouts/record';
 import { failureLabel } from '../../core/rollouts/failureTaxonomy';
-import type { RolloutQuerySpec } from '../../core/rollouts/rolloutQuery';
+import type { RolloutSearchQuery } from '../../core/rollouts/rolloutQuery';
 import type { Recipe } from '../../core/reward/recipes';
 import type { ScoredRollout, ScoredRun } from '../../core/rollouts/recipeRun';
 import type { GroupDetails, RecipeInfo, RecipeSummary, RolloutQuery, RolloutRow, RolloutStatus } from '../../protocol/rollouts';
 
 /** The table's query in the core's terms: its sort column and direction as a sort spec. */
-export function querySpec(query: RolloutQuery, matches?: ReadonlySet<string>): RolloutQuerySpec {
-  return { filter: query.filter, ...(matches ? { matches } : {}), ...(query.sort ? { sort: `${query.sort.descending ? '-' : ''}${query.sort.column}` } : {}) };
+export function querySpec(query: RolloutQuery): RolloutSearchQuery {
+  return { filter: query.filter, search: query.search, ...(query.sort ? { sort: `${query.sort.descending ? '-' : ''}${query.sort.column}` } : {}) };
 }
 
 /** What a rollout's icon says: passed, failed by the policy, failed by the harness, or not known. */

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { loadRecipeCatalog, type Recipe } from '../core/reward/recipes';
 import { connectionOptionsFromEnv, type DockerConnectionOptions } from '../core/runtime/dockerConnection';
 import type { SandboxLimits } from '../core/runtime/sandbox';
-import { describeZodError } from '../protocol/ipc';
+import { describeZodError } from '../core/errors';
 
 export const SECTION = 'sweWorkbench';
 const API_KEY_SECRET = 'sweWorkbench.policy.apiKey';

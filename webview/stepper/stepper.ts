@@ -179,7 +179,7 @@ export class Stepper {
       await this.host.request(trajectoryShowFinalPatch, {});
       this.say('');
     } catch (error) {
-      this.say(`Final Patch: ${error instanceof Error ? error.message : String(error)}`);
+      this.say(`Final Patch: ${errorText(error)}`);
     }
   }
 

@@ -11,6 +11,7 @@ import { hostPyrightPaths } from '../aci/lspServer';
 import { PolicyClient } from '../policy/policyClient';
 import { DEFAULT_BASE_IMAGE } from '../runtime/baseImage';
 import { connectDocker, describeDockerHost, type DockerConnectionOptions } from '../runtime/dockerConnection';
+import { errorText } from '../errors';
 
 type CheckStatus = 'ok' | 'warn' | 'fail' | 'skipped';
 
@@ -51,8 +52,6 @@ export interface DoctorOptions {
   signal?: AbortSignal;
 }
 
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
-
 /** Compares dotted versions numerically: -1, 0 or 1. @internal */
 export function compareVersions(a: string, b: string): number {
   const pa = a.split('.').map(Number);
@@ -91,7 +90,7 @@ async function checkDocker(options: DoctorOptions, timeoutMs: number): Promise<{
           title: 'Docker engine',
           status: 'fail',
           required: true,
-          detail: `no engine answers at ${host}: ${message(err)}`,
+          detail: `no engine answers at ${host}: ${errorText(err)}`,
           fix: 'start one: sudo bash scripts/start-docker.sh (installs docker.io when missing), or point sweWorkbench.docker.host / --docker-host / DOCKER_HOST at a running engine',
         },
         { id: 'image', title: `image ${image}`, status: 'skipped', required: true, detail: 'needs the Docker engine' },
@@ -127,7 +126,7 @@ async function checkDocker(options: DoctorOptions, timeoutMs: number): Promise<{
       title: `image ${image}`,
       status: 'fail',
       required: true,
-      detail: missing ? 'not in the engine' : message(err),
+      detail: missing ? 'not in the engine' : errorText(err),
       fix:
         image === DEFAULT_BASE_IMAGE
           ? "swe-workbench image build (as root; builds it offline from Debian's archive with debootstrap)"
@@ -174,7 +173,7 @@ export function checkPyright(): CheckResult {
     const { version } = JSON.parse(readFileSync(path.join(pyright, 'package.json'), 'utf8')) as { version?: string };
     return { id: 'pyright', title, status: 'ok', required: true, detail: `${version ?? '?'} at ${pyright}` };
   } catch (err) {
-    return { id: 'pyright', title, status: 'fail', required: true, detail: `the pyright package cannot be found: ${message(err)}`, fix };
+    return { id: 'pyright', title, status: 'fail', required: true, detail: `the pyright package cannot be found: ${errorText(err)}`, fix };
   }
 }
 
@@ -209,7 +208,7 @@ export async function checkPolicy(options: Pick<DoctorOptions, 'policyUrl' | 'mo
       detail: `${options.policyUrl} serves ${client.model}${client.maxModelLen ? ` (context ${client.maxModelLen} tokens)` : ''}`,
     };
   } catch (err) {
-    const text = message(err);
+    const text = errorText(err);
     const wrongModel = /does not serve model|several models|serves no model/.test(text);
     return {
       id: 'policy',
@@ -254,7 +253,7 @@ export async function checkDisk(paths: readonly string[], minFreeBytes = 2 * GIB
         results.push({ id: 'disk', title, status: 'warn', required: true, detail: `${shown}; task images need several GiB`, fix: `free space on ${p}` });
       else results.push({ id: 'disk', title, status: 'ok', required: true, detail: shown });
     } catch (err) {
-      results.push({ id: 'disk', title, status: 'warn', required: false, detail: `cannot read: ${message(err)}` });
+      results.push({ id: 'disk', title, status: 'warn', required: false, detail: `cannot read: ${errorText(err)}` });
     }
   }
   return results;

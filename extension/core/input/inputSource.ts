@@ -8,7 +8,7 @@ import { open, stat, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Decompress as ZstdDecompress } from 'fzstd';
-import { InputError, throwIfAborted } from '../errors';
+import { errorText, InputError, throwIfAborted } from '../errors';
 
 export interface InputLimits {
   /** Largest document (a whole JSON file, one JSONL line, a test log) read into memory, in bytes, after decompression. */
@@ -147,7 +147,7 @@ function startsWith(buf: Buffer, magic: number[]): boolean {
 
 function compressedDataError(file: string, compression: 'gzip' | 'zstd', err: unknown): InputError {
   if (err instanceof InputError) return err;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorText(err);
   return /unexpected (end|EOF)|truncat/i.test(message)
     ? new InputError(file, undefined, `${compression} data ends early: the file looks truncated`)
     : new InputError(file, undefined, `not valid ${compression} data: ${message}`);

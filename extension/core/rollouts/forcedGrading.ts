@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { CancelledError, throwIfAborted } from '../errors';
+import { CancelledError, errorText, throwIfAborted } from '../errors';
 import { parseUnifiedDiff, touchedPaths } from '../diff/unifiedDiff';
 import { gradeOutput } from '../reward/evaluate';
 import type { ListOutcome } from '../reward/grading';
@@ -134,14 +134,14 @@ async function gradeCandidate(c: ForcedCandidate, options: ForcedGradingOptions)
   } catch (err) {
     if (err instanceof CancelledError) throw err;
     throwIfAborted(options.signal);
-    return grade('infrastructure-error', `the container did not start: ${(err as Error).message}`);
+    return grade('infrastructure-error', `the container did not start: ${errorText(err)}`);
   }
   try {
     return await inSandbox(sandbox, c.patch, instance, command, options, grade);
   } catch (err) {
     if (err instanceof CancelledError) throw err;
     throwIfAborted(options.signal);
-    return grade('infrastructure-error', (err as Error).message);
+    return grade('infrastructure-error', errorText(err));
   } finally {
     await sandbox.dispose();
   }

@@ -1,5 +1,6 @@
 import { extractXmlFunctionCalls } from '../parsing/xmlFunctionCall';
 import type { Action } from './model';
+import { errorText } from '../errors';
 
 /** An action together with why it could not be read, when it could not. */
 export interface ParsedAction {
@@ -20,7 +21,7 @@ export function parseToolArguments(text: string): { args: Record<string, unknown
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return { error: `arguments are not valid JSON (${(err as Error).message})` };
+    return { error: `arguments are not valid JSON (${errorText(err)})` };
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { error: 'arguments are not a JSON object' };
   return { args: value as Record<string, unknown> };

@@ -17,7 +17,7 @@ import type { BugFolder } from './bugFolders';
 import { BugsTreeProvider, type BugsNode } from './bugsTree';
 import { CheckResults, describeCheck } from './checkResults';
 import { showBugFileError } from './inputErrorLocation';
-import { describeZodError } from '../../protocol/ipc';
+import { describeZodError } from '../../core/errors';
 
 const BUGS_VIEW = 'sweWorkbench.bugs';
 

@@ -63,7 +63,7 @@ export function activateRollouts(
       return await source.open(folder);
     } catch (error) {
       log.error(`cannot index ${folder}`, error);
-      void vscode.window.showErrorMessage(`SWE Workbench: ${error instanceof InputError ? error.message : `cannot index ${folder}: ${String(error)}`}`);
+      void vscode.window.showErrorMessage(`SWE Workbench: ${error instanceof InputError ? error.message : `cannot index ${folder}: ${errorText(error)}`}`);
       return undefined;
     }
   };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Step, StepState, ToolCallResult, Trajectory } from '../model';
-import { InputError, jsonPath } from '../../errors';
+import { errorText, InputError, jsonPath } from '../../errors';
 import { argumentsText, parseXmlFunctionCall, toolCallAction, type ParsedAction } from '../actionText';
 import { ChatContentSchema, ToolCallSchema, chatSteps, contentText, preambleOf, type ChatMessage } from '../chatSteps';
 import { defined, sourceRef, type ImportContext } from '../importContext';
@@ -91,7 +91,7 @@ function replayConfigOf(run: Run, ctx: ImportContext, path: ReadonlyArray<string
     try {
       value = JSON.parse(value);
     } catch (err) {
-      throw new InputError(ctx.file, jsonPath([...ctx.base, ...path]), `expected a JSON string, but it does not parse (${(err as Error).message})`);
+      throw new InputError(ctx.file, jsonPath([...ctx.base, ...path]), `expected a JSON string, but it does not parse (${errorText(err)})`);
     }
   }
   return parseInput(ReplayConfigSchema, value, ctx.file, [...ctx.base, ...path]);

@@ -9,7 +9,7 @@ import { recordOf } from '../trajectory/trajectoryDocument';
 import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
 import { showView, webviewOptions } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
-import { compareContent, type LoadedRun } from './compareView';
+import { compareContent, type LoadedRun } from '../../views/compareView';
 
 const COMPARE_VIEW = 'sweWorkbench.compare';
 const COMPARE_COMMAND = 'sweWorkbench.compare.open';

@@ -31,7 +31,7 @@ import { exportSft, parsePresets } from '../../core/rollouts/curation';
 import { Disposable } from '../dispose';
 import { showView, webviewOptions } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
-import { groupDetails, querySpec, recipeInfo, recipeSummary, toRolloutRow } from './rolloutTable';
+import { groupDetails, querySpec, recipeInfo, recipeSummary, toRolloutRow } from '../../views/rolloutTable';
 import type { RolloutsSource } from './rolloutFolder';
 
 export const ROLLOUTS_TABLE_VIEW = 'sweWorkbench.rolloutsTable';

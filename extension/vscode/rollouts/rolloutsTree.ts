@@ -6,7 +6,7 @@ import type { RolloutIndex } from '../../core/rollouts/rolloutIndex';
 import { Disposable } from '../dispose';
 import type { RolloutStatus } from '../../protocol/rollouts';
 import { failureLabel } from '../../core/rollouts/failureTaxonomy';
-import { rolloutStatus } from './rolloutTable';
+import { rolloutStatus } from '../../views/rolloutTable';
 import type { RolloutsSource } from './rolloutFolder';
 
 export type RolloutsNode =

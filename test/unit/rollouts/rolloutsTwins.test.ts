@@ -4,7 +4,7 @@ import { command } from '../../../extension/cli/rollouts';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
 import { findRollouts, runStatistics } from '../../../extension/core/rollouts/rolloutQuery';
 import type { RolloutQuery } from '../../../extension/protocol/rollouts';
-import { querySpec } from '../../../extension/vscode/rollouts/rolloutTable';
+import { querySpec } from '../../../extension/views/rolloutTable';
 import { runCli } from '../../helpers/cliRunner';
 import { suiteRolloutFolder } from '../../fixtures/rollouts/trainingRun';
 import { thirdPartyFiles } from '../../helpers/trajectoryFiles';

@@ -8,7 +8,7 @@ import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
 import { RowRangeSchema } from '../../../extension/protocol/rollouts';
 import { findRollouts, queryRollouts as coreQuery, runStatistics } from '../../../extension/core/rollouts/rolloutQuery';
 import type { RolloutQuery } from '../../../extension/protocol/rollouts';
-import { querySpec, toRolloutRow } from '../../../extension/vscode/rollouts/rolloutTable';
+import { querySpec, toRolloutRow } from '../../../extension/views/rolloutTable';
 
 // The table's path: its query in the core's terms, then the core's pipeline and statistics.
 const queryRollouts = (rollouts: readonly Rollout[], query: RolloutQuery) => coreQuery(rollouts, querySpec(query));

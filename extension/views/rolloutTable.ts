@@ -1,9 +1,9 @@
-import type { Rollout } from '../../core/rollouts/record';
-import { failureLabel } from '../../core/rollouts/failureTaxonomy';
-import type { RolloutSearchQuery } from '../../core/rollouts/rolloutQuery';
-import type { Recipe } from '../../core/reward/recipes';
-import type { ScoredRollout, ScoredRun } from '../../core/rollouts/recipeRun';
-import type { GroupDetails, RecipeInfo, RecipeSummary, RolloutQuery, RolloutRow, RolloutStatus } from '../../protocol/rollouts';
+import type { Rollout } from '../core/rollouts/record';
+import { failureLabel } from '../core/rollouts/failureTaxonomy';
+import type { RolloutSearchQuery } from '../core/rollouts/rolloutQuery';
+import type { Recipe } from '../core/reward/recipes';
+import type { ScoredRollout, ScoredRun } from '../core/rollouts/recipeRun';
+import type { GroupDetails, RecipeInfo, RecipeSummary, RolloutQuery, RolloutRow, RolloutStatus } from '../protocol/rollouts';
 
 /** The table's query in the core's terms: its sort column and direction as a sort spec. */
 export function querySpec(query: RolloutQuery): RolloutSearchQuery {

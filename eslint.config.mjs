@@ -44,7 +44,7 @@ const coreRules = Object.entries(CORE).map(([folder, allowed]) =>
         .filter((other) => other !== folder && !allowed.includes(other))
         .map((other) =>
           upward(
-            [`../${other}/*`, `../../${other}/*`],
+            [`../${other}`, `../${other}/*`, `../../${other}`, `../../${other}/*`],
             `core/${folder} may import only ${allowed.length ? allowed.map((a) => `core/${a}`).join(', ') : 'the root files of core'} (see ARCHITECTURE.md)`,
           ),
         ),

@@ -44,7 +44,7 @@ const coreRules = Object.entries(CORE).map(([folder, allowed]) =>
         .filter((other) => other !== folder && !allowed.includes(other))
         .map((other) =>
           upward(
-            [`../${other}/*`, `../../${other}/*`],
+            [`../${other}`, `../${other}/*`, `../../${other}`, `../../${other}/*`],
             `core/${folder} may import only ${allowed.length ? allowed.map((a) => `core/${a}`).join(', ') : 'the root files of core'} (see ARCHITECTURE.md)`,
           ),
         ),
@@ -68,7 +68,9 @@ export default tseslint.config(
   ...coreRules,
   restrict(['extension/protocol/**/*.ts'], {
     paths: [vscodeApi, ...nodeBuiltins.map((name) => ({ name, message: 'the protocol is shared with the webviews: no Node' }))],
-    patterns: [upward(['../*', '../**'], 'extension/protocol depends on nothing but zod')],
+    patterns: [
+      upward(['../*', '!../core', '../core/*', '!../core/errors'], "extension/protocol depends on nothing but zod and the core's dependency-free errors.ts"),
+    ],
   }),
   restrict(['extension/views/**/*.ts'], {
     paths: [vscodeApi, ...nodeBuiltins.map((name) => ({ name, message: 'presenters are pure: no Node, so they run anywhere' }))],

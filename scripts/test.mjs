@@ -24,7 +24,7 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
-// The checks before any suite (npm run check: each layer's type check, ESLint's layer rules,
+// The checks before any suite (npm run check: each layer's type check, ESLint's layer rules, knip,
 // formatting), here rather than in a pretest script so that they too run on the supported Node.
 const check = spawnSync('npm', ['run', 'check', '--silent'], { stdio: 'inherit' });
 if (check.status !== 0) {

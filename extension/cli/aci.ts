@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { AciSession } from '../core/aci/aciSession';
 import { pyrightMounts } from '../core/aci/lspServer';
 import { LSP_BUNDLE } from '../core/aci/lspTools';
-import { CancelledError } from '../core/errors';
+import { CancelledError, errorText } from '../core/errors';
 import { SWE_AGENT_VERSIONS, parseSweAgentVersion } from '../core/aci/sweAgentVersion';
 import { DockerSandbox } from '../core/runtime/dockerSandbox';
 import { bundleList, toolSetOption } from './bundleOption';
@@ -39,7 +39,7 @@ export function parseInputLine(text: string): InputLine | { error: string } {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return { error: `not JSON: ${(err as Error).message}` };
+    return { error: `not JSON: ${errorText(err)}` };
   }
   const parsed = InputLineSchema.safeParse(value);
   if (parsed.success) return parsed.data;

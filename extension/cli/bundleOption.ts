@@ -1,6 +1,7 @@
 import { toolSetFor } from '../core/aci/standardTools';
 import type { ToolSet } from '../core/aci/toolRegistry';
 import { CliError } from './command';
+import { errorText } from '../core/errors';
 
 /** The bundles of a `--bundles a,b` option; undefined when it was not given or names none. */
 export function bundleList(value: string | undefined): string[] | undefined {
@@ -16,6 +17,6 @@ export function toolSetOption(bundles: readonly string[] | undefined, from = '--
   try {
     return toolSetFor(bundles);
   } catch (err) {
-    throw new CliError(`${from}: ${(err as Error).message}`);
+    throw new CliError(`${from}: ${errorText(err)}`);
   }
 }

@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { errorText } from '../core/errors';
 
 export interface CommandContext {
   signal: AbortSignal;
@@ -27,6 +28,6 @@ export function parseCommandArgs<T extends ParseArgsConfig['options']>(argv: str
   try {
     return parseArgs({ args: argv, options, allowPositionals, strict: true });
   } catch (err) {
-    throw new CliError((err as Error).message);
+    throw new CliError(errorText(err));
   }
 }

@@ -62,7 +62,7 @@ async function main(argv: string[]): Promise<number> {
 
 /** A bug's stack is for the developer (SWE_WORKBENCH_DEBUG); the user gets one line. */
 function report(err: unknown): number {
-  const message = err instanceof CliError || err instanceof Error ? err.message : String(err);
+  const message = errorText(err);
   const overflow = err instanceof RangeError && /call stack|string length|array length/i.test(message);
   stderr.stream.write(`swe-workbench: ${overflow ? `input too large or too deeply nested to process (${message})` : message}\n`);
   if (process.env.SWE_WORKBENCH_DEBUG && err instanceof Error && err.stack) stderr.stream.write(err.stack + '\n');

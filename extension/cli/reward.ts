@@ -167,21 +167,9 @@ async function testOutputView(
   const instance = await readTaskInstance(instanceFile, instanceId);
   const text = await readText(file);
   const outcome = gradeOutput(instance, text, format);
-  const scored = recipe ? recipeReward(recipe, evidenceFromGrading(outcome, instance, run)) : undefined;
-  const reward = scored?.reward ?? resolveReward(outcome);
-  if (scored)
-    return outcome.kind === 'infra-failure'
-      ? { kind: 'infra-failure', instanceId: instance.instance_id, reason: outcome.reason, ...scored }
-      : {
-          kind: 'grading',
-          instanceId: instance.instance_id,
-          testsFound: outcome.statuses.size,
-          resolution: outcome.resolution,
-          resolved: outcome.resolved,
-          tests_status: outcome.tests,
-          ...scored,
-        };
-  if (outcome.kind === 'infra-failure') return { kind: 'infra-failure', instanceId: instance.instance_id, reason: outcome.reason, reward };
+  // A recipe's score (reward and its terms), else the plain resolved reward.
+  const scored = recipe ? recipeReward(recipe, evidenceFromGrading(outcome, instance, run)) : { reward: resolveReward(outcome) };
+  if (outcome.kind === 'infra-failure') return { kind: 'infra-failure', instanceId: instance.instance_id, reason: outcome.reason, ...scored };
   return {
     kind: 'grading',
     instanceId: instance.instance_id,
@@ -189,7 +177,7 @@ async function testOutputView(
     resolution: outcome.resolution,
     resolved: outcome.resolved,
     tests_status: outcome.tests,
-    reward,
+    ...scored,
   };
 }
 

@@ -4,7 +4,7 @@ import type { IndexError, Rollout } from '../core/rollouts/record';
 import { ROLLOUT_FIELDS } from '../core/rollouts/rolloutFields';
 import type { RolloutGroup } from '../core/rollouts/rolloutGroups';
 import { indexRollouts, nothingRead } from '../core/rollouts/rolloutIndex';
-import { queryRollouts, runStatistics, type RunStatistics } from '../core/rollouts/rolloutQuery';
+import { findRollouts, runStatistics, type RunStatistics } from '../core/rollouts/rolloutQuery';
 import { goldPatches, patchExtras, scoreRun, type ScoredRollout, type ScoredRun } from '../core/rollouts/recipeRun';
 import { ESTIMATORS, type Estimator } from '../core/reward/advantages';
 import { readRunBugChecks } from '../core/reward/bugConsistency';
@@ -14,7 +14,6 @@ import { forcedCandidates, gradeForced, writeForcedPredictions } from '../core/r
 import { FORCED_GRADE_LABEL, gradeForcedInContainers, type ForcedGrade, type ForcedGrading, type ForcedVerdict } from '../core/rollouts/forcedGrading';
 import { readTaskInstances } from '../core/reward/instance';
 import { parseFilter } from '../core/rollouts/rolloutFilter';
-import { searchRollouts, type SearchHit } from '../core/rollouts/rolloutSearch';
 import { CliError, parseCommandArgs, type Command } from './command';
 import { positiveInt, sandboxMaker } from './sandboxFlags';
 
@@ -121,16 +120,8 @@ export const command: Command = {
     if (values.filter !== undefined) await asCliError(async () => parseFilter(values.filter!));
     // A missing or unreadable folder is an input error (exit 1), as in inspect.
     const index = await indexRollouts(positionals[0]!, { signal: ctx.signal, ...(values.cache ? { cacheDir: values.cache } : {}) });
-    // The filter is checked before the (slow) search reads any file.
-    const filtered = await asCliError(async () => queryRollouts(index.rollouts, { filter: values.filter ?? '' }));
-    const hits: SearchHit[] | undefined =
-      values.search === undefined ? undefined : await searchRollouts(index.root, filtered, values.search, { signal: ctx.signal });
-    const rollouts = await asCliError(async () =>
-      queryRollouts(index.rollouts, {
-        filter: values.filter ?? '',
-        ...(hits ? { matches: new Set(hits.map((h) => h.rollout)) } : {}),
-        ...(values.sort ? { sort: values.sort } : {}),
-      }),
+    const { rows: rollouts, hits } = await asCliError(() =>
+      findRollouts(index, { filter: values.filter ?? '', search: values.search ?? '', ...(values.sort ? { sort: values.sort } : {}) }, { signal: ctx.signal }),
     );
     const { groups, statistics } = runStatistics(rollouts);
     const grading = ['grade', 'image', 'repo', 'workdir', 'parallel', 'test-command', 'test-timeout'].filter(

@@ -49,3 +49,20 @@ export function classifyError(error: unknown): ClassifiedError {
   if (error instanceof CancelledError) return { code: 'cancelled', message: error.message };
   return { code: 'internal', message: errorText(error) };
 }
+
+/**
+ * Describes a zod failure, every issue by its path: `params.start: expected number; params.end: ...`.
+ * `where` is the name the path hangs from (`params`, `$`), or a function naming a dotted path
+ * ('' for the value itself) the way the caller's reader would.
+ */
+export function describeZodError(
+  where: string | ((path: string) => string),
+  error: { readonly issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }> },
+): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.map(String).join('.');
+      return `${typeof where === 'string' ? [where, path].filter((p) => p !== '').join('.') : where(path)}: ${issue.message}`;
+    })
+    .join('; ');
+}

@@ -12,7 +12,7 @@ import { RUN_FACTS_SHAPE } from './stepper';
 
 const Count = z.int().check(z.nonnegative());
 
-export const CompareRunSchema = z.object({
+const CompareRunSchema = z.object({
   /** The file's name (with `#N` for a record of a JSONL file). */
   label: z.string(),
   /** The file's path, shown on hover. */
@@ -27,23 +27,24 @@ export const CompareRunSchema = z.object({
 });
 export type CompareRun = z.infer<typeof CompareRunSchema>;
 
-export const CompareCellSchema = z.object({
+const CompareCellSchema = z.object({
   index: Count,
   kind: z.string(),
   label: z.string(),
   fullLabel: z.string(),
   error: z.boolean(),
 });
-export type CompareCell = z.infer<typeof CompareCellSchema>;
+type CompareCell = z.infer<typeof CompareCellSchema>;
 
-export const CompareRowSchema = z.object({
+const CompareRowSchema = z.object({
   /** One cell per run; null where that run took no step here. */
   cells: z.array(z.nullable(CompareCellSchema)),
   /** Every run took the same (normalised) action here. */
   same: z.boolean(),
 });
-export type CompareRow = z.infer<typeof CompareRowSchema>;
+type CompareRow = z.infer<typeof CompareRowSchema>;
 
+/** @internal */
 export const CompareContentSchema = z.object({
   title: z.string(),
   runs: z.array(CompareRunSchema),

@@ -1,5 +1,7 @@
 // zod/mini: the same schemas at a fraction of the size in every webview bundle.
 import * as z from 'zod/mini';
+// The one zod-issue wording, from the core's dependency-free root file; the webviews get it from here.
+export { describeZodError } from '../core/errors';
 
 /**
  * The envelope every webview speaks: requests (webview -> host) answered by exactly one
@@ -71,12 +73,4 @@ export class ProtocolFailure extends Error {
   ) {
     super(message);
   }
-}
-
-/** Describes a zod failure by the path of each issue, e.g. `params.start: expected number`. */
-export function describeZodError(
-  prefix: string,
-  error: { readonly issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }> },
-): string {
-  return error.issues.map((issue) => `${[prefix, ...issue.path.map(String)].join('.')}: ${issue.message}`).join('; ');
 }

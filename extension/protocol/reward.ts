@@ -7,9 +7,9 @@ import { requestType } from './ipc';
  * webview draws it and asks the host to open the test output at a test's line.
  */
 
-export const RewardTermSchema = z.object({ name: z.string(), value: z.number(), rule: z.string() });
+const RewardTermSchema = z.object({ name: z.string(), value: z.number(), rule: z.string() });
 
-export const GradedTestSchema = z.object({
+const GradedTestSchema = z.object({
   id: z.string(),
   passed: z.boolean(),
   /** 1-based line of the test in the test output; null when the output does not name it. */
@@ -17,14 +17,14 @@ export const GradedTestSchema = z.object({
 });
 export type GradedTest = z.infer<typeof GradedTestSchema>;
 
-export const TestListSchema = z.object({ name: z.string(), tests: z.array(GradedTestSchema) });
+const TestListSchema = z.object({ name: z.string(), tests: z.array(GradedTestSchema) });
 
 /**
  * What is graded, by named field: a test output with the instance or report.json naming its
  * tests, a report alone (an instance's, or a run's with `instanceId`), or a rollout's
  * trajectory (a JSONL `record`, 0-based) with whatever evaluation of it exists.
  */
-export const RewardSourcesSchema = z.object({
+const RewardSourcesSchema = z.object({
   testOutput: z.optional(z.string()),
   instance: z.optional(z.string()),
   instanceId: z.optional(z.string()),
@@ -37,7 +37,7 @@ export const RewardSourcesSchema = z.object({
 });
 export type RewardSources = z.infer<typeof RewardSourcesSchema>;
 
-export const RewardBreakdownSchema = z.object({
+const RewardBreakdownSchema = z.object({
   title: z.string(),
   /** The files graded, shown under the title. */
   origin: z.string(),

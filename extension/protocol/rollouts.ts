@@ -12,18 +12,18 @@ import { notificationType, requestType } from './ipc';
 export const MAX_ROW_RANGE = 500;
 
 export const ROLLOUT_COLUMNS = ['instance', 'attempt', 'format', 'steps', 'exit', 'resolved', 'reward', 'failure', 'tokens', 'cost', 'duration'] as const;
-export const RolloutColumnSchema = z.enum(ROLLOUT_COLUMNS);
+const RolloutColumnSchema = z.enum(ROLLOUT_COLUMNS);
 export type RolloutColumn = z.infer<typeof RolloutColumnSchema>;
 
 /** The advantage estimators of core/reward/advantages.ts. */
 export const ESTIMATOR_NAMES = ['grpo', 'drgrpo', 'rloo'] as const;
-export const EstimatorSchema = z.enum(ESTIMATOR_NAMES);
+const EstimatorSchema = z.enum(ESTIMATOR_NAMES);
 
 /** A reward recipe picked in the table, with the estimator of its group advantages. */
-export const RecipeChoiceSchema = z.object({ name: z.string().check(z.minLength(1), z.maxLength(200)), estimator: EstimatorSchema });
+const RecipeChoiceSchema = z.object({ name: z.string().check(z.minLength(1), z.maxLength(200)), estimator: EstimatorSchema });
 export type RecipeChoice = z.infer<typeof RecipeChoiceSchema>;
 
-export const RecipeInfoSchema = z.object({
+const RecipeInfoSchema = z.object({
   name: z.string(),
   version: z.string(),
   shape: z.string(),
@@ -34,16 +34,16 @@ export const RecipeInfoSchema = z.object({
 });
 export type RecipeInfo = z.infer<typeof RecipeInfoSchema>;
 
-export const RecipeCatalogSchema = z.object({
+const RecipeCatalogSchema = z.object({
   recipes: z.array(RecipeInfoSchema),
   /** The user's recipe file (sweWorkbench.rewards.recipeFile); null when none is set. */
   file: z.nullable(z.string()),
   /** Why the user's recipes could not be read; null when they were (or none is set). */
   problem: z.nullable(z.string()),
 });
-export type RecipeCatalog = z.infer<typeof RecipeCatalogSchema>;
+type RecipeCatalog = z.infer<typeof RecipeCatalogSchema>;
 
-export const RolloutQuerySchema = z.object({
+const RolloutQuerySchema = z.object({
   sort: z.nullable(z.object({ column: RolloutColumnSchema, descending: z.boolean() })),
   /** The recipe that scores the rows; absent or null for none. */
   recipe: z.optional(z.nullable(RecipeChoiceSchema)),
@@ -54,10 +54,10 @@ export const RolloutQuerySchema = z.object({
 });
 export type RolloutQuery = z.infer<typeof RolloutQuerySchema>;
 
-export const ROLLOUT_STATUSES = ['resolved', 'failed', 'infra', 'unknown'] as const;
+const ROLLOUT_STATUSES = ['resolved', 'failed', 'infra', 'unknown'] as const;
 export type RolloutStatus = (typeof ROLLOUT_STATUSES)[number];
 
-export const RolloutRowSchema = z.object({
+const RolloutRowSchema = z.object({
   id: z.string(),
   instance: z.string(),
   attempt: z.int(),
@@ -92,7 +92,7 @@ export type RolloutRow = z.infer<typeof RolloutRowSchema>;
 
 const Count = z.int().check(z.nonnegative());
 
-export const GroupStatisticsSchema = z.object({
+const GroupStatisticsSchema = z.object({
   rollouts: Count,
   instances: Count,
   evaluated: Count,
@@ -103,10 +103,10 @@ export const GroupStatisticsSchema = z.object({
   passAtK: z.array(z.object({ k: z.int().check(z.positive()), value: z.number(), instances: z.int().check(z.positive()) })),
   mixed: Count,
 });
-export type GroupStatistics = z.infer<typeof GroupStatisticsSchema>;
+type GroupStatistics = z.infer<typeof GroupStatisticsSchema>;
 
 /** A recipe's totals over the whole run (a GRPO group is every rollout of an instance, whatever the filter). */
-export const RecipeSummarySchema = z.object({
+const RecipeSummarySchema = z.object({
   name: z.string(),
   version: z.string(),
   source: z.string(),
@@ -121,7 +121,7 @@ export const RecipeSummarySchema = z.object({
 
 export type RecipeSummary = z.infer<typeof RecipeSummarySchema>;
 
-export const QueryResultSchema = z.object({
+const QueryResultSchema = z.object({
   /** Rollouts that match the query. */
   total: Count,
   recipe: z.optional(RecipeSummarySchema),
@@ -133,12 +133,13 @@ export const QueryResultSchema = z.object({
 });
 export type QueryResult = z.infer<typeof QueryResultSchema>;
 
+/** @internal */
 export const RowRangeSchema = z.object({ query: RolloutQuerySchema, start: Count, end: Count }).check(
   z.refine((r) => r.end >= r.start, { message: 'end must not be before start' }),
   z.refine((r) => r.end - r.start <= MAX_ROW_RANGE, { message: `a range holds at most ${MAX_ROW_RANGE} rows` }),
 );
 
-export const TableHeaderSchema = z.object({
+const TableHeaderSchema = z.object({
   /** The indexed folder; null before one is opened. */
   folder: z.nullable(z.string()),
   indexErrors: Count,
@@ -160,10 +161,10 @@ export const rolloutsCompareGroup = requestType('rollouts/compareGroup', Rollout
 /** Where a rollout is in a query's rows, so a restored selection can be scrolled to. */
 export const rolloutsLocate = requestType('rollouts/locate', z.object({ query: RolloutQuerySchema, id: z.string() }), z.object({ index: z.nullable(Count) }));
 
-export const RewardTermSchema = z.object({ name: z.string(), value: z.number(), rule: z.string() });
+const RewardTermSchema = z.object({ name: z.string(), value: z.number(), rule: z.string() });
 
 /** A GRPO group under a recipe: its statistics, and each rollout's advantage and why. */
-export const GroupDetailsSchema = z.object({
+const GroupDetailsSchema = z.object({
   instance: z.string(),
   formula: z.string(),
   included: Count,
@@ -198,7 +199,7 @@ export const ExportRequestSchema = z.object({
   /** Absolute, or relative to the first workspace folder. */
   file: z.string().check(z.minLength(1), z.maxLength(4096)),
 });
-export const ExportResultSchema = z.object({
+const ExportResultSchema = z.object({
   file: z.string(),
   selected: Count,
   written: Count,

@@ -30,7 +30,7 @@ export const RUN_FACTS_SHAPE = {
   duration: z.optional(z.number()),
 };
 
-export const TrajectoryHeaderSchema = z.object({
+const TrajectoryHeaderSchema = z.object({
   fileName: z.string(),
   format: z.string(),
   stepCount: StepIndex,

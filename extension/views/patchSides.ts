@@ -1,4 +1,6 @@
-import type { FilePatch, Hunk } from '../core/diff/unifiedDiff';
+import { parseUnifiedDiff, type FilePatch, type Hunk } from '../core/diff/unifiedDiff';
+import { errorText } from '../core/errors';
+import type { PatchSection } from '../protocol/patch';
 
 export interface PatchSides {
   before: string;
@@ -40,4 +42,17 @@ export function applyHunks(text: string, patch: FilePatch): string | undefined {
     offset += added.length - old.length;
   }
   return lines.join('\n');
+}
+
+/** A section whose diff the core's strict parser reads; otherwise its error is what the view says. */
+export function patchSection(label: string, diff: string | undefined, where: string): PatchSection {
+  if (diff === undefined) return { label, diff: '', problem: `${where} holds no ${label.toLowerCase()}.` };
+  if (diff.trim() === '') return { label, diff, problem: `${where}: the ${label.toLowerCase()} is empty: it holds no change.` };
+  try {
+    if (parseUnifiedDiff(diff, where).length === 0)
+      return { label, diff, problem: `${where}: not a unified diff: no file header ('diff --git' or '--- a/…' / '+++ b/…') was found.` };
+    return { label, diff, problem: null };
+  } catch (error) {
+    return { label, diff, problem: errorText(error) };
+  }
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { loadRecipeCatalog, type Recipe } from '../core/reward/recipes';
 import { connectionOptionsFromEnv, type DockerConnectionOptions } from '../core/runtime/dockerConnection';
 import type { SandboxLimits } from '../core/runtime/sandbox';
-import { describeZodError } from '../protocol/ipc';
+import { describeZodError } from '../core/errors';
 
 export const SECTION = 'sweWorkbench';
 const API_KEY_SECRET = 'sweWorkbench.policy.apiKey';
@@ -75,7 +75,7 @@ export function configuredPath(setting: string): string | undefined {
   return base ? path.resolve(base, raw) : path.resolve(raw);
 }
 
-export const RECIPE_FILE_SETTING = 'rewards.recipeFile';
+const RECIPE_FILE_SETTING = 'rewards.recipeFile';
 
 /** The reward recipes the views offer: the built-in ones and those of `sweWorkbench.rewards.recipeFile`. */
 export async function recipeCatalog(): Promise<{ recipes: Recipe[]; file: string | null; problem: string | null }> {

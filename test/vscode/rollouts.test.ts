@@ -231,11 +231,11 @@ describe('the Rollouts view in the extension host', () => {
     assert.deepEqual(located.ok && located.result, { index: 0 }, 'its 12 steps are the most of W101');
   });
 
-  it('names a rollout nothing evaluated "not evaluated", not "unknown"', async () => {
+  it('names a rollout nothing graded "not graded" as the table does, not "unknown"', async () => {
     const basic = await group('basic');
     assert.deepEqual(
       basic.children.map((c) => c.label),
-      ['#0 not evaluated'],
+      ['#0 not graded'],
     );
     assert.equal(iconOf(basic.children[0]!), 'question');
   });

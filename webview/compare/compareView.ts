@@ -4,6 +4,7 @@ import { formatCost, formatCount, formatSeconds, formatTokens, UNKNOWN } from '.
 import type { Host } from '../host';
 import { renderPatch } from '../patch/patchHtml';
 import { kindIcon } from '../stepper/toolIcons';
+import { errorText } from '../errorText';
 
 /** One fact per run, for the outcomes table: its label and how each run reads. */
 const OUTCOME_ROWS: ReadonlyArray<[string, string, (r: CompareRun) => string]> = [
@@ -149,7 +150,7 @@ export class CompareView {
       await this.host.request(compareOpenStep, { run, index });
       this.status.textContent = '';
     } catch (error) {
-      this.status.textContent = `Cannot open the step: ${error instanceof Error ? error.message : String(error)}`;
+      this.status.textContent = `Cannot open the step: ${errorText(error)}`;
     }
   }
 }

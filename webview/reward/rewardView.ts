@@ -2,6 +2,7 @@ import type { Host } from '../host';
 import { codicon, el } from '../dom';
 import { rewardLoad, rewardOpenOutput, rewardSetRecipe, type GradedTest, type RewardBreakdown } from '../../extension/protocol/reward';
 import { formatValue, rewardChart } from './rewardChart';
+import { errorText } from '../errorText';
 
 /** The reward breakdown: verdict, terms as a table and a chart, and the graded test lists. */
 export class RewardView {
@@ -45,7 +46,7 @@ export class RewardView {
         (next) => this.show(next),
         (error: unknown) => {
           this.root.setAttribute('aria-busy', 'false');
-          select.after(el('span', { className: 'note', text: `Cannot score with ${select.value}: ${error instanceof Error ? error.message : String(error)}` }));
+          select.after(el('span', { className: 'note', text: `Cannot score with ${select.value}: ${errorText(error)}` }));
         },
       );
     });

@@ -41,7 +41,7 @@ import {
 } from './tableModel';
 import { errorText } from '../errorText';
 
-/** A performance mark set when the first rows are on screen; bench/ui reads it. */
+/** A performance mark set when the first rows are on screen; bench/ui reads it. @internal */
 export const FIRST_ROWS_MARK = 'sweWorkbench.rollouts.firstRows';
 const ROW_HEIGHT = 24;
 const OVERSCAN = 20;
@@ -253,7 +253,7 @@ export class RolloutsTable {
         this.exportStatus.textContent = `Wrote ${r.written} of ${r.selected} rollouts to ${r.file}${skipped ? `; left out: ${skipped}` : ''}${r.gitHistory ? `; ${r.gitHistory} read git history (flagged)` : ''}.`;
       }
     } catch (error) {
-      this.exportStatus.textContent = `Export failed: ${error instanceof Error ? error.message : String(error)}`;
+      this.exportStatus.textContent = `Export failed: ${errorText(error)}`;
     } finally {
       this.exportStart.disabled = false;
       this.exportCancel.hidden = true;
@@ -593,10 +593,7 @@ export class RolloutsTable {
     try {
       details = await this.host.request(rolloutsGroup, { recipe, instance: row.instance });
     } catch (error) {
-      if (this.groupKey === key)
-        this.groupSection.replaceChildren(
-          el('p', { className: 'error', text: `Cannot compute the group: ${error instanceof Error ? error.message : String(error)}` }),
-        );
+      if (this.groupKey === key) this.groupSection.replaceChildren(el('p', { className: 'error', text: `Cannot compute the group: ${errorText(error)}` }));
       return;
     }
     if (this.groupKey !== key) return;

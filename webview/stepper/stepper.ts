@@ -30,6 +30,7 @@ import { errorText } from '../errorText';
 /**
  * A performance mark set at the first animation frame with the first step in the DOM, as the
  * benchmark's text-editor side is read on animation frames; bench/ui reads it.
+ * @internal
  */
 export const FIRST_STEP_MARK = 'sweWorkbench.stepper.firstStep';
 const INTERACTIVE = 'input, textarea, vscode-textfield, vscode-single-select, vscode-checkbox, vscode-button';
@@ -178,7 +179,7 @@ export class Stepper {
       await this.host.request(trajectoryShowFinalPatch, {});
       this.say('');
     } catch (error) {
-      this.say(`Final Patch: ${error instanceof Error ? error.message : String(error)}`);
+      this.say(`Final Patch: ${errorText(error)}`);
     }
   }
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { throwIfAborted } from '../errors';
+import { describeZodError, throwIfAborted } from '../errors';
 import { bashQuote } from '../runtime/shellSession';
 import { restoreFromBase, runLoggedCommand } from '../runtime/repoCommands';
 import type { Sandbox } from '../runtime/sandbox';
@@ -104,8 +104,7 @@ export async function runBugTests(sandbox: Sandbox, bug: BugArtifact, state: Rep
   }
   const map = ParserOutputSchema.safeParse(json);
   if (!map.success) {
-    const issue = map.error.issues[0];
-    return fail(`test_parser.py printed JSON that is not {test_id: status}: ${issue?.path.join('.') || '$'}: ${issue?.message}`, tail);
+    return fail(`test_parser.py printed JSON that is not {test_id: status}: ${describeZodError('$', map.error)}`, tail);
   }
   return { ok: true, statuses: new Map(Object.entries(map.data)), durationMs: Date.now() - started, outputTail: tail };
 }

@@ -1,4 +1,4 @@
-import { CancelledError, throwIfAborted } from '../errors';
+import { CancelledError, errorText, throwIfAborted } from '../errors';
 import { createUntilStarted } from '../runtime/repoCommands';
 import type { Sandbox } from '../runtime/sandbox';
 import { bashQuote } from '../runtime/shellSession';
@@ -16,6 +16,7 @@ export const CHECK_NAMES = [
   'weakening-validity',
   'inverse-mutation',
 ] as const;
+/** @internal */
 export type CheckName = (typeof CHECK_NAMES)[number];
 
 export interface CheckEvidence {
@@ -117,7 +118,7 @@ async function startedSandbox(options: ConsistencyOptions, bug: BugArtifact): Pr
 
 function brokenRun(err: unknown): TestRun {
   if (err instanceof CancelledError) throw err;
-  return { ok: false, reason: (err as Error).message, durationMs: 0, outputTail: '' };
+  return { ok: false, reason: errorText(err), durationMs: 0, outputTail: '' };
 }
 
 async function timed(name: CheckName, body: () => Promise<Omit<CheckResult, 'name' | 'durationMs'>>): Promise<CheckResult> {
@@ -127,7 +128,7 @@ async function timed(name: CheckName, body: () => Promise<Omit<CheckResult, 'nam
     return { name, durationMs: Date.now() - started, ...outcome };
   } catch (err) {
     if (err instanceof CancelledError) throw err;
-    return { name, passed: false, detail: `could not run: ${(err as Error).message}`, durationMs: Date.now() - started, evidence: {} };
+    return { name, passed: false, detail: `could not run: ${errorText(err)}`, durationMs: Date.now() - started, evidence: {} };
   }
 }
 

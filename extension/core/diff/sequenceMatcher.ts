@@ -4,17 +4,18 @@
  * an item seen more than 1% + 1 times is ignored as a match seed), the same longest-match
  * extension and the same recursion order, so ratios equal Python's to the last bit.
  */
-export interface SequenceMatcherOptions<T> {
+interface SequenceMatcherOptions<T> {
   isJunk?: (item: T) => boolean;
   autojunk?: boolean;
 }
 
-export interface MatchingBlock {
+interface MatchingBlock {
   a: number;
   b: number;
   size: number;
 }
 
+/** @internal */
 export class SequenceMatcher<T> {
   private readonly b2j = new Map<T, number[]>();
   private readonly bjunk = new Set<T>();
@@ -101,10 +102,10 @@ export function stringRatio(a: string, b: string, autojunk = true): number {
   return new SequenceMatcher(Array.from(a), Array.from(b), { autojunk }).ratio();
 }
 
-export type Opcode = ['equal' | 'replace' | 'delete' | 'insert', number, number, number, number];
+type Opcode = ['equal' | 'replace' | 'delete' | 'insert', number, number, number, number];
 
 /** Python's `get_opcodes()`: how to turn a into b, adjacent matching blocks joined first as Python does. */
-export function opcodes<T>(matcher: SequenceMatcher<T>, aLength: number, bLength: number): Opcode[] {
+function opcodes<T>(matcher: SequenceMatcher<T>, aLength: number, bLength: number): Opcode[] {
   const joined: MatchingBlock[] = [];
   for (const m of matcher.matchingBlocks()) {
     const last = joined.at(-1);

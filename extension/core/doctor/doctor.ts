@@ -11,8 +11,9 @@ import { hostPyrightPaths } from '../aci/lspServer';
 import { PolicyClient } from '../policy/policyClient';
 import { DEFAULT_BASE_IMAGE } from '../runtime/baseImage';
 import { connectDocker, describeDockerHost, type DockerConnectionOptions } from '../runtime/dockerConnection';
+import { errorText } from '../errors';
 
-export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skipped';
+type CheckStatus = 'ok' | 'warn' | 'fail' | 'skipped';
 
 export interface CheckResult {
   id: 'docker' | 'image' | 'code-server' | 'pyright' | 'policy' | 'disk';
@@ -27,7 +28,8 @@ export interface CheckResult {
 }
 
 /** The oldest engine API the workbench is tested against (Debian 12's docker.io 20.10). */
-export const MIN_DOCKER_API = '1.41';
+const MIN_DOCKER_API = '1.41';
+/** @internal */
 export const CODE_SERVER_VERSION = '4.139.1';
 export const DEFAULT_TOOLS_DIR = '/var/cache/swe-workbench/tools';
 const GIB = 1024 ** 3;
@@ -50,9 +52,7 @@ export interface DoctorOptions {
   signal?: AbortSignal;
 }
 
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
-
-/** Compares dotted versions numerically: -1, 0 or 1. */
+/** Compares dotted versions numerically: -1, 0 or 1. @internal */
 export function compareVersions(a: string, b: string): number {
   const pa = a.split('.').map(Number);
   const pb = b.split('.').map(Number);
@@ -90,7 +90,7 @@ async function checkDocker(options: DoctorOptions, timeoutMs: number): Promise<{
           title: 'Docker engine',
           status: 'fail',
           required: true,
-          detail: `no engine answers at ${host}: ${message(err)}`,
+          detail: `no engine answers at ${host}: ${errorText(err)}`,
           fix: 'start one: sudo bash scripts/start-docker.sh (installs docker.io when missing), or point sweWorkbench.docker.host / --docker-host / DOCKER_HOST at a running engine',
         },
         { id: 'image', title: `image ${image}`, status: 'skipped', required: true, detail: 'needs the Docker engine' },
@@ -126,7 +126,7 @@ async function checkDocker(options: DoctorOptions, timeoutMs: number): Promise<{
       title: `image ${image}`,
       status: 'fail',
       required: true,
-      detail: missing ? 'not in the engine' : message(err),
+      detail: missing ? 'not in the engine' : errorText(err),
       fix:
         image === DEFAULT_BASE_IMAGE
           ? "swe-workbench image build (as root; builds it offline from Debian's archive with debootstrap)"
@@ -143,7 +143,7 @@ async function checkDocker(options: DoctorOptions, timeoutMs: number): Promise<{
   return { results: [engine, imageResult], engine: { ...(rootDir ? { rootDir } : {}) } };
 }
 
-/** code-server as setup installs it: needed by the demo and the VS Code test suites, not by VS Code users. */
+/** code-server as setup installs it: needed by the demo and the VS Code test suites, not by VS Code users. @internal */
 export function checkCodeServer(toolsDir: string): CheckResult {
   const folder = path.join(toolsDir, `code-server-${CODE_SERVER_VERSION}`);
   const launcher = path.join(toolsDir, 'code-server');
@@ -162,7 +162,7 @@ export function checkCodeServer(toolsDir: string): CheckResult {
   return { id: 'code-server', title, status: 'ok', required: false, detail: `${CODE_SERVER_VERSION} in ${folder}` };
 }
 
-/** The Pyright language server the navigation tools run inside containers. */
+/** The Pyright language server the navigation tools run inside containers. @internal */
 export function checkPyright(): CheckResult {
   const title = 'Pyright';
   const fix = 'reinstall the node modules (npm ci), or the extension';
@@ -173,11 +173,11 @@ export function checkPyright(): CheckResult {
     const { version } = JSON.parse(readFileSync(path.join(pyright, 'package.json'), 'utf8')) as { version?: string };
     return { id: 'pyright', title, status: 'ok', required: true, detail: `${version ?? '?'} at ${pyright}` };
   } catch (err) {
-    return { id: 'pyright', title, status: 'fail', required: true, detail: `the pyright package cannot be found: ${message(err)}`, fix };
+    return { id: 'pyright', title, status: 'fail', required: true, detail: `the pyright package cannot be found: ${errorText(err)}`, fix };
   }
 }
 
-/** The policy server answers /v1/models and serves the model (only needed for live runs and forks continued by it). */
+/** The policy server answers /v1/models and serves the model (only needed for live runs and forks continued by it). @internal */
 export async function checkPolicy(options: Pick<DoctorOptions, 'policyUrl' | 'model' | 'apiKey' | 'signal'>, timeoutMs = 5000): Promise<CheckResult> {
   const title = 'policy server';
   if (!options.policyUrl)
@@ -208,7 +208,7 @@ export async function checkPolicy(options: Pick<DoctorOptions, 'policyUrl' | 'mo
       detail: `${options.policyUrl} serves ${client.model}${client.maxModelLen ? ` (context ${client.maxModelLen} tokens)` : ''}`,
     };
   } catch (err) {
-    const text = message(err);
+    const text = errorText(err);
     const wrongModel = /does not serve model|several models|serves no model/.test(text);
     return {
       id: 'policy',
@@ -223,7 +223,7 @@ export async function checkPolicy(options: Pick<DoctorOptions, 'policyUrl' | 'mo
   }
 }
 
-/** Free space where images, containers and temporary copies go. */
+/** Free space where images, containers and temporary copies go. @internal */
 export async function checkDisk(paths: readonly string[], minFreeBytes = 2 * GIB): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   const devices = new Set<number>();
@@ -253,7 +253,7 @@ export async function checkDisk(paths: readonly string[], minFreeBytes = 2 * GIB
         results.push({ id: 'disk', title, status: 'warn', required: true, detail: `${shown}; task images need several GiB`, fix: `free space on ${p}` });
       else results.push({ id: 'disk', title, status: 'ok', required: true, detail: shown });
     } catch (err) {
-      results.push({ id: 'disk', title, status: 'warn', required: false, detail: `cannot read: ${message(err)}` });
+      results.push({ id: 'disk', title, status: 'warn', required: false, detail: `cannot read: ${errorText(err)}` });
     }
   }
   return results;

@@ -8,7 +8,7 @@ import { open, stat, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Decompress as ZstdDecompress } from 'fzstd';
-import { InputError, throwIfAborted } from '../errors';
+import { errorText, InputError, throwIfAborted } from '../errors';
 
 export interface InputLimits {
   /** Largest document (a whole JSON file, one JSONL line, a test log) read into memory, in bytes, after decompression. */
@@ -22,7 +22,7 @@ export interface InputLimits {
 const MIB = 1 << 20;
 
 /** The defaults; `SWE_WORKBENCH_MAX_INPUT_MB` and `SWE_WORKBENCH_PIPE_TIMEOUT_S` change them. */
-export function defaultInputLimits(env: NodeJS.ProcessEnv = process.env): InputLimits {
+function defaultInputLimits(env: NodeJS.ProcessEnv = process.env): InputLimits {
   const mb = Number(env.SWE_WORKBENCH_MAX_INPUT_MB);
   const seconds = Number(env.SWE_WORKBENCH_PIPE_TIMEOUT_S);
   return {
@@ -147,7 +147,7 @@ function startsWith(buf: Buffer, magic: number[]): boolean {
 
 function compressedDataError(file: string, compression: 'gzip' | 'zstd', err: unknown): InputError {
   if (err instanceof InputError) return err;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorText(err);
   return /unexpected (end|EOF)|truncat/i.test(message)
     ? new InputError(file, undefined, `${compression} data ends early: the file looks truncated`)
     : new InputError(file, undefined, `not valid ${compression} data: ${message}`);

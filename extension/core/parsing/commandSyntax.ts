@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { splitShellWords } from './shellWords';
+import { describeZodError } from '../errors';
 
 /**
  * What the parser needs of a tool: its name, SWE-agent's command signature, the zod schema of its
@@ -95,11 +96,8 @@ export function coerceArguments(tool: ToolSyntax, args: Record<string, unknown>)
 export function validateArguments(tool: ToolSyntax, args: Record<string, unknown>): ParseResult {
   const parsed = tool.parameters.safeParse(args);
   if (parsed.success) return { tool: tool.name, args: parsed.data as Record<string, unknown> };
-  const problems = parsed.error.issues.map((issue) => {
-    const where = issue.path.length > 0 ? `argument '${issue.path.join('.')}'` : 'arguments';
-    return `${where}: ${issue.message}`;
-  });
-  return { error: `Invalid arguments for ${tool.name}: ${problems.join('; ')}` };
+  const problems = describeZodError((path) => (path ? `argument '${path}'` : 'arguments'), parsed.error);
+  return { error: `Invalid arguments for ${tool.name}: ${problems}` };
 }
 
 function usage(tool: ToolSyntax, problem: string): { error: string } {

@@ -17,7 +17,7 @@ const PARAMETER = /<parameter\s*=\s*([^>]+)>([\s\S]*?)<\/parameter>/g;
 /** Python's `str.strip()` whitespace. */
 const PY_SPACE = '[\\s\\x1c-\\x1f\\x85]';
 const STRIP = new RegExp(`^${PY_SPACE}+|${PY_SPACE}+$`, 'g');
-export const pyStrip = (text: string) => text.replace(STRIP, '');
+const pyStrip = (text: string) => text.replace(STRIP, '');
 
 /** Parameters are stripped of surrounding whitespace (so `create` writes no final newline); a repeated one keeps its last value. */
 export function parseR2eAction(text: string): R2eAction {
@@ -40,7 +40,7 @@ export function r2eActionText(action: R2eAction): string {
   return `<function=${action.name}>\n${lines.join('')}</function>`;
 }
 
-/** Python's `str()` of a JSON value, as R2E-Gym puts function-calling arguments on the command line. */
+/** Python's `str()` of a JSON value, as R2E-Gym puts function-calling arguments on the command line. @internal */
 export function pyStr(value: unknown): string {
   return typeof value === 'string' ? value : pyRepr(value);
 }
@@ -72,7 +72,7 @@ function pyStringRepr(text: string): string {
   return quote + (quote === "'" ? body.replace(/'/g, "\\'") : body) + quote;
 }
 
-/** Python's `shlex.quote`. */
+/** Python's `shlex.quote`. @internal */
 export function pyShellQuote(text: string): string {
   if (text === '') return "''";
   if (!/[^\w@%+=:,./-]/.test(text)) return text;

@@ -22,7 +22,7 @@ export interface ContextOptions {
 
 export const DEFAULT_OBSERVATION_TEMPLATE = 'OBSERVATION:\n{observation}';
 
-/** SWE-agent's wording for a folded observation. */
+/** SWE-agent's wording for a folded observation. @internal */
 export function foldedObservation(observation: string): string {
   return `Old environment output: (${observation.split('\n').length} lines omitted)`;
 }

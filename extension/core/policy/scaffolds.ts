@@ -87,6 +87,7 @@ const FENCE = /^```(\S*)\s*\n|^```\s*$/gm;
 /**
  * SWE-agent's ThoughtActionParser: the last outermost fenced block is the action, the text
  * around it the thought. A bare ``` closes a block when one is open, else opens one.
+ * @internal
  */
 export function splitThoughtAction(text: string): { thought: string; action: string } | undefined {
   const open: RegExpMatchArray[] = [];

@@ -10,14 +10,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { z } from 'zod';
 
-export interface ScriptedToolCall {
+interface ScriptedToolCall {
   name: string;
   /** The arguments exactly as the model would write them (may be invalid JSON on purpose). */
   arguments: string;
   id?: string;
 }
 
-export type ServerFault =
+type ServerFault =
   | { kind: 'status'; status: number; message: string; retryAfterSeconds?: number }
   /** Accepts the request and never answers, until the client gives up or the server closes. */
   | { kind: 'hang' }
@@ -252,6 +252,7 @@ export class PolicyServer {
   }
 }
 
+/** @internal */
 export async function startPolicyServer(script: Script, options: PolicyServerOptions = {}): Promise<PolicyServer> {
   return new PolicyServer(script, options).listen();
 }
@@ -282,7 +283,7 @@ interface Completion {
 }
 
 /** Word-piece tokens: each run of non-space characters with the spaces before it. */
-export function tokenize(text: string): string[] {
+function tokenize(text: string): string[] {
   return text.match(/\s*\S+|\s+$/g) ?? [];
 }
 

@@ -15,7 +15,7 @@
 export const ESTIMATORS = ['grpo', 'drgrpo', 'rloo'] as const;
 export type Estimator = (typeof ESTIMATORS)[number];
 
-export const GRPO_EPSILON = 1e-6;
+const GRPO_EPSILON = 1e-6;
 
 export const ESTIMATOR_FORMULA: Record<Estimator, string> = {
   grpo: 'GRPO: (r - mean) / (std + 1e-6), sample std (DeepSeekMath 4.1.2)',

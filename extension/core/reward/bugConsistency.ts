@@ -17,6 +17,7 @@ export interface BugConsistency {
   failed: string[];
 }
 
+/** @internal */
 export function bugConsistency(checks: boolean | ReadonlyArray<{ name: string; passed: boolean }>): BugConsistency {
   if (typeof checks === 'boolean') return { consistent: checks, failed: [] };
   const failed = checks.filter((c) => !c.passed).map((c) => c.name);

@@ -56,6 +56,7 @@ export function resolutionOf(tests: TestsStatus): Resolution {
   return 'NO';
 }
 
+/** @internal */
 export function gradeStatuses(expected: ExpectedTests, statuses: TestStatusMap): Grading {
   const tests: TestsStatus = {
     FAIL_TO_PASS: split(expected.FAIL_TO_PASS, statuses, mustPass),
@@ -67,7 +68,7 @@ export function gradeStatuses(expected: ExpectedTests, statuses: TestStatusMap):
   return { resolution, resolved: resolution === 'FULL', tests };
 }
 
-/** Grades a harness log; an infra failure is kept apart from a model failure. */
+/** Grades a harness log; an infra failure is kept apart from a model failure. @internal */
 export function gradeTestLog(expected: ExpectedTests, log: string, format: TestOutputFormat = 'auto'): GradeOutcome {
   const parsed = parseSweBenchLog(log, format);
   if (parsed.kind === 'infra-failure') return parsed;

@@ -18,7 +18,7 @@ const TestListSchema = z.union([
   }),
 ]);
 
-/** A SWE-bench or SWE-smith task instance; unknown keys are kept so an export loses nothing. */
+/** A SWE-bench or SWE-smith task instance; unknown keys are kept so an export loses nothing. @internal */
 export const TaskInstanceSchema = z.looseObject({
   instance_id: z.string().min(1),
   repo: z.string().optional(),

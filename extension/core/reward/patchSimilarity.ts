@@ -1,6 +1,7 @@
 import { parseUnifiedDiff, type FilePatch } from '../diff/unifiedDiff';
 import { term, type Reward } from './rewardTerms';
 import { stringRatio } from '../diff/sequenceMatcher';
+import { errorText } from '../errors';
 
 export interface PatchSimilarityOptions {
   /** Python's autojunk; SWE-RL turns it off so long patches are not judged on rare characters only. */
@@ -21,7 +22,7 @@ export function patchSimilarityReward(gold: string, predicted: string | undefine
     predictedFiles = byPath(parseUnifiedDiff(predicted, 'predicted patch'));
     if (predictedFiles.size === 0) throw new Error('no file changes');
   } catch (err) {
-    return { value: -1, terms: [term('format', -1, `${rule} (${(err as Error).message})`)] };
+    return { value: -1, terms: [term('format', -1, `${rule} (${errorText(err)})`)] };
   }
   const paths = [...new Set([...goldFiles.keys(), ...predictedFiles.keys()])].sort();
   const terms = paths.map((p) => term(`similarity ${p}`, stringRatio(goldFiles.get(p) ?? '', predictedFiles.get(p) ?? '', options.autojunk ?? false), rule));

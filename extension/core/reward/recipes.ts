@@ -31,8 +31,8 @@ import type { TestStatusMap } from './testStatus';
  * advantages. Built in below; a person adds their own from a JSON or YAML file.
  */
 
-export const RECIPE_SHAPES = ['swe-bench', 'r2e', 'swe-rl', 'deepswe', 'swe-master', 'ssr-solver', 'ssr-injector', 'nebius', 'skyrl'] as const;
-export type RecipeShape = (typeof RECIPE_SHAPES)[number];
+const RECIPE_SHAPES = ['swe-bench', 'r2e', 'swe-rl', 'deepswe', 'swe-master', 'ssr-solver', 'ssr-injector', 'nebius', 'skyrl'] as const;
+type RecipeShape = (typeof RECIPE_SHAPES)[number];
 
 /** A broken container or harness, and test output nothing can be read from: no recipe learns from these. */
 const INFRA: readonly FinishReason[] = ['infra_error', 'evaluation_error'];
@@ -93,7 +93,7 @@ const RecipeInputSchema = z
       ctx.addIssue({ code: 'custom', path: ['maxSteps'], message: `maxSteps (${r.maxSteps}) must exceed threshold (${r.threshold})` });
   });
 
-export const RecipeSchema = RecipeInputSchema.transform((r) => ({ ...r, masked: r.masked ?? DEFAULT_MASKED[r.shape] }));
+const RecipeSchema = RecipeInputSchema.transform((r) => ({ ...r, masked: r.masked ?? DEFAULT_MASKED[r.shape] }));
 export type Recipe = z.output<typeof RecipeSchema>;
 
 const BUILT_IN_INPUT: ReadonlyArray<z.input<typeof RecipeInputSchema>> = [
@@ -167,6 +167,7 @@ const BUILT_IN_INPUT: ReadonlyArray<z.input<typeof RecipeInputSchema>> = [
 export const BUILT_IN_RECIPES: readonly Recipe[] = BUILT_IN_INPUT.map((r) => RecipeSchema.parse(r));
 export const RECIPE_NAMES: readonly string[] = BUILT_IN_RECIPES.map((r) => r.name);
 
+/** @internal */
 export function builtInRecipe(name: string): Recipe | undefined {
   return BUILT_IN_RECIPES.find((r) => r.name === name);
 }
@@ -175,7 +176,7 @@ export function builtInRecipe(name: string): Recipe | undefined {
  * One recipe, a list, or `{ recipes: [...] }`; a recipe may `extends` a built-in one and change
  * only what it names (its name, version and source stay its own to give).
  */
-export function parseRecipes(value: unknown, file: string | undefined): Recipe[] {
+function parseRecipes(value: unknown, file: string | undefined): Recipe[] {
   const list: unknown[] = Array.isArray(value)
     ? value
     : typeof value === 'object' && value !== null && 'recipes' in value && Array.isArray((value as { recipes: unknown }).recipes)
@@ -202,7 +203,7 @@ export function parseRecipes(value: unknown, file: string | undefined): Recipe[]
 }
 
 /** A recipe file (JSON or YAML) read through the input layer: size limit, pipe timeout, located errors. */
-export async function readRecipeFile(file: string, options: ReadOptions = {}): Promise<Recipe[]> {
+async function readRecipeFile(file: string, options: ReadOptions = {}): Promise<Recipe[]> {
   const { text } = await readInputText(file, options);
   if (text.trim() === '') throw new InputError(file, undefined, text === '' ? 'empty file' : 'empty file: only whitespace');
   const ext = extname(file).toLowerCase();
@@ -267,7 +268,7 @@ export interface RolloutEvidence {
   bug?: BugConsistency;
 }
 
-export type ScoreOutcome = 'scored' | 'masked' | 'unscored';
+type ScoreOutcome = 'scored' | 'masked' | 'unscored';
 
 export interface RecipeScore {
   outcome: ScoreOutcome;
@@ -285,7 +286,7 @@ const unscored = (reason: string): RecipeScore => ({ outcome: 'unscored', value:
 const NO_VERDICT = 'nothing evaluated it: no report, no recorded reward or resolution';
 
 /** The finish reason the evidence ends with: a broken container or evaluation first, else the run's own. */
-export function finishOf(ev: RolloutEvidence): FinishReason | undefined {
+function finishOf(ev: RolloutEvidence): FinishReason | undefined {
   if (ev.infraError !== undefined) return 'infra_error';
   if (ev.evaluationError !== undefined || ev.grading?.kind === 'infra-failure') return 'evaluation_error';
   return ev.finishReason;

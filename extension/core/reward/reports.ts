@@ -17,7 +17,7 @@ const TestsStatusSchema = z
     PASS_TO_FAIL: t.PASS_TO_FAIL ?? { success: [], failure: [] },
   }));
 
-export const InstanceReportSchema = z.looseObject({
+const InstanceReportSchema = z.looseObject({
   patch_is_None: z.boolean().optional(),
   patch_exists: z.boolean().optional(),
   patch_successfully_applied: z.boolean().optional(),

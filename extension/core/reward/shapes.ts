@@ -148,7 +148,7 @@ export const FINISH_REASONS = [
 export type FinishReason = (typeof FINISH_REASONS)[number];
 
 /** What each finish reason means to a person, as a mask reason reads: "masked: container error". */
-export const FINISH_REASON_TEXT: Record<FinishReason, string> = {
+const FINISH_REASON_TEXT: Record<FinishReason, string> = {
   submitted: 'submitted',
   max_steps: 'step limit reached',
   max_length: 'response length limit reached',
@@ -198,21 +198,4 @@ export function maskedFinishReward(run: { resolved: boolean; finishReason: Finis
     terms: [success, term(`masked: ${run.finishReason}`, 0, `finish reason in the masked list (${masked.join(', ')})`)],
     masked: mask,
   };
-}
-
-/** DeepSWE: 0 on timeout or any failing test; compact filtering masks max length, timeout and max steps. */
-export function deepSweReward(
-  run: { statuses: TestStatusMap; finishReason: FinishReason },
-  options: { compactFiltering?: boolean; filtered?: readonly FinishReason[] } = {},
-): Reward {
-  const timedOut = run.finishReason === 'timeout' || run.finishReason === 'command_timeout';
-  const failing = [...run.statuses.values()].filter((s) => s === 'FAILED' || s === 'ERROR').length;
-  const value = !timedOut && failing === 0 && run.statuses.size > 0 ? 1 : 0;
-  const terms = [
-    term('timed out', timedOut ? 1 : 0, 'DeepSWE: a timeout scores 0'),
-    term('tests failing', failing, 'DeepSWE: any failing test scores 0'),
-    term('success', value, 'DeepSWE: every test passes'),
-  ];
-  const mask = (options.compactFiltering ?? true) ? maskFor(run.finishReason, options.filtered ?? DEEPSWE_COMPACT_FILTERED) : undefined;
-  return mask ? { value, terms, masked: { reason: `compact filtering: ${mask.reason}`, code: mask.code } } : { value, terms };
 }

@@ -16,7 +16,7 @@ export interface UnusableTestLog {
   message: string;
 }
 
-export type ForeignFramework = 'jest' | 'go test' | 'TAP' | 'JUnit XML' | 'mocha' | 'cargo test';
+type ForeignFramework = 'jest' | 'go test' | 'TAP' | 'JUnit XML' | 'mocha' | 'cargo test';
 
 /** Lines that only one framework writes; a log is named by the first that matches. Each pattern is anchored and free of nested quantifiers. */
 const FOREIGN: ReadonlyArray<[ForeignFramework, RegExp]> = [
@@ -34,7 +34,7 @@ const UNITTEST_RAN = /^Ran \d+ tests? in [\d.]+s$/;
 const MAX_SCANNED_LINE = 4096;
 
 /** Which foreign framework a log is from, read from its first lines that name one. */
-export function foreignFramework(text: string): ForeignFramework | undefined {
+function foreignFramework(text: string): ForeignFramework | undefined {
   for (const raw of text.split('\n')) {
     const line = raw.length > MAX_SCANNED_LINE ? raw.slice(0, MAX_SCANNED_LINE) : raw.trimEnd();
     for (const [name, re] of FOREIGN) if (re.test(line)) return name;

@@ -12,9 +12,9 @@ export function parseTestOutput(text: string, format: TestOutputFormat = 'auto')
 }
 
 export const START_TEST_OUTPUT = '>>>>> Start Test Output';
-export const END_TEST_OUTPUT = '>>>>> End Test Output';
+const END_TEST_OUTPUT = '>>>>> End Test Output';
 /** Markers the SWE-bench harness writes when the run itself broke: the run says nothing about the model. */
-export const INFRA_MARKERS = ['>>>>> Patch Apply Failed', '>>>>> Reset Failed', '>>>>> Tests Errored', '>>>>> Tests Timed Out'] as const;
+const INFRA_MARKERS = ['>>>>> Patch Apply Failed', '>>>>> Reset Failed', '>>>>> Tests Errored', '>>>>> Tests Timed Out'] as const;
 
 export type SweBenchLog = { kind: 'tests'; statuses: TestStatusMap; text: string } | { kind: 'infra-failure'; reason: string };
 

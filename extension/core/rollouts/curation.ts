@@ -55,12 +55,12 @@ export function parsePresets(text: string): Preset[] {
 const GIT_HISTORY =
   /\bgit\s+(?:-C\s+\S+\s+|--no-pager\s+)*(?:log|show|reflog|whatchanged)\b|\bgit\s+(?:-C\s+\S+\s+|--no-pager\s+)*diff\b[^\n;|&]*\b(?:HEAD|@)[~^]/;
 
-export interface GitHistoryRead {
+interface GitHistoryRead {
   step: number;
   command: string;
 }
 
-/** The steps whose action (or any of its tool calls) reads git history. */
+/** The steps whose action (or any of its tool calls) reads git history. @internal */
 export function gitHistoryReads(t: Pick<Trajectory, 'steps'>): GitHistoryRead[] {
   const found: GitHistoryRead[] = [];
   for (const step of t.steps) {
@@ -76,7 +76,7 @@ export function gitHistoryReads(t: Pick<Trajectory, 'steps'>): GitHistoryRead[] 
   return found;
 }
 
-export interface ChatMessage {
+interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
   /** OpenAI fine-tuning: 1 trains this assistant message, 0 skips it. */
@@ -108,7 +108,7 @@ function observationsOf(step: Step, assistant: ChatMessage): ChatMessage[] {
 }
 
 /** A trajectory as OpenAI chat messages: the system prompt and task, then each step's assistant turn and observation. */
-export function chatMessages(t: Trajectory): ChatMessage[] {
+function chatMessages(t: Trajectory): ChatMessage[] {
   const messages: ChatMessage[] = [];
   if (t.meta.systemPrompt) messages.push({ role: 'system', content: t.meta.systemPrompt });
   const task = t.meta.instructions ?? t.task.problemStatement;
@@ -121,7 +121,7 @@ export function chatMessages(t: Trajectory): ChatMessage[] {
   return messages;
 }
 
-export interface ExportProgress {
+interface ExportProgress {
   done: number;
   total: number;
   written: number;

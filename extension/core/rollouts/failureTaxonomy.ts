@@ -1,4 +1,4 @@
-import type { Evaluation, Evidence, FailureClass, Prediction, TrajectoryFacts } from './record';
+import type { Evaluation, Evidence, FailureClass, Prediction, Rollout, TrajectoryFacts } from './record';
 import { LINT_LOOP_MIN_REJECTIONS, STUCK_LOOP_MIN_REPEATS } from './trajectoryFacts';
 
 export interface Classification {
@@ -214,4 +214,13 @@ function unknownDetail(v: Verdict): string {
   if (v.submitted) return 'submitted, not evaluated';
   if (EXIT.finished.test(v.exit)) return `the agent finished (exit status '${v.exitText}'), and nothing evaluated it`;
   return v.exit ? `exit status '${v.exitText}' not recognised` : 'no exit status, submission or evaluation';
+}
+
+/**
+ * The failure a reader sees for a rollout: its class, except that a rollout nothing graded (no
+ * evaluation, no `resolved`, no reward) reads "not graded" rather than failure class "unknown".
+ * The rollouts table and the Rollouts tree both show this.
+ */
+export function failureLabel(r: Rollout): string {
+  return r.failure === 'unknown' && r.resolved === null && r.reward === undefined ? 'not graded' : r.failure;
 }

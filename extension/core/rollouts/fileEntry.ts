@@ -24,7 +24,7 @@ export function factsThrough(importTrajectory: TrajectoryImporter): FactsReader 
 }
 
 /** What one file contributed to the index; cached per file, keyed by size and mtime. */
-export const FileEntrySchema = z.object({
+const FileEntrySchema = z.object({
   path: z.string(),
   size: z.number(),
   mtimeMs: z.number(),

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { CancelledError, throwIfAborted } from '../errors';
+import { CancelledError, errorText, throwIfAborted } from '../errors';
 import { parseUnifiedDiff, touchedPaths } from '../diff/unifiedDiff';
 import { gradeOutput } from '../reward/evaluate';
 import type { ListOutcome } from '../reward/grading';
@@ -61,7 +61,7 @@ export interface ForcedGradingOptions {
   onGrade?: (grade: ForcedGrade) => void;
 }
 
-/** The command that runs an instance's tests: --test-command, its test_cmd, else pytest over the files of its test ids. */
+/** The command that runs an instance's tests: --test-command, its test_cmd, else pytest over the files of its test ids. @internal */
 export function testCommandFor(instance: TaskInstance, override?: string): string | { error: string } {
   if (override !== undefined) return override;
   const own = instance['test_cmd'] ?? instance['test_command'];
@@ -93,7 +93,7 @@ export async function gradeForcedInContainers(candidates: readonly ForcedCandida
   return summarize(grades);
 }
 
-export function summarize(grades: ForcedGrade[]): ForcedGrading {
+function summarize(grades: ForcedGrade[]): ForcedGrading {
   const count = (v: ForcedVerdict) => grades.filter((g) => g.verdict === v).length;
   const passed = count('passed');
   const failed = count('failed');
@@ -134,14 +134,14 @@ async function gradeCandidate(c: ForcedCandidate, options: ForcedGradingOptions)
   } catch (err) {
     if (err instanceof CancelledError) throw err;
     throwIfAborted(options.signal);
-    return grade('infrastructure-error', `the container did not start: ${(err as Error).message}`);
+    return grade('infrastructure-error', `the container did not start: ${errorText(err)}`);
   }
   try {
     return await inSandbox(sandbox, c.patch, instance, command, options, grade);
   } catch (err) {
     if (err instanceof CancelledError) throw err;
     throwIfAborted(options.signal);
-    return grade('infrastructure-error', (err as Error).message);
+    return grade('infrastructure-error', errorText(err));
   } finally {
     await sandbox.dispose();
   }

@@ -30,12 +30,12 @@ export interface ForcedCandidate {
 }
 
 /** Cut by the step limit and not submitted: what a forced submission would change. */
-export function isForcedCandidate(r: Rollout): boolean {
+function isForcedCandidate(r: Rollout): boolean {
   return (r.failure === 'max-steps' || r.tags.includes('max-steps')) && r.submitted !== true;
 }
 
 /** The patch of the trajectory's last state: the working-tree diff of the last step that records one, else an unsubmitted submission field. */
-export function lastStatePatch(t: Trajectory): { patch: string | null; source: string } {
+function lastStatePatch(t: Trajectory): { patch: string | null; source: string } {
   for (let i = t.steps.length - 1; i >= 0; i--) {
     const diff = t.steps[i]!.state?.diff;
     if (diff !== undefined && diff.trim() !== '')
@@ -64,7 +64,7 @@ export async function forcedCandidates(root: string, rollouts: readonly Rollout[
   );
 }
 
-export const FORCED_MODEL_PREFIX = 'forced-attempt-';
+const FORCED_MODEL_PREFIX = 'forced-attempt-';
 
 /** Writes the recovered patches as SWE-bench predictions, `forced-attempt-<a>.jsonl` per attempt; returns the files. */
 export async function writeForcedPredictions(dir: string, candidates: readonly ForcedCandidate[]): Promise<string[]> {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { FileEntry } from './fileEntry';
 import type { Rollout } from './record';
+import { describeZodError, errorText } from '../errors';
 
 /** Bumped whenever what a file entry holds or how the file is laid out changes, so an older cache is dropped, not misread. */
 const CACHE_VERSION = 3;
@@ -29,7 +30,7 @@ export interface LoadedCache {
   discarded?: string;
 }
 
-/** One cache file per indexed folder, named after a hash of its absolute path. */
+/** One cache file per indexed folder, named after a hash of its absolute path. @internal */
 export function cacheFile(cacheDir: string, root: string): string {
   return join(cacheDir, `rollouts-${createHash('sha1').update(root).digest('hex').slice(0, 16)}.json`);
 }
@@ -52,10 +53,10 @@ export async function loadCache(cacheDir: string, root: string): Promise<LoadedC
   try {
     header = JSON.parse(newline === -1 ? text : text.slice(0, newline));
   } catch (err) {
-    return discard(`cache is not valid JSON (${(err as Error).message})`);
+    return discard(`cache is not valid JSON (${errorText(err)})`);
   }
   const parsed = CacheHeaderSchema.safeParse(header);
-  if (!parsed.success) return discard(`cache does not match version ${CACHE_VERSION}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  if (!parsed.success) return discard(`cache does not match version ${CACHE_VERSION}: ${describeZodError('header', parsed.error)}`);
   if (parsed.data.root !== root) return discard(`cache belongs to ${parsed.data.root}`);
   if (sha1(body) !== parsed.data.sha1) return discard('cache entries do not match their checksum');
   const { files, rollouts } = JSON.parse(body) as CacheBody;

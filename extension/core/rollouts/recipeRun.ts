@@ -17,7 +17,7 @@ import { importRolloutTrajectory } from './trajectoryImport';
 const BUDGET_TIME = /time/i;
 
 /** The finish reason a failure class stands for (SkyRL's and DeepSWE's lists are in finish reasons). */
-export function finishReasonOf(r: Pick<Rollout, 'failure' | 'exitStatus' | 'submitted'>): FinishReason | undefined {
+function finishReasonOf(r: Pick<Rollout, 'failure' | 'exitStatus' | 'submitted'>): FinishReason | undefined {
   const byClass: Partial<Record<FailureClass, FinishReason>> = {
     resolved: 'submitted',
     'submitted-wrong': 'submitted',
@@ -43,7 +43,7 @@ export function finishReasonOf(r: Pick<Rollout, 'failure' | 'exitStatus' | 'subm
 }
 
 /** What the index knows of a rollout, as a recipe reads it. */
-export function evidenceOf(r: Rollout, extra: { patch?: string; gold?: string } = {}): RolloutEvidence {
+function evidenceOf(r: Rollout, extra: { patch?: string; gold?: string } = {}): RolloutEvidence {
   const finishReason = finishReasonOf(r);
   return {
     resolved: r.resolved,
@@ -71,7 +71,7 @@ export interface ScoredRollout {
   why: string;
 }
 
-export interface ScoredGroup {
+interface ScoredGroup {
   instance: string;
   rollouts: number;
   /** Rollouts whose reward enters the statistics. */

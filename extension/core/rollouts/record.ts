@@ -24,7 +24,7 @@ export const FAILURE_CLASSES = [
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
 
 /** A run of consecutive steps that share a property (identical action, lint rejection...). */
-export const StepRunSchema = z.object({ step: z.number().int(), count: z.number().int() });
+const StepRunSchema = z.object({ step: z.number().int(), count: z.number().int() });
 export type StepRun = z.infer<typeof StepRunSchema>;
 
 /** Everything the taxonomy and the table need from one trajectory, computed once and cached. */

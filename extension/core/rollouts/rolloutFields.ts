@@ -1,7 +1,7 @@
 import { InputError } from '../errors';
 import { FAILURE_CLASSES, type Rollout } from './record';
 
-export type FieldType = 'number' | 'string' | 'boolean' | 'list';
+type FieldType = 'number' | 'string' | 'boolean' | 'list';
 
 export interface Field {
   type: FieldType;

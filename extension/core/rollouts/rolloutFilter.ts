@@ -30,10 +30,6 @@ export function parseFilter(source: string): RolloutPredicate {
   return predicate;
 }
 
-export function filterRollouts(rollouts: readonly Rollout[], filter: string | RolloutPredicate): Rollout[] {
-  return rollouts.filter(typeof filter === 'string' ? parseFilter(filter) : filter);
-}
-
 function fail(column: number, problem: string): never {
   throw new InputError('filter', `column ${column}`, problem);
 }
@@ -72,7 +68,7 @@ function tokenize(source: string): Token[] {
 }
 
 /** Parentheses and `not`s nested deeper than this are refused: the parser recurses once a level. */
-export const MAX_FILTER_NESTING = 100;
+const MAX_FILTER_NESTING = 100;
 
 class Parser {
   private pos = 0;

@@ -18,7 +18,7 @@ export const LINT_LOOP_MIN_REJECTIONS = 3;
 const RECORDS_SUBMISSION: ReadonlySet<TrajectoryFormat> = new Set(['swe-agent', 'mini-swe-agent', 'r2e-gym']);
 
 /** What the facts read of a step: a Step, or the few fields a summary read computes without building one. */
-export type StepFactsInput = Pick<Step, 'formatError' | 'flags' | 'timestamp' | 'executionTime' | 'tokens'> & { action: Pick<Step['action'], 'raw'> };
+type StepFactsInput = Pick<Step, 'formatError' | 'flags' | 'timestamp' | 'executionTime' | 'tokens'> & { action: Pick<Step['action'], 'raw'> };
 
 /** What the facts read of a trajectory; a Trajectory is one. */
 export interface TrajectoryFactsInput {

@@ -70,6 +70,7 @@ export interface Comparison {
   diff: string;
 }
 
+/** @internal */
 export function normalise(text: string, names: readonly NormaliserName[]): string {
   return names.reduce((t, name) => NORMALISERS[name].apply(t), text);
 }
@@ -100,6 +101,7 @@ export function compareObservations(recorded: string, replayed: string, names: r
  * A unified-style line diff (`-` recorded, `+` replayed, two lines of context) from a longest
  * common subsequence. The common head and tail are cut first, so only the changed middle is
  * compared line by line.
+ * @internal
  */
 export function lineDiff(a: readonly string[], b: readonly string[], context = 2): string {
   let head = 0;

@@ -212,7 +212,7 @@ export type LiveSource =
     }
   | { kind: 'person' };
 
-/** The sources in turn and the final meta of a plan, given its live source. */
+/** The sources in turn and the final meta of a plan, given its live source. @internal */
 export function sessionSources(plan: SessionPlan, live: LiveSource | undefined): { sources: ActionSource[]; meta: TrajectoryMeta; person?: PersonSource } {
   if (plan.mode === 'replay') return { sources: [new RecordingSource(plan.recording!.trajectory.steps, plan.tools, plan.at)], meta: plan.meta };
   if (!live) throw new Error(`a ${plan.mode} needs a policy or a person to give the actions`);

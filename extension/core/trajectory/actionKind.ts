@@ -5,7 +5,7 @@ import type { Action } from './model';
  * view` reads a file although its tool is the editor, OpenHands' `run` runs a command. The
  * stepper's icons, the output-error rule and the compare view's alignment read this one answer.
  */
-export const ACTION_KINDS = ['run', 'view', 'edit', 'create', 'search', 'submit', 'think', 'browse', 'lsp', 'other', 'unparsed'] as const;
+const ACTION_KINDS = ['run', 'view', 'edit', 'create', 'search', 'submit', 'think', 'browse', 'lsp', 'other', 'unparsed'] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
 const BY_TOOL: ReadonlyArray<[RegExp, ActionKind]> = [

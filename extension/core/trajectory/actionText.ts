@@ -1,5 +1,6 @@
 import { extractXmlFunctionCalls } from '../parsing/xmlFunctionCall';
 import type { Action } from './model';
+import { errorText } from '../errors';
 
 /** An action together with why it could not be read, when it could not. */
 export interface ParsedAction {
@@ -13,14 +14,14 @@ export function parseXmlFunctionCall(raw: string): Action | undefined {
   return call && { raw, tool: call.name, args: call.parameters };
 }
 
-/** The argument object of a function call, or why its JSON could not be read. */
+/** The argument object of a function call, or why its JSON could not be read. @internal */
 export function parseToolArguments(text: string): { args: Record<string, unknown> } | { error: string } {
   if (text.trim() === '') return { args: {} };
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return { error: `arguments are not valid JSON (${(err as Error).message})` };
+    return { error: `arguments are not valid JSON (${errorText(err)})` };
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { error: 'arguments are not a JSON object' };
   return { args: value as Record<string, unknown> };

@@ -51,7 +51,7 @@ function score(a: NormalisedAction, b: NormalisedAction): number {
 }
 const GAP = -1;
 
-/** Global alignment of two sequences: pairs of indices, -1 where one side has no step. */
+/** Global alignment of two sequences: pairs of indices, -1 where one side has no step. @internal */
 export function alignPair(a: readonly NormalisedAction[], b: readonly NormalisedAction[]): Array<[number, number]> {
   const n = a.length;
   const m = b.length;
@@ -78,7 +78,7 @@ export function alignPair(a: readonly NormalisedAction[], b: readonly Normalised
   return pairs.reverse();
 }
 
-export interface AlignedRow {
+interface AlignedRow {
   /** Per run, the step index in this row, or null where that run has no step here. */
   steps: Array<number | null>;
   /** Every run has a step here and all do the same action. */

@@ -5,7 +5,7 @@ import { toOpenHandsOutputLine } from './openHandsExport';
 import { toR2eGymRecord } from './r2eGymExport';
 import { toSweAgentTraj } from './sweAgentExport';
 
-/** The formats a trajectory can be written in, each as the tool that reads it expects, with its usual file ending. */
+/** The formats a trajectory can be written in, each as the tool that reads it expects, with its usual file ending. @internal */
 export const EXPORTERS = {
   'swe-agent': { extension: '.traj', write: toSweAgentTraj },
   'mini-swe-agent': { extension: '.traj.json', write: toMiniSweAgentTraj },

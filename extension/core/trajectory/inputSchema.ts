@@ -31,7 +31,7 @@ function collectExpected(issue: Issue, into: Set<string>): void {
 }
 
 /** JSON numbers past ±1.8e308 (`1e400`) parse as Infinity, which no schema takes: said so, rather than "expected a number, got number". */
-export function outOfRangeNumber(value: unknown): string | undefined {
+function outOfRangeNumber(value: unknown): string | undefined {
   return typeof value === 'number' && !Number.isFinite(value)
     ? `a number too large for a 64-bit float (it reads as ${value}); expected a finite number`
     : undefined;

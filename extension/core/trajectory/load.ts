@@ -135,12 +135,6 @@ export async function loadTrajectory(file: string, options: LoadOptions = {}): P
   return finish(file, root, options);
 }
 
-/** The original JSON record of a step (its first source pointer), as it is in the file. */
-export function rawRecord(loaded: LoadedTrajectory, step: Step): unknown {
-  const pointer = step.source?.pointers[0];
-  return pointer === undefined ? undefined : resolvePointer(loaded.root, pointer);
-}
-
 /** Every record a step was built from: the action's, then its observations'. */
 export function rawRecords(loaded: LoadedTrajectory, step: Step): unknown[] {
   return (step.source?.pointers ?? []).map((p) => resolvePointer(loaded.root, p));

@@ -1,16 +1,16 @@
 import type { Step, Trajectory } from './model';
 
 /** mini-swe-agent's current trajectory format (tool calling, `trajectory_format: "mini-swe-agent-1.1"`). */
-export const MINI_SWE_AGENT_FORMAT = 'mini-swe-agent-1.1';
+const MINI_SWE_AGENT_FORMAT = 'mini-swe-agent-1.1';
 /** mini-swe-agent 1.x's format: each reply as written (a fenced bash block), each observation a user message. */
-export const MINI_SWE_AGENT_1_FORMAT = 'mini-swe-agent-1';
+const MINI_SWE_AGENT_1_FORMAT = 'mini-swe-agent-1';
 
 /** A recording made in mini-swe-agent 1.x (`meta.scaffold` mini-swe-agent@1...), which replied in text, not tool calls. */
 const recordedIn1x = (t: Trajectory) =>
   /^mini-swe-agent@1(\.|$)/.test(t.meta.scaffold ?? '') && !t.steps.some((s) => s.action.toolCallId !== undefined || s.calls);
 
 /** How mini-swe-agent submits: a shell command whose first output line is the marker. */
-export const MINI_SUBMIT_COMMAND = 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached';
+const MINI_SUBMIT_COMMAND = 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached';
 
 function commandOf(step: Step, k: number): string {
   const call = step.calls?.[k]?.action ?? step.action;

@@ -10,7 +10,7 @@ export const TRAJECTORY_FORMATS = ['swe-agent', 'mini-swe-agent', 'openhands', '
 export const TrajectoryFormatSchema = z.enum(TRAJECTORY_FORMATS);
 export type TrajectoryFormat = z.infer<typeof TrajectoryFormatSchema>;
 
-export const TaskSchema = z.object({
+const TaskSchema = z.object({
   instanceId: z.string().optional(),
   repo: z.string().optional(),
   baseCommit: z.string().optional(),
@@ -21,7 +21,7 @@ export const TaskSchema = z.object({
 });
 export type Task = z.infer<typeof TaskSchema>;
 
-export const ActionSchema = z.object({
+const ActionSchema = z.object({
   /** The action exactly as the model wrote it (command text, XML call, or tool-call JSON). */
   raw: z.string(),
   /** The parsed tool name (`open`, `str_replace_editor`, `bash`, `run`...); null when unparsed. */
@@ -31,21 +31,21 @@ export const ActionSchema = z.object({
 });
 export type Action = z.infer<typeof ActionSchema>;
 
-export const TokenLogprobSchema = z.object({
+const TokenLogprobSchema = z.object({
   token: z.string(),
   logprob: z.number(),
   top: z.array(z.object({ token: z.string(), logprob: z.number() })).optional(),
 });
 export type TokenLogprob = z.infer<typeof TokenLogprobSchema>;
 
-export const TokenUsageSchema = z.object({
+const TokenUsageSchema = z.object({
   prompt: z.number().optional(),
   completion: z.number().optional(),
   total: z.number().optional(),
 });
 export type TokenUsage = z.infer<typeof TokenUsageSchema>;
 
-export const StepStateSchema = z.object({
+const StepStateSchema = z.object({
   openFile: z.string().nullable().optional(),
   workingDir: z.string().optional(),
   diff: z.string().optional(),
@@ -53,7 +53,7 @@ export const StepStateSchema = z.object({
 export type StepState = z.infer<typeof StepStateSchema>;
 
 /** Where a step came from in its source file, so the original record stays one click away. */
-export const SourceRefSchema = z.object({
+const SourceRefSchema = z.object({
   /** JSON pointers (RFC 6901) into the parsed file, e.g. `/trajectory/3`, `/history/7`. */
   pointers: z.array(z.string()),
   /** 1-based line for JSONL sources. */
@@ -61,10 +61,10 @@ export const SourceRefSchema = z.object({
 });
 export type SourceRef = z.infer<typeof SourceRefSchema>;
 
-export const ToolCallResultSchema = z.object({ action: ActionSchema, observation: z.string() });
+const ToolCallResultSchema = z.object({ action: ActionSchema, observation: z.string() });
 export type ToolCallResult = z.infer<typeof ToolCallResultSchema>;
 
-export const StepSchema = z.object({
+const StepSchema = z.object({
   index: z.number().int().nonnegative(),
   thought: z.string(),
   /** A reasoning model's separate reasoning text (vLLM's `reasoning_content`); not sent back to it. */
@@ -92,7 +92,7 @@ export const StepSchema = z.object({
 });
 export type Step = z.infer<typeof StepSchema>;
 
-export const ModelStatsSchema = z.object({
+const ModelStatsSchema = z.object({
   instanceCost: z.number().optional(),
   tokensSent: z.number().optional(),
   tokensReceived: z.number().optional(),
@@ -100,7 +100,7 @@ export const ModelStatsSchema = z.object({
 });
 export type ModelStats = z.infer<typeof ModelStatsSchema>;
 
-export const OutcomeSchema = z.object({
+const OutcomeSchema = z.object({
   exitStatus: z.string().optional(),
   submission: z.string().optional(),
   reward: z.number().optional(),
@@ -111,7 +111,7 @@ export const OutcomeSchema = z.object({
 });
 export type Outcome = z.infer<typeof OutcomeSchema>;
 
-export const TrajectoryMetaSchema = z.object({
+const TrajectoryMetaSchema = z.object({
   /** Version of the source format or scaffold (e.g. `1.0.1`, `mini-swe-agent-1.1`). */
   formatVersion: z.string().optional(),
   model: z.string().optional(),

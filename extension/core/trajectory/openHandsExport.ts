@@ -32,7 +32,7 @@ function observationEvent(step: Step, action: string): { observation: string; ex
  * The events of a run as OpenHands serialises them (`event_to_dict`): the user's message, then
  * for each step the agent's action and the environment's observation caused by it.
  */
-export function openHandsEvents(t: Trajectory): unknown[] {
+function openHandsEvents(t: Trajectory): unknown[] {
   const events: unknown[] = [];
   let id = 0;
   const stamp = (step?: Step) => step?.timestamp ?? t.meta.createdAt ?? null;

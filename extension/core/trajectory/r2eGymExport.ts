@@ -13,7 +13,7 @@ function parameterText(value: unknown): string {
 }
 
 /** An action as R2E-Gym's agent writes it: `<function=NAME>` with one `<parameter=K>` per argument. */
-export function xmlFunctionCall(action: Action): string {
+function xmlFunctionCall(action: Action): string {
   const { name, parameters } = r2eCall(action);
   const params = Object.entries(parameters)
     .map(([k, v]) => `  <parameter=${k}>${parameterText(v)}</parameter>\n`)

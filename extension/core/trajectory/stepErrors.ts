@@ -7,7 +7,7 @@ import type { Step } from './model';
  * so a Python traceback, a `command not found` or a failing test run is read from the text.
  * Pure: the stepper, the CLI and the rollouts read the same answer.
  */
-export type StepErrorKind = 'format-error' | 'exit-code' | 'flag' | 'traceback' | 'command-not-found' | 'test-failure';
+type StepErrorKind = 'format-error' | 'exit-code' | 'flag' | 'traceback' | 'command-not-found' | 'test-failure';
 
 export interface StepError {
   kind: StepErrorKind;
@@ -18,7 +18,7 @@ export interface StepError {
 }
 
 /** Flags (set by importers and sessions) that mean the step failed. */
-export const ERROR_FLAGS: ReadonlySet<string> = new Set(['lint-rejected', 'timeout', 'error', 'format-error', 'cancelled']);
+const ERROR_FLAGS: ReadonlySet<string> = new Set(['lint-rejected', 'timeout', 'error', 'format-error', 'cancelled']);
 
 const TRACEBACK = /^\s*Traceback \(most recent call last\):\s*$/;
 /** The exception line that ends a traceback: `pkg.module.SomeError: message` at column 0. */
@@ -30,7 +30,7 @@ const PYTEST_SUMMARY = /^=+ .*?\b(\d+) (failed|errors?)\b.* =+$/;
 const PYTEST_FAILED_LINE = /^(FAILED|ERROR) \S+::\S+/;
 const UNITTEST_FAILED = /^FAILED \((?:failures|errors)=\d+/;
 
-/** Errors read from a program's output alone; an empty list when it shows none. */
+/** Errors read from a program's output alone; an empty list when it shows none. @internal */
 export function outputErrors(output: string): StepError[] {
   const lines = output.split(/\r?\n/);
   const found: StepError[] = [];
@@ -78,7 +78,7 @@ export function stepHasError(step: StepErrorInput): boolean {
 }
 
 /** A short mark for one error, as the CLI's step table prints it: `exit 2`, `traceback`, `lint-rejected`. */
-export function errorMark(error: StepError): string {
+function errorMark(error: StepError): string {
   switch (error.kind) {
     case 'exit-code':
       return error.detail.replace('exit code', 'exit');

@@ -17,11 +17,11 @@ import type { BugFolder } from './bugFolders';
 import { BugsTreeProvider, type BugsNode } from './bugsTree';
 import { CheckResults, describeCheck } from './checkResults';
 import { showBugFileError } from './inputErrorLocation';
-import { describeZodError } from '../../protocol/ipc';
+import { describeZodError } from '../../core/errors';
 
 const BUGS_VIEW = 'sweWorkbench.bugs';
 
-/** What `sweWorkbench.bugs.refresh` returns, so callers in the extension host can read both views. */
+/** What `sweWorkbench.bugs.refresh` returns, so callers in the extension host can read both views. @internal */
 export interface BugsViewState {
   folders: BugFolder[];
   tree: vscode.TreeDataProvider<BugsNode>;

@@ -3,7 +3,7 @@ import { createSandbox } from '../../core/runtime/createSandbox';
 import type { Sandbox } from '../../core/runtime/sandbox';
 import { readSettings, sandboxSettings } from '../settings';
 
-/** Every container the Bugs view starts carries this label, so leftovers can be found. */
+/** Every container the Bugs view starts carries this label, so leftovers can be found. @internal */
 export const BUG_CONTAINER_LABEL = 'swe-workbench.vscode';
 
 /** Where bug checks and captures run: the repository copied into containers of an image. */

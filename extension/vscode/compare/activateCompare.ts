@@ -9,12 +9,12 @@ import { recordOf } from '../trajectory/trajectoryDocument';
 import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
 import { showView, webviewOptions } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
-import { compareContent, type LoadedRun } from './compareView';
+import { compareContent, type LoadedRun } from '../../views/compareView';
 
-export const COMPARE_VIEW = 'sweWorkbench.compare';
-export const COMPARE_COMMAND = 'sweWorkbench.compare.open';
+const COMPARE_VIEW = 'sweWorkbench.compare';
+const COMPARE_COMMAND = 'sweWorkbench.compare.open';
 
-/** What the command returns: the panel and what it shows, for callers and tests. */
+/** What the command returns: the panel and what it shows, for callers and tests. @internal */
 export interface CompareShown {
   panel: vscode.WebviewPanel;
   content: CompareContent;

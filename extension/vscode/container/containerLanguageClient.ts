@@ -5,6 +5,7 @@ import { LanguageClient, StreamMessageReader, StreamMessageWriter, type Language
 import { CONTAINER_NODE_PATH, CONTAINER_PYRIGHT_PATH, fileUri, pyrightFor, uriPath } from '../../core/aci/lspServer';
 import type { Sandbox, SandboxProcess } from '../../core/runtime/sandbox';
 import { CONTAINER_SCHEME, containerUri } from './containerFileSystem';
+import { errorText } from '../../core/errors';
 
 /**
  * Go to definition, hover and references for the person in `swe-container:` Python files, from
@@ -38,7 +39,7 @@ export async function startContainerLanguageClient(sandbox: Sandbox, log: vscode
   log.info(`Pyright language client started in container ${sandbox.id.slice(0, 12)}`);
   return {
     stop: async () => {
-      await client.stop(3000).catch((error: unknown) => log.warn(`Pyright language client did not stop cleanly: ${String(error)}`));
+      await client.stop(3000).catch((error: unknown) => log.warn(`Pyright language client did not stop cleanly: ${errorText(error)}`));
       await server?.kill();
     },
   };

@@ -6,7 +6,7 @@ import { errorText } from '../../core/errors';
 import { ReadonlyDocuments } from './readonlyDocuments';
 import { PATCH_VIEW, PatchPanel } from './patchPanel';
 import { PatchSourceSchema, loadPatchContent, type PatchSource } from './patchSources';
-import { describeZodError } from '../../protocol/ipc';
+import { describeZodError } from '../../core/errors';
 
 /** What `sweWorkbench.patch.show` returns: the panel and what it shows, for callers and tests. */
 export interface PatchShown {

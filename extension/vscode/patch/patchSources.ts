@@ -3,10 +3,11 @@ import path from 'node:path';
 import { z } from 'zod';
 import { BUG_FILES } from '../../core/bugs/bugArtifact';
 import { parseUnifiedDiff, reverseDiff, withoutTerminalLineEnds } from '../../core/diff/unifiedDiff';
-import { InputError, errorText } from '../../core/errors';
+import { InputError } from '../../core/errors';
 import { readTaskInstance } from '../../core/reward/instance';
 import { loadTrajectory } from '../../core/trajectory/load';
-import type { PatchContent, PatchSection } from '../../protocol/patch';
+import type { PatchContent } from '../../protocol/patch';
+import { patchSection } from '../../views/patchSides';
 
 /**
  * What `sweWorkbench.patch.show` can open, by named field: diff text, a diff file, a step's
@@ -33,19 +34,6 @@ export type PatchSource = z.infer<typeof PatchSourceSchema>;
 
 async function readText(file: string): Promise<string> {
   return (await readInputText(file)).text;
-}
-
-/** A section whose diff the core's strict parser reads; otherwise its error is what the view says. */
-export function patchSection(label: string, diff: string | undefined, where: string): PatchSection {
-  if (diff === undefined) return { label, diff: '', problem: `${where} holds no ${label.toLowerCase()}.` };
-  if (diff.trim() === '') return { label, diff, problem: `${where}: the ${label.toLowerCase()} is empty: it holds no change.` };
-  try {
-    if (parseUnifiedDiff(diff, where).length === 0)
-      return { label, diff, problem: `${where}: not a unified diff: no file header ('diff --git' or '--- a/…' / '+++ b/…') was found.` };
-    return { label, diff, problem: null };
-  } catch (error) {
-    return { label, diff, problem: errorText(error) };
-  }
 }
 
 export async function loadPatchContent(source: PatchSource, signal?: AbortSignal): Promise<PatchContent> {

@@ -7,7 +7,7 @@ import { errorText } from '../../core/errors';
 import { recipeCatalog } from '../settings';
 import { buildRewardBreakdown } from './rewardBreakdown';
 import { REWARD_VIEW, RewardPanel } from './rewardPanel';
-import { describeZodError } from '../../protocol/ipc';
+import { describeZodError } from '../../core/errors';
 
 const PathArg = z.union([z.string().min(1), z.custom<vscode.Uri>((v) => v instanceof vscode.Uri, 'expected a path or a file URI').transform((u) => u.fsPath)]);
 /** The argument of `sweWorkbench.reward.show` (command links and other extensions pass it). */

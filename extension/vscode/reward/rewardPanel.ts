@@ -38,7 +38,7 @@ export class RewardPanel extends Disposable {
   }
 }
 
-export async function openAtLine(uri: vscode.Uri, line: number): Promise<vscode.TextEditor> {
+async function openAtLine(uri: vscode.Uri, line: number): Promise<vscode.TextEditor> {
   const position = new vscode.Position(line - 1, 0);
   return vscode.window.showTextDocument(uri, { selection: new vscode.Range(position, position), viewColumn: vscode.ViewColumn.Beside, preview: true });
 }

@@ -18,7 +18,7 @@ import { ROLLOUTS_TABLE_VIEW, RolloutsTablePanel } from './rolloutsTablePanel';
 import { RolloutsSource } from './rolloutFolder';
 import { RolloutsTreeProvider, type RolloutsNode } from './rolloutsTree';
 
-export const ROLLOUTS_VIEW = 'sweWorkbench.rollouts';
+const ROLLOUTS_VIEW = 'sweWorkbench.rollouts';
 const FOLDER_SETTING = 'rollouts.folder';
 const INSTANCES_SETTING = 'rollouts.instances';
 
@@ -63,7 +63,7 @@ export function activateRollouts(
       return await source.open(folder);
     } catch (error) {
       log.error(`cannot index ${folder}`, error);
-      void vscode.window.showErrorMessage(`SWE Workbench: ${error instanceof InputError ? error.message : `cannot index ${folder}: ${String(error)}`}`);
+      void vscode.window.showErrorMessage(`SWE Workbench: ${error instanceof InputError ? error.message : `cannot index ${folder}: ${errorText(error)}`}`);
       return undefined;
     }
   };

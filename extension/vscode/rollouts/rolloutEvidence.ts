@@ -38,7 +38,7 @@ async function isFile(file: string): Promise<boolean> {
 }
 
 /** SWE-bench and SWE-smith write each instance's raw test output beside its report.json. */
-export const TEST_OUTPUT_FILE = 'test_output.txt';
+const TEST_OUTPUT_FILE = 'test_output.txt';
 
 /**
  * Everything the index knows that grades a rollout: its trajectory (its own reward, R2E-Gym's

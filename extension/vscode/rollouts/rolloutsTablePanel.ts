@@ -3,8 +3,8 @@ import { CancelledError, InputError, classifyError } from '../../core/errors';
 import type { Recipe } from '../../core/reward/recipes';
 import { patchExtras, scoreRun, type ScoredRollout, type ScoredRun } from '../../core/rollouts/recipeRun';
 import type { Rollout } from '../../core/rollouts/record';
-import { queryRollouts, runStatistics } from '../../core/rollouts/rolloutQuery';
-import { searchRollouts } from '../../core/rollouts/rolloutSearch';
+import { findRollouts, runStatistics } from '../../core/rollouts/rolloutQuery';
+import { searchRollouts, type SearchHit } from '../../core/rollouts/rolloutSearch';
 import { ProtocolFailure } from '../../protocol/ipc';
 import {
   ExportRequestSchema,
@@ -31,7 +31,7 @@ import { exportSft, parsePresets } from '../../core/rollouts/curation';
 import { Disposable } from '../dispose';
 import { showView, webviewOptions } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
-import { groupDetails, querySpec, recipeInfo, recipeSummary, toRolloutRow } from './rolloutTable';
+import { groupDetails, querySpec, recipeInfo, recipeSummary, toRolloutRow } from '../../views/rolloutTable';
 import type { RolloutsSource } from './rolloutFolder';
 
 export const ROLLOUTS_TABLE_VIEW = 'sweWorkbench.rolloutsTable';
@@ -71,7 +71,7 @@ export interface RolloutActions {
 export class RolloutsTablePanel extends Disposable {
   readonly messenger: WebviewMessenger;
   private readonly matches = new LastResult<Rollout[]>();
-  private readonly searches = new LastResult<ReadonlySet<string>>();
+  private readonly searches = new LastResult<SearchHit[]>();
   private readonly scored = new LastResult<{ run: ScoredRun; byId: Map<string, ScoredRollout> }>();
 
   constructor(
@@ -206,16 +206,10 @@ export class RolloutsTablePanel extends Disposable {
     if (!index) return Promise.resolve([]);
     const version = this.source.version;
     return this.matches.get(JSON.stringify(query), version, async () => {
-      const search = query.search.trim();
-      const found =
-        search === ''
-          ? undefined
-          : await this.searches.get(
-              search,
-              version,
-              async () => new Set((await searchRollouts(index.root, index.rollouts, search, { signal, maxHitsPerRollout: 1 })).map((h) => h.rollout)),
-            );
-      return queryRollouts(index.rollouts, querySpec(query, found));
+      // A new sort of the same filter and search reuses the search's hits.
+      const search = (filtered: readonly Rollout[], text: string) =>
+        this.searches.get(JSON.stringify([query.filter, text]), version, () => searchRollouts(index.root, filtered, text, { signal, maxHitsPerRollout: 1 }));
+      return (await findRollouts(index, querySpec(query), { search })).rows;
     });
   }
 }

@@ -5,7 +5,8 @@ import { groupRollouts, type RolloutGroup } from '../../core/rollouts/rolloutGro
 import type { RolloutIndex } from '../../core/rollouts/rolloutIndex';
 import { Disposable } from '../dispose';
 import type { RolloutStatus } from '../../protocol/rollouts';
-import { rolloutStatus } from './rolloutTable';
+import { failureLabel } from '../../core/rollouts/failureTaxonomy';
+import { rolloutStatus } from '../../views/rolloutTable';
 import type { RolloutsSource } from './rolloutFolder';
 
 export type RolloutsNode =
@@ -22,7 +23,7 @@ const STATUS_ICONS: Record<RolloutStatus, vscode.ThemeIcon> = {
 };
 
 /** A group's icon says what its rollouts did: all solved, none solved, mixed, or none evaluated. */
-export function groupIcon(g: RolloutGroup): vscode.ThemeIcon {
+function groupIcon(g: RolloutGroup): vscode.ThemeIcon {
   if (g.mixed) return new vscode.ThemeIcon('split-horizontal');
   if (g.solveRate === null) return new vscode.ThemeIcon('folder');
   return g.solveRate === 1
@@ -34,20 +35,15 @@ function percent(x: number): string {
   return `${Math.round(x * 100)}%`;
 }
 
-export function groupDescription(g: RolloutGroup): string {
-  const parts = [g.solveRate === null ? `${g.rollouts} not evaluated` : `${g.resolved}/${g.evaluated} solved`];
+function groupDescription(g: RolloutGroup): string {
+  const parts = [g.solveRate === null ? `${g.rollouts} not graded` : `${g.resolved}/${g.evaluated} solved`];
   if (g.passAtK.length > 0) parts.push(`pass@1 ${percent(g.passAtK[0]!)}`, `pass@${g.passAtK.length} ${percent(g.passAtK.at(-1)!)}`);
   if (g.mixed) parts.push('mixed');
   return parts.join(' · ');
 }
 
-/** A rollout nothing evaluated and nothing marked as failed is not "unknown" to a reader: it is not evaluated. */
-export function failureLabel(r: Rollout): string {
-  return r.failure === 'unknown' && r.resolved === null ? 'not evaluated' : r.failure;
-}
-
 /** Where an unreadable input went wrong: the record's line, else the parser's `line L, column C`. */
-export function errorPosition(e: IndexError): vscode.Position | undefined {
+function errorPosition(e: IndexError): vscode.Position | undefined {
   const parsed = /line (\d+)(?:, column (\d+))?/.exec(e.where ?? '');
   const line = e.line ?? (parsed ? Number(parsed[1]) : undefined);
   if (line === undefined) return undefined;

@@ -24,11 +24,12 @@ export interface WebviewErrorPage {
   readonly message: string;
 }
 
-/** A nonce from the CSPRNG: a predictable one would let injected markup guess it. */
+/** A nonce from the CSPRNG: a predictable one would let injected markup guess it. @internal */
 export function createNonce(): string {
   return randomBytes(18).toString('base64');
 }
 
+/** @internal */
 export function contentSecurityPolicy(cspSource: string, nonce: string | undefined): string {
   return [
     "default-src 'none'",

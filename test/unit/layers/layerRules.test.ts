@@ -45,16 +45,43 @@ describe('the layers are held by ESLint and the layer tsconfigs', () => {
       [`extension/core/parsing/${probe}.ts`]: "import { toolSetFor } from '../aci/standardTools';\nexport const t = toolSetFor;\n",
       [`webview/${probe}.ts`]: "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n",
       [`extension/views/${probe}.ts`]: "import { window } from 'vscode';\nexport const w = window;\n",
+      [`extension/core/reward/${probe}.ts`]: "import * as aci from '../aci';\nexport const a = aci;\n",
+      [`extension/core/trajectory/importers/${probe}.ts`]: "import * as session from '../../session';\nexport const s = session;\n",
+      [`extension/cli/${probe}.ts`]: "import { Disposable } from '../vscode/dispose';\nexport const d = Disposable;\n",
+      [`extension/protocol/${probe}.ts`]: "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n",
+      [`extension/views/${probe}-node.ts`]: "import path from 'path';\nexport const p = path;\n",
       [`extension/core/session/${probe}.ts`]:
         "import type { Step } from '../trajectory/model';\nimport { errorText } from '../errors';\nexport type S = Step;\nexport const e = errorText;\n",
     });
-    const messages = (layer: string) => (found.get(`${layer}/${probe}.ts`) ?? []).join('\n');
+    const messages = (layer: string, suffix = '') => (found.get(`${layer}/${probe}${suffix}.ts`) ?? []).join('\n');
     assert.match(messages('extension/core'), /no-restricted-imports: 'vscode' import is restricted.*only extension\/vscode talks to the VS Code API/);
     assert.match(messages('extension/core/aci'), /core\/aci may import only core\/parsing, core\/runtime/);
     assert.match(messages('extension/core/parsing'), /core\/parsing may import only the root files of core/);
     assert.match(messages('webview'), /'node:fs' import is restricted.*webviews run in a browser/);
     assert.match(messages('extension/views'), /'vscode' import is restricted/);
+    assert.match(messages('extension/core/reward'), /core\/reward may import only core\/diff, core\/input, core\/trajectory/, 'a bare ../aci');
+    assert.match(messages('extension/core/trajectory/importers'), /core\/trajectory may import only/, 'a bare ../../session');
+    assert.match(messages('extension/cli'), /the CLI is the headless twin/);
+    assert.match(messages('extension/protocol'), /'node:fs' import is restricted.*shared with the webviews: no Node/);
+    assert.match(messages('extension/views', '-node'), /'path' import is restricted.*presenters are pure: no Node/);
     assert.equal(messages('extension/core/session'), '', 'the session may import the trajectory model and the errors');
+  });
+
+  test('the VS Code glue tsconfig has Node and the vscode API but no DOM', () => {
+    const glue = typecheckProbe(
+      'tsconfig.vscode.json',
+      `extension/vscode/${probe}.ts`,
+      "import * as vscode from 'vscode';\nimport { readFileSync } from 'node:fs';\nexport const w = vscode.window;\nexport const r = readFileSync;\nexport const b = document.body;\n",
+    );
+    assert.deepEqual(
+      glue.filter((m) => !/Cannot find name 'document'/.test(m)),
+      [],
+      'vscode and Node resolve',
+    );
+    assert.ok(
+      glue.some((m) => /Cannot find name 'document'/.test(m)),
+      glue.join('\n'),
+    );
   });
 
   test('the core tsconfig has no DOM and no vscode API; the webview tsconfig has no Node', () => {

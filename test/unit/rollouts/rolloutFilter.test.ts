@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Rollout } from '../../../extension/core/rollouts/record';
-import { filterRollouts } from '../../../extension/core/rollouts/rolloutFilter';
+import { parseFilter } from '../../../extension/core/rollouts/rolloutFilter';
 import { sortRollouts } from '../../../extension/core/rollouts/rolloutFields';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
 import { searchRollouts } from '../../../extension/core/rollouts/rolloutSearch';
@@ -12,7 +12,7 @@ describe('filter, sort and search over the generated training run', () => {
   let folder: ReturnType<typeof makeRolloutFolder>;
   let root: string;
   let rollouts: Rollout[];
-  const ids = (expr: string) => filterRollouts(rollouts, expr).map((r) => r.id);
+  const ids = (expr: string) => rollouts.filter(parseFilter(expr)).map((r) => r.id);
 
   thirdPartyFiles.before(async () => {
     folder = makeRolloutFolder();

@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { command } from '../../../extension/cli/rollouts';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
-import { queryRollouts, runStatistics } from '../../../extension/core/rollouts/rolloutQuery';
-import { searchRollouts } from '../../../extension/core/rollouts/rolloutSearch';
+import { findRollouts, runStatistics } from '../../../extension/core/rollouts/rolloutQuery';
 import type { RolloutQuery } from '../../../extension/protocol/rollouts';
-import { querySpec } from '../../../extension/vscode/rollouts/rolloutTable';
+import { querySpec } from '../../../extension/views/rolloutTable';
 import { runCli } from '../../helpers/cliRunner';
 import { suiteRolloutFolder } from '../../fixtures/rollouts/trainingRun';
 import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
@@ -30,12 +29,9 @@ describe('the CLI and the rollouts table answer the same query alike (one core p
         if (query.sort) args.push(`--sort=${query.sort.descending ? '-' : ''}${query.sort.column}`);
         const cli = JSON.parse((await runCli(command, args)).stdout) as { rollouts: { id: string }[]; statistics: unknown };
 
-        // The table panel's path: index, search the whole index, then the core query of its state.
+        // The table panel's path: index, its query in the core's terms, the core's find (the panel adds only a cache).
         const index = await indexRollouts(root);
-        const found = query.search
-          ? new Set((await searchRollouts(index.root, index.rollouts, query.search, { maxHitsPerRollout: 1 })).map((h) => h.rollout))
-          : undefined;
-        const rows = queryRollouts(index.rollouts, querySpec(query, found));
+        const { rows } = await findRollouts(index, querySpec(query), { maxHitsPerRollout: 1 });
         assert.deepEqual(
           rows.map((r) => r.id),
           cli.rollouts.map((r) => r.id),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { importTrajectory, loadTrajectory, rawRecord } from '../../../extension/core/trajectory/load';
+import { importTrajectory, loadTrajectory, rawRecords } from '../../../extension/core/trajectory/load';
 import { sampleTrajectory } from '../../helpers/trajectoryFiles';
 
 describe('R2E-Gym JSONL', () => {
@@ -24,7 +24,7 @@ describe('R2E-Gym JSONL', () => {
     assert.match(t.outcome.submission ?? '', /^diff --git a\/src\/marshmallow\/fields\.py/);
     assert.equal(t.task.image, 'namanjain12/marshmallow_final:bfd2593d4b416122e30cdefe0c72d322ef471611');
     assert.equal(t.meta.model, 'agentica-org/DeepSWE-Preview');
-    assert.equal((rawRecord(loaded, t.steps[3]!) as { done: boolean }).done, true);
+    assert.equal((rawRecords(loaded, t.steps[3]!)[0] as { done: boolean }).done, true);
   });
 
   test('the second line: an action without a function call is a format error', async () => {
@@ -180,7 +180,7 @@ describe('SWE-agent retry agents', () => {
     assert.deepEqual(t.meta.toolBundles, ['tools/registry', 'tools/edit_anthropic', 'tools/submit']);
     assert.deepEqual(t.steps[0]!.sampling, { temperature: 0.6, top_p: 0.95 });
     assert.equal(t.meta.formatVersion, '1.1.0');
-    assert.equal((rawRecord(loaded, t.steps[2]!) as { query: unknown[] }).query.length, 1);
+    assert.equal((rawRecords(loaded, t.steps[2]!)[0] as { query: unknown[] }).query.length, 1);
   });
 });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { loadTrajectory, rawRecord, rawRecords } from '../../../extension/core/trajectory/load';
+import { loadTrajectory, rawRecords } from '../../../extension/core/trajectory/load';
 import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const tools = (steps: ReadonlyArray<{ action: { tool: string | null } }>) => steps.map((s) => s.action.tool);
@@ -72,7 +72,7 @@ describe('SWE-agent .traj files', () => {
     assert.equal(t.task.instanceId, 'SWE-agent__test-repo-i1');
     assert.equal(t.meta.pty, true);
     assert.equal(t.steps[3]!.observation, '8.2');
-    const raw = rawRecord(loaded, t.steps[3]!) as Record<string, unknown>;
+    const raw = rawRecords(loaded, t.steps[3]!)[0] as Record<string, unknown>;
     assert.deepEqual(Object.keys(raw), ['action', 'observation', 'response', 'thought', 'execution_time', 'state']);
     assert.equal(raw.action, 'python3 /SWE-agent__test-repo/tests/missing_colon.py');
   });
@@ -90,7 +90,7 @@ describe('SWE-agent .traj files', () => {
     assert.deepEqual(t.meta.toolBundles, ['tools/registry', 'tools/edit_anthropic', 'tools/review_on_submit_m']);
     assert.deepEqual(t.outcome.modelStats, { instanceCost: 0.24830985, tokensSent: 157229, tokensReceived: 797, apiCalls: 17 });
     assert.equal(t.task.image, 'swesmith.x86_64.pandas-dev__pandas.95280573');
-    const raw = rawRecord(loaded, t.steps[0]!) as { messages: unknown[]; action: string };
+    const raw = rawRecords(loaded, t.steps[0]!)[0] as { messages: unknown[]; action: string };
     assert.equal(raw.messages.length, 4);
     assert.equal(raw.action, t.steps[0]!.action.raw);
     const [step, assistant] = rawRecords(loaded, t.steps[0]!) as Array<{ role?: string }>;

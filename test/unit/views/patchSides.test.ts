@@ -3,8 +3,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { parseUnifiedDiff } from '../../../extension/core/diff/unifiedDiff';
-import { applyHunks, sidesFromHunks } from '../../../extension/views/patchSides';
-import { loadPatchContent, patchSection } from '../../../extension/vscode/patch/patchSources';
+import { applyHunks, patchSection, sidesFromHunks } from '../../../extension/views/patchSides';
+import { loadPatchContent } from '../../../extension/vscode/patch/patchSources';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const validBug = path.join(repoRoot, 'test/fixtures/bugs/valid-allocate-and-close');

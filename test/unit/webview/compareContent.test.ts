@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { CompareContentSchema } from '../../../extension/protocol/compare';
 import { safeParse } from '../../../extension/protocol/ipc';
-import { compareContent, type LoadedRun } from '../../../extension/vscode/compare/compareView';
+import { compareContent, type LoadedRun } from '../../../extension/views/compareView';
 import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 async function run(file: string): Promise<LoadedRun> {

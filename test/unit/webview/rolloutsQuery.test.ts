@@ -6,12 +6,12 @@ import { after, before, describe, test } from 'node:test';
 import type { Rollout } from '../../../extension/core/rollouts/record';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
 import { RowRangeSchema } from '../../../extension/protocol/rollouts';
-import { queryRollouts as coreQuery, runStatistics } from '../../../extension/core/rollouts/rolloutQuery';
+import { findRollouts, queryRollouts as coreQuery, runStatistics } from '../../../extension/core/rollouts/rolloutQuery';
 import type { RolloutQuery } from '../../../extension/protocol/rollouts';
-import { querySpec, toRolloutRow } from '../../../extension/vscode/rollouts/rolloutTable';
+import { querySpec, toRolloutRow } from '../../../extension/views/rolloutTable';
 
 // The table's path: its query in the core's terms, then the core's pipeline and statistics.
-const queryRollouts = (rollouts: readonly Rollout[], query: RolloutQuery, matches?: ReadonlySet<string>) => coreQuery(rollouts, querySpec(query, matches));
+const queryRollouts = (rollouts: readonly Rollout[], query: RolloutQuery) => coreQuery(rollouts, querySpec(query));
 const groupStatistics = (rows: readonly Rollout[]) => runStatistics(rows).statistics;
 import { G7, S3, W101, W202, writeTrainingRun } from '../../fixtures/rollouts/trainingRun';
 
@@ -65,13 +65,28 @@ describe('the rollouts table query over a generated training run', () => {
     );
   });
 
-  test('full-text matches keep only the rollouts found', () => {
-    const found = new Set(rollouts.filter((r) => r.instance === G7).map((r) => r.id));
-    const rows = queryRollouts(rollouts, { ...none, sort: { column: 'attempt', descending: false } }, found);
+  test('a search reads only the rollouts the filter kept, and keeps only those it found', async () => {
+    const searched: string[] = [];
+    // Stands in for the full-text search: says what it was given, finds every G7 rollout in it.
+    const search = async (given: readonly Rollout[]) => {
+      searched.push(...given.map((r) => r.id));
+      return given.filter((r) => r.instance === G7).map((r) => ({ rollout: r.id, step: 0, field: 'thought' as const, excerpt: '' }));
+    };
+    const query = { filter: `instance=${G7} or instance=${S3}`, search: 'x', sort: { column: 'attempt' as const, descending: false } };
+    const { rows } = await findRollouts({ root, rollouts }, querySpec(query), { search });
     assert.deepEqual(
       rows.map((r) => r.instance),
       [G7, G7, G7, G7],
     );
+    assert.deepEqual(new Set(searched), new Set(rollouts.filter((r) => r.instance === G7 || r.instance === S3).map((r) => r.id)));
+  });
+
+  test('a bad filter or sort is refused before the search reads any file', async () => {
+    let searches = 0;
+    const search = async () => (searches++, []);
+    await assert.rejects(findRollouts({ root, rollouts }, { filter: 'steps>>5', search: 'x' }, { search }), /column 7/);
+    await assert.rejects(findRollouts({ root, rollouts }, { search: 'x', sort: 'colour' }, { search }), /unknown field 'colour'/);
+    assert.equal(searches, 0);
   });
 
   test('group statistics of the three rLLM episodes: 2 of 3 solved, pass@2 = 1, mixed', () => {

@@ -17,11 +17,11 @@ const MessageSchema = ChatMessageSchema.extend({
     })
     .nullish(),
 });
-export type Message = z.infer<typeof MessageSchema>;
+type Message = z.infer<typeof MessageSchema>;
 
-export const MessagesSchema = z.array(MessageSchema);
+const MessagesSchema = z.array(MessageSchema);
 
-export const RunSchema = z.looseObject({
+const RunSchema = z.looseObject({
   trajectory_format: z.string().nullish(),
   instance_id: z.string().nullish(),
   info: z
@@ -39,7 +39,7 @@ export const RunSchema = z.looseObject({
 const SUBMIT_MARKERS = /COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT/;
 const RETURNCODE = /^<returncode>(-?\d+)<\/returncode>/;
 
-export function actionsOf(message: Message): MessageActions | undefined {
+function actionsOf(message: Message): MessageActions | undefined {
   const actions = message.extra?.actions;
   if (actions) {
     // An empty list is a reply the scaffold could not read: the FormatError message follows it.
@@ -53,7 +53,7 @@ export function actionsOf(message: Message): MessageActions | undefined {
   return { thought, calls: [call] };
 }
 
-export function followerFacts(message: Message): FollowerFacts {
+function followerFacts(message: Message): FollowerFacts {
   const extra = message.extra;
   const text = contentText(message.content);
   const code = extra?.returncode ?? (RETURNCODE.exec(text) ? Number(RETURNCODE.exec(text)![1]) : undefined);
@@ -66,10 +66,10 @@ export function followerFacts(message: Message): FollowerFacts {
 }
 
 // The run's end: `role: exit` now; older versions wrote it as a user message carrying the exit status.
-export const isExit = (m: Message) => m.role === 'exit' || (m.role === 'user' && m.extra?.exit_status != null);
+const isExit = (m: Message) => m.role === 'exit' || (m.role === 'user' && m.extra?.exit_status != null);
 
 /** The legacy form ends with the submitting command and a user message holding the submission. */
-export function legacySubmission(messages: ReadonlyArray<Message>): string | undefined {
+function legacySubmission(messages: ReadonlyArray<Message>): string | undefined {
   const last = messages.length - 1;
   const command = messages[last - 1];
   if (last < 1 || messages[last]!.role !== 'user' || command?.role !== 'assistant') return undefined;

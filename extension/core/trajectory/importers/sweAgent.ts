@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Step, StepState, ToolCallResult, Trajectory } from '../model';
-import { InputError, jsonPath } from '../../errors';
+import { errorText, InputError, jsonPath } from '../../errors';
 import { argumentsText, parseXmlFunctionCall, toolCallAction, type ParsedAction } from '../actionText';
 import { ChatContentSchema, ToolCallSchema, chatSteps, contentText, preambleOf, type ChatMessage } from '../chatSteps';
 import { defined, sourceRef, type ImportContext } from '../importContext';
@@ -91,7 +91,7 @@ function replayConfigOf(run: Run, ctx: ImportContext, path: ReadonlyArray<string
     try {
       value = JSON.parse(value);
     } catch (err) {
-      throw new InputError(ctx.file, jsonPath([...ctx.base, ...path]), `expected a JSON string, but it does not parse (${(err as Error).message})`);
+      throw new InputError(ctx.file, jsonPath([...ctx.base, ...path]), `expected a JSON string, but it does not parse (${errorText(err)})`);
     }
   }
   return parseInput(ReplayConfigSchema, value, ctx.file, [...ctx.base, ...path]);
@@ -126,16 +126,16 @@ function mergedFlags(fromObservation: string[] | undefined, saved: unknown): str
   return all.length > 0 ? all : undefined;
 }
 
-export function flagsOf(observation: string): string[] | undefined {
+function flagsOf(observation: string): string[] | undefined {
   const head = observation.slice(0, 400);
   const flags = [...(LINT_REJECTED.test(head) ? ['lint-rejected'] : []), ...(TIMED_OUT.test(head) ? ['timeout'] : [])];
   return flags.length > 0 ? flags : undefined;
 }
 
-export type ReadText = (raw: string) => ParsedAction;
+type ReadText = (raw: string) => ParsedAction;
 
 /** Action text is an XML call when it holds one, else a command line for the recording's tools. */
-export function textReader(bundles: readonly string[] | undefined): ReadText {
+function textReader(bundles: readonly string[] | undefined): ReadText {
   const readCommand = lineCommandParser(bundles);
   return (raw) => {
     if (raw.trim() === '') return { action: { raw, tool: null, args: {} } };
@@ -233,7 +233,7 @@ function chosenRun(file: z.infer<typeof TrajFileSchema>): { run: Run; base: Arra
   return { run: file.attempts[k] ?? file.attempts[file.attempts.length - 1]!, base: ['attempts', k] };
 }
 
-export function toolBundlePath(path: string): string {
+function toolBundlePath(path: string): string {
   const at = path.lastIndexOf('tools/');
   return at === -1 ? path : path.slice(at);
 }

@@ -1,12 +1,13 @@
-import type { Rollout } from '../../core/rollouts/record';
-import type { RolloutQuerySpec } from '../../core/rollouts/rolloutQuery';
-import type { Recipe } from '../../core/reward/recipes';
-import type { ScoredRollout, ScoredRun } from '../../core/rollouts/recipeRun';
-import type { GroupDetails, RecipeInfo, RecipeSummary, RolloutQuery, RolloutRow, RolloutStatus } from '../../protocol/rollouts';
+import type { Rollout } from '../core/rollouts/record';
+import { failureLabel } from '../core/rollouts/failureTaxonomy';
+import type { RolloutSearchQuery } from '../core/rollouts/rolloutQuery';
+import type { Recipe } from '../core/reward/recipes';
+import type { ScoredRollout, ScoredRun } from '../core/rollouts/recipeRun';
+import type { GroupDetails, RecipeInfo, RecipeSummary, RolloutQuery, RolloutRow, RolloutStatus } from '../protocol/rollouts';
 
 /** The table's query in the core's terms: its sort column and direction as a sort spec. */
-export function querySpec(query: RolloutQuery, matches?: ReadonlySet<string>): RolloutQuerySpec {
-  return { filter: query.filter, ...(matches ? { matches } : {}), ...(query.sort ? { sort: `${query.sort.descending ? '-' : ''}${query.sort.column}` } : {}) };
+export function querySpec(query: RolloutQuery): RolloutSearchQuery {
+  return { filter: query.filter, search: query.search, ...(query.sort ? { sort: `${query.sort.descending ? '-' : ''}${query.sort.column}` } : {}) };
 }
 
 /** What a rollout's icon says: passed, failed by the policy, failed by the harness, or not known. */
@@ -15,14 +16,6 @@ export function rolloutStatus(r: Rollout): RolloutStatus {
   if (r.failure === 'infra-error' || r.failure === 'eval-error') return 'infra';
   if (r.resolved === false || r.failure !== 'unknown') return 'failed';
   return 'unknown';
-}
-
-/**
- * The failure class a row shows: the core's, except that a rollout nothing graded (no
- * evaluation, no `resolved`, no reward) says "not graded" rather than a class of failure.
- */
-export function failureLabel(r: Rollout): string {
-  return r.failure === 'unknown' && r.resolved === null && r.reward === undefined ? 'not graded' : r.failure;
 }
 
 export function toRolloutRow(r: Rollout, score?: ScoredRollout): RolloutRow {
@@ -53,7 +46,7 @@ export function recipeInfo(r: Recipe): RecipeInfo {
 }
 
 /** A row's recipe cells: reward, mask (or what is missing) and advantage. */
-export function scoreCells(s: ScoredRollout): NonNullable<RolloutRow['score']> {
+function scoreCells(s: ScoredRollout): NonNullable<RolloutRow['score']> {
   return { outcome: s.score.outcome, value: s.score.value, mask: s.score.mask?.reason ?? s.score.unscored, advantage: s.advantage, why: s.why };
 }
 

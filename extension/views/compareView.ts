@@ -1,8 +1,8 @@
-import { alignRuns, normaliseAction } from '../../core/trajectory/alignSteps';
-import type { Trajectory } from '../../core/trajectory/model';
-import { outcomeText, runFacts } from '../../core/trajectory/runFacts';
-import type { CompareContent, CompareRun } from '../../protocol/compare';
-import { toStepSummary } from '../../views/stepView';
+import { alignRuns, normaliseAction } from '../core/trajectory/alignSteps';
+import type { Trajectory } from '../core/trajectory/model';
+import { outcomeText, runFacts } from '../core/trajectory/runFacts';
+import type { CompareContent, CompareRun } from '../protocol/compare';
+import { toStepSummary } from './stepView';
 
 export interface LoadedRun {
   label: string;

@@ -11,22 +11,22 @@ import { notificationType, requestType } from './ipc';
 
 const Count = z.int().check(z.nonnegative());
 
-export const DiffLineSchema = z.object({
+const DiffLineSchema = z.object({
   kind: z.enum(['hunk', 'context', 'recorded', 'replayed']),
   text: z.string(),
 });
 export type DiffLine = z.infer<typeof DiffLineSchema>;
 
-export const NormaliserUseSchema = z.object({
+const NormaliserUseSchema = z.object({
   name: z.string(),
   /** What it forgives, in the person's words. */
   forgives: z.string(),
   /** It changed the recorded or the replayed text of this step (else it was ready, with nothing to forgive). */
   changed: z.boolean(),
 });
-export type NormaliserUse = z.infer<typeof NormaliserUseSchema>;
+type NormaliserUse = z.infer<typeof NormaliserUseSchema>;
 
-export const ObservationSideSchema = z.object({
+const ObservationSideSchema = z.object({
   observation: z.string(),
   /** `exit 0`, or `exit unknown` when not recorded. */
   exit: z.string(),
@@ -35,6 +35,7 @@ export const ObservationSideSchema = z.object({
 });
 export type ObservationSide = z.infer<typeof ObservationSideSchema>;
 
+/** @internal */
 export const ReplayCompareSchema = z.object({
   /** The session's title, e.g. `replay run.traj`. */
   session: z.string(),
@@ -54,7 +55,7 @@ export const ReplayCompareSchema = z.object({
 export type ReplayCompare = z.infer<typeof ReplayCompareSchema>;
 
 /** What the view shows at boot: the step, or why there is none. */
-export const ReplayCompareStateSchema = z.union([
+const ReplayCompareStateSchema = z.union([
   z.object({ kind: z.literal('step'), step: ReplayCompareSchema }),
   z.object({ kind: z.literal('empty'), message: z.string() }),
 ]);

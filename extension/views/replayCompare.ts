@@ -25,7 +25,7 @@ function side(step: Step): ObservationSide {
 }
 
 /** The `-`/`+` lines of `lineDiff` as the view colours them: `-` is the recording's, `+` the replay's. */
-export function diffLines(diff: string): DiffLine[] {
+function diffLines(diff: string): DiffLine[] {
   if (diff === '') return [];
   return diff.split('\n').map((line) => {
     if (line.startsWith('@@')) return { kind: 'hunk', text: line };

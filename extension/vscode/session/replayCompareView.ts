@@ -8,10 +8,10 @@ import { WebviewMessenger } from '../webview/webviewMessenger';
 import type { RunningSession, SessionController } from './sessionController';
 import { COMPARE_STEP_COMMAND, SESSION_NODE, type SessionNode } from './sessionTree';
 
-export const REPLAY_COMPARE_VIEW = 'sweWorkbench.replayCompare';
+const REPLAY_COMPARE_VIEW = 'sweWorkbench.replayCompare';
 
 /** Step `index` of the session, recorded beside replayed; or why it cannot be shown. */
-export function replayCompareState(session: RunningSession | undefined, index: number): ReplayCompareState {
+function replayCompareState(session: RunningSession | undefined, index: number): ReplayCompareState {
   if (!session) return { kind: 'empty', message: 'No session: replay a trajectory to compare its steps with the recording.' };
   const entry = session.entries.find((e) => e.step.index === index);
   if (!entry) return { kind: 'empty', message: `Step ${index + 1} has not run in ${session.title}.` };

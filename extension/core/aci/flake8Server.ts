@@ -159,12 +159,34 @@ export class WarmFlake8 {
     return !this.ended;
   }
 
-  /** What `flake8 --isolated --select=... <path>` prints: for the file on disk, or for `text` as its content. */
-  check(path: string, text?: string): Promise<string> {
+  /**
+   * What `flake8 --isolated --select=... <path>` prints: for the file on disk, or for `text` as
+   * its content. A check not answered within `timeoutMs` fails and stops the process (the next
+   * use starts another).
+   */
+  check(path: string, text?: string, timeoutMs = 60_000): Promise<string> {
     if (this.ended) return Promise.reject(new Error('the warm flake8 process ended'));
     const id = ++this.nextId;
     return new Promise<string>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`the warm flake8 did not answer within ${timeoutMs} ms`));
+        void this.dispose().catch(() => undefined);
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        this.pending.delete(id);
+      };
+      this.pending.set(id, {
+        resolve: (output) => {
+          done();
+          resolve(output);
+        },
+        reject: (error) => {
+          done();
+          reject(error);
+        },
+      });
       this.process.stdin.write(`${JSON.stringify(text === undefined ? { id, path } : { id, path, text })}\n`);
     });
   }
@@ -186,7 +208,7 @@ export class WarmFlake8 {
 
   private end(error: Error): void {
     this.ended = true;
-    for (const waiting of this.pending.values()) waiting.reject(error);
+    for (const waiting of [...this.pending.values()]) waiting.reject(error);
     this.pending.clear();
   }
 }

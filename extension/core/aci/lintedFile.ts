@@ -25,7 +25,10 @@ async function warmLinter(ctx: ToolContext, path: string): Promise<WarmFlake8 | 
 export async function lookupWithLint(ctx: ToolContext, path: string): Promise<{ lookup: FileLookup; lint: string }> {
   const warm = await warmLinter(ctx, path);
   if (warm) {
-    const [{ output }, lint] = await Promise.all([runTool(ctx, lookupScript(path)), warm.check(path).catch(() => undefined)]);
+    const [{ output }, lint] = await Promise.all([
+      runTool(ctx, lookupScript(path)),
+      warm.check(path, undefined, ctx.config.commandTimeoutMs).catch(() => undefined),
+    ]);
     return { lookup: parseLookup(output.split('\n')), lint: lint ?? (await runTool(ctx, flake8Script(path))).output };
   }
   const { output } = await runTool(ctx, `${lookupScript(path)}; echo ${LINT_MARK}; ${flake8Script(path)}`);
@@ -48,7 +51,7 @@ export interface LintedProposal {
  */
 export async function lintProposal(ctx: ToolContext, path: string, text: string): Promise<LintedProposal> {
   const warm = await warmLinter(ctx, path);
-  const lint = await warm?.check(path, text).catch(() => undefined);
+  const lint = await warm?.check(path, text, ctx.config.commandTimeoutMs).catch(() => undefined);
   if (lint !== undefined) return { lint, written: false };
   return { lint: (await runTool(ctx, `${writeScript(path, text)}${flake8Script(path)}`)).output, written: true };
 }

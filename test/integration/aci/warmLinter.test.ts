@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AciSession } from '../../../extension/core/aci/aciSession';
-import { warmFlake8For } from '../../../extension/core/aci/flake8Server';
+import { disposeWarmFlake8, warmFlake8For } from '../../../extension/core/aci/flake8Server';
 import { startAciOnSampleRepo, type AciFixture } from '../../helpers/aciSandbox';
 
 /** Edits of ledger/money.py, run in order: refused ones (E999, F821, E111) and applied ones. */
@@ -99,8 +99,16 @@ describe('warm flake8 in a container', () => {
     await session.runCommand('edit 14:14\n        raise TypeError(\nend_of_edit');
     assert.equal(await warmFlake8For(aci.sandbox, () => Promise.reject(new Error('no new server expected'))), server);
     assert.equal(await pythonProcesses(aci), '1');
-    await session.dispose();
+    await disposeWarmFlake8(aci.sandbox);
     assert.equal(server?.alive, false);
+    assert.equal(await pythonProcesses(aci), '0');
+    // The next edit starts another; the session's dispose stops it with the sandbox.
+    await session.runCommand('edit 2:2\n# third\nend_of_edit');
+    const next = await warmFlake8For(aci.sandbox, () => Promise.reject(new Error('no new server expected')));
+    assert.ok(next?.alive && next !== server);
+    assert.equal(await pythonProcesses(aci), '1');
+    await session.dispose();
+    assert.equal(next?.alive, false);
   });
 });
 

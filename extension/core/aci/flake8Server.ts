@@ -61,7 +61,8 @@ def check(path, data):
         return cache[key]
     captured = io.BytesIO()
     stdout = sys.stdout
-    sys.stdout = io.TextIOWrapper(captured, encoding="utf-8", write_through=True)
+    wrapper = io.TextIOWrapper(captured, encoding="utf-8", write_through=True)
+    sys.stdout = wrapper
     try:
         if data is not None:
             in_memory[path] = data
@@ -72,11 +73,12 @@ def check(path, data):
         else:
             app.run_checks()
         app.report_errors()
-        sys.stdout.flush()
+        wrapper.flush()
+        text = captured.getvalue().decode("utf-8", "replace")
     finally:
         sys.stdout = stdout
+        wrapper.detach()
         in_memory.clear()
-    text = captured.getvalue().decode("utf-8", "replace")
     if key is not None:
         cache[key] = text
         while len(cache) > 32:
@@ -123,6 +125,8 @@ interface Pending {
 
 export class WarmFlake8 {
   private nextId = 0;
+  /** Checks answered so far (a check that failed over to the command is not counted). */
+  answered = 0;
   private readonly pending = new Map<number, Pending>();
   private ended = false;
 
@@ -202,8 +206,10 @@ export class WarmFlake8 {
     const waiting = id === undefined ? undefined : this.pending.get(id);
     if (!message || !waiting || id === undefined) return;
     this.pending.delete(id);
-    if (typeof message.output === 'string') waiting.resolve(message.output);
-    else waiting.reject(new Error(`the warm flake8 failed: ${String(message.error)}`));
+    if (typeof message.output === 'string') {
+      this.answered++;
+      waiting.resolve(message.output);
+    } else waiting.reject(new Error(`the warm flake8 failed: ${String(message.error)}`));
   }
 
   private end(error: Error): void {

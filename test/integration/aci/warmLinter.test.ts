@@ -66,6 +66,9 @@ describe('warm flake8 in a container', () => {
       assert.equal(c.exitCode === 0, applied, `${edit}: ${c.observation}`);
       assert.equal(await fileOf(aci, 'ledger/money_warm.py'), await fileOf(aci, 'ledger/money_command.py'), edit);
     }
+    // Both checks of every edit were answered in memory (none failed over to the command).
+    const server = await warmFlake8For(aci.sandbox, () => Promise.reject(new Error('the warm session started the server')));
+    assert.equal(server?.answered, 2 * EDITS.length);
     const [unclosed, undefinedName] = [EDITS[0], EDITS[1]].map((e) => e?.command ?? '');
     await warm.runCommand('open ledger/money_warm.py');
     assert.ok(hasE999((await warm.runCommand(unclosed ?? '')).observation), 'a syntax error is refused with E999');
@@ -78,6 +81,7 @@ describe('warm flake8 in a container', () => {
     const bundles = ['tools/registry', 'tools/windowed', 'tools/windowed_edit_replace'];
     const warm = new AciSession(aci.sandbox, { bundles });
     const command = new AciSession(aci.sandbox, { bundles, config: { warmLinter: false } });
+    const answeredBefore = (await warmFlake8For(aci.sandbox, (script) => aci.sandbox.exec(script).then((r) => r.output)))?.answered ?? 0;
     await warm.runCommand('open ledger/replace_warm.py 14');
     await command.runCommand('open ledger/replace_command.py 14');
     for (const { command: edit, applied } of REPLACES) {
@@ -87,6 +91,8 @@ describe('warm flake8 in a container', () => {
       assert.equal(c.exitCode === 0, applied, `${edit}: ${c.observation}`);
       assert.equal(await fileOf(aci, 'ledger/replace_warm.py'), await fileOf(aci, 'ledger/replace_command.py'), edit);
     }
+    const server = await warmFlake8For(aci.sandbox, () => Promise.reject(new Error('the warm session started the server')));
+    assert.equal(server?.answered, answeredBefore + 2 * REPLACES.length);
   });
 
   test('one warm process serves every edit of the sandbox and is gone after dispose', async () => {

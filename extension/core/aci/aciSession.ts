@@ -1,6 +1,7 @@
 import { throwIfAborted } from '../errors';
 import type { Sandbox } from '../runtime/sandbox';
 import { validateArguments, type ParsedAction } from '../parsing/commandSyntax';
+import { disposeWarmFlake8 } from './flake8Server';
 import { disposePyright } from './lspServer';
 import { toolSetFor } from './standardTools';
 import { currentPatch } from './submitTools';
@@ -72,10 +73,10 @@ export class AciSession {
     return this.diff === undefined ? state : { ...state, diff: this.diff };
   }
 
-  /** Shuts down the sandbox's Pyright server, if the lsp tools started one, then removes the sandbox. */
+  /** Shuts down the sandbox's Pyright server and warm flake8, if the tools started them, then removes the sandbox. */
   async dispose(): Promise<void> {
     try {
-      await disposePyright(this.sandbox);
+      await Promise.all([disposePyright(this.sandbox), disposeWarmFlake8(this.sandbox)]);
     } finally {
       await this.sandbox.dispose();
     }

@@ -7,7 +7,10 @@ import { shellQuote } from '../parsing/shellWords';
  * excused; and, only when there were earlier errors, errors above the edit are ignored too.
  */
 
-const FLAKE8_COMMAND = 'flake8 --isolated --select=F821,F822,F831,E111,E112,E113,E999,E902';
+/** flake8's arguments before the file, for the command and for the warm server (flake8Server.ts). */
+export const FLAKE8_ARGS = ['--isolated', '--select=F821,F822,F831,E111,E112,E113,E999,E902'];
+
+const FLAKE8_COMMAND = `flake8 ${FLAKE8_ARGS.join(' ')}`;
 
 export interface Flake8Error {
   file: string;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { LINT_REJECTION_INTRO, flake8Script, formatErrors, introducedErrors, lintRejection, parseFlake8 } from './flake8Guard';
-import { lookupScript, parseLookup, runTool, writeScript } from './sandboxFiles';
+import { LINT_REJECTION_INTRO, formatErrors, introducedErrors, lintRejection, parseFlake8 } from './flake8Guard';
+import { dropProposal, keepProposal, lintProposal, lookupWithLint } from './lintedFile';
 import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
 import { edit07 } from './windowed07';
 import { NO_FILE_OPEN, centred, checkedFile, clampedFirstLine, firstLineShowing, showWindow } from './windowedTools';
@@ -11,26 +11,14 @@ import { countLines, renderWindow, replaceLines } from './windowedFile';
 const SUCCESS = `File updated. Please review the changes and make sure they are correct
 (correct indentation, no duplicate lines, etc). Edit the file again if necessary.`;
 
-const LINT_MARK = '@lint';
-
 /** The open file and flake8's findings on it, in one round trip. */
 export async function openFileWithLint(ctx: ToolContext): Promise<{ path: string; text: string; lint: string } | ToolResult> {
   const path = ctx.state.openFile;
   if (path === null) return { observation: NO_FILE_OPEN, exitCode: 1 };
-  const { output } = await runTool(ctx, `${lookupScript(path)}; echo ${LINT_MARK}; ${flake8Script(path)}`);
-  const mark = output.indexOf(`\n${LINT_MARK}\n`);
-  const file = checkedFile(parseLookup(output.slice(0, mark < 0 ? output.length : mark).split('\n')), path);
+  const { lookup, lint } = await lookupWithLint(ctx, path);
+  const file = checkedFile(lookup, path);
   if ('observation' in file) return file;
-  return { ...file, lint: mark < 0 ? '' : output.slice(mark + LINT_MARK.length + 2) };
-}
-
-/** Writes `text` and returns flake8's findings on the result. */
-export async function writeAndLint(ctx: ToolContext, path: string, text: string): Promise<string> {
-  return (await runTool(ctx, `${writeScript(path, text)}${flake8Script(path)}`)).output;
-}
-
-export async function restore(ctx: ToolContext, path: string, text: string): Promise<void> {
-  await runTool(ctx, writeScript(path, text));
+  return { ...file, lint };
 }
 
 const edit = defineTool({
@@ -54,15 +42,16 @@ const edit = defineTool({
     const window = ctx.config.window;
     const firstLine = clampedFirstLine(ctx, ctx.state.firstLine, file.text);
     const edited = replaceLines(file.text, start_line - 1, end_line - 1, replacement);
-    const after = parseFlake8(await writeAndLint(ctx, file.path, edited));
-    const errors = introducedErrors(parseFlake8(file.lint), after, [start_line, end_line], countLines(replacement));
+    const proposal = await lintProposal(ctx, file.path, edited);
+    const errors = introducedErrors(parseFlake8(file.lint), parseFlake8(proposal.lint), [start_line, end_line], countLines(replacement));
     if (errors.length > 0) {
-      await restore(ctx, file.path, file.text);
+      await dropProposal(ctx, file.path, file.text, proposal);
       ctx.state.firstLine = firstLine;
       const applied = renderWindow(edited, file.path, firstLine, window);
       const original = renderWindow(file.text, file.path, firstLine, window);
       return { observation: lintRejection(LINT_REJECTION_INTRO, `ERRORS:\n${formatErrors(errors)}\n\n`, applied, original), exitCode: 1 };
     }
+    await keepProposal(ctx, file.path, edited, proposal);
     const shown = showWindow(ctx, edited, file.path, firstLineShowing(ctx, start_line - 1, edited));
     return { observation: `${SUCCESS}\n${shown}`, exitCode: 0 };
   },

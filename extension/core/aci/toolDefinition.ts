@@ -45,6 +45,11 @@ export interface AciConfig {
   sweAgentVersion?: SweAgentVersion;
   /** str_replace_editor shows long Python files with function bodies elided (SWE-agent's USE_FILEMAP). */
   useFilemap?: boolean;
+  /**
+   * The lint guard checks Python edits in a warm flake8 process kept in a Docker sandbox
+   * (flake8Server.ts); false runs the flake8 command before and after each edit. Default: true.
+   */
+  warmLinter?: boolean;
 }
 
 export const DEFAULT_ACI_CONFIG: AciConfig = {

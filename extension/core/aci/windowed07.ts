@@ -1,4 +1,5 @@
-import { LINT_REJECTION_INTRO, flake8Script, formatErrors, introducedErrors, parseFlake8 } from './flake8Guard';
+import { LINT_REJECTION_INTRO, formatErrors, introducedErrors, parseFlake8 } from './flake8Guard';
+import { dropProposal, keepProposal, lintProposal, lookupWithLint } from './lintedFile';
 import { lookupFile, lookupScript, parseLookup, runTool, writeScript } from './sandboxFiles';
 import { shellQuote } from '../parsing/shellWords';
 import { z } from 'zod';
@@ -111,22 +112,21 @@ export async function create07(ctx: ToolContext, filename: string): Promise<Tool
 export async function edit07(ctx: ToolContext, start: number, end: number, body: string): Promise<ToolResult> {
   const path = ctx.state.openFile;
   if (path === null) return ok('No file open. Use the `open` command first.');
-  const { output } = await runTool(ctx, `${lookupScript(path)}; echo @lint; ${flake8Script(path)}`);
-  const mark = output.indexOf('\n@lint\n');
-  const file = parseLookup(output.slice(0, mark).split('\n'));
+  const { lookup: file, lint } = await lookupWithLint(ctx, path);
   if (file.kind !== 'file') return ok(`File ${path} not found`);
   const replacement = body === '' ? [] : body.replace(/\n$/, '').split('\n');
   const lines = file.text === '' ? [] : file.text.replace(/\n$/, '').split('\n');
   const edited = [...lines.slice(0, start - 1), ...replacement, ...lines.slice(end)];
   const text = edited.map((l) => `${l}\n`).join('') || '\n';
-  const after = (await runTool(ctx, `${writeScript(path, text)}${flake8Script(path)}`)).output;
-  const errors = introducedErrors(parseFlake8(output.slice(mark + 7)), parseFlake8(after), [start, end], replacement.length, false);
+  const proposal = await lintProposal(ctx, path, text);
+  const errors = introducedErrors(parseFlake8(lint), parseFlake8(proposal.lint), [start, end], replacement.length, false);
   if (errors.length === 0) {
+    await keepProposal(ctx, path, text, proposal);
     return ok(
       `${show(ctx, text, file.path, start - 1)}\nFile updated. Please review the changes and make sure they are correct (correct indentation, no duplicate lines, etc). Edit the file again if necessary.`,
     );
   }
-  await runTool(ctx, writeScript(path, file.text));
+  await dropProposal(ctx, path, file.text, proposal);
   const rule = '-'.repeat(49);
   const n = replacement.length;
   const applied = render(text, file.path, constrain(Math.trunc(n / 2) + start - 1, awkLines(text), n + 10), n + 10);

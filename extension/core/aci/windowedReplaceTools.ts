@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LINT_REJECTION_INTRO, formatErrors, introducedErrors, lintRejection, parseFlake8 } from './flake8Guard';
-import { openFileWithLint, restore, writeAndLint } from './lintedEditTool';
+import { openFileWithLint } from './lintedEditTool';
+import { dropProposal, keepProposal, lintProposal } from './lintedFile';
 import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
 import { sweAgentDialect } from './sweAgentVersion';
 import { countLines, renderWindow, replaceLines } from './windowedFile';
@@ -77,15 +78,17 @@ async function applyChange(
   const window = ctx.config.window;
   const originalFirst = clampedFirstLine(ctx, ctx.state.firstLine, file.text);
   const newFirst = change.gotoLine === undefined ? originalFirst : firstLineShowing(ctx, change.gotoLine, change.text);
-  const after = parseFlake8(await writeAndLint(ctx, file.path, change.text));
+  const proposal = await lintProposal(ctx, file.path, change.text);
+  const after = parseFlake8(proposal.lint);
   const errors = change.excusePrevious ? introducedErrors(parseFlake8(file.lint), after, change.window, change.replacementLines) : after;
   if (errors.length > 0) {
-    await restore(ctx, file.path, file.text);
+    await dropProposal(ctx, file.path, file.text, proposal);
     ctx.state.firstLine = originalFirst;
     const applied = renderWindow(change.text, file.path, newFirst, window);
     const original = renderWindow(file.text, file.path, originalFirst, window);
     return { observation: lintRejection(intro, errorsBlock(ctx, formatErrors(errors)), applied, original), exitCode: 4 };
   }
+  await keepProposal(ctx, file.path, change.text, proposal);
   return { observation: success(showWindow(ctx, change.text, file.path, newFirst)), exitCode: 0 };
 }
 

@@ -11,6 +11,8 @@ import type { ToolContext } from './toolDefinition';
  */
 
 const LINT_MARK = '@lint';
+/** Printed instead of findings when the command path could not write the proposed text. */
+const WRITE_FAILED = '@write-failed';
 
 /** The warm flake8 for checks of `path` (flake8Server.ts), or undefined: then the command runs. */
 async function warmLinter(ctx: ToolContext, path: string): Promise<WarmFlake8 | undefined> {
@@ -53,15 +55,24 @@ export async function lintProposal(ctx: ToolContext, path: string, text: string)
   const warm = await warmLinter(ctx, path);
   const lint = await warm?.check(path, text, ctx.config.commandTimeoutMs).catch(() => undefined);
   if (lint !== undefined) return { lint, written: false };
-  return { lint: (await runTool(ctx, `${writeScript(path, text)}${flake8Script(path)}`)).output, written: true };
+  const { output } = await runTool(ctx, `${writeScript(path, text)}if [ $? -ne 0 ]; then echo ${WRITE_FAILED}; else ${flake8Script(path)}; fi`);
+  const failed = output.indexOf(`${WRITE_FAILED}\n`);
+  if (failed >= 0) throw new Error(`cannot write ${path}: ${output.slice(0, failed).trim() || 'the shell could not write the file'}`);
+  return { lint: output, written: true };
+}
+
+/** Writes `text` to `path`; a write the shell could not do is an error naming the file, never "File updated". */
+async function writeOrFail(ctx: ToolContext, path: string, text: string): Promise<void> {
+  const { output, exitCode } = await runTool(ctx, writeScript(path, text));
+  if (exitCode !== 0) throw new Error(`cannot write ${path}: ${output.trim() || `exit code ${exitCode}`}`);
 }
 
 /** Keeps a proposal the guard let through: writes it unless the command already did. */
 export async function keepProposal(ctx: ToolContext, path: string, text: string, proposal: LintedProposal): Promise<void> {
-  if (!proposal.written) await runTool(ctx, writeScript(path, text));
+  if (!proposal.written) await writeOrFail(ctx, path, text);
 }
 
 /** Drops a proposal the guard refused: puts `original` back if the command wrote the proposal. */
 export async function dropProposal(ctx: ToolContext, path: string, original: string, proposal: LintedProposal): Promise<void> {
-  if (proposal.written) await runTool(ctx, writeScript(path, original));
+  if (proposal.written) await writeOrFail(ctx, path, original);
 }

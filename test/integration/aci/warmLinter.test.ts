@@ -4,7 +4,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AciSession } from '../../../extension/core/aci/aciSession';
 import { disposeWarmFlake8, warmFlake8For } from '../../../extension/core/aci/flake8Server';
-import { startAciOnSampleRepo, type AciFixture } from '../../helpers/aciSandbox';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DockerSandbox } from '../../../extension/core/runtime/dockerSandbox';
+import { ACI_TEST_LABEL, BASE_IMAGE, startAciOnSampleRepo, type AciFixture } from '../../helpers/aciSandbox';
 
 /** Edits of ledger/money.py, run in order: refused ones (E999, F821, E111) and applied ones. */
 const EDITS: { command: string; applied: boolean }[] = [
@@ -145,5 +149,38 @@ describe('an image whose flake8 Python module does not import', () => {
     assert.equal(r.exitCode, 1);
     assert.ok(hasF821(r.observation), r.observation);
     assert.equal(await warmFlake8For(aci.sandbox, () => Promise.reject(new Error('the reason is kept'))), undefined);
+  });
+});
+
+describe('a linted edit the file system refuses', () => {
+  test('is an error naming the file, through the warm linter and through the command, never "File updated"', async () => {
+    const host = await mkdtemp(path.join(tmpdir(), 'swe-workbench-readonly-'));
+    await writeFile(path.join(host, 'fixed.py'), 'x = 1\n');
+    // Root writes through any file mode; a read-only mount refuses it.
+    const sandbox = await DockerSandbox.create({
+      image: BASE_IMAGE,
+      repoPath: '/repo',
+      labels: { [ACI_TEST_LABEL]: 'aci' },
+      mounts: [{ hostPath: host, containerPath: '/readonly', readOnly: true }],
+    });
+    try {
+      for (const warmLinter of [true, false]) {
+        const session = new AciSession(sandbox, {
+          bundles: ['tools/registry', 'tools/windowed', 'tools/windowed_edit_linting'],
+          config: { warmLinter },
+        });
+        await session.runCommand('open /readonly/fixed.py');
+        await assert.rejects(
+          session.runCommand('edit 1:1\nx = 2\nend_of_edit'),
+          /cannot write \/readonly\/fixed\.py: .*Read-only file system/,
+          `warmLinter ${warmLinter}`,
+        );
+      }
+      assert.equal((await sandbox.exec('cat /readonly/fixed.py')).output, 'x = 1\n');
+    } finally {
+      await disposeWarmFlake8(sandbox);
+      await sandbox.dispose();
+      await rm(host, { recursive: true, force: true });
+    }
   });
 });

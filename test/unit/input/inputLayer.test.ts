@@ -127,8 +127,16 @@ describe('the input layer', () => {
       () => parseJsonDocument(deep, 'deep.json'),
       (err: unknown) => err instanceof InputError && err.where === 'line 2, column 512' && /nested deeper than 512 levels/.test(err.problem),
     );
-    // Brackets inside strings are text, not nesting.
+    // Brackets inside strings are text, not nesting, also after escaped quotes and backslashes.
     assert.deepEqual(parseJsonDocument(JSON.stringify({ s: '['.repeat(10_000) }), 'ok.json'), { s: '['.repeat(10_000) });
+    const tricky = { a: 'say \\"[[[', b: 'ends in a backslash \\', c: '"'.repeat(3) + '['.repeat(600) };
+    assert.deepEqual(parseJsonDocument(JSON.stringify(tricky), 'ok.json'), tricky);
+    // A string that ends in an escaped backslash closes there: the brackets after it are nesting.
+    const afterBackslash = `{"s": "x\\\\",\n "t": ${'['.repeat(600)}${']'.repeat(600)}}`;
+    assert.throws(
+      () => parseJsonDocument(afterBackslash, 'deep.json'),
+      (err: unknown) => err instanceof InputError && err.where === 'line 2, column 518',
+    );
     await rejectsWith(loadTrajectory(file('deep.traj', deep)), { where: /^line 2, column 512$/, problem: /nested deeper/ });
   });
 });

@@ -19,7 +19,7 @@ function timeoutMessage(command: string, timeoutMs: number): string {
   );
 }
 
-/** SWE-agent's note for an observation over the limit, after the kept characters. */
+/** SWE-agent's note for an observation over the limit, after the kept characters. @internal */
 export function clipObservation(text: string, max: number, droppedBytes = 0): string {
   if (text.length <= max && droppedBytes === 0) return text;
   const elided = Math.max(0, text.length - max) + droppedBytes;
@@ -29,7 +29,7 @@ export function clipObservation(text: string, max: number, droppedBytes = 0): st
   );
 }
 
-/** Splits the working-directory marker off the command's output. */
+/** Splits the working-directory marker off the command's output. @internal */
 export function splitCwdMarker(output: string): { output: string; cwd: string | undefined } {
   const at = output.lastIndexOf(`\n${CWD_MARK}`);
   if (at < 0) return { output, cwd: undefined };

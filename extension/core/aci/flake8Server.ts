@@ -19,7 +19,7 @@ import { FLAKE8_ARGS } from './flake8Guard';
  * Its first line is {"ready": "<flake8 version>"}, or {"unusable": "<why>"} before it exits.
  * Answers are cached by path and bytes: a file checked after an edit is the next edit's "before".
  */
-export const FLAKE8_SERVER_SOURCE = String.raw`
+const FLAKE8_SERVER_SOURCE = String.raw`
 import sys, json
 out = sys.stdout.buffer
 def answer(obj):

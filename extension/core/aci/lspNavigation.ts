@@ -134,6 +134,7 @@ export async function hoverAt(server: PyrightServer, at: TextPosition, signal?: 
   return text === '' ? null : text;
 }
 
+/** @internal */
 export function hoverText(contents: z.infer<typeof hoverContents>): string {
   const parts = Array.isArray(contents) ? contents : [contents];
   return parts

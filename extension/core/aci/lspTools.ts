@@ -152,6 +152,7 @@ const workspaceSymbolsTool = defineTool({
   },
 });
 
+/** @internal */
 export const lspTools = [gotoDefinition, findReferencesTool, hover, documentSymbolsTool, workspaceSymbolsTool];
 
 standardTools.register(...lspTools);

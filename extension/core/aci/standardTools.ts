@@ -32,11 +32,12 @@ export function toolSetFor(bundles: readonly string[] = DEFAULT_BUNDLES): ToolSe
   return standardTools.toolSet(bundles);
 }
 
-/** An action in SWE-agent command syntax, read with the tools of `bundles`. */
+/** An action in SWE-agent command syntax, read with the tools of `bundles`. @internal */
 export function parseCommand(text: string, bundles?: readonly string[]): ParseResult {
   return toolSetFor(bundles).parseCommand(text);
 }
 
+/** @internal */
 export function openAiToolSpecs(toolNames?: readonly string[], bundles?: readonly string[]): OpenAiToolSpec[] {
   return toolSetFor(bundles).openAiToolSpecs(toolNames);
 }

@@ -12,6 +12,7 @@ import { countLines, splitLines } from './windowedFile';
  */
 
 const MAX_RESPONSE_LEN = 16_000;
+/** @internal */
 export const TRUNCATED_MESSAGE =
   '<response clipped><NOTE>To save on context only part of this file has been shown to you. You should retry this tool after you have searched inside the file with `grep -n` in order to find the line numbers of what you are looking for.</NOTE>';
 const SNIPPET_LINES = 4;
@@ -21,7 +22,7 @@ const COMMANDS = ['view', 'create', 'str_replace', 'insert', 'undo_edit'] as con
 const done = (observation: string): ToolResult => ({ observation, exitCode: 0 });
 const failed = (observation: string, exitCode: number): ToolResult => ({ observation, exitCode });
 
-/** Python's `str.expandtabs()` (tab stops every 8 columns, counted from each line start). */
+/** Python's `str.expandtabs()` (tab stops every 8 columns, counted from each line start). @internal */
 export function expandTabs(text: string, size = 8): string {
   let column = 0;
   let out = '';
@@ -38,11 +39,12 @@ export function expandTabs(text: string, size = 8): string {
   return out;
 }
 
+/** @internal */
 export function maybeTruncate(content: string, max = MAX_RESPONSE_LEN): string {
   return content.length <= max ? content : content.slice(0, max) + TRUNCATED_MESSAGE;
 }
 
-/** `Here's the result of running \`cat -n\` on ...` with `%6d\t` numbered lines. */
+/** `Here's the result of running \`cat -n\` on ...` with `%6d\t` numbered lines. @internal */
 export function catN(content: string, descriptor: string, initLine = 1): string {
   const numbered = expandTabs(maybeTruncate(content))
     .split('\n')
@@ -136,7 +138,7 @@ async function functionBodies(ctx: ToolContext, path: string): Promise<Array<[nu
     .map((line) => line.split(' ').map(Number) as [number, number]);
 }
 
-/** SWE-agent's filemap: `%6d <line>` rows, bodies of five lines or more replaced by one marker row. */
+/** SWE-agent's filemap: `%6d <line>` rows, bodies of five lines or more replaced by one marker row. @internal */
 export function filemap(text: string, bodies: Array<[number, number]>): string {
   const long = bodies.filter(([start, end]) => end - start >= 5);
   const elided = new Set(long.flatMap(([start, end]) => Array.from({ length: end - start + 1 }, (_, i) => start + i)));

@@ -160,6 +160,7 @@ export async function edit07(ctx: ToolContext, start: number, end: number, body:
  * (`defaults.sh`, `search.sh`, `edit_linting.sh`); undefined when they would run. In 0.7 a
  * command line went to the shell as typed, so `goto` without a line was not a format error:
  * the function printed its usage and returned 0.
+ * @internal
  */
 export function usage07(name: string, words: readonly string[], openFile: string | null): string | undefined {
   const [first = '', second = ''] = words;

@@ -32,7 +32,7 @@ function pythonCount(text: string, part: string): number {
   return text.split(part).length - 1;
 }
 
-/** Python's `repr()` of a string, as the messages quote the search text. */
+/** Python's `repr()` of a string, as the messages quote the search text. @internal */
 export function pythonRepr(text: string): string {
   const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
   let out = quote;

@@ -36,7 +36,7 @@ export function centred(ctx: ToolContext): boolean {
 }
 
 /** How far short of the file's end the window stops, in the session's SWE-agent version. */
-export function windowEndSlack(ctx: ToolContext): 0 | 1 {
+function windowEndSlack(ctx: ToolContext): 0 | 1 {
   return sweAgentDialect(ctx.config.sweAgentVersion).windowEndSlack;
 }
 

@@ -9,7 +9,7 @@ import { r2eGymFamily } from './r2e-gym';
 import { SCAFFOLD_NAMES, type Scaffold, type ScaffoldChoice, type ScaffoldFamily, type ScaffoldName } from './scaffold';
 import { sweAgentFamily } from './swe-agent';
 
-export const SCAFFOLD_FAMILIES: readonly ScaffoldFamily[] = [sweAgentFamily, miniSweAgentFamily, r2eGymFamily, openHandsFamily];
+const SCAFFOLD_FAMILIES: readonly ScaffoldFamily[] = [sweAgentFamily, miniSweAgentFamily, r2eGymFamily, openHandsFamily];
 
 function family(name: ScaffoldName): ScaffoldFamily {
   return SCAFFOLD_FAMILIES.find((f) => f.name === name)!;

@@ -18,7 +18,7 @@ export const SCAFFOLD_NAMES = ['swe-agent', 'mini-swe-agent', 'r2e-gym', 'openha
 export type ScaffoldName = (typeof SCAFFOLD_NAMES)[number];
 
 /** How a model writes its action in a reply. */
-export type ReplyFormat = 'function_calling' | 'thought_action' | 'xml_function_calling' | 'bash_block';
+type ReplyFormat = 'function_calling' | 'thought_action' | 'xml_function_calling' | 'bash_block';
 
 /** One scaffold at one version, bound to a recording's settings (or a live run's defaults). */
 export interface Scaffold {

@@ -16,11 +16,11 @@ import { renderJinja } from '../jinja';
 import type { Scaffold, ScaffoldFamily } from '../scaffold';
 import { MINI_DEFAULTS, type MiniVersion } from './defaults';
 
-export const MINI_VERSIONS: readonly MiniVersion[] = ['1.x', '2.x'];
+const MINI_VERSIONS: readonly MiniVersion[] = ['1.x', '2.x'];
 const SUBMIT_MARKERS = ['COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT', 'MINI_SWE_AGENT_FINAL_OUTPUT'];
 
 /** The settings a run used: the recording's `info.config` where it has them, else the version's defaults. */
-export interface MiniSettings {
+interface MiniSettings {
   observationTemplate: string;
   formatErrorTemplate: string;
   timeoutTemplate: string;
@@ -66,6 +66,7 @@ function interpreterOf(version: MiniVersion, value: unknown): string[] {
   return value;
 }
 
+/** @internal */
 export function miniSettings(version: MiniVersion, recording?: Trajectory): MiniSettings {
   const defaults = MINI_DEFAULTS[version];
   const parsed = Config.safeParse(recording?.meta.scaffoldConfig?.config ?? {});
@@ -89,7 +90,7 @@ export function miniSettings(version: MiniVersion, recording?: Trajectory): Mini
   };
 }
 
-/** The submission, when the output's first line is mini's marker (`has_finished`). */
+/** The submission, when the output's first line is mini's marker (`has_finished`). @internal */
 export function submissionOf(output: string): string | undefined {
   const lines = output.trimStart().split(/(?<=\n)/);
   if (lines.length === 0 || !SUBMIT_MARKERS.includes(lines[0]!.trim())) return undefined;
@@ -216,6 +217,7 @@ function parseReply(reply: PolicyReply, version: MiniVersion, toolCalling: boole
   return { thought, action: { raw: actions[0]!, tool: 'bash', args: { command: actions[0]! } } };
 }
 
+/** @internal */
 export function createMiniSweAgent(version: string, recording?: Trajectory): Scaffold {
   const known = (MINI_VERSIONS as readonly string[]).includes(version) ? (version as MiniVersion) : '2.x';
   const settings = miniSettings(known, recording);

@@ -11,7 +11,7 @@ import { pathKind } from './editorView';
 const refused = (message: string): ToolResult => ({ observation: `ERROR:\n${message}`, exitCode: 1 });
 const invalid = (parameter: string, value: unknown, hint: string) => refused(`Invalid \`${parameter}\` parameter: ${String(value)}. ${hint}`);
 
-export function editDiff(before: string, after: string, path: string): string {
+function editDiff(before: string, after: string, path: string): string {
   return unifiedDiff(before.split('\n'), after.split('\n'), path, path, 0)
     .map((l) => l.trimEnd())
     .join('\n');

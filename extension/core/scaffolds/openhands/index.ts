@@ -20,7 +20,7 @@ import { openHandsView } from './editorView';
 
 const BUNDLE = 'openhands';
 /** Actions that only talk (to the user, or to itself): nothing runs, nothing is observed. */
-export const SILENT_ACTIONS = ['message', 'think'] as const;
+const SILENT_ACTIONS = ['message', 'think'] as const;
 
 /** `read` as recorded (`start`/`end` of a FileReadAction) or as called (`view_range`). */
 const read = defineTool({
@@ -207,6 +207,7 @@ function parseReply(reply: PolicyReply, tools: OpenHandsToolSet): ParsedReply {
   return { thought: reply.content, action: { raw: call.arguments, tool: parsed.tool, args: parsed.args, toolCallId: call.id } };
 }
 
+/** @internal */
 export function createOpenHands(version = 'codeact'): Scaffold {
   const tools = new OpenHandsToolSet();
   return {

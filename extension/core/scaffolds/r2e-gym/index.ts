@@ -19,7 +19,7 @@ import { R2E_FINISHED, r2eObservation, runR2eCommand } from './runtime';
 import { R2E_TOOL_DIR, R2E_TOOL_NAMES, R2E_TOOL_PROGRAM } from './toolProgram';
 import { R2E_TOOL_SPECS } from './toolSpecs';
 
-export const R2E_VERSION = '69bc953';
+const R2E_VERSION = '69bc953';
 const BUNDLE = 'r2e-gym';
 
 /** R2E-Gym hands any parameter on to the tool's own argument parser, which answers for it. */
@@ -164,6 +164,7 @@ Reminder:
 - Always provide reasoning for your function call in natural language BEFORE the function call (not after)`;
 }
 
+/** @internal */
 export function createR2eGym(version = R2E_VERSION): Scaffold {
   const tools = new R2eToolSet();
   return {

@@ -6,9 +6,9 @@ import type { Sandbox } from '../../runtime/sandbox';
 import { runFreshProcess } from '../freshProcess';
 
 /** The runtime's PATH (`DOCKER_PATH`): the image's venv first. */
-export const R2E_PATH = '/root/.venv/bin:/root/.local/bin:/root/.cargo/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const R2E_PATH = '/root/.venv/bin:/root/.local/bin:/root/.cargo/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 /** Seconds a tool may run (`max_exec_time`). */
-export const R2E_TIMEOUT_S = 90;
+const R2E_TIMEOUT_S = 90;
 /** Lines kept at each end of a long `execute_bash` output. */
 const KEPT_LINES = 40;
 
@@ -33,7 +33,7 @@ export async function runR2eCommand(sandbox: Sandbox, commandLine: string, signa
   return { output: result.output.replace(/\x1b\[[0-9;]*m|\r/g, ''), code: '0' };
 }
 
-/** Python's `str.splitlines()` (no line ends kept). */
+/** Python's `str.splitlines()` (no line ends kept). @internal */
 export function pySplitLines(text: string): string[] {
   const lines = text.split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
   if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();

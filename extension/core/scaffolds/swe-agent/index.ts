@@ -13,7 +13,7 @@ import type { ShellStartup } from '../../runtime/shellSession';
 import type { Trajectory } from '../../trajectory/model';
 import type { Scaffold, ScaffoldFamily } from '../scaffold';
 
-/** How the recording's actions were written (SWE-agent's `parse_function` type). */
+/** How the recording's actions were written (SWE-agent's `parse_function` type). @internal */
 export function replyFormatOf(parseFunction: string | undefined): ReplyFormatName {
   if (parseFunction === 'function_calling') return 'function_calling';
   if (parseFunction === 'xml_function_calling') return 'xml_function_calling';
@@ -26,7 +26,7 @@ export function replyFormatOf(parseFunction: string | undefined): ReplyFormatNam
  * 1.x runs SWE-ReX's bash session, an interactive bash under a pty (/etc/bash.bashrc,
  * ~/.bashrc), created with `startup_source=["/root/.bashrc"]`, sourced once more.
  */
-export function sweAgentShellStartup(version: SweAgentVersion): ShellStartup {
+function sweAgentShellStartup(version: SweAgentVersion): ShellStartup {
   return version === '0.7' ? { login: true } : { interactive: true, source: ['/root/.bashrc'] };
 }
 

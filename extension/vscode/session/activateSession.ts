@@ -25,6 +25,8 @@ export interface SessionApi {
   /** The repository and image questions, asked once and remembered (tests replace `choices.prompts`). */
   readonly choices: SessionChoices;
   readonly nextAction: NextActionFileSystem;
+  /** The next-action editor is shown and ready for typing, on the step it names (0-based). */
+  readonly onDidShowNextAction: vscode.Event<number>;
   /**
    * Starts `launch` as the commands do: asks before stopping a running session, and offers
    * choices when the image is missing. Undefined when the person declined.
@@ -128,6 +130,7 @@ export function activateSession(
   const status = new SessionStatusBar(controller);
   const nextAction = new NextActionFileSystem(controller);
   const choices = new SessionChoices(context.workspaceState, log);
+  const nextActionShown = new vscode.EventEmitter<number>();
   const view = vscode.window.createTreeView(SESSION_VIEW, { treeDataProvider: tree, showCollapseAll: false });
   const updateContext = (session: RunningSession | undefined) => {
     void vscode.commands.executeCommand('setContext', 'sweWorkbench.sessionState', session?.state ?? 'none');
@@ -173,15 +176,32 @@ export function activateSession(
     }
   };
 
-  /** Opens the next-action document on the session's next step; a document with unsaved text is shown as it is. */
+  /**
+   * Opens the next-action document on the session's next step: a document with unsaved text is
+   * shown as it is; an action saved earlier that did not run is typed in again (unsaved), so
+   * saving runs it.
+   */
   const openNextAction = async () => {
+    await nextAction.settled();
     const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === NEXT_ACTION_URI.toString());
     const text = open?.isDirty ? undefined : await nextAction.refresh();
     const document = open ?? (await vscode.workspace.openTextDocument(NEXT_ACTION_URI));
     await vscode.window.showTextDocument(document, { preview: false });
-    // An open document reloads on the change event in its own time; load it now, so a save does not meet "modified since".
-    if (text !== undefined && document.getText() !== text && !document.isDirty) await vscode.commands.executeCommand('workbench.action.files.revert');
+    // An open document reloads on the change event in its own time (not at all while a save is under way): write the text now.
+    if (text !== undefined && document.getText() !== text && !document.isDirty) {
+      const shown = new vscode.WorkspaceEdit();
+      shown.replace(document.uri, new vscode.Range(0, 0, document.lineCount, 0), text);
+      await vscode.workspace.applyEdit(shown);
+      await document.save();
+    }
+    const kept = text !== undefined ? nextAction.takeKept() : undefined;
+    if (kept !== undefined) {
+      const edit = new vscode.WorkspaceEdit();
+      edit.replace(document.uri, new vscode.Range(1, 0, document.lineCount, 0), kept);
+      await vscode.workspace.applyEdit(edit);
+    }
     void vscode.window.setStatusBarMessage('Save the document to run this action as the next step', 5000);
+    nextActionShown.fire(controller.current?.index ?? 0);
   };
 
   /** The policy URL was set by the person (the default alone is not a configured policy). */
@@ -366,6 +386,7 @@ export function activateSession(
   updateContext(undefined);
   const disposables: vscode.Disposable[] = [
     controller,
+    nextActionShown,
     tree,
     status,
     view,
@@ -375,5 +396,5 @@ export function activateSession(
     vscode.workspace.registerFileSystemProvider(NEXT_ACTION_SCHEME, nextAction, { isCaseSensitive: true }),
     ...commands.map(([id, handler]) => vscode.commands.registerCommand(id, handler as (...args: unknown[]) => unknown)),
   ];
-  return { disposables, api: { controller, choices, nextAction, start, tree, status, launchFor } };
+  return { disposables, api: { controller, choices, nextAction, onDidShowNextAction: nextActionShown.event, start, tree, status, launchFor } };
 }

@@ -21,18 +21,26 @@ export class NextActionFileSystem implements vscode.FileSystemProvider {
   private mtime = Date.now();
   /** Text saved that did not run (no session, unreadable...): shown again rather than replaced. */
   private kept: string | undefined;
+  /** A save that ran an action, until the editor reports it done. */
+  private saving: Promise<void> | undefined;
 
   /** How a save that ran nothing is told (tests listen here). */
   report: (message: string) => void = (m) => void vscode.window.showWarningMessage(m);
 
   constructor(private readonly controller: SessionController) {}
 
-  /** Loads the next action's text (a kept, unrun action wins); call before opening the document. */
+  /** Loads the next action's text; call before opening the document. */
   async refresh(): Promise<string> {
-    const shown = await this.controller.nextActionDocument();
-    const text = this.kept !== undefined ? `${shown.split('\n')[0]}\n${withoutHint(this.kept)}` : shown;
+    const text = await this.controller.nextActionDocument();
     this.set(new TextEncoder().encode(text));
     return text;
+  }
+
+  /** The action saved earlier that did not run (hint dropped), once: the editor types it in again. */
+  takeKept(): string | undefined {
+    const kept = this.kept === undefined ? undefined : withoutHint(this.kept);
+    this.kept = undefined;
+    return kept;
   }
 
   watch(): vscode.Disposable {
@@ -61,6 +69,15 @@ export class NextActionFileSystem implements vscode.FileSystemProvider {
       return;
     }
     try {
+      const saved = new Promise<void>((resolve) => {
+        const listener = vscode.workspace.onDidSaveTextDocument((d) => {
+          if (d.uri.toString() !== NEXT_ACTION_URI.toString()) return;
+          listener.dispose();
+          if (this.saving === saved) this.saving = undefined;
+          resolve();
+        });
+      });
+      this.saving = saved;
       await this.controller.editNext(text);
       this.kept = undefined;
     } catch (error) {
@@ -69,10 +86,18 @@ export class NextActionFileSystem implements vscode.FileSystemProvider {
     }
   }
 
+  /**
+   * New text, with neither a change event nor a new modification time: an open document is
+   * brought to it by an edit and a save (openNextAction), never by a reload that could race a
+   * save under way or the person typing, and a save never meets "modified since".
+   */
   private set(content: Uint8Array): void {
     this.text = content;
-    this.mtime = Date.now();
-    this.changes.fire([{ type: vscode.FileChangeType.Changed, uri: NEXT_ACTION_URI }]);
+  }
+
+  /** Resolves once the save that handed over the last action has finished in the editor. */
+  settled(): Promise<void> {
+    return this.saving ?? Promise.resolve();
   }
 
   readDirectory(): [string, vscode.FileType][] {

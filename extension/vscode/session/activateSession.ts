@@ -191,8 +191,8 @@ export function activateSession(
     if (text !== undefined && document.getText() !== text && !document.isDirty) {
       const shown = new vscode.WorkspaceEdit();
       shown.replace(document.uri, new vscode.Range(0, 0, document.lineCount, 0), text);
-      await vscode.workspace.applyEdit(shown);
-      await document.save();
+      // Refused when the person typed meanwhile: their text stays, unsaved.
+      if (await vscode.workspace.applyEdit(shown)) await document.save();
     }
     const kept = text !== undefined ? nextAction.takeKept() : undefined;
     if (kept !== undefined) {

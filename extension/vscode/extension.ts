@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { activateBugs } from './bugs/activateBugs';
+import { useSessionChoices } from './bugs/bugEnvironment';
 import { activateCheckSetup } from './doctor/checkSetup';
 import { activateCompare } from './compare/activateCompare';
 import { activatePatch } from './patch/activatePatch';
@@ -52,6 +53,7 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
     context.subscriptions.push(...activatePatch(context, log));
     context.subscriptions.push(...activateCompare(context, log, trajectoryEditor.api));
     context.subscriptions.push(...activateReward(context, log));
+    useSessionChoices(session.api.choices);
     context.subscriptions.push(...activateBugs(context, log, () => session.api.controller.current));
     log.info(`activated ${context.extension.packageJSON.version as string}`);
     if (context.extensionMode === vscode.ExtensionMode.Test) {

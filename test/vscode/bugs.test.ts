@@ -11,6 +11,7 @@ import { extensionInternals } from './internals';
 import type { BugsViewState } from '../../extension/vscode/bugs/activateBugs';
 import type { BugsNode } from '../../extension/vscode/bugs/bugsTree';
 import { BUG_CONTAINER_LABEL } from '../../extension/vscode/bugs/bugEnvironment';
+import { bugsRoot } from '../../extension/vscode/bugs/bugFolders';
 import { BASE_IMAGE } from '../helpers/bugSandboxes';
 import { sampleRepoAtHead } from '../helpers/bugWorkspace';
 
@@ -231,6 +232,32 @@ describe('bug authoring in the extension host', () => {
       undefined,
       'with no session there is nothing to capture from',
     );
+  });
+  it('bugs are saved outside the repository by default, and the view lists those saved beside it', async () => {
+    // The workspace folder is the repository: beside it, never inside.
+    assert.equal(bugsRoot(workspace), path.join(path.dirname(workspace), `${path.basename(workspace)}-bugs`));
+    // Another repository: the workspace folder is not it, so bugs go to its bugs/ folder.
+    assert.equal(bugsRoot(path.join(path.dirname(workspace), 'another-repo')), path.join(workspace, 'bugs'));
+    const beside = path.join(path.dirname(workspace), `${path.basename(workspace)}-bugs`);
+    const configured = path.join(path.dirname(workspace), 'configured-bugs');
+    await vscode.workspace.getConfiguration('sweWorkbench').update('bugs.folder', configured, vscode.ConfigurationTarget.Global);
+    try {
+      assert.equal(bugsRoot(workspace), configured);
+    } finally {
+      await vscode.workspace.getConfiguration('sweWorkbench').update('bugs.folder', undefined, vscode.ConfigurationTarget.Global);
+    }
+    const extension = vscode.extensions.getExtension(EXTENSION_ID)!;
+    await cp(path.join(extension.extensionPath, 'test/fixtures/bugs', VALID), path.join(beside, 'saved-beside'), { recursive: true });
+    try {
+      await refresh();
+      const listed = (await childrenOf()).flatMap((n) => (n.kind === 'bug' ? [n.folder] : []));
+      assert.deepEqual(
+        listed.filter((f) => f.dir.startsWith(beside)).map((f) => [path.basename(f.dir), f.missing.length]),
+        [['saved-beside', 0]],
+      );
+    } finally {
+      await rm(beside, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { extensionInternals } from './internals';
@@ -35,9 +35,16 @@ function sampleRepository(dir: string): string {
   return dir;
 }
 
-/** Containers, running or not, that sessions started from VS Code left (the docker CLI keeps native modules out of the test bundle). */
+/**
+ * Containers, running or not, that sessions started from this extension host left (the docker CLI
+ * keeps native modules out of the test bundle). Only this process's (the owner label): another
+ * run on the same engine has its own.
+ */
 function sessionContainers(): string[] {
-  return execFileSync('docker', ['ps', '-aq', '--filter', `label=swe-workbench.role=${SESSION_ROLE}`], { encoding: 'utf8' })
+  const owner = `${hostname()}:${process.pid}`;
+  return execFileSync('docker', ['ps', '-aq', '--filter', `label=swe-workbench.role=${SESSION_ROLE}`, '--filter', `label=swe-workbench.owner=${owner}`], {
+    encoding: 'utf8',
+  })
     .split('\n')
     .filter(Boolean);
 }
@@ -71,6 +78,83 @@ async function typeNextAction(text: string, stepsAfter: number): Promise<void> {
   await waitUntil(`step ${stepsAfter} has run`, () => session.controller.current?.entries.length === stepsAfter);
 }
 
+/** Resolves once `condition` holds, checked now and whenever one of `events` fires (no sleeps); the timeout only ends a hung test. */
+function when(what: string, events: vscode.Event<unknown>[], condition: () => boolean, state: () => string = () => ''): Promise<void> {
+  if (condition()) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const subscriptions: vscode.Disposable[] = [];
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      for (const s of subscriptions) s.dispose();
+      if (error) reject(error);
+      else resolve();
+    };
+    const timer = setTimeout(() => done(new Error(`gave up waiting until ${what} ${state()}`)), 120_000);
+    for (const event of events) subscriptions.push(event(() => condition() && done()));
+  });
+}
+
+/** The step (0-based) the next-action editor was last shown on, ready for typing (onDidShowNextAction). */
+let lastShown = -1;
+
+const nextActionDocument = () => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'swe-next-action');
+
+/** Waits until the next-action editor is open and active on step `n` (1-based) with nothing typed, as the session shows it by itself. */
+async function nextActionAsked(n: number): Promise<vscode.TextDocument> {
+  const events = [
+    session.controller.onDidChange,
+    vscode.workspace.onDidChangeTextDocument,
+    vscode.workspace.onDidOpenTextDocument,
+    vscode.window.onDidChangeActiveTextEditor,
+  ];
+  await when(
+    `the next-action editor asks for step ${n}`,
+    [...events, session.onDidShowNextAction],
+    () => {
+      const doc = nextActionDocument();
+      return (
+        lastShown === n - 1 &&
+        session.controller.current?.asking === 'person' &&
+        vscode.window.activeTextEditor?.document === doc &&
+        !!doc &&
+        !doc.isDirty &&
+        doc.lineCount <= 2 &&
+        doc.lineAt(0).text.startsWith(`# SWE Workbench: step ${n} `) &&
+        doc.getText().split('\n').slice(1).join('').trim() === ''
+      );
+    },
+    () => {
+      const doc = nextActionDocument();
+      return JSON.stringify({
+        asking: session.controller.current?.asking,
+        state: session.controller.current?.state,
+        entries: session.controller.current?.entries.length,
+        active: vscode.window.activeTextEditor?.document.uri.toString(),
+        dirty: doc?.isDirty,
+        text: doc?.getText(),
+        lastShown,
+      });
+    },
+  );
+  return nextActionDocument()!;
+}
+
+/** Types `text` below the hint line of the next-action document (not saved). */
+async function typeBelowHint(doc: vscode.TextDocument, text: string): Promise<void> {
+  const edit = new vscode.WorkspaceEdit();
+  edit.replace(doc.uri, new vscode.Range(1, 0, doc.lineCount, 0), text);
+  assert.ok(await vscode.workspace.applyEdit(edit), 'the typed action went into the document');
+}
+
+/** A canonical trajectory of one step whose task names `baseCommit`: a recording made on that repository. */
+function recordingOn(baseCommit: string, file: string): Promise<vscode.Uri> {
+  return loadTrajectory(recorded.fsPath).then(({ trajectory }) => {
+    const target = path.join(scratch, file);
+    writeFileSync(target, JSON.stringify({ ...trajectory, task: { ...trajectory.task, baseCommit } }));
+    return vscode.Uri.file(target);
+  });
+}
+
 async function launch(mode: SessionLaunch['mode'], extra: Partial<SessionLaunch> = {}): Promise<void> {
   const base = await session.launchFor(mode, recorded, { image: IMAGE, repoDir });
   await session.controller.start({ ...base, ...extra });
@@ -81,6 +165,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
 
   before(async () => {
     session = (await extensionInternals()).session;
+    session.onDidShowNextAction((index) => (lastShown = index));
     scratch = mkdtempSync(path.join(tmpdir(), 'swb-vscode-session-'));
     repoDir = sampleRepository(path.join(scratch, 'repo'));
     server = await startPolicyServer(LEDGER_EPISODE);
@@ -217,6 +302,145 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.equal(problems[0]?.range.start.line, 74);
     await session.controller.stop();
     await running;
+  });
+
+  it('the repository is the workspace folder holding the recorded base commit; asked for nothing', async () => {
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repoDir, encoding: 'utf8' }).trim();
+    const uri = await recordingOn(head, 'on-the-repo.json');
+    const other = path.join(scratch, 'workbench');
+    mkdirSync(other, { recursive: true });
+    const { trajectory } = await loadTrajectory(uri.fsPath);
+    let asked = 0;
+    session.choices.prompts.pickRepository = async () => (asked++, other);
+    assert.equal(await session.choices.repository({ key: uri.toString(), task: trajectory.task, folders: [other, repoDir] }), repoDir);
+    assert.equal(asked, 0);
+  });
+
+  it('two folders and a recording naming neither: asked once, remembered for the trajectory, offered first for the next one', async () => {
+    const [first, second] = ['workbench', 'sample-repo'].map((name) => path.join(scratch, 'two', name));
+    for (const dir of [first!, second!]) mkdirSync(dir, { recursive: true });
+    const offered: (readonly string[])[] = [];
+    session.choices.prompts.pickRepository = async (folders) => (offered.push(folders), second);
+    const key = vscode.Uri.file(path.join(scratch, 'two', 'a.traj')).toString();
+    const task = { instanceId: 'x' };
+    assert.equal(await session.choices.repository({ key, task, folders: [first!, second!] }), second);
+    assert.equal(await session.choices.repository({ key, task, folders: [first!, second!] }), second);
+    assert.equal(offered.length, 1, 'asked once for the trajectory');
+    assert.deepEqual(offered[0], [first, second]);
+    const another = vscode.Uri.file(path.join(scratch, 'two', 'b.traj')).toString();
+    session.choices.prompts.pickRepository = async (folders) => (offered.push(folders), folders[0]);
+    assert.equal(await session.choices.repository({ key: another, task, folders: [first!, second!] }), second);
+    assert.deepEqual(offered[1], [second, first], 'the last answer is offered first');
+  });
+
+  it('a missing image says what is needed and offers a local image or the base image (no Pull while pulling is off); the choice is remembered', async () => {
+    const missing = 'swe-workbench/no-such-image:never-built';
+    const base = await session.launchFor('replay', recorded, { image: missing, repoDir });
+    const asked: { message: string; choices: readonly string[] }[] = [];
+    // Declined: the start fails and the status bar does not stay on "sandbox starting".
+    session.choices.prompts.missingImage = async (message, choices) => (asked.push({ message, choices }), undefined);
+    assert.equal(await session.start(base, 'Replay'), undefined);
+    assert.equal(session.controller.starting, undefined);
+    assert.doesNotMatch(session.status.sandboxText, /starting/);
+    assert.match(asked[0]!.message, new RegExp(`needs the image '${missing}', which is not on the Docker engine`));
+    assert.match(asked[0]!.message, /Pulling is off \(set sweWorkbench\.docker\.allowPull/);
+    assert.deepEqual(asked[0]!.choices, ['Pick a Local Image', 'Use the Base Image']);
+
+    let images: readonly string[] = [];
+    session.choices.prompts.missingImage = async (message, choices) => (asked.push({ message, choices }), 'Pick a Local Image');
+    session.choices.prompts.pickImage = async (list) => ((images = list), IMAGE);
+    const started = await session.start(base, 'Replay');
+    assert.equal(started?.launch.image, IMAGE);
+    assert.ok(images.includes(IMAGE), `the engine's images were offered: ${images.join(', ')}`);
+    assert.equal(await session.choices.image(missing), IMAGE, 'the image chosen instead is remembered');
+
+    await session.controller.stop();
+    await vscode.workspace.getConfiguration('sweWorkbench').update('docker.allowPull', true, vscode.ConfigurationTarget.Global);
+    try {
+      session.choices.prompts.missingImage = async (message, choices) => (asked.push({ message, choices }), undefined);
+      assert.equal(await session.start({ ...base, image: `${missing}-2` }, 'Replay'), undefined);
+      assert.deepEqual(asked.at(-1)!.choices, ['Pull', 'Pick a Local Image', 'Use the Base Image']);
+    } finally {
+      await vscode.workspace.getConfiguration('sweWorkbench').update('docker.allowPull', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  it('a fork never replaces a running session without asking; "Stop and Fork" does, and names the fork after its step', async () => {
+    await launch('replay');
+    const replay = session.controller.current!;
+    const fork = await session.launchFor('fork', recorded, { image: IMAGE, repoDir, at: 2, then: 'person' });
+    const asked: string[] = [];
+    session.choices.prompts.confirmStop = async (title, verb) => (asked.push(`${verb}: ${title}`), false);
+    assert.equal(await session.start(fork, 'Fork'), undefined);
+    assert.equal(session.controller.current, replay);
+    assert.notEqual(replay.state, 'stopped');
+    session.choices.prompts.confirmStop = async (title, verb) => (asked.push(`${verb}: ${title}`), true);
+    const forked = await session.start(fork, 'Fork');
+    assert.deepEqual(asked, ['Fork: replay live.json', 'Fork: replay live.json']);
+    assert.equal(replay.state, 'stopped');
+    assert.equal(forked?.title, 'fork of live.json after step 2');
+  });
+
+  it('ten hand-typed steps in a row through the next-action editor, the first saved while paused; Stop with an unsaved action keeps it', async () => {
+    await launch('fork', { at: 2, then: 'person' });
+    const paused = await session.controller.runTo(2);
+    assert.equal(paused.reason, 'run-to');
+    // Paused before step 3, the person next: opening the editor does not wait for the person (the reported stall).
+    await vscode.commands.executeCommand('sweWorkbench.session.editNext');
+    const steps: [string, RegExp][] = [
+      ['open ledger/money.py 75', /^75:    def allocate\(self, ratios\):$/m],
+      ['goto 1', /^1:"""Exact amounts of money in a single currency\."""$/m],
+      ['echo typed-by-hand', /^typed-by-hand$/m],
+      ['grep -c "def test_" tests/test_money.py', /^\d+$/m],
+      ['echo cents > notes.txt', /^$/],
+      ['cat notes.txt', /^cents$/m],
+      ['ls ledger', /^money\.py$/m],
+      ['python3 -c "print(6 * 7)"', /^42$/m],
+      ['pwd', /^\/repo$/m],
+      ['goto 75', /^75:    def allocate\(self, ratios\):$/m],
+    ];
+    let doc = nextActionDocument()!;
+    await when('the editor shows step 3', [vscode.workspace.onDidChangeTextDocument], () => doc.lineAt(0).text.startsWith('# SWE Workbench: step 3 '));
+    assert.match(doc.lineAt(0).text, /^# SWE Workbench: step 3 \(swe-agent@[^)]+\), one action in its syntax: .*open .*; save to run it$/);
+    for (const [i, [action, observation]] of steps.entries()) {
+      const n = i + 3;
+      if (i > 0) doc = await nextActionAsked(n);
+      await typeBelowHint(doc, action);
+      assert.equal(await doc.save(), true, `step ${n} saved`);
+      await when(`step ${n} has run`, [session.controller.onDidChange], () => session.controller.current?.entries.length === n);
+      const step = session.controller.current!.entries[n - 1]!.step;
+      assert.equal(step.action.raw.trim(), action);
+      assert.equal(step.exitCode, 0, `step ${n}: ${step.observation}`);
+      assert.match(step.observation.trim(), observation, `step ${n} (${action})`);
+    }
+    assert.equal(session.controller.current!.entries.length, 12);
+
+    // Stop while an action is typed but not saved: the text stays; saving it then runs nothing and says why, no FileSystemError.
+    doc = await nextActionAsked(13);
+    await typeBelowHint(doc, 'echo typed-before-stop');
+    await session.controller.stop();
+    assert.equal(doc.isDirty, true);
+    const reports: string[] = [];
+    session.nextAction.report = (message) => reports.push(message);
+    assert.equal(await doc.save(), true);
+    assert.match(reports[0] ?? '', /no session is running, so the action was not run\. It is kept/);
+    assert.match(doc.getText(), /^echo typed-before-stop$/m);
+
+    // The kept action is shown again when the next hand-driven session asks, and saving runs it.
+    await launch('fork', { at: 0, then: 'person' });
+    void session.controller.continue();
+    await when('the kept action is shown for step 1', [vscode.workspace.onDidChangeTextDocument, session.controller.onDidChange], () => {
+      const shown = nextActionDocument();
+      return (
+        session.controller.current?.asking === 'person' &&
+        !!shown?.isDirty &&
+        shown.lineAt(0).text.startsWith('# SWE Workbench: step 1 ') &&
+        /^echo typed-before-stop$/m.test(shown.getText())
+      );
+    });
+    assert.equal(await nextActionDocument()!.save(), true);
+    await when('the kept action has run', [session.controller.onDidChange], () => session.controller.current?.entries.length === 1);
+    assert.equal(session.controller.current!.entries[0]!.step.observation.trim(), 'typed-before-stop');
   });
 
   it('leaves no container behind once stopped', async () => {

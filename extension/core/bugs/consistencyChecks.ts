@@ -221,6 +221,16 @@ function bugValidity(original: TestRun, bugged: TestRun): Exposure {
 
 async function weakeningCheck(sandbox: Sandbox, bug: BugArtifact, exposure: Exposure, options: TestRunOptions) {
   const exposed = exposure.failing;
+  if (bug.testWeakenDiff.trim() === '') {
+    return {
+      passed: false,
+      detail:
+        'test_weaken.diff is empty, so nothing hides the bug from the tests' +
+        (exposed.length ? ` (${exposed.length} tests it breaks: ${exposed.slice(0, 3).join(', ')}${exposed.length > 3 ? ', …' : ''})` : '') +
+        ': remove or relax the assertions of those tests in the files test_files.txt lists and capture the bug again, or write the diff by hand (git diff -- <test files>)',
+      evidence: { failing: exposed },
+    };
+  }
   if (exposed.length === 0) return { passed: false, detail: exposure.unrunnable ?? 'nothing to hide: the bug breaks no test', evidence: {} };
   const run = await runBugTests(sandbox, bug, { bug: true, weaken: true }, options);
   if (!run.ok) return { passed: false, detail: run.reason, evidence: runEvidence(run) };

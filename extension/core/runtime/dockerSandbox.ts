@@ -23,6 +23,7 @@ import { abortable } from './abortable';
 import { dockerFromEnv } from './dockerConnection';
 import { signalTreeArgv } from './processTree';
 import { RepoSnapshots } from './repoSnapshot';
+import { isNoSuchImage, MissingImageError } from './images';
 import { DEFAULT_LIMITS, type ExecOptions, type ExecResult, type Sandbox, type SandboxLimits, type SandboxOptions, type SandboxProcess } from './sandbox';
 import { bashQuote, ShellSession, type ShellHost, type ShellProcess, type TreeSignal } from './shellSession';
 import { extractTo, packHostPath } from './tarArchive';
@@ -261,6 +262,7 @@ export class DockerSandbox implements Sandbox {
       // Whatever broke after an abort (an exec into a container being removed) broke because of it.
       throwIfAborted(signal);
       if (err instanceof CancelledError || err instanceof InputError) throw err;
+      if (!container && isNoSuchImage(err)) throw new MissingImageError(options.image);
       throw new Error(`cannot start a sandbox from image '${options.image}': ${engineMessage(err)}`, { cause: err });
     }
   }

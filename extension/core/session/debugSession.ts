@@ -105,18 +105,30 @@ export class DebugSession {
     return this.finished !== undefined;
   }
 
-  /** The action the next step will run, asking its source for it if needed (while stopped). */
-  async peekNext(): Promise<NextAction | undefined> {
+  /**
+   * The action the next step will run, asking its source for it if needed (while stopped). With
+   * `askPerson: false` a person is never waited for: undefined when the person gives the next action.
+   */
+  async peekNext(options: { askPerson?: boolean } = {}): Promise<NextAction | undefined> {
     if (this.running) return this.pending?.next;
-    return (await this.pendingAction())?.next;
+    return (await this.pendingAction(options.askPerson ?? true))?.next;
   }
 
-  /** Replaces the next action with one typed as command text or given as a tool call. */
+  /** Who gives the next action: the source of the one waiting, else the source asked next. */
+  get nextSource(): ActionSource['kind'] | undefined {
+    return this.pending?.source ?? this.sources[0]?.kind;
+  }
+
+  /**
+   * Replaces the next action with one typed as command text or given as a tool call. When the
+   * person gives the next action, the typed one becomes it (never waiting for the person, who
+   * is the one typing); one that replaces a recorded or a policy's action is flagged `edited`.
+   */
   async editNext(input: string | TypedCall): Promise<NextAction> {
     if (this.running) throw new Error('the session is running: pause it before editing the next action');
-    const current = await this.pendingAction();
+    const current = await this.pendingAction(false);
     const edited = typedAction(input, this.options.aci.tools, current?.next.thought ?? '');
-    const next: NextAction = { ...current?.next, ...edited, flags: [...(current?.next.flags ?? []), 'edited'] };
+    const next: NextAction = current ? { ...current.next, ...edited, flags: [...(current.next.flags ?? []), 'edited'] } : edited;
     if (edited.formatError === undefined) {
       delete next.formatError;
       delete next.errorMessage;
@@ -216,9 +228,11 @@ export class DebugSession {
     for (const listener of this.listeners) listener(event);
   }
 
-  private async pendingAction(): Promise<{ next: NextAction; source: ActionSource['kind'] } | undefined> {
+  /** The next action, asking the sources in turn; without `askPerson`, undefined when the person is the one to ask. */
+  private async pendingAction(askPerson = true): Promise<{ next: NextAction; source: ActionSource['kind'] } | undefined> {
     while (!this.pending && this.sources.length > 0) {
       const source = this.sources[0]!;
+      if (!askPerson && source.kind === 'person') return undefined;
       this.emit({ type: 'asking', index: this.steps.length, source: source.kind });
       const next = await source.next(this.steps, this.signal);
       if (next) this.pending = { next, source: source.kind };

@@ -217,7 +217,7 @@ async function askTarget(root: string): Promise<string | undefined> {
   const name = await vscode.window.showInputBox({
     title: 'New bug folder',
     prompt: `Relative to ${root}`,
-    value: `bugs/bug-${new Date().toISOString().slice(0, 10)}`,
+    value: `bug-${new Date().toISOString().slice(0, 10)}`,
     ignoreFocusOut: true,
     validateInput: (value) => {
       if (!value.trim()) return 'Name a folder for the bug.';

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { createSandbox } from '../../core/runtime/createSandbox';
 import type { Sandbox } from '../../core/runtime/sandbox';
 import { readSettings, sandboxSettings } from '../settings';
+import type { SessionChoices } from '../session/sessionChoices';
 
 /** Every container the Bugs view starts carries this label, so leftovers can be found. @internal */
 export const BUG_CONTAINER_LABEL = 'swe-workbench.vscode';
@@ -34,22 +35,24 @@ export function bugSandboxFactory(env: BugEnvironment, purpose: string): (signal
     ).sandbox;
 }
 
-/** The repository and image a command names, else the workspace folder and the configured image (asked for when unset). */
+let sharedChoices: SessionChoices | undefined;
+
+/** The session's remembered answers (repository, image), shared by the bug commands. */
+export function useSessionChoices(choices: SessionChoices): void {
+  sharedChoices = choices;
+}
+
+/**
+ * The repository and image a command names, else the configured or remembered ones, asked once
+ * (never the first of several workspace folders silently).
+ */
 export async function resolveBugEnvironment(given: { repo?: string; image?: string }): Promise<BugEnvironment | undefined> {
-  const repo = given.repo ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const repo = given.repo ?? (sharedChoices ? await sharedChoices.repository({ key: 'bugs' }) : vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
   if (!repo) {
-    void vscode.window.showErrorMessage('SWE Workbench: open the repository the bug belongs to as a workspace folder.');
+    void vscode.window.showErrorMessage('SWE Workbench: choose the repository the bug belongs to (or set sweWorkbench.session.repository).');
     return undefined;
   }
-  const image =
-    given.image ||
-    readSettings().docker.image ||
-    (await vscode.window.showInputBox({
-      title: 'Image for the bug containers',
-      prompt: 'Set sweWorkbench.docker.image to skip this question.',
-      placeHolder: 'e.g. swe-workbench/base:bookworm or a sweb.eval.* image',
-      ignoreFocusOut: true,
-    }));
+  const image = given.image || (sharedChoices ? await sharedChoices.image() : readSettings().docker.image);
   return image ? { repo, image, repoPath: '/testbed' } : undefined;
 }
 

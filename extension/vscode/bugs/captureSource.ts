@@ -4,6 +4,7 @@ import type { Sandbox } from '../../core/runtime/sandbox';
 import { bashQuote } from '../../core/runtime/shellSession';
 import type { RunningSession } from '../session/sessionController';
 import { bugSandboxFactory, resolveBugEnvironment } from './bugEnvironment';
+import { bugsRoot } from './bugFolders';
 
 /** Where a capture reads the working tree: the running session's container, or a fresh one of the repository. */
 export type CaptureFrom = 'session' | 'container';
@@ -12,7 +13,7 @@ export type CaptureFrom = 'session' | 'container';
 export interface CaptureSource {
   /** What the progress notification names. */
   title: string;
-  /** The workspace-relative folder new bugs go under by default. */
+  /** The folder new bugs go under by default, outside the repository (bugsRoot). */
   root: string;
   open(signal: AbortSignal): Promise<{ sandbox: Sandbox; release(): Promise<void> }>;
 }
@@ -21,7 +22,7 @@ function sessionSource(session: RunningSession): CaptureSource {
   const sandbox = session.aci.sandbox;
   return {
     title: `Capturing the working tree of ${session.title} as a bug`,
-    root: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? session.launch.repoDir,
+    root: bugsRoot(session.launch.repoDir),
     // The session keeps its container: the capture reads the tree through a scratch index and
     // removes its scratch files, which live beside the repository. A session stopped meanwhile
     // took them with its container; the capture's own error is the one to show.
@@ -34,7 +35,7 @@ async function containerSource(given: { repo?: string; image?: string }): Promis
   if (!env) return undefined;
   return {
     title: 'Capturing the working tree as a bug',
-    root: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? env.repo,
+    root: bugsRoot(env.repo),
     open: async (signal) => {
       const sandbox = await bugSandboxFactory(env, 'bug-capture')(signal);
       return { sandbox, release: () => sandbox.dispose() };

@@ -18,9 +18,21 @@ import { SESSION_VIEW, SessionTreeProvider, type SessionNode } from './sessionTr
 import { SessionStatusBar } from './sessionStatusBar';
 import { revealSessionOnStart } from './replayCompareView';
 import { errorText } from '../../core/errors';
+import { missingImageOf } from '../../core/runtime/images';
+import { SessionChoices } from './sessionChoices';
 
 export interface SessionApi {
   readonly controller: SessionController;
+  /** The repository and image questions, asked once and remembered (tests replace `choices.prompts`). */
+  readonly choices: SessionChoices;
+  readonly nextAction: NextActionFileSystem;
+  /** The next-action editor is shown and ready for typing, on the step it names (0-based). */
+  readonly onDidShowNextAction: vscode.Event<number>;
+  /**
+   * Starts `launch` as the commands do: asks before stopping a running session, and offers
+   * choices when the image is missing. Undefined when the person declined.
+   */
+  start(launch: SessionLaunch, verb: string): Promise<RunningSession | undefined>;
   readonly tree: SessionTreeProvider;
   readonly status: SessionStatusBar;
   /** The launch the replay command would make for `uri`, without asking (tests give the image and repository). */
@@ -44,35 +56,6 @@ async function recordingUri(argument: unknown): Promise<vscode.Uri | undefined> 
   if (input instanceof vscode.TabInputCustom) return input.uri;
   const picked = await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: 'Replay', filters: { Trajectories: ['traj', 'json', 'jsonl'] } });
   return picked?.[0];
-}
-
-/** The image: the trajectory's, else the setting, else one of the engine's local images or a typed name. */
-async function chooseImage(recording: Trajectory | undefined): Promise<string | undefined> {
-  const known = recording?.task.image ?? readSettings().docker.image;
-  if (known) return known;
-  const images = await dockerFromEnv()
-    .listImages()
-    .then((list) => list.flatMap((i) => i.RepoTags ?? []).filter((t) => t !== '<none>:<none>'))
-    .catch(() => [] as string[]);
-  const typed = '$(edit) Enter an image name…';
-  const picked = await vscode.window.showQuickPick([...images, typed], {
-    title: 'Image for the task container',
-    placeHolder: 'The trajectory names no image; set sweWorkbench.docker.image to skip this question',
-  });
-  if (picked !== typed) return picked;
-  return vscode.window.showInputBox({
-    title: 'Image for the task container',
-    prompt: 'e.g. swebench/sweb.eval.x86_64.astropy_1776_astropy-12907',
-    validateInput: (v) => (v.trim() ? undefined : 'an image name'),
-  });
-}
-
-/** The repository copied into the container: the workspace folder (asked when there are several). */
-async function chooseRepoDir(): Promise<string | undefined> {
-  const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
-  if (folders.length === 1) return folders[0]!.uri.fsPath;
-  if (folders.length > 1) return (await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Repository to copy into the container' }))?.uri.fsPath;
-  return (await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: 'Use as repository' }))?.[0]?.fsPath;
 }
 
 async function chooseBreakpoint(session: RunningSession): Promise<Breakpoint | undefined> {
@@ -147,6 +130,8 @@ export function activateSession(
   const tree = new SessionTreeProvider(controller);
   const status = new SessionStatusBar(controller);
   const nextAction = new NextActionFileSystem(controller);
+  const choices = new SessionChoices(context.workspaceState, log);
+  const nextActionShown = new vscode.EventEmitter<number>();
   const view = vscode.window.createTreeView(SESSION_VIEW, { treeDataProvider: tree, showCollapseAll: false });
   const updateContext = (session: RunningSession | undefined) => {
     void vscode.commands.executeCommand('setContext', 'sweWorkbench.sessionState', session?.state ?? 'none');
@@ -173,6 +158,59 @@ export function activateSession(
       (_, token) => controller.start(launch, token),
     );
 
+  const start: SessionApi['start'] = async (first, verb) => {
+    const running = controller.current;
+    if (running && running.state !== 'stopped' && !(await choices.prompts.confirmStop(running.title, verb))) return undefined;
+    let launch = first;
+    for (const tried = new Set<string>(); ;) {
+      try {
+        return await startWithProgress(launch);
+      } catch (error) {
+        const missing = missingImageOf(error);
+        if (!missing || tried.has(missing.image)) throw error;
+        tried.add(missing.image);
+        const what = launch.recording ? `${verb === 'Fork' ? 'a fork of' : 'a replay of'} ${path.basename(launch.recording.uri.fsPath)}` : 'the session';
+        const instead = await choices.replaceMissingImage(missing.image, what);
+        if (!instead) return undefined;
+        launch = { ...launch, image: instead };
+      }
+    }
+  };
+
+  /**
+   * Opens the next-action document on the session's next step: a document with unsaved text is
+   * shown as it is; an action saved earlier that did not run is typed in again (unsaved), so
+   * saving runs it.
+   */
+  const openNextAction = async () => {
+    await nextAction.settled();
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === NEXT_ACTION_URI.toString());
+    const text = open?.isDirty ? undefined : await nextAction.refresh();
+    const document = open ?? (await vscode.workspace.openTextDocument(NEXT_ACTION_URI));
+    await vscode.window.showTextDocument(document, { preview: false });
+    // An open document reloads on the change event in its own time (not at all while a save is under way): write the text now.
+    if (text !== undefined && document.getText() !== text && !document.isDirty) {
+      const shown = new vscode.WorkspaceEdit();
+      shown.replace(document.uri, new vscode.Range(0, 0, document.lineCount, 0), text);
+      // Refused when the person typed meanwhile: their text stays, unsaved.
+      if (await vscode.workspace.applyEdit(shown)) await document.save();
+    }
+    const kept = text !== undefined ? nextAction.takeKept() : undefined;
+    if (kept !== undefined) {
+      const edit = new vscode.WorkspaceEdit();
+      edit.replace(document.uri, new vscode.Range(1, 0, document.lineCount, 0), kept);
+      await vscode.workspace.applyEdit(edit);
+    }
+    void vscode.window.setStatusBarMessage('Save the document to run this action as the next step', 5000);
+    nextActionShown.fire(controller.current?.index ?? 0);
+  };
+
+  /** The policy URL was set by the person (the default alone is not a configured policy). */
+  const policyConfigured = () => {
+    const url = vscode.workspace.getConfiguration('sweWorkbench').inspect<string>('policy.url');
+    return [url?.globalValue, url?.workspaceValue, url?.workspaceFolderValue].some((v) => typeof v === 'string' && v.trim() !== '');
+  };
+
   /** Runs a command's work and turns any failure into one message, the details in the log. */
   const guarded =
     <A extends unknown[]>(name: string, work: (...args: A) => Promise<unknown>) =>
@@ -192,9 +230,9 @@ export function activateSession(
   ): Promise<SessionLaunch | undefined> => {
     if (!vscode.workspace.isTrusted) throw new Error('replays and live runs start containers, so they need a trusted workspace');
     const recording = uri ? await loadRecording(uri) : undefined;
-    const image = await chooseImage(recording?.trajectory);
+    const image = await choices.image(recording?.trajectory.task.image);
     if (!image) return undefined;
-    const repoDir = await chooseRepoDir();
+    const repoDir = await choices.repository({ ...(uri ? { key: uri.toString() } : {}), ...(recording ? { task: recording.trajectory.task } : {}) });
     if (!repoDir) return undefined;
     const repoPath = (recording && replaySettings(recording.trajectory).repoPath) ?? '/repo';
     let problemStatement: string | undefined;
@@ -216,8 +254,7 @@ export function activateSession(
         const target = trajectoryStepOf(argument);
         const uri = target?.trajectory ?? (await recordingUri(argument));
         const launch = uri && (await askLaunch('replay', uri));
-        if (!launch) return;
-        await startWithProgress(launch);
+        if (!launch || !(await start(launch, 'Replay'))) return;
         // From a stepper's step: replay up to and including that step, then pause.
         if (target) await controller.runTo(target.step + 1);
         else await controller.continue();
@@ -228,8 +265,7 @@ export function activateSession(
       guarded('live run', async () => {
         const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
         const launch = await askLaunch('live', input instanceof vscode.TabInputCustom ? input.uri : undefined);
-        if (!launch) return;
-        await startWithProgress({ ...launch, mode: launch.recording ? 'fork' : 'live', at: 0, then: 'policy' });
+        if (!launch || !(await start({ ...launch, mode: launch.recording ? 'fork' : 'live', at: 0, then: 'policy' }, 'Run Live'))) return;
         await controller.continue();
       }),
     ],
@@ -242,18 +278,29 @@ export function activateSession(
         const steps = (await loadRecording(uri)).trajectory.steps.length;
         const from = stepIndexOf(argument) ?? (await askStep('Fork after step (steps 1..N are replayed)', controller.current?.index ?? 1, steps));
         if (from === undefined) return;
+        const configured = policyConfigured();
         const then = await vscode.window.showQuickPick(
           [
-            { label: 'Continue with the policy', value: 'policy' as const, description: readSettings().policy.url },
-            { label: 'Continue by hand', value: 'person' as const, description: 'you type each action' },
+            {
+              label: 'Continue with the policy',
+              value: 'policy' as const,
+              description: configured ? readSettings().policy.url : 'no policy server is configured: choose this to set sweWorkbench.policy.url',
+            },
+            { label: 'Continue by hand', value: 'person' as const, description: 'you type each action in the next-action editor' },
           ],
           { title: `Fork after step ${from + 1}` },
         );
         if (!then) return;
+        if (then.value === 'policy' && !configured) {
+          await vscode.commands.executeCommand('workbench.action.openSettings', 'sweWorkbench.policy.url');
+          return;
+        }
         const launch = await askLaunch('fork', uri, { at: from + 1, then: then.value });
-        if (!launch) return;
-        await startWithProgress(launch);
-        await controller.runTo(from + 1);
+        if (!launch || !(await start(launch, 'Fork'))) return;
+        const stop = await controller.runTo(from + 1);
+        // By hand: the session asks for the first action at once (the next-action editor opens).
+        if (then.value === 'person' && stop.reason === 'run-to')
+          void controller.continue().catch((error: unknown) => void vscode.window.showErrorMessage(`SWE Workbench: ${errorText(error)}`));
       }),
     ],
     ['sweWorkbench.session.step', guarded('step', () => controller.step())],
@@ -284,17 +331,7 @@ export function activateSession(
         if (node?.kind === 'breakpoint') controller.removeBreakpoint(node.index);
       }),
     ],
-    [
-      'sweWorkbench.session.editNext',
-      guarded('edit next action', async () => {
-        const text = await nextAction.refresh();
-        const document = await vscode.workspace.openTextDocument(NEXT_ACTION_URI);
-        await vscode.window.showTextDocument(document, { preview: false });
-        // An open document reloads on the change event in its own time; load it now, so a save does not meet "modified since".
-        if (document.getText() !== text && !document.isDirty) await vscode.commands.executeCommand('workbench.action.files.revert');
-        void vscode.window.setStatusBarMessage('Save the document to run this action as the next step', 5000);
-      }),
-    ],
+    ['sweWorkbench.session.editNext', guarded('edit next action', openNextAction)],
     ['sweWorkbench.session.stop', guarded('stop', () => controller.stop())],
     [
       'sweWorkbench.session.save',
@@ -350,14 +387,16 @@ export function activateSession(
   updateContext(undefined);
   const disposables: vscode.Disposable[] = [
     controller,
+    nextActionShown,
     tree,
     status,
     view,
     controller.onDidChange(updateContext),
     revealSessionOnStart(controller, view),
+    controller.onDidAskPerson(() => void guarded('open the next action', openNextAction)()),
     vscode.workspace.registerFileSystemProvider(CONTAINER_SCHEME, files, { isCaseSensitive: true }),
     vscode.workspace.registerFileSystemProvider(NEXT_ACTION_SCHEME, nextAction, { isCaseSensitive: true }),
     ...commands.map(([id, handler]) => vscode.commands.registerCommand(id, handler as (...args: unknown[]) => unknown)),
   ];
-  return { disposables, api: { controller, tree, status, launchFor } };
+  return { disposables, api: { controller, choices, nextAction, onDidShowNextAction: nextActionShown.event, start, tree, status, launchFor } };
 }

@@ -1,32 +1,46 @@
 import * as vscode from 'vscode';
 import type { SessionController } from './sessionController';
 import { errorText } from '../../core/errors';
+import { isOnlyHint, withoutHint } from '../../core/session/nextActionHint';
 
 export const NEXT_ACTION_SCHEME = 'swe-next-action';
 export const NEXT_ACTION_URI = vscode.Uri.from({ scheme: NEXT_ACTION_SCHEME, path: '/next action.sh' });
 
 /**
- * The session's next action as a document: opening it shows the action's text, saving it
- * replaces the action (or gives it, when the session waits for the person). A file system
- * rather than `onWillSaveTextDocument` on an untitled document, because a save that fails
- * here (an action the tools cannot read) is reported by VS Code and leaves the document
- * dirty, so nothing typed is lost, and no "Save As" dialog asks for a file name.
+ * The session's next action as a document: opening it shows the syntax hint and the action's
+ * text, saving it runs the action (or gives it, when the session waits for the person). A file
+ * system rather than `onWillSaveTextDocument` on an untitled document, so no "Save As" dialog
+ * asks for a file name. A save never fails: when the action cannot run (no session, the tools
+ * cannot read it, the session is running) the text is kept here and in the document, and a
+ * message says why, so nothing typed is lost and no FileSystemError is shown.
  */
 export class NextActionFileSystem implements vscode.FileSystemProvider {
   private readonly changes = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   readonly onDidChangeFile = this.changes.event;
   private text: Uint8Array = new Uint8Array();
   private mtime = Date.now();
+  /** Text saved that did not run (no session, unreadable...): shown again rather than replaced. */
+  private kept: string | undefined;
+  /** A save that ran an action, until the editor reports it done. */
+  private saving: Promise<void> | undefined;
+
+  /** How a save that ran nothing is told (tests listen here). */
+  report: (message: string) => void = (m) => void vscode.window.showWarningMessage(m);
 
   constructor(private readonly controller: SessionController) {}
 
   /** Loads the next action's text; call before opening the document. */
   async refresh(): Promise<string> {
-    const text = await this.controller.nextActionText();
-    this.text = new TextEncoder().encode(text);
-    this.mtime = Date.now();
-    this.changes.fire([{ type: vscode.FileChangeType.Changed, uri: NEXT_ACTION_URI }]);
+    const text = await this.controller.nextActionDocument();
+    this.set(new TextEncoder().encode(text));
     return text;
+  }
+
+  /** The action saved earlier that did not run (hint dropped), once: the editor types it in again. */
+  takeKept(): string | undefined {
+    const kept = this.kept === undefined ? undefined : withoutHint(this.kept);
+    this.kept = undefined;
+    return kept;
   }
 
   watch(): vscode.Disposable {
@@ -46,13 +60,44 @@ export class NextActionFileSystem implements vscode.FileSystemProvider {
   async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
     this.check(uri);
     const text = new TextDecoder().decode(content);
-    try {
-      await this.controller.editNext(text);
-    } catch (error) {
-      throw vscode.FileSystemError.NoPermissions(errorText(error));
-    }
     this.text = content;
     this.mtime = Date.now();
+    if (isOnlyHint(text)) return;
+    if (!this.controller.acceptsActions) {
+      this.kept = text;
+      this.report('SWE Workbench: no session is running, so the action was not run. It is kept in "next action.sh": start a fork by hand and save it again.');
+      return;
+    }
+    try {
+      const saved = new Promise<void>((resolve) => {
+        const listener = vscode.workspace.onDidSaveTextDocument((d) => {
+          if (d.uri.toString() !== NEXT_ACTION_URI.toString()) return;
+          listener.dispose();
+          if (this.saving === saved) this.saving = undefined;
+          resolve();
+        });
+      });
+      this.saving = saved;
+      await this.controller.editNext(text);
+      this.kept = undefined;
+    } catch (error) {
+      this.kept = text;
+      this.report(`SWE Workbench: the action was not run (it is kept in the document): ${errorText(error)}`);
+    }
+  }
+
+  /**
+   * New text, with neither a change event nor a new modification time: an open document is
+   * brought to it by an edit and a save (openNextAction), never by a reload that could race a
+   * save under way or the person typing, and a save never meets "modified since".
+   */
+  private set(content: Uint8Array): void {
+    this.text = content;
+  }
+
+  /** Resolves once the save that handed over the last action has finished in the editor. */
+  settled(): Promise<void> {
+    return this.saving ?? Promise.resolve();
   }
 
   readDirectory(): [string, vscode.FileType][] {

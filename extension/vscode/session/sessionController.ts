@@ -11,6 +11,7 @@ import type { AciSession } from '../../core/aci/aciSession';
 import type { Step, Trajectory } from '../../core/trajectory/model';
 import { launchRequest, type SessionLaunch } from './sessionLaunch';
 import { describeChoice } from '../../core/scaffolds/registry';
+import { nextActionHint, withoutHint } from '../../core/session/nextActionHint';
 import { Disposable } from '../dispose';
 import { readApiKey, readSettings, sandboxSettings } from '../settings';
 import type { ContainerFileSystem } from '../container/containerFileSystem';
@@ -50,11 +51,14 @@ export class RunningSession {
     readonly aci: AciSession,
     readonly debug: DebugSession,
     readonly person: PersonSource | undefined,
+    /** The scaffold the session runs, as `name@version`. */
+    readonly scaffold: string,
   ) {}
 
   get title(): string {
     const name = this.launch.recording ? this.launch.recording.uri.path.split('/').at(-1) : this.launch.image;
-    return this.launch.mode === 'fork' ? `fork of ${name} at step ${(this.launch.at ?? 0) + 1}` : `${this.launch.mode} ${name}`;
+    const at = this.launch.at ?? 0;
+    return this.launch.mode === 'fork' ? `fork of ${name} ${at > 0 ? `after step ${at}` : 'from the start'}` : `${this.launch.mode} ${name}`;
   }
 
   get stateText(): string {
@@ -82,6 +86,9 @@ export class SessionController extends Disposable {
   readonly onDidChange = this.changed.event;
   private readonly policyChanged = this._register(new vscode.EventEmitter<PolicyState>());
   readonly onDidChangePolicy = this.policyChanged.event;
+  private readonly askedPerson = this._register(new vscode.EventEmitter<RunningSession>());
+  /** The session waits for the person's next action (the next-action document opens). */
+  readonly onDidAskPerson = this.askedPerson.event;
   private readonly lint = this._register(vscode.languages.createDiagnosticCollection('swe-workbench-lint'));
   private languageClient: Promise<{ stop(): Promise<void> } | undefined> | undefined;
 
@@ -110,7 +117,7 @@ export class SessionController extends Disposable {
       const live = launch.mode === 'replay' ? undefined : await this.liveSource(launch, abort.signal);
       this.setStarting(launch);
       const started = await startSession(plan, { role: SESSION_ROLE, signal: abort.signal, ...defined({ live }), ...sandboxSettings(readSettings()) });
-      const session = new RunningSession(launch, started.aci, started.debug, started.person);
+      const session = new RunningSession(launch, started.aci, started.debug, started.person, `${plan.scaffoldChoice.name}@${plan.scaffoldChoice.version}`);
       started.debug.on((event) => this.onEvent(session, event));
       this.session = session;
       const registration = this.files.add(started.aci.sandbox);
@@ -121,7 +128,9 @@ export class SessionController extends Disposable {
       this.changed.fire(session);
       return session;
     } catch (error) {
+      // Cleared before the views hear of it: the status bar never stays on "starting" after a failure.
       this.session = undefined;
+      this.starting = undefined;
       this.changed.fire(undefined);
       throw error;
     } finally {
@@ -157,25 +166,50 @@ export class SessionController extends Disposable {
     this.changed.fire(this.session);
   }
 
-  /** The next action's text as it would run, asking its source if needed. */
+  /** The next action's text as it would run, asking a recording or policy if needed; empty when the person gives it (never waits for the person). */
   async nextActionText(): Promise<string> {
     const session = this.requireSession();
     if (session.asking === 'person') return '';
     if (session.state === 'running') throw new Error('the session is running: pause it first');
-    return (await session.debug.peekNext())?.action.raw ?? '';
+    return (await session.debug.peekNext({ askPerson: false }))?.action.raw ?? '';
   }
 
-  /** Replaces the next action (or gives it, when the session waits for the person's). */
+  /** The next-action document's text: the syntax hint for the next step, then the action (empty when the person gives it). */
+  async nextActionDocument(): Promise<string> {
+    const session = this.requireSession();
+    const text = await this.nextActionText();
+    return `${nextActionHint(session.index, session.scaffold, session.aci.tools)}\n${text}`;
+  }
+
+  /** Whether a session is there to take an action (running or paused). */
+  get acceptsActions(): boolean {
+    return !!this.session && this.session.state !== 'stopped';
+  }
+
+  /**
+   * Runs `text` (the hint line dropped) as the next step: given to the session when it waits for
+   * the person, else replacing the next action while paused and running it; a hand-driven
+   * session then waits for the person again. Returns once the action is handed over, not run.
+   */
   async editNext(text: string): Promise<NextAction | undefined> {
     const session = this.requireSession();
-    const unreadable = typedAction(text, session.aci.tools).formatError;
+    const action = withoutHint(text);
+    if (!action.trim()) throw new Error('the document holds no action: type one below the first line');
+    const unreadable = typedAction(action, session.aci.tools).formatError;
     if (unreadable !== undefined) throw new Error(`the tools cannot read this action: ${unreadable}`);
     if (session.asking === 'person' && session.person) {
-      session.person.type(text);
+      session.person.type(action);
       return undefined;
     }
-    const next = await session.debug.editNext(text);
-    this.log.info(`step ${session.index + 1}: next action edited to ${JSON.stringify(text)}`);
+    if (session.state === 'running') throw new Error('the session is running: pause it before giving the next action');
+    const next = await session.debug.editNext(action);
+    this.log.info(`step ${session.index + 1}: next action ${next.flags?.includes('edited') ? 'edited to' : 'typed:'} ${JSON.stringify(action)}`);
+    const byHand = session.debug.nextSource === 'person' && session.person !== undefined;
+    // Not awaited: the save returns while the step runs. A hand-driven session then asks for the next action.
+    (byHand ? this.continue() : this.step()).catch((error: unknown) => {
+      this.log.error('the typed action could not run', error);
+      void vscode.window.showErrorMessage(`SWE Workbench: ${errorText(error)}`);
+    });
     return next;
   }
 
@@ -258,6 +292,11 @@ export class SessionController extends Disposable {
       case 'asking':
         session.asking = event.source;
         session.index = event.index;
+        if (event.source === 'person') {
+          this.changed.fire(session);
+          this.askedPerson.fire(session);
+          return;
+        }
         break;
       case 'step-started':
         session.asking = undefined;

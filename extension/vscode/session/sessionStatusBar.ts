@@ -29,6 +29,7 @@ export class SessionStatusBar extends Disposable {
       this.sandbox.text = `$(loading~spin) sandbox starting`;
       this.sandbox.tooltip = `Starting a container of ${this.controller.starting}`;
     } else if (!session) {
+      this.sandbox.text = '';
       this.sandbox.hide();
       return;
     } else {

@@ -96,6 +96,15 @@ describe('the seven consistency checks on the sample repository', () => {
     assert.deepEqual(r.get('weakening-validity')?.evidence.failing, ['tests/test_journal.py::test_close_period_zeroes_income_and_expenses']);
   });
 
+  test('an empty test_weaken.diff fails weakening validity only, saying the file is empty and what to do', async () => {
+    const r = await check('empty-weakening');
+    assert.deepEqual(failedOnly(r), ['weakening-validity']);
+    const detail = r.get('weakening-validity')?.detail ?? '';
+    assert.match(detail, /^test_weaken\.diff is empty, so nothing hides the bug from the tests \(3 tests it breaks: /);
+    assert.match(detail, /remove or relax the assertions of those tests .* capture the bug again, or write the diff by hand/);
+    assert.equal(r.get('weakening-validity')?.evidence.failing?.length, 3);
+  });
+
   test('a redundant file change fails inverse mutation, naming the file', async () => {
     const r = await check('redundant-change');
     assert.deepEqual(failedOnly(r), ['inverse-mutation']);

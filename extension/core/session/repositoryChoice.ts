@@ -24,7 +24,7 @@ function isDirectory(dir: string): boolean {
 }
 
 /** Whether `dir` is a git repository whose history holds `commit`. */
-export function hasCommit(dir: string, commit: string): Promise<boolean> {
+function hasCommit(dir: string, commit: string): Promise<boolean> {
   if (!/^[0-9a-f]{7,64}$/i.test(commit) || !existsSync(dir)) return Promise.resolve(false);
   return new Promise((resolve) => {
     execFile('git', ['-C', dir, 'cat-file', '-e', `${commit}^{commit}`], { timeout: 10_000 }, (error) => resolve(!error));

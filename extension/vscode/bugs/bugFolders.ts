@@ -5,7 +5,7 @@ import { BUG_FILES } from '../../core/bugs/bugArtifact';
 import { configuredPath } from '../settings';
 
 /** Setting: where captured bugs are saved (absolute, or relative to the first workspace folder). */
-export const BUGS_FOLDER_SETTING = 'bugs.folder';
+const BUGS_FOLDER_SETTING = 'bugs.folder';
 
 export interface BugFolder {
   dir: string;

@@ -9,11 +9,11 @@ import type { Task } from '../../core/trajectory/model';
 import { configuredPath, readSettings, sandboxSettings, SECTION } from '../settings';
 
 /** Setting: the repository sessions and bug checks copy into their containers when the recording names none. */
-export const REPOSITORY_SETTING = 'session.repository';
+const REPOSITORY_SETTING = 'session.repository';
 /** Setting: an image a session needs may be pulled from its registry (network). */
-export const ALLOW_PULL_SETTING = 'docker.allowPull';
+const ALLOW_PULL_SETTING = 'docker.allowPull';
 
-export const MISSING_IMAGE_CHOICES = { pull: 'Pull', local: 'Pick a Local Image', base: 'Use the Base Image' } as const;
+const MISSING_IMAGE_CHOICES = { pull: 'Pull', local: 'Pick a Local Image', base: 'Use the Base Image' } as const;
 
 /** The questions the choices ask; tests replace them to answer without the UI and count how often they are asked. */
 export interface SessionPrompts {

@@ -38,7 +38,7 @@ export interface BaseImageResult {
   built: boolean;
 }
 
-/** The first mirror serving `suite` in apt's deb822 sources or one-line sources.list text. */
+/** The first mirror serving `suite` in apt's deb822 sources or one-line sources.list text. @internal */
 export function debianMirror(sourcesText: string, suite = SUITE): string | undefined {
   for (const stanza of sourcesText.split(/\n\s*\n/)) {
     const field = (name: string) => new RegExp(`^${name}:\\s*(.+)$`, 'mi').exec(stanza)?.[1]?.trim().split(/\s+/) ?? [];

@@ -39,6 +39,7 @@ export function describeDockerHost(options: DockerConnectionOptions): string {
   return options.host ?? `unix://${DEFAULT_SOCKET}`;
 }
 
+/** @internal */
 export function dockerodeOptions(options: DockerConnectionOptions): Docker.DockerOptions {
   const host = options.host ?? `unix://${DEFAULT_SOCKET}`;
   const bad = (problem: string) => new InputError(undefined, 'DOCKER_HOST', `'${host}': ${problem}`);

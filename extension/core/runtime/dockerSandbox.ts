@@ -28,9 +28,11 @@ import { DEFAULT_LIMITS, type ExecOptions, type ExecResult, type Sandbox, type S
 import { bashQuote, ShellSession, type ShellHost, type ShellProcess, type TreeSignal } from './shellSession';
 import { extractTo, packHostPath } from './tarArchive';
 
+/** @internal */
 export const SANDBOX_LABEL = 'swe-workbench.sandbox';
-/** `<hostname>:<pid>` of the process that created the container. */
+/** `<hostname>:<pid>` of the process that created the container. @internal */
 export const OWNER_LABEL = 'swe-workbench.owner';
+/** @internal */
 export const SESSION_LABEL = 'swe-workbench.session';
 
 const SNAPSHOT_DIR = '/tmp/.swe-workbench/snapshots';

@@ -37,7 +37,7 @@ export function packHostPath(hostPath: string, name: string): NodeJS.ReadableStr
   return Readable.from(pack, { objectMode: false });
 }
 
-/** The contents of the one regular file in a tar stream (getArchive of a file). */
+/** The contents of the one regular file in a tar stream (getArchive of a file). @internal */
 export async function readSingleFile(stream: NodeJS.ReadableStream, what: string): Promise<Buffer> {
   const extract = tar.extract();
   stream.pipe(extract);

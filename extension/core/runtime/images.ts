@@ -10,7 +10,9 @@ export class MissingImageError extends Error {
   override readonly name = 'MissingImageError';
 
   constructor(readonly image: string) {
-    super(`the image '${image}' is not on the Docker engine (No such image): pull it, pick a local image, or use the base image`);
+    super(
+      `cannot start a sandbox from image '${image}': no such image on the Docker engine; pull it (docker pull ${image}), choose another image, or build the offline base image (swe-workbench image build)`,
+    );
   }
 }
 

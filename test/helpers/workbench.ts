@@ -47,10 +47,15 @@ export async function quickOpen(page: Page, fileName: string): Promise<void> {
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
   for (let attempt = 1; ; attempt++) {
     const row = await quickOpenRow(page, fileName);
-    if (row) {
-      await row.click();
-      return;
-    }
+    // The list can close under the click (focus taken by a notification or a view coming up):
+    // then Quick Open is opened again, as when the row never showed.
+    const clicked =
+      row &&
+      (await row.click({ timeout: 10_000 }).then(
+        () => true,
+        () => false,
+      ));
+    if (clicked) return;
     await page.keyboard.press('Escape');
     if (attempt >= 6) throw new Error(`Quick Open never listed ${fileName}`);
   }

@@ -4,8 +4,7 @@ import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
-import { TrajectorySchema } from '../../extension/core/trajectory/model';
-import { toCanonicalJson } from '../../extension/core/trajectory/canonicalExport';
+import { sessionContainers, writeShellRecording } from '../helpers/sessionE2e';
 import { launchBrowserOn, webviewFrame } from '../helpers/browser';
 import { THEMES, openFileInWebview, runCommand, setTheme, waitForExtension } from '../helpers/workbench';
 
@@ -34,14 +33,7 @@ const STEPS = [
 ];
 
 function writeRecording(dir: string): void {
-  const trajectory = TrajectorySchema.parse({
-    format: 'canonical',
-    task: { image: 'swe-workbench/base:bookworm', repoPath: '/repo' },
-    steps: STEPS.map((s, index) => ({ index, thought: `Step ${index + 1}.`, action: { raw: s.raw, tool: null, args: {} }, observation: s.observation })),
-    outcome: {},
-    meta: { parseFunction: 'thought_action' },
-  });
-  writeFileSync(path.join(dir, FILE), toCanonicalJson(trajectory));
+  writeShellRecording(path.join(dir, FILE), STEPS);
   writeFileSync(path.join(dir, NOTE), NOTE_NOW);
 }
 
@@ -60,10 +52,6 @@ async function replayFromStepper(page: Page, last: RegExp): Promise<string[]> {
   await page.locator('.editor-actions .action-label[aria-label*="Replay in Container"]').first().click();
   await row(page, last).waitFor({ timeout: 180_000 });
   return row(page, /exit \S+ · [\d.]+ m?s · (matched|diverged)/).allTextContents();
-}
-
-function sessionContainers(): string[] {
-  return execFileSync('docker', ['ps', '-aq', '--filter', 'label=swe-workbench.role=vscode-session'], { encoding: 'utf8' }).split('\n').filter(Boolean);
 }
 
 /** Stops the session and waits until its container is gone (also after a failure, so none is left behind). */

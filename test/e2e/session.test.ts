@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { TrajectorySchema } from '../../extension/core/trajectory/model';
-import { toCanonicalJson } from '../../extension/core/trajectory/canonicalExport';
+import { sessionContainers, writeShellRecording } from '../helpers/sessionE2e';
 import { launchBrowser, launchBrowserOn } from '../helpers/browser';
 import { THEMES, openFileInWebview, runCommand, setTheme } from '../helpers/workbench';
 
@@ -23,18 +20,7 @@ const STEPS = [
 ];
 
 function writeRecording(dir: string): void {
-  const trajectory = TrajectorySchema.parse({
-    format: 'canonical',
-    task: { image: 'swe-workbench/base:bookworm', repoPath: '/repo' },
-    steps: STEPS.map((s, index) => ({ index, thought: `Step ${index + 1}.`, action: { raw: s.raw, tool: null, args: {} }, observation: s.observation })),
-    outcome: {},
-    meta: { parseFunction: 'thought_action' },
-  });
-  writeFileSync(path.join(dir, FILE), toCanonicalJson(trajectory));
-}
-
-function sessionContainers(): string[] {
-  return execFileSync('docker', ['ps', '-aq', '--filter', 'label=swe-workbench.role=vscode-session'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  writeShellRecording(path.join(dir, FILE), STEPS);
 }
 
 /** Opens the recording, presses the stepper's "Replay in Container" button and waits for every step in the Session view. */

@@ -220,7 +220,8 @@ describe('SWE Workbench in the extension host', () => {
       (html) => html.includes(STEPPER_BOOT_ELEMENT),
       'the hidden stepper embeds its step',
     );
-    assert.deepEqual(embeddedBoot(uri), JSON.parse(JSON.stringify(boot)));
+    // The same payload, now revealing the step the page reported it showed.
+    assert.deepEqual(embeddedBoot(uri), JSON.parse(JSON.stringify({ ...boot, reveal: true })));
   });
 
   thirdParty.it('opened at a step, shows it; hidden and shown again, comes back on the step it showed', async () => {
@@ -244,7 +245,7 @@ describe('SWE Workbench in the extension host', () => {
       (b) => b?.detail?.index === 6,
       'the hidden stepper embeds step 7',
     );
-    assert.deepEqual([hidden?.detail?.action.raw.trim().split('\n')[0], hidden?.reveal], ['edit 1475:1475', false]);
+    assert.deepEqual([hidden?.detail?.action.raw.trim().split('\n')[0], hidden?.reveal], ['edit 1475:1475', true], 'the step the page reported wins');
     assert.equal(api.trajectoryEditor.shownStep(uri), undefined, 'a hidden view shows nothing');
 
     await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectoryAnyJson');

@@ -75,6 +75,12 @@ export class StepperSession extends Disposable {
   private revealing = false;
   /** The page has booted and takes reveal notifications; false while it loads or is hidden. */
   private booted = false;
+  /**
+   * A page has told the step it shows: from then on `selected` is the step on screen, and a page
+   * rendered again for a hidden view shows it over the webview's saved state, which the workbench
+   * may not have stored yet when the view is hidden right after a move.
+   */
+  private pageReported = false;
 
   constructor(
     readonly document: TrajectoryDocument,
@@ -121,14 +127,16 @@ export class StepperSession extends Disposable {
     this.messenger.onRequest(stepperSelected, ({ index }) => {
       this.selected = index;
       this.booted = true;
+      this.pageReported = true;
       return {};
     });
-    // A hidden page is discarded; the next one is rendered now, on the step it will show.
+    // A hidden page is discarded; the next one is rendered now, on the step it will show: the one
+    // the page last reported (a page that never reported leaves the choice to its saved state).
     this._register(
       panel.onDidChangeViewState(() => {
         if (panel.visible) return;
         this.booted = false;
-        void this.render(this.selected, false);
+        void this.render(this.selected, this.pageReported);
       }),
     );
   }

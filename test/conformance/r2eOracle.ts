@@ -55,11 +55,15 @@ export async function ensureR2eTestImage(): Promise<string> {
   }
 }
 
-/** R2E-Gym's four tools copied to /usr/local/bin without their `.py`, made executable. */
-export async function installOracleTools(containerId: string): Promise<void> {
+/** Where R2E-Gym's `RepoEnv.add_commands` puts its tools. */
+const R2E_ORACLE_TOOL_DIR = '/usr/local/bin';
+
+/** R2E-Gym's four tools copied to `dir` (default: where R2E-Gym puts them) without their `.py`, made executable. */
+export async function installOracleTools(containerId: string, dir = R2E_ORACLE_TOOL_DIR): Promise<void> {
+  await run('docker', ['exec', containerId, 'mkdir', '-p', dir]);
   for (const name of ['file_editor', 'execute_bash', 'search', 'finish']) {
-    await run('docker', ['cp', path.join(TOOLS, `${name}.py`), `${containerId}:/usr/local/bin/${name}`]);
-    await run('docker', ['exec', containerId, 'chmod', '+x', `/usr/local/bin/${name}`]);
+    await run('docker', ['cp', path.join(TOOLS, `${name}.py`), `${containerId}:${dir}/${name}`]);
+    await run('docker', ['exec', containerId, 'chmod', '+x', `${dir}/${name}`]);
   }
 }
 

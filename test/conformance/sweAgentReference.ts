@@ -57,6 +57,21 @@ export interface SweAgentReferenceOptions {
   registryVariables?: Record<string, unknown>;
 }
 
+/** Where SWE-agent's registry keeps the tools' variables (`SWE_AGENT_ENV_FILE` moves it). */
+const DEFAULT_ENV_FILE = '/root/.swe-agent-env';
+
+export interface SweAgentInstallOptions {
+  oracle: SweAgentOracle;
+  bundles: readonly string[];
+  repoPath: string;
+  envVariables?: Record<string, string | number>;
+  registryVariables?: Record<string, unknown>;
+  /** Default `/root/tools`, where SWE-agent puts them; another folder lets two versions share a container. */
+  toolsDir?: string;
+  /** Default `/root/.swe-agent-env`; another file (set as `SWE_AGENT_ENV_FILE`) keeps a second version's registry apart. */
+  envFile?: string;
+}
+
 export class SweAgentReference {
   private constructor(
     readonly sandbox: Sandbox,
@@ -65,47 +80,59 @@ export class SweAgentReference {
   ) {}
 
   static async start(options: SweAgentReferenceOptions): Promise<SweAgentReference> {
-    const configs = options.bundles.map((b) => ({ bundle: b, folder: bundleFolder(options.oracle, b) }));
-    for (const { folder } of configs) if (!existsSync(folder)) throw new Error(`no reference bundle at ${folder}`);
+    for (const bundle of options.bundles)
+      if (!existsSync(bundleFolder(options.oracle, bundle))) throw new Error(`no reference bundle at ${bundleFolder(options.oracle, bundle)}`);
     const sandbox = await startConformanceSandbox({ repoDir: options.repoDir, repoPath: options.repoPath, tty: options.tty });
     try {
-      const must = async (command: string) => {
-        const r = await sandbox.exec(command, { timeoutMs: 60_000 });
-        if (r.exitCode !== 0) throw new Error(`installing the reference tools: \`${command.slice(0, 200)}\` exited ${r.exitCode}: ${r.output.slice(-500)}`);
-      };
-      // The tools' shebangs ask for `python` (SWE-bench images have it); the base image has python3.
-      await must('command -v python >/dev/null || ln -s "$(command -v python3)" /usr/local/bin/python');
-      const env = { WINDOW: 100, OVERLAP: 2, ...options.envVariables };
-      await must(
-        `export ${Object.entries(env)
-          .map(([k, v]) => `${k}=${JSON.stringify(String(v))}`)
-          .join(' ')}`,
-      );
-      for (const { bundle, folder } of configs) await sandbox.copyIn(folder, `/root/tools/${bundle}`);
-      // Offline, `pip install` in install.sh cannot run: what it installs is in the image (flake8)
-      // or only needed by tools these tests do not call (tree-sitter for filemap).
-      await must('pip() { :; }');
-      for (const { bundle, folder } of configs) {
-        const dir = `/root/tools/${bundle}`;
-        const steps = [`export PATH=${dir}/bin:$PATH`, `chmod +x ${dir}/bin/*`];
-        if (existsSync(path.join(folder, 'install.sh'))) steps.push(`cd ${dir} && source install.sh`);
-        await must(steps.join(' && '));
-      }
-      await must('unset -f pip');
-      await sandbox.writeFile('/root/.swe-agent-env', JSON.stringify(options.registryVariables ?? {}));
-      await sandbox.writeFile('/root/state.json', '{}');
-      await must(`cd ${options.repoPath}`);
-      const parsed = configs.map(({ folder }) => bundleConfig(folder));
-      const endNames = new Map(parsed.flatMap((c) => [...c.endNames]));
-      return new SweAgentReference(
-        sandbox,
-        parsed.flatMap((c) => (c.stateCommand ? [c.stateCommand] : [])),
-        endNames,
-      );
+      return await SweAgentReference.install(sandbox, options);
     } catch (err) {
       await sandbox.dispose();
       throw err;
     }
+  }
+
+  /**
+   * Installs the bundles in `sandbox`'s shell (a fresh one: the shell keeps the PATH, variables
+   * and functions the bundles set). The reference owns the sandbox from then on (`dispose`).
+   */
+  static async install(sandbox: Sandbox, options: SweAgentInstallOptions): Promise<SweAgentReference> {
+    const configs = options.bundles.map((b) => ({ bundle: b, folder: bundleFolder(options.oracle, b) }));
+    for (const { folder } of configs) if (!existsSync(folder)) throw new Error(`no reference bundle at ${folder}`);
+    const toolsDir = options.toolsDir ?? '/root/tools';
+    const must = async (command: string) => {
+      const r = await sandbox.exec(command, { timeoutMs: 60_000 });
+      if (r.exitCode !== 0) throw new Error(`installing the reference tools: \`${command.slice(0, 200)}\` exited ${r.exitCode}: ${r.output.slice(-500)}`);
+    };
+    // The tools' shebangs ask for `python` (SWE-bench images have it); the base image has python3.
+    await must('command -v python >/dev/null || ln -s "$(command -v python3)" /usr/local/bin/python');
+    const envFile = options.envFile ?? DEFAULT_ENV_FILE;
+    const env = { WINDOW: 100, OVERLAP: 2, ...options.envVariables, ...(envFile !== DEFAULT_ENV_FILE ? { SWE_AGENT_ENV_FILE: envFile } : {}) };
+    await must(
+      `export ${Object.entries(env)
+        .map(([k, v]) => `${k}=${JSON.stringify(String(v))}`)
+        .join(' ')}`,
+    );
+    for (const { bundle, folder } of configs) await sandbox.copyIn(folder, `${toolsDir}/${bundle}`);
+    // Offline, `pip install` in install.sh cannot run: what it installs is in the image (flake8)
+    // or only needed by tools these tests do not call (tree-sitter for filemap).
+    await must('pip() { :; }');
+    for (const { bundle, folder } of configs) {
+      const dir = `${toolsDir}/${bundle}`;
+      const steps = [`export PATH=${dir}/bin:$PATH`, `chmod +x ${dir}/bin/*`];
+      if (existsSync(path.join(folder, 'install.sh'))) steps.push(`cd ${dir} && source install.sh`);
+      await must(steps.join(' && '));
+    }
+    await must('unset -f pip');
+    await sandbox.writeFile(envFile, JSON.stringify(options.registryVariables ?? {}));
+    await sandbox.writeFile('/root/state.json', '{}');
+    await must(`cd ${options.repoPath}`);
+    const parsed = configs.map(({ folder }) => bundleConfig(folder));
+    const endNames = new Map(parsed.flatMap((c) => [...c.endNames]));
+    return new SweAgentReference(
+      sandbox,
+      parsed.flatMap((c) => (c.stateCommand ? [c.stateCommand] : [])),
+      endNames,
+    );
   }
 
   /**
@@ -165,25 +192,31 @@ export class SweAgent07Reference {
   static async start(options: { repoDir: string; repoPath: string }): Promise<SweAgent07Reference> {
     const mounts = SweAgent07Reference.jqMounts();
     if (typeof mounts === 'string') throw new Error(mounts);
-    const folder = oracles.path(SWE_AGENT_ORACLES, 'v0.7.0/config/commands');
     const sandbox = await startConformanceSandbox({ repoDir: options.repoDir, repoPath: options.repoPath, tty: false, mounts });
     try {
-      const must = async (command: string) => {
-        const r = await sandbox.exec(command, { timeoutMs: 60_000 });
-        if (r.exitCode !== 0) throw new Error(`installing SWE-agent 0.7's commands: \`${command}\` exited ${r.exitCode}: ${r.output.slice(-500)}`);
-      };
-      for (const name of SweAgent07Reference.COMMAND_FILES) await sandbox.copyIn(path.join(folder, name), `/root/commands/${name}`);
-      await must("export WINDOW=100 OVERLAP=2 CURRENT_LINE=0 CURRENT_FILE='' SEARCH_RESULTS='()' SEARCH_FILES='()' SEARCH_INDEX=0 ROOT=" + options.repoPath);
-      await must(
-        'export PATH=/root/commands:$PATH && cp /root/commands/_split_string.py /root/commands/_split_string && chmod +x /root/commands/_split_string',
-      );
-      for (const name of SweAgent07Reference.COMMAND_FILES.filter((n) => n.endsWith('.sh'))) await must(`source /root/commands/${name}`);
-      await must(`cd ${options.repoPath}`);
-      return new SweAgent07Reference(sandbox);
+      return await SweAgent07Reference.install(sandbox, options.repoPath);
     } catch (err) {
       await sandbox.dispose();
       throw err;
     }
+  }
+
+  /**
+   * Installs the commands in `sandbox`'s shell (one without a terminal, in a container with
+   * `jqMounts()` bound in); the reference owns the sandbox from then on.
+   */
+  static async install(sandbox: Sandbox, repoPath: string): Promise<SweAgent07Reference> {
+    const folder = oracles.path(SWE_AGENT_ORACLES, 'v0.7.0/config/commands');
+    const must = async (command: string) => {
+      const r = await sandbox.exec(command, { timeoutMs: 60_000 });
+      if (r.exitCode !== 0) throw new Error(`installing SWE-agent 0.7's commands: \`${command}\` exited ${r.exitCode}: ${r.output.slice(-500)}`);
+    };
+    for (const name of SweAgent07Reference.COMMAND_FILES) await sandbox.copyIn(path.join(folder, name), `/root/commands/${name}`);
+    await must("export WINDOW=100 OVERLAP=2 CURRENT_LINE=0 CURRENT_FILE='' SEARCH_RESULTS='()' SEARCH_FILES='()' SEARCH_INDEX=0 ROOT=" + repoPath);
+    await must('export PATH=/root/commands:$PATH && cp /root/commands/_split_string.py /root/commands/_split_string && chmod +x /root/commands/_split_string');
+    for (const name of SweAgent07Reference.COMMAND_FILES.filter((n) => n.endsWith('.sh'))) await must(`source /root/commands/${name}`);
+    await must(`cd ${repoPath}`);
+    return new SweAgent07Reference(sandbox);
   }
 
   /** 0.7 sent a multi-line command's body on stdin after `<< 'end_of_edit'`, and kept the output as printed. */

@@ -17,14 +17,17 @@ function numbered(text: string, description: string, first: number): string {
   return `Here's the result of running \`cat -n\` on ${description}:\n${rows.join('\n')}\n`;
 }
 
-async function viewFolder(ctx: ToolContext, path: string): Promise<ToolResult> {
+/** Entries of a folder as the editor lists them: the count of hidden ones first, then two levels, sorted, folders with a `/`. */
+function folderScript(path: string): string {
   const q = shellQuote(path);
-  const script = [
+  return [
     `find -L ${q} -mindepth 1 -maxdepth 1 -name '.*' | wc -l`,
     `find -L ${q} -maxdepth 2 -not \\( -path ${shellQuote(`${path}/.*`)} -o -path ${shellQuote(`${path}/*/.*`)} \\) | sort | while IFS= read -r p; do if [ -d "$p" ]; then printf '%s/\\n' "$p"; else printf '%s\\n' "$p"; fi; done`,
   ].join('; ');
-  const result = await ctx.sandbox.exec(script, { timeoutMs: 30_000, ...(ctx.signal ? { signal: ctx.signal } : {}) });
-  const [count, ...entries] = result.output.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n');
+}
+
+function viewFolder(path: string, listing: readonly string[]): ToolResult {
+  const [count, ...entries] = listing;
   const hidden = Number(count);
   let text = `Here's the files and directories up to 2 levels deep in ${path}, excluding hidden items:\n${entries.join('\n')}`;
   if (hidden > 0) text += `\n\n${hidden} hidden files/directories in this directory are excluded. You can use 'ls -la ${path}' to see them.`;
@@ -39,15 +42,40 @@ export async function pathKind(ctx: ToolContext, path: string): Promise<'dir' | 
   ).output.trim() as 'dir' | 'file' | 'none';
 }
 
+/**
+ * What `view` needs in one round trip: `@dir` and the folder's listing (unless a range rules the
+ * listing out), `@file` and the content as base64, or `@none`.
+ */
+async function lookUp(
+  ctx: ToolContext,
+  path: string,
+  listFolder: boolean,
+): Promise<{ kind: 'dir'; listing: string[] } | { kind: 'file'; text: string } | { kind: 'none' }> {
+  const q = shellQuote(path);
+  const script =
+    `if [ -d ${q} ]; then echo @dir; ${listFolder ? `{ ${folderScript(path)}; }` : ':'}; ` +
+    `elif [ -e ${q} ]; then echo @file; base64 -w0 < ${q} && echo || echo @unreadable; else echo @none; fi`;
+  const result = await ctx.sandbox.exec(script, {
+    timeoutMs: 5 * 60_000,
+    maxOutputBytes: Number.MAX_SAFE_INTEGER,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  });
+  const [status = '', ...rest] = result.output.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n');
+  if (status === '@dir') return { kind: 'dir', listing: rest };
+  if (status === '@none') return { kind: 'none' };
+  if (status !== '@file' || rest.length !== 1) throw new Error(`cannot read ${path} in the sandbox: ${result.output.slice(0, 500).trim()}`);
+  return { kind: 'file', text: Buffer.from(rest[0]!, 'base64').toString('utf8') };
+}
+
 export async function openHandsView(ctx: ToolContext, path: string, range: [number, number] | undefined): Promise<ToolResult> {
   if (!path.startsWith('/')) return failed('path', path, 'The path should be an absolute path, starting with `/`.');
-  const kind = await pathKind(ctx, path);
-  if (kind === 'none') return failed('path', path, `The path ${path} does not exist. Please provide a valid path.`);
-  if (kind === 'dir') {
+  const found = await lookUp(ctx, path, !range);
+  if (found.kind === 'none') return failed('path', path, `The path ${path} does not exist. Please provide a valid path.`);
+  if (found.kind === 'dir') {
     if (range) return failed('view_range', `[${range.join(', ')}]`, 'The `view_range` parameter is not allowed when `path` points to a directory.');
-    return viewFolder(ctx, path);
+    return viewFolder(path, found.listing);
   }
-  const content = await ctx.sandbox.readFile(path);
+  const content = found.text;
   if (!range) return { observation: numbered(content, path, 1), exitCode: 0 };
   const lines = content.split(/(?<=\n)/).filter((l) => l !== '');
   const [start, requestedEnd] = range;

@@ -370,9 +370,11 @@ export class DockerSandbox implements Sandbox {
   async spawn(argv: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<SandboxProcess> {
     if (argv.length === 0) throw new Error('spawn needs a program to run');
     const pidFile = `${PROCESS_DIR}/${++this.spawned}.pid`;
-    // The pid file lets kill() find the process: exec ids do not reveal in-container pids.
+    // The pid file lets kill() find the process: exec ids do not reveal in-container pids. Its
+    // folder is made only when missing (the first spawn, or after /tmp was emptied): a `mkdir`
+    // every time was one process more per call than the work itself.
     const attached = await attach(this.container, {
-      Cmd: ['/bin/sh', '-c', 'mkdir -p "${0%/*}" && echo $$ > "$0" && exec "$@"', pidFile, ...argv],
+      Cmd: ['/bin/sh', '-c', '{ echo $$ > "$0"; } 2>/dev/null || { mkdir -p "${0%/*}" && echo $$ > "$0"; } && exec "$@"', pidFile, ...argv],
       Tty: false,
       WorkingDir: this.resolve(options.cwd ?? '.'),
       Env: [...this.env, ...Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`)],

@@ -3,6 +3,7 @@
  * for folders (two levels, hidden entries left out and counted) and text files (whole, or a
  * line range), with its error wording (`ERROR:\nInvalid \`path\` parameter: ...`).
  */
+import { randomBytes } from 'node:crypto';
 import { shellQuote } from '../../parsing/shellWords';
 import type { ToolContext, ToolResult } from '../../aci/toolDefinition';
 
@@ -17,19 +18,27 @@ function numbered(text: string, description: string, first: number): string {
   return `Here's the result of running \`cat -n\` on ${description}:\n${rows.join('\n')}\n`;
 }
 
-/** Entries of a folder as the editor lists them: the count of hidden ones first, then two levels, sorted, folders with a `/`. */
+/** Ends the hidden entries' section of a folder's listing (they are counted here, not by a `wc -l` process). */
+const HIDDEN_END = `@swb-hidden-end-${randomBytes(6).toString('hex')}`;
+
+/**
+ * Entries of a folder as the editor lists them: the hidden ones (only counted: `wc -l`'s count,
+ * the newlines of `find`'s output), then two levels, sorted, folders with a `/`.
+ */
 function folderScript(path: string): string {
   const q = shellQuote(path);
   return [
-    `find -L ${q} -mindepth 1 -maxdepth 1 -name '.*' | wc -l`,
+    `find -L ${q} -mindepth 1 -maxdepth 1 -name '.*'`,
+    `printf '%s\\n' ${HIDDEN_END}`,
     `find -L ${q} -maxdepth 2 -not \\( -path ${shellQuote(`${path}/.*`)} -o -path ${shellQuote(`${path}/*/.*`)} \\) | sort | while IFS= read -r p; do if [ -d "$p" ]; then printf '%s/\\n' "$p"; else printf '%s\\n' "$p"; fi; done`,
   ].join('; ');
 }
 
-function viewFolder(path: string, listing: readonly string[]): ToolResult {
-  const [count, ...entries] = listing;
-  const hidden = Number(count);
-  let text = `Here's the files and directories up to 2 levels deep in ${path}, excluding hidden items:\n${entries.join('\n')}`;
+function viewFolder(path: string, listing: string): ToolResult {
+  const end = listing.indexOf(`${HIDDEN_END}\n`);
+  const hidden = end < 0 ? 0 : listing.slice(0, end).split('\n').length - 1;
+  const entries = (end < 0 ? listing : listing.slice(end + HIDDEN_END.length + 1)).replace(/\n$/, '');
+  let text = `Here's the files and directories up to 2 levels deep in ${path}, excluding hidden items:\n${entries}`;
   if (hidden > 0) text += `\n\n${hidden} hidden files/directories in this directory are excluded. You can use 'ls -la ${path}' to see them.`;
   return { observation: text, exitCode: 0 };
 }
@@ -50,7 +59,7 @@ async function lookUp(
   ctx: ToolContext,
   path: string,
   listFolder: boolean,
-): Promise<{ kind: 'dir'; listing: string[] } | { kind: 'file'; text: string } | { kind: 'none' }> {
+): Promise<{ kind: 'dir'; listing: string } | { kind: 'file'; text: string } | { kind: 'none' }> {
   const q = shellQuote(path);
   const script =
     `if [ -d ${q} ]; then echo @dir; ${listFolder ? `{ ${folderScript(path)}; }` : ':'}; ` +
@@ -60,8 +69,10 @@ async function lookUp(
     maxOutputBytes: Number.MAX_SAFE_INTEGER,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
-  const [status = '', ...rest] = result.output.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n');
-  if (status === '@dir') return { kind: 'dir', listing: rest };
+  const output = result.output.replace(/\r\n/g, '\n');
+  const firstLine = output.indexOf('\n');
+  if (output.startsWith('@dir\n')) return { kind: 'dir', listing: output.slice(firstLine + 1) };
+  const [status = '', ...rest] = output.replace(/\n$/, '').split('\n');
   if (status === '@none') return { kind: 'none' };
   if (status !== '@file' || rest.length !== 1) throw new Error(`cannot read ${path} in the sandbox: ${result.output.slice(0, 500).trim()}`);
   return { kind: 'file', text: Buffer.from(rest[0]!, 'base64').toString('utf8') };

@@ -18,29 +18,57 @@ function numbered(text: string, description: string, first: number): string {
   return `Here's the result of running \`cat -n\` on ${description}:\n${rows.join('\n')}\n`;
 }
 
-/** Ends the hidden entries' section of a folder's listing (they are counted here, not by a `wc -l` process). */
-const HIDDEN_END = `@swb-hidden-end-${randomBytes(6).toString('hex')}`;
+/** Marks what the listing's script prints besides the listing, so no file name can pass for it. */
+const MARK = `@swb-${randomBytes(6).toString('hex')}`;
 
-/**
- * Entries of a folder as the editor lists them: the hidden ones (only counted: `wc -l`'s count,
- * the newlines of `find`'s output), then two levels, sorted, folders with a `/`.
- */
-function folderScript(path: string): string {
+/** The editor's folder listing: `find -L` two levels deep, hidden entries left out, sorted, folders with a `/`. */
+function listingPipeline(path: string, find: string): string {
   const q = shellQuote(path);
-  return [
-    `find -L ${q} -mindepth 1 -maxdepth 1 -name '.*'`,
-    `printf '%s\\n' ${HIDDEN_END}`,
-    `find -L ${q} -maxdepth 2 -not \\( -path ${shellQuote(`${path}/.*`)} -o -path ${shellQuote(`${path}/*/.*`)} \\) | sort | while IFS= read -r p; do if [ -d "$p" ]; then printf '%s/\\n' "$p"; else printf '%s\\n' "$p"; fi; done`,
-  ].join('; ');
+  return (
+    `find -L ${q} -maxdepth 2 ${find}-not \\( -path ${shellQuote(`${path}/.*`)} -o -path ${shellQuote(`${path}/*/.*`)} \\) -print | sort | ` +
+    `while IFS= read -r p; do if [ -d "$p" ]; then printf '%s/\\n' "$p"; else printf '%s\\n' "$p"; fi; done`
+  );
 }
 
-function viewFolder(path: string, listing: string): ToolResult {
-  const end = listing.indexOf(`${HIDDEN_END}\n`);
-  const hidden = end < 0 ? 0 : listing.slice(0, end).split('\n').length - 1;
-  const entries = (end < 0 ? listing : listing.slice(end + HIDDEN_END.length + 1)).replace(/\n$/, '');
+/**
+ * The listing with the hidden entries counted by the same `find` (GNU find): each entry named
+ * `.*` is written to stderr as a NUL-ended record with its depth, which bypasses the `sort` and
+ * reaches the output before the listing; find's exit status follows. The editor counts the
+ * lines `find -mindepth 1 -maxdepth 1 -name '.*'` prints (`wc -l`): records of depth 1, plus the
+ * newlines in their paths.
+ */
+function oneFindScript(path: string): string {
+  return `${listingPipeline(path, `\\( -name '.*' -fprintf /dev/stderr '${MARK}%d %p\\0' -o -true \\) `)}; printf '${MARK}status %s\\n' "\${PIPESTATUS[0]}"`;
+}
+
+/** The same with a second `find` for the hidden entries, for a `find` without `-fprintf` (BusyBox) or one that met an error. */
+function twoFindScript(path: string): string {
+  return `find -L ${shellQuote(path)} -mindepth 1 -maxdepth 1 -name '.*' | wc -l; ${listingPipeline(path, '')}`;
+}
+
+/** The folder's listing and hidden count from `oneFindScript`'s output, or undefined when its find failed. */
+function readOneFind(output: string): { hidden: number; entries: string } | undefined {
+  const status = new RegExp(`${MARK}status (\\d+)\\n$`).exec(output);
+  if (!status || status[1] !== '0') return undefined;
+  let hidden = 0;
+  const listing = output.slice(0, status.index).replace(new RegExp(`${MARK}(\\d+) ([^\\0]*)\\0`, 'g'), (_, depth: string, found: string) => {
+    if (depth === '1') hidden += 1 + found.split('\n').length - 1;
+    return '';
+  });
+  return { hidden, entries: listing.replace(/\n$/, '') };
+}
+
+function viewFolder(path: string, hidden: number, entries: string): ToolResult {
   let text = `Here's the files and directories up to 2 levels deep in ${path}, excluding hidden items:\n${entries}`;
   if (hidden > 0) text += `\n\n${hidden} hidden files/directories in this directory are excluded. You can use 'ls -la ${path}' to see them.`;
   return { observation: text, exitCode: 0 };
+}
+
+/** `twoFindScript`'s way, a round trip of its own. */
+async function viewFolderTwoFinds(ctx: ToolContext, path: string): Promise<ToolResult> {
+  const result = await ctx.sandbox.exec(twoFindScript(path), { timeoutMs: 30_000, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+  const [count, ...entries] = result.output.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n');
+  return viewFolder(path, Number(count), entries.join('\n'));
 }
 
 /** Whether the path is a folder, another existing file, or nothing. */
@@ -62,7 +90,7 @@ async function lookUp(
 ): Promise<{ kind: 'dir'; listing: string } | { kind: 'file'; text: string } | { kind: 'none' }> {
   const q = shellQuote(path);
   const script =
-    `if [ -d ${q} ]; then echo @dir; ${listFolder ? `{ ${folderScript(path)}; }` : ':'}; ` +
+    `if [ -d ${q} ]; then echo @dir; ${listFolder ? `{ ${oneFindScript(path)}; }` : ':'}; ` +
     `elif [ -e ${q} ]; then echo @file; base64 -w0 < ${q} && echo || echo @unreadable; else echo @none; fi`;
   const result = await ctx.sandbox.exec(script, {
     timeoutMs: 5 * 60_000,
@@ -84,7 +112,8 @@ export async function openHandsView(ctx: ToolContext, path: string, range: [numb
   if (found.kind === 'none') return failed('path', path, `The path ${path} does not exist. Please provide a valid path.`);
   if (found.kind === 'dir') {
     if (range) return failed('view_range', `[${range.join(', ')}]`, 'The `view_range` parameter is not allowed when `path` points to a directory.');
-    return viewFolder(path, found.listing);
+    const listed = readOneFind(found.listing);
+    return listed ? viewFolder(path, listed.hidden, listed.entries) : viewFolderTwoFinds(ctx, path);
   }
   const content = found.text;
   if (!range) return { observation: numbered(content, path, 1), exitCode: 0 };

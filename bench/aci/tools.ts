@@ -4,7 +4,8 @@
  *   raw    the same work as one round trip through the sandbox's persistent shell
  *   ours   the tool call through AciSession (parsing, the tool's script, formatting, step state)
  *   fresh  the raw work as a new `docker exec` per call (what a tool-per-process design pays)
- * Reports medians and the ratios ours/raw (target: under 1.5) and fresh/raw.
+ * Reports medians and the ratios ours/raw (target: under 1.3) and fresh/raw. Every scaffold
+ * family's calls, each beside its own raw work: bench/aci/families.ts.
  * Usage: node --import tsx bench/aci/tools.ts [--rounds N]
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -29,7 +30,8 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { tool: 'open', command: 'open ledger/journal.py 150', raw: 'cat -n ledger/journal.py | sed -n 133,232p' },
+  // The window as the tool prints it (`N:text`) and the line count for its header, in one process.
+  { tool: 'open', command: 'open ledger/journal.py 150', raw: `awk 'NR>=133&&NR<=232{print NR":"$0} END{print NR}' ledger/journal.py` },
   { tool: 'search_dir', command: 'search_dir Money', raw: 'grep -rc -- Money /repo' },
   { tool: 'bash', command: 'ls -la ledger', raw: 'ls -la ledger' },
 ];

@@ -8,7 +8,11 @@ import type { ToolContext } from './toolDefinition';
  * byte (a missing final newline, a `\r`) survives a terminal or a pty.
  */
 
-export type FileLookup = { kind: 'file'; path: string; text: string } | { kind: 'directory'; path: string } | { kind: 'missing' };
+export type FileLookup =
+  | { kind: 'file'; path: string; text: string }
+  /** `listing`: what the lookup's directory script printed, when it was given one. */
+  | { kind: 'directory'; path: string; listing?: string }
+  | { kind: 'missing' };
 
 const STATUS_RE = /^@(file|directory|missing) ?(.*)$/;
 
@@ -29,11 +33,14 @@ export function realpathScript(path: string): string {
   return `${REALPATH_FN}; __swb_real ${shellQuote(path)}`;
 }
 
-/** A shell snippet that prints `@file <abs>` + base64 content, `@directory <abs>` or `@missing`. */
-export function lookupScript(path: string): string {
+/**
+ * A shell snippet that prints `@file <abs>` + base64 content, `@missing`, or `@directory <abs>`
+ * followed by what `directoryScript` prints (a listing wanted in the same round trip).
+ */
+export function lookupScript(path: string, directoryScript?: string): string {
   const p = shellQuote(path);
   return (
-    `if [ -d ${p} ]; then ${realpathScript(path)}; printf '@directory %s\\n' "$__swb_r"; ` +
+    `if [ -d ${p} ]; then ${realpathScript(path)}; printf '@directory %s\\n' "$__swb_r"; ${directoryScript ? `{ ${directoryScript}; }; ` : ''}` +
     `elif [ -f ${p} ]; then ${realpathScript(path)}; printf '@file %s\\n' "$__swb_r"; base64 -w0 -- ${p}; echo; ` +
     `else echo @missing; fi`
   );
@@ -44,7 +51,7 @@ export function parseLookup(lines: readonly string[]): FileLookup {
   const status = STATUS_RE.exec((lines[0] ?? '').replace(/\r$/, ''));
   if (!status) throw new Error(`unexpected answer from the sandbox shell: ${JSON.stringify(lines.slice(0, 2).join('\n').slice(0, 200))}`);
   if (status[1] === 'missing') return { kind: 'missing' };
-  if (status[1] === 'directory') return { kind: 'directory', path: status[2] as string };
+  if (status[1] === 'directory') return { kind: 'directory', path: status[2] as string, ...(lines.length > 1 ? { listing: lines.slice(1).join('\n') } : {}) };
   return { kind: 'file', path: status[2] as string, text: decodeBase64(lines[1] ?? '') };
 }
 
@@ -75,8 +82,8 @@ export async function runTool(ctx: ToolContext, script: string): Promise<{ outpu
   return { output: result.output.replace(/\r\n/g, '\n'), exitCode: result.exitCode };
 }
 
-export async function lookupFile(ctx: ToolContext, path: string): Promise<FileLookup> {
-  const { output } = await runTool(ctx, lookupScript(path));
+export async function lookupFile(ctx: ToolContext, path: string, directoryScript?: string): Promise<FileLookup> {
+  const { output } = await runTool(ctx, lookupScript(path, directoryScript));
   return parseLookup(output.split('\n'));
 }
 

@@ -108,10 +108,14 @@ async function write(ctx: ToolContext, path: string, text: string): Promise<void
   if (exitCode !== 0) throw new Error(`could not write ${path}: ${output.trim()}`);
 }
 
-async function viewDirectory(ctx: ToolContext, path: string, viewRange: number[] | undefined): Promise<ToolResult> {
+/** The listing `view` shows for a directory, run in the lookup's round trip. */
+function directoryListingScript(path: string): string {
+  return `find ${shellQuote(path)} -maxdepth 2 -not -path '*/\\.*'`;
+}
+
+function viewDirectory(path: string, viewRange: number[] | undefined, listing: string): ToolResult {
   if (viewRange && viewRange.length > 0) return failed('The `view_range` parameter is not allowed when `path` points to a directory.', 10);
-  const { output } = await runTool(ctx, `find ${shellQuote(path)} -maxdepth 2 -not -path '*/\\.*'`);
-  return done(`Here's the files and directories up to 2 levels deep in ${path}, excluding hidden items:\n${output}\n`);
+  return done(`Here's the files and directories up to 2 levels deep in ${path}, excluding hidden items:\n${listing}\n`);
 }
 
 /**
@@ -235,14 +239,15 @@ function undo(path: string): ToolResult {
 
 async function run(ctx: ToolContext, args: Args): Promise<ToolResult> {
   const { command, path: given } = args;
-  const found = given.startsWith('/') ? await lookupFile(ctx, given) : { kind: 'missing' as const };
+  const path = pathAsGiven(given);
+  const listing = command === 'view' && !(args.view_range && args.view_range.length > 0) ? directoryListingScript(path) : undefined;
+  const found = given.startsWith('/') ? await lookupFile(ctx, given, listing) : { kind: 'missing' as const };
   const refused = checkPath(ctx, command, given, found);
   if (refused) return refused;
-  const path = pathAsGiven(given);
   const text = found.kind === 'file' ? found.text : '';
   switch (command) {
     case 'view':
-      if (found.kind === 'directory') return viewDirectory(ctx, path, args.view_range);
+      if (found.kind === 'directory') return viewDirectory(path, args.view_range, found.listing ?? '');
       return args.view_range && args.view_range.length > 0 ? viewFile(path, text, args.view_range) : viewWholeFile(ctx, path, text);
     case 'create': {
       if (args.file_text === undefined) return failed('Parameter `file_text` is required for command: create', 1);

@@ -85,8 +85,9 @@ export class LocalSandbox implements Sandbox {
     const host: ShellHost = {
       tty,
       startShell: async (): Promise<ShellProcess> => {
-        // util-linux `script` gives the shell a pseudo-terminal without a native module.
-        const argv = tty ? ['script', '-qfec', 'bash --norc --noprofile --noediting -i', '/dev/null'] : ['bash', '--norc', '--noprofile', '-i'];
+        // util-linux `script` gives the shell a pseudo-terminal without a native module. No readline
+        // either way: it echoes each byte of a command line (see DockerSandbox.startShell).
+        const argv = tty ? ['script', '-qfec', 'bash --norc --noprofile --noediting -i', '/dev/null'] : ['bash', '--norc', '--noprofile', '--noediting', '-i'];
         const p = startProcess(argv, repoPath, env);
         p.stderr.resume();
         return p;

@@ -1,5 +1,5 @@
 /**
- * The one persistent shell of a sandbox: `bash --norc --noprofile -i` fed one line per
+ * The one persistent shell of a sandbox: `bash --norc --noprofile --noediting -i` fed one line per
  * command, each answered by a unique end marker that carries the exit code. The transport
  * (a host child process or a Docker exec) is supplied by the sandbox. It reads no startup file
  * of its own; the startup files the scaffold's shell read (`ShellStartup`) are sourced first.
@@ -204,7 +204,7 @@ export class ShellSession {
     }
     if (answer.code === 'closed') {
       await this.abandon(shell);
-      throw new Error(`the sandbox shell did not start (bash --norc --noprofile -i): ${answer.text.slice(-500) || 'no output'}`);
+      throw new Error(`the sandbox shell did not start (bash --norc --noprofile --noediting -i): ${answer.text.slice(-500) || 'no output'}`);
     }
     this.pid = answer.code;
   }

@@ -82,6 +82,20 @@ describe('docker sandbox: isolation and limits', () => {
     assert.equal((await sb.exec('ps -eo args= | grep -c "^sleep 1000" || true')).output, '0\n');
   });
 
+  test('a process spawned after the agent emptied /tmp still runs and kill() still ends it', async () => {
+    await sb.exec('rm -rf /tmp/.swe-workbench');
+    const p = await sb.spawn(['sleep', '1001']);
+    await p.kill();
+    assert.notEqual(await p.exited, 0);
+    assert.equal((await sb.exec('ps -eo args= | grep -c "^sleep 1001" || true')).output, '0\n');
+    const again = await sb.spawn(['sh', '-c', 'echo ran']);
+    const out: Buffer[] = [];
+    again.stdout.on('data', (c: Buffer) => out.push(c));
+    again.stdin.end();
+    assert.equal(await again.exited, 0);
+    assert.equal(Buffer.concat(out).toString(), 'ran\n');
+  });
+
   test('an aborted command stops, and the session goes on', async () => {
     await sb.exec('export STAYS=1');
     const controller = new AbortController();

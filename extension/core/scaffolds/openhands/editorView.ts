@@ -3,6 +3,7 @@
  * for folders (two levels, hidden entries left out and counted) and text files (whole, or a
  * line range), with its error wording (`ERROR:\nInvalid \`path\` parameter: ...`).
  */
+import { randomBytes } from 'node:crypto';
 import { shellQuote } from '../../parsing/shellWords';
 import type { ToolContext, ToolResult } from '../../aci/toolDefinition';
 
@@ -17,18 +18,57 @@ function numbered(text: string, description: string, first: number): string {
   return `Here's the result of running \`cat -n\` on ${description}:\n${rows.join('\n')}\n`;
 }
 
-async function viewFolder(ctx: ToolContext, path: string): Promise<ToolResult> {
+/** Marks what the listing's script prints besides the listing, so no file name can pass for it. */
+const MARK = `@swb-${randomBytes(6).toString('hex')}`;
+
+/** The editor's folder listing: `find -L` two levels deep, hidden entries left out, sorted, folders with a `/`. */
+function listingPipeline(path: string, find: string): string {
   const q = shellQuote(path);
-  const script = [
-    `find -L ${q} -mindepth 1 -maxdepth 1 -name '.*' | wc -l`,
-    `find -L ${q} -maxdepth 2 -not \\( -path ${shellQuote(`${path}/.*`)} -o -path ${shellQuote(`${path}/*/.*`)} \\) | sort | while IFS= read -r p; do if [ -d "$p" ]; then printf '%s/\\n' "$p"; else printf '%s\\n' "$p"; fi; done`,
-  ].join('; ');
-  const result = await ctx.sandbox.exec(script, { timeoutMs: 30_000, ...(ctx.signal ? { signal: ctx.signal } : {}) });
-  const [count, ...entries] = result.output.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n');
-  const hidden = Number(count);
-  let text = `Here's the files and directories up to 2 levels deep in ${path}, excluding hidden items:\n${entries.join('\n')}`;
+  return (
+    `find -L ${q} -maxdepth 2 ${find}-not \\( -path ${shellQuote(`${path}/.*`)} -o -path ${shellQuote(`${path}/*/.*`)} \\) -print | sort | ` +
+    `while IFS= read -r p; do if [ -d "$p" ]; then printf '%s/\\n' "$p"; else printf '%s\\n' "$p"; fi; done`
+  );
+}
+
+/**
+ * The listing with the hidden entries counted by the same `find` (GNU find): each entry named
+ * `.*` is written to stderr as a NUL-ended record with its depth, which bypasses the `sort` and
+ * reaches the output before the listing; find's exit status follows. The editor counts the
+ * lines `find -mindepth 1 -maxdepth 1 -name '.*'` prints (`wc -l`): records of depth 1, plus the
+ * newlines in their paths.
+ */
+function oneFindScript(path: string): string {
+  return `${listingPipeline(path, `\\( -name '.*' -fprintf /dev/stderr '${MARK}%d %p\\0' -o -true \\) `)}; printf '${MARK}status %s\\n' "\${PIPESTATUS[0]}"`;
+}
+
+/** The same with a second `find` for the hidden entries, for a `find` without `-fprintf` (BusyBox) or one that met an error. */
+function twoFindScript(path: string): string {
+  return `find -L ${shellQuote(path)} -mindepth 1 -maxdepth 1 -name '.*' | wc -l; ${listingPipeline(path, '')}`;
+}
+
+/** The folder's listing and hidden count from `oneFindScript`'s output, or undefined when its find failed. */
+function readOneFind(output: string): { hidden: number; entries: string } | undefined {
+  const status = new RegExp(`${MARK}status (\\d+)\\n$`).exec(output);
+  if (!status || status[1] !== '0') return undefined;
+  let hidden = 0;
+  const listing = output.slice(0, status.index).replace(new RegExp(`${MARK}(\\d+) ([^\\0]*)\\0`, 'g'), (_, depth: string, found: string) => {
+    if (depth === '1') hidden += 1 + found.split('\n').length - 1;
+    return '';
+  });
+  return { hidden, entries: listing.replace(/\n$/, '') };
+}
+
+function viewFolder(path: string, hidden: number, entries: string): ToolResult {
+  let text = `Here's the files and directories up to 2 levels deep in ${path}, excluding hidden items:\n${entries}`;
   if (hidden > 0) text += `\n\n${hidden} hidden files/directories in this directory are excluded. You can use 'ls -la ${path}' to see them.`;
   return { observation: text, exitCode: 0 };
+}
+
+/** `twoFindScript`'s way, a round trip of its own. */
+async function viewFolderTwoFinds(ctx: ToolContext, path: string): Promise<ToolResult> {
+  const result = await ctx.sandbox.exec(twoFindScript(path), { timeoutMs: 30_000, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+  const [count, ...entries] = result.output.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n');
+  return viewFolder(path, Number(count), entries.join('\n'));
 }
 
 /** Whether the path is a folder, another existing file, or nothing. */
@@ -39,15 +79,43 @@ export async function pathKind(ctx: ToolContext, path: string): Promise<'dir' | 
   ).output.trim() as 'dir' | 'file' | 'none';
 }
 
+/**
+ * What `view` needs in one round trip: `@dir` and the folder's listing (unless a range rules the
+ * listing out), `@file` and the content as base64, or `@none`.
+ */
+async function lookUp(
+  ctx: ToolContext,
+  path: string,
+  listFolder: boolean,
+): Promise<{ kind: 'dir'; listing: string } | { kind: 'file'; text: string } | { kind: 'none' }> {
+  const q = shellQuote(path);
+  const script =
+    `if [ -d ${q} ]; then echo @dir; ${listFolder ? `{ ${oneFindScript(path)}; }` : ':'}; ` +
+    `elif [ -e ${q} ]; then echo @file; base64 -w0 < ${q} && echo || echo @unreadable; else echo @none; fi`;
+  const result = await ctx.sandbox.exec(script, {
+    timeoutMs: 5 * 60_000,
+    maxOutputBytes: Number.MAX_SAFE_INTEGER,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  });
+  const output = result.output.replace(/\r\n/g, '\n');
+  const firstLine = output.indexOf('\n');
+  if (output.startsWith('@dir\n')) return { kind: 'dir', listing: output.slice(firstLine + 1) };
+  const [status = '', ...rest] = output.replace(/\n$/, '').split('\n');
+  if (status === '@none') return { kind: 'none' };
+  if (status !== '@file' || rest.length !== 1) throw new Error(`cannot read ${path} in the sandbox: ${result.output.slice(0, 500).trim()}`);
+  return { kind: 'file', text: Buffer.from(rest[0]!, 'base64').toString('utf8') };
+}
+
 export async function openHandsView(ctx: ToolContext, path: string, range: [number, number] | undefined): Promise<ToolResult> {
   if (!path.startsWith('/')) return failed('path', path, 'The path should be an absolute path, starting with `/`.');
-  const kind = await pathKind(ctx, path);
-  if (kind === 'none') return failed('path', path, `The path ${path} does not exist. Please provide a valid path.`);
-  if (kind === 'dir') {
+  const found = await lookUp(ctx, path, !range);
+  if (found.kind === 'none') return failed('path', path, `The path ${path} does not exist. Please provide a valid path.`);
+  if (found.kind === 'dir') {
     if (range) return failed('view_range', `[${range.join(', ')}]`, 'The `view_range` parameter is not allowed when `path` points to a directory.');
-    return viewFolder(ctx, path);
+    const listed = readOneFind(found.listing);
+    return listed ? viewFolder(path, listed.hidden, listed.entries) : viewFolderTwoFinds(ctx, path);
   }
-  const content = await ctx.sandbox.readFile(path);
+  const content = found.text;
   if (!range) return { observation: numbered(content, path, 1), exitCode: 0 };
   const lines = content.split(/(?<=\n)/).filter((l) => l !== '');
   const [start, requestedEnd] = range;

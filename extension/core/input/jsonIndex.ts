@@ -9,7 +9,7 @@
  * inside a value (`tru`, `01`) is found when that value is parsed, at its line and column too.
  * Plain regular files only: a compressed file or a pipe has no byte ranges to come back to.
  */
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { InputError, throwIfAborted } from '../errors';
 import { fsInputError, limitsOf, openInput, type InputLimits } from './inputSource';
 import { parseJsonText } from './jsonText';
@@ -47,8 +47,10 @@ export interface IndexOptions {
   keepBytes?: number;
   limits?: Partial<InputLimits>;
   signal?: AbortSignal;
-  /** Called as each element of an indexed array has been read, before the scan goes on. */
-  onElement?: (array: string, index: number, element: IndexedElement) => void;
+  /** Called as each element of an indexed array has been read, before the scan goes on; with its text when `elementText` asked for it. */
+  onElement?: (array: string, index: number, element: IndexedElement, text: string | undefined) => void;
+  /** Which elements `onElement` gets the text of (say, the first one, to show it before the scan ends). */
+  elementText?: (array: string, index: number) => boolean;
   /** Bytes read at a time (tests use small reads to cut values across reads). */
   readBytes?: number;
 }
@@ -62,6 +64,7 @@ const BACKSLASH = 0x5c;
 const COLON = 0x3a;
 const COMMA = 0x2c;
 const KEY_BYTES = 4096;
+const UTF8_BOM = [0xef, 0xbb, 0xbf];
 
 /** What a container on the scan's stack is to the index. */
 const enum Role {
@@ -110,12 +113,52 @@ export async function firstByte(file: string): Promise<number | undefined> {
  * element of an indexed array as soon as its last byte is read.
  */
 export async function indexJsonObject(file: string, options: IndexOptions): Promise<JsonIndex> {
+  throwIfAborted(options.signal);
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'r');
+  } catch (err) {
+    throw fsInputError(file, err);
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new InputError(file, undefined, 'not a plain file: a byte index needs a file it can read again');
+    return await scan(file, handle, info.size, options);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Reads the file in two buffers taken in turn (the next read runs while this one is scanned),
+ * so the pass makes no garbage however large the file.
+ */
+async function* readsOf(file: string, handle: FileHandle, size: number, bytes: number): AsyncGenerator<Buffer> {
+  const buffers = [Buffer.allocUnsafe(Math.min(bytes, Math.max(size, 1))), Buffer.allocUnsafe(Math.min(bytes, Math.max(size, 1)))];
+  // The first read is short, so the first values are seen without waiting for a whole buffer.
+  const readAt = (k: number, position: number) =>
+    handle.read(buffers[k % 2]!, 0, k === 0 ? Math.min(buffers[0]!.length, 1 << 20) : buffers[k % 2]!.length, position).catch((err: unknown) => {
+      throw fsInputError(file, err);
+    });
+  let position = 0;
+  let k = 0;
+  let pending = readAt(k, position);
+  for (;;) {
+    const { bytesRead } = await pending;
+    if (bytesRead === 0) return;
+    position += bytesRead;
+    const chunk = buffers[k % 2]!.subarray(0, bytesRead);
+    k++;
+    pending = readAt(k, position);
+    yield chunk;
+  }
+}
+
+async function scan(file: string, handle: FileHandle, size: number, options: IndexOptions): Promise<JsonIndex> {
   const limits = limitsOf(options);
   const keep = options.keepBytes ?? 64 * 1024;
   const indexed = new Set(options.arrays);
-  const source = await openInput(file, { ...options, start: 0, highWaterMark: options.readBytes ?? 8 << 20 });
-  if (!source.regular || source.size === undefined) throw new InputError(file, undefined, 'not a plain file: a byte index needs a file it can read again');
-  const index: JsonIndex = { file, size: source.size, keys: new Map(), arrays: new Map() };
+  const index: JsonIndex = { file, size, keys: new Map(), arrays: new Map() };
   const stack: Frame[] = [];
   let rootDone = false;
   let inString = false;
@@ -131,6 +174,9 @@ export async function indexJsonObject(file: string, options: IndexOptions): Prom
   let keptLimit = keep;
   let base = 0;
   let started = false;
+  // The element whose text `onElement` gets: its start and its bytes of earlier reads.
+  let elementStart = -1;
+  let elementParts: Buffer[] = [];
 
   const fail = async (offset: number, problem: string): Promise<never> => {
     throw new InputError(file, await locateByte(file, offset), problem);
@@ -174,12 +220,21 @@ export async function indexJsonObject(file: string, options: IndexOptions): Prom
     frame.key = undefined;
   };
   /** An element of an indexed array ended at `lastEnd`: recorded at once, its fields with it. */
-  const pushElement = (array: Frame, fields: Map<string, IndexedValue> | undefined): void => {
+  const pushElement = (array: Frame, fields: Map<string, IndexedValue> | undefined, chunk: Buffer): void => {
     const element: IndexedElement = { start: array.valueStart, end: lastEnd, fields: fields ?? new Map() };
     const list = index.arrays.get(array.array)!;
     list.push(element);
     array.valueStart = -1;
-    options.onElement?.(array.array, list.length - 1, element);
+    let text: string | undefined;
+    if (elementStart >= 0) {
+      const from = Math.max(elementStart - base, 0);
+      text = Buffer.concat([...elementParts, chunk.subarray(from, Math.max(from, lastEnd - base))])
+        .subarray(0, lastEnd - elementStart)
+        .toString('utf8');
+      elementStart = -1;
+      elementParts = [];
+    }
+    options.onElement?.(array.array, list.length - 1, element, text);
   };
   /** A value begins at `at` in the innermost frame. */
   const beginValue = (at: number, byte: number): void => {
@@ -188,16 +243,21 @@ export async function indexJsonObject(file: string, options: IndexOptions): Prom
     frame.valueStart = at;
     frame.valueFirst = byte;
     if (keeps(frame)) startKeeping(at);
+    if (frame.role === Role.Indexed && options.elementText?.(frame.array, index.arrays.get(frame.array)!.length)) {
+      elementStart = at;
+      elementParts = [];
+    }
   };
 
-  for await (const chunk of source.chunks) {
+  for await (const chunk of readsOf(file, handle, size, options.readBytes ?? 8 << 20)) {
     throwIfAborted(options.signal);
     let i = 0;
     const n = chunk.length;
     if (!started) {
       started = true;
-      if (source.compression !== undefined) throw new InputError(file, undefined, `${source.compression} compressed: a byte index needs the plain file`);
-      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) i = 3;
+      if ((chunk[0] === 0x1f && chunk[1] === 0x8b) || (chunk[0] === 0x28 && chunk[1] === 0xb5 && chunk[2] === 0x2f && chunk[3] === 0xfd)) {
+        throw new InputError(file, undefined, 'compressed (gzip or zstd): a byte index needs the plain file');
+      }
     }
     while (i < n) {
       if (inString) {
@@ -236,6 +296,11 @@ export async function indexJsonObject(file: string, options: IndexOptions): Prom
         continue;
       }
       const at = base + i;
+      if (at < 3 && c === UTF8_BOM[at] && stack.length === 0) {
+        // A UTF-8 byte order mark, dropped as the whole-file reader drops it.
+        i++;
+        continue;
+      }
       if (rootDone) await fail(at, 'invalid JSON: unexpected non-whitespace character after JSON');
       const frame = stack[stack.length - 1];
       if (c === QUOTE) {
@@ -288,12 +353,12 @@ export async function indexJsonObject(file: string, options: IndexOptions): Prom
           // In V8's words, as the whole-file parser reports it.
           await fail(at, frame!.object ? "invalid JSON: expected ',' or '}' after property value" : "invalid JSON: expected ',' or ']' after array element");
         }
-        if (frame!.role === Role.Indexed && frame!.valueStart >= 0) pushElement(frame!, undefined);
+        if (frame!.role === Role.Indexed && frame!.valueStart >= 0) pushElement(frame!, undefined, chunk);
         else endMember(frame!, chunk);
         stack.pop();
         lastEnd = at + 1;
         const parent = stack[stack.length - 1];
-        if (parent?.role === Role.Indexed) pushElement(parent, frame!.fields);
+        if (parent?.role === Role.Indexed) pushElement(parent, frame!.fields, chunk);
         if (stack.length === 0) rootDone = true;
         i++;
         continue;
@@ -302,7 +367,7 @@ export async function indexJsonObject(file: string, options: IndexOptions): Prom
       if (c === COLON) {
         frame!.expectKey = false;
       } else if (c === COMMA) {
-        if (frame!.role === Role.Indexed && frame!.valueStart >= 0) pushElement(frame!, undefined);
+        if (frame!.role === Role.Indexed && frame!.valueStart >= 0) pushElement(frame!, undefined, chunk);
         else endMember(frame!, chunk);
         frame!.expectKey = frame!.object;
       } else {
@@ -310,6 +375,11 @@ export async function indexJsonObject(file: string, options: IndexOptions): Prom
         lastEnd = at + 1;
       }
       i++;
+    }
+    if (elementStart >= 0) {
+      if (base + n - elementStart > limits.maxBytes)
+        await fail(elementStart, `a value larger than the ${limits.maxBytes >> 20} MiB limit for one document (set SWE_WORKBENCH_MAX_INPUT_MB to raise it)`);
+      elementParts.push(Buffer.from(chunk.subarray(Math.max(elementStart - base, 0))));
     }
     if (keptStart >= 0 && !keptDropped) {
       const piece = chunk.subarray(Math.max(keptStart - base, 0));

@@ -50,6 +50,13 @@ export interface StepSource {
 export interface OpenStepsOptions extends LoadOptions {
   /** Index files from this size on (default `INDEX_FROM_BYTES`; 0 indexes any file whose format allows it). */
   indexFromBytes?: number;
+  /**
+   * Called, while an indexed file is still being read, with its first step read from its own
+   * bytes alone: its thought, observation, state and action text are final; its tool and
+   * arguments are read from the action text with the default tools, which the run's history and
+   * `replay_config` (written after the steps) may refine in `step(0)` once the index is built.
+   */
+  onPreview?: (step: Step) => void;
 }
 
 /** Fields of a history message that pairing and a step's action read, kept however long they are. */
@@ -155,9 +162,39 @@ class IndexedSweAgent implements StepSource {
   }
 }
 
+/** Step 0 from its own text (see `onPreview`); undefined when it does not make a SWE-agent step, which the index then reports. */
+function previewStep(text: string): Step | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const step = TrajStepSchema.safeParse(value);
+  if (!step.success) return undefined;
+  try {
+    return trajectoryStep(step.data, 0, undefined, [], runReading({}, { file: '', base: [] }, []));
+  } catch (err) {
+    if (err instanceof InputError) return undefined;
+    throw err;
+  }
+}
+
 /** Opens an indexed SWE-agent run, or answers undefined when the file is another format (then loaded whole). */
 async function openIndexed(file: string, options: OpenStepsOptions): Promise<StepSource | undefined> {
-  const index = await indexJsonObject(file, { arrays: ['trajectory', 'history'], limits: options.limits, signal: options.signal });
+  const onElement = (array: string, i: number, _element: IndexedElement, text: string | undefined) => {
+    if (array === 'trajectory' && i === 0 && text !== undefined) {
+      const step = previewStep(text);
+      if (step) options.onPreview?.(step);
+    }
+  };
+  const index = await indexJsonObject(file, {
+    arrays: ['trajectory', 'history'],
+    limits: options.limits,
+    signal: options.signal,
+    onElement,
+    elementText: (array, i) => options.onPreview !== undefined && array === 'trajectory' && i === 0,
+  });
   const skeleton = await skeletonOf(index, options);
   const trajectory = index.arrays.get('trajectory');
   const format = options.format ?? detectFormat(skeleton);

@@ -7,6 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { InputError } from '../../../extension/core/errors';
 import { indexJsonObject, readJsonRange } from '../../../extension/core/input/jsonIndex';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
+import type { Step } from '../../../extension/core/trajectory/model';
 import { openSteps, type StepSource } from '../../../extension/core/trajectory/stepSource';
 import { writeTrajectory } from '../../../bench/load/largeTrajectory';
 import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
@@ -63,6 +64,25 @@ describe('steps read on demand from a byte index', () => {
     const p = join(dir, 'generated.traj');
     writeTrajectory(p, 12, 0.2);
     await sameAsWhole(p, 'indexed');
+  });
+
+  test('the first step is shown from its own bytes before the index is built: its text final, its tool refined from the history', async () => {
+    const p = join(dir, 'preview.traj');
+    writeTrajectory(p, 4, 0.05);
+    const previews: Step[] = [];
+    const source = await openSteps(p, { indexFromBytes: 0, onPreview: (step) => previews.push(step) });
+    assert.equal(previews.length, 1);
+    const [preview] = previews;
+    const final = await source.step(0);
+    assert.deepEqual(
+      { thought: preview!.thought, observation: preview!.observation, raw: preview!.action.raw, state: preview!.state },
+      { thought: final.thought, observation: final.observation, raw: final.action.raw, state: final.state },
+    );
+    // The history's function call names the tool in the final step; the preview read the text with the default tools.
+    assert.equal(final.action.tool, 'str_replace_editor');
+    assert.deepEqual(final.action.args, { command: 'view', path: '/testbed/src/module_0.py' });
+    assert.deepEqual(final.sampling, { temperature: 0 });
+    assert.equal(preview!.sampling, undefined);
   });
 
   test('a multi-call message, a string state and long fields past the kept size give the same steps indexed as whole', async () => {

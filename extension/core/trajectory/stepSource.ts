@@ -14,7 +14,8 @@ import { withoutCompressionSuffix } from '../input/inputSource';
 import { firstByte, indexJsonObject, readJsonRange, type IndexedElement, type IndexedValue, type JsonIndex } from '../input/jsonIndex';
 import { describeJsonType, parseInput } from './inputSchema';
 import { detectFormat } from './detectFormat';
-import { loadTrajectory, type LoadOptions } from './load';
+import { loadTrajectory, type LoadedTrajectory, type LoadOptions } from './load';
+import { defined } from './importContext';
 import type { Step, Trajectory, TrajectoryFormat } from './model';
 import {
   answersOf,
@@ -45,6 +46,10 @@ export interface StepSource {
   step(index: number): Promise<Step>;
   /** Steps `start` to `end` (exclusive), clamped to the trajectory. */
   steps(start: number, end: number): Promise<Step[]>;
+  /** For a JSONL file: the record's 0-based index, its 1-based line, and how many records the file holds. */
+  record?: number;
+  line?: number;
+  records?: number;
 }
 
 export interface OpenStepsOptions extends LoadOptions {
@@ -222,22 +227,26 @@ async function openIndexed(file: string, options: OpenStepsOptions): Promise<Ste
 }
 
 /** A trajectory parsed whole, as a step source. */
-function wholeSource(file: string, format: TrajectoryFormat, trajectory: Trajectory): StepSource {
-  const { steps, ...header } = trajectory;
+export function stepSourceOf(loaded: Pick<LoadedTrajectory, 'file' | 'format' | 'trajectory' | 'record' | 'line' | 'records'>): StepSource {
+  const { file, format } = loaded;
+  const { steps, ...header } = loaded.trajectory;
   const step = (index: number) => {
     const found = steps[index];
     if (!found) throw new InputError(file, undefined, `no step ${index + 1}: the trajectory has ${steps.length}`);
     return found;
   };
-  return {
+  return defined({
     file,
     format,
-    mode: 'whole',
+    mode: 'whole' as const,
     stepCount: steps.length,
     header,
-    step: (index) => Promise.resolve().then(() => step(index)),
-    steps: (start, end) => Promise.resolve(steps.slice(Math.max(0, start), Math.max(0, end))),
-  };
+    step: (index: number) => Promise.resolve().then(() => step(index)),
+    steps: (start: number, end: number) => Promise.resolve(steps.slice(Math.max(0, start), Math.max(0, end))),
+    record: loaded.record,
+    line: loaded.line,
+    records: loaded.records,
+  });
 }
 
 /**
@@ -253,6 +262,5 @@ export async function openSteps(file: string, options: OpenStepsOptions = {}): P
     const indexed = await openIndexed(file, options);
     if (indexed) return indexed;
   }
-  const loaded = await loadTrajectory(file, options);
-  return wholeSource(file, loaded.format, loaded.trajectory);
+  return stepSourceOf(await loadTrajectory(file, options));
 }

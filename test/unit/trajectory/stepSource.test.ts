@@ -8,7 +8,8 @@ import { InputError } from '../../../extension/core/errors';
 import { indexJsonObject, readJsonRange } from '../../../extension/core/input/jsonIndex';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Step } from '../../../extension/core/trajectory/model';
-import { openSteps, type StepSource } from '../../../extension/core/trajectory/stepSource';
+import { openSteps, stepSourceOf, type StepSource } from '../../../extension/core/trajectory/stepSource';
+import { summarize } from '../../../extension/cli/inspect';
 import { writeTrajectory } from '../../../bench/load/largeTrajectory';
 import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
@@ -200,4 +201,15 @@ describe('steps read on demand from a byte index', () => {
     const noAction = file('no-action.traj', JSON.stringify({ ...GOOD, trajectory: [{ observation: 'a' }] }));
     await rejectsAt(openSteps(noAction, { indexFromBytes: 0 }), /^\$\.trajectory\[0\]\.action$/, /expected a string, got undefined/);
   });
+});
+
+describe('swe-workbench inspect over the byte index', () => {
+  for (const name of ['swe-agent/marshmallow-1867.function_calling.traj', 'swe-smith/pandas-dev__pandas.95280573.pr_53856.traj']) {
+    thirdPartyFiles.test(`${name}: the summary of the indexed file is the summary of the file parsed whole`, async () => {
+      const file = thirdParty(name);
+      const indexed = await openSteps(file, { indexFromBytes: 0 });
+      assert.equal(indexed.mode, 'indexed');
+      assert.equal(await summarize(indexed), await summarize(stepSourceOf(await loadTrajectory(file))));
+    });
+  }
 });

@@ -404,7 +404,7 @@ async function scan(file: string, handle: FileHandle, size: number, options: Ind
 }
 
 /** `line L, column C` of byte `offset` of `file` (the column counted in characters, as the parser's errors count it). */
-export async function locateByte(file: string, offset: number): Promise<string> {
+async function locateByte(file: string, offset: number): Promise<string> {
   const source = await openInput(file, { start: 0 });
   let line = 1;
   let lineStart = 0;
@@ -425,7 +425,7 @@ export async function locateByte(file: string, offset: number): Promise<string> 
 }
 
 /** The bytes of `range` of `file`. */
-export async function readRange(file: string, range: ByteRange): Promise<Buffer> {
+async function readRange(file: string, range: ByteRange): Promise<Buffer> {
   let handle;
   try {
     handle = await open(file, 'r');

@@ -32,7 +32,7 @@ import {
 } from './importers/sweAgent';
 
 /** Files from this size on are indexed rather than parsed whole, when their format allows. */
-export const INDEX_FROM_BYTES = 64 * 1024 * 1024;
+const INDEX_FROM_BYTES = 64 * 1024 * 1024;
 
 export interface StepSource {
   file: string;
@@ -226,7 +226,7 @@ async function openIndexed(file: string, options: OpenStepsOptions): Promise<Ste
   return source;
 }
 
-/** A trajectory parsed whole, as a step source. */
+/** A trajectory parsed whole, as a step source. @internal */
 export function stepSourceOf(loaded: Pick<LoadedTrajectory, 'file' | 'format' | 'trajectory' | 'record' | 'line' | 'records'>): StepSource {
   const { file, format } = loaded;
   const { steps, ...header } = loaded.trajectory;

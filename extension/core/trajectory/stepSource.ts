@@ -14,7 +14,7 @@ import { withoutCompressionSuffix } from '../input/inputSource';
 import { firstByte, indexJsonObject, readJsonRange, type IndexedElement, type IndexedValue, type JsonIndex } from '../input/jsonIndex';
 import { describeJsonType, parseInput } from './inputSchema';
 import { detectFormat } from './detectFormat';
-import { loadTrajectory, type LoadedTrajectory, type LoadOptions } from './load';
+import { loadTrajectory, rawRecords, type LoadedTrajectory, type LoadOptions } from './load';
 import { defined } from './importContext';
 import type { Step, Trajectory, TrajectoryFormat } from './model';
 import {
@@ -46,6 +46,8 @@ export interface StepSource {
   step(index: number): Promise<Step>;
   /** Steps `start` to `end` (exclusive), clamped to the trajectory. */
   steps(start: number, end: number): Promise<Step[]>;
+  /** The records step `step` was built from (the action's, then its observations'), as the file holds them. */
+  rawRecords(step: Step): Promise<unknown[]>;
   /** For a JSONL file: the record's 0-based index, its 1-based line, and how many records the file holds. */
   record?: number;
   line?: number;
@@ -134,6 +136,16 @@ class IndexedSweAgent implements StepSource {
     const h = this.paired[index];
     const history = h === undefined ? this.history : await this.historyWith(answersOf(this.history, h));
     return trajectoryStep(value, index, h, history, this.reading);
+  }
+
+  async rawRecords(step: Step): Promise<unknown[]> {
+    const out: unknown[] = [];
+    for (const pointer of step.source?.pointers ?? []) {
+      const match = /^\/(trajectory|history)\/(\d+)$/.exec(pointer);
+      const element = match && (match[1] === 'trajectory' ? this.trajectory : this.historyElements)[Number(match[2])];
+      out.push(element ? await readJsonRange(this.file, element, this.options) : undefined);
+    }
+    return out;
   }
 
   async steps(start: number, end: number): Promise<Step[]> {
@@ -227,7 +239,7 @@ async function openIndexed(file: string, options: OpenStepsOptions): Promise<Ste
 }
 
 /** A trajectory parsed whole, as a step source. @internal */
-export function stepSourceOf(loaded: Pick<LoadedTrajectory, 'file' | 'format' | 'trajectory' | 'record' | 'line' | 'records'>): StepSource {
+export function stepSourceOf(loaded: LoadedTrajectory): StepSource {
   const { file, format } = loaded;
   const { steps, ...header } = loaded.trajectory;
   const step = (index: number) => {
@@ -243,6 +255,7 @@ export function stepSourceOf(loaded: Pick<LoadedTrajectory, 'file' | 'format' | 
     header,
     step: (index: number) => Promise.resolve().then(() => step(index)),
     steps: (start: number, end: number) => Promise.resolve(steps.slice(Math.max(0, start), Math.max(0, end))),
+    rawRecords: (s: Step) => Promise.resolve(rawRecords(loaded, s)),
     record: loaded.record,
     line: loaded.line,
     records: loaded.records,

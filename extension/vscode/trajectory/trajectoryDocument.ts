@@ -1,8 +1,10 @@
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
-import { InputError } from '../../core/errors';
-import type { Trajectory } from '../../core/trajectory/model';
-import { loadTrajectory, type LoadedTrajectory } from '../../core/trajectory/load';
+import { CancelledError, InputError } from '../../core/errors';
+import type { Step } from '../../core/trajectory/model';
+import { openSteps, type StepSource } from '../../core/trajectory/stepSource';
+import type { StepSummary } from '../../protocol/stepper';
+import { outlineStep, type StepOutline } from '../../views/stepView';
 
 const RECORD_PARAM = 'record';
 
@@ -25,10 +27,12 @@ export function recordOf(uri: vscode.Uri): number | undefined {
 
 /**
  * A trajectory file opened in the stepper: its URI and, once asked (when the editor opens it),
- * the parsed trajectory. The parse happens once per document.
+ * its steps (`openSteps` decides whether they are parsed whole or read from a byte index) and
+ * their outline, made in one pass over the steps. Both happen once per document.
  */
 export class TrajectoryDocument implements vscode.CustomDocument {
-  private loading: Promise<LoadedTrajectory> | undefined;
+  private opening: Promise<StepSource> | undefined;
+  private outlining: Promise<StepOutline> | undefined;
   private readonly controller = new AbortController();
 
   constructor(readonly uri: vscode.Uri) {}
@@ -39,22 +43,33 @@ export class TrajectoryDocument implements vscode.CustomDocument {
 
   private settled = false;
 
-  loaded(): Promise<LoadedTrajectory> {
-    this.loading ??= Promise.resolve()
-      .then(() => loadTrajectory(this.uri.fsPath, { signal: this.controller.signal, record: recordOf(this.uri) }))
+  source(): Promise<StepSource> {
+    this.opening ??= Promise.resolve().then(() => openSteps(this.uri.fsPath, { signal: this.controller.signal, record: recordOf(this.uri) }));
+    return this.opening;
+  }
+
+  outline(): Promise<StepOutline> {
+    this.outlining ??= this.source()
+      .then(async (source) => {
+        const steps: Step[] = [];
+        const summaries: StepSummary[] = [];
+        for (let i = 0; i < source.stepCount; i++) {
+          if (this.controller.signal.aborted) throw new CancelledError('the trajectory was closed');
+          const { kept, summary } = outlineStep(await source.step(i));
+          steps.push(kept);
+          summaries.push(summary);
+        }
+        return { trajectory: { ...source.header, steps }, summaries };
+      })
       .finally(() => {
         this.settled = true;
       });
-    return this.loading;
+    return this.outlining;
   }
 
-  /** The parse has ended (read or failed): what it gives is at hand without waiting. */
+  /** The outline has ended (made or failed): what it gives is at hand without waiting. */
   get isSettled(): boolean {
     return this.settled;
-  }
-
-  async trajectory(): Promise<Trajectory> {
-    return (await this.loaded()).trajectory;
   }
 
   dispose(): void {

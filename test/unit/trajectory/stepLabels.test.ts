@@ -57,7 +57,7 @@ describe('step labels and error rules, once for the CLI and the stepper', () => 
       aStep({ index: 1, action: aBashAction('ls'), observation: 'a.py', exitCode: 0 }),
       aStep({ index: 2, action: aBashAction('pytets'), observation: 'bash: pytets: command not found' }),
     ];
-    const text = await summarize(stepSourceOf({ file: 't.json', format: 'canonical', trajectory: aTrajectory({ steps }) }));
+    const text = await summarize(stepSourceOf({ file: 't.json', format: 'canonical', trajectory: aTrajectory({ steps }), root: undefined }));
     const rows = text.split('\n').filter((l) => /^ {3}\d /.test(l));
     for (const [i, step] of steps.entries()) {
       const summary = toStepSummary(step);

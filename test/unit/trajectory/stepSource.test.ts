@@ -6,7 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { InputError } from '../../../extension/core/errors';
 import { indexJsonObject, readJsonRange } from '../../../extension/core/input/jsonIndex';
-import { loadTrajectory } from '../../../extension/core/trajectory/load';
+import { loadTrajectory, rawRecords } from '../../../extension/core/trajectory/load';
+import { bootPayload, outlineBootPayload, outlineStep, toStepDetail, type StepOutline } from '../../../extension/views/stepView';
 import type { Step } from '../../../extension/core/trajectory/model';
 import { openSteps, stepSourceOf, type StepSource } from '../../../extension/core/trajectory/stepSource';
 import { summarize } from '../../../extension/cli/inspect';
@@ -210,6 +211,29 @@ describe('swe-workbench inspect over the byte index', () => {
       const indexed = await openSteps(file, { indexFromBytes: 0 });
       assert.equal(indexed.mode, 'indexed');
       assert.equal(await summarize(indexed), await summarize(stepSourceOf(await loadTrajectory(file))));
+    });
+  }
+});
+
+describe('the stepper over the byte index', () => {
+  for (const name of ['swe-agent/marshmallow-1867.windowed.traj', 'swe-smith/pandas-dev__pandas.95280573.pr_53856.traj']) {
+    thirdPartyFiles.test(`${name}: the boot payload, every step's detail and raw records are those of the file parsed whole`, async () => {
+      const file = thirdParty(name);
+      const loaded = await loadTrajectory(file);
+      const source = await openSteps(file, { indexFromBytes: 0 });
+      assert.equal(source.mode, 'indexed');
+      // The outline as the stepper's document makes it: one pass, each step at hand in full once.
+      const outline: StepOutline = { trajectory: { ...source.header, steps: [] }, summaries: [] };
+      for (const step of await source.steps(0, source.stepCount)) {
+        const { kept, summary } = outlineStep(step);
+        outline.trajectory.steps.push(kept);
+        outline.summaries.push(summary);
+      }
+      assert.deepEqual(outlineBootPayload(outline, await source.step(3), name, false), bootPayload(loaded.trajectory, name, 3, false));
+      for (const step of loaded.trajectory.steps) {
+        assert.deepEqual(toStepDetail(await source.step(step.index), outline.trajectory), toStepDetail(step, loaded.trajectory));
+        assert.deepEqual(await source.rawRecords(step), rawRecords(loaded, step));
+      }
     });
   }
 });

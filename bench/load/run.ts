@@ -1,14 +1,15 @@
 /**
  * Opening a large SWE-agent trajectory, each way against the raw `readFile` + `JSON.parse`, side
  * by side in one run: `loadTrajectory` (the whole file parsed; only while the file is within the
- * one-document limit, raised here to 1 GiB for the 500 MB case) and `openSteps` with the byte index (
- * each step parsed from its range): its first step, and every step read once in turn. Each
- * measurement runs in its own child process so one variant's heap does not pollute another's peak.
+ * one-document limit, raised here to 1 GiB for the 500 MB case) and `openSteps` over the byte
+ * index (each step parsed from its range): its first step, and every step read once in turn. Each
+ * measurement runs in its own child process so one variant's heap does not pollute another's peak,
+ * after the file has been read through once so each starts from the page cache.
  *
  *   node --import tsx bench/load/run.ts [--steps 150] [--mb 50,500] [--reps 3]
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -68,7 +69,19 @@ async function child(variant: Variant, file: string): Promise<void> {
   process.stdout.write(JSON.stringify({ ms, firstMs, previewMs, peakRss, peakAboveBaseline: peakRss - baseline, steps }) + '\n');
 }
 
+/** Reads the file through once, so every variant starts from the page cache rather than from whatever the previous one left there. */
+function warm(file: string): void {
+  const fd = openSync(file, 'r');
+  const buffer = Buffer.allocUnsafe(8 << 20);
+  try {
+    while (readSync(fd, buffer, 0, buffer.length, null) > 0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function measure(variant: Variant, file: string): Sample | string {
+  warm(file);
   try {
     const out = execFileSync(process.execPath, ['--import', 'tsx', __filename, '--child', variant, file], {
       encoding: 'utf8',

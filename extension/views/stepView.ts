@@ -98,18 +98,12 @@ export function searchSteps(steps: readonly Step[], query: string, caseSensitive
 
 /**
  * The stepper's view of a trajectory read step by step: every step without its observations
- * (what the header, the run facts, the open-file rule and a step's change read), and every
- * step's summary, made while each step was at hand in full.
+ * (`StepSource.lightSteps`: what the header, the run facts, the open-file rule and a step's change
+ * read) and the summaries made so far (none, for a large file whose timeline is asked for later).
  */
 export interface StepOutline {
   trajectory: Trajectory;
   summaries: StepSummary[];
-}
-
-/** A step read in full, as the outline keeps it: its summary, and the step without its observations. */
-export function outlineStep(step: Step): { kept: Step; summary: StepSummary } {
-  const kept: Step = { ...step, observation: '', ...(step.calls ? { calls: step.calls.map((c) => ({ ...c, observation: '' })) } : {}) };
-  return { kept, summary: toStepSummary(step) };
 }
 
 /**

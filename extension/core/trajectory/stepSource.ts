@@ -46,6 +46,13 @@ export interface StepSource {
   step(index: number): Promise<Step>;
   /** Steps `start` to `end` (exclusive), clamped to the trajectory. */
   steps(start: number, end: number): Promise<Step[]>;
+  /**
+   * Every step without its observations (`observation` and the calls' observations empty, no
+   * flags, which are read from observations): what a header, the run facts, the open-file rule
+   * and a step's change read. An indexed file makes them from the index without reading the
+   * observations.
+   */
+  lightSteps(): Promise<Step[]>;
   /** The records step `step` was built from (the action's, then its observations'), as the file holds them. */
   rawRecords(step: Step): Promise<unknown[]>;
   /** For a JSONL file: the record's 0-based index, its 1-based line, and how many records the file holds. */
@@ -64,6 +71,15 @@ export interface OpenStepsOptions extends LoadOptions {
    * `replay_config` (written after the steps) may refine in `step(0)` once the index is built.
    */
   onPreview?: (step: Step) => void;
+}
+
+/** The model inputs a step keeps for its raw record (megabytes each), which no step reads. */
+const MODEL_INPUTS: ReadonlySet<string> = new Set(['query', 'messages']);
+
+/** `step` without its observations, as `lightSteps` gives it. */
+function withoutObservations(step: Step): Step {
+  const { flags: _flags, ...rest } = step;
+  return { ...rest, observation: '', ...(step.calls ? { calls: step.calls.map((c) => ({ ...c, observation: '' })) } : {}) };
 }
 
 /** Fields of a history message that pairing and a step's action read, kept however long they are. */
@@ -103,6 +119,7 @@ class IndexedSweAgent implements StepSource {
   readonly mode = 'indexed';
   readonly format = 'swe-agent';
   header!: Omit<Trajectory, 'steps'>;
+  private light: Promise<Step[]> | undefined;
 
   constructor(
     readonly file: string,
@@ -136,6 +153,22 @@ class IndexedSweAgent implements StepSource {
     const h = this.paired[index];
     const history = h === undefined ? this.history : await this.historyWith(answersOf(this.history, h));
     return trajectoryStep(value, index, h, history, this.reading);
+  }
+
+  async lightSteps(): Promise<Step[]> {
+    this.light ??= (async () => {
+      const out: Step[] = [];
+      for (const [index, element] of this.trajectory.entries()) {
+        const value: Record<string, unknown> = { observation: '' };
+        for (const [key, field] of element.fields) {
+          if (key !== 'observation' && !MODEL_INPUTS.has(key)) value[key] = await readJsonRange(this.file, field, this.options);
+        }
+        const step = parseInput(TrajStepSchema, value, this.file, ['trajectory', index]);
+        out.push(withoutObservations(trajectoryStep(step, index, this.paired[index], this.history, this.reading)));
+      }
+      return out;
+    })();
+    return this.light;
   }
 
   async rawRecords(step: Step): Promise<unknown[]> {
@@ -256,6 +289,7 @@ export function stepSourceOf(loaded: LoadedTrajectory): StepSource {
     step: (index: number) => Promise.resolve().then(() => step(index)),
     steps: (start: number, end: number) => Promise.resolve(steps.slice(Math.max(0, start), Math.max(0, end))),
     rawRecords: (s: Step) => Promise.resolve(rawRecords(loaded, s)),
+    lightSteps: () => Promise.resolve(steps.map(withoutObservations)),
     record: loaded.record,
     line: loaded.line,
     records: loaded.records,

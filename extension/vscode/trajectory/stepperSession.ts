@@ -89,15 +89,15 @@ export class StepperSession extends Disposable {
       if (index >= source.stepCount) throw new ProtocolFailure('not-found', `${document.fileName} has no step ${index + 1}`);
       return source.step(index);
     };
-    this.messenger.onRequest(trajectoryOpen, async () => toTrajectoryHeader((await document.outline()).trajectory, document.fileName));
-    this.messenger.onRequest(stepsSummaries, async (range) => ({ summaries: (await document.outline()).summaries.slice(range.start, range.end) }));
+    this.messenger.onRequest(trajectoryOpen, async () => toTrajectoryHeader(await document.light(), document.fileName));
+    this.messenger.onRequest(stepsSummaries, async (range) => ({ summaries: (await document.summaries()).slice(range.start, range.end) }));
     this.messenger.onRequest(stepsDetails, async (range) => {
-      const { trajectory } = await document.outline();
+      const trajectory = await document.light();
       const steps = await (await document.source()).steps(range.start, range.end);
       return { steps: steps.map((s) => toStepDetail(s, trajectory)) };
     });
     this.messenger.onRequest(trajectoryShowFinalPatch, async () => {
-      const { outcome } = (await document.outline()).trajectory;
+      const { outcome } = await document.light();
       if (!outcome.submission?.trim())
         throw new ProtocolFailure('not-found', `${document.fileName} records no submitted patch${outcome.exitStatus ? ` (exit: ${outcome.exitStatus})` : ''}.`);
       return {
@@ -121,7 +121,7 @@ export class StepperSession extends Disposable {
     });
     this.messenger.onRequest(stepperBoot, () => this.boot(this.selected, this.revealing));
     this.messenger.onRequest(stepsAct, async ({ action, index }) => ({
-      done: await runStepAction(document, (await document.outline()).trajectory, await stepAt(index), action),
+      done: await runStepAction(document, await document.light(), await stepAt(index), action),
     }));
     this.messenger.onRequest(stepperSelected, ({ index }) => {
       this.selected = index;
@@ -141,10 +141,12 @@ export class StepperSession extends Disposable {
   /** The page boot payload for step `index`: `reveal` makes it win over the view's saved step. */
   async boot(index: number, reveal: boolean): Promise<StepperBoot> {
     try {
-      const outline = await this.document.outline();
+      const trajectory = await this.document.light();
       const source = await this.document.source();
       const shown = Math.min(index, source.stepCount - 1);
-      return outlineBootPayload(outline, shown >= 0 ? await source.step(shown) : undefined, this.document.fileName, reveal);
+      // A file read whole boots with its first range of summaries; an indexed one shows the step first, and the page asks for the timeline.
+      const summaries = source.mode === 'whole' ? await this.document.summaries() : [];
+      return outlineBootPayload({ trajectory, summaries }, shown >= 0 ? await source.step(shown) : undefined, this.document.fileName, reveal);
     } catch (error) {
       this.log.error(`cannot open ${this.document.uri.fsPath}`, error);
       return { ok: false, error: classifyError(error) };

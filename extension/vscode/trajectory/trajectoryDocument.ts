@@ -1,10 +1,10 @@
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
 import { CancelledError, InputError } from '../../core/errors';
-import type { Step } from '../../core/trajectory/model';
+import type { Trajectory } from '../../core/trajectory/model';
 import { openSteps, type StepSource } from '../../core/trajectory/stepSource';
 import type { StepSummary } from '../../protocol/stepper';
-import { outlineStep, type StepOutline } from '../../views/stepView';
+import { toStepSummary } from '../../views/stepView';
 
 const RECORD_PARAM = 'record';
 
@@ -27,12 +27,14 @@ export function recordOf(uri: vscode.Uri): number | undefined {
 
 /**
  * A trajectory file opened in the stepper: its URI and, once asked (when the editor opens it),
- * its steps (`openSteps` decides whether they are parsed whole or read from a byte index) and
- * their outline, made in one pass over the steps. Both happen once per document.
+ * its steps (`openSteps` decides whether they are parsed whole or read from a byte index), the
+ * steps without their observations, and the timeline's summaries, made in one pass over the
+ * steps. Each happens once per document.
  */
 export class TrajectoryDocument implements vscode.CustomDocument {
   private opening: Promise<StepSource> | undefined;
-  private outlining: Promise<StepOutline> | undefined;
+  private lighting: Promise<Trajectory> | undefined;
+  private summarizing: Promise<StepSummary[]> | undefined;
   private readonly controller = new AbortController();
 
   constructor(readonly uri: vscode.Uri) {}
@@ -48,26 +50,30 @@ export class TrajectoryDocument implements vscode.CustomDocument {
     return this.opening;
   }
 
-  outline(): Promise<StepOutline> {
-    this.outlining ??= this.source()
-      .then(async (source) => {
-        const steps: Step[] = [];
-        const summaries: StepSummary[] = [];
-        for (let i = 0; i < source.stepCount; i++) {
-          if (this.controller.signal.aborted) throw new CancelledError('the trajectory was closed');
-          const { kept, summary } = outlineStep(await source.step(i));
-          steps.push(kept);
-          summaries.push(summary);
-        }
-        return { trajectory: { ...source.header, steps }, summaries };
-      })
+  /** The trajectory with every step but without observations: ready once the file is indexed (or parsed). */
+  light(): Promise<Trajectory> {
+    this.lighting ??= this.source()
+      .then(async (source) => ({ ...source.header, steps: await source.lightSteps() }))
       .finally(() => {
         this.settled = true;
       });
-    return this.outlining;
+    return this.lighting;
   }
 
-  /** The outline has ended (made or failed): what it gives is at hand without waiting. */
+  /** Every step's summary, made in one pass that reads each step once. */
+  summaries(): Promise<StepSummary[]> {
+    this.summarizing ??= this.source().then(async (source) => {
+      const out: StepSummary[] = [];
+      for (let i = 0; i < source.stepCount; i++) {
+        if (this.controller.signal.aborted) throw new CancelledError('the trajectory was closed');
+        out.push(toStepSummary(await source.step(i)));
+      }
+      return out;
+    });
+    return this.summarizing;
+  }
+
+  /** The light trajectory has been made or has failed: the first step can be shown without waiting. */
   get isSettled(): boolean {
     return this.settled;
   }

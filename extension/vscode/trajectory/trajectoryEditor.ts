@@ -63,7 +63,7 @@ class TrajectoryEditorProvider implements vscode.CustomReadonlyEditorProvider<Tr
   openCustomDocument(uri: vscode.Uri): TrajectoryDocument {
     const document = new TrajectoryDocument(uri);
     // Parse while VS Code creates the panel; a failure is shown by the page rendered for it.
-    document.outline().catch(() => undefined);
+    document.light().catch(() => undefined);
     return document;
   }
 

@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { InputError } from '../../../extension/core/errors';
 import { indexJsonObject, readJsonRange } from '../../../extension/core/input/jsonIndex';
 import { loadTrajectory, rawRecords } from '../../../extension/core/trajectory/load';
-import { bootPayload, outlineBootPayload, outlineStep, toStepDetail, type StepOutline } from '../../../extension/views/stepView';
+import { bootPayload, outlineBootPayload, toStepDetail, toStepSummary } from '../../../extension/views/stepView';
 import type { Step } from '../../../extension/core/trajectory/model';
 import { openSteps, stepSourceOf, type StepSource } from '../../../extension/core/trajectory/stepSource';
 import { summarize } from '../../../extension/cli/inspect';
@@ -22,6 +22,7 @@ async function sameAsWhole(file: string, expectMode: StepSource['mode']): Promis
   const { steps, ...header } = whole;
   assert.deepEqual(source.header, header);
   assert.deepEqual(await source.steps(0, source.stepCount), steps);
+  assert.deepEqual(await source.lightSteps(), await stepSourceOf(await loadTrajectory(file)).lightSteps());
   // Asked out of order, one by one, as a viewer jumps around.
   for (const i of [source.stepCount - 1, 0, Math.floor(source.stepCount / 2)]) assert.deepEqual(await source.step(i), steps[i]);
 }
@@ -216,24 +217,31 @@ describe('swe-workbench inspect over the byte index', () => {
 });
 
 describe('the stepper over the byte index', () => {
-  for (const name of ['swe-agent/marshmallow-1867.windowed.traj', 'swe-smith/pandas-dev__pandas.95280573.pr_53856.traj']) {
-    thirdPartyFiles.test(`${name}: the boot payload, every step's detail and raw records are those of the file parsed whole`, async () => {
-      const file = thirdParty(name);
-      const loaded = await loadTrajectory(file);
-      const source = await openSteps(file, { indexFromBytes: 0 });
-      assert.equal(source.mode, 'indexed');
-      // The outline as the stepper's document makes it: one pass, each step at hand in full once.
-      const outline: StepOutline = { trajectory: { ...source.header, steps: [] }, summaries: [] };
-      for (const step of await source.steps(0, source.stepCount)) {
-        const { kept, summary } = outlineStep(step);
-        outline.trajectory.steps.push(kept);
-        outline.summaries.push(summary);
-      }
-      assert.deepEqual(outlineBootPayload(outline, await source.step(3), name, false), bootPayload(loaded.trajectory, name, 3, false));
-      for (const step of loaded.trajectory.steps) {
-        assert.deepEqual(toStepDetail(await source.step(step.index), outline.trajectory), toStepDetail(step, loaded.trajectory));
-        assert.deepEqual(await source.rawRecords(step), rawRecords(loaded, step));
-      }
-    });
+  for (const name of [
+    'swe-agent/marshmallow-1867.windowed.traj',
+    'swe-agent/marshmallow-1867.function_calling.traj',
+    'swe-smith/pandas-dev__pandas.95280573.pr_53856.traj',
+  ]) {
+    thirdPartyFiles.test(
+      `${name}: the steps without observations, the boot payload, every step's detail and raw records are those of the file parsed whole`,
+      async () => {
+        const file = thirdParty(name);
+        const loaded = await loadTrajectory(file);
+        const whole = stepSourceOf(loaded);
+        const source = await openSteps(file, { indexFromBytes: 0 });
+        assert.equal(source.mode, 'indexed');
+        const light = await source.lightSteps();
+        assert.deepEqual(light, await whole.lightSteps());
+        assert.ok(light.every((s) => s.observation === ''));
+        const trajectory = { ...source.header, steps: light };
+        // The indexed boot carries no summaries (the page asks for them); with them it is the whole file's.
+        const summaries = (await source.steps(0, source.stepCount)).map(toStepSummary);
+        assert.deepEqual(outlineBootPayload({ trajectory, summaries }, await source.step(3), name, false), bootPayload(loaded.trajectory, name, 3, false));
+        for (const step of loaded.trajectory.steps) {
+          assert.deepEqual(toStepDetail(await source.step(step.index), trajectory), toStepDetail(step, loaded.trajectory));
+          assert.deepEqual(await source.rawRecords(step), rawRecords(loaded, step));
+        }
+      },
+    );
   }
 });

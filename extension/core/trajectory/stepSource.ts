@@ -90,13 +90,16 @@ async function fieldValue(file: string, element: IndexedElement, key: string, op
   return field === undefined ? undefined : readJsonRange(file, field, options);
 }
 
+/** Top-level values the run's header reads, however long (a `replay_config` holds the whole problem statement). */
+const RUN_FIELDS: ReadonlySet<string> = new Set(['replay_config', 'info', 'trajectory_format']);
+
 /** The file's top-level values a format check reads: kept ones parsed, indexed arrays by their first element, large others as empty stand-ins of their type. */
 async function skeletonOf(index: JsonIndex, options: OpenStepsOptions): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of index.keys) {
     const elements = index.arrays.get(key);
     if (elements) out[key] = elements.length > 0 ? [await readJsonRange(index.file, elements[0]!, options)] : [];
-    else if (value.text !== undefined) out[key] = await readJsonRange(index.file, value, options);
+    else if (value.text !== undefined || RUN_FIELDS.has(key)) out[key] = await readJsonRange(index.file, value, options);
     else out[key] = standIn(value);
   }
   return out;

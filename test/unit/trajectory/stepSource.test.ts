@@ -88,7 +88,7 @@ describe('steps read on demand from a byte index', () => {
     assert.equal(preview!.sampling, undefined);
   });
 
-  test('a multi-call message, a string state and long fields past the kept size give the same steps indexed as whole', async () => {
+  test('a multi-call message, a string state and long fields past the kept size (a replay_config, a submission) give the same steps indexed as whole', async () => {
     const long = 'x'.repeat(70 * 1024);
     const calls = [
       { id: 'a', type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } },
@@ -108,8 +108,8 @@ describe('steps read on demand from a byte index', () => {
         { role: 'assistant', content: 'echo', action: `echo ${long}` },
         { role: 'user', content: 'two' },
       ],
-      info: { exit_status: 'submitted', swe_agent_version: '0.7.0' },
-      replay_config: { agent: { tools: { bundles: [{ path: 'tools/defaults' }] } } },
+      info: { exit_status: 'submitted', swe_agent_version: '0.7.0', submission: `diff ${long}` },
+      replay_config: JSON.stringify({ agent: { tools: { bundles: [{ path: 'tools/defaults' }] } }, problem_statement: { text: long } }),
     };
     await sameAsWhole(file('multi.traj', JSON.stringify(run, null, 1)), 'indexed');
   });

@@ -2,7 +2,8 @@
  * Opening a large SWE-agent trajectory, each way against the raw `readFile` + `JSON.parse`, side
  * by side in one run: `loadTrajectory` (the whole file parsed; only while the file is within the
  * one-document limit, raised here to 1 GiB for the 500 MB case) and `openSteps` over the byte
- * index (each step parsed from its range): its first step, and every step read once in turn. Each
+ * index (each step parsed from its range): its first step, and every step read once in turn; and
+ * what the stepper waits for before it shows a step (the whole path below 64 MiB). Each
  * measurement runs in its own child process so one variant's heap does not pollute another's peak,
  * after the file has been read through once so each starts from the page cache.
  *
@@ -17,15 +18,17 @@ import { parseArgs } from 'node:util';
 import { loadTrajectory } from '../../extension/core/trajectory/load';
 import { openSteps } from '../../extension/core/trajectory/stepSource';
 import { median } from '../timing';
+import { toStepSummary } from '../../extension/views/stepView';
 import { writeTrajectory } from './largeTrajectory';
 
-const VARIANTS = ['raw', 'load', 'first', 'all'] as const;
+const VARIANTS = ['raw', 'load', 'first', 'all', 'stepper'] as const;
 type Variant = (typeof VARIANTS)[number];
 const LABEL: Record<Variant, string> = {
   raw: 'readFile+JSON.parse',
   load: 'loadTrajectory',
   first: 'indexed, first step',
   all: 'indexed, every step',
+  stepper: 'stepper boot',
 };
 
 interface Sample {
@@ -51,6 +54,14 @@ async function child(variant: Variant, file: string): Promise<void> {
     steps = value.trajectory.length;
   } else if (variant === 'load') {
     steps = (await loadTrajectory(file, { limits: { maxBytes: 1 << 30 } })).trajectory.steps.length;
+  } else if (variant === 'stepper') {
+    // What the stepper waits for before it shows a step (TrajectoryDocument, StepperSession.boot): openSteps deciding by size,
+    // the steps without observations for the header, the step itself, and the summaries when the file was read whole.
+    const source = await openSteps(file);
+    await source.lightSteps();
+    await source.step(0);
+    if (source.mode === 'whole') await source.steps(0, source.stepCount).then((all) => all.map(toStepSummary));
+    steps = source.stepCount;
   } else {
     const source = await openSteps(file, {
       indexFromBytes: 0,
@@ -129,7 +140,7 @@ function main(): void {
       const file = path.join(dir, `large-${megabytes}.traj`);
       writeTrajectory(file, Number(values.steps), megabytes);
       const size = statSync(file).size;
-      const samples: Record<Variant, Array<Sample | string>> = { raw: [], load: [], first: [], all: [] };
+      const samples: Record<Variant, Array<Sample | string>> = { raw: [], load: [], first: [], all: [], stepper: [] };
       for (let r = 0; r < reps; r++) {
         // Rotate the order so drift on a shared machine falls on every variant alike.
         for (let k = 0; k < VARIANTS.length; k++) {

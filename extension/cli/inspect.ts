@@ -2,7 +2,8 @@
  * `swe-workbench inspect FILE`: what a trajectory file holds, read by the same importers the
  * extension uses. `--json` prints the canonical trajectory for scripts.
  */
-import { loadTrajectory, type LoadedTrajectory } from '../core/trajectory/load';
+import { loadTrajectory } from '../core/trajectory/load';
+import { openSteps, type StepSource } from '../core/trajectory/stepSource';
 import { toCanonicalJson } from '../core/trajectory/canonicalExport';
 import type { Step } from '../core/trajectory/model';
 import { stepErrorMarks } from '../core/trajectory/stepErrors';
@@ -31,8 +32,8 @@ function marks(step: Step): string {
   return [...errors, ...others, ...(step.calls ? [`${step.calls.length} calls`] : [])].join(', ');
 }
 
-function outcomeLine(loaded: LoadedTrajectory): string {
-  const o = loaded.trajectory.outcome;
+function outcomeLine(loaded: StepSource): string {
+  const o = loaded.header.outcome;
   const stats = o.modelStats;
   return [
     o.exitStatus ?? 'no exit status',
@@ -46,9 +47,12 @@ function outcomeLine(loaded: LoadedTrajectory): string {
   ].join(' · ');
 }
 
-/** The readable summary: header lines, then one row a step (index, tool, action, observation size, marks). */
-export function summarize(loaded: LoadedTrajectory): string {
-  const { trajectory: t } = loaded;
+/**
+ * The readable summary: header lines, then one row a step (index, tool, action, observation
+ * size, marks). Steps are read one at a time, so a large indexed file is never held whole.
+ */
+export async function summarize(loaded: StepSource): Promise<string> {
+  const { header: t } = loaded;
   const task = [
     t.task.instanceId,
     t.task.repo,
@@ -64,14 +68,18 @@ export function summarize(loaded: LoadedTrajectory): string {
     `task     ${task || '-'}`,
     `model    ${t.meta.model ?? '-'}`,
     `outcome  ${outcomeLine(loaded)}`,
-    `steps    ${t.steps.length}`,
+    `steps    ${loaded.stepCount}`,
     '',
   ];
-  const toolWidth = Math.max(4, ...t.steps.map((s) => (s.action.tool ?? '?').length));
-  for (const s of t.steps) {
-    const row = `${String(s.index).padStart(4)}  ${(s.action.tool ?? '?').padEnd(toolWidth)}  ${stepLabel(s).padEnd(STEP_LABEL_WIDTH)}  ${size(s.observation.length).padStart(8)}`;
-    const m = marks(s);
-    lines.push(m ? `${row}  ${m}` : row);
+  const rows: Array<{ index: number; tool: string; label: string; size: string; marks: string }> = [];
+  for (let i = 0; i < loaded.stepCount; i++) {
+    const s = await loaded.step(i);
+    rows.push({ index: s.index, tool: s.action.tool ?? '?', label: stepLabel(s), size: size(s.observation.length), marks: marks(s) });
+  }
+  const toolWidth = Math.max(4, ...rows.map((r) => r.tool.length));
+  for (const r of rows) {
+    const row = `${String(r.index).padStart(4)}  ${r.tool.padEnd(toolWidth)}  ${r.label.padEnd(STEP_LABEL_WIDTH)}  ${r.size.padStart(8)}`;
+    lines.push(r.marks ? `${row}  ${r.marks}` : row);
   }
   return lines.join('\n') + '\n';
 }
@@ -89,8 +97,8 @@ export const command: Command = {
     }
     const [file, ...extra] = positionals;
     if (!file || extra.length > 0) throw new CliError(`expected exactly one FILE\n\n${USAGE}`);
-    const loaded = await loadTrajectory(file, { ...trajectoryInput(values), signal: ctx.signal });
-    ctx.stdout.write(values.json ? toCanonicalJson(loaded.trajectory) : summarize(loaded));
+    const options = { ...trajectoryInput(values), signal: ctx.signal };
+    ctx.stdout.write(values.json ? toCanonicalJson((await loadTrajectory(file, options)).trajectory) : await summarize(await openSteps(file, options)));
     return 0;
   },
 };

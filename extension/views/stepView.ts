@@ -80,7 +80,7 @@ export function toTrajectoryHeader(trajectory: Trajectory, fileName: string): Tr
   };
 }
 
-export function stepsInRange(steps: readonly Step[], range: StepRange): readonly Step[] {
+function stepsInRange(steps: readonly Step[], range: StepRange): readonly Step[] {
   return steps.slice(range.start, range.end);
 }
 
@@ -97,16 +97,33 @@ export function searchSteps(steps: readonly Step[], query: string, caseSensitive
 }
 
 /**
- * What the view needs to show step `index` (clamped to the trajectory) without asking: the
- * header, the first range of summaries and that step's detail. Later ranges are requested.
+ * The stepper's view of a trajectory read step by step: every step without its observations
+ * (`StepSource.lightSteps`: what the header, the run facts, the open-file rule and a step's change
+ * read) and the summaries made so far (none, for a large file whose timeline is asked for later).
  */
-export function bootPayload(trajectory: Trajectory, fileName: string, index: number, reveal: boolean): StepperBoot {
-  const step = trajectory.steps[Math.min(index, trajectory.steps.length - 1)];
+export interface StepOutline {
+  trajectory: Trajectory;
+  summaries: StepSummary[];
+}
+
+/**
+ * What the view needs to show a step without asking: the header, the first range of summaries
+ * and `detail`, the step to show read in full (clamped to the trajectory by the caller). Later
+ * ranges are requested.
+ */
+export function outlineBootPayload(outline: StepOutline, detail: Step | undefined, fileName: string, reveal: boolean): StepperBoot {
   return {
     ok: true,
-    header: toTrajectoryHeader(trajectory, fileName),
-    summaries: stepsInRange(trajectory.steps, { start: 0, end: MAX_STEP_RANGE }).map(toStepSummary),
-    ...(step ? { detail: toStepDetail(step, trajectory) } : {}),
+    header: toTrajectoryHeader(outline.trajectory, fileName),
+    summaries: outline.summaries.slice(0, MAX_STEP_RANGE),
+    ...(detail ? { detail: toStepDetail(detail, outline.trajectory) } : {}),
     reveal,
   };
+}
+
+/** The boot payload of a trajectory held whole, on step `index` (clamped to the trajectory). @internal */
+export function bootPayload(trajectory: Trajectory, fileName: string, index: number, reveal: boolean): StepperBoot {
+  const step = trajectory.steps[Math.min(index, trajectory.steps.length - 1)];
+  const summaries = stepsInRange(trajectory.steps, { start: 0, end: MAX_STEP_RANGE }).map(toStepSummary);
+  return outlineBootPayload({ trajectory, summaries }, step, fileName, reveal);
 }

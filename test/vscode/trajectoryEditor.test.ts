@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
@@ -10,6 +10,7 @@ import { STEPPER_BOOT_ELEMENT, StepperBootSchema, type StepperBoot } from '../..
 import { TrajectoryRecorder, writeTrajectoryFile } from '../../extension/core/session/trajectoryRecorder';
 import type { Step } from '../../extension/core/trajectory/model';
 import { mochaThirdParty } from '../helpers/mochaShared';
+import { codeLines, writeTrajectory } from '../../bench/load/largeTrajectory';
 
 const EXTENSION_ID = 'swe-workbench.swe-workbench';
 const thirdParty = mochaThirdParty();
@@ -250,6 +251,37 @@ describe('SWE Workbench in the extension host', () => {
 
     await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectoryAnyJson');
     await shown(6, 'the page loaded again shows step 7');
+  });
+
+  it('a SWE-agent trajectory past the 128 MiB one-document limit opens from its byte index: the step, the header, the timeline and later steps', async function () {
+    this.timeout(240_000);
+    const dir = mkdtempSync(path.join(tmpdir(), 'swe-workbench-large-'));
+    const file = path.join(dir, 'large.traj');
+    const steps = 20;
+    const megabytes = 140;
+    writeTrajectory(file, steps, megabytes);
+    try {
+      const uri = vscode.Uri.file(file);
+      await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectory');
+      const boot = result<StepperBoot>(await request(uri, 'stepper/boot', {}));
+      assert.ok(boot.ok, JSON.stringify(boot));
+      assert.equal(boot.header.stepCount, steps);
+      assert.deepEqual(boot.header.tools, ['str_replace_editor']);
+      assert.equal(boot.detail?.index, 0);
+      assert.equal(boot.detail?.action.raw, 'str_replace_editor view /testbed/src/module_0.py');
+      // The page asks for the timeline after it shows the step.
+      assert.deepEqual(boot.summaries, []);
+      const { summaries } = result<{ summaries: { index: number; tool: string | null }[] }>(await request(uri, 'steps/summaries', { start: 0, end: steps }));
+      assert.deepEqual(
+        summaries.map((s) => s.tool),
+        Array<string>(steps).fill('str_replace_editor'),
+      );
+      const { steps: details } = result<{ steps: { index: number; observation: string }[] }>(await request(uri, 'steps/details', { start: 17, end: 18 }));
+      assert.equal(details[0]?.observation, codeLines(17, Math.floor((megabytes * 1_000_000) / steps / 2)));
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("Show Diff opens the patch view on the step's workspace diff; a step without one says so", async () => {

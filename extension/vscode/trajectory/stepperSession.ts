@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
 import { classifyError } from '../../core/errors';
-import { rawRecords } from '../../core/trajectory/load';
 import type { Step, Trajectory } from '../../core/trajectory/model';
 import { stepChange } from '../../core/trajectory/stepChange';
 import type { ProtocolError } from '../../protocol/ipc';
@@ -23,7 +22,7 @@ import {
 import { Disposable } from '../dispose';
 import { showView } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
-import { bootPayload, searchSteps, stepsInRange, toStepDetail, toStepSummary, toTrajectoryHeader } from '../../views/stepView';
+import { outlineBootPayload, searchSteps, toStepDetail, toTrajectoryHeader } from '../../views/stepView';
 import type { RawRecordDocuments } from './rawRecordDocuments';
 import { recordOf, type TrajectoryDocument } from './trajectoryDocument';
 
@@ -91,20 +90,20 @@ export class StepperSession extends Disposable {
   ) {
     super();
     this.messenger = this._register(new WebviewMessenger(panel.webview, log, classifyError));
-    const steps = async () => (await document.trajectory()).steps;
     const stepAt = async (index: number) => {
-      const step = (await steps())[index];
-      if (!step) throw new ProtocolFailure('not-found', `${document.fileName} has no step ${index + 1}`);
-      return step;
+      const source = await document.source();
+      if (index >= source.stepCount) throw new ProtocolFailure('not-found', `${document.fileName} has no step ${index + 1}`);
+      return source.step(index);
     };
-    this.messenger.onRequest(trajectoryOpen, async () => toTrajectoryHeader(await document.trajectory(), document.fileName));
-    this.messenger.onRequest(stepsSummaries, async (range) => ({ summaries: stepsInRange(await steps(), range).map(toStepSummary) }));
+    this.messenger.onRequest(trajectoryOpen, async () => toTrajectoryHeader(await document.light(), document.fileName));
+    this.messenger.onRequest(stepsSummaries, async (range) => ({ summaries: (await document.summaries()).slice(range.start, range.end) }));
     this.messenger.onRequest(stepsDetails, async (range) => {
-      const trajectory = await document.trajectory();
-      return { steps: stepsInRange(trajectory.steps, range).map((s) => toStepDetail(s, trajectory)) };
+      const trajectory = await document.light();
+      const steps = await (await document.source()).steps(range.start, range.end);
+      return { steps: steps.map((s) => toStepDetail(s, trajectory)) };
     });
     this.messenger.onRequest(trajectoryShowFinalPatch, async () => {
-      const { outcome } = await document.trajectory();
+      const { outcome } = await document.light();
       if (!outcome.submission?.trim())
         throw new ProtocolFailure('not-found', `${document.fileName} records no submitted patch${outcome.exitStatus ? ` (exit: ${outcome.exitStatus})` : ''}.`);
       return {
@@ -113,16 +112,22 @@ export class StepperSession extends Disposable {
           undefined,
       };
     });
-    this.messenger.onRequest(stepsSearch, async ({ query, caseSensitive }) => ({ indices: searchSteps(await steps(), query, caseSensitive) }));
+    this.messenger.onRequest(stepsSearch, async ({ query, caseSensitive }) => {
+      // Observations are read again, a step at a time: the outline does not keep them.
+      const source = await document.source();
+      const indices: number[] = [];
+      for (let i = 0; i < source.stepCount; i++) indices.push(...searchSteps([await source.step(i)], query, caseSensitive));
+      return { indices };
+    });
     this.messenger.onRequest(stepsOpenRaw, async ({ index }) => {
-      const records = rawRecords(await document.loaded(), await stepAt(index));
+      const records = await (await document.source()).rawRecords(await stepAt(index));
       if (records.length === 0) throw new ProtocolFailure('not-found', `step ${index + 1} of ${document.fileName} records no source`);
       await rawRecordDocuments.show(document.fileName, index + 1, records.length === 1 ? records[0] : records);
       return { opened: true };
     });
     this.messenger.onRequest(stepperBoot, () => this.boot(this.selected, this.revealing));
     this.messenger.onRequest(stepsAct, async ({ action, index }) => ({
-      done: await runStepAction(document, await document.trajectory(), await stepAt(index), action),
+      done: await runStepAction(document, await document.light(), await stepAt(index), action),
     }));
     this.messenger.onRequest(stepperSelected, ({ index }) => {
       this.selected = index;
@@ -144,7 +149,12 @@ export class StepperSession extends Disposable {
   /** The page boot payload for step `index`: `reveal` makes it win over the view's saved step. */
   async boot(index: number, reveal: boolean): Promise<StepperBoot> {
     try {
-      return bootPayload(await this.document.trajectory(), this.document.fileName, index, reveal);
+      const trajectory = await this.document.light();
+      const source = await this.document.source();
+      const shown = Math.min(index, source.stepCount - 1);
+      // A file read whole boots with its first range of summaries; an indexed one shows the step first, and the page asks for the timeline.
+      const summaries = source.mode === 'whole' ? await this.document.summaries() : [];
+      return outlineBootPayload({ trajectory, summaries }, shown >= 0 ? await source.step(shown) : undefined, this.document.fileName, reveal);
     } catch (error) {
       this.log.error(`cannot open ${this.document.uri.fsPath}`, error);
       return { ok: false, error: classifyError(error) };

@@ -1,8 +1,10 @@
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
-import { InputError } from '../../core/errors';
+import { CancelledError, InputError } from '../../core/errors';
 import type { Trajectory } from '../../core/trajectory/model';
-import { loadTrajectory, type LoadedTrajectory } from '../../core/trajectory/load';
+import { openSteps, type StepSource } from '../../core/trajectory/stepSource';
+import type { StepSummary } from '../../protocol/stepper';
+import { toStepSummary } from '../../views/stepView';
 
 const RECORD_PARAM = 'record';
 
@@ -25,10 +27,14 @@ export function recordOf(uri: vscode.Uri): number | undefined {
 
 /**
  * A trajectory file opened in the stepper: its URI and, once asked (when the editor opens it),
- * the parsed trajectory. The parse happens once per document.
+ * its steps (`openSteps` decides whether they are parsed whole or read from a byte index), the
+ * steps without their observations, and the timeline's summaries, made in one pass over the
+ * steps. Each happens once per document.
  */
 export class TrajectoryDocument implements vscode.CustomDocument {
-  private loading: Promise<LoadedTrajectory> | undefined;
+  private opening: Promise<StepSource> | undefined;
+  private lighting: Promise<Trajectory> | undefined;
+  private summarizing: Promise<StepSummary[]> | undefined;
   private readonly controller = new AbortController();
 
   constructor(readonly uri: vscode.Uri) {}
@@ -39,22 +45,37 @@ export class TrajectoryDocument implements vscode.CustomDocument {
 
   private settled = false;
 
-  loaded(): Promise<LoadedTrajectory> {
-    this.loading ??= Promise.resolve()
-      .then(() => loadTrajectory(this.uri.fsPath, { signal: this.controller.signal, record: recordOf(this.uri) }))
+  source(): Promise<StepSource> {
+    this.opening ??= Promise.resolve().then(() => openSteps(this.uri.fsPath, { signal: this.controller.signal, record: recordOf(this.uri) }));
+    return this.opening;
+  }
+
+  /** The trajectory with every step but without observations: ready once the file is indexed (or parsed). */
+  light(): Promise<Trajectory> {
+    this.lighting ??= this.source()
+      .then(async (source) => ({ ...source.header, steps: await source.lightSteps() }))
       .finally(() => {
         this.settled = true;
       });
-    return this.loading;
+    return this.lighting;
   }
 
-  /** The parse has ended (read or failed): what it gives is at hand without waiting. */
+  /** Every step's summary, made in one pass that reads each step once. */
+  summaries(): Promise<StepSummary[]> {
+    this.summarizing ??= this.source().then(async (source) => {
+      const out: StepSummary[] = [];
+      for (let i = 0; i < source.stepCount; i++) {
+        if (this.controller.signal.aborted) throw new CancelledError('the trajectory was closed');
+        out.push(toStepSummary(await source.step(i)));
+      }
+      return out;
+    });
+    return this.summarizing;
+  }
+
+  /** The light trajectory has been made or has failed: the first step can be shown without waiting. */
   get isSettled(): boolean {
     return this.settled;
-  }
-
-  async trajectory(): Promise<Trajectory> {
-    return (await this.loaded()).trajectory;
   }
 
   dispose(): void {

@@ -63,7 +63,7 @@ class TrajectoryEditorProvider implements vscode.CustomReadonlyEditorProvider<Tr
   openCustomDocument(uri: vscode.Uri): TrajectoryDocument {
     const document = new TrajectoryDocument(uri);
     // Parse while VS Code creates the panel; a failure is shown by the page rendered for it.
-    document.loaded().catch(() => undefined);
+    document.light().catch(() => undefined);
     return document;
   }
 
@@ -113,7 +113,7 @@ export function activateTrajectoryEditor(
         void vscode.window.showWarningMessage('SWE Workbench: open a trajectory first.');
         return;
       }
-      const stepCount = (await session.document.trajectory()).steps.length;
+      const { stepCount } = await session.document.source();
       const answer = await vscode.window.showInputBox({
         title: 'Go to step',
         prompt: `A step number from 1 to ${stepCount}`,

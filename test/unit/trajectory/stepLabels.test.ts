@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { summarize } from '../../../extension/cli/inspect';
+import { stepSourceOf } from '../../../extension/core/trajectory/stepSource';
 import { stepErrorMarks } from '../../../extension/core/trajectory/stepErrors';
 import { STEP_LABEL_WIDTH, stepLabel } from '../../../extension/core/trajectory/stepLabels';
 import { toStepSummary } from '../../../extension/views/stepView';
@@ -50,13 +51,13 @@ describe('step labels and error rules, once for the CLI and the stepper', () => 
     assert.deepEqual(stepErrorMarks(aStep({ exitCode: 0, observation: 'ok' })), []);
   });
 
-  test('the inspect table and the stepper timeline mark the same steps and print the same labels', () => {
+  test('the inspect table and the stepper timeline mark the same steps and print the same labels', async () => {
     const steps = [
       aStep({ index: 0, action: aBashAction('python reproduce.py'), observation: traceback }),
       aStep({ index: 1, action: aBashAction('ls'), observation: 'a.py', exitCode: 0 }),
       aStep({ index: 2, action: aBashAction('pytets'), observation: 'bash: pytets: command not found' }),
     ];
-    const text = summarize({ file: 't.json', format: 'canonical', trajectory: aTrajectory({ steps }) } as Parameters<typeof summarize>[0]);
+    const text = await summarize(stepSourceOf({ file: 't.json', format: 'canonical', trajectory: aTrajectory({ steps }), root: undefined }));
     const rows = text.split('\n').filter((l) => /^ {3}\d /.test(l));
     for (const [i, step] of steps.entries()) {
       const summary = toStepSummary(step);

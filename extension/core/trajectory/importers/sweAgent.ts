@@ -9,7 +9,7 @@ import { lineCommandParser } from '../lineCommand';
 
 const StateSchema = z.union([z.string(), z.looseObject({ open_file: z.string().nullish(), working_dir: z.string().nullish(), diff: z.string().nullish() })]);
 
-const TrajStepSchema = z.looseObject({
+export const TrajStepSchema = z.looseObject({
   action: z.string(),
   observation: z.string(),
   response: z.string().nullish(),
@@ -22,7 +22,7 @@ const TrajStepSchema = z.looseObject({
   extra_info: z.record(z.string(), z.unknown()).nullish(),
 });
 
-const HistoryItemSchema = z.looseObject({
+export const HistoryItemSchema = z.looseObject({
   role: z.string(),
   content: ChatContentSchema,
   message_type: z.string().nullish(),
@@ -33,9 +33,10 @@ const HistoryItemSchema = z.looseObject({
   tool_calls: z.array(ToolCallSchema).nullish(),
   tool_call_ids: z.array(z.string()).nullish(),
 });
-type HistoryItem = z.infer<typeof HistoryItemSchema>;
+export type HistoryItem = z.infer<typeof HistoryItemSchema>;
+export type TrajStep = z.infer<typeof TrajStepSchema>;
 
-const InfoSchema = z.looseObject({
+export const InfoSchema = z.looseObject({
   exit_status: z.string().nullish(),
   submission: z.string().nullish(),
   model_stats: z
@@ -58,6 +59,7 @@ const RunSchema = z.looseObject({
   environment: z.string().nullish(),
 });
 type Run = z.infer<typeof RunSchema>;
+type Info = z.infer<typeof InfoSchema>;
 
 const TrajFileSchema = RunSchema.extend({ attempts: z.array(RunSchema).optional() });
 
@@ -165,12 +167,12 @@ function historyCalls(history: ReadonlyArray<HistoryItem>, h: number): ToolCallR
   });
 }
 
-function isDemo(item: HistoryItem): boolean {
+export function isDemo(item: HistoryItem): boolean {
   return item.is_demo === true;
 }
 
 /** Pairs each trajectory step with the history message that holds the same action, in order. */
-function pairWithHistory(steps: ReadonlyArray<z.infer<typeof TrajStepSchema>>, history: ReadonlyArray<HistoryItem>): Array<number | undefined> {
+export function pairWithHistory(steps: ReadonlyArray<{ action: string }>, history: ReadonlyArray<HistoryItem>): Array<number | undefined> {
   let cursor = 0;
   return steps.map((step) => {
     const action = step.action.trim();
@@ -185,33 +187,113 @@ function pairWithHistory(steps: ReadonlyArray<z.infer<typeof TrajStepSchema>>, h
   });
 }
 
-function trajectorySteps(
-  run: Run,
-  ctx: ImportContext,
-  base: ReadonlyArray<string | number>,
-  readText: ReadText,
-  sampling: Record<string, unknown> | undefined,
-): Step[] {
+/** What every step of a run is read with: its place, the recording's tools and sampling. */
+export interface RunReading {
+  ctx: ImportContext;
+  base: ReadonlyArray<string | number>;
+  config: ReplayConfig;
+  readText: ReadText;
+  sampling: Record<string, unknown> | undefined;
+  bundles: string[] | undefined;
+}
+
+export function runReading(run: Pick<Run, 'replay_config'>, ctx: ImportContext, base: ReadonlyArray<string | number>): RunReading {
+  const config = replayConfigOf(run, ctx, [...base, 'replay_config']);
+  const model = config.agent?.model;
+  const sampling =
+    model && (model.temperature != null || model.top_p != null)
+      ? defined({ temperature: model.temperature ?? undefined, top_p: model.top_p ?? undefined })
+      : undefined;
+  const bundles = config.agent?.tools?.bundles?.map((b) => toolBundlePath(b.path));
+  return { ctx, base, config, readText: textReader(bundles), sampling, bundles };
+}
+
+/** Step `index` of `trajectory[]`, with history message `h` when paired (`history` needs the content of the messages answering a multi-call message). */
+export function trajectoryStep(step: TrajStep, index: number, h: number | undefined, history: ReadonlyArray<HistoryItem>, r: RunReading): Step {
+  const { ctx, base } = r;
+  const read = h === undefined ? r.readText(step.action) : historyAction(history[h]!, step.action, r.readText);
+  return defined({
+    index,
+    thought: step.thought ?? '',
+    action: read.action,
+    observation: step.observation,
+    calls: h === undefined ? undefined : historyCalls(history, h),
+    executionTime: step.execution_time ?? undefined,
+    sampling: r.sampling,
+    state: stateOf(step.state, ctx, [...base, 'trajectory', index, 'state']),
+    formatError: read.formatError,
+    flags: mergedFlags(flagsOf(step.observation), step.extra_info?.flags),
+    source: h === undefined ? sourceRef(ctx, [...base, 'trajectory', index]) : sourceRef(ctx, [...base, 'trajectory', index], [...base, 'history', h]),
+  }) as Step;
+}
+
+function trajectorySteps(run: Run, r: RunReading): Step[] {
   const steps = run.trajectory ?? [];
   const history = run.history ?? [];
   const paired = pairWithHistory(steps, history);
-  return steps.map((step, index) => {
-    const h = paired[index];
-    const read = h === undefined ? readText(step.action) : historyAction(history[h]!, step.action, readText);
-    return defined({
-      index,
-      thought: step.thought ?? '',
-      action: read.action,
-      observation: step.observation,
-      calls: h === undefined ? undefined : historyCalls(history, h),
-      executionTime: step.execution_time ?? undefined,
-      sampling,
-      state: stateOf(step.state, ctx, [...base, 'trajectory', index, 'state']),
-      formatError: read.formatError,
-      flags: mergedFlags(flagsOf(step.observation), step.extra_info?.flags),
-      source: h === undefined ? sourceRef(ctx, [...base, 'trajectory', index]) : sourceRef(ctx, [...base, 'trajectory', index], [...base, 'history', h]),
-    }) as Step;
-  });
+  return steps.map((step, index) => trajectoryStep(step, index, paired[index], history, r));
+}
+
+/** The history messages a multi-call message's step reads: those after `h` up to the next assistant message. */
+export function answersOf(history: ReadonlyArray<HistoryItem>, h: number): number[] {
+  if ((history[h]?.tool_calls?.length ?? 0) < 2) return [];
+  const next = history.findIndex((m, j) => j > h && m.role === 'assistant');
+  const end = next === -1 ? history.length : next;
+  return Array.from({ length: end - h - 1 }, (_, k) => h + 1 + k);
+}
+
+/** What the run's header reads from its steps. */
+export interface StepFacts {
+  /** The first step's working folder. */
+  workingDir: string | undefined;
+  /** Some step recorded its state as a string (SWE-agent 0.7: the state before the action). */
+  stringState: boolean;
+  /** The first steps' observations (up to five). */
+  firstObservations: string[];
+  stepCount: number;
+}
+
+/** Everything but the steps: the task, the outcome, the run's facts. */
+export function runHeader(r: RunReading, info: Info | null | undefined, history: ReadonlyArray<HistoryItem>, facts: StepFacts): Omit<Trajectory, 'steps'> {
+  const { config } = r;
+  const model = config.agent?.model;
+  const stats = info?.model_stats;
+  const repo = config.env?.repo;
+  return {
+    format: 'swe-agent',
+    task: defined({
+      instanceId: config.problem_statement?.id ?? undefined,
+      repo: repo?.github_url?.replace(/^https?:\/\/github\.com\//, '').replace(/\/+$/, '') || undefined,
+      baseCommit: repo?.base_commit ?? undefined,
+      image: config.env?.deployment?.image ?? undefined,
+      repoPath: facts.workingDir ?? (repo?.repo_name ? `/${repo.repo_name}` : undefined),
+      problemStatement: config.problem_statement?.text ?? undefined,
+    }),
+    outcome: defined({
+      exitStatus: info?.exit_status ?? undefined,
+      submission: info?.submission ?? undefined,
+      modelStats: stats
+        ? defined({
+            instanceCost: stats.instance_cost ?? undefined,
+            tokensSent: stats.tokens_sent ?? undefined,
+            tokensReceived: stats.tokens_received ?? undefined,
+            apiCalls: stats.api_calls ?? undefined,
+          })
+        : undefined,
+    }),
+    meta: defined({
+      formatVersion: info?.swe_agent_version ?? undefined,
+      stateTiming: facts.stringState ? 'before-action' : undefined,
+      model: model?.name ?? undefined,
+      toolBundles: r.bundles,
+      parseFunction: config.agent?.tools?.parse_function?.type ?? undefined,
+      toolEnvVariables: nonEmpty(config.agent?.tools?.env_variables),
+      toolRegistryVariables: nonEmpty(config.agent?.tools?.registry_variables),
+      // SWE-agent 1.x records through a pseudo-terminal, which leaves \r\n in every observation.
+      pty: facts.stepCount > 0 ? facts.firstObservations.some((o) => o.includes('\r\n')) : undefined,
+      ...preambleOf(history as ReadonlyArray<HistoryItem & ChatMessage>, isDemo),
+    }),
+  };
 }
 
 function historySteps(history: ReadonlyArray<HistoryItem>, ctx: ImportContext, base: ReadonlyArray<string | number>, readText: ReadText): Step[] {
@@ -248,53 +330,13 @@ export function importSweAgent(value: unknown, ctx: ImportContext): Trajectory {
   if (run.trajectory === undefined && run.history === undefined) {
     throw new InputError(ctx.file, jsonPath([...ctx.base, ...base]), 'expected a SWE-agent trajectory: neither `trajectory` nor `history` is present');
   }
-  const config = replayConfigOf(run, ctx, [...base, 'replay_config']);
-  const model = config.agent?.model;
-  const sampling =
-    model && (model.temperature != null || model.top_p != null)
-      ? defined({ temperature: model.temperature ?? undefined, top_p: model.top_p ?? undefined })
-      : undefined;
-  const bundles = config.agent?.tools?.bundles?.map((b) => toolBundlePath(b.path));
-  const readText = textReader(bundles);
-  const steps = run.trajectory?.length ? trajectorySteps(run, ctx, base, readText, sampling) : historySteps(run.history ?? [], ctx, base, readText);
-  const history = (run.history ?? []) as ReadonlyArray<HistoryItem & ChatMessage>;
-  const info = run.info ?? file.info;
-  const stats = info?.model_stats;
-  const repo = config.env?.repo;
-  return {
-    format: 'swe-agent',
-    task: defined({
-      instanceId: config.problem_statement?.id ?? undefined,
-      repo: repo?.github_url?.replace(/^https?:\/\/github\.com\//, '').replace(/\/+$/, '') || undefined,
-      baseCommit: repo?.base_commit ?? undefined,
-      image: config.env?.deployment?.image ?? undefined,
-      repoPath: steps[0]?.state?.workingDir ?? (repo?.repo_name ? `/${repo.repo_name}` : undefined),
-      problemStatement: config.problem_statement?.text ?? undefined,
-    }),
-    steps,
-    outcome: defined({
-      exitStatus: info?.exit_status ?? undefined,
-      submission: info?.submission ?? undefined,
-      modelStats: stats
-        ? defined({
-            instanceCost: stats.instance_cost ?? undefined,
-            tokensSent: stats.tokens_sent ?? undefined,
-            tokensReceived: stats.tokens_received ?? undefined,
-            apiCalls: stats.api_calls ?? undefined,
-          })
-        : undefined,
-    }),
-    meta: defined({
-      formatVersion: info?.swe_agent_version ?? undefined,
-      stateTiming: run.trajectory?.some((s) => typeof s.state === 'string') ? 'before-action' : undefined,
-      model: model?.name ?? undefined,
-      toolBundles: bundles,
-      parseFunction: config.agent?.tools?.parse_function?.type ?? undefined,
-      toolEnvVariables: nonEmpty(config.agent?.tools?.env_variables),
-      toolRegistryVariables: nonEmpty(config.agent?.tools?.registry_variables),
-      // SWE-agent 1.x records through a pseudo-terminal, which leaves \r\n in every observation.
-      pty: steps.length > 0 ? steps.slice(0, 5).some((s) => s.observation.includes('\r\n')) : undefined,
-      ...preambleOf(history, isDemo),
-    }),
-  };
+  const r = runReading(run, ctx, base);
+  const steps = run.trajectory?.length ? trajectorySteps(run, r) : historySteps(run.history ?? [], ctx, base, r.readText);
+  const header = runHeader(r, run.info ?? file.info, run.history ?? [], {
+    workingDir: steps[0]?.state?.workingDir,
+    stringState: run.trajectory?.some((s) => typeof s.state === 'string') ?? false,
+    firstObservations: steps.slice(0, 5).map((s) => s.observation),
+    stepCount: steps.length,
+  });
+  return { format: header.format, task: header.task, steps, outcome: header.outcome, meta: header.meta };
 }

@@ -1,0 +1,316 @@
+/**
+ * A trajectory's steps read on demand. A large plain SWE-agent `.traj` (the format that reaches
+ * hundreds of megabytes: every observation is written twice, in `trajectory[]` and `history[]`)
+ * is indexed in one streaming pass (`core/input/jsonIndex.ts`) and each step is parsed from its
+ * byte range when asked, so memory holds the index and the steps in use, not the file. Every
+ * other file (a smaller one, another format, a gzip or zstd file or a pipe, whose bytes cannot
+ * be read again by range, a JSONL file) is loaded whole by `loadTrajectory`, as before. Both
+ * give the same steps: the indexed path builds each with the importer's own functions.
+ */
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { InputError, jsonPath } from '../errors';
+import { withoutCompressionSuffix } from '../input/inputSource';
+import { firstByte, indexJsonObject, readJsonRange, type IndexedElement, type IndexedValue, type JsonIndex } from '../input/jsonIndex';
+import { describeJsonType, parseInput } from './inputSchema';
+import { detectFormat } from './detectFormat';
+import { loadTrajectory, rawRecords, type LoadedTrajectory, type LoadOptions } from './load';
+import { defined } from './importContext';
+import type { Step, Trajectory, TrajectoryFormat } from './model';
+import {
+  answersOf,
+  HistoryItemSchema,
+  InfoSchema,
+  isDemo,
+  pairWithHistory,
+  runHeader,
+  runReading,
+  trajectoryStep,
+  TrajStepSchema,
+  type HistoryItem,
+  type RunReading,
+} from './importers/sweAgent';
+
+/** Files from this size on are indexed rather than parsed whole, when their format allows. */
+const INDEX_FROM_BYTES = 64 * 1024 * 1024;
+
+export interface StepSource {
+  file: string;
+  format: TrajectoryFormat;
+  /** `indexed`: steps parsed from their byte ranges when asked; `whole`: the file was parsed at once. */
+  mode: 'indexed' | 'whole';
+  stepCount: number;
+  /** The task, outcome and run facts. */
+  header: Omit<Trajectory, 'steps'>;
+  /** Step `index` (0-based); an InputError naming the file when it has none. */
+  step(index: number): Promise<Step>;
+  /** Steps `start` to `end` (exclusive), clamped to the trajectory. */
+  steps(start: number, end: number): Promise<Step[]>;
+  /**
+   * Every step without its observations (`observation` and the calls' observations empty, no
+   * flags, which are read from observations): what a header, the run facts, the open-file rule
+   * and a step's change read. An indexed file makes them from the index without reading the
+   * observations.
+   */
+  lightSteps(): Promise<Step[]>;
+  /** The records step `step` was built from (the action's, then its observations'), as the file holds them. */
+  rawRecords(step: Step): Promise<unknown[]>;
+  /** For a JSONL file: the record's 0-based index, its 1-based line, and how many records the file holds. */
+  record?: number;
+  line?: number;
+  records?: number;
+}
+
+export interface OpenStepsOptions extends LoadOptions {
+  /** Index files from this size on (default `INDEX_FROM_BYTES`; 0 indexes any file whose format allows it). */
+  indexFromBytes?: number;
+  /**
+   * Called, while an indexed file is still being read, with its first step read from its own
+   * bytes alone: its thought, observation, state and action text are final; its tool and
+   * arguments are read from the action text with the default tools, which the run's history and
+   * `replay_config` (written after the steps) may refine in `step(0)` once the index is built.
+   */
+  onPreview?: (step: Step) => void;
+}
+
+/** The model inputs a step keeps for its raw record (megabytes each), which no step reads. */
+const MODEL_INPUTS: ReadonlySet<string> = new Set(['query', 'messages']);
+
+/** `step` without its observations, as `lightSteps` gives it. */
+function withoutObservations(step: Step): Step {
+  const { flags: _flags, ...rest } = step;
+  return { ...rest, observation: '', ...(step.calls ? { calls: step.calls.map((c) => ({ ...c, observation: '' })) } : {}) };
+}
+
+/** Fields of a history message that pairing and a step's action read, kept however long they are. */
+const HISTORY_FIELDS = ['role', 'action', 'tool_calls', 'tool_call_ids', 'is_demo', 'message_type', 'agent'] as const;
+
+async function fieldValue(file: string, element: IndexedElement, key: string, options: OpenStepsOptions): Promise<unknown> {
+  const field = element.fields.get(key);
+  return field === undefined ? undefined : readJsonRange(file, field, options);
+}
+
+/** Top-level values the run's header reads, however long (a `replay_config` holds the whole problem statement). */
+const RUN_FIELDS: ReadonlySet<string> = new Set(['replay_config', 'info', 'trajectory_format']);
+
+/** The file's top-level values a format check reads: kept ones parsed, indexed arrays by their first element, large others as empty stand-ins of their type. */
+async function skeletonOf(index: JsonIndex, options: OpenStepsOptions): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of index.keys) {
+    const elements = index.arrays.get(key);
+    if (elements) out[key] = elements.length > 0 ? [await readJsonRange(index.file, elements[0]!, options)] : [];
+    else if (value.text !== undefined || RUN_FIELDS.has(key)) out[key] = await readJsonRange(index.file, value, options);
+    else out[key] = standIn(value);
+  }
+  return out;
+}
+
+function standIn(value: IndexedValue): unknown {
+  switch (String.fromCharCode(value.first)) {
+    case '[':
+      return [];
+    case '{':
+      return {};
+    case '"':
+      return '';
+    default:
+      return null;
+  }
+}
+
+class IndexedSweAgent implements StepSource {
+  readonly mode = 'indexed';
+  readonly format = 'swe-agent';
+  header!: Omit<Trajectory, 'steps'>;
+  private light: Promise<Step[]> | undefined;
+
+  constructor(
+    readonly file: string,
+    private readonly trajectory: IndexedElement[],
+    private readonly historyElements: IndexedElement[],
+    /** History messages without their long text: what pairing and actions read. */
+    private readonly history: HistoryItem[],
+    private readonly paired: Array<number | undefined>,
+    private readonly reading: RunReading,
+    private readonly options: OpenStepsOptions,
+  ) {}
+
+  get stepCount(): number {
+    return this.trajectory.length;
+  }
+
+  /** The history with messages `indices` read in full. */
+  private async historyWith(indices: number[]): Promise<HistoryItem[]> {
+    if (indices.length === 0) return this.history;
+    const view = this.history.slice();
+    for (const h of indices) {
+      view[h] = parseInput(HistoryItemSchema, await readJsonRange(this.file, this.historyElements[h]!, this.options), this.file, ['history', h]);
+    }
+    return view;
+  }
+
+  async step(index: number): Promise<Step> {
+    const element = this.trajectory[index];
+    if (!element) throw new InputError(this.file, undefined, `no step ${index + 1}: the trajectory has ${this.trajectory.length}`);
+    const value = parseInput(TrajStepSchema, await readJsonRange(this.file, element, this.options), this.file, ['trajectory', index]);
+    const h = this.paired[index];
+    const history = h === undefined ? this.history : await this.historyWith(answersOf(this.history, h));
+    return trajectoryStep(value, index, h, history, this.reading);
+  }
+
+  async lightSteps(): Promise<Step[]> {
+    this.light ??= (async () => {
+      const out: Step[] = [];
+      for (const [index, element] of this.trajectory.entries()) {
+        const value: Record<string, unknown> = { observation: '' };
+        for (const [key, field] of element.fields) {
+          if (key !== 'observation' && !MODEL_INPUTS.has(key)) value[key] = await readJsonRange(this.file, field, this.options);
+        }
+        const step = parseInput(TrajStepSchema, value, this.file, ['trajectory', index]);
+        out.push(withoutObservations(trajectoryStep(step, index, this.paired[index], this.history, this.reading)));
+      }
+      return out;
+    })();
+    return this.light;
+  }
+
+  async rawRecords(step: Step): Promise<unknown[]> {
+    const out: unknown[] = [];
+    for (const pointer of step.source?.pointers ?? []) {
+      const match = /^\/(trajectory|history)\/(\d+)$/.exec(pointer);
+      const element = match && (match[1] === 'trajectory' ? this.trajectory : this.historyElements)[Number(match[2])];
+      out.push(element ? await readJsonRange(this.file, element, this.options) : undefined);
+    }
+    return out;
+  }
+
+  async steps(start: number, end: number): Promise<Step[]> {
+    const out: Step[] = [];
+    for (let i = Math.max(0, start); i < Math.min(end, this.trajectory.length); i++) out.push(await this.step(i));
+    return out;
+  }
+
+  /** The header, from the small values, the first steps and the preamble messages. */
+  async readHeader(info: unknown): Promise<void> {
+    // The first step must read; a fault in the next ones is left for when they are asked.
+    const first = [await this.step(0)];
+    for (let i = 1; i < Math.min(5, this.trajectory.length); i++) {
+      const step = await this.step(i).catch((err: unknown) => {
+        if (err instanceof InputError) return undefined;
+        throw err;
+      });
+      if (!step) break;
+      first.push(step);
+    }
+    const preamble: number[] = [];
+    for (let h = 0; h < this.history.length && this.history[h]!.role !== 'assistant'; h++) if (!isDemo(this.history[h]!)) preamble.push(h);
+    const history = await this.historyWith(preamble);
+    const stringState = this.trajectory.some((e) => e.fields.get('state')?.first === 0x22);
+    this.header = runHeader(this.reading, parseInput(InfoSchema.nullish(), info, this.file, ['info']), history, {
+      workingDir: first[0]?.state?.workingDir,
+      stringState,
+      firstObservations: first.map((s) => s.observation),
+      stepCount: this.trajectory.length,
+    });
+  }
+}
+
+/** Step 0 from its own text (see `onPreview`); undefined when it does not make a SWE-agent step, which the index then reports. */
+function previewStep(text: string): Step | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const step = TrajStepSchema.safeParse(value);
+  if (!step.success) return undefined;
+  try {
+    return trajectoryStep(step.data, 0, undefined, [], runReading({}, { file: '', base: [] }, []));
+  } catch (err) {
+    if (err instanceof InputError) return undefined;
+    throw err;
+  }
+}
+
+/** Opens an indexed SWE-agent run, or answers undefined when the file is another format (then loaded whole). */
+async function openIndexed(file: string, options: OpenStepsOptions): Promise<StepSource | undefined> {
+  const onElement = (array: string, i: number, _element: IndexedElement, text: string | undefined) => {
+    if (array === 'trajectory' && i === 0 && text !== undefined) {
+      const step = previewStep(text);
+      if (step) options.onPreview?.(step);
+    }
+  };
+  const index = await indexJsonObject(file, {
+    arrays: ['trajectory', 'history'],
+    limits: options.limits,
+    signal: options.signal,
+    onElement,
+    elementText: (array, i) => options.onPreview !== undefined && array === 'trajectory' && i === 0,
+  });
+  const skeleton = await skeletonOf(index, options);
+  const trajectory = index.arrays.get('trajectory');
+  const format = options.format ?? detectFormat(skeleton);
+  if (format !== 'swe-agent' || !trajectory || trajectory.length === 0) return undefined;
+  const historyElements = index.arrays.get('history') ?? [];
+  const history: HistoryItem[] = [];
+  for (let h = 0; h < historyElements.length; h++) {
+    const element = historyElements[h]!;
+    const summary: Record<string, unknown> = {};
+    for (const [key, field] of element.fields) {
+      if (field.text !== undefined || (HISTORY_FIELDS as readonly string[]).includes(key)) summary[key] = await readJsonRange(file, field, options);
+    }
+    history.push(parseInput(HistoryItemSchema, summary, file, ['history', h]));
+  }
+  const actions: Array<{ action: string }> = [];
+  for (let i = 0; i < trajectory.length; i++) {
+    const action = await fieldValue(file, trajectory[i]!, 'action', options);
+    if (typeof action !== 'string') throw new InputError(file, jsonPath(['trajectory', i, 'action']), `expected a string, got ${describeJsonType(action)}`);
+    actions.push({ action });
+  }
+  const reading = runReading({ replay_config: skeleton.replay_config as string | Record<string, unknown> | null | undefined }, { file, base: [] }, []);
+  const source = new IndexedSweAgent(file, trajectory, historyElements, history, pairWithHistory(actions, history), reading, options);
+  await source.readHeader(skeleton.info);
+  return source;
+}
+
+/** A trajectory parsed whole, as a step source. @internal */
+export function stepSourceOf(loaded: LoadedTrajectory): StepSource {
+  const { file, format } = loaded;
+  const { steps, ...header } = loaded.trajectory;
+  const step = (index: number) => {
+    const found = steps[index];
+    if (!found) throw new InputError(file, undefined, `no step ${index + 1}: the trajectory has ${steps.length}`);
+    return found;
+  };
+  return defined({
+    file,
+    format,
+    mode: 'whole' as const,
+    stepCount: steps.length,
+    header,
+    step: (index: number) => Promise.resolve().then(() => step(index)),
+    steps: (start: number, end: number) => Promise.resolve(steps.slice(Math.max(0, start), Math.max(0, end))),
+    rawRecords: (s: Step) => Promise.resolve(rawRecords(loaded, s)),
+    lightSteps: () => Promise.resolve(steps.map(withoutObservations)),
+    record: loaded.record,
+    line: loaded.line,
+    records: loaded.records,
+  });
+}
+
+/**
+ * Opens `file`'s steps: indexed when it is a plain file of at least `indexFromBytes` holding a
+ * SWE-agent run with a `trajectory` array, else parsed whole. The one place that decides.
+ */
+export async function openSteps(file: string, options: OpenStepsOptions = {}): Promise<StepSource> {
+  const threshold = options.indexFromBytes ?? INDEX_FROM_BYTES;
+  const plainJson = !/\.jsonl$/i.test(withoutCompressionSuffix(basename(file))) && options.record === undefined;
+  // A pipe is not opened here (that would take its bytes), nor a small file read twice.
+  const info = plainJson ? await stat(file).catch(() => undefined) : undefined;
+  if (info?.isFile() && info.size >= threshold && info.size > 0 && (await firstByte(file)) === 0x7b) {
+    const indexed = await openIndexed(file, options);
+    if (indexed) return indexed;
+  }
+  return stepSourceOf(await loadTrajectory(file, options));
+}

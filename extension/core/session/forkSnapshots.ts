@@ -20,6 +20,9 @@
  * replays, and says so.
  */
 import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { AciSession, AciToolState } from '../aci/aciSession';
 import type { ToolSet } from '../aci/toolRegistry';
 import { bashQuote } from '../runtime/shellSession';
@@ -103,8 +106,11 @@ export class SessionSnapshots {
     const { sandbox } = this.aci;
     const file = `${this.dir}/${at}.tar`;
     const q = bashQuote;
+    const previous = [...this.kept.values()].at(-1);
+    // One command: the tar, its size and digest; a tar equal to the last one kept is not kept twice.
     const result = await sandbox.exec(
-      `mkdir -p ${q(this.dir)} && tar -C ${q(sandbox.repoPath)} -cf ${q(file)} . && stat -c %s ${q(file)} && md5sum < ${q(file)}`,
+      `mkdir -p ${q(this.dir)} && tar -C ${q(sandbox.repoPath)} -cf ${q(file)} . && s=$(stat -c %s ${q(file)}) && d=$(md5sum < ${q(file)}) && d=\${d%% *} && ` +
+        `{ [ "$d" != ${q(previous?.digest ?? '-')} ] || rm -f ${q(file)}; } && echo "$s $d"`,
       { timeoutMs: SNAPSHOT_TIMEOUT_MS, ...(signal ? { signal } : {}) },
     );
     const [size, digest] = result.output.trim().split(/\s+/);
@@ -112,14 +118,8 @@ export class SessionSnapshots {
       this.failure = `snapshot after step ${at - 1} failed (exit ${result.exitCode}): ${result.output.slice(-500)}`;
       return;
     }
-    const previous = [...this.kept.values()].at(-1);
     const tools = this.aci.toolState();
-    if (previous?.digest === digest) {
-      await sandbox.exec(`rm -f ${q(file)}`, { timeoutMs: 30_000 });
-      this.kept.set(at, { ...previous, tools });
-    } else {
-      this.kept.set(at, { file, bytes: Number(size), digest, tools });
-    }
+    this.kept.set(at, previous?.digest === digest ? { ...previous, tools } : { file, bytes: Number(size), digest, tools });
     if (this.bytes > this.budgetBytes) await this.thin();
   }
 
@@ -149,10 +149,17 @@ export class SessionSnapshots {
       at: best,
       steps: sourceSteps.slice(0, best).map((step) => structuredClone(step)),
       restoreInto: async (target, signal) => {
-        const archive = await this.aci.sandbox.readFileBytes(kept.file);
+        // Through the engine's archive API (a host temporary folder between), not the shell.
         const into = target.sandbox;
         const file = `${SNAPSHOT_DIR}/incoming-${kept.digest}.tar`;
-        await into.writeFile(file, archive);
+        const local = await mkdtemp(path.join(tmpdir(), 'swe-workbench-fork-'));
+        try {
+          await this.aci.sandbox.copyOut(kept.file, path.join(local, 'snapshot.tar'));
+          await into.exec(`mkdir -p ${bashQuote(SNAPSHOT_DIR)}`, { timeoutMs: 30_000 });
+          await into.copyIn(path.join(local, 'snapshot.tar'), file);
+        } finally {
+          await rm(local, { recursive: true, force: true });
+        }
         const repo = bashQuote(into.repoPath);
         const unpacked = await into.exec(
           `find ${repo} -mindepth 1 -maxdepth 1 -exec rm -rf {} + && tar -C ${repo} -xpf ${bashQuote(file)}; rc=$?; rm -f ${bashQuote(file)}; exit $rc`,

@@ -73,6 +73,8 @@ export class SessionSnapshots {
   private readonly kept = new Map<number, Kept>();
   private stride = 1;
   private disposed = false;
+  /** The snapshot folder exists. */
+  private made = false;
   /** Why taking snapshots stopped, if it did (the session runs on without them). */
   failure: string | undefined;
 
@@ -107,12 +109,14 @@ export class SessionSnapshots {
     const file = `${this.dir}/${at}.tar`;
     const q = bashQuote;
     const previous = [...this.kept.values()].at(-1);
-    // One command: the tar, its size and digest; a tar equal to the last one kept is not kept twice.
+    // One command, few processes: the tar, its size (tar's totals) and digest; a tar equal to the last one kept is not kept twice.
+    const totals = q(`${this.dir}/totals`);
     const result = await sandbox.exec(
-      `mkdir -p ${q(this.dir)} && tar -C ${q(sandbox.repoPath)} -cf ${q(file)} . && s=$(stat -c %s ${q(file)}) && d=$(md5sum < ${q(file)}) && d=\${d%% *} && ` +
-        `{ [ "$d" != ${q(previous?.digest ?? '-')} ] || rm -f ${q(file)}; } && echo "$s $d"`,
+      `${this.made ? '' : `mkdir -p ${q(this.dir)} && `}d=$(tar --totals -C ${q(sandbox.repoPath)} -cf - . 2>${totals} | tee ${q(file)} | md5sum; exit \${PIPESTATUS[0]}) && ` +
+        `read -r _ _ _ s _ < ${totals} && d=\${d%% *} && { [ "$d" != ${q(previous?.digest ?? '-')} ] || rm -f ${q(file)}; } && echo "$s $d"`,
       { timeoutMs: SNAPSHOT_TIMEOUT_MS, ...(signal ? { signal } : {}) },
     );
+    this.made = true;
     const [size, digest] = result.output.trim().split(/\s+/);
     if (result.exitCode !== 0 || result.timedOut || !digest) {
       this.failure = `snapshot after step ${at - 1} failed (exit ${result.exitCode}): ${result.output.slice(-500)}`;

@@ -167,6 +167,8 @@ export const command: Command = {
     const onRetry = (r: RetryRecord) => ctx.stderr.write(`policy: attempt ${r.attempt} failed (${r.reason}); retrying in ${r.delayMs} ms\n`);
     const { debug: session, fork } = await startSession(plan, {
       role: 'run',
+      // No later fork in this process could use snapshots.
+      snapshots: false,
       live: { kind: 'policy', client, onRetry, ...defined({ observationWindow }) },
       signal: ctx.signal,
     });

@@ -286,7 +286,8 @@ function snapshotSetup(plan: SessionPlan): string {
   });
 }
 
-function forkNote(at: number, restoredAt: number): string {
+function forkNote(at: number, restoredAt: number, restoreFailed: string | undefined): string {
+  if (restoreFailed !== undefined) return `could not restore the snapshot (${restoreFailed}): replaying steps 1..${at} to fork`;
   if (restoredAt === 0) return `no session in this process has run this recording's steps: replaying steps 1..${at} to fork`;
   const rest = at - restoredAt;
   return `restored the snapshot after step ${restoredAt}${rest > 0 ? `, replaying steps ${restoredAt + 1}..${at}` : ''}`;
@@ -295,10 +296,10 @@ function forkNote(at: number, restoredAt: number): string {
 /**
  * Starts the plan's container and a debug session in it; the session disposes the container at `finish`.
  * A fork restores the latest snapshot a running session of this process took of the recording's
- * actions (core/session/forkSnapshots) and replays only the steps after it; `restore` is false only
- * when that failed (the source ended meanwhile) and the fork replays from the start.
+ * actions (core/session/forkSnapshots) and replays only the steps after it; `restoreFailed` says
+ * why that failed (the source ended meanwhile), and the fork replays from the start.
  */
-export async function startSession(plan: SessionPlan, options: StartOptions, restore = true): Promise<StartedSession> {
+export async function startSession(plan: SessionPlan, options: StartOptions, restoreFailed?: string): Promise<StartedSession> {
   const { sources, meta, person } = sessionSources(plan, options.live);
   const { container } = plan;
   const aci = await startContainerSession({
@@ -315,7 +316,7 @@ export async function startSession(plan: SessionPlan, options: StartOptions, res
   const setup = snapshotSetup(plan);
   const at = plan.at ?? 0;
   const found =
-    restore && plan.mode === 'fork' && at > 0 && options.snapshots !== false
+    restoreFailed === undefined && plan.mode === 'fork' && at > 0 && options.snapshots !== false
       ? forkSnapshots.find(setup, plan.recording!.trajectory.steps, at, plan.tools)
       : undefined;
   if (found) {
@@ -325,7 +326,7 @@ export async function startSession(plan: SessionPlan, options: StartOptions, res
       await aci.dispose().catch(() => undefined);
       options.signal?.throwIfAborted();
       // The source session ended meanwhile, or its container went: replay instead.
-      return startSession(plan, options, false);
+      return startSession(plan, options, errorText(err));
     }
   }
   const snapshots = options.snapshots === false ? undefined : new SessionSnapshots(setup, aci, options.snapshots?.budgetBytes);
@@ -342,6 +343,6 @@ export async function startSession(plan: SessionPlan, options: StartOptions, res
   });
   if (snapshots) forkSnapshots.add(snapshots, () => debug.steps);
   const restoredAt = found?.at ?? 0;
-  const fork = plan.mode === 'fork' ? { restoredAt, replayed: at - restoredAt, note: forkNote(at, restoredAt) } : undefined;
+  const fork = plan.mode === 'fork' ? { restoredAt, replayed: at - restoredAt, note: forkNote(at, restoredAt, restoreFailed) } : undefined;
   return { plan, aci, debug, ...(person ? { person } : {}), ...(fork ? { fork } : {}) };
 }

@@ -145,4 +145,25 @@ describe('a fork restores the snapshot of a running session instead of replaying
     assert.equal(forkSnapshots.size, 0);
     assert.deepEqual(await leftoverContainers(), []);
   });
+  test('a source whose container went away: the fork says it could not restore, and replays', async () => {
+    const source = await startSession(planSession(request('replay', recording, 6)), { role: 'replay' });
+    try {
+      await source.debug.continue();
+      await source.aci.sandbox.dispose();
+      const fork = await startSession(planSession(request('fork', recording, 6)), { role: 'replay', live: { kind: 'person' } });
+      try {
+        assert.equal(fork.fork?.restoredAt, 0);
+        assert.match(fork.fork!.note, /^could not restore the snapshot \(.+\): replaying steps 1\.\.6 to fork$/);
+        assert.equal((await fork.debug.runTo(6)).index, 6);
+        assert.equal((await fork.aci.sandbox.exec('cat /repo/notes.txt')).output.trim(), 'note 2');
+      } finally {
+        fork.person!.end();
+        await fork.debug.finish();
+      }
+    } finally {
+      await source.debug.finish();
+    }
+    assert.equal(forkSnapshots.size, 0);
+    assert.deepEqual(await leftoverContainers(), []);
+  });
 });

@@ -11,6 +11,7 @@ import { shellQuote } from '../parsing/shellWords';
 import { typedAction, type ActionSource, type NextAction, type TypedCall } from './actionSources';
 import { breakAfter, breakBefore, describeBreakpoint, observationFlags, type Breakpoint } from './breakpoints';
 import { compareObservations, DEFAULT_NORMALISERS, type NormaliserName } from './divergence';
+import type { SessionSnapshots } from './forkSnapshots';
 import { TrajectoryRecorder } from './trajectoryRecorder';
 import { joinObservations } from '../trajectory/chatSteps';
 
@@ -60,6 +61,10 @@ export interface SessionOptions {
   /** Run in the sandbox at `finish` (e.g. the task's tests); its output goes into the outcome. */
   testCommand?: string;
   signal?: AbortSignal;
+  /** Steps already done in the sandbox (a fork restored from a snapshot): the session goes on after them. */
+  history?: readonly Step[];
+  /** Takes a snapshot after every step, for forks (core/session/forkSnapshots); disposed at `finish`. */
+  snapshots?: SessionSnapshots;
 }
 
 export class DebugSession {
@@ -85,6 +90,7 @@ export class DebugSession {
     this.breakpoints = [...(options.breakpoints ?? [])];
     this.sources = [...options.sources];
     this.recorder = new TrajectoryRecorder(options.task, options.meta);
+    for (const step of options.history ?? []) this.recorder.append(step);
     this.signal = options.signal ? AbortSignal.any([options.signal, this.cancelling.signal]) : this.cancelling.signal;
   }
 
@@ -195,6 +201,7 @@ export class DebugSession {
     } catch (err) {
       outcome.error = errorText(err);
     }
+    await this.options.snapshots?.dispose();
     try {
       await this.options.aci.dispose();
     } catch (err) {
@@ -297,6 +304,7 @@ export class DebugSession {
       this.emit({ type: 'step-started', index, next: pending.next, source: pending.source });
       const { step, comparison } = await this.runStep(index, pending.next);
       this.recorder.append(step);
+      await this.options.snapshots?.take(this.steps, this.signal);
       this.emit({ type: 'step-done', step, ...(comparison ? { comparison } : {}) });
       if (comparison && !comparison.matched) this.emit({ type: 'divergence', index, diff: comparison.diff });
       if (this.submission !== undefined) return this.stop('submitted');

@@ -60,6 +60,8 @@ describe('replay from the stepper toolbar into the Session view', () => {
       await runCommand(page, 'SWE Workbench: Stop Session');
       await page.locator('.monaco-list-row', { hasText: /stopped/ }).waitFor({ timeout: 60_000 });
     }
+    // Stopped sessions keep their containers for their snapshots, until removed.
+    await runCommand(page, "SWE Workbench: Remove Stopped Sessions' Snapshots");
     // Docker may still be tearing down the last container; one that stays is a leak.
     for (let attempt = 0; sessionContainers().length > 0; attempt++) {
       if (attempt > 60) assert.fail(`containers left behind: ${sessionContainers().join(', ')}`);

@@ -104,10 +104,15 @@ export class AciSession {
     if (cd.exitCode !== 0) throw new Error(`cannot enter the restored working directory ${rest.workingDir}: ${cd.output.trim()}`);
   }
 
+  /** Shuts down the sandbox's Pyright server and warm flake8, if the tools started them; the sandbox stays. */
+  async stopServers(): Promise<void> {
+    await Promise.all([disposePyright(this.sandbox), disposeWarmFlake8(this.sandbox)]);
+  }
+
   /** Shuts down the sandbox's Pyright server and warm flake8, if the tools started them, then removes the sandbox. */
   async dispose(): Promise<void> {
     try {
-      await Promise.all([disposePyright(this.sandbox), disposeWarmFlake8(this.sandbox)]);
+      await this.stopServers();
     } finally {
       await this.sandbox.dispose();
     }

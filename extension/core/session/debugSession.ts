@@ -11,7 +11,7 @@ import { shellQuote } from '../parsing/shellWords';
 import { typedAction, type ActionSource, type NextAction, type TypedCall } from './actionSources';
 import { breakAfter, breakBefore, describeBreakpoint, observationFlags, type Breakpoint } from './breakpoints';
 import { compareObservations, DEFAULT_NORMALISERS, type NormaliserName } from './divergence';
-import type { SessionSnapshots } from './forkSnapshots';
+import type { SessionSnapshots, SnapshotKeeper } from './forkSnapshots';
 import { TrajectoryRecorder } from './trajectoryRecorder';
 import { joinObservations } from '../trajectory/chatSteps';
 
@@ -63,8 +63,10 @@ export interface SessionOptions {
   signal?: AbortSignal;
   /** Steps already done in the sandbox (a fork restored from a snapshot): the session goes on after them. */
   history?: readonly Step[];
-  /** Takes a snapshot after every step, for forks (core/session/forkSnapshots); disposed at `finish`. */
+  /** Takes a snapshot after every step, for forks (core/session/forkSnapshots); disposed at `finish`, unless `keeper` keeps them. */
   snapshots?: SessionSnapshots;
+  /** Keeps `snapshots` and the sandbox holding them past `finish`, for forks started after this session ends. */
+  keeper?: SnapshotKeeper;
 }
 
 export class DebugSession {
@@ -201,9 +203,12 @@ export class DebugSession {
     } catch (err) {
       outcome.error = errorText(err);
     }
-    await this.options.snapshots?.dispose();
+    const { snapshots, keeper, aci } = this.options;
+    // Kept: the sandbox stays (its tool servers stop), holding the snapshots, until the keeper lets them go.
+    const kept = snapshots && keeper ? await keeper.keep(snapshots, () => aci.dispose()) : false;
+    if (!kept) await snapshots?.dispose();
     try {
-      await this.options.aci.dispose();
+      await (kept ? aci.stopServers() : aci.dispose());
     } catch (err) {
       outcome.error ??= `could not remove the sandbox ${sandbox.id}: ${errorText(err)}`;
     }

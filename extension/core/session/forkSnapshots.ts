@@ -13,11 +13,14 @@
  * changed nothing) share one file, and a session keeps at most `budgetBytes` of them: over it,
  * every other snapshot goes, so a fork then replays at most a few steps.
  *
- * The snapshots live as long as their session: `dispose` (at `DebugSession.finish`) forgets
- * them and the files go with the container. Files outside the repository and the shell's
- * variables are not in a snapshot; the repository (with .git), the tools' state and the shell's
- * working directory are. A recording never replayed in this process has no snapshot: its fork
- * replays, and says so.
+ * The snapshots live as long as their session (`dispose` at `DebugSession.finish` forgets them
+ * and the files go with the container), unless the session was started with a `SnapshotKeeper`:
+ * then its container stays after `finish`, holding them, until the keeper lets them go (newer
+ * finished sessions replace the least recently used, or the keeper is disposed). VS Code's
+ * session controller owns one, because it stops the running session before it starts a fork.
+ * Files outside the repository and the shell's variables are not in a snapshot; the repository
+ * (with .git), the tools' state and the shell's working directory are. A recording no running or
+ * kept session has taken has no snapshot: its fork replays, and says so.
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -28,10 +31,10 @@ import type { ToolSet } from '../aci/toolRegistry';
 import { bashQuote } from '../runtime/shellSession';
 import type { Step } from '../trajectory/model';
 
-/** Where a session's snapshots sit in its own container. */
+/** Where a session's snapshots sit in its own container. @internal */
 export const SNAPSHOT_DIR = '/tmp/.swe-workbench/fork-snapshots';
 /** Snapshot bytes a session keeps by default before thinning them out. */
-export const DEFAULT_SNAPSHOT_BUDGET_BYTES = 1024 ** 3;
+const DEFAULT_SNAPSHOT_BUDGET_BYTES = 1024 ** 3;
 
 const SNAPSHOT_TIMEOUT_MS = 10 * 60_000;
 
@@ -66,8 +69,13 @@ function chain(previous: string, key: string): string {
   return createHash('sha256').update(previous).update('\0').update(key).digest('hex');
 }
 
-/** The snapshots of one running session. */
+/** Orders uses of snapshots, for the keeper's least-recently-used rule. */
+let useClock = 0;
+
+/** The snapshots of one running (or kept) session. */
 export class SessionSnapshots {
+  /** When these snapshots were last kept or restored from (`SnapshotKeeper` lets the least recently used go first). */
+  usedAt = ++useClock;
   /** `prefix[j]`: the hash of the session's first j actions. */
   private readonly prefix: string[];
   private readonly kept = new Map<number, Kept>();
@@ -81,7 +89,7 @@ export class SessionSnapshots {
   constructor(
     /** Image, repository, tools and settings: only a session with the same setup may use these snapshots. */
     readonly setup: string,
-    private readonly aci: AciSession,
+    readonly aci: AciSession,
     private readonly budgetBytes = DEFAULT_SNAPSHOT_BUDGET_BYTES,
     private readonly dir = `${SNAPSHOT_DIR}/${createHash('sha256').update(`${Date.now()}${Math.random()}`).digest('hex').slice(0, 12)}`,
   ) {
@@ -171,6 +179,7 @@ export class SessionSnapshots {
         );
         if (unpacked.exitCode !== 0 || unpacked.timedOut) throw new Error(`could not unpack the snapshot of step ${best}: ${unpacked.output.slice(-500)}`);
         await target.restoreToolState(kept.tools, signal);
+        this.usedAt = ++useClock;
       },
     };
   }
@@ -185,7 +194,63 @@ export class SessionSnapshots {
   }
 }
 
-/** The running sessions' snapshots in this process. */
+/**
+ * Keeps the snapshots of finished sessions, each in its finished session's container, so that a
+ * fork started after its source ended still restores instead of replaying. At most `maxSessions`
+ * sessions (containers) and `budgetBytes` of snapshots in all; beyond that the least recently used
+ * (kept, or restored from by a fork) go, container and all, the newest last. `dispose` removes them all.
+ */
+export class SnapshotKeeper {
+  private readonly kept: { snapshots: SessionSnapshots; release: () => Promise<void> }[] = [];
+  private disposed = false;
+
+  constructor(
+    readonly maxSessions = 2,
+    readonly budgetBytes = DEFAULT_SNAPSHOT_BUDGET_BYTES,
+  ) {}
+
+  /** The sandboxes (containers) kept for their snapshots, least recently used first. */
+  get sandboxIds(): string[] {
+    return [...this.kept].sort((a, b) => a.snapshots.usedAt - b.snapshots.usedAt).map((k) => k.snapshots.aci.sandbox.id);
+  }
+
+  /**
+   * Takes over a finished session's snapshots and the sandbox holding them (`release` removes the
+   * sandbox). False when there is nothing worth keeping (no snapshot, taking them failed, over the
+   * budget alone, or the keeper is disposed): the caller then disposes both itself.
+   */
+  async keep(snapshots: SessionSnapshots, release: () => Promise<void>): Promise<boolean> {
+    if (this.disposed || snapshots.failure !== undefined || snapshots.steps.length === 0 || snapshots.bytes > this.budgetBytes) return false;
+    snapshots.usedAt = ++useClock;
+    this.kept.push({ snapshots, release });
+    const total = () => this.kept.reduce((sum, k) => sum + k.snapshots.bytes, 0);
+    while (this.kept.length > this.maxSessions || total() > this.budgetBytes) {
+      const oldest = this.kept.filter((k) => k.snapshots !== snapshots).sort((a, b) => a.snapshots.usedAt - b.snapshots.usedAt)[0];
+      if (!oldest) break;
+      await this.drop(oldest);
+    }
+    return true;
+  }
+
+  /** Removes every kept session's snapshots and container; later sessions are kept again. */
+  async clear(): Promise<void> {
+    await Promise.all([...this.kept].map((k) => this.drop(k)));
+  }
+
+  /** Removes every kept session's snapshots and container; later `keep` calls keep nothing. */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    await this.clear();
+  }
+
+  private async drop(kept: { snapshots: SessionSnapshots; release: () => Promise<void> }): Promise<void> {
+    this.kept.splice(this.kept.indexOf(kept), 1);
+    await kept.snapshots.dispose();
+    await kept.release().catch(() => undefined);
+  }
+}
+
+/** The running and kept sessions' snapshots in this process. */
 class SnapshotRegistry {
   private readonly sessions = new Map<SessionSnapshots, () => readonly Step[]>();
 

@@ -28,7 +28,7 @@ import { replaySettings, startContainerSession } from './containerSession';
 import { DebugSession } from './debugSession';
 import { DEFAULT_NORMALISERS, type NormaliserName } from './divergence';
 import { forkOf } from './fork';
-import { forkSnapshots, SessionSnapshots } from './forkSnapshots';
+import { forkSnapshots, SessionSnapshots, type SnapshotKeeper } from './forkSnapshots';
 
 type LaunchMode = 'replay' | 'live' | 'fork';
 
@@ -248,8 +248,10 @@ export interface StartOptions {
   /**
    * Snapshots after every step, so a later fork of the same actions restores instead of replaying
    * (core/session/forkSnapshots): on by default, `false` turns them off (and a fork then replays).
+   * With a `keeper`, the snapshots and their container outlive the session's `finish` until the
+   * keeper lets them go, so a fork started after this session ended restores them too.
    */
-  snapshots?: false | { budgetBytes?: number };
+  snapshots?: false | { budgetBytes?: number; keeper?: SnapshotKeeper };
 }
 
 /** How a fork reached its step: from a running session's snapshot, or by replaying. */
@@ -269,6 +271,8 @@ export interface StartedSession {
   person?: PersonSource;
   /** A fork: whether it restored a snapshot or replayed. */
   fork?: ForkStart;
+  /** The snapshots the session takes after each step, unless turned off. */
+  snapshots?: SessionSnapshots;
 }
 
 /** What a session's snapshots may be reused for: the same image, repository, tools and settings. */
@@ -288,14 +292,15 @@ function snapshotSetup(plan: SessionPlan): string {
 
 function forkNote(at: number, restoredAt: number, restoreFailed: string | undefined): string {
   if (restoreFailed !== undefined) return `could not restore the snapshot (${restoreFailed}): replaying steps 1..${at} to fork`;
-  if (restoredAt === 0) return `no session in this process has run this recording's steps: replaying steps 1..${at} to fork`;
+  if (restoredAt === 0) return `no running or kept session has a snapshot of this recording's steps: replaying steps 1..${at} to fork`;
   const rest = at - restoredAt;
-  return `restored the snapshot after step ${restoredAt}${rest > 0 ? `, replaying steps ${restoredAt + 1}..${at}` : ''}`;
+  const replaying = rest === 0 ? '' : rest === 1 ? `, replaying step ${at}` : `, replaying steps ${restoredAt + 1}..${at}`;
+  return `restored the snapshot after step ${restoredAt}${replaying}`;
 }
 
 /**
  * Starts the plan's container and a debug session in it; the session disposes the container at `finish`.
- * A fork restores the latest snapshot a running session of this process took of the recording's
+ * A fork restores the latest snapshot a running or kept session of this process took of the recording's
  * actions (core/session/forkSnapshots) and replays only the steps after it; `restoreFailed` says
  * why that failed (the source ended meanwhile), and the fork replays from the start.
  */
@@ -335,6 +340,7 @@ export async function startSession(plan: SessionPlan, options: StartOptions, res
     sources,
     ...(found ? { history: found.steps } : {}),
     ...(snapshots ? { snapshots } : {}),
+    ...(snapshots && options.snapshots && options.snapshots.keeper ? { keeper: options.snapshots.keeper } : {}),
     task: plan.task,
     meta,
     breakpoints: plan.breakpoints,
@@ -344,5 +350,5 @@ export async function startSession(plan: SessionPlan, options: StartOptions, res
   if (snapshots) forkSnapshots.add(snapshots, () => debug.steps);
   const restoredAt = found?.at ?? 0;
   const fork = plan.mode === 'fork' ? { restoredAt, replayed: at - restoredAt, note: forkNote(at, restoredAt, restoreFailed) } : undefined;
-  return { plan, aci, debug, ...(person ? { person } : {}), ...(fork ? { fork } : {}) };
+  return { plan, aci, debug, ...(person ? { person } : {}), ...(fork ? { fork } : {}), ...(snapshots ? { snapshots } : {}) };
 }

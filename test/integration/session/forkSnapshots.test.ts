@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { PersonSource } from '../../../extension/core/session/actionSources';
 import type { AciSession } from '../../../extension/core/aci/aciSession';
 import { OWNER_LABEL, SANDBOX_LABEL } from '../../../extension/core/runtime/dockerSandbox';
-import { forkSnapshots, SNAPSHOT_DIR } from '../../../extension/core/session/forkSnapshots';
+import { forkSnapshots, SnapshotKeeper, SNAPSHOT_DIR } from '../../../extension/core/session/forkSnapshots';
 import { planSession, startSession, type LaunchRequest, type StartedSession } from '../../../extension/core/session/launcher';
 import type { Trajectory } from '../../../extension/core/trajectory/model';
 import { generatedCommand, generatedRecording } from '../../helpers/forkRecording';
@@ -134,7 +134,7 @@ describe('a fork restores the snapshot of a running session instead of replaying
       const replayed = await startSession(planSession(request('fork', never, 4)), { role: 'replay', live: { kind: 'person' } });
       try {
         assert.equal(replayed.fork?.restoredAt, 0);
-        assert.match(replayed.fork!.note, /no session in this process has run this recording's steps: replaying steps 1\.\.4/);
+        assert.match(replayed.fork!.note, /no running or kept session has a snapshot of this recording's steps: replaying steps 1\.\.4/);
       } finally {
         replayed.person!.end();
         await replayed.debug.finish();
@@ -145,6 +145,48 @@ describe('a fork restores the snapshot of a running session instead of replaying
     assert.equal(forkSnapshots.size, 0);
     assert.deepEqual(await leftoverContainers(), []);
   });
+  test("a keeper keeps finished sessions' snapshots and containers: a fork after its source finished restores; the least recently used goes first; dispose removes them", async () => {
+    const keeper = new SnapshotKeeper(2);
+    const finished = async (trajectory: Trajectory, at?: number): Promise<StartedSession> => {
+      const started = await startSession(planSession(request('replay', trajectory, at)), { role: 'replay', snapshots: { keeper } });
+      await started.debug.continue();
+      await started.debug.finish();
+      return started;
+    };
+    try {
+      const source = await finished(recording, 9);
+      assert.deepEqual(await leftoverContainers(), [source.aci.sandbox.id], 'the finished source keeps its container, for its snapshots');
+      const fork = await startSession(planSession(request('fork', recording, 7)), { role: 'replay', live: { kind: 'person' }, snapshots: { keeper } });
+      const replay = await replayTo(7);
+      try {
+        assert.deepEqual(fork.fork && { restoredAt: fork.fork.restoredAt, note: fork.fork.note }, {
+          restoredAt: 7,
+          note: 'restored the snapshot after step 7',
+        });
+        assert.deepEqual(await workspace(fork.aci), await workspace(replay.aci));
+      } finally {
+        fork.person!.end();
+        await fork.debug.finish();
+        await replay.debug.finish();
+      }
+      // The fork's own snapshots (none: it took no step) are not kept; the source was used last.
+      assert.deepEqual(keeper.sandboxIds, [source.aci.sandbox.id]);
+      const other = await finished(generatedRecording(4, (i) => `echo other ${i} >> /repo/other.txt`));
+      const third = await finished(generatedRecording(3, (i) => `echo third ${i} >> /repo/third.txt`));
+      // Three finished, two kept: the source (used before the other two were kept) went.
+      assert.deepEqual(keeper.sandboxIds, [other.aci.sandbox.id, third.aci.sandbox.id]);
+      assert.deepEqual((await leftoverContainers()).sort(), [other.aci.sandbox.id, third.aci.sandbox.id].sort());
+      const late = await startSession(planSession(request('fork', recording, 7)), { role: 'replay', live: { kind: 'person' }, snapshots: false });
+      assert.equal(late.fork?.restoredAt, 0, "the source's snapshots went with its container");
+      late.person!.end();
+      await late.debug.finish();
+    } finally {
+      await keeper.dispose();
+    }
+    assert.equal(forkSnapshots.size, 0);
+    assert.deepEqual(await leftoverContainers(), [], 'dispose removed the kept containers');
+  });
+
   test('a source whose container went away: the fork says it could not restore, and replays', async () => {
     const source = await startSession(planSession(request('replay', recording, 6)), { role: 'replay' });
     try {

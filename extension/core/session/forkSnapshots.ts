@@ -83,6 +83,8 @@ export class SessionSnapshots {
   private disposed = false;
   /** The snapshot folder exists. */
   private made = false;
+  /** Steps whose snapshot needed no tar: their action could not have changed the repository. */
+  unchanged = 0;
   /** Why taking snapshots stopped, if it did (the session runs on without them). */
   failure: string | undefined;
 
@@ -113,6 +115,16 @@ export class SessionSnapshots {
     const at = history.length;
     while (this.prefix.length <= at) this.prefix.push(chain(this.prefix.at(-1)!, actionKey(history[this.prefix.length - 1]!, this.aci.tools)));
     if (this.disposed || this.failure !== undefined || at % this.stride !== 0) return;
+    // A step whose action could not run (a format error) or whose tool only reads (the viewer, the searches) left the
+    // repository as the step before's snapshot has it: that snapshot again, with the tools' new state, and no tar.
+    const last = history[at - 1]!;
+    const before = this.kept.get(at - 1);
+    const readOnly = last.formatError !== undefined || (last.action.tool !== null && this.aci.tools.tools.get(last.action.tool)?.readOnly === true);
+    if (before && readOnly) {
+      this.kept.set(at, { ...before, tools: this.aci.toolState() });
+      this.unchanged++;
+      return;
+    }
     const { sandbox } = this.aci;
     const file = `${this.dir}/${at}.tar`;
     const q = bashQuote;

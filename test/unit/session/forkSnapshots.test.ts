@@ -46,3 +46,45 @@ test('snapshots: a step that changed nothing shares the last file; over the budg
     await rm(path.dirname(dir), { recursive: true, force: true });
   }
 });
+
+test('snapshots: a step of a tool that only reads (open, goto, search_file) takes no tar and restores the step before; a bash step that rewrites a file does', async () => {
+  const repo = await mkdtemp(path.join(tmpdir(), 'swb-fork-readonly-'));
+  const sandbox = await LocalSandbox.create({ image: 'local', repoDir: repo, repoPath: '/repo' });
+  const aci = new AciSession(sandbox);
+  const dir = path.join(await mkdtemp(path.join(tmpdir(), 'swb-fork-readonly-dir-')), 'snaps');
+  const snapshots = new SessionSnapshots('setup', aci, 1024 ** 3, dir);
+  const contentOf = async (at: number) => {
+    const kept = (snapshots as unknown as { kept: Map<number, { file: string }> }).kept.get(at);
+    assert.ok(kept, `a snapshot after step ${at}`);
+    return (await sandbox.exec(`tar -xOf ${kept.file} ./f.txt 2>&1`)).output;
+  };
+  try {
+    const history: Step[] = [];
+    const commands: [string, string][] = [
+      ['bash', 'printf "a\\n" > f.txt'],
+      ['open', 'open f.txt'],
+      ['goto', 'goto 1'],
+      ['bash', 'printf "b\\n" > f.txt'],
+      ['search_file', 'search_file b'],
+    ];
+    for (const [i, [tool, raw]] of commands.entries()) {
+      const r = await aci.runCommand(raw);
+      assert.equal(r.exitCode, 0, `${raw}: ${r.observation}`);
+      history.push({ ...step(i, raw), action: { raw, tool, args: {} } });
+      await snapshots.take(history);
+    }
+    assert.equal(snapshots.failure, undefined);
+    assert.equal(snapshots.unchanged, 3, 'open, goto and search_file took no tar');
+    assert.deepEqual(await Promise.all([1, 2, 3, 4, 5].map(contentOf)), ['a\n', 'a\n', 'a\n', 'b\n', 'b\n']);
+    assert.deepEqual((await readdir(dir)).filter((f) => f.endsWith('.tar')).sort(), ['1.tar', '4.tar']);
+    // One file, but each step's own tools' state: no file open after step 1, f.txt after open.
+    const kept = (snapshots as unknown as { kept: Map<number, { tools: { state: { openFile: string | null } } }> }).kept;
+    assert.equal(kept.get(1)?.tools.state.openFile, null);
+    assert.match(kept.get(2)?.tools.state.openFile ?? '', /f\.txt$/);
+  } finally {
+    await snapshots.dispose();
+    await aci.dispose();
+    await rm(repo, { recursive: true, force: true });
+    await rm(path.dirname(dir), { recursive: true, force: true });
+  }
+});

@@ -1,12 +1,14 @@
 /**
  * Forking a 150-step session at steps 5, 50 and 140, measured side by side in one run:
- *   snapshot  the fork restores the snapshot the running session took at that step
- *             (core/session/forkSnapshots): a container, the repository unpacked, the tools' state
+ *   snapshot  the fork restores the snapshot the session took at that step (core/session/forkSnapshots):
+ *             a container, the repository unpacked, the tools' state. The session has finished and a
+ *             SnapshotKeeper kept its snapshots, as VS Code's controller does (it stops the session
+ *             before it starts the fork)
  *   replay    the same fork with snapshots off: a container, then steps 0..k-1 replayed
  * Both go through the launcher, as `swe-workbench run --fork` and VS Code's Fork Here do, and
  * count until the fork is ready to take its first new action. Rounds alternate the two.
- * Also printed: what taking the snapshots costs the running session per step (the same steps
- * replayed with and without them), and the two ways of snapshotting measured before choosing
+ * Also printed: what taking the snapshots costs the running session per step (the same 150 steps
+ * replayed with and without them, and how many steps needed no tar), and the two ways of snapshotting measured before choosing
  * (a tar through the session's shell vs `docker commit`) on the sample repository and on one of
  * `--large-mb` MB.
  * Usage: node --import tsx bench/session/fork.ts [--rounds N] [--large-mb N]
@@ -17,6 +19,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { OWNER_LABEL, SANDBOX_LABEL } from '../../extension/core/runtime/dockerSandbox';
 import { dockerFromEnv } from '../../extension/core/runtime/dockerConnection';
+import { SnapshotKeeper } from '../../extension/core/session/forkSnapshots';
 import { planSession, startSession, type LaunchRequest, type StartedSession } from '../../extension/core/session/launcher';
 import type { Trajectory } from '../../extension/core/trajectory/model';
 import { generatedRecording } from '../../test/helpers/forkRecording';
@@ -142,11 +145,17 @@ async function main(): Promise<void> {
   try {
     const recording = generatedRecording(STEPS);
     console.log(`${STEPS}-step session on the sample repository (${IMAGE}), ${rounds} rounds per fork step, alternating`);
-    const source = await startSession(planSession(request(repo.dir, recording, 'replay')), { role: 'bench' });
+    const bare = await startSession(planSession(request(repo.dir, recording, 'replay')), { role: 'bench', snapshots: false });
+    const bareMs = await timed(() => bare.debug.continue());
+    await bare.debug.finish();
+    const keeper = new SnapshotKeeper();
+    const source = await startSession(planSession(request(repo.dir, recording, 'replay')), { role: 'bench', snapshots: { keeper } });
     const sourceMs = await timed(() => source.debug.continue());
+    const unchanged = source.snapshots?.unchanged ?? 0;
+    // Finished, as VS Code's controller finishes the running session before it starts a fork: the keeper keeps the snapshots.
+    await source.debug.finish();
     try {
       const rows: { at: number; snapshot: number; replay: number }[] = [];
-      let replayMsPerStep = 0;
       for (const at of FORK_AT) {
         const bySnapshot: number[] = [];
         const byReplay: number[] = [];
@@ -160,7 +169,6 @@ async function main(): Promise<void> {
           byReplay.push(b.ms);
         }
         rows.push({ at, snapshot: median(bySnapshot), replay: median(byReplay) });
-        if (at === 140) replayMsPerStep = median(byReplay) / at;
       }
       console.log('fork at | by snapshot | by replay | replay/snapshot');
       for (const r of rows) {
@@ -174,11 +182,11 @@ async function main(): Promise<void> {
         `flatness: by snapshot at ${last.at} / at ${first.at} = ${(last.snapshot / first.snapshot).toFixed(2)}; by replay ${(last.replay / first.replay).toFixed(2)}`,
       );
       console.log(
-        `running session: ${(sourceMs / STEPS).toFixed(1)} ms per step taking snapshots vs ${replayMsPerStep.toFixed(1)} ms per step of a fork's replay without (container start included); ` +
-          `${source.debug.steps.length} steps, snapshot files in its container kept`,
+        `running session: ${(sourceMs / STEPS).toFixed(1)} ms per step taking snapshots vs ${(bareMs / STEPS).toFixed(1)} ms without (${STEPS} steps each); ` +
+          `${unchanged} of ${STEPS} steps needed no tar (a viewer or search call: the step before's snapshot)`,
       );
     } finally {
-      await source.debug.finish();
+      await keeper.dispose();
     }
     console.log('choosing the snapshot: tar through the session shell vs docker commit');
     await mechanisms(repo.dir, 0);

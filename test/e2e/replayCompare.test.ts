@@ -59,7 +59,7 @@ async function stopSession(page: Page): Promise<void> {
   const before = new Set(sessionContainers());
   await runCommand(page, 'SWE Workbench: Stop Session');
   await row(page, /stopped/).waitFor({ state: 'attached', timeout: 60_000 });
-  await runCommand(page, "SWE Workbench: Remove Stopped Sessions' Snapshots");
+  await runCommand(page, 'SWE Workbench: Discard Kept Fork Snapshots');
   // Others' sessions may run on this Docker engine too: ours is the one of those before that goes.
   for (let attempt = 0; before.size > 0 && sessionContainers().filter((c) => before.has(c)).length === before.size; attempt++) {
     if (attempt > 60) throw new Error(`the session's container is still there: ${sessionContainers().join(', ')}`);

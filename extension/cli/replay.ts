@@ -107,7 +107,8 @@ export const command: Command = {
     );
     const choice = plan.scaffoldChoice;
     ctx.stderr.write(`swe-workbench replay: ${describeChoice(choice)}\n`);
-    const { debug: session } = await startSession(plan, { role: 'replay', signal: ctx.signal }).catch((err: unknown) => {
+    // No fork can follow in this process: no snapshots.
+    const { debug: session } = await startSession(plan, { role: 'replay', signal: ctx.signal, snapshots: false }).catch((err: unknown) => {
       throw err instanceof CancelledError ? err : new CliError(`could not start the sandbox: ${errorText(err)}`, 1);
     });
     session.on((event) => {

@@ -165,11 +165,14 @@ export const command: Command = {
     });
     ctx.stderr.write(`swe-workbench run: ${describeChoice(plan.scaffoldChoice)}\n`);
     const onRetry = (r: RetryRecord) => ctx.stderr.write(`policy: attempt ${r.attempt} failed (${r.reason}); retrying in ${r.delayMs} ms\n`);
-    const { debug: session } = await startSession(plan, {
+    const { debug: session, fork } = await startSession(plan, {
       role: 'run',
+      // No later fork in this process could use snapshots.
+      snapshots: false,
       live: { kind: 'policy', client, onRetry, ...defined({ observationWindow }) },
       signal: ctx.signal,
     });
+    if (fork) ctx.stderr.write(`swe-workbench run: ${fork.note}\n`);
     session.on((event) => {
       if (event.type === 'step-done') {
         const s = event.step;

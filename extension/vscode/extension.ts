@@ -47,7 +47,7 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
     const rollouts = activateRollouts(context, log, trajectoryEditor.api);
     context.subscriptions.push(...rollouts.disposables);
     const session = activateSession(context, log, trajectoryEditor.api);
-    stopSession = () => session.api.controller.stop();
+    stopSession = () => session.api.controller.shutdown();
     context.subscriptions.push(...session.disposables);
     context.subscriptions.push(new ReplayCompareViews(context, log, session.api.controller));
     context.subscriptions.push(...activatePatch(context, log));
@@ -70,7 +70,7 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
   }
 }
 
-/** Stops the running session so its container is removed before the extension host exits. */
+/** Stops the running session and releases the kept snapshots, so their containers are removed before the extension host exits. */
 export async function deactivate(): Promise<void> {
   await stopSession?.();
 }

@@ -54,11 +54,12 @@ async function replayFromStepper(page: Page, last: RegExp): Promise<string[]> {
   return row(page, /exit \S+ · [\d.]+ m?s · (matched|diverged)/).allTextContents();
 }
 
-/** Stops the session and waits until its container is gone (also after a failure, so none is left behind). */
+/** Stops the session, removes the container it keeps for its snapshots, and waits until it is gone (also after a failure, so none is left behind). */
 async function stopSession(page: Page): Promise<void> {
   const before = new Set(sessionContainers());
   await runCommand(page, 'SWE Workbench: Stop Session');
   await row(page, /stopped/).waitFor({ state: 'attached', timeout: 60_000 });
+  await runCommand(page, 'SWE Workbench: Discard Kept Fork Snapshots');
   // Others' sessions may run on this Docker engine too: ours is the one of those before that goes.
   for (let attempt = 0; before.size > 0 && sessionContainers().filter((c) => before.has(c)).length === before.size; attempt++) {
     if (attempt > 60) throw new Error(`the session's container is still there: ${sessionContainers().join(', ')}`);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { extensionInternals } from './internals';
 import type { SessionApi } from '../../extension/vscode/session/activateSession';
+import type { AciSession } from '../../extension/core/aci/aciSession';
 import type { SessionLaunch } from '../../extension/vscode/session/sessionLaunch';
 import { containerUri } from '../../extension/vscode/container/containerFileSystem';
 import { loadTrajectory } from '../../extension/core/trajectory/load';
@@ -155,6 +156,21 @@ function recordingOn(baseCommit: string, file: string): Promise<vscode.Uri> {
   });
 }
 
+/** What a person finds in the container's repository: every file with its content (.git's objects and index aside), git's view, the viewer's file. */
+async function workspaceOf(aci: AciSession): Promise<Record<string, unknown>> {
+  const exec = async (command: string) => {
+    const r = await aci.sandbox.exec(command, { cwd: '/repo' });
+    assert.equal(r.exitCode, 0, `${command}: ${r.output}`);
+    return r.output;
+  };
+  return {
+    files: await exec(`find . \\( -path ./.git/objects -o -path ./.git/index \\) -prune -o -type f -print0 | sort -z | xargs -0 sha1sum`),
+    status: await exec('git status --porcelain=v1 --untracked-files=all'),
+    diff: await exec('git diff'),
+    viewer: aci.stepState(),
+  };
+}
+
 async function launch(mode: SessionLaunch['mode'], extra: Partial<SessionLaunch> = {}): Promise<void> {
   const base = await session.launchFor(mode, recorded, { image: IMAGE, repoDir });
   await session.controller.start({ ...base, ...extra });
@@ -266,7 +282,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.equal((await session.controller.nextActionText()).trim(), 'open "ledger/money.py" 75');
   });
 
-  it('a fork after step 2 replays two steps, then continues against the policy server', async () => {
+  it("a fork after step 2 restores the earlier replay's snapshot (kept since it stopped), then continues against the policy server", async () => {
     server.setScript([thoughtAction('Count the tests again.', 'grep -c "def test_" tests/test_money.py'), thoughtAction('Done.', 'submit')]);
     const before = server.chatRequests.length;
     await launch('fork', { at: 2, then: 'policy' });
@@ -277,8 +293,11 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
       rows.map((r) => r.label),
       ['1  bash', '2  open', '3  bash', '4  submit'],
     );
-    assert.match(rows[0]!.description, /matched/);
-    assert.doesNotMatch(rows[2]!.description, /matched/);
+    // The replay of the first tests stopped long ago; its snapshot after step 2 is restored, nothing replayed.
+    assert.equal(session.controller.current?.fork?.note, 'restored the snapshot after step 2');
+    assert.match(rows[0]!.description, /restored$/);
+    assert.match(rows[1]!.description, /restored$/);
+    assert.doesNotMatch(rows[2]!.description, /matched|restored/);
     assert.equal(server.chatRequests.length - before, 2);
     // The policy saw the system prompt, the task and the two replayed exchanges.
     assert.equal(server.chatRequests[before]!.messages.length, 2 + 2 * 2);
@@ -443,8 +462,67 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.equal(session.controller.current!.entries[0]!.step.observation.trim(), 'typed-before-stop');
   });
 
-  it('leaves no container behind once stopped', async () => {
+  it("Fork after step N of a running, then of a stopped replay restores its snapshot: only later steps are replayed, the workspace is the replay's at step N", async () => {
+    // A recording that changes files: made by a live run, saved as the person would.
+    server.setScript([
+      thoughtAction('Leave a note.', 'echo cents > notes.txt'),
+      thoughtAction('Open the method.', 'open "ledger/money.py" 75'),
+      thoughtAction('Make it exact.', 'sed -i "s/def allocate(self, ratios)/def allocate(self, ratios, *, exact=True)/" ledger/money.py'),
+      thoughtAction('Read the note.', 'cat notes.txt'),
+      thoughtAction('Done.', 'submit'),
+    ]);
+    await session.controller.start({ mode: 'live', image: IMAGE, repoDir, repoPath: '/repo', problemStatement: 'Money.allocate must keep every cent.' });
+    assert.equal((await session.controller.continue()).reason, 'submitted');
+    const edits = vscode.Uri.file(path.join(scratch, 'edits.json'));
+    await session.controller.save(edits);
+    // Another copy of the repository: only this test's sessions have snapshots of it.
+    const forkRepo = sampleRepository(path.join(scratch, 'fork-repo'));
+    const launchOf = (mode: SessionLaunch['mode'], at?: number) =>
+      session.launchFor(mode, edits, { image: IMAGE, repoDir: forkRepo, ...(at !== undefined ? { at, then: 'person' as const } : {}) });
+
+    const replay = await session.start(await launchOf('replay'), 'Replay');
+    assert.ok(replay);
+    assert.equal((await session.controller.runTo(3)).index, 3);
+    const atThree = await workspaceOf(replay.aci);
+    assert.match(String(atThree.files), / \.\/notes\.txt$/m);
+    assert.match(String(atThree.diff), /\+    def allocate\(self, ratios, \*, exact=True\):/);
+
+    // Fork after step 4 while the replay is paused after step 3: Stop and Fork.
+    session.choices.prompts.confirmStop = async () => true;
+    const four = await session.start(await launchOf('fork', 4), 'Fork');
+    assert.ok(four);
+    assert.equal(replay.state, 'stopped');
+    assert.equal(four.fork?.note, 'restored the snapshot after step 3, replaying step 4');
+    assert.match(String(session.tree.getTreeItem({ kind: 'session' }).tooltip), /restored the snapshot after step 3, replaying step 4/);
+    assert.deepEqual(await workspaceOf(four.aci), atThree, "the fork starts from the replay's workspace after step 3");
+    assert.equal((await session.controller.runTo(4)).index, 4);
+    assert.deepEqual(
+      viewRows().map((r) => [r.label, r.description.split(' · ').at(-1)]),
+      [
+        ['1  bash', 'restored'],
+        ['2  open', 'restored'],
+        ['3  bash', 'restored'],
+        ['4  bash', 'matched'],
+      ],
+    );
+
+    // Fork after step 3 of the replay, stopped since: its snapshot is still there; nothing is replayed.
+    const three = await session.start(await launchOf('fork', 3), 'Fork');
+    assert.ok(three);
+    assert.equal(four.state, 'stopped');
+    assert.equal(three.fork?.note, 'restored the snapshot after step 3');
+    assert.deepEqual(await workspaceOf(three.aci), atThree);
+    assert.equal((await session.controller.runTo(3)).index, 3);
+    assert.deepEqual(
+      viewRows().map((r) => r.description.split(' · ').at(-1)),
+      ['restored', 'restored', 'restored'],
+    );
+  });
+
+  it("leaves no container behind once stopped and the stopped sessions' snapshots are removed", async () => {
     await session.controller.stop();
+    assert.ok(sessionContainers().length > 0, 'stopped sessions keep their containers for their snapshots');
+    await vscode.commands.executeCommand('sweWorkbench.session.releaseSnapshots');
     // Docker may still be tearing down the last container; one that stays is a leak.
     await waitUntil(`no container is labelled ${SESSION_ROLE} (left: ${sessionContainers().join(', ')})`, () => sessionContainers().length === 0);
   });

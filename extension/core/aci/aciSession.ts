@@ -1,5 +1,6 @@
 import { throwIfAborted } from '../errors';
 import type { Sandbox } from '../runtime/sandbox';
+import { shellQuote } from '../parsing/shellWords';
 import { validateArguments, type ParsedAction } from '../parsing/commandSyntax';
 import { disposeWarmFlake8 } from './flake8Server';
 import { disposePyright } from './lspServer';
@@ -40,6 +41,16 @@ export interface AciSessionOptions {
   present?: (result: ToolResult) => string;
 }
 
+/**
+ * What the tools remember between calls (the viewer's file and window, the working directory,
+ * editors' undo history, the submit review stage, the last `diff_state`), copied so that later
+ * calls do not change it: a fork restores it with the workspace.
+ */
+export interface AciToolState {
+  state: Omit<AciState, 'fileHistory'> & { fileHistory: [string, string[]][] };
+  diff?: string;
+}
+
 /** Exit code given to an action that could not be parsed or validated (nothing ran). */
 const FORMAT_ERROR_EXIT_CODE = 2;
 
@@ -73,10 +84,35 @@ export class AciSession {
     return this.diff === undefined ? state : { ...state, diff: this.diff };
   }
 
+  /** A copy of the tools' state after the last call (`restoreToolState` puts it back). */
+  toolState(): AciToolState {
+    const { fileHistory, ...rest } = this.state;
+    const state = { ...rest, fileHistory: [...fileHistory].map(([file, versions]): [string, string[]] => [file, [...versions]]) };
+    return this.diff === undefined ? { state } : { state, diff: this.diff };
+  }
+
+  /**
+   * Puts back a state from `toolState` (of this session or another one on the same workspace) and
+   * moves the shell into its working directory. The shell's variables and functions are not part of it.
+   */
+  async restoreToolState(saved: AciToolState, signal?: AbortSignal): Promise<void> {
+    const { fileHistory, ...rest } = saved.state;
+    await this.queue;
+    Object.assign(this.state, rest, { fileHistory: new Map(fileHistory.map(([file, versions]) => [file, [...versions]])) });
+    if (this.diff !== undefined) this.diff = saved.diff ?? '';
+    const cd = await this.sandbox.exec(`cd -- ${shellQuote(rest.workingDir)}`, { timeoutMs: 10_000, ...(signal ? { signal } : {}) });
+    if (cd.exitCode !== 0) throw new Error(`cannot enter the restored working directory ${rest.workingDir}: ${cd.output.trim()}`);
+  }
+
+  /** Shuts down the sandbox's Pyright server and warm flake8, if the tools started them; the sandbox stays. */
+  async stopServers(): Promise<void> {
+    await Promise.all([disposePyright(this.sandbox), disposeWarmFlake8(this.sandbox)]);
+  }
+
   /** Shuts down the sandbox's Pyright server and warm flake8, if the tools started them, then removes the sandbox. */
   async dispose(): Promise<void> {
     try {
-      await Promise.all([disposePyright(this.sandbox), disposeWarmFlake8(this.sandbox)]);
+      await this.stopServers();
     } finally {
       await this.sandbox.dispose();
     }

@@ -26,6 +26,7 @@ async function inDirectory(ctx: ToolContext, dir: string | undefined, body: stri
 
 const findFile = defineTool({
   name: 'find_file',
+  readOnly: true,
   bundle: 'search',
   description: 'finds all files with the given name or pattern in dir. If dir is not provided, searches in the current directory',
   signature: 'find_file <file_name> [<dir>]',
@@ -43,6 +44,7 @@ const findFile = defineTool({
 
 const searchDir = defineTool({
   name: 'search_dir',
+  readOnly: true,
   bundle: 'search',
   description: 'searches for search_term in all files in dir. If dir is not provided, searches in the current directory',
   signature: 'search_dir <search_term> [<dir>]',
@@ -73,6 +75,7 @@ const searchDir = defineTool({
 
 const searchFile = defineTool({
   name: 'search_file',
+  readOnly: true,
   bundle: 'search',
   description: 'searches for search_term in file. If file is not provided, searches in the current open file',
   signature: 'search_file <search_term> [<file>]',

@@ -85,6 +85,8 @@ export interface ToolDefinition extends ToolSyntax {
   parameters: z.ZodObject;
   /** A body on the lines after the command, up to a line holding only `terminator`. */
   block?: { argument: string; terminator: string };
+  /** The tool only reads files (a viewer, a search): the repository is as it was before the call (a fork's snapshot needs no tar). */
+  readOnly?: true;
   run(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolResult>;
 }
 
@@ -96,6 +98,7 @@ export function defineTool<S extends z.ZodObject>(tool: {
   signature: string;
   parameters: S;
   block?: { argument: string; terminator: string };
+  readOnly?: true;
   run(ctx: ToolContext, args: z.infer<S>): Promise<ToolResult>;
 }): ToolDefinition {
   return { ...tool, run: (ctx, args) => tool.run(ctx, args as z.infer<S>) };

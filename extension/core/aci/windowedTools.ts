@@ -58,6 +58,7 @@ export function showWindow(ctx: ToolContext, text: string, displayPath: string, 
 
 const open = defineTool({
   name: 'open',
+  readOnly: true,
   bundle: 'windowed',
   description: 'opens the file at the given path in the editor. If line_number is provided, the window will be move to include that line',
   signature: 'open "<path>" [<line_number>]',
@@ -94,6 +95,7 @@ const open = defineTool({
 
 const goto = defineTool({
   name: 'goto',
+  readOnly: true,
   bundle: 'windowed',
   description: 'moves the window to show <line_number>',
   signature: 'goto <line_number>',
@@ -112,6 +114,7 @@ function scrollTool(name: 'scroll_up' | 'scroll_down', direction: 1 | -1) {
   return defineTool({
     name,
     bundle: 'windowed',
+    readOnly: true,
     // SWE-agent's own docstring says "down" for both; models were trained on it.
     description: 'moves the window down 100 lines',
     signature: name,

@@ -11,6 +11,7 @@ import { shellQuote } from '../parsing/shellWords';
 import { typedAction, type ActionSource, type NextAction, type TypedCall } from './actionSources';
 import { breakAfter, breakBefore, describeBreakpoint, observationFlags, type Breakpoint } from './breakpoints';
 import { compareObservations, DEFAULT_NORMALISERS, type NormaliserName } from './divergence';
+import type { SessionSnapshots, SnapshotKeeper } from './forkSnapshots';
 import { TrajectoryRecorder } from './trajectoryRecorder';
 import { joinObservations } from '../trajectory/chatSteps';
 
@@ -60,6 +61,12 @@ export interface SessionOptions {
   /** Run in the sandbox at `finish` (e.g. the task's tests); its output goes into the outcome. */
   testCommand?: string;
   signal?: AbortSignal;
+  /** Steps already done in the sandbox (a fork restored from a snapshot): the session goes on after them. */
+  history?: readonly Step[];
+  /** Takes a snapshot after every step, for forks (core/session/forkSnapshots); disposed at `finish`, unless `keeper` keeps them. */
+  snapshots?: SessionSnapshots;
+  /** Keeps `snapshots` and the sandbox holding them past `finish`, for forks started after this session ends. */
+  keeper?: SnapshotKeeper;
 }
 
 export class DebugSession {
@@ -85,6 +92,7 @@ export class DebugSession {
     this.breakpoints = [...(options.breakpoints ?? [])];
     this.sources = [...options.sources];
     this.recorder = new TrajectoryRecorder(options.task, options.meta);
+    for (const step of options.history ?? []) this.recorder.append(step);
     this.signal = options.signal ? AbortSignal.any([options.signal, this.cancelling.signal]) : this.cancelling.signal;
   }
 
@@ -195,8 +203,12 @@ export class DebugSession {
     } catch (err) {
       outcome.error = errorText(err);
     }
+    const { snapshots, keeper, aci } = this.options;
+    // Kept: the sandbox stays (its tool servers stop), holding the snapshots, until the keeper lets them go.
+    const kept = snapshots && keeper ? await keeper.keep(snapshots, () => aci.dispose()) : false;
+    if (!kept) await snapshots?.dispose();
     try {
-      await this.options.aci.dispose();
+      await (kept ? aci.stopServers() : aci.dispose());
     } catch (err) {
       outcome.error ??= `could not remove the sandbox ${sandbox.id}: ${errorText(err)}`;
     }
@@ -297,6 +309,7 @@ export class DebugSession {
       this.emit({ type: 'step-started', index, next: pending.next, source: pending.source });
       const { step, comparison } = await this.runStep(index, pending.next);
       this.recorder.append(step);
+      await this.options.snapshots?.take(this.steps, this.signal);
       this.emit({ type: 'step-done', step, ...(comparison ? { comparison } : {}) });
       if (comparison && !comparison.matched) this.emit({ type: 'divergence', index, diff: comparison.diff });
       if (this.submission !== undefined) return this.stop('submitted');

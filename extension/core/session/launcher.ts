@@ -28,6 +28,7 @@ import { replaySettings, startContainerSession } from './containerSession';
 import { DebugSession } from './debugSession';
 import { DEFAULT_NORMALISERS, type NormaliserName } from './divergence';
 import { forkOf } from './fork';
+import { forkSnapshots, SessionSnapshots, type SnapshotKeeper } from './forkSnapshots';
 
 type LaunchMode = 'replay' | 'live' | 'fork';
 
@@ -244,6 +245,22 @@ export interface StartOptions {
   limits?: Partial<SandboxLimits>;
   docker?: DockerConnectionOptions;
   signal?: AbortSignal;
+  /**
+   * Snapshots after every step, so a later fork of the same actions restores instead of replaying
+   * (core/session/forkSnapshots): on by default, `false` turns them off (and a fork then replays).
+   * With a `keeper`, the snapshots and their container outlive the session's `finish` until the
+   * keeper lets them go, so a fork started after this session ended restores them too.
+   */
+  snapshots?: false | { budgetBytes?: number; keeper?: SnapshotKeeper };
+}
+
+/** How a fork reached its step: from a running session's snapshot, or by replaying. */
+export interface ForkStart {
+  /** The snapshot's step (0: none was found); steps from it to the fork's step were replayed. */
+  restoredAt: number;
+  replayed: number;
+  /** In words, for the person. */
+  note: string;
 }
 
 export interface StartedSession {
@@ -252,10 +269,42 @@ export interface StartedSession {
   debug: DebugSession;
   /** The person's source, when the person gives the live actions. */
   person?: PersonSource;
+  /** A fork: whether it restored a snapshot or replayed. */
+  fork?: ForkStart;
+  /** The snapshots the session takes after each step, unless turned off. */
+  snapshots?: SessionSnapshots;
 }
 
-/** Starts the plan's container and a debug session in it; the session disposes the container at `finish`. */
-export async function startSession(plan: SessionPlan, options: StartOptions): Promise<StartedSession> {
+/** What a session's snapshots may be reused for: the same image, repository, tools and settings. */
+function snapshotSetup(plan: SessionPlan): string {
+  const { image, repoDir, repoPath, tty, baseCommit, config } = plan.container;
+  return JSON.stringify({
+    image,
+    repoDir,
+    repoPath,
+    tty,
+    baseCommit: baseCommit ?? null,
+    config,
+    scaffold: `${plan.scaffold.name}@${plan.scaffold.version}`,
+    bundles: plan.tools.bundles,
+  });
+}
+
+function forkNote(at: number, restoredAt: number, restoreFailed: string | undefined): string {
+  if (restoreFailed !== undefined) return `could not restore the snapshot (${restoreFailed}): replaying steps 1..${at} to fork`;
+  if (restoredAt === 0) return `no running or kept session has a snapshot of this recording's steps: replaying steps 1..${at} to fork`;
+  const rest = at - restoredAt;
+  const replaying = rest === 0 ? '' : rest === 1 ? `, replaying step ${at}` : `, replaying steps ${restoredAt + 1}..${at}`;
+  return `restored the snapshot after step ${restoredAt}${replaying}`;
+}
+
+/**
+ * Starts the plan's container and a debug session in it; the session disposes the container at `finish`.
+ * A fork restores the latest snapshot a running or kept session of this process took of the recording's
+ * actions (core/session/forkSnapshots) and replays only the steps after it; `restoreFailed` says
+ * why that failed (the source ended meanwhile), and the fork replays from the start.
+ */
+export async function startSession(plan: SessionPlan, options: StartOptions, restoreFailed?: string): Promise<StartedSession> {
   const { sources, meta, person } = sessionSources(plan, options.live);
   const { container } = plan;
   const aci = await startContainerSession({
@@ -269,14 +318,37 @@ export async function startSession(plan: SessionPlan, options: StartOptions): Pr
     config: container.config,
     ...defined({ baseCommit: container.baseCommit, limits: options.limits, docker: options.docker, signal: options.signal }),
   });
+  const setup = snapshotSetup(plan);
+  const at = plan.at ?? 0;
+  const found =
+    restoreFailed === undefined && plan.mode === 'fork' && at > 0 && options.snapshots !== false
+      ? forkSnapshots.find(setup, plan.recording!.trajectory.steps, at, plan.tools)
+      : undefined;
+  if (found) {
+    try {
+      await found.restoreInto(aci, options.signal);
+    } catch (err) {
+      await aci.dispose().catch(() => undefined);
+      options.signal?.throwIfAborted();
+      // The source session ended meanwhile, or its container went: replay instead.
+      return startSession(plan, options, errorText(err));
+    }
+  }
+  const snapshots = options.snapshots === false ? undefined : new SessionSnapshots(setup, aci, options.snapshots?.budgetBytes);
   const debug = new DebugSession({
     aci,
     sources,
+    ...(found ? { history: found.steps } : {}),
+    ...(snapshots ? { snapshots } : {}),
+    ...(snapshots && options.snapshots && options.snapshots.keeper ? { keeper: options.snapshots.keeper } : {}),
     task: plan.task,
     meta,
     breakpoints: plan.breakpoints,
     normalisers: plan.normalisers,
     ...defined({ maxSteps: plan.maxSteps, testCommand: plan.testCommand, signal: options.signal }),
   });
-  return { plan, aci, debug, ...(person ? { person } : {}) };
+  if (snapshots) forkSnapshots.add(snapshots, () => debug.steps);
+  const restoredAt = found?.at ?? 0;
+  const fork = plan.mode === 'fork' ? { restoredAt, replayed: at - restoredAt, note: forkNote(at, restoredAt, restoreFailed) } : undefined;
+  return { plan, aci, debug, ...(person ? { person } : {}), ...(fork ? { fork } : {}), ...(snapshots ? { snapshots } : {}) };
 }

@@ -333,6 +333,7 @@ export function activateSession(
     ],
     ['sweWorkbench.session.editNext', guarded('edit next action', openNextAction)],
     ['sweWorkbench.session.stop', guarded('stop', () => controller.stop())],
+    ['sweWorkbench.session.releaseSnapshots', guarded('remove kept snapshots', () => controller.releaseSnapshots())],
     [
       'sweWorkbench.session.save',
       guarded('save', async () => {

@@ -4,7 +4,8 @@ import { errorText } from '../../core/errors';
 import { PersonSource, typedAction, type ActionSource, type NextAction } from '../../core/session/actionSources';
 import { editedFile, type Breakpoint } from '../../core/session/breakpoints';
 import type { DebugSession, SessionEvent, StepComparison, Stop } from '../../core/session/debugSession';
-import { planSession, startSession, type LiveSource } from '../../core/session/launcher';
+import { SnapshotKeeper } from '../../core/session/forkSnapshots';
+import { planSession, startSession, type ForkStart, type LiveSource } from '../../core/session/launcher';
 import { writeTrajectoryFile } from '../../core/session/trajectoryRecorder';
 import { PolicyClient } from '../../core/policy/policyClient';
 import type { AciSession } from '../../core/aci/aciSession';
@@ -27,6 +28,8 @@ export type SandboxState = 'starting' | 'ready' | 'running' | 'paused' | 'stoppe
 export interface StepEntry {
   step: Step;
   comparison?: StepComparison;
+  /** A fork's step restored from a snapshot with the workspace, not run again. */
+  restored?: true;
 }
 
 export interface PolicyState {
@@ -53,7 +56,13 @@ export class RunningSession {
     readonly person: PersonSource | undefined,
     /** The scaffold the session runs, as `name@version`. */
     readonly scaffold: string,
-  ) {}
+    /** A fork: the snapshot it restored, if any, and the steps it replays. */
+    readonly fork?: ForkStart,
+  ) {
+    // A fork restored from a snapshot starts after the steps it restored.
+    for (const step of debug.steps) this.entries.push({ step, restored: true });
+    this.index = debug.steps.length;
+  }
 
   get title(): string {
     const name = this.launch.recording ? this.launch.recording.uri.path.split('/').at(-1) : this.launch.image;
@@ -91,6 +100,11 @@ export class SessionController extends Disposable {
   readonly onDidAskPerson = this.askedPerson.event;
   private readonly lint = this._register(vscode.languages.createDiagnosticCollection('swe-workbench-lint'));
   private languageClient: Promise<{ stop(): Promise<void> } | undefined> | undefined;
+  /**
+   * The snapshots of the sessions this controller stopped, in their containers, so that a fork
+   * (which stops the running session first) restores instead of replaying; released by `shutdown`.
+   */
+  private readonly keeper = new SnapshotKeeper();
 
   constructor(
     private readonly secrets: vscode.SecretStorage,
@@ -116,8 +130,15 @@ export class SessionController extends Disposable {
     try {
       const live = launch.mode === 'replay' ? undefined : await this.liveSource(launch, abort.signal);
       this.setStarting(launch);
-      const started = await startSession(plan, { role: SESSION_ROLE, signal: abort.signal, ...defined({ live }), ...sandboxSettings(readSettings()) });
-      const session = new RunningSession(launch, started.aci, started.debug, started.person, `${plan.scaffoldChoice.name}@${plan.scaffoldChoice.version}`);
+      const started = await startSession(plan, {
+        role: SESSION_ROLE,
+        signal: abort.signal,
+        snapshots: { keeper: this.keeper },
+        ...defined({ live }),
+        ...sandboxSettings(readSettings()),
+      });
+      const scaffold = `${plan.scaffoldChoice.name}@${plan.scaffoldChoice.version}`;
+      const session = new RunningSession(launch, started.aci, started.debug, started.person, scaffold, started.fork);
       started.debug.on((event) => this.onEvent(session, event));
       this.session = session;
       const registration = this.files.add(started.aci.sandbox);
@@ -125,6 +146,7 @@ export class SessionController extends Disposable {
       this.log.info(
         `${session.title}: container ${started.aci.sandbox.id.slice(0, 12)} of ${launch.image} ready, ${launch.repoDir} at ${plan.container.repoPath}`,
       );
+      if (started.fork) this.log.info(`${session.title}: ${started.fork.note}`);
       this.changed.fire(session);
       return session;
     } catch (error) {
@@ -228,6 +250,8 @@ export class SessionController extends Disposable {
       this.lint.clear();
       if (session.trajectory.outcome.error) this.log.warn(`${session.title}: ${session.trajectory.outcome.error}`);
       this.log.info(`${session.title}: stopped after ${session.trajectory.steps.length} steps (${session.trajectory.outcome.exitStatus ?? 'stopped'})`);
+      if (this.keeper.sandboxIds.includes(session.aci.sandbox.id))
+        this.log.info(`${session.title}: its container stays, holding the snapshots a fork of these steps restores, until newer sessions' replace them`);
       this.changed.fire(session);
     }
     return session.trajectory;
@@ -240,8 +264,25 @@ export class SessionController extends Disposable {
     await writeTrajectoryFile(target.fsPath, trajectory);
   }
 
+  /** Removes the stopped sessions' snapshots with their containers (a later fork of their steps replays); returns how many containers went. */
+  async releaseSnapshots(): Promise<number> {
+    const count = this.keeper.sandboxIds.length;
+    await this.keeper.clear();
+    this.log.info(`removed the snapshots of ${count} stopped session${count === 1 ? '' : 's'} with their containers`);
+    return count;
+  }
+
+  /** Stops the session and removes the stopped sessions' snapshots with their containers (at deactivation). */
+  async shutdown(): Promise<void> {
+    try {
+      await this.stop();
+    } finally {
+      await this.keeper.dispose();
+    }
+  }
+
   override dispose(): void {
-    void this.stop().catch((error: unknown) => this.log.error('could not stop the session', error));
+    void this.shutdown().catch((error: unknown) => this.log.error('could not stop the session', error));
     super.dispose();
   }
 

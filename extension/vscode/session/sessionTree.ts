@@ -15,12 +15,13 @@ export const SESSION_NODE: SessionNode = { kind: 'session' };
 
 /** A step as the Session view shows it: its tool, exit code, duration, and whether it diverged or could not be read. */
 function stepItem(entry: StepEntry): vscode.TreeItem {
-  const { step, comparison } = entry;
+  const { step, comparison, restored } = entry;
   const item = new vscode.TreeItem(`${step.index + 1}  ${step.action.tool ?? '(unparsed)'}`);
   const marks = [
     step.formatError !== undefined ? 'format error' : `exit ${step.exitCode ?? '?'}`,
     ...(step.executionTime !== undefined ? [stepDuration(step.executionTime)] : []),
     ...(comparison ? [comparison.matched ? 'matched' : 'diverged'] : []),
+    ...(restored ? ['restored'] : []),
     ...(step.flags ?? []).filter((f) => f === 'lint-rejected' || f === 'edited'),
   ];
   item.description = marks.join(' · ');
@@ -35,6 +36,7 @@ function stepItem(entry: StepEntry): vscode.TreeItem {
   tooltip.appendCodeblock(step.action.raw, 'shell');
   if (step.formatError) tooltip.appendMarkdown(`\n\n**Format error:** ${step.formatError.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&')}`);
   if (comparison && !comparison.matched) tooltip.appendCodeblock(comparison.diff, 'diff');
+  if (restored) tooltip.appendMarkdown('\n\nRestored with the workspace from the snapshot a session took after this step, not run again.');
   item.tooltip = tooltip;
   item.contextValue = 'sweWorkbench.sessionStep';
   // A replayed step opens beside its recording; a step the recording does not have (a fork's own) opens as it ran.
@@ -50,7 +52,7 @@ function sessionItem(session: RunningSession): vscode.TreeItem {
   item.description = `${session.stateText} · ${session.entries.length} steps${diverged ? ` · ${diverged} diverged` : ''}`;
   item.iconPath = new vscode.ThemeIcon(session.state === 'running' ? 'loading~spin' : session.state === 'stopped' ? 'debug-stop' : 'debug-pause');
   item.contextValue = `sweWorkbench.session.${session.state}`;
-  item.tooltip = `container ${session.aci.sandbox.id.slice(0, 12)} of ${session.launch.image}, repository at ${session.launch.repoPath}`;
+  item.tooltip = `container ${session.aci.sandbox.id.slice(0, 12)} of ${session.launch.image}, repository at ${session.launch.repoPath}${session.fork ? `; ${session.fork.note}` : ''}`;
   return item;
 }
 

@@ -1,0 +1,199 @@
+/**
+ * Forking a 150-step session at steps 5, 50 and 140, measured side by side in one run:
+ *   snapshot  the fork restores the snapshot the session took at that step (core/session/forkSnapshots):
+ *             a container, the repository unpacked, the tools' state. The session has finished and a
+ *             SnapshotKeeper kept its snapshots, as VS Code's controller does (it stops the session
+ *             before it starts the fork)
+ *   replay    the same fork with snapshots off: a container, then steps 0..k-1 replayed
+ * Both go through the launcher, as `swe-workbench run --fork` and VS Code's Fork Here do, and
+ * count until the fork is ready to take its first new action. Rounds alternate the two.
+ * Also printed: what taking the snapshots costs the running session per step (the same 150 steps
+ * replayed with and without them, and how many steps needed no tar), and the two ways of snapshotting measured before choosing
+ * (a tar through the session's shell vs `docker commit`) on the sample repository and on one of
+ * `--large-mb` MB.
+ * Usage: node --import tsx bench/session/fork.ts [--rounds N] [--large-mb N]
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { OWNER_LABEL, SANDBOX_LABEL } from '../../extension/core/runtime/dockerSandbox';
+import { dockerFromEnv } from '../../extension/core/runtime/dockerConnection';
+import { SnapshotKeeper } from '../../extension/core/session/forkSnapshots';
+import { planSession, startSession, type LaunchRequest, type StartedSession } from '../../extension/core/session/launcher';
+import type { Trajectory } from '../../extension/core/trajectory/model';
+import { generatedRecording } from '../../test/helpers/forkRecording';
+import { sampleRepoCopy } from '../../test/helpers/ledgerAgentScript';
+import { median, timed } from '../timing';
+
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, 'large-mb': { type: 'string', default: '40' } } });
+const rounds = Number(values.rounds);
+const largeMb = Number(values['large-mb']);
+const STEPS = 150;
+const FORK_AT = [5, 50, 140];
+const IMAGE = 'swe-workbench/base:bookworm';
+
+function request(repoDir: string, recording: Trajectory, mode: LaunchRequest['mode'], at?: number): LaunchRequest {
+  return {
+    mode,
+    recording: { trajectory: recording, ref: 'generated-150.json' },
+    ...(at !== undefined ? { at } : {}),
+    image: IMAGE,
+    repoDir,
+    repoPath: '/repo',
+    task: { problemStatement: 'Keep notes.' },
+  };
+}
+
+/** Starts a fork at `at` and brings it to that step; returns when it could take its first new action. */
+async function fork(repoDir: string, recording: Trajectory, at: number, snapshots: boolean): Promise<{ ms: number; started: StartedSession }> {
+  let started: StartedSession | undefined;
+  const ms = await timed(async () => {
+    started = await startSession(planSession(request(repoDir, recording, 'fork', at)), {
+      role: 'bench',
+      live: { kind: 'person' },
+      ...(snapshots ? {} : { snapshots: false }),
+    });
+    const stop = await started.debug.runTo(at);
+    if (stop.index !== at) throw new Error(`the fork stopped at ${stop.index}, not ${at}: ${stop.reason}`);
+  });
+  const expected = snapshots ? at : 0;
+  if (started!.fork?.restoredAt !== expected) throw new Error(`fork at ${at}: restored at ${started!.fork?.restoredAt}, expected ${expected}`);
+  return { ms, started: started! };
+}
+
+async function end(started: StartedSession): Promise<void> {
+  started.person?.end();
+  await started.debug.finish();
+}
+
+/** One snapshot by tar through the shell vs `docker commit`, and starting a container from each, on a repository of `mb` MB. */
+async function mechanisms(repoDir: string, mb: number): Promise<void> {
+  const docker = dockerFromEnv();
+  const started = await startSession(planSession(request(repoDir, generatedRecording(1), 'replay')), { role: 'bench', snapshots: false });
+  const sandbox = started.aci.sandbox;
+  const images: string[] = [];
+  try {
+    if (mb > 0) {
+      const fill = await sandbox.exec(
+        `mkdir -p big && for i in $(seq 1 ${mb * 50}); do head -c 15000 /dev/urandom | base64 -w 0 > big/f$i.txt; done && git add -A big >/dev/null && du -sh /repo`,
+        {
+          cwd: '/repo',
+          timeoutMs: 600_000,
+        },
+      );
+      if (fill.exitCode !== 0) throw new Error(fill.output);
+    }
+    const size = (await sandbox.exec('du -sh /repo | cut -f1')).output.trim();
+    const tar: number[] = [];
+    const commit: number[] = [];
+    const fromImage: number[] = [];
+    const fromTar: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      tar.push(
+        await timed(() => sandbox.exec(`mkdir -p /tmp/m && tar -C /repo -cf /tmp/m/${round}.tar . && md5sum < /tmp/m/${round}.tar`, { timeoutMs: 600_000 })),
+      );
+      let image = '';
+      commit.push(
+        await timed(async () => {
+          const made = (await docker.getContainer(sandbox.id).commit({ repo: 'swe-workbench-bench-fork', tag: `r${round}`, pause: false })) as { Id: string };
+          image = made.Id;
+        }),
+      );
+      images.push(image);
+      fromImage.push(
+        await timed(async () => {
+          const c = await docker.createContainer({
+            Image: image,
+            Entrypoint: ['sleep', 'infinity'],
+            Labels: { [SANDBOX_LABEL]: '1', [OWNER_LABEL]: `${hostname()}:${process.pid}`, 'swe-workbench.role': 'bench' },
+            HostConfig: { NetworkMode: 'none' },
+          });
+          await c.start();
+          await c.remove({ force: true });
+        }),
+      );
+      fromTar.push(
+        await timed(async () => {
+          const local = await mkdtemp(path.join(tmpdir(), 'swb-bench-fork-'));
+          await sandbox.copyOut(`/tmp/m/${round}.tar`, path.join(local, 'in.tar'));
+          const other = await startSession(planSession(request(repoDir, generatedRecording(1), 'replay')), { role: 'bench', snapshots: false });
+          await other.aci.sandbox.copyIn(path.join(local, 'in.tar'), '/tmp/in.tar');
+          await rm(local, { recursive: true, force: true });
+          await other.aci.sandbox.exec('find /repo -mindepth 1 -maxdepth 1 -exec rm -rf {} + && tar -C /repo -xpf /tmp/in.tar', { timeoutMs: 600_000 });
+          await other.debug.finish();
+        }),
+      );
+    }
+    const f = (xs: number[]) => `${median(xs).toFixed(0).padStart(6)} ms`;
+    console.log(`repository ${size}: snapshot tar ${f(tar)}  docker commit ${f(commit)}  (commit/tar ${(median(commit) / median(tar)).toFixed(1)}x)`);
+    console.log(
+      `${' '.repeat(`repository ${size}: `.length)}restore   tar ${f(fromTar)}  from image    ${f(fromImage)}  (new sandbox + unpack vs bare container start)`,
+    );
+  } finally {
+    await started.debug.finish();
+    for (const image of images)
+      await docker
+        .getImage(image)
+        .remove({ force: true })
+        .catch(() => undefined);
+  }
+}
+
+async function main(): Promise<void> {
+  const repo = await sampleRepoCopy();
+  try {
+    const recording = generatedRecording(STEPS);
+    console.log(`${STEPS}-step session on the sample repository (${IMAGE}), ${rounds} rounds per fork step, alternating`);
+    const bare = await startSession(planSession(request(repo.dir, recording, 'replay')), { role: 'bench', snapshots: false });
+    const bareMs = await timed(() => bare.debug.continue());
+    await bare.debug.finish();
+    const keeper = new SnapshotKeeper();
+    const source = await startSession(planSession(request(repo.dir, recording, 'replay')), { role: 'bench', snapshots: { keeper } });
+    const sourceMs = await timed(() => source.debug.continue());
+    const unchanged = source.snapshots?.unchanged ?? 0;
+    // Finished, as VS Code's controller finishes the running session before it starts a fork: the keeper keeps the snapshots.
+    await source.debug.finish();
+    try {
+      const rows: { at: number; snapshot: number; replay: number }[] = [];
+      for (const at of FORK_AT) {
+        const bySnapshot: number[] = [];
+        const byReplay: number[] = [];
+        for (let round = -1; round < rounds; round++) {
+          const a = await fork(repo.dir, recording, at, true);
+          await end(a.started);
+          const b = await fork(repo.dir, recording, at, false);
+          await end(b.started);
+          if (round < 0) continue;
+          bySnapshot.push(a.ms);
+          byReplay.push(b.ms);
+        }
+        rows.push({ at, snapshot: median(bySnapshot), replay: median(byReplay) });
+      }
+      console.log('fork at | by snapshot | by replay | replay/snapshot');
+      for (const r of rows) {
+        console.log(
+          `${String(r.at).padStart(7)} | ${(r.snapshot / 1000).toFixed(2).padStart(9)} s | ${(r.replay / 1000).toFixed(2).padStart(7)} s | ${(r.replay / r.snapshot).toFixed(1).padStart(6)}x`,
+        );
+      }
+      const first = rows[0]!;
+      const last = rows.at(-1)!;
+      console.log(
+        `flatness: by snapshot at ${last.at} / at ${first.at} = ${(last.snapshot / first.snapshot).toFixed(2)}; by replay ${(last.replay / first.replay).toFixed(2)}`,
+      );
+      console.log(
+        `running session: ${(sourceMs / STEPS).toFixed(1)} ms per step taking snapshots vs ${(bareMs / STEPS).toFixed(1)} ms without (${STEPS} steps each); ` +
+          `${unchanged} of ${STEPS} steps needed no tar (a viewer or search call: the step before's snapshot)`,
+      );
+    } finally {
+      await keeper.dispose();
+    }
+    console.log('choosing the snapshot: tar through the session shell vs docker commit');
+    await mechanisms(repo.dir, 0);
+    if (largeMb > 0) await mechanisms(repo.dir, largeMb);
+  } finally {
+    await repo.cleanup();
+  }
+}
+
+void main();

@@ -1,0 +1,211 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { hostname } from 'node:os';
+import { PersonSource } from '../../../extension/core/session/actionSources';
+import type { AciSession } from '../../../extension/core/aci/aciSession';
+import { OWNER_LABEL, SANDBOX_LABEL } from '../../../extension/core/runtime/dockerSandbox';
+import { forkSnapshots, SnapshotKeeper, SNAPSHOT_DIR } from '../../../extension/core/session/forkSnapshots';
+import { planSession, startSession, type LaunchRequest, type StartedSession } from '../../../extension/core/session/launcher';
+import type { Trajectory } from '../../../extension/core/trajectory/model';
+import { generatedCommand, generatedRecording } from '../../helpers/forkRecording';
+import { sampleRepoCopy } from '../../helpers/ledgerAgentScript';
+import { TEST_IMAGE, testDocker } from '../../helpers/docker';
+
+let repo: Awaited<ReturnType<typeof sampleRepoCopy>>;
+const N = 30;
+const recording = generatedRecording(N);
+
+async function leftoverContainers(): Promise<string[]> {
+  const list = await testDocker().listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`, `${OWNER_LABEL}=${hostname()}:${process.pid}`] } });
+  return list.map((c) => c.Id);
+}
+
+function request(mode: LaunchRequest['mode'], trajectory: Trajectory, at?: number): LaunchRequest {
+  return {
+    mode,
+    recording: { trajectory, ref: 'generated.json' },
+    ...(at !== undefined ? { at } : {}),
+    image: TEST_IMAGE,
+    repoDir: repo.dir,
+    repoPath: '/repo',
+    task: { problemStatement: 'Keep notes.' },
+  };
+}
+
+/** What a person would compare: every file (.git's objects and index aside) with its content, git's view, the tools' state, the shell's directory. */
+async function workspace(aci: AciSession): Promise<Record<string, unknown>> {
+  const exec = async (command: string) => {
+    const r = await aci.sandbox.exec(command, { cwd: '/repo' });
+    assert.equal(r.exitCode, 0, `${command}: ${r.output}`);
+    return r.output;
+  };
+  return {
+    // The index's bytes hold files' inodes and times; its entries are compared instead.
+    files: await exec(`find . \\( -path ./.git/objects -o -path ./.git/index \\) -prune -o -type f -print0 | sort -z | xargs -0 sha1sum`),
+    index: await exec('git ls-files --stage'),
+    status: await exec('git status --porcelain=v1 --untracked-files=all'),
+    diff: await exec('git diff && git diff --cached'),
+    tools: aci.toolState(),
+    step: aci.stepState(),
+    pwd: (await aci.sandbox.exec('pwd')).output.trim(),
+  };
+}
+
+async function replayTo(at: number): Promise<StartedSession> {
+  const started = await startSession(planSession(request('replay', recording, at)), { role: 'replay', snapshots: false });
+  const stop = await started.debug.continue();
+  assert.equal(stop.index, at);
+  return started;
+}
+
+before(async () => {
+  repo = await sampleRepoCopy();
+});
+after(async () => {
+  await repo.cleanup();
+});
+
+describe('a fork restores the snapshot of a running session instead of replaying', () => {
+  test(`a session runs ${N} steps; forks at 5, 19 and ${N - 2} equal a replay to that step, and continue`, async () => {
+    const source = await startSession(planSession(request('replay', recording)), { role: 'replay' });
+    try {
+      assert.equal((await source.debug.continue()).index, N);
+      const listed = await source.aci.sandbox.exec(`ls ${SNAPSHOT_DIR}/*/ | wc -l`);
+      assert.ok(Number(listed.output.trim()) > 0, 'the source keeps snapshot files in its container');
+      for (const at of [5, 19, N - 2]) {
+        const fork = await startSession(planSession(request('fork', recording, at)), { role: 'replay', live: { kind: 'person' } });
+        const replay = await replayTo(at);
+        try {
+          assert.deepEqual(fork.fork && { restoredAt: fork.fork.restoredAt, replayed: fork.fork.replayed }, { restoredAt: at, replayed: 0 });
+          assert.equal(fork.debug.steps.length, at, 'the fork starts after the recording steps it restored');
+          // Not the tools' start state: the viewer has a file open, and at 19 the shell stands where step 18 went.
+          assert.equal(fork.aci.stepState().open_file, '/repo/ledger/money.py');
+          if (at === 19) assert.equal(fork.aci.stepState().working_dir, '/repo/work/d18');
+          assert.deepEqual(
+            fork.debug.steps.map((s) => s.observation),
+            replay.debug.steps.map((s) => s.observation),
+          );
+          assert.deepEqual(await workspace(fork.aci), await workspace(replay.aci), `fork at ${at}`);
+          // Continuing: the same next actions give the same observations in both.
+          const person = new PersonSource(replay.aci.tools);
+          replay.debug.addSource(person);
+          for (const i of [at, at + 1]) {
+            fork.person!.type(generatedCommand(i));
+            person.type(generatedCommand(i));
+          }
+          await fork.debug.runTo(at + 2);
+          await replay.debug.runTo(at + 2);
+          assert.equal(fork.debug.steps.length, at + 2);
+          assert.deepEqual(
+            fork.debug.steps.slice(at).map((s) => s.observation),
+            replay.debug.steps.slice(at).map((s) => s.observation),
+          );
+          assert.deepEqual(await workspace(fork.aci), await workspace(replay.aci), `fork at ${at}, two steps on`);
+        } finally {
+          fork.person!.end();
+          await fork.debug.finish();
+          await replay.debug.finish();
+        }
+      }
+    } finally {
+      await source.debug.finish();
+    }
+    assert.equal(forkSnapshots.size, 0, 'no session keeps snapshots after finishing');
+    assert.deepEqual(await leftoverContainers(), [], 'no container is left');
+  });
+
+  test('a recording that shares only its first steps with the running session restores there and replays the rest', async () => {
+    const source = await startSession(planSession(request('replay', recording, 12)), { role: 'replay' });
+    try {
+      await source.debug.continue();
+      const other = generatedRecording(N, (i) => (i < 8 ? generatedCommand(i) : `echo other ${i} >> /repo/other.txt`));
+      const fork = await startSession(planSession(request('fork', other, 11)), { role: 'replay', live: { kind: 'person' } });
+      try {
+        assert.deepEqual(fork.fork && { restoredAt: fork.fork.restoredAt, replayed: fork.fork.replayed }, { restoredAt: 8, replayed: 3 });
+        const stop = await fork.debug.runTo(11);
+        assert.equal(stop.index, 11);
+        const notes = await fork.aci.sandbox.exec('cat /repo/other.txt');
+        assert.equal(notes.output.trim(), 'other 8\nother 9\nother 10');
+      } finally {
+        fork.person!.end();
+        await fork.debug.finish();
+      }
+      const never = generatedRecording(N, (i) => `echo fresh ${i}`);
+      const replayed = await startSession(planSession(request('fork', never, 4)), { role: 'replay', live: { kind: 'person' } });
+      try {
+        assert.equal(replayed.fork?.restoredAt, 0);
+        assert.match(replayed.fork!.note, /no running or kept session has a snapshot of this recording's steps: replaying steps 1\.\.4/);
+      } finally {
+        replayed.person!.end();
+        await replayed.debug.finish();
+      }
+    } finally {
+      await source.debug.finish();
+    }
+    assert.equal(forkSnapshots.size, 0);
+    assert.deepEqual(await leftoverContainers(), []);
+  });
+  test("a keeper keeps finished sessions' snapshots and containers: a fork after its source finished restores; the least recently used goes first; dispose removes them", async () => {
+    const keeper = new SnapshotKeeper(2);
+    const finished = async (trajectory: Trajectory, at?: number): Promise<StartedSession> => {
+      const started = await startSession(planSession(request('replay', trajectory, at)), { role: 'replay', snapshots: { keeper } });
+      await started.debug.continue();
+      await started.debug.finish();
+      return started;
+    };
+    try {
+      const source = await finished(recording, 9);
+      assert.deepEqual(await leftoverContainers(), [source.aci.sandbox.id], 'the finished source keeps its container, for its snapshots');
+      const fork = await startSession(planSession(request('fork', recording, 7)), { role: 'replay', live: { kind: 'person' }, snapshots: { keeper } });
+      const replay = await replayTo(7);
+      try {
+        assert.deepEqual(fork.fork && { restoredAt: fork.fork.restoredAt, note: fork.fork.note }, {
+          restoredAt: 7,
+          note: 'restored the snapshot after step 7',
+        });
+        assert.deepEqual(await workspace(fork.aci), await workspace(replay.aci));
+      } finally {
+        fork.person!.end();
+        await fork.debug.finish();
+        await replay.debug.finish();
+      }
+      // The fork's own snapshots (none: it took no step) are not kept; the source was used last.
+      assert.deepEqual(keeper.sandboxIds, [source.aci.sandbox.id]);
+      const other = await finished(generatedRecording(4, (i) => `echo other ${i} >> /repo/other.txt`));
+      const third = await finished(generatedRecording(3, (i) => `echo third ${i} >> /repo/third.txt`));
+      // Three finished, two kept: the source (used before the other two were kept) went.
+      assert.deepEqual(keeper.sandboxIds, [other.aci.sandbox.id, third.aci.sandbox.id]);
+      assert.deepEqual((await leftoverContainers()).sort(), [other.aci.sandbox.id, third.aci.sandbox.id].sort());
+      const late = await startSession(planSession(request('fork', recording, 7)), { role: 'replay', live: { kind: 'person' }, snapshots: false });
+      assert.equal(late.fork?.restoredAt, 0, "the source's snapshots went with its container");
+      late.person!.end();
+      await late.debug.finish();
+    } finally {
+      await keeper.dispose();
+    }
+    assert.equal(forkSnapshots.size, 0);
+    assert.deepEqual(await leftoverContainers(), [], 'dispose removed the kept containers');
+  });
+
+  test('a source whose container went away: the fork says it could not restore, and replays', async () => {
+    const source = await startSession(planSession(request('replay', recording, 6)), { role: 'replay' });
+    try {
+      await source.debug.continue();
+      await source.aci.sandbox.dispose();
+      const fork = await startSession(planSession(request('fork', recording, 6)), { role: 'replay', live: { kind: 'person' } });
+      try {
+        assert.equal(fork.fork?.restoredAt, 0);
+        assert.match(fork.fork!.note, /^could not restore the snapshot \(.+\): replaying steps 1\.\.6 to fork$/);
+        assert.equal((await fork.debug.runTo(6)).index, 6);
+        assert.equal((await fork.aci.sandbox.exec('cat /repo/notes.txt')).output.trim(), 'note 2');
+      } finally {
+        fork.person!.end();
+        await fork.debug.finish();
+      }
+    } finally {
+      await source.debug.finish();
+    }
+    assert.equal(forkSnapshots.size, 0);
+    assert.deepEqual(await leftoverContainers(), []);
+  });
+});

@@ -1,0 +1,90 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { AciSession } from '../../../extension/core/aci/aciSession';
+import { LocalSandbox } from '../../../extension/core/runtime/localSandbox';
+import { SessionSnapshots } from '../../../extension/core/session/forkSnapshots';
+import type { Step } from '../../../extension/core/trajectory/model';
+
+function step(index: number, raw: string): Step {
+  return { index, thought: '', action: { raw, tool: 'bash', args: { command: raw } }, observation: '' };
+}
+
+test('snapshots: a step that changed nothing shares the last file; over the budget every other one goes; a fork finds the latest of its own actions', async () => {
+  const repo = await mkdtemp(path.join(tmpdir(), 'swb-fork-snapshots-'));
+  await writeFile(path.join(repo, 'a.txt'), 'a\n');
+  const sandbox = await LocalSandbox.create({ image: 'local', repoDir: repo, repoPath: '/repo' });
+  const aci = new AciSession(sandbox);
+  const dir = path.join(await mkdtemp(path.join(tmpdir(), 'swb-fork-snapshot-dir-')), 'snaps');
+  // A tar of this repository is 10 KB: a 25 KB budget holds two of them.
+  const snapshots = new SessionSnapshots('setup', aci, 25 * 1024, dir);
+  try {
+    const history: Step[] = [];
+    for (let i = 0; i < 4; i++) {
+      const raw = i === 1 ? 'true' : `echo ${i} > f${i}.txt`;
+      await aci.runCommand(raw);
+      history.push(step(i, raw));
+      await snapshots.take(history);
+    }
+    assert.equal(snapshots.failure, undefined);
+    // After steps 1 and 2 (the second changed nothing) one file; 3 and 4 would make three: thinned to 2 and 4.
+    assert.deepEqual(snapshots.steps, [2, 4]);
+    // Step 2's snapshot is step 1's file; step 3's file went with the thinning.
+    assert.deepEqual((await readdir(dir)).filter((f) => f.endsWith('.tar')).sort(), ['1.tar', '4.tar']);
+    const found = snapshots.find(history, 3, aci.tools, history);
+    assert.equal(found?.at, 2, 'a fork at 3 restores the snapshot after step 2 and replays one step');
+    const other = [...history.slice(0, 1), step(1, 'echo other > o.txt')];
+    assert.equal(snapshots.find(other, 2, aci.tools, history), undefined, 'other actions after step 1, no snapshot at 1 kept: none');
+    await snapshots.dispose();
+    await assert.rejects(readdir(dir), /ENOENT/, 'dispose removes the snapshot files');
+    assert.equal(snapshots.find(history, 4, aci.tools, history), undefined);
+  } finally {
+    await aci.dispose();
+    await rm(repo, { recursive: true, force: true });
+    await rm(path.dirname(dir), { recursive: true, force: true });
+  }
+});
+
+test('snapshots: a step of a tool that only reads (open, goto, search_file) takes no tar and restores the step before; a bash step that rewrites a file does', async () => {
+  const repo = await mkdtemp(path.join(tmpdir(), 'swb-fork-readonly-'));
+  const sandbox = await LocalSandbox.create({ image: 'local', repoDir: repo, repoPath: '/repo' });
+  const aci = new AciSession(sandbox);
+  const dir = path.join(await mkdtemp(path.join(tmpdir(), 'swb-fork-readonly-dir-')), 'snaps');
+  const snapshots = new SessionSnapshots('setup', aci, 1024 ** 3, dir);
+  const contentOf = async (at: number) => {
+    const kept = (snapshots as unknown as { kept: Map<number, { file: string }> }).kept.get(at);
+    assert.ok(kept, `a snapshot after step ${at}`);
+    return (await sandbox.exec(`tar -xOf ${kept.file} ./f.txt 2>&1`)).output;
+  };
+  try {
+    const history: Step[] = [];
+    const commands: [string, string][] = [
+      ['bash', 'printf "a\\n" > f.txt'],
+      ['open', 'open f.txt'],
+      ['goto', 'goto 1'],
+      ['bash', 'printf "b\\n" > f.txt'],
+      ['search_file', 'search_file b'],
+    ];
+    for (const [i, [tool, raw]] of commands.entries()) {
+      const r = await aci.runCommand(raw);
+      assert.equal(r.exitCode, 0, `${raw}: ${r.observation}`);
+      history.push({ ...step(i, raw), action: { raw, tool, args: {} } });
+      await snapshots.take(history);
+    }
+    assert.equal(snapshots.failure, undefined);
+    assert.equal(snapshots.unchanged, 3, 'open, goto and search_file took no tar');
+    assert.deepEqual(await Promise.all([1, 2, 3, 4, 5].map(contentOf)), ['a\n', 'a\n', 'a\n', 'b\n', 'b\n']);
+    assert.deepEqual((await readdir(dir)).filter((f) => f.endsWith('.tar')).sort(), ['1.tar', '4.tar']);
+    // One file, but each step's own tools' state: no file open after step 1, f.txt after open.
+    const kept = (snapshots as unknown as { kept: Map<number, { tools: { state: { openFile: string | null } } }> }).kept;
+    assert.equal(kept.get(1)?.tools.state.openFile, null);
+    assert.match(kept.get(2)?.tools.state.openFile ?? '', /f\.txt$/);
+  } finally {
+    await snapshots.dispose();
+    await aci.dispose();
+    await rm(repo, { recursive: true, force: true });
+    await rm(path.dirname(dir), { recursive: true, force: true });
+  }
+});

@@ -2,6 +2,7 @@ import { throwIfAborted } from '../errors';
 import type { Sandbox } from '../runtime/sandbox';
 import { validateArguments, type ParsedAction } from '../parsing/commandSyntax';
 import { disposeWarmFlake8 } from './flake8Server';
+import { disposeWarmServers } from '../runtime/warmPython';
 import { disposePyright } from './lspServer';
 import { toolSetFor } from './standardTools';
 import { currentPatch } from './submitTools';
@@ -73,10 +74,10 @@ export class AciSession {
     return this.diff === undefined ? state : { ...state, diff: this.diff };
   }
 
-  /** Shuts down the sandbox's Pyright server and warm flake8, if the tools started them, then removes the sandbox. */
+  /** Shuts down the sandbox's Pyright server and warm Python servers, if the tools started them, then removes the sandbox. */
   async dispose(): Promise<void> {
     try {
-      await Promise.all([disposePyright(this.sandbox), disposeWarmFlake8(this.sandbox)]);
+      await Promise.all([disposePyright(this.sandbox), disposeWarmFlake8(this.sandbox), disposeWarmServers(this.sandbox)]);
     } finally {
       await this.sandbox.dispose();
     }

@@ -132,27 +132,28 @@ interface Server {
   dispose(): Promise<void>;
 }
 
-const registries = new Set<WarmPerSandbox<Server>>();
+const registries = new Set<WarmPerSandbox<Server, unknown[]>>();
 
 /**
  * One server per sandbox, started on first use and again after it ended; when it cannot start,
  * `unusable` is told the reason once and `get` answers undefined for that sandbox from then on.
  */
-export class WarmPerSandbox<T extends Server> {
+export class WarmPerSandbox<T extends Server, A extends unknown[] = []> {
   private readonly servers = new WeakMap<Sandbox, Promise<T | string>>();
 
   constructor(
-    private readonly start: (sandbox: Sandbox) => Promise<T | string>,
+    private readonly start: (sandbox: Sandbox, ...args: A) => Promise<T | string>,
     private readonly unusable: (sandbox: Sandbox, reason: string) => void,
   ) {
-    registries.add(this as unknown as WarmPerSandbox<Server>);
+    registries.add(this as unknown as WarmPerSandbox<Server, unknown[]>);
   }
 
-  async get(sandbox: Sandbox): Promise<T | undefined> {
+  /** `args` go to `start` when a server has to be started. */
+  async get(sandbox: Sandbox, ...args: A): Promise<T | undefined> {
     const current = await this.servers.get(sandbox);
     if (typeof current === 'string') return undefined;
     if (current?.alive) return current;
-    const starting = this.start(sandbox).catch((e: unknown) => `the server did not start: ${e instanceof Error ? e.message : String(e)}`);
+    const starting = this.start(sandbox, ...args).catch((e: unknown) => `the server did not start: ${e instanceof Error ? e.message : String(e)}`);
     this.servers.set(sandbox, starting);
     const server = await starting;
     if (typeof server === 'string') {

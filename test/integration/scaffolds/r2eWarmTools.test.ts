@@ -18,7 +18,7 @@ const T = '/testbed';
 const editor = (parameters: Record<string, string>): R2eAction => ({ name: 'file_editor', parameters });
 const search = (parameters: Record<string, string>): R2eAction => ({ name: 'search', parameters });
 
-/** Reads, refusals, a usage error, an edit, its undo and an undo with nothing left. */
+/** Reads, refusals, a usage error, a traceback, an edit, its undo and an undo with nothing left. */
 const CALLS: R2eAction[] = [
   editor({ command: 'view', path: `${T}/inventory` }),
   editor({ command: 'view', path: `${T}/inventory/small.py` }),
@@ -28,6 +28,8 @@ const CALLS: R2eAction[] = [
   editor({ command: 'view', path: `${T}/README.md` }),
   editor({ command: 'view', path: `${T}/inventory/items.py`, view_range: '[a, b]' }),
   editor({ command: 'view', path: `${T}/inventory/broken.py`, concise: 'True' }),
+  // No insert_line: an unhandled TypeError, its traceback on stderr before the buffered stdout.
+  editor({ command: 'insert', path: `${T}/inventory/small.py`, new_str: 'x = 1' }),
   search({ search_term: 'def', path: `${T}/inventory` }),
   search({ search_term: 'add', path: `${T}/inventory/small.py` }),
   search({ search_term: 'nothing-like-this', path: T }),
@@ -89,9 +91,16 @@ describe("R2E-Gym's tools from a warm Python", () => {
   });
 
   test('the same calls give the same observations, exit codes and undo history warm as fresh', async () => {
+    const seen: string[] = [];
     for (const action of CALLS) {
-      assert.equal(await warm(warmBox, action), await fresh(freshBox, action), r2eCommandLine(action));
+      const observation = await fresh(freshBox, action);
+      assert.equal(await warm(warmBox, action), observation, r2eCommandLine(action));
+      seen.push(observation);
     }
+    assert.match(
+      seen.find((o) => o.includes('Unhandled exception')) ?? '',
+      /^0\n[^]*Traceback \(most recent call last\):\n[^]*TypeError[^]*\nERROR: Unhandled exception/,
+    );
     const server = await r2eServers.get(warmBox);
     assert.equal(server?.answered, CALLS.length, 'every call was answered by the warm server');
     const file = (s: Sandbox) => s.exec(`sha1sum ${T}/inventory/small.py /var/tmp/editor_state.json`).then((r) => r.output);

@@ -128,6 +128,18 @@ describe("R2E-Gym's tools from a warm Python", () => {
     assert.equal((await warmBox.exec(`ps -o pid= -p ${stuck} || true`)).output.trim(), '', 'the stuck server is gone');
   });
 
+  test("a repository's own module of a name the tools import does not replace it", async () => {
+    const shadowed = await start();
+    // R2E-Gym's file_editor imports chardet per call; a fresh script finds it from its own folder.
+    await shadowed.writeFile(`${T}/chardet.py`, 'def detect(raw):\n    return {"encoding": "not-an-encoding"}\n');
+    await freshBox.writeFile(`${T}/chardet.py`, 'def detect(raw):\n    return {"encoding": "not-an-encoding"}\n');
+    const view = editor({ command: 'view', path: `${T}/inventory/latin1.py` });
+    const observation = await fresh(freshBox, view);
+    assert.match(observation, /caf\u00e9/);
+    assert.equal(await warm(shadowed, view), observation);
+    await freshBox.exec(`rm ${T}/chardet.py`);
+  });
+
   test('an image whose Python cannot run the server gets fresh processes and a line in the log', async () => {
     const broken = await start();
     // An interpreter that runs scripts but not `python -c`, so only the server fails.

@@ -17,7 +17,10 @@
  * "pid": n}, or {"unusable": "<why>"} before it exits.
  */
 export const R2E_SERVER_SOURCE = String.raw`
-import sys, os, io, json
+import sys, os
+# Imports resolve as for the script: from its folder, not from the repository (python -c puts the working directory first).
+sys.path[0] = os.path.dirname(os.path.realpath(sys.argv[1]))
+import io, json
 answers = os.fdopen(os.dup(1), "wb")
 def answer(obj):
     answers.write(json.dumps(obj).encode("utf-8") + b"\n")

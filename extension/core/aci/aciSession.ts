@@ -3,6 +3,7 @@ import type { Sandbox } from '../runtime/sandbox';
 import { shellQuote } from '../parsing/shellWords';
 import { validateArguments, type ParsedAction } from '../parsing/commandSyntax';
 import { disposeWarmFlake8 } from './flake8Server';
+import { disposeWarmServers } from '../runtime/warmPython';
 import { disposePyright } from './lspServer';
 import { toolSetFor } from './standardTools';
 import { currentPatch } from './submitTools';
@@ -104,12 +105,12 @@ export class AciSession {
     if (cd.exitCode !== 0) throw new Error(`cannot enter the restored working directory ${rest.workingDir}: ${cd.output.trim()}`);
   }
 
-  /** Shuts down the sandbox's Pyright server and warm flake8, if the tools started them; the sandbox stays. */
+  /** Shuts down the sandbox's Pyright server and warm Python servers (flake8, R2E-Gym's tools), if the tools started them; the sandbox stays. */
   async stopServers(): Promise<void> {
-    await Promise.all([disposePyright(this.sandbox), disposeWarmFlake8(this.sandbox)]);
+    await Promise.all([disposePyright(this.sandbox), disposeWarmFlake8(this.sandbox), disposeWarmServers(this.sandbox)]);
   }
 
-  /** Shuts down the sandbox's Pyright server and warm flake8, if the tools started them, then removes the sandbox. */
+  /** Shuts down the sandbox's Pyright server and warm Python servers, if the tools started them, then removes the sandbox. */
   async dispose(): Promise<void> {
     try {
       await this.stopServers();

@@ -1,5 +1,5 @@
-import { createInterface } from 'node:readline';
-import type { Sandbox, SandboxProcess } from '../runtime/sandbox';
+import type { Sandbox } from '../runtime/sandbox';
+import { WarmPerSandbox, WarmPython, WarmPythonTimeout } from '../runtime/warmPython';
 import { FLAKE8_ARGS } from './flake8Guard';
 
 /**
@@ -16,7 +16,7 @@ import { FLAKE8_ARGS } from './flake8Guard';
  *   {"id": 1, "path": "/abs/file.py"}               check the file on disk
  *   {"id": 2, "path": "/abs/file.py", "text": "..."} check `text` as if it were the file's UTF-8 bytes
  *   -> {"id": n, "output": "<what the flake8 command prints on stdout>"} or {"id": n, "error": "..."}
- * Its first line is {"ready": "<flake8 version>"}, or {"unusable": "<why>"} before it exits.
+ * (core/runtime/warmPython.ts carries them). Its first line is {"ready": "<flake8 version>", "name": "flake8"}, or {"unusable": "<why>"} before it exits.
  * Answers are cached by path and bytes: a file checked after an edit is the next edit's "before".
  */
 const FLAKE8_SERVER_SOURCE = String.raw`
@@ -85,7 +85,7 @@ def check(path, data):
             cache.popitem(last=False)
     return text
 
-answer({"ready": flake8.__version__})
+answer({"ready": flake8.__version__, "name": "flake8"})
 for line in sys.stdin.buffer:
     request = json.loads(line)
     try:
@@ -118,49 +118,25 @@ const INTERPRETER_SCRIPT =
   'if [ "$__swb_i" = /usr/bin/env ]; then command -v "$__swb_a"; else printf "%s\\n" "$__swb_i"; fi;; *) echo;; esac; ' +
   'else echo; fi; printf "%s\\n" "${PYTHONPATH-}"';
 
-interface Pending {
-  resolve: (output: string) => void;
-  reject: (error: Error) => void;
-}
-
+/** The lint guard's server: flake8's output for a path, from the warm Python process. */
 export class WarmFlake8 {
-  private nextId = 0;
   /** Checks answered so far (a check that failed over to the command is not counted). */
   answered = 0;
-  private readonly pending = new Map<number, Pending>();
-  private ended = false;
 
   private constructor(
-    private readonly process: SandboxProcess,
+    private readonly server: WarmPython,
     readonly version: string,
-    lines: AsyncIterableIterator<string>,
-  ) {
-    void (async () => {
-      try {
-        for await (const line of lines) this.settle(line);
-      } catch {
-        // the stream broke: the process is gone
-      }
-      this.end(new Error('the warm flake8 process ended'));
-    })();
-    void process.exited.then(() => this.end(new Error('the warm flake8 process ended')));
-  }
+  ) {}
 
   /** Starts the server with `interpreter`; the reason it cannot run when the import fails or the process dies. */
   static async start(sandbox: Sandbox, interpreter: string, env: Record<string, string>): Promise<WarmFlake8 | string> {
-    const child = await sandbox.spawn([interpreter, '-c', FLAKE8_SERVER_SOURCE, JSON.stringify(FLAKE8_ARGS)], { cwd: '/', env });
-    child.stderr.resume();
-    const lines = createInterface({ input: child.stdout, crlfDelay: Infinity })[Symbol.asyncIterator]();
-    const first = await Promise.race([lines.next(), child.exited.then(() => undefined)]);
-    const hello = first && !first.done ? parseJson(first.value) : undefined;
-    if (hello && typeof hello.ready === 'string') return new WarmFlake8(child, hello.ready, lines);
-    await child.kill().catch(() => undefined);
-    if (hello && typeof hello.unusable === 'string') return `flake8 does not import in ${interpreter} (${hello.unusable})`;
-    return `${interpreter} did not start the flake8 server`;
+    const server = await WarmPython.start(sandbox, [interpreter, '-c', FLAKE8_SERVER_SOURCE, JSON.stringify(FLAKE8_ARGS)], { cwd: '/', env });
+    if (server instanceof WarmPython) return new WarmFlake8(server, String(server.hello.ready));
+    return `the flake8 server cannot run with ${interpreter}: ${server}`;
   }
 
   get alive(): boolean {
-    return !this.ended;
+    return this.server.alive;
   }
 
   /**
@@ -168,99 +144,42 @@ export class WarmFlake8 {
    * its content. A check not answered within `timeoutMs` fails and stops the process (the next
    * use starts another).
    */
-  check(path: string, text?: string, timeoutMs = 60_000): Promise<string> {
-    if (this.ended) return Promise.reject(new Error('the warm flake8 process ended'));
-    const id = ++this.nextId;
-    return new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new Error(`the warm flake8 did not answer within ${timeoutMs} ms`));
-        void this.dispose().catch(() => undefined);
-      }, timeoutMs);
-      const done = () => {
-        clearTimeout(timer);
-        this.pending.delete(id);
-      };
-      this.pending.set(id, {
-        resolve: (output) => {
-          done();
-          resolve(output);
-        },
-        reject: (error) => {
-          done();
-          reject(error);
-        },
-      });
-      this.process.stdin.write(`${JSON.stringify(text === undefined ? { id, path } : { id, path, text })}\n`);
+  async check(path: string, text?: string, timeoutMs = 60_000): Promise<string> {
+    const answer = await this.server.request(text === undefined ? { path } : { path, text }, timeoutMs).catch((e: unknown) => {
+      if (e instanceof WarmPythonTimeout) throw new Error(`the warm flake8 did not answer within ${timeoutMs} ms`);
+      throw new Error('the warm flake8 process ended');
     });
+    if (typeof answer.output !== 'string') throw new Error(`the warm flake8 failed: ${String(answer.error)}`);
+    this.answered++;
+    return answer.output;
   }
 
-  async dispose(): Promise<void> {
-    this.end(new Error('the warm flake8 process was stopped'));
-    await this.process.kill();
-  }
-
-  private settle(line: string): void {
-    const message = parseJson(line);
-    const id = typeof message?.id === 'number' ? message.id : undefined;
-    const waiting = id === undefined ? undefined : this.pending.get(id);
-    if (!message || !waiting || id === undefined) return;
-    this.pending.delete(id);
-    if (typeof message.output === 'string') {
-      this.answered++;
-      waiting.resolve(message.output);
-    } else waiting.reject(new Error(`the warm flake8 failed: ${String(message.error)}`));
-  }
-
-  private end(error: Error): void {
-    this.ended = true;
-    for (const waiting of [...this.pending.values()]) waiting.reject(error);
-    this.pending.clear();
-  }
-}
-
-function parseJson(line: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(line);
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
+  dispose(): Promise<void> {
+    return this.server.dispose();
   }
 }
 
 /** Per sandbox: the running server, or why there is none (then the guard runs the command). */
-const servers = new WeakMap<Sandbox, Promise<WarmFlake8 | string>>();
+const servers = new WarmPerSandbox<WarmFlake8, [shell: (script: string) => Promise<string>]>(
+  async (sandbox, shell) => {
+    const [interpreter = '', pythonPath = ''] = (await shell(INTERPRETER_SCRIPT)).split('\n');
+    if (!/^\/\S*\/python[0-9.]*$/.test(interpreter.trim())) {
+      return interpreter.trim() === '' ? 'the shell has no flake8 script' : `flake8's interpreter ${interpreter.trim()} is not a Python`;
+    }
+    return WarmFlake8.start(sandbox, interpreter.trim(), pythonPath.trim() === '' ? {} : { PYTHONPATH: pythonPath.trim() });
+  },
+  (sandbox, reason) => console.warn(`swe-workbench: the lint guard runs the flake8 command for every check in sandbox ${sandbox.id.slice(0, 12)}: ${reason}`),
+);
 
 /**
  * The sandbox's warm flake8, started on first use; undefined when it cannot run (the reason is
  * logged once per sandbox). `shell` runs a snippet in the agent's shell, where `flake8` resolves.
  */
-export async function warmFlake8For(sandbox: Sandbox, shell: (script: string) => Promise<string>): Promise<WarmFlake8 | undefined> {
-  const current = await servers.get(sandbox);
-  if (typeof current === 'string') return undefined;
-  if (current?.alive) return current;
-  const starting = (async (): Promise<WarmFlake8 | string> => {
-    const [interpreter = '', pythonPath = ''] = (await shell(INTERPRETER_SCRIPT)).split('\n');
-    if (!/^\/\S*\/python[0-9.]*$/.test(interpreter.trim())) {
-      return interpreter.trim() === '' ? 'the shell has no flake8 script' : `flake8's interpreter ${interpreter.trim()} is not a Python`;
-    }
-    return WarmFlake8.start(sandbox, interpreter.trim(), pythonPath.trim() === '' ? {} : { PYTHONPATH: pythonPath.trim() }).catch(
-      (e: unknown) => `the flake8 server did not start: ${e instanceof Error ? e.message : String(e)}`,
-    );
-  })();
-  servers.set(sandbox, starting);
-  const server = await starting;
-  if (typeof server === 'string') {
-    console.warn(`swe-workbench: the lint guard runs the flake8 command for every check in sandbox ${sandbox.id.slice(0, 12)}: ${server}`);
-    return undefined;
-  }
-  return server;
+export function warmFlake8For(sandbox: Sandbox, shell: (script: string) => Promise<string>): Promise<WarmFlake8 | undefined> {
+  return servers.get(sandbox, shell);
 }
 
 /** Stops the sandbox's warm flake8, if one was started; call before disposing the sandbox. */
-export async function disposeWarmFlake8(sandbox: Sandbox): Promise<void> {
-  const current = servers.get(sandbox);
-  servers.delete(sandbox);
-  const server = await current?.catch(() => undefined);
-  if (server && typeof server !== 'string') await server.dispose();
+export function disposeWarmFlake8(sandbox: Sandbox): Promise<void> {
+  return servers.dispose(sandbox);
 }

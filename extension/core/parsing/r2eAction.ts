@@ -79,6 +79,23 @@ export function pyShellQuote(text: string): string {
   return `'${text.replace(/'/g, `'"'"'`)}'`;
 }
 
+/**
+ * The words the shell hands the tool for `r2eCommandLine(action)`, unquoted; undefined for
+ * `finish`, for a parameter name the shell would read as more than a word and for a NUL byte.
+ */
+export function r2eArgv(action: R2eAction): string[] | undefined {
+  if (action.name === 'finish') return undefined;
+  const words: string[] = [];
+  const command = action.parameters.command;
+  if (command !== undefined && command !== null) words.push(pyStr(command));
+  for (const [key, value] of Object.entries(action.parameters)) {
+    if (key === 'command') continue;
+    if (!/^[\w.-]+$/.test(key)) return undefined;
+    words.push(`--${key}`, pyStr(value));
+  }
+  return words.some((w) => w.includes('\0')) ? undefined : words;
+}
+
 /** The command line R2E-Gym's runtime runs for an action (`finish` only echoes). */
 export function r2eCommandLine(action: R2eAction): string {
   if (action.name === 'finish') return "echo '<<<Finished>>>'";

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseR2eAction, pyShellQuote, pyStr, r2eActionText, r2eCommandLine, splitR2eReply } from '../../../extension/core/parsing/r2eAction';
+import { execFileSync } from 'node:child_process';
+import { parseR2eAction, pyShellQuote, pyStr, r2eActionText, r2eArgv, r2eCommandLine, splitR2eReply } from '../../../extension/core/parsing/r2eAction';
 import { pySplitLines, r2eObservation } from '../../../extension/core/scaffolds/r2e-gym/runtime';
 import { createR2eGym } from '../../../extension/core/scaffolds/r2e-gym';
 import type { PolicyReply } from '../../../extension/core/policy/policyClient';
@@ -77,5 +78,29 @@ describe("R2E-Gym's actions", () => {
     assert.equal(none.formatError, 'no <function=...> call in the reply');
     const unknown = scaffold.parseReply(reply('<function=rm_rf></function>'));
     assert.match(unknown.formatError ?? '', /^Invalid Action: input action must be one of allowed actions/);
+  });
+});
+
+describe("the warm server's argv", () => {
+  test('is what /bin/sh hands the tool for the command line a fresh process runs', () => {
+    const actions = [
+      { name: 'file_editor', parameters: { command: 'view', path: '/testbed/a b.py', view_range: [1, -1] } },
+      { name: 'file_editor', parameters: { command: 'str_replace', path: '/x.py', old_str: 'it\'s "$HOME" `id` \\n', new_str: 'caf\u00e9 \u2713\n\tend' } },
+      { name: 'file_editor', parameters: { command: 'create', path: '/y.py', file_text: '', enable_linting: true } },
+      { name: 'search', parameters: { search_term: '--help', path: '.', python_only: 1.5 } },
+    ];
+    for (const action of actions) {
+      const argv = execFileSync('/bin/sh', ['-c', `printf '%s\\0' ${r2eCommandLine(action)}`])
+        .toString('utf8')
+        .split('\0')
+        .slice(0, -1);
+      assert.deepEqual([action.name, ...r2eArgv(action)!], argv, r2eCommandLine(action));
+    }
+  });
+
+  test('is undefined where the shell would read more than the words', () => {
+    assert.equal(r2eArgv({ name: 'finish', parameters: {} }), undefined);
+    assert.equal(r2eArgv({ name: 'search', parameters: { 'search_term;ls': 'x' } }), undefined);
+    assert.equal(r2eArgv({ name: 'search', parameters: { search_term: 'a\0b' } }), undefined);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * R2E-Gym (the scaffold of DeepSWE, rLLM and SkyRL-Agent): `file_editor`, `execute_bash`,
  * `search` and `finish`, called as `<function=...>` XML in the reply text, run one process per
- * call through `/bin/sh -c "timeout 90 ..."`, observations worded by R2E-Gym's runtime.
+ * call through `/bin/sh -c "timeout 90 ..."` (`file_editor` and `search` from a warm Python
+ * that runs the same program without a start-up), observations worded by R2E-Gym's runtime.
  */
 import { z } from 'zod';
 import type { ParseResult } from '../../parsing/commandSyntax';
@@ -14,9 +15,9 @@ import { shellQuote } from '../../parsing/shellWords';
 import type { Sandbox } from '../../runtime/sandbox';
 import type { Trajectory } from '../../trajectory/model';
 import { toolsCalled, type Scaffold, type ScaffoldFamily } from '../scaffold';
-import { parseR2eAction, r2eActionText, r2eCommandLine, splitR2eReply } from '../../parsing/r2eAction';
-import { R2E_FINISHED, r2eObservation, runR2eCommand } from './runtime';
-import { R2E_TOOL_DIR, R2E_TOOL_NAMES, R2E_TOOL_PROGRAM } from './toolProgram';
+import { parseR2eAction, r2eActionText, splitR2eReply } from '../../parsing/r2eAction';
+import { R2E_FINISHED, r2eObservation, runR2eTool } from './runtime';
+import { R2E_PROGRAM_PATH, R2E_TOOL_DIR, R2E_TOOL_NAMES, R2E_TOOL_PROGRAM } from './toolProgram';
 import { R2E_TOOL_SPECS } from './toolSpecs';
 
 const R2E_VERSION = '69bc953';
@@ -33,7 +34,7 @@ function commandTool(name: string): ToolDefinition {
     signature: `<function=${name}>`,
     parameters: AnyParameters,
     async run(ctx, args) {
-      const run = await runR2eCommand(ctx.sandbox, r2eCommandLine({ name, parameters: args }), ctx.signal);
+      const run = await runR2eTool(ctx.sandbox, { name, parameters: args }, ctx.signal);
       return { observation: r2eObservation(name, run), exitCode: run.code === '0' ? 0 : Number(/\d+$/.exec(run.code)?.[0] ?? 1) };
     },
   });
@@ -98,7 +99,7 @@ class R2eToolSet extends ToolSet {
 
 /** Installs our tool program under each tool's name, where R2E-Gym puts its own. */
 async function installTools(sandbox: Sandbox): Promise<void> {
-  const program = `${R2E_TOOL_DIR}/swe-workbench-r2e-tools`;
+  const program = R2E_PROGRAM_PATH;
   await sandbox.writeFile(program, R2E_TOOL_PROGRAM);
   const links = R2E_TOOL_NAMES.map((n) => `ln -sf ${shellQuote(program)} ${shellQuote(`${R2E_TOOL_DIR}/${n}`)}`).join(' && ');
   const result = await sandbox.exec(`chmod +x ${shellQuote(program)} && ${links} && test -x /root/.venv/bin/python`, { timeoutMs: 30_000 });

@@ -11,9 +11,15 @@ export const R2E_TOOL_NAMES = ['file_editor', 'execute_bash', 'search', 'finish'
 /** Where R2E-Gym copies its tools (`RepoEnv.add_commands`); the program reads argv[0]'s basename. */
 export const R2E_TOOL_DIR = '/usr/local/bin';
 
+/** The program itself, which each tool's name links to. */
+export const R2E_PROGRAM_PATH = `${R2E_TOOL_DIR}/swe-workbench-r2e-tools`;
+
+/** The interpreter of the program's `#!` line. */
+export const R2E_PYTHON = '/root/.venv/bin/python';
+
 export const R2E_TOOL_PROGRAM =
-  String.raw`#!/root/.venv/bin/python
-# swe-workbench: R2E-Gym's tools, reimplemented. The tool is chosen by the name this file runs under.
+  `#!${R2E_PYTHON}\n` +
+  String.raw`# swe-workbench: R2E-Gym's tools, reimplemented. The tool is chosen by the name this file runs under.
 import argparse
 import io
 import json

@@ -13,7 +13,7 @@ import type { Sandbox, SandboxProcess } from './sandbox';
 export class WarmPythonTimeout extends Error {}
 
 /** The process ended (or was stopped) before answering. */
-export class WarmPythonEnded extends Error {}
+class WarmPythonEnded extends Error {}
 
 interface Pending {
   resolve: (answer: Record<string, unknown>) => void;

@@ -25,7 +25,7 @@ export interface R2eRun {
 
 const tooLong = `The command took too long to execute (>${R2E_TIMEOUT_S}s)`;
 
-/** `/bin/sh -c "timeout 90 <cmd> "` in the repository, no terminal, stdout and stderr merged. */
+/** `/bin/sh -c "timeout 90 <cmd> "` in the repository, no terminal, stdout and stderr merged. @internal */
 export async function runR2eCommand(sandbox: Sandbox, commandLine: string, signal?: AbortSignal): Promise<R2eRun> {
   const result = await runFreshProcess(sandbox, `timeout ${R2E_TIMEOUT_S} ${commandLine} `, {
     cwd: sandbox.repoPath,

@@ -215,10 +215,12 @@ describe('SWE Workbench in the extension host', () => {
     assert.equal(boot.summaries.length, 11);
     assert.deepEqual([boot.detail?.index, boot.detail?.action.raw.trim()], [0, 'create reproduce.py']);
 
+    // The page shown may embed its boot already: the one to read is the page rendered after the hide.
+    const shownPage = api.trajectoryEditor.page(uri);
     await vscode.window.showTextDocument(vscode.Uri.file(openhands), { viewColumn: vscode.ViewColumn.Active, preview: false });
     await eventually(
       () => api.trajectoryEditor.page(uri) ?? '',
-      (html) => html.includes(STEPPER_BOOT_ELEMENT),
+      (html) => html !== shownPage && html.includes(STEPPER_BOOT_ELEMENT),
       'the hidden stepper embeds its step',
     );
     // The same payload, now revealing the step the page reported it showed.

@@ -7,7 +7,7 @@
 //   sample-repo/  the sample repository with its history, the repository replays run on
 // Options: --port N (code-server's port; default a free one), --keep (keep the demo folder),
 // --smoke (open the demo in Chromium, step through a trajectory, stop, exit 0 when it worked).
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,11 +16,10 @@ import { register } from 'tsx/cjs/api';
 
 register();
 const require = createRequire(import.meta.url);
-const { packageExtension, startCodeServer, removeHome, repoRoot } = require('../test/helpers/codeServer.ts');
-const { materializeSampleRepo } = require('../test/helpers/sampleRepo.ts');
-const { writeTrainingRun } = require('../test/fixtures/rollouts/trainingRun.ts');
+const { packageExtension, startCodeServer, removeHome } = require('../test/helpers/codeServer.ts');
+const { layOutDemoWorkspace } = require('../test/helpers/demoWorkspace.ts');
 const { PolicyServer } = require('../extension/core/policy/scriptedPolicyServer.ts');
-const { DEMO_IMAGE, DEMO_MODEL, demoReply } = require('./demo/ledgerDemo.ts');
+const { DEMO_MODEL, demoReply } = require('./demo/ledgerDemo.ts');
 
 const { values } = parseArgs({ options: { port: { type: 'string' }, keep: { type: 'boolean', default: false }, smoke: { type: 'boolean', default: false } } });
 const port = values.port === undefined ? undefined : Number(values.port);
@@ -29,27 +28,6 @@ if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536))
   process.exit(2);
 }
 const log = (message) => console.log(`demo: ${message}`);
-
-/** The demo folder; returns the .code-workspace file to open. */
-async function layOutWorkspace(home, policyUrl) {
-  const demo = join(home, 'demo');
-  const workbench = join(demo, 'workbench');
-  mkdirSync(workbench, { recursive: true });
-  cpSync(join(repoRoot, 'demo/trajectories'), join(workbench, 'trajectories'), { recursive: true });
-  cpSync(join(repoRoot, 'test/fixtures/bugs/valid-allocate-and-close'), join(workbench, 'bugs/valid-allocate-and-close'), { recursive: true });
-  writeTrainingRun(join(workbench, 'rollouts'));
-  await materializeSampleRepo(join(demo, 'sample-repo'));
-  const file = join(demo, 'demo.code-workspace');
-  const settings = {
-    // The scripted stand-in policy this demo started: "Run Live" and a fork continued by the policy ask it.
-    'sweWorkbench.policy.url': policyUrl,
-    'sweWorkbench.policy.model': DEMO_MODEL,
-    'sweWorkbench.docker.image': DEMO_IMAGE,
-    'sweWorkbench.rollouts.folder': 'rollouts',
-  };
-  writeFileSync(file, JSON.stringify({ folders: [{ path: 'workbench' }, { path: 'sample-repo' }], settings }, null, 2));
-  return file;
-}
 
 /** Opens the demo in Chromium and steps through the recorded trajectory: what CI checks. */
 async function smokeTest(server, workspaceFile, home) {
@@ -102,7 +80,7 @@ try {
   policy = await new PolicyServer((request) => demoReply(request), { models: [DEMO_MODEL] }).listen();
   log(`scripted stand-in policy (replies from a script, not a model) at ${policy.url}`);
   log('laying out the demo workspace');
-  const workspaceFile = await layOutWorkspace(home, policy.url);
+  const workspaceFile = await layOutDemoWorkspace(home, policy.url);
   log('starting code-server');
   server = await startCodeServer({ home: join(home, 'code-server'), vsix, port, userSettings: { 'workbench.colorTheme': 'Dark 2026' } });
   const url = `${server.url}/?workspace=${encodeURIComponent(workspaceFile)}`;

@@ -4,7 +4,7 @@ import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
-import { sessionContainers, writeShellRecording } from '../helpers/sessionE2e';
+import { sessionContainers, stopSessionLeavingNoContainer, writeShellRecording } from '../helpers/sessionE2e';
 import { launchBrowserOn, webviewFrame } from '../helpers/browser';
 import { THEMES, openFileInWebview, runCommand, setTheme, waitForExtension } from '../helpers/workbench';
 
@@ -54,19 +54,6 @@ async function replayFromStepper(page: Page, last: RegExp): Promise<string[]> {
   return row(page, /exit \S+ · [\d.]+ m?s · (matched|diverged)/).allTextContents();
 }
 
-/** Stops the session, removes the container it keeps for its snapshots, and waits until it is gone (also after a failure, so none is left behind). */
-async function stopSession(page: Page): Promise<void> {
-  const before = new Set(sessionContainers());
-  await runCommand(page, 'SWE Workbench: Stop Session');
-  await row(page, /stopped/).waitFor({ state: 'attached', timeout: 60_000 });
-  await runCommand(page, 'SWE Workbench: Discard Kept Fork Snapshots');
-  // Others' sessions may run on this Docker engine too: ours is the one of those before that goes.
-  for (let attempt = 0; before.size > 0 && sessionContainers().filter((c) => before.has(c)).length === before.size; attempt++) {
-    if (attempt > 60) throw new Error(`the session's container is still there: ${sessionContainers().join(', ')}`);
-    await page.waitForTimeout(1000);
-  }
-}
-
 const texts = (frame: Frame, selector: string) => frame.locator(selector).allTextContents();
 
 describe('a replayed step beside its recording', () => {
@@ -81,7 +68,7 @@ describe('a replayed step beside its recording', () => {
   });
 
   after(async () => {
-    await stopSession(page).catch(() => undefined);
+    await stopSessionLeavingNoContainer(page).catch(() => undefined);
     await browser?.close();
   });
 
@@ -120,7 +107,7 @@ describe('a replayed step beside its recording', () => {
       await view.locator('#replay-no-diff').waitFor({ timeout: 5_000 });
       assert.equal(await page.locator('.tabs-container .tab', { hasText: 'Recorded ↔ Replayed' }).count(), 1);
 
-      await stopSession(page);
+      await stopSessionLeavingNoContainer(page);
     }
   });
 });
@@ -157,7 +144,7 @@ describe("the demo's suggested trajectory in code-server", () => {
   });
 
   after(async () => {
-    await stopSession(page).catch(() => undefined);
+    await stopSessionLeavingNoContainer(page).catch(() => undefined);
     await browser?.close();
   });
 
@@ -195,7 +182,7 @@ describe("the demo's suggested trajectory in code-server", () => {
       );
       assert.match(rows[0]!, /^1\s+bash/);
       await page.screenshot({ path: path.join(out!, `demo-replay-${theme}.png`) });
-      await stopSession(page);
+      await stopSessionLeavingNoContainer(page);
     }
   });
 });

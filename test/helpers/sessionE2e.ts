@@ -1,7 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import path from 'node:path';
 import { toCanonicalJson } from '../../extension/core/trajectory/canonicalExport';
 import { TrajectorySchema } from '../../extension/core/trajectory/model';
+import type { Page } from 'playwright-core';
+import { runCommand } from './workbench';
 
 /** A shell step of a recording: the command as the agent wrote it and the output it recorded. */
 export interface ShellStep {
@@ -9,14 +13,17 @@ export interface ShellStep {
   observation: string;
 }
 
+/** The base image the e2e sessions run on. */
+export const BASE_IMAGE = 'swe-workbench/base:bookworm';
+
 /**
- * Writes a canonical recording of plain shell steps on the base image at /repo, as a replay in
- * the e2e workspace (copied into the container) reads it.
+ * Writes a canonical recording of plain shell steps on `image` (the base image unless given) at
+ * /repo, as a replay in the e2e workspace (copied into the container) reads it.
  */
-export function writeShellRecording(file: string, steps: readonly ShellStep[]): void {
+export function writeShellRecording(file: string, steps: readonly ShellStep[], image = BASE_IMAGE): void {
   const trajectory = TrajectorySchema.parse({
     format: 'canonical',
-    task: { image: 'swe-workbench/base:bookworm', repoPath: '/repo' },
+    task: { image, repoPath: '/repo' },
     steps: steps.map((s, index) => ({ index, thought: `Step ${index + 1}.`, action: { raw: s.raw, tool: null, args: {} }, observation: s.observation })),
     outcome: {},
     meta: { parseFunction: 'thought_action' },
@@ -24,7 +31,70 @@ export function writeShellRecording(file: string, steps: readonly ShellStep[]): 
   writeFileSync(file, toCanonicalJson(trajectory));
 }
 
-/** Containers of VS Code sessions on this Docker engine, running or not. */
-export function sessionContainers(): string[] {
-  return execFileSync('docker', ['ps', '-aq', '--filter', 'label=swe-workbench.role=vscode-session'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+/** The parent of process `pid`, or undefined when it is gone. */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // `pid (comm) state ppid ...`: comm may hold spaces and parentheses, so read after the last ')'.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether process `pid` runs under the code-server whose folders are in `home` (its command line names them). */
+function underCodeServer(pid: number, home: string): boolean {
+  for (let p: number | undefined = pid, depth = 0; p !== undefined && p > 1 && depth < 32; p = parentOf(p), depth++) {
+    try {
+      if (
+        readFileSync(`/proc/${p}/cmdline`, 'utf8')
+          .split('\0')
+          .some((arg) => arg.startsWith(home + path.sep))
+      )
+        return true;
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+/**
+ * Containers, running or not, of VS Code sessions started by the code-server these tests drive:
+ * those whose owner label (`<hostname>:<pid>` of the extension host) names a process of that
+ * code-server, found from the workspace it serves (in its home folder). Other developers' sessions
+ * on the same Docker engine are not counted.
+ */
+export function sessionContainers(workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE): string[] {
+  if (!workspace) throw new Error('sessionContainers: no e2e workspace (SWE_WORKBENCH_E2E_WORKSPACE)');
+  const home = path.dirname(workspace);
+  const listed = execFileSync(
+    'docker',
+    ['ps', '-a', '--filter', 'label=swe-workbench.role=vscode-session', '--format', '{{.ID}} {{.Label "swe-workbench.owner"}}'],
+    { encoding: 'utf8' },
+  );
+  return listed
+    .split('\n')
+    .filter(Boolean)
+    .filter((line) => {
+      const [, owner = ''] = line.split(' ');
+      const [host, pid] = owner.split(':');
+      return host === hostname() && Number(pid) > 0 && underCodeServer(Number(pid), home);
+    })
+    .map((line) => line.split(' ')[0]!);
+}
+
+/**
+ * Stops the running session (its Session view row then matches `stoppedRow`), discards the snapshots kept for forks (a stopped session's container
+ * stays for them until then) and waits until no container of this code-server's sessions is left:
+ * Docker may still be removing the last one.
+ */
+export async function stopSessionLeavingNoContainer(page: Page, stoppedRow = /stopped/): Promise<void> {
+  await runCommand(page, 'SWE Workbench: Stop Session');
+  await page.locator('.monaco-list-row', { hasText: stoppedRow }).first().waitFor({ state: 'attached', timeout: 60_000 });
+  await runCommand(page, 'SWE Workbench: Discard Kept Fork Snapshots');
+  for (let attempt = 0; sessionContainers().length > 0; attempt++) {
+    if (attempt > 60) throw new Error(`containers left behind: ${sessionContainers().join(', ')}`);
+    await page.waitForTimeout(1000);
+  }
 }

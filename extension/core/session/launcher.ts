@@ -45,6 +45,8 @@ export interface LaunchRequest {
   recording?: LaunchRecording;
   /** Fork: steps 0..at-1 come from the recording. Replay: only steps 0..at-1 are replayed. */
   at?: number;
+  /** Fork or live run: who gives the actions after the recording's; default the policy. A person needs no problem statement. */
+  by?: 'policy' | 'person';
   image: string;
   /** Host folder copied into the container. */
   repoDir: string;
@@ -152,7 +154,7 @@ export function planSession(request: LaunchRequest): SessionPlan {
   const systemPrompt = recording?.meta.systemPrompt ?? request.systemPrompt ?? prompts.system;
   let instructions = recording?.meta.instructions;
   if (instructions === undefined) {
-    if (mode !== 'replay' && task.problemStatement === undefined) {
+    if (mode !== 'replay' && request.by !== 'person' && task.problemStatement === undefined) {
       throw new InputError(
         request.recording?.ref,
         undefined,

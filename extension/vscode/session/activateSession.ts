@@ -365,7 +365,9 @@ export function activateSession(
       guarded('reveal step', async (index: number) => {
         const session = controller.current;
         const recording = session?.launch.recording;
-        if (recording && index < recording.trajectory.steps.length) return trajectoryEditor.openAtStep(recording.uri, index);
+        // A fork's steps after its fork point are its own, not the recording's.
+        const recorded = recording ? Math.min(recording.trajectory.steps.length, session.launch.mode === 'fork' ? (session.launch.at ?? 0) : Infinity) : 0;
+        if (recording && index < recorded) return trajectoryEditor.openAtStep(recording.uri, index);
         const entry = session?.entries[index];
         if (entry)
           await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ language: 'json', content: JSON.stringify(entry.step, null, 2) }), {

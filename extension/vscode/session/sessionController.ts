@@ -303,13 +303,17 @@ export class SessionController extends Disposable {
     if (session.state === 'running') throw new Error('the session is already running');
     session.state = 'running';
     this.changed.fire(session);
+    // A hand-driven session spends its run waiting for the person: its progress goes to the status
+    // bar, not a notification left spinning over the editor they type in (Pause and Stop remain).
+    const byHand = session.person !== undefined && session.launch.then === 'person' && session.index >= (session.launch.at ?? 0);
     return vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `SWE Workbench: ${what}`, cancellable: true },
+      { location: byHand ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification, title: `SWE Workbench: ${what}`, cancellable: !byHand },
       async (progress, token) => {
         const cancel = token.onCancellationRequested(() => session.debug.pause());
-        const listener = session.debug.on(
-          (event) => event.type === 'step-started' && progress.report({ message: `step ${event.index + 1}: ${event.next.action.tool ?? 'unparsed action'}` }),
-        );
+        const listener = session.debug.on((event) => {
+          if (event.type === 'step-started') progress.report({ message: `step ${event.index + 1}: ${event.next.action.tool ?? 'unparsed action'}` });
+          else if (event.type === 'asking' && event.source === 'person') progress.report({ message: `waiting for your action for step ${event.index + 1}` });
+        });
         try {
           const stop = await run(session.debug);
           session.lastStop = stop;

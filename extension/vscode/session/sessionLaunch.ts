@@ -28,6 +28,7 @@ export function launchRequest(launch: SessionLaunch): LaunchRequest {
     mode: launch.mode,
     ...(launch.recording ? { recording: { trajectory: launch.recording.trajectory, ref: launch.recording.uri.fsPath } } : {}),
     ...(launch.mode !== 'replay' && launch.at !== undefined ? { at: launch.at } : {}),
+    ...(launch.mode === 'fork' && launch.then ? { by: launch.then } : {}),
     image: launch.image,
     repoDir: launch.repoDir,
     repoPath: launch.repoPath,

@@ -10,6 +10,7 @@ import { PolicyClient } from '../../../extension/core/policy/policyClient';
 import { DEFAULT_NORMALISERS } from '../../../extension/core/session/divergence';
 import { planSession, sessionSources, type SessionPlan } from '../../../extension/core/session/launcher';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
+import { TrajectorySchema } from '../../../extension/core/trajectory/model';
 import { launchRequest } from '../../../extension/vscode/session/sessionLaunch';
 import { startPolicyServer } from '../../../extension/core/policy/scriptedPolicyServer';
 import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
@@ -134,5 +135,32 @@ describe('one launcher for the CLI and VS Code', () => {
       (e: Error) => e.message.startsWith('task.json: $.bundles: ') && e.message.includes('unknown tool bundle(s): nope'),
     );
     assert.throws(() => planSession({ mode: 'live', image: IMAGE, repoDir: work }), /a live run needs a problem statement/);
+  });
+
+  test('a fork continued by hand needs no problem statement; one continued by the policy says it needs one', () => {
+    const trajectory = TrajectorySchema.parse({
+      format: 'canonical',
+      task: { image: IMAGE, repoPath: '/repo' },
+      steps: [{ index: 0, thought: 'Look.', action: { raw: 'echo ready', tool: null, args: {} }, observation: 'ready' }],
+      outcome: {},
+      meta: { parseFunction: 'thought_action' },
+    });
+    const launch = (then: 'policy' | 'person') =>
+      launchRequest({
+        mode: 'fork',
+        recording: { trajectory, uri: fileUri('/x/shell.traj.json') },
+        at: 1,
+        then,
+        image: IMAGE,
+        repoDir: work,
+        repoPath: '/repo',
+      });
+    assert.throws(
+      () => planSession(launch('policy')),
+      /^InputError: \/x\/shell\.traj\.json: a fork run needs a problem statement for the policy, and the recording has none/,
+    );
+    const byHand = planSession(launch('person'));
+    assert.equal(byHand.mode, 'fork');
+    assert.equal(byHand.at, 1);
   });
 });

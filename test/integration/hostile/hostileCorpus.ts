@@ -167,9 +167,9 @@ export async function buildCorpus(dir: string): Promise<HostileCase[]> {
   });
   await gzipBomb(at('bomb.traj.gz'), GIB);
   inspect('a gzip bomb of 1 GiB', at('bomb.traj.gz'), { code: 1, stderr: /bomb\.traj\.gz: larger than the 128 MiB limit/ });
-  // 1 GiB inputs: a .traj (its size known from the disk) and a .jsonl of one line (streamed).
+  // 1 GiB inputs: a .traj (indexed by offsets, so the limit falls on its one step, located) and a .jsonl of one line (streamed).
   writeStreamed(at('huge.traj'), '{"trajectory":[{"action":"', GIB, Buffer.alloc(MIB, 0x61), '","observation":""}]}');
-  inspect('a 1 GiB .traj', at('huge.traj'), { code: 1, stderr: /huge\.traj: larger than the 128 MiB limit/ });
+  inspect('a 1 GiB .traj', at('huge.traj'), { code: 1, stderr: /huge\.traj: line 1, column 16: a value larger than the 128 MiB limit for one document/ });
   writeStreamed(at('huge.jsonl'), '{"trajectory_steps":[{"action":"', GIB, Buffer.alloc(MIB, 0x62), '"}]}\n');
   inspect('a 1 GiB .jsonl of one line', at('huge.jsonl'), { code: 1, stderr: /huge\.jsonl: line 1: larger than the 128 MiB limit/ });
 

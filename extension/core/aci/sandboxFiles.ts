@@ -5,8 +5,9 @@ import type { ToolContext } from './toolDefinition';
 
 /**
  * File access for tools, through the session's shell so that a tool call costs one round trip:
- * paths resolve against the agent's working directory, and contents travel as base64 so every
- * byte (a missing final newline, a `\r`) survives a terminal or a pty.
+ * paths resolve against the agent's working directory, and contents travel as they are when
+ * bash's builtins can read them and every byte survives a terminal or a pty (small text files,
+ * no control character but tab and newline), as base64 otherwise (a `\r`, a NUL, a big file).
  */
 
 export type FileLookup =

@@ -60,6 +60,8 @@ function sweAgentCalls(family: string): Call[] {
   return [
     { family, label: 'open ledger/money.py 20', run: command('open ledger/money.py 20'), raw: (o) => windowRaw('ledger/money.py', o) },
     { family, label: 'goto 200 (journal.py)', run: command('goto 200'), raw: (o) => windowRaw('ledger/journal.py', o) },
+    // Scrolls from line 1; repeated, the window settles at the file's end, still a whole window.
+    { family, label: 'scroll_down (journal.py)', run: command('scroll_down'), raw: (o) => windowRaw('ledger/journal.py', o) },
     { family, label: 'search_file Money', run: command('search_file Money ledger/money.py'), raw: shell('grep -n -- Money ledger/money.py') },
     {
       family,
@@ -201,9 +203,9 @@ async function main(): Promise<void> {
         config: scaffold.config,
         ...(scaffold.present ? { present: scaffold.present } : {}),
       });
-      // The windowed calls after `open` read the open file: journal.py for goto.
+      // The windowed calls after `open` read the open file: journal.py for goto and scroll_down.
       for (const call of calls) {
-        if (call.label.startsWith('goto')) await session.runCommand('open ledger/journal.py');
+        if (call.label.startsWith('goto') || call.label.startsWith('scroll')) await session.runCommand('open ledger/journal.py');
         const first = await call.run(session);
         if (first.exitCode !== 0 || first.formatError) throw new Error(`${spec} ${call.label}: exit ${first.exitCode}: ${first.observation.slice(0, 300)}`);
         const raw = call.raw(first.observation);

@@ -4,7 +4,7 @@ import path from 'node:path';
 
 /**
  * A small Python package no test has seen before, written from code at test time, with the
- * shapes the tools' edge cases need: a file over the viewer's window, over 100 matching lines,
+ * shapes the tools' edge cases need: a file over the viewer's window, line breaks only `splitlines()` counts, over 100 matching lines,
  * over 16,000 characters, tab indentation, a missing final newline, a trailing empty line, an
  * existing flake8 error, repeated lines, over 100 matching files, a hidden folder.
  */
@@ -34,6 +34,12 @@ export function writeGeneratedRepo(dir: string): void {
   write('tallyho/steps.py', `"""Generated steps."""\n\n\n${steps.join('\n')}`);
   const rows = Array.from({ length: 420 }, (_, i) => `ROW_${String(i).padStart(3, '0')} = "${'abcdefghij'.repeat(4)}-${i}"`);
   write('tallyho/big.py', rows.join('\n') + '\n');
+  // Breaks that Python's splitlines() counts and split("\n") does not: a form feed between
+  // sections (as in CPython's own sources) and a U+2028 inside a string.
+  const pages = Array.from({ length: 130 }, (_, i) => `PAGE_${i} = ${i}`);
+  pages[4] = '\f';
+  pages[60] = 'SEPARATOR = "a\u2028b"';
+  write('tallyho/pages.py', pages.join('\n') + '\n');
   write('tallyho/tabs.py', 'def tabbed(a):\n\tif a:\n\t\treturn "yes"\t# tab inside\n\treturn "no"\n');
   write('tallyho/no_newline.py', 'ANSWER = 42\nQUESTION = None');
   write('tallyho/blank_end.py', 'first = 1\n\nsecond = 2\n\n');

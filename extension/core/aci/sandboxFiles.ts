@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { shellQuote } from '../parsing/shellWords';
+import { linesOfText, type WindowLines } from './windowedFile';
 import type { ToolContext } from './toolDefinition';
 
 /**
  * File access for tools, through the session's shell so that a tool call costs one round trip:
- * paths resolve against the agent's working directory, and contents travel as base64 so every
- * byte (a missing final newline, a `\r`) survives a terminal or a pty.
+ * paths resolve against the agent's working directory, and contents travel as they are when
+ * bash's builtins can read them and every byte survives a terminal or a pty (small text files,
+ * no control character but tab and newline), as base64 otherwise (a `\r`, a NUL, a big file).
  */
 
 export type FileLookup =
@@ -34,14 +36,54 @@ export function realpathScript(path: string): string {
 }
 
 /**
- * A shell snippet that prints `@file <abs>` + base64 content, `@missing`, or `@directory <abs>`
+ * Files up to this many bytes are read by the shell's own `read` (no process); bigger ones go
+ * through `base64`, which is faster from about here on (bash reads ~20 us per KB).
+ */
+const SHELL_READ_MAX = 65536;
+
+/**
+ * Reads file `$1` into `$__swb_a` with builtins, under `LC_ALL=C` (set by the caller's `local`)
+ * so that lengths and matches are in bytes. Fails for a file it cannot read, one holding a NUL
+ * (a shell variable cannot) or one over `SHELL_READ_MAX` bytes.
+ */
+const READ_SNIPPET = `[ -r "$1" ] || return 5; IFS= read -r -d '' -n ${SHELL_READ_MAX} __swb_a < "$1" && return 3;`;
+
+/** Marks the end of a file's text sent as it is (`TEXT_FN`). */
+const TEXT_END = '@swb-end-of-text';
+
+/**
+ * Prints `@text`, the file `$1` as it is and `\n@swb-end-of-text`, with builtins only (no
+ * `base64` process). Fails as `READ_SNIPPET` does, and for a file holding a control character
+ * other than a tab or a newline: a `\r` would not survive the `\r\n` a terminal writes, and the
+ * rest are rare enough in text to leave to base64 too.
+ */
+const TEXT_FN =
+  `__swb_text() { local LC_ALL=C __swb_a __swb_e=$'[\\x01-\\x08\\x0b-\\x1f\\x7f]'; ${READ_SNIPPET} [[ $__swb_a =~ $__swb_e ]] && return 4; ` +
+  `printf '@text\\n%s\\n${TEXT_END}\\n' "$__swb_a"; }`;
+
+/** A snippet that prints the file at shell word `quoted` as `TEXT_FN` does, or as one line of base64. */
+export function fileContentScript(quoted: string): string {
+  return `${TEXT_FN}; __swb_text ${quoted} || { base64 -w0 -- ${quoted}; echo; }`;
+}
+
+/** The file's text from what `fileContentScript` printed, given as its lines. */
+export function parseFileContent(lines: readonly string[]): string {
+  if (lines[0] !== '@text') return decodeBase64(lines[0] ?? '');
+  const rest = lines.slice(1).join('\n');
+  const end = rest.lastIndexOf(`\n${TEXT_END}`);
+  if (end < 0) throw new Error(`a file's text from the sandbox shell ends early: ${JSON.stringify(rest.slice(-200))}`);
+  return rest.slice(0, end);
+}
+
+/**
+ * A shell snippet that prints `@file <abs>` + the content (`fileContentScript`), `@missing`, or `@directory <abs>`
  * followed by what `directoryScript` prints (a listing wanted in the same round trip).
  */
 export function lookupScript(path: string, directoryScript?: string): string {
   const p = shellQuote(path);
   return (
     `if [ -d ${p} ]; then ${realpathScript(path)}; printf '@directory %s\\n' "$__swb_r"; ${directoryScript ? `{ ${directoryScript}; }; ` : ''}` +
-    `elif [ -f ${p} ]; then ${realpathScript(path)}; printf '@file %s\\n' "$__swb_r"; base64 -w0 -- ${p}; echo; ` +
+    `elif [ -f ${p} ]; then ${realpathScript(path)}; printf '@file %s\\n' "$__swb_r"; ${fileContentScript(p)}; ` +
     `else echo @missing; fi`
   );
 }
@@ -52,7 +94,7 @@ export function parseLookup(lines: readonly string[]): FileLookup {
   if (!status) throw new Error(`unexpected answer from the sandbox shell: ${JSON.stringify(lines.slice(0, 2).join('\n').slice(0, 200))}`);
   if (status[1] === 'missing') return { kind: 'missing' };
   if (status[1] === 'directory') return { kind: 'directory', path: status[2] as string, ...(lines.length > 1 ? { listing: lines.slice(1).join('\n') } : {}) };
-  return { kind: 'file', path: status[2] as string, text: decodeBase64(lines[1] ?? '') };
+  return { kind: 'file', path: status[2] as string, text: parseFileContent(lines.slice(1)) };
 }
 
 function decodeBase64(text: string): string {
@@ -93,4 +135,60 @@ export function pathAsGiven(path: string): string {
   const parts = path.split('/').filter((part) => part !== '' && part !== '.');
   const joined = parts.join('/');
   return absolute ? `/${joined}` : joined || '.';
+}
+
+/**
+ * Prints `@lines N`, then lines `from`..`from+count-1` and the last `tail` lines of file `$1`
+ * (0-based, `split("\n")` lines), with shell builtins only: no process, no whole file sent.
+ * Fails as `READ_SNIPPET` does, and for a file holding a line break other than `\n` that
+ * Python's `splitlines()` counts (`\r`, `\v`, `\f`, `\x1c`-`\x1e`, U+0085, U+2028, U+2029),
+ * which the shell would count differently: the caller then sends the whole file instead.
+ */
+const LINES_FN =
+  `__swb_lines() { local LC_ALL=C __swb_a __swb_n __swb_t __swb_e=$'[\\r\\v\\f\\x1c\\x1d\\x1e]|\\xc2\\x85|\\xe2\\x80\\xa8|\\xe2\\x80\\xa9'; local -a __swb_l; ` +
+  `${READ_SNIPPET} [[ $__swb_a =~ $__swb_e ]] && return 4; ` +
+  'mapfile -t __swb_l < "$1"; __swb_n=${#__swb_l[@]}; __swb_t=$(( __swb_n > $4 ? __swb_n - $4 : 0 )); ' +
+  `printf '@lines %s\\n' "$__swb_n"; printf '%s\\n' "\${__swb_l[@]:$2:$3}" "\${__swb_l[@]:$__swb_t}"; }`;
+
+/** The `WindowLines` of a window's worth of a file, or what `lookupFile` says when it is not a plain one. */
+export type LinesLookup = { kind: 'lines'; lines: WindowLines } | Exclude<FileLookup, { kind: 'file' }>;
+
+/**
+ * Lines `from`..`from+count-1` and the last `tail` lines of the file at `path` (taken as
+ * already resolved, as SWE-agent takes its current file), with the line count, in one round
+ * trip; the whole file when the shell cannot split it as Python does (see `LINES_FN`).
+ */
+export async function fetchLines(ctx: ToolContext, path: string, from: number, count: number, tail: number): Promise<LinesLookup> {
+  const p = shellQuote(path);
+  const [a, b, c] = [from, count, tail].map((n) => Math.max(0, Math.trunc(n))) as [number, number, number];
+  const { output } = await runTool(
+    ctx,
+    `if [ -d ${p} ]; then echo @directory; elif [ -f ${p} ]; then ${LINES_FN}; __swb_lines ${p} ${a} ${b} ${c} || { echo @file; base64 -w0 -- ${p}; echo; }; else echo @missing; fi`,
+  );
+  const lines = output.split('\n');
+  const head = lines[0] ?? '';
+  if (head === '@directory') return { kind: 'directory', path };
+  if (head === '@missing') return { kind: 'missing' };
+  if (head === '@file') {
+    return { kind: 'lines', lines: linesOfText(decodeBase64(lines[1] ?? '')) };
+  }
+  const counted = /^@lines (\d+)$/.exec(head);
+  if (!counted) throw new Error(`unexpected answer from the sandbox shell: ${JSON.stringify(output.slice(0, 200))}`);
+  const nLines = Number(counted[1]);
+  const known = new Map<number, string>();
+  const shown = Math.max(0, Math.min(b, nLines - a));
+  for (let i = 0; i < shown; i++) known.set(a + i, lines[1 + i] ?? '');
+  const tailStart = Math.max(0, nLines - c);
+  for (let i = tailStart; i < nLines; i++) known.set(i, lines[1 + shown + i - tailStart] ?? '');
+  return {
+    kind: 'lines',
+    lines: {
+      nLines,
+      line(i) {
+        const text = known.get(i);
+        if (text === undefined) throw new Error(`line ${i + 1} of ${path} was not fetched (fetched ${a + 1}-${a + shown} and the last ${c})`);
+        return text;
+      },
+    },
+  };
 }

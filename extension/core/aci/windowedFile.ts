@@ -37,17 +37,34 @@ export function scrolledFirstLine(firstLine: number, direction: 1 | -1, nLines: 
   return clampFirstLine(firstLine + direction * (window - overlap), nLines, window, endSlack);
 }
 
+/**
+ * The file as the window reads it: the line count (`splitlines()`) and 0-based lines of
+ * `split("\n")`, undefined past its end (which comes before `nLines` when other breaks count).
+ * A whole text, or the few lines a window needs (`sandboxFiles.fetchLines`).
+ */
+export interface WindowLines {
+  readonly nLines: number;
+  line(index: number): string | undefined;
+}
+
+export function linesOfText(text: string): WindowLines {
+  const lines = text.split('\n');
+  return { nLines: countLines(text), line: (i) => lines[i] };
+}
+
 /** `[File: ...]`, `(K more lines above)`, numbered lines, `(M more lines below)`. */
-export function renderWindow(text: string, displayPath: string, firstLine: number, window: number): string {
-  const nLines = countLines(text);
+export function renderWindow(text: string | WindowLines, displayPath: string, firstLine: number, window: number): string {
+  const file = typeof text === 'string' ? linesOfText(text) : text;
+  const nLines = file.nLines;
   const start = firstLine;
   const end = Math.min(firstLine + window - 1, nLines - 1);
   const out = [`[File: ${displayPath} (${nLines} lines total)]`];
   if (start > 0) out.push(`(${start} more lines above)`);
-  text
-    .split('\n')
-    .slice(start, end + 1)
-    .forEach((line, i) => out.push(`${i + start + 1}:${line}`));
+  for (let i = start; i <= end; i++) {
+    const line = file.line(i);
+    if (line === undefined) break;
+    out.push(`${i + 1}:${line}`);
+  }
   if (end < nLines - 1) out.push(`(${nLines - end - 1} more lines below)`);
   return out.join('\n');
 }

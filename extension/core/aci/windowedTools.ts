@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { lookupFile, lookupScript, parseLookup, pathAsGiven, runTool, type FileLookup } from './sandboxFiles';
+import { fetchLines, lookupFile, lookupScript, parseLookup, pathAsGiven, runTool, type FileLookup } from './sandboxFiles';
 import { shellQuote } from '../parsing/shellWords';
 import { sweAgentDialect } from './sweAgentVersion';
 import { create07, goto07, open07, scroll07 } from './windowed07';
 import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
-import { clampFirstLine, countLines, firstLineFor, renderWindow, scrolledFirstLine } from './windowedFile';
+import { clampFirstLine, countLines, firstLineFor, renderWindow, scrolledFirstLine, type WindowLines } from './windowedFile';
 
 /** SWE-agent's `tools/windowed`: a window of WINDOW lines over one open file. */
 
@@ -13,12 +13,20 @@ export const NO_FILE_OPEN = 'No file open. Use the open command first.';
 const ok = (observation: string): ToolResult => ({ observation, exitCode: 0 });
 const fail = (observation: string): ToolResult => ({ observation, exitCode: 1 });
 
-/** The open file's current text, or the message SWE-agent prints when there is none. */
-async function loadOpenFile(ctx: ToolContext): Promise<{ path: string; text: string } | ToolResult> {
+/**
+ * The window's worth of the open file around the first line `firstLineIn(nLines)` picks, or the
+ * message SWE-agent prints when there is none. One round trip that carries only the window: the
+ * lines from where the window starts unless the file's end clamps it, and enough of the file's
+ * end for any clamped window (two windows and the end slack). The header shows the stored path,
+ * resolved when the file was opened, as SWE-agent's `WindowedFile` shows its `CURRENT_FILE`.
+ */
+async function openFileWindow(ctx: ToolContext, firstLineIn: (nLines: number) => number): Promise<{ path: string; lines: WindowLines } | ToolResult> {
   const path = ctx.state.openFile;
   if (path === null) return fail(NO_FILE_OPEN);
-  const file = await lookupFile(ctx, path);
-  return checkedFile(file, path);
+  const { window } = ctx.config;
+  const found = await fetchLines(ctx, path, firstLineIn(Number.POSITIVE_INFINITY), window, 2 * window + 1);
+  if (found.kind !== 'lines') return checkedFile(found, path) as ToolResult;
+  return { path, lines: found.lines };
 }
 
 /** SWE-agent's messages for a path that is a directory or is missing, shown as given. */
@@ -51,8 +59,9 @@ export function firstLineShowing(ctx: ToolContext, line: number, text: string): 
 }
 
 /** Moves the window to `firstLine` (clamped) and renders it under the given header path. */
-export function showWindow(ctx: ToolContext, text: string, displayPath: string, firstLine: number): string {
-  ctx.state.firstLine = clampedFirstLine(ctx, firstLine, text);
+export function showWindow(ctx: ToolContext, text: string | WindowLines, displayPath: string, firstLine: number): string {
+  const nLines = typeof text === 'string' ? countLines(text) : text.nLines;
+  ctx.state.firstLine = clampFirstLine(firstLine, nLines, ctx.config.window, windowEndSlack(ctx));
   return renderWindow(text, displayPath, ctx.state.firstLine, ctx.config.window);
 }
 
@@ -102,11 +111,12 @@ const goto = defineTool({
   parameters: z.object({ line_number: z.number().int().describe('the line number to move the window to') }),
   async run(ctx, { line_number }) {
     if (centred(ctx)) return goto07(ctx, line_number);
-    const file = await loadOpenFile(ctx);
+    const at = (nLines: number) => firstLineFor(line_number - 1, nLines, ctx.config.window, windowEndSlack(ctx));
+    const file = await openFileWindow(ctx, at);
     if ('observation' in file) return file;
-    const nLines = countLines(file.text);
+    const { nLines } = file.lines;
     if (line_number > nLines) return fail(`Error: <line> must be less than or equal to ${nLines}`);
-    return ok(showWindow(ctx, file.text, file.path, firstLineShowing(ctx, line_number - 1, file.text)));
+    return ok(showWindow(ctx, file.lines, file.path, at(nLines)));
   },
 });
 
@@ -121,13 +131,12 @@ function scrollTool(name: 'scroll_up' | 'scroll_down', direction: 1 | -1) {
     parameters: z.object({}),
     async run(ctx) {
       if (centred(ctx)) return scroll07(ctx, direction);
-      const file = await loadOpenFile(ctx);
+      const { window, overlap } = ctx.config;
+      const slack = windowEndSlack(ctx);
+      const at = (nLines: number) => scrolledFirstLine(clampFirstLine(ctx.state.firstLine, nLines, window, slack), direction, nLines, window, overlap, slack);
+      const file = await openFileWindow(ctx, at);
       if ('observation' in file) return file;
-      const nLines = countLines(file.text);
-      const current = clampedFirstLine(ctx, ctx.state.firstLine, file.text);
-      return ok(
-        showWindow(ctx, file.text, file.path, scrolledFirstLine(current, direction, nLines, ctx.config.window, ctx.config.overlap, windowEndSlack(ctx))),
-      );
+      return ok(showWindow(ctx, file.lines, file.path, at(file.lines.nLines)));
     },
   });
 }

@@ -86,6 +86,23 @@ describe('windowed viewer and search (tools/windowed, tools/search)', () => {
     assert.equal(back.observation.split('\n')[1], '(117 more lines above)');
   });
 
+  test('goto and scrolling show a file over 64 KB and one holding a NUL as they show any other', async () => {
+    // Both are past what the shell's builtins read (the window is then cut from the whole file).
+    await aci.sandbox.exec("seq 1 9000 | sed 's/^/row /' > /tmp/big.txt; printf 'a\\0b\\nc\\n' > /tmp/nul.txt");
+    await run('open /tmp/big.txt');
+    const rows = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `${from + i}:row ${from + i}`);
+    const end = await run('goto 8990');
+    assert.equal(end.observation, ['[File: /tmp/big.txt (9000 lines total)]', '(8900 more lines above)', ...rows(8901, 9000)].join('\n'));
+    const up = await run('scroll_up');
+    assert.equal(
+      up.observation,
+      ['[File: /tmp/big.txt (9000 lines total)]', '(8802 more lines above)', ...rows(8803, 8902), '(98 more lines below)'].join('\n'),
+    );
+    await run('open /tmp/nul.txt');
+    const nul = await run('goto 2');
+    assert.equal(nul.observation, '[File: /tmp/nul.txt (2 lines total)]\n1:a\0b\n2:c');
+  });
+
   test('create refuses an existing file and opens a new one', async () => {
     const existing = await run('create ledger/journal.py');
     assert.deepEqual([existing.observation, existing.exitCode], ["Warning: File 'ledger/journal.py' already exists.", 1]);

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { shellQuote } from '../../parsing/shellWords';
 import type { ToolContext, ToolResult } from '../../aci/toolDefinition';
+import { fileContentScript, parseFileContent } from '../../aci/sandboxFiles';
 
 const failed = (parameter: string, value: string, hint: string): ToolResult => ({
   observation: `ERROR:\nInvalid \`${parameter}\` parameter: ${value}. ${hint}`,
@@ -31,14 +32,21 @@ function listingPipeline(path: string, find: string): string {
 }
 
 /**
- * The listing with the hidden entries counted by the same `find` (GNU find): each entry named
- * `.*` is written to stderr as a NUL-ended record with its depth, which bypasses the `sort` and
- * reaches the output before the listing; find's exit status follows. The editor counts the
- * lines `find -mindepth 1 -maxdepth 1 -name '.*'` prints (`wc -l`): records of depth 1, plus the
- * newlines in their paths.
+ * The listing with the hidden entries counted and the folders marked by the same `find` (GNU
+ * find), so the call runs `find` and `sort` as the raw listing does and no read loop after them:
+ * each entry named `.*` is written to stderr as a NUL-ended record with its depth, and so is
+ * each listed folder (`-type d` follows links under `-L`, as the editor's `os.path.isdir`);
+ * stderr bypasses the `sort` and reaches the output before the listing; find's exit status
+ * follows. The editor counts the lines `find -mindepth 1 -maxdepth 1 -name '.*'` prints
+ * (`wc -l`): records of depth 1, plus the newlines in their paths.
  */
 function oneFindScript(path: string): string {
-  return `${listingPipeline(path, `\\( -name '.*' -fprintf /dev/stderr '${MARK}%d %p\\0' -o -true \\) `)}; printf '${MARK}status %s\\n' "\${PIPESTATUS[0]}"`;
+  const q = shellQuote(path);
+  const hidden = `-not \\( -path ${shellQuote(`${path}/.*`)} -o -path ${shellQuote(`${path}/*/.*`)} \\)`;
+  return (
+    `find -L ${q} -maxdepth 2 \\( -name '.*' -fprintf /dev/stderr '${MARK}%d %p\\0' -o -true \\) ${hidden} ` +
+    `\\( -type d -fprintf /dev/stderr '${MARK}dir %p\\0' -o -true \\) -print | sort; printf '${MARK}status %s\\n' "\${PIPESTATUS[0]}"`
+  );
 }
 
 /** The same with a second `find` for the hidden entries, for a `find` without `-fprintf` (BusyBox) or one that met an error. */
@@ -51,11 +59,14 @@ function readOneFind(output: string): { hidden: number; entries: string } | unde
   const status = new RegExp(`${MARK}status (\\d+)\\n$`).exec(output);
   if (!status || status[1] !== '0') return undefined;
   let hidden = 0;
-  const listing = output.slice(0, status.index).replace(new RegExp(`${MARK}(\\d+) ([^\\0]*)\\0`, 'g'), (_, depth: string, found: string) => {
-    if (depth === '1') hidden += 1 + found.split('\n').length - 1;
+  const folders = new Set<string>();
+  const listing = output.slice(0, status.index).replace(new RegExp(`${MARK}(\\d+|dir) ([^\\0]*)\\0`, 'g'), (_, depth: string, found: string) => {
+    if (depth === 'dir') folders.add(found);
+    else if (depth === '1') hidden += 1 + found.split('\n').length - 1;
     return '';
   });
-  return { hidden, entries: listing.replace(/\n$/, '') };
+  const entries = listing.replace(/\n$/, '').split('\n');
+  return { hidden, entries: entries.map((entry) => (folders.has(entry) ? `${entry}/` : entry)).join('\n') };
 }
 
 function viewFolder(path: string, hidden: number, entries: string): ToolResult {
@@ -81,7 +92,7 @@ export async function pathKind(ctx: ToolContext, path: string): Promise<'dir' | 
 
 /**
  * What `view` needs in one round trip: `@dir` and the folder's listing (unless a range rules the
- * listing out), `@file` and the content as base64, or `@none`.
+ * listing out), `@file` and the content (`fileContentScript`), or `@none`.
  */
 async function lookUp(
   ctx: ToolContext,
@@ -91,7 +102,7 @@ async function lookUp(
   const q = shellQuote(path);
   const script =
     `if [ -d ${q} ]; then echo @dir; ${listFolder ? `{ ${oneFindScript(path)}; }` : ':'}; ` +
-    `elif [ -e ${q} ]; then echo @file; base64 -w0 < ${q} && echo || echo @unreadable; else echo @none; fi`;
+    `elif [ -e ${q} ]; then echo @file; ${fileContentScript(q)}; else echo @none; fi`;
   const result = await ctx.sandbox.exec(script, {
     timeoutMs: 5 * 60_000,
     maxOutputBytes: Number.MAX_SAFE_INTEGER,
@@ -102,8 +113,9 @@ async function lookUp(
   if (output.startsWith('@dir\n')) return { kind: 'dir', listing: output.slice(firstLine + 1) };
   const [status = '', ...rest] = output.replace(/\n$/, '').split('\n');
   if (status === '@none') return { kind: 'none' };
-  if (status !== '@file' || rest.length !== 1) throw new Error(`cannot read ${path} in the sandbox: ${result.output.slice(0, 500).trim()}`);
-  return { kind: 'file', text: Buffer.from(rest[0]!, 'base64').toString('utf8') };
+  if (status !== '@file' || (rest[0] !== '@text' && rest.length !== 1))
+    throw new Error(`cannot read ${path} in the sandbox: ${result.output.slice(0, 500).trim()}`);
+  return { kind: 'file', text: parseFileContent(rest) };
 }
 
 export async function openHandsView(ctx: ToolContext, path: string, range: [number, number] | undefined): Promise<ToolResult> {

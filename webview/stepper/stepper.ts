@@ -157,7 +157,8 @@ export class Stepper {
       el('div', { className: 'title' }, [el('strong', { text: this.header.fileName, attrs: { id: 'file-name' } }), this.titleFacts]),
       el('div', { className: 'controls' }, [this.search, this.toolFilter, this.errorsOnly, this.goTo, this.position, this.status]),
     ]);
-    this.runHeaderElement = this.runHeader();
+    // The run's header is made by showHeader, here and again once an indexed file's header is final.
+    this.runHeaderElement = el('section');
     this.root.replaceChildren(toolbar, this.runHeaderElement, this.notice, el('div', { className: 'panes' }, [this.timeline.element, this.detail]));
     this.showHeader();
     this.wireControls();

@@ -3,7 +3,8 @@
  * by side in one run: `loadTrajectory` (the whole file parsed; only while the file is within the
  * one-document limit, raised here to 1 GiB for the 500 MB case) and `openSteps` over the byte
  * index (each step parsed from its range): its first step, and every step read once in turn; and
- * what the stepper waits for before it shows a step (the whole path below 64 MiB). Each
+ * the stepper: until it shows a step (a large file's first step, read while the index is built,
+ * with the header loading) and until its header is final (the whole path below 64 MiB). Each
  * measurement runs in its own child process so one variant's heap does not pollute another's peak,
  * after the file has been read through once so each starts from the page cache.
  *
@@ -18,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { loadTrajectory } from '../../extension/core/trajectory/load';
 import { openSteps } from '../../extension/core/trajectory/stepSource';
 import { median } from '../timing';
-import { toStepSummary } from '../../extension/views/stepView';
+import { previewBootPayload, toStepSummary } from '../../extension/views/stepView';
 import { writeTrajectory } from './largeTrajectory';
 
 const VARIANTS = ['raw', 'load', 'first', 'all', 'stepper'] as const;
@@ -28,7 +29,7 @@ const LABEL: Record<Variant, string> = {
   load: 'loadTrajectory',
   first: 'indexed, first step',
   all: 'indexed, every step',
-  stepper: 'stepper boot',
+  stepper: 'stepper header',
 };
 
 interface Sample {
@@ -55,9 +56,15 @@ async function child(variant: Variant, file: string): Promise<void> {
   } else if (variant === 'load') {
     steps = (await loadTrajectory(file, { limits: { maxBytes: 1 << 30 } })).trajectory.steps.length;
   } else if (variant === 'stepper') {
-    // What the stepper waits for before it shows a step (TrajectoryDocument, StepperSession.boot): openSteps deciding by size,
-    // the steps without observations for the header, the step itself, and the summaries when the file was read whole.
-    const source = await openSteps(file);
+    // What the stepper waits for before it shows a step (TrajectoryDocument, StepperSession.boot): an indexed file's preview,
+    // made into the page's boot; then, for the final header, openSteps deciding by size, the steps without observations,
+    // the step itself, and the summaries when the file was read whole.
+    const source = await openSteps(file, {
+      onPreview: (step) => {
+        JSON.stringify(previewBootPayload(step, 'swe-agent', path.basename(file)));
+        previewMs = performance.now() - start;
+      },
+    });
     await source.lightSteps();
     await source.step(0);
     if (source.mode === 'whole') await source.steps(0, source.stepCount).then((all) => all.map(toStepSummary));
@@ -120,7 +127,15 @@ function report(size: number, steps: string, reps: number, samples: Record<Varia
     }
     const above = median(ok(v).map((s) => s.peakAboveBaseline)) / size;
     const at = (key: 'firstMs' | 'previewMs') => median(ok(v).map((s) => s[key]!)).toFixed(0);
-    const first = v === 'first' || v === 'all' ? `   (first step shown at ${at('previewMs')} ms, index built at ${at('firstMs')} ms)` : '';
+    const previewed = ok(v).every((s) => s.previewMs !== undefined);
+    const first =
+      v === 'first' || v === 'all'
+        ? `   (first step shown at ${at('previewMs')} ms, index built at ${at('firstMs')} ms)`
+        : v === 'stepper'
+          ? previewed
+            ? `   (first step shown at ${at('previewMs')} ms, header loading until the time given)`
+            : '   (first step shown with the header: read whole)'
+          : '';
     const ratio = v === 'raw' ? '' : `   ${(time(v) / time('raw')).toFixed(2)}x raw`;
     lines.push(
       `  ${LABEL[v].padEnd(22)} ${time(v).toFixed(0).padStart(6)} ms${ratio}   peak RSS above baseline ${above.toFixed(2)}x the file (${mb(median(ok(v).map((s) => s.peakRss)))} whole process)${first}`,

@@ -2,10 +2,14 @@
  * Stepper speed in a real code-server and Chromium, side by side with VS Code's own text
  * editor on the same file: time from the Quick Open click until the first animation frame with
  * the first step in the page (target < 0.5 s) against the first animation frame with the file's
- * text in the text editor, and time per step move against a cursor move.
- * Run: node --import tsx bench/ui/stepper.ts [--steps 150] [--runs 5] [--moves 40]
+ * text in the text editor, and time per step move against a cursor move. With `--large-mb N`,
+ * also a 150-step SWE-agent `.traj` of about N MB (bench/load's generator), which the stepper
+ * indexes: until its first step is shown (read while the index is built) and until its header is
+ * final (`Step 1 / 150`); the text editor does not open a file that large.
+ * Run: node --import tsx bench/ui/stepper.ts [--steps 150] [--runs 5] [--moves 40] [--large-mb 500]
  */
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
+import { writeTrajectory } from '../load/largeTrajectory';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Locator, Page } from 'playwright-core';
@@ -18,8 +22,15 @@ import { median } from '../timing';
 import { browserNow, closeAll } from './measure';
 
 const { values } = parseArgs({
-  options: { steps: { type: 'string', default: '150' }, runs: { type: 'string', default: '5' }, moves: { type: 'string', default: '40' } },
+  options: {
+    steps: { type: 'string', default: '150' },
+    runs: { type: 'string', default: '5' },
+    moves: { type: 'string', default: '40' },
+    'large-mb': { type: 'string', default: '0' },
+  },
 });
+const LARGE_MB = Number(values['large-mb']);
+const LARGE_STEPS = 150;
 const STEPS = Number(values.steps);
 const RUNS = Number(values.runs);
 const MOVES = Math.min(Number(values.moves), STEPS - 1);
@@ -64,6 +75,24 @@ async function timeStepperOpen(page: Page, file: string): Promise<{ total: numbe
   return { total: at - start, inView, embedded };
 }
 
+/** For a file the stepper indexes: the browser time of the first step's frame, and of the frame whose position gives the step count. */
+async function timeLargeOpen(page: Page): Promise<{ at: number; inView: number; final: number }> {
+  const frame = await webviewFrame(page, '#step-title');
+  const shown = await frame.waitForFunction((mark) => {
+    const entry = performance.getEntriesByName(mark)[0];
+    return entry && { at: performance.timeOrigin + entry.startTime, inView: entry.startTime };
+  }, FIRST_STEP_MARK);
+  const final = await frame.waitForFunction(
+    (total) => document.getElementById('step-position')?.textContent === `Step 1 / ${total}` && Date.now(),
+    LARGE_STEPS,
+    {
+      polling: 'raf',
+      timeout: 120_000,
+    },
+  );
+  return { ...((await shown.jsonValue()) as { at: number; inView: number }), final: (await final.jsonValue()) as number };
+}
+
 async function timeTextOpen(page: Page, file: string, firstText: string): Promise<number> {
   const row = await listed(page, file);
   const start = await browserNow(page);
@@ -84,6 +113,9 @@ async function main(): Promise<void> {
     const source = path.join(server.home, 'generated.traj');
     writeFileSync(source, generatedTrajectory(STEPS));
     const workspace = makeWorkspace(server.home, { 'generated.traj': source, 'generated.json': source });
+    // Written in place: a copy would hold the disk twice.
+    const large = path.join(workspace, 'large.traj');
+    if (LARGE_MB > 0) writeTrajectory(large, LARGE_STEPS, LARGE_MB);
     const page = browser.page;
     await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
@@ -146,6 +178,25 @@ async function main(): Promise<void> {
       `\nfirst step shown in ${firstStep.toFixed(0)} ms (target < 500 ms): ${firstStep < 500 ? 'met' : 'NOT met'}; ${median(stepperInView).toFixed(0)} ms of it after the view's document started loading`,
     );
     console.log(`opens whose page carried the first step: ${embedded} of ${RUNS} (the others asked for it once)`);
+
+    if (LARGE_MB > 0) {
+      const firstShown: number[] = [];
+      const headerFinal: number[] = [];
+      const largeInView: number[] = [];
+      for (let run = 0; run < RUNS; run++) {
+        await closeAll(page);
+        const row = await listed(page, 'large.traj');
+        const start = await browserNow(page);
+        await row.click();
+        const open = await timeLargeOpen(page);
+        firstShown.push(open.at - start);
+        headerFinal.push(open.final - start);
+        largeInView.push(open.inView);
+      }
+      console.log(
+        `\n${LARGE_STEPS}-step .traj of ${(statSync(large).size / 1_000_000).toFixed(0)} MB, indexed, medians of ${RUNS} opens: first step shown in ${median(firstShown).toFixed(0)} ms (${Math.min(...firstShown).toFixed(0)}-${Math.max(...firstShown).toFixed(0)}), header final (Step 1 / ${LARGE_STEPS}) in ${median(headerFinal).toFixed(0)} ms (${Math.min(...headerFinal).toFixed(0)}-${Math.max(...headerFinal).toFixed(0)}); ${median(largeInView).toFixed(0)} ms of the first step after the view's document started loading`,
+      );
+    }
   } catch (error) {
     await browser.page.screenshot({ path: path.resolve(__dirname, '../out/stepper-failure.png') });
     throw error;

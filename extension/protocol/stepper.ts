@@ -132,10 +132,27 @@ export const StepperBootSchema = z.discriminatedUnion('ok', [
     summaries: z.array(StepSummarySchema),
     detail: z.optional(StepDetailSchema),
     reveal: z.boolean(),
+    /**
+     * The file is still being indexed: `detail` is its first step read from its own bytes (what
+     * the index may refine left out) and `header` a stand-in that only names the file. The page
+     * shows the step, the run's facts as loading, and waits for `stepperIndexed`.
+     */
+    indexing: z.optional(z.literal(true)),
   }),
   z.object({ ok: z.literal(false), error: ProtocolErrorSchema }),
 ]);
 export type StepperBoot = z.infer<typeof StepperBootSchema>;
+
+/**
+ * Host -> webview, after a boot sent with `indexing`: the file is indexed. `header` is final and
+ * `detail` is the first step as the index reads it; or why the file could not be read.
+ */
+const StepperIndexedSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), header: TrajectoryHeaderSchema, detail: z.optional(StepDetailSchema) }),
+  z.object({ ok: z.literal(false), error: ProtocolErrorSchema }),
+]);
+export type StepperIndexed = z.infer<typeof StepperIndexedSchema>;
+export const stepperIndexed = notificationType('stepper/indexed', StepperIndexedSchema);
 
 /** The boot payload, for a page rendered while the file was still being parsed (so it embeds none). */
 export const stepperBoot = requestType('stepper/boot', z.object({}), StepperBootSchema);

@@ -121,6 +121,29 @@ export function outlineBootPayload(outline: StepOutline, detail: Step | undefine
   };
 }
 
+/**
+ * The boot payload of a file still being indexed, from its first step read from its own bytes
+ * (`OpenStepsOptions.onPreview`). Only what those bytes settle is shown: the thought, the action's
+ * text, the observation, the step's own state, times and flags. Left out until the index is built:
+ * the tool and arguments (the run's history and `replay_config`, written after the steps, may read
+ * the action otherwise), a format error read with the default tools, parallel calls and tokens
+ * (in the history), the open file (read from the next steps) and the raw record's source. The
+ * header names the file; its counts and facts are the page's to show as loading.
+ */
+export function previewBootPayload(step: Step, format: string, fileName: string): StepperBoot {
+  const { formatError: _formatError, calls: _calls, source: _source, sampling: _sampling, ...own } = step;
+  const state = step.state ? { workingDir: step.state.workingDir, diff: step.state.diff } : undefined;
+  const detail = toStepDetail({ ...own, action: { raw: step.action.raw, tool: null, args: {} }, state });
+  return {
+    ok: true,
+    header: { fileName, format, stepCount: 1, outcome: 'loading', hasSubmission: false, tools: [] },
+    summaries: [],
+    detail,
+    reveal: false,
+    indexing: true,
+  };
+}
+
 /** The boot payload of a trajectory held whole, on step `index` (clamped to the trajectory). @internal */
 export function bootPayload(trajectory: Trajectory, fileName: string, index: number, reveal: boolean): StepperBoot {
   const step = trajectory.steps[Math.min(index, trajectory.steps.length - 1)];

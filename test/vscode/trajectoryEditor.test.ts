@@ -46,11 +46,11 @@ function embeddedBoot(uri: vscode.Uri): Extract<StepperBoot, { ok: true }> {
 }
 
 /** Polls `read` until `ok` holds of its value (the page is rendered again after a view change). */
-async function eventually<T>(read: () => T, ok: (value: T) => boolean, what: string): Promise<T> {
+async function eventually<T>(read: () => T, ok: (value: T) => boolean, what: string, attempts = 100): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     const value = read();
     if (ok(value)) return value;
-    if (attempt >= 100) assert.fail(`${what}: still ${JSON.stringify(value)}`);
+    if (attempt >= attempts) assert.fail(`${what}: still ${JSON.stringify(value)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -255,16 +255,35 @@ describe('SWE Workbench in the extension host', () => {
     await shown(6, 'the page loaded again shows step 7');
   });
 
-  it('a SWE-agent trajectory past the 128 MiB one-document limit opens from its byte index: the step, the header, the timeline and later steps', async function () {
+  it('a SWE-agent trajectory past the 128 MiB one-document limit shows its first step while it is indexed, then the header, the timeline and later steps', async function () {
     this.timeout(240_000);
     const dir = mkdtempSync(path.join(tmpdir(), 'swe-workbench-large-'));
     const file = path.join(dir, 'large.traj');
     const steps = 20;
     const megabytes = 140;
     writeTrajectory(file, steps, megabytes);
+    // The index is held once the first step is read, so the page is seen before it completes whatever the machine's speed.
+    const release = api.trajectoryEditor.holdIndexing();
     try {
       const uri = vscode.Uri.file(file);
       await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectory');
+      await eventually(
+        () => api.trajectoryEditor.shownStep(uri),
+        (s) => s === 0,
+        'the page shows step 1 while the file is indexed',
+        600,
+      );
+      assert.deepEqual(api.trajectoryEditor.pageLog(uri), ['boot indexing: step 1 "str_replace_editor view /testbed/src/module_0.py"']);
+      release();
+      // Then the host sends the final header, and the page asks for the timeline of every step.
+      const log = await eventually(
+        () => [...api.trajectoryEditor.pageLog(uri)],
+        (l) => l.length >= 3,
+        'the page is told the file is indexed and asks for its timeline',
+        1200,
+      );
+      assert.deepEqual(log, ['boot indexing: step 1 "str_replace_editor view /testbed/src/module_0.py"', `indexed: ${steps} steps`, `summaries 0-${steps}`]);
+      assert.equal(api.trajectoryEditor.shownStep(uri), 0);
       const boot = result<StepperBoot>(await request(uri, 'stepper/boot', {}));
       assert.ok(boot.ok, JSON.stringify(boot));
       assert.equal(boot.header.stepCount, steps);
@@ -281,6 +300,7 @@ describe('SWE Workbench in the extension host', () => {
       const { steps: details } = result<{ steps: { index: number; observation: string }[] }>(await request(uri, 'steps/details', { start: 17, end: 18 }));
       assert.equal(details[0]?.observation, codeLines(17, Math.floor((megabytes * 1_000_000) / steps / 2)));
     } finally {
+      release();
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       rmSync(dir, { recursive: true, force: true });
     }

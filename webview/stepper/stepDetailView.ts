@@ -163,7 +163,12 @@ function errorList(errors: StepDetail['errors']): HTMLElement {
   ]);
 }
 
-export function renderStepDetail(detail: StepDetail, stepCount: number, onPress: (button: StepButton, index: number) => void, query = ''): HTMLElement {
+export function renderStepDetail(
+  detail: StepDetail,
+  stepCount: number | string,
+  onPress: (button: StepButton, index: number) => void,
+  query = '',
+): HTMLElement {
   const buttons = (Object.keys(STEP_BUTTONS) as StepButton[]).filter((b) => STEP_BUTTONS[b].shows(detail)).map((b) => stepButton(b, detail, onPress));
   const toolbar = el('div', { className: 'step-actions', attrs: { role: 'toolbar', 'aria-label': 'Step actions' } }, buttons);
   const header = el('header', { className: 'detail-header' }, [

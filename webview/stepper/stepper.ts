@@ -6,6 +6,7 @@ import {
   StepperUiStateSchema,
   stepperReveal,
   stepperBoot,
+  stepperIndexed,
   stepperSelected,
   stepsAct,
   stepsDetails,
@@ -15,6 +16,7 @@ import {
   trajectoryShowFinalPatch,
   type StepDetail,
   type StepperBoot,
+  type StepperIndexed,
   type StepSummary,
   type StepperUiState,
   type TrajectoryHeader,
@@ -49,9 +51,20 @@ export function readBoot(page: Document): StepperBoot | undefined {
   return parsed.data;
 }
 
+/** What the page says of a key or a step number that moves off the first step while the file is indexed. */
+const STILL_INDEXING = 'Still indexing the file: step 1 is shown; the other steps open once it is read.';
+
 /** The trajectory stepper: a timeline of steps and the selected step's details. */
 export class Stepper {
   private header!: TrajectoryHeader;
+  /** The page booted on the first step of a file still being indexed: the header is a stand-in. */
+  private indexing = false;
+  /** The step asked for while indexing (the saved one, or revealed), shown once the file is indexed. */
+  private pending: number | undefined;
+  /** The host's word that the file is indexed, listened for before the boot is asked so that none is missed. */
+  private readonly indexed: Promise<StepperIndexed>;
+  private readonly titleFacts = el('span', { className: 'facts', attrs: { id: 'run-summary' } });
+  private runHeaderElement: HTMLElement | undefined;
   private summaries: StepSummary[] = [];
   private readonly details = new Map<number, Promise<StepDetail>>();
   private state: StepperUiState;
@@ -78,6 +91,7 @@ export class Stepper {
   ) {
     this.restored = restoredState(host.getState());
     this.state = this.restored ?? { selected: 0, tool: null, errorsOnly: false, query: '' };
+    this.indexed = new Promise((resolve) => host.onNotification(stepperIndexed, resolve));
   }
 
   /**
@@ -93,15 +107,18 @@ export class Stepper {
       return;
     }
     this.header = boot.header;
+    this.indexing = boot.indexing === true;
     this.host.onNotification(stepperReveal, ({ index }) => void this.select(index));
     if (boot.detail) this.details.set(boot.detail.index, Promise.resolve(boot.detail));
     this.layout();
     this.addSummaries(boot.summaries);
     this.applyFilter(false);
     const chosen = boot.reveal || !this.restored ? (boot.detail?.index ?? 0) : this.restored.selected;
-    await this.select(Math.min(chosen, Math.max(0, this.header.stepCount - 1)));
+    if (this.indexing && chosen !== 0) this.pending = chosen;
+    await this.select(this.indexing ? 0 : Math.min(chosen, Math.max(0, this.header.stepCount - 1)));
     this.root.setAttribute('aria-busy', 'false');
     requestAnimationFrame(() => performance.mark(FIRST_STEP_MARK));
+    if (this.indexing && !(await this.finishIndexing())) return;
     if (this.state.query) await this.runSearch(this.state.query);
     for (let start = this.summaries.length; start < this.header.stepCount; start += MAX_STEP_RANGE) {
       const { summaries } = await this.host.request(stepsSummaries, { start, end: Math.min(start + MAX_STEP_RANGE, this.header.stepCount) });
@@ -110,44 +127,78 @@ export class Stepper {
     this.applyFilter(false);
   }
 
+  /** Takes the final header and first step once the host has indexed the file; false when it could not. */
+  private async finishIndexing(): Promise<boolean> {
+    const indexed = await this.indexed;
+    if (!indexed.ok) {
+      renderFatal(this.root, 'Cannot open this trajectory', indexed.error.message);
+      return false;
+    }
+    this.indexing = false;
+    this.header = indexed.header;
+    if (indexed.detail) this.details.set(indexed.detail.index, Promise.resolve(indexed.detail));
+    this.showHeader();
+    this.say('');
+    const chosen = this.pending ?? this.state.selected;
+    this.pending = undefined;
+    await this.select(Math.min(chosen, Math.max(0, this.header.stepCount - 1)));
+    return true;
+  }
+
   private addSummaries(summaries: readonly StepSummary[]): void {
     this.summaries.push(...summaries);
     this.timeline.append(summaries);
   }
 
   private layout(): void {
+    this.errorsOnly.checked = this.state.errorsOnly;
+    this.search.value = this.state.query;
+    const toolbar = el('header', { className: 'toolbar' }, [
+      el('div', { className: 'title' }, [el('strong', { text: this.header.fileName, attrs: { id: 'file-name' } }), this.titleFacts]),
+      el('div', { className: 'controls' }, [this.search, this.toolFilter, this.errorsOnly, this.goTo, this.position, this.status]),
+    ]);
+    // The run's header is made by showHeader, here and again once an indexed file's header is final.
+    this.runHeaderElement = el('section');
+    this.root.replaceChildren(toolbar, this.runHeaderElement, this.notice, el('div', { className: 'panes' }, [this.timeline.element, this.detail]));
+    this.showHeader();
+    this.wireControls();
+  }
+
+  /** The step total shown: an ellipsis while the file is indexed. */
+  private get stepTotal(): string {
+    return this.indexing ? '…' : String(this.header.stepCount);
+  }
+
+  /** Fills the title's facts, the tool filter and the run's header from `header` (again once the file is indexed). */
+  private showHeader(): void {
     const h = this.header;
-    const facts = [h.format, `${h.stepCount} steps`, h.instanceId, h.model].filter((f): f is string => typeof f === 'string' && f.length > 0);
-    this.toolFilter.append(
+    const facts = [h.format, this.indexing ? 'indexing…' : `${h.stepCount} steps`, h.instanceId, h.model];
+    this.titleFacts.textContent = facts.filter((f): f is string => typeof f === 'string' && f.length > 0).join(' · ');
+    this.toolFilter.replaceChildren(
       el('vscode-option', { text: 'All tools', attrs: { value: '' } }),
       ...h.tools.map((t) => el('vscode-option', { text: t, attrs: { value: t } })),
     );
     this.toolFilter.value = this.state.tool ?? '';
-    this.errorsOnly.checked = this.state.errorsOnly;
-    this.search.value = this.state.query;
-    const toolbar = el('header', { className: 'toolbar' }, [
-      el('div', { className: 'title' }, [
-        el('strong', { text: h.fileName, attrs: { id: 'file-name' } }),
-        el('span', { className: 'facts', text: facts.join(' · ') }),
-      ]),
-      el('div', { className: 'controls' }, [this.search, this.toolFilter, this.errorsOnly, this.goTo, this.position, this.status]),
-    ]);
-    this.root.replaceChildren(toolbar, this.runHeader(), this.notice, el('div', { className: 'panes' }, [this.timeline.element, this.detail]));
-    this.wireControls();
+    if (this.indexing) this.toolFilter.setAttribute('disabled', '');
+    else this.toolFilter.removeAttribute('disabled');
+    const runHeader = this.runHeader();
+    this.runHeaderElement?.replaceWith(runHeader);
+    this.runHeaderElement = runHeader;
   }
 
   /** How the run went, what it cost, and the task: the first thing asked of a failed run. */
   private runHeader(): HTMLElement {
     const h = this.header;
-    const fact = (id: string, label: string, value: string, title = '') =>
-      el(
-        'span',
-        {
-          className: `run-fact${value === 'unknown' ? ' unknown' : ''}`,
-          attrs: { id: `run-${id}`, title: value === 'unknown' ? `${label}: not recorded in this file` : title },
-        },
-        [el('span', { className: 'run-fact-label', text: `${label} ` }), el('strong', { text: value })],
-      );
+    const loading = this.indexing;
+    const fact = (id: string, label: string, known: string, title = '') => {
+      // While the file is indexed the run's facts (written after its steps) are not read yet.
+      const value = loading ? 'loading' : known;
+      const why = loading ? `${label}: read once the file is indexed` : value === 'unknown' ? `${label}: not recorded in this file` : title;
+      return el('span', { className: `run-fact${value === 'unknown' || loading ? ' unknown' : ''}`, attrs: { id: `run-${id}`, title: why } }, [
+        el('span', { className: 'run-fact-label', text: `${label} ` }),
+        el('strong', { text: value }),
+      ]);
+    };
     const finalPatch = el(
       'vscode-button',
       {
@@ -155,7 +206,8 @@ export class Stepper {
       },
       [codicon('diff'), ' Final Patch'],
     );
-    if (!h.hasSubmission) finalPatch.setAttribute('disabled', '');
+    if (!h.hasSubmission || loading) finalPatch.setAttribute('disabled', '');
+    if (loading) finalPatch.setAttribute('title', 'The submitted patch is read once the file is indexed');
     finalPatch.addEventListener('click', () => void this.showFinalPatch());
     const facts = el('div', { className: 'run-facts' }, [
       fact('outcome', 'Outcome', h.outcome),
@@ -165,12 +217,14 @@ export class Stepper {
       fact('duration', 'Duration', formatSeconds(h.duration), "From the first to the last step's timestamp, else the sum of the steps' execution times"),
       finalPatch,
     ]);
-    const problem = h.problemStatement?.trim()
-      ? el('details', { className: 'problem-statement', attrs: { id: 'problem-statement' } }, [
-          el('summary', { text: `Problem statement: ${h.problemStatement.trim().split('\n', 1)[0]}` }),
-          el('pre', { className: 'problem-text', text: h.problemStatement }),
-        ])
-      : el('p', { className: 'problem-statement unknown', text: 'Problem statement: not recorded in this file', attrs: { id: 'problem-statement' } });
+    const problem = loading
+      ? el('p', { className: 'problem-statement unknown', text: 'Problem statement: loading', attrs: { id: 'problem-statement' } })
+      : h.problemStatement?.trim()
+        ? el('details', { className: 'problem-statement', attrs: { id: 'problem-statement' } }, [
+            el('summary', { text: `Problem statement: ${h.problemStatement.trim().split('\n', 1)[0]}` }),
+            el('pre', { className: 'problem-text', text: h.problemStatement }),
+          ])
+        : el('p', { className: 'problem-statement unknown', text: 'Problem statement: not recorded in this file', attrs: { id: 'problem-statement' } });
     return el('section', { className: 'run-header', attrs: { id: 'run-header', 'aria-label': 'Run' } }, [facts, problem]);
   }
 
@@ -212,7 +266,8 @@ export class Stepper {
     });
     this.goTo.addEventListener('change', () => {
       const n = Number(this.goTo.value);
-      if (Number.isInteger(n) && n >= 1 && n <= this.header.stepCount) void this.select(n - 1);
+      if (this.indexing && n !== 1) this.say(STILL_INDEXING);
+      else if (Number.isInteger(n) && n >= 1 && n <= this.header.stepCount) void this.select(n - 1);
       this.goTo.value = '';
       this.timeline.element.focus();
     });
@@ -291,23 +346,33 @@ export class Stepper {
   }
 
   private async move(move: Move): Promise<void> {
+    if (this.indexing) {
+      this.say(STILL_INDEXING);
+      return;
+    }
     await this.select(moveSelection(this.visible, this.state.selected, move));
   }
 
   private async select(index: number): Promise<void> {
+    if (this.indexing && index !== 0) {
+      // Revealed by the host while indexing: shown once the file is read.
+      this.pending = index;
+      this.say(STILL_INDEXING);
+      return;
+    }
     if (index < 0 || index >= this.header.stepCount) return;
     if (index !== this.state.selected) this.say('');
     this.state = { ...this.state, selected: index };
     this.saveState();
     void this.host.request(stepperSelected, { index }).catch(() => undefined);
     this.timeline.select(index);
-    this.position.textContent = `Step ${index + 1} / ${this.header.stepCount}`;
+    this.position.textContent = `Step ${index + 1} / ${this.stepTotal}`;
     const detail = await this.detailFor(index).catch((error: unknown) => error as Error);
     if (this.state.selected !== index) return;
     this.detail.replaceChildren(
       detail instanceof Error
         ? el('p', { className: 'load-error', text: `Step ${index + 1} could not be loaded: ${detail.message}`, attrs: { role: 'alert' } })
-        : renderStepDetail(detail, this.header.stepCount, (button, i) => void this.press(button, i), this.state.query),
+        : renderStepDetail(detail, this.stepTotal, (button, i) => void this.press(button, i), this.state.query),
     );
     // The neighbours are fetched now, so that j or k shows its step without waiting for the host.
     for (const move of ['next', 'previous'] as const) void this.detailFor(moveSelection(this.visible, index, move)).catch(() => undefined);

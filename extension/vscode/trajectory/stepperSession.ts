@@ -1,12 +1,14 @@
 import * as vscode from 'vscode';
 import { classifyError } from '../../core/errors';
 import type { Step, Trajectory } from '../../core/trajectory/model';
+import type { StepSource } from '../../core/trajectory/stepSource';
 import { stepChange } from '../../core/trajectory/stepChange';
 import type { ProtocolError } from '../../protocol/ipc';
 import { ProtocolFailure } from '../../protocol/ipc';
 import {
   STEPPER_BOOT_ELEMENT,
   stepperBoot,
+  stepperIndexed,
   stepperReveal,
   stepperSelected,
   stepsAct,
@@ -22,7 +24,7 @@ import {
 import { Disposable } from '../dispose';
 import { showView } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
-import { outlineBootPayload, searchSteps, toStepDetail, toTrajectoryHeader } from '../../views/stepView';
+import { outlineBootPayload, previewBootPayload, searchSteps, toStepDetail, toTrajectoryHeader } from '../../views/stepView';
 import type { RawRecordDocuments } from './rawRecordDocuments';
 import { recordOf, type TrajectoryDocument } from './trajectoryDocument';
 
@@ -80,6 +82,8 @@ export class StepperSession extends Disposable {
    * may not have stored yet when the view is hidden right after a move.
    */
   private pageReported = false;
+  /** What the page was sent and asked for that a person sees (a boot, the indexed header, timeline ranges), for tests. */
+  readonly pageLog: string[] = [];
 
   constructor(
     readonly document: TrajectoryDocument,
@@ -96,7 +100,11 @@ export class StepperSession extends Disposable {
       return source.step(index);
     };
     this.messenger.onRequest(trajectoryOpen, async () => toTrajectoryHeader(await document.light(), document.fileName));
-    this.messenger.onRequest(stepsSummaries, async (range) => ({ summaries: (await document.summaries()).slice(range.start, range.end) }));
+    this.messenger.onRequest(stepsSummaries, async (range) => {
+      const summaries = (await document.summaries()).slice(range.start, range.end);
+      this.pageLog.push(`summaries ${range.start}-${range.start + summaries.length}`);
+      return { summaries };
+    });
     this.messenger.onRequest(stepsDetails, async (range) => {
       const trajectory = await document.light();
       const steps = await (await document.source()).steps(range.start, range.end);
@@ -149,15 +157,45 @@ export class StepperSession extends Disposable {
   /** The page boot payload for step `index`: `reveal` makes it win over the view's saved step. */
   async boot(index: number, reveal: boolean): Promise<StepperBoot> {
     try {
+      // A file being indexed shows its first step as soon as it is read; the header follows.
+      const preview = index === 0 && !this.document.isSettled ? await this.document.preview() : undefined;
+      if (preview && !this.document.isSettled) {
+        const source = this.document.source();
+        void this.document.light().then(
+          async (trajectory) => this.indexed({ trajectory, source: await source }),
+          (error: unknown) => this.indexed({ error }),
+        );
+        const boot = previewBootPayload(preview, 'swe-agent', this.document.fileName);
+        this.pageLog.push(`boot indexing: step 1 ${JSON.stringify(boot.ok ? boot.detail?.action.raw : '')}`);
+        return boot;
+      }
       const trajectory = await this.document.light();
       const source = await this.document.source();
       const shown = Math.min(index, source.stepCount - 1);
       // A file read whole boots with its first range of summaries; an indexed one shows the step first, and the page asks for the timeline.
       const summaries = source.mode === 'whole' ? await this.document.summaries() : [];
-      return outlineBootPayload({ trajectory, summaries }, shown >= 0 ? await source.step(shown) : undefined, this.document.fileName, reveal);
+      const boot = outlineBootPayload({ trajectory, summaries }, shown >= 0 ? await source.step(shown) : undefined, this.document.fileName, reveal);
+      this.pageLog.push(`boot: ${trajectory.steps.length} steps`);
+      return boot;
     } catch (error) {
       this.log.error(`cannot open ${this.document.uri.fsPath}`, error);
       return { ok: false, error: classifyError(error) };
+    }
+  }
+
+  /** Tells a page booted on a preview that the index is complete: the final header and first step, or why the file cannot be read. */
+  private async indexed(read: { trajectory: Trajectory; source: StepSource } | { error: unknown }): Promise<void> {
+    if (this.isDisposed) return;
+    try {
+      if ('error' in read) throw read.error;
+      const { trajectory: t, source } = read;
+      const first = source.stepCount > 0 ? toStepDetail(await source.step(0), t) : undefined;
+      this.messenger.notify(stepperIndexed, { ok: true, header: toTrajectoryHeader(t, this.document.fileName), ...(first ? { detail: first } : {}) });
+      this.pageLog.push(`indexed: ${t.steps.length} steps`);
+    } catch (error) {
+      this.log.error(`cannot open ${this.document.uri.fsPath}`, error);
+      this.messenger.notify(stepperIndexed, { ok: false, error: classifyError(error) });
+      this.pageLog.push('indexed: failed');
     }
   }
 

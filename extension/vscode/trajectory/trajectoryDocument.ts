@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
 import { CancelledError, InputError } from '../../core/errors';
-import type { Trajectory } from '../../core/trajectory/model';
+import type { Step, Trajectory } from '../../core/trajectory/model';
 import { openSteps, type StepSource } from '../../core/trajectory/stepSource';
 import type { StepSummary } from '../../protocol/stepper';
 import { toStepSummary } from '../../views/stepView';
@@ -36,8 +36,16 @@ export class TrajectoryDocument implements vscode.CustomDocument {
   private lighting: Promise<Trajectory> | undefined;
   private summarizing: Promise<StepSummary[]> | undefined;
   private readonly controller = new AbortController();
+  private resolvePreview!: (step: Step | undefined) => void;
+  private readonly previewing = new Promise<Step | undefined>((resolve) => {
+    this.resolvePreview = resolve;
+  });
 
-  constructor(readonly uri: vscode.Uri) {}
+  /** `held`: tests hold the index here, after its first step is read, to see the page before it completes. */
+  constructor(
+    readonly uri: vscode.Uri,
+    private readonly held?: Promise<void>,
+  ) {}
 
   get fileName(): string {
     return path.basename(this.uri.fsPath);
@@ -46,8 +54,23 @@ export class TrajectoryDocument implements vscode.CustomDocument {
   private settled = false;
 
   source(): Promise<StepSource> {
-    this.opening ??= Promise.resolve().then(() => openSteps(this.uri.fsPath, { signal: this.controller.signal, record: recordOf(this.uri) }));
+    this.opening ??= Promise.resolve()
+      .then(() => openSteps(this.uri.fsPath, { signal: this.controller.signal, record: recordOf(this.uri), onPreview: (step) => this.resolvePreview(step) }))
+      .then(async (source) => {
+        await this.held;
+        return source;
+      })
+      .finally(() => this.resolvePreview(undefined));
     return this.opening;
+  }
+
+  /**
+   * The first step of a file being indexed, read from its own bytes as soon as they are (see
+   * `OpenStepsOptions.onPreview`); undefined when the file was read whole or failed first.
+   */
+  preview(): Promise<Step | undefined> {
+    void this.source().catch(() => undefined);
+    return this.previewing;
   }
 
   /** The trajectory with every step but without observations: ready once the file is indexed (or parsed). */

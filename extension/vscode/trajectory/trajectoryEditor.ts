@@ -60,8 +60,11 @@ class TrajectoryEditorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     private readonly rawRecordDocuments: RawRecordDocuments,
   ) {}
 
+  /** Set by tests: documents opened while it is set finish indexing only once it resolves. */
+  held: Promise<void> | undefined;
+
   openCustomDocument(uri: vscode.Uri): TrajectoryDocument {
-    const document = new TrajectoryDocument(uri);
+    const document = new TrajectoryDocument(uri, this.held);
     // Parse while VS Code creates the panel; a failure is shown by the page rendered for it.
     document.light().catch(() => undefined);
     return document;
@@ -89,6 +92,10 @@ export interface TrajectoryEditorApi {
   page(uri: vscode.Uri): string | undefined;
   /** The step (0-based) the stepper showing `uri` reports on screen; undefined while it loads or is hidden. */
   shownStep(uri: vscode.Uri): number | undefined;
+  /** What the stepper showing `uri` sent its page and the page asked for that a person sees (boots, the indexed header, timeline ranges). */
+  pageLog(uri: vscode.Uri): readonly string[];
+  /** Holds the index of the files opened from now on after their first step is read, until the returned function is called. */
+  holdIndexing(): () => void;
 }
 
 export function activateTrajectoryEditor(
@@ -131,6 +138,17 @@ export function activateTrajectoryEditor(
     openAtStep: (uri, index) => openAtStep(registry, uri, index),
     page: (uri) => registry.panelFor(uri)?.webview.html,
     shownStep: (uri) => registry.forUri(uri)?.shownStep,
+    pageLog: (uri) => registry.forUri(uri)?.pageLog ?? [],
+    holdIndexing: () => {
+      let release!: () => void;
+      provider.held = new Promise((resolve) => {
+        release = resolve;
+      });
+      return () => {
+        provider.held = undefined;
+        release();
+      };
+    },
   };
   return { disposables, api };
 }

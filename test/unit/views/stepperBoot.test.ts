@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_STEP_RANGE, STEPPER_BOOT_ELEMENT, StepperBootSchema, stepsAct } from '../../../extension/protocol/stepper';
 import { safeParse } from '../../../extension/protocol/ipc';
-import { bootPayload } from '../../../extension/views/stepView';
+import { bootPayload, previewBootPayload } from '../../../extension/views/stepView';
 import { renderWebviewHtml } from '../../../extension/vscode/webview/webviewHtml';
 import { keyMove } from '../../../webview/stepper/navigation';
 import { STEP_BUTTONS, buttonForKey, type StepButton } from '../../../webview/stepper/stepDetailView';
@@ -57,6 +57,34 @@ describe('the stepper boot payload', () => {
     const read = JSON.parse(embeddedText(html)) as typeof boot;
     assert.deepEqual(read, JSON.parse(JSON.stringify(boot)));
     assert.equal(read.ok && read.detail?.observation, hostile);
+  });
+});
+
+describe('the boot payload of a file still being indexed', () => {
+  test("shows what the first step's own bytes settle and leaves out what the index may read otherwise", () => {
+    const step = aStep({
+      thought: 'Open it.',
+      action: { raw: 'open src/app.py', tool: 'open', args: { path: 'src/app.py' } },
+      observation: '[File: src/app.py (3 lines total)]',
+      executionTime: 0.5,
+      formatError: 'read with the default tools',
+      calls: [{ action: aBashAction('ls'), observation: 'x' }],
+      state: { openFile: 'src/app.py', workingDir: '/repo', diff: 'diff --git a/x b/x' },
+      source: { pointers: ['/trajectory/0'] },
+    });
+    const boot = previewBootPayload(step, 'swe-agent', 'big.traj');
+    assert.ok(boot.ok && boot.detail);
+    assert.equal(boot.indexing, true);
+    assert.deepEqual(boot.summaries, []);
+    const { detail } = boot;
+    assert.deepEqual(
+      [detail.index, detail.thought, detail.action.raw, detail.observation, detail.executionTime, detail.workingDir, detail.diff],
+      [0, 'Open it.', 'open src/app.py', '[File: src/app.py (3 lines total)]', 0.5, '/repo', 'diff --git a/x b/x'],
+    );
+    // The tool, a format error, parallel calls, the open file and the raw record wait for the index.
+    assert.deepEqual([detail.action.tool, detail.action.args, detail.formatError, detail.calls, detail.hasSource], [null, {}, undefined, [], false]);
+    assert.equal('openFile' in detail, false);
+    assert.equal(safeParse(StepperBootSchema, JSON.parse(JSON.stringify(boot))).success, true);
   });
 });
 

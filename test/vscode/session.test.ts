@@ -12,6 +12,7 @@ import { containerUri } from '../../extension/vscode/container/containerFileSyst
 import { loadTrajectory } from '../../extension/core/trajectory/load';
 import { startPolicyServer, type PolicyServer } from '../../extension/core/policy/scriptedPolicyServer';
 import { LEDGER_EPISODE, thoughtAction } from '../helpers/ledgerAgentScript';
+import { workspaceState } from '../helpers/workspaceState';
 
 const IMAGE = 'swe-workbench/base:bookworm';
 /** The `swe-workbench.role` label of containers started from VS Code (SESSION_ROLE). */
@@ -154,21 +155,6 @@ function recordingOn(baseCommit: string, file: string): Promise<vscode.Uri> {
     writeFileSync(target, JSON.stringify({ ...trajectory, task: { ...trajectory.task, baseCommit } }));
     return vscode.Uri.file(target);
   });
-}
-
-/** What a person finds in the container's repository: every file with its content (.git's objects and index aside), git's view, the viewer's file. */
-async function workspaceOf(aci: AciSession): Promise<Record<string, unknown>> {
-  const exec = async (command: string) => {
-    const r = await aci.sandbox.exec(command, { cwd: '/repo' });
-    assert.equal(r.exitCode, 0, `${command}: ${r.output}`);
-    return r.output;
-  };
-  return {
-    files: await exec(`find . \\( -path ./.git/objects -o -path ./.git/index \\) -prune -o -type f -print0 | sort -z | xargs -0 sha1sum`),
-    status: await exec('git status --porcelain=v1 --untracked-files=all'),
-    diff: await exec('git diff'),
-    viewer: aci.stepState(),
-  };
 }
 
 async function launch(mode: SessionLaunch['mode'], extra: Partial<SessionLaunch> = {}): Promise<void> {
@@ -483,7 +469,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     const replay = await session.start(await launchOf('replay'), 'Replay');
     assert.ok(replay);
     assert.equal((await session.controller.runTo(3)).index, 3);
-    const atThree = await workspaceOf(replay.aci);
+    const atThree = await workspaceState(replay.aci);
     assert.match(String(atThree.files), / \.\/notes\.txt$/m);
     assert.match(String(atThree.diff), /\+    def allocate\(self, ratios, \*, exact=True\):/);
 
@@ -494,7 +480,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.equal(replay.state, 'stopped');
     assert.equal(four.fork?.note, 'restored the snapshot after step 3, replaying step 4');
     assert.match(String(session.tree.getTreeItem({ kind: 'session' }).tooltip), /restored the snapshot after step 3, replaying step 4/);
-    assert.deepEqual(await workspaceOf(four.aci), atThree, "the fork starts from the replay's workspace after step 3");
+    assert.deepEqual(await workspaceState(four.aci), atThree, "the fork starts from the replay's workspace after step 3");
     assert.equal((await session.controller.runTo(4)).index, 4);
     assert.deepEqual(
       viewRows().map((r) => [r.label, r.description.split(' · ').at(-1)]),
@@ -511,7 +497,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.ok(three);
     assert.equal(four.state, 'stopped');
     assert.equal(three.fork?.note, 'restored the snapshot after step 3');
-    assert.deepEqual(await workspaceOf(three.aci), atThree);
+    assert.deepEqual(await workspaceState(three.aci), atThree);
     assert.equal((await session.controller.runTo(3)).index, 3);
     assert.deepEqual(
       viewRows().map((r) => r.description.split(' · ').at(-1)),

@@ -10,6 +10,7 @@ import type { Trajectory } from '../../../extension/core/trajectory/model';
 import { generatedCommand, generatedRecording } from '../../helpers/forkRecording';
 import { sampleRepoCopy } from '../../helpers/ledgerAgentScript';
 import { TEST_IMAGE, testDocker } from '../../helpers/docker';
+import { workspaceState } from '../../helpers/workspaceState';
 
 let repo: Awaited<ReturnType<typeof sampleRepoCopy>>;
 const N = 30;
@@ -33,23 +34,6 @@ function request(mode: LaunchRequest['mode'], trajectory: Trajectory, at?: numbe
 }
 
 /** What a person would compare: every file (.git's objects and index aside) with its content, git's view, the tools' state, the shell's directory. */
-async function workspace(aci: AciSession): Promise<Record<string, unknown>> {
-  const exec = async (command: string) => {
-    const r = await aci.sandbox.exec(command, { cwd: '/repo' });
-    assert.equal(r.exitCode, 0, `${command}: ${r.output}`);
-    return r.output;
-  };
-  return {
-    // The index's bytes hold files' inodes and times; its entries are compared instead.
-    files: await exec(`find . \\( -path ./.git/objects -o -path ./.git/index \\) -prune -o -type f -print0 | sort -z | xargs -0 sha1sum`),
-    index: await exec('git ls-files --stage'),
-    status: await exec('git status --porcelain=v1 --untracked-files=all'),
-    diff: await exec('git diff && git diff --cached'),
-    tools: aci.toolState(),
-    step: aci.stepState(),
-    pwd: (await aci.sandbox.exec('pwd')).output.trim(),
-  };
-}
 
 async function replayTo(at: number): Promise<StartedSession> {
   const started = await startSession(planSession(request('replay', recording, at)), { role: 'replay', snapshots: false });
@@ -85,7 +69,7 @@ describe('a fork restores the snapshot of a running session instead of replaying
             fork.debug.steps.map((s) => s.observation),
             replay.debug.steps.map((s) => s.observation),
           );
-          assert.deepEqual(await workspace(fork.aci), await workspace(replay.aci), `fork at ${at}`);
+          assert.deepEqual(await workspaceState(fork.aci), await workspaceState(replay.aci), `fork at ${at}`);
           // Continuing: the same next actions give the same observations in both.
           const person = new PersonSource(replay.aci.tools);
           replay.debug.addSource(person);
@@ -100,7 +84,7 @@ describe('a fork restores the snapshot of a running session instead of replaying
             fork.debug.steps.slice(at).map((s) => s.observation),
             replay.debug.steps.slice(at).map((s) => s.observation),
           );
-          assert.deepEqual(await workspace(fork.aci), await workspace(replay.aci), `fork at ${at}, two steps on`);
+          assert.deepEqual(await workspaceState(fork.aci), await workspaceState(replay.aci), `fork at ${at}, two steps on`);
         } finally {
           fork.person!.end();
           await fork.debug.finish();
@@ -163,7 +147,7 @@ describe('a fork restores the snapshot of a running session instead of replaying
           restoredAt: 7,
           note: 'restored the snapshot after step 7',
         });
-        assert.deepEqual(await workspace(fork.aci), await workspace(replay.aci));
+        assert.deepEqual(await workspaceState(fork.aci), await workspaceState(replay.aci));
       } finally {
         fork.person!.end();
         await fork.debug.finish();

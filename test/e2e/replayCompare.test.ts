@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { sessionContainers, stopSessionLeavingNoContainer, writeShellRecording } from '../helpers/sessionE2e';
 import { launchBrowserOn, webviewFrame } from '../helpers/browser';
-import { THEMES, openFileInWebview, runCommand, setTheme, waitForExtension } from '../helpers/workbench';
+import { THEMES, openFileInWebview, runCommand, setTheme, typeInQuickInput, waitForExtension } from '../helpers/workbench';
 
 const url = process.env.SWE_WORKBENCH_E2E_URL;
 const workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE;
@@ -152,16 +152,17 @@ describe("the demo's suggested trajectory in code-server", () => {
   async function openOutside(file: string): Promise<void> {
     await waitForExtension(page);
     for (let attempt = 1; ; attempt++) {
-      await page.keyboard.press('Control+P');
-      await page.locator('.quick-input-widget input').fill(file);
+      // Quick Open may close under the typing or the click (focus taken by a notification or a
+      // view coming up): then it is opened again, as when the row never showed.
+      const typed = await typeInQuickInput(page, 'Control+P', file);
       const listed = page.locator('.quick-input-list .monaco-list-row', { hasText: path.basename(file) }).first();
-      if (
-        await listed.waitFor({ timeout: 10_000 }).then(
+      const clicked =
+        typed &&
+        (await listed.click({ timeout: 10_000 }).then(
           () => true,
           () => false,
-        )
-      ) {
-        await listed.click();
+        ));
+      if (clicked) {
         await webviewFrame(page, '#step-title', 30_000);
         return;
       }

@@ -8,7 +8,7 @@ import { webviewFrame } from './browser';
  * are lost, and a dialog or a focus change while the widget opens leaves it inert or hides it.
  * The caller presses Escape and tries again.
  */
-async function typeInQuickInput(page: Page, shortcut: string, text: string): Promise<boolean> {
+export async function typeInQuickInput(page: Page, shortcut: string, text: string): Promise<boolean> {
   await page.keyboard.press(shortcut);
   const input = page.locator('.quick-input-widget input');
   if (

@@ -95,14 +95,18 @@ interface Frame {
   fields: Map<string, IndexedValue> | undefined;
 }
 
-/** The first non-whitespace byte of a plain file, read from its head: `{` marks a JSON object the index can take. */
-export async function firstByte(file: string): Promise<number | undefined> {
-  let handle;
+/** `file` opened for reading; a failure is the input layer's error naming the file. */
+async function openForReading(file: string): Promise<FileHandle> {
   try {
-    handle = await open(file, 'r');
+    return await open(file, 'r');
   } catch (err) {
     throw fsInputError(file, err);
   }
+}
+
+/** The first non-whitespace byte of a plain file, read from its head: `{` marks a JSON object the index can take. */
+export async function firstByte(file: string): Promise<number | undefined> {
+  const handle = await openForReading(file);
   try {
     const head = Buffer.alloc(4096);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
@@ -120,12 +124,7 @@ export async function firstByte(file: string): Promise<number | undefined> {
  */
 export async function indexJsonObject(file: string, options: IndexOptions): Promise<JsonIndex> {
   throwIfAborted(options.signal);
-  let handle: FileHandle;
-  try {
-    handle = await open(file, 'r');
-  } catch (err) {
-    throw fsInputError(file, err);
-  }
+  const handle = await openForReading(file);
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw new InputError(file, undefined, 'not a plain file: a byte index needs a file it can read again');
@@ -432,12 +431,7 @@ async function locateByte(file: string, offset: number): Promise<string> {
 
 /** The bytes of `range` of `file`. */
 async function readRange(file: string, range: ByteRange): Promise<Buffer> {
-  let handle;
-  try {
-    handle = await open(file, 'r');
-  } catch (err) {
-    throw fsInputError(file, err);
-  }
+  const handle = await openForReading(file);
   try {
     const out = Buffer.allocUnsafe(range.end - range.start);
     let done = 0;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { shellQuote } from '../parsing/shellWords';
 import { linesOfText, type WindowLines } from './windowedFile';
 import type { ToolContext } from './toolDefinition';
+import { printedOutput } from '../runtime/sandbox';
 
 /**
  * File access for tools, through the session's shell so that a tool call costs one round trip:
@@ -121,7 +122,7 @@ export async function runTool(ctx: ToolContext, script: string): Promise<{ outpu
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
   if (result.timedOut) throw new Error(`a tool command timed out after ${ctx.config.commandTimeoutMs} ms`);
-  return { output: result.output.replace(/\r\n/g, '\n'), exitCode: result.exitCode };
+  return { output: printedOutput(ctx.sandbox, result.output), exitCode: result.exitCode };
 }
 
 export async function lookupFile(ctx: ToolContext, path: string, directoryScript?: string): Promise<FileLookup> {

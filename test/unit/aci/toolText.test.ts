@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { clipObservation, splitCwdMarker } from '../../../extension/core/aci/bashTool';
 import { pathAsGiven } from '../../../extension/core/aci/sandboxFiles';
+import { printedOutput } from '../../../extension/core/runtime/sandbox';
 import { shellQuote, splitShellWords } from '../../../extension/core/parsing/shellWords';
 import { catN, expandTabs, filemap, maybeTruncate, TRUNCATED_MESSAGE } from '../../../extension/core/aci/strReplaceEditor';
 import { pythonRepr } from '../../../extension/core/aci/windowedReplaceTools';
@@ -68,5 +69,12 @@ describe('texts the tools print', () => {
     assert.equal(pathAsGiven('./src//a.py'), 'src/a.py');
     assert.equal(pathAsGiven('/repo/ledger/'), '/repo/ledger');
     assert.equal(pathAsGiven('.'), '.');
+  });
+});
+
+describe('line ends', () => {
+  test("a pty's \\r\\n is undone exactly, a file's own \\r kept; without a pty the output is as printed", () => {
+    assert.equal(printedOutput({ tty: true }, 'Line 1:a = 1\r\r\nLine 2:b\r\n'), 'Line 1:a = 1\r\nLine 2:b\n');
+    assert.equal(printedOutput({ tty: false }, 'Line 1:a = 1\r\nLine 2:b\n'), 'Line 1:a = 1\r\nLine 2:b\n');
   });
 });

@@ -83,7 +83,7 @@ export function universalNewlines(text: string): string {
 /**
  * A file's text as the session's tools read it: SWE-agent 1.x's Python tools in text mode
  * (`universalNewlines`), 0.7's shell functions byte for byte (`SweAgentDialect.readsTextMode`).
- * Every file read of the tools in this folder goes through it.
+ * Every file read of the tools in this folder goes through it. @internal
  */
 export function toolText(ctx: Pick<ToolContext, 'config'>, raw: string): string {
   return sweAgentDialect(ctx.config.sweAgentVersion).readsTextMode ? universalNewlines(raw) : raw;

@@ -1,8 +1,3 @@
-/** Unpacks a tar of a repository's contents into `dir` with the host's tar, as the container's engine would. */
-async function unpackTar(file: string, dir: string): Promise<void> {
-  await promisify(execFile)('tar', ['-C', dir, '-xpf', file]);
-}
-
 /**
  * The Sandbox on the host: a temporary copy of a repository and a persistent bash. It has no
  * isolation: no network cut, no memory, CPU or pid limit (only the per-command timeout and
@@ -22,6 +17,11 @@ import { DEFAULT_LIMITS, type ExecOptions, type ExecResult, type Sandbox, type S
 import { ShellSession, type ShellHost, type ShellProcess, type TreeSignal } from './shellSession';
 
 const LOCAL_SANDBOX_PREFIX = 'swe-workbench-local-';
+
+/** Unpacks a tar of a repository's contents into `dir` with the host's tar, as the container's engine would. */
+async function unpackTar(file: string, dir: string): Promise<void> {
+  await promisify(execFile)('tar', ['-C', dir, '-xpf', file]);
+}
 
 function runToEnd(argv: string[]): Promise<number> {
   return new Promise((done) => {

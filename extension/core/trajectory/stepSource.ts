@@ -65,12 +65,16 @@ export interface OpenStepsOptions extends LoadOptions {
   /** Index files from this size on (default `INDEX_FROM_BYTES`; 0 indexes any file whose format allows it). */
   indexFromBytes?: number;
   /**
-   * Called, while an indexed file is still being read, with its first step read from its own
-   * bytes alone: its thought, observation, state and action text are final; its tool and
+   * Called once, while an indexed file is still being read, with its first step read from its
+   * own bytes alone: its thought, observation, state and action text are final; its tool and
    * arguments are read from the action text with the default tools, which the run's history and
    * `replay_config` (written after the steps) may refine in `step(0)` once the index is built.
+   * Called with undefined instead as soon as no such step will come: the file is read whole
+   * (decided from its size and first byte, before it is read), or its first step does not read
+   * as a SWE-agent step, or the index ended without one. A front end can so wait for it before
+   * showing its page (the stepper embeds the step in the page) without delaying a file read whole.
    */
-  onPreview?: (step: Step) => void;
+  onPreview?: (step: Step | undefined) => void;
 }
 
 /** The model inputs a step keeps for its raw record (megabytes each), which no step reads. */
@@ -234,12 +238,9 @@ function previewStep(text: string): Step | undefined {
 }
 
 /** Opens an indexed SWE-agent run, or answers undefined when the file is another format (then loaded whole). */
-async function openIndexed(file: string, options: OpenStepsOptions): Promise<StepSource | undefined> {
+async function openIndexed(file: string, options: OpenStepsOptions, preview: (step: Step | undefined) => void): Promise<StepSource | undefined> {
   const onElement = (array: string, i: number, _element: IndexedElement, text: string | undefined) => {
-    if (array === 'trajectory' && i === 0 && text !== undefined) {
-      const step = previewStep(text);
-      if (step) options.onPreview?.(step);
-    }
+    if (array === 'trajectory' && i === 0 && text !== undefined) preview(previewStep(text));
   };
   const index = await indexJsonObject(file, {
     arrays: ['trajectory', 'history'],
@@ -248,6 +249,7 @@ async function openIndexed(file: string, options: OpenStepsOptions): Promise<Ste
     onElement,
     elementText: (array, i) => options.onPreview !== undefined && array === 'trajectory' && i === 0,
   });
+  preview(undefined);
   const skeleton = await skeletonOf(index, options);
   const trajectory = index.arrays.get('trajectory');
   const format = options.format ?? detectFormat(skeleton);
@@ -308,9 +310,21 @@ export async function openSteps(file: string, options: OpenStepsOptions = {}): P
   const plainJson = !/\.jsonl$/i.test(withoutCompressionSuffix(basename(file))) && options.record === undefined;
   // A pipe is not opened here (that would take its bytes), nor a small file read twice.
   const info = plainJson ? await stat(file).catch(() => undefined) : undefined;
-  if (info?.isFile() && info.size >= threshold && info.size > 0 && (await firstByte(file)) === 0x7b) {
-    const indexed = await openIndexed(file, options);
-    if (indexed) return indexed;
+  // `onPreview` is called once: with the first step, or with undefined as soon as none will come.
+  let previewed = false;
+  const preview = (step: Step | undefined) => {
+    if (previewed) return;
+    previewed = true;
+    options.onPreview?.(step);
+  };
+  try {
+    if (info?.isFile() && info.size >= threshold && info.size > 0 && (await firstByte(file)) === 0x7b) {
+      const indexed = await openIndexed(file, options, preview);
+      if (indexed) return indexed;
+    }
+    preview(undefined);
+    return stepSourceOf(await loadTrajectory(file, options));
+  } finally {
+    preview(undefined);
   }
-  return stepSourceOf(await loadTrajectory(file, options));
 }

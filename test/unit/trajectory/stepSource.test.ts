@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -72,7 +74,7 @@ describe('steps read on demand from a byte index', () => {
   test('the first step is shown from its own bytes before the index is built: its text final, its tool refined from the history', async () => {
     const p = join(dir, 'preview.traj');
     writeTrajectory(p, 4, 0.05);
-    const previews: Step[] = [];
+    const previews: Array<Step | undefined> = [];
     const source = await openSteps(p, { indexFromBytes: 0, onPreview: (step) => previews.push(step) });
     assert.equal(previews.length, 1);
     const [preview] = previews;
@@ -122,6 +124,51 @@ describe('steps read on demand from a byte index', () => {
     const source = await openSteps(gz, { indexFromBytes: 0 });
     assert.equal(source.mode, 'whole');
     assert.equal(source.stepCount, 3);
+  });
+
+  test('a file read whole says so before it is read, so that a page waiting for the first step preview does not wait for the whole file', async () => {
+    // A named pipe is read whole; its writer only starts once the answer came, so an answer given after the read comes after the pipe's open timeout.
+    const fifo = join(dir, 'piped.traj');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    const p = join(dir, 'for-the-pipe.traj');
+    writeTrajectory(p, 3, 0.01);
+    const previews: Array<Step | undefined> = [];
+    let told!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      told = resolve;
+    });
+    let settled = false;
+    const opening = openSteps(fifo, {
+      limits: { openTimeoutMs: 20_000 },
+      onPreview: (step) => {
+        previews.push(step);
+        told();
+      },
+    }).finally(() => {
+      settled = true;
+    });
+    await answered;
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(settled, false, 'told while the file is not read yet');
+    assert.deepEqual(previews, [undefined]);
+    await writeFile(fifo, readFileSync(p));
+    const source = await opening;
+    assert.equal(source.mode, 'whole');
+    assert.equal(source.stepCount, 3);
+    assert.deepEqual(previews, [undefined], 'told once');
+    // A JSON object the index reads to its end holding no SWE-agent steps (a mini-swe-agent run): told no step will come, then read whole.
+    const mini = {
+      trajectory_format: 'mini-swe-agent-1',
+      info: {},
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'fix it' },
+      ],
+    };
+    const other: Array<Step | undefined> = [];
+    const read = await openSteps(file('mini.traj.json', JSON.stringify(mini)), { indexFromBytes: 0, onPreview: (step) => other.push(step) });
+    assert.equal(read.mode, 'whole');
+    assert.deepEqual(other, [undefined]);
   });
 
   test('the index locates each value as JSON.parse reads it, whatever the size of each read', async () => {

@@ -24,7 +24,7 @@ import {
 import { Disposable } from '../dispose';
 import { showView } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
-import { outlineBootPayload, previewBootPayload, searchSteps, toStepDetail, toTrajectoryHeader } from '../../views/stepView';
+import { bootDetail, outlineBootPayload, previewBootPayload, searchSteps, toStepDetail, toTrajectoryHeader } from '../../views/stepView';
 import type { RawRecordDocuments } from './rawRecordDocuments';
 import { recordOf, type TrajectoryDocument } from './trajectoryDocument';
 
@@ -208,7 +208,7 @@ export class StepperSession extends Disposable {
     try {
       if ('error' in read) throw read.error;
       const { trajectory: t, source } = read;
-      const first = source.stepCount > 0 ? toStepDetail(await source.step(0), t) : undefined;
+      const first = source.stepCount > 0 ? bootDetail(toStepDetail(await source.step(0), t)) : undefined;
       this.messenger.notify(stepperIndexed, { ok: true, header: toTrajectoryHeader(t, this.document.fileName), ...(first ? { detail: first } : {}) });
       this.pageLog.push(`indexed: ${t.steps.length} steps`);
     } catch (error) {

@@ -226,10 +226,9 @@ export class StepperSession extends Disposable {
   /**
    * Renders the page on step `index` (over the view's saved step when `reveal`). A file being
    * indexed is rendered with its first step embedded as soon as that step is read (milliseconds
-   * in): the page then needs no round trip to the extension host, whose answers reached the page
-   * about 0.2 s late while it indexed a 533 MB file (bench/ui/stepper.ts --large-mb 500). Any
-   * other parse still under way is not waited for: the page asks for its boot payload once, and
-   * the parse overlaps the panel's own start instead of delaying it.
+   * in), so the page shows it without a round trip to the extension host. Any other parse still
+   * under way is not waited for (`preview` says so at once): the page asks for its boot payload
+   * once, and the parse overlaps the panel's own start instead of delaying it.
    */
   async render(index: number, reveal: boolean): Promise<void> {
     this.selected = index;

@@ -1,7 +1,7 @@
 /**
  * Forking a 150-step session at steps 5, 50 and 140, measured side by side in one run:
  *   snapshot  the fork restores the snapshot the session took at that step (core/session/forkSnapshots):
- *             a container, the repository unpacked, the tools' state. The session has finished and a
+ *             a container started from the snapshot's tar in place of the repository, the tools' state. The session has finished and a
  *             SnapshotKeeper kept its snapshots, as VS Code's controller does (it stops the session
  *             before it starts the fork)
  *   replay    the same fork with snapshots off: a container, then steps 0..k-1 replayed
@@ -9,15 +9,16 @@
  * count until the fork is ready to take its first new action. Rounds alternate the two.
  * Also printed: what taking the snapshots costs the running session per step (the same 150 steps
  * replayed with and without them, and how many steps needed no tar), and the two ways of snapshotting measured before choosing
- * (a tar through the session's shell vs `docker commit`) on the sample repository and on one of
- * `--large-mb` MB.
+ * (a tar through the session's shell vs `docker commit`, and a sandbox started from each: from the
+ * tar, copied out of the source container first, vs from the committed image) on the sample
+ * repository and on one of `--large-mb` MB.
  * Usage: node --import tsx bench/session/fork.ts [--rounds N] [--large-mb N]
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { OWNER_LABEL, SANDBOX_LABEL } from '../../extension/core/runtime/dockerSandbox';
+import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import { dockerFromEnv } from '../../extension/core/runtime/dockerConnection';
 import { SnapshotKeeper } from '../../extension/core/session/forkSnapshots';
 import { planSession, startSession, type LaunchRequest, type StartedSession } from '../../extension/core/session/launcher';
@@ -103,32 +104,32 @@ async function mechanisms(repoDir: string, mb: number): Promise<void> {
       images.push(image);
       fromImage.push(
         await timed(async () => {
-          const c = await docker.createContainer({
-            Image: image,
-            Entrypoint: ['sleep', 'infinity'],
-            Labels: { [SANDBOX_LABEL]: '1', [OWNER_LABEL]: `${hostname()}:${process.pid}`, 'swe-workbench.role': 'bench' },
-            HostConfig: { NetworkMode: 'none' },
-          });
-          await c.start();
-          await c.remove({ force: true });
+          const other = await DockerSandbox.create({ image, repoPath: '/repo', labels: { 'swe-workbench.role': 'bench' } });
+          await other.dispose();
         }),
       );
-      fromTar.push(
-        await timed(async () => {
-          const local = await mkdtemp(path.join(tmpdir(), 'swb-bench-fork-'));
-          await sandbox.copyOut(`/tmp/m/${round}.tar`, path.join(local, 'in.tar'));
-          const other = await startSession(planSession(request(repoDir, generatedRecording(1), 'replay')), { role: 'bench', snapshots: false });
-          await other.aci.sandbox.copyIn(path.join(local, 'in.tar'), '/tmp/in.tar');
-          await rm(local, { recursive: true, force: true });
-          await other.aci.sandbox.exec('find /repo -mindepth 1 -maxdepth 1 -exec rm -rf {} + && tar -C /repo -xpf /tmp/in.tar', { timeoutMs: 600_000 });
-          await other.debug.finish();
-        }),
-      );
+      const local = await mkdtemp(path.join(tmpdir(), 'swb-bench-fork-'));
+      try {
+        fromTar.push(
+          await timed(async () => {
+            await sandbox.copyOut(`/tmp/m/${round}.tar`, path.join(local, 'in.tar'));
+            const other = await DockerSandbox.create({
+              image: IMAGE,
+              repoTar: path.join(local, 'in.tar'),
+              repoPath: '/repo',
+              labels: { 'swe-workbench.role': 'bench' },
+            });
+            await other.dispose();
+          }),
+        );
+      } finally {
+        await rm(local, { recursive: true, force: true });
+      }
     }
     const f = (xs: number[]) => `${median(xs).toFixed(0).padStart(6)} ms`;
     console.log(`repository ${size}: snapshot tar ${f(tar)}  docker commit ${f(commit)}  (commit/tar ${(median(commit) / median(tar)).toFixed(1)}x)`);
     console.log(
-      `${' '.repeat(`repository ${size}: `.length)}restore   tar ${f(fromTar)}  from image    ${f(fromImage)}  (new sandbox + unpack vs bare container start)`,
+      `${' '.repeat(`repository ${size}: `.length)}restore   tar ${f(fromTar)}  from image    ${f(fromImage)}  (a sandbox started from the tar, copied out first, vs from the committed image)`,
     );
   } finally {
     await started.debug.finish();

@@ -216,7 +216,7 @@ export class DockerSandbox implements Sandbox {
 
   /**
    * Creates and starts a container of `options.image` (which must be on the engine), copies
-   * `options.repoDir` in at `options.repoPath` and starts the shell. On any failure or abort
+   * `options.repoDir` (or unpacks `options.repoTar`) in at `options.repoPath` and starts the shell. On any failure or abort
    * nothing is left behind.
    */
   static async create(options: SandboxOptions, docker: Docker = dockerFromEnv()): Promise<DockerSandbox> {
@@ -226,6 +226,8 @@ export class DockerSandbox implements Sandbox {
       throw new InputError(undefined, 'repoPath', `expected an absolute directory other than '/', got '${options.repoPath}'`);
     }
     const limits = { ...DEFAULT_LIMITS, ...options.limits };
+    // Awaited after the start; until then its failure is not unhandled.
+    if (options.repoTar instanceof Promise) options.repoTar.catch(() => undefined);
     const creating = docker.createContainer({
       Image: options.image,
       Entrypoint: IDLE_COMMAND,
@@ -249,7 +251,11 @@ export class DockerSandbox implements Sandbox {
       container = await abortable(creating, signal);
       track(docker, container.id);
       await abortable(container.start(), signal);
-      if (options.repoDir) {
+      if (options.repoTar !== undefined) {
+        // The engine unpacks the tar as it is into the working directory it created at `repoPath`.
+        const repoTar = await abortable(Promise.resolve(options.repoTar), signal);
+        await abortable(container.putArchive(repoTar, { path: options.repoPath }), signal);
+      } else if (options.repoDir) {
         await abortable(container.putArchive(packHostPath(options.repoDir, options.repoPath.slice(1)), { path: '/' }), signal);
       }
       const sandbox = new DockerSandbox(docker, container, options, limits, signal);

@@ -4,11 +4,12 @@
  * output cap apply), and absolute paths reach the whole host. Meant for machines without a
  * Docker engine and for fast tool tests.
  */
-import { spawn as spawnChild } from 'node:child_process';
+import { execFile, spawn as spawnChild } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { constants, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { CancelledError, throwIfAborted } from '../errors';
 import { signalTreeArgv } from './processTree';
 import { RepoSnapshots } from './repoSnapshot';
@@ -16,6 +17,11 @@ import { DEFAULT_LIMITS, type ExecOptions, type ExecResult, type Sandbox, type S
 import { ShellSession, type ShellHost, type ShellProcess, type TreeSignal } from './shellSession';
 
 const LOCAL_SANDBOX_PREFIX = 'swe-workbench-local-';
+
+/** Unpacks a tar of a repository's contents into `dir` with the host's tar, as the container's engine would. */
+async function unpackTar(file: string, dir: string): Promise<void> {
+  await promisify(execFile)('tar', ['-C', dir, '-xpf', file]);
+}
 
 function runToEnd(argv: string[]): Promise<number> {
   return new Promise((done) => {
@@ -103,9 +109,10 @@ export class LocalSandbox implements Sandbox {
     track(id);
   }
 
-  /** Copies `options.repoDir` (with its .git) into a fresh temporary directory and starts the shell. */
+  /** Copies `options.repoDir` (with its .git) or unpacks `options.repoTar` into a fresh temporary directory and starts the shell. */
   static async create(options: SandboxOptions): Promise<LocalSandbox> {
     throwIfAborted(options.signal);
+    if (options.repoTar instanceof Promise) options.repoTar.catch(() => undefined);
     const root = await mkdtemp(join(tmpdir(), LOCAL_SANDBOX_PREFIX));
     const repoPath = join(root, 'repo');
     const env: NodeJS.ProcessEnv = {
@@ -117,7 +124,10 @@ export class LocalSandbox implements Sandbox {
     };
     const sandbox = new LocalSandbox(root, repoPath, env, options);
     try {
-      if (options.repoDir) await cp(options.repoDir, repoPath, { recursive: true, verbatimSymlinks: true });
+      if (options.repoTar !== undefined) {
+        await mkdir(repoPath);
+        await unpackTar(await options.repoTar, repoPath);
+      } else if (options.repoDir) await cp(options.repoDir, repoPath, { recursive: true, verbatimSymlinks: true });
       else await mkdir(repoPath);
       throwIfAborted(options.signal);
       await sandbox.shell.start(options.signal);

@@ -71,6 +71,12 @@ export interface SandboxOptions {
   image: string;
   /** A host directory to copy into the sandbox at `repoPath` (omit when the image has it). */
   repoDir?: string;
+  /**
+   * Instead of `repoDir`: a host tar of the repository's contents (entries relative to it, as
+   * `tar -C <repo> -cf - .` writes them), unpacked at `repoPath`. A promise is awaited once the
+   * container has started, so making the tar overlaps the start; if it rejects, so does `create`.
+   */
+  repoTar?: string | Promise<string>;
   /** Where the repository lives inside the sandbox, e.g. /testbed or /repo. */
   repoPath: string;
   /** Network off unless asked. */

@@ -17,6 +17,8 @@ export interface ContainerSessionOptions {
   image: string;
   /** Host directory copied into the container at `repoPath`. */
   repoDir: string;
+  /** A host tar of the repository's contents unpacked at `repoPath` in place of `repoDir` (a fork's snapshot). */
+  repoTar?: Promise<string>;
   repoPath: string;
   /**
    * The scaffold the session runs (core/scaffolds): its tools, terminal, settings, the programs
@@ -50,6 +52,7 @@ export async function startContainerSession(options: ContainerSessionOptions): P
     {
       image: options.image,
       repoDir: options.repoDir,
+      ...(options.repoTar ? { repoTar: options.repoTar } : {}),
       repoPath: options.repoPath,
       tty: options.tty ?? scaffold?.tty ?? false,
       ...(scaffold?.shellStartup ? { shellStartup: startupScript(scaffold.shellStartup) } : {}),

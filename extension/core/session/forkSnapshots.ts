@@ -3,13 +3,17 @@
  * step, a tar of its repository (inside its own container, under `SNAPSHOT_DIR`) and a copy of
  * the tools' state (`AciSession.toolState`, in memory), keyed by the actions that led there. A
  * fork at step k of a recording looks for a live session of the same setup whose first j <= k
- * actions were the recording's (a replay of it, or an earlier fork), unpacks that snapshot in
- * the fork's fresh container and replays only steps j..k-1.
+ * actions were the recording's (a replay of it, or an earlier fork), starts the fork's container
+ * from that snapshot's tar in place of the task's repository (the tar is copied out while the
+ * container starts; the engine unpacks it where the repository would have been copied) and
+ * replays only steps j..k-1.
  *
  * Why tars in the session's container: measured on the sample repository and a 100 MB one, a
  * tar through the session's shell costs a few ms per step on the sample (docker commit: 140-290
- * ms) and a third of `docker commit` on the large one (0.9-1.1 s vs 2.9-3.1 s), and unpacking it
- * in a new container costs little more than the container's start. Identical tars (a step that
+ * ms) and a third of `docker commit` on the large one (0.9-1.1 s vs 2.9-3.1 s), and a container
+ * started from it costs little more than one started from the repository (bench/session/fork.ts).
+ * Unpacking it over a started container's repository instead (removing its files, then `tar -x`)
+ * cost 0.2-0.5 s more on this project's machine, whose disk makes every unlink slow. Identical tars (a step that
  * changed nothing) share one file, and a session keeps at most `budgetBytes` of them: over it,
  * every other snapshot goes, so a fork then replays at most a few steps.
  *
@@ -28,6 +32,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AciSession, AciToolState } from '../aci/aciSession';
 import type { ToolSet } from '../aci/toolRegistry';
+import { errorText } from '../errors';
 import { bashQuote } from '../runtime/shellSession';
 import type { Step } from '../trajectory/model';
 
@@ -51,8 +56,14 @@ export interface FoundSnapshot {
   at: number;
   /** The source session's steps 0..at-1, as the fork's history. */
   steps: Step[];
-  /** Unpacks the repository in `target`'s sandbox and restores its tools' state. */
-  restoreInto(target: AciSession, signal?: AbortSignal): Promise<void>;
+  /**
+   * Copies the snapshot's tar of the repository out of its session's container into a host
+   * temporary file, for the fork's container to start from (`SandboxOptions.repoTar`); `release`
+   * removes the file.
+   */
+  fetch(): Promise<{ file: string; release: () => Promise<void> }>;
+  /** Puts the snapshot's tools' state into `target`, whose repository was unpacked from `fetch`'s tar. */
+  restoreToolState(target: AciSession, signal?: AbortSignal): Promise<void>;
 }
 
 /** One action as a key: the tool (read with the session's tools when the recording could not name it) and the text. */
@@ -172,27 +183,20 @@ export class SessionSnapshots {
     return {
       at: best,
       steps: sourceSteps.slice(0, best).map((step) => structuredClone(step)),
-      restoreInto: async (target, signal) => {
-        // Through the engine's archive API (a host temporary folder between), not the shell.
-        const into = target.sandbox;
-        const file = `${SNAPSHOT_DIR}/incoming-${kept.digest}.tar`;
+      fetch: async () => {
+        // Through the engine's archive API, not the shell.
         const local = await mkdtemp(path.join(tmpdir(), 'swe-workbench-fork-'));
+        const release = () => rm(local, { recursive: true, force: true });
         try {
           await this.aci.sandbox.copyOut(kept.file, path.join(local, 'snapshot.tar'));
-          await into.exec(`mkdir -p ${bashQuote(SNAPSHOT_DIR)}`, { timeoutMs: 30_000 });
-          await into.copyIn(path.join(local, 'snapshot.tar'), file);
-        } finally {
-          await rm(local, { recursive: true, force: true });
+        } catch (err) {
+          await release();
+          throw new Error(`could not copy the snapshot of step ${best} out of its session's container: ${errorText(err)}`, { cause: err });
         }
-        const repo = bashQuote(into.repoPath);
-        const unpacked = await into.exec(
-          `find ${repo} -mindepth 1 -maxdepth 1 -exec rm -rf {} + && tar -C ${repo} -xpf ${bashQuote(file)}; rc=$?; rm -f ${bashQuote(file)}; exit $rc`,
-          { timeoutMs: SNAPSHOT_TIMEOUT_MS, ...(signal ? { signal } : {}) },
-        );
-        if (unpacked.exitCode !== 0 || unpacked.timedOut) throw new Error(`could not unpack the snapshot of step ${best}: ${unpacked.output.slice(-500)}`);
-        await target.restoreToolState(kept.tools, signal);
         this.usedAt = ++useClock;
+        return { file: path.join(local, 'snapshot.tar'), release };
       },
+      restoreToolState: (target, signal) => target.restoreToolState(kept.tools, signal),
     };
   }
 

@@ -309,30 +309,52 @@ function forkNote(at: number, restoredAt: number, restoreFailed: string | undefi
 export async function startSession(plan: SessionPlan, options: StartOptions, restoreFailed?: string): Promise<StartedSession> {
   const { sources, meta, person } = sessionSources(plan, options.live);
   const { container } = plan;
-  const aci = await startContainerSession({
-    image: container.image,
-    repoDir: container.repoDir,
-    repoPath: container.repoPath,
-    tty: container.tty,
-    role: options.role,
-    scaffold: plan.scaffold,
-    tools: plan.tools,
-    config: container.config,
-    ...defined({ baseCommit: container.baseCommit, limits: options.limits, docker: options.docker, signal: options.signal }),
-  });
   const setup = snapshotSetup(plan);
   const at = plan.at ?? 0;
   const found =
     restoreFailed === undefined && plan.mode === 'fork' && at > 0 && options.snapshots !== false
       ? forkSnapshots.find(setup, plan.recording!.trajectory.steps, at, plan.tools)
       : undefined;
+  // The snapshot's tar comes out of its session's container while the fork's container starts, which then starts from it.
+  const fetching = found?.fetch();
+  fetching?.catch(() => undefined);
+  let aci: AciSession;
+  try {
+    aci = await startContainerSession({
+      image: container.image,
+      repoDir: container.repoDir,
+      ...(fetching ? { repoTar: fetching.then((fetched) => fetched.file) } : {}),
+      repoPath: container.repoPath,
+      tty: container.tty,
+      role: options.role,
+      scaffold: plan.scaffold,
+      tools: plan.tools,
+      config: container.config,
+      ...defined({ baseCommit: container.baseCommit, limits: options.limits, docker: options.docker, signal: options.signal }),
+    });
+  } catch (err) {
+    const fetchFailed =
+      fetching &&
+      (await fetching.then(
+        () => undefined,
+        (failed: unknown) => failed,
+      ));
+    options.signal?.throwIfAborted();
+    // The source session ended meanwhile, or its container went: replay instead.
+    if (fetchFailed) return startSession(plan, options, errorText(fetchFailed));
+    throw err;
+  } finally {
+    await fetching?.then(
+      (fetched) => fetched.release(),
+      () => undefined,
+    );
+  }
   if (found) {
     try {
-      await found.restoreInto(aci, options.signal);
+      await found.restoreToolState(aci, options.signal);
     } catch (err) {
       await aci.dispose().catch(() => undefined);
       options.signal?.throwIfAborted();
-      // The source session ended meanwhile, or its container went: replay instead.
       return startSession(plan, options, errorText(err));
     }
   }

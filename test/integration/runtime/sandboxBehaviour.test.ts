@@ -9,6 +9,8 @@ import { LocalSandbox } from '../../../extension/core/runtime/localSandbox';
 import type { Sandbox, SandboxOptions } from '../../../extension/core/runtime/sandbox';
 import { sandboxKinds } from './sandboxKinds';
 import { sampleGitRepo } from './fixtureRepo';
+import { SESSION_LABEL } from '../../../extension/core/runtime/dockerSandbox';
+import { containersOfSession, testDocker } from '../../helpers/docker';
 
 // LocalSandbox processes share the host's process table with any other run of these tests:
 // durations unique to this run keep the process counts apart.
@@ -174,6 +176,30 @@ for (const kind of sandboxKinds()) {
       assert.equal((await sb.exec('pwd')).output, eol(`${sb.repoPath}/ledger\n`));
       await sb.exec(`cd ${sb.repoPath}`);
       await assert.rejects(sb.reset('snapshot-999'), /unknown snapshot/);
+    });
+
+    test('starts from a tar of a repository in place of a folder: files, modes, symlinks and git state as they were tarred', async () => {
+      await sb.exec('echo changed >> README.md && git add README.md && echo untracked > notes.txt && chmod 750 ledger && ln -sfn ledger/money.py link.py');
+      const state = 'git status --porcelain; stat -c "%a %F %n" ledger link.py; readlink link.py; md5sum README.md notes.txt';
+      const before = (await sb.exec(state)).output;
+      await sb.exec('tar -C . -cf /tmp/repo.tar .');
+      await sb.copyOut('/tmp/repo.tar', join(hostDir, 'repo.tar'));
+      const fromTar = await kind.create({ repoTar: Promise.resolve(join(hostDir, 'repo.tar')), repoPath: '/testbed' });
+      try {
+        assert.equal((await fromTar.exec(state)).output, before);
+        assert.match(before, /^M {2}README\.md$/m);
+      } finally {
+        await fromTar.dispose();
+      }
+    });
+
+    test('a repository tar that could not be made: the sandbox does not start, and says why', async () => {
+      const session = `tar-test-${RUN}`;
+      await assert.rejects(
+        kind.create({ repoTar: Promise.reject(new Error('the snapshot went away')), repoPath: '/testbed', labels: { [SESSION_LABEL]: session } }),
+        /the snapshot went away/,
+      );
+      if (kind.name.startsWith('docker')) assert.deepEqual(await containersOfSession(testDocker(), session), []);
     });
 
     test('spawn runs a process with its own stdin, stdout and stderr', async () => {

@@ -61,6 +61,7 @@ async function child(variant: Variant, file: string): Promise<void> {
     // the step itself, and the summaries when the file was read whole.
     const source = await openSteps(file, {
       onPreview: (step) => {
+        if (!step) return;
         JSON.stringify(previewBootPayload(step, 'swe-agent', path.basename(file)));
         previewMs = performance.now() - start;
       },
@@ -72,8 +73,8 @@ async function child(variant: Variant, file: string): Promise<void> {
   } else {
     const source = await openSteps(file, {
       indexFromBytes: 0,
-      onPreview: () => {
-        previewMs = performance.now() - start;
+      onPreview: (step) => {
+        if (step) previewMs = performance.now() - start;
       },
     });
     if (source.mode !== 'indexed') throw new Error(`${file} was not indexed`);

@@ -8,6 +8,8 @@ import { notificationType, ProtocolErrorSchema, requestType } from './ipc';
 
 /** The most steps one range request may ask for. */
 export const MAX_STEP_RANGE = 500;
+/** An observation longer than this many lines shows folded: its first lines, and a button that unfolds the rest. */
+export const FOLDED_LINES = 40;
 
 const StepIndex = z.int().check(z.nonnegative());
 
@@ -77,6 +79,12 @@ const StepDetailSchema = z.object({
   thought: z.string(),
   action: StepActionViewSchema,
   observation: z.string(),
+  /**
+   * Present when `observation` is only the beginning of a long one (a boot, which the page shows
+   * folded): the whole has `lines` lines and `chars` characters, and the page asks `steps/details`
+   * for it when unfolded.
+   */
+  observationCut: z.optional(z.object({ lines: z.number(), chars: z.number() })),
   calls: z.array(z.object({ action: StepActionViewSchema, observation: z.string() })),
   executionTime: z.optional(z.number()),
   exitCode: z.optional(z.number()),

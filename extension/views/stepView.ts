@@ -3,9 +3,18 @@ import type { Action, Step, Trajectory } from '../core/trajectory/model';
 import { openFileAfter, outcomeText, runFacts } from '../core/trajectory/runFacts';
 import { stepErrors } from '../core/trajectory/stepErrors';
 import { actionText, stepLabel } from '../core/trajectory/stepLabels';
-import { MAX_STEP_RANGE, type StepDetail, type StepperBoot, type StepRange, type StepSummary, type TrajectoryHeader } from '../protocol/stepper';
+import { FOLDED_LINES, MAX_STEP_RANGE, type StepDetail, type StepperBoot, type StepRange, type StepSummary, type TrajectoryHeader } from '../protocol/stepper';
 
 const DIVERGED_FLAG = 'diverged';
+/**
+ * A boot carries an observation past this many characters cut to what the page shows folded: a
+ * 533 MB run's 1.7 MB first observation took 0.2 s to reach the page as a message and delayed the
+ * page by 0.45 s embedded in it (bench/ui/stepper.ts --large-mb 500).
+ */
+const BOOT_OBSERVATION_CHARS = 64 * 1024;
+/** What is kept of such an observation: its folded lines, at most this many characters. */
+const KEPT_OBSERVATION_CHARS = 16 * 1024;
+
 /** The hover shows this much of a long action (a created file's text, a long heredoc). */
 const FULL_LABEL_LINES = 12;
 const FULL_LABEL_LENGTH = 1000;
@@ -97,6 +106,24 @@ export function searchSteps(steps: readonly Step[], query: string, caseSensitive
 }
 
 /**
+ * `detail` as a boot carries it: a long observation cut to the lines the page shows folded (not a
+ * submitted patch, which the page shows whole as a diff); the page asks for the rest when unfolded.
+ */
+export function bootDetail(detail: StepDetail): StepDetail {
+  const { observation } = detail;
+  if (observation.length <= BOOT_OBSERVATION_CHARS || detail.action.kind === 'submit') return detail;
+  let end = -1;
+  for (let line = 0; line < FOLDED_LINES; line++) {
+    end = observation.indexOf('\n', end + 1);
+    if (end < 0) break;
+  }
+  const kept = observation.slice(0, Math.min(end < 0 ? observation.length : end, KEPT_OBSERVATION_CHARS));
+  let lines = 1;
+  for (let at = observation.indexOf('\n'); at >= 0; at = observation.indexOf('\n', at + 1)) lines++;
+  return { ...detail, observation: kept, observationCut: { lines, chars: observation.length } };
+}
+
+/**
  * The stepper's view of a trajectory read step by step: every step without its observations
  * (`StepSource.lightSteps`: what the header, the run facts, the open-file rule and a step's change
  * read) and the summaries made so far (none, for a large file whose timeline is asked for later).
@@ -116,7 +143,7 @@ export function outlineBootPayload(outline: StepOutline, detail: Step | undefine
     ok: true,
     header: toTrajectoryHeader(outline.trajectory, fileName),
     summaries: outline.summaries.slice(0, MAX_STEP_RANGE),
-    ...(detail ? { detail: toStepDetail(detail, outline.trajectory) } : {}),
+    ...(detail ? { detail: bootDetail(toStepDetail(detail, outline.trajectory)) } : {}),
     reveal,
   };
 }
@@ -133,7 +160,7 @@ export function outlineBootPayload(outline: StepOutline, detail: Step | undefine
 export function previewBootPayload(step: Step, format: string, fileName: string): StepperBoot {
   const { formatError: _formatError, calls: _calls, source: _source, sampling: _sampling, ...own } = step;
   const state = step.state ? { workingDir: step.state.workingDir, diff: step.state.diff } : undefined;
-  const detail = toStepDetail({ ...own, action: { raw: step.action.raw, tool: null, args: {} }, state });
+  const detail = bootDetail(toStepDetail({ ...own, action: { raw: step.action.raw, tool: null, args: {} }, state }));
   return {
     ok: true,
     header: { fileName, format, stepCount: 1, outcome: 'loading', hasSubmission: false, tools: [] },

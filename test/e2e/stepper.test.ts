@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { TrajectoryRecorder, writeTrajectoryFile } from '../../extension/core/session/trajectoryRecorder';
 import type { Step } from '../../extension/core/trajectory/model';
+import { writeTrajectory } from '../../bench/load/largeTrajectory';
 import { launchBrowser, launchBrowserOn, webviewFrame } from '../helpers/browser';
 import { THEMES, openFileInWebview, quickOpen, runCommand, setTheme } from '../helpers/workbench';
 import { thirdPartyFolder } from '../helpers/sharedFolder';
@@ -19,6 +21,8 @@ const FILE = 'marshmallow-1867.windowed.traj';
 /** The SWE-smith pandas run (SWE-agent 1.0.1): records cost and tokens, no exit codes, a traceback at step 8. */
 const PANDAS = 'pandas-dev__pandas.95280573.pr_53856.traj';
 const RECORDING = 'replayed.traj.json';
+/** A generated run whose observations (about 100 KB, some 1,250 lines each) a boot carries cut. */
+const LONG = 'long-observations.traj';
 
 /** A replay's recording as the session writes it: step 2 edits money.py, step 3 diverged from the original run. */
 async function writeRecording(file: string): Promise<void> {
@@ -62,6 +66,7 @@ describe('the trajectory stepper in code-server', () => {
   thirdParty.before(async () => {
     assert.ok(url && workspace && settingsFile && out, 'run through scripts/run-vscode-tests.mjs e2e');
     await writeRecording(path.join(workspace, RECORDING));
+    writeTrajectory(path.join(workspace, LONG), 2, 0.4);
     browser = await launchBrowserOn(url, workspace);
     page = browser.page;
     stepper = await openFileInWebview(page, FILE, '#step-title').catch(async (error: unknown) => {
@@ -213,6 +218,19 @@ describe('the trajectory stepper in code-server', () => {
     await patch.locator('#patch-title', { hasText: `${RECORDING}: step 2` }).waitFor({ timeout: 15_000 });
     assert.deepEqual(await patch.locator('.patch-files .open-diff').allTextContents(), ['ledger/money.py']);
     await page.locator('.tab.active', { hasText: `${RECORDING}: step 2` }).waitFor({ timeout: 10_000 });
+    await runCommand(page, 'View: Close All Editors');
+  });
+
+  thirdParty.test('a long observation shows folded from the boot, and Show all brings the rest from the host', async () => {
+    const observation = (JSON.parse(readFileSync(path.join(workspace!, LONG), 'utf8')) as { trajectory: { observation: string }[] }).trajectory[0]!.observation;
+    const lines = observation.split('\n');
+    stepper = await openFileInWebview(page, LONG, '#step-title');
+    await stepper.locator('#step-title', { hasText: 'Step 1 of 2' }).waitFor({ timeout: 10_000 });
+    const text = stepper.locator('#observation .observation-text');
+    assert.equal(await text.textContent(), lines.slice(0, 40).join('\n'));
+    await stepper.locator('#observation .unfold', { hasText: `Show all ${lines.length} lines` }).click();
+    await stepper.locator('#observation .unfold').waitFor({ state: 'detached', timeout: 10_000 });
+    assert.equal(await text.textContent(), observation);
     await runCommand(page, 'View: Close All Editors');
   });
 

@@ -274,6 +274,13 @@ describe('SWE Workbench in the extension host', () => {
         600,
       );
       assert.deepEqual(api.trajectoryEditor.pageLog(uri), ['boot indexing: step 1 "str_replace_editor view /testbed/src/module_0.py"']);
+      // The page carried that step, its 3.5 MB observation cut to the 40 lines it shows folded: it asked nothing of the host before showing it.
+      const carried = embeddedBoot(uri);
+      assert.deepEqual([carried.detail?.observation.split('\n').length, (carried.detail?.observationCut?.chars ?? 0) > 3_000_000], [40, true]);
+      assert.deepEqual(
+        [carried.indexing, carried.header.outcome, carried.detail?.action.raw],
+        [true, 'loading', 'str_replace_editor view /testbed/src/module_0.py'],
+      );
       release();
       // Then the host sends the final header, and the page asks for the timeline of every step.
       const log = await eventually(

@@ -1,10 +1,9 @@
-import type { StepAction, StepDetail } from '../../extension/protocol/stepper';
+import { FOLDED_LINES, type StepAction, type StepDetail } from '../../extension/protocol/stepper';
 import { codicon, el } from '../dom';
+import { errorText } from '../errorText';
 import { highlighted } from '../format';
 import { kindIcon } from './toolIcons';
 
-/** Observations longer than this many lines are folded behind a button. */
-const FOLDED_LINES = 40;
 /** A sampled token below this probability is highlighted, below the second strongly. */
 const LOW_PROBABILITY = 0.5;
 const VERY_LOW_PROBABILITY = 0.1;
@@ -34,17 +33,32 @@ function actionBlock(action: StepDetail['action'], id: string, query: string): H
   return el('div', { className: 'action' }, parts);
 }
 
-/** Long output shows its first lines and a button that unfolds the rest in place. */
-function foldedText(text: string, className: string, query: string): HTMLElement {
+/**
+ * Long output shows its first lines and a button that unfolds the rest in place. `cut`: `text` is
+ * only the beginning of the output, whose `lines` lines `whole` reads when unfolded.
+ */
+function foldedText(text: string, className: string, query: string, cut?: { lines: number; whole: () => Promise<string> }): HTMLElement {
   const lines = text.split('\n');
   const pre = el('pre', { className: `mono ${className}` }, highlighted(lines.length > FOLDED_LINES ? lines.slice(0, FOLDED_LINES).join('\n') : text, query));
-  if (lines.length <= FOLDED_LINES) return pre;
+  if (lines.length <= FOLDED_LINES && !cut) return pre;
   const hidden = lines.slice(FOLDED_LINES).join('\n').toLowerCase();
-  const more = query && hidden.includes(query.toLowerCase()) ? ' (more matches below)' : '';
-  const toggle = el('vscode-button', { className: 'unfold', text: `Show all ${lines.length} lines${more}`, attrs: { secondary: '' } });
+  const more = query && !cut && hidden.includes(query.toLowerCase()) ? ' (more matches below)' : '';
+  const total = cut?.lines ?? lines.length;
+  const toggle = el('vscode-button', {
+    className: 'unfold',
+    text: total > FOLDED_LINES ? `Show all ${total} lines${more}` : 'Show the whole output',
+    attrs: { secondary: '' },
+  });
   toggle.addEventListener('click', () => {
-    pre.replaceChildren(...highlighted(text, query));
-    toggle.remove();
+    void (cut ? cut.whole() : Promise.resolve(text)).then(
+      (whole) => {
+        pre.replaceChildren(...highlighted(whole, query));
+        toggle.remove();
+      },
+      (error: unknown) => {
+        toggle.textContent = `The rest could not be loaded: ${errorText(error)}`;
+      },
+    );
   });
   return el('div', {}, [pre, toggle]);
 }
@@ -168,6 +182,8 @@ export function renderStepDetail(
   stepCount: number | string,
   onPress: (button: StepButton, index: number) => void,
   query = '',
+  /** The step read whole, for an observation the detail carries cut (`observationCut`). */
+  whole: () => Promise<StepDetail> = () => Promise.reject(new Error('the step was not sent whole')),
 ): HTMLElement {
   const buttons = (Object.keys(STEP_BUTTONS) as StepButton[]).filter((b) => STEP_BUTTONS[b].shows(detail)).map((b) => stepButton(b, detail, onPress));
   const toolbar = el('div', { className: 'step-actions', attrs: { role: 'toolbar', 'aria-label': 'Step actions' } }, buttons);
@@ -188,7 +204,14 @@ export function renderStepDetail(
   const submittedPatch = detail.action.kind === 'submit' && /^diff --git /m.test(detail.observation);
   sections.push(
     section(submittedPatch ? 'Observation: the submitted patch (Show Diff opens it in the patch view)' : 'Observation', 'observation', [
-      submittedPatch ? diffView(detail.observation.replace(/^\s*\n/, '').replace(/\r\n/g, '\n')) : foldedText(detail.observation, 'observation-text', query),
+      submittedPatch
+        ? diffView(detail.observation.replace(/^\s*\n/, '').replace(/\r\n/g, '\n'))
+        : foldedText(
+            detail.observation,
+            'observation-text',
+            query,
+            detail.observationCut && { lines: detail.observationCut.lines, whole: () => whole().then((d) => d.observation) },
+          ),
     ]),
   );
   const tokens = tokenLine(detail);

@@ -372,10 +372,22 @@ export class Stepper {
     this.detail.replaceChildren(
       detail instanceof Error
         ? el('p', { className: 'load-error', text: `Step ${index + 1} could not be loaded: ${detail.message}`, attrs: { role: 'alert' } })
-        : renderStepDetail(detail, this.stepTotal, (button, i) => void this.press(button, i), this.state.query),
+        : renderStepDetail(
+            detail,
+            this.stepTotal,
+            (button, i) => void this.press(button, i),
+            this.state.query,
+            () => this.wholeDetail(index),
+          ),
     );
     // The neighbours are fetched now, so that j or k shows its step without waiting for the host.
     for (const move of ['next', 'previous'] as const) void this.detailFor(moveSelection(this.visible, index, move)).catch(() => undefined);
+  }
+
+  /** Step `index` read whole (a boot may carry its observation cut); kept for the next time it is shown. */
+  private wholeDetail(index: number): Promise<StepDetail> {
+    this.details.delete(index);
+    return this.detailFor(index);
   }
 
   private detailFor(index: number): Promise<StepDetail> {

@@ -1,6 +1,7 @@
 /**
- * A byte index of a large JSON object, built in one streaming pass without parsing it: where
- * each top-level value lies, where each element of the arrays asked for lies, and, for those
+ * A byte index of a large JSON object (or root array), built in one streaming pass without
+ * parsing it: where each top-level value lies, where each element of the arrays asked for lies
+ * (the root array's, under `''`, when asked for), and, for those
  * elements' own fields, where each lies, with the small ones kept as text. A value is then
  * parsed on demand from its byte range (`readJsonRange`), so a 500 MB file never becomes one
  * string. The scan tracks strings (jumped over with `indexOf`), escapes and depth only; a
@@ -34,14 +35,14 @@ export interface IndexedElement extends ByteRange {
 export interface JsonIndex {
   file: string;
   size: number;
-  /** The root object's keys, in file order. */
+  /** The root object's keys, in file order (none for a root array). */
   keys: Map<string, IndexedValue>;
   /** The elements of each array asked for (by top-level key) that the file holds. */
   arrays: Map<string, IndexedElement[]>;
 }
 
 export interface IndexOptions {
-  /** Top-level keys whose values, when arrays, have their elements indexed. */
+  /** Top-level keys whose values, when arrays, have their elements indexed; `''` takes a root array (a bare message or event list), indexed under `''`. */
   arrays: readonly string[];
   /** Values up to this many bytes (top-level ones and elements' fields) are kept as text. */
   keepBytes?: number;
@@ -319,6 +320,22 @@ async function scan(file: string, handle: FileHandle, size: number, options: Ind
       }
       if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
         if (stack.length === 0) {
+          if (c === OPEN_ARRAY && indexed.has('')) {
+            index.arrays.set('', []);
+            stack.push({
+              object: false,
+              role: Role.Indexed,
+              expectKey: false,
+              key: undefined,
+              valueStart: -1,
+              valueFirst: 0,
+              array: '',
+              index: 0,
+              fields: undefined,
+            });
+            i++;
+            continue;
+          }
           if (c !== OPEN_OBJECT) await fail(at, 'expected a JSON object');
           stack.push({ object: true, role: Role.Root, expectKey: true, key: undefined, valueStart: -1, valueFirst: 0, array: '', index: 0, fields: undefined });
           i++;

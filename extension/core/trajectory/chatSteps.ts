@@ -56,13 +56,19 @@ function toolCallActions(message: ChatMessage): MessageActions | undefined {
   };
 }
 
-interface Turn {
+/** An assistant message (its index) and the messages that follow it until the next one. */
+export interface ChatTurn {
   at: number;
   followers: number[];
 }
+type Turn = ChatTurn;
 
-/** Indices of the messages before the first assistant turn, and the turns themselves. */
-function turnsOf<M extends ChatMessage>(messages: ReadonlyArray<M>, skip?: (message: M) => boolean): { preamble: number[]; turns: Turn[] } {
+/**
+ * Indices of the messages before the first assistant turn, and the turns themselves: read from
+ * the roles (and what `skip` reads) alone, so a reader of a byte index can find them from small
+ * stand-ins of the messages.
+ */
+export function turnsOf<M extends ChatMessage>(messages: ReadonlyArray<M>, skip?: (message: M) => boolean): { preamble: number[]; turns: Turn[] } {
   const preamble: number[] = [];
   const turns: Turn[] = [];
   messages.forEach((m, i) => {
@@ -101,38 +107,48 @@ export function chatSteps<M extends ChatMessage>(
   hooks: ChatStepHooks<M> = {},
 ): Step[] {
   const { turns } = turnsOf(messages, hooks.skip);
-  return turns.map((turn, index) => {
-    const message = messages[turn.at]!;
-    const read = hooks.actionsOf?.(message) ?? toolCallActions(message) ?? { thought: contentText(message.content), calls: [] };
-    const unclaimed = new Set(turn.followers);
-    const results = read.calls.map((call) => {
-      const id = call.action.toolCallId;
-      const match = id === undefined ? undefined : turn.followers.find((f) => unclaimed.has(f) && messages[f]!.tool_call_id === id);
-      if (match === undefined) return undefined;
-      unclaimed.delete(match);
-      return match;
-    });
-    const rest = [...unclaimed];
-    const observations = results.map((r) => (r === undefined ? '' : contentText(messages[r]!.content)));
-    if (rest.length > 0) {
-      const text = joinObservations(rest.map((f) => contentText(messages[f]!.content)));
-      const firstUnpaired = results.indexOf(undefined);
-      if (firstUnpaired !== -1) observations[firstUnpaired] = text;
-      else observations.push(text);
-    }
-    const facts = turn.followers.map((f) => hooks.followerFacts?.(messages[f]!) ?? {});
-    const formatErrors = [...read.calls.map((c) => c.formatError), ...facts.map((f) => f.formatError)].filter((e): e is string => e !== undefined);
-    const first = read.calls[0]?.action ?? { raw: '', tool: null, args: {} };
-    return defined({
-      index,
-      thought: read.thought,
-      action: first,
-      observation: observations.length === 1 ? observations[0]! : joinObservations(observations.filter((o) => o !== '')),
-      calls: read.calls.length > 1 ? read.calls.map((c, k) => ({ action: c.action, observation: observations[k] ?? '' })) : undefined,
-      exitCode: facts.map((f) => f.exitCode).find((c) => c !== undefined),
-      timestamp: facts.map((f) => f.timestamp).find((t) => t !== undefined),
-      formatError: formatErrors.length > 0 ? formatErrors.join('; ') : undefined,
-      source: sourceRef(ctx, [...path, turn.at], ...turn.followers.map((f) => [...path, f])),
-    }) as Step;
+  return turns.map((turn, index) => chatStep(messages, turn, index, path, ctx, hooks));
+}
+
+/** Step `index`, made from `turn`: only the messages of the turn are read from `messages`. */
+export function chatStep<M extends ChatMessage>(
+  messages: ReadonlyArray<M>,
+  turn: ChatTurn,
+  index: number,
+  path: ReadonlyArray<string | number>,
+  ctx: ImportContext,
+  hooks: ChatStepHooks<M> = {},
+): Step {
+  const message = messages[turn.at]!;
+  const read = hooks.actionsOf?.(message) ?? toolCallActions(message) ?? { thought: contentText(message.content), calls: [] };
+  const unclaimed = new Set(turn.followers);
+  const results = read.calls.map((call) => {
+    const id = call.action.toolCallId;
+    const match = id === undefined ? undefined : turn.followers.find((f) => unclaimed.has(f) && messages[f]!.tool_call_id === id);
+    if (match === undefined) return undefined;
+    unclaimed.delete(match);
+    return match;
   });
+  const rest = [...unclaimed];
+  const observations = results.map((r) => (r === undefined ? '' : contentText(messages[r]!.content)));
+  if (rest.length > 0) {
+    const text = joinObservations(rest.map((f) => contentText(messages[f]!.content)));
+    const firstUnpaired = results.indexOf(undefined);
+    if (firstUnpaired !== -1) observations[firstUnpaired] = text;
+    else observations.push(text);
+  }
+  const facts = turn.followers.map((f) => hooks.followerFacts?.(messages[f]!) ?? {});
+  const formatErrors = [...read.calls.map((c) => c.formatError), ...facts.map((f) => f.formatError)].filter((e): e is string => e !== undefined);
+  const first = read.calls[0]?.action ?? { raw: '', tool: null, args: {} };
+  return defined({
+    index,
+    thought: read.thought,
+    action: first,
+    observation: observations.length === 1 ? observations[0]! : joinObservations(observations.filter((o) => o !== '')),
+    calls: read.calls.length > 1 ? read.calls.map((c, k) => ({ action: c.action, observation: observations[k] ?? '' })) : undefined,
+    exitCode: facts.map((f) => f.exitCode).find((c) => c !== undefined),
+    timestamp: facts.map((f) => f.timestamp).find((t) => t !== undefined),
+    formatError: formatErrors.length > 0 ? formatErrors.join('; ') : undefined,
+    source: sourceRef(ctx, [...path, turn.at], ...turn.followers.map((f) => [...path, f])),
+  }) as Step;
 }

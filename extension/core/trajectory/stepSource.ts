@@ -2,8 +2,10 @@
  * A trajectory's steps read on demand. A large plain SWE-agent `.traj` (the format that reaches
  * hundreds of megabytes: every observation is written twice, in `trajectory[]` and `history[]`)
  * is indexed in one streaming pass (`core/input/jsonIndex.ts`) and each step is parsed from its
- * byte range when asked, so memory holds the index and the steps in use, not the file. Every
- * other file (a smaller one, another format, a gzip or zstd file or a pipe, whose bytes cannot
+ * byte range when asked, so memory holds the index and the steps in use, not the file. A large
+ * mini-swe-agent run (its object form or its bare message list) is indexed the same way, each
+ * step read from its turn's messages. Every other file (a smaller one, another format: OpenHands'
+ * events pair by cause across the whole list, a gzip or zstd file or a pipe, whose bytes cannot
  * be read again by range, a JSONL file) is loaded whole by `loadTrajectory`, as before. Both
  * give the same steps: the indexed path builds each with the importer's own functions.
  */
@@ -30,6 +32,8 @@ import {
   type HistoryItem,
   type RunReading,
 } from './importers/sweAgent';
+import { chatStep, turnsOf, type ChatTurn } from './chatSteps';
+import { MINI_SWE_AGENT_HOOKS, miniSweAgentMessage, miniSweAgentRunFacts, miniSweAgentTrajectory, type MiniSweAgentMessage } from './importers/miniSweAgent';
 
 /** Files from this size on are indexed rather than parsed whole, when their format allows. */
 const INDEX_FROM_BYTES = 64 * 1024 * 1024;
@@ -65,12 +69,16 @@ export interface OpenStepsOptions extends LoadOptions {
   /** Index files from this size on (default `INDEX_FROM_BYTES`; 0 indexes any file whose format allows it). */
   indexFromBytes?: number;
   /**
-   * Called, while an indexed file is still being read, with its first step read from its own
-   * bytes alone: its thought, observation, state and action text are final; its tool and
+   * Called once, while an indexed file is still being read, with its first step read from its
+   * own bytes alone: its thought, observation, state and action text are final; its tool and
    * arguments are read from the action text with the default tools, which the run's history and
    * `replay_config` (written after the steps) may refine in `step(0)` once the index is built.
+   * Called with undefined instead as soon as no such step will come: the file is read whole
+   * (decided from its size and first byte, before it is read), or its first step does not read
+   * as a SWE-agent step, or the index ended without one. A front end can so wait for it before
+   * showing its page (the stepper embeds the step in the page) without delaying a file read whole.
    */
-  onPreview?: (step: Step) => void;
+  onPreview?: (step: Step | undefined) => void;
 }
 
 /** The model inputs a step keeps for its raw record (megabytes each), which no step reads. */
@@ -215,6 +223,116 @@ class IndexedSweAgent implements StepSource {
   }
 }
 
+/** Fields of a mini-swe-agent message that turns, the header and detection read, kept however long they are. */
+const MESSAGE_FIELDS: ReadonlySet<string> = new Set(['role', 'tool_calls', 'tool_call_id', 'extra']);
+
+/**
+ * A mini-swe-agent run (its object form, or the legacy bare message list) read a turn at a time:
+ * the messages stand in by their roles, tool calls and `extra` (and their text when small), which
+ * give the turns and the header; a step reads its turn's messages in full. Its steps without
+ * observations are its steps read once each (a follower's text may hold its exit code).
+ */
+class IndexedMiniSweAgent implements StepSource {
+  readonly mode = 'indexed';
+  readonly format = 'mini-swe-agent';
+  header!: Omit<Trajectory, 'steps'>;
+  private light: Promise<Step[]> | undefined;
+
+  constructor(
+    readonly file: string,
+    private readonly elements: IndexedElement[],
+    private readonly standIns: MiniSweAgentMessage[],
+    private readonly turns: ChatTurn[],
+    /** The messages' JSON path: `['messages']`, or `[]` for a bare list. */
+    private readonly path: string[],
+    private readonly options: OpenStepsOptions,
+  ) {}
+
+  get stepCount(): number {
+    return this.turns.length;
+  }
+
+  /** The stand-ins with messages `indices` read in full. */
+  async withMessages(indices: readonly number[]): Promise<MiniSweAgentMessage[]> {
+    const view = this.standIns.slice();
+    for (const m of indices) view[m] = miniSweAgentMessage(await readJsonRange(this.file, this.elements[m]!, this.options), this.file, [...this.path, m]);
+    return view;
+  }
+
+  async step(index: number): Promise<Step> {
+    const turn = this.turns[index];
+    if (!turn) throw new InputError(this.file, undefined, `no step ${index + 1}: the trajectory has ${this.turns.length}`);
+    const view = await this.withMessages([turn.at, ...turn.followers]);
+    return chatStep(view, turn, index, this.path, { file: this.file, base: [] }, MINI_SWE_AGENT_HOOKS);
+  }
+
+  async steps(start: number, end: number): Promise<Step[]> {
+    const out: Step[] = [];
+    for (let i = Math.max(0, start); i < Math.min(end, this.turns.length); i++) out.push(await this.step(i));
+    return out;
+  }
+
+  async lightSteps(): Promise<Step[]> {
+    this.light ??= (async () => {
+      const out: Step[] = [];
+      for (let i = 0; i < this.turns.length; i++) out.push(withoutObservations(await this.step(i)));
+      return out;
+    })();
+    return this.light;
+  }
+
+  async rawRecords(step: Step): Promise<unknown[]> {
+    const out: unknown[] = [];
+    const prefix = this.path.length > 0 ? `/${this.path.join('/')}` : '';
+    for (const pointer of step.source?.pointers ?? []) {
+      const match = pointer.startsWith(`${prefix}/`) ? /^\d+$/.exec(pointer.slice(prefix.length + 1)) : null;
+      const element = match ? this.elements[Number(match[0])] : undefined;
+      out.push(element ? await readJsonRange(this.file, element, this.options) : undefined);
+    }
+    return out;
+  }
+
+  /** The header, from the run's values, the stand-ins, the preamble and the last two messages read in full. */
+  async readHeader(run: Record<string, unknown> | undefined): Promise<void> {
+    const { preamble } = turnsOf(this.standIns, MINI_SWE_AGENT_HOOKS.skip);
+    const last = this.standIns.length - 1;
+    const view = await this.withMessages([...new Set([...preamble, ...[last - 1, last].filter((m) => m >= 0)])]);
+    const { steps: _steps, ...header } = miniSweAgentTrajectory(miniSweAgentRunFacts(run, this.file), view, []);
+    this.header = header;
+  }
+}
+
+/** The messages of a run as plain values holding what the turns, the header and format detection read (an assistant's text in full, others' when small). */
+async function messageValues(file: string, elements: IndexedElement[], options: OpenStepsOptions): Promise<Record<string, unknown>[]> {
+  const values: Record<string, unknown>[] = [];
+  for (const element of elements) {
+    const value: Record<string, unknown> = {};
+    for (const [key, field] of element.fields) {
+      if (field.text !== undefined || MESSAGE_FIELDS.has(key)) value[key] = await readJsonRange(file, field, options);
+    }
+    const content = element.fields.get('content');
+    if (content && !('content' in value)) value.content = value.role === 'assistant' ? await readJsonRange(file, content, options) : '';
+    values.push(value);
+  }
+  return values;
+}
+
+/** Opens an indexed mini-swe-agent run from its messages' values (see `messageValues`); `run`: its other values, undefined for a bare list. */
+async function openIndexedMini(
+  file: string,
+  elements: IndexedElement[],
+  values: Record<string, unknown>[],
+  run: Record<string, unknown> | undefined,
+  options: OpenStepsOptions,
+): Promise<StepSource> {
+  const path = run ? ['messages'] : [];
+  const standIns = values.map((value, m) => miniSweAgentMessage(value, file, [...path, m]));
+  const { turns } = turnsOf(standIns, MINI_SWE_AGENT_HOOKS.skip);
+  const source = new IndexedMiniSweAgent(file, elements, standIns, turns, path, options);
+  await source.readHeader(run);
+  return source;
+}
+
 /** Step 0 from its own text (see `onPreview`); undefined when it does not make a SWE-agent step, which the index then reports. */
 function previewStep(text: string): Step | undefined {
   let value: unknown;
@@ -234,23 +352,33 @@ function previewStep(text: string): Step | undefined {
 }
 
 /** Opens an indexed SWE-agent run, or answers undefined when the file is another format (then loaded whole). */
-async function openIndexed(file: string, options: OpenStepsOptions): Promise<StepSource | undefined> {
+async function openIndexed(file: string, options: OpenStepsOptions, preview: (step: Step | undefined) => void): Promise<StepSource | undefined> {
   const onElement = (array: string, i: number, _element: IndexedElement, text: string | undefined) => {
-    if (array === 'trajectory' && i === 0 && text !== undefined) {
-      const step = previewStep(text);
-      if (step) options.onPreview?.(step);
-    }
+    if (array === 'trajectory' && i === 0 && text !== undefined) preview(previewStep(text));
   };
   const index = await indexJsonObject(file, {
-    arrays: ['trajectory', 'history'],
+    arrays: ['trajectory', 'history', 'messages', ''],
     limits: options.limits,
     signal: options.signal,
     onElement,
     elementText: (array, i) => options.onPreview !== undefined && array === 'trajectory' && i === 0,
   });
+  preview(undefined);
+  const list = index.arrays.get('');
+  if (list) {
+    // A bare message list, detected from the values of its messages, which hold what detection reads.
+    const values = await messageValues(file, list, options);
+    const format = options.format ?? detectFormat(values);
+    return format === 'mini-swe-agent' && list.length > 0 ? openIndexedMini(file, list, values, undefined, options) : undefined;
+  }
   const skeleton = await skeletonOf(index, options);
   const trajectory = index.arrays.get('trajectory');
   const format = options.format ?? detectFormat(skeleton);
+  const messages = index.arrays.get('messages');
+  if (format === 'mini-swe-agent' && messages && messages.length > 0) {
+    const { messages: _messages, ...run } = skeleton;
+    return openIndexedMini(file, messages, await messageValues(file, messages, options), run, options);
+  }
   if (format !== 'swe-agent' || !trajectory || trajectory.length === 0) return undefined;
   const historyElements = index.arrays.get('history') ?? [];
   const history: HistoryItem[] = [];
@@ -301,16 +429,34 @@ export function stepSourceOf(loaded: LoadedTrajectory): StepSource {
 
 /**
  * Opens `file`'s steps: indexed when it is a plain file of at least `indexFromBytes` holding a
- * SWE-agent run with a `trajectory` array, else parsed whole. The one place that decides.
+ * SWE-agent run with a `trajectory` array or a mini-swe-agent run, else parsed whole. The one
+ * place that decides.
  */
 export async function openSteps(file: string, options: OpenStepsOptions = {}): Promise<StepSource> {
   const threshold = options.indexFromBytes ?? INDEX_FROM_BYTES;
   const plainJson = !/\.jsonl$/i.test(withoutCompressionSuffix(basename(file))) && options.record === undefined;
   // A pipe is not opened here (that would take its bytes), nor a small file read twice.
   const info = plainJson ? await stat(file).catch(() => undefined) : undefined;
-  if (info?.isFile() && info.size >= threshold && info.size > 0 && (await firstByte(file)) === 0x7b) {
-    const indexed = await openIndexed(file, options);
-    if (indexed) return indexed;
+  // `onPreview` is called once: with the first step, or with undefined as soon as none will come.
+  let previewed = false;
+  const preview = (step: Step | undefined) => {
+    if (previewed) return;
+    previewed = true;
+    options.onPreview?.(step);
+  };
+  try {
+    const first = info?.isFile() && info.size >= threshold && info.size > 0 ? await firstByte(file) : undefined;
+    if (first === 0x7b || first === 0x5b) {
+      // A list followed by more values is read whole, as records, as `loadTrajectory` reads it.
+      const indexed = await openIndexed(file, options, preview).catch((err: unknown) => {
+        if (first === 0x5b && err instanceof InputError && err.problem.endsWith('unexpected non-whitespace character after JSON')) return undefined;
+        throw err;
+      });
+      if (indexed) return indexed;
+    }
+    preview(undefined);
+    return stepSourceOf(await loadTrajectory(file, options));
+  } finally {
+    preview(undefined);
   }
-  return stepSourceOf(await loadTrajectory(file, options));
 }

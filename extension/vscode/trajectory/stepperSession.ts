@@ -24,7 +24,7 @@ import {
 import { Disposable } from '../dispose';
 import { showView } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
-import { outlineBootPayload, previewBootPayload, searchSteps, toStepDetail, toTrajectoryHeader } from '../../views/stepView';
+import { bootDetail, outlineBootPayload, previewBootPayload, searchSteps, toStepDetail, toTrajectoryHeader } from '../../views/stepView';
 import type { RawRecordDocuments } from './rawRecordDocuments';
 import { recordOf, type TrajectoryDocument } from './trajectoryDocument';
 
@@ -84,6 +84,12 @@ export class StepperSession extends Disposable {
   private pageReported = false;
   /** What the page was sent and asked for that a person sees (a boot, the indexed header, timeline ranges), for tests. */
   readonly pageLog: string[] = [];
+  /**
+   * Resolves once the page last rendered runs (it asked for its boot or reported its step): a
+   * notification posted before may reach no listener, so `stepper/indexed` waits for it.
+   */
+  private pageRunning!: Promise<void>;
+  private pageRuns!: () => void;
 
   constructor(
     readonly document: TrajectoryDocument,
@@ -93,6 +99,7 @@ export class StepperSession extends Disposable {
     rawRecordDocuments: RawRecordDocuments,
   ) {
     super();
+    this.newPage();
     this.messenger = this._register(new WebviewMessenger(panel.webview, log, classifyError));
     const stepAt = async (index: number) => {
       const source = await document.source();
@@ -133,11 +140,15 @@ export class StepperSession extends Disposable {
       await rawRecordDocuments.show(document.fileName, index + 1, records.length === 1 ? records[0] : records);
       return { opened: true };
     });
-    this.messenger.onRequest(stepperBoot, () => this.boot(this.selected, this.revealing));
+    this.messenger.onRequest(stepperBoot, () => {
+      this.pageRuns();
+      return this.boot(this.selected, this.revealing);
+    });
     this.messenger.onRequest(stepsAct, async ({ action, index }) => ({
       done: await runStepAction(document, await document.light(), await stepAt(index), action),
     }));
     this.messenger.onRequest(stepperSelected, ({ index }) => {
+      this.pageRuns();
       this.selected = index;
       this.booted = true;
       this.pageReported = true;
@@ -183,13 +194,21 @@ export class StepperSession extends Disposable {
     }
   }
 
-  /** Tells a page booted on a preview that the index is complete: the final header and first step, or why the file cannot be read. */
+  /** A page is about to be rendered: it runs once it asks for its boot or reports its step. */
+  private newPage(): void {
+    this.pageRunning = new Promise((resolve) => {
+      this.pageRuns = resolve;
+    });
+  }
+
+  /** Tells a page booted on a preview that the index is complete (once the page runs): the final header and first step, or why the file cannot be read. */
   private async indexed(read: { trajectory: Trajectory; source: StepSource } | { error: unknown }): Promise<void> {
+    await this.pageRunning;
     if (this.isDisposed) return;
     try {
       if ('error' in read) throw read.error;
       const { trajectory: t, source } = read;
-      const first = source.stepCount > 0 ? toStepDetail(await source.step(0), t) : undefined;
+      const first = source.stepCount > 0 ? bootDetail(toStepDetail(await source.step(0), t)) : undefined;
       this.messenger.notify(stepperIndexed, { ok: true, header: toTrajectoryHeader(t, this.document.fileName), ...(first ? { detail: first } : {}) });
       this.pageLog.push(`indexed: ${t.steps.length} steps`);
     } catch (error) {
@@ -205,14 +224,19 @@ export class StepperSession extends Disposable {
   }
 
   /**
-   * Renders the page on step `index` (over the view's saved step when `reveal`). A parse still
-   * under way is not waited for: the page asks for its boot payload once, and the parse overlaps
-   * the panel's own start instead of delaying it.
+   * Renders the page on step `index` (over the view's saved step when `reveal`). A file being
+   * indexed is rendered with its first step embedded as soon as that step is read (milliseconds
+   * in), so the page shows it without a round trip to the extension host. Any other parse still
+   * under way is not waited for (`preview` says so at once): the page asks for its boot payload
+   * once, and the parse overlaps the panel's own start instead of delaying it.
    */
   async render(index: number, reveal: boolean): Promise<void> {
     this.selected = index;
     this.revealing = reveal;
-    const embedded = this.document.isSettled ? { id: STEPPER_BOOT_ELEMENT, value: await this.boot(index, reveal) } : undefined;
+    this.newPage();
+    const ready = this.document.isSettled || (index === 0 && (await this.document.preview()) !== undefined);
+    if (this.isDisposed) return;
+    const embedded = ready ? { id: STEPPER_BOOT_ELEMENT, value: await this.boot(index, reveal) } : undefined;
     if (this.isDisposed) return;
     showView(this.panel.webview, this.extensionUri, 'stepper', this.document.fileName, this.log, embedded);
   }

@@ -66,7 +66,8 @@ export class TrajectoryDocument implements vscode.CustomDocument {
 
   /**
    * The first step of a file being indexed, read from its own bytes as soon as they are (see
-   * `OpenStepsOptions.onPreview`); undefined when the file was read whole or failed first.
+   * `OpenStepsOptions.onPreview`); undefined, as soon as that is known, when the file is read
+   * whole or has no such step, or when it failed first.
    */
   preview(): Promise<Step | undefined> {
     void this.source().catch(() => undefined);

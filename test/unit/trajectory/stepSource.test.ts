@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -46,7 +48,13 @@ describe('steps read on demand from a byte index', () => {
     thirdPartyFiles.test(`${name}: the indexed steps and header are the whole-file importer's`, () => sameAsWhole(thirdParty(name), 'indexed'));
   }
 
-  for (const name of ['swe-agent/function_calling_simple.traj', 'openhands/basic_interactions.json', 'mini-swe-agent/github_issue.traj.json']) {
+  for (const name of ['mini-swe-agent/github_issue.traj.json', 'mini-swe-agent/local.traj.json']) {
+    thirdPartyFiles.test(`${name}: a mini-swe-agent message list, indexed, gives the whole-file importer's steps and header`, () =>
+      sameAsWhole(thirdParty(name), 'indexed'),
+    );
+  }
+
+  for (const name of ['swe-agent/function_calling_simple.traj', 'openhands/basic_interactions.json']) {
     thirdPartyFiles.test(`${name}: a shape the index does not take (history only, another format) is read whole, with the same steps`, () =>
       sameAsWhole(thirdParty(name), 'whole'),
     );
@@ -72,7 +80,7 @@ describe('steps read on demand from a byte index', () => {
   test('the first step is shown from its own bytes before the index is built: its text final, its tool refined from the history', async () => {
     const p = join(dir, 'preview.traj');
     writeTrajectory(p, 4, 0.05);
-    const previews: Step[] = [];
+    const previews: Array<Step | undefined> = [];
     const source = await openSteps(p, { indexFromBytes: 0, onPreview: (step) => previews.push(step) });
     assert.equal(previews.length, 1);
     const [preview] = previews;
@@ -114,6 +122,31 @@ describe('steps read on demand from a byte index', () => {
     await sameAsWhole(file('multi.traj', JSON.stringify(run, null, 1)), 'indexed');
   });
 
+  test('a mini-swe-agent run, as a bare list and as its object form, with texts past the kept size, gives the same steps indexed as whole; its raw records are its messages', async () => {
+    const long = 'y'.repeat(70 * 1024);
+    const messages = [
+      { role: 'system', content: 'You are a helpful assistant.' },
+      { role: 'user', content: `Fix it. ${long}` },
+      { role: 'assistant', content: 'THOUGHT: look\n\n```mswea_bash_command\nls\n```' },
+      { role: 'user', content: `<returncode>2</returncode>\n<output>\n${long}</output>` },
+      { role: 'assistant', content: `THOUGHT: done ${long}\n\n\`\`\`mswea_bash_command\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff\n\`\`\`` },
+      { role: 'user', content: `diff --git a/x b/x\n${long}` },
+    ];
+    const list = file('mini-list.traj.json', JSON.stringify(messages, null, 2));
+    await sameAsWhole(list, 'indexed');
+    const info = { exit_status: 'Submitted', submission: `diff ${long}`, mini_version: '1.0.0', model_stats: { instance_cost: 0.5, api_calls: 2 } };
+    const run = file('mini-run.traj.json', JSON.stringify({ trajectory_format: 'mini-swe-agent-1', instance_id: 'x__y-1', info, messages }));
+    await sameAsWhole(run, 'indexed');
+    const source = await openSteps(run, { indexFromBytes: 0 });
+    const step = await source.step(0);
+    assert.equal(step.exitCode, 2);
+    assert.deepEqual(await source.rawRecords(step), [messages[2], messages[3]]);
+    const bare = await openSteps(list, { indexFromBytes: 0 });
+    assert.deepEqual(await bare.rawRecords(await bare.step(0)), [messages[2], messages[3]]);
+    // A list followed by another value is records, read whole as the whole-file loader reads them.
+    await sameAsWhole(file('two-lists.json', `${JSON.stringify(messages)}\n${JSON.stringify(messages)}`), 'whole');
+  });
+
   test('below the size threshold, or gzip compressed, a file is read whole', async () => {
     const p = join(dir, 'small.traj');
     writeTrajectory(p, 3, 0.01);
@@ -122,6 +155,50 @@ describe('steps read on demand from a byte index', () => {
     const source = await openSteps(gz, { indexFromBytes: 0 });
     assert.equal(source.mode, 'whole');
     assert.equal(source.stepCount, 3);
+  });
+
+  test('a file read whole says so before it is read, so that a page waiting for the first step preview does not wait for the whole file', async () => {
+    // A named pipe is read whole; its writer only starts once the answer came, so an answer given after the read comes after the pipe's open timeout.
+    const fifo = join(dir, 'piped.traj');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    const p = join(dir, 'for-the-pipe.traj');
+    writeTrajectory(p, 3, 0.01);
+    const previews: Array<Step | undefined> = [];
+    let told!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      told = resolve;
+    });
+    let settled = false;
+    const opening = openSteps(fifo, {
+      limits: { openTimeoutMs: 20_000 },
+      onPreview: (step) => {
+        previews.push(step);
+        told();
+      },
+    }).finally(() => {
+      settled = true;
+    });
+    await answered;
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(settled, false, 'told while the file is not read yet');
+    assert.deepEqual(previews, [undefined]);
+    await writeFile(fifo, readFileSync(p));
+    const source = await opening;
+    assert.equal(source.mode, 'whole');
+    assert.equal(source.stepCount, 3);
+    assert.deepEqual(previews, [undefined], 'told once');
+    // A JSON object the index reads to its end holding no SWE-agent steps (plain OpenAI messages): told no step will come, then read whole.
+    const chat = {
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'fix it' },
+        { role: 'assistant', content: 'done' },
+      ],
+    };
+    const other: Array<Step | undefined> = [];
+    const read = await openSteps(file('chat.json', JSON.stringify(chat)), { indexFromBytes: 0, onPreview: (step) => other.push(step) });
+    assert.equal(read.mode, 'whole');
+    assert.deepEqual(other, [undefined]);
   });
 
   test('the index locates each value as JSON.parse reads it, whatever the size of each read', async () => {
@@ -172,6 +249,20 @@ describe('steps read on demand from a byte index', () => {
       ['bracket.traj', pretty.replace('"a"\n    }', '"a"\n    ]'), {}],
       ['after.traj', `${pretty}\n{}`, {}],
       ['deep.traj', JSON.stringify({ trajectory: [{ action: 'ls', observation: 'a', extra_info: { a: [[[[1]]]] } }] }), { limits: { maxDepth: 5 } }],
+      // A bare message list (mini-swe-agent's legacy form), which the index takes too.
+      [
+        'list-truncated.traj.json',
+        JSON.stringify(
+          [
+            { role: 'system', content: 'hi' },
+            { role: 'assistant', content: 'ls' },
+          ],
+          null,
+          2,
+        ).slice(0, -8),
+        {},
+      ],
+      ['list-bracket.traj.json', JSON.stringify([{ role: 'system', content: 'hi' }], null, 2).replace(/\]$/, '}'), {}],
     ];
     for (const [name, text, options] of cases) {
       const p = file(name, text);

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_STEP_RANGE, STEPPER_BOOT_ELEMENT, StepperBootSchema, stepsAct } from '../../../extension/protocol/stepper';
+import { FOLDED_LINES, MAX_STEP_RANGE, STEPPER_BOOT_ELEMENT, StepperBootSchema, stepsAct } from '../../../extension/protocol/stepper';
 import { safeParse } from '../../../extension/protocol/ipc';
 import { bootPayload, previewBootPayload } from '../../../extension/views/stepView';
 import { renderWebviewHtml } from '../../../extension/vscode/webview/webviewHtml';
@@ -85,6 +85,35 @@ describe('the boot payload of a file still being indexed', () => {
     assert.deepEqual([detail.action.tool, detail.action.args, detail.formatError, detail.calls, detail.hasSource], [null, {}, undefined, [], false]);
     assert.equal('openFile' in detail, false);
     assert.equal(safeParse(StepperBootSchema, JSON.parse(JSON.stringify(boot))).success, true);
+  });
+
+  test('a long observation is carried cut to the lines the page shows folded, with its size; a short one or a submitted patch whole', () => {
+    const lines = Array.from({ length: 3000 }, (_, i) => `${i + 1}: ${'x'.repeat(60)}`);
+    const long = lines.join('\n');
+    const boot = bootPayload(aTrajectory({ steps: [aStep({ observation: long })] }), 'run.traj', 0, false);
+    assert.ok(boot.ok && boot.detail);
+    assert.equal(boot.detail.observation, lines.slice(0, FOLDED_LINES).join('\n'));
+    assert.deepEqual(boot.detail.observationCut, { lines: 3000, chars: long.length });
+    assert.equal(safeParse(StepperBootSchema, JSON.parse(JSON.stringify(boot))).success, true);
+    // The preview of a file being indexed too; one long line is cut by its size.
+    const line = 'y'.repeat(200_000);
+    const preview = previewBootPayload(aStep({ observation: line }), 'swe-agent', 'big.traj');
+    assert.ok(preview.ok && preview.detail);
+    assert.deepEqual([preview.detail.observation.length, preview.detail.observationCut], [16 * 1024, { lines: 1, chars: 200_000 }]);
+    // Under 64 KiB, nothing is cut; nor is the patch a submit step shows as a diff.
+    const short = lines.slice(0, 900).join('\n');
+    const whole = bootPayload(aTrajectory({ steps: [aStep({ observation: short })] }), 'run.traj', 0, false);
+    assert.ok(whole.ok && whole.detail);
+    assert.deepEqual([whole.detail.observation, whole.detail.observationCut], [short, undefined]);
+    const patch = `diff --git a/x b/x\n${long}`;
+    const submitted = bootPayload(
+      aTrajectory({ steps: [aStep({ action: { raw: 'submit', tool: 'submit', args: {} }, observation: patch })] }),
+      'run.traj',
+      0,
+      false,
+    );
+    assert.ok(submitted.ok && submitted.detail);
+    assert.deepEqual([submitted.detail.observation, submitted.detail.observationCut], [patch, undefined]);
   });
 });
 

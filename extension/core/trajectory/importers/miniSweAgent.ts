@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Trajectory } from '../model';
+import type { Step, Trajectory } from '../model';
 import { parseFencedCommand } from '../actionText';
 import { ChatMessageSchema, chatSteps, contentText, preambleOf, type FollowerFacts, type MessageActions } from '../chatSteps';
 import { defined, type ImportContext } from '../importContext';
@@ -17,7 +17,8 @@ const MessageSchema = ChatMessageSchema.extend({
     })
     .nullish(),
 });
-type Message = z.infer<typeof MessageSchema>;
+export type MiniSweAgentMessage = z.infer<typeof MessageSchema>;
+type Message = MiniSweAgentMessage;
 
 const MessagesSchema = z.array(MessageSchema);
 
@@ -76,34 +77,56 @@ function legacySubmission(messages: ReadonlyArray<Message>): string | undefined 
   return SUBMIT_MARKERS.test(contentText(command.content)) ? contentText(messages[last]!.content) : undefined;
 }
 
+/** How mini-swe-agent's messages make steps (`chatSteps`), for a reader that makes them a turn at a time (`core/trajectory/stepSource.ts`). */
+export const MINI_SWE_AGENT_HOOKS = { actionsOf, followerFacts, skip: isExit };
+
+/** Message `path` of a run, checked. */
+export function miniSweAgentMessage(value: unknown, file: string, path: ReadonlyArray<string | number>): MiniSweAgentMessage {
+  return parseInput(MessageSchema, value, file, path);
+}
+
+const RunFactsSchema = RunSchema.omit({ messages: true });
+type RunFacts = z.infer<typeof RunFactsSchema>;
+
+/** A run's values besides its messages (undefined: a bare message list), checked. */
+export function miniSweAgentRunFacts(value: Record<string, unknown> | undefined, file: string): RunFacts | undefined {
+  return value === undefined ? undefined : parseInput(RunFactsSchema, value, file, []);
+}
+
 export function importMiniSweAgent(value: unknown, ctx: ImportContext): Trajectory {
-  const run = Array.isArray(value)
-    ? { messages: parseInput(MessagesSchema, value, ctx.file, ctx.base), info: undefined, trajectory_format: undefined, instance_id: undefined }
-    : parseInput(RunSchema, value, ctx.file, ctx.base);
-  const path = Array.isArray(value) ? [] : ['messages'];
-  const messages = run.messages;
-  const steps = chatSteps(messages, path, ctx, { actionsOf, followerFacts, skip: isExit });
+  const run = Array.isArray(value) ? undefined : parseInput(RunSchema, value, ctx.file, ctx.base);
+  const messages = run ? run.messages : parseInput(MessagesSchema, value, ctx.file, ctx.base);
+  const path = run ? ['messages'] : [];
+  return miniSweAgentTrajectory(run, messages, chatSteps(messages, path, ctx, MINI_SWE_AGENT_HOOKS));
+}
+
+/**
+ * The trajectory of a run and its messages. The header reads, of the messages, the roles, tool
+ * calls and `extra` of each, and the text of the preamble (system and first user message) and of
+ * the last two (a legacy run's submission).
+ */
+export function miniSweAgentTrajectory(run: RunFacts | undefined, messages: ReadonlyArray<Message>, steps: Step[]): Trajectory {
   const exit = messages.find(isExit)?.extra;
-  const legacy = run.info ? undefined : legacySubmission(messages);
-  const stats = run.info?.model_stats;
+  const legacy = run?.info ? undefined : legacySubmission(messages);
+  const stats = run?.info?.model_stats;
   return {
     format: 'mini-swe-agent',
-    task: defined({ instanceId: run.instance_id ?? undefined }),
+    task: defined({ instanceId: run?.instance_id ?? undefined }),
     steps,
     outcome: defined({
-      exitStatus: exit?.exit_status ?? run.info?.exit_status ?? (legacy === undefined ? undefined : 'Submitted'),
-      submission: exit?.submission ?? run.info?.submission ?? legacy,
+      exitStatus: exit?.exit_status ?? run?.info?.exit_status ?? (legacy === undefined ? undefined : 'Submitted'),
+      submission: exit?.submission ?? run?.info?.submission ?? legacy,
       modelStats: stats ? defined({ instanceCost: stats.instance_cost ?? undefined, apiCalls: stats.api_calls ?? undefined }) : undefined,
     }),
     meta: defined({
-      formatVersion: run.trajectory_format ?? undefined,
-      model: run.info?.config?.model?.model_name ?? undefined,
+      formatVersion: run?.trajectory_format ?? undefined,
+      model: run?.info?.config?.model?.model_name ?? undefined,
       parseFunction: messages.some((m) => m.tool_calls?.length) ? 'tool_calling' : 'bash_block',
       // mini-swe-agent runs every command in a fresh `bash -lc` without a terminal.
       pty: false,
       // Its version and config (templates, environment), so a replay words observations as the run did.
       scaffoldConfig:
-        run.info && (run.info.mini_version || run.info.config)
+        run?.info && (run.info.mini_version || run.info.config)
           ? defined({ mini_version: run.info.mini_version ?? undefined, config: run.info.config ?? undefined })
           : undefined,
       ...preambleOf(messages, isExit),

@@ -448,6 +448,44 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.equal(session.controller.current!.entries[0]!.step.observation.trim(), 'typed-before-stop');
   });
 
+  it('typing the moment the editor asks: half an action typed as the hint shows is never saved, nor run, by the editor; saving the whole one runs it, once', async () => {
+    await launch('fork', { at: 0, then: 'person' });
+    void session.controller.continue();
+    let doc = await nextActionAsked(1);
+    await typeBelowHint(doc, 'echo first');
+    assert.equal(await doc.save(), true);
+    // The moment the hint for step 2 shows, before the editor has told that it is ready, the person
+    // types half an action (the editor once saved the hint after writing it: that save took this).
+    const half = new Promise<void>((resolve) => {
+      const listener = vscode.workspace.onDidChangeTextDocument((event) => {
+        const shown = event.document;
+        if (shown.uri.scheme !== 'swe-next-action' || !shown.lineAt(0).text.startsWith('# SWE Workbench: step 2 ')) return;
+        listener.dispose();
+        const edit = new vscode.WorkspaceEdit();
+        edit.replace(shown.uri, new vscode.Range(1, 0, shown.lineCount, 0), 'echo sec');
+        void vscode.workspace.applyEdit(edit).then(() => resolve());
+      });
+    });
+    await half;
+    await when('the editor has shown step 2', [session.onDidShowNextAction], () => lastShown >= 1);
+    doc = nextActionDocument()!;
+    assert.match(doc.getText(), /^echo sec$/m, 'the half-typed text stays in the document');
+    assert.equal(doc.isDirty, true, 'the half-typed text is not saved');
+    assert.equal(session.controller.current!.entries.length, 1, 'the half-typed action did not run');
+    assert.equal(session.controller.current!.asking, 'person');
+    await typeBelowHint(doc, 'echo second');
+    assert.equal(await doc.save(), true);
+    await when('step 2 has run', [session.controller.onDidChange], () => session.controller.current?.entries.length === 2);
+    await nextActionAsked(3);
+    const entries = session.controller.current!.entries;
+    assert.deepEqual(
+      entries.map((e) => e.step.action.raw.trim()),
+      ['echo first', 'echo second'],
+    );
+    assert.equal(entries[1]!.step.observation.trim(), 'second');
+    await session.controller.stop();
+  });
+
   it("Fork after step N of a running, then of a stopped replay restores its snapshot: only later steps are replayed, the workspace is the replay's at step N", async () => {
     // A recording that changes files: made by a live run, saved as the person would.
     server.setScript([

@@ -89,6 +89,24 @@ async function chooseBreakpoint(session: RunningSession): Promise<Breakpoint | u
   return picked?.make();
 }
 
+/**
+ * Resolves once `document` shows `text` (the editor reloads a changed file that is not dirty by
+ * itself), or once the person has typed in it, or it was closed.
+ */
+function reloaded(document: vscode.TextDocument, text: string): Promise<void> {
+  const done = () => document.isClosed || document.isDirty || document.getText() === text;
+  if (done()) return Promise.resolve();
+  return new Promise((resolve) => {
+    const listeners = [vscode.workspace.onDidChangeTextDocument, vscode.workspace.onDidCloseTextDocument].map((event) =>
+      event(() => {
+        if (!done()) return;
+        for (const l of listeners) l.dispose();
+        resolve();
+      }),
+    );
+  });
+}
+
 /** A 1-based step number from the person, returned 0-based. */
 async function askStep(title: string, suggested: number, max?: number): Promise<number | undefined> {
   const answer = await vscode.window.showInputBox({
@@ -183,18 +201,14 @@ export function activateSession(
    * saving runs it.
    */
   const openNextAction = async () => {
+    // After the save that gave the last action has finished: the file changing under it would leave the editor on stale text.
     await nextAction.settled();
     const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === NEXT_ACTION_URI.toString());
+    // Typed and not saved: the person's text stays as it is.
     const text = open?.isDirty ? undefined : await nextAction.refresh();
     const document = open ?? (await vscode.workspace.openTextDocument(NEXT_ACTION_URI));
     await vscode.window.showTextDocument(document, { preview: false });
-    // An open document reloads on the change event in its own time (not at all while a save is under way): write the text now.
-    if (text !== undefined && document.getText() !== text && !document.isDirty) {
-      const shown = new vscode.WorkspaceEdit();
-      shown.replace(document.uri, new vscode.Range(0, 0, document.lineCount, 0), text);
-      // Refused when the person typed meanwhile: their text stays, unsaved.
-      if (await vscode.workspace.applyEdit(shown)) await document.save();
-    }
+    if (text !== undefined) await reloaded(document, text);
     const kept = text !== undefined ? nextAction.takeKept() : undefined;
     if (kept !== undefined) {
       const edit = new vscode.WorkspaceEdit();

@@ -29,10 +29,21 @@ export class NextActionFileSystem implements vscode.FileSystemProvider {
 
   constructor(private readonly controller: SessionController) {}
 
-  /** Loads the next action's text; call before opening the document. */
+  /**
+   * Loads the next action's text; call before opening the document, and only while an open one
+   * is not dirty. When the text is new the file changes (a later modification time and a change
+   * event), and the editor reloads a document that is not dirty by itself: it shows the hint
+   * without being edited and saved here, so nothing the person begins typing can be saved, and
+   * run, by a save of ours.
+   */
   async refresh(): Promise<string> {
     const text = await this.controller.nextActionDocument();
-    this.set(new TextEncoder().encode(text));
+    const content = new TextEncoder().encode(text);
+    if (Buffer.compare(content, this.text) !== 0) {
+      this.text = content;
+      this.mtime = Math.max(Date.now(), this.mtime + 1);
+      this.changes.fire([{ type: vscode.FileChangeType.Changed, uri: NEXT_ACTION_URI }]);
+    }
     return text;
   }
 
@@ -84,15 +95,6 @@ export class NextActionFileSystem implements vscode.FileSystemProvider {
       this.kept = text;
       this.report(`SWE Workbench: the action was not run (it is kept in the document): ${errorText(error)}`);
     }
-  }
-
-  /**
-   * New text, with neither a change event nor a new modification time: an open document is
-   * brought to it by an edit and a save (openNextAction), never by a reload that could race a
-   * save under way or the person typing, and a save never meets "modified since".
-   */
-  private set(content: Uint8Array): void {
-    this.text = content;
   }
 
   /** Resolves once the save that handed over the last action has finished in the editor. */

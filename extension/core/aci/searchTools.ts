@@ -16,7 +16,7 @@ async function inDirectory(ctx: ToolContext, dir: string | undefined, body: stri
   const d = shellQuote(dir ?? './');
   const { output } = await runTool(
     ctx,
-    `if [ ! -d ${d} ]; then echo @missing; else ${realpathScript(dir ?? './')}; __swb_d=$__swb_r; printf '%s\\n' "$__swb_d"; ${body}; unset __swb_d; fi`,
+    `if [ ! -d ${d} ]; then echo @missing; else ${realpathScript(dir ?? './', ctx.state.workingDir)}; __swb_d=$__swb_r; printf '%s\\n' "$__swb_d"; ${body}; unset __swb_d; fi`,
   );
   const lines = output.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
@@ -90,7 +90,7 @@ const searchFile = defineTool({
     const f = shellQuote(target);
     const { output } = await runTool(
       ctx,
-      `if [ ! -f ${f} ]; then echo @missing; else ${realpathScript(target)}; printf '%s\\n' "$__swb_r"; grep -n -- ${shellQuote(search_term)} ${f}; fi`,
+      `if [ ! -f ${f} ]; then echo @missing; else ${realpathScript(target, ctx.state.workingDir)}; printf '%s\\n' "$__swb_r"; grep -n -- ${shellQuote(search_term)} ${f}; fi`,
     );
     const lines = output.split('\n');
     if (lines[lines.length - 1] === '') lines.pop();

@@ -55,20 +55,31 @@ function lexicalWalk(path: string, workingDir: string | undefined): { real: stri
 }
 
 /**
+ * The real absolute path of `path` worked out here, lexically against `workingDir` (the
+ * session's, kept from the last shell command), and the shell condition under which it is what
+ * `realpath` prints: one `[[ ]]` checking that the shell is in `workingDir` and that the walk met
+ * no symlink (a few stats). Undefined when it cannot be worked out here (a relative path and no
+ * absolute working directory); `check` is undefined when nothing needs checking (`/`).
+ */
+export function resolvedHere(path: string, workingDir: string | undefined): { real: string; check: string | undefined } | undefined {
+  const walk = lexicalWalk(path, workingDir);
+  if (!walk) return undefined;
+  const checks = [...(path.startsWith('/') ? [] : [`. -ef ${shellQuote(workingDir ?? '')}`]), ...walk.visited.map((visited) => `! -L ${shellQuote(visited)}`)];
+  return { real: walk.real, check: checks.length === 0 ? undefined : `[[ ${checks.join(' && ')} ]]` };
+}
+
+/**
  * A snippet that sets `$__swb_r` to the real absolute path of `path` (as `realpath` would), for
- * a path that exists. The path is resolved here, lexically against `workingDir` (the session's,
- * kept from the last shell command), and the snippet only checks in one `[[ ]]` that the walk
- * met no symlink and that the shell is in `workingDir`: a few stats, where resolving in the shell
- * parsed and ran a function that enters the folder and comes back. When the check fails the
- * function runs (its definition is quoted, so bash parses it only then).
+ * a path that exists: the path `resolvedHere` works out when its check holds, where resolving in
+ * the shell parsed and ran a function that enters the folder and comes back; that function
+ * otherwise (its definition is quoted, so bash parses it only then).
  */
 export function realpathScript(path: string, workingDir?: string): string {
   const inShell = `eval ${shellQuote(REALPATH_FN)}; __swb_real ${shellQuote(path)}`;
-  const walk = lexicalWalk(path, workingDir);
-  if (!walk) return inShell;
-  const checks = [...(path.startsWith('/') ? [] : [`. -ef ${shellQuote(workingDir ?? '')}`]), ...walk.visited.map((visited) => `! -L ${shellQuote(visited)}`)];
-  const resolved = `__swb_r=${shellQuote(walk.real)}`;
-  return checks.length === 0 ? resolved : `if [[ ${checks.join(' && ')} ]]; then ${resolved}; else ${inShell}; fi`;
+  const here = resolvedHere(path, workingDir);
+  if (!here) return inShell;
+  const resolved = `__swb_r=${shellQuote(here.real)}`;
+  return here.check === undefined ? resolved : `if ${here.check}; then ${resolved}; else ${inShell}; fi`;
 }
 
 /**

@@ -123,14 +123,16 @@ export function parseFileContent(lines: readonly string[]): string {
 }
 
 /**
- * A shell snippet that prints `@file <abs>` + the content (`fileContentScript`), `@missing`, or `@directory`
- * followed by what `directoryScript` prints (a listing wanted in the same round trip). A relative
- * `path` is resolved against `workingDir` when given (`realpathScript`).
+ * A shell snippet that prints `@file <abs>` + the content (`fileContentScript`), `@missing`, or
+ * for a directory `@directory`, or what `directoryScript` prints when given (a listing wanted in
+ * the same round trip: no line of its own before it, a write less through the sandbox's stream;
+ * `lookupFile` tells it from the other answers). A relative `path` is resolved against
+ * `workingDir` when given (`realpathScript`).
  */
 export function lookupScript(path: string, directoryScript?: string, workingDir?: string): string {
   const p = shellQuote(path);
   return (
-    `if [ -d ${p} ]; then echo @directory; ${directoryScript ? `{ ${directoryScript}; }; ` : ''}` +
+    `if [ -d ${p} ]; then ${directoryScript ? `{ ${directoryScript}; }; ` : 'echo @directory; '}` +
     `elif [ -f ${p} ]; then ${realpathScript(path, workingDir)}; printf '@file %s\\n' "$__swb_r"; ${fileContentScript(p)}; ` +
     `else echo @missing; fi`
   );
@@ -172,9 +174,15 @@ export async function runTool(ctx: ToolContext, script: string): Promise<{ outpu
   return { output: result.output.replace(/\r\n/g, '\n'), exitCode: result.exitCode };
 }
 
+/**
+ * `lookupScript`'s answer for `path`. With a `directoryScript`, whatever does not start as
+ * another answer is the directory's listing: for an absolute path, a `find` of it prints it first.
+ */
 export async function lookupFile(ctx: ToolContext, path: string, directoryScript?: string): Promise<FileLookup> {
   const { output } = await runTool(ctx, lookupScript(path, directoryScript, ctx.state.workingDir));
-  return parseLookup(output.split('\n'));
+  const lines = output.split('\n');
+  if (directoryScript !== undefined && !STATUS_RE.test(lines[0] ?? '')) return { kind: 'directory', listing: output };
+  return parseLookup(lines);
 }
 
 /** Python's `Path(p)` spelling of a path as given: no `.` segments, no doubled or trailing `/`. */

@@ -290,6 +290,54 @@ export const STR_REPLACE_EDITOR_CALLS: readonly string[] = [
   bytesOf('tallyho/crlf_lint.py'),
 ];
 
+/**
+ * Paths the search tools and the viewer resolve as `realpath` does: through a symlinked folder, a
+ * symlinked file and an absolute symlink, with `.`, `..` and doubled slashes, with spaces and
+ * quotes, relative to the directory after `cd`, a folder given as a file and a file as a folder.
+ * (SWE-agent's `search_dir` and `str_replace_editor view` split a folder's name at spaces, and its
+ * state names the working directory with symlinks resolved: those are left out here.)
+ */
+export const PATH_CALLS: readonly string[] = [
+  `mkdir -p "/tmp/sp ace/q'uote" real/inner && cp tallyho/counter.py "/tmp/sp ace/q'uote/c.py" && cp tallyho/counter.py real/inner/c.py && ln -s real link && ln -s real/inner/c.py filelink && ln -s /testbed/real abslink`,
+  `search_file value "/tmp/sp ace/q'uote/c.py"`,
+  'search_file value link/inner/c.py',
+  'search_file value abslink/inner/c.py',
+  'search_file value filelink',
+  'search_file value tallyho/../tallyho/counter.py',
+  'search_file value ./tallyho//counter.py',
+  'search_file value /testbed/./tallyho/counter.py',
+  'search_file value tallyho',
+  'search_file value link/nothing.py',
+  'find_file c.py link',
+  'find_file c.py "/tmp/sp ace"',
+  'find_file c.py ./real/../link/',
+  'search_dir value link',
+  'search_dir value tallyho/..',
+  'search_dir value ./real//inner/',
+  'search_dir value tallyho/counter.py',
+  'str_replace_editor view /testbed/link',
+  'str_replace_editor view /testbed/link/inner/c.py',
+  'str_replace_editor view /testbed/filelink',
+  'str_replace_editor view /testbed/real/../tallyho/__init__.py',
+  'open link/inner/c.py',
+  'search_file reset',
+  'cd real/inner',
+  'search_file value c.py',
+  'search_file value ../inner/c.py',
+  'search_file value ../../link/inner/c.py',
+  'find_file c.py',
+  'search_dir value',
+  'search_dir value ..',
+  'open c.py',
+  'cd ..',
+  'search_dir value inner',
+  `cd "/tmp/sp ace"`,
+  `search_file value "q'uote/c.py"`,
+  'find_file "*.py"',
+  'cd /testbed',
+  'search_file value real/inner/c.py',
+];
+
 /** The same viewer and edit calls for SWE-agent 0.7, whose repository sits at `/<owner>__<repo>`. */
 export const V07_CALLS: readonly string[] = [
   ...WINDOWED_LINTING_CALLS.filter(

@@ -5,7 +5,7 @@
 import { describe } from 'node:test';
 import { conformanceGroup } from './conformanceGroup';
 import { materializeSampleRepo } from '../helpers/sampleRepo';
-import { SAMPLE_REPO_CALLS, STR_REPLACE_EDITOR_CALLS, WINDOWED_LINTING_CALLS, WINDOWED_REPLACE_CALLS } from './sweAgentCalls';
+import { PATH_CALLS, SAMPLE_REPO_CALLS, STR_REPLACE_EDITOR_CALLS, WINDOWED_LINTING_CALLS, WINDOWED_REPLACE_CALLS } from './sweAgentCalls';
 import { ORACLE_VERSIONS, SWE_AGENT_ORACLES, SweAgentReference, type SweAgentOracle, oracles } from './sweAgentReference';
 
 const skip = oracles.skip;
@@ -33,6 +33,11 @@ const groups: Group[] = [
     calls: WINDOWED_REPLACE_CALLS,
   },
   { name: 'str_replace_editor', bundles: () => ['registry', 'edit_anthropic'], calls: STR_REPLACE_EDITOR_CALLS },
+  {
+    name: 'paths through symlinks, `..`, spaces and quotes, and after `cd`: search, viewer, str_replace_editor',
+    bundles: (o) => ['registry', windowed(o), 'search', 'edit_anthropic'],
+    calls: PATH_CALLS,
+  },
   {
     name: 'on the sample repository: viewer, linted edit, search, str_replace_editor',
     bundles: (o) => ['registry', windowed(o), 'search', o === 'v1.0.1' ? 'edit_linting' : 'windowed_edit_linting', 'edit_anthropic'],

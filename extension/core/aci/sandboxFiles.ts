@@ -19,26 +19,73 @@ export type FileLookup =
    */
   | { kind: 'file'; path: string; text: string; translated: boolean }
   /** `listing`: what the lookup's directory script printed, when it was given one. */
-  | { kind: 'directory'; path: string; listing?: string }
+  | { kind: 'directory'; listing?: string }
   | { kind: 'missing' };
 
 const STATUS_RE = /^@(file|directory|missing) ?(.*)$/;
 
 /**
  * `realpath` with shell builtins only (it sets `$__swb_r`): `cd -P` into the folder and read
- * `$PWD`, then go back and restore `OLDPWD` so the agent's `cd -` still works. A symlinked file
- * falls back to the real `realpath`. Saves a fork and an exec per tool call.
+ * `$PWD`, then go back and restore `OLDPWD` so the agent's `cd -` still works. A symlinked file,
+ * and a shell whose `$PWD` no longer names its directory (renamed away: there is no way back by
+ * name), fall back to the real `realpath`. Saves a fork and an exec per tool call.
  */
 const REALPATH_FN =
   '__swb_real() { local p=$1 dir base old=$PWD oldold=$OLDPWD; ' +
-  'if [ -L "$p" ]; then __swb_r=$(realpath -- "$p"); return; fi; ' +
+  'if [ -L "$p" ] || ! [ . -ef "$old" ]; then __swb_r=$(realpath -- "$p"); return; fi; ' +
   'if [ -d "$p" ]; then dir=$p; base=; else case $p in */*) dir=${p%/*}; base=${p##*/};; *) dir=.; base=$p;; esac; fi; ' +
   'builtin cd -P -- "${dir:-/}" 2>/dev/null || return 1; ' +
   '__swb_r=${PWD%/}${base:+/$base}; __swb_r=${__swb_r:-/}; builtin cd -- "$old"; OLDPWD=$oldold; }';
 
-/** A snippet that sets `$__swb_r` to the real absolute path of `path` (as `realpath` would). */
-export function realpathScript(path: string): string {
-  return `${REALPATH_FN}; __swb_real ${shellQuote(path)}`;
+/**
+ * The walk the kernel makes through `path`, from `/` or from `workingDir`, with `.` and `..`
+ * taken lexically: the paths it visits and where it ends. When none of the visited paths is a
+ * symlink (and, for a relative path, the shell's directory is `workingDir`), where it ends is the
+ * real path, as `realpath` prints it. Undefined for a relative path without an absolute
+ * working directory.
+ */
+function lexicalWalk(path: string, workingDir: string | undefined): { real: string; visited: string[] } | undefined {
+  const absolute = path.startsWith('/');
+  if (!absolute && !workingDir?.startsWith('/')) return undefined;
+  const at: string[] = [];
+  const visited = new Set<string>();
+  for (const part of [...(absolute ? [] : (workingDir ?? '').split('/')), ...path.split('/')]) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') at.pop();
+    else {
+      at.push(part);
+      visited.add(`/${at.join('/')}`);
+    }
+  }
+  return { real: `/${at.join('/')}`, visited: [...visited] };
+}
+
+/**
+ * The real absolute path of `path` worked out here, lexically against `workingDir` (the
+ * session's, kept from the last shell command), and the shell condition under which it is what
+ * `realpath` prints: one `[[ ]]` checking that the shell is in `workingDir` and that the walk met
+ * no symlink (a few stats). Undefined when it cannot be worked out here (a relative path and no
+ * absolute working directory); `check` is undefined when nothing needs checking (`/`).
+ */
+export function resolvedHere(path: string, workingDir: string | undefined): { real: string; check: string | undefined } | undefined {
+  const walk = lexicalWalk(path, workingDir);
+  if (!walk) return undefined;
+  const checks = [...(path.startsWith('/') ? [] : [`. -ef ${shellQuote(workingDir ?? '')}`]), ...walk.visited.map((visited) => `! -L ${shellQuote(visited)}`)];
+  return { real: walk.real, check: checks.length === 0 ? undefined : `[[ ${checks.join(' && ')} ]]` };
+}
+
+/**
+ * A snippet that sets `$__swb_r` to the real absolute path of `path` (as `realpath` would), for
+ * a path that exists: the path `resolvedHere` works out when its check holds, where resolving in
+ * the shell parsed and ran a function that enters the folder and comes back; that function
+ * otherwise (its definition is quoted, so bash parses it only then).
+ */
+export function realpathScript(path: string, workingDir?: string): string {
+  const inShell = `eval ${shellQuote(REALPATH_FN)}; __swb_real ${shellQuote(path)}`;
+  const here = resolvedHere(path, workingDir);
+  if (!here) return inShell;
+  const resolved = `__swb_r=${shellQuote(here.real)}`;
+  return here.check === undefined ? resolved : `if ${here.check}; then ${resolved}; else ${inShell}; fi`;
 }
 
 /**
@@ -99,14 +146,17 @@ export function parseFileContent(lines: readonly string[]): string {
 }
 
 /**
- * A shell snippet that prints `@file <abs>` + the content (`fileContentScript`), `@missing`, or `@directory <abs>`
- * followed by what `directoryScript` prints (a listing wanted in the same round trip).
+ * A shell snippet that prints `@file <abs>` + the content (`fileContentScript`), `@missing`, or
+ * for a directory `@directory`, or what `directoryScript` prints when given (a listing wanted in
+ * the same round trip: no line of its own before it, a write less through the sandbox's stream;
+ * `lookupFile` tells it from the other answers). A relative `path` is resolved against
+ * `workingDir` when given (`realpathScript`).
  */
-export function lookupScript(path: string, directoryScript?: string): string {
+export function lookupScript(path: string, directoryScript?: string, workingDir?: string): string {
   const p = shellQuote(path);
   return (
-    `if [ -d ${p} ]; then ${realpathScript(path)}; printf '@directory %s\\n' "$__swb_r"; ${directoryScript ? `{ ${directoryScript}; }; ` : ''}` +
-    `elif [ -f ${p} ]; then ${realpathScript(path)}; printf '@file %s\\n' "$__swb_r"; ${fileContentScript(p)}; ` +
+    `if [ -d ${p} ]; then ${directoryScript ? `{ ${directoryScript}; }; ` : 'echo @directory; '}` +
+    `elif [ -f ${p} ]; then ${realpathScript(path, workingDir)}; printf '@file %s\\n' "$__swb_r"; ${fileContentScript(p)}; ` +
     `else echo @missing; fi`
   );
 }
@@ -116,7 +166,7 @@ export function parseLookup(ctx: Pick<ToolContext, 'config'>, lines: readonly st
   const status = STATUS_RE.exec((lines[0] ?? '').replace(/\r$/, ''));
   if (!status) throw new Error(`unexpected answer from the sandbox shell: ${JSON.stringify(lines.slice(0, 2).join('\n').slice(0, 200))}`);
   if (status[1] === 'missing') return { kind: 'missing' };
-  if (status[1] === 'directory') return { kind: 'directory', path: status[2] as string, ...(lines.length > 1 ? { listing: lines.slice(1).join('\n') } : {}) };
+  if (status[1] === 'directory') return { kind: 'directory', ...(lines.length > 1 ? { listing: lines.slice(1).join('\n') } : {}) };
   const raw = parseFileContent(lines.slice(1));
   const text = toolText(ctx, raw);
   return { kind: 'file', path: status[2] as string, text, translated: text !== raw };
@@ -149,9 +199,15 @@ export async function runTool(ctx: ToolContext, script: string): Promise<{ outpu
   return { output: printedOutput(ctx.sandbox, result.output), exitCode: result.exitCode };
 }
 
+/**
+ * `lookupScript`'s answer for `path`. With a `directoryScript`, whatever does not start as
+ * another answer is the directory's listing: for an absolute path, a `find` of it prints it first.
+ */
 export async function lookupFile(ctx: ToolContext, path: string, directoryScript?: string): Promise<FileLookup> {
-  const { output } = await runTool(ctx, lookupScript(path, directoryScript));
-  return parseLookup(ctx, output.split('\n'));
+  const { output } = await runTool(ctx, lookupScript(path, directoryScript, ctx.state.workingDir));
+  const lines = output.split('\n');
+  if (directoryScript !== undefined && !STATUS_RE.test(lines[0] ?? '')) return { kind: 'directory', listing: output };
+  return parseLookup(ctx, lines);
 }
 
 /** Python's `Path(p)` spelling of a path as given: no `.` segments, no doubled or trailing `/`. */
@@ -192,7 +248,7 @@ export async function fetchLines(ctx: ToolContext, path: string, from: number, c
   );
   const lines = output.split('\n');
   const head = lines[0] ?? '';
-  if (head === '@directory') return { kind: 'directory', path };
+  if (head === '@directory') return { kind: 'directory' };
   if (head === '@missing') return { kind: 'missing' };
   if (head === '@file') {
     return { kind: 'lines', lines: linesOfText(toolText(ctx, decodeBase64(lines[1] ?? ''))) };

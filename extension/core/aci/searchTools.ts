@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { realpathScript, runTool } from './sandboxFiles';
+import { realpathScript, resolvedHere, runTool } from './sandboxFiles';
 import { shellQuote } from '../parsing/shellWords';
 import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
 import { NO_FILE_OPEN } from './windowedTools';
@@ -11,17 +11,37 @@ const MAX_RESULTS = 100;
 
 const said = (observation: string): ToolResult => ({ observation, exitCode: 0 });
 
-/** Runs `body` with `$__swb_d` set to the directory's real path, or says it is missing. */
-async function inDirectory(ctx: ToolContext, dir: string | undefined, body: string): Promise<{ dir: string; lines: string[] } | ToolResult> {
-  const d = shellQuote(dir ?? './');
+/** Marks the line that names the real path when the shell had to work it out (`resolvedHere`'s check failed). */
+const PATH_LINE = '@path ';
+
+/**
+ * Runs `body(dir)` with `dir` the shell word for the directory's real path, or says it is
+ * missing. When `resolvedHere` works the path out, the shell prints only what the body prints
+ * (no line of its own: a write less through the sandbox's stream); otherwise it prints the real
+ * path first, on a `PATH_LINE`.
+ */
+async function inDirectory(ctx: ToolContext, dir: string | undefined, body: (dir: string) => string): Promise<{ dir: string; lines: string[] } | ToolResult> {
+  const given = dir ?? './';
+  const here = resolvedHere(given, ctx.state.workingDir);
+  const fast = here ? (here.check ? `elif ${here.check}; then ${body(shellQuote(here.real))}; ` : '') : '';
   const { output } = await runTool(
     ctx,
-    `if [ ! -d ${d} ]; then echo @missing; else ${realpathScript(dir ?? './')}; __swb_d=$__swb_r; printf '%s\\n' "$__swb_d"; ${body}; unset __swb_d; fi`,
+    `if [ ! -d ${shellQuote(given)} ]; then echo @missing; ${fast}` +
+      (here && !here.check
+        ? `else ${body(shellQuote(here.real))}; fi`
+        : `else ${realpathScript(given)}; __swb_d=$__swb_r; printf '${PATH_LINE}%s\\n' "$__swb_d"; ${body('"$__swb_d"')}; unset __swb_d; fi`),
   );
+  return withPath(output, here, () => said(`Directory ${dir} not found`));
+}
+
+/** The real path and the body's lines from what `inDirectory` or `search_file`'s script printed. */
+function withPath(output: string, here: { real: string } | undefined, missing: () => ToolResult): { dir: string; lines: string[] } | ToolResult {
   const lines = output.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
-  if (lines[0] === '@missing') return said(`Directory ${dir} not found`);
-  return { dir: lines[0] ?? '', lines: lines.slice(1) };
+  if (lines[0] === '@missing') return missing();
+  if (lines[0]?.startsWith(PATH_LINE)) return { dir: lines[0].slice(PATH_LINE.length), lines: lines.slice(1) };
+  if (!here) throw new Error(`unexpected answer from the sandbox shell: ${JSON.stringify(output.slice(0, 200))}`);
+  return { dir: here.real, lines };
 }
 
 const findFile = defineTool({
@@ -35,7 +55,7 @@ const findFile = defineTool({
     dir: z.string().optional().describe('the directory to search in (if not provided, searches in the current directory)'),
   }),
   async run(ctx, { file_name, dir }) {
-    const found = await inDirectory(ctx, dir, `find "$__swb_d" -type f -name ${shellQuote(file_name)}`);
+    const found = await inDirectory(ctx, dir, (d) => `find ${d} -type f -name ${shellQuote(file_name)}`);
     if ('observation' in found) return found;
     if (found.lines.length === 0) return said(`No matches found for "${file_name}" in ${found.dir}`);
     return said([`Found ${found.lines.length} matches for "${file_name}" in ${found.dir}:`, ...found.lines].join('\n'));
@@ -56,8 +76,8 @@ const searchDir = defineTool({
     // SWE-agent leaves out every path with a hidden component (the searched folder's own path
     // included) and binary files; `-c` counts matching lines. Files with no match are dropped
     // here rather than by a `grep -v` in a pipeline, which doubled the call's time (bench/aci).
-    const grep = `grep -rcI --exclude-dir='.*' --exclude='.*' -- ${shellQuote(search_term)} "$__swb_d"`;
-    const found = await inDirectory(ctx, dir, `case "$__swb_d" in */.*) ;; *) ${grep} ;; esac`);
+    const grep = (d: string) => `grep -rcI --exclude-dir='.*' --exclude='.*' -- ${shellQuote(search_term)} ${d}`;
+    const found = await inDirectory(ctx, dir, (d) => `case ${d} in */.*) ;; *) ${grep(d)} ;; esac`);
     if ('observation' in found) return found;
     const counts = found.lines
       .map((line) => ({ file: line.slice(0, line.lastIndexOf(':')), count: Number(line.slice(line.lastIndexOf(':') + 1)) }))
@@ -88,17 +108,21 @@ const searchFile = defineTool({
     const target = file ?? ctx.state.openFile;
     if (target === null) return said(NO_FILE_OPEN);
     const f = shellQuote(target);
+    const grep = `grep -n -- ${shellQuote(search_term)} ${f}`;
+    // grep -n's lines start with a digit: neither `@missing` nor a PATH_LINE.
+    const here = resolvedHere(target, ctx.state.workingDir);
+    const fast = here ? (here.check ? `elif ${here.check}; then ${grep}; ` : `else ${grep}; fi`) : '';
     const { output } = await runTool(
       ctx,
-      `if [ ! -f ${f} ]; then echo @missing; else ${realpathScript(target)}; printf '%s\\n' "$__swb_r"; grep -n -- ${shellQuote(search_term)} ${f}; fi`,
+      `if [ ! -f ${f} ]; then echo @missing; ${fast}` +
+        (here && !here.check ? '' : `else ${realpathScript(target)}; printf '${PATH_LINE}%s\\n' "$__swb_r"; ${grep}; fi`),
     );
-    const lines = output.split('\n');
-    if (lines[lines.length - 1] === '') lines.pop();
-    if (lines[0] === '@missing') {
-      return said(`Usage: search_file <search_term> [<file>]\nError: File name ${target} not found. Please provide a valid file name.`);
-    }
-    const path = lines[0] ?? target;
-    const matches = lines.slice(1);
+    const found = withPath(output, here, () =>
+      said(`Usage: search_file <search_term> [<file>]\nError: File name ${target} not found. Please provide a valid file name.`),
+    );
+    if ('observation' in found) return found;
+    const path = found.dir;
+    const matches = found.lines;
     const where = `"${search_term}" in ${path}`;
     if (matches.length === 0) return said(`No matches found for ${where}`);
     // SWE-agent's limit counts distinct file names in grep's `file:line:` output, always one here,

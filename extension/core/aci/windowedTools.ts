@@ -153,7 +153,7 @@ const create = defineTool({
     const { output } = await runTool(
       ctx,
       // SWE-agent 1.0 writes a newline into the new file; 1.1 and later leave it empty.
-      `if [ -e ${p} ]; then echo @exists; else mkdir -p -- "$(dirname -- ${p})" && printf '${sweAgentDialect(ctx.config.sweAgentVersion).createWritesNewline ? '\\n' : ''}' > ${p} && { ${lookupScript(filename)}; }; fi`,
+      `if [ -e ${p} ]; then echo @exists; else mkdir -p -- "$(dirname -- ${p})" && printf '${sweAgentDialect(ctx.config.sweAgentVersion).createWritesNewline ? '\\n' : ''}' > ${p} && { ${lookupScript(filename, undefined, ctx.state.workingDir)}; }; fi`,
     );
     const lines = output.split('\n');
     if (lines[0] === '@exists') return fail(`Warning: File '${pathAsGiven(filename)}' already exists.`);

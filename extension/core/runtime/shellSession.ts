@@ -91,14 +91,9 @@ const SYNC_TIMEOUT_MS = 5000;
 
 /** Quotes any string as a bash ANSI-C literal `$'...'`, so no byte is interpreted. */
 export function bashQuote(text: string): string {
-  let out = "$'";
-  for (const ch of text) {
-    const code = ch.codePointAt(0)!;
-    if (ch === '\\' || ch === "'") out += '\\' + ch;
-    else if (code < 0x20 || code === 0x7f) out += '\\x' + code.toString(16).padStart(2, '0');
-    else out += ch;
-  }
-  return out + "'";
+  // One regular expression pass: a tool's command line is a few hundred characters, quoted per call.
+  const quoted = text.replace(/[\\'\x00-\x1f\x7f]/g, (ch) => (ch === '\\' || ch === "'" ? `\\${ch}` : `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`));
+  return `$'${quoted}'`;
 }
 
 /** Command output kept up to a byte cap, with the number of bytes left out. */

@@ -201,4 +201,21 @@ describe('windowed viewer and search (tools/windowed, tools/search)', () => {
       'Usage: search_file <search_term> [<file>]\nError: File name nofile.py not found. Please provide a valid file name.',
     );
   });
+
+  test('after cd through a symlink, and with the working directory renamed away, the search tools name what realpath names', async () => {
+    await run(
+      'mkdir -p /tmp/swb-real/inner && cp /repo/ledger/money.py /tmp/swb-real/inner/m.py && ln -sfn /tmp/swb-real /tmp/swb-link && cd /tmp/swb-link/inner',
+    );
+    assert.equal((await run('realpath m.py')).observation, '/tmp/swb-real/inner/m.py');
+    assert.match((await run('search_file Money m.py')).observation, /^Found \d+ matches for "Money" in \/tmp\/swb-real\/inner\/m\.py:\n/);
+    assert.equal((await run('find_file m.py ..')).observation, 'Found 1 matches for "m.py" in /tmp/swb-real:\n/tmp/swb-real/inner/m.py');
+    // The lookups leave the shell where it was, under the name it was given, with `cd -` intact.
+    assert.equal((await run('pwd; echo "$OLDPWD"')).observation, '/tmp/swb-link/inner\n/repo');
+
+    await run('mkdir -p /tmp/swb-wd && cp /repo/ledger/money.py /tmp/swb-wd/m.py && cd /tmp/swb-wd && mv /tmp/swb-wd /tmp/swb-moved');
+    assert.equal((await run('realpath m.py')).observation, '/tmp/swb-moved/m.py');
+    assert.match((await run('search_file Money m.py')).observation, /^Found \d+ matches for "Money" in \/tmp\/swb-moved\/m\.py:\nLine /);
+    assert.equal((await run('find_file m.py')).observation, 'Found 1 matches for "m.py" in /tmp/swb-moved:\n/tmp/swb-moved/m.py');
+    await run('cd /repo');
+  });
 });

@@ -37,8 +37,9 @@ function listingPipeline(path: string, find: string): string {
  * find), so the call runs `find` and `sort` as the raw listing does and no read loop after them:
  * each entry named `.*` is written to stderr as a NUL-ended record with its depth, and so is
  * each listed folder (`-type d` follows links under `-L`, as the editor's `os.path.isdir`);
- * stderr bypasses the `sort` and reaches the output before the listing; find's exit status
- * follows. The editor counts the lines `find -mindepth 1 -maxdepth 1 -name '.*'` prints
+ * stderr bypasses the `sort` and reaches the output before the listing. find's exit status is
+ * the script's (a test, which prints nothing: a write less through the sandbox's stream than a
+ * line saying it). The editor counts the lines `find -mindepth 1 -maxdepth 1 -name '.*'` prints
  * (`wc -l`): records of depth 1, plus the newlines in their paths.
  */
 function oneFindScript(path: string): string {
@@ -46,7 +47,7 @@ function oneFindScript(path: string): string {
   const hidden = `-not \\( -path ${shellQuote(`${path}/.*`)} -o -path ${shellQuote(`${path}/*/.*`)} \\)`;
   return (
     `find -L ${q} -maxdepth 2 \\( -name '.*' -fprintf /dev/stderr '${MARK}%d %p\\0' -o -true \\) ${hidden} ` +
-    `\\( -type d -fprintf /dev/stderr '${MARK}dir %p\\0' -o -true \\) -print | sort; printf '${MARK}status %s\\n' "\${PIPESTATUS[0]}"`
+    `\\( -type d -fprintf /dev/stderr '${MARK}dir %p\\0' -o -true \\) -print | sort; [ "\${PIPESTATUS[0]}" = 0 ]`
   );
 }
 
@@ -55,13 +56,12 @@ function twoFindScript(path: string): string {
   return `find -L ${shellQuote(path)} -mindepth 1 -maxdepth 1 -name '.*' | wc -l; ${listingPipeline(path, '')}`;
 }
 
-/** The folder's listing and hidden count from `oneFindScript`'s output, or undefined when its find failed. */
-function readOneFind(output: string): { hidden: number; entries: string } | undefined {
-  const status = new RegExp(`${MARK}status (\\d+)\\n$`).exec(output);
-  if (!status || status[1] !== '0') return undefined;
+/** The folder's listing and hidden count from `oneFindScript`'s output and exit code, or undefined when its find failed. */
+function readOneFind(output: string, exitCode: number): { hidden: number; entries: string } | undefined {
+  if (exitCode !== 0) return undefined;
   let hidden = 0;
   const folders = new Set<string>();
-  const listing = output.slice(0, status.index).replace(new RegExp(`${MARK}(\\d+|dir) ([^\\0]*)\\0`, 'g'), (_, depth: string, found: string) => {
+  const listing = output.replace(new RegExp(`${MARK}(\\d+|dir) ([^\\0]*)\\0`, 'g'), (_, depth: string, found: string) => {
     if (depth === 'dir') folders.add(found);
     else if (depth === '1') hidden += 1 + found.split('\n').length - 1;
     return '';
@@ -92,18 +92,20 @@ export async function pathKind(ctx: ToolContext, path: string): Promise<'dir' | 
 }
 
 /**
- * What `view` needs in one round trip: `@dir` and the folder's listing (unless a range rules the
- * listing out), `@file` and the content (`fileContentScript`), or `@none`. The editor reads every
- * file in Python's text mode, so the content comes with `\r\n` and a lone `\r` read as `\n`.
+ * What `view` needs in one round trip: `@file` and the content (`fileContentScript`), `@none`,
+ * or for a folder the listing alone (unless a range rules it out) with find's exit code: an
+ * absolute path's listing starts with `/` or a `MARK` record, never with `@file` or `@none`.
+ * The editor reads every file in Python's text mode, so the content comes with `\r\n` and a
+ * lone `\r` read as `\n`.
  */
 async function lookUp(
   ctx: ToolContext,
   path: string,
   listFolder: boolean,
-): Promise<{ kind: 'dir'; listing: string } | { kind: 'file'; text: string } | { kind: 'none' }> {
+): Promise<{ kind: 'dir'; listing: string; exitCode: number } | { kind: 'file'; text: string } | { kind: 'none' }> {
   const q = shellQuote(path);
   const script =
-    `if [ -d ${q} ]; then echo @dir; ${listFolder ? `{ ${oneFindScript(path)}; }` : ':'}; ` +
+    `if [ -d ${q} ]; then ${listFolder ? `{ ${oneFindScript(path)}; }` : ':'}; ` +
     `elif [ -e ${q} ]; then echo @file; ${fileContentScript(q)}; else echo @none; fi`;
   const result = await ctx.sandbox.exec(script, {
     timeoutMs: 5 * 60_000,
@@ -111,8 +113,7 @@ async function lookUp(
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
   const output = result.output.replace(/\r\n/g, '\n');
-  const firstLine = output.indexOf('\n');
-  if (output.startsWith('@dir\n')) return { kind: 'dir', listing: output.slice(firstLine + 1) };
+  if (!output.startsWith('@file\n') && !output.startsWith('@none\n')) return { kind: 'dir', listing: output, exitCode: result.exitCode };
   const [status = '', ...rest] = output.replace(/\n$/, '').split('\n');
   if (status === '@none') return { kind: 'none' };
   if (status !== '@file' || (rest[0] !== '@text' && rest.length !== 1))
@@ -126,7 +127,7 @@ export async function openHandsView(ctx: ToolContext, path: string, range: [numb
   if (found.kind === 'none') return failed('path', path, `The path ${path} does not exist. Please provide a valid path.`);
   if (found.kind === 'dir') {
     if (range) return failed('view_range', `[${range.join(', ')}]`, 'The `view_range` parameter is not allowed when `path` points to a directory.');
-    const listed = readOneFind(found.listing);
+    const listed = readOneFind(found.listing, found.exitCode);
     return listed ? viewFolder(path, listed.hidden, listed.entries) : viewFolderTwoFinds(ctx, path);
   }
   const content = found.text;

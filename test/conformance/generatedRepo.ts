@@ -6,7 +6,8 @@ import path from 'node:path';
  * A small Python package no test has seen before, written from code at test time, with the
  * shapes the tools' edge cases need: a file over the viewer's window, line breaks only `splitlines()` counts, over 100 matching lines,
  * over 16,000 characters, tab indentation, a missing final newline, a trailing empty line, an
- * existing flake8 error, repeated lines, over 100 matching files, a hidden folder.
+ * existing flake8 error, repeated lines, over 100 matching files, a hidden folder, Windows
+ * (`\r\n`) and lone `\r` line endings, with and without a final line break.
  */
 export function writeGeneratedRepo(dir: string): void {
   const write = (rel: string, text: string) => {
@@ -45,6 +46,12 @@ export function writeGeneratedRepo(dir: string): void {
   write('tallyho/blank_end.py', 'first = 1\n\nsecond = 2\n\n');
   write('tallyho/broken.py', 'def uses_missing():\n    return missing_name + 1\n\n\ndef fine():\n    return 2\n');
   write('tallyho/dup.py', 'x = 1\ny = 2\nx = 1\nz = 3\nx = 1\n');
+  // Line endings other than `\n`: Python's text mode reads `\r\n` and a lone `\r` as `\n`.
+  const crlf = (lines: string[]) => lines.join('\r\n');
+  write('tallyho/crlf.py', crlf(['def crlf_func(a):', '    return a + 1', '', '', 'CRLF_VALUE = crlf_func(1)', '']));
+  write('tallyho/crlf_lint.py', crlf(['CRLF_LINT = 1', 'CRLF_OTHER = 2', '']));
+  write('tallyho/crlf_open_end.py', crlf(['CRLF_X = 1', 'CRLF_Y = 2']));
+  write('tallyho/lone_cr.py', 'CR_A = 1\rCR_B = 2\nCR_C = 3\r\nCR_D = 4\r');
   write('notes/README.txt', 'Notes for tallyho.\nneedle in the notes\n');
   for (let i = 0; i < 105; i++) write(`many/m_${String(i).padStart(3, '0')}.txt`, `haystack ${i}\nneedle\n`);
   write('.hidden/secret.py', 'needle = "hidden"\n');

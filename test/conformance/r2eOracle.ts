@@ -83,7 +83,7 @@ export async function oracleSteps(containerId: string, actions: readonly string[
 
 /**
  * A small Python project written here (a git repository): a long module for the condensed view,
- * classes with long docstrings, a file with tabs, one in Latin-1, CRLF line ends, a non-Python
+ * classes with long docstrings, a file with tabs, one in Latin-1, CRLF and lone CR line ends, a non-Python
  * file, a hidden folder, and 101 modules that mention the same word (search's "narrow" limit).
  */
 export async function writeGeneratedRepo(dir: string): Promise<void> {
@@ -93,6 +93,7 @@ export async function writeGeneratedRepo(dir: string): Promise<void> {
     'inventory/small.py': 'def add(a, b):\n    return a + b\n\n\nTOTAL = add(1, 2)\n',
     'inventory/tabs.py': 'def tabbed():\n\tif True:\n\t\treturn "tab"\n',
     'inventory/crlf.py': 'first = 1\r\nsecond = 2\r\n',
+    'inventory/lone_cr.py': 'one = 1\rtwo = 2\nthree = 3\r',
     'inventory/latin1.py': Buffer.from('# caf\xe9 cr\xe8me br\xfbl\xe9e, d\xe9j\xe0 vu\nNAME = "caf\xe9"\n', 'latin1'),
     'inventory/unicode.py': 'GREETING = "héllo wörld ✓"\n',
     'inventory/empty.py': '',

@@ -5,6 +5,11 @@
  * `/testbed` unless written absolute.
  */
 
+/** A shell command printing the file's bytes, `\r` included, whatever the terminal does with them. */
+function bytesOf(file: string): string {
+  return `od -An -c ${file}`;
+}
+
 /** `windowed` + a line-range `edit` (`edit_linting` / `windowed_edit_linting`) + `search`, on the generated package. */
 export const WINDOWED_LINTING_CALLS: readonly string[] = [
   // nothing open yet
@@ -128,6 +133,26 @@ export const WINDOWED_LINTING_CALLS: readonly string[] = [
   'open tallyho/__init__.py',
   'edit 4:4\n__all__ = ["Counter", "Nowhere"]\nend_of_edit',
   'edit 2:2\nfrom .counter import Counter, Counter\nend_of_edit',
+  // line endings other than \n: viewed, searched and edited, and the bytes each edit leaves
+  'open tallyho/crlf.py',
+  'goto 5',
+  'search_file crlf_func',
+  'search_file CRLF_VALUE tallyho/crlf.py',
+  'search_dir crlf_func',
+  'search_dir CR_B tallyho',
+  'find_file "crlf*"',
+  'edit 2:2\n    return a + 2\nend_of_edit',
+  bytesOf('tallyho/crlf.py'),
+  'open tallyho/crlf_lint.py',
+  'edit 1:1\nCRLF_LINT = (\nend_of_edit',
+  bytesOf('tallyho/crlf_lint.py'),
+  'open tallyho/crlf_open_end.py',
+  'edit 1:1\nCRLF_X = 10\nend_of_edit',
+  bytesOf('tallyho/crlf_open_end.py'),
+  'open tallyho/lone_cr.py',
+  'goto 4',
+  'edit 3:3\nCR_C = 33\nend_of_edit',
+  bytesOf('tallyho/lone_cr.py'),
 ];
 
 /** `windowed` + a search-and-replace `edit` and `insert` (`edit_replace` / `windowed_edit_replace`). */
@@ -177,6 +202,21 @@ export const WINDOWED_REPLACE_CALLS: readonly string[] = [
   "insert 'MADE = 1'",
   "insert 'MADE_TOO = 2' 1",
   "edit 'MADE = 1' 'MADE = ('",
+  // line endings other than \n: a search across a line break, an insert, a refused edit
+  'open tallyho/crlf.py',
+  "edit 'a):\n    return a + 1' 'b):\n    return b + 1'",
+  bytesOf('tallyho/crlf.py'),
+  'open tallyho/crlf_lint.py',
+  "edit 'CRLF_OTHER = 2' 'CRLF_OTHER = ('",
+  bytesOf('tallyho/crlf_lint.py'),
+  "insert 'CRLF_THIRD = 3' 1",
+  bytesOf('tallyho/crlf_lint.py'),
+  'open tallyho/crlf_open_end.py',
+  "insert 'CRLF_Z = 3'",
+  bytesOf('tallyho/crlf_open_end.py'),
+  'open tallyho/lone_cr.py',
+  "edit 'CR_B = 2\nCR_C' 'CR_B = 22\nCR_C'",
+  bytesOf('tallyho/lone_cr.py'),
 ];
 
 /** `str_replace_editor` (`edit_anthropic`), every command with its errors. */
@@ -234,6 +274,20 @@ export const STR_REPLACE_EDITOR_CALLS: readonly string[] = [
   'cd tallyho',
   'str_replace_editor view counter.py',
   'cd /testbed',
+  // line endings other than \n: viewed, edited, undone, and the bytes each edit leaves
+  'str_replace_editor view /testbed/tallyho/crlf.py',
+  'str_replace_editor view /testbed/tallyho/lone_cr.py --view_range 2 3',
+  'str_replace_editor view /testbed/tallyho/crlf_open_end.py',
+  "str_replace_editor str_replace /testbed/tallyho/crlf.py --old_str 'a):\n    return a + 1' --new_str 'b):\n    return b + 1'",
+  bytesOf('tallyho/crlf.py'),
+  'str_replace_editor undo_edit /testbed/tallyho/crlf.py',
+  bytesOf('tallyho/crlf.py'),
+  "str_replace_editor insert /testbed/tallyho/lone_cr.py --insert_line 2 --new_str 'CR_INSERTED = 0'",
+  bytesOf('tallyho/lone_cr.py'),
+  "str_replace_editor str_replace /testbed/tallyho/crlf_open_end.py --old_str 'CRLF_Y = 2' --new_str 'CRLF_Y = 20'",
+  bytesOf('tallyho/crlf_open_end.py'),
+  'str_replace_editor view /testbed/tallyho/crlf_lint.py --view_range 1 1',
+  bytesOf('tallyho/crlf_lint.py'),
 ];
 
 /** The same viewer and edit calls for SWE-agent 0.7, whose repository sits at `/<owner>__<repo>`. */

@@ -167,7 +167,9 @@ export class AciSession {
    * SWE-agent 1.x's runtime hands observations over without trailing whitespace (every recorded
    * step shows it), with a pty's line ends when asked. 0.7 kept the output as printed: its
    * commands end with a newline, a shell command's output is untouched. Submissions are left to
-   * their tool.
+   * their tool. A pty turns every `\n` into `\r\n`, one the file's own `\r\n` included (a
+   * `grep` of a CRLF file shows `\r\r\n`), so the tools' text, which has the pty's line ends
+   * taken out, gets it back the same way.
    */
   private asTerminalText(observation: string, fromShell: boolean): string {
     const text = sweAgentDialect(this.config.sweAgentVersion).trimsObservations
@@ -175,7 +177,7 @@ export class AciSession {
       : fromShell || observation === ''
         ? observation
         : `${observation}\n`;
-    return this.config.crlf ? text.replace(/\r?\n/g, '\r\n') : text;
+    return this.config.crlf ? text.replace(/\n/g, '\r\n') : text;
   }
 
   private formatError(message: string): AciStepResult {

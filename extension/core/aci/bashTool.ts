@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { shellQuote } from '../parsing/shellWords';
 import { sweAgentDialect } from './sweAgentVersion';
 import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
+import { printedOutput } from '../runtime/sandbox';
 
 /**
  * The `bash` tool: the command runs in the session's persistent shell, so `cd` and exported
@@ -52,7 +53,7 @@ async function runBash(ctx: ToolContext, command: string): Promise<ToolResult> {
     await refreshWorkingDir(ctx);
     return { observation: timeoutMessage(command, commandTimeoutMs), exitCode: result.exitCode === 0 ? 124 : result.exitCode };
   }
-  const split = splitCwdMarker(result.output.replace(/\r\n/g, '\n'));
+  const split = splitCwdMarker(printedOutput(ctx.sandbox, result.output));
   if (split.cwd !== undefined) ctx.state.workingDir = split.cwd;
   else await refreshWorkingDir(ctx);
   // Trailing whitespace goes before the limit applies, as SWE-agent 1.x's runtime strips first (0.7 kept it).

@@ -12,7 +12,7 @@ const SUCCESS = `File updated. Please review the changes and make sure they are 
 (correct indentation, no duplicate lines, etc). Edit the file again if necessary.`;
 
 /** The open file and flake8's findings on it, in one round trip. */
-export async function openFileWithLint(ctx: ToolContext): Promise<{ path: string; text: string; lint: string } | ToolResult> {
+export async function openFileWithLint(ctx: ToolContext): Promise<{ path: string; text: string; translated: boolean; lint: string } | ToolResult> {
   const path = ctx.state.openFile;
   if (path === null) return { observation: NO_FILE_OPEN, exitCode: 1 };
   const { lookup, lint } = await lookupWithLint(ctx, path);
@@ -45,7 +45,7 @@ const edit = defineTool({
     const proposal = await lintProposal(ctx, file.path, edited);
     const errors = introducedErrors(parseFlake8(file.lint), parseFlake8(proposal.lint), [start_line, end_line], countLines(replacement));
     if (errors.length > 0) {
-      await dropProposal(ctx, file.path, file.text, proposal);
+      await dropProposal(ctx, file.path, file, proposal);
       ctx.state.firstLine = firstLine;
       const applied = renderWindow(edited, file.path, firstLine, window);
       const original = renderWindow(file.text, file.path, firstLine, window);

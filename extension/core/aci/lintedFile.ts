@@ -31,12 +31,12 @@ export async function lookupWithLint(ctx: ToolContext, path: string): Promise<{ 
       runTool(ctx, lookupScript(path)),
       warm.check(path, undefined, ctx.config.commandTimeoutMs).catch(() => undefined),
     ]);
-    return { lookup: parseLookup(output.split('\n')), lint: lint ?? (await runTool(ctx, flake8Script(path))).output };
+    return { lookup: parseLookup(ctx, output.split('\n')), lint: lint ?? (await runTool(ctx, flake8Script(path))).output };
   }
   const { output } = await runTool(ctx, `${lookupScript(path)}; echo ${LINT_MARK}; ${flake8Script(path)}`);
   const mark = output.indexOf(`\n${LINT_MARK}\n`);
   return {
-    lookup: parseLookup(output.slice(0, mark < 0 ? output.length : mark).split('\n')),
+    lookup: parseLookup(ctx, output.slice(0, mark < 0 ? output.length : mark).split('\n')),
     lint: mark < 0 ? '' : output.slice(mark + LINT_MARK.length + 2),
   };
 }
@@ -72,7 +72,11 @@ export async function keepProposal(ctx: ToolContext, path: string, text: string,
   if (!proposal.written) await writeOrFail(ctx, path, text);
 }
 
-/** Drops a proposal the guard refused: puts `original` back if the command wrote the proposal. */
-export async function dropProposal(ctx: ToolContext, path: string, original: string, proposal: LintedProposal): Promise<void> {
-  if (proposal.written) await writeOrFail(ctx, path, original);
+/**
+ * Drops a proposal the guard refused: puts the original text back if the command wrote the
+ * proposal, or if reading it changed its line ends (`FileLookup.translated`): SWE-agent's undo
+ * writes back the text it read, so a refused edit still leaves `\n` line ends.
+ */
+export async function dropProposal(ctx: ToolContext, path: string, original: { text: string; translated: boolean }, proposal: LintedProposal): Promise<void> {
+  if (proposal.written || original.translated) await writeOrFail(ctx, path, original.text);
 }

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { shellQuote } from '../parsing/shellWords';
 import { linesOfText, type WindowLines } from './windowedFile';
+import { sweAgentDialect } from './sweAgentVersion';
 import type { ToolContext } from './toolDefinition';
+import { printedOutput } from '../runtime/sandbox';
 
 /**
  * File access for tools, through the session's shell so that a tool call costs one round trip:
@@ -11,7 +13,11 @@ import type { ToolContext } from './toolDefinition';
  */
 
 export type FileLookup =
-  | { kind: 'file'; path: string; text: string }
+  /**
+   * `text`: the file as the session's tools read it (`toolText`); `translated`: the bytes held a
+   * `\r` that reading turned into `\n`, so writing `text` back changes the file.
+   */
+  | { kind: 'file'; path: string; text: string; translated: boolean }
   /** `listing`: what the lookup's directory script printed, when it was given one. */
   | { kind: 'directory'; path: string; listing?: string }
   | { kind: 'missing' };
@@ -66,6 +72,23 @@ export function fileContentScript(quoted: string): string {
   return `${TEXT_FN}; __swb_text ${quoted} || { base64 -w0 -- ${quoted}; echo; }`;
 }
 
+/**
+ * Python's text-mode read (universal newlines): `\r\n` and a lone `\r` become `\n`. A text
+ * without `\r` comes back as it is, unscanned beyond the one search.
+ */
+export function universalNewlines(text: string): string {
+  return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
+}
+
+/**
+ * A file's text as the session's tools read it: SWE-agent 1.x's Python tools in text mode
+ * (`universalNewlines`), 0.7's shell functions byte for byte (`SweAgentDialect.readsTextMode`).
+ * Every file read of the tools in this folder goes through it. @internal
+ */
+export function toolText(ctx: Pick<ToolContext, 'config'>, raw: string): string {
+  return sweAgentDialect(ctx.config.sweAgentVersion).readsTextMode ? universalNewlines(raw) : raw;
+}
+
 /** The file's text from what `fileContentScript` printed, given as its lines. */
 export function parseFileContent(lines: readonly string[]): string {
   if (lines[0] !== '@text') return decodeBase64(lines[0] ?? '');
@@ -88,13 +111,15 @@ export function lookupScript(path: string, directoryScript?: string): string {
   );
 }
 
-/** Reads what `lookupScript` printed, starting at its first line. */
-export function parseLookup(lines: readonly string[]): FileLookup {
+/** Reads what `lookupScript` printed, starting at its first line; the text as `toolText` reads it. */
+export function parseLookup(ctx: Pick<ToolContext, 'config'>, lines: readonly string[]): FileLookup {
   const status = STATUS_RE.exec((lines[0] ?? '').replace(/\r$/, ''));
   if (!status) throw new Error(`unexpected answer from the sandbox shell: ${JSON.stringify(lines.slice(0, 2).join('\n').slice(0, 200))}`);
   if (status[1] === 'missing') return { kind: 'missing' };
   if (status[1] === 'directory') return { kind: 'directory', path: status[2] as string, ...(lines.length > 1 ? { listing: lines.slice(1).join('\n') } : {}) };
-  return { kind: 'file', path: status[2] as string, text: parseFileContent(lines.slice(1)) };
+  const raw = parseFileContent(lines.slice(1));
+  const text = toolText(ctx, raw);
+  return { kind: 'file', path: status[2] as string, text, translated: text !== raw };
 }
 
 function decodeBase64(text: string): string {
@@ -121,12 +146,12 @@ export async function runTool(ctx: ToolContext, script: string): Promise<{ outpu
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
   if (result.timedOut) throw new Error(`a tool command timed out after ${ctx.config.commandTimeoutMs} ms`);
-  return { output: result.output.replace(/\r\n/g, '\n'), exitCode: result.exitCode };
+  return { output: printedOutput(ctx.sandbox, result.output), exitCode: result.exitCode };
 }
 
 export async function lookupFile(ctx: ToolContext, path: string, directoryScript?: string): Promise<FileLookup> {
   const { output } = await runTool(ctx, lookupScript(path, directoryScript));
-  return parseLookup(output.split('\n'));
+  return parseLookup(ctx, output.split('\n'));
 }
 
 /** Python's `Path(p)` spelling of a path as given: no `.` segments, no doubled or trailing `/`. */
@@ -170,7 +195,7 @@ export async function fetchLines(ctx: ToolContext, path: string, from: number, c
   if (head === '@directory') return { kind: 'directory', path };
   if (head === '@missing') return { kind: 'missing' };
   if (head === '@file') {
-    return { kind: 'lines', lines: linesOfText(decodeBase64(lines[1] ?? '')) };
+    return { kind: 'lines', lines: linesOfText(toolText(ctx, decodeBase64(lines[1] ?? ''))) };
   }
   const counted = /^@lines (\d+)$/.exec(head);
   if (!counted) throw new Error(`unexpected answer from the sandbox shell: ${JSON.stringify(output.slice(0, 200))}`);

@@ -53,7 +53,7 @@ const submit = defineTool({
     // Recordings of this bundle show the terminal text between the submission markers, which
     // starts with the first marker's line break (and has a pty's line ends when there was one).
     const shown = `\n${diff.patch}`;
-    return submitted(diff.patch, ctx.config.crlf ? shown.replace(/\r?\n/g, '\r\n') : shown);
+    return submitted(diff.patch, ctx.config.crlf ? shown.replace(/\n/g, '\r\n') : shown);
   },
 });
 

@@ -33,15 +33,62 @@ export interface SweAgentDialect {
   trimsObservations: boolean;
   /** 0.7's viewer: a window centred on `CURRENT_LINE`, shell functions' messages (`windowed07.ts`). */
   centredWindow: boolean;
+  /**
+   * The tools read a file as Python's `Path.read_text()` does (universal newlines: `\r\n` and a
+   * lone `\r` read as `\n`) and write back what they read with `write_text()`, so a view shows no
+   * `\r` and an edit leaves `\n` line ends throughout (1.x's Python tools); 0.7's shell functions
+   * kept the bytes (`sandboxFiles.toolText` applies it).
+   */
+  readsTextMode: boolean;
 }
 
 const DIALECTS: Record<SweAgentVersion, SweAgentDialect> = {
   // 0.7 had no replace-style edit; its fields only matter for the tools it had.
-  '0.7': { windowEndSlack: 1, createWritesNewline: true, insertLineShift: 1, replaceWording: 'two-line', trimsObservations: false, centredWindow: true },
-  '1.0.0': { windowEndSlack: 1, createWritesNewline: true, insertLineShift: 1, replaceWording: 'two-line', trimsObservations: true, centredWindow: false },
-  '1.0.1': { windowEndSlack: 1, createWritesNewline: true, insertLineShift: 1, replaceWording: 'numbered', trimsObservations: true, centredWindow: false },
-  '1.1.0': { windowEndSlack: 1, createWritesNewline: false, insertLineShift: 1, replaceWording: 'numbered', trimsObservations: true, centredWindow: false },
-  '3ea751c0': { windowEndSlack: 0, createWritesNewline: false, insertLineShift: 0, replaceWording: 'numbered', trimsObservations: true, centredWindow: false },
+  '0.7': {
+    windowEndSlack: 1,
+    createWritesNewline: true,
+    insertLineShift: 1,
+    replaceWording: 'two-line',
+    trimsObservations: false,
+    centredWindow: true,
+    readsTextMode: false,
+  },
+  '1.0.0': {
+    windowEndSlack: 1,
+    createWritesNewline: true,
+    insertLineShift: 1,
+    replaceWording: 'two-line',
+    trimsObservations: true,
+    centredWindow: false,
+    readsTextMode: true,
+  },
+  '1.0.1': {
+    windowEndSlack: 1,
+    createWritesNewline: true,
+    insertLineShift: 1,
+    replaceWording: 'numbered',
+    trimsObservations: true,
+    centredWindow: false,
+    readsTextMode: true,
+  },
+  '1.1.0': {
+    windowEndSlack: 1,
+    createWritesNewline: false,
+    insertLineShift: 1,
+    replaceWording: 'numbered',
+    trimsObservations: true,
+    centredWindow: false,
+    readsTextMode: true,
+  },
+  '3ea751c0': {
+    windowEndSlack: 0,
+    createWritesNewline: false,
+    insertLineShift: 0,
+    replaceWording: 'numbered',
+    trimsObservations: true,
+    centredWindow: false,
+    readsTextMode: true,
+  },
 };
 
 export function sweAgentDialect(version: SweAgentVersion | undefined): SweAgentDialect {

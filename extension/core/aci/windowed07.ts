@@ -126,7 +126,7 @@ export async function edit07(ctx: ToolContext, start: number, end: number, body:
       `${show(ctx, text, file.path, start - 1)}\nFile updated. Please review the changes and make sure they are correct (correct indentation, no duplicate lines, etc). Edit the file again if necessary.`,
     );
   }
-  await dropProposal(ctx, path, file.text, proposal);
+  await dropProposal(ctx, path, file, proposal);
   const rule = '-'.repeat(49);
   const n = replacement.length;
   const applied = render(text, file.path, constrain(Math.trunc(n / 2) + start - 1, awkLines(text), n + 10), n + 10);

@@ -70,7 +70,7 @@ interface Change {
 /** Lints a change, rolls it back on new errors (showing both windows), or reports success. */
 async function applyChange(
   ctx: ToolContext,
-  file: { path: string; text: string; lint: string },
+  file: { path: string; text: string; translated: boolean; lint: string },
   change: Change,
   intro: string,
   success: (window: string) => string,
@@ -82,7 +82,7 @@ async function applyChange(
   const after = parseFlake8(proposal.lint);
   const errors = change.excusePrevious ? introducedErrors(parseFlake8(file.lint), after, change.window, change.replacementLines) : after;
   if (errors.length > 0) {
-    await dropProposal(ctx, file.path, file.text, proposal);
+    await dropProposal(ctx, file.path, file, proposal);
     ctx.state.firstLine = originalFirst;
     const applied = renderWindow(change.text, file.path, newFirst, window);
     const original = renderWindow(file.text, file.path, originalFirst, window);

@@ -30,7 +30,7 @@ async function openFileWindow(ctx: ToolContext, firstLineIn: (nLines: number) =>
 }
 
 /** SWE-agent's messages for a path that is a directory or is missing, shown as given. */
-export function checkedFile(file: FileLookup, given: string): { path: string; text: string } | ToolResult {
+export function checkedFile(file: FileLookup, given: string): Extract<FileLookup, { kind: 'file' }> | ToolResult {
   if (file.kind === 'directory') {
     return fail(`Error: ${pathAsGiven(given)} is a directory. You can only open files. Use cd or ls to navigate directories.`);
   }
@@ -157,7 +157,7 @@ const create = defineTool({
     );
     const lines = output.split('\n');
     if (lines[0] === '@exists') return fail(`Warning: File '${pathAsGiven(filename)}' already exists.`);
-    const file = checkedFile(parseLookup(lines), filename);
+    const file = checkedFile(parseLookup(ctx, lines), filename);
     if ('observation' in file) return file;
     ctx.state.openFile = file.path;
     return ok(showWindow(ctx, file.text, pathAsGiven(filename), 0));

@@ -170,6 +170,7 @@ async function attach(container: Docker.Container, create: Docker.ExecCreateOpti
 export class DockerSandbox implements Sandbox {
   readonly kind = 'docker' as const;
   readonly repoPath: string;
+  readonly tty: boolean;
   private readonly shell: ShellSession;
   private readonly snapshots: RepoSnapshots;
   private readonly env: string[];
@@ -192,6 +193,7 @@ export class DockerSandbox implements Sandbox {
   ) {
     this.repoPath = options.repoPath;
     const tty = options.tty ?? false;
+    this.tty = tty;
     this.env = Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`);
     const host: ShellHost = {
       tty,

@@ -73,6 +73,7 @@ function track(dir: string): void {
 
 export class LocalSandbox implements Sandbox {
   readonly kind = 'local' as const;
+  readonly tty: boolean;
   private readonly shell: ShellSession;
   private readonly snapshots: RepoSnapshots;
   private readonly processes = new Set<SandboxProcess>();
@@ -88,6 +89,7 @@ export class LocalSandbox implements Sandbox {
   ) {
     const limits = { ...DEFAULT_LIMITS, ...options.limits };
     const tty = options.tty ?? false;
+    this.tty = tty;
     const host: ShellHost = {
       tty,
       startShell: async (): Promise<ShellProcess> => {

@@ -106,6 +106,8 @@ export interface Sandbox {
   /** Container id, or the temporary directory of a LocalSandbox. */
   readonly id: string;
   readonly repoPath: string;
+  /** The shell runs under a pseudo-terminal (`SandboxOptions.tty`): its output's every `\n` arrives as `\r\n`. */
+  readonly tty: boolean;
   /** Runs a command in the session's one persistent shell (cwd and env persist). */
   exec(command: string, options?: ExecOptions): Promise<ExecResult>;
   /** Starts a separate process with its own stdio, outside the persistent shell. */
@@ -125,6 +127,15 @@ export interface Sandbox {
   reset(snapshotId: string): Promise<void>;
   /** Stops and removes everything the sandbox created. Safe to call twice. */
   dispose(): Promise<void>;
+}
+
+/**
+ * What the shell's commands printed, from what `exec` returned: under a pseudo-terminal every
+ * `\n` became `\r\n` (a file's own `\r\n` arrives as `\r\r\n`), which this undoes exactly;
+ * without one the output is already as printed, a `\r\n` in it the commands' own.
+ */
+export function printedOutput(sandbox: Pick<Sandbox, 'tty'>, output: string): string {
+  return sandbox.tty ? output.replace(/\r\n/g, '\n') : output;
 }
 
 export const DEFAULT_LIMITS: SandboxLimits = {

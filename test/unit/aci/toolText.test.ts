@@ -1,7 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { clipObservation, splitCwdMarker } from '../../../extension/core/aci/bashTool';
-import { pathAsGiven } from '../../../extension/core/aci/sandboxFiles';
+import { pathAsGiven, toolText, universalNewlines } from '../../../extension/core/aci/sandboxFiles';
+import { printedOutput } from '../../../extension/core/runtime/sandbox';
 import { shellQuote, splitShellWords } from '../../../extension/core/parsing/shellWords';
 import { catN, expandTabs, filemap, maybeTruncate, TRUNCATED_MESSAGE } from '../../../extension/core/aci/strReplaceEditor';
 import { pythonRepr } from '../../../extension/core/aci/windowedReplaceTools';
@@ -68,5 +69,30 @@ describe('texts the tools print', () => {
     assert.equal(pathAsGiven('./src//a.py'), 'src/a.py');
     assert.equal(pathAsGiven('/repo/ledger/'), '/repo/ledger');
     assert.equal(pathAsGiven('.'), '.');
+  });
+});
+
+describe('line ends', () => {
+  test("Python's text mode reads \\r\\n and a lone \\r as \\n, nothing else", () => {
+    assert.equal(universalNewlines('a\r\nb\rc\nd\r'), 'a\nb\nc\nd\n');
+    assert.equal(universalNewlines('x\r\r\ny'), 'x\n\ny');
+    assert.equal(universalNewlines('form\ffeed\u2028kept\n'), 'form\ffeed\u2028kept\n');
+  });
+
+  test("SWE-agent 1.x's Python tools read in text mode, 0.7's shell functions read the bytes", () => {
+    const crlf = 'A = 1\r\nB = 2\r\n';
+    for (const version of ['1.0.0', '1.0.1', '1.1.0', '3ea751c0', undefined] as const) {
+      assert.equal(
+        toolText({ config: { window: 100, overlap: 2, commandTimeoutMs: 1000, maxObservationChars: 1000, sweAgentVersion: version } }, crlf),
+        'A = 1\nB = 2\n',
+        String(version),
+      );
+    }
+    assert.equal(toolText({ config: { window: 100, overlap: 2, commandTimeoutMs: 1000, maxObservationChars: 1000, sweAgentVersion: '0.7' } }, crlf), crlf);
+  });
+
+  test("a pty's \\r\\n is undone exactly, a file's own \\r kept; without a pty the output is as printed", () => {
+    assert.equal(printedOutput({ tty: true }, 'Line 1:a = 1\r\r\nLine 2:b\r\n'), 'Line 1:a = 1\r\nLine 2:b\n');
+    assert.equal(printedOutput({ tty: false }, 'Line 1:a = 1\r\nLine 2:b\n'), 'Line 1:a = 1\r\nLine 2:b\n');
   });
 });

@@ -2,10 +2,12 @@
  * OpenHands' `edit` action with its editor (openhands-aci `OHEditor`): create, str_replace,
  * insert and undo_edit, with the editor's refusals (`ERROR:\n...`). A successful edit is
  * observed, as OpenHands records it, as the diff of the file (`get_diff`: Python's unified diff
- * without context, trailing spaces trimmed).
+ * without context, trailing spaces trimmed). Files are read as Python's text mode reads them
+ * (`\r\n` and a lone `\r` as `\n`) and written back so.
  */
 import { unifiedDiff } from '../../diff/sequenceMatcher';
 import type { ToolContext, ToolResult } from '../../aci/toolDefinition';
+import { universalNewlines } from '../../aci/sandboxFiles';
 import { pathKind } from './editorView';
 
 const refused = (message: string): ToolResult => ({ observation: `ERROR:\n${message}`, exitCode: 1 });
@@ -43,7 +45,8 @@ export async function openHandsEdit(ctx: ToolContext, args: Record<string, unkno
     if (typeof args.file_text !== 'string') return refused(`Parameter \`file_text\` is required for command: create.`);
     return write('', args.file_text);
   }
-  const before = await ctx.sandbox.readFile(path);
+  // The editor reads in Python's text mode and writes what it read: an edit leaves `\n` line ends.
+  const before = universalNewlines(await ctx.sandbox.readFile(path));
   if (command === 'str_replace') {
     if (typeof args.old_str !== 'string') return refused('Parameter `old_str` is required for command: str_replace.');
     const replacement = typeof args.new_str === 'string' ? args.new_str : '';

@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { shellQuote } from '../../parsing/shellWords';
 import type { ToolContext, ToolResult } from '../../aci/toolDefinition';
-import { fileContentScript, parseFileContent } from '../../aci/sandboxFiles';
+import { fileContentScript, parseFileContent, universalNewlines } from '../../aci/sandboxFiles';
+import { splitLines } from '../../aci/windowedFile';
 
 const failed = (parameter: string, value: string, hint: string): ToolResult => ({
   observation: `ERROR:\nInvalid \`${parameter}\` parameter: ${value}. ${hint}`,
@@ -92,7 +93,8 @@ export async function pathKind(ctx: ToolContext, path: string): Promise<'dir' | 
 
 /**
  * What `view` needs in one round trip: `@dir` and the folder's listing (unless a range rules the
- * listing out), `@file` and the content (`fileContentScript`), or `@none`.
+ * listing out), `@file` and the content (`fileContentScript`), or `@none`. The editor reads every
+ * file in Python's text mode, so the content comes with `\r\n` and a lone `\r` read as `\n`.
  */
 async function lookUp(
   ctx: ToolContext,
@@ -115,7 +117,7 @@ async function lookUp(
   if (status === '@none') return { kind: 'none' };
   if (status !== '@file' || (rest[0] !== '@text' && rest.length !== 1))
     throw new Error(`cannot read ${path} in the sandbox: ${result.output.slice(0, 500).trim()}`);
-  return { kind: 'file', text: parseFileContent(rest) };
+  return { kind: 'file', text: universalNewlines(parseFileContent(rest)) };
 }
 
 export async function openHandsView(ctx: ToolContext, path: string, range: [number, number] | undefined): Promise<ToolResult> {
@@ -140,12 +142,8 @@ export async function openHandsView(ctx: ToolContext, path: string, range: [numb
   const end = requestedEnd === -1 || requestedEnd > lines.length ? lines.length : requestedEnd;
   if (end < start)
     return failed('view_range', `[${range.join(', ')}]`, `Its second element \`${end}\` should be greater than or equal to the first element \`${start}\`.`);
-  const shown = lines
-    .slice(start - 1, end)
-    .join('')
-    .split(/\r\n|\n|\r/);
-  if (shown.at(-1) === '') shown.pop();
-  let text = numbered(shown.join('\n'), path, start);
+  // `'\n'.join(text.splitlines())`: a form feed or a U+2028 inside a line breaks it here too.
+  let text = numbered(splitLines(lines.slice(start - 1, end).join('')).join('\n'), path, start);
   if (requestedEnd > lines.length) text += `\nNOTE: We only show up to ${lines.length} since there's only ${lines.length} lines in this file\n`;
   return { observation: text, exitCode: 0 };
 }

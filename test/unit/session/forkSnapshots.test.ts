@@ -12,14 +12,14 @@ function step(index: number, raw: string): Step {
   return { index, thought: '', action: { raw, tool: 'bash', args: { command: raw } }, observation: '' };
 }
 
-test('snapshots: a step that changed nothing shares the last file; over the budget every other one goes; a fork finds the latest of its own actions', async () => {
+test('snapshots of the whole repository each step (no differentials): a step that changed nothing shares the last file; over the budget every other one goes; a fork finds the latest of its own actions', async () => {
   const repo = await mkdtemp(path.join(tmpdir(), 'swb-fork-snapshots-'));
   await writeFile(path.join(repo, 'a.txt'), 'a\n');
   const sandbox = await LocalSandbox.create({ image: 'local', repoDir: repo, repoPath: '/repo' });
   const aci = new AciSession(sandbox);
   const dir = path.join(await mkdtemp(path.join(tmpdir(), 'swb-fork-snapshot-dir-')), 'snaps');
   // A tar of this repository is 10 KB: a 25 KB budget holds two of them.
-  const snapshots = new SessionSnapshots('setup', aci, 25 * 1024, dir);
+  const snapshots = new SessionSnapshots('setup', aci, 25 * 1024, dir, false);
   try {
     const history: Step[] = [];
     for (let i = 0; i < 4; i++) {
@@ -54,9 +54,9 @@ test('snapshots: a step of a tool that only reads (open, goto, search_file) take
   const dir = path.join(await mkdtemp(path.join(tmpdir(), 'swb-fork-readonly-dir-')), 'snaps');
   const snapshots = new SessionSnapshots('setup', aci, 1024 ** 3, dir);
   const contentOf = async (at: number) => {
-    const kept = (snapshots as unknown as { kept: Map<number, { file: string }> }).kept.get(at);
+    const kept = (snapshots as unknown as { kept: Map<number, { tar: { file: string } }> }).kept.get(at);
     assert.ok(kept, `a snapshot after step ${at}`);
-    return (await sandbox.exec(`tar -xOf ${kept.file} ./f.txt 2>&1`)).output;
+    return (await sandbox.exec(`tar -xOf ${kept.tar.file} ./f.txt 2>&1`)).output;
   };
   try {
     const history: Step[] = [];

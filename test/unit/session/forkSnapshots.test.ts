@@ -88,3 +88,46 @@ test('snapshots: a step of a tool that only reads (open, goto, search_file) take
     await rm(path.dirname(dir), { recursive: true, force: true });
   }
 });
+
+test('differential snapshots: the first step is a level-0 dump, later ones differ from it; thinning keeps the dump while a kept differential needs it, and dump + differential is the repository at that step', async () => {
+  const repo = await mkdtemp(path.join(tmpdir(), 'swb-fork-diff-'));
+  await writeFile(path.join(repo, 'a.txt'), 'a\n');
+  const sandbox = await LocalSandbox.create({ image: 'local', repoDir: repo, repoPath: '/repo' });
+  const aci = new AciSession(sandbox);
+  const dir = path.join(await mkdtemp(path.join(tmpdir(), 'swb-fork-diff-dir-')), 'snaps');
+  // Each tar of this small repository is 10 KB (tar's record): a 35 KB budget holds three.
+  const snapshots = new SessionSnapshots('setup', aci, 35 * 1024, dir);
+  try {
+    const history: Step[] = [];
+    for (let i = 0; i < 4; i++) {
+      const raw = `echo ${i} > f${i}.txt && rm -f f${i - 1}.txt`;
+      await aci.runCommand(raw);
+      history.push(step(i, raw));
+      await snapshots.take(history);
+    }
+    assert.equal(snapshots.failure, undefined);
+    assert.equal(snapshots.differential, true, 'this machine has GNU tar');
+    // Over the budget at step 4: step 1's snapshot went, but not its dump, which steps 2 and 4 are differentials of.
+    assert.deepEqual(snapshots.steps, [2, 4]);
+    assert.deepEqual((await readdir(dir)).filter((f) => /^\d+\.(tar|snar)$/.test(f)).sort(), ['1.snar', '1.tar', '2.tar', '4.tar']);
+    const found = snapshots.find(history, 2, aci.tools, history)!;
+    const fetched = await found.fetch();
+    try {
+      assert.ok(fetched.diff, 'a differential to extract over the dump');
+      const out = path.join(path.dirname(dir), 'restored');
+      const r = await sandbox.exec(
+        `mkdir -p ${out} && tar -C ${out} -xf ${fetched.file} && tar -C ${out} --listed-incremental=/dev/null -xf ${fetched.diff} && cd ${out} && ls && cat f1.txt`,
+      );
+      assert.equal(r.exitCode, 0, r.output);
+      // After step 2 (index 1): f1 written, f0 removed.
+      assert.equal(r.output, 'a.txt\nf1.txt\n1\n');
+    } finally {
+      await fetched.release();
+    }
+  } finally {
+    await snapshots.dispose();
+    await aci.dispose();
+    await rm(repo, { recursive: true, force: true });
+    await rm(path.dirname(dir), { recursive: true, force: true });
+  }
+});

@@ -85,7 +85,7 @@ interface Kept {
 }
 
 /** What `FoundSnapshot.fetch` copied out to the host. */
-export interface FetchedSnapshot {
+interface FetchedSnapshot {
   /** The whole repository at the snapshot (a level-0 dump when `diff` is set), for `SandboxOptions.repoTar`. */
   file: string;
   /** A differential to extract over `file`'s contents (`FoundSnapshot.restore` does). */

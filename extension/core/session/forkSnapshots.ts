@@ -22,10 +22,14 @@
  * a differential against a copy of that state: what changed since the dump (tar compares mtime
  * and ctime, so a file changed and `touch`ed back to an old mtime, or only `chmod`ed, is in it)
  * and every folder's listing, so extracting it with `--listed-incremental=/dev/null` over the
- * dump also removes what was deleted. On the 72 MB repository one is 92 ms against 325 ms for the
- * whole tar (tar still stats every file), on the sample about the same (22 vs 28 ms). A fork
- * starts from the dump and extracts the one differential in one command before the tools' state:
- * restore is always dump + one differential. Tar takes a folder whose inode a deleted one had for
+ * dump also removes what was deleted. On the 72 MB repository one is 30-92 ms against 243-442 ms
+ * for the whole tar (tar still stats every file), on the sample about the same (9-22 vs 6-28 ms).
+ * A fork starts from the dump and extracts the one differential in one command before the tools'
+ * state: restore is always dump + one differential, which costs about what a whole tar's does
+ * (5.0 vs 4.9 s on the 72 MB repository, where copying the dump out and in dominates; copying the
+ * differential in and extracting it, 0.1-0.3 s). A repository whose dump is under 8 MB
+ * (`DIFFERENTIAL_MIN_BYTES`; the sample's is 0.2 MB) keeps whole tars: there differentials saved
+ * nothing per step and made a fork's restore 0.08 s slower. Tar takes a folder whose inode a deleted one had for
  * that one renamed, which extraction cannot always redo, so a step in which tar saw a folder
  * renamed (really or by inode reuse) takes a new dump instead; so does the step after a
  * differential grew past half its dump. An image whose tar cannot (not GNU tar) takes the whole
@@ -65,6 +69,8 @@ const DEFAULT_SNAPSHOT_BUDGET_BYTES = 1024 ** 3;
 const SNAPSHOT_TIMEOUT_MS = 10 * 60_000;
 /** A differential smaller than this never starts a new level-0 dump (tar pads every archive to 10 KB). */
 const REBASE_MIN_BYTES = 1024 ** 2;
+/** A repository whose whole tar is smaller than this is snapshotted whole every step (see the module's comment). */
+const DIFFERENTIAL_MIN_BYTES = 8 * 1024 ** 2;
 /** How far back a level-0 dump's time is moved (see `take`). */
 const SNAR_SHIFT_NS = 100_000_000;
 
@@ -163,6 +169,8 @@ export class SessionSnapshots {
      * snapshot; false, or an image whose tar cannot, takes the whole repository every time.
      */
     private incremental = true,
+    /** A level-0 dump smaller than this makes the session take whole tars after all (see the module's comment). */
+    private readonly differentialMinBytes = DIFFERENTIAL_MIN_BYTES,
   ) {
     this.prefix = [chain('', setup)];
   }
@@ -240,13 +248,16 @@ export class SessionSnapshots {
       ...(signal ? { signal } : {}),
     });
     this.made = true;
-    const [size, digest, kind] = result.output.trim().split(/\s+/);
+    const [size, digest, reported] = result.output.trim().split(/\s+/);
+    let kind = reported;
     if (result.exitCode !== 0 || result.timedOut || !digest || (kind !== 'diff' && kind !== 'base' && kind !== 'full')) {
       this.failure = `snapshot after step ${at - 1} failed (exit ${result.exitCode}): ${result.output.slice(-500)}`;
       return;
     }
     const tools = this.aci.toolState();
     const tar: TarFile = { file: `${this.dir}/${at}.tar`, bytes: Number(size), digest };
+    // A small repository's whole tar costs no more than a differential, and a fork restores it without one more copy.
+    if (kind === 'base' && tar.bytes < this.differentialMinBytes) kind = 'full';
     if (kind === 'full') this.incremental = false;
     if (kind === 'diff') {
       this.kept.set(at, previous?.base === base && previous?.tar.digest === digest ? { ...previous, tools } : { tar, base: base!, tools });

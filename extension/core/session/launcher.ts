@@ -254,7 +254,12 @@ export interface StartOptions {
    * keeper lets them go, so a fork started after this session ended restores them too.
    */
   snapshots?:
-    false | { budgetBytes?: number; keeper?: SnapshotKeeper; /** false: the whole repository every step, not differentials. */ differential?: boolean };
+    | false
+    | {
+        budgetBytes?: number;
+        keeper?: SnapshotKeeper;
+        /** true: differentials even for a small repository; false: the whole repository every step; by default by the repository's size. */ differential?: boolean;
+      };
 }
 
 /** How a fork reached its step: from a running session's snapshot, or by replaying. */
@@ -360,7 +365,16 @@ export async function startSession(plan: SessionPlan, options: StartOptions, res
     }
   }
   const snapshots =
-    options.snapshots === false ? undefined : new SessionSnapshots(setup, aci, options.snapshots?.budgetBytes, undefined, options.snapshots?.differential);
+    options.snapshots === false
+      ? undefined
+      : new SessionSnapshots(
+          setup,
+          aci,
+          options.snapshots?.budgetBytes,
+          undefined,
+          options.snapshots?.differential !== false,
+          options.snapshots?.differential ? 0 : undefined,
+        );
   const debug = new DebugSession({
     aci,
     sources,

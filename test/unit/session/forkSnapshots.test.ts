@@ -96,7 +96,8 @@ test('differential snapshots: the first step is a level-0 dump, later ones diffe
   const aci = new AciSession(sandbox);
   const dir = path.join(await mkdtemp(path.join(tmpdir(), 'swb-fork-diff-dir-')), 'snaps');
   // Each tar of this small repository is 10 KB (tar's record): a 35 KB budget holds three.
-  const snapshots = new SessionSnapshots('setup', aci, 35 * 1024, dir);
+  // Differentials however small the repository (by default it would take whole tars).
+  const snapshots = new SessionSnapshots('setup', aci, 35 * 1024, dir, true, 0);
   try {
     const history: Step[] = [];
     for (let i = 0; i < 4; i++) {

@@ -11,7 +11,8 @@
  * replayed with and without them, and how many steps needed no tar), and the two ways of snapshotting measured before choosing
  * (a tar through the session's shell vs `docker commit`, and a sandbox started from each: from the
  * tar, copied out of the source container first, vs from the committed image) on the sample
- * repository and on one of `--large-mb` MB.
+ * repository and on one of `--large-mb` MB; on each, a snapshot's cost per step as a whole-repository tar
+ * vs a differential against the session's level-0 dump, and a fork's restore from level 0 + differential.
  * Usage: node --import tsx bench/session/fork.ts [--rounds N] [--large-mb N]
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -20,7 +21,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import { dockerFromEnv } from '../../extension/core/runtime/dockerConnection';
-import { SnapshotKeeper } from '../../extension/core/session/forkSnapshots';
+import { AciSession } from '../../extension/core/aci/aciSession';
+import { SessionSnapshots, SnapshotKeeper } from '../../extension/core/session/forkSnapshots';
+import type { Step } from '../../extension/core/trajectory/model';
 import { planSession, startSession, type LaunchRequest, type StartedSession } from '../../extension/core/session/launcher';
 import type { Trajectory } from '../../extension/core/trajectory/model';
 import { generatedRecording } from '../../test/helpers/forkRecording';
@@ -131,6 +134,7 @@ async function mechanisms(repoDir: string, mb: number): Promise<void> {
     console.log(
       `${' '.repeat(`repository ${size}: `.length)}restore   tar ${f(fromTar)}  from image    ${f(fromImage)}  (a sandbox started from the tar, copied out first, vs from the committed image)`,
     );
+    await differentials(started.aci, size);
   } finally {
     await started.debug.finish();
     for (const image of images)
@@ -139,6 +143,61 @@ async function mechanisms(repoDir: string, mb: number): Promise<void> {
         .remove({ force: true })
         .catch(() => undefined);
   }
+}
+
+/**
+ * On the started session's repository: what one snapshot costs a step that changed one file, whole
+ * repository (the fallback) vs a differential against the level-0 dump taken at the first step, and
+ * a fork's restore from the differential (copy both tars out, a container started from the level-0
+ * tar, the differential extracted, the tools' state).
+ */
+async function differentials(aci: AciSession, size: string): Promise<void> {
+  const cost = async (differential: boolean): Promise<{ ms: number; snapshots: SessionSnapshots; history: Step[] }> => {
+    const snapshots = new SessionSnapshots(`bench-${differential}`, aci, 1024 ** 4, undefined, differential, 0);
+    const history: Step[] = [];
+    const ms: number[] = [];
+    for (let i = 0; i <= rounds; i++) {
+      const raw = `echo ${differential} ${i} >> /repo/notes-bench.txt`;
+      await aci.runCommand(raw);
+      history.push({ index: i, thought: '', action: { raw, tool: 'bash', args: { command: raw } }, observation: '' });
+      const took = await timed(() => snapshots.take(history));
+      if (snapshots.failure) throw new Error(snapshots.failure);
+      // The first snapshot of the differential ones is the level-0 dump: a full tar, once per session.
+      if (i > 0) ms.push(took);
+    }
+    return { ms: median(ms), snapshots, history };
+  };
+  const full = await cost(false);
+  const diff = await cost(true);
+  // The same restore from each, alternating: fetch, a container from the (level-0) tar, the differential if any, the tools' state.
+  const restoreFrom = (taken: { snapshots: SessionSnapshots; history: Step[] }) =>
+    timed(async () => {
+      const found = taken.snapshots.find(taken.history, taken.history.length, aci.tools, taken.history)!;
+      const fetched = await found.fetch();
+      try {
+        const sandbox = await DockerSandbox.create({ image: IMAGE, repoTar: fetched.file, repoPath: '/repo', labels: { 'swe-workbench.role': 'bench' } });
+        const target = new AciSession(sandbox);
+        await found.restore(target, fetched);
+        await target.dispose();
+      } finally {
+        await fetched.release();
+      }
+    });
+  const restoreWhole: number[] = [];
+  const restoreDiff: number[] = [];
+  try {
+    for (let round = 0; round < rounds; round++) {
+      restoreWhole.push(await restoreFrom(full));
+      restoreDiff.push(await restoreFrom(diff));
+    }
+  } finally {
+    await full.snapshots.dispose();
+    await diff.snapshots.dispose();
+  }
+  console.log(
+    `repository ${size}: per step (one file changed) whole-repository tar ${full.ms.toFixed(0)} ms vs differential ${diff.ms.toFixed(0)} ms` +
+      ` (${(full.ms / diff.ms).toFixed(1)}x); a fork's restore from the whole tar ${median(restoreWhole).toFixed(0)} ms vs level 0 + differential ${median(restoreDiff).toFixed(0)} ms`,
+  );
 }
 
 async function main(): Promise<void> {

@@ -253,7 +253,13 @@ export interface StartOptions {
    * With a `keeper`, the snapshots and their container outlive the session's `finish` until the
    * keeper lets them go, so a fork started after this session ended restores them too.
    */
-  snapshots?: false | { budgetBytes?: number; keeper?: SnapshotKeeper };
+  snapshots?:
+    | false
+    | {
+        budgetBytes?: number;
+        keeper?: SnapshotKeeper;
+        /** true: differentials even for a small repository; false: the whole repository every step; by default by the repository's size. */ differential?: boolean;
+      };
 }
 
 /** How a fork reached its step: from a running session's snapshot, or by replaying. */
@@ -315,7 +321,8 @@ export async function startSession(plan: SessionPlan, options: StartOptions, res
     restoreFailed === undefined && plan.mode === 'fork' && at > 0 && options.snapshots !== false
       ? forkSnapshots.find(setup, plan.recording!.trajectory.steps, at, plan.tools)
       : undefined;
-  // The snapshot's tar comes out of its session's container while the fork's container starts, which then starts from it.
+  // The snapshot's tars come out of its session's container while the fork's container starts, which then starts from
+  // the repository's (or the level-0 dump's) and extracts the differential, if any, before the tools' state goes in.
   const fetching = found?.fetch();
   fetching?.catch(() => undefined);
   let aci: AciSession;
@@ -339,26 +346,35 @@ export async function startSession(plan: SessionPlan, options: StartOptions, res
         () => undefined,
         (failed: unknown) => failed,
       ));
+    if (fetching && !fetchFailed) await (await fetching).release();
     options.signal?.throwIfAborted();
     // The source session ended meanwhile, or its container went: replay instead.
     if (fetchFailed) return startSession(plan, options, errorText(fetchFailed));
     throw err;
-  } finally {
-    await fetching?.then(
-      (fetched) => fetched.release(),
-      () => undefined,
-    );
   }
   if (found) {
+    const fetched = (await fetching)!;
     try {
-      await found.restoreToolState(aci, options.signal);
+      await found.restore(aci, fetched, options.signal);
     } catch (err) {
       await aci.dispose().catch(() => undefined);
       options.signal?.throwIfAborted();
       return startSession(plan, options, errorText(err));
+    } finally {
+      await fetched.release();
     }
   }
-  const snapshots = options.snapshots === false ? undefined : new SessionSnapshots(setup, aci, options.snapshots?.budgetBytes);
+  const snapshots =
+    options.snapshots === false
+      ? undefined
+      : new SessionSnapshots(
+          setup,
+          aci,
+          options.snapshots?.budgetBytes,
+          undefined,
+          options.snapshots?.differential !== false,
+          options.snapshots?.differential ? 0 : undefined,
+        );
   const debug = new DebugSession({
     aci,
     sources,

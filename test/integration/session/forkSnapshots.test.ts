@@ -193,3 +193,69 @@ describe('a fork restores the snapshot of a running session instead of replaying
     assert.deepEqual(await leftoverContainers(), []);
   });
 });
+
+/** Each step one kind of change a differential must carry exactly (step 0 makes the files; the source's level-0 dump follows it). */
+const EDGE_COMMANDS = [
+  'mkdir -p e/d1/sub e/old e/empty && echo 1 > e/d1/sub/f && echo a > e/mv1 && echo s > e/same && echo t > e/t && ln -s mv1 e/link && echo x > e/old/x && echo 5 > e/p',
+  'rm -r e/old',
+  'mv e/mv1 e/mv2',
+  'mkdir e/new-empty',
+  'ln -sfn mv2 e/link && ln -s missing e/dangling',
+  'chmod +x e/t',
+  'echo s > e/same',
+  "echo changed > e/p && touch -d '2001-01-01' e/p",
+  'git add -A && GIT_AUTHOR_DATE=2001-01-01T00:00:00Z GIT_COMMITTER_DATE=2001-01-01T00:00:00Z git -c user.name=a -c user.email=a@b commit -qm edge',
+  'rm -r e/d1 && echo now-a-file > e/d1 && mkdir -p e/d2/in && echo n > e/d2/in/n && rm e/same && mkdir e/same && rm e/link && mkdir e/link',
+  'mv e/empty e/empty2 && mv e/d2 e/d3',
+  'echo after > e/after && rm -r e/d3',
+];
+const edges = generatedRecording(EDGE_COMMANDS.length, (i) => EDGE_COMMANDS[i]!);
+
+/** Every path's type, mode and link target (empty folders and symlinks included; .git's objects by name). */
+async function tree(aci: AciSession): Promise<string> {
+  const r = await aci.sandbox.exec(`find . ! -path ./.git/index -printf '%p %y %m %l\\n' | LC_ALL=C sort`, { cwd: '/repo' });
+  assert.equal(r.exitCode, 0, r.output);
+  return r.output;
+}
+
+describe('a differential snapshot restores exactly what a replay makes', () => {
+  for (const differential of [true, false]) {
+    test(`${differential ? 'differentials over a level-0 dump' : 'the whole repository each step (the fallback)'}: deleted, renamed, new empty folders, symlinks, chmod, the same content rewritten, an old mtime, a commit, type changes`, async () => {
+      const source = await startSession(planSession(request('replay', edges)), { role: 'replay', snapshots: { differential } });
+      const replay = await startSession(planSession(request('replay', edges)), { role: 'replay', snapshots: false });
+      try {
+        assert.equal((await source.debug.continue()).index, EDGE_COMMANDS.length);
+        assert.equal(source.snapshots?.failure, undefined);
+        assert.equal(source.snapshots?.differential, differential);
+        const snars = await source.aci.sandbox.exec(`ls ${SNAPSHOT_DIR}/*/ | grep -c 'snar$'`);
+        // The directory renamed at step 10 starts a new level-0 dump.
+        if (differential) assert.ok(Number(snars.output.trim()) >= 2, `a level-0 dump and one after the rename: ${snars.output}`);
+        else assert.equal(snars.output.trim(), '0');
+        for (let at = 1; at <= EDGE_COMMANDS.length; at++) {
+          assert.equal((await replay.debug.runTo(at)).index, at);
+          const fork = await startSession(planSession(request('fork', edges, at)), { role: 'replay', live: { kind: 'person' } });
+          try {
+            assert.equal(fork.fork?.restoredAt, at, fork.fork?.note);
+            assert.equal(await tree(fork.aci), await tree(replay.aci), `fork at ${at}: the tree`);
+            assert.deepEqual(await workspaceState(fork.aci), await workspaceState(replay.aci), `fork at ${at}`);
+          } finally {
+            fork.person!.end();
+            await fork.debug.finish();
+          }
+        }
+        // What the cases are about, seen in the last fork's tree: a spot check that the comparison had something to compare.
+        const last = await tree(replay.aci);
+        assert.match(last, /^\.\/e\/t f 755 $/m);
+        assert.match(last, /^\.\/e\/p f 644 $/m);
+        assert.match(last, /^\.\/e\/new-empty d 755 $/m);
+        assert.match(last, /^\.\/e\/dangling l 777 missing$/m);
+        assert.match(last, /^\.\/e\/d1 f 644 $/m);
+      } finally {
+        await replay.debug.finish();
+        await source.debug.finish();
+      }
+      assert.equal(forkSnapshots.size, 0);
+      assert.deepEqual(await leftoverContainers(), []);
+    });
+  }
+});

@@ -12,14 +12,14 @@ function step(index: number, raw: string): Step {
   return { index, thought: '', action: { raw, tool: 'bash', args: { command: raw } }, observation: '' };
 }
 
-test('snapshots: a step that changed nothing shares the last file; over the budget every other one goes; a fork finds the latest of its own actions', async () => {
+test('snapshots of the whole repository each step (no differentials): a step that changed nothing shares the last file; over the budget every other one goes; a fork finds the latest of its own actions', async () => {
   const repo = await mkdtemp(path.join(tmpdir(), 'swb-fork-snapshots-'));
   await writeFile(path.join(repo, 'a.txt'), 'a\n');
   const sandbox = await LocalSandbox.create({ image: 'local', repoDir: repo, repoPath: '/repo' });
   const aci = new AciSession(sandbox);
   const dir = path.join(await mkdtemp(path.join(tmpdir(), 'swb-fork-snapshot-dir-')), 'snaps');
   // A tar of this repository is 10 KB: a 25 KB budget holds two of them.
-  const snapshots = new SessionSnapshots('setup', aci, 25 * 1024, dir);
+  const snapshots = new SessionSnapshots('setup', aci, 25 * 1024, dir, false);
   try {
     const history: Step[] = [];
     for (let i = 0; i < 4; i++) {
@@ -54,9 +54,9 @@ test('snapshots: a step of a tool that only reads (open, goto, search_file) take
   const dir = path.join(await mkdtemp(path.join(tmpdir(), 'swb-fork-readonly-dir-')), 'snaps');
   const snapshots = new SessionSnapshots('setup', aci, 1024 ** 3, dir);
   const contentOf = async (at: number) => {
-    const kept = (snapshots as unknown as { kept: Map<number, { file: string }> }).kept.get(at);
+    const kept = (snapshots as unknown as { kept: Map<number, { tar: { file: string } }> }).kept.get(at);
     assert.ok(kept, `a snapshot after step ${at}`);
-    return (await sandbox.exec(`tar -xOf ${kept.file} ./f.txt 2>&1`)).output;
+    return (await sandbox.exec(`tar -xOf ${kept.tar.file} ./f.txt 2>&1`)).output;
   };
   try {
     const history: Step[] = [];
@@ -81,6 +81,50 @@ test('snapshots: a step of a tool that only reads (open, goto, search_file) take
     const kept = (snapshots as unknown as { kept: Map<number, { tools: { state: { openFile: string | null } } }> }).kept;
     assert.equal(kept.get(1)?.tools.state.openFile, null);
     assert.match(kept.get(2)?.tools.state.openFile ?? '', /f\.txt$/);
+  } finally {
+    await snapshots.dispose();
+    await aci.dispose();
+    await rm(repo, { recursive: true, force: true });
+    await rm(path.dirname(dir), { recursive: true, force: true });
+  }
+});
+
+test('differential snapshots: the first step is a level-0 dump, later ones differ from it; thinning keeps the dump while a kept differential needs it, and dump + differential is the repository at that step', async () => {
+  const repo = await mkdtemp(path.join(tmpdir(), 'swb-fork-diff-'));
+  await writeFile(path.join(repo, 'a.txt'), 'a\n');
+  const sandbox = await LocalSandbox.create({ image: 'local', repoDir: repo, repoPath: '/repo' });
+  const aci = new AciSession(sandbox);
+  const dir = path.join(await mkdtemp(path.join(tmpdir(), 'swb-fork-diff-dir-')), 'snaps');
+  // Each tar of this small repository is 10 KB (tar's record): a 35 KB budget holds three.
+  // Differentials however small the repository (by default it would take whole tars).
+  const snapshots = new SessionSnapshots('setup', aci, 35 * 1024, dir, true, 0);
+  try {
+    const history: Step[] = [];
+    for (let i = 0; i < 4; i++) {
+      const raw = `echo ${i} > f${i}.txt && rm -f f${i - 1}.txt`;
+      await aci.runCommand(raw);
+      history.push(step(i, raw));
+      await snapshots.take(history);
+    }
+    assert.equal(snapshots.failure, undefined);
+    assert.equal(snapshots.differential, true, 'this machine has GNU tar');
+    // Over the budget at step 4: step 1's snapshot went, but not its dump, which steps 2 and 4 are differentials of.
+    assert.deepEqual(snapshots.steps, [2, 4]);
+    assert.deepEqual((await readdir(dir)).filter((f) => /^\d+\.(tar|snar)$/.test(f)).sort(), ['1.snar', '1.tar', '2.tar', '4.tar']);
+    const found = snapshots.find(history, 2, aci.tools, history)!;
+    const fetched = await found.fetch();
+    try {
+      assert.ok(fetched.diff, 'a differential to extract over the dump');
+      const out = path.join(path.dirname(dir), 'restored');
+      const r = await sandbox.exec(
+        `mkdir -p ${out} && tar -C ${out} -xf ${fetched.file} && tar -C ${out} --listed-incremental=/dev/null -xf ${fetched.diff} && cd ${out} && ls && cat f1.txt`,
+      );
+      assert.equal(r.exitCode, 0, r.output);
+      // After step 2 (index 1): f1 written, f0 removed.
+      assert.equal(r.output, 'a.txt\nf1.txt\n1\n');
+    } finally {
+      await fetched.release();
+    }
   } finally {
     await snapshots.dispose();
     await aci.dispose();

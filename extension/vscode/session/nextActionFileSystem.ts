@@ -31,19 +31,16 @@ export class NextActionFileSystem implements vscode.FileSystemProvider {
 
   /**
    * Loads the next action's text; call before opening the document, and only while an open one
-   * is not dirty. When the text is new the file changes (a later modification time and a change
-   * event), and the editor reloads a document that is not dirty by itself: it shows the hint
-   * without being edited and saved here, so nothing the person begins typing can be saved, and
-   * run, by a save of ours.
+   * is not dirty. The file changes (a later modification time and a change event), and the editor
+   * reloads a document that is not dirty by itself: it shows the hint without being edited and
+   * saved here, so nothing the person begins typing can be saved, and run, by a save of ours.
+   * Changed even when the text is the same, as an open document may show other text (typing undone).
    */
   async refresh(): Promise<string> {
     const text = await this.controller.nextActionDocument();
-    const content = new TextEncoder().encode(text);
-    if (Buffer.compare(content, this.text) !== 0) {
-      this.text = content;
-      this.mtime = Math.max(Date.now(), this.mtime + 1);
-      this.changes.fire([{ type: vscode.FileChangeType.Changed, uri: NEXT_ACTION_URI }]);
-    }
+    this.text = new TextEncoder().encode(text);
+    this.mtime = Math.max(Date.now(), this.mtime + 1);
+    this.changes.fire([{ type: vscode.FileChangeType.Changed, uri: NEXT_ACTION_URI }]);
     return text;
   }
 

@@ -15,33 +15,35 @@ const said = (observation: string): ToolResult => ({ observation, exitCode: 0 })
 const PATH_LINE = '@path ';
 
 /**
- * Runs `body(dir)` with `dir` the shell word for the directory's real path, or says it is
- * missing. When `resolvedHere` works the path out, the shell prints only what the body prints
- * (no line of its own: a write less through the sandbox's stream); otherwise it prints the real
- * path first, on a `PATH_LINE`.
+ * Runs `body(real)` on `given` when `[ test given ]` holds, `real` the shell word for its real
+ * path, or answers `missing()`. When `resolvedHere` works the real path out and its check holds,
+ * the shell prints only what the body prints (no line of its own: a write less through the
+ * sandbox's stream); otherwise it works the path out itself and prints it first, on a
+ * `PATH_LINE`. The body's lines must start as neither that nor `@missing`.
  */
-async function inDirectory(ctx: ToolContext, dir: string | undefined, body: (dir: string) => string): Promise<{ dir: string; lines: string[] } | ToolResult> {
-  const given = dir ?? './';
+async function atRealPath(
+  ctx: ToolContext,
+  test: '-d' | '-f',
+  given: string,
+  body: (real: string) => string,
+  missing: () => ToolResult,
+): Promise<{ real: string; lines: string[] } | ToolResult> {
   const here = resolvedHere(given, ctx.state.workingDir);
-  const fast = here ? (here.check ? `elif ${here.check}; then ${body(shellQuote(here.real))}; ` : '') : '';
-  const { output } = await runTool(
-    ctx,
-    `if [ ! -d ${shellQuote(given)} ]; then echo @missing; ${fast}` +
-      (here && !here.check
-        ? `else ${body(shellQuote(here.real))}; fi`
-        : `else ${realpathScript(given)}; __swb_d=$__swb_r; printf '${PATH_LINE}%s\\n' "$__swb_d"; ${body('"$__swb_d"')}; unset __swb_d; fi`),
-  );
-  return withPath(output, here, () => said(`Directory ${dir} not found`));
-}
-
-/** The real path and the body's lines from what `inDirectory` or `search_file`'s script printed. */
-function withPath(output: string, here: { real: string } | undefined, missing: () => ToolResult): { dir: string; lines: string[] } | ToolResult {
+  const inShell = `else ${realpathScript(given)}; printf '${PATH_LINE}%s\\n' "$__swb_r"; ${body('"$__swb_r"')}; fi`;
+  const known = here && body(shellQuote(here.real));
+  const rest = !here ? inShell : here.check === undefined ? `else ${known}; fi` : `elif ${here.check}; then ${known}; ${inShell}`;
+  const { output } = await runTool(ctx, `if [ ! ${test} ${shellQuote(given)} ]; then echo @missing; ${rest}`);
   const lines = output.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   if (lines[0] === '@missing') return missing();
-  if (lines[0]?.startsWith(PATH_LINE)) return { dir: lines[0].slice(PATH_LINE.length), lines: lines.slice(1) };
+  if (lines[0]?.startsWith(PATH_LINE)) return { real: lines[0].slice(PATH_LINE.length), lines: lines.slice(1) };
   if (!here) throw new Error(`unexpected answer from the sandbox shell: ${JSON.stringify(output.slice(0, 200))}`);
-  return { dir: here.real, lines };
+  return { real: here.real, lines };
+}
+
+/** Runs `body(dir)` in the directory `dir` (default the working directory), or says it is missing (`atRealPath`). */
+function inDirectory(ctx: ToolContext, dir: string | undefined, body: (dir: string) => string): Promise<{ real: string; lines: string[] } | ToolResult> {
+  return atRealPath(ctx, '-d', dir ?? './', body, () => said(`Directory ${dir} not found`));
 }
 
 const findFile = defineTool({
@@ -57,8 +59,8 @@ const findFile = defineTool({
   async run(ctx, { file_name, dir }) {
     const found = await inDirectory(ctx, dir, (d) => `find ${d} -type f -name ${shellQuote(file_name)}`);
     if ('observation' in found) return found;
-    if (found.lines.length === 0) return said(`No matches found for "${file_name}" in ${found.dir}`);
-    return said([`Found ${found.lines.length} matches for "${file_name}" in ${found.dir}:`, ...found.lines].join('\n'));
+    if (found.lines.length === 0) return said(`No matches found for "${file_name}" in ${found.real}`);
+    return said([`Found ${found.lines.length} matches for "${file_name}" in ${found.real}:`, ...found.lines].join('\n'));
   },
 });
 
@@ -83,7 +85,7 @@ const searchDir = defineTool({
       .map((line) => ({ file: line.slice(0, line.lastIndexOf(':')), count: Number(line.slice(line.lastIndexOf(':') + 1)) }))
       .filter((entry) => entry.count > 0)
       .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-    const where = `"${search_term}" in ${found.dir}`;
+    const where = `"${search_term}" in ${found.real}`;
     if (counts.length === 0) return said(`No matches found for ${where}`);
     if (counts.length > MAX_RESULTS) return said(`More than ${counts.length} files matched for ${where}. Please narrow your search.`);
     const total = counts.reduce((sum, entry) => sum + entry.count, 0);
@@ -107,21 +109,17 @@ const searchFile = defineTool({
     if (search_term === '') return said('Usage: search_file <search_term> [<file>]');
     const target = file ?? ctx.state.openFile;
     if (target === null) return said(NO_FILE_OPEN);
-    const f = shellQuote(target);
-    const grep = `grep -n -- ${shellQuote(search_term)} ${f}`;
     // grep -n's lines start with a digit: neither `@missing` nor a PATH_LINE.
-    const here = resolvedHere(target, ctx.state.workingDir);
-    const fast = here ? (here.check ? `elif ${here.check}; then ${grep}; ` : `else ${grep}; fi`) : '';
-    const { output } = await runTool(
+    const grep = `grep -n -- ${shellQuote(search_term)} ${shellQuote(target)}`;
+    const found = await atRealPath(
       ctx,
-      `if [ ! -f ${f} ]; then echo @missing; ${fast}` +
-        (here && !here.check ? '' : `else ${realpathScript(target)}; printf '${PATH_LINE}%s\\n' "$__swb_r"; ${grep}; fi`),
-    );
-    const found = withPath(output, here, () =>
-      said(`Usage: search_file <search_term> [<file>]\nError: File name ${target} not found. Please provide a valid file name.`),
+      '-f',
+      target,
+      () => grep,
+      () => said(`Usage: search_file <search_term> [<file>]\nError: File name ${target} not found. Please provide a valid file name.`),
     );
     if ('observation' in found) return found;
-    const path = found.dir;
+    const path = found.real;
     const matches = found.lines;
     const where = `"${search_term}" in ${path}`;
     if (matches.length === 0) return said(`No matches found for ${where}`);

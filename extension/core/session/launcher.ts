@@ -258,7 +258,8 @@ export interface StartOptions {
     | {
         budgetBytes?: number;
         keeper?: SnapshotKeeper;
-        /** true: differentials even for a small repository; false: the whole repository every step; by default by the repository's size. */ differential?: boolean;
+        /** true: differentials even for a small repository; false: the whole repository every step; by default by the repository's size. */
+        differential?: boolean;
       };
 }
 

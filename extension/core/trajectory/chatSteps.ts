@@ -61,16 +61,15 @@ export interface ChatTurn {
   at: number;
   followers: number[];
 }
-type Turn = ChatTurn;
 
 /**
  * Indices of the messages before the first assistant turn, and the turns themselves: read from
  * the roles (and what `skip` reads) alone, so a reader of a byte index can find them from small
  * stand-ins of the messages.
  */
-export function turnsOf<M extends ChatMessage>(messages: ReadonlyArray<M>, skip?: (message: M) => boolean): { preamble: number[]; turns: Turn[] } {
+export function turnsOf<M extends ChatMessage>(messages: ReadonlyArray<M>, skip?: (message: M) => boolean): { preamble: number[]; turns: ChatTurn[] } {
   const preamble: number[] = [];
-  const turns: Turn[] = [];
+  const turns: ChatTurn[] = [];
   messages.forEach((m, i) => {
     if (skip?.(m)) return;
     if (m.role === 'assistant') turns.push({ at: i, followers: [] });

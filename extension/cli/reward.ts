@@ -33,7 +33,8 @@ Recipe options (the reward of an RL recipe instead of the binary SWE-bench resol
   --bug-checks FILE          ssr-injector: the bug's consistency checks, as 'bug validate DIR --json' prints
                              them, or true / false; a bug failing one gets the recipe's lowest reward.
                              Without it the bug is taken as consistent
-A masked outcome prints its reason: it gives no gradient, it is not a 0.`;
+A masked outcome prints its reason: it gives no gradient, it is not a 0. With --json a masked
+reward is "value": null beside "masked": {"reason", "code"}.`;
 
 const FORMATS: readonly TestOutputFormat[] = ['pytest', 'unittest', 'auto'];
 
@@ -92,6 +93,8 @@ export const command: Command = {
     else if (recipe?.shape === 'swe-rl' && values.patch && values.instance && !values.report)
       view = await patchView(values.instance, values['instance-id'], recipe, run);
     else throw new CliError(`give --test-output with --instance, or --report alone\n\n${USAGE}`);
+    // A masked reward is no number: its value is null beside the mask and its reason.
+    if (view.reward?.masked) view.reward = { ...view.reward, value: null };
     ctx.stdout.write(values.json ? JSON.stringify(view, null, 2) + '\n' : readable(view));
     // Test output that could not be graded is an input error: masked in the output, and exit 1 so no script takes it for a grade.
     if (view.kind === 'infra-failure') {
@@ -242,9 +245,11 @@ function readable(view: RewardView): string {
     }
   }
   lines.push(
-    reward.value === null
-      ? `reward: not scored: ${reward.unscored}`
-      : `reward: ${reward.value}${reward.masked ? ` (masked: ${reward.masked.reason}, no gradient)` : ''}`,
+    reward.masked
+      ? `reward: masked: ${reward.masked.reason} (no gradient)`
+      : reward.value === null
+        ? `reward: not scored: ${reward.unscored}`
+        : `reward: ${reward.value}`,
   );
   for (const t of reward.terms) lines.push(`  ${t.name} = ${t.value}    ${t.rule}`);
   return lines.join('\n') + '\n';

@@ -239,7 +239,8 @@ function jsonRecord(r: Rollout, score?: ScoredRollout) {
     ? {
         recipe: {
           outcome: score.score.outcome,
-          value: score.score.value,
+          // A masked rollout's reward is no number: null, with the mask and its reason beside it.
+          value: score.score.outcome === 'masked' ? null : score.score.value,
           mask: score.score.mask,
           unscored: score.score.unscored,
           advantage: score.advantage,
@@ -330,7 +331,7 @@ function recipeTable(rollouts: Rollout[], run: ScoredRun): string {
         r.attempt,
         r.steps,
         r.failure,
-        s.score.value === null ? undefined : fixed(s.score.value, 3),
+        s.score.outcome === 'masked' ? 'masked' : s.score.value === null ? undefined : fixed(s.score.value, 3),
         s.advantage === null ? undefined : fixed(s.advantage, 3),
         outcome,
       ];

@@ -50,7 +50,7 @@ export function rewardBreakdown(sources: RewardSources, inputs: RewardInputs, re
     ...breakdown,
     ...offered,
     recipe: { name: recipe.name, version: recipe.version, source: recipe.source, description: recipe.description, outcome: score.outcome },
-    value: score.value,
+    value: score.outcome === 'masked' ? null : score.value,
     masked: score.mask?.reason ?? null,
     terms: score.terms,
     missing: score.unscored ? [...breakdown.missing, `${recipe.name} cannot score it: ${score.unscored}.`] : breakdown.missing,
@@ -103,7 +103,7 @@ function breakdownOf(
   return {
     ...base,
     resolution: outcome.resolution,
-    value: reward.value,
+    value: reward.masked ? null : reward.value,
     masked: reward.masked?.reason ?? null,
     terms: reward.terms,
     lists: testLists(outcome.tests, output.file ? lineIndex(output.text, outcome.tests) : new Map()),
@@ -156,7 +156,7 @@ function fromRollout(sources: RewardSources, report: Report | undefined, traject
     title: sources.title ?? `Reward: ${instanceId ?? name}`,
     origin: [sources.trajectory, sources.report].filter(Boolean).join(' + '),
     resolution: null,
-    value: masked !== null ? 0 : (terms[0]?.value ?? null),
+    value: masked !== null ? null : (terms[0]?.value ?? null),
     masked,
     terms,
     lists: [],
@@ -210,7 +210,14 @@ function fromReport(sources: RewardSources, report: InstanceReport): Breakdown {
 }
 
 function empty(reward: Reward): Pick<RewardBreakdown, 'resolution' | 'value' | 'masked' | 'terms' | 'lists' | 'testsFound'> {
-  return { resolution: null, value: reward.value, masked: reward.masked?.reason ?? null, terms: reward.terms, lists: [], testsFound: null };
+  return {
+    resolution: null,
+    value: reward.masked ? null : reward.value,
+    masked: reward.masked?.reason ?? null,
+    terms: reward.terms,
+    lists: [],
+    testsFound: null,
+  };
 }
 
 /** FAIL_TO_PASS and PASS_TO_PASS always; the other two lists only when the task has them. */

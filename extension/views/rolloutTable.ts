@@ -45,9 +45,10 @@ export function recipeInfo(r: Recipe): RecipeInfo {
   return { name: r.name, version: r.version, shape: r.shape, source: r.source, description: r.description, estimator: r.advantage, masked: [...r.masked] };
 }
 
-/** A row's recipe cells: reward, mask (or what is missing) and advantage. */
+/** A row's recipe cells: reward, mask (or what is missing) and advantage. A masked reward is no number: its value is null. */
 function scoreCells(s: ScoredRollout): NonNullable<RolloutRow['score']> {
-  return { outcome: s.score.outcome, value: s.score.value, mask: s.score.mask?.reason ?? s.score.unscored, advantage: s.advantage, why: s.why };
+  const value = s.score.outcome === 'masked' ? null : s.score.value;
+  return { outcome: s.score.outcome, value, mask: s.score.mask?.reason ?? s.score.unscored, advantage: s.advantage, why: s.why };
 }
 
 export function recipeSummary(run: ScoredRun): RecipeSummary {

@@ -226,6 +226,8 @@ describe('the rollouts table in code-server', () => {
     const crashed = table.locator(`.rollout-row[data-id="run/attempt_3/${G7}/${G7}.traj.json"]`);
     await crashed.locator('[data-column="mask"]', { hasText: "masked: container error: exit status 'RuntimeError'" }).waitFor({ timeout: 10_000 });
     assert.equal(await crashed.locator('[data-column="advantage"]').textContent(), '—');
+    // A mask is never a number: the reward cell says masked, the Mask column why.
+    assert.equal(await crashed.locator('[data-column="recipe-reward"]').textContent(), 'masked');
     await crashed.click();
     await table
       .locator('#details-score', { hasText: /^no gradient: masked: container error.*left out of the group's statistics, no gradient$/ })
@@ -237,7 +239,7 @@ describe('the rollouts table in code-server', () => {
     assert.deepEqual(rows, [
       ['#1', '1', '+1'],
       ['#2', '0', '-0.5'],
-      ['#3', '—', '—'],
+      ['#3', 'masked', '—'],
       ['#4', '0', '-0.5'],
     ]);
     assert.match(

@@ -60,7 +60,11 @@ export class RewardView {
     const parts: Node[] = [];
     if (b.resolution) parts.push(el('span', { className: `resolution ${b.resolution}`, text: b.resolution, attrs: { id: 'resolution' } }));
     parts.push(
-      el('span', { className: 'reward-value', text: b.value === null ? 'reward unknown' : `reward ${formatValue(b.value)}`, attrs: { id: 'reward-value' } }),
+      el('span', {
+        className: 'reward-value',
+        text: b.masked ? 'reward masked' : b.value === null ? 'reward unknown' : `reward ${formatValue(b.value)}`,
+        attrs: { id: 'reward-value' },
+      }),
     );
     if (b.testsFound !== null) parts.push(el('span', { className: 'note', text: `${b.testsFound} tests in the output` }));
     if (b.masked) parts.push(el('span', { className: 'note masked', text: `masked: ${b.masked}, no gradient`, attrs: { id: 'reward-mask' } }));

@@ -616,7 +616,11 @@ export class RolloutsTable {
     const rows = details.rollouts.map((r) =>
       el('tr', { attrs: { 'data-id': r.id, 'data-outcome': r.outcome } }, [
         el('td', { text: `#${r.attempt}` }),
-        el('td', { className: 'numeric', text: fmt(r.value) }),
+        el('td', {
+          className: 'numeric',
+          text: r.outcome === 'masked' ? 'masked' : fmt(r.value),
+          ...(r.outcome === 'masked' ? { attrs: { title: `masked: ${r.mask}` } } : {}),
+        }),
         el('td', { className: 'numeric', text: r.advantage === null ? '—' : signed(r.advantage) }),
         el('td', { text: r.why, attrs: { title: r.terms.map((t) => `${t.name} = ${fmt(t.value)}: ${t.rule}`).join('\n') } }),
       ]),

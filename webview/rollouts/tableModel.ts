@@ -65,7 +65,12 @@ export function cellText(row: RolloutRow, column: RolloutColumn): string {
 
 /** The columns a recipe adds: its reward, the group advantage, and the mask with its reason. */
 export const RECIPE_COLUMNS = [
-  { column: 'recipe-reward', title: 'Recipe reward', numeric: true, help: "The recipe's reward (kept on a masked rollout, which gives no gradient)" },
+  {
+    column: 'recipe-reward',
+    title: 'Recipe reward',
+    numeric: true,
+    help: "The recipe's reward; 'masked' for a rollout that gives no gradient (the Mask column says why)",
+  },
   { column: 'advantage', title: 'Advantage', numeric: true, help: "The rollout's advantage in its GRPO group (all rollouts of its instance)" },
   { column: 'mask', title: 'Mask', numeric: false, help: 'Why the rollout gives no gradient: masked, or not scored' },
 ] as const;
@@ -85,7 +90,7 @@ export function recipeCellText(row: RolloutRow, column: RecipeColumn): string {
   if (!s) return '…';
   switch (column) {
     case 'recipe-reward':
-      return s.value === null ? '—' : String(Math.round(s.value * 1000) / 1000);
+      return s.outcome === 'masked' ? 'masked' : s.value === null ? '—' : String(Math.round(s.value * 1000) / 1000);
     case 'advantage':
       return signed(s.advantage);
     case 'mask':

@@ -69,14 +69,15 @@ describe('swe-workbench reward --recipe', () => {
     assert.match(stdout, /forced-submission discount = 0\.5 {4}SWE-Master: alpha = 0\.5/);
   });
 
-  thirdPartyFiles.test('skyrl masks a context overflow: the reason is printed, not a 0', async () => {
+  thirdPartyFiles.test('skyrl masks a context overflow: the reason stands where the reward would, in text and JSON', async () => {
     const view = JSON.parse(
       (await reward('--test-output', log, '--instance', inst, '--recipe', 'skyrl', '--finish-reason', 'context_exceeded', '--json')).stdout,
     );
     assert.equal(view.reward.outcome, 'masked');
     assert.deepEqual(view.reward.masked, { reason: 'context window exceeded', code: 'context_exceeded' });
+    assert.equal(view.reward.value, null);
     const text = (await reward('--test-output', log, '--instance', inst, '--recipe', 'skyrl', '--finish-reason', 'context_exceeded')).stdout;
-    assert.match(text, /^reward: 1 \(masked: context window exceeded, no gradient\)$/m);
+    assert.match(text, /^reward: masked: context window exceeded \(no gradient\)$/m);
   });
 
   thirdPartyFiles.test('swe-rl compares a patch with the instance gold patch: the gold patch itself is 1, prose is -1', async () => {

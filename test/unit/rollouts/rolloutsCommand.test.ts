@@ -124,7 +124,7 @@ describe('swe-workbench rollouts --recipe', () => {
   const folder = suiteRolloutFolder();
   const root = () => folder.run;
 
-  thirdPartyFiles.test('the table shows reward, advantage and each mask with its reason', async () => {
+  thirdPartyFiles.test('the table shows reward, advantage and each mask with its reason; a masked reward is no number', async () => {
     const { stdout } = await run([root(), '--recipe', 'skyrl', '--advantage', 'rloo', '--filter', `instance=${W202}`]);
     const lines = stdout.trimEnd().split('\n');
     assert.match(lines[0]!, /^ID +INSTANCE +ATTEMPT +STEPS +FAILURE +REWARD +ADVANTAGE +OUTCOME$/);
@@ -133,7 +133,7 @@ describe('swe-workbench rollouts --recipe', () => {
         .find((l) => l.startsWith('attempt_2/'))!
         .split(/ {2,}/)
         .slice(4),
-      ['stuck-loop', '0', '-', 'masked: stuck in a loop'],
+      ['stuck-loop', 'masked', '-', 'masked: stuck in a loop'],
     );
     // The one scored W202 rollout is alone in its group: RLOO has no baseline, advantage 0.
     assert.deepEqual(
@@ -153,6 +153,9 @@ describe('swe-workbench rollouts --recipe', () => {
     const crashed = out.rollouts.find((r: { attempt: number }) => r.attempt === 3).recipe;
     assert.equal(crashed.outcome, 'masked');
     assert.equal(crashed.advantage, null);
+    // A mask is never a number: no reward value, the mask with its reason instead.
+    assert.equal(crashed.value, null);
+    assert.match(crashed.mask.reason, /^container error/);
     // G7 keeps [1, 0, 0]: Dr. GRPO 1 - 1/3.
     const first = out.rollouts.find((r: { attempt: number }) => r.attempt === 1).recipe;
     assert.equal(Number(first.advantage.toFixed(6)), 0.666667);

@@ -7,6 +7,7 @@ import { openSteps, type StepSource } from '../core/trajectory/stepSource';
 import { toCanonicalJson } from '../core/trajectory/canonicalExport';
 import type { Step } from '../core/trajectory/model';
 import { stepErrorMarks } from '../core/trajectory/stepErrors';
+import { recordedModelStats } from '../core/trajectory/runFacts';
 import { oneLine, STEP_LABEL_WIDTH, stepLabel } from '../core/trajectory/stepLabels';
 import { LOSS_MASKED_FINISH_REASONS } from '../core/trajectory/importers/skyrl';
 import { CliError, parseCommandArgs, type Command } from './command';
@@ -34,14 +35,15 @@ function marks(step: Step): string {
 
 function outcomeLine(loaded: StepSource): string {
   const o = loaded.header.outcome;
-  const stats = o.modelStats;
+  // As the stepper reads them: a zero cost beside uncounted tokens is not a cost, it is unknown.
+  const stats = recordedModelStats(o.modelStats, loaded.stepCount);
   return [
     o.exitStatus ?? 'no exit status',
     ...(loaded.format === 'skyrl' && o.exitStatus !== undefined && LOSS_MASKED_FINISH_REASONS.has(o.exitStatus) ? ['loss masked in training'] : []),
     ...(o.submission !== undefined ? [`submission ${size(o.submission.length)}`] : []),
     ...(o.reward !== undefined ? [`reward ${o.reward}`] : []),
     ...(o.resolved !== undefined ? [o.resolved ? 'resolved' : 'not resolved'] : []),
-    ...(stats?.instanceCost !== undefined ? [`cost $${stats.instanceCost.toFixed(4)}`] : []),
+    ...(stats?.instanceCost !== undefined ? [`cost $${stats.instanceCost.toFixed(4)}`] : o.modelStats?.instanceCost !== undefined ? ['cost unknown'] : []),
     ...(stats?.apiCalls !== undefined ? [`${stats.apiCalls} API calls`] : []),
     ...(o.error !== undefined ? [`error: ${oneLine(o.error, 80)}`] : []),
   ].join(' · ');

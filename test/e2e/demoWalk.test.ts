@@ -98,6 +98,9 @@ describe("the README's five-minute walk through the demo", () => {
     await expectStep(1);
     for (const part of ['.thought', '#action-raw', '.observation-text'])
       assert.ok(((await stepper.locator(part).first().textContent()) ?? '').trim().length > 0, `step 1 shows its ${part}`);
+    // The demo's recordings measured no time and counted no cost: unknown, never 0.0 s or $0.
+    for (const fact of ['#run-duration', '#run-cost']) assert.equal(await stepper.locator(`${fact} strong`).textContent(), 'unknown', fact);
+    assert.doesNotMatch((await stepper.locator('div.facts').first().textContent()) ?? '', /\b0\.00 s\b/);
     await stepper.locator('#timeline').focus();
     await page.keyboard.press('j');
     await expectStep(2);
@@ -159,6 +162,8 @@ describe("the README's five-minute walk through the demo", () => {
     assert.equal((await view.locator('#replay-verdict').textContent())?.trim(), 'diverged');
     assert.ok((await view.locator('.diff-line.recorded, .diff-line.replayed').count()) > 0, 'the line diff is shown');
     assert.ok((await view.locator('li[data-normaliser]').count()) > 0, 'the normalisers are named');
+    // SWE-agent records no exit code and the demo measured no time: both unknown, never "0 ms".
+    assert.equal(await view.locator('#replay-recorded .side-facts').textContent(), 'exit unknown · duration unknown');
     await page.screenshot({ path: path.join(out!, 'demo-walk-3-diverges.png') });
     await stopSessionLeavingNoContainer(page);
     await closeEditors(page);

@@ -1,3 +1,4 @@
+import { defined } from '../defined';
 import type { Step, Trajectory } from './model';
 
 /** mini-swe-agent's current trajectory format (tool calling, `trajectory_format: "mini-swe-agent-1.1"`). */
@@ -99,7 +100,8 @@ export function toMiniSweAgentTraj(t: Trajectory): string {
   const version = typeof declared === 'string' ? declared : text ? undefined : '2.0.0';
   const run = {
     info: {
-      model_stats: { instance_cost: stats?.instanceCost ?? 0, api_calls: stats?.apiCalls ?? t.steps.length },
+      // Only what the recording counted: an unknown cost is left out, not 0.
+      model_stats: defined({ instance_cost: stats?.instanceCost, api_calls: stats?.apiCalls }),
       config: { model: { model_name: t.meta.model ?? 'unknown' }, agent_type: 'minisweagent.agents.default.DefaultAgent' },
       ...(version === undefined ? {} : { mini_version: version }),
       exit_status: t.outcome.exitStatus ?? null,

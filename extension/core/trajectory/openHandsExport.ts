@@ -1,3 +1,4 @@
+import { defined } from '../defined';
 import type { Step, Trajectory } from './model';
 
 const AGENT_CLASS = 'CodeActAgent';
@@ -23,7 +24,12 @@ function observationEvent(step: Step, action: string): { observation: string; ex
   if (action === 'run')
     return {
       observation: 'run',
-      extras: { command: (step.action.args.command as string | undefined) ?? step.action.raw, metadata: { exit_code: step.exitCode ?? 0 }, hidden: false },
+      // An exit code nobody recorded is left out (OpenHands reads that as -1, unknown), never 0.
+      extras: {
+        command: (step.action.args.command as string | undefined) ?? step.action.raw,
+        metadata: step.exitCode === undefined ? {} : { exit_code: step.exitCode },
+        hidden: false,
+      },
     };
   return { observation: action, extras: {} };
 }
@@ -80,13 +86,13 @@ function openHandsEvents(t: Trajectory): unknown[] {
       id: id++,
       timestamp: stamp(step),
       source: 'environment',
-      message: `Command finished with exit code ${step.exitCode ?? 0}`,
+      message: step.exitCode === undefined ? 'Command finished' : `Command finished with exit code ${step.exitCode}`,
       cause: actionId,
       observation: obs.observation,
       tool_call_metadata: metadata,
       content: step.observation,
       extras: obs.extras,
-      success: (step.exitCode ?? 0) === 0,
+      ...(step.exitCode === undefined ? {} : { success: step.exitCode === 0 }),
     });
   }
   return events;
@@ -103,7 +109,7 @@ export function toOpenHandsOutputLine(t: Trajectory): string {
     instruction: t.meta.instructions ?? t.task.problemStatement ?? '',
     metadata: { agent_class: AGENT_CLASS, llm_config: { model: t.meta.model ?? 'unknown' }, max_iterations: t.steps.length },
     history: openHandsEvents(t),
-    metrics: { accumulated_cost: t.outcome.modelStats?.instanceCost ?? 0 },
+    metrics: defined({ accumulated_cost: t.outcome.modelStats?.instanceCost }),
     error: t.outcome.error ?? null,
     instance: {
       instance_id: t.task.instanceId ?? '',

@@ -1,3 +1,4 @@
+import { defined } from '../defined';
 import type { Action, Trajectory } from './model';
 
 /** R2E-Gym's tools for the ones the workbench records under other names. */
@@ -27,11 +28,12 @@ function xmlFunctionCall(action: Action): string {
  * task's image and dataset row, and the outcome (exit reason, patch, reward, test output).
  */
 export function toR2eGymRecord(t: Trajectory): string {
-  let elapsed = 0;
+  // Times and token counts are written as measured, or left out: an invented 0 reads as "took no time".
+  let elapsed: number | undefined = 0;
   const record = {
     trajectory_steps: t.steps.map((step, i) => {
-      const env = step.executionTime ?? 0;
-      elapsed += env;
+      const env = step.executionTime;
+      elapsed = elapsed === undefined || env === undefined ? undefined : elapsed + env;
       return {
         step_idx: i,
         thought: step.thought,
@@ -39,13 +41,13 @@ export function toR2eGymRecord(t: Trajectory): string {
         observation: step.observation,
         done: i === t.steps.length - 1 && t.outcome.exitStatus !== undefined,
         info: {},
-        token_usage_prompt: step.tokens?.prompt ?? 0,
-        token_usage_completion: step.tokens?.completion ?? 0,
-        token_usage_total: step.tokens?.total ?? 0,
-        llm_exec_time: 0,
-        env_exec_time: env,
-        total_step_time: env,
-        total_time_traj: elapsed,
+        ...defined({
+          token_usage_prompt: step.tokens?.prompt,
+          token_usage_completion: step.tokens?.completion,
+          token_usage_total: step.tokens?.total,
+          env_exec_time: env,
+          total_time_traj: elapsed,
+        }),
         step_count: i + 1,
       };
     }),
@@ -58,7 +60,8 @@ export function toR2eGymRecord(t: Trajectory): string {
     max_steps: t.steps.length,
     exit_reason: t.outcome.exitStatus ?? '',
     output_patch: t.outcome.submission ?? '',
-    reward: t.outcome.reward ?? (t.outcome.resolved === undefined ? 0 : Number(t.outcome.resolved)),
+    // R2E-Gym's reward is optional: null when nothing graded the run.
+    reward: t.outcome.reward ?? (t.outcome.resolved === undefined ? null : Number(t.outcome.resolved)),
     test_output: t.outcome.testOutput ?? '',
   };
   return JSON.stringify(record) + '\n';

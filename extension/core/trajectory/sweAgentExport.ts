@@ -1,3 +1,4 @@
+import { defined } from '../defined';
 import type { Action, Step, StepState, Trajectory } from './model';
 
 const AGENT = 'main';
@@ -87,7 +88,8 @@ export function toSweAgentTraj(t: Trajectory): string {
       observation: step.observation,
       response: step.thought,
       thought: step.thought,
-      execution_time: step.executionTime ?? 0,
+      // What was measured, else nothing: an invented 0 reads as "took no time".
+      ...(step.executionTime !== undefined ? { execution_time: step.executionTime } : {}),
       state: stateOf(step.state) ?? {},
       query: [],
       // SWE-agent leaves extra_info to the agent; the step's flags (a replay's divergence) ride there.
@@ -99,12 +101,13 @@ export function toSweAgentTraj(t: Trajectory): string {
       ...(t.format === 'swe-agent' && t.meta.formatVersion ? { swe_agent_version: t.meta.formatVersion } : {}),
       exit_status: t.outcome.exitStatus ?? null,
       submission: t.outcome.submission ?? null,
-      model_stats: {
-        instance_cost: stats?.instanceCost ?? 0,
-        tokens_sent: stats?.tokensSent ?? 0,
-        tokens_received: stats?.tokensReceived ?? 0,
-        api_calls: stats?.apiCalls ?? t.steps.length,
-      },
+      // Only what the recording counted: a cost or token count it does not know is left out, not 0.
+      model_stats: defined({
+        instance_cost: stats?.instanceCost,
+        tokens_sent: stats?.tokensSent,
+        tokens_received: stats?.tokensReceived,
+        api_calls: stats?.apiCalls,
+      }),
     },
     replay_config: replayConfigOf(t),
   };

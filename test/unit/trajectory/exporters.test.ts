@@ -45,6 +45,23 @@ describe('canonical JSON', () => {
 });
 
 describe('SWE-agent .traj export', () => {
+  test('writes what was measured and leaves out what was not: no invented 0 s or $0', () => {
+    const measured = JSON.parse(
+      toSweAgentTraj(
+        aTrajectory({
+          steps: [aStep({ executionTime: 1.25 }), aStep({ index: 1 })],
+          outcome: { exitStatus: 'submitted', modelStats: { instanceCost: 0.03, apiCalls: 2 } },
+        }),
+      ),
+    );
+    assert.equal(measured.trajectory[0].execution_time, 1.25);
+    assert.equal('execution_time' in measured.trajectory[1], false);
+    assert.deepEqual(measured.info.model_stats, { instance_cost: 0.03, api_calls: 2 });
+    const back = importTrajectory(measured, { file: 'x.traj' });
+    assert.deepEqual([back.steps[0]!.executionTime, back.steps[1]!.executionTime], [1.25, undefined]);
+    assert.equal(back.outcome.modelStats?.tokensSent, undefined);
+  });
+
   test('has the shape SWE-agent writes and its inspector reads', () => {
     const t = aTrajectory({
       steps: [aStep({ state: { openFile: null, workingDir: '/testbed' }, executionTime: 0.5 })],
@@ -73,7 +90,8 @@ describe('SWE-agent .traj export', () => {
     assert.deepEqual(traj.info, {
       exit_status: 'submitted',
       submission: 'diff --git a/x.py b/x.py\n',
-      model_stats: { instance_cost: 0, tokens_sent: 0, tokens_received: 0, api_calls: 1 },
+      // Nothing counted the cost, tokens or calls: left out, never an invented 0.
+      model_stats: {},
     });
     const config = JSON.parse(traj.replay_config);
     assert.equal(config.agent.model.name, 'gpt-4o');

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { describe, test } from 'node:test';
+import { toSweAgentTraj } from '../../../extension/core/trajectory/sweAgentExport';
+import { aTrajectory } from '../../builders/trajectory';
 import { repoRoot, sampleTrajectory, thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 function inspect(...args: string[]) {
@@ -27,6 +31,27 @@ describe('swe-workbench inspect', () => {
     assert.equal(lines[5], 'steps    11');
     assert.match(stdout, /^ {3}5 {2}open +open src\/marshmallow\/fields\.py 1474 +4\.1 kB$/m);
     assert.match(stdout, /^ {3}6 {2}edit .* 1\.9 kB {2}lint-rejected$/m);
+  });
+
+  test('a cost nobody counted prints as unknown, never $0.0000; a counted one as itself', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'swe-workbench-inspect-'));
+    try {
+      // As older exports wrote it: every counter 0 beside steps that ran.
+      const uncounted = path.join(dir, 'uncounted.traj');
+      writeFileSync(
+        uncounted,
+        toSweAgentTraj(aTrajectory({ outcome: { exitStatus: 'submitted', modelStats: { instanceCost: 0, tokensSent: 0, tokensReceived: 0 } } })),
+      );
+      const counted = path.join(dir, 'counted.traj');
+      writeFileSync(
+        counted,
+        toSweAgentTraj(aTrajectory({ outcome: { exitStatus: 'submitted', modelStats: { instanceCost: 0.0312, tokensSent: 900, tokensReceived: 40 } } })),
+      );
+      assert.equal(inspect(uncounted).stdout.split('\n')[4], 'outcome  submitted · cost unknown');
+      assert.equal(inspect(counted).stdout.split('\n')[4], 'outcome  submitted · cost $0.0312');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('--json prints the canonical trajectory', () => {

@@ -80,7 +80,8 @@ export async function summarize(loaded: StepSource): Promise<string> {
   }
   const toolWidth = Math.max(4, ...rows.map((r) => r.tool.length));
   for (const r of rows) {
-    const row = `${String(r.index).padStart(4)}  ${r.tool.padEnd(toolWidth)}  ${r.label.padEnd(STEP_LABEL_WIDTH)}  ${r.size.padStart(8)}`;
+    // Step numbers as the stepper shows them: from 1 (the JSON keeps the 0-based index).
+    const row = `${String(r.index + 1).padStart(4)}  ${r.tool.padEnd(toolWidth)}  ${r.label.padEnd(STEP_LABEL_WIDTH)}  ${r.size.padStart(8)}`;
     lines.push(r.marks ? `${row}  ${r.marks}` : row);
   }
   return lines.join('\n') + '\n';

@@ -21,8 +21,9 @@ observation with the recorded one.
   --scaffold    the scaffold whose tools replay it (default: the one the recording shows;
                 its name, version and the evidence are printed first): ${knownScaffolds().join(', ')}
   --bundles     SWE-agent tool bundles instead of the recording's
-  --until N     replay steps 0..N-1 only
-  --json        one JSON line per step {"index", "matched", "diff"}, then {"summary": {...}}
+  --until N     replay the first N steps only (steps 1..N)
+  --json        one JSON line per step {"index", "matched", "diff"}, then {"summary": {...}}; index and
+                firstDivergence count from 0 (step 1 is index 0), as the recording's steps do
   --forgive     normalisers to apply (default: ${DEFAULT_NORMALISERS.join(', ')});
                 differences the image or machine makes, only when named: ${NORMALISER_NAMES.filter((n) => !DEFAULT_NORMALISERS.includes(n)).join(', ')}
 Exit code: 0 when every replayed step matched, 1 at the first divergence or error.`;
@@ -113,7 +114,7 @@ export const command: Command = {
     });
     session.on((event) => {
       if (event.type === 'step-done' && event.comparison) printStep(ctx, values.json, event.comparison);
-      if (event.type === 'error') ctx.stderr.write(`swe-workbench replay: step ${event.index}: ${event.message}\n`);
+      if (event.type === 'error') ctx.stderr.write(`swe-workbench replay: step ${event.index + 1}: ${event.message}\n`);
     });
     const stop = await session.continue().finally(() => session.finish());
     if (stop.reason === 'cancelled') return 130;
@@ -135,7 +136,7 @@ export const command: Command = {
         }) + '\n',
       );
     } else {
-      ctx.stdout.write(`${matched} of ${total} replayed steps matched${first === null ? '' : `; first divergence at step ${first}`}\n`);
+      ctx.stdout.write(`${matched} of ${total} replayed steps matched${first === null ? '' : `; first divergence at step ${first + 1}`}\n`);
     }
     return first === null && stop.reason !== 'error' ? 0 : 1;
   },
@@ -143,5 +144,6 @@ export const command: Command = {
 
 function printStep(ctx: CommandContext, json: boolean, c: { index: number; matched: boolean; diff: string }): void {
   if (json) ctx.stdout.write(JSON.stringify({ index: c.index, matched: c.matched, diff: c.diff }) + '\n');
-  else ctx.stdout.write(`step ${c.index}: ${c.matched ? 'matched' : 'DIVERGED'}\n${c.matched ? '' : c.diff.replace(/^/gm, '    ') + '\n'}`);
+  // People count steps from 1 (the stepper's Step N); the JSON keeps the 0-based index.
+  else ctx.stdout.write(`step ${c.index + 1}: ${c.matched ? 'matched' : 'DIVERGED'}\n${c.matched ? '' : c.diff.replace(/^/gm, '    ') + '\n'}`);
 }

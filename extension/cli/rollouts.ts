@@ -206,7 +206,7 @@ export const command: Command = {
     } else {
       if (scored) ctx.stdout.write(values.group ? recipeGroupTable(scored, new Set(rollouts.map((r) => r.instance)), ks) : recipeTable(rollouts, scored));
       else ctx.stdout.write(values.group ? groupTable(groups, ks) : rolloutTable(rollouts));
-      if (hits) ctx.stdout.write(hits.map((h) => `${h.rollout}  step ${h.step} ${h.field}: ${h.excerpt}`).join('\n') + (hits.length ? '\n' : ''));
+      if (hits) ctx.stdout.write(hits.map((h) => `${h.rollout}  step ${h.step + 1} ${h.field}: ${h.excerpt}`).join('\n') + (hits.length ? '\n' : ''));
       ctx.stdout.write(summary(statistics) + '\n');
       if (scored) ctx.stdout.write(recipeSummary(scored) + '\n');
       if (index.errors.length > 0)
@@ -373,7 +373,7 @@ function exportSummary(e: ExportSummary): string {
   if (skipped.length) lines.push(`left out: ${skipped.map(([reason, n]) => `${reason} x${n}`).join('; ')}`);
   if (e.gitHistory.length) {
     lines.push(`${e.gitHistory.length} rollout(s) read git history:`);
-    for (const g of e.gitHistory) lines.push(`  ${g.id}  step ${g.step}: ${g.command}`);
+    for (const g of e.gitHistory) lines.push(`  ${g.id}  step ${g.step + 1}: ${g.command}`);
   }
   return lines.join('\n') + '\n';
 }

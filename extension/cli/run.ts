@@ -24,8 +24,8 @@ const USAGE = `usage: swe-workbench run --task TASK.json --policy-url URL --mode
                          [--seed N] [--stream] [--logprobs K] [--observation-window N] [--timeout-ms N]
 
 Runs the agent live: each action comes from the policy at URL (vLLM, SGLang or any
-OpenAI-compatible server) and runs in a container of the task's image. With --fork, steps
-0..N-1 of TRAJ are replayed first and the policy continues from there.
+OpenAI-compatible server) and runs in a container of the task's image. With --fork, the first
+N steps of TRAJ (steps 1..N) are replayed first and the policy continues from there.
 TASK.json: {"image", "repo" (host folder, relative to the task file), "repoPath"?, "baseCommit"?,
 "problemStatement" or "spec", "instanceId"?, "bundles"?, "testCommand"?, "systemPrompt"?}
 --scaffold: the scaffold the agent runs in, NAME or NAME@VERSION (${knownScaffolds().join(', ')};
@@ -176,9 +176,9 @@ export const command: Command = {
     session.on((event) => {
       if (event.type === 'step-done') {
         const s = event.step;
-        ctx.stderr.write(`step ${s.index}: ${s.action.tool ?? '(unparsed)'}${s.formatError ? ` format error: ${s.formatError}` : ` exit ${s.exitCode}`}\n`);
+        ctx.stderr.write(`step ${s.index + 1}: ${s.action.tool ?? '(unparsed)'}${s.formatError ? ` format error: ${s.formatError}` : ` exit ${s.exitCode}`}\n`);
       }
-      if (event.type === 'error') ctx.stderr.write(`swe-workbench run: step ${event.index}: ${event.message}\n`);
+      if (event.type === 'error') ctx.stderr.write(`swe-workbench run: step ${event.index + 1}: ${event.message}\n`);
     });
     const stop = await session.continue().catch((err: unknown) => {
       if (err instanceof CancelledError) return undefined;

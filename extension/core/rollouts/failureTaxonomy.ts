@@ -122,7 +122,7 @@ const RULES: Rule[] = [
     match: (i, v) => {
       const r = i.facts.repeatedAction;
       return v.submitted !== true && r && r.count >= STUCK_LOOP_MIN_REPEATS
-        ? { step: r.step, detail: `${r.count} identical actions in a row from step ${r.step}: ${r.action}` }
+        ? { step: r.step, detail: `${r.count} identical actions in a row from step ${r.step + 1}: ${r.action}` }
         : undefined;
     },
   },
@@ -131,7 +131,7 @@ const RULES: Rule[] = [
     match: (i, v) => {
       const r = i.facts.lintRejections;
       return v.submitted !== true && r && r.count >= LINT_LOOP_MIN_REJECTIONS
-        ? { step: r.step, detail: `${r.count} lint-rejected edits in a row from step ${r.step}` }
+        ? { step: r.step, detail: `${r.count} lint-rejected edits in a row from step ${r.step + 1}` }
         : undefined;
     },
   },
@@ -139,14 +139,14 @@ const RULES: Rule[] = [
     failure: 'format-error',
     match: (i, v) =>
       v.submitted !== true && i.facts.formatErrors
-        ? { step: i.facts.formatErrors.first, detail: `${i.facts.formatErrors.count} unparseable actions, first at step ${i.facts.formatErrors.first}` }
+        ? { step: i.facts.formatErrors.first, detail: `${i.facts.formatErrors.count} unparseable actions, first at step ${i.facts.formatErrors.first + 1}` }
         : undefined,
   },
   {
     failure: 'command-timeout',
     match: (i, v) =>
       v.submitted !== true && i.facts.timeouts
-        ? { step: i.facts.timeouts.first, detail: `${i.facts.timeouts.count} timed-out commands, first at step ${i.facts.timeouts.first}` }
+        ? { step: i.facts.timeouts.first, detail: `${i.facts.timeouts.count} timed-out commands, first at step ${i.facts.timeouts.first + 1}` }
         : undefined,
   },
   {

@@ -23,7 +23,7 @@ const LINT_REJECTED = 'Your proposed edit has introduced new syntax error(s)';
 export function describeBreakpoint(b: Breakpoint): string {
   switch (b.kind) {
     case 'step':
-      return `step ${b.index}`;
+      return `step ${b.index + 1}`;
     case 'tool':
       return `tool ${b.tool}`;
     case 'edit-file':

@@ -251,7 +251,7 @@ export class SessionSnapshots {
     const [size, digest, reported] = result.output.trim().split(/\s+/);
     let kind = reported;
     if (result.exitCode !== 0 || result.timedOut || !digest || (kind !== 'diff' && kind !== 'base' && kind !== 'full')) {
-      this.failure = `snapshot after step ${at - 1} failed (exit ${result.exitCode}): ${result.output.slice(-500)}`;
+      this.failure = `snapshot after step ${at} failed (exit ${result.exitCode}): ${result.output.slice(-500)}`;
       return;
     }
     const tools = this.aci.toolState();
@@ -310,7 +310,7 @@ export class SessionSnapshots {
           ]);
         } catch (err) {
           await release();
-          throw new Error(`could not copy the snapshot of step ${best} out of its session's container: ${errorText(err)}`, { cause: err });
+          throw new Error(`could not copy the snapshot after step ${best} out of its session's container: ${errorText(err)}`, { cause: err });
         }
         this.usedAt = ++useClock;
         return { file: path.join(local, 'snapshot.tar'), ...(kept.base ? { diff: path.join(local, 'differential.tar') } : {}), release };

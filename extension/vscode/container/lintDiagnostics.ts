@@ -12,7 +12,7 @@ export function lintProblems(step: Step, editedFile: string | undefined): { file
   const end = lineArgument(step.action.args.end_line) ?? start;
   const range = new vscode.Range(start - 1, 0, Math.max(start, end) - 1, Number.MAX_SAFE_INTEGER);
   const diagnostics = [...step.observation.matchAll(/^- ([A-Z]\d{3}) (.+)$/gm)].map(([, code, message]) => {
-    const diagnostic = new vscode.Diagnostic(range, `${message} (edit of step ${step.index} rejected)`, vscode.DiagnosticSeverity.Error);
+    const diagnostic = new vscode.Diagnostic(range, `${message} (edit of step ${step.index + 1} rejected)`, vscode.DiagnosticSeverity.Error);
     diagnostic.source = 'flake8';
     diagnostic.code = code;
     return diagnostic;

@@ -56,7 +56,7 @@ export async function loadPatchContent(source: PatchSource, signal?: AbortSignal
   const name = path.basename(source.trajectory);
   if ('step' in source) {
     const step = trajectory.steps.find((s) => s.index === source.step);
-    if (!step) throw new InputError(source.trajectory, undefined, `no step ${source.step}: the trajectory has steps 0 to ${trajectory.steps.length - 1}`);
+    if (!step) throw new InputError(source.trajectory, undefined, `no step ${source.step + 1}: the trajectory has steps 1 to ${trajectory.steps.length}`);
     return {
       title: `${name}: step ${source.step + 1}`,
       origin: source.trajectory,

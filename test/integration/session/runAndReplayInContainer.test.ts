@@ -212,6 +212,11 @@ describe('swe-workbench run and replay in a real container', () => {
     assert.match(diff, /^\+76:        """Split into parts by ratio\."""$/m);
     assert.equal(diff.split('\n').filter((l) => /^[-+]/.test(l)).length, 2);
     assert.equal((out.at(-1)!.summary as { firstDivergence: number }).firstDivergence, 1);
+    // The text counts from 1, as the stepper does: the second step (index 1) is "step 2".
+    const text = await runCli(replayCommand, [recorded(), '--image', TEST_IMAGE, '--repo', changed, '--workdir', '/repo']);
+    assert.equal(text.code, 1);
+    assert.match(text.stdout, /^step 1: matched\nstep 2: DIVERGED\n/);
+    assert.match(text.stdout, /^\d+ of \d+ replayed steps matched; first divergence at step 2$/m);
   });
 
   test("run --fork --at 2: the first two steps are the recording's, then the policy continues; the parent is remembered", async () => {

@@ -78,7 +78,7 @@ describe('curation: SFT export of selected rollouts', () => {
     const { stdout } = await runCli(command, [root, '--filter', `instance=${W101}`, '--export', file]);
     assert.match(
       stdout,
-      /^1 rollout\(s\) read git history:\n {2}attempt_5\/acme__widgets-101\/acme__widgets-101\.traj {2}step 0: git log --oneline -5 -- src\/widgets$/m,
+      /^1 rollout\(s\) read git history:\n {2}attempt_5\/acme__widgets-101\/acme__widgets-101\.traj {2}step 1: git log --oneline -5 -- src\/widgets$/m,
     );
     const flagged = readLines(file).find((l) => l.id.startsWith('attempt_5/'))!;
     assert.deepEqual(

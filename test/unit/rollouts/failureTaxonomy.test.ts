@@ -57,7 +57,7 @@ describe('failure taxonomy rules', () => {
   test('timed-out commands without a submission: the first one is the evidence', () => {
     const steps = [aStep(), aStep({ flags: ['timeout'] }), aStep({ action: aBashAction('pytest'), flags: ['timeout'] })];
     const c = classify(aTrajectory({ format: 'swe-agent', steps, outcome: { exitStatus: 'exit_forfeit' } }));
-    assert.deepEqual([c.failure, c.evidence.step, c.evidence.detail], ['command-timeout', 1, '2 timed-out commands, first at step 1']);
+    assert.deepEqual([c.failure, c.evidence.step, c.evidence.detail], ['command-timeout', 1, '2 timed-out commands, first at step 2']);
   });
 
   test('three identical actions are not yet a loop; four are', () => {

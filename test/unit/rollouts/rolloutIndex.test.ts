@@ -79,9 +79,10 @@ describe('rollout index over the third-party fixtures and a generated training r
 
   thirdPartyFiles.test('evidence names the step, the count and the failing tests', () => {
     const loop = byId(`run/attempt_2/${W202}/${W202}.traj`);
-    // Work steps `open ...`, `python reproduce.py`, then `python reproduce.py` five more times: steps 1..6.
+    // Work steps `open ...`, `python reproduce.py`, then `python reproduce.py` five more times: indexes 1..6,
+    // which a person reads as steps 2..7 (the evidence's `step` stays the 0-based index).
     assert.equal(loop.evidence.step, 1);
-    assert.equal(loop.evidence.detail, '6 identical actions in a row from step 1: python reproduce.py');
+    assert.equal(loop.evidence.detail, '6 identical actions in a row from step 2: python reproduce.py');
     const lint = byId(`run/attempt_2/${G7}/${G7}.traj`);
     assert.equal(lint.evidence.step, 1);
     assert.match(lint.evidence.detail, /^3 lint-rejected edits/);

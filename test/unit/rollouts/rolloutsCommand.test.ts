@@ -89,7 +89,8 @@ describe('swe-workbench rollouts', () => {
     assert.match(lines[1]!, /^attempt_2\/acme__gadgets-7\/acme__gadgets-7\.traj +acme__gadgets-7 /);
     assert.deepEqual(
       lines.slice(2, 5).map((l) => l.split(': ')[0]),
-      [1, 2, 3].map((s) => `attempt_2/acme__gadgets-7/acme__gadgets-7.traj  step ${s} observation`),
+      // The lint-rejected edits are indexes 1..3, steps 2..4 as a person counts them.
+      [2, 3, 4].map((s) => `attempt_2/acme__gadgets-7/acme__gadgets-7.traj  step ${s} observation`),
     );
   });
 

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { compareObservations, lineDiff, NORMALISERS, normalise } from '../../../extension/core/session/divergence';
-import { breakAfter, breakBefore, editedFile, observationFlags } from '../../../extension/core/session/breakpoints';
+import { breakAfter, breakBefore, describeBreakpoint, editedFile, observationFlags } from '../../../extension/core/session/breakpoints';
 import type { NextAction } from '../../../extension/core/session/actionSources';
 import { aBashAction, aStep } from '../../builders/trajectory';
 
@@ -76,6 +76,11 @@ function next(tool: string | null, args: Record<string, unknown> = {}, extra: Pa
 }
 
 describe('breakpoints', () => {
+  test('a step breakpoint is named by the step number a person typed: index 4 is "step 5"', () => {
+    // askStep turns the typed 5 into index 4; the Session view must say "break at step 5" back.
+    assert.equal(describeBreakpoint({ kind: 'step', index: 4 }), 'step 5');
+  });
+
   test('before a step: by index, tool name, format error, and an edit to a given file', () => {
     const bps = [
       { kind: 'step' as const, index: 3 },

@@ -29,8 +29,11 @@ describe('swe-workbench inspect', () => {
     assert.equal(lines[3], 'model    gpt-4o');
     assert.match(lines[4]!, /^outcome  submitted · submission 564 B/);
     assert.equal(lines[5], 'steps    11');
-    assert.match(stdout, /^ {3}5 {2}open +open src\/marshmallow\/fields\.py 1474 +4\.1 kB$/m);
-    assert.match(stdout, /^ {3}6 {2}edit .* 1\.9 kB {2}lint-rejected$/m);
+    // Steps numbered from 1, as the stepper's "Step 6 of 11" (the JSON keeps the 0-based index).
+    assert.match(stdout, /^ {3}1 {2}\S/m);
+    assert.doesNotMatch(stdout, /^ {3}0 {2}/m);
+    assert.match(stdout, /^ {3}6 {2}open +open src\/marshmallow\/fields\.py 1474 +4\.1 kB$/m);
+    assert.match(stdout, /^ {3}7 {2}edit .* 1\.9 kB {2}lint-rejected$/m);
   });
 
   test('a cost nobody counted prints as unknown, never $0.0000; a counted one as itself', () => {

@@ -3,6 +3,7 @@
  * and prints each problem with its fix. Exit code 1 when a required check fails.
  */
 import { tmpdir } from 'node:os';
+import { delimiter } from 'node:path';
 import { DEFAULT_TOOLS_DIR, doctorExitCode, formatDoctor, runDoctor } from '../core/doctor/doctor';
 import { DEFAULT_BASE_IMAGE } from '../core/runtime/baseImage';
 import { CliError, parseCommandArgs, type Command } from './command';
@@ -44,6 +45,8 @@ export const command: Command = {
       ...(model ? { model } : {}),
       ...(values['api-key'] ? { apiKey: values['api-key'] } : {}),
       toolsDir: values.tools ?? env.SWE_WORKBENCH_TOOLS ?? DEFAULT_TOOLS_DIR,
+      // A terminal of the demo's code-server has that code-server's folders on its PATH.
+      runningFrom: (env.PATH ?? '').split(delimiter),
       diskPaths: [tmpdir()],
       signal: ctx.signal,
     });

@@ -321,6 +321,20 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.equal(asked, 0);
   });
 
+  it("a bug's checks ask for the repository in words about the bug; a recording's replay about the recording", async () => {
+    const [first, second] = ['workbench', 'sample-repo'].map((name) => path.join(scratch, 'words', name));
+    for (const dir of [first!, second!]) mkdirSync(dir, { recursive: true });
+    const asked: string[] = [];
+    session.choices.prompts.pickRepository = async (_offered, why) => (asked.push(why), second);
+    const folders = [first!, second!];
+    assert.equal(await session.choices.repository({ key: 'words-bug', purpose: 'the repository the bug belongs to', folders }), second);
+    assert.equal(await session.choices.repository({ key: 'words-traj', task: { instanceId: 'x' }, folders }), second);
+    assert.deepEqual(asked, [
+      'The workspace has several folders: pick the repository the bug belongs to; the answer is remembered',
+      'The workspace has several folders and the recording names none of them; the answer is remembered',
+    ]);
+  });
+
   it('two folders and a recording naming neither: asked once, remembered for the trajectory, offered first for the next one', async () => {
     const [first, second] = ['workbench', 'sample-repo'].map((name) => path.join(scratch, 'two', name));
     for (const dir of [first!, second!]) mkdirSync(dir, { recursive: true });
@@ -344,7 +358,15 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     const asked: { message: string; choices: readonly string[] }[] = [];
     // Declined: the start fails and the status bar does not stay on "sandbox starting".
     session.choices.prompts.missingImage = async (message, choices) => (asked.push({ message, choices }), undefined);
+    const starting: (string | undefined)[] = [];
+    const listening = session.controller.onDidChange(() => starting.push(session.controller.starting));
     assert.equal(await session.start(base, 'Replay'), undefined);
+    listening.dispose();
+    // The engine was asked first: no container start (and no "starting a container" notification) for an image it has not.
+    assert.deepEqual(
+      starting.filter((s) => s !== undefined),
+      [],
+    );
     assert.equal(session.controller.starting, undefined);
     assert.doesNotMatch(session.status.sandboxText, /starting/);
     assert.match(asked[0]!.message, new RegExp(`needs the image '${missing}', which is not on the Docker engine`));

@@ -43,6 +43,11 @@ export interface DoctorOptions {
   apiKey?: string;
   /** Where setup put code-server ($SWE_WORKBENCH_TOOLS). */
   toolsDir?: string;
+  /**
+   * Paths inside the code-server this runs in, if any (the window's app root, a terminal's PATH
+   * entries): the demo may run one from another tools folder than `toolsDir`.
+   */
+  runningFrom?: readonly string[];
   /** Folders whose free space matters (the Docker root is added when the engine is local). */
   diskPaths?: string[];
   /** Below this many bytes free a disk check fails; below four times it warns. Default 2 GiB. */
@@ -143,19 +148,42 @@ async function checkDocker(options: DoctorOptions, timeoutMs: number): Promise<{
   return { results: [engine, imageResult], engine: { ...(rootDir ? { rootDir } : {}) } };
 }
 
+/** The complete code-server install (`<tools>/code-server-<version>`) one of `paths` lies in. */
+function codeServerInstallOf(paths: readonly string[]): string | undefined {
+  for (const p of paths) {
+    if (!path.isAbsolute(p)) continue;
+    for (let dir = p; dir !== path.dirname(dir); dir = path.dirname(dir))
+      if (/^code-server-\d+\.\d+\.\d+$/.test(path.basename(dir)) && existsSync(path.join(dir, '.complete'))) return dir;
+  }
+  return undefined;
+}
+
 /** code-server as setup installs it: needed by the demo and the VS Code test suites, not by VS Code users. @internal */
-export function checkCodeServer(toolsDir: string): CheckResult {
+export function checkCodeServer(toolsDir: string, runningFrom: readonly string[] = []): CheckResult {
   const folder = path.join(toolsDir, `code-server-${CODE_SERVER_VERSION}`);
   const launcher = path.join(toolsDir, 'code-server');
   const title = 'code-server (demo and VS Code tests)';
   const fix = `bash scripts/setup-code-server.sh${toolsDir === DEFAULT_TOOLS_DIR ? '' : ` with SWE_WORKBENCH_TOOLS=${toolsDir}`} (code-server ${CODE_SERVER_VERSION} and its Node 24 from the npm registry; needs libkrb5-dev)`;
-  if (!existsSync(path.join(folder, '.complete')))
+  const complete = existsSync(path.join(folder, '.complete'));
+  // The demo runs code-server from $SWE_WORKBENCH_TOOLS as it was when it started: this process may not have that variable.
+  const running = complete && existsSync(launcher) ? undefined : codeServerInstallOf(runningFrom);
+  if (running)
+    return {
+      id: 'code-server',
+      title,
+      status: 'ok',
+      required: false,
+      detail: `${path.basename(running).slice('code-server-'.length)} in ${running}, the one running here (${toolsDir} has none; SWE_WORKBENCH_TOOLS=${path.dirname(running)} names it)`,
+    };
+  if (!complete)
     return {
       id: 'code-server',
       title,
       status: 'warn',
       required: false,
-      detail: existsSync(folder) ? `${folder} is incomplete (an interrupted install)` : `not installed in ${toolsDir}`,
+      detail: existsSync(folder)
+        ? `${folder} is incomplete (an interrupted install)`
+        : `not installed in ${toolsDir}${toolsDir === DEFAULT_TOOLS_DIR ? ' (the default; SWE_WORKBENCH_TOOLS or --tools names another tools folder)' : ''}`,
       fix,
     };
   if (!existsSync(launcher)) return { id: 'code-server', title, status: 'warn', required: false, detail: `no launcher at ${launcher}`, fix };
@@ -267,7 +295,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<CheckResul
   const diskPaths = [...(options.diskPaths ?? []), ...(local && docker.engine?.rootDir && existsSync(docker.engine.rootDir) ? [docker.engine.rootDir] : [])];
   return [
     ...docker.results,
-    checkCodeServer(options.toolsDir ?? DEFAULT_TOOLS_DIR),
+    checkCodeServer(options.toolsDir ?? DEFAULT_TOOLS_DIR, options.runningFrom),
     checkPyright(),
     policy,
     ...(await checkDisk(diskPaths, options.minFreeBytes)),

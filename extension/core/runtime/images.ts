@@ -30,6 +30,16 @@ export function isNoSuchImage(error: unknown): boolean {
   return status === 404 && /no such image/i.test(errorText(error));
 }
 
+/** Whether the engine has `image`; undefined when it cannot say (not reachable, another failure). */
+export async function hasImage(docker: Docker, image: string): Promise<boolean | undefined> {
+  try {
+    await docker.getImage(image).inspect();
+    return true;
+  } catch (error) {
+    return isNoSuchImage(error) ? false : undefined;
+  }
+}
+
 /** `repo:tag` of every tagged image on the engine, sorted. */
 export async function localImageTags(docker: Docker): Promise<string[]> {
   const images = await docker.listImages();

@@ -47,7 +47,11 @@ export function useSessionChoices(choices: SessionChoices): void {
  * (never the first of several workspace folders silently).
  */
 export async function resolveBugEnvironment(given: { repo?: string; image?: string }): Promise<BugEnvironment | undefined> {
-  const repo = given.repo ?? (sharedChoices ? await sharedChoices.repository({ key: 'bugs' }) : vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
+  const repo =
+    given.repo ??
+    (sharedChoices
+      ? await sharedChoices.repository({ key: 'bugs', purpose: 'the repository the bug belongs to' })
+      : vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
   if (!repo) {
     void vscode.window.showErrorMessage('SWE Workbench: choose the repository the bug belongs to (or set sweWorkbench.session.repository).');
     return undefined;

@@ -18,6 +18,8 @@ export function activateCheckSetup(context: vscode.ExtensionContext, log: vscode
           ...(settings.policy.model ? { model: settings.policy.model } : {}),
           ...(apiKey ? { apiKey } : {}),
           toolsDir: process.env.SWE_WORKBENCH_TOOLS ?? DEFAULT_TOOLS_DIR,
+          // In code-server (the demo), its own install: found even when this window's environment names another tools folder.
+          runningFrom: [vscode.env.appRoot],
           diskPaths: [tmpdir()],
         }),
       );

@@ -18,7 +18,7 @@ import { SESSION_VIEW, SessionTreeProvider, type SessionNode } from './sessionTr
 import { SessionStatusBar } from './sessionStatusBar';
 import { revealSessionOnStart } from './replayCompareView';
 import { errorText } from '../../core/errors';
-import { missingImageOf } from '../../core/runtime/images';
+import { MissingImageError, missingImageOf } from '../../core/runtime/images';
 import { SessionChoices } from './sessionChoices';
 
 export interface SessionApi {
@@ -182,6 +182,8 @@ export function activateSession(
     let launch = first;
     for (const tried = new Set<string>(); ;) {
       try {
+        // Asked first, so no "starting a container" notification shows for an image that is not there.
+        if (await choices.imageMissing(launch.image)) throw new MissingImageError(launch.image);
         return await startWithProgress(launch);
       } catch (error) {
         const missing = missingImageOf(error);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { DEFAULT_BASE_IMAGE } from '../../core/runtime/baseImage';
 import { connectDocker } from '../../core/runtime/dockerConnection';
-import { localImageTags, pullImage } from '../../core/runtime/images';
+import { hasImage, localImageTags, pullImage } from '../../core/runtime/images';
 import { recordedRepository } from '../../core/session/repositoryChoice';
 import type { Task } from '../../core/trajectory/model';
 import { configuredPath, readSettings, sandboxSettings, SECTION } from '../settings';
@@ -84,9 +84,10 @@ export class SessionChoices {
 
   /**
    * The host folder to copy into the container. `key` names what the answer is remembered for
-   * (a trajectory's URI, a bug folder); `task` is the recording's, when there is one.
+   * (a trajectory's URI, a bug folder); `task` is the recording's, when there is one; `purpose`
+   * the folder asked for when no recording names it ("the repository the bug belongs to").
    */
-  async repository(options: { key?: string; task?: Task; folders?: readonly string[] } = {}): Promise<string | undefined> {
+  async repository(options: { key?: string; task?: Task; folders?: readonly string[]; purpose?: string } = {}): Promise<string | undefined> {
     const folders = options.folders ?? SessionChoices.workspaceFolders();
     if (options.task) {
       const named = await recordedRepository(options.task, folders);
@@ -102,10 +103,11 @@ export class SessionChoices {
     if (folders.length === 1) return folders[0];
     const last = this.state.get<string>(REPOSITORY_KEY);
     const offered = last && existsSync(last) ? [last, ...folders.filter((f) => f !== last)] : [...folders];
-    const why =
-      folders.length > 1
-        ? 'The workspace has several folders and the recording names none of them; the answer is remembered'
-        : 'Open or choose the repository; the answer is remembered';
+    // Words about "the recording" only when a recording asks: a bug's checks have none.
+    const several = options.task
+      ? 'The workspace has several folders and the recording names none of them'
+      : `The workspace has several folders: pick ${options.purpose ?? 'the repository to copy into the container'}`;
+    const why = folders.length > 1 ? `${several}; the answer is remembered` : 'Open or choose the repository; the answer is remembered';
     const picked = await this.prompts.pickRepository(offered, why);
     if (!picked) return undefined;
     if (options.key) await this.state.update(`${REPOSITORY_KEY}:${options.key}`, picked);
@@ -156,6 +158,11 @@ export class SessionChoices {
     } else if (choice === MISSING_IMAGE_CHOICES.base) chosen = DEFAULT_BASE_IMAGE;
     if (chosen && chosen !== image) await this.state.update(`${IMAGE_KEY}:instead-of:${image}`, chosen);
     return chosen;
+  }
+
+  /** True when the engine says it has no `image` (an engine it cannot reach says nothing: false). */
+  async imageMissing(image: string): Promise<boolean> {
+    return (await hasImage(this.docker(), image)) === false;
   }
 
   private docker() {

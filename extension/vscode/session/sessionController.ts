@@ -162,16 +162,16 @@ export class SessionController extends Disposable {
   }
 
   step(): Promise<Stop> {
-    return this.drive('step', (d) => d.step());
+    return this.drive('one step', (d) => d.step());
   }
 
   continue(): Promise<Stop> {
-    return this.drive('continue', (d) => d.continue());
+    return this.drive('', (d) => d.continue());
   }
 
   /** Runs until step `index` (0-based) is next. */
   runTo(index: number): Promise<Stop> {
-    return this.drive(`run to step ${index + 1}`, (d) => d.runTo(index));
+    return this.drive(`up to step ${index + 1}`, (d) => d.runTo(index));
   }
 
   pause(): void {
@@ -298,7 +298,8 @@ export class SessionController extends Disposable {
     this.log.info(`starting a container of ${launch.image} for a ${launch.mode}`);
   }
 
-  private async drive(what: string, run: (debug: DebugSession) => Promise<Stop>): Promise<Stop> {
+  /** Runs the session; the progress reads "SWE Workbench: replay run.traj, one step" and each step "step 3: bash". */
+  private async drive(how: string, run: (debug: DebugSession) => Promise<Stop>): Promise<Stop> {
     const session = this.requireSession();
     if (session.state === 'running') throw new Error('the session is already running');
     session.state = 'running';
@@ -307,7 +308,11 @@ export class SessionController extends Disposable {
     // bar, not a notification left spinning over the editor they type in (Pause and Stop remain).
     const byHand = session.person !== undefined && session.launch.then === 'person' && session.index >= (session.launch.at ?? 0);
     return vscode.window.withProgress(
-      { location: byHand ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification, title: `SWE Workbench: ${what}`, cancellable: !byHand },
+      {
+        location: byHand ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification,
+        title: `SWE Workbench: ${session.title}${how ? `, ${how}` : ''}`,
+        cancellable: !byHand,
+      },
       async (progress, token) => {
         const cancel = token.onCancellationRequested(() => session.debug.pause());
         const listener = session.debug.on((event) => {

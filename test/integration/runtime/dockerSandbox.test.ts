@@ -6,7 +6,9 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CancelledError } from '../../../extension/core/errors';
+import Docker from 'dockerode';
 import { createSandbox } from '../../../extension/core/runtime/createSandbox';
+import { hasImage } from '../../../extension/core/runtime/images';
 import { DockerSandbox, OWNER_LABEL, SANDBOX_LABEL, SESSION_LABEL, cleanupLeftovers } from '../../../extension/core/runtime/dockerSandbox';
 import { TEST_IMAGE, containersOfSession, testDocker } from '../../helpers/docker';
 import { sampleGitRepo } from './fixtureRepo';
@@ -173,6 +175,14 @@ describe('docker sandbox: nothing left behind', () => {
       /cannot start a sandbox from image 'swe-workbench\/no-such-image:0': .*no such image/i,
     );
     assert.deepEqual(await containersOfSession(docker, id), []);
+    // What the VS Code glue asks before it shows "starting a container": the engine says no.
+    assert.equal(await hasImage(docker, 'swe-workbench/no-such-image:0'), false);
+    assert.equal(await hasImage(docker, TEST_IMAGE), true);
+    assert.equal(
+      await hasImage(new Docker({ socketPath: join(tmpdir(), 'no-engine-here.sock') }), TEST_IMAGE),
+      undefined,
+      'an engine it cannot reach says nothing',
+    );
   });
 
   test('a repoPath that is not absolute is refused before anything starts', async () => {

@@ -97,6 +97,26 @@ describe('doctor: files and disks of this machine', () => {
     }
   });
 
+  test('code-server: the one this runs in, from another tools folder than the one asked about, counts as installed', () => {
+    const asked = mkdtempSync(path.join(tmpdir(), 'doctor-tools-'));
+    const other = mkdtempSync(path.join(tmpdir(), 'doctor-other-tools-'));
+    try {
+      const install = path.join(other, `code-server-${CODE_SERVER_VERSION}`);
+      const remoteCli = path.join(install, 'node_modules/code-server/lib/vscode/bin/remote-cli');
+      mkdirSync(remoteCli, { recursive: true });
+      // Not complete yet: an interrupted install in the other folder is not taken for one.
+      assert.equal(checkCodeServer(asked, ['/usr/bin', remoteCli]).status, 'warn');
+      writeFileSync(path.join(install, '.complete'), '');
+      const found = checkCodeServer(asked, ['/usr/bin', remoteCli]);
+      assert.equal(found.status, 'ok');
+      assert.equal(found.detail, `${CODE_SERVER_VERSION} in ${install}, the one running here (${asked} has none; SWE_WORKBENCH_TOOLS=${other} names it)`);
+      assert.equal(checkCodeServer(asked, ['relative/code-server-1.0.0']).status, 'warn');
+    } finally {
+      rmSync(asked, { recursive: true, force: true });
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+
   test("Pyright is found with the installed package's version", () => {
     const r = checkPyright();
     const { version } = JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/pyright/package.json'), 'utf8')) as { version: string };

@@ -321,20 +321,6 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.equal(asked, 0);
   });
 
-  it("a bug's checks ask for the repository in words about the bug; a recording's replay about the recording", async () => {
-    const [first, second] = ['workbench', 'sample-repo'].map((name) => path.join(scratch, 'words', name));
-    for (const dir of [first!, second!]) mkdirSync(dir, { recursive: true });
-    const asked: string[] = [];
-    session.choices.prompts.pickRepository = async (_offered, why) => (asked.push(why), second);
-    const folders = [first!, second!];
-    assert.equal(await session.choices.repository({ key: 'words-bug', purpose: 'the repository the bug belongs to', folders }), second);
-    assert.equal(await session.choices.repository({ key: 'words-traj', task: { instanceId: 'x' }, folders }), second);
-    assert.deepEqual(asked, [
-      'The workspace has several folders: pick the repository the bug belongs to; the answer is remembered',
-      'The workspace has several folders and the recording names none of them; the answer is remembered',
-    ]);
-  });
-
   it('two folders and a recording naming neither: asked once, remembered for the trajectory, offered first for the next one', async () => {
     const [first, second] = ['workbench', 'sample-repo'].map((name) => path.join(scratch, 'two', name));
     for (const dir of [first!, second!]) mkdirSync(dir, { recursive: true });
@@ -350,6 +336,20 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     session.choices.prompts.pickRepository = async (folders) => (offered.push(folders), folders[0]);
     assert.equal(await session.choices.repository({ key: another, task, folders: [first!, second!] }), second);
     assert.deepEqual(offered[1], [second, first], 'the last answer is offered first');
+  });
+
+  it("a bug's checks ask for the repository in words about the bug; a recording's replay about the recording", async () => {
+    const [first, second] = ['workbench', 'sample-repo'].map((name) => path.join(scratch, 'words', name));
+    for (const dir of [first!, second!]) mkdirSync(dir, { recursive: true });
+    const asked: string[] = [];
+    session.choices.prompts.pickRepository = async (_offered, why) => (asked.push(why), second);
+    const folders = [first!, second!];
+    assert.equal(await session.choices.repository({ key: 'words-bug', purpose: 'the repository the bug belongs to', folders }), second);
+    assert.equal(await session.choices.repository({ key: 'words-traj', task: { instanceId: 'x' }, folders }), second);
+    assert.deepEqual(asked, [
+      'The workspace has several folders: pick the repository the bug belongs to; the answer is remembered',
+      'The workspace has several folders and the recording names none of them; the answer is remembered',
+    ]);
   });
 
   it('a missing image says what is needed and offers a local image or the base image (no Pull while pulling is off); the choice is remembered', async () => {

@@ -103,7 +103,7 @@ describe('index cache', () => {
   thirdPartyFiles.test('a cache of the wrong shape is discarded', async () => {
     writeFileSync(cacheFile(cacheDir, root), JSON.stringify({ version: 1, root, files: [{ path: 3 }] }));
     const index = await countingIndex(root, cacheDir).run();
-    assert.match(index.stats.cacheDiscarded ?? '', /^cache does not match version 3/);
+    assert.match(index.stats.cacheDiscarded ?? '', /^cache does not match version \d+: header\.version: /);
     assert.equal(index.stats.filesRead, index.stats.files);
   });
 

@@ -43,8 +43,11 @@ function textMessagesOf(t: Trajectory): unknown[] {
   return messages;
 }
 
+const submitted = (t: Trajectory) => /^submitted$/i.test(t.outcome.exitStatus ?? '');
+
 function messagesOf(t: Trajectory): unknown[] {
   const messages = preamble(t);
+  const last = t.steps.at(-1);
   for (const step of t.steps) {
     const stamp = step.timestamp === undefined ? {} : { timestamp: Date.parse(step.timestamp) / 1000 };
     if (step.action.tool === null) {
@@ -68,7 +71,10 @@ function messagesOf(t: Trajectory): unknown[] {
         ...stamp,
       },
     });
+    // A call whose result is the submission writes no tool message, as in 2.x: the exit message below is its result.
+    const submitting = step === last && submitted(t) && calls.at(-1)!.observation === (t.outcome.submission ?? '') ? calls.at(-1) : undefined;
     for (const c of calls) {
+      if (c === submitting) continue;
       messages.push({
         role: 'tool',
         tool_call_id: c.id,

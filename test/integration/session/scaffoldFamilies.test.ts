@@ -217,7 +217,7 @@ async function mini2Run(name: string): Promise<string> {
   });
   const first = reply('Look around.', ['cat README']);
   const both = reply('Two things at once.', ['wc -c README', LOGIN_PROBE]);
-  const submit = reply('Done.', ['echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT']);
+  const submit = reply('Done.', ['echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cat README']);
   const messages = [
     { role: 'system', content: 'You are a helpful assistant that can interact with a computer shell to solve programming tasks.' },
     { role: 'user', content: '<pr_description>\nConsider the following PR description:\nSay hello.\n</pr_description>' },
@@ -227,7 +227,8 @@ async function mini2Run(name: string): Promise<string> {
     tool(both.ids[0]!, '13 README\n'),
     tool(both.ids[1]!, 'not-login\n'),
     submit.message,
-    { role: 'exit', content: '', extra: { exit_status: 'Submitted', submission: '' } },
+    // 2.x writes no tool message for the submitting command: the exit message, the submission, is its result.
+    { role: 'exit', content: 'nothing here\n', extra: { exit_status: 'Submitted', submission: 'nothing here\n' } },
   ];
   const config = {
     agent: { step_limit: 250, cost_limit: 3 },
@@ -251,7 +252,7 @@ async function mini2Run(name: string): Promise<string> {
     JSON.stringify({
       trajectory_format: 'mini-swe-agent-1.1',
       instance_id: 'demo__hello-1',
-      info: { mini_version: '2.4.6', exit_status: 'Submitted', submission: '', config },
+      info: { mini_version: '2.4.6', exit_status: 'Submitted', submission: 'nothing here\n', config },
       messages,
     }),
   );
@@ -266,6 +267,20 @@ describe('mini-swe-agent 2.x', () => {
     assert.equal(result.code, 0, result.stdout + result.stderr);
     assert.deepEqual([summary.matched, summary.recorded, summary.stop], [3, 3, 'submitted']);
     assert.match(result.stderr, /scaffold mini-swe-agent@2\.x \(info\.mini_version is 2\.4\.6\)/);
+  });
+
+  test('a one-line change in the repository is caught at the first step that reads it; a submission not what the command prints is caught', async () => {
+    const file = await mini2Run('mini2-changed.traj.json');
+    const changed = path.join(work, 'changed-mini2');
+    await mkdir(changed, { recursive: true });
+    await writeFile(path.join(changed, 'README'), 'something here\n');
+    const atChange = summaryOf((await runCli(replayCommand, [file, '--image', TEST_IMAGE, '--repo', changed, '--json'])).stdout);
+    assert.deepEqual([atChange.matched, atChange.firstDivergence], [0, 0]);
+    const run = JSON.parse(await readFile(file, 'utf8')) as { messages: { role: string; content: string }[] };
+    run.messages.at(-1)!.content = 'nothing there\n';
+    await writeFile(file, JSON.stringify(run));
+    const atSubmit = summaryOf((await runCli(replayCommand, [file, '--image', TEST_IMAGE, '--repo', emptyRepo, '--json'])).stdout);
+    assert.deepEqual([atSubmit.matched, atSubmit.firstDivergence], [2, 2], 'the submitting step compares what it prints with the exit message');
   });
 
   test("a fork continues with tool calls: several per reply run in order, a reply without one gets 2.x's error, parallel_tool_calls is sent", async () => {

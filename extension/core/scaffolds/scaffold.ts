@@ -71,7 +71,10 @@ export interface ScaffoldFamily {
   readonly name: ScaffoldName;
   /** Known versions, oldest first; the last is the default for a live run. */
   readonly versions: readonly string[];
-  /** The version a recording of this family shows, with the evidence; undefined when the recording is not of this family. */
+  /**
+   * The version a recording of this family shows, with the evidence; undefined when the recording
+   * is not of this family. Asked only when the file names no scaffold (`meta.scaffold`, read first by the registry).
+   */
   detect(recording: Trajectory): { version: string; reason: string } | undefined;
   /** The known version a version string belongs to (`1.17.5` is `1`), or undefined. */
   matchVersion(version: string): string | undefined;

@@ -15,9 +15,10 @@ import type { ToolSet } from '../aci/toolRegistry';
 import { errorText, InputError } from '../errors';
 import type { PolicyClient, RetryRecord } from '../policy/policyClient';
 import { SCAFFOLDS, type Scaffold as ReplyFormat } from '../policy/scaffolds';
-import { chooseScaffold, detectScaffold } from '../scaffolds/registry';
+import { chooseScaffold, detectScaffold, scaffoldName } from '../scaffolds/registry';
 import type { Scaffold, ScaffoldChoice } from '../scaffolds/scaffold';
 import { createSweAgent } from '../scaffolds/swe-agent';
+import { LATEST_SWE_AGENT_VERSION } from '../aci/sweAgentVersion';
 import type { DockerConnectionOptions } from '../runtime/dockerConnection';
 import type { SandboxLimits } from '../runtime/sandbox';
 import type { Task, Trajectory, TrajectoryMeta } from '../trajectory/model';
@@ -111,7 +112,7 @@ function scaffoldFor(request: LaunchRequest, recording: Trajectory | undefined):
   try {
     if (spec !== undefined && (SCAFFOLDS as readonly string[]).includes(spec)) {
       const detected = recording ? detectScaffold(recording) : undefined;
-      const version = detected?.name === 'swe-agent' ? detected.version : '1.1';
+      const version = detected?.name === 'swe-agent' ? detected.version : LATEST_SWE_AGENT_VERSION;
       return {
         scaffold: createSweAgent(version, recording, bundles, spec as ReplyFormat),
         choice: { name: 'swe-agent', version, reason: `${spec}: SWE-agent's tools with that reply format` },
@@ -174,7 +175,7 @@ export function planSession(request: LaunchRequest): SessionPlan {
     : {};
   const meta: TrajectoryMeta = {
     parseFunction: mode === 'replay' ? (recording?.meta.parseFunction ?? scaffold.replyFormat) : scaffold.replyFormat,
-    scaffold: `${scaffold.name}@${scaffold.version}`,
+    scaffold: scaffoldName(scaffold),
     toolBundles: [...tools.bundles],
     ...(mode === 'replay' ? {} : { systemPrompt, instructions }),
     ...inherited,
@@ -294,7 +295,7 @@ function snapshotSetup(plan: SessionPlan): string {
     tty,
     baseCommit: baseCommit ?? null,
     config,
-    scaffold: `${plan.scaffold.name}@${plan.scaffold.version}`,
+    scaffold: scaffoldName(plan.scaffold),
     bundles: plan.tools.bundles,
   });
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { rename, writeFile, rm } from 'node:fs/promises';
+import { detectScaffold, scaffoldName } from '../scaffolds/registry';
 import { exportTrajectory, type ExportFormat } from '../trajectory/exporters';
 import { TrajectorySchema, type Outcome, type Step, type Task, type Trajectory, type TrajectoryMeta } from '../trajectory/model';
 
@@ -44,7 +45,9 @@ export async function writeTrajectoryFile(
   format: ExportFormat = file.endsWith('.traj') ? 'swe-agent' : 'canonical',
 ): Promise<void> {
   const temporary = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
-  const text = exportTrajectory(trajectory, format);
+  // The file keeps which scaffold made it (as detected when the trajectory does not say), so it reopens as that family.
+  const scaffold = trajectory.meta.scaffold ?? scaffoldName(detectScaffold(trajectory));
+  const text = exportTrajectory({ ...trajectory, meta: { ...trajectory.meta, scaffold } }, format);
   try {
     await writeFile(temporary, text, 'utf8');
     await rename(temporary, file);

@@ -108,6 +108,8 @@ export function toMiniSweAgentTraj(t: Trajectory): string {
       model_stats: { instance_cost: stats?.instanceCost ?? 0, api_calls: stats?.apiCalls ?? t.steps.length },
       config: { model: { model_name: t.meta.model ?? 'unknown' }, agent_type: 'minisweagent.agents.default.DefaultAgent' },
       ...(version === undefined ? {} : { mini_version: version }),
+      // info is free-form: the scaffold that made the run rides there, so another family's run reopens as itself.
+      ...(t.meta.scaffold ? { scaffold: t.meta.scaffold } : {}),
       exit_status: t.outcome.exitStatus ?? null,
       submission: t.outcome.submission ?? '',
     },

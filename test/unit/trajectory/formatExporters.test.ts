@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { detectScaffold } from '../../../extension/core/scaffolds/registry';
 import { detectFormat } from '../../../extension/core/trajectory/detectFormat';
 import { EXPORT_FORMATS, exportTrajectory, type ExportFormat } from '../../../extension/core/trajectory/exporters';
 import { importTrajectory, loadTrajectory } from '../../../extension/core/trajectory/load';
@@ -82,6 +83,17 @@ describe('exporters: each format is read back by its own importer', () => {
       else assert.equal(back.outcome.exitStatus, 'finished', 'OpenHands says a run that called finish finished');
     });
   }
+
+  test('every format keeps the scaffold that made the run, and detection reads it back first', () => {
+    for (const format of EXPORT_FORMATS) {
+      for (const scaffold of ['r2e-gym@69bc953', 'openhands@codeact', 'mini-swe-agent@2.x', 'swe-agent@1.1.0']) {
+        const back = roundTrip({ ...bashRun(), meta: { ...bashRun().meta, scaffold } }, format);
+        assert.equal(back.meta.scaffold, scaffold, `${format}: ${scaffold}`);
+        const choice = detectScaffold(back);
+        assert.equal(`${choice.name}@${choice.version}`, scaffold, `${format}: ${scaffold}`);
+      }
+    }
+  });
 
   test('mini-swe-agent: the 1.1 message list, one tool message per call, return codes, and the exit message', () => {
     const run = JSON.parse(exportTrajectory(bashRun(), 'mini-swe-agent'));

@@ -252,8 +252,6 @@ export const miniSweAgentFamily: ScaffoldFamily = {
   name: 'mini-swe-agent',
   versions: MINI_VERSIONS,
   detect(recording) {
-    if (recording.meta.scaffold?.startsWith('mini-swe-agent'))
-      return { version: recording.meta.scaffold.split('@')[1] ?? '2.x', reason: `meta.scaffold is '${recording.meta.scaffold}'` };
     if (recording.format !== 'mini-swe-agent') return undefined;
     const declared = recording.meta.scaffoldConfig?.mini_version;
     if (typeof declared === 'string') return { version: declared, reason: `info.mini_version is ${declared}` };

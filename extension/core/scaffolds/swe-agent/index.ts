@@ -8,7 +8,7 @@ import { DEFAULT_BUNDLES, toolSetFor } from '../../aci/standardTools';
 import { DEFAULT_OBSERVATION_TEMPLATE } from '../../policy/context';
 import { parseReply, type Scaffold as ReplyFormatName } from '../../policy/scaffolds';
 import { DEFAULT_SYSTEM_PROMPT, instructionsFor } from './agentPrompts';
-import { LATEST_SWE_AGENT_VERSION, SWE_AGENT_VERSIONS, parseSweAgentVersion, sweAgentVersionOf, type SweAgentVersion } from '../../aci/sweAgentVersion';
+import { SWE_AGENT_VERSIONS, parseSweAgentVersion, sweAgentVersionOf, type SweAgentVersion } from '../../aci/sweAgentVersion';
 import type { ShellStartup } from '../../runtime/shellSession';
 import type { Trajectory } from '../../trajectory/model';
 import type { Scaffold, ScaffoldFamily } from '../scaffold';
@@ -60,11 +60,6 @@ export const sweAgentFamily: ScaffoldFamily = {
   name: 'swe-agent',
   versions: SWE_AGENT_VERSIONS,
   detect(recording) {
-    if (recording.meta.scaffold?.startsWith('swe-agent'))
-      return {
-        version: sweAgentFamily.matchVersion(recording.meta.scaffold.split('@')[1] ?? '') ?? LATEST_SWE_AGENT_VERSION,
-        reason: `meta.scaffold is '${recording.meta.scaffold}'`,
-      };
     if (recording.format !== 'swe-agent') return undefined;
     // The version decides what the tools print (core/aci/sweAgentVersion): the file's own word, its bundles, its line ends.
     const verdict = sweAgentVersionOf(recording);

@@ -30,6 +30,7 @@ const RunSchema = z.looseObject({
       exit_status: z.string().nullish(),
       submission: z.string().nullish(),
       mini_version: z.string().nullish(),
+      scaffold: z.string().nullish(),
       model_stats: z.looseObject({ instance_cost: z.number().nullish(), api_calls: z.number().nullish() }).nullish(),
       config: z.looseObject({ model: z.looseObject({ model_name: z.string().nullish() }).nullish() }).nullish(),
     })
@@ -131,6 +132,7 @@ export function miniSweAgentTrajectory(run: RunFacts | undefined, messages: Read
     }),
     meta: defined({
       formatVersion: run?.trajectory_format ?? undefined,
+      scaffold: run?.info?.scaffold ?? undefined,
       model: run?.info?.config?.model?.model_name ?? undefined,
       parseFunction: messages.some((m) => m.tool_calls?.length) ? 'tool_calling' : 'bash_block',
       // mini-swe-agent runs every command in a fresh `bash -lc` without a terminal.

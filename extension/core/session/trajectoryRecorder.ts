@@ -45,9 +45,10 @@ export async function writeTrajectoryFile(
   format: ExportFormat = file.endsWith('.traj') ? 'swe-agent' : 'canonical',
 ): Promise<void> {
   const temporary = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
-  // The file keeps which scaffold made it (as detected when the trajectory does not say), so it reopens as that family.
-  const scaffold = trajectory.meta.scaffold ?? scaffoldName(detectScaffold(trajectory));
-  const text = exportTrajectory({ ...trajectory, meta: { ...trajectory.meta, scaffold } }, format);
+  // Written in another format than its own, a trajectory keeps the scaffold it shows (as detected when it does not
+  // say): the new format's own detection would otherwise name that format's family.
+  const scaffold = trajectory.meta.scaffold ?? (format === trajectory.format ? undefined : scaffoldName(detectScaffold(trajectory)));
+  const text = exportTrajectory(scaffold ? { ...trajectory, meta: { ...trajectory.meta, scaffold } } : trajectory, format);
   try {
     await writeFile(temporary, text, 'utf8');
     await rename(temporary, file);

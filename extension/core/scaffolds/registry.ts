@@ -22,9 +22,9 @@ export function knownScaffolds(): string[] {
 }
 
 /** `found.version` of family `f` as one of its known versions, else its latest with a note. */
-function knownVersion(f: ScaffoldFamily, found: { version: string; reason: string }): ScaffoldChoice {
+function knownVersion(f: ScaffoldFamily, found: { version: string; reason: string; undecided?: readonly string[] }): ScaffoldChoice {
   const known = f.versions.includes(found.version) ? found.version : f.matchVersion(found.version);
-  if (known) return { name: f.name, version: known, reason: found.reason };
+  if (known) return { name: f.name, version: known, reason: found.reason, ...(found.undecided ? { undecided: found.undecided } : {}) };
   const latest = f.versions[f.versions.length - 1]!;
   return {
     name: f.name,
@@ -105,7 +105,8 @@ export function scaffoldName(choice: { name: ScaffoldName; version: string }): s
   return `${choice.name}@${choice.version}`;
 }
 
-/** One line for the person: what runs and why (and any fallback). */
+/** One line for the person: what runs and why (and any fallback, or the versions nothing read told apart). */
 export function describeChoice(choice: ScaffoldChoice): string {
-  return `scaffold ${choice.name}@${choice.version} (${choice.reason})${choice.fallback ? `; ${choice.fallback}` : ''}`;
+  const undecided = choice.undecided && choice.undecided.length > 1 ? `; no step read tells ${choice.undecided.join(', ')} apart: using ${choice.version}` : '';
+  return `scaffold ${choice.name}@${choice.version} (${choice.reason}${undecided})${choice.fallback ? `; ${choice.fallback}` : ''}`;
 }

@@ -102,7 +102,7 @@ describe('mini-swe-agent', () => {
     assert.match(forced.stderr, /mini-swe-agent version 9\.0 is not one we know \(known: 1\.x, 2\.x\); using 2\.x/);
     assert.equal(summaryOf(forced.stdout).matched, 1, 'the recording carries its template, so the version does not change it');
     const unknown = await runCli(replayCommand, [file, '--image', TEST_IMAGE, '--repo', emptyRepo, '--scaffold', 'aider@1']).catch((err: Error) => err);
-    assert.match(String(unknown), /--scaffold: unknown scaffold 'aider@1'; choose NAME or NAME@VERSION from swe-agent@0\.7/);
+    assert.match(String(unknown), /--scaffold: unknown scaffold 'aider@1'; choose NAME or NAME@VERSION from swe-agent@0\.2, swe-agent@0\.7/);
   });
 
   test("a command past the recording's timeout is killed and reported with the timeout template", async () => {

@@ -104,14 +104,14 @@ describe('--scaffold NAME@VERSION', () => {
       name: 'swe-agent',
       version: '3ea751c0',
       reason: '--scaffold swe-agent@7',
-      fallback: 'swe-agent version 7 is not one we know (known: 0.7, 1.0.0, 1.0.1, 1.1.0, 3ea751c0); using 3ea751c0',
+      fallback: 'swe-agent version 7 is not one we know (known: 0.2, 0.7, 1.0.0, 1.0.1, 1.1.0, 3ea751c0); using 3ea751c0',
     });
   });
 
   test('an unknown name is an error listing the choices', () => {
     assert.throws(
       () => parseScaffoldSpec('aider'),
-      /--scaffold: unknown scaffold 'aider'; choose NAME or NAME@VERSION from swe-agent@0\.7, .*r2e-gym@69bc953, openhands@codeact/,
+      /--scaffold: unknown scaffold 'aider'; choose NAME or NAME@VERSION from swe-agent@0\.2, swe-agent@0\.7, .*r2e-gym@69bc953, openhands@codeact/,
     );
     assert.throws(() => parseScaffoldSpec('r2e-gym@1@2'), /unknown scaffold/);
   });

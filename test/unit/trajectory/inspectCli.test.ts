@@ -25,6 +25,10 @@ describe('swe-workbench inspect', () => {
     assert.equal(lines[3], 'model    gpt-4o');
     assert.match(lines[4]!, /^outcome  submitted · submission 564 B/);
     assert.equal(lines[5], 'steps    11');
+    assert.match(
+      lines[6]!,
+      /^scaffold swe-agent@0\.2 \(.*; step 7 \(`edit 1475:1475`\) words its lint rejection "\.\.\.retry your edit commmand\." \(sic\), as SWE-agent 0\.2 does\)$/,
+    );
     assert.match(stdout, /^ {3}5 {2}open +open src\/marshmallow\/fields\.py 1474 +4\.1 kB$/m);
     assert.match(stdout, /^ {3}6 {2}edit .* 1\.9 kB {2}lint-rejected$/m);
   });

@@ -141,3 +141,20 @@ export function readVersionEvidence(recording: Trajectory, verdict: SweAgentVers
   // The labels' own note (a version not measured, the nearest used) holds while the evidence kept their version.
   return { version, reason: verdict.fallback && version === verdict.version ? `${reason}; ${verdict.fallback}` : reason };
 }
+
+/** What of an observation the evidence reads (its opening: a window's header, a rejection's first sentence). */
+const EVIDENCE_HEAD = 4096;
+
+/** `step` with only what the evidence reads of its observation, for a reader that keeps every step (`inspect`). */
+export function evidenceOf(step: Step): Step {
+  return step.observation.length > EVIDENCE_HEAD ? { ...step, observation: step.observation.slice(0, EVIDENCE_HEAD) } : step;
+}
+
+/**
+ * Whether a tool of `bundle` can print differently in versions of one era: the viewer and the
+ * edit tools (the window's end, create's newline, insert's line, lint wording and guard); search,
+ * submit and bash print alike in all of them.
+ */
+export function printsByVersion(bundle: string): boolean {
+  return /^(windowed|defaults$|edit_)/.test(bundle);
+}

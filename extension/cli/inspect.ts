@@ -10,6 +10,8 @@ import { stepErrorMarks } from '../core/trajectory/stepErrors';
 import { recordedModelStats } from '../core/trajectory/runFacts';
 import { oneLine, STEP_LABEL_WIDTH, stepLabel } from '../core/trajectory/stepLabels';
 import { LOSS_MASKED_FINISH_REASONS } from '../core/trajectory/importers/skyrl';
+import { detectScaffold, describeChoice } from '../core/scaffolds/registry';
+import { evidenceOf } from '../core/scaffolds/swe-agent/versionEvidence';
 import { CliError, parseCommandArgs, type Command } from './command';
 import { TRAJECTORY_INPUT_OPTIONS, TRAJECTORY_INPUT_USAGE, trajectoryInput } from './trajectoryInput';
 
@@ -74,10 +76,14 @@ export async function summarize(loaded: StepSource): Promise<string> {
     '',
   ];
   const rows: Array<{ index: number; tool: string; label: string; size: string; marks: string }> = [];
+  const evidence: Step[] = [];
   for (let i = 0; i < loaded.stepCount; i++) {
     const s = await loaded.step(i);
     rows.push({ index: s.index, tool: s.action.tool ?? '?', label: stepLabel(s), size: size(s.observation.length), marks: marks(s) });
+    evidence.push(evidenceOf(s));
   }
+  // Which scaffold (and version) a replay would run, and the evidence, after the header's other lines.
+  lines.splice(lines.length - 1, 0, describeChoice(detectScaffold({ ...t, steps: evidence })));
   const toolWidth = Math.max(4, ...rows.map((r) => r.tool.length));
   for (const r of rows) {
     // Step numbers as the stepper shows them: from 1 (the JSON keeps the 0-based index).

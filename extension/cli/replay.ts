@@ -4,7 +4,7 @@
  */
 import { defined } from '../core/defined';
 import { CancelledError, errorText } from '../core/errors';
-import { planSession, startSession, type LaunchRequest } from '../core/session/launcher';
+import { planSession, settleVersion, startSession, type LaunchRequest } from '../core/session/launcher';
 import { DEFAULT_NORMALISERS, NORMALISER_NAMES, NORMALISERS, type NormaliserName } from '../core/session/divergence';
 import { loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';
@@ -100,18 +100,20 @@ export const command: Command = {
     const bundles = bundleList(values.bundles);
     if (bundles) toolSetOption(bundles); // an unknown bundle named on the command line is a usage error (exit 2)
     const scaffold = scaffoldOption(values.scaffold);
-    const plan = planSession(
-      replayRequest(
-        { trajectory, ref: file },
-        { image: values.image, repoDir: values.repo, normalisers, ...defined({ workdir: values.workdir, until, bundles, scaffold }) },
-      ),
+    const request = replayRequest(
+      { trajectory, ref: file },
+      { image: values.image, repoDir: values.repo, normalisers, ...defined({ workdir: values.workdir, until, bundles, scaffold }) },
     );
+    // No fork can follow in this process: no snapshots.
+    const options = { role: 'replay', signal: ctx.signal, snapshots: false } as const;
+    const sandboxError = (err: unknown) => {
+      throw err instanceof CancelledError ? err : new CliError(`could not start the sandbox: ${errorText(err)}`, 1);
+    };
+    // Versions the recording's observations leave undecided are told apart by running the step that differs under each.
+    const plan = await settleVersion(request, planSession(request), options).catch(sandboxError);
     const choice = plan.scaffoldChoice;
     ctx.stderr.write(`swe-workbench replay: ${describeChoice(choice)}\n`);
-    // No fork can follow in this process: no snapshots.
-    const { debug: session } = await startSession(plan, { role: 'replay', signal: ctx.signal, snapshots: false }).catch((err: unknown) => {
-      throw err instanceof CancelledError ? err : new CliError(`could not start the sandbox: ${errorText(err)}`, 1);
-    });
+    const { debug: session } = await startSession(plan, options).catch(sandboxError);
     session.on((event) => {
       if (event.type === 'step-done' && event.comparison) printStep(ctx, values.json, event.comparison);
       if (event.type === 'error') ctx.stderr.write(`swe-workbench replay: step ${event.index + 1}: ${event.message}\n`);

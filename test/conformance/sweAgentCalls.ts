@@ -401,3 +401,6 @@ export const SAMPLE_REPO_CALLS: readonly string[] = [
   'find_file "*.py"',
   'cd /testbed',
 ];
+
+/** SWE-agent 0.2's commands take the same calls as 0.7's: where they print differently is what its suite checks. */
+export const V02_CALLS: readonly string[] = V07_CALLS;

@@ -11,20 +11,26 @@ import { command as replay } from '../../extension/cli/replay';
 import { BASE_IMAGE } from '../helpers/aciSandbox';
 import { runCli } from '../helpers/cliRunner';
 import { writeGeneratedRepo } from './generatedRepo';
-import { SWE_AGENT_ORACLES, SweAgent07Reference, SweAgentReference, type SweAgentOracle, oracles } from './sweAgentReference';
+import { SweAgent07Reference, SweAgentReference, type SweAgent0xOracle, type SweAgentOracle, oracles } from './sweAgentReference';
 
 const skip = oracles.skip;
 const jq = SweAgent07Reference.jqMounts();
 
-/** 0.7 kept the repository at /<owner>__<repo>; 1.x at /testbed. */
-const repoPathOf = (script: Script) => (script.oracle === 'v0.7.0' ? '/tallyho__tallyho' : '/testbed');
+const zeroX = (oracle: Script['oracle']): oracle is SweAgent0xOracle => oracle === 'v0.7.0' || oracle === 'v0.2.0';
+
+/** 0.x kept the repository at /<owner>__<repo>; 1.x at /testbed. */
+const repoPathOf = (script: Script) => (zeroX(script.oracle) ? '/tallyho__tallyho' : '/testbed');
 
 interface Script {
-  oracle: SweAgentOracle | 'v0.7.0';
+  oracle: SweAgentOracle | SweAgent0xOracle;
   bundles: string[];
   actions: string[];
   /** The first step whose observation shows tallyho/counter.py's text (the changed file). */
   firstCounterStep: number;
+  /** What the replay says it runs (a regular expression's source), when not the oracle's version for the stated one. */
+  detected?: string;
+  /** Tells two scripts of one oracle apart in the test's name. */
+  what?: string;
 }
 
 const scripts: Script[] = [
@@ -79,6 +85,40 @@ const scripts: Script[] = [
     firstCounterStep: 2,
   },
   {
+    // SWE-agent from its main branch (3ea751c0) says swe_agent_version 1.1.0, as every run after
+    // that release does; the window at steps.py's end (332 lines) is what tells it from 1.1.0.
+    oracle: '3ea751c0',
+    bundles: ['registry', 'windowed', 'search', 'windowed_edit_linting'],
+    actions: [
+      'find_file counter.py',
+      'open tallyho/steps.py 330',
+      'scroll_up',
+      'open tallyho/counter.py',
+      'goto 9',
+      'edit 10:10\n        self.value = 0  # reset\nend_of_edit',
+      'search_file value',
+      'open tallyho/steps.py 200',
+      'scroll_down',
+      'create tallyho/extra.py',
+      'ls tallyho',
+    ],
+    firstCounterStep: 3,
+    what: 'labelled 1.1.0',
+    detected:
+      '3ea751c0 \\(the file says swe_agent_version 1\\.1\\.0; step 2 \\(`open tallyho/steps\\.py 330`\\) shows the window from line 233 of 332, as SWE-agent 3ea751c0 places it \\(1\\.1\\.0: from line 232\\)\\)',
+  },
+  {
+    // The same, where no step can be read to tell them apart: the edit at the file's end shows its
+    // window one line lower in 3ea751c0, which only running it under each version shows.
+    oracle: '3ea751c0',
+    bundles: ['registry', 'windowed', 'search', 'windowed_edit_linting'],
+    what: 'telling the versions apart only by running',
+    actions: ['open tallyho/steps.py', 'edit 332:332\n    return x + 1090\nend_of_edit', 'cat tallyho/counter.py'],
+    firstCounterStep: 2,
+    detected:
+      '3ea751c0 \\(the file says swe_agent_version 1\\.1\\.0; step 2 \\(`edit 332:332`\\), replayed under 1\\.1\\.0 and 3ea751c0, prints what 3ea751c0 prints\\)',
+  },
+  {
     // 0.7 ran without a terminal, kept its commands' output as printed, and wrote no version.
     oracle: 'v0.7.0',
     bundles: ['defaults', 'search', 'edit_linting'],
@@ -99,11 +139,34 @@ const scripts: Script[] = [
     ],
     firstCounterStep: 3,
   },
+  {
+    // The paper's release (0.2): its lint rejection's wording (step 5) tells it from 0.7.
+    oracle: 'v0.2.0',
+    bundles: ['defaults', 'search', 'edit_linting'],
+    actions: [
+      'find_file counter.py',
+      'open tallyho/steps.py 200',
+      'scroll_up',
+      'open tallyho/counter.py',
+      'edit 10:10\n        self.value = (0\nend_of_edit',
+      'edit 10:10\n        self.value = 0  # reset\nend_of_edit',
+      'search_file value',
+      'create reproduce.py',
+      'edit 1:1\nfrom tallyho import Counter\nprint(Counter(3).bump())\nend_of_edit',
+      'python3 reproduce.py',
+      'open tallyho/broken.py',
+      'edit 5:6\ndef fine():\n    return 3\nend_of_edit',
+      'rm reproduce.py',
+    ],
+    firstCounterStep: 3,
+    detected:
+      '0\\.2 \\(its observations have no pseudo-terminal line ends.*; step 5 \\(`edit 10:10`\\) words its lint rejection "\\.\\.\\.retry your edit commmand\\." \\(sic\\), as SWE-agent 0\\.2 does\\)',
+  },
 ];
 
 /** The .traj SWE-agent 1.x writes, for a thought-action run with these bundles. */
 function sweAgentTraj(script: Script, steps: Array<{ action: string; observation: string; state: Record<string, unknown> }>): string {
-  const version = { 'v0.7.0': undefined, 'v1.0.1': '1.0.1', 'v1.1.0': '1.1.0', '3ea751c0': '1.1.0' }[script.oracle];
+  const version = { 'v0.2.0': undefined, 'v0.7.0': undefined, 'v1.0.1': '1.0.1', 'v1.1.0': '1.1.0', '3ea751c0': '1.1.0' }[script.oracle];
   const replayConfig = {
     env: { deployment: { image: BASE_IMAGE, type: 'docker' }, repo: { repo_name: 'testbed', type: 'preexisting' } },
     agent: {
@@ -134,19 +197,18 @@ function sweAgentTraj(script: Script, steps: Array<{ action: string; observation
 }
 
 for (const script of scripts) {
-  describe(`a recording made by SWE-agent ${script.oracle}'s tools (${script.bundles.join(', ')})`, () => {
+  describe(`a recording made by SWE-agent ${script.oracle}'s tools (${script.bundles.join(', ')})${script.what ? `, ${script.what}` : ''}`, () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'swe-workbench-recording-'));
     const repo = path.join(dir, 'repo');
     const traj = path.join(dir, 'run.traj');
 
-    const skipped = skip || (script.oracle === 'v0.7.0' && typeof jq === 'string' ? jq : false);
+    const skipped = skip || (zeroX(script.oracle) && typeof jq === 'string' ? jq : false);
     before(async () => {
       if (skipped) return;
       writeGeneratedRepo(repo);
-      const reference =
-        script.oracle === 'v0.7.0'
-          ? await SweAgent07Reference.start({ repoDir: repo, repoPath: repoPathOf(script) })
-          : await SweAgentReference.start({ oracle: script.oracle, bundles: script.bundles, repoDir: repo, repoPath: repoPathOf(script), tty: true });
+      const reference = zeroX(script.oracle)
+        ? await SweAgent07Reference.start({ repoDir: repo, repoPath: repoPathOf(script), oracle: script.oracle })
+        : await SweAgentReference.start({ oracle: script.oracle, bundles: script.bundles, repoDir: repo, repoPath: repoPathOf(script), tty: true });
       try {
         const steps = [];
         for (const action of script.actions) {
@@ -179,9 +241,10 @@ for (const script of scripts) {
       assert.equal(r.steps.length, script.actions.length);
       assert.equal(r.code, 0);
       const version =
-        script.oracle === 'v0.7.0'
+        script.detected ??
+        (script.oracle === 'v0.7.0'
           ? '0\\.7 \\(its observations have no pseudo-terminal line ends'
-          : `${script.oracle.slice(1).replace(/\./g, '\\.')} \\(the file says swe_agent_version`;
+          : `${script.oracle.slice(1).replace(/\./g, '\\.')} \\(the file says swe_agent_version`);
       assert.match(r.stderr, new RegExp(`scaffold swe-agent@${version}`));
     });
 

@@ -170,16 +170,21 @@ export class SweAgentReference {
   }
 }
 
+/** Folders of `../shared/oracles/swe-agent` holding a 0.x `config/commands`. */
+export type SweAgent0xOracle = 'v0.7.0' | 'v0.2.0';
+
 /**
- * SWE-agent 0.7's commands (`../shared/oracles/swe-agent/v0.7.0/config/commands`) as 0.7 installs
- * them: the folder at `/root/commands` on PATH, every `.sh` file sourced into the one shell, each
- * `.py` helper executable without its extension, the window variables exported; no terminal. Its
- * functions need jq, which the base image lacks: the host's (same Debian release) is bound in.
+ * SWE-agent 0.x's commands (`../shared/oracles/swe-agent/v0.7.0/config/commands`, or v0.2.0's) as
+ * 0.x installs them: the folder at `/root/commands` on PATH, every `.sh` file sourced into the one
+ * shell, each `.py` helper executable without its extension, the window variables exported; no
+ * terminal. Its functions need jq, which the base image lacks: the host's (same Debian release) is bound in.
  */
 export class SweAgent07Reference {
   private constructor(readonly sandbox: Sandbox) {}
 
   static readonly COMMAND_FILES = ['defaults.sh', 'search.sh', 'edit_linting.sh', 'submit.sh', '_split_string.py'];
+  /** 0.2 kept `submit` in defaults.sh. */
+  static readonly COMMAND_FILES_0_2 = ['defaults.sh', 'search.sh', 'edit_linting.sh', '_split_string.py'];
 
   /** The host's jq and its libraries, or why they cannot be bound in. */
   static jqMounts(): Mount[] | string {
@@ -189,12 +194,12 @@ export class SweAgent07Reference {
     return files.map((f) => ({ hostPath: realpathSync(f), containerPath: f, readOnly: true }));
   }
 
-  static async start(options: { repoDir: string; repoPath: string }): Promise<SweAgent07Reference> {
+  static async start(options: { repoDir: string; repoPath: string; oracle?: SweAgent0xOracle }): Promise<SweAgent07Reference> {
     const mounts = SweAgent07Reference.jqMounts();
     if (typeof mounts === 'string') throw new Error(mounts);
     const sandbox = await startConformanceSandbox({ repoDir: options.repoDir, repoPath: options.repoPath, tty: false, mounts });
     try {
-      return await SweAgent07Reference.install(sandbox, options.repoPath);
+      return await SweAgent07Reference.install(sandbox, options.repoPath, options.oracle);
     } catch (err) {
       await sandbox.dispose();
       throw err;
@@ -205,16 +210,17 @@ export class SweAgent07Reference {
    * Installs the commands in `sandbox`'s shell (one without a terminal, in a container with
    * `jqMounts()` bound in); the reference owns the sandbox from then on.
    */
-  static async install(sandbox: Sandbox, repoPath: string): Promise<SweAgent07Reference> {
-    const folder = oracles.path(SWE_AGENT_ORACLES, 'v0.7.0/config/commands');
+  static async install(sandbox: Sandbox, repoPath: string, oracle: SweAgent0xOracle = 'v0.7.0'): Promise<SweAgent07Reference> {
+    const folder = oracles.path(SWE_AGENT_ORACLES, `${oracle}/config/commands`);
     const must = async (command: string) => {
       const r = await sandbox.exec(command, { timeoutMs: 60_000 });
-      if (r.exitCode !== 0) throw new Error(`installing SWE-agent 0.7's commands: \`${command}\` exited ${r.exitCode}: ${r.output.slice(-500)}`);
+      if (r.exitCode !== 0) throw new Error(`installing SWE-agent ${oracle}'s commands: \`${command}\` exited ${r.exitCode}: ${r.output.slice(-500)}`);
     };
-    for (const name of SweAgent07Reference.COMMAND_FILES) await sandbox.copyIn(path.join(folder, name), `/root/commands/${name}`);
+    const files = oracle === 'v0.2.0' ? SweAgent07Reference.COMMAND_FILES_0_2 : SweAgent07Reference.COMMAND_FILES;
+    for (const name of files) await sandbox.copyIn(path.join(folder, name), `/root/commands/${name}`);
     await must("export WINDOW=100 OVERLAP=2 CURRENT_LINE=0 CURRENT_FILE='' SEARCH_RESULTS='()' SEARCH_FILES='()' SEARCH_INDEX=0 ROOT=" + repoPath);
     await must('export PATH=/root/commands:$PATH && cp /root/commands/_split_string.py /root/commands/_split_string && chmod +x /root/commands/_split_string');
-    for (const name of SweAgent07Reference.COMMAND_FILES.filter((n) => n.endsWith('.sh'))) await must(`source /root/commands/${name}`);
+    for (const name of files.filter((n) => n.endsWith('.sh'))) await must(`source /root/commands/${name}`);
     await must(`cd ${repoPath}`);
     return new SweAgent07Reference(sandbox);
   }

@@ -1,13 +1,15 @@
+import { LINT_REJECTION_INTRO } from './flake8Guard';
 import { bundleName } from './toolRegistry';
 
 /**
  * The SWE-agent versions whose tools print differently, each measured against SWE-agent's own
- * tools in `test/conformance` except `1.0.0`, read from recordings: `0.7` (shell functions in
+ * tools in `test/conformance` except `1.0.0`, read from recordings: `0.2` (the paper's release:
+ * 0.7's shell functions with an earlier lint guard and its wording), `0.7` (shell functions in
  * `config/commands`, the repository at `/<owner>__<repo>`), `1.0.0` and `1.0.1` (bundles
  * `defaults`, `edit_linting`, `edit_replace`, ...), `1.1.0` (bundles renamed `windowed`,
  * `windowed_edit_*`) and `3ea751c0` (2025, the latest measured).
  */
-export const SWE_AGENT_VERSIONS = ['0.7', '1.0.0', '1.0.1', '1.1.0', '3ea751c0'] as const;
+export const SWE_AGENT_VERSIONS = ['0.2', '0.7', '1.0.0', '1.0.1', '1.1.0', '3ea751c0'] as const;
 export type SweAgentVersion = (typeof SWE_AGENT_VERSIONS)[number];
 
 /** The version tools default to when nothing says otherwise: the latest measured. */
@@ -40,10 +42,36 @@ export interface SweAgentDialect {
    * kept the bytes (`sandboxFiles.toolText` applies it).
    */
   readsTextMode: boolean;
+  /** The sentence a refused edit starts with (0.1-0.2: "...retry your edit commmand." sic). */
+  lintRejectionIntro: string;
+  /**
+   * The lint guard excuses errors the file had before the edit (0.7 and later); 0.1-0.2 refused
+   * an edit while flake8 reported anything in the file, and listed every finding.
+   */
+  lintExcusesEarlierErrors: boolean;
+  /** `open`'s usage shows the path quoted (`open "<file>"`, 0.7 and later) or bare (0.2). */
+  quotedOpenUsage: boolean;
 }
 
+/** The paper release's (0.1-0.2), misspelling included. */
+export const LINT_INTRO_0_2 = 'Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.';
+
+const LATER_LINT = { lintRejectionIntro: LINT_REJECTION_INTRO, lintExcusesEarlierErrors: true, quotedOpenUsage: true } as const;
+
 const DIALECTS: Record<SweAgentVersion, SweAgentDialect> = {
-  // 0.7 had no replace-style edit; its fields only matter for the tools it had.
+  // 0.2 and 0.7 had no replace-style edit; their fields only matter for the tools they had.
+  '0.2': {
+    windowEndSlack: 1,
+    createWritesNewline: true,
+    insertLineShift: 1,
+    replaceWording: 'two-line',
+    trimsObservations: false,
+    centredWindow: true,
+    readsTextMode: false,
+    lintRejectionIntro: LINT_INTRO_0_2,
+    lintExcusesEarlierErrors: false,
+    quotedOpenUsage: false,
+  },
   '0.7': {
     windowEndSlack: 1,
     createWritesNewline: true,
@@ -52,6 +80,7 @@ const DIALECTS: Record<SweAgentVersion, SweAgentDialect> = {
     trimsObservations: false,
     centredWindow: true,
     readsTextMode: false,
+    ...LATER_LINT,
   },
   '1.0.0': {
     windowEndSlack: 1,
@@ -61,6 +90,7 @@ const DIALECTS: Record<SweAgentVersion, SweAgentDialect> = {
     trimsObservations: true,
     centredWindow: false,
     readsTextMode: true,
+    ...LATER_LINT,
   },
   '1.0.1': {
     windowEndSlack: 1,
@@ -70,6 +100,7 @@ const DIALECTS: Record<SweAgentVersion, SweAgentDialect> = {
     trimsObservations: true,
     centredWindow: false,
     readsTextMode: true,
+    ...LATER_LINT,
   },
   '1.1.0': {
     windowEndSlack: 1,
@@ -79,6 +110,7 @@ const DIALECTS: Record<SweAgentVersion, SweAgentDialect> = {
     trimsObservations: true,
     centredWindow: false,
     readsTextMode: true,
+    ...LATER_LINT,
   },
   '3ea751c0': {
     windowEndSlack: 0,
@@ -88,6 +120,7 @@ const DIALECTS: Record<SweAgentVersion, SweAgentDialect> = {
     trimsObservations: true,
     centredWindow: false,
     readsTextMode: true,
+    ...LATER_LINT,
   },
 };
 
@@ -99,6 +132,11 @@ export interface SweAgentVersionVerdict {
   version: SweAgentVersion;
   /** Why, in words shown to the user. */
   reason: string;
+  /**
+   * Every version the labels leave possible, `version` (the one the labels point to) among them:
+   * the recording's own observations decide between them (`scaffolds/swe-agent/versionEvidence.ts`).
+   */
+  candidates: readonly SweAgentVersion[];
   /** Set when the recording (or the user) named a version we do not know: what we fall back to and why. */
   fallback?: string;
 }
@@ -126,7 +164,8 @@ export function parseSweAgentVersion(text: string): { version: SweAgentVersion; 
     };
   const [major, minor, patch] = [Number(m[1]), Number(m[2]), m[3] === undefined ? undefined : Number(m[3])];
   const nearest = (version: SweAgentVersion) => ({ version, fallback: `SWE-agent ${written} was not measured: using ${version}, the nearest (${known})` });
-  if (major === 0) return minor === 7 ? { version: '0.7' } : nearest('0.7');
+  // 0.1 words the lint rejection as 0.2 does; 0.3 took 0.7's wording.
+  if (major === 0) return minor === 7 ? { version: '0.7' } : minor === 2 ? { version: '0.2' } : nearest(minor < 2 ? '0.2' : '0.7');
   if (major === 1 && minor === 0) return patch === 0 ? { version: '1.0.0' } : patch === 1 ? { version: '1.0.1' } : nearest('1.0.1');
   if (major === 1 && minor === 1) return patch === 0 ? { version: '1.1.0' } : nearest('1.1.0');
   return nearest(LATEST_SWE_AGENT_VERSION);
@@ -144,22 +183,24 @@ export function sweAgentVersionOf(
 ): SweAgentVersionVerdict {
   if (override !== undefined) {
     const parsed = parseSweAgentVersion(override);
-    return { ...parsed, reason: `asked for SWE-agent ${override}` };
+    return { ...parsed, reason: `asked for SWE-agent ${override}`, candidates: [parsed.version] };
   }
   const { formatVersion, toolBundles, pty } = recording.meta;
   const bundles = (toolBundles ?? []).map(bundleName);
   const commandFiles = (toolBundles ?? []).some((b) => /(^|\/)config\/commands\//.test(b));
-  if (commandFiles) return { version: '0.7', reason: 'its commands come from config/commands (SWE-agent 0.7)' };
+  if (commandFiles) return { version: '0.7', reason: 'its commands come from config/commands (SWE-agent 0.x)', candidates: sameEraFrom('0.2') };
   if (formatVersion && /^v?\d+\.\d+/.test(formatVersion)) {
     const parsed = parseSweAgentVersion(formatVersion);
-    return { ...parsed, reason: `the file says swe_agent_version ${formatVersion}` };
+    // A run from a main branch says the release it followed: later versions of the same tools stay possible.
+    return { ...parsed, reason: `the file says swe_agent_version ${formatVersion}`, candidates: sameEraFrom(parsed.version) };
   }
-  // 1.0 always ran under a pty: its bundle names without pty line ends are a converted 0.7 run.
+  // 1.0 always ran under a pty: its bundle names without pty line ends are a converted 0.x run.
   if (pty === false && bundles.some((b) => b === 'defaults' || b === 'edit_linting') && bundles.every((b) => BUNDLES_0_7.has(b))) {
     return {
       version: '0.7',
       reason:
-        "its observations have no pseudo-terminal line ends (\\r\\n), which every SWE-agent 1.x recording has: a 0.7 run (or a 0.7 demonstration in 1.x's file format)",
+        "its observations have no pseudo-terminal line ends (\\r\\n), which every SWE-agent 1.x recording has: a 0.x run (or a 0.x demonstration in 1.x's file format)",
+      candidates: sameEraFrom('0.2'),
     };
   }
   const newNames = bundles.filter((b) => BUNDLES_1_1.has(b));
@@ -168,16 +209,35 @@ export function sweAgentVersionOf(
       version: LATEST_SWE_AGENT_VERSION,
       reason: `bundle ${newNames[0]} exists only in SWE-agent 1.1 and later, and the file states no version`,
       fallback: `1.1.0 and later print differently (the window's end, insert's line): using ${LATEST_SWE_AGENT_VERSION}, the latest; --scaffold swe-agent@1.1.0 picks 1.1.0`,
+      candidates: sameEraFrom('1.1.0'),
     };
   }
   const oldNames = bundles.filter((b) => BUNDLES_1_0.has(b));
   if (oldNames.length > 0) {
     // 1.0.1 writes info.swe_agent_version; recordings with 1.0's bundles and without it are earlier.
-    return { version: '1.0.0', reason: `bundle ${oldNames[0]} was renamed after SWE-agent 1.0, and the file states no swe_agent_version (1.0.1 writes it)` };
+    return {
+      version: '1.0.0',
+      reason: `bundle ${oldNames[0]} was renamed after SWE-agent 1.0, and the file states no swe_agent_version (1.0.1 writes it)`,
+      candidates: ['1.0.0'],
+    };
   }
   return {
     version: LATEST_SWE_AGENT_VERSION,
     reason: bundles.length > 0 ? `its bundles (${bundles.join(', ')}) print the same in 1.0 and 1.1` : 'the recording names no tool bundles',
     fallback: `nothing tells the SWE-agent version: using ${LATEST_SWE_AGENT_VERSION}, the latest`,
+    candidates: SWE_AGENT_VERSIONS.filter((v) => !sweAgentDialect(v).centredWindow),
   };
+}
+
+/** The versions whose tools share bundle names (0.x's command files, 1.0's bundles, 1.1's): a label says its era, not which of it. */
+const ERAS: readonly (readonly SweAgentVersion[])[] = [
+  ['0.2', '0.7'],
+  ['1.0.0', '1.0.1'],
+  ['1.1.0', '3ea751c0'],
+];
+
+/** `version` and the later versions of its era. */
+function sameEraFrom(version: SweAgentVersion): SweAgentVersion[] {
+  const era = ERAS.find((e) => e.includes(version))!;
+  return era.slice(era.indexOf(version));
 }

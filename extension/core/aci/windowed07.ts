@@ -1,4 +1,5 @@
-import { LINT_REJECTION_INTRO, formatErrors, introducedErrors, parseFlake8 } from './flake8Guard';
+import { formatErrors, introducedErrors, parseFlake8, type Flake8Error } from './flake8Guard';
+import { sweAgentDialect } from './sweAgentVersion';
 import { dropProposal, keepProposal, lintProposal, lookupWithLint } from './lintedFile';
 import { lookupFile, lookupScript, parseLookup, runTool, writeScript } from './sandboxFiles';
 import { shellQuote } from '../parsing/shellWords';
@@ -9,10 +10,11 @@ import type { ParseResult } from '../parsing/commandSyntax';
 import { splitShellWords } from '../parsing/shellWords';
 
 /**
- * SWE-agent 0.7's viewer and line-range edit (`config/commands/defaults.sh`, `edit_linting.sh`):
+ * SWE-agent 0.x's viewer and line-range edit (`config/commands/defaults.sh`, `edit_linting.sh`):
  * shell functions around a window *centred* on `CURRENT_LINE` (1.x keeps a first line instead),
- * headers with the real path, `grep -n` numbering, and 0.7's own messages. Measured against
- * 0.7.0's commands in `test/conformance`.
+ * headers with the real path, `grep -n` numbering, and 0.x's own messages. Measured against
+ * 0.7.0's and 0.2.0's commands in `test/conformance`; 0.2 differs in its lint guard and wording
+ * (`SweAgentDialect`).
  */
 
 const ok = (observation: string): ToolResult => ({ observation, exitCode: 0 });
@@ -60,13 +62,32 @@ async function currentFile(ctx: ToolContext): Promise<{ path: string; text: stri
   return file.kind === 'file' ? file : undefined;
 }
 
+/** `Usage: open "<file>"` (0.7) or `Usage: open <file>` (0.2). */
+function openUsage(quoted: boolean): string {
+  return quoted ? 'Usage: open "<file>"' : 'Usage: open <file>';
+}
+
+/**
+ * The findings a refused edit lists: those the edit introduced (0.7), or every one flake8
+ * printed for the file (0.2), each as 0.2's `_split_string` prints it (words re-joined by one space).
+ */
+function refusingErrors(ctx: ToolContext, before: string, after: string, window: [number, number], lines: number): { errors: Flake8Error[]; text: string } {
+  if (sweAgentDialect(ctx.config.sweAgentVersion).lintExcusesEarlierErrors) {
+    const errors = introducedErrors(parseFlake8(before), parseFlake8(after), window, lines, false);
+    return { errors, text: formatErrors(errors) };
+  }
+  const errors = parseFlake8(after);
+  return { errors, text: errors.map((e) => `- ${e.problem.split(/\s+/).filter(Boolean).join(' ')}`).join('\n') };
+}
+
 export async function open07(ctx: ToolContext, path: string, lineNumber: string | undefined): Promise<ToolResult> {
   const window = ctx.config.window;
   const file = await lookupFile(ctx, path);
   const messages: string[] = [];
   let centre = window / 2;
   if (lineNumber !== undefined) {
-    if (!/^[0-9]+$/.test(lineNumber)) return ok('Usage: open "<file>" [<line_number>]\nError: <line_number> must be a number');
+    if (!/^[0-9]+$/.test(lineNumber))
+      return ok(`${openUsage(sweAgentDialect(ctx.config.sweAgentVersion).quotedOpenUsage)} [<line_number>]\nError: <line_number> must be a number`);
     const line = Number(lineNumber);
     const max = file.kind === 'file' ? awkLines(file.text) : 0;
     if (line > max) {
@@ -119,7 +140,7 @@ export async function edit07(ctx: ToolContext, start: number, end: number, body:
   const edited = [...lines.slice(0, start - 1), ...replacement, ...lines.slice(end)];
   const text = edited.map((l) => `${l}\n`).join('') || '\n';
   const proposal = await lintProposal(ctx, path, text);
-  const errors = introducedErrors(parseFlake8(lint), parseFlake8(proposal.lint), [start, end], replacement.length, false);
+  const { errors, text: errorsText } = refusingErrors(ctx, lint, proposal.lint, [start, end], replacement.length);
   if (errors.length === 0) {
     await keepProposal(ctx, path, text, proposal);
     return ok(
@@ -134,10 +155,10 @@ export async function edit07(ctx: ToolContext, start: number, end: number, body:
   const original = render(file.text, file.path, constrain(Math.trunc((end - start + 2) / 2) + start - 1, awkLines(file.text), originalWindow), originalWindow);
   return ok(
     [
-      LINT_REJECTION_INTRO,
+      sweAgentDialect(ctx.config.sweAgentVersion).lintRejectionIntro,
       '',
       'ERRORS:',
-      formatErrors(errors),
+      errorsText,
       '',
       'This is how your edit would have looked if applied',
       rule,
@@ -162,13 +183,13 @@ export async function edit07(ctx: ToolContext, start: number, end: number, body:
  * the function printed its usage and returned 0.
  * @internal
  */
-export function usage07(name: string, words: readonly string[], openFile: string | null): string | undefined {
+export function usage07(name: string, words: readonly string[], openFile: string | null, quotedOpen = true): string | undefined {
   const [first = '', second = ''] = words;
   const number = /^[0-9]+$/;
   switch (name) {
     case 'open':
-      if (first === '') return 'Usage: open "<file>"';
-      if (second !== '' && !number.test(second)) return 'Usage: open "<file>" [<line_number>]\nError: <line_number> must be a number';
+      if (first === '') return openUsage(quotedOpen);
+      if (second !== '' && !number.test(second)) return `${openUsage(quotedOpen)} [<line_number>]\nError: <line_number> must be a number`;
       return undefined;
     case 'goto':
       if (words.length > 1) return 'goto allows only one line number at a time.';
@@ -207,7 +228,7 @@ const refusedArguments07 = defineTool({
   parameters: z.object({ command: z.string().describe('the command line as typed') }),
   async run(ctx, { command }) {
     const { name, words } = commandWords07(command);
-    return ok(usage07(name, words, ctx.state.openFile) ?? `${name}: arguments refused`);
+    return ok(usage07(name, words, ctx.state.openFile, sweAgentDialect(ctx.config.sweAgentVersion).quotedOpenUsage) ?? `${name}: arguments refused`);
   },
 });
 

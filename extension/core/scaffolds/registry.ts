@@ -8,6 +8,7 @@ import { openHandsFamily } from './openhands';
 import { r2eGymFamily } from './r2e-gym';
 import { SCAFFOLD_NAMES, type Scaffold, type ScaffoldChoice, type ScaffoldFamily, type ScaffoldName } from './scaffold';
 import { sweAgentFamily } from './swe-agent';
+import { LATEST_SWE_AGENT_VERSION } from '../aci/sweAgentVersion';
 
 const SCAFFOLD_FAMILIES: readonly ScaffoldFamily[] = [sweAgentFamily, miniSweAgentFamily, r2eGymFamily, openHandsFamily];
 
@@ -20,22 +21,48 @@ export function knownScaffolds(): string[] {
   return SCAFFOLD_FAMILIES.flatMap((f) => f.versions.map((v) => `${f.name}@${v}`));
 }
 
+/** `found.version` of family `f` as one of its known versions, else its latest with a note. */
+function knownVersion(f: ScaffoldFamily, found: { version: string; reason: string; undecided?: readonly string[] }): ScaffoldChoice {
+  const known = f.versions.includes(found.version) ? found.version : f.matchVersion(found.version);
+  if (known) return { name: f.name, version: known, reason: found.reason, ...(found.undecided ? { undecided: found.undecided } : {}) };
+  const latest = f.versions[f.versions.length - 1]!;
+  return {
+    name: f.name,
+    version: latest,
+    reason: found.reason,
+    fallback: `${f.name} version ${found.version} is not one we know (known: ${f.versions.join(', ')}); using ${latest}`,
+  };
+}
+
+/**
+ * The scaffold the file names (`meta.scaffold`, which every exporter writes where its format
+ * allows): read before any guess, since a file's format does not tell its family (a fork of an
+ * R2E-Gym run saved as `.traj` is in SWE-agent's format). A name no family has is left to the guess.
+ */
+function declaredScaffold(recording: Trajectory): ScaffoldChoice | undefined {
+  const declared = recording.meta.scaffold;
+  if (!declared) return undefined;
+  const at = declared.indexOf('@');
+  const [name, version] = at === -1 ? [declared, ''] : [declared.slice(0, at), declared.slice(at + 1)];
+  const f = SCAFFOLD_FAMILIES.find((x) => x.name === name);
+  if (!f) return undefined;
+  return knownVersion(f, { version: version || f.versions[f.versions.length - 1]!, reason: `meta.scaffold is '${declared}'` });
+}
+
 /** The scaffold a recording shows, with the evidence. A recording no family claims is SWE-agent's (the canonical format's default). */
 export function detectScaffold(recording: Trajectory): ScaffoldChoice {
+  const declared = declaredScaffold(recording);
+  if (declared) return declared;
   for (const f of SCAFFOLD_FAMILIES) {
     const found = f.detect(recording);
-    if (!found) continue;
-    const known = f.versions.includes(found.version) ? found.version : f.matchVersion(found.version);
-    if (known) return { name: f.name, version: known, reason: found.reason };
-    const latest = f.versions[f.versions.length - 1]!;
-    return {
-      name: f.name,
-      version: latest,
-      reason: found.reason,
-      fallback: `${f.name} version ${found.version} is not one we know (known: ${f.versions.join(', ')}); using ${latest}`,
-    };
+    if (found) return knownVersion(f, found);
   }
-  return { name: 'swe-agent', version: '1.1', reason: `a ${recording.format} trajectory that names no other scaffold: SWE-agent's tools` };
+  const version = LATEST_SWE_AGENT_VERSION;
+  return {
+    name: 'swe-agent',
+    version,
+    reason: `a ${recording.format} trajectory that names no other scaffold: SWE-agent's tools, the latest measured (${version})`,
+  };
 }
 
 /** Reads `--scaffold NAME[@VERSION]`; an unknown name is an error, an unknown version falls back with a note. */
@@ -73,7 +100,13 @@ export function chooseScaffold(options: { spec?: string; recording?: Trajectory;
   return { scaffold, choice };
 }
 
-/** One line for the person: what runs and why (and any fallback). */
+/** `NAME@VERSION`, as `meta.scaffold` and `--scaffold` write it. */
+export function scaffoldName(choice: { name: ScaffoldName; version: string }): string {
+  return `${choice.name}@${choice.version}`;
+}
+
+/** One line for the person: what runs and why (and any fallback, or the versions nothing read told apart). */
 export function describeChoice(choice: ScaffoldChoice): string {
-  return `scaffold ${choice.name}@${choice.version} (${choice.reason})${choice.fallback ? `; ${choice.fallback}` : ''}`;
+  const undecided = choice.undecided && choice.undecided.length > 1 ? `; no step read tells ${choice.undecided.join(', ')} apart: using ${choice.version}` : '';
+  return `scaffold ${choice.name}@${choice.version} (${choice.reason}${undecided})${choice.fallback ? `; ${choice.fallback}` : ''}`;
 }

@@ -60,6 +60,11 @@ export interface ScaffoldChoice {
   reason: string;
   /** Set when the asked-for or recorded version is not one we know: what we use instead. */
   fallback?: string;
+  /**
+   * Versions the recording's observations, read without running anything, do not tell apart
+   * (`version` first): a replay runs the step that tells them apart under each (`session/launcher.ts`).
+   */
+  undecided?: readonly string[];
 }
 
 /** The tools a recording's steps call (parsed names only), for families recognised by their tools. */
@@ -71,8 +76,11 @@ export interface ScaffoldFamily {
   readonly name: ScaffoldName;
   /** Known versions, oldest first; the last is the default for a live run. */
   readonly versions: readonly string[];
-  /** The version a recording of this family shows, with the evidence; undefined when the recording is not of this family. */
-  detect(recording: Trajectory): { version: string; reason: string } | undefined;
+  /**
+   * The version a recording of this family shows, with the evidence; undefined when the recording
+   * is not of this family. Asked only when the file names no scaffold (`meta.scaffold`, read first by the registry).
+   */
+  detect(recording: Trajectory): { version: string; reason: string; undecided?: readonly string[] } | undefined;
   /** The known version a version string belongs to (`1.17.5` is `1`), or undefined. */
   matchVersion(version: string): string | undefined;
   /** `bundles` (SWE-agent only) replaces the recording's tool bundles. */

@@ -15,9 +15,11 @@ import type { ToolSet } from '../aci/toolRegistry';
 import { errorText, InputError } from '../errors';
 import type { PolicyClient, RetryRecord } from '../policy/policyClient';
 import { SCAFFOLDS, type Scaffold as ReplyFormat } from '../policy/scaffolds';
-import { chooseScaffold, detectScaffold } from '../scaffolds/registry';
+import { chooseScaffold, detectScaffold, scaffoldName } from '../scaffolds/registry';
 import type { Scaffold, ScaffoldChoice } from '../scaffolds/scaffold';
 import { createSweAgent } from '../scaffolds/swe-agent';
+import { printsByVersion } from '../scaffolds/swe-agent/versionEvidence';
+import { LATEST_SWE_AGENT_VERSION } from '../aci/sweAgentVersion';
 import type { DockerConnectionOptions } from '../runtime/dockerConnection';
 import type { SandboxLimits } from '../runtime/sandbox';
 import type { Task, Trajectory, TrajectoryMeta } from '../trajectory/model';
@@ -111,7 +113,7 @@ function scaffoldFor(request: LaunchRequest, recording: Trajectory | undefined):
   try {
     if (spec !== undefined && (SCAFFOLDS as readonly string[]).includes(spec)) {
       const detected = recording ? detectScaffold(recording) : undefined;
-      const version = detected?.name === 'swe-agent' ? detected.version : '1.1';
+      const version = detected?.name === 'swe-agent' ? detected.version : LATEST_SWE_AGENT_VERSION;
       return {
         scaffold: createSweAgent(version, recording, bundles, spec as ReplyFormat),
         choice: { name: 'swe-agent', version, reason: `${spec}: SWE-agent's tools with that reply format` },
@@ -174,7 +176,7 @@ export function planSession(request: LaunchRequest): SessionPlan {
     : {};
   const meta: TrajectoryMeta = {
     parseFunction: mode === 'replay' ? (recording?.meta.parseFunction ?? scaffold.replyFormat) : scaffold.replyFormat,
-    scaffold: `${scaffold.name}@${scaffold.version}`,
+    scaffold: scaffoldName(scaffold),
     toolBundles: [...tools.bundles],
     ...(mode === 'replay' ? {} : { systemPrompt, instructions }),
     ...inherited,
@@ -294,7 +296,7 @@ function snapshotSetup(plan: SessionPlan): string {
     tty,
     baseCommit: baseCommit ?? null,
     config,
-    scaffold: `${plan.scaffold.name}@${plan.scaffold.version}`,
+    scaffold: scaffoldName(plan.scaffold),
     bundles: plan.tools.bundles,
   });
 }
@@ -392,4 +394,74 @@ export async function startSession(plan: SessionPlan, options: StartOptions, res
   const restoredAt = found?.at ?? 0;
   const fork = plan.mode === 'fork' ? { restoredAt, replayed: at - restoredAt, note: forkNote(at, restoredAt, restoreFailed) } : undefined;
   return { plan, aci, debug, ...(person ? { person } : {}), ...(fork ? { fork } : {}), ...(snapshots ? { snapshots } : {}) };
+}
+
+/** The versions a probe of `plan` compares, and why none is needed when there is nothing to compare. */
+function probeVersions(request: LaunchRequest, plan: SessionPlan): readonly string[] | undefined {
+  const undecided = plan.scaffoldChoice.undecided;
+  if (request.scaffold !== undefined || plan.mode === 'live' || !plan.recording || !undecided || undecided.length < 2) return undefined;
+  const steps = plan.recording.trajectory.steps.slice(0, plan.at ?? undefined);
+  // Only steps whose tool prints differently across the candidates can tell them apart.
+  const telling = steps.some((s) => s.action.tool !== null && printsByVersion(plan.tools.get(s.action.tool)?.bundle ?? ''));
+  return telling ? undecided : undefined;
+}
+
+/**
+ * A replay or fork whose recording leaves versions of its scaffold undecided (`ScaffoldChoice.undecided`):
+ * the recorded steps run under each version in lockstep, each in its own container, until a step's
+ * output tells them apart; the version(s) that reproduced the recording there are kept. Returns the
+ * plan for the version chosen, its reason saying which step decided (or that none could), and the
+ * probes' containers removed. A plan with nothing to decide comes back as it was.
+ */
+export async function settleVersion(request: LaunchRequest, plan: SessionPlan, options: StartOptions): Promise<SessionPlan> {
+  const versions = probeVersions(request, plan);
+  if (!versions) return plan;
+  const { testCommand: _test, breakpoints: _breakpoints, ...base } = request;
+  const spec = (version: string) => `${plan.scaffold.name}@${version}`;
+  const probes: Array<{ version: string; debug: DebugSession }> = [];
+  let alive: typeof probes = [];
+  let told: { index: number; command: string } | undefined;
+  let unmatched: number | undefined;
+  try {
+    for (const version of versions) {
+      const probe = planSession({ ...base, mode: 'replay', scaffold: spec(version), ...(plan.mode === 'fork' ? { at: plan.at ?? 0 } : {}) });
+      const started = await startSession(probe, { ...options, snapshots: false, live: undefined });
+      probes.push({ version, debug: started.debug });
+    }
+    alive = probes;
+    while (alive.length > 1) {
+      const before = alive.map((p) => p.debug.comparisons.length);
+      const stops = await Promise.all(alive.map((p) => p.debug.step()));
+      const compared = alive.map((p, i) => (p.debug.comparisons.length > before[i]! ? p.debug.comparisons.at(-1) : undefined));
+      if (compared.some((c) => c === undefined)) break;
+      const reproduced = alive.filter((_, i) => compared[i]!.matched);
+      if (reproduced.length === 0) {
+        // No version reproduces this step: the repository or image differs, which no version explains.
+        unmatched = compared[0]!.index;
+        break;
+      }
+      if (reproduced.length < alive.length) {
+        const index = compared[0]!.index;
+        told = { index, command: plan.recording!.trajectory.steps[index]?.action.raw.trim().split('\n', 1)[0] ?? '' };
+        alive = reproduced;
+      }
+      if (stops.some((s) => s.done)) break;
+    }
+  } finally {
+    await Promise.allSettled(probes.map((p) => p.debug.finish()));
+  }
+  const kept = alive.map((p) => p.version);
+  const version = kept[0]!;
+  const tried = versions.join(' and ');
+  const found = told
+    ? `step ${told.index + 1} (\`${told.command}\`), replayed under ${tried}, prints what ${kept.join(' and ')} ${kept.length === 1 ? 'prints' : 'print'}`
+    : unmatched !== undefined
+      ? `replayed under ${tried}, step ${unmatched + 1} matched under none before any step told them apart: using ${version}`
+      : `replayed under ${tried}, every step printed alike: using ${version}`;
+  const settled = version === plan.scaffold.version ? plan : planSession({ ...request, scaffold: spec(version) });
+  const { undecided: _undecided, ...choice } = plan.scaffoldChoice;
+  return {
+    ...settled,
+    scaffoldChoice: { ...choice, version, reason: `${choice.reason}; ${found}`, ...(told && kept.length > 1 ? { undecided: kept } : {}) },
+  };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { rename, writeFile, rm } from 'node:fs/promises';
+import { detectScaffold, scaffoldName } from '../scaffolds/registry';
 import { exportTrajectory, type ExportFormat } from '../trajectory/exporters';
 import { TrajectorySchema, type Outcome, type Step, type Task, type Trajectory, type TrajectoryMeta } from '../trajectory/model';
 
@@ -44,7 +45,10 @@ export async function writeTrajectoryFile(
   format: ExportFormat = file.endsWith('.traj') ? 'swe-agent' : 'canonical',
 ): Promise<void> {
   const temporary = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
-  const text = exportTrajectory(trajectory, format);
+  // Written in another format than its own, a trajectory keeps the scaffold it shows (as detected when it does not
+  // say): the new format's own detection would otherwise name that format's family.
+  const scaffold = trajectory.meta.scaffold ?? (format === trajectory.format ? undefined : scaffoldName(detectScaffold(trajectory)));
+  const text = exportTrajectory(scaffold ? { ...trajectory, meta: { ...trajectory.meta, scaffold } } : trajectory, format);
   try {
     await writeFile(temporary, text, 'utf8');
     await rename(temporary, file);

@@ -44,8 +44,8 @@ export interface ChatStepHooks<M extends ChatMessage> {
   /** The calls of an assistant message; the default reads `tool_calls`. */
   actionsOf?: (message: M) => MessageActions | undefined;
   followerFacts?: (message: M) => FollowerFacts;
-  /** Messages to leave out entirely (SWE-agent's demonstrations). */
-  skip?: (message: M) => boolean;
+  /** Messages to leave out entirely (SWE-agent's demonstrations); `messages` and `index` place the message among its neighbours. */
+  skip?: (message: M, index: number, messages: ReadonlyArray<M>) => boolean;
 }
 
 function toolCallActions(message: ChatMessage): MessageActions | undefined {
@@ -67,11 +67,14 @@ export interface ChatTurn {
  * the roles (and what `skip` reads) alone, so a reader of a byte index can find them from small
  * stand-ins of the messages.
  */
-export function turnsOf<M extends ChatMessage>(messages: ReadonlyArray<M>, skip?: (message: M) => boolean): { preamble: number[]; turns: ChatTurn[] } {
+export function turnsOf<M extends ChatMessage>(
+  messages: ReadonlyArray<M>,
+  skip?: (message: M, index: number, messages: ReadonlyArray<M>) => boolean,
+): { preamble: number[]; turns: ChatTurn[] } {
   const preamble: number[] = [];
   const turns: ChatTurn[] = [];
   messages.forEach((m, i) => {
-    if (skip?.(m)) return;
+    if (skip?.(m, i, messages)) return;
     if (m.role === 'assistant') turns.push({ at: i, followers: [] });
     else if (turns.length > 0) turns[turns.length - 1]!.followers.push(i);
     else preamble.push(i);

@@ -44,8 +44,11 @@ function textMessagesOf(t: Trajectory): unknown[] {
   return messages;
 }
 
+const submitted = (t: Trajectory) => /^submitted$/i.test(t.outcome.exitStatus ?? '');
+
 function messagesOf(t: Trajectory): unknown[] {
   const messages = preamble(t);
+  const last = t.steps.at(-1);
   for (const step of t.steps) {
     const stamp = step.timestamp === undefined ? {} : { timestamp: Date.parse(step.timestamp) / 1000 };
     if (step.action.tool === null) {
@@ -69,7 +72,10 @@ function messagesOf(t: Trajectory): unknown[] {
         ...stamp,
       },
     });
+    // A call whose result is the submission writes no tool message, as in 2.x: the exit message below is its result.
+    const submitting = step === last && submitted(t) && calls.at(-1)!.observation === (t.outcome.submission ?? '') ? calls.at(-1) : undefined;
     for (const c of calls) {
+      if (c === submitting) continue;
       messages.push({
         role: 'tool',
         tool_call_id: c.id,
@@ -104,6 +110,8 @@ export function toMiniSweAgentTraj(t: Trajectory): string {
       model_stats: defined({ instance_cost: stats?.instanceCost, api_calls: stats?.apiCalls }),
       config: { model: { model_name: t.meta.model ?? 'unknown' }, agent_type: 'minisweagent.agents.default.DefaultAgent' },
       ...(version === undefined ? {} : { mini_version: version }),
+      // info is free-form: the scaffold that made the run rides there, so another family's run reopens as itself.
+      ...(t.meta.scaffold ? { scaffold: t.meta.scaffold } : {}),
       exit_status: t.outcome.exitStatus ?? null,
       submission: t.outcome.submission ?? '',
     },

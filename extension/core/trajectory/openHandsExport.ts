@@ -107,7 +107,13 @@ export function toOpenHandsOutputLine(t: Trajectory): string {
     instance_id: t.task.instanceId ?? '',
     test_result: { git_patch: t.outcome.submission ?? '' },
     instruction: t.meta.instructions ?? t.task.problemStatement ?? '',
-    metadata: { agent_class: AGENT_CLASS, llm_config: { model: t.meta.model ?? 'unknown' }, max_iterations: t.steps.length },
+    metadata: {
+      agent_class: AGENT_CLASS,
+      llm_config: { model: t.meta.model ?? 'unknown' },
+      max_iterations: t.steps.length,
+      // EvalMetadata's free-form `details`: the scaffold that made the run, so another family's run reopens as itself.
+      ...(t.meta.scaffold ? { details: { scaffold: t.meta.scaffold } } : {}),
+    },
     history: openHandsEvents(t),
     metrics: defined({ accumulated_cost: t.outcome.modelStats?.instanceCost }),
     error: t.outcome.error ?? null,

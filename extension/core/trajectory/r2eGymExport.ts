@@ -55,7 +55,8 @@ export function toR2eGymRecord(t: Trajectory): string {
     docker_image: t.task.image ?? '',
     exp_name: t.meta.id ?? 'swe-workbench',
     env_args: {},
-    agent_args: { llm_name: t.meta.model ?? 'unknown' },
+    // agent_args is the agent's settings as a free-form dict: the scaffold that made the run rides there.
+    agent_args: { llm_name: t.meta.model ?? 'unknown', ...(t.meta.scaffold ? { scaffold: t.meta.scaffold } : {}) },
     ds: { instance_id: t.task.instanceId ?? '', repo: t.task.repo ?? '', base_commit: t.task.baseCommit ?? '' },
     max_steps: t.steps.length,
     exit_reason: t.outcome.exitStatus ?? '',

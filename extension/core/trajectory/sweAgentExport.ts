@@ -99,6 +99,8 @@ export function toSweAgentTraj(t: Trajectory): string {
     info: {
       // Which SWE-agent printed the observations, so a replay of the exported file uses its tools.
       ...(t.format === 'swe-agent' && t.meta.formatVersion ? { swe_agent_version: t.meta.formatVersion } : {}),
+      // Which scaffold made it (info is free-form): a fork of another family saved as .traj reopens as that family.
+      ...(t.meta.scaffold ? { scaffold: t.meta.scaffold } : {}),
       exit_status: t.outcome.exitStatus ?? null,
       submission: t.outcome.submission ?? null,
       // Only what the recording counted: a cost or token count it does not know is left out, not 0.

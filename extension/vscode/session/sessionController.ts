@@ -5,7 +5,7 @@ import { PersonSource, typedAction, type ActionSource, type NextAction } from '.
 import { editedFile, type Breakpoint } from '../../core/session/breakpoints';
 import type { DebugSession, SessionEvent, StepComparison, Stop } from '../../core/session/debugSession';
 import { SnapshotKeeper } from '../../core/session/forkSnapshots';
-import { planSession, startSession, type ForkStart, type LiveSource } from '../../core/session/launcher';
+import { planSession, settleVersion, startSession, type ForkStart, type LiveSource } from '../../core/session/launcher';
 import { writeTrajectoryFile } from '../../core/session/trajectoryRecorder';
 import { PolicyClient } from '../../core/policy/policyClient';
 import type { AciSession } from '../../core/aci/aciSession';
@@ -123,19 +123,23 @@ export class SessionController extends Disposable {
   async start(launch: SessionLaunch, token?: vscode.CancellationToken): Promise<RunningSession> {
     if (!vscode.workspace.isTrusted) throw new Error('replays and live runs start containers, so they need a trusted workspace');
     await this.stop();
-    const plan = planSession(launchRequest(launch));
-    this.log.info(describeChoice(plan.scaffoldChoice));
+    const request = launchRequest(launch);
+    const planned = planSession(request);
     const abort = new AbortController();
     const cancel = token?.onCancellationRequested(() => abort.abort());
     try {
       const live = launch.mode === 'replay' ? undefined : await this.liveSource(launch, abort.signal);
       this.setStarting(launch);
+      const sandbox = sandboxSettings(readSettings());
+      // Versions the recording's observations leave undecided are told apart by running the step that differs under each.
+      const plan = await settleVersion(request, planned, { role: SESSION_ROLE, signal: abort.signal, ...sandbox });
+      this.log.info(describeChoice(plan.scaffoldChoice));
       const started = await startSession(plan, {
         role: SESSION_ROLE,
         signal: abort.signal,
         snapshots: { keeper: this.keeper },
         ...defined({ live }),
-        ...sandboxSettings(readSettings()),
+        ...sandbox,
       });
       const scaffold = `${plan.scaffoldChoice.name}@${plan.scaffoldChoice.version}`;
       const session = new RunningSession(launch, started.aci, started.debug, started.person, scaffold, started.fork);

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { AciSession } from '../../../extension/core/aci/aciSession';
 import { toolSetFor } from '../../../extension/core/aci/standardTools';
 import { replaySettings } from '../../../extension/core/session/containerSession';
+import { detectScaffold } from '../../../extension/core/scaffolds/registry';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Sandbox } from '../../../extension/core/runtime/sandbox';
 import { startTestSandbox } from '../../helpers/aciSandbox';
@@ -271,20 +272,25 @@ describe('SWE-agent 1.0.1 filemap view of a long Python file (USE_FILEMAP)', () 
   });
 });
 
-describe('a SWE-agent 0.7 demonstration (marshmallow-1867.windowed.traj): create, edit, find_file, open and edit as 0.7 printed them', () => {
+describe("SWE-agent's 0.x demonstration (marshmallow-1867.windowed.traj): create, edit, find_file, open and edit as 0.2 printed them", () => {
   const traj = path.join(thirdParty, 'marshmallow-1867.windowed.traj');
   const steps = recordedSteps('marshmallow-1867.windowed.traj');
   const host = mkdtempSync(path.join(tmpdir(), 'swe-workbench-recorded-'));
   let sandbox: Sandbox;
   let session: AciSession;
 
-  /** fields.py from the two windows the run shows (lines 1425-1558), inside a class docstring above and comments below. */
+  /**
+   * fields.py from the two windows the run shows (lines 1425-1558), inside a class docstring above
+   * and comments below; the names those lines use are imported on line 1, since 0.2's lint guard
+   * refuses an edit while flake8 finds anything in the file (the real fields.py had no such finding).
+   */
   function rebuiltFields(): string {
     const known = new Map<number, string>();
     const lines = (observation: string) => [...windowLines(observation.replace(/\n/g, '\r\n'))];
     for (const [n, text] of lines(steps[7]!.observation)) known.set(n, text);
     for (const [n, text] of lines(steps[5]!.observation)) known.set(n, text);
-    const filler = (n: number) => (n === 1 ? 'class TimeDelta:' : n === 2 ? '    """' : n < 1425 ? `    doc line ${n}` : `# line ${n}`);
+    const imports = 'import copy, typing, datetime as dt; from marshmallow.base import Field, Nested, FieldInstanceResolutionError, resolve_field_instance';
+    const filler = (n: number) => (n === 1 ? imports : n === 2 ? 'class TimeDelta:' : n === 3 ? '    """' : n < 1425 ? `    doc line ${n}` : `# line ${n}`);
     return Array.from({ length: 1997 }, (_, i) => known.get(i + 1) ?? filler(i + 1)).join('\n') + '\n';
   }
 
@@ -293,10 +299,11 @@ describe('a SWE-agent 0.7 demonstration (marshmallow-1867.windowed.traj): create
     writeFileSync(path.join(host, 'src/marshmallow/fields.py'), rebuiltFields());
     gitRepo(host);
     sandbox = await startTestSandbox(host, '/marshmallow-code__marshmallow');
-    // The recording's own settings: 0.7 (no pty line ends), its bundles, no terminal.
+    // The recording's own settings: 0.x (no pty line ends) worded as 0.2 (its lint rejection), its bundles, no terminal.
     const { trajectory } = await loadTrajectory(traj);
-    const settings = replaySettings(trajectory);
-    assert.equal(settings.sweAgentVersion?.version, '0.7');
+    const { version } = detectScaffold(trajectory);
+    assert.equal(version, '0.2');
+    const settings = replaySettings(trajectory, version);
     session = new AciSession(sandbox, { tools: toolSetFor(settings.bundles), ...(settings.config ? { config: settings.config } : {}) });
   });
   thirdPartyFiles.after(async () => {
@@ -305,19 +312,19 @@ describe('a SWE-agent 0.7 demonstration (marshmallow-1867.windowed.traj): create
   });
 
   for (const index of [0, 1, 4, 5]) {
-    thirdPartyFiles.test(`step ${index}: ${JSON.stringify(steps[index]?.action.trim() ?? '')} prints what 0.7 printed`, async () => {
+    thirdPartyFiles.test(`step ${index}: ${JSON.stringify(steps[index]?.action.trim() ?? '')} prints what 0.2 printed`, async () => {
       assert.equal((await session.runCommand(steps[index]!.action)).observation, steps[index]!.observation);
     });
   }
 
-  thirdPartyFiles.test('step 6: the edit losing its indentation is refused and the file is left as it was (its wording predates 0.7.0)', async () => {
+  thirdPartyFiles.test('step 6: the edit losing its indentation is refused in 0.2\'s words ("commmand", sic), and the file is left as it was', async () => {
     const r = await session.runCommand(steps[6]!.action);
-    assert.match(r.observation, /^Your proposed edit has introduced new syntax error\(s\)\. Please read this error message carefully/);
-    assert.match(r.observation, /\nERRORS:\n- E999 IndentationError: unexpected indent\n/);
+    assert.equal(r.observation, steps[6]!.observation);
+    assert.match(r.observation, /^Your proposed edit has introduced new syntax error\(s\)\. Please understand the fixes and retry your edit commmand\./);
     assert.equal((await sandbox.exec('git status --porcelain')).output, '?? reproduce.py\n');
   });
 
-  thirdPartyFiles.test('step 7: the corrected edit is applied and shown as 0.7 showed it', async () => {
+  thirdPartyFiles.test('step 7: the corrected edit is applied and shown as 0.2 showed it', async () => {
     assert.equal((await session.runCommand(steps[7]!.action)).observation, steps[7]!.observation);
   });
 });

@@ -96,8 +96,7 @@ describe('a recording made under a pseudo-terminal with WINDOW=10 replays as it 
         scaffold: {
           name: 'swe-agent',
           version: '3ea751c0',
-          reason:
-            "bundle windowed exists only in SWE-agent 1.1 and later, and the file states no version; 1.1.0 and later print differently (the window's end, insert's line): using 3ea751c0, the latest; --scaffold swe-agent@1.1.0 picks 1.1.0",
+          reason: "meta.scaffold is 'swe-agent@3ea751c0'",
         },
         steps: 4,
         recorded: 4,

@@ -16,7 +16,9 @@ import { command as runCommand } from '../../../extension/cli/run';
 import { TrajectorySchema, type Trajectory } from '../../../extension/core/trajectory/model';
 import { runCli } from '../../helpers/cliRunner';
 import { TEST_IMAGE } from '../../helpers/docker';
-import { startPolicyServer, type PolicyServer } from '../../../extension/core/policy/scriptedPolicyServer';
+import { startPolicyServer, type PolicyServer, type ScriptedReply } from '../../../extension/core/policy/scriptedPolicyServer';
+import { detectScaffold } from '../../../extension/core/scaffolds/registry';
+import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { ensureR2eTestImage, writeGeneratedRepo } from '../../conformance/r2eOracle';
 import { thirdPartyFolder } from '../../helpers/sharedFolder';
 
@@ -100,7 +102,7 @@ describe('mini-swe-agent', () => {
     assert.match(forced.stderr, /mini-swe-agent version 9\.0 is not one we know \(known: 1\.x, 2\.x\); using 2\.x/);
     assert.equal(summaryOf(forced.stdout).matched, 1, 'the recording carries its template, so the version does not change it');
     const unknown = await runCli(replayCommand, [file, '--image', TEST_IMAGE, '--repo', emptyRepo, '--scaffold', 'aider@1']).catch((err: Error) => err);
-    assert.match(String(unknown), /--scaffold: unknown scaffold 'aider@1'; choose NAME or NAME@VERSION from swe-agent@0\.7/);
+    assert.match(String(unknown), /--scaffold: unknown scaffold 'aider@1'; choose NAME or NAME@VERSION from swe-agent@0\.2, swe-agent@0\.7/);
   });
 
   test("a command past the recording's timeout is killed and reported with the timeout template", async () => {
@@ -217,7 +219,7 @@ async function mini2Run(name: string): Promise<string> {
   });
   const first = reply('Look around.', ['cat README']);
   const both = reply('Two things at once.', ['wc -c README', LOGIN_PROBE]);
-  const submit = reply('Done.', ['echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT']);
+  const submit = reply('Done.', ['echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cat README']);
   const messages = [
     { role: 'system', content: 'You are a helpful assistant that can interact with a computer shell to solve programming tasks.' },
     { role: 'user', content: '<pr_description>\nConsider the following PR description:\nSay hello.\n</pr_description>' },
@@ -227,7 +229,8 @@ async function mini2Run(name: string): Promise<string> {
     tool(both.ids[0]!, '13 README\n'),
     tool(both.ids[1]!, 'not-login\n'),
     submit.message,
-    { role: 'exit', content: '', extra: { exit_status: 'Submitted', submission: '' } },
+    // 2.x writes no tool message for the submitting command: the exit message, the submission, is its result.
+    { role: 'exit', content: 'nothing here\n', extra: { exit_status: 'Submitted', submission: 'nothing here\n' } },
   ];
   const config = {
     agent: { step_limit: 250, cost_limit: 3 },
@@ -251,7 +254,7 @@ async function mini2Run(name: string): Promise<string> {
     JSON.stringify({
       trajectory_format: 'mini-swe-agent-1.1',
       instance_id: 'demo__hello-1',
-      info: { mini_version: '2.4.6', exit_status: 'Submitted', submission: '', config },
+      info: { mini_version: '2.4.6', exit_status: 'Submitted', submission: 'nothing here\n', config },
       messages,
     }),
   );
@@ -266,6 +269,20 @@ describe('mini-swe-agent 2.x', () => {
     assert.equal(result.code, 0, result.stdout + result.stderr);
     assert.deepEqual([summary.matched, summary.recorded, summary.stop], [3, 3, 'submitted']);
     assert.match(result.stderr, /scaffold mini-swe-agent@2\.x \(info\.mini_version is 2\.4\.6\)/);
+  });
+
+  test('a one-line change in the repository is caught at the first step that reads it; a submission not what the command prints is caught', async () => {
+    const file = await mini2Run('mini2-changed.traj.json');
+    const changed = path.join(work, 'changed-mini2');
+    await mkdir(changed, { recursive: true });
+    await writeFile(path.join(changed, 'README'), 'something here\n');
+    const atChange = summaryOf((await runCli(replayCommand, [file, '--image', TEST_IMAGE, '--repo', changed, '--json'])).stdout);
+    assert.deepEqual([atChange.matched, atChange.firstDivergence], [0, 0]);
+    const run = JSON.parse(await readFile(file, 'utf8')) as { messages: { role: string; content: string }[] };
+    run.messages.at(-1)!.content = 'nothing there\n';
+    await writeFile(file, JSON.stringify(run));
+    const atSubmit = summaryOf((await runCli(replayCommand, [file, '--image', TEST_IMAGE, '--repo', emptyRepo, '--json'])).stdout);
+    assert.deepEqual([atSubmit.matched, atSubmit.firstDivergence], [2, 2], 'the submitting step compares what it prints with the exit message');
   });
 
   test("a fork continues with tool calls: several per reply run in order, a reply without one gets 2.x's error, parallel_tool_calls is sent", async () => {
@@ -448,5 +465,101 @@ describe('OpenHands', () => {
     );
     const offered = (server.chatRequests.at(-7)!.tools ?? []).map((x) => x.function.name);
     assert.deepEqual(offered, ['execute_bash', 'str_replace_editor', 'think', 'finish']);
+  });
+});
+
+/**
+ * `run --out X.traj` writes SWE-agent's format whatever the family, and SWE-agent's detection
+ * would claim any such file: the scaffold the file names must win, so a fork reopens, and
+ * replays, as the family it was made in.
+ */
+describe('a fork of each family saved as .traj', () => {
+  const xml = (name: string, params: Record<string, string>) =>
+    `<function=${name}>\n${Object.entries(params)
+      .map(([k, v]) => `<parameter=${k}>${v}</parameter>`)
+      .join('\n')}\n</function>`;
+
+  /** A live run in `scaffold` from `first`, then a fork of it after step 1 ending with `last`, saved as .traj; reopened and replayed. */
+  async function forkAsTraj(options: { scaffold: string; image: string; repo: string; repoPath: string; first: ScriptedReply; last: ScriptedReply }) {
+    const name = options.scaffold.replace(/[^a-z0-9]/gi, '-');
+    const taskFile = await task(`${name}-traj`, { image: options.image, repo: options.repo, repoPath: options.repoPath, problemStatement: 'Say hello.' });
+    const recording = path.join(work, `${name}-recorded.json`);
+    server.setScript([options.first, options.last]);
+    const live = await runCli(runCommand, ['--task', taskFile, '--policy-url', server.url, '--out', recording, '--scaffold', options.scaffold]);
+    assert.equal(live.code, 0, live.stderr);
+    server.setScript([options.last]);
+    const saved = path.join(work, `${name}-fork.traj`);
+    const fork = await runCli(runCommand, ['--task', taskFile, '--policy-url', server.url, '--out', saved, '--fork', recording, '--at', '1']);
+    assert.equal(fork.code, 0, fork.stderr);
+    const reopened = await loadTrajectory(saved);
+    const replay = await runCli(replayCommand, [saved, '--image', options.image, '--repo', options.repo, '--json']);
+    return { format: reopened.format, choice: detectScaffold(reopened.trajectory), steps: reopened.trajectory.steps.length, replay };
+  }
+
+  const expectFamily = (got: Awaited<ReturnType<typeof forkAsTraj>>, scaffold: string) => {
+    assert.equal(got.format, 'swe-agent', "a .traj is written in SWE-agent's format");
+    assert.equal(`${got.choice.name}@${got.choice.version}`, scaffold);
+    assert.match(got.choice.reason, /meta\.scaffold is/);
+    const summary = summaryOf(got.replay.stdout);
+    assert.deepEqual([summary.matched, summary.recorded], [got.steps, got.steps], got.replay.stdout + got.replay.stderr);
+    assert.match(got.replay.stderr, new RegExp(`scaffold ${scaffold.replace(/[.]/g, '\\.')} `));
+  };
+
+  test('SWE-agent', async () => {
+    // submit diffs against the base commit, which the replay of the saved file names.
+    const repo = path.join(work, 'committed');
+    await mkdir(repo);
+    await writeFile(path.join(repo, 'README'), 'nothing here\n');
+    await exec('git', ['init', '-q'], { cwd: repo });
+    await exec('git', ['add', 'README'], { cwd: repo });
+    await exec('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'readme'], { cwd: repo });
+    const got = await forkAsTraj({
+      scaffold: 'swe-agent',
+      image: TEST_IMAGE,
+      repo,
+      repoPath: '/repo',
+      first: { content: 'Look.\n```\ncat README\n```' },
+      last: { content: 'Done.\n```\nsubmit\n```' },
+    });
+    expectFamily(got, 'swe-agent@3ea751c0');
+  });
+
+  test('mini-swe-agent', async () => {
+    const got = await forkAsTraj({
+      scaffold: 'mini-swe-agent@2.x',
+      image: TEST_IMAGE,
+      repo: emptyRepo,
+      repoPath: '/repo',
+      first: { content: 'Look.\n\n```mswea_bash_command\ncat README\n```' },
+      last: { content: 'Done.\n\n```mswea_bash_command\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cat README\n```' },
+    });
+    expectFamily(got, 'mini-swe-agent@2.x');
+  });
+
+  test('R2E-Gym', async () => {
+    const image = await ensureR2eTestImage();
+    const repo = path.join(work, 'inventory-traj');
+    await writeGeneratedRepo(repo);
+    const got = await forkAsTraj({
+      scaffold: 'r2e-gym',
+      image,
+      repo,
+      repoPath: '/testbed',
+      first: { content: `Read it.\n${xml('file_editor', { command: 'view', path: '/testbed/inventory/small.py' })}` },
+      last: { content: `Done.\n${xml('finish', { command: 'submit' })}` },
+    });
+    expectFamily(got, 'r2e-gym@69bc953');
+  });
+
+  test('OpenHands', async () => {
+    const got = await forkAsTraj({
+      scaffold: 'openhands',
+      image: TEST_IMAGE,
+      repo: emptyRepo,
+      repoPath: '/repo',
+      first: { content: '', toolCalls: [{ name: 'str_replace_editor', arguments: '{"command": "view", "path": "/repo/README"}' }] },
+      last: { content: '', toolCalls: [{ name: 'finish', arguments: '{}' }] },
+    });
+    expectFamily(got, 'openhands@codeact');
   });
 });

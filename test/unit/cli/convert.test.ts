@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { command as convert } from '../../../extension/cli/convert';
+import { detectScaffold } from '../../../extension/core/scaffolds/registry';
 import { EXPORT_FORMATS } from '../../../extension/core/trajectory/exporters';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { runCli } from '../../helpers/cliRunner';
@@ -31,6 +32,12 @@ describe('swe-workbench convert', () => {
         original.steps.slice(0, -1).map((s) => s.observation),
       );
       assert.equal(back.trajectory.outcome.submission, original.outcome.submission);
+      const before = detectScaffold(original);
+      assert.deepEqual(
+        [detectScaffold(back.trajectory).name, detectScaffold(back.trajectory).version],
+        [before.name, before.version],
+        'the file keeps the scaffold the recording showed, not the family its new format suggests',
+      );
     });
   }
 

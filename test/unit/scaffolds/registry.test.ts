@@ -63,7 +63,30 @@ describe('which scaffold a recording was made with', () => {
       reason: "meta.scaffold is 'r2e-gym@69bc953'",
     });
     assert.equal(detectScaffold(canonical({ scaffold: 'openhands@codeact' })).name, 'openhands');
-    assert.equal(detectScaffold(canonical({})).name, 'swe-agent');
+    assert.deepEqual(detectScaffold(canonical({})), {
+      name: 'swe-agent',
+      version: '3ea751c0',
+      reason: "a canonical trajectory that names no other scaffold: SWE-agent's tools, the latest measured (3ea751c0)",
+    });
+    assert.equal(parseScaffoldSpec(`swe-agent@${detectScaffold(canonical({})).version}`).fallback, undefined, 'the default is a name --scaffold takes');
+  });
+
+  test('the scaffold a file names wins over the family its format suggests', () => {
+    for (const scaffold of ['r2e-gym@69bc953', 'openhands@codeact', 'mini-swe-agent@2.x', 'swe-agent@1.0.1']) {
+      const choice = detectScaffold(canonical({ scaffold, toolBundles: ['tools/windowed'] }, 'swe-agent'));
+      assert.equal(`${choice.name}@${choice.version}`, scaffold);
+    }
+    assert.deepEqual(detectScaffold(canonical({ scaffold: 'mini-swe-agent@7.1' }, 'swe-agent')), {
+      name: 'mini-swe-agent',
+      version: '2.x',
+      reason: "meta.scaffold is 'mini-swe-agent@7.1'",
+      fallback: 'mini-swe-agent version 7.1 is not one we know (known: 1.x, 2.x); using 2.x',
+    });
+    assert.equal(
+      detectScaffold(canonical({ scaffold: 'aider@1', toolBundles: ['tools/windowed'] }, 'swe-agent')).name,
+      'swe-agent',
+      'a name no family has is left to the guess',
+    );
   });
 });
 
@@ -81,14 +104,14 @@ describe('--scaffold NAME@VERSION', () => {
       name: 'swe-agent',
       version: '3ea751c0',
       reason: '--scaffold swe-agent@7',
-      fallback: 'swe-agent version 7 is not one we know (known: 0.7, 1.0.0, 1.0.1, 1.1.0, 3ea751c0); using 3ea751c0',
+      fallback: 'swe-agent version 7 is not one we know (known: 0.2, 0.7, 1.0.0, 1.0.1, 1.1.0, 3ea751c0); using 3ea751c0',
     });
   });
 
   test('an unknown name is an error listing the choices', () => {
     assert.throws(
       () => parseScaffoldSpec('aider'),
-      /--scaffold: unknown scaffold 'aider'; choose NAME or NAME@VERSION from swe-agent@0\.7, .*r2e-gym@69bc953, openhands@codeact/,
+      /--scaffold: unknown scaffold 'aider'; choose NAME or NAME@VERSION from swe-agent@0\.2, swe-agent@0\.7, .*r2e-gym@69bc953, openhands@codeact/,
     );
     assert.throws(() => parseScaffoldSpec('r2e-gym@1@2'), /unknown scaffold/);
   });

@@ -27,6 +27,7 @@ describe('the settings a SWE-agent recording is replayed with', () => {
       sweAgentVersion: {
         version: '1.0.0',
         reason: 'bundle defaults was renamed after SWE-agent 1.0, and the file states no swe_agent_version (1.0.1 writes it)',
+        candidates: ['1.0.0'],
       },
     });
   });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { detectScaffold } from '../../../extension/core/scaffolds/registry';
 import { detectFormat } from '../../../extension/core/trajectory/detectFormat';
 import { EXPORT_FORMATS, exportTrajectory, type ExportFormat } from '../../../extension/core/trajectory/exporters';
 import { importTrajectory, loadTrajectory } from '../../../extension/core/trajectory/load';
@@ -82,6 +83,17 @@ describe('exporters: each format is read back by its own importer', () => {
       else assert.equal(back.outcome.exitStatus, 'finished', 'OpenHands says a run that called finish finished');
     });
   }
+
+  test('every format keeps the scaffold that made the run, and detection reads it back first', () => {
+    for (const format of EXPORT_FORMATS) {
+      for (const scaffold of ['r2e-gym@69bc953', 'openhands@codeact', 'mini-swe-agent@2.x', 'swe-agent@1.1.0']) {
+        const back = roundTrip({ ...bashRun(), meta: { ...bashRun().meta, scaffold } }, format);
+        assert.equal(back.meta.scaffold, scaffold, `${format}: ${scaffold}`);
+        const choice = detectScaffold(back);
+        assert.equal(`${choice.name}@${choice.version}`, scaffold, `${format}: ${scaffold}`);
+      }
+    }
+  });
 
   test('mini-swe-agent: the 1.1 message list, one tool message per call, return codes, and the exit message', () => {
     const run = JSON.parse(exportTrajectory(bashRun(), 'mini-swe-agent'));
@@ -183,6 +195,56 @@ describe('exporters: each format is read back by its own importer', () => {
       [0, 1, undefined],
     );
     assert.deepEqual([back.outcome.exitStatus, back.outcome.submission], [t.outcome.exitStatus, t.outcome.submission]);
+  });
+
+  test("mini-swe-agent 2.x: a submitting command's result is the exit message, read back as that step's observation", () => {
+    const base = bashRun();
+    const submission = base.outcome.submission!;
+    const submit = { ...aBashAction('echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff'), toolCallId: 'call_c' };
+    const t: Trajectory = {
+      ...base,
+      steps: [...base.steps.slice(0, 2), aStep({ index: 2, thought: 'Done.', action: submit, observation: submission, exitCode: 0 })],
+    };
+    const run = JSON.parse(exportTrajectory(t, 'mini-swe-agent'));
+    assert.deepEqual(
+      run.messages.slice(-2).map((m: { role: string; content: string }) => [m.role, m.content]),
+      [
+        ['assistant', 'Done.'],
+        ['exit', submission],
+      ],
+      'no tool message for the submitting call, as 2.x writes none',
+    );
+    const back = roundTrip(t, 'mini-swe-agent');
+    assert.deepEqual(
+      back.steps.map((s) => s.observation),
+      t.steps.map((s) => s.observation),
+    );
+  });
+
+  test("mini-swe-agent: an exit that is not a submission, or that follows the command's own result, is no observation", () => {
+    const assistant = (id: string, command: string) => ({
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ id, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command }) } }],
+      extra: { actions: [{ command, tool_call_id: id }] },
+    });
+    const read = (exit: { exit_status: string; content: string }, withResult: boolean) =>
+      importTrajectory(
+        {
+          trajectory_format: 'mini-swe-agent-1.1',
+          info: { mini_version: '2.4.6', exit_status: exit.exit_status, submission: '' },
+          messages: [
+            { role: 'user', content: 'Fix it.' },
+            assistant('c1', 'ls'),
+            ...(withResult ? [{ role: 'tool', tool_call_id: 'c1', content: 'a.py' }] : []),
+            { role: 'exit', content: exit.content, extra: { exit_status: exit.exit_status, submission: '' } },
+          ],
+        },
+        { file: 'run.traj.json' },
+      ).steps[0]!.observation;
+    assert.equal(read({ exit_status: 'LimitsExceeded', content: 'Grace period exhausted.' }, false), '');
+    assert.equal(read({ exit_status: 'Submitted', content: 'diff' }, true), 'a.py');
+    assert.equal(read({ exit_status: 'Submitted', content: 'diff' }, false), 'diff');
   });
 
   test('a step the scaffold could not read stays one in mini-swe-agent: its text and the FormatError answer', () => {

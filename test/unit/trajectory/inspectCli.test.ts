@@ -29,6 +29,10 @@ describe('swe-workbench inspect', () => {
     assert.equal(lines[3], 'model    gpt-4o');
     assert.match(lines[4]!, /^outcome  submitted · submission 564 B/);
     assert.equal(lines[5], 'steps    11');
+    assert.match(
+      lines[6]!,
+      /^scaffold swe-agent@0\.2 \(.*; step 7 \(`edit 1475:1475`\) words its lint rejection "\.\.\.retry your edit commmand\." \(sic\), as SWE-agent 0\.2 does\)$/,
+    );
     // Steps numbered from 1, as the stepper's "Step 6 of 11" (the JSON keeps the 0-based index).
     assert.match(stdout, /^ {3}1 {2}\S/m);
     assert.doesNotMatch(stdout, /^ {3}0 {2}/m);

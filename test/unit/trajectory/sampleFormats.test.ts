@@ -120,9 +120,9 @@ describe('mini-swe-agent 1.1', () => {
     assert.equal(t.steps[0]!.timestamp, new Date(1761000001250).toISOString());
     assert.equal(t.steps[1]!.action.tool, null);
     assert.equal(t.steps[1]!.formatError, 'FormatError: Please always provide EXACTLY ONE action in triple backticks, found 0 actions.');
-    assert.equal(t.steps[3]!.observation, '');
     assert.equal(t.outcome.exitStatus, 'Submitted');
     assert.match(t.outcome.submission ?? '', /^diff --git a\/src\/marshmallow\/fields\.py/);
+    assert.equal(t.steps[3]!.observation, t.outcome.submission, 'the submitting command wrote no tool message: the exit message is its result');
     assert.deepEqual(t.outcome.modelStats, { instanceCost: 0.0312, apiCalls: 4 });
     assert.equal(t.meta.formatVersion, 'mini-swe-agent-1.1');
     assert.equal(t.meta.model, 'anthropic/claude-sonnet-4-5-20250929');
@@ -208,7 +208,7 @@ describe('mini-swe-agent 1', () => {
     );
     assert.equal(t.steps[0]!.thought, 'THOUGHT: look.');
     assert.equal(t.steps[0]!.exitCode, 0);
-    assert.equal(t.steps[1]!.observation, '');
+    assert.equal(t.steps[1]!.observation, 'diff --git a/a.py b/a.py\n', "the exit message is the submitting command's result");
     assert.deepEqual(t.outcome, { exitStatus: 'Submitted', submission: 'diff --git a/a.py b/a.py\n', modelStats: { instanceCost: 0.01, apiCalls: 2 } });
     assert.equal(t.meta.formatVersion, 'mini-swe-agent-1');
   });

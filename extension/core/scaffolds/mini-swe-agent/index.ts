@@ -97,7 +97,7 @@ export function submissionOf(output: string): string | undefined {
   return lines.slice(1).join('');
 }
 
-function bashTool(settings: MiniSettings) {
+function bashTool(settings: MiniSettings, version: MiniVersion) {
   return defineTool({
     name: 'bash',
     bundle: 'mini-swe-agent',
@@ -118,7 +118,8 @@ function bashTool(settings: MiniSettings) {
           exitCode: 124,
         };
       }
-      const submission = submissionOf(run.output);
+      // 2.x submits only when the command succeeded (`_check_finished`); 1.x read the marker alone.
+      const submission = version === '2.x' && run.exitCode !== 0 ? undefined : submissionOf(run.output);
       if (submission !== undefined) return { observation: submission, exitCode: run.exitCode, submission };
       const output = { output: run.output, returncode: run.exitCode, exception_info: '' };
       return { observation: renderJinja(settings.observationTemplate, { ...settings.templateVars, output }), exitCode: run.exitCode };
@@ -132,8 +133,8 @@ function singleQuoted(text: string): string {
 
 /** One tool; a typed action is the shell command itself. */
 class MiniToolSet extends ToolSet {
-  constructor(settings: MiniSettings) {
-    super(['mini-swe-agent'], new Map([['bash', bashTool(settings)]]));
+  constructor(settings: MiniSettings, version: MiniVersion) {
+    super(['mini-swe-agent'], new Map([['bash', bashTool(settings, version)]]));
   }
 
   override parseCommand(text: string): ParseResult {
@@ -221,7 +222,7 @@ function parseReply(reply: PolicyReply, version: MiniVersion, toolCalling: boole
 export function createMiniSweAgent(version: string, recording?: Trajectory): Scaffold {
   const known = (MINI_VERSIONS as readonly string[]).includes(version) ? (version as MiniVersion) : '2.x';
   const settings = miniSettings(known, recording);
-  const tools = new MiniToolSet(settings);
+  const tools = new MiniToolSet(settings, known);
   const toolCalling = recording?.meta.parseFunction === 'tool_calling';
   return {
     name: 'mini-swe-agent',
@@ -251,8 +252,6 @@ export const miniSweAgentFamily: ScaffoldFamily = {
   name: 'mini-swe-agent',
   versions: MINI_VERSIONS,
   detect(recording) {
-    if (recording.meta.scaffold?.startsWith('mini-swe-agent'))
-      return { version: recording.meta.scaffold.split('@')[1] ?? '2.x', reason: `meta.scaffold is '${recording.meta.scaffold}'` };
     if (recording.format !== 'mini-swe-agent') return undefined;
     const declared = recording.meta.scaffoldConfig?.mini_version;
     if (typeof declared === 'string') return { version: declared, reason: `info.mini_version is ${declared}` };

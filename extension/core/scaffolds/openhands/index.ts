@@ -234,7 +234,6 @@ export const openHandsFamily: ScaffoldFamily = {
   name: 'openhands',
   versions: ['codeact'],
   detect(recording) {
-    if (recording.meta.scaffold?.startsWith('openhands')) return { version: 'codeact', reason: `meta.scaffold is '${recording.meta.scaffold}'` };
     if (recording.format === 'openhands') return { version: 'codeact', reason: 'an OpenHands event stream (`source`/`action`/`observation` events)' };
     // Chat exports of CodeAct runs (SkyRL-Agent's) keep OpenHands' function names.
     const called = [...toolsCalled(recording)];

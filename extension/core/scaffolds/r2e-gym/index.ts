@@ -193,8 +193,6 @@ export const r2eGymFamily: ScaffoldFamily = {
   versions: [R2E_VERSION],
   detect(recording: Trajectory) {
     if (recording.format === 'r2e-gym') return { version: R2E_VERSION, reason: 'an R2E-Gym JSONL record (`trajectory_steps` with `<function=...>` actions)' };
-    if (recording.meta.scaffold?.startsWith('r2e-gym'))
-      return { version: recording.meta.scaffold.split('@')[1] ?? R2E_VERSION, reason: `meta.scaffold is '${recording.meta.scaffold}'` };
     // rLLM and SkyRL-Agent episodes of R2E-Gym environments: recognised by the tools they call.
     const called = [...toolsCalled(recording)];
     const own: readonly string[] = R2E_TOOL_NAMES;

@@ -8,7 +8,8 @@ import { DEFAULT_BUNDLES, toolSetFor } from '../../aci/standardTools';
 import { DEFAULT_OBSERVATION_TEMPLATE } from '../../policy/context';
 import { parseReply, type Scaffold as ReplyFormatName } from '../../policy/scaffolds';
 import { DEFAULT_SYSTEM_PROMPT, instructionsFor } from './agentPrompts';
-import { LATEST_SWE_AGENT_VERSION, SWE_AGENT_VERSIONS, parseSweAgentVersion, sweAgentVersionOf, type SweAgentVersion } from '../../aci/sweAgentVersion';
+import { SWE_AGENT_VERSIONS, parseSweAgentVersion, type SweAgentVersion } from '../../aci/sweAgentVersion';
+import { readVersionEvidence } from './versionEvidence';
 import type { ShellStartup } from '../../runtime/shellSession';
 import type { Trajectory } from '../../trajectory/model';
 import type { Scaffold, ScaffoldFamily } from '../scaffold';
@@ -21,13 +22,13 @@ export function replyFormatOf(parseFunction: string | undefined): ReplyFormatNam
 }
 
 /**
- * The shell SWE-agent's commands run in, and so what of the image's profile they see. 0.7
+ * The shell SWE-agent's commands run in, and so what of the image's profile they see. 0.x
  * runs `docker exec -i CONTAINER /bin/bash -l -m`: a login shell (/etc/profile, ~/.profile).
  * 1.x runs SWE-ReX's bash session, an interactive bash under a pty (/etc/bash.bashrc,
  * ~/.bashrc), created with `startup_source=["/root/.bashrc"]`, sourced once more.
  */
 function sweAgentShellStartup(version: SweAgentVersion): ShellStartup {
-  return version === '0.7' ? { login: true } : { interactive: true, source: ['/root/.bashrc'] };
+  return version.startsWith('0.') ? { login: true } : { interactive: true, source: ['/root/.bashrc'] };
 }
 
 /** `format` overrides the recording's reply format (`run --scaffold function_calling`). */
@@ -39,8 +40,8 @@ export function createSweAgent(
 ): Scaffold {
   const dialect = parseSweAgentVersion(version).version;
   const bundled = toolSetFor(bundles ?? recording?.meta.toolBundles ?? DEFAULT_BUNDLES);
-  // 0.7 sent a command line to its shell functions as typed: they, not a parser, refused bad arguments.
-  const tools = dialect === '0.7' ? new ToolSet07(bundled) : bundled;
+  // 0.x sent a command line to its shell functions as typed: they, not a parser, refused bad arguments.
+  const tools = dialect.startsWith('0.') ? new ToolSet07(bundled) : bundled;
   return {
     name: 'swe-agent',
     version,
@@ -60,15 +61,10 @@ export const sweAgentFamily: ScaffoldFamily = {
   name: 'swe-agent',
   versions: SWE_AGENT_VERSIONS,
   detect(recording) {
-    if (recording.meta.scaffold?.startsWith('swe-agent'))
-      return {
-        version: sweAgentFamily.matchVersion(recording.meta.scaffold.split('@')[1] ?? '') ?? LATEST_SWE_AGENT_VERSION,
-        reason: `meta.scaffold is '${recording.meta.scaffold}'`,
-      };
     if (recording.format !== 'swe-agent') return undefined;
-    // The version decides what the tools print (core/aci/sweAgentVersion): the file's own word, its bundles, its line ends.
-    const verdict = sweAgentVersionOf(recording);
-    return { version: verdict.version, reason: verdict.fallback ? `${verdict.reason}; ${verdict.fallback}` : verdict.reason };
+    // The version decides what the tools print: the labels (the file's own word, its bundles, its line ends) propose, its observations decide.
+    const read = readVersionEvidence(recording);
+    return { version: read.version, reason: read.reason, ...(read.undecided ? { undecided: read.undecided } : {}) };
   },
   matchVersion(version) {
     const parsed = parseSweAgentVersion(version);

@@ -30,6 +30,7 @@ const RunSchema = z.looseObject({
       exit_status: z.string().nullish(),
       submission: z.string().nullish(),
       mini_version: z.string().nullish(),
+      scaffold: z.string().nullish(),
       model_stats: z.looseObject({ instance_cost: z.number().nullish(), api_calls: z.number().nullish() }).nullish(),
       config: z.looseObject({ model: z.looseObject({ model_name: z.string().nullish() }).nullish() }).nullish(),
     })
@@ -69,6 +70,17 @@ function followerFacts(message: Message): FollowerFacts {
 // The run's end: `role: exit` now; older versions wrote it as a user message carrying the exit status.
 const isExit = (m: Message) => m.role === 'exit' || (m.role === 'user' && m.extra?.exit_status != null);
 
+/**
+ * A submission ends the run from inside the submitting command (2.x's `_check_finished` raises
+ * before a tool message is written): an exit message that says Submitted right after the reply,
+ * its content the submission, is what that command returned, so it is the step's observation.
+ * Other exits (limits, errors, or after the command's own result) stay out of the steps.
+ */
+function skipsExit(m: Message, index: number, messages: ReadonlyArray<Message>): boolean {
+  if (!isExit(m)) return false;
+  return !(/^submitted$/i.test(m.extra?.exit_status ?? '') && messages[index - 1]?.role === 'assistant');
+}
+
 /** The legacy form ends with the submitting command and a user message holding the submission. */
 function legacySubmission(messages: ReadonlyArray<Message>): string | undefined {
   const last = messages.length - 1;
@@ -78,7 +90,7 @@ function legacySubmission(messages: ReadonlyArray<Message>): string | undefined 
 }
 
 /** How mini-swe-agent's messages make steps (`chatSteps`), for a reader that makes them a turn at a time (`core/trajectory/stepSource.ts`). */
-export const MINI_SWE_AGENT_HOOKS = { actionsOf, followerFacts, skip: isExit };
+export const MINI_SWE_AGENT_HOOKS = { actionsOf, followerFacts, skip: skipsExit };
 
 /** Message `path` of a run, checked. */
 export function miniSweAgentMessage(value: unknown, file: string, path: ReadonlyArray<string | number>): MiniSweAgentMessage {
@@ -120,6 +132,7 @@ export function miniSweAgentTrajectory(run: RunFacts | undefined, messages: Read
     }),
     meta: defined({
       formatVersion: run?.trajectory_format ?? undefined,
+      scaffold: run?.info?.scaffold ?? undefined,
       model: run?.info?.config?.model?.model_name ?? undefined,
       parseFunction: messages.some((m) => m.tool_calls?.length) ? 'tool_calling' : 'bash_block',
       // mini-swe-agent runs every command in a fresh `bash -lc` without a terminal.

@@ -29,7 +29,13 @@ const OutputLineSchema = z.looseObject({
   instruction: z.string().nullish(),
   history: EventsSchema,
   test_result: z.looseObject({ git_patch: z.string().nullish() }).nullish(),
-  metadata: z.looseObject({ llm_config: z.looseObject({ model: z.string().nullish() }).nullish(), agent_class: z.string().nullish() }).nullish(),
+  metadata: z
+    .looseObject({
+      llm_config: z.looseObject({ model: z.string().nullish() }).nullish(),
+      agent_class: z.string().nullish(),
+      details: z.looseObject({ scaffold: z.string().nullish() }).nullish(),
+    })
+    .nullish(),
   metrics: z.looseObject({ accumulated_cost: z.number().nullish() }).nullish(),
   error: z.string().nullish(),
   instance: z.looseObject({ repo: z.string().nullish(), base_commit: z.string().nullish(), problem_statement: z.string().nullish() }).nullish(),
@@ -172,6 +178,11 @@ export function importOpenHands(value: unknown, ctx: ImportContext): Trajectory 
       error: line.error ?? t.outcome.error,
       modelStats: line.metrics?.accumulated_cost == null ? undefined : { instanceCost: line.metrics.accumulated_cost },
     }),
-    meta: defined({ ...t.meta, model: line.metadata?.llm_config?.model ?? undefined, instructions: line.instruction ?? t.meta.instructions }),
+    meta: defined({
+      ...t.meta,
+      model: line.metadata?.llm_config?.model ?? undefined,
+      instructions: line.instruction ?? t.meta.instructions,
+      scaffold: line.metadata?.details?.scaffold ?? undefined,
+    }),
   };
 }

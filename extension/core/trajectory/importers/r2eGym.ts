@@ -28,7 +28,7 @@ const LineSchema = z.looseObject({
   output_patch: z.string().nullish(),
   reward: num,
   test_output: z.string().nullish(),
-  agent_args: z.looseObject({ llm_name: z.string().nullish() }).nullish(),
+  agent_args: z.looseObject({ llm_name: z.string().nullish(), scaffold: z.string().nullish() }).nullish(),
   ds: z.looseObject({ instance_id: z.string().nullish(), repo: z.string().nullish(), base_commit: z.string().nullish() }).nullish(),
 });
 
@@ -73,6 +73,11 @@ export function importR2eGym(value: unknown, ctx: ImportContext): Trajectory {
       reward: line.reward ?? undefined,
       testOutput: line.test_output ?? undefined,
     }),
-    meta: defined({ model: line.agent_args?.llm_name ?? undefined, parseFunction: 'xml_function_calling', id: line.exp_name ?? undefined }),
+    meta: defined({
+      model: line.agent_args?.llm_name ?? undefined,
+      parseFunction: 'xml_function_calling',
+      id: line.exp_name ?? undefined,
+      scaffold: line.agent_args?.scaffold ?? undefined,
+    }),
   };
 }

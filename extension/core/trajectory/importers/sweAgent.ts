@@ -48,6 +48,8 @@ export const InfoSchema = z.looseObject({
     })
     .nullish(),
   swe_agent_version: z.string().nullish(),
+  /** `NAME@VERSION` of the scaffold that made the run, as our exporter writes it. */
+  scaffold: z.string().nullish(),
   best_attempt_idx: z.number().int().nullish(),
 });
 
@@ -283,6 +285,7 @@ export function runHeader(r: RunReading, info: Info | null | undefined, history:
     }),
     meta: defined({
       formatVersion: info?.swe_agent_version ?? undefined,
+      scaffold: info?.scaffold ?? undefined,
       stateTiming: facts.stringState ? 'before-action' : undefined,
       model: model?.name ?? undefined,
       toolBundles: r.bundles,

@@ -14,7 +14,9 @@
  *   `-(((t + p) % 20) + 1) / 10`, from -0.1 to -2.0; position 0 has none (nothing precedes it).
  */
 
+/** @internal */
 export const IM_START = 1_114_112;
+/** @internal */
 export const IM_END = 1_114_113;
 const SPECIAL: ReadonlyMap<number, string> = new Map([
   [IM_START, '<|im_start|>'],

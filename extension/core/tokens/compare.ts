@@ -18,7 +18,7 @@ export interface TokenComparison {
   /** 0-based position in the step's completion. */
   position: number;
   id: number;
-  /** The token's text when the recording keeps it (not only its id). */
+  /** The token's text: as recorded, or for a run's worst tokens as the server decodes the id; absent when unknown. */
   text?: string;
   recorded: number;
   rescored: number;

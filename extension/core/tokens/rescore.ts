@@ -23,6 +23,7 @@ import {
 import { conversations, isAgentStep, type Conversation } from './conversation';
 import type { TokenServer } from './tokenServer';
 
+/** @internal */
 export interface RescoreOptions {
   bounds?: Bounds;
   /** How many of the worst tokens each step, rollout and run lists. Default 10. */
@@ -34,7 +35,7 @@ export interface RescoreOptions {
   signal?: AbortSignal;
 }
 
-export type DriftReport =
+type DriftReport =
   | { status: 'same' }
   /** `position`: 0-based, in the recorded prompt ids; the texts are decoded around it on both sides. */
   | { status: 'differs'; position: number; recordedText: string; retokenizedText: string; recordedLength: number; retokenizedLength: number }
@@ -70,7 +71,7 @@ export interface RolloutReport {
 }
 
 /** At most `n` tasks at once, in the order asked. */
-export class Limiter {
+class Limiter {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
 
@@ -127,7 +128,8 @@ async function rescoreStep(
     return { worst: [], error: errorText(err) };
   }
   const tokens = completion.map((id, i) => compareToken(i, id, recorded[i]!, rescored[i]!, bounds, texts[i]));
-  return { totals: totalsOf(tokens), worst: worstTokens([tokens], worst) };
+  // A token both sides agree on is not among the worst, however few disagree.
+  return { totals: totalsOf(tokens), worst: worstTokens([tokens.filter((t) => t.diff !== 0)], worst) };
 }
 
 function firstDifference(a: readonly number[], b: readonly number[]): number | undefined {
@@ -163,7 +165,7 @@ async function driftOf(
   }
 }
 
-/** Re-scores every agent step of one recording, the requests through `limiter`. */
+/** Re-scores every agent step of one recording, the requests through `limiter`. @internal */
 export async function rescoreTrajectory(
   trajectory: Trajectory,
   server: TokenServer,
@@ -275,5 +277,16 @@ export async function rescoreRun(
     }
   };
   await Promise.all(Array.from({ length: Math.min(inFlight, names.length) }, worker));
-  return { ...run, summary: summarize(run.totals) };
+  const worst = await Promise.all(run.worst.map((w) => (w.text !== undefined ? w : withDecodedText(w, server, limiter, options.signal))));
+  return { ...run, worst, summary: summarize(run.totals) };
+}
+
+/** A recording of ids only: the worst tokens' text from the server's `/detokenize`, left unknown if it cannot say. */
+async function withDecodedText<T extends WorstToken>(w: T, server: TokenServer, limiter: Limiter, signal: AbortSignal | undefined): Promise<T> {
+  try {
+    return { ...w, text: await limiter.run(() => server.detokenize([w.id], signal)) };
+  } catch (err) {
+    if (err instanceof CancelledError) throw err;
+    return w;
+  }
 }

@@ -16,7 +16,7 @@ export type ScoringApi = 'vllm' | 'sglang';
 export const SCORING_APIS: readonly ScoringApi[] = ['vllm', 'sglang'];
 
 /** A request the server could not answer for this step: said per step, never turned into a number. */
-export class ScoringError extends Error {
+class ScoringError extends Error {
   override readonly name = 'ScoringError';
 }
 

@@ -300,7 +300,7 @@ describe('tokens: formats that carry ids', () => {
 describe('tokens: a run', () => {
   test('rollouts summed, an unreadable one named, requests never more than asked in flight', async () => {
     const s = await tokenServer();
-    const good = trajectory([step(0, { tokenIds: ids, logprobs: [lp('x', -1.0), lp('y', -0.4)] })]);
+    const good = trajectory([step(0, { tokenIds: ids, logprobs: [lp('30', -1.0), lp('40', -0.4)] })]);
     const rollouts: Record<string, Trajectory> = { a: good, b: good, c: good };
     const seen: string[] = [];
     const options: RescoreOptions & { inFlight: number } = { drift: false, inFlight: 2 };
@@ -320,7 +320,9 @@ describe('tokens: a run', () => {
     assert.equal(run.summary.outside, 3);
     close(run.summary.maxAbsDiff, 0.3);
     assert.deepEqual(seen.sort(), ['a', 'b', 'broken: broken: not a trajectory', 'c']);
-    assert.equal(run.worst.length, 6);
+    // Only the tokens that disagree, each rollout's one; ids only, so their text is the server's decoding of id 30.
+    assert.equal(run.worst.length, 3);
+    assert.ok(run.worst.every((w) => w.id === 30 && w.text === '\x1e'));
     assert.ok(server!.peakInFlight <= 2, `${server!.peakInFlight} requests at once`);
     assert.ok(run.worst.every((w, i) => i === 0 || Math.abs(run.worst[i - 1]!.diff) >= Math.abs(w.diff)));
   });

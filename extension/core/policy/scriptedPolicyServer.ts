@@ -63,6 +63,8 @@ export interface PolicyServerOptions {
   /** Characters per streamed tool-call argument fragment. */
   argumentFragmentSize?: number;
   apiKey?: string;
+  /** Keep each request in `requests` (default true); a long benchmark turns it off to hold memory flat. */
+  recordRequests?: boolean;
   /** Leave `max_model_len` out of the model list, as servers other than vLLM do; the context still holds. */
   hideMaxModelLen?: boolean;
   /** The chat template `/tokenize` applies: `assistant-space` differs from the one the chat route uses. */
@@ -180,7 +182,7 @@ export class PolicyServer {
     } catch {
       // recorded as text; the route answers 400 below
     }
-    this.requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body });
+    if (this.options.recordRequests !== false) this.requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body });
     try {
       this.authorize(req);
       if (req.method === 'GET' && path === '/v1/models') return this.sendJson(res, 200, this.modelList());

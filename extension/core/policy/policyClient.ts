@@ -227,17 +227,23 @@ export class PolicyClient {
   /**
    * A POST to another endpoint of the same server (vLLM's `/v1/completions`, `/tokenize`,
    * `/detokenize`; SGLang's `/generate`), with the chat route's retries, timeout and error
-   * wording. A path under `/v1` is taken from the base URL; any other from the server's root.
+   * wording, without its advice on tool-call flags and folding observations, which fits chat only.
+   * A path under `/v1` is taken from the base URL; any other from the server's root.
    */
   async post<T>(path: string, body: unknown, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
     const url = path.startsWith('/v1/') ? path.slice(3) : `${serverRoot(this.options.baseUrl)}${path}`;
-    return this.withRetries(signal, undefined, async (s) => {
-      const raw: unknown = await this.openai.post(url, { body, signal: s });
-      const parsed = schema.safeParse(raw);
-      if (!parsed.success)
-        throw new PolicyError('invalid-reply', `The policy server's answer to ${path} is not what it should be: ${z.prettifyError(parsed.error)}`);
-      return parsed.data;
-    });
+    return this.withRetries(
+      signal,
+      undefined,
+      async (s) => {
+        const raw: unknown = await this.openai.post(url, { body, signal: s });
+        const parsed = schema.safeParse(raw);
+        if (!parsed.success)
+          throw new PolicyError('invalid-reply', `The policy server's answer to ${path} is not what it should be: ${z.prettifyError(parsed.error)}`);
+        return parsed.data;
+      },
+      false,
+    );
   }
 
   /** `signal` ends the attempt (timeout or cancel); only a cancel by `options.signal` discards what arrived. */
@@ -275,6 +281,7 @@ export class PolicyClient {
     signal: AbortSignal | undefined,
     onRetry: ((r: RetryRecord) => void) | undefined,
     attempt: (signal: AbortSignal) => Promise<T>,
+    chatAdvice = true,
   ): Promise<T> {
     const done: RetryRecord[] = [];
     for (let n = 1; ; n++) {
@@ -287,7 +294,7 @@ export class PolicyClient {
         if (signal?.aborted) throw new CancelledError();
         failure = timeout.aborted
           ? new PolicyError('timeout', `The policy server at ${this.options.baseUrl} did not answer within ${this.timeoutMs} ms.`)
-          : this.explain(err);
+          : this.explain(err, chatAdvice);
       }
       if (!failure.retryable || n >= this.retry.maxAttempts) {
         const tried = n > 1 ? ` (gave up after ${n} attempts)` : '';
@@ -309,20 +316,20 @@ export class PolicyClient {
     }
   }
 
-  private explain(err: unknown): PolicyError {
+  private explain(err: unknown, chatAdvice: boolean): PolicyError {
     if (err instanceof PolicyError) return err;
     const where = `The policy server at ${this.options.baseUrl}`;
     if (err instanceof APIError && err.status !== undefined) {
       const said = err.error && typeof (err.error as { message?: unknown }).message === 'string' ? (err.error as { message: string }).message : err.message;
       const status = err.status;
-      if (status === 400 && /enable-auto-tool-choice/.test(said)) {
+      if (chatAdvice && status === 400 && /enable-auto-tool-choice/.test(said)) {
         return new PolicyError(
           'bad-request',
           `${where} refused tool calls: vLLM answers tool calls only when started with --enable-auto-tool-choice --tool-call-parser <name> (hermes, llama3_json, mistral, qwen3_coder, ...). Restart it with those flags, or use a text scaffold (thought_action or xml_function_calling). The server said: ${said}`,
           status,
         );
       }
-      if (status === 400 && /maximum context length/i.test(said)) {
+      if (chatAdvice && status === 400 && /maximum context length/i.test(said)) {
         return new PolicyError(
           'bad-request',
           `${where} cannot take the conversation: it no longer fits the model's context${this.maxModelLen ? ` of ${this.maxModelLen} tokens` : ''}. Fold older observations (the observation window, e.g. --observation-window 5) or lower max_tokens. The server said: ${said}`,

@@ -143,7 +143,8 @@ describe('tokens: re-scoring against the stand-in server', () => {
     const blind = await tokenServer({ maxModelLen: 4, hideMaxModelLen: true });
     assert.equal(blind.maxModelLen, undefined);
     const report = await rescoreTrajectory(trajectory([step(0, { tokenIds: ids, logprobs: [lp('x', -1.3), lp('y', -0.4)] })]), blind, { drift: false });
-    assert.match(report.steps[0]!.error!, /maximum context length is 4 tokens/);
+    assert.match(report.steps[0]!.error!, /answered HTTP 400: This model's maximum context length is 4 tokens\. However, you requested 5 tokens/);
+    assert.doesNotMatch(report.steps[0]!.error!, /observation/);
   });
 
   test('what a step lacks is said: no ids, no prompt ids, no logprobs, logprobs not lining up', async () => {

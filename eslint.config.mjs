@@ -23,6 +23,7 @@ const CORE = {
   rollouts: ['diff', 'input', 'reward', 'runtime', 'trajectory'],
   session: ['parsing', 'aci', 'runtime', 'trajectory', 'policy', 'scaffolds'],
   doctor: ['runtime', 'aci', 'policy'],
+  tokens: ['trajectory', 'policy'],
 };
 
 const vscodeApi = { name: 'vscode', message: 'only extension/vscode talks to the VS Code API' };

@@ -17,6 +17,7 @@ const commands: Record<string, () => Promise<Command>> = {
   bug: async () => (await import('./bug')).command,
   reward: async () => (await import('./reward')).command,
   doctor: async () => (await import('./doctor')).command,
+  tokens: async () => (await import('./tokens')).command,
 };
 
 function usage(): string {

@@ -21,7 +21,8 @@ import { CliError, parseCommandArgs, type Command } from './command';
 const USAGE = `usage: swe-workbench run --task TASK.json --policy-url URL --model NAME --out FILE
                          [--max-steps N] [--fork TRAJ --at N] [--scaffold S] [--api-key KEY]
                          [--temperature T] [--top-p P] [--top-k K] [--min-p P] [--max-tokens N]
-                         [--seed N] [--stream] [--logprobs K] [--observation-window N] [--timeout-ms N]
+                         [--seed N] [--stream] [--logprobs K] [--token-ids] [--observation-window N]
+                         [--timeout-ms N]
 
 Runs the agent live: each action comes from the policy at URL (vLLM, SGLang or any
 OpenAI-compatible server) and runs in a container of the task's image. With --fork, the first
@@ -31,6 +32,8 @@ TASK.json: {"image", "repo" (host folder, relative to the task file), "repoPath"
 --scaffold: the scaffold the agent runs in, NAME or NAME@VERSION (${knownScaffolds().join(', ')};
 default: the forked recording's, else swe-agent), or a reply format of SWE-agent's tools
 (${SCAFFOLDS.join(', ')}). A fork continues in its recording's scaffold: its tools, reply format and prompts.
+--token-ids: ask the server for the prompt and completion token ids (vLLM's return_token_ids) and
+record them on each step, so \`swe-workbench tokens\` can re-score the run.
 Exit code: 0 when the agent submitted, 1 otherwise.`;
 
 export const TaskFileSchema = z
@@ -122,6 +125,7 @@ export const command: Command = {
       seed: { type: 'string' },
       stream: { type: 'boolean', default: false },
       logprobs: { type: 'string' },
+      'token-ids': { type: 'boolean', default: false },
       'observation-window': { type: 'string' },
       'timeout-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -150,6 +154,7 @@ export const command: Command = {
       }),
       stream: values.stream,
       ...(logprobs !== undefined ? { logprobs: true, topLogprobs: logprobs } : {}),
+      ...(values['token-ids'] ? { returnTokenIds: true } : {}),
     };
 
     const task = await readTaskFile(values.task);

@@ -53,6 +53,11 @@ export interface PolicyClientOptions {
   /** Ask for per-token logprobs and this many alternatives per token (0-20). */
   logprobs?: boolean;
   topLogprobs?: number;
+  /**
+   * Ask for the token ids the engine saw and sampled (vLLM's `return_token_ids`: the reply's
+   * `prompt_token_ids` and each choice's `token_ids`), so a recording can be re-scored.
+   */
+  returnTokenIds?: boolean;
   stream?: boolean;
   /** Per attempt, streaming included. */
   timeoutMs?: number;
@@ -79,6 +84,8 @@ export interface PolicyReply {
   toolCalls: PolicyToolCall[];
   finishReason: string | null;
   logprobs?: TokenLogprob[];
+  /** The ids the server says it saw and sampled, when it returns them. */
+  tokenIds?: { prompt?: number[]; completion?: number[] };
   usage?: TokenUsage;
   /** The sampling fields exactly as sent, in the server's names (temperature, top_p, top_k...). */
   sampling: Record<string, unknown>;
@@ -186,6 +193,7 @@ export class PolicyClient {
     if (options.tools?.length) Object.assign(body, { tools: options.tools, tool_choice: options.toolChoice ?? 'auto' });
     if (options.tools?.length && options.parallelToolCalls !== undefined) body.parallel_tool_calls = options.parallelToolCalls;
     if (this.options.logprobs) Object.assign(body, { logprobs: true, top_logprobs: this.options.topLogprobs ?? 0 });
+    if (this.options.returnTokenIds) body.return_token_ids = true;
     const retries: RetryRecord[] = [];
     const onRetry = (r: RetryRecord) => {
       retries.push(r);
@@ -211,8 +219,31 @@ export class PolicyClient {
       toolCalls: (m.tool_calls ?? []).map((c, i) => ({ id: c.id ?? `call_${i}`, name: c.function.name, arguments: c.function.arguments })),
       finishReason: choice.finish_reason,
       ...logprobsField(choice.logprobs?.content),
+      ...tokenIdsField(parsed.data.prompt_token_ids, choice.token_ids),
       ...usageField(parsed.data.usage),
     };
+  }
+
+  /**
+   * A POST to another endpoint of the same server (vLLM's `/v1/completions`, `/tokenize`,
+   * `/detokenize`; SGLang's `/generate`), with the chat route's retries, timeout and error
+   * wording, without its advice on tool-call flags and folding observations, which fits chat only.
+   * A path under `/v1` is taken from the base URL; any other from the server's root.
+   */
+  async post<T>(path: string, body: unknown, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {
+    const url = path.startsWith('/v1/') ? path.slice(3) : `${serverRoot(this.options.baseUrl)}${path}`;
+    return this.withRetries(
+      signal,
+      undefined,
+      async (s) => {
+        const raw: unknown = await this.openai.post(url, { body, signal: s });
+        const parsed = schema.safeParse(raw);
+        if (!parsed.success)
+          throw new PolicyError('invalid-reply', `The policy server's answer to ${path} is not what it should be: ${z.prettifyError(parsed.error)}`);
+        return parsed.data;
+      },
+      false,
+    );
   }
 
   /** `signal` ends the attempt (timeout or cancel); only a cancel by `options.signal` discards what arrived. */
@@ -250,6 +281,7 @@ export class PolicyClient {
     signal: AbortSignal | undefined,
     onRetry: ((r: RetryRecord) => void) | undefined,
     attempt: (signal: AbortSignal) => Promise<T>,
+    chatAdvice = true,
   ): Promise<T> {
     const done: RetryRecord[] = [];
     for (let n = 1; ; n++) {
@@ -262,7 +294,7 @@ export class PolicyClient {
         if (signal?.aborted) throw new CancelledError();
         failure = timeout.aborted
           ? new PolicyError('timeout', `The policy server at ${this.options.baseUrl} did not answer within ${this.timeoutMs} ms.`)
-          : this.explain(err);
+          : this.explain(err, chatAdvice);
       }
       if (!failure.retryable || n >= this.retry.maxAttempts) {
         const tried = n > 1 ? ` (gave up after ${n} attempts)` : '';
@@ -284,20 +316,20 @@ export class PolicyClient {
     }
   }
 
-  private explain(err: unknown): PolicyError {
+  private explain(err: unknown, chatAdvice: boolean): PolicyError {
     if (err instanceof PolicyError) return err;
     const where = `The policy server at ${this.options.baseUrl}`;
     if (err instanceof APIError && err.status !== undefined) {
       const said = err.error && typeof (err.error as { message?: unknown }).message === 'string' ? (err.error as { message: string }).message : err.message;
       const status = err.status;
-      if (status === 400 && /enable-auto-tool-choice/.test(said)) {
+      if (chatAdvice && status === 400 && /enable-auto-tool-choice/.test(said)) {
         return new PolicyError(
           'bad-request',
           `${where} refused tool calls: vLLM answers tool calls only when started with --enable-auto-tool-choice --tool-call-parser <name> (hermes, llama3_json, mistral, qwen3_coder, ...). Restart it with those flags, or use a text scaffold (thought_action or xml_function_calling). The server said: ${said}`,
           status,
         );
       }
-      if (status === 400 && /maximum context length/i.test(said)) {
+      if (chatAdvice && status === 400 && /maximum context length/i.test(said)) {
         return new PolicyError(
           'bad-request',
           `${where} cannot take the conversation: it no longer fits the model's context${this.maxModelLen ? ` of ${this.maxModelLen} tokens` : ''}. Fold older observations (the observation window, e.g. --observation-window 5) or lower max_tokens. The server said: ${said}`,
@@ -321,6 +353,19 @@ function describeCause(err: unknown): string {
     parts.push(typeof code === 'string' ? `${e.message} (${code})` : e.message);
   }
   return parts.length > 0 ? [...new Set(parts)].join(': ') : String(err);
+}
+
+/** The server's root: the base URL without its trailing `/v1`. */
+function serverRoot(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
+function tokenIdsField(
+  prompt: number[] | null | undefined,
+  completion: number[] | null | undefined,
+): { tokenIds?: { prompt?: number[]; completion?: number[] } } {
+  if (!prompt && !completion) return {};
+  return { tokenIds: { ...(prompt ? { prompt } : {}), ...(completion ? { completion } : {}) } };
 }
 
 function logprobsField(entries: TokenLogprobEntry[] | null | undefined): { logprobs?: TokenLogprob[] } {
@@ -347,6 +392,8 @@ class StreamAccumulator {
   private readonly calls = new Map<number, PolicyToolCall>();
   private readonly logprobs: TokenLogprob[] = [];
   private sawLogprobs = false;
+  private promptIds: number[] | undefined;
+  private completionIds: number[] | undefined;
   private usage: Usage = undefined;
 
   constructor(private model: string) {}
@@ -355,6 +402,7 @@ class StreamAccumulator {
     this.chunks++;
     if (chunk.model) this.model = chunk.model;
     if (chunk.usage) this.usage = chunk.usage;
+    if (chunk.prompt_token_ids) this.promptIds = chunk.prompt_token_ids;
     for (const choice of chunk.choices.filter((c) => c.index === 0)) {
       const d = choice.delta;
       if (d.content) this.content += d.content;
@@ -372,6 +420,7 @@ class StreamAccumulator {
         this.sawLogprobs = true;
         this.logprobs.push(...choice.logprobs.content.map(toTokenLogprob));
       }
+      if (choice.token_ids) (this.completionIds ??= []).push(...choice.token_ids);
       if (choice.finish_reason) this.finishReason = choice.finish_reason;
     }
   }
@@ -385,6 +434,7 @@ class StreamAccumulator {
       toolCalls,
       finishReason: this.finishReason,
       ...(this.sawLogprobs ? { logprobs: this.logprobs } : {}),
+      ...tokenIdsField(this.promptIds, this.completionIds),
       ...usageField(this.usage),
       ...(interrupted ? { interrupted } : {}),
     };

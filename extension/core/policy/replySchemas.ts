@@ -5,6 +5,8 @@ import { z } from 'zod';
  * client does not read stay loose so a newer server's additions do not break a run.
  */
 
+const TokenIdsSchema = z.array(z.number().int()).nullable().optional();
+
 export const ModelListSchema = z.looseObject({
   object: z.literal('list').optional(),
   data: z.array(z.looseObject({ id: z.string(), max_model_len: z.number().optional() })),
@@ -49,10 +51,14 @@ export const ChatCompletionSchema = z.looseObject({
         }),
         logprobs: ChoiceLogprobsSchema,
         finish_reason: z.string().nullable(),
+        /** vLLM with `return_token_ids`: the sampled ids. */
+        token_ids: TokenIdsSchema,
       }),
     )
     .min(1),
   usage: UsageSchema,
+  /** vLLM with `return_token_ids`: the ids of the prompt as the engine saw it. */
+  prompt_token_ids: TokenIdsSchema,
 });
 
 export const ChatCompletionChunkSchema = z.looseObject({
@@ -79,9 +85,11 @@ export const ChatCompletionChunkSchema = z.looseObject({
       }),
       logprobs: ChoiceLogprobsSchema,
       finish_reason: z.string().nullable().optional(),
+      token_ids: TokenIdsSchema,
     }),
   ),
   usage: UsageSchema,
+  prompt_token_ids: TokenIdsSchema,
 });
 export type ChatCompletionChunk = z.infer<typeof ChatCompletionChunkSchema>;
 

@@ -5,10 +5,16 @@
  * reasoning_content, both error shapes), replying from a script instead of a model. Faults can
  * be scripted per reply. It is not a model: the workbench's real policy is whatever
  * OpenAI-compatible server `sweWorkbench.policy.url` names.
+ *
+ * For re-scoring (core/tokens) it also answers vLLM's `/tokenize`, `/detokenize` and
+ * `/v1/completions` with `prompt_logprobs`, and SGLang's `/generate`, from the documented toy
+ * tokenizer and logprob rule of `toyTokenizer.ts`; a chat request with `return_token_ids` is
+ * answered by that toy model too, so a live run records ids and logprobs a re-score agrees with.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { z } from 'zod';
+import { toyChatIds, toyDecode, toyEncode, toyLogprob, type TemplateDrift } from './toyTokenizer';
 
 interface ScriptedToolCall {
   name: string;
@@ -57,6 +63,14 @@ export interface PolicyServerOptions {
   /** Characters per streamed tool-call argument fragment. */
   argumentFragmentSize?: number;
   apiKey?: string;
+  /** Keep each request in `requests` (default true); a long benchmark turns it off to hold memory flat. */
+  recordRequests?: boolean;
+  /** Leave `max_model_len` out of the model list, as servers other than vLLM do; the context still holds. */
+  hideMaxModelLen?: boolean;
+  /** The chat template `/tokenize` applies: `assistant-space` differs from the one the chat route uses. */
+  templateDrift?: TemplateDrift;
+  /** Added to the toy logprob of the token `id` at `position` when re-scoring, to make the scorer disagree. */
+  logprobShift?: (id: number, position: number) => number;
 }
 
 const ChatRequestSchema = z.looseObject({
@@ -69,8 +83,30 @@ const ChatRequestSchema = z.looseObject({
   logprobs: z.boolean().optional(),
   top_logprobs: z.number().int().min(0).max(20).optional(),
   max_tokens: z.number().int().positive().optional(),
+  return_token_ids: z.boolean().optional(),
 });
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;
+
+const TokenIdsSchema = z.array(z.number().int().nonnegative());
+const CompletionRequestSchema = z.looseObject({
+  model: z.string(),
+  prompt: z.union([TokenIdsSchema.min(1), z.string()]),
+  max_tokens: z.number().int().nonnegative().optional(),
+  prompt_logprobs: z.number().int().min(-1).nullable().optional(),
+});
+const TokenizeChatSchema = z.looseObject({
+  model: z.string().optional(),
+  messages: z.array(z.looseObject({ role: z.string() })),
+  add_generation_prompt: z.boolean().optional(),
+});
+const TokenizeRequestSchema = z.union([TokenizeChatSchema, z.looseObject({ model: z.string().optional(), prompt: z.string() })]);
+const DetokenizeRequestSchema = z.looseObject({ model: z.string().optional(), tokens: TokenIdsSchema });
+const GenerateRequestSchema = z.looseObject({
+  input_ids: TokenIdsSchema.min(1),
+  sampling_params: z.looseObject({ max_new_tokens: z.number().int().nonnegative().optional() }).optional(),
+  return_logprob: z.boolean().optional(),
+  logprob_start_len: z.number().int().optional(),
+});
 
 class HttpFailure extends Error {
   constructor(
@@ -88,6 +124,9 @@ export class PolicyServer {
   private readonly server = createServer((req, res) => void this.handle(req, res));
   private completions = 0;
   private port = 0;
+  private active = 0;
+  /** The most requests the server was answering at once. */
+  peakInFlight = 0;
 
   constructor(
     private script: Script,
@@ -133,6 +172,8 @@ export class PolicyServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.peakInFlight = Math.max(this.peakInFlight, ++this.active);
+    res.once('close', () => this.active--);
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const raw = await readBody(req);
     let body: unknown = raw;
@@ -141,11 +182,16 @@ export class PolicyServer {
     } catch {
       // recorded as text; the route answers 400 below
     }
-    this.requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body });
+    if (this.options.recordRequests !== false) this.requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body });
     try {
       this.authorize(req);
       if (req.method === 'GET' && path === '/v1/models') return this.sendJson(res, 200, this.modelList());
       if (req.method === 'POST' && path === '/v1/chat/completions') return this.chat(res, raw, body);
+      if (req.method === 'POST' && path === '/v1/completions') return this.sendJson(res, 200, this.completion(parseBody(CompletionRequestSchema, raw, body)));
+      if (req.method === 'POST' && path === '/tokenize') return this.sendJson(res, 200, this.tokenize(parseBody(TokenizeRequestSchema, raw, body)));
+      if (req.method === 'POST' && path === '/detokenize')
+        return this.sendJson(res, 200, { prompt: toyDecode(parseBody(DetokenizeRequestSchema, raw, body).tokens) });
+      if (req.method === 'POST' && path === '/generate') return this.sendJson(res, 200, this.generate(parseBody(GenerateRequestSchema, raw, body)));
       throw new HttpFailure(404, `Not Found: ${req.method} ${path}`);
     } catch (err) {
       if (!(err instanceof HttpFailure)) throw err;
@@ -168,9 +214,92 @@ export class PolicyServer {
         owned_by: 'vllm',
         root: id,
         parent: null,
-        max_model_len: this.options.maxModelLen ?? 32768,
+        ...(this.options.hideMaxModelLen ? {} : { max_model_len: this.maxModelLen }),
         permission: [],
       })),
+    };
+  }
+
+  private get maxModelLen(): number {
+    return this.options.maxModelLen ?? 32768;
+  }
+
+  /** The toy model's logprob of each token of `ids`, shifted as the options say. */
+  private scored(ids: readonly number[], position: number): number | undefined {
+    const base = toyLogprob(ids[position]!, position);
+    return base === undefined ? undefined : base + (this.options.logprobShift?.(ids[position]!, position) ?? 0);
+  }
+
+  private checkLength(promptTokens: number, completionTokens: number): void {
+    if (promptTokens + completionTokens <= this.maxModelLen) return;
+    // vLLM's wording, which clients match on.
+    throw new HttpFailure(
+      400,
+      `This model's maximum context length is ${this.maxModelLen} tokens. However, you requested ${promptTokens + completionTokens} tokens (${promptTokens} in the messages, ${completionTokens} in the completion). Please reduce the length of the messages or completion.`,
+    );
+  }
+
+  /** A request that may have been scripted to fail: the script's reply at this index decides. */
+  private scriptedFault(): void {
+    if (typeof this.script === 'function' || this.script.length === 0) return;
+    const fault = this.script[this.completions++]?.fault;
+    if (fault?.kind === 'status') throw new HttpFailure(fault.status, fault.message);
+  }
+
+  /** vLLM's `/v1/completions`: with a token-id prompt and `prompt_logprobs`, the scorer's view of every prompt token. */
+  private completion(request: z.infer<typeof CompletionRequestSchema>) {
+    if (!this.models.includes(request.model)) throw new HttpFailure(404, `The model \`${request.model}\` does not exist.`);
+    const ids = typeof request.prompt === 'string' ? toyEncode(request.prompt) : request.prompt;
+    const maxTokens = request.max_tokens ?? 16;
+    this.checkLength(ids.length, maxTokens);
+    this.scriptedFault();
+    const promptLogprobs =
+      request.prompt_logprobs == null
+        ? null
+        : ids.map((id, p) => {
+            const logprob = this.scored(ids, p);
+            return logprob === undefined ? null : { [String(id)]: { logprob, rank: 1, decoded_token: toyDecode([id]) } };
+          });
+    const next = toyEncode('.').slice(0, maxTokens);
+    return {
+      id: `cmpl-${this.requests.length}`,
+      object: 'text_completion',
+      created: 1_700_000_000,
+      model: request.model,
+      choices: [{ index: 0, text: toyDecode(next), logprobs: null, finish_reason: 'length', stop_reason: null, prompt_logprobs: promptLogprobs }],
+      usage: { prompt_tokens: ids.length, completion_tokens: next.length, total_tokens: ids.length + next.length },
+    };
+  }
+
+  private tokenize(request: z.infer<typeof TokenizeRequestSchema>) {
+    if (request.model !== undefined && !this.models.includes(request.model)) throw new HttpFailure(404, `The model \`${request.model}\` does not exist.`);
+    const chat = TokenizeChatSchema.safeParse(request);
+    const tokens = chat.success
+      ? toyChatIds(chat.data.messages, chat.data.add_generation_prompt ?? true, this.options.templateDrift)
+      : toyEncode(String(request.prompt));
+    this.scriptedFault();
+    return { count: tokens.length, max_model_len: this.maxModelLen, tokens, token_strs: null };
+  }
+
+  /** SGLang's native `/generate`: `input_token_logprobs` as `[logprob, id, null]` from `logprob_start_len` on. */
+  private generate(request: z.infer<typeof GenerateRequestSchema>) {
+    const ids = request.input_ids;
+    const maxNew = request.sampling_params?.max_new_tokens ?? 128;
+    this.checkLength(ids.length, maxNew);
+    this.scriptedFault();
+    const start = Math.max(0, request.logprob_start_len ?? -1);
+    const output = toyEncode('.').slice(0, maxNew);
+    const inputLogprobs = request.return_logprob ? ids.slice(start).map((id, k) => [this.scored(ids, start + k) ?? null, id, null]) : undefined;
+    return {
+      text: toyDecode(output),
+      output_ids: output,
+      meta_info: {
+        id: `gen-${this.requests.length}`,
+        prompt_tokens: ids.length,
+        completion_tokens: output.length,
+        finish_reason: { type: 'length', length: maxNew },
+        ...(inputLogprobs ? { input_token_logprobs: inputLogprobs, output_token_logprobs: [] } : {}),
+      },
     };
   }
 
@@ -257,6 +386,13 @@ export async function startPolicyServer(script: Script, options: PolicyServerOpt
   return new PolicyServer(script, options).listen();
 }
 
+function parseBody<T>(schema: z.ZodType<T>, raw: string, body: unknown): T {
+  if (typeof body !== 'object' || body === null) throw new HttpFailure(400, `Invalid JSON body: ${raw.slice(0, 80)}`);
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new HttpFailure(400, `Invalid request: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
 async function readBody(req: IncomingMessage): Promise<string> {
   const parts: Buffer[] = [];
   for await (const part of req) parts.push(part as Buffer);
@@ -280,6 +416,8 @@ interface Completion {
   finishReason: string;
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   response: unknown;
+  /** The toy model's ids, when the request asked for `return_token_ids`. */
+  ids?: { prompt: number[]; completion: number[] };
 }
 
 /** Word-piece tokens: each run of non-space characters with the spaces before it. */
@@ -298,9 +436,30 @@ function tokenEntries(request: ChatRequest, reply: ScriptedReply): TokenEntry[] 
   });
 }
 
+/**
+ * With `return_token_ids`, the reply is the toy model's (toyTokenizer.ts): the prompt is the chat
+ * template's ids, the completion one token per code point of the content and tool calls, each
+ * with the toy logprob at its position.
+ */
+function toyIds(request: ChatRequest, content: string, toolCalls: Completion['toolCalls']): { prompt: number[]; completion: number[]; entries: TokenEntry[] } {
+  const prompt = toyChatIds(request.messages, true);
+  const assistant = { role: 'assistant', content, tool_calls: toolCalls.map((c) => ({ function: { name: c.name, arguments: c.arguments } })) };
+  const whole = toyChatIds([assistant], false);
+  // The assistant's own tokens: after `<|im_start|>assistant\n`, before `<|im_end|>\n`.
+  const completion = whole.slice(1 + 'assistant\n'.length, -2);
+  const entries = completion.map((id, i) => {
+    const token = toyDecode([id]);
+    const logprob = toyLogprob(id, prompt.length + i)!;
+    const top = (request.top_logprobs ?? 0) > 0 ? [{ token, logprob, bytes: [...Buffer.from(token)] }] : [];
+    return { token, logprob, bytes: [...Buffer.from(token)], top_logprobs: top };
+  });
+  return { prompt, completion, entries };
+}
+
 function buildCompletion(request: ChatRequest, reply: ScriptedReply, index: number): Completion {
-  const tokens = tokenEntries(request, reply);
   const toolCalls = (reply.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `chatcmpl-tool-${index}-${i}`, name: c.name, arguments: c.arguments }));
+  const ids = request.return_token_ids ? toyIds(request, reply.content ?? '', toolCalls) : undefined;
+  const tokens = ids ? ids.entries : tokenEntries(request, reply);
   const finishReason = reply.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop');
   const promptTokens = request.messages.reduce((n, m) => n + tokenize(typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? '')).length, 0);
   const completionTokens = tokens.length + toolCalls.reduce((n, c) => n + tokenize(c.arguments).length + 1, 0);
@@ -318,11 +477,21 @@ function buildCompletion(request: ChatRequest, reply: ScriptedReply, index: numb
     object: 'chat.completion',
     created,
     model: request.model,
-    choices: [{ index: 0, message, logprobs: request.logprobs ? { content: tokens } : null, finish_reason: finishReason, stop_reason: null }],
+    choices: [
+      {
+        index: 0,
+        message,
+        logprobs: request.logprobs ? { content: tokens } : null,
+        finish_reason: finishReason,
+        stop_reason: null,
+        ...(ids ? { token_ids: ids.completion } : {}),
+      },
+    ],
     usage,
     prompt_logprobs: null,
+    ...(ids ? { prompt_token_ids: ids.prompt } : {}),
   };
-  return { id, created, model: request.model, reply, tokens, toolCalls, finishReason, usage, response };
+  return { id, created, model: request.model, reply, tokens, toolCalls, finishReason, usage, response, ...(ids ? { ids } : {}) };
 }
 
 function streamChunks(request: ChatRequest, c: Completion, fragmentSize: number): unknown[] {
@@ -333,16 +502,24 @@ function streamChunks(request: ChatRequest, c: Completion, fragmentSize: number)
     model: c.model,
     choices: [{ index: 0, delta, logprobs: null, finish_reason: null, ...extra }],
   });
-  const chunks: unknown[] = [chunk({ role: 'assistant', content: '' })];
+  const chunks: unknown[] = [
+    c.ids ? { ...chunk({ role: 'assistant', content: '' }), prompt_token_ids: c.ids.prompt } : chunk({ role: 'assistant', content: '' }),
+  ];
   for (const piece of tokenize(c.reply.reasoning ?? '')) chunks.push(chunk({ reasoning_content: piece }));
-  for (const t of c.tokens) chunks.push(chunk({ content: t.token }, { logprobs: request.logprobs ? { content: [t] } : null }));
+  if (c.ids) {
+    // The toy model's tokens are single characters; its ids and logprobs come with the last chunk.
+    if (c.reply.content) chunks.push(chunk({ content: c.reply.content }));
+  } else {
+    for (const t of c.tokens) chunks.push(chunk({ content: t.token }, { logprobs: request.logprobs ? { content: [t] } : null }));
+  }
   for (const [i, call] of c.toolCalls.entries()) {
     chunks.push(chunk({ tool_calls: [{ index: i, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
     for (let at = 0; at < call.arguments.length; at += fragmentSize) {
       chunks.push(chunk({ tool_calls: [{ index: i, function: { arguments: call.arguments.slice(at, at + fragmentSize) } }] }));
     }
   }
-  chunks.push(chunk({}, { finish_reason: c.finishReason, stop_reason: null }));
+  const last = c.ids ? { token_ids: c.ids.completion, logprobs: request.logprobs ? { content: c.tokens } : null } : {};
+  chunks.push(chunk({}, { finish_reason: c.finishReason, stop_reason: null, ...last }));
   if (request.stream_options?.include_usage) {
     chunks.push({ id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, choices: [], usage: c.usage });
   }

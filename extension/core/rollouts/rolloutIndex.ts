@@ -168,6 +168,16 @@ async function assertFolder(root: string): Promise<void> {
   if (!s?.isDirectory()) throw new InputError(root, undefined, s ? 'not a folder' : 'no such folder');
 }
 
+/**
+ * The trajectory, prediction and report files under `root` (relative, forward slashes, sorted),
+ * as the index finds them, with what could not be listed.
+ */
+export async function listRolloutFiles(root: string, signal?: AbortSignal): Promise<{ files: string[]; errors: IndexError[] }> {
+  await assertFolder(root);
+  const { files, errors } = await listFiles(root, undefined, signal);
+  return { files: files.map((f) => f.path), errors };
+}
+
 interface ListedFile {
   path: string;
   size: number;

@@ -22,6 +22,7 @@ export interface NextAction {
   formatError?: string;
   errorMessage?: string;
   logprobs?: TokenLogprob[];
+  tokenIds?: Step['tokenIds'];
   sampling?: Record<string, unknown>;
   tokens?: TokenUsage;
   flags?: string[];
@@ -68,6 +69,7 @@ export class RecordingSource implements ActionSource {
       recorded: step,
       ...(step.reasoning !== undefined ? { reasoning: step.reasoning } : {}),
       ...(step.logprobs ? { logprobs: step.logprobs } : {}),
+      ...(step.tokenIds ? { tokenIds: step.tokenIds } : {}),
       ...(step.sampling ? { sampling: step.sampling } : {}),
     };
     if (step.formatError !== undefined) return { ...base, action: step.action, formatError: step.formatError, errorMessage: step.observation };
@@ -124,6 +126,7 @@ export class PolicySource implements ActionSource {
     const next: NextAction = { ...parsed, sampling: reply.sampling };
     if (reply.reasoning) next.reasoning = reply.reasoning;
     if (reply.logprobs) next.logprobs = reply.logprobs;
+    if (reply.tokenIds) next.tokenIds = reply.tokenIds;
     if (reply.usage) next.tokens = reply.usage;
     const flags = [
       ...samplingFlags(reply.sampling, reply.logprobs),

@@ -323,6 +323,7 @@ export class DebugSession {
     if (next.reasoning !== undefined) step.reasoning = next.reasoning;
     if (next.tokens) step.tokens = next.tokens;
     if (next.logprobs) step.logprobs = next.logprobs;
+    if (next.tokenIds) step.tokenIds = next.tokenIds;
     if (next.sampling) step.sampling = next.sampling;
     const flags = [...(next.flags ?? [])];
     if (next.formatError !== undefined) {

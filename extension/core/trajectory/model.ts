@@ -81,6 +81,8 @@ const StepSchema = z.object({
   timestamp: z.string().optional(),
   tokens: TokenUsageSchema.optional(),
   logprobs: z.array(TokenLogprobSchema).optional(),
+  /** Token ids as the engine saw them (ATIF v1.3+, rLLM, SkyRL, our live runs): the prompt's and the completion's. */
+  tokenIds: z.object({ prompt: z.array(z.number().int()).optional(), completion: z.array(z.number().int()).optional() }).optional(),
   /** Sampling parameters the action was drawn with (temperature, top_p, top_k...). */
   sampling: z.record(z.string(), z.unknown()).optional(),
   state: StepStateSchema.optional(),

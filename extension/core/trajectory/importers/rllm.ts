@@ -7,7 +7,8 @@ import { parseInput } from '../inputSchema';
 const LogprobSchema = z.union([z.number(), z.looseObject({ token: z.string(), logprob: z.number() })]);
 
 const StepSchema = z.looseObject({
-  response_ids: z.array(z.number()).nullish(),
+  prompt_ids: z.array(z.number().int()).nullish(),
+  response_ids: z.array(z.number().int()).nullish(),
   logprobs: z.array(LogprobSchema).nullish(),
   observation: z.unknown().optional(),
   thought: z.string().nullish(),
@@ -68,6 +69,11 @@ function logprobsOf(step: RllmStep): TokenLogprob[] | undefined {
   );
 }
 
+function tokenIdsOf(step: RllmStep): Step['tokenIds'] {
+  if (!step.prompt_ids?.length && !step.response_ids?.length) return undefined;
+  return defined({ prompt: step.prompt_ids ?? undefined, completion: step.response_ids ?? undefined });
+}
+
 function stepOf(step: RllmStep, index: number, path: ReadonlyArray<string | number>, ctx: ImportContext): Step {
   const calls = actionsOf(step.action);
   const observation = typeof step.observation === 'string' ? step.observation : step.observation == null ? '' : JSON.stringify(step.observation);
@@ -79,6 +85,7 @@ function stepOf(step: RllmStep, index: number, path: ReadonlyArray<string | numb
     observation,
     calls: calls.length > 1 ? calls.map((c) => ({ action: c.action, observation: '' })) : undefined,
     logprobs: logprobsOf(step),
+    tokenIds: tokenIdsOf(step),
     tokens: step.response_ids ? { completion: step.response_ids.length } : undefined,
     formatError: errors.length > 0 ? errors.join('; ') : undefined,
     source: sourceRef(ctx, [...path, index]),

@@ -1,0 +1,251 @@
+/**
+ * `swe-workbench tokens FILE|DIR --policy URL`: re-scores the sampled tokens of a recording (or
+ * of every rollout in a folder) against a vLLM or SGLang server and checks retokenization drift.
+ */
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PolicyClient, PolicyError } from '../core/policy/policyClient';
+import { listRolloutFiles } from '../core/rollouts/rolloutIndex';
+import { DEFAULT_BOUNDS, summarize, type Bounds, type TokenSummary } from '../core/tokens/compare';
+import { rescoreRun, type RolloutReport, type RunReport, type StepReport, type WorstToken } from '../core/tokens/rescore';
+import { SCORING_APIS, TokenServer, type ScoringApi } from '../core/tokens/tokenServer';
+import { loadTrajectory } from '../core/trajectory/load';
+import type { Trajectory } from '../core/trajectory/model';
+import { oneLine } from '../core/trajectory/stepLabels';
+import { CliError, parseCommandArgs, type Command } from './command';
+import { TRAJECTORY_INPUT_OPTIONS, TRAJECTORY_INPUT_USAGE, trajectoryInput } from './trajectoryInput';
+
+const USAGE = `usage: swe-workbench tokens FILE|DIR --policy URL [--model NAME] [--bounds LOW,HIGH] [--json]
+                            [--api vllm|sglang] [--in-flight N] [--no-drift] [--api-key KEY]
+
+Re-scores each agent step's sampled tokens (the recording's token ids and logprobs) against the
+server at URL, as a trainer would score them: per token the difference of logprobs (server minus
+recording), the ratio exp(difference) against the bounds and the k3 KL estimate; and re-tokenizes
+the conversation before each step with the server's chat template (vLLM's /tokenize) to find where
+it differs from the prompt ids the engine saw. DIR: every rollout in the folder, N requests in flight.
+${TRAJECTORY_INPUT_USAGE}
+  --policy URL    the server's OpenAI base URL, e.g. http://127.0.0.1:8000/v1
+  --model NAME    the model to score with (default: the server's only model)
+  --bounds L,H    the ratio bounds (default ${DEFAULT_BOUNDS.low},${DEFAULT_BOUNDS.high})
+  --api NAME      vllm: /v1/completions with prompt_logprobs (default); sglang: /generate
+  --in-flight N   requests at once (default 4)
+  --no-drift      re-score only; do not re-tokenize
+  --json          one line per agent step, then {"summary": ...}; a folder's lines name their rollout
+Exit code: 0 when every step was re-scored, agrees within the bounds and shows no drift; 1 otherwise.`;
+
+function parseBounds(text: string | undefined): Bounds {
+  if (text === undefined) return DEFAULT_BOUNDS;
+  const parts = text.split(',').map((p) => Number(p.trim()));
+  const [low, high] = parts;
+  if (parts.length !== 2 || !Number.isFinite(low) || !Number.isFinite(high) || low! <= 0 || low! >= high!)
+    throw new CliError(`--bounds: expected LOW,HIGH with 0 < LOW < HIGH (e.g. 0.8,1.25), got '${text}'`);
+  return { low: low!, high: high! };
+}
+
+function positiveInteger(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new CliError(`${name}: expected a whole number of at least 1, got '${text}'`);
+  return n;
+}
+
+/** One JSON line per agent step: `index` counts agent steps from 0. */
+function stepJson(step: StepReport, rollout: string | undefined): Record<string, unknown> {
+  const s = step.totals ? summarize(step.totals) : undefined;
+  return {
+    ...(rollout !== undefined ? { rollout } : {}),
+    index: step.index,
+    tokens: s ? s.tokens : null,
+    maxAbsDiff: s ? s.maxAbsDiff : null,
+    meanAbsDiff: s ? s.meanAbsDiff : null,
+    outside: s ? s.outside : null,
+    kl: s ? s.kl : null,
+    firstDrift: step.drift.status === 'differs' ? step.drift.position : null,
+    ...(step.error !== undefined ? { error: step.error } : {}),
+    ...(step.drift.status === 'unknown' ? { driftUnknown: step.drift.reason } : {}),
+    ...(step.drift.status === 'differs' ? { drift: { recordedText: step.drift.recordedText, retokenizedText: step.drift.retokenizedText } } : {}),
+  };
+}
+
+function worstJson(w: WorstToken & { rollout?: string }) {
+  return {
+    ...(w.rollout !== undefined ? { rollout: w.rollout } : {}),
+    index: w.step,
+    position: w.position,
+    id: w.id,
+    ...(w.text !== undefined ? { text: w.text } : {}),
+    recorded: w.recorded,
+    rescored: w.rescored,
+    diff: w.diff,
+    ratio: w.ratio,
+    outside: w.outside,
+  };
+}
+
+/** A single file's worst tokens need not name it. */
+function withoutRollout(w: WorstToken & { rollout: string }): WorstToken {
+  const { rollout: _, ...rest } = w;
+  return rest;
+}
+
+const num = (n: number | null, digits = 4) => (n === null ? 'unknown' : n.toFixed(digits));
+
+function summaryLine(s: TokenSummary, bounds: Bounds): string {
+  if (s.tokens === 0) return 'no token re-scored';
+  const pct = ((100 * s.outside) / s.tokens).toFixed(1);
+  return `${s.tokens} token(s) · max |Δ| ${num(s.maxAbsDiff)} · mean |Δ| ${num(s.meanAbsDiff)} · ${s.outside} (${pct}%) outside [${bounds.low}, ${bounds.high}] · KL ${num(s.kl, 6)}`;
+}
+
+function stepText(step: StepReport, bounds: Bounds): string[] {
+  const head = `step ${step.index + 1}: ${step.error !== undefined ? `not re-scored: ${step.error}` : summaryLine(summarize(step.totals!), bounds)}`;
+  const d = step.drift;
+  const drift =
+    d.status === 'same'
+      ? '  prompt ids: re-tokenizing gives the same'
+      : d.status === 'unknown'
+        ? `  ${d.reason}`
+        : `  drift at prompt token ${d.position + 1} of ${d.recordedLength} (re-tokenized: ${d.retokenizedLength}): recorded ${JSON.stringify(d.recordedText)}, re-tokenized ${JSON.stringify(d.retokenizedText)}`;
+  return [head, drift];
+}
+
+function worstText(w: WorstToken & { rollout?: string }): string {
+  const where = `${w.rollout !== undefined ? `${w.rollout} ` : ''}step ${w.step + 1} token ${w.position + 1}`;
+  const token = `id ${w.id}${w.text !== undefined ? ` ${JSON.stringify(oneLine(w.text, 20))}` : ''}`;
+  return `  ${where} (${token}): recorded ${w.recorded.toFixed(4)}, re-scored ${w.rescored.toFixed(4)}, Δ ${w.diff.toFixed(4)}, ratio ${w.ratio.toFixed(3)}${w.outside ? ' (outside)' : ''}`;
+}
+
+function runSummaryJson(run: RunReport, bounds: Bounds, folder: boolean) {
+  return {
+    summary: {
+      ...(folder ? { rollouts: run.rollouts, unreadable: run.unreadable } : {}),
+      steps: run.steps,
+      ...run.summary,
+      errors: run.errors,
+      drifted: run.drifted,
+      driftUnknown: run.driftUnknown,
+      bounds: [bounds.low, bounds.high],
+      worst: run.worst.map((w) => worstJson(folder ? w : withoutRollout(w))),
+    },
+  };
+}
+
+/** A folder's rollouts, each JSONL record one of them (`path#record`). */
+async function rolloutNames(dir: string, signal: AbortSignal): Promise<{ names: string[]; unlisted: string[] }> {
+  const { files, errors } = await listRolloutFiles(dir, signal);
+  const names: string[] = [];
+  for (const file of files) {
+    if (!/\.jsonl(\.gz|\.zst)?$/i.test(file)) {
+      names.push(file);
+      continue;
+    }
+    const first = await loadTrajectory(join(dir, file), { signal }).catch(() => undefined);
+    const records = first?.records ?? 1;
+    for (let r = 0; r < records; r++) names.push(`${file}#${r}`);
+  }
+  return { names, unlisted: errors.map((e) => `${e.file}: ${e.message}`) };
+}
+
+export const command: Command = {
+  async run(argv, ctx) {
+    const { values, positionals } = parseCommandArgs(argv, {
+      ...TRAJECTORY_INPUT_OPTIONS,
+      policy: { type: 'string' },
+      model: { type: 'string' },
+      bounds: { type: 'string' },
+      api: { type: 'string' },
+      'in-flight': { type: 'string' },
+      'no-drift': { type: 'boolean', default: false },
+      'api-key': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (values.help) {
+      ctx.stdout.write(USAGE + '\n');
+      return 0;
+    }
+    const [target, extra] = positionals;
+    if (!target) throw new CliError(`a FILE or DIR is required\n\n${USAGE}`);
+    if (extra !== undefined) throw new CliError(`unexpected argument '${extra}'\n\n${USAGE}`);
+    if (!values.policy) throw new CliError(`--policy URL is required\n\n${USAGE}`);
+    const bounds = parseBounds(values.bounds);
+    const inFlight = positiveInteger('--in-flight', values['in-flight'], 4);
+    const api = (values.api ?? 'vllm') as ScoringApi;
+    if (!SCORING_APIS.includes(api)) throw new CliError(`--api: expected one of ${SCORING_APIS.join(', ')}, got '${values.api}'`);
+    const input = trajectoryInput(values);
+    const folder = (await stat(target).catch(() => undefined))?.isDirectory() ?? false;
+    if (folder && (input.format !== undefined || input.record !== undefined)) throw new CliError('--format and --record read one file, not a folder');
+
+    let client: PolicyClient;
+    try {
+      client = await PolicyClient.connect(
+        { baseUrl: values.policy, ...(values.model ? { model: values.model } : {}), ...(values['api-key'] ? { apiKey: values['api-key'] } : {}) },
+        ctx.signal,
+      );
+    } catch (err) {
+      if (err instanceof PolicyError) {
+        ctx.stderr.write(`swe-workbench tokens: ${err.message}\n`);
+        return 1;
+      }
+      throw err;
+    }
+    const server = new TokenServer(client, api);
+
+    let names: string[];
+    let unlisted: string[] = [];
+    let load: (name: string) => Promise<Trajectory>;
+    if (folder) {
+      ({ names, unlisted } = await rolloutNames(target, ctx.signal));
+      load = async (name) => {
+        const [file, record] = name.split(/#(?=\d+$)/);
+        return (await loadTrajectory(join(target, file!), { signal: ctx.signal, ...(record !== undefined ? { record: Number(record) } : {}) })).trajectory;
+      };
+    } else {
+      // A single file is read before any request, so bad input fails as input, not as a step.
+      const { trajectory } = await loadTrajectory(target, { signal: ctx.signal, ...input });
+      names = [target];
+      load = async () => trajectory;
+    }
+
+    const reports = new Map<string, RolloutReport | { error: string }>();
+    const run = await rescoreRun(names, load, server, {
+      bounds,
+      inFlight,
+      drift: !values['no-drift'],
+      signal: ctx.signal,
+      onRollout: (name, report) => reports.set(name, report),
+    });
+
+    // Printed in the folder's order once all are done, so the output does not depend on which finished first.
+    for (const name of names) {
+      const report = reports.get(name)!;
+      const label = folder ? name : undefined;
+      if ('error' in report) {
+        if (values.json) ctx.stdout.write(JSON.stringify({ rollout: name, error: report.error }) + '\n');
+        else ctx.stdout.write(`${name}: not read: ${report.error}\n`);
+        continue;
+      }
+      if (values.json) {
+        for (const step of report.steps) ctx.stdout.write(JSON.stringify(stepJson(step, label)) + '\n');
+        continue;
+      }
+      if (folder) ctx.stdout.write(`${name}: ${summaryLine(report.summary, bounds)}\n`);
+      for (const step of report.steps) for (const line of stepText(step, bounds)) ctx.stdout.write(`${folder ? '  ' : ''}${line}\n`);
+    }
+    for (const line of unlisted) ctx.stderr.write(`swe-workbench tokens: not listed: ${line}\n`);
+
+    if (values.json) ctx.stdout.write(JSON.stringify(runSummaryJson(run, bounds, folder)) + '\n');
+    else {
+      const rescored = run.steps - run.errors;
+      ctx.stdout.write(
+        [
+          '',
+          `${folder ? `${run.rollouts} rollout(s)${run.unreadable ? `, ${run.unreadable} not read` : ''}, ` : ''}${run.steps} agent step(s), ${rescored} re-scored${run.errors ? ` (${run.errors} not)` : ''}: ${summaryLine(run.summary, bounds)}`,
+          `drift: ${run.drifted} step(s) differ, ${run.driftUnknown} cannot be checked, ${run.steps - run.drifted - run.driftUnknown} the same`,
+          ...(run.worst.length > 0 ? ['worst tokens:', ...run.worst.map((w) => worstText(folder ? w : withoutRollout(w)))] : []),
+        ].join('\n') + '\n',
+      );
+    }
+    const clean = run.errors === 0 && run.unreadable === 0 && run.summary.outside === 0 && run.drifted === 0 && run.driftUnknown === 0 && run.steps > 0;
+    return clean ? 0 : 1;
+  },
+};

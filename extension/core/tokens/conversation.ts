@@ -1,0 +1,53 @@
+/**
+ * The conversation as a trainer rebuilds it from a recording's text, up to each agent step:
+ * the system prompt, the task, then each earlier step's reply and observation, worded as the
+ * policy client words a history (`buildMessages`). Re-tokenizing it is what drift checks; the
+ * tools' specs are not part of it (a recording does not keep them), so a function-calling
+ * template that renders them shows drift at its tools section.
+ */
+import { buildMessages, type ContextOptions } from '../policy/context';
+import type { ChatMessage } from '../policy/policyClient';
+import type { Scaffold as ReplyFormat } from '../policy/scaffolds';
+import type { Step, Trajectory } from '../trajectory/model';
+
+/** A system or user message an importer kept as a step of its own (ATIF). */
+function messageStep(step: Step): ChatMessage | undefined {
+  if (step.flags?.includes('atif-system')) return { role: 'system', content: step.thought };
+  if (step.flags?.includes('atif-user')) return { role: 'user', content: step.thought };
+  return undefined;
+}
+
+export function isAgentStep(step: Step): boolean {
+  return messageStep(step) === undefined;
+}
+
+/** Chat-native formats keep an observation as the tool's or user's message, with no wording around it. */
+const CHAT_FORMATS: ReadonlySet<string> = new Set(['rllm', 'skyrl', 'openai-messages', 'atif']);
+
+function replyFormat(trajectory: Trajectory): ReplyFormat {
+  const declared = trajectory.meta.parseFunction;
+  if (declared === 'function_calling' || declared === 'thought_action' || declared === 'xml_function_calling') return declared;
+  return trajectory.steps.some((s) => s.action.toolCallId !== undefined) ? 'function_calling' : 'thought_action';
+}
+
+export type Conversation = { messages: ChatMessage[] } | { unknown: string };
+
+/** The messages before each step of `trajectory` (by position in `steps`). */
+export function conversations(trajectory: Trajectory): (position: number) => Conversation {
+  const instructions = trajectory.meta.instructions ?? trajectory.task.problemStatement;
+  const options: ContextOptions = {
+    scaffold: replyFormat(trajectory),
+    systemPrompt: trajectory.meta.systemPrompt ?? '',
+    instructions: instructions ?? '',
+    ...(CHAT_FORMATS.has(trajectory.format) ? { observationTemplate: '{observation}' } : {}),
+  };
+  return (position) => {
+    if (instructions === undefined) return { unknown: "the recording keeps neither the task's first message nor its problem statement" };
+    const messages = buildMessages([], options).filter((m) => !(m.role === 'system' && trajectory.meta.systemPrompt === undefined));
+    for (const step of trajectory.steps.slice(0, position)) {
+      const own = messageStep(step);
+      messages.push(...(own ? [own] : buildMessages([step], options).slice(2)));
+    }
+    return { messages };
+  };
+}

@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, afterEach, before, describe, test } from 'node:test';
+import { startPolicyServer, type PolicyServer, type PolicyServerOptions } from '../../../extension/core/policy/scriptedPolicyServer';
+import { toyChatIds, toyEncode, toyLogprob } from '../../../extension/core/policy/toyTokenizer';
+
+const repoRoot = path.resolve(__dirname, '../../..');
+const MAIN = path.join(repoRoot, 'extension/cli/main.ts');
+
+/** The real binary, run while the stand-in server answers in this process. */
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: repoRoot });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const lines = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+/**
+ * An rLLM episode: the task "T"; step 1 answered "ls" with the ids the toy engine saw and its
+ * logprobs, the second token's recorded 0.5 higher than the scorer gives (diff -0.5, ratio
+ * e^-0.5 = 0.6065: outside [0.8, 1.25]); step 2 keeps text only.
+ */
+function episode(): unknown {
+  const prompt = toyChatIds([{ role: 'user', content: 'T' }], true);
+  const completion = toyEncode('ls');
+  const logprobs = completion.map((id, i) => toyLogprob(id, prompt.length + i)! + (i === 1 ? 0.5 : 0));
+  return {
+    id: 'e1',
+    task: { problem_statement: 'T' },
+    trajectories: [
+      {
+        steps: [
+          { prompt_ids: prompt, response_ids: completion, logprobs, thought: 'ls', observation: 'a.py' },
+          { thought: 'done', observation: '' },
+        ],
+      },
+    ],
+  };
+}
+
+let server: PolicyServer | undefined;
+async function serve(options: PolicyServerOptions = {}): Promise<string> {
+  server = await startPolicyServer([], options);
+  return server.url;
+}
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe('swe-workbench tokens', () => {
+  let dir: string;
+  const at = (name: string) => path.join(dir, name);
+  before(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'swe-workbench-tokens-'));
+    writeFileSync(at('e1.json'), JSON.stringify(episode()));
+    mkdirSync(at('run'));
+    writeFileSync(at('run/a.json'), JSON.stringify(episode()));
+    writeFileSync(at('run/b.json'), JSON.stringify(episode()));
+    writeFileSync(at('run/c.json'), '{"not": "a trajectory"}');
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('--json: one line per agent step as the issue gives them, then the summary', async () => {
+    const url = await serve();
+    const r = await cli(['tokens', at('e1.json'), '--policy', url, '--model', 'test-policy', '--json']);
+    assert.equal(r.code, 1, r.stderr);
+    const [first, second, summary] = lines(r.stdout);
+    assert.equal(first!.index, 0);
+    assert.equal(first!.tokens, 2);
+    assert.ok(Math.abs((first!.maxAbsDiff as number) - 0.5) < 1e-9);
+    assert.ok(Math.abs((first!.meanAbsDiff as number) - 0.25) < 1e-9);
+    assert.equal(first!.outside, 1);
+    assert.equal(first!.firstDrift, null);
+    assert.equal(first!.driftUnknown, undefined);
+    assert.deepEqual(
+      { index: second!.index, tokens: second!.tokens, maxAbsDiff: second!.maxAbsDiff, outside: second!.outside, firstDrift: second!.firstDrift },
+      { index: 1, tokens: null, maxAbsDiff: null, outside: null, firstDrift: null },
+    );
+    assert.equal(second!.error, 'the recording keeps no token ids: cannot re-score');
+    assert.match(second!.driftUnknown as string, /drift cannot be checked: the recording keeps text only/);
+    const s = summary!.summary as Record<string, unknown>;
+    assert.equal(s.steps, 2);
+    assert.equal(s.tokens, 2);
+    assert.equal(s.outside, 1);
+    assert.equal(s.errors, 1);
+    assert.deepEqual(s.bounds, [0.8, 1.25]);
+    // Only the token that disagrees; the recording has ids only, so its text is decoded by the server: id 115 is "s".
+    assert.deepEqual(
+      (s.worst as Array<{ index: number; position: number; text: string }>).map((w) => [w.index, w.position, w.text]),
+      [[0, 1, 's']],
+    );
+  });
+
+  test('a drifting template shows where, step numbers from 1 in the text output', async () => {
+    const url = await serve({ templateDrift: 'assistant-space' });
+    writeFileSync(at('e2.json'), JSON.stringify(twoTurns()));
+    const r = await cli(['tokens', at('e2.json'), '--policy', url, '--bounds', '0.5,2']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /^step 1: 2 token\(s\) · max \|Δ\| 0\.5000 · mean \|Δ\| 0\.2500 · 0 \(0\.0%\) outside \[0\.5, 2\]/m);
+    assert.match(r.stdout, /^ {2}prompt ids: re-tokenizing gives the same$/m);
+    // user "T": 1 + "user\nT" + 2 = 9 tokens; <|im_start|> at 9, "assistant\nls" at 10..21; 22 differs (the 23rd).
+    assert.match(r.stdout, /^step 2: .*\n {2}drift at prompt token 23 of /m);
+    assert.match(r.stdout, /drift: 1 step\(s\) differ, 0 cannot be checked, 1 the same/);
+  });
+
+  test('a folder: every rollout, its lines named, the unreadable one said, the run summed', async () => {
+    const url = await serve();
+    const r = await cli(['tokens', at('run'), '--policy', url, '--json', '--in-flight', '2', '--no-drift']);
+    assert.equal(r.code, 1, r.stderr);
+    const out = lines(r.stdout);
+    assert.deepEqual(
+      out.slice(0, 4).map((l) => [l.rollout, l.index]),
+      [
+        ['a.json', 0],
+        ['a.json', 1],
+        ['b.json', 0],
+        ['b.json', 1],
+      ],
+    );
+    assert.equal(out[4]!.rollout, 'c.json');
+    assert.match(out[4]!.error as string, /not a trajectory/);
+    const s = out[5]!.summary as Record<string, unknown>;
+    assert.deepEqual([s.rollouts, s.unreadable, s.steps, s.tokens, s.outside], [2, 1, 4, 4, 2]);
+  });
+
+  test('usage errors: bad bounds, no policy', async () => {
+    const bad = await cli(['tokens', at('e1.json'), '--policy', 'http://127.0.0.1:9/v1', '--bounds', '1.25,0.8']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--bounds: expected LOW,HIGH with 0 < LOW < HIGH/);
+    const none = await cli(['tokens', at('e1.json')]);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /--policy URL is required/);
+  });
+});
+
+/** Two steps with ids: the second's prompt is the conversation after the first, as the engine saw it. */
+function twoTurns(): unknown {
+  const e = episode() as { trajectories: Array<{ steps: Array<Record<string, unknown>> }> };
+  const before = [
+    { role: 'user', content: 'T' },
+    { role: 'assistant', content: 'ls' },
+    { role: 'user', content: 'a.py' },
+  ];
+  const prompt = toyChatIds(before, true);
+  const completion = toyEncode('done');
+  e.trajectories[0]!.steps[1] = {
+    prompt_ids: prompt,
+    response_ids: completion,
+    logprobs: completion.map((id, i) => toyLogprob(id, prompt.length + i)!),
+    thought: 'done',
+    observation: '',
+  };
+  return e;
+}

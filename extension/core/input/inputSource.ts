@@ -1,7 +1,8 @@
 /**
  * The one way every command and view reads a file from outside: a plain file, a named pipe or
- * process substitution (`<(zcat run.traj.gz)`), gzip or zstd compressed or not, with limits
- * that name the file. Nothing here holds more than the limit in memory.
+ * process substitution (`<(zcat run.traj.gz)`), gzip or zstd compressed or not, UTF-8 or (with
+ * a byte order mark) UTF-16 or UTF-32, given as UTF-8, with limits that name the file. Nothing
+ * here holds more than the limit in memory.
  */
 import { closeSync, constants as fsConstants, openSync, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
@@ -9,6 +10,7 @@ import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Decompress as ZstdDecompress } from 'fzstd';
 import { errorText, InputError, throwIfAborted } from '../errors';
+import { textEncodingOf, toUtf8, type TextEncodingName } from './textEncoding';
 
 export interface InputLimits {
   /** Largest document (a whole JSON file, one JSONL line, a test log) read into memory, in bytes, after decompression. */
@@ -43,12 +45,14 @@ export interface InputSource {
   /** Size on disk for a regular file. */
   size: number | undefined;
   compression: Compression;
+  /** The text's encoding (after decompression), known once the first chunk is read: the chunks are UTF-8 whatever it was. */
+  encoding: TextEncodingName;
 }
 
 export interface OpenOptions {
   limits?: Partial<InputLimits>;
   signal?: AbortSignal;
-  /** Byte offset to start at (regular, uncompressed files only). */
+  /** Byte offset to start at (regular, uncompressed UTF-8 files only: the bytes are read as they are). */
   start?: number;
   highWaterMark?: number;
 }
@@ -191,12 +195,12 @@ async function* unzstdChunks(file: string, chunks: AsyncIterable<Buffer>): Async
   }
 }
 
-/** The first bytes decide: gzip and zstd are decompressed on the fly, anything else passes through. */
-async function* decompressed(file: string, raw: AsyncIterable<Buffer>, onCompression: (c: Compression) => void): AsyncGenerator<Buffer> {
-  const it = raw[Symbol.asyncIterator]();
+/** The first `n` bytes of a stream (fewer when it is shorter), and the whole stream again. */
+async function peek(chunks: AsyncIterable<Buffer>, n: number): Promise<{ head: Buffer; all: AsyncGenerator<Buffer> }> {
+  const it = chunks[Symbol.asyncIterator]();
   let head: Buffer = Buffer.alloc(0);
   let done = false;
-  while (head.length < 4) {
+  while (head.length < n) {
     const next = await it.next();
     if (next.done) {
       done = true;
@@ -204,16 +208,39 @@ async function* decompressed(file: string, raw: AsyncIterable<Buffer>, onCompres
     }
     head = head.length === 0 ? next.value : Buffer.concat([head, next.value]);
   }
-  const compression: Compression = startsWith(head, GZIP_MAGIC) ? 'gzip' : startsWith(head, ZSTD_MAGIC) ? 'zstd' : undefined;
-  onCompression(compression);
   const all = (async function* () {
     if (head.length > 0) yield head;
     if (done) return;
     for (let next = await it.next(); !next.done; next = await it.next()) yield next.value;
   })();
+  return { head, all };
+}
+
+/** The first bytes decide: gzip and zstd are decompressed on the fly, anything else passes through. */
+async function* decompressed(file: string, raw: AsyncIterable<Buffer>, onCompression: (c: Compression) => void): AsyncGenerator<Buffer> {
+  const { head, all } = await peek(raw, 4);
+  const compression: Compression = startsWith(head, GZIP_MAGIC) ? 'gzip' : startsWith(head, ZSTD_MAGIC) ? 'zstd' : undefined;
+  onCompression(compression);
   if (compression === 'gzip') yield* gunzipChunks(file, all);
   else if (compression === 'zstd') yield* unzstdChunks(file, all);
   else yield* all;
+}
+
+/** Text in UTF-16 or UTF-32 (declared by its byte order mark) becomes UTF-8; UTF-8 passes through. */
+async function* decoded(chunks: AsyncIterable<Buffer>, onEncoding: (e: TextEncodingName) => void): AsyncGenerator<Buffer> {
+  const { head, all } = await peek(chunks, 4);
+  const encoding = textEncodingOf(head);
+  onEncoding(encoding.name);
+  if (encoding.width === 1) return yield* all;
+  const withoutBom = (async function* () {
+    let skip = encoding.bom;
+    for await (const chunk of all) {
+      const piece = skip > 0 ? chunk.subarray(Math.min(skip, chunk.length)) : chunk;
+      skip = Math.max(0, skip - chunk.length);
+      if (piece.length > 0) yield piece;
+    }
+  })();
+  yield* toUtf8(withoutBom, encoding);
 }
 
 /** Opens `file` for reading as described above; the stream yields decompressed bytes. */
@@ -236,7 +263,7 @@ export async function openInput(file: string, options: OpenOptions = {}): Promis
   const regular = info.isFile();
   const start = regular ? options.start : undefined;
   const raw = handle.createReadStream({ ...(start !== undefined ? { start } : {}), highWaterMark: options.highWaterMark ?? 1 << 20, autoClose: true });
-  const source: InputSource = { file, chunks: raw, regular, size: regular ? info.size : undefined, compression: undefined };
+  const source: InputSource = { file, chunks: raw, regular, size: regular ? info.size : undefined, compression: undefined, encoding: 'utf-8' };
   const signal = options.signal;
   const guarded = async function* (inner: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
     try {
@@ -254,9 +281,14 @@ export async function openInput(file: string, options: OpenOptions = {}): Promis
     start !== undefined && start > 0
       ? guarded(raw)
       : guarded(
-          decompressed(file, raw, (c) => {
-            source.compression = c;
-          }),
+          decoded(
+            decompressed(file, raw, (c) => {
+              source.compression = c;
+            }),
+            (e) => {
+              source.encoding = e;
+            },
+          ),
         );
   return source;
 }

@@ -8,14 +8,18 @@
  * structural fault (a bracket that does not match, the file ending inside a value, text after
  * the value, nesting past the depth limit) is an InputError at its line and column; a fault
  * inside a value (`tru`, `01`) is found when that value is parsed, at its line and column too.
- * Plain regular files only: a compressed file or a pipe has no byte ranges to come back to.
+ * Plain regular files only: a compressed file or a pipe has no byte ranges to come back to. A
+ * UTF-16 or UTF-32 file (its byte order mark says which) is scanned a code unit at a time, so
+ * its offsets count code units, not bytes (for UTF-8 they are the same).
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { InputError, throwIfAborted } from '../errors';
-import { fsInputError, limitsOf, openInput, type InputLimits } from './inputSource';
+import { formatBytes, fsInputError, limitsOf, type InputLimits } from './inputSource';
+import { longString, stringTooLong } from './stringLimit';
+import { ChunkDecoder, decodeText, MAX_STRING_TEXT, MAX_STRING_UNITS, textEncodingOf, type TextEncoding } from './textEncoding';
 import { parseJsonText } from './jsonText';
 
-/** [start, end) in bytes of the file. */
+/** [start, end) in code units of the file's text after its byte order mark: bytes, in UTF-8. */
 export interface ByteRange {
   start: number;
   end: number;
@@ -71,6 +75,7 @@ const BACKSLASH = 0x5c;
 const COLON = 0x3a;
 const COMMA = 0x2c;
 const KEY_BYTES = 4096;
+const TAIL_UNITS = 4096;
 const UTF8_BOM = [0xef, 0xbb, 0xbf];
 
 /** What a container on the scan's stack is to the index. */
@@ -105,17 +110,62 @@ async function openForReading(file: string): Promise<FileHandle> {
   }
 }
 
-/** The first non-whitespace byte of a plain file, read from its head: `{` marks a JSON object the index can take. */
+/** The first non-whitespace character of a plain file (as a byte, 0x80 for any past ASCII), read from its head: `{` marks a JSON object the index can take. */
 export async function firstByte(file: string): Promise<number | undefined> {
   const handle = await openForReading(file);
   try {
+    const encoding = await encodingAt(handle);
     const head = Buffer.alloc(4096);
-    const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    let i = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
-    while (i < bytesRead && (head[i] === 0x20 || head[i] === 0x0a || head[i] === 0x0d || head[i] === 0x09)) i++;
-    return i < bytesRead ? head[i] : undefined;
+    const { bytesRead } = await handle.read(head, 0, head.length, encoding.bom);
+    const units = narrowed(head.subarray(0, bytesRead - (bytesRead % encoding.width)), encoding);
+    let i = units[0] === 0xef && units[1] === 0xbb && units[2] === 0xbf ? 3 : 0;
+    while (i < units.length && (units[i] === 0x20 || units[i] === 0x0a || units[i] === 0x0d || units[i] === 0x09)) i++;
+    return i < units.length ? units[i] : undefined;
   } finally {
     await handle.close();
+  }
+}
+
+/** The encoding the file's byte order mark declares (UTF-8 without one). */
+async function encodingAt(handle: FileHandle): Promise<TextEncoding> {
+  const head = Buffer.alloc(4);
+  const { bytesRead } = await handle.read(head, 0, 4, 0);
+  return textEncodingOf(head.subarray(0, bytesRead));
+}
+
+/**
+ * One byte per code unit: the unit itself when it is ASCII, 0x80 otherwise. Every byte the scan
+ * looks for (brackets, quotes, backslashes, whitespace) is ASCII, so it scans UTF-16 and UTF-32
+ * text as it scans UTF-8, its offsets counting code units.
+ */
+function narrowed(raw: Buffer, encoding: TextEncoding): Buffer {
+  const { name, width } = encoding;
+  if (width === 1) return raw;
+  const units = Buffer.allocUnsafe(raw.length / width);
+  // Where in a unit its low byte is; every other byte of an ASCII unit is zero.
+  const low = name === 'utf-16le' || name === 'utf-32le' ? 0 : width - 1;
+  for (let u = 0, at = 0; u < units.length; u++, at += width) {
+    const byte = raw[at + low]!;
+    let ascii = byte < 0x80;
+    for (let k = 0; ascii && k < width; k++) if (k !== low && raw[at + k] !== 0) ascii = false;
+    units[u] = ascii ? byte : 0x80;
+  }
+  return units;
+}
+
+/** Reads as code units (see `narrowed`), each with its bytes; a unit cut between two reads waits for the next. */
+async function* unitsOf(reads: AsyncIterable<Buffer>, encoding: TextEncoding): AsyncGenerator<{ units: Buffer; raw: Buffer }> {
+  if (encoding.width === 1) {
+    for await (const chunk of reads) yield { units: chunk, raw: chunk };
+    return;
+  }
+  let carry: Buffer = Buffer.alloc(0);
+  for await (const chunk of reads) {
+    const bytes = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+    const whole = bytes.length - (bytes.length % encoding.width);
+    carry = Buffer.from(bytes.subarray(whole));
+    const raw = bytes.subarray(0, whole);
+    if (raw.length > 0) yield { units: narrowed(raw, encoding), raw };
   }
 }
 
@@ -139,14 +189,14 @@ export async function indexJsonObject(file: string, options: IndexOptions): Prom
  * Reads the file in two buffers taken in turn (the next read runs while this one is scanned),
  * so the pass makes no garbage however large the file.
  */
-async function* readsOf(file: string, handle: FileHandle, size: number, bytes: number): AsyncGenerator<Buffer> {
+async function* readsOf(file: string, handle: FileHandle, size: number, bytes: number, from = 0): AsyncGenerator<Buffer> {
   const buffers = [Buffer.allocUnsafe(Math.min(bytes, Math.max(size, 1))), Buffer.allocUnsafe(Math.min(bytes, Math.max(size, 1)))];
   // The first read is short, so the first values are seen without waiting for a whole buffer.
   const readAt = (k: number, position: number) =>
     handle.read(buffers[k % 2]!, 0, k === 0 ? Math.min(buffers[0]!.length, 1 << 20) : buffers[k % 2]!.length, position).catch((err: unknown) => {
       throw fsInputError(file, err);
     });
-  let position = 0;
+  let position = from;
   let k = 0;
   let pending = readAt(k, position);
   for (;;) {
@@ -183,6 +233,14 @@ async function scan(file: string, handle: FileHandle, size: number, options: Ind
   // The element whose text `onElement` gets: its start and its bytes of earlier reads.
   let elementStart = -1;
   let elementParts: Buffer[] = [];
+  // Offsets count code units (bytes in UTF-8): `raw` holds this read's bytes, `width` per unit.
+  const encoding = await encodingAt(handle);
+  const width = encoding.width;
+  let raw: Buffer = Buffer.alloc(0);
+  /** The last units read (a copy: the read buffers are reused), where the end of the text is found. */
+  let lastUnits: Buffer = Buffer.alloc(0);
+  /** Where the string being read began. */
+  let stringStart = 0;
 
   const fail = async (offset: number, problem: string): Promise<never> => {
     throw new InputError(file, await locateByte(file, offset), problem);
@@ -195,7 +253,7 @@ async function scan(file: string, handle: FileHandle, size: number, options: Ind
     keptBytes = 0;
     keptDropped = false;
   };
-  const keptText = (chunk: Buffer, end: number): string | undefined => {
+  const keptText = (end: number): string | undefined => {
     if (keptStart < 0 || keptDropped || end - keptStart > keptLimit) {
       keptStart = -1;
       keptParts = [];
@@ -203,30 +261,30 @@ async function scan(file: string, handle: FileHandle, size: number, options: Ind
     }
     // The value may have ended in an earlier read (a number before whitespace and the comma).
     const from = Math.max(keptStart - base, 0);
-    const tail = chunk.subarray(from, Math.max(from, end - base));
-    const text = (keptParts.length > 0 ? Buffer.concat([...keptParts, tail]) : tail).subarray(0, end - keptStart).toString('utf8');
+    const tail = raw.subarray(from * width, Math.max(from, end - base) * width);
+    const text = decodeText((keptParts.length > 0 ? Buffer.concat([...keptParts, tail]) : tail).subarray(0, (end - keptStart) * width), encoding)!;
     keptStart = -1;
     keptParts = [];
     return text;
   };
   /** Whether values in this frame are kept as text. */
   const keeps = (frame: Frame) => frame.role === Role.Element || (frame.role === Role.Root && !(frame.key !== undefined && indexed.has(frame.key)));
-  /** The member value of `frame` that ended at `lastEnd`, at a comma or a closing bracket in `chunk`. */
-  const endMember = (frame: Frame, chunk: Buffer): void => {
+  /** The member value of `frame` that ended at `lastEnd`, at a comma or a closing bracket in this read. */
+  const endMember = (frame: Frame): void => {
     if (frame.valueStart < 0) return;
     const range = { start: frame.valueStart, end: lastEnd, first: frame.valueFirst };
     if (frame.role === Role.Root) {
-      const text = keeps(frame) ? keptText(chunk, lastEnd) : undefined;
+      const text = keeps(frame) ? keptText(lastEnd) : undefined;
       index.keys.set(frame.key!, text === undefined ? range : { ...range, text });
     } else if (frame.role === Role.Element) {
-      const text = keptText(chunk, lastEnd);
+      const text = keptText(lastEnd);
       frame.fields!.set(frame.key!, text === undefined ? range : { ...range, text });
     }
     frame.valueStart = -1;
     frame.key = undefined;
   };
   /** An element of an indexed array ended at `lastEnd`: recorded at once, its fields with it. */
-  const pushElement = (array: Frame, fields: Map<string, IndexedValue> | undefined, chunk: Buffer): void => {
+  const pushElement = (array: Frame, fields: Map<string, IndexedValue> | undefined): void => {
     const element: IndexedElement = { start: array.valueStart, end: lastEnd, fields: fields ?? new Map() };
     const list = index.arrays.get(array.array)!;
     list.push(element);
@@ -234,9 +292,11 @@ async function scan(file: string, handle: FileHandle, size: number, options: Ind
     let text: string | undefined;
     if (elementStart >= 0) {
       const from = Math.max(elementStart - base, 0);
-      text = Buffer.concat([...elementParts, chunk.subarray(from, Math.max(from, lastEnd - base))])
-        .subarray(0, lastEnd - elementStart)
-        .toString('utf8');
+      const bytes = Buffer.concat([...elementParts, raw.subarray(from * width, Math.max(from, lastEnd - base) * width)]).subarray(
+        0,
+        (lastEnd - elementStart) * width,
+      );
+      text = decodeText(bytes, encoding);
       elementStart = -1;
       elementParts = [];
     }
@@ -255,8 +315,11 @@ async function scan(file: string, handle: FileHandle, size: number, options: Ind
     }
   };
 
-  for await (const chunk of readsOf(file, handle, size, options.readBytes ?? 1 << 20)) {
+  for await (const read of unitsOf(readsOf(file, handle, size, options.readBytes ?? 1 << 20, encoding.bom), encoding)) {
     throwIfAborted(options.signal);
+    const chunk = read.units;
+    raw = read.raw;
+    lastUnits = Buffer.from(chunk.length >= TAIL_UNITS ? chunk.subarray(chunk.length - TAIL_UNITS) : Buffer.concat([lastUnits, chunk]).subarray(-TAIL_UNITS));
     let i = 0;
     const n = chunk.length;
     if (!started) {
@@ -291,7 +354,7 @@ async function scan(file: string, handle: FileHandle, size: number, options: Ind
         const frame = stack[stack.length - 1];
         if (frame?.object && frame.expectKey && frame.key === undefined && (frame.role === Role.Root || frame.role === Role.Element)) {
           // A key past the kept size is no key the index looks for.
-          const key = keptText(chunk, base + i);
+          const key = keptText(base + i);
           frame.key = key === undefined ? '' : (JSON.parse(key) as string);
         }
         continue;
@@ -314,6 +377,7 @@ async function scan(file: string, handle: FileHandle, size: number, options: Ind
           if (frame.role === Role.Root || frame.role === Role.Element) startKeeping(at, KEY_BYTES);
         } else beginValue(at, c);
         inString = true;
+        stringStart = at;
         carriedBackslashes = 0;
         i++;
         continue;
@@ -375,12 +439,12 @@ async function scan(file: string, handle: FileHandle, size: number, options: Ind
           // In V8's words, as the whole-file parser reports it.
           await fail(at, frame!.object ? "invalid JSON: expected ',' or '}' after property value" : "invalid JSON: expected ',' or ']' after array element");
         }
-        if (frame!.role === Role.Indexed && frame!.valueStart >= 0) pushElement(frame!, undefined, chunk);
-        else endMember(frame!, chunk);
+        if (frame!.role === Role.Indexed && frame!.valueStart >= 0) pushElement(frame!, undefined);
+        else endMember(frame!);
         stack.pop();
         lastEnd = at + 1;
         const parent = stack[stack.length - 1];
-        if (parent?.role === Role.Indexed) pushElement(parent, frame!.fields, chunk);
+        if (parent?.role === Role.Indexed) pushElement(parent, frame!.fields);
         if (stack.length === 0) rootDone = true;
         i++;
         continue;
@@ -389,8 +453,8 @@ async function scan(file: string, handle: FileHandle, size: number, options: Ind
       if (c === COLON) {
         frame!.expectKey = false;
       } else if (c === COMMA) {
-        if (frame!.role === Role.Indexed && frame!.valueStart >= 0) pushElement(frame!, undefined, chunk);
-        else endMember(frame!, chunk);
+        if (frame!.role === Role.Indexed && frame!.valueStart >= 0) pushElement(frame!, undefined);
+        else endMember(frame!);
         frame!.expectKey = frame!.object;
       } else {
         beginValue(at, c);
@@ -399,13 +463,13 @@ async function scan(file: string, handle: FileHandle, size: number, options: Ind
       i++;
     }
     if (elementStart >= 0) {
-      if (base + n - elementStart > limits.maxBytes)
+      if ((base + n - elementStart) * width > limits.maxBytes)
         await fail(elementStart, `a value larger than the ${limits.maxBytes >> 20} MiB limit for one document (set SWE_WORKBENCH_MAX_INPUT_MB to raise it)`);
-      elementParts.push(Buffer.from(chunk.subarray(Math.max(elementStart - base, 0))));
+      elementParts.push(Buffer.from(raw.subarray(Math.max(elementStart - base, 0) * width)));
     }
     if (keptStart >= 0 && !keptDropped) {
-      const piece = chunk.subarray(Math.max(keptStart - base, 0));
-      keptBytes += piece.length;
+      const piece = raw.subarray(Math.max(keptStart - base, 0) * width);
+      keptBytes += piece.length / width;
       if (keptBytes > keptLimit) {
         keptDropped = true;
         keptParts = [];
@@ -416,51 +480,102 @@ async function scan(file: string, handle: FileHandle, size: number, options: Ind
   if (!rootDone) {
     if (!started || base === 0) throw new InputError(file, undefined, 'empty file');
     if (stack.length === 0) throw new InputError(file, undefined, 'empty file: only whitespace');
+    if (inString) {
+      // A string that runs to the end past what can be read is named where it starts: most likely its closing quote is missing.
+      const bytes = (base - stringStart) * width;
+      if (bytes > MAX_STRING_UNITS) throw stringTooLong(file, await locateByte(file, stringStart), false);
+      if (bytes > limits.maxBytes) {
+        await fail(
+          stringStart,
+          `a string starts here and runs to the end of the file, ${formatBytes(bytes)} on, past the ${formatBytes(limits.maxBytes)} limit for one document (unterminated?); it cannot be read`,
+        );
+      }
+    }
     // Where the text ends, trailing whitespace left out, as the whole-file parser says it.
-    const tail = await readRange(file, { start: Math.max(0, base - 4096), end: base });
-    let end = tail.length;
-    while (end > 0 && (tail[end - 1] === 0x20 || tail[end - 1] === 0x0a || tail[end - 1] === 0x0d || tail[end - 1] === 0x09)) end--;
-    await fail(base - tail.length + end, 'unexpected end of JSON: the file looks truncated');
+    let end = lastUnits.length;
+    while (end > 0 && (lastUnits[end - 1] === 0x20 || lastUnits[end - 1] === 0x0a || lastUnits[end - 1] === 0x0d || lastUnits[end - 1] === 0x09)) end--;
+    await fail(base - lastUnits.length + end, 'unexpected end of JSON: the file looks truncated');
   }
   return index;
 }
 
-/** `line L, column C` of byte `offset` of `file` (the column counted in characters, as the parser's errors count it). */
-async function locateByte(file: string, offset: number): Promise<string> {
-  const source = await openInput(file, { start: 0 });
-  let line = 1;
-  let lineStart = 0;
-  let base = 0;
-  for await (const chunk of source.chunks) {
-    const stop = Math.min(chunk.length, offset - base);
-    for (let nl = chunk.indexOf(0x0a); nl !== -1 && nl < stop; nl = chunk.indexOf(0x0a, nl + 1)) {
-      line++;
-      lineStart = base + nl + 1;
-    }
-    base += chunk.length;
-    if (base >= offset) break;
-  }
-  const head = await readRange(file, { start: lineStart, end: Math.max(lineStart, offset) });
-  let text = head.toString('utf8');
-  if (lineStart === 0 && text.startsWith('\uFEFF')) text = text.slice(1);
-  return `line ${line}, column ${text.length + 1}`;
-}
+/** Bytes decoded at a time to count a column: a line may be the whole file, too long to be one string. */
+const COLUMN_PIECE = 8 << 20;
 
-/** The bytes of `range` of `file`. */
-async function readRange(file: string, range: ByteRange): Promise<Buffer> {
+/**
+ * `line L, column C` of code unit `offset` of `file` (a byte in UTF-8), the column counted in
+ * UTF-16 code units as the parser's errors count it: streamed, so a line of any length is counted
+ * without being made one string.
+ */
+async function locateByte(file: string, offset: number): Promise<string> {
   const handle = await openForReading(file);
   try {
-    const out = Buffer.allocUnsafe(range.end - range.start);
-    let done = 0;
-    while (done < out.length) {
-      const { bytesRead } = await handle.read(out, done, out.length - done, range.start + done);
-      if (bytesRead === 0) throw new InputError(file, undefined, 'the file changed while it was read: it is shorter than its index');
-      done += bytesRead;
+    const encoding = await encodingAt(handle);
+    const { size } = await handle.stat();
+    let line = 1;
+    let lineStart = 0;
+    let base = 0;
+    for await (const { units } of unitsOf(readsOf(file, handle, size, 1 << 20, encoding.bom), encoding)) {
+      const stop = Math.min(units.length, offset - base);
+      for (let nl = units.indexOf(0x0a); nl !== -1 && nl < stop; nl = units.indexOf(0x0a, nl + 1)) {
+        line++;
+        lineStart = base + nl + 1;
+      }
+      base += units.length;
+      if (base >= offset) break;
     }
-    return out;
+    const decoder = new ChunkDecoder(encoding);
+    let column = 1;
+    for (let at = lineStart; at < offset; at += COLUMN_PIECE) {
+      const text = decoder.write(await readUnits(file, handle, encoding, { start: at, end: Math.min(offset, at + COLUMN_PIECE) }));
+      column += at === 0 && encoding.width === 1 && text.startsWith('\uFEFF') ? text.length - 1 : text.length;
+    }
+    return `line ${line}, column ${column}`;
   } finally {
     await handle.close();
   }
+}
+
+/** The bytes of code units `range` of the file open as `handle`. */
+async function readUnits(file: string, handle: FileHandle, encoding: TextEncoding, range: ByteRange): Promise<Buffer> {
+  const out = Buffer.allocUnsafe((range.end - range.start) * encoding.width);
+  const start = encoding.bom + range.start * encoding.width;
+  let done = 0;
+  while (done < out.length) {
+    const { bytesRead } = await handle.read(out, done, out.length - done, start + done);
+    if (bytesRead === 0) throw new InputError(file, undefined, 'the file changed while it was read: it is shorter than its index');
+    done += bytesRead;
+  }
+  return out;
+}
+
+/** The text of code units `range` of `file`; refused past `maxBytes`, or past what one string can hold. */
+async function readText(file: string, range: ByteRange, maxBytes: number): Promise<string> {
+  const handle = await openForReading(file);
+  let bytes: Buffer;
+  let encoding: TextEncoding;
+  try {
+    encoding = await encodingAt(handle);
+    if ((range.end - range.start) * encoding.width > maxBytes) {
+      throw new InputError(
+        file,
+        await locateByte(file, range.start),
+        `a value larger than the ${maxBytes >> 20} MiB limit for one document (set SWE_WORKBENCH_MAX_INPUT_MB to raise it)`,
+      );
+    }
+    bytes = await readUnits(file, handle, encoding, range);
+  } finally {
+    await handle.close();
+  }
+  const text = decodeText(bytes, encoding);
+  if (text !== undefined) return text;
+  const long = encoding.width === 1 ? longString(bytes) : undefined;
+  if (long) throw stringTooLong(file, await locateByte(file, range.start + long.at), long.closed);
+  throw new InputError(
+    file,
+    await locateByte(file, range.start),
+    `a value of ${formatBytes(bytes.length)}, more than the ${MAX_STRING_TEXT} the JavaScript engine holds in one string; it cannot be read`,
+  );
 }
 
 /**
@@ -468,20 +583,21 @@ async function readRange(file: string, range: ByteRange): Promise<Buffer> {
  * one-document limit is refused, and a fault inside it is located in the file.
  */
 export async function readJsonRange(file: string, value: ByteRange & { text?: string }, options: { limits?: Partial<InputLimits> } = {}): Promise<unknown> {
-  const { maxBytes } = limitsOf(options);
-  if (value.end - value.start > maxBytes) {
-    throw new InputError(
-      file,
-      await locateByte(file, value.start),
-      `a value larger than the ${maxBytes >> 20} MiB limit for one document (set SWE_WORKBENCH_MAX_INPUT_MB to raise it)`,
-    );
-  }
-  const text = value.text ?? (await readRange(file, value)).toString('utf8');
+  const text = value.text ?? (await readText(file, value, limitsOf(options).maxBytes));
   try {
     return JSON.parse(text);
   } catch {
-    // Located again from the value's place in the file: padded to its column, numbered from its line.
-    const where = /^line (\d+), column (\d+)$/.exec(await locateByte(file, value.start))!;
-    return parseJsonText(' '.repeat(Number(where[2]) - 1) + text, file, Number(where[1]));
+    // Located again from the value's place in the file: numbered from its line, its first line shifted to its column.
+    const [line, column] = /^line (\d+), column (\d+)$/
+      .exec(await locateByte(file, value.start))!
+      .slice(1)
+      .map(Number) as [number, number];
+    try {
+      return parseJsonText(text, file, line);
+    } catch (err) {
+      const at = err instanceof InputError ? /^line (\d+), column (\d+)$/.exec(err.where ?? '') : null;
+      if (!at || Number(at[1]) !== line) throw err;
+      throw new InputError(file, `line ${line}, column ${Number(at[2]) + column - 1}`, (err as InputError).problem);
+    }
   }
 }

@@ -1,5 +1,7 @@
 import { InputError } from '../errors';
 import { formatBytes, limitsOf, openInput, type Compression, type InputLimits } from './inputSource';
+import { textTooLong } from './stringLimit';
+import { decodeText, UTF8, type TextEncodingName } from './textEncoding';
 
 export interface ReadOptions {
   limits?: Partial<InputLimits>;
@@ -19,17 +21,11 @@ function tooLarge(file: string, maxBytes: number, where?: string): InputError {
   return new InputError(file, where, `larger than the ${formatBytes(maxBytes)} limit for one document (set SWE_WORKBENCH_MAX_INPUT_MB to raise it)`);
 }
 
-/** A UTF-16 file (its BOM, or NUL bytes between ASCII letters) is named as such: decoded as UTF-8 it is noise. */
-function assertUtf8(file: string, head: Buffer): void {
-  if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)) {
-    throw new InputError(file, undefined, 'UTF-16 text (it starts with a UTF-16 byte order mark); save it as UTF-8');
-  }
-}
-
 /**
- * The whole of `file` as text, decompressed, at most `maxBytes` long: a larger one fails at
- * once (a regular file, from its size) or as soon as the limit is passed (a pipe, a compressed
- * file), holding no more than the limit. A leading UTF-8 byte order mark is dropped.
+ * The whole of `file` as text, decompressed and decoded, at most `maxBytes` long (in UTF-8): a
+ * larger one fails at once (a regular UTF-8 file, from its size) or as soon as the limit is
+ * passed (a pipe, a compressed or UTF-16 file), holding no more than the limit. A leading UTF-8
+ * byte order mark is dropped.
  */
 export async function readInputText(file: string, options: ReadOptions = {}): Promise<InputText> {
   const { maxBytes } = limitsOf(options);
@@ -38,7 +34,7 @@ export async function readInputText(file: string, options: ReadOptions = {}): Pr
   // Too large on disk: refused at once unless compressed (then judged by what it holds).
   const it = source.chunks[Symbol.asyncIterator]();
   const first = await it.next();
-  if (source.compression === undefined) {
+  if (source.compression === undefined && source.encoding === 'utf-8') {
     await it.return?.(undefined);
     throw tooLarge(file, maxBytes);
   }
@@ -58,8 +54,8 @@ async function collect(file: string, chunks: AsyncIterable<Buffer>, maxBytes: nu
     parts.push(chunk);
   }
   const buf = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-  assertUtf8(file, buf);
-  let text = buf.toString('utf8');
+  let text = decodeText(buf, UTF8);
+  if (text === undefined) throw textTooLong(file, buf);
   if (text.startsWith(UTF8_BOM)) text = text.slice(1);
   return { text, compression: compression(), bytes };
 }
@@ -71,10 +67,12 @@ export interface InputLine {
   text: string;
   /** Longer than the limit: its text is not held, only counted. */
   tooLong: boolean;
-  /** Byte offset just past this line's newline (or the end of the file for an unterminated last line). Raw file offsets when uncompressed. */
+  /** Byte offset just past this line's newline (or the end of the file for an unterminated last line). Raw file offsets when uncompressed and UTF-8. */
   end: number;
   terminated: boolean;
   compression: Compression;
+  /** The file's encoding: the offsets of a UTF-16 or UTF-32 file are those of its text in UTF-8. */
+  encoding: TextEncodingName;
 }
 
 export interface LineOptions extends ReadOptions {
@@ -105,13 +103,15 @@ export async function* inputLines(file: string, options: LineOptions = {}): Asyn
     const tooLong = skipping || size > maxBytes;
     let text = '';
     if (!tooLong) {
-      text = (pendingBytes > 0 ? Buffer.concat([...pending, piece]) : piece).toString('utf8');
-      if (line === 1 && text.startsWith(UTF8_BOM)) text = text.slice(1);
+      const bytes = pendingBytes > 0 ? Buffer.concat([...pending, piece]) : piece;
+      const decoded = decodeText(bytes, UTF8);
+      if (decoded === undefined) throw textTooLong(file, bytes, line);
+      text = line === 1 && decoded.startsWith(UTF8_BOM) ? decoded.slice(1) : decoded;
     }
     pending = [];
     pendingBytes = 0;
     skipping = false;
-    return { line: line++, text, tooLong, end: offset, terminated, compression: source.compression };
+    return { line: line++, text, tooLong, end: offset, terminated, compression: source.compression, encoding: source.encoding };
   };
   for await (const chunk of source.chunks) {
     let from = 0;

@@ -84,7 +84,7 @@ export async function scanFile(
   let sawCompression = false;
   try {
     for await (const l of inputLines(abs, { start: start.offset, firstLine: start.lines + 1, signal })) {
-      sawCompression ||= l.compression !== undefined;
+      sawCompression ||= l.compression !== undefined || l.encoding !== 'utf-8';
       if (l.tooLong) {
         entry.errors.push(indexError(lineTooLong(path, l.line), path, l.line));
         if (l.terminated) resume = { offset: l.end, lines: l.line };

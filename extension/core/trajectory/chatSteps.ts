@@ -27,6 +27,25 @@ export function contentText(content: z.infer<typeof ChatContentSchema>): string 
   return content.map((part) => part.text ?? '').join('');
 }
 
+/**
+ * Messages by index: an array, or a reader's small stand-ins with the messages one step reads
+ * put over them (`core/trajectory/stepSource.ts`), which spares copying the whole list per step.
+ */
+export interface MessageList<M> {
+  readonly length: number;
+  at(index: number): M | undefined;
+}
+
+/** The messages of `list` as an array (a copy: for what reads them once, a run's header). */
+export function messageArray<M>(list: MessageList<M>): M[] {
+  return Array.from({ length: list.length }, (_, index) => list.at(index)!);
+}
+
+/** `base` with `over`'s messages in place of theirs. */
+export function overlaid<M>(base: ReadonlyArray<M>, over: ReadonlyMap<number, M>): MessageList<M> {
+  return { length: base.length, at: (index) => over.get(index) ?? base[index] };
+}
+
 /** A call the assistant made, plus the thought that goes with the message. */
 export interface MessageActions {
   calls: ParsedAction[];
@@ -114,32 +133,42 @@ export function chatSteps<M extends ChatMessage>(
 
 /** Step `index`, made from `turn`: only the messages of the turn are read from `messages`. */
 export function chatStep<M extends ChatMessage>(
-  messages: ReadonlyArray<M>,
+  messages: MessageList<M>,
   turn: ChatTurn,
   index: number,
   path: ReadonlyArray<string | number>,
   ctx: ImportContext,
   hooks: ChatStepHooks<M> = {},
 ): Step {
-  const message = messages[turn.at]!;
+  const message = messages.at(turn.at)!;
   const read = hooks.actionsOf?.(message) ?? toolCallActions(message) ?? { thought: contentText(message.content), calls: [] };
   const unclaimed = new Set(turn.followers);
+  // The followers by the call they answer, each list taken in order: one pass, however many calls a message makes.
+  const answers = new Map<string, { at: number[]; next: number }>();
+  for (const f of turn.followers) {
+    const id = messages.at(f)!.tool_call_id;
+    if (id == null) continue;
+    const list = answers.get(id);
+    if (list) list.at.push(f);
+    else answers.set(id, { at: [f], next: 0 });
+  }
   const results = read.calls.map((call) => {
     const id = call.action.toolCallId;
-    const match = id === undefined ? undefined : turn.followers.find((f) => unclaimed.has(f) && messages[f]!.tool_call_id === id);
+    const list = id === undefined ? undefined : answers.get(id);
+    const match = list?.at[list.next++];
     if (match === undefined) return undefined;
     unclaimed.delete(match);
     return match;
   });
   const rest = [...unclaimed];
-  const observations = results.map((r) => (r === undefined ? '' : contentText(messages[r]!.content)));
+  const observations = results.map((r) => (r === undefined ? '' : contentText(messages.at(r)!.content)));
   if (rest.length > 0) {
-    const text = joinObservations(rest.map((f) => contentText(messages[f]!.content)));
+    const text = joinObservations(rest.map((f) => contentText(messages.at(f)!.content)));
     const firstUnpaired = results.indexOf(undefined);
     if (firstUnpaired !== -1) observations[firstUnpaired] = text;
     else observations.push(text);
   }
-  const facts = turn.followers.map((f) => hooks.followerFacts?.(messages[f]!) ?? {});
+  const facts = turn.followers.map((f) => hooks.followerFacts?.(messages.at(f)!) ?? {});
   const formatErrors = [...read.calls.map((c) => c.formatError), ...facts.map((f) => f.formatError)].filter((e): e is string => e !== undefined);
   const first = read.calls[0]?.action ?? { raw: '', tool: null, args: {} };
   return defined({

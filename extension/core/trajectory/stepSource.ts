@@ -32,7 +32,7 @@ import {
   type HistoryItem,
   type RunReading,
 } from './importers/sweAgent';
-import { chatStep, turnsOf, type ChatTurn } from './chatSteps';
+import { chatStep, messageArray, overlaid, turnsOf, type ChatTurn, type MessageList } from './chatSteps';
 import { MINI_SWE_AGENT_HOOKS, miniSweAgentMessage, miniSweAgentRunFacts, miniSweAgentTrajectory, type MiniSweAgentMessage } from './importers/miniSweAgent';
 
 /** Files from this size on are indexed rather than parsed whole, when their format allows. */
@@ -148,13 +148,13 @@ class IndexedSweAgent implements StepSource {
   }
 
   /** The history with messages `indices` read in full. */
-  private async historyWith(indices: number[]): Promise<HistoryItem[]> {
+  private async historyWith(indices: number[]): Promise<MessageList<HistoryItem>> {
     if (indices.length === 0) return this.history;
-    const view = this.history.slice();
+    const full = new Map<number, HistoryItem>();
     for (const h of indices) {
-      view[h] = parseInput(HistoryItemSchema, await readJsonRange(this.file, this.historyElements[h]!, this.options), this.file, ['history', h]);
+      full.set(h, parseInput(HistoryItemSchema, await readJsonRange(this.file, this.historyElements[h]!, this.options), this.file, ['history', h]));
     }
-    return view;
+    return overlaid(this.history, full);
   }
 
   async step(index: number): Promise<Step> {
@@ -213,8 +213,9 @@ class IndexedSweAgent implements StepSource {
     const preamble: number[] = [];
     for (let h = 0; h < this.history.length && this.history[h]!.role !== 'assistant'; h++) if (!isDemo(this.history[h]!)) preamble.push(h);
     const history = await this.historyWith(preamble);
+    const messages = messageArray(history);
     const stringState = this.trajectory.some((e) => e.fields.get('state')?.first === 0x22);
-    this.header = runHeader(this.reading, parseInput(InfoSchema.nullish(), info, this.file, ['info']), history, {
+    this.header = runHeader(this.reading, parseInput(InfoSchema.nullish(), info, this.file, ['info']), messages, {
       workingDir: first[0]?.state?.workingDir,
       stringState,
       firstObservations: first.map((s) => s.observation),
@@ -253,10 +254,10 @@ class IndexedMiniSweAgent implements StepSource {
   }
 
   /** The stand-ins with messages `indices` read in full. */
-  async withMessages(indices: readonly number[]): Promise<MiniSweAgentMessage[]> {
-    const view = this.standIns.slice();
-    for (const m of indices) view[m] = miniSweAgentMessage(await readJsonRange(this.file, this.elements[m]!, this.options), this.file, [...this.path, m]);
-    return view;
+  async withMessages(indices: readonly number[]): Promise<MessageList<MiniSweAgentMessage>> {
+    const full = new Map<number, MiniSweAgentMessage>();
+    for (const m of indices) full.set(m, miniSweAgentMessage(await readJsonRange(this.file, this.elements[m]!, this.options), this.file, [...this.path, m]));
+    return overlaid(this.standIns, full);
   }
 
   async step(index: number): Promise<Step> {
@@ -296,7 +297,7 @@ class IndexedMiniSweAgent implements StepSource {
   async readHeader(run: Record<string, unknown> | undefined): Promise<void> {
     const { preamble } = turnsOf(this.standIns, MINI_SWE_AGENT_HOOKS.skip);
     const last = this.standIns.length - 1;
-    const view = await this.withMessages([...new Set([...preamble, ...[last - 1, last].filter((m) => m >= 0)])]);
+    const view = messageArray(await this.withMessages([...new Set([...preamble, ...[last - 1, last].filter((m) => m >= 0)])]));
     const { steps: _steps, ...header } = miniSweAgentTrajectory(miniSweAgentRunFacts(run, this.file), view, []);
     this.header = header;
   }

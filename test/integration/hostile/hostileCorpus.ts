@@ -118,7 +118,11 @@ export async function buildCorpus(dir: string): Promise<HostileCase[]> {
   inspect('an empty file', write('empty.traj', ''), { code: 1, stderr: /empty file/ });
   inspect('a leading BOM', write('bom.traj', '\uFEFF' + traj([{ action: 'ls', observation: 'x' }])), { code: 0 });
   inspect('a BOM inside', write('bom-inside.traj', '{"trajectory":\n\uFEFF[]}'), { code: 1, stderr: /line 2, column 1: invalid JSON: a byte order mark/ });
-  inspect('UTF-16', write('utf16.traj', Buffer.from('\uFEFF' + traj([]), 'utf16le')), { code: 1, stderr: /UTF-16 text/ });
+  // PowerShell's Out-File writes UTF-16 LE with a byte order mark; read as UTF-8 would be.
+  inspect('UTF-16 LE with a BOM', write('utf16.traj', Buffer.from('\uFEFF' + traj([{ action: 'ls', observation: 'é 😀' }]), 'utf16le')), {
+    code: 0,
+    stdout: /format {3}swe-agent/,
+  });
   inspect('100k levels of nesting', write('deep.traj', `{"trajectory":${'['.repeat(100_000)}${']'.repeat(100_000)}}`), {
     code: 1,
     stderr: /deep\.traj: line 1, column \d+: JSON nested deeper than 512 levels/,
@@ -170,6 +174,12 @@ export async function buildCorpus(dir: string): Promise<HostileCase[]> {
   // 1 GiB inputs: a .traj (indexed by offsets, so the limit falls on its one step, located) and a .jsonl of one line (streamed).
   writeStreamed(at('huge.traj'), '{"trajectory":[{"action":"', GIB, Buffer.alloc(MIB, 0x61), '","observation":""}]}');
   inspect('a 1 GiB .traj', at('huge.traj'), { code: 1, stderr: /huge\.traj: line 1, column 16: a value larger than the 128 MiB limit for one document/ });
+  // A string never closed, past what the JavaScript engine holds in one string: named where it starts, not in V8's words.
+  writeStreamed(at('unterminated.traj'), '{"trajectory":[{"action":"', 600 * MIB, Buffer.alloc(MIB, 0x61));
+  inspect('a 600 MiB .traj with an unterminated string', at('unterminated.traj'), {
+    code: 1,
+    stderr: /unterminated\.traj: line 1, column 26: a string starts here and runs past 512 MiB \(unterminated\?\)/,
+  });
   writeStreamed(at('huge.jsonl'), '{"trajectory_steps":[{"action":"', GIB, Buffer.alloc(MIB, 0x62), '"}]}\n');
   inspect('a 1 GiB .jsonl of one line', at('huge.jsonl'), { code: 1, stderr: /huge\.jsonl: line 1: larger than the 128 MiB limit/ });
 

@@ -109,7 +109,9 @@ function eventSteps(events: ReadonlyArray<Event>, ctx: ImportContext, path: Read
   events.forEach((e, i) => {
     if (e.observation == null || e.cause == null) return;
     const key = String(e.cause);
-    observations.set(key, [...(observations.get(key) ?? []), i]);
+    const list = observations.get(key);
+    if (list) list.push(i);
+    else observations.set(key, [i]);
   });
   const steps: Step[] = [];
   events.forEach((e, i) => {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Step, StepState, ToolCallResult, Trajectory } from '../model';
 import { errorText, InputError, jsonPath } from '../../errors';
 import { argumentsText, parseXmlFunctionCall, toolCallAction, type ParsedAction } from '../actionText';
-import { ChatContentSchema, ToolCallSchema, chatSteps, contentText, preambleOf, type ChatMessage } from '../chatSteps';
+import { ChatContentSchema, ToolCallSchema, chatSteps, contentText, preambleOf, type ChatMessage, type MessageList } from '../chatSteps';
 import { defined, sourceRef, type ImportContext } from '../importContext';
 import { parseInput } from '../inputSchema';
 import { lineCommandParser } from '../lineCommand';
@@ -156,14 +156,25 @@ function historyAction(item: HistoryItem, raw: string, readText: ReadText): Pars
   return { ...parsed, action: { ...parsed.action, raw } };
 }
 
-/** A message with several function calls: each call with the tool message that answered it. */
-function historyCalls(history: ReadonlyArray<HistoryItem>, h: number): ToolCallResult[] | undefined {
-  const calls = history[h]!.tool_calls;
+/** The index of the first assistant message after `h`, or the history's length. */
+function nextAssistant(history: MessageList<HistoryItem>, h: number): number {
+  let j = h + 1;
+  while (j < history.length && history.at(j)!.role !== 'assistant') j++;
+  return j;
+}
+
+/** A message with several function calls: each call with the (first) tool message that answered it. */
+function historyCalls(history: MessageList<HistoryItem>, h: number): ToolCallResult[] | undefined {
+  const calls = history.at(h)!.tool_calls;
   if (!calls || calls.length < 2) return undefined;
-  const next = history.findIndex((m, j) => j > h && m.role === 'assistant');
-  const answers = history.slice(h + 1, next === -1 ? undefined : next);
+  // One pass over the answers, by id: a message may answer thousands of calls.
+  const answerOf = new Map<string, HistoryItem>();
+  for (let j = h + 1, end = nextAssistant(history, h); j < end; j++) {
+    const answer = history.at(j)!;
+    for (const id of answer.tool_call_ids ?? []) if (!answerOf.has(id)) answerOf.set(id, answer);
+  }
   return calls.map((call) => {
-    const answer = answers.find((m) => call.id != null && m.tool_call_ids?.includes(call.id));
+    const answer = call.id == null ? undefined : answerOf.get(call.id);
     const { action } = toolCallAction(call.function.name, argumentsText(call.function.arguments), call.id ?? undefined);
     return { action, observation: answer ? contentText(answer.content) : '' };
   });
@@ -173,19 +184,30 @@ export function isDemo(item: HistoryItem): boolean {
   return item.is_demo === true;
 }
 
-/** Pairs each trajectory step with the history message that holds the same action, in order. */
+/**
+ * Pairs each trajectory step with the first history message after the last one paired that
+ * holds the same action. The messages are grouped by action once, each group read forward from
+ * the last pairing, so a history that disagrees with the trajectory costs no scan per step.
+ */
 export function pairWithHistory(steps: ReadonlyArray<{ action: string }>, history: ReadonlyArray<HistoryItem>): Array<number | undefined> {
+  const byAction = new Map<string, { at: number[]; next: number }>();
+  history.forEach((item, j) => {
+    if (item.role !== 'assistant' || isDemo(item) || typeof item.action !== 'string') return;
+    const key = item.action.trim();
+    const group = byAction.get(key);
+    if (group) group.at.push(j);
+    else byAction.set(key, { at: [j], next: 0 });
+  });
   let cursor = 0;
   return steps.map((step) => {
-    const action = step.action.trim();
-    for (let j = cursor; j < history.length; j++) {
-      const item = history[j]!;
-      if (item.role === 'assistant' && !isDemo(item) && item.action?.trim() === action) {
-        cursor = j + 1;
-        return j;
-      }
-    }
-    return undefined;
+    const group = byAction.get(step.action.trim());
+    if (!group) return undefined;
+    while (group.next < group.at.length && group.at[group.next]! < cursor) group.next++;
+    const j = group.at[group.next];
+    if (j === undefined) return undefined;
+    cursor = j + 1;
+    group.next++;
+    return j;
   });
 }
 
@@ -211,9 +233,9 @@ export function runReading(run: Pick<Run, 'replay_config'>, ctx: ImportContext, 
 }
 
 /** Step `index` of `trajectory[]`, with history message `h` when paired (`history` needs the content of the messages answering a multi-call message). */
-export function trajectoryStep(step: TrajStep, index: number, h: number | undefined, history: ReadonlyArray<HistoryItem>, r: RunReading): Step {
+export function trajectoryStep(step: TrajStep, index: number, h: number | undefined, history: MessageList<HistoryItem>, r: RunReading): Step {
   const { ctx, base } = r;
-  const read = h === undefined ? r.readText(step.action) : historyAction(history[h]!, step.action, r.readText);
+  const read = h === undefined ? r.readText(step.action) : historyAction(history.at(h)!, step.action, r.readText);
   return defined({
     index,
     thought: step.thought ?? '',
@@ -239,9 +261,7 @@ function trajectorySteps(run: Run, r: RunReading): Step[] {
 /** The history messages a multi-call message's step reads: those after `h` up to the next assistant message. */
 export function answersOf(history: ReadonlyArray<HistoryItem>, h: number): number[] {
   if ((history[h]?.tool_calls?.length ?? 0) < 2) return [];
-  const next = history.findIndex((m, j) => j > h && m.role === 'assistant');
-  const end = next === -1 ? history.length : next;
-  return Array.from({ length: end - h - 1 }, (_, k) => h + 1 + k);
+  return Array.from({ length: nextAssistant(history, h) - h - 1 }, (_, k) => h + 1 + k);
 }
 
 /** What the run's header reads from its steps. */

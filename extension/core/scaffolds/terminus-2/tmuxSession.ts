@@ -10,25 +10,13 @@
  */
 import { CancelledError, throwIfAborted } from '../../errors';
 import type { Sandbox } from '../../runtime/sandbox';
+import { pyStrip } from './pythonText';
 
 const ENTER_KEYS = new Set(['Enter', 'C-m', 'KPEnter', 'C-j', '^M', '^J']);
 const COMPLETION_COMMAND = '; tmux wait -S done';
 /** tmux drops a command longer than its buffer (~16 KB); Harbor keeps each send-keys under this many characters. */
 const SEND_KEYS_MAX_COMMAND_LENGTH = 16_000;
 const HISTORY_LIMIT = 10_000_000;
-
-/** Python's `str.isspace` characters: what `str.strip()` removes. */
-const PY_SPACE =
-  ' \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
-
-/** @internal Python's `str.strip()`. */
-export function pyStrip(text: string): string {
-  let start = 0;
-  let end = text.length;
-  while (start < end && PY_SPACE.includes(text[start]!)) start++;
-  while (end > start && PY_SPACE.includes(text[end - 1]!)) end--;
-  return text.slice(start, end);
-}
 
 /** @internal Python's `shlex.quote`. */
 export function shlexQuote(text: string): string {

@@ -26,7 +26,7 @@ import { PersonSource, PolicySource, RecordingSource, type ActionSource } from '
 import type { Breakpoint } from './breakpoints';
 import { replaySettings, startContainerSession } from './containerSession';
 import { DebugSession } from './debugSession';
-import { DEFAULT_NORMALISERS, type NormaliserName } from './divergence';
+import { DEFAULT_NORMALISERS, NORMALISER_NAMES, type NormaliserName } from './divergence';
 import { forkOf } from './fork';
 import { forkSnapshots, SessionSnapshots, type SnapshotKeeper } from './forkSnapshots';
 
@@ -126,6 +126,11 @@ function scaffoldFor(request: LaunchRequest, recording: Trajectory | undefined):
   }
 }
 
+/** The normalisers a scaffold's replays use besides the default ones (Harbor's recordings: the host name, the screen's idle prompt). */
+function scaffoldNormalisers(scaffold: Scaffold): NormaliserName[] {
+  return (scaffold.normalisers ?? []).filter((n): n is NormaliserName => (NORMALISER_NAMES as readonly string[]).includes(n));
+}
+
 /** Decides how a session runs; throws an `InputError` naming the recording or the option at fault. */
 export function planSession(request: LaunchRequest): SessionPlan {
   const { mode } = request;
@@ -147,7 +152,7 @@ export function planSession(request: LaunchRequest): SessionPlan {
   } catch (error) {
     throw new InputError(request.recording?.ref, undefined, errorText(error));
   }
-  const repoPath = request.repoPath ?? settings?.repoPath ?? '/repo';
+  const repoPath = request.repoPath ?? settings?.repoPath ?? scaffold.defaultRepoPath ?? '/repo';
   const baseCommit = request.baseCommit ?? settings?.baseCommit;
   const task: Task = { ...recording?.task, ...defined(request.task ?? {}), image: request.image, repoPath, ...(baseCommit ? { baseCommit } : {}) };
   const prompts = scaffold.prompts({ repoPath, problemStatement: task.problemStatement ?? '' });
@@ -199,7 +204,7 @@ export function planSession(request: LaunchRequest): SessionPlan {
     instructions,
     task,
     meta,
-    normalisers: request.normalisers ?? DEFAULT_NORMALISERS,
+    normalisers: request.normalisers ?? [...scaffoldNormalisers(scaffold), ...DEFAULT_NORMALISERS],
     breakpoints: request.breakpoints ?? [],
     ...defined({ maxSteps: request.maxSteps, testCommand: request.testCommand }),
   };

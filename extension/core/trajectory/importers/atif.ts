@@ -214,6 +214,24 @@ function pairResults(step: AtifStep): { calls: ToolCallResult[]; rest: string[] 
   return { calls: calls.map((c) => ({ action: c.action, observation: joinObservations(c.texts.filter((t) => t !== '')) })), rest: unnamed };
 }
 
+const StepExtraSchema = z.looseObject({
+  exit_code: z.number().optional().catch(undefined),
+  execution_time: z.number().optional().catch(undefined),
+  format_error: z.string().optional().catch(undefined),
+  flags: z.array(z.string()).optional().catch(undefined),
+});
+
+/** What our own writer keeps in a step's `extra` (exit code, time, why the action was unreadable, flags); another producer's keys are left alone. */
+function ownExtra(extra: Record<string, unknown> | null | undefined): Pick<Step, 'exitCode' | 'executionTime' | 'formatError'> & { flags?: string[] } {
+  const e = StepExtraSchema.parse(extra ?? {});
+  return defined({ exitCode: e.exit_code, executionTime: e.execution_time, formatError: e.format_error, flags: e.flags });
+}
+
+function flagsOf(step: AtifStep, own: string[]): string[] | undefined {
+  const flags = [...own, ...(step.is_copied_context ? ['atif-copied-context'] : []), ...(ownExtra(step.extra).flags ?? [])];
+  return flags.length > 0 ? flags : undefined;
+}
+
 function agentStep(step: AtifStep, index: number, path: number, ctx: ImportContext): Step {
   const { calls, rest } = pairResults(step);
   const m = step.metrics;
@@ -233,24 +251,41 @@ function agentStep(step: AtifStep, index: number, path: number, ctx: ImportConte
     logprobs: m?.logprobs?.map((logprob, k) => ({ token: String(m.completion_token_ids?.[k] ?? ''), logprob })),
     tokenIds: ids && Object.keys(ids).length > 0 ? ids : undefined,
     sampling: step.reasoning_effort == null ? undefined : { reasoning_effort: step.reasoning_effort },
-    flags: step.is_copied_context ? ['atif-copied-context'] : undefined,
+    ...ownExtra(step.extra),
+    flags: flagsOf(step, []),
     source: sourceRef(ctx, ['steps', path]),
   }) as Step;
 }
 
 /** A system or user message past the preamble: shown in its place, running nothing. */
 function messageStep(step: AtifStep, index: number, path: number, ctx: ImportContext): Step {
-  const flags = [`atif-${step.source}`, ...(step.is_copied_context ? ['atif-copied-context'] : [])];
   return defined({
     index,
     thought: contentText(step.message),
     action: NO_ACTION,
     observation: joinObservations((step.observation?.results ?? []).map(resultText)),
     timestamp: step.timestamp ?? undefined,
-    flags,
+    flags: flagsOf(step, [`atif-${step.source}`]),
     source: sourceRef(ctx, ['steps', path]),
   }) as Step;
 }
+
+const text = z.string().optional().catch(undefined);
+/** The task and outcome our own writer keeps in the root `extra`; another producer's keys are left alone. */
+const RootExtraSchema = z.looseObject({
+  instance_id: text,
+  repo: text,
+  base_commit: text,
+  image: text,
+  repo_path: text,
+  problem_statement: text,
+  exit_status: text,
+  submission: text,
+  reward: z.number().optional().catch(undefined),
+  resolved: z.boolean().optional().catch(undefined),
+  test_output: text,
+  error: text,
+});
 
 /** An ATIF trajectory, v1.0 to v1.6, from any producer (Harbor's Terminus-2, OpenHands, Claude Code...). */
 export function importAtif(value: unknown, ctx: ImportContext): Trajectory {
@@ -278,11 +313,27 @@ export function importAtif(value: unknown, ctx: ImportContext): Trajectory {
         tokensReceived: fm.total_completion_tokens ?? undefined,
       })
     : undefined;
+  const own = RootExtraSchema.parse(t.extra ?? {});
   return {
     format: 'atif',
-    task: {},
+    task: defined({
+      instanceId: own.instance_id,
+      repo: own.repo,
+      baseCommit: own.base_commit,
+      image: own.image,
+      repoPath: own.repo_path,
+      problemStatement: own.problem_statement,
+    }),
     steps,
-    outcome: defined({ modelStats: modelStats && Object.keys(modelStats).length > 0 ? modelStats : undefined }),
+    outcome: defined({
+      exitStatus: own.exit_status,
+      submission: own.submission,
+      reward: own.reward,
+      resolved: own.resolved,
+      testOutput: own.test_output,
+      error: own.error,
+      modelStats: modelStats && Object.keys(modelStats).length > 0 ? modelStats : undefined,
+    }),
     meta: defined({
       formatVersion: t.schema_version ?? ATIF_LATEST,
       scaffold: `${t.agent.name}@${t.agent.version}`,

@@ -6,7 +6,7 @@ import { z } from 'zod';
  * observation it got.
  */
 
-export const TRAJECTORY_FORMATS = ['swe-agent', 'mini-swe-agent', 'openhands', 'r2e-gym', 'rllm', 'skyrl', 'openai-messages', 'canonical'] as const;
+export const TRAJECTORY_FORMATS = ['swe-agent', 'mini-swe-agent', 'openhands', 'r2e-gym', 'rllm', 'skyrl', 'openai-messages', 'atif', 'canonical'] as const;
 export const TrajectoryFormatSchema = z.enum(TRAJECTORY_FORMATS);
 export type TrajectoryFormat = z.infer<typeof TrajectoryFormatSchema>;
 
@@ -42,6 +42,8 @@ const TokenUsageSchema = z.object({
   prompt: z.number().optional(),
   completion: z.number().optional(),
   total: z.number().optional(),
+  /** What the call cost in US dollars, when the recording says (ATIF's per-step `cost_usd`). */
+  costUsd: z.number().optional(),
 });
 export type TokenUsage = z.infer<typeof TokenUsageSchema>;
 
@@ -81,6 +83,8 @@ const StepSchema = z.object({
   timestamp: z.string().optional(),
   tokens: TokenUsageSchema.optional(),
   logprobs: z.array(TokenLogprobSchema).optional(),
+  /** Token ids as the engine saw them (ATIF v1.3+, rLLM, SkyRL, our live runs): the prompt's and the completion's. */
+  tokenIds: z.object({ prompt: z.array(z.number().int()).optional(), completion: z.array(z.number().int()).optional() }).optional(),
   /** Sampling parameters the action was drawn with (temperature, top_p, top_k...). */
   sampling: z.record(z.string(), z.unknown()).optional(),
   state: StepStateSchema.optional(),

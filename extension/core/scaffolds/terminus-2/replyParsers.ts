@@ -7,7 +7,7 @@
  */
 import { pyJsonLoads, pyRepr, pyStr, pyStrip, pyTruthy, type PyJson } from './pythonText';
 
-export interface TerminusCommand {
+interface TerminusCommand {
   keystrokes: string;
   duration: number;
 }
@@ -184,6 +184,7 @@ function fixMixedContent(response: string): string | undefined {
   return undefined;
 }
 
+/** @internal */
 export function parseTerminusJson(response: string): TerminusParse {
   return withAutoFixes(response, tryParseJson, [
     ['Fixed incomplete JSON by adding missing closing brace', fixIncompleteJson],
@@ -354,6 +355,7 @@ function tryParseXml(response: string): TerminusParse {
   return result(parseXmlCommands(commands, warnings), complete, '', warnings, analysis, plan);
 }
 
+/** @internal */
 export function parseTerminusXml(response: string): TerminusParse {
   return withAutoFixes(response, tryParseXml, [
     [

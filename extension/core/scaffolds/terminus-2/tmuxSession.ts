@@ -293,7 +293,7 @@ export class TmuxSession {
 }
 
 /** What to do when the image has no tmux: the words shown to the person. */
-export function missingTmux(sandbox: Pick<Sandbox, 'id'>): string {
+function missingTmux(sandbox: Pick<Sandbox, 'id'>): string {
   return (
     `Terminus-2 drives a tmux session, and the sandbox ${sandbox.id} has no tmux (\`tmux -V\` failed); the sandbox runs without a network, so it is not installed for you. ` +
     'Add it to the image, e.g. on a Debian or Ubuntu image `RUN apt-get update && apt-get install -y tmux` in its Dockerfile, or offline: ' +

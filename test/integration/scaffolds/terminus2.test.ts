@@ -16,6 +16,7 @@ import { startPolicyServer, type PolicyServer } from '../../../extension/core/po
 import { TrajectorySchema, type Trajectory } from '../../../extension/core/trajectory/model';
 import { runCli } from '../../helpers/cliRunner';
 import { thirdPartyFolder } from '../../helpers/sharedFolder';
+import { BASE_IMAGE } from '../../helpers/aciSandbox';
 import { ensureTmuxTestImage } from '../../helpers/tmuxImage';
 
 const thirdParty = thirdPartyFolder();
@@ -142,6 +143,20 @@ async function taskFile(name: string, problemStatement = 'Create a file called h
 }
 
 type Message = { role: string; content: string | null };
+
+describe('an image without tmux', () => {
+  thirdParty.test('says what is missing and how to add it', { timeout: 120_000 }, async () => {
+    const error = await runCli(replayCommand, [golden(MAIN), '--image', BASE_IMAGE, '--repo', app]).then(
+      () => assert.fail('a replay without tmux cannot start'),
+      (err: Error) => err,
+    );
+    assert.match(
+      error.message,
+      /^could not start the sandbox: Terminus-2 drives a tmux session, and the task's image has no tmux \(`tmux -V` failed in its container\)/,
+    );
+    assert.match(error.message, /apt-get download tmux libevent-core-2\.1-7 libutempter0/);
+  });
+});
 
 describe('Terminus-2 live and fork runs', () => {
   test('a live run speaks JSON: first prompt with the screen, batches, an unparsed reply, warnings, the confirmation turn', { timeout: 180_000 }, async () => {

@@ -231,7 +231,7 @@ export class TmuxSession {
   /** Starts the session as Harbor does: tmux under `script` for a terminal, a login bash, the pane piped to the log, a deep history. */
   async start(signal?: AbortSignal): Promise<void> {
     const version = await this.run('tmux -V', signal);
-    if (version.exitCode !== 0) throw new Error(missingTmux(this.sandbox));
+    if (version.exitCode !== 0) throw new Error(MISSING_TMUX);
     const logDir = this.logPath.replace(/\/[^/]*$/, '') || '/';
     await this.run(`mkdir -p ${shlexQuote(logDir)}`, signal);
     const started = await this.run(
@@ -293,11 +293,8 @@ export class TmuxSession {
 }
 
 /** What to do when the image has no tmux: the words shown to the person. */
-function missingTmux(sandbox: Pick<Sandbox, 'id'>): string {
-  return (
-    `Terminus-2 drives a tmux session, and the sandbox ${sandbox.id} has no tmux (\`tmux -V\` failed); the sandbox runs without a network, so it is not installed for you. ` +
-    'Add it to the image, e.g. on a Debian or Ubuntu image `RUN apt-get update && apt-get install -y tmux` in its Dockerfile, or offline: ' +
-    '`apt-get download tmux libevent-core-2.1-7 libutempter0` on a host of the same release, then `COPY *.deb /tmp/` and `RUN dpkg -i /tmp/*.deb` ' +
-    '(built with `docker build --network none`); `script` (util-linux) is needed too.'
-  );
-}
+const MISSING_TMUX =
+  "Terminus-2 drives a tmux session, and the task's image has no tmux (`tmux -V` failed in its container); the sandbox runs without a network, so it is not installed for you. " +
+  'Add it to the image, e.g. on a Debian or Ubuntu image `RUN apt-get update && apt-get install -y tmux` in its Dockerfile, or offline: ' +
+  '`apt-get download tmux libevent-core-2.1-7 libutempter0` on a host of the same release, then `COPY *.deb /tmp/` and `RUN dpkg -i /tmp/*.deb` ' +
+  '(built with `docker build --network none`); `script` (util-linux) is needed too.';

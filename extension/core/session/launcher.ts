@@ -381,6 +381,9 @@ export async function startSession(plan: SessionPlan, options: StartOptions, res
           options.snapshots?.differential !== false,
           options.snapshots?.differential ? 0 : undefined,
         );
+  // Some first prompts are known only now (Terminus-2 shows the first screen): the new recording keeps it as the policy reads it.
+  const { liveInstructions } = plan.scaffold;
+  const startedMeta = meta.instructions !== undefined && liveInstructions ? { ...meta, instructions: liveInstructions(meta.instructions) } : meta;
   const debug = new DebugSession({
     aci,
     sources,
@@ -388,7 +391,7 @@ export async function startSession(plan: SessionPlan, options: StartOptions, res
     ...(snapshots ? { snapshots } : {}),
     ...(snapshots && options.snapshots && options.snapshots.keeper ? { keeper: options.snapshots.keeper } : {}),
     task: plan.task,
-    meta,
+    meta: startedMeta,
     breakpoints: plan.breakpoints,
     normalisers: plan.normalisers,
     ...defined({ maxSteps: plan.maxSteps, testCommand: plan.testCommand, signal: options.signal }),

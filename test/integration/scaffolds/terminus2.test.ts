@@ -198,6 +198,7 @@ describe('Terminus-2 live and fork runs', () => {
       /Task Description:\nCreate a file called hello\.txt with "Hello, world!" as the content\.\n\nCurrent terminal state:\nCurrent Terminal Screen:\nroot@[0-9a-f]{12}:\/app#\n/,
     );
     assert.equal(first.tools, undefined);
+    assert.equal(t.meta.instructions, messages[0]!.content, 'the recording keeps the first prompt as the model read it, screen included');
 
     const [batch, unparsed, warned, running, stopped, asked, confirmed] = t.steps;
     assert.equal(batch!.thought, 'Analysis: Nothing yet.\nPlan: Write the file, then show it.');

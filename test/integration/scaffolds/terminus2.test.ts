@@ -267,7 +267,8 @@ describe('Terminus-2 live and fork runs', () => {
     ]);
     const out = path.join(work, 'live-xml.json');
     const file = path.join(work, 'xml.task.json');
-    await writeFile(file, JSON.stringify({ image, repo: app, repoPath: '/app', problemStatement: 'Write xml.' }));
+    // No repoPath: Terminus-2's tasks live in /app.
+    await writeFile(file, JSON.stringify({ image, repo: app, problemStatement: 'Write xml.' }));
     const seed = path.join(work, 'xml-seed.json');
     // The reply format is the recording's (`agent.extra.parser`): a fork of an XML run at step 0.
     await writeFile(

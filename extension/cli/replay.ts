@@ -24,12 +24,14 @@ observation with the recorded one.
   --until N     replay the first N steps only (steps 1..N)
   --json        one JSON line per step {"index", "matched", "diff"}, then {"summary": {...}}; index and
                 firstDivergence count from 0 (step 1 is index 0), as the recording's steps do
-  --forgive     normalisers to apply (default: ${DEFAULT_NORMALISERS.join(', ')});
+  --forgive     normalisers to apply (default: ${DEFAULT_NORMALISERS.join(', ')}, and a scaffold's
+                own: terminus-2's container-host, harbor-screen);
                 differences the image or machine makes, only when named: ${NORMALISER_NAMES.filter((n) => !DEFAULT_NORMALISERS.includes(n)).join(', ')}
 Exit code: 0 when every replayed step matched, 1 at the first divergence or error.`;
 
-function normalisersOption(value: string | undefined): NormaliserName[] {
-  if (value === undefined) return [...DEFAULT_NORMALISERS];
+/** `--forgive`: undefined when not given, so the scaffold's own normalisers join the default ones. */
+function normalisersOption(value: string | undefined): NormaliserName[] | undefined {
+  if (value === undefined) return undefined;
   const names = value
     .split(',')
     .map((n) => n.trim())
@@ -59,14 +61,14 @@ function nonNegativeInteger(name: string, value: string | undefined): number | u
 /** The session `replay` asks for: the recording, and the container and tools the options name. */
 export function replayRequest(
   recording: { trajectory: Trajectory; ref: string },
-  options: { image: string; repoDir: string; workdir?: string; until?: number; bundles?: string[]; scaffold?: string; normalisers: NormaliserName[] },
+  options: { image: string; repoDir: string; workdir?: string; until?: number; bundles?: string[]; scaffold?: string; normalisers?: NormaliserName[] },
 ): LaunchRequest {
   return {
     mode: 'replay',
     recording,
     image: options.image,
     repoDir: options.repoDir,
-    normalisers: options.normalisers,
+    ...(options.normalisers ? { normalisers: options.normalisers } : {}),
     ...(options.workdir !== undefined ? { repoPath: options.workdir } : {}),
     ...(options.until !== undefined ? { at: options.until } : {}),
     ...(options.bundles ? { bundles: { names: options.bundles, where: '--bundles' } } : {}),
@@ -102,7 +104,7 @@ export const command: Command = {
     const scaffold = scaffoldOption(values.scaffold);
     const request = replayRequest(
       { trajectory, ref: file },
-      { image: values.image, repoDir: values.repo, normalisers, ...defined({ workdir: values.workdir, until, bundles, scaffold }) },
+      { image: values.image, repoDir: values.repo, ...defined({ normalisers, workdir: values.workdir, until, bundles, scaffold }) },
     );
     // No fork can follow in this process: no snapshots.
     const options = { role: 'replay', signal: ctx.signal, snapshots: false } as const;

@@ -27,7 +27,8 @@ const USAGE = `usage: swe-workbench run --task TASK.json --policy-url URL --mode
 Runs the agent live: each action comes from the policy at URL (vLLM, SGLang or any
 OpenAI-compatible server) and runs in a container of the task's image. With --fork, the first
 N steps of TRAJ (steps 1..N) are replayed first and the policy continues from there.
-TASK.json: {"image", "repo" (host folder, relative to the task file), "repoPath"?, "baseCommit"?,
+TASK.json: {"image", "repo" (host folder, relative to the task file), "repoPath"? (default: the
+forked recording's, else the scaffold's: /app for terminus-2, else /repo), "baseCommit"?,
 "problemStatement" or "spec", "instanceId"?, "bundles"?, "testCommand"?, "systemPrompt"?}
 --scaffold: the scaffold the agent runs in, NAME or NAME@VERSION (${knownScaffolds().join(', ')};
 default: the forked recording's, else swe-agent), or a reply format of SWE-agent's tools
@@ -40,7 +41,7 @@ export const TaskFileSchema = z
   .strictObject({
     image: z.string().min(1),
     repo: z.string().min(1),
-    repoPath: z.string().startsWith('/').default('/repo'),
+    repoPath: z.string().startsWith('/').optional(),
     baseCommit: z
       .string()
       .regex(/^[0-9a-f]{7,40}$/, 'expected a commit sha (7 to 40 hex digits)')
@@ -92,7 +93,7 @@ export function runRequest(
     ...(options.fork ? { recording: { trajectory: options.fork.trajectory, ref: options.fork.ref }, at: options.fork.at } : {}),
     image: task.image,
     repoDir: task.repo,
-    repoPath: task.repoPath,
+    ...(task.repoPath !== undefined ? { repoPath: task.repoPath } : {}),
     ...(task.bundles ? { bundles: { names: task.bundles, file: taskFile, where: '$.bundles' } } : {}),
     task: defined({ instanceId: task.instanceId, baseCommit: task.baseCommit, problemStatement: task.problemStatement ?? task.spec }),
     ...defined({

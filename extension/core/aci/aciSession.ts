@@ -138,6 +138,27 @@ export class AciSession {
     return next;
   }
 
+  /**
+   * Ends a step whose calls have run: the observation the tools make once for the whole step, for
+   * families that make one (core/scaffolds/terminus-2), else undefined.
+   */
+  endStep(signal?: AbortSignal, feedback?: string): Promise<AciStepResult | undefined> {
+    const next = this.queue.then(async (): Promise<AciStepResult | undefined> => {
+      throwIfAborted(signal);
+      const ctx: ToolContext = { sandbox: this.sandbox, state: this.state, config: this.config, ...(signal ? { signal } : {}) };
+      const result = await this.tools.endStep(ctx, feedback);
+      if (!result) return undefined;
+      return {
+        observation: this.present ? this.present(result) : result.observation,
+        exitCode: result.exitCode,
+        state: this.stepState(),
+        ...(result.submission !== undefined ? { submission: result.submission } : {}),
+      };
+    });
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
   private async runNow(action: ParsedAction, signal: AbortSignal | undefined): Promise<AciStepResult> {
     throwIfAborted(signal);
     const tool = this.tools.get(action.tool);

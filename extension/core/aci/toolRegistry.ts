@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { coerceArguments, parseCommandText, validateArguments, type ParseResult } from '../parsing/commandSyntax';
-import type { ToolDefinition } from './toolDefinition';
+import type { ToolContext, ToolDefinition, ToolResult } from './toolDefinition';
 import { extractXmlFunctionCalls } from '../parsing/xmlFunctionCall';
 
 /** One entry of the `tools` list of an OpenAI chat-completions request. */
@@ -81,6 +81,15 @@ export class ToolSet {
 
   get(name: string): ToolDefinition | undefined {
     return this.tools.get(name);
+  }
+
+  /**
+   * The step's observation, for a family that reads it once after all of a step's calls
+   * (Terminus-2 reads the terminal after its keystrokes); `feedback` is what the family's parser
+   * said about the reply. Undefined for families whose calls each give their own.
+   */
+  endStep(_ctx: ToolContext, _feedback?: string): Promise<ToolResult | undefined> {
+    return Promise.resolve(undefined);
   }
 
   /** SWE-agent command syntax (`open "a.py" 20`, `edit 3:5\n...\nend_of_edit`, or any shell command). */

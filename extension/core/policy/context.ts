@@ -28,8 +28,9 @@ export function foldedObservation(observation: string): string {
 }
 
 export function buildMessages(steps: readonly Step[], options: ContextOptions): ChatMessage[] {
+  // A scaffold without a system prompt (Terminus-2) starts the chat with the user's message.
   const messages: ChatMessage[] = [
-    { role: 'system', content: options.systemPrompt },
+    ...(options.systemPrompt === '' ? [] : [{ role: 'system' as const, content: options.systemPrompt }]),
     { role: 'user', content: options.instructions },
   ];
   const keepFrom = options.observationWindow === undefined ? 0 : steps.length - options.observationWindow;

@@ -20,6 +20,8 @@ export interface ParsedReply {
   /** Why the reply could not be read; `errorMessage` is what the model is told. */
   formatError?: string;
   errorMessage?: string;
+  /** What the scaffold tells the model about its reply besides the result (Terminus-2's parser warnings). */
+  feedback?: string;
 }
 
 type ActionSyntax = Pick<ToolSet, 'parseCommand' | 'parseFunctionCall' | 'parseXmlFunctionCall'>;

@@ -9,8 +9,9 @@ import { r2eGymFamily } from './r2e-gym';
 import { SCAFFOLD_NAMES, type Scaffold, type ScaffoldChoice, type ScaffoldFamily, type ScaffoldName } from './scaffold';
 import { sweAgentFamily } from './swe-agent';
 import { LATEST_SWE_AGENT_VERSION } from '../aci/sweAgentVersion';
+import { terminus2Family } from './terminus-2';
 
-const SCAFFOLD_FAMILIES: readonly ScaffoldFamily[] = [sweAgentFamily, miniSweAgentFamily, r2eGymFamily, openHandsFamily];
+const SCAFFOLD_FAMILIES: readonly ScaffoldFamily[] = [sweAgentFamily, miniSweAgentFamily, r2eGymFamily, openHandsFamily, terminus2Family];
 
 function family(name: ScaffoldName): ScaffoldFamily {
   return SCAFFOLD_FAMILIES.find((f) => f.name === name)!;

@@ -12,13 +12,13 @@ import type { ParsedReply } from '../policy/scaffolds';
 import type { Sandbox } from '../runtime/sandbox';
 import type { ShellStartup } from '../runtime/shellSession';
 import type { TaskStatement } from './swe-agent/agentPrompts';
-import type { Step, Trajectory } from '../trajectory/model';
+import type { Action, Step, Trajectory } from '../trajectory/model';
 
-export const SCAFFOLD_NAMES = ['swe-agent', 'mini-swe-agent', 'r2e-gym', 'openhands'] as const;
+export const SCAFFOLD_NAMES = ['swe-agent', 'mini-swe-agent', 'r2e-gym', 'openhands', 'terminus-2'] as const;
 export type ScaffoldName = (typeof SCAFFOLD_NAMES)[number];
 
 /** How a model writes its action in a reply. */
-type ReplyFormat = 'function_calling' | 'thought_action' | 'xml_function_calling' | 'bash_block';
+type ReplyFormat = 'function_calling' | 'thought_action' | 'xml_function_calling' | 'bash_block' | 'terminus_json' | 'terminus_xml';
 
 /** One scaffold at one version, bound to a recording's settings (or a live run's defaults). */
 export interface Scaffold {
@@ -51,6 +51,27 @@ export interface Scaffold {
   readonly context: { observationTemplate: string; assistantText?: (step: Step) => string };
   /** The system prompt and first user message for a live run without a recording to continue. */
   prompts(task: TaskStatement): { system: string; instructions: string };
+  /** The first user message as a live policy is first given it, once the sandbox has started (Terminus-2 fills in the first screen). */
+  liveInstructions?(instructions: string): string;
+  /** Where the task's files are when neither the recording nor the request says (Harbor's tasks: `/app`). */
+  readonly defaultRepoPath?: string;
+  /** Normalisers (core/session/divergence) a replay of this scaffold's recordings uses besides the default ones, first. */
+  readonly normalisers?: readonly string[];
+}
+
+/**
+ * How a family replays a recorded step its own way (the tool set's `readRecorded`, when it has
+ * one): what runs, a step that runs nothing, or a reply that could not be read.
+ */
+export interface RecordedStepReading {
+  action: Action;
+  calls?: Action[];
+  formatError?: string;
+  errorMessage?: string;
+  /** The step is shown but runs nothing and is not compared (a turn that was not the agent's action). */
+  runsNothing?: boolean;
+  /** What the scaffold told the model about the reply besides its result (Terminus-2's parser warnings). */
+  feedback?: string;
 }
 
 /** Which scaffold a recording was made with, and why we think so (shown to the person). */

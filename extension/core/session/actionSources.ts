@@ -8,7 +8,7 @@ import type { PolicyClient, RetryRecord } from '../policy/policyClient';
 import { buildMessages, type ContextOptions } from '../policy/context';
 import { samplingFlags } from '../policy/samplingFlags';
 import { parseReply, type Scaffold as ReplyFormat } from '../policy/scaffolds';
-import type { Scaffold } from '../scaffolds/scaffold';
+import type { RecordedStepReading, Scaffold } from '../scaffolds/scaffold';
 import type { ToolSet } from '../aci/toolRegistry';
 import type { Action, Step, TokenLogprob, TokenUsage } from '../trajectory/model';
 
@@ -28,7 +28,17 @@ export interface NextAction {
   flags?: string[];
   /** The recorded step this action replays, to compare the new observation with. */
   recorded?: Step;
+  /** Shown as recorded, run nothing and compared with nothing: a turn that was not the agent's action (an ATIF system or user step). */
+  runsNothing?: boolean;
+  /** What the scaffold tells the model about the reply besides the result (Terminus-2's parser warnings). */
+  feedback?: string;
 }
+
+/** Flags of recorded steps that are not the agent's actions: a replay shows them and runs nothing. */
+const NOT_ACTIONS = new Set(['atif-system', 'atif-user']);
+
+/** A tool set that reads some recorded steps its own way (core/scaffolds/terminus-2). */
+type RecordedStepReader = Pick<ToolSet, 'parseCommand' | 'parseFunctionCall'> & { readRecorded?(step: Step): RecordedStepReading | undefined };
 
 export interface ActionSource {
   readonly kind: 'recording' | 'policy' | 'person';
@@ -56,7 +66,7 @@ export class RecordingSource implements ActionSource {
 
   constructor(
     private readonly steps: readonly Step[],
-    private readonly tools: Pick<ToolSet, 'parseCommand' | 'parseFunctionCall'>,
+    private readonly tools: RecordedStepReader,
     private readonly until = Number.POSITIVE_INFINITY,
   ) {}
 
@@ -72,6 +82,10 @@ export class RecordingSource implements ActionSource {
       ...(step.tokenIds ? { tokenIds: step.tokenIds } : {}),
       ...(step.sampling ? { sampling: step.sampling } : {}),
     };
+    if (step.flags?.some((f) => NOT_ACTIONS.has(f)))
+      return { ...base, action: step.action, runsNothing: true, flags: step.flags.filter((f) => NOT_ACTIONS.has(f)) };
+    const read = this.tools.readRecorded?.(step);
+    if (read) return { ...base, ...read };
     if (step.formatError !== undefined) return { ...base, action: step.action, formatError: step.formatError, errorMessage: step.observation };
     // An importer that could not name the tool keeps the raw text; read it with the session's tools.
     if (step.action.tool === null) return { ...typedAction(step.action.raw, this.tools, step.thought), ...base };
@@ -97,6 +111,7 @@ function contextOptions(options: PolicySourceOptions): ContextOptions {
     scaffold.replyFormat === 'function_calling' ? 'function_calling' : scaffold.replyFormat === 'thought_action' ? 'thought_action' : 'xml_function_calling';
   return {
     ...options,
+    ...(scaffold.liveInstructions ? { instructions: scaffold.liveInstructions(options.instructions) } : {}),
     scaffold: format,
     observationTemplate: options.observationTemplate ?? scaffold.context.observationTemplate,
     ...(scaffold.context.assistantText ? { assistantText: scaffold.context.assistantText } : {}),

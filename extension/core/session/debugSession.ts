@@ -326,12 +326,21 @@ export class DebugSession {
     if (next.tokenIds) step.tokenIds = next.tokenIds;
     if (next.sampling) step.sampling = next.sampling;
     const flags = [...(next.flags ?? [])];
+    if (next.runsNothing) {
+      step.observation = next.recorded?.observation ?? '';
+      if (flags.length > 0) step.flags = flags;
+      return { step };
+    }
     if (next.formatError !== undefined) {
       step.formatError = next.formatError;
       step.observation = next.errorMessage ?? next.formatError;
     } else {
       const started = performance.now();
-      const executed = await this.options.aci.run({ tool: next.action.tool ?? '', args: next.action.args }, this.signal);
+      // A reply without a command (Terminus-2's empty batch) runs no tool; the step's end still reads the terminal.
+      const executed =
+        next.action.tool === null
+          ? { observation: '', exitCode: 0, state: this.options.aci.stepState() }
+          : await this.options.aci.run({ tool: next.action.tool, args: next.action.args }, this.signal);
       step.observation = executed.observation;
       step.exitCode = executed.exitCode;
       if (next.calls && next.calls.length > 1) {
@@ -346,6 +355,15 @@ export class DebugSession {
         }
         step.calls = calls;
         step.observation = joinObservations(calls.map((c) => c.observation).filter((o) => o !== ''));
+      }
+      const ended = await this.options.aci.endStep(this.signal, next.feedback);
+      if (ended) {
+        step.observation = ended.observation;
+        // One observation for the whole batch: it belongs to the first call, as Harbor records it.
+        if (step.calls?.[0]) step.calls[0].observation = ended.observation;
+        step.exitCode = ended.exitCode;
+        flags.push(...observationFlags(ended.observation, ended.exitCode));
+        if (ended.submission !== undefined) this.submission = ended.submission;
       }
       step.executionTime = (performance.now() - started) / 1000;
       step.state = { openFile: executed.state.open_file, workingDir: executed.state.working_dir };

@@ -14,7 +14,17 @@ export interface Normaliser {
   apply(text: string): string;
 }
 
-export const NORMALISER_NAMES = ['line-endings', 'ansi', 'trailing-whitespace', 'timings', 'temp-paths', 'pids', 'git-hashes'] as const;
+export const NORMALISER_NAMES = [
+  'line-endings',
+  'ansi',
+  'trailing-whitespace',
+  'timings',
+  'temp-paths',
+  'pids',
+  'git-hashes',
+  'container-host',
+  'harbor-screen',
+] as const;
 export type NormaliserName = (typeof NORMALISER_NAMES)[number];
 
 export const NORMALISERS: Record<NormaliserName, Normaliser> = {
@@ -58,6 +68,26 @@ export const NORMALISERS: Record<NormaliserName, Normaliser> = {
       "abbreviated git hashes (`index 27ddd68..18b6bed`, `a1b2c3d fix`): git picks their length (7 to 12 digits) from the repository's size, so another copy of the repository can print them longer",
     environment: true,
     apply: (t) => t.replace(/\b[0-9a-f]{7,12}\b(?=\.\.|\s|$)/gm, (hash) => (/[a-f]/.test(hash) && /\d/.test(hash) ? '<hash>' : hash)),
+  },
+  'container-host': {
+    name: 'container-host',
+    forgives:
+      "the container's host name in a shell prompt (`root@3f9c2a1b7d4e:/app#`): Docker names a container's host after its id, and Harbor's recordings write it `CONTAINER_ID`",
+    environment: true,
+    apply: (t) => t.replace(/\b([a-z_][\w-]*)@(?:[0-9a-f]{12}|CONTAINER_ID):/g, '$1@<host>:'),
+  },
+  'harbor-screen': {
+    name: 'harbor-screen',
+    forgives:
+      "what Harbor's own recordings normalise away in a terminal's output (its test suite rewrites them so): an idle prompt before blank lines, bash's job-control warnings, the blank lines after `New Terminal Output:`, and runs of blank lines",
+    environment: true,
+    apply: (t) =>
+      t
+        .replace(/\b[\w.-]+@[^\s:@]+:[^\s]*[#$]\n\n+/g, '\n\n')
+        .replace(/bash: cannot set terminal process group \(-?\d+\): Inappropriate ioctl for device\n/g, '')
+        .replace(/bash: no job control in this shell\n/g, '')
+        .replace(/New Terminal Output:\n+/g, 'New Terminal Output:\n\n')
+        .replace(/\n{3,}/g, '\n\n'),
   },
 };
 

@@ -28,7 +28,7 @@ import { PersonSource, PolicySource, RecordingSource, type ActionSource } from '
 import type { Breakpoint } from './breakpoints';
 import { replaySettings, startContainerSession } from './containerSession';
 import { DebugSession } from './debugSession';
-import { DEFAULT_NORMALISERS, type NormaliserName } from './divergence';
+import { DEFAULT_NORMALISERS, NORMALISER_NAMES, type NormaliserName } from './divergence';
 import { forkOf } from './fork';
 import { forkSnapshots, SessionSnapshots, type SnapshotKeeper } from './forkSnapshots';
 
@@ -128,6 +128,11 @@ function scaffoldFor(request: LaunchRequest, recording: Trajectory | undefined):
   }
 }
 
+/** The normalisers a scaffold's replays use besides the default ones (Harbor's recordings: the host name, the screen's idle prompt). */
+function scaffoldNormalisers(scaffold: Scaffold): NormaliserName[] {
+  return (scaffold.normalisers ?? []).filter((n): n is NormaliserName => (NORMALISER_NAMES as readonly string[]).includes(n));
+}
+
 /** Decides how a session runs; throws an `InputError` naming the recording or the option at fault. */
 export function planSession(request: LaunchRequest): SessionPlan {
   const { mode } = request;
@@ -149,7 +154,7 @@ export function planSession(request: LaunchRequest): SessionPlan {
   } catch (error) {
     throw new InputError(request.recording?.ref, undefined, errorText(error));
   }
-  const repoPath = request.repoPath ?? settings?.repoPath ?? '/repo';
+  const repoPath = request.repoPath ?? settings?.repoPath ?? scaffold.defaultRepoPath ?? '/repo';
   const baseCommit = request.baseCommit ?? settings?.baseCommit;
   const task: Task = { ...recording?.task, ...defined(request.task ?? {}), image: request.image, repoPath, ...(baseCommit ? { baseCommit } : {}) };
   const prompts = scaffold.prompts({ repoPath, problemStatement: task.problemStatement ?? '' });
@@ -201,7 +206,7 @@ export function planSession(request: LaunchRequest): SessionPlan {
     instructions,
     task,
     meta,
-    normalisers: request.normalisers ?? DEFAULT_NORMALISERS,
+    normalisers: request.normalisers ?? [...scaffoldNormalisers(scaffold), ...DEFAULT_NORMALISERS],
     breakpoints: request.breakpoints ?? [],
     ...defined({ maxSteps: request.maxSteps, testCommand: request.testCommand }),
   };
@@ -378,6 +383,9 @@ export async function startSession(plan: SessionPlan, options: StartOptions, res
           options.snapshots?.differential !== false,
           options.snapshots?.differential ? 0 : undefined,
         );
+  // Some first prompts are known only now (Terminus-2 shows the first screen): the new recording keeps it as the policy reads it.
+  const { liveInstructions } = plan.scaffold;
+  const startedMeta = meta.instructions !== undefined && liveInstructions ? { ...meta, instructions: liveInstructions(meta.instructions) } : meta;
   const debug = new DebugSession({
     aci,
     sources,
@@ -385,7 +393,7 @@ export async function startSession(plan: SessionPlan, options: StartOptions, res
     ...(snapshots ? { snapshots } : {}),
     ...(snapshots && options.snapshots && options.snapshots.keeper ? { keeper: options.snapshots.keeper } : {}),
     task: plan.task,
-    meta,
+    meta: startedMeta,
     breakpoints: plan.breakpoints,
     normalisers: plan.normalisers,
     ...defined({ maxSteps: plan.maxSteps, testCommand: plan.testCommand, signal: options.signal }),

@@ -50,7 +50,12 @@ function messageListFormat(list: Json[]): TrajectoryFormat {
   return !callsTools && fenced ? 'mini-swe-agent' : 'openai-messages';
 }
 
+/** ATIF names its version (`ATIF-v1.6`); Harbor's models let it be left out, so a session, an agent and steps say it too. */
+const isAtif = (o: Json) =>
+  (typeof o.schema_version === 'string' && o.schema_version.startsWith('ATIF-')) || (Array.isArray(o.steps) && isObject(o.agent) && 'session_id' in o);
+
 function objectFormat(o: Json): TrajectoryFormat | undefined {
+  if (isAtif(o)) return 'atif';
   if (typeof o.trajectory_format === 'string' && o.trajectory_format.startsWith('mini-swe-agent')) return 'mini-swe-agent';
   if (Array.isArray(o.trajectory_steps)) return 'r2e-gym';
   if (Array.isArray(o.history) && isEventList(o.history)) return 'openhands';

@@ -59,7 +59,22 @@ export function parseInput<S extends z.ZodType>(
 ): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+  const issue = telling(result.error.issues[0]!);
+  const keys = issue.code === 'unrecognized_keys' ? issue.keys.slice(0, 1) : [];
+  const path = [...issue.path, ...keys].filter((p): p is string | number => typeof p !== 'symbol');
   throw new InputError(file, jsonPath([...basePath, ...path]), problemOf(issue, valueAt(value, issue.path)));
+}
+
+const isRootTypeIssue = (issue: Issue) => issue.path.length === 0 && issue.code === 'invalid_type';
+
+/**
+ * A union whose value has the type of exactly one branch (an array where a string or an array
+ * of parts will do) failed inside that branch: that branch's issue says what is wrong and where.
+ */
+function telling(issue: Issue): Issue {
+  if (issue.code !== 'invalid_union') return issue;
+  const matched = issue.errors.filter((branch) => branch.length > 0 && !branch.every(isRootTypeIssue));
+  if (matched.length !== 1) return issue;
+  const inner = matched[0]![0]!;
+  return telling({ ...inner, path: [...issue.path, ...inner.path] } as Issue);
 }

@@ -15,6 +15,7 @@ import { importRllm } from './importers/rllm';
 import { importSkyRl } from './importers/skyrl';
 import { importOpenAiMessages } from './importers/openaiMessages';
 import { importCanonical } from './importers/canonical';
+import { importAtif } from './importers/atif';
 
 const IMPORTERS: Record<TrajectoryFormat, (value: unknown, ctx: ImportContext) => Trajectory> = {
   'swe-agent': importSweAgent,
@@ -24,6 +25,7 @@ const IMPORTERS: Record<TrajectoryFormat, (value: unknown, ctx: ImportContext) =
   rllm: importRllm,
   skyrl: importSkyRl,
   'openai-messages': importOpenAiMessages,
+  atif: importAtif,
   canonical: importCanonical,
 };
 

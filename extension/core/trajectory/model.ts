@@ -6,7 +6,7 @@ import { z } from 'zod';
  * observation it got.
  */
 
-export const TRAJECTORY_FORMATS = ['swe-agent', 'mini-swe-agent', 'openhands', 'r2e-gym', 'rllm', 'skyrl', 'openai-messages', 'canonical'] as const;
+export const TRAJECTORY_FORMATS = ['swe-agent', 'mini-swe-agent', 'openhands', 'r2e-gym', 'rllm', 'skyrl', 'openai-messages', 'atif', 'canonical'] as const;
 export const TrajectoryFormatSchema = z.enum(TRAJECTORY_FORMATS);
 export type TrajectoryFormat = z.infer<typeof TrajectoryFormatSchema>;
 
@@ -42,6 +42,8 @@ const TokenUsageSchema = z.object({
   prompt: z.number().optional(),
   completion: z.number().optional(),
   total: z.number().optional(),
+  /** What the call cost in US dollars, when the recording says (ATIF's per-step `cost_usd`). */
+  costUsd: z.number().optional(),
 });
 export type TokenUsage = z.infer<typeof TokenUsageSchema>;
 

@@ -39,6 +39,12 @@ describe('recording source', () => {
     assert.deepEqual([next?.formatError, next?.errorMessage], ['no command', 'Your output was not formatted correctly.']);
   });
 
+  test('an ATIF system or user turn in the middle of a run is shown as recorded and runs nothing, whatever the scaffold', async () => {
+    const turns = [aStep({ index: 0, thought: 'Performed context summarization.', observation: '[subagent trajectory]', flags: ['atif-system', 'edited'] })];
+    const next = await new RecordingSource(turns, tools).next([]);
+    assert.deepEqual([next?.runsNothing, next?.flags, next?.formatError], [true, ['atif-system'], undefined]);
+  });
+
   test('stops at the end of the recording, or before `until`', async () => {
     assert.equal(await new RecordingSource(steps, tools).next(steps), undefined);
     assert.equal(await new RecordingSource(steps, tools, 2).next(steps.slice(0, 2)), undefined);

@@ -42,7 +42,7 @@ describe('located errors', () => {
     const err = await failure(loadTrajectory(file));
     assert.equal(
       err.message,
-      `${file}: $: not a trajectory: it looks like an npm package.json; tried swe-agent, mini-swe-agent, openhands, r2e-gym, rllm, skyrl, openai-messages, canonical`,
+      `${file}: $: not a trajectory: it looks like an npm package.json; tried swe-agent, mini-swe-agent, openhands, r2e-gym, rllm, skyrl, openai-messages, atif, canonical`,
     );
   });
 

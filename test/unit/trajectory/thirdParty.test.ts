@@ -174,7 +174,7 @@ describe('files that are not trajectories', () => {
     thirdPartyFiles.test(`${file} is refused as ${looksLike}`, async () => {
       await assert.rejects(loadTrajectory(thirdParty(file)), (err: Error) => {
         assert.ok(err.message.startsWith(`${thirdParty(file)}: $: not a trajectory: it looks like ${looksLike}`), err.message);
-        assert.match(err.message, /tried swe-agent, mini-swe-agent, openhands, r2e-gym, rllm, skyrl, openai-messages, canonical$/);
+        assert.match(err.message, /tried swe-agent, mini-swe-agent, openhands, r2e-gym, rllm, skyrl, openai-messages, atif, canonical$/);
         return true;
       });
     });

@@ -12,7 +12,7 @@ import type { RewardShown } from '../reward/activateReward';
 import { SECTION, configuredPath, recipeCatalog } from '../settings';
 import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
 import { openRollout, type OpenedRollout } from './openRollout';
-import { InstanceCatalog, patchSourceOf, rewardSourcesOf, rolloutFile } from './rolloutEvidence';
+import { InstanceCatalog, patchSourceOf, rewardSourcesOf, rolloutAt, rolloutFile } from './rolloutEvidence';
 import { withRecord } from '../trajectory/trajectoryDocument';
 import { ROLLOUTS_TABLE_VIEW, RolloutsTablePanel } from './rolloutsTablePanel';
 import { RolloutsSource } from './rolloutFolder';
@@ -31,6 +31,8 @@ export interface RolloutsApi {
   requestTable(message: unknown): Promise<ResponseMessage | undefined>;
   /** Restores a table panel from the state its webview saved, as a window reload does. */
   restoreTable(panel: vscode.WebviewPanel, state: unknown): Promise<void>;
+  /** The indexed folder's rollout a trajectory file (a JSONL file's 0-based record) is, if any: the compare view grades with it. */
+  rolloutAt(file: string, record: number | undefined): Promise<Rollout | undefined>;
 }
 
 /** A command's rollout: an id (command links, tests) or the tree node it was invoked on. */
@@ -193,6 +195,10 @@ export function activateRollouts(
     open,
     requestTable: (message) => showTable().messenger.receive(message),
     restoreTable,
+    rolloutAt: async (file, record) => {
+      const index = source.index;
+      return index ? rolloutAt(index.root, index.rollouts, file, record) : undefined;
+    },
   };
   return { disposables, api };
 }

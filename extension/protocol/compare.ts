@@ -15,7 +15,7 @@ const Count = z.int().check(z.nonnegative());
 const CompareRunSchema = z.object({
   /** The column's name, unlike the others': the rollout's attempt, else the file's name (with a folder when names repeat, `#N` for a record of a JSONL file). */
   label: z.string(),
-  /** Below the name: the file (when the name is the attempt) and the format. */
+  /** Below the name: the format, and the file when the name is the attempt. */
   detail: z.string(),
   /** The file's path, shown on hover. */
   path: z.string(),

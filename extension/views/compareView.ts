@@ -53,7 +53,7 @@ function runView(run: LoadedRun, name: string, byAttempt: boolean): CompareRun {
   const t = run.trajectory;
   return {
     label: byAttempt ? `attempt ${run.rollout!.attempt}` : name,
-    detail: `${byAttempt ? `${name} · ` : ''}${t.format}`,
+    detail: `${t.format}${byAttempt ? ` · ${name}` : ''}`,
     path: run.path,
     format: t.format,
     ...(t.task.instanceId ? { instanceId: t.task.instanceId } : {}),

@@ -193,10 +193,10 @@ describe('comparing runs of one task in code-server', () => {
       assert.equal(await compare.locator('#compare-warning').count(), 0, 'a run whose file names no task does not change the reading');
       assert.deepEqual(await columns(), ['attempt 1', 'attempt 2', 'attempt 3', 'attempt 4']);
       assert.deepEqual(await compare.locator('#compare-outcomes thead th:not(.row-head) .run-detail').allTextContents(), [
-        `attempt_1/…/${W101}.traj · swe-agent`,
-        `attempt_2/…/${W101}.traj · swe-agent`,
-        `attempt_3/…/${W101}.traj.json · mini-swe-agent`,
-        'attempt_4/deepswe.jsonl#1 · r2e-gym',
+        `swe-agent · attempt_1/…/${W101}.traj`,
+        `swe-agent · attempt_2/…/${W101}.traj`,
+        `mini-swe-agent · attempt_3/…/${W101}.traj.json`,
+        'r2e-gym · attempt_4/deepswe.jsonl#1',
       ]);
       assert.deepEqual(await outcome('outcome'), {
         'attempt 1': 'resolved, exit: submitted',

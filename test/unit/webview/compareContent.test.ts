@@ -108,10 +108,10 @@ describe("the compare view of the demo's acme__widgets-101 group", () => {
     assert.deepEqual(
       content.runs.map((r) => [r.label, r.detail]),
       [
-        ['attempt 1', `attempt_1/…/${W101}.traj · swe-agent`],
-        ['attempt 2', `attempt_2/…/${W101}.traj · swe-agent`],
-        ['attempt 3', `attempt_3/…/${W101}.traj.json · mini-swe-agent`],
-        ['attempt 4', 'attempt_4/deepswe.jsonl#1 · r2e-gym'],
+        ['attempt 1', `swe-agent · attempt_1/…/${W101}.traj`],
+        ['attempt 2', `swe-agent · attempt_2/…/${W101}.traj`],
+        ['attempt 3', `mini-swe-agent · attempt_3/…/${W101}.traj.json`],
+        ['attempt 4', 'r2e-gym · attempt_4/deepswe.jsonl#1'],
       ],
     );
     assert.deepEqual(

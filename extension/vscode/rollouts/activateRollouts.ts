@@ -85,9 +85,10 @@ export function activateRollouts(
     if (catalog?.file !== file) catalog = file ? new InstanceCatalog(file) : undefined;
     return catalog;
   };
-  const showReward = async (id: string): Promise<RewardShown | undefined> => {
+  const showReward = async (id: string, recipe?: string): Promise<RewardShown | undefined> => {
     const { root, rollout } = located(id);
-    return vscode.commands.executeCommand<RewardShown | undefined>('sweWorkbench.reward.show', await rewardSourcesOf(root, rollout, instances()));
+    const sources = await rewardSourcesOf(root, rollout, instances());
+    return vscode.commands.executeCommand<RewardShown | undefined>('sweWorkbench.reward.show', recipe ? { ...sources, recipe } : sources);
   };
   const showPatch = async (id: string): Promise<PatchShown | undefined> => {
     const { root, rollout } = located(id);
@@ -122,7 +123,7 @@ export function activateRollouts(
     };
   const actions = {
     open: (r: Rollout) => open(r.id),
-    showReward: async (r: Rollout) => (await reporting('show the reward of', showReward)(r.id)) !== undefined,
+    showReward: async (r: Rollout, recipe?: string) => (await reporting('show the reward of', (id) => showReward(id, recipe))(r.id)) !== undefined,
     showPatch: async (r: Rollout) => (await reporting('show the patch of', showPatch)(r.id)) !== undefined,
     recipes: recipeCatalog,
     goldPatches: async () => {

@@ -13,14 +13,18 @@ import { RUN_FACTS_SHAPE } from './stepper';
 const Count = z.int().check(z.nonnegative());
 
 const CompareRunSchema = z.object({
-  /** The file's name (with `#N` for a record of a JSONL file). */
+  /** The column's name, unlike the others': the rollout's attempt, else the file's name (with a folder when names repeat, `#N` for a record of a JSONL file). */
   label: z.string(),
+  /** Below the name: the format, and the file when the name is the attempt. */
+  detail: z.string(),
   /** The file's path, shown on hover. */
   path: z.string(),
   format: z.string(),
   instanceId: z.optional(z.string()),
   model: z.optional(z.string()),
   stepCount: Count,
+  /** What graded its outcome (resolved or not, as the rollouts table grades the run when it is one of its rows): the evaluation report (relative to the rollouts folder) or `the trajectory`; absent when nothing did. */
+  gradedBy: z.optional(z.string()),
   ...RUN_FACTS_SHAPE,
   /** The final patch as submitted; '' when the run submitted none. */
   patch: z.string(),

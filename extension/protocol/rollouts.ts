@@ -152,8 +152,15 @@ export const rolloutsQuery = requestType('rollouts/query', RolloutQuerySchema, Q
 export const rolloutsRows = requestType('rollouts/rows', RowRangeSchema, z.object({ rows: z.array(RolloutRowSchema), version: Count }));
 const RolloutId = z.object({ id: z.string().check(z.minLength(1)) });
 export const rolloutsOpen = requestType('rollouts/open', RolloutId, z.object({ step: Count }));
-/** Opens the rollout's reward breakdown; shown is false when the host said why in a message instead. */
-export const rolloutsShowReward = requestType('rollouts/showReward', RolloutId, z.object({ shown: z.boolean() }));
+/**
+ * Opens the rollout's reward breakdown, scored with the table's recipe (none: SWE-bench's binary
+ * resolve); shown is false when the host said why in a message instead.
+ */
+export const rolloutsShowReward = requestType(
+  'rollouts/showReward',
+  z.object({ id: z.string().check(z.minLength(1)), recipe: z.optional(z.string().check(z.maxLength(200))) }),
+  z.object({ shown: z.boolean() }),
+);
 /** Opens the rollout's submission (beside the gold patch when known). */
 export const rolloutsShowPatch = requestType('rollouts/showPatch', RolloutId, z.object({ shown: z.boolean() }));
 /** Opens every rollout of the rollout's instance (its group) in the compare view. */
@@ -230,5 +237,7 @@ export const RolloutsUiStateSchema = z.object({
   folder: z.optional(z.string()),
   /** The selected rollout's id. */
   selected: z.optional(z.string()),
+  /** What the filter and search boxes hold, applied or not: a page made again shows every key typed. */
+  typed: z.optional(z.object({ filter: z.string(), search: z.string() })),
 });
 export type RolloutsUiState = z.infer<typeof RolloutsUiStateSchema>;

@@ -1,3 +1,4 @@
+import type { Rollout } from '../core/rollouts/record';
 import { alignRuns, normaliseAction } from '../core/trajectory/alignSteps';
 import type { Trajectory } from '../core/trajectory/model';
 import { outcomeText, runFacts } from '../core/trajectory/runFacts';
@@ -5,20 +6,60 @@ import type { CompareContent, CompareRun } from '../protocol/compare';
 import { toStepSummary } from './stepView';
 
 export interface LoadedRun {
-  label: string;
   path: string;
+  /** The 0-based record of a JSONL file. */
+  record?: number;
   trajectory: Trajectory;
+  /** The run's row in the indexed rollouts folder, when it is one: its attempt and the evidence that graded it. */
+  rollout?: Pick<Rollout, 'attempt' | 'instance' | 'resolved' | 'reward' | 'evaluation'>;
 }
 
-function runView({ label, path, trajectory: t }: LoadedRun): CompareRun {
+/** A file's name, with `#N` (1-based) for a record of a JSONL file. */
+function fileName(parts: readonly string[], record: number | undefined): string {
+  return `${parts.at(-1) ?? ''}${record === undefined ? '' : `#${record + 1}`}`;
+}
+
+/**
+ * Names the runs' files so that no two read alike: the file's name alone when that is enough,
+ * else the first folder where their paths differ before it (`attempt_1/…/x.traj`).
+ */
+function distinctNames(runs: readonly LoadedRun[]): string[] {
+  const paths = runs.map((r) => r.path.split(/[\\/]+/).filter((p) => p !== ''));
+  const names = runs.map((r, i) => fileName(paths[i]!, r.record));
+  if (new Set(names).size === names.length) return names;
+  let shared = 0;
+  while (paths.every((p) => p.length > shared + 1 && p[shared] === paths[0]![shared])) shared++;
+  return runs.map((r, i) => {
+    const rest = paths[i]!.slice(shared);
+    if (rest.length < 2) return names[i]!;
+    return `${rest[0]}/${rest.length > 2 ? '…/' : ''}${names[i]}`;
+  });
+}
+
+/** How the run ended: the verdict the rollouts table shows when the run is one of its rows, else what the trajectory records. */
+function outcomeOf(run: LoadedRun): { outcome: string; gradedBy?: string } {
+  const { outcome } = run.trajectory;
+  const r = run.rollout;
+  if (!r || r.resolved === null)
+    return { outcome: outcomeText(outcome), ...(outcome.resolved !== undefined || outcome.reward !== undefined ? { gradedBy: 'the trajectory' } : {}) };
+  const reward = r.reward !== undefined && r.evaluation === undefined ? ` (reward ${r.reward})` : '';
   return {
-    label,
-    path,
+    outcome: `${r.resolved ? 'resolved' : 'not resolved'}${reward}${outcome.exitStatus ? `, exit: ${outcome.exitStatus}` : ''}`,
+    gradedBy: r.evaluation?.file ?? 'the trajectory',
+  };
+}
+
+function runView(run: LoadedRun, name: string, byAttempt: boolean): CompareRun {
+  const t = run.trajectory;
+  return {
+    label: byAttempt ? `attempt ${run.rollout!.attempt}` : name,
+    detail: `${t.format}${byAttempt ? ` · ${name}` : ''}`,
+    path: run.path,
     format: t.format,
     ...(t.task.instanceId ? { instanceId: t.task.instanceId } : {}),
     ...(t.meta.model ? { model: t.meta.model } : {}),
     stepCount: t.steps.length,
-    outcome: outcomeText(t.outcome),
+    ...outcomeOf(run),
     ...runFacts(t),
     patch: t.outcome.submission?.trim() ? t.outcome.submission : '',
   };
@@ -35,17 +76,17 @@ export function compareContent(runs: readonly LoadedRun[]): CompareContent {
       return { index, kind: s.kind, label: s.label, fullLabel: s.fullLabel, error: s.error };
     }),
   }));
-  const instances = [...new Set(runs.map((r) => r.trajectory.task.instanceId).filter((id): id is string => id !== undefined))];
-  const unnamed = runs.filter((r) => r.trajectory.task.instanceId === undefined).map((r) => r.label);
+  const taskOf = (r: LoadedRun) => r.trajectory.task.instanceId ?? r.rollout?.instance;
+  const instances = [...new Set(runs.map(taskOf).filter((id): id is string => id !== undefined))];
+  // A run that names no task beside runs of one task does not change the reading: only runs of different tasks are warned of.
   const warning =
-    instances.length > 1
-      ? `These runs are of different tasks (${instances.join(', ')}): the alignment compares actions, not outcomes on one task.`
-      : unnamed.length > 0 && instances.length === 1
-        ? `${unnamed.join(', ')} ${unnamed.length === 1 ? 'does' : 'do'} not name a task; the others are of ${instances[0]}.`
-        : undefined;
+    instances.length > 1 ? `These runs are of different tasks (${instances.join(', ')}): the alignment compares actions, not outcomes on one task.` : undefined;
+  const attempts = runs.map((r) => r.rollout?.attempt);
+  const byAttempt = attempts.every((a) => a !== undefined) && new Set(attempts).size === runs.length && instances.length === 1;
+  const names = distinctNames(runs);
   return {
     title: instances.length === 1 ? `Compare ${runs.length} runs of ${instances[0]}` : `Compare ${runs.length} runs`,
-    runs: runs.map(runView),
+    runs: runs.map((r, i) => runView(r, names[i]!, byAttempt)),
     rows,
     firstDivergence: alignment.firstDivergence,
     ...(warning ? { warning } : {}),

@@ -51,7 +51,7 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
     context.subscriptions.push(...session.disposables);
     context.subscriptions.push(new ReplayCompareViews(context, log, session.api.controller));
     context.subscriptions.push(...activatePatch(context, log));
-    context.subscriptions.push(...activateCompare(context, log, trajectoryEditor.api));
+    context.subscriptions.push(...activateCompare(context, log, trajectoryEditor.api, rollouts.api.rolloutAt));
     context.subscriptions.push(...activateReward(context, log));
     useSessionChoices(session.api.choices);
     context.subscriptions.push(...activateBugs(context, log, () => session.api.controller.current));

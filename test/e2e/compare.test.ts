@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { launchBrowser, launchBrowserOn, webviewFrame } from '../helpers/browser';
 import { THEMES, runCommand, setTheme, waitForExtension } from '../helpers/workbench';
 import { thirdPartyFolder } from '../helpers/sharedFolder';
+import { W101, writeTrainingRun } from '../fixtures/rollouts/trainingRun';
 
 /** The recordings these tests open were written by other projects (../shared/fixtures/third-party). */
 const thirdParty = thirdPartyFolder();
@@ -39,6 +41,9 @@ describe('comparing runs of one task in code-server', () => {
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
   let page: Page;
   let compare: Frame;
+  /** The demo's training run (3 instances x 4 attempts in three formats), the rollouts folder of these tests. */
+  let trainingRun: string | undefined;
+  let originalSettings: string | undefined;
 
   /** Selects the three runs in the explorer: a click (which opens the first in the stepper), then Ctrl+clicks. */
   async function selectRuns(): Promise<void> {
@@ -86,9 +91,29 @@ describe('comparing runs of one task in code-server', () => {
     }
   }
 
+  /**
+   * The demo's way to the acme__widgets-101 group: the rollouts table, its attempt-1 row, and
+   * Compare Group in the row's details.
+   */
+  async function compareGroupFromTable(): Promise<Frame> {
+    await runCommand(page, 'SWE Workbench: Show Rollouts Table');
+    const table = await webviewFrame(page, '#viewport', 60_000);
+    const input = table.locator('#filter input');
+    await input.fill(`instance=${W101} and attempt=1`);
+    await input.press('Enter');
+    await table.locator('#row-count', { hasText: /^1 of \d+ rollouts$/ }).waitFor({ timeout: 60_000 });
+    await table.locator('.rollout-row[data-index="0"][data-id]').click();
+    await table.locator('#details [data-action="compare"]').click();
+    return webviewFrame(page, '#compare-title', 60_000);
+  }
+
   thirdParty.before(async () => {
     assert.ok(url && workspace && settingsFile && out, 'run through scripts/run-vscode-tests.mjs e2e');
     writeFork(path.join(workspace, FORK));
+    trainingRun = mkdtempSync(path.join(tmpdir(), 'swe-workbench-compare-run-'));
+    writeTrainingRun(trainingRun);
+    originalSettings = readFileSync(settingsFile, 'utf8');
+    writeFileSync(settingsFile, JSON.stringify({ ...(JSON.parse(originalSettings) as object), 'sweWorkbench.rollouts.folder': trainingRun }, null, 2));
     browser = await launchBrowserOn(url, workspace);
     page = browser.page;
     await waitForExtension(page);
@@ -100,10 +125,12 @@ describe('comparing runs of one task in code-server', () => {
 
   thirdParty.after(async () => {
     await browser?.close();
+    if (originalSettings !== undefined) writeFileSync(settingsFile!, originalSettings);
+    if (trainingRun) rmSync(trainingRun, { recursive: true, force: true });
   });
 
   /** The runs' columns in the order the explorer handed them over. */
-  const columns = () => compare.locator('#compare-outcomes thead th:not(.row-head)').allTextContents();
+  const columns = () => compare.locator('#compare-outcomes thead th:not(.row-head) .run-name').allTextContents();
   /** Each run's cell of an outcome row, by run name. */
   async function outcome(fact: string): Promise<Record<string, string>> {
     const names = await columns();
@@ -158,6 +185,38 @@ describe('comparing runs of one task in code-server', () => {
     await runCommand(page, 'View: Close All Editors');
   });
 
+  thirdParty.test(
+    "the demo's acme__widgets-101 group: the shared five actions first, parted at row 6, columns told apart, graded as the table grades them",
+    async () => {
+      compare = await compareGroupFromTable();
+      assert.equal(await compare.locator('#compare-title').textContent(), `Compare 4 runs of ${W101}`);
+      assert.equal(await compare.locator('#compare-warning').count(), 0, 'a run whose file names no task does not change the reading');
+      assert.deepEqual(await columns(), ['attempt 1', 'attempt 2', 'attempt 3', 'attempt 4']);
+      assert.deepEqual(await compare.locator('#compare-outcomes thead th:not(.row-head) .run-detail').allTextContents(), [
+        `swe-agent · attempt_1/…/${W101}.traj`,
+        `swe-agent · attempt_2/…/${W101}.traj`,
+        `mini-swe-agent · attempt_3/…/${W101}.traj.json`,
+        'r2e-gym · attempt_4/deepswe.jsonl#1',
+      ]);
+      assert.deepEqual(await outcome('outcome'), {
+        'attempt 1': 'resolved, exit: submitted',
+        'attempt 2': 'not resolved, exit: submitted',
+        'attempt 3': 'not resolved, exit: LimitsExceeded',
+        'attempt 4': 'resolved (reward 1), exit: agent',
+      });
+      assert.match((await outcome('graded'))['attempt 2'] ?? '', /^attempt_2\/logs\/run_evaluation\/.*\/report\.json$/);
+      for (let r = 0; r < 5; r++) assert.equal(await compare.locator(`tr.same[data-row="${r}"] .step-cell`).count(), 4, `row ${r + 1}: every run, one action`);
+      assert.deepEqual(await compare.locator('tr[data-row="0"] .step-label').allTextContents(), Array(4).fill('open "src/widgets/resize.py" 10'));
+      assert.equal(await compare.locator('tr.first-divergence').getAttribute('data-row'), '5');
+      assert.match(
+        (await compare.locator('#compare-summary').textContent()) ?? '',
+        /^the runs part at row 6: attempt 1 \(no step\), attempt 2 step 6, attempt 3 step 6, attempt 4 step 6$/,
+      );
+      await page.screenshot({ path: path.join(out!, 'compare-group.png') });
+      await runCommand(page, 'View: Close All Editors');
+    },
+  );
+
   thirdParty.test('is readable in the dark, light and high-contrast themes', async () => {
     for (const theme of Object.keys(THEMES) as (keyof typeof THEMES)[]) {
       await setTheme(page, settingsFile!, theme);
@@ -170,6 +229,17 @@ describe('comparing runs of one task in code-server', () => {
       assert.notEqual(foreground, background, `${theme}: text and background differ`);
       const mark = await compare.locator('#first-divergence td').evaluate((e) => getComputedStyle(e).color);
       assert.notEqual(mark, background, `${theme}: the divergence mark reads against the background`);
+      await runCommand(page, 'View: Close All Editors');
+      compare = await compareGroupFromTable();
+      await compare.locator(`body.${THEMES[theme].webviewClass} #first-divergence`).waitFor({ timeout: 30_000 });
+      assert.equal(await compare.locator('tr.first-divergence').getAttribute('data-row'), '5', `${theme}: the group parts at row 6`);
+      assert.deepEqual(await columns(), ['attempt 1', 'attempt 2', 'attempt 3', 'attempt 4']);
+      await page.screenshot({ path: path.join(out!, `compare-group-${theme}.png`) });
+      const detail = await compare
+        .locator('#compare-outcomes thead .run-detail')
+        .first()
+        .evaluate((e) => getComputedStyle(e).color);
+      assert.notEqual(detail, background, `${theme}: the columns' folder and format read against the background`);
       await runCommand(page, 'View: Close All Editors');
     }
   });

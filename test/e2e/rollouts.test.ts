@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { launchBrowser, webviewFrame } from '../helpers/browser';
 import { writeLargeRolloutRun, type LargeRun } from '../helpers/largeRolloutRun';
 import { THEMES, reloadWindow, runCommand, waitForExtension } from '../helpers/workbench';
-import { FAILING_TEST, G7, W101, W202, makeRolloutFolder } from '../fixtures/rollouts/trainingRun';
+import { FAILING_TEST, G7, S3, W101, W202, makeRolloutFolder, writeTrainingRun } from '../fixtures/rollouts/trainingRun';
 import { thirdPartyFolder } from '../helpers/sharedFolder';
 
 /** The folder holds every third-party fixture beside the generated run (makeRolloutFolder). */
@@ -23,6 +24,8 @@ describe('the rollouts table in code-server', () => {
   let table: Frame;
   let small: ReturnType<typeof makeRolloutFolder>;
   let large: LargeRun;
+  /** The demo's training run alone (3 instances x 4 attempts, 3 rLLM episodes): 15 rollouts in 4 groups. */
+  let demoRun: string;
   let originalSettings: string;
 
   const rowCount = () => table.locator('#row-count').textContent();
@@ -74,6 +77,8 @@ describe('the rollouts table in code-server', () => {
     originalSettings = readFileSync(settingsFile, 'utf8');
     small = makeRolloutFolder();
     large = writeLargeRolloutRun();
+    demoRun = mkdtempSync(path.join(tmpdir(), 'swe-workbench-demo-run-'));
+    writeTrainingRun(demoRun);
     browser = await launchBrowser();
     page = browser.page;
     await showFolder(small.root).catch(async (error: unknown) => {
@@ -87,6 +92,7 @@ describe('the rollouts table in code-server', () => {
     if (originalSettings !== undefined) writeFileSync(settingsFile!, originalSettings);
     small?.cleanup();
     large?.cleanup();
+    if (demoRun) rmSync(demoRun, { recursive: true, force: true });
   });
 
   thirdParty.test('lists every rollout of the folder with its group statistics', async () => {
@@ -345,5 +351,124 @@ describe('the rollouts table in code-server', () => {
         .evaluate((e) => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]);
       assert.notEqual(button, pane, `${theme}: the details pane's buttons are readable`);
     }
+  });
+
+  /**
+   * Each header's text lies inside its own cell (nothing cut, nothing under the next column),
+   * for the columns in view; the head scrolls sideways with the rows.
+   */
+  async function headerProblems(): Promise<string[]> {
+    return table.locator('.table-head').evaluate((head) => {
+      const scroller = head.parentElement!.getBoundingClientRect();
+      const problems: string[] = [];
+      for (const cell of head.querySelectorAll<HTMLElement>('[role="columnheader"]')) {
+        const box = cell.getBoundingClientRect();
+        if (getComputedStyle(cell).display === 'none' || box.left >= scroller.right) continue;
+        const label = cell.matches('button') ? cell.querySelector('span')! : cell;
+        const range = document.createRange();
+        range.selectNodeContents(label);
+        const text = range.getBoundingClientRect();
+        const name = label.textContent ?? '';
+        if (label.scrollWidth > label.clientWidth + 1) problems.push(`${name}: cut (${label.scrollWidth} > ${label.clientWidth})`);
+        if (text.left < box.left - 0.5 || text.right > box.right + 0.5)
+          problems.push(`${name}: [${text.left}, ${text.right}] outside its cell [${box.left}, ${box.right}]`);
+      }
+      return problems;
+    });
+  }
+
+  /** A row's instance cell: the whole name, and the end that stays in view. */
+  async function instanceCell(id: string): Promise<{ text: string; tail: string; tailShown: boolean }> {
+    return table.locator(`.rollout-row[data-id="${id}"] [data-column="instance"]`).evaluate((cell) => {
+      const tail = cell.querySelector<HTMLElement>('.instance-tail')!;
+      const c = cell.getBoundingClientRect();
+      const t = tail.getBoundingClientRect();
+      return { text: cell.textContent ?? '', tail: tail.textContent ?? '', tailShown: t.width > 0 && t.left >= c.left && t.right <= c.right + 0.5 };
+    });
+  }
+
+  thirdParty.test('reads at a glance in a narrow window with a recipe, in the dark, light and high-contrast themes', async () => {
+    const size = page.viewportSize();
+    await page.setViewportSize({ width: 1000, height: 800 });
+    try {
+      for (const theme of Object.keys(THEMES) as (keyof typeof THEMES)[]) {
+        await showFolder(demoRun, theme);
+        await waitForCount('15 rollouts');
+        await pick('#recipe', /deepswe v1/);
+        await table.locator('#recipe-stats').waitFor({ timeout: 30_000 });
+        const w101 = `attempt_1/${W101}/${W101}.traj`;
+        const w202 = `attempt_1/${W202}/${W202}.traj`;
+        await table.locator(`.rollout-row[data-id="${w202}"] [data-column="recipe-reward"]`).waitFor({ timeout: 10_000 });
+        await page.screenshot({ path: path.join(out!, `rollouts-narrow-${theme}.png`) });
+        // 101 and 202 read apart: the end of each name is in view, the whole name is the cell's.
+        for (const [id, name, tail] of [
+          [w101, W101, '-101'],
+          [w202, W202, '-202'],
+        ] as const)
+          assert.deepEqual(await instanceCell(id), { text: name, tail, tailShown: true }, `${theme}: ${name}`);
+        assert.deepEqual(await headerProblems(), [], `${theme}: every header reads whole in its own column`);
+        // pass@k says how many groups each k covers: pass@4 has only the two groups of four graded attempts.
+        const passAt = (k: number) => table.locator('#stats span', { hasText: new RegExp(`^pass@${k} `) });
+        assert.equal(await passAt(3).textContent(), 'pass@3 75.0%', `${theme}: pass@3 covers all four groups`);
+        assert.equal(await passAt(4).textContent(), 'pass@4 50.0% (2 of 4 groups)');
+        const tip = await passAt(4).getAttribute('title');
+        assert.equal(tip, 'mean pass@4 over the 2 groups with at least 4 graded attempts (of 4 groups)');
+        // The recipe's columns are there, sideways, with the head in step with the rows.
+        await table.locator('#viewport').evaluate((v) => (v.scrollLeft = v.scrollWidth));
+        await table.waitForFunction(() => {
+          const rows = document.getElementById('viewport')!;
+          return rows.scrollLeft > 0 && Math.abs(document.getElementById('table-head-scroll')!.scrollLeft - rows.scrollLeft) < 1;
+        });
+        const [head, cell] = await Promise.all([
+          table.locator('.table-head [data-column="mask"]').evaluate((e) => e.getBoundingClientRect().left),
+          table.locator(`.rollout-row[data-id="${w202}"] [data-column="mask"]`).evaluate((e) => e.getBoundingClientRect().left),
+        ]);
+        // Within the row's 1px border.
+        assert.ok(Math.abs(head - cell) < 2, `${theme}: the Mask header (${head}) sits over its cells (${cell})`);
+        assert.deepEqual(await headerProblems(), [], `${theme}: scrolled, every header reads whole`);
+      }
+    } finally {
+      if (size) await page.setViewportSize(size);
+    }
+  });
+
+  thirdParty.test('attempts count from 1 in every format; filters take what the columns show; no key typed after Enter is lost', async () => {
+    await showFolder(demoRun);
+    await filter(`instance=${S3}`);
+    await waitForCount('3 of 15 rollouts');
+    await table.locator('.rollout-row[data-index="2"][data-id]').waitFor({ timeout: 10_000 });
+    assert.deepEqual(await cells('attempt'), ['1', '2', '3'], "rLLM's episodes :0 to :2 are attempts 1 to 3");
+    assert.deepEqual(await cells('format'), ['rllm', 'rllm', 'rllm']);
+    await filter('resolved=no');
+    await waitForCount('9 of 15 rollouts');
+    await table.locator('.rollout-row[data-index="8"][data-id]').waitFor({ timeout: 10_000 });
+    assert.equal(await table.locator('#filter-error').isVisible(), false);
+    assert.deepEqual([...new Set(await cells('resolved'))], ['no']);
+    await filter('resolved=—');
+    await waitForCount('1 of 15 rollouts');
+    // A person presses Enter and types on: every key stays in the box, and the next Enter applies them all.
+    const input = table.locator('#filter input');
+    await input.fill('instance~widgets');
+    await input.press('Enter');
+    await page.keyboard.type(' and resolved=yes', { delay: 40 });
+    await waitForCount('8 of 15 rollouts');
+    assert.equal(await input.inputValue(), 'instance~widgets and resolved=yes');
+    await page.keyboard.press('Enter');
+    await waitForCount('2 of 15 rollouts');
+    assert.equal(await input.inputValue(), 'instance~widgets and resolved=yes');
+  });
+
+  thirdParty.test("the Reward Breakdown opens on the table's recipe", async () => {
+    await pick('#recipe', /deepswe v1/);
+    await table.locator('#recipe-stats', { hasText: /^deepswe v1: / }).waitFor({ timeout: 30_000 });
+    await filter(`instance=${W101} and attempt=2`);
+    await waitForCount('1 of \\d+ rollouts');
+    await table.locator('.rollout-row[data-index="0"][data-id]').click();
+    await table.locator('#details [data-action="reward"]').click();
+    const reward = await webviewFrame(page, '#reward-title', 60_000);
+    await reward.locator('#recipe-source').waitFor({ timeout: 30_000 });
+    assert.equal(await reward.locator('#reward-recipe').evaluate((e) => (e as HTMLSelectElement).value), 'deepswe');
+    assert.equal(await reward.locator('#reward-title').textContent(), `Reward: ${W101} #2`);
+    await page.screenshot({ path: path.join(out!, 'rollouts-reward-recipe.png') });
   });
 });

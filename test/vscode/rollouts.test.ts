@@ -235,7 +235,7 @@ describe('the Rollouts view in the extension host', () => {
     const basic = await group('basic');
     assert.deepEqual(
       basic.children.map((c) => c.label),
-      ['#0 not graded'],
+      ['#1 not graded'],
     );
     assert.equal(iconOf(basic.children[0]!), 'question');
   });

@@ -8,6 +8,9 @@ export const COMPARE_CSS = `${PATCH_CSS}
 table.compare { border-collapse: collapse; width: 100%; table-layout: fixed; }
 table.compare th, table.compare td { text-align: left; padding: 2px 8px; border-bottom: 1px solid var(--vscode-panel-border, var(--vscode-contrastBorder, transparent)); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; vertical-align: top; }
 table.compare thead th { color: var(--vscode-descriptionForeground); font-weight: 600; }
+table.compare thead th .run-name, table.compare thead th .run-detail { display: block; overflow: hidden; text-overflow: ellipsis; }
+table.compare thead th .run-name { color: var(--vscode-foreground); }
+table.compare thead th .run-detail { font-weight: normal; }
 table.compare th.row-head { width: 7em; color: var(--vscode-descriptionForeground); font-weight: normal; }
 table.compare td.unknown { color: var(--vscode-descriptionForeground); font-style: italic; }
 .step-cell { display: flex; gap: 6px; align-items: center; cursor: pointer; background: none; border: none; padding: 0; color: inherit; font: inherit; width: 100%; text-align: left; }

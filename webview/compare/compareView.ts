@@ -9,6 +9,7 @@ import { errorText } from '../errorText';
 /** One fact per run, for the outcomes table: its label and how each run reads. */
 const OUTCOME_ROWS: ReadonlyArray<[string, string, (r: CompareRun) => string]> = [
   ['outcome', 'Outcome', (r) => r.outcome],
+  ['graded', 'Graded by', (r) => r.gradedBy ?? UNKNOWN],
   ['steps', 'Steps', (r) => String(r.stepCount)],
   ['cost', 'Cost', (r) => formatCost(r.cost)],
   ['tokens', 'Tokens', (r) => formatTokens(r.tokensIn, r.tokensOut)],
@@ -61,7 +62,12 @@ export class CompareView {
     return el('thead', {}, [
       el('tr', {}, [
         el('th', { className: 'row-head', text: corner }),
-        ...content.runs.map((r) => el('th', { text: r.label, attrs: { title: r.path, scope: 'col' } })),
+        ...content.runs.map((r) =>
+          el('th', { attrs: { title: r.path, scope: 'col' } }, [
+            el('span', { className: 'run-name', text: r.label }),
+            el('span', { className: 'run-detail', text: r.detail }),
+          ]),
+        ),
       ]),
     ]);
   }
@@ -124,7 +130,7 @@ export class CompareView {
 
   private patches(content: CompareContent): HTMLElement {
     const columns = content.runs.map((run) => {
-      const column = el('div', { className: 'patch-column' }, [el('h3', { text: run.label })]);
+      const column = el('div', { className: 'patch-column' }, [el('h3', { text: run.label, attrs: { title: `${run.detail}\n${run.path}` } })]);
       if (run.patch === '') {
         column.append(el('p', { className: 'patch-problem', text: 'This run submitted no patch.' }));
         return column;

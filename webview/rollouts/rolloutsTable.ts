@@ -33,6 +33,7 @@ import {
   NUMERIC_COLUMNS,
   RECIPE_COLUMNS,
   cellText,
+  instanceParts,
   nextSort,
   pagesFor,
   recipeCellText,
@@ -131,6 +132,8 @@ export class RolloutsTable {
   private readonly filterError = el('pre', { attrs: { id: 'filter-error', role: 'alert' } });
   private readonly stats = el('div', { attrs: { id: 'stats', 'aria-label': 'Group statistics' } });
   private readonly head = el('div', { className: 'table-head rollouts-grid', attrs: { role: 'row' } });
+  /** Holds the head; it scrolls sideways with the rows. */
+  private readonly headScroll = el('div', { attrs: { id: 'table-head-scroll' } }, [this.head]);
   private readonly spacer = el('div', { attrs: { id: 'spacer', role: 'rowgroup' } });
   private readonly viewport = el('div', { attrs: { id: 'viewport', tabindex: '0', role: 'grid', 'aria-label': 'Rollouts' } }, [this.spacer]);
   private readonly empty = el('p', { attrs: { id: 'empty' } });
@@ -170,8 +173,8 @@ export class RolloutsTable {
   }
 
   private layout(): void {
-    this.filter.value = this.state.query.filter;
-    this.search.value = this.state.query.search;
+    this.filter.value = this.state.typed?.filter ?? this.state.query.filter;
+    this.search.value = this.state.typed?.search ?? this.state.query.search;
     this.filterError.hidden = true;
     this.renderHead();
     this.root.replaceChildren(
@@ -188,7 +191,7 @@ export class RolloutsTable {
         this.exportBar,
       ]),
       this.stats,
-      this.head,
+      this.headScroll,
       this.viewport,
       this.empty,
       this.details,
@@ -200,6 +203,12 @@ export class RolloutsTable {
     });
     this.filter.addEventListener('change', () => this.setQuery({ ...this.state.query, filter: this.filter.value }));
     this.search.addEventListener('change', () => this.setQuery({ ...this.state.query, search: this.search.value }));
+    // Each key is kept in the state as typed, not only at Enter: the page VS Code makes again (a reload, a panel shown again) restores them all.
+    for (const box of [this.filter, this.search])
+      box.addEventListener('input', () => {
+        this.state = { ...this.state, typed: { filter: this.filter.value, search: this.search.value } };
+        this.saveState();
+      });
     this.exportOpen.addEventListener('click', () => {
       this.exportBar.hidden = !this.exportBar.hidden;
     });
@@ -364,8 +373,18 @@ export class RolloutsTable {
 
   private renderStats(result: QueryResult): void {
     const s = result.statistics;
-    const fact = (label: string, value: string) => el('span', {}, [`${label} `, el('strong', { text: value })]);
-    const passAtK = s.passAtK.map((p) => fact(`pass@${p.k}`, `${percent(p.value)}${p.instances < s.instances ? ` (${p.instances})` : ''}`));
+    const fact = (label: string, value: string, more = '', title?: string) =>
+      el('span', title ? { attrs: { title } } : {}, [`${label} `, el('strong', { text: value }), ...(more ? [` ${more}`] : [])]);
+    // pass@k averages over the groups with at least k graded attempts: where that is fewer than all, it says how many.
+    const groups = (n: number) => `${n} group${n === 1 ? '' : 's'}`;
+    const passAtK = s.passAtK.map((p) =>
+      fact(
+        `pass@${p.k}`,
+        percent(p.value),
+        p.instances < s.instances ? `(${p.instances} of ${groups(s.instances)})` : '',
+        `mean pass@${p.k} over the ${groups(p.instances)} with at least ${p.k} graded attempt${p.k === 1 ? '' : 's'}${p.instances < s.instances ? ` (of ${groups(s.instances)})` : ''}`,
+      ),
+    );
     this.stats.replaceChildren(
       fact('instances', String(s.instances)),
       fact('solve rate', s.solveRate === null ? '—' : `${percent(s.solveRate)} (${s.resolved}/${s.evaluated})`),
@@ -398,6 +417,7 @@ export class RolloutsTable {
   }
 
   private onScroll(): void {
+    this.headScroll.scrollLeft = this.viewport.scrollLeft;
     this.state = { ...this.state, scrollTop: this.viewport.scrollTop };
     this.saveState();
     this.render();
@@ -433,7 +453,15 @@ export class RolloutsTable {
         text: cellText(row, column),
         attrs: { role: 'gridcell', 'data-column': column },
       });
-      if (column === 'instance') cell.prepend(codicon(STATUS_ICONS[row.status], row.status));
+      if (column === 'instance') {
+        const { head, tail } = instanceParts(row.instance);
+        cell.replaceChildren(
+          codicon(STATUS_ICONS[row.status], row.status),
+          el('span', { className: 'instance-head', text: head }),
+          el('span', { className: 'instance-tail', text: tail }),
+        );
+        cell.title = row.instance;
+      }
       node.append(cell);
     }
     if (this.state.query.recipe) {
@@ -651,7 +679,11 @@ export class RolloutsTable {
     try {
       if (action === 'open') await this.host.request(rolloutsOpen, { id: row.id });
       else if (action === 'compare') await this.host.request(rolloutsCompareGroup, { id: row.id });
-      else await this.host.request(action === 'reward' ? rolloutsShowReward : rolloutsShowPatch, { id: row.id });
+      else if (action === 'reward') {
+        // The breakdown opens on the recipe the table is scored with.
+        const recipe = this.state.query.recipe?.name;
+        await this.host.request(rolloutsShowReward, { id: row.id, ...(recipe ? { recipe } : {}) });
+      } else await this.host.request(rolloutsShowPatch, { id: row.id });
     } catch (error) {
       this.actionStatus.textContent = `Cannot ${action === 'open' ? 'open' : action === 'compare' ? 'compare the group of' : `show the ${action} of`} ${row.id}: ${errorText(error)}`;
     }

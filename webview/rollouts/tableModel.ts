@@ -63,6 +63,20 @@ export function cellText(row: RolloutRow, column: RolloutColumn): string {
   }
 }
 
+/** The longest end of an instance name kept in view when the column is too narrow for all of it. */
+const MAX_TAIL = 24;
+
+/**
+ * An instance name cut where the names of one run differ: the end after its last `-`, `.` or `:`
+ * (`acme__widgets` + `-101`, `pandas-dev__pandas.95280573` + `.pr_53856`). A narrow column
+ * shortens the head and keeps the tail, so 101 and 202 never read alike.
+ */
+export function instanceParts(name: string): { head: string; tail: string } {
+  const at = Math.max(name.lastIndexOf('-'), name.lastIndexOf('.'), name.lastIndexOf(':'));
+  const cut = at <= 0 ? name.length : name.length - at > MAX_TAIL ? name.length - MAX_TAIL : at;
+  return { head: name.slice(0, cut), tail: name.slice(cut) };
+}
+
 /** The columns a recipe adds: its reward, the group advantage, and the mask with its reason. */
 export const RECIPE_COLUMNS = [
   {

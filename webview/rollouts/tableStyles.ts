@@ -18,11 +18,16 @@ export const TABLE_CSS = `
 #stats { display: flex; flex-wrap: wrap; gap: 4px 14px; padding: 4px 10px; color: var(--vscode-descriptionForeground);
   border-bottom: 1px solid var(--vscode-panel-border, var(--vscode-contrastBorder, transparent)); font-variant-numeric: tabular-nums; }
 #stats strong { color: var(--vscode-foreground); font-weight: 600; }
-.rollouts-grid { display: grid; grid-template-columns: minmax(180px, 3fr) 78px 112px 72px minmax(110px, 1.3fr) 84px 70px minmax(120px, 1.3fr) 90px 70px 84px; }
+.rollouts-grid { display: grid; grid-template-columns: minmax(180px, 3fr) 84px minmax(100px, 112px) 72px minmax(110px, 1.3fr) 90px 80px minmax(120px, 1.3fr) 90px 70px 90px;
+  /* Narrower than its columns' least widths, the table scrolls sideways (the head with it) rather than crush them. */
+  min-width: min-content; }
+#table-head-scroll { flex: none; overflow: hidden; }
 .table-head { border-bottom: 1px solid var(--vscode-panel-border, var(--vscode-contrastBorder, transparent));
   background: var(--vscode-sideBar-background, var(--vscode-editor-background)); padding-right: 10px; }
-.table-head button { all: unset; box-sizing: border-box; display: flex; gap: 2px; align-items: center; padding: 4px 6px; cursor: pointer;
-  font-weight: 600; white-space: nowrap; overflow: hidden; color: var(--vscode-foreground); }
+/* A header's words wrap onto a second line rather than run under the next column's. */
+.table-head button { all: unset; box-sizing: border-box; display: flex; gap: 2px; align-items: flex-end; padding: 4px 6px; cursor: pointer;
+  font-weight: 600; line-height: 1.25; overflow: hidden; color: var(--vscode-foreground); }
+.table-head button > span:first-child, .recipe-head { min-width: 0; overflow: hidden; text-overflow: ellipsis; }
 .table-head button:hover { background: var(--vscode-list-hoverBackground); }
 .table-head button:focus-visible { outline: 1px solid var(--vscode-focusBorder); outline-offset: -1px; }
 .table-head button.numeric { justify-content: flex-end; }
@@ -34,6 +39,10 @@ export const TABLE_CSS = `
 .rollout-row[aria-selected="true"] { background: var(--vscode-list-activeSelectionBackground); color: var(--vscode-list-activeSelectionForeground);
   outline: 1px solid var(--vscode-list-focusOutline, transparent); outline-offset: -1px; }
 .rollout-row > span { padding: 0 6px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+/* The end of an instance name (-101, -202) stays in view; its head is what a narrow column shortens. */
+.rollout-row > span[data-column="instance"] { display: flex; align-items: center; }
+.rollout-row .instance-head { min-width: 0; overflow: hidden; text-overflow: ellipsis; }
+.rollout-row .instance-tail { flex: none; }
 .rollout-row > span.numeric { text-align: right; font-variant-numeric: tabular-nums; }
 .rollout-row.loading > span { color: var(--vscode-descriptionForeground); }
 .rollout-row .codicon { vertical-align: text-bottom; margin-right: 4px; }
@@ -67,9 +76,9 @@ export const TABLE_CSS = `
 #recipe-problem[hidden] { display: none; }
 #recipe-problem .codicon { color: var(--vscode-problemsWarningIcon-foreground); vertical-align: text-bottom; }
 /* With a recipe, its three columns take the place of tokens, cost and duration (the details pane keeps them). */
-.with-recipe .rollouts-grid { grid-template-columns: minmax(150px, 2fr) 64px 100px 60px minmax(90px, 1fr) 70px 62px minmax(100px, 1fr) 96px 84px minmax(160px, 2fr); }
+.with-recipe .rollouts-grid { grid-template-columns: minmax(150px, 2fr) 84px minmax(90px, 100px) 72px minmax(90px, 1fr) 90px 80px minmax(100px, 1fr) 80px 96px minmax(150px, 2fr); }
 .with-recipe .rollouts-grid > [data-column="tokens"], .with-recipe .rollouts-grid > [data-column="cost"], .with-recipe .rollouts-grid > [data-column="duration"] { display: none; }
-.recipe-head { box-sizing: border-box; padding: 4px 6px; font-weight: 600; white-space: nowrap; overflow: hidden; }
+.recipe-head { box-sizing: border-box; padding: 4px 6px; font-weight: 600; line-height: 1.25; align-self: end; }
 .recipe-head.numeric { text-align: right; }
 .recipe-cell.masked { color: var(--vscode-problemsWarningIcon-foreground); }
 .rollout-row[aria-selected="true"] .recipe-cell.masked { color: inherit; }

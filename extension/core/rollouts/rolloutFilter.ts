@@ -12,6 +12,9 @@ import { fieldNamed, type Field } from './rolloutFields';
  *   OP         := '=' | '==' | '!=' | '<' | '<=' | '>' | '>=' | '~' (contains) | '!~'
  *   VALUE      := number | word | "quoted" | 'quoted' ; `none` matches a missing value
  *
+ * A value may be written as the table shows it: `resolved=no` (yes, no; true, false), `—` for
+ * none (and `unknown` for a number), `cost<$0.50`, `tokens>52,000`, `duration<30s`.
+ *
  * Words are case-insensitive (keywords, fields, and string comparisons). Numeric fields take
  * the order operators; a missing value fails every comparison but `!=` and `=none`. A list
  * field (`tag`, `test`) matches when any element does.
@@ -147,8 +150,22 @@ class Parser {
   }
 }
 
+/** How the table shows a missing value: `—`, and `unknown` for a number the run did not record (a failure class may be `unknown`). */
+const isNoneWord = (field: Field, text: string) => text === 'none' || text === '—' || (field.type === 'number' && text === 'unknown');
+const BOOLEAN_WORDS: Readonly<Record<string, boolean>> = { true: true, yes: true, false: false, no: false };
+
+/** A number as the table writes it: `$0.42` (cost), `52,000` (tokens), `12.5 s` or `12.5s` (duration). */
+function numberAsShown(text: string): number {
+  const plain = text
+    .trim()
+    .replace(/^\$/, '')
+    .replace(/,(?=\d{3}(?:\D|$))/g, '')
+    .replace(/\s*s$/, '');
+  return plain === '' ? NaN : Number(plain);
+}
+
 function comparison(name: string, field: Field, op: Operator, value: Token): RolloutPredicate {
-  const isNone = value.kind === 'word' && value.text.toLowerCase() === 'none';
+  const isNone = value.kind === 'word' && isNoneWord(field, value.text.toLowerCase());
   if (isNone) {
     if (op !== '=' && op !== '==' && op !== '!=') fail(value.column, `'none' takes = or !=, not ${op}`);
     const want = op === '!=';
@@ -168,8 +185,8 @@ function comparison(name: string, field: Field, op: Operator, value: Token): Rol
 }
 
 function numberComparison(name: string, field: Field, op: Operator, value: Token): RolloutPredicate {
-  const n = Number(value.text);
-  if (value.text.trim() === '' || !Number.isFinite(n)) fail(value.column, `${name} is a number, got '${value.text}'`);
+  const n = numberAsShown(value.text);
+  if (!Number.isFinite(n)) fail(value.column, `${name} is a number, got '${value.text}'`);
   if (op === '~' || op === '!~') fail(value.column, `${name} is a number: use = != < <= > >=`);
   const test: (v: number) => boolean = {
     '=': (v: number) => v === n,
@@ -187,10 +204,9 @@ function numberComparison(name: string, field: Field, op: Operator, value: Token
 }
 
 function booleanComparison(name: string, field: Field, op: Operator, value: Token): RolloutPredicate {
-  const text = value.text.toLowerCase();
-  if (text !== 'true' && text !== 'false') fail(value.column, `${name} is true, false or none, got '${value.text}'`);
+  const want = BOOLEAN_WORDS[value.text.toLowerCase()];
+  if (want === undefined) fail(value.column, `${name} is yes, no or none (true and false too), got '${value.text}'`);
   if (op !== '=' && op !== '==' && op !== '!=') fail(value.column, `${name} takes = or !=, not ${op}`);
-  const want = text === 'true';
   return (r) => (field.get(r) === want) === (op !== '!=');
 }
 

@@ -144,12 +144,12 @@ function instanceFromFileName(path: string, known: string[]): string {
 /**
  * An attempt number the files state: an rLLM episode id `task:rollout_idx` (or a numeric
  * SkyRL trajectory_id), then an attempt word in the file name after the instance id, then the
- * deepest folder named like `attempt_N`.
+ * deepest folder named like `attempt_N`. An id is an index from 0: its attempt is the index + 1.
  */
 function explicitAttempt(facts: TrajectoryFacts, path: string, instance: string): { n: number; source: AttemptSource } | undefined {
   const id = facts.trajectoryId;
   const fromId = id ? (EPISODE_ID.exec(id)?.slice(1) ?? /^(\d+)$/.exec(id)) : null;
-  if (fromId) return { n: Number(fromId[fromId.length - 1]), source: 'trajectory-id' };
+  if (fromId) return { n: Number(fromId[fromId.length - 1]) + 1, source: 'trajectory-id' };
   const stem = posix.basename(path).replace(TRAJECTORY_EXTENSION, '');
   const rest = stem.startsWith(instance) ? stem.slice(instance.length) : stem;
   const fromName = ATTEMPT.exec(rest);
@@ -163,8 +163,9 @@ function explicitAttempt(facts: TrajectoryFacts, path: string, instance: string)
 }
 
 /**
- * Stated attempt numbers are kept when every rollout of the instance has one and none
- * repeats; otherwise the instance's rollouts are numbered 0, 1, 2... in path and line order
+ * Attempts count from 1 in every format. Stated attempt numbers are kept when every rollout
+ * of the instance has one and none repeats (names counting from 0, `sample_0`..., move up by
+ * one); otherwise the instance's rollouts are numbered 1, 2, 3... in path and line order
  * (`line-order` when they all come from one JSONL file).
  */
 function numberAttempts(rows: Array<{ rollout: Rollout; explicit: { n: number; source: AttemptSource } | undefined }>): void {
@@ -174,8 +175,9 @@ function numberAttempts(rows: Array<{ rollout: Rollout; explicit: { n: number; s
     const stated = group.map((r) => r.explicit?.n);
     const usable = stated.every((n) => n !== undefined) && new Set(stated).size === stated.length;
     if (usable) {
+      const from = Math.min(...(stated as number[])) === 0 ? 1 : 0;
       for (const r of group) {
-        r.rollout.attempt = r.explicit!.n;
+        r.rollout.attempt = r.explicit!.n + from;
         r.rollout.attemptSource = r.explicit!.source;
       }
       continue;
@@ -183,7 +185,7 @@ function numberAttempts(rows: Array<{ rollout: Rollout; explicit: { n: number; s
     const oneFile = new Set(group.map((r) => r.rollout.path)).size === 1 && group.every((r) => r.rollout.line !== undefined);
     group.sort((a, b) => compareLocation(a.rollout, b.rollout));
     group.forEach((r, i) => {
-      r.rollout.attempt = i;
+      r.rollout.attempt = i + 1;
       r.rollout.attemptSource = oneFile ? 'line-order' : 'path-order';
     });
   }

@@ -28,7 +28,8 @@ export function actionText(action: Pick<Step['action'], 'raw' | 'args' | 'tool'>
   const { raw, args, tool } = action;
   const structured = /^\s*(\{"name"|<function=)/.test(raw) && Object.keys(args).length > 0;
   if (structured) {
-    const command = args.command;
+    // A shell call's command line as written (R2E-Gym's execute_bash names it `cmd`), without a `cmd=` before it.
+    const command = args.command ?? args.cmd;
     if (typeof command === 'string' && Object.keys(args).length === 1) return command;
     return Object.entries(args)
       .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { InputError } from '../../core/errors';
+import type { Rollout } from '../../core/rollouts/record';
 import { loadTrajectory } from '../../core/trajectory/load';
 import { compareLoad, compareOpenStep, type CompareContent } from '../../protocol/compare';
 import { ProtocolFailure } from '../../protocol/ipc';
@@ -43,17 +44,25 @@ function labelOf(uri: vscode.Uri): string {
   return `${path.basename(uri.fsPath)}${record === undefined ? '' : `#${record + 1}`}`;
 }
 
-async function loadRuns(uris: readonly vscode.Uri[]): Promise<LoadedRun[]> {
+/** The rollouts folder's row a file is, so a run is graded from the evidence the rollouts table grades it with. */
+type RolloutLookup = (file: string, record: number | undefined) => Promise<Rollout | undefined>;
+
+async function loadRuns(uris: readonly vscode.Uri[], rolloutAt: RolloutLookup): Promise<LoadedRun[]> {
   return Promise.all(
     uris.map(async (uri) => {
       const record = recordOf(uri);
-      const { trajectory } = await loadTrajectory(uri.fsPath, record === undefined ? {} : { record });
-      return { label: labelOf(uri), path: uri.fsPath, trajectory };
+      const [{ trajectory }, rollout] = await Promise.all([loadTrajectory(uri.fsPath, record === undefined ? {} : { record }), rolloutAt(uri.fsPath, record)]);
+      return { path: uri.fsPath, trajectory, ...(record === undefined ? {} : { record }), ...(rollout ? { rollout } : {}) };
     }),
   );
 }
 
-export function activateCompare(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, editor: TrajectoryEditorApi): vscode.Disposable[] {
+export function activateCompare(
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+  editor: TrajectoryEditorApi,
+  rolloutAt: RolloutLookup,
+): vscode.Disposable[] {
   const panels = new Set<vscode.WebviewPanel>();
   const open = async (uris: readonly vscode.Uri[]): Promise<CompareShown | undefined> => {
     if (uris.length < 2) {
@@ -64,7 +73,7 @@ export function activateCompare(context: vscode.ExtensionContext, log: vscode.Lo
     }
     let content: CompareContent;
     try {
-      content = compareContent(await loadRuns(uris));
+      content = compareContent(await loadRuns(uris, rolloutAt));
     } catch (error) {
       // Nothing is opened half-read: the file that failed and where is said instead.
       log.error('cannot compare the trajectories', error);

@@ -12,7 +12,7 @@ import type { RewardShown } from '../reward/activateReward';
 import { SECTION, configuredPath, recipeCatalog } from '../settings';
 import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
 import { openRollout, type OpenedRollout } from './openRollout';
-import { InstanceCatalog, patchSourceOf, rewardSourcesOf, rolloutFile } from './rolloutEvidence';
+import { InstanceCatalog, patchSourceOf, rewardSourcesOf, rolloutAt, rolloutFile } from './rolloutEvidence';
 import { withRecord } from '../trajectory/trajectoryDocument';
 import { ROLLOUTS_TABLE_VIEW, RolloutsTablePanel } from './rolloutsTablePanel';
 import { RolloutsSource } from './rolloutFolder';
@@ -31,6 +31,8 @@ export interface RolloutsApi {
   requestTable(message: unknown): Promise<ResponseMessage | undefined>;
   /** Restores a table panel from the state its webview saved, as a window reload does. */
   restoreTable(panel: vscode.WebviewPanel, state: unknown): Promise<void>;
+  /** The indexed folder's rollout a trajectory file (a JSONL file's 0-based record) is, if any: the compare view grades with it. */
+  rolloutAt(file: string, record: number | undefined): Promise<Rollout | undefined>;
 }
 
 /** A command's rollout: an id (command links, tests) or the tree node it was invoked on. */
@@ -83,9 +85,10 @@ export function activateRollouts(
     if (catalog?.file !== file) catalog = file ? new InstanceCatalog(file) : undefined;
     return catalog;
   };
-  const showReward = async (id: string): Promise<RewardShown | undefined> => {
+  const showReward = async (id: string, recipe?: string): Promise<RewardShown | undefined> => {
     const { root, rollout } = located(id);
-    return vscode.commands.executeCommand<RewardShown | undefined>('sweWorkbench.reward.show', await rewardSourcesOf(root, rollout, instances()));
+    const sources = await rewardSourcesOf(root, rollout, instances());
+    return vscode.commands.executeCommand<RewardShown | undefined>('sweWorkbench.reward.show', recipe ? { ...sources, recipe } : sources);
   };
   const showPatch = async (id: string): Promise<PatchShown | undefined> => {
     const { root, rollout } = located(id);
@@ -120,7 +123,7 @@ export function activateRollouts(
     };
   const actions = {
     open: (r: Rollout) => open(r.id),
-    showReward: async (r: Rollout) => (await reporting('show the reward of', showReward)(r.id)) !== undefined,
+    showReward: async (r: Rollout, recipe?: string) => (await reporting('show the reward of', (id) => showReward(id, recipe))(r.id)) !== undefined,
     showPatch: async (r: Rollout) => (await reporting('show the patch of', showPatch)(r.id)) !== undefined,
     recipes: recipeCatalog,
     goldPatches: async () => {
@@ -193,6 +196,10 @@ export function activateRollouts(
     open,
     requestTable: (message) => showTable().messenger.receive(message),
     restoreTable,
+    rolloutAt: async (file, record) => {
+      const index = source.index;
+      return index ? rolloutAt(index.root, index.rollouts, file, record) : undefined;
+    },
   };
   return { disposables, api };
 }

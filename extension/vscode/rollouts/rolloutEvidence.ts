@@ -25,6 +25,27 @@ async function recordAtLine(file: string, line: number): Promise<number> {
   return record;
 }
 
+/** The 1-based line of a JSONL file's 0-based record (blank lines skipped as the loader skips them); undefined past its end. */
+async function lineOfRecord(file: string, record: number): Promise<number | undefined> {
+  let seen = 0;
+  for await (const l of jsonlLines(file, 0, 1)) {
+    if (l.text.trim() === '') continue;
+    if (seen++ === record) return l.line;
+  }
+  return undefined;
+}
+
+/** The indexed rollout a trajectory file (and, for JSONL, its 0-based record) is, if it is one of the folder's. */
+export async function rolloutAt(root: string, rollouts: readonly Rollout[], file: string, record: number | undefined): Promise<Rollout | undefined> {
+  const relative = path.relative(root, file);
+  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
+  const rows = rollouts.filter((r) => r.path === relative.split(path.sep).join('/'));
+  if (rows.length === 0) return undefined;
+  if (record === undefined) return rows.find((r) => r.line === undefined);
+  const line = await lineOfRecord(file, record);
+  return line === undefined ? undefined : rows.find((r) => r.line === line);
+}
+
 export async function rolloutFile(root: string, rollout: Rollout): Promise<RolloutFile> {
   const file = path.join(root, ...rollout.path.split('/'));
   return { file, record: rollout.line === undefined ? undefined : await recordAtLine(file, rollout.line) };

@@ -61,7 +61,8 @@ export interface RolloutActions {
   /** The recipes on offer: the built-in ones and the user's file's. */
   recipes(): Promise<{ recipes: Recipe[]; file: string | null; problem: string | null }>;
   open(rollout: Rollout): Promise<{ index: number }>;
-  showReward(rollout: Rollout): Promise<boolean>;
+  /** The rollout's reward breakdown, scored with `recipe` when the table has one. */
+  showReward(rollout: Rollout, recipe?: string): Promise<boolean>;
   showPatch(rollout: Rollout): Promise<boolean>;
   /** Compares the rollouts of the rollout's instance (its GRPO group). */
   compareGroup(rollout: Rollout): Promise<boolean>;
@@ -122,7 +123,7 @@ export class RolloutsTablePanel extends Disposable {
       return details;
     });
     this.messenger.onRequest(rolloutsOpen, async ({ id }) => ({ step: (await actions.open(this.rollout(id))).index }));
-    this.messenger.onRequest(rolloutsShowReward, async ({ id }) => ({ shown: await actions.showReward(this.rollout(id)) }));
+    this.messenger.onRequest(rolloutsShowReward, async ({ id, recipe }) => ({ shown: await actions.showReward(this.rollout(id), recipe) }));
     this.messenger.onRequest(rolloutsShowPatch, async ({ id }) => ({ shown: await actions.showPatch(this.rollout(id)) }));
     this.messenger.onRequest(rolloutsCompareGroup, async ({ id }) => ({ shown: await actions.compareGroup(this.rollout(id)) }));
     this.messenger.onRequest(rolloutsLocate, async ({ query, id }, signal) => {

@@ -249,7 +249,7 @@ describe('recipes on the fixture training run', () => {
  *
  * The fixture (trainingRun.ts), by instance and attempt, as the index reads it:
  *   G7:   #1 resolved; #2 lint loop, no patch; #3 RuntimeError (container error); #4 wrong patch
- *   S3:   #0 correct; #1 wrong (no finish reason); #2 correct
+ *   S3:   #1 correct; #2 wrong (no finish reason); #3 correct
  *   W101: #1 resolved, 6 steps; #2 wrong patch, 8; #3 budget exceeded, 12; #4 resolved, 9
  *   W202: #1 context exceeded; #2 stuck in a loop; #3 format error; #4 step limit (truncated, 40 steps)
  */

@@ -94,7 +94,7 @@ describe('curation: SFT export of selected rollouts', () => {
   test('--keep mixed,resolved: the resolved rollouts of the groups with passes and failures', async () => {
     const file = join(outDir, 'mixed.jsonl');
     const out = JSON.parse((await runCli(command, [root, '--export', file, '--keep', 'mixed,resolved,max-turns=8', '--json'])).stdout);
-    // Resolved: W101 #1 (6 steps) and #4 (9), G7 #1 (9), S3:0 (4) and S3:2 (5); W202 is never solved (not mixed).
+    // Resolved: W101 #1 (6 steps) and #4 (9), G7 #1 (9), S3 #1 (4) and S3 #3 (5); W202 is never solved (not mixed).
     // max-turns=8 leaves out W101 #4 and G7 #1.
     assert.deepEqual(
       readLines(file)

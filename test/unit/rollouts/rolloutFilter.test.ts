@@ -49,6 +49,22 @@ describe('filter, sort and search over the generated training run', () => {
     assert.equal(ids('cost=none').length, rollouts.filter((r) => r.cost === undefined).length);
   });
 
+  thirdPartyFiles.test('values written as the table shows them: yes/no, — and unknown, $ costs, thousands, seconds', () => {
+    assert.deepEqual(ids('resolved=no'), ids('resolved=false'));
+    assert.deepEqual(ids('resolved=yes'), ids('resolved=true'));
+    assert.equal(ids('resolved=Yes').length, 5);
+    assert.deepEqual(ids('resolved=—'), [`attempt_3/${G7}/${G7}.traj.json`]);
+    assert.deepEqual(ids('submitted=no and instance=acme__widgets-101'), [`attempt_3/${W101}/${W101}.traj.json`]);
+    assert.deepEqual(ids('cost=unknown'), ids('cost=none'));
+    assert.deepEqual(ids('failure=unknown'), ['rllm/episodes.jsonl:2'], 'unknown is a failure class, not a missing value');
+    assert.deepEqual(ids('cost=$0.42'), [`attempt_1/${W101}/${W101}.traj`]);
+    assert.deepEqual(ids('tokens>=128,000'), ids('tokens>=128000'));
+    assert.ok(ids('tokens>=128,000').includes(`attempt_1/${W202}/${W202}.traj`));
+    assert.deepEqual(ids('duration<1.5s'), ids('duration<1.5'));
+    assert.throws(() => ids('resolved=maybe'), /column 10: resolved is yes, no or none \(true and false too\), got 'maybe'/);
+    assert.throws(() => ids('tokens>1,2'), /tokens is a number, got '1,2'/);
+  });
+
   thirdPartyFiles.test('errors name the column and what was expected', () => {
     assert.throws(() => ids('steps>abc'), /filter: column 7: steps is a number, got 'abc'/);
     assert.throws(() => ids('failure=max-step'), /column 9: unknown failure 'max-step'; one of resolved, submitted-wrong/);

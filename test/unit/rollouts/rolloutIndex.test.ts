@@ -49,7 +49,7 @@ describe('rollout index over the third-party fixtures and a generated training r
     assert.match(broken?.message ?? '', /invalid JSON|truncated/);
     assert.equal(line?.file, 'run/rllm/episodes.jsonl');
     assert.equal(line?.line, 3);
-    assert.equal(byId('run/rllm/episodes.jsonl:4').attempt, 2);
+    assert.equal(byId('run/rllm/episodes.jsonl:4').attempt, 3);
   });
 
   thirdPartyFiles.test('classifies each generated rollout as the files say', () => {
@@ -110,24 +110,24 @@ describe('rollout index over the third-party fixtures and a generated training r
     assert.equal(byId(`run/attempt_1/${W101}/${W101}.traj`).evaluation?.source, 'instance-report');
   });
 
-  thirdPartyFiles.test('attempt numbers come from folders, rLLM episode ids, else path order', () => {
+  thirdPartyFiles.test('attempt numbers come from folders, rLLM episode ids, else path order, and count from 1 in every format', () => {
     for (const n of [1, 2, 3]) assert.equal(byId(`run/attempt_${n}/${W101}/${W101}.traj${n === 3 ? '.json' : ''}`).attempt, n);
     assert.deepEqual([byId('run/attempt_4/deepswe.jsonl:2').attempt, byId('run/attempt_4/deepswe.jsonl:2').attemptSource], [4, 'folder']);
     const episodes = index.rollouts.filter((r) => r.instance === S3);
     assert.deepEqual(
       episodes.map((r) => [r.attempt, r.attemptSource, r.instanceSource]),
       [
-        [0, 'trajectory-id', 'trajectory'],
         [1, 'trajectory-id', 'trajectory'],
         [2, 'trajectory-id', 'trajectory'],
+        [3, 'trajectory-id', 'trajectory'],
       ],
     );
     const marshmallow = index.rollouts.filter((r) => r.instance === 'marshmallow-code__marshmallow-1867');
     assert.deepEqual(
       marshmallow.map((r) => [r.path, r.attempt, r.attemptSource]),
       [
-        ['third-party/swe-agent/marshmallow-1867.function_calling.traj', 0, 'path-order'],
-        ['third-party/swe-agent/marshmallow-1867.windowed.traj', 1, 'path-order'],
+        ['third-party/swe-agent/marshmallow-1867.function_calling.traj', 1, 'path-order'],
+        ['third-party/swe-agent/marshmallow-1867.windowed.traj', 2, 'path-order'],
       ],
     );
   });

@@ -1,13 +1,20 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Rollout } from '../../../extension/core/rollouts/record';
+import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { CompareContentSchema } from '../../../extension/protocol/compare';
 import { safeParse } from '../../../extension/protocol/ipc';
 import { compareContent, type LoadedRun } from '../../../extension/views/compareView';
+import { rolloutAt } from '../../../extension/vscode/rollouts/rolloutEvidence';
+import { W101, writeTrainingRun } from '../../fixtures/rollouts/trainingRun';
 import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 async function run(file: string): Promise<LoadedRun> {
-  return { label: file.split('/').pop()!, path: thirdParty(file), trajectory: (await loadTrajectory(thirdParty(file))).trajectory };
+  return { path: thirdParty(file), trajectory: (await loadTrajectory(thirdParty(file))).trajectory };
 }
 
 describe('the compare view content', () => {
@@ -20,7 +27,6 @@ describe('the compare view content', () => {
       { ...fc.trajectory.steps[2]!, index: 5, action: { raw: 'python -m pytest tests', tool: 'bash', args: { command: 'python -m pytest tests' } } },
     ];
     const fork: LoadedRun = {
-      label: 'fork.traj.json',
       path: '/tmp/fork.traj.json',
       trajectory: { ...fc.trajectory, steps: forkSteps, outcome: { exitStatus: 'exit_cost' } },
     };
@@ -28,6 +34,14 @@ describe('the compare view content', () => {
     assert.ok(safeParse(CompareContentSchema, content).success, 'the content is what the protocol allows');
     assert.equal(content.title, 'Compare 3 runs of marshmallow-code__marshmallow-1867');
     assert.equal(content.warning, undefined);
+    assert.deepEqual(
+      content.runs.map((r) => [r.label, r.detail]),
+      [
+        ['marshmallow-1867.windowed.traj', 'swe-agent'],
+        ['marshmallow-1867.function_calling.traj', 'swe-agent'],
+        ['fork.traj.json', 'swe-agent'],
+      ],
+    );
     assert.equal(content.firstDivergence, 5, 'the fork parts first, at its step 6');
     assert.deepEqual(
       content.rows.slice(0, 5).map((r) => r.same),
@@ -54,5 +68,92 @@ describe('the compare view content', () => {
     const content = compareContent([await run('swe-agent/marshmallow-1867.windowed.traj'), await run('swe-smith/pandas-dev__pandas.95280573.pr_53856.traj')]);
     assert.match(content.warning ?? '', /^These runs are of different tasks \(marshmallow-code__marshmallow-1867, pandas-dev__pandas\.95280573\.pr_53856\)/);
     assert.equal(content.runs[1]!.cost, 0.24830985);
+  });
+});
+
+describe("the compare view of the demo's acme__widgets-101 group", () => {
+  let root: string;
+  let rollouts: Rollout[];
+  before(async () => {
+    root = mkdtempSync(path.join(tmpdir(), 'swe-workbench-compare-'));
+    writeTrainingRun(root);
+    rollouts = (await indexRollouts(root)).rollouts;
+  });
+  after(() => rmSync(root, { recursive: true, force: true }));
+
+  /** The group's four runs as the compare command loads them: each file, and its row of the indexed folder when it is one. */
+  async function group(indexed: boolean): Promise<LoadedRun[]> {
+    const files: Array<[string, number | undefined]> = [
+      [`attempt_1/${W101}/${W101}.traj`, undefined],
+      [`attempt_2/${W101}/${W101}.traj`, undefined],
+      [`attempt_3/${W101}/${W101}.traj.json`, undefined],
+      ['attempt_4/deepswe.jsonl', 0],
+    ];
+    return Promise.all(
+      files.map(async ([relative, record]) => {
+        const file = path.join(root, relative);
+        const { trajectory } = await loadTrajectory(file, record === undefined ? {} : { record });
+        const rollout = indexed ? await rolloutAt(root, rollouts, file, record) : undefined;
+        if (indexed) assert.ok(rollout, `${relative} is a row of the index`);
+        return { path: file, trajectory, ...(record === undefined ? {} : { record }), ...(rollout ? { rollout } : {}) };
+      }),
+    );
+  }
+
+  test('columns named by attempt, folder and format; outcomes as the rollouts table grades them; no warning', async () => {
+    const content = compareContent(await group(true));
+    assert.ok(safeParse(CompareContentSchema, content).success);
+    assert.equal(content.title, `Compare 4 runs of ${W101}`);
+    assert.equal(content.warning, undefined, 'attempt 2 names no task in its file, which does not change the reading');
+    assert.deepEqual(
+      content.runs.map((r) => [r.label, r.detail]),
+      [
+        ['attempt 1', `swe-agent · attempt_1/…/${W101}.traj`],
+        ['attempt 2', `swe-agent · attempt_2/…/${W101}.traj`],
+        ['attempt 3', `mini-swe-agent · attempt_3/…/${W101}.traj.json`],
+        ['attempt 4', 'r2e-gym · attempt_4/deepswe.jsonl#1'],
+      ],
+    );
+    assert.deepEqual(
+      content.runs.map((r) => r.outcome),
+      ['resolved, exit: submitted', 'not resolved, exit: submitted', 'not resolved, exit: LimitsExceeded', 'resolved (reward 1), exit: agent'],
+    );
+    assert.deepEqual(
+      content.runs.map((r) => r.gradedBy),
+      [
+        `attempt_1/logs/run_evaluation/attempt_1/acme-coder-7b/${W101}/report.json`,
+        `attempt_2/logs/run_evaluation/attempt_2/acme-coder-7b/${W101}/report.json`,
+        'attempt_3/acme-coder-7b.attempt_3.json',
+        'the trajectory',
+      ],
+    );
+    assert.equal(content.firstDivergence, 5, 'every run opens with the same five actions: they part at row 6');
+    assert.deepEqual(
+      content.rows.slice(0, 5).map((r) => r.cells.map((c) => c?.index)),
+      [0, 1, 2, 3, 4].map((k) => [k, k, k, k]),
+    );
+    assert.deepEqual(
+      content.rows[0]!.cells.map((c) => c?.label),
+      Array(4).fill('open "src/widgets/resize.py" 10'),
+      "R2E-Gym's shell call reads as its command line",
+    );
+  });
+
+  test('the same files outside an indexed folder: told apart by folder, graded as far as each file says', async () => {
+    const content = compareContent(await group(false));
+    assert.deepEqual(
+      content.runs.map((r) => [r.label, r.detail]),
+      [
+        [`attempt_1/…/${W101}.traj`, 'swe-agent'],
+        [`attempt_2/…/${W101}.traj`, 'swe-agent'],
+        [`attempt_3/…/${W101}.traj.json`, 'mini-swe-agent'],
+        ['attempt_4/deepswe.jsonl#1', 'r2e-gym'],
+      ],
+    );
+    assert.deepEqual(
+      content.runs.map((r) => r.gradedBy),
+      [undefined, undefined, undefined, 'the trajectory'],
+    );
+    assert.equal(content.warning, undefined);
   });
 });

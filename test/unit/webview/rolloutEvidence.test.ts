@@ -90,7 +90,7 @@ describe("a rollout's reward and patch, from what the index knows", () => {
 
   thirdPartyFiles.test('an rLLM episode shows its reward and its is_correct, term by term', async () => {
     const b = await buildRewardBreakdown(await rewardSourcesOf(folder.root, byId('run/rllm/episodes.jsonl:2'), undefined));
-    assert.equal(b.title, `Reward: ${S3} #1`);
+    assert.equal(b.title, `Reward: ${S3} #2`);
     assert.deepEqual(b.terms, [
       { name: 'recorded reward', value: 0, rule: 'episodes.jsonl: the reward the rllm run recorded' },
       { name: 'recorded resolution', value: 0, rule: 'episodes.jsonl: the run recorded the task as not solved' },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { RolloutRow } from '../../../extension/protocol/rollouts';
-import { cellText, nextSort, pagesFor, visibleWindow } from '../../../webview/rollouts/tableModel';
+import { cellText, instanceParts, nextSort, pagesFor, visibleWindow } from '../../../webview/rollouts/tableModel';
 
 const row: RolloutRow = {
   id: 'run/a.traj',
@@ -42,6 +42,19 @@ describe('the virtualized rollouts table', () => {
     assert.deepEqual(nextSort({ column: 'steps', descending: false }, 'steps'), { column: 'steps', descending: true });
     assert.equal(nextSort({ column: 'steps', descending: true }, 'steps'), null);
     assert.deepEqual(nextSort({ column: 'steps', descending: true }, 'cost'), { column: 'cost', descending: false });
+  });
+
+  test("an instance name keeps its distinguishing end whole: the part after its last '-', '.' or ':'", () => {
+    const parts = (name: string) => Object.values(instanceParts(name));
+    assert.deepEqual(parts('acme__widgets-101'), ['acme__widgets', '-101']);
+    assert.deepEqual(parts('acme__widgets-202'), ['acme__widgets', '-202']);
+    assert.deepEqual(parts('django__django-11099'), ['django__django', '-11099']);
+    assert.deepEqual(parts('pandas-dev__pandas.95280573.pr_53856'), ['pandas-dev__pandas.95280573', '.pr_53856']);
+    assert.deepEqual(parts('sympy'), ['sympy', ''], 'nothing to keep apart: the name shortens as one');
+    assert.deepEqual(parts('-7'), ['-7', '']);
+    const long = `acme-${'x'.repeat(40)}`;
+    assert.equal(instanceParts(long).tail.length, 24, 'a long end is kept to its last 24 characters');
+    assert.equal(Object.values(instanceParts(long)).join(''), long);
   });
 
   test('cells say what was recorded and mark what was not', () => {

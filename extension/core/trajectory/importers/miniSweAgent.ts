@@ -38,7 +38,8 @@ const RunSchema = z.looseObject({
   messages: MessagesSchema,
 });
 
-const SUBMIT_MARKERS = /COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT/;
+/** The words of mini-swe-agent's command that ends a run and submits (1.x and 0.x). */
+export const MINI_SUBMIT_MARKERS = /COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT/;
 const RETURNCODE = /^<returncode>(-?\d+)<\/returncode>/;
 
 function actionsOf(message: Message): MessageActions | undefined {
@@ -86,7 +87,7 @@ function legacySubmission(messages: ReadonlyArray<Message>): string | undefined 
   const last = messages.length - 1;
   const command = messages[last - 1];
   if (last < 1 || messages[last]!.role !== 'user' || command?.role !== 'assistant') return undefined;
-  return SUBMIT_MARKERS.test(contentText(command.content)) ? contentText(messages[last]!.content) : undefined;
+  return MINI_SUBMIT_MARKERS.test(contentText(command.content)) ? contentText(messages[last]!.content) : undefined;
 }
 
 /** How mini-swe-agent's messages make steps (`chatSteps`), for a reader that makes them a turn at a time (`core/trajectory/stepSource.ts`). */

@@ -33,7 +33,18 @@ export function buildExtension(mode: 'development' | 'production' = 'development
 /** Packages the extension as users get it and returns the .vsix path. */
 export function packageExtension(outDir: string): string {
   const vsix = path.join(outDir, 'swe-workbench.vsix');
-  run(process.execPath, [path.join(repoRoot, 'node_modules/@vscode/vsce/vsce'), 'package', '--no-dependencies', '--out', vsix]);
+  // The Extensions view shows docs/extension.md: the README is the repository's front page, and its
+  // relative image would be broken inside VS Code (vsce refuses to package it). package.json's
+  // `package` script passes the same --readme-path.
+  run(process.execPath, [
+    path.join(repoRoot, 'node_modules/@vscode/vsce/vsce'),
+    'package',
+    '--no-dependencies',
+    '--readme-path',
+    'docs/extension.md',
+    '--out',
+    vsix,
+  ]);
   return vsix;
 }
 

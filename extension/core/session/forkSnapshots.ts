@@ -4,52 +4,34 @@
  * the tools' state (`AciSession.toolState`, in memory), keyed by the actions that led there. A
  * fork at step k of a recording looks for a live session of the same setup whose first j <= k
  * actions were the recording's (a replay of it, or an earlier fork), starts the fork's container
- * from that snapshot's tar in place of the task's repository (the tar is copied out while the
- * container starts; the engine unpacks it where the repository would have been copied) and
- * replays only steps j..k-1.
+ * from that snapshot's tar in place of the task's repository (copied out while the container
+ * starts) and replays only steps j..k-1.
  *
- * Why tars in the session's container: measured on the sample repository and a 100 MB one, a
- * tar through the session's shell costs a few ms per step on the sample (docker commit: 140-290
- * ms) and a third of `docker commit` on the large one (0.9-1.1 s vs 2.9-3.1 s), and a container
- * started from it costs little more than one started from the repository (bench/session/fork.ts).
- * Unpacking it over a started container's repository instead (removing its files, then `tar -x`)
- * cost 0.2-0.5 s more on this project's machine, whose disk makes every unlink slow.
+ * Why tars in the session's container rather than `docker commit`: a tar through the session's
+ * shell costs a fraction of a commit per step, and a container started from it costs little
+ * more than one started from the repository; unpacking one over a started container instead
+ * pays for removing every file (bench/session/fork.ts; figures in bench/RESULTS.md).
  *
- * Why differentials: a whole-repository tar per step costs what the repository weighs (331-460 ms
- * on a 72 MB one, 1-2 s on a SWE-bench /testbed with .git) and fills the budget in a few steps. So
- * only a session's first snapshot is the whole repository, a level-0 dump with GNU tar's
- * `--listed-incremental` state (taken by a pass that reads no file's contents); each later one is
- * a differential against a copy of that state: what changed since the dump (tar compares mtime
- * and ctime, so a file changed and `touch`ed back to an old mtime, or only `chmod`ed, is in it)
- * and every folder's listing, so extracting it with `--listed-incremental=/dev/null` over the
- * dump also removes what was deleted. On the 72 MB repository one is 30-92 ms against 243-442 ms
- * for the whole tar (tar still stats every file), on the sample about the same (9-22 vs 6-28 ms).
- * A fork starts from the dump and extracts the one differential in one command before the tools'
- * state: restore is always dump + one differential, which costs about what a whole tar's does
- * (5.0 vs 4.9 s on the 72 MB repository, where copying the dump out and in dominates; copying the
- * differential in and extracting it, 0.1-0.3 s). A repository whose dump is under 8 MB
- * (`DIFFERENTIAL_MIN_BYTES`; the sample's is 0.2 MB) keeps whole tars: there differentials saved
- * nothing per step and made a fork's restore 0.08 s slower. Tar takes a folder whose inode a deleted one had for
- * that one renamed, which extraction cannot always redo, so a step in which tar saw a folder
- * renamed (really or by inode reuse) takes a new dump instead; so does the step after a
- * differential grew past half its dump. An image whose tar cannot (not GNU tar) takes the whole
- * repository every step, as before.
+ * Why differentials: a whole tar per step costs what the repository weighs. So a session's first
+ * snapshot is a level-0 dump with GNU tar's `--listed-incremental` state, and each later one a
+ * differential against a copy of that state (tar compares mtime and ctime, and records every
+ * folder's listing, so extracting over the dump also removes what was deleted): a restore is
+ * always the dump plus one differential. Below `DIFFERENTIAL_MIN_BYTES` whole tars are kept, since
+ * there a differential saves nothing and makes a restore slower. A step in which tar saw a folder
+ * renamed (really or by inode reuse), which extraction cannot always redo, takes a new dump, as
+ * does the step after a differential grew past half its dump; an image without GNU tar takes the
+ * whole repository every step.
  *
- * Identical consecutive tars (a step that changed nothing: same differential over the same dump,
- * or same whole tar) share one file; equal bytes are an equal repository, since a restore is
- * determined by its dump and its differential (a differential records read times too, so a step
- * that read a changed file may not match the one before). A session keeps at most `budgetBytes`
- * of them, counting each dump once: over it, every other snapshot goes (a dump stays while a kept
- * differential, or the next one, needs it), so a fork then replays at most a few steps.
+ * Identical consecutive tars share one file (equal bytes over the same dump are an equal
+ * repository). A session keeps at most `budgetBytes` of them, each dump counted once; over it,
+ * every other snapshot goes (a dump stays while a kept differential needs it), so a fork then
+ * replays at most a few steps.
  *
- * The snapshots live as long as their session (`dispose` at `DebugSession.finish` forgets them
- * and the files go with the container), unless the session was started with a `SnapshotKeeper`:
- * then its container stays after `finish`, holding them, until the keeper lets them go (newer
- * finished sessions replace the least recently used, or the keeper is disposed). VS Code's
- * session controller owns one, because it stops the running session before it starts a fork.
- * Files outside the repository and the shell's variables are not in a snapshot; the repository
- * (with .git), the tools' state and the shell's working directory are. A recording no running or
- * kept session has taken has no snapshot: its fork replays, and says so.
+ * The snapshots live as long as their session (`dispose` at `DebugSession.finish`), unless it was
+ * started with a `SnapshotKeeper`: then its container stays after `finish`, holding them, until
+ * the keeper lets them go (VS Code's session controller owns one, because it stops the running
+ * session before it starts a fork). Files outside the repository and the shell's variables are
+ * not in a snapshot; the repository (with .git), the tools' state and the working directory are.
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';

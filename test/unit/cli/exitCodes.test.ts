@@ -13,7 +13,7 @@ function cli(args: string[]): { code: number | null; stdout: string; stderr: str
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** The exit-code table of the README, row by row, through the real binary. */
+/** The exit-code table of docs/cli.md, row by row, through the real binary. */
 describe('exit codes: 0 success, 1 input or runtime error, 2 usage', () => {
   let dir: string;
   const at = (name: string) => path.join(dir, name);

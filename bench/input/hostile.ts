@@ -2,8 +2,10 @@
  * The costs of reading hostile and compressed input, side by side in one run:
  *  - test-output parsing: a log of 1 MB hostile lines (the shapes that made the old regular
  *    expressions backtrack for minutes) against a normal pytest log of the same size;
- *  - the input layer: a trajectory read plain, gzip and zstd compressed, and through a pipe,
- *    against raw readFile + JSON.parse.
+ *  - the input layer: a trajectory read plain, gzip and zstd compressed, and in UTF-16 LE
+ *    (PowerShell's Out-File), against raw readFile + JSON.parse;
+ *  - the two shapes that were quadratic, at 100,000: a SWE-agent .traj whose history disagrees
+ *    with its trajectory, and one assistant message with 100,000 tool calls and their replies.
  * Run: node --import tsx bench/input/hostile.ts
  */
 import { spawnSync } from 'node:child_process';
@@ -58,6 +60,8 @@ async function main(): Promise<void> {
     const plain = join(dir, 'run.traj');
     writeFileSync(plain, traj);
     writeFileSync(`${plain}.gz`, gzipSync(traj));
+    const utf16 = join(dir, 'run.utf16.traj');
+    writeFileSync(utf16, Buffer.from(`\uFEFF${traj}`, 'utf16le'));
     spawnSync('zstd', ['-q', '-f', plain, '-o', `${plain}.zst`]);
     const raw = async () => JSON.parse(readFileSync(plain, 'utf8'));
     const variants: Array<[string, () => Promise<unknown>]> = [
@@ -65,6 +69,7 @@ async function main(): Promise<void> {
       ['loadTrajectory plain', () => loadTrajectory(plain)],
       ['loadTrajectory .gz', () => loadTrajectory(`${plain}.gz`)],
       ['loadTrajectory .zst', () => loadTrajectory(`${plain}.zst`)],
+      ['loadTrajectory UTF-16 LE', () => loadTrajectory(utf16)],
     ];
     const times: number[] = [];
     for (const [, work] of variants) {
@@ -74,6 +79,38 @@ async function main(): Promise<void> {
     }
     console.log(`a ${(traj.length / MB).toFixed(0)} MB trajectory:`);
     variants.forEach(([name], i) => console.log(`  ${name.padEnd(28)} ${times[i]!.toFixed(0).padStart(6)} ms  ${(times[i]! / times[0]!).toFixed(2)}x raw`));
+
+    const n = 100_000;
+    const disagreeing = join(dir, 'disagreeing.traj');
+    writeFileSync(
+      disagreeing,
+      JSON.stringify({
+        trajectory: Array.from({ length: n }, (_, i) => ({ action: `ls ${i}`, observation: `o${i}` })),
+        history: Array.from({ length: n }, (_, i) => ({ role: 'assistant', content: '', action: `cat other_${i}` })),
+      }),
+    );
+    const manyCalls = join(dir, 'many-calls.json');
+    writeFileSync(
+      manyCalls,
+      JSON.stringify([
+        { role: 'user', content: 'task' },
+        {
+          role: 'assistant',
+          content: '',
+          tool_calls: Array.from({ length: n }, (_, k) => ({
+            id: `call_${k}`,
+            type: 'function',
+            function: { name: 'bash', arguments: `{"command":"ls ${k}"}` },
+          })),
+        },
+        ...Array.from({ length: n }, (_, k) => ({ role: 'tool', tool_call_id: `call_${n - 1 - k}`, content: `r${k}` })),
+      ]),
+    );
+    const tDisagreeing = await timed(() => loadTrajectory(disagreeing));
+    const tManyCalls = await timed(() => loadTrajectory(manyCalls));
+    console.log(
+      `100,000 steps, history disagreeing: ${tDisagreeing.toFixed(0)} ms; one message with 100,000 tool calls: ${tManyCalls.toFixed(0)} ms (both over 400 s before)`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -13,7 +13,7 @@ import { errorText, InputError, throwIfAborted } from '../errors';
 import { textEncodingOf, toUtf8, type TextEncodingName } from './textEncoding';
 
 export interface InputLimits {
-  /** Largest document (a whole JSON file, one JSONL line, a test log) read into memory, in bytes, after decompression. */
+  /** Largest document (a whole JSON file, one JSONL line, a test log) read into memory, in bytes, after decompression (and as UTF-8). */
   maxBytes: number;
   /** Deepest JSON nesting accepted: deeper documents are refused before any recursive code sees them. */
   maxDepth: number;

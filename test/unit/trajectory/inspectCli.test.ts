@@ -81,6 +81,9 @@ describe('swe-workbench inspect', () => {
   test('an unknown --format is a usage error (exit 2)', () => {
     const { code, stderr } = inspect(sampleTrajectory('skyrl.result.json'), '--format', 'langchain');
     assert.equal(code, 2);
-    assert.match(stderr, /--format: expected one of swe-agent, mini-swe-agent, openhands, r2e-gym, rllm, skyrl, openai-messages, atif, canonical, got 'langchain'/);
+    assert.match(
+      stderr,
+      /--format: expected one of swe-agent, mini-swe-agent, openhands, r2e-gym, rllm, skyrl, openai-messages, atif, canonical, got 'langchain'/,
+    );
   });
 });

@@ -28,16 +28,23 @@ function xmlFunctionCall(action: Action): string {
  */
 export function toR2eGymRecord(t: Trajectory): string {
   let elapsed = 0;
+  // R2E-Gym's agent makes one call a step: a message's several calls become a step each, the thought on the first.
+  const rows = t.steps.flatMap((step) =>
+    step.calls
+      ? step.calls.map((c, k) => ({ step: k === 0 ? step : { ...step, thought: '', tokens: undefined, executionTime: undefined }, ...c }))
+      : [{ step, action: step.action, observation: step.observation }],
+  );
   const record = {
-    trajectory_steps: t.steps.map((step, i) => {
+    trajectory_steps: rows.map(({ step, action, observation }, i) => {
       const env = step.executionTime ?? 0;
       elapsed += env;
       return {
         step_idx: i,
         thought: step.thought,
-        action: xmlFunctionCall(step.action),
-        observation: step.observation,
-        done: i === t.steps.length - 1 && t.outcome.exitStatus !== undefined,
+        // A reply with no call is kept as the text it was, as R2E-Gym keeps an action it could not parse.
+        action: action.tool === null ? action.raw : xmlFunctionCall(action),
+        observation,
+        done: i === rows.length - 1 && t.outcome.exitStatus !== undefined,
         info: {},
         token_usage_prompt: step.tokens?.prompt ?? 0,
         token_usage_completion: step.tokens?.completion ?? 0,
@@ -55,7 +62,7 @@ export function toR2eGymRecord(t: Trajectory): string {
     env_args: {},
     agent_args: { llm_name: t.meta.model ?? 'unknown' },
     ds: { instance_id: t.task.instanceId ?? '', repo: t.task.repo ?? '', base_commit: t.task.baseCommit ?? '' },
-    max_steps: t.steps.length,
+    max_steps: rows.length,
     exit_reason: t.outcome.exitStatus ?? '',
     output_patch: t.outcome.submission ?? '',
     reward: t.outcome.reward ?? (t.outcome.resolved === undefined ? 0 : Number(t.outcome.resolved)),

@@ -1,7 +1,7 @@
 /**
  * `swe-workbench convert FILE --to FORMAT --out OUT`: a trajectory of any format read, written in
  * another as the tool that reads it expects (SWE-agent's inspector, mini-swe-agent, R2E-Gym,
- * OpenHands, or canonical JSON). The file is written whole or not at all.
+ * OpenHands, Harbor's ATIF, or canonical JSON). The file is written whole or not at all.
  */
 import { EXPORT_FORMATS, type ExportFormat } from '../core/trajectory/exporters';
 import { writeTrajectoryFile } from '../core/session/trajectoryRecorder';

@@ -65,7 +65,9 @@ export async function summarize(loaded: StepSource): Promise<string> {
   ]
     .filter(Boolean)
     .join('  ');
-  const format = [loaded.format, t.meta.formatVersion, t.meta.parseFunction && `(${t.meta.parseFunction})`].filter(Boolean).join(' ');
+  // An ATIF file says which agent wrote it, the way another format's name does.
+  const producer = loaded.format === 'atif' && t.meta.scaffold ? `(agent ${t.meta.scaffold})` : undefined;
+  const format = [loaded.format, t.meta.formatVersion, t.meta.parseFunction && `(${t.meta.parseFunction})`, producer].filter(Boolean).join(' ');
   const lines = [
     loaded.line === undefined ? loaded.file : `${loaded.file}:${loaded.line} (record ${loaded.record} of ${loaded.records})`,
     `format   ${format}`,

@@ -14,7 +14,7 @@ export function parseXmlFunctionCall(raw: string): Action | undefined {
   return call && { raw, tool: call.name, args: call.parameters };
 }
 
-/** The argument object of a function call, or why its JSON could not be read. @internal */
+/** The argument object of a function call, or why its JSON could not be read. */
 export function parseToolArguments(text: string): { args: Record<string, unknown> } | { error: string } {
   if (text.trim() === '') return { args: {} };
   let value: unknown;

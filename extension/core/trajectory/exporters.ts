@@ -1,3 +1,4 @@
+import { toAtif } from './atifExport';
 import { toCanonicalJson } from './canonicalExport';
 import { toMiniSweAgentTraj } from './miniSweAgentExport';
 import type { Trajectory } from './model';
@@ -11,6 +12,7 @@ export const EXPORTERS = {
   'mini-swe-agent': { extension: '.traj.json', write: toMiniSweAgentTraj },
   'r2e-gym': { extension: '.jsonl', write: toR2eGymRecord },
   openhands: { extension: '.jsonl', write: toOpenHandsOutputLine },
+  atif: { extension: '.json', write: toAtif },
   canonical: { extension: '.json', write: toCanonicalJson },
 } as const satisfies Record<string, { extension: string; write: (t: Trajectory) => string }>;
 

@@ -60,12 +60,20 @@ function messagesOf(t: Trajectory): unknown[] {
     const calls = (step.calls ?? [{ action: step.action, observation: step.observation }]).map((c, k) => ({
       id: c.action.toolCallId ?? `call_${step.index}_${k}`,
       command: commandOf(step, k),
+      // Another scaffold's tool keeps its name and arguments in the call; the action holds its text.
+      function: c.action.tool === 'bash' || c.action.tool === 'submit' || c.action.tool === null ? undefined : { name: c.action.tool, args: c.action.args },
       observation: step.calls ? c.observation : step.observation,
     }));
     messages.push({
       role: 'assistant',
       content: step.thought,
-      tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command: c.command }) } })),
+      tool_calls: calls.map((c) => ({
+        id: c.id,
+        type: 'function',
+        function: c.function
+          ? { name: c.function.name, arguments: JSON.stringify(c.function.args) }
+          : { name: 'bash', arguments: JSON.stringify({ command: c.command }) },
+      })),
       extra: {
         actions: calls.map((c) => ({ command: c.command, tool_call_id: c.id })),
         ...(step.tokens ? { usage: { prompt_tokens: step.tokens.prompt, completion_tokens: step.tokens.completion, total_tokens: step.tokens.total } } : {}),

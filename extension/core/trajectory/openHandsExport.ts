@@ -1,11 +1,11 @@
 import { defined } from '../defined';
-import type { Step, Trajectory } from './model';
+import type { Action, Step, Trajectory } from './model';
 
 const AGENT_CLASS = 'CodeActAgent';
 
 /** The OpenHands action an agent step was, with its arguments (`openhands/events/action/*`). */
-function actionEvent(step: Step): { action: string; message: string; args: Record<string, unknown> } {
-  const { tool, args, raw } = step.action;
+function actionEvent(step: Step, call: Action): { action: string; message: string; args: Record<string, unknown> } {
+  const { tool, args, raw } = call;
   if (tool === 'bash' || tool === 'run') {
     const command = typeof args.command === 'string' ? args.command : raw;
     return {
@@ -14,23 +14,28 @@ function actionEvent(step: Step): { action: string; message: string; args: Recor
       args: { command, is_input: false, thought: step.thought, blocking: false, hidden: false, confirmation_state: 'confirmed' },
     };
   }
-  if (tool === 'submit' || tool === 'finish')
-    return { action: 'finish', message: step.thought, args: { final_thought: step.thought, outputs: {}, thought: step.thought } };
+  if (tool === 'submit' || tool === 'finish') {
+    // OpenHands' finish tool takes the closing words as `message`; its event keeps them as final_thought.
+    const final = typeof args.message === 'string' ? args.message : step.thought;
+    return { action: 'finish', message: final, args: { final_thought: final, outputs: {}, thought: step.thought } };
+  }
   if (tool === null) return { action: 'message', message: raw, args: { content: raw, image_urls: null, wait_for_response: false, thought: step.thought } };
   return { action: tool, message: raw, args: { ...args, thought: step.thought } };
 }
 
-function observationEvent(step: Step, action: string): { observation: string; extras: Record<string, unknown> } {
+function observationEvent(step: Step, call: Action, action: string): { observation: string; extras: Record<string, unknown> } {
   if (action === 'run')
     return {
       observation: 'run',
       // An exit code nobody recorded is left out (OpenHands reads that as -1, unknown), never 0.
       extras: {
-        command: (step.action.args.command as string | undefined) ?? step.action.raw,
+        command: (call.args.command as string | undefined) ?? call.raw,
         metadata: step.exitCode === undefined ? {} : { exit_code: step.exitCode },
         hidden: false,
       },
     };
+  // What followed a reply that called nothing (another scaffold's feedback): OpenHands' NullObservation carries it.
+  if (action === 'message') return { observation: 'null', extras: {} };
   return { observation: action, extras: {} };
 }
 
@@ -62,37 +67,41 @@ function openHandsEvents(t: Trajectory): unknown[] {
       args: { content: instructions, image_urls: null, wait_for_response: false },
     });
   for (const step of t.steps) {
-    const act = actionEvent(step);
-    const callId = step.action.toolCallId ?? `toolu_${step.index}`;
-    const metadata = {
-      function_name: step.action.tool === 'bash' ? 'execute_bash' : (step.action.tool ?? 'message'),
-      tool_call_id: callId,
-      total_calls_in_response: 1,
-    };
-    const actionId = id++;
-    events.push({
-      id: actionId,
-      timestamp: stamp(step),
-      source: 'agent',
-      message: act.message,
-      action: act.action,
-      tool_call_metadata: metadata,
-      args: act.args,
-      timeout: 120,
-    });
-    if (act.action === 'finish' || act.action === 'message') continue;
-    const obs = observationEvent(step, act.action);
-    events.push({
-      id: id++,
-      timestamp: stamp(step),
-      source: 'environment',
-      message: step.exitCode === undefined ? 'Command finished' : `Command finished with exit code ${step.exitCode}`,
-      cause: actionId,
-      observation: obs.observation,
-      tool_call_metadata: metadata,
-      content: step.observation,
-      extras: obs.extras,
-      ...(step.exitCode === undefined ? {} : { success: step.exitCode === 0 }),
+    // Several calls in one reply are an action event each, answered each by its own observation.
+    const calls = step.calls ?? [{ action: step.action, observation: step.observation }];
+    calls.forEach((call, k) => {
+      const act = actionEvent(k === 0 ? step : { ...step, thought: '' }, call.action);
+      const callId = call.action.toolCallId ?? (calls.length > 1 ? `toolu_${step.index}_${k}` : `toolu_${step.index}`);
+      const metadata = {
+        function_name: call.action.tool === 'bash' ? 'execute_bash' : (call.action.tool ?? 'message'),
+        tool_call_id: callId,
+        total_calls_in_response: calls.length,
+      };
+      const actionId = id++;
+      events.push({
+        id: actionId,
+        timestamp: stamp(step),
+        source: 'agent',
+        message: act.message,
+        action: act.action,
+        tool_call_metadata: metadata,
+        args: act.args,
+        timeout: 120,
+      });
+      if (act.action === 'finish' || (act.action === 'message' && call.observation === '')) return;
+      const obs = observationEvent(step, call.action, act.action);
+      events.push({
+        id: id++,
+        timestamp: stamp(step),
+        source: 'environment',
+        message: obs.observation === 'null' ? '' : step.exitCode === undefined ? 'Command finished' : `Command finished with exit code ${step.exitCode}`,
+        cause: actionId,
+        observation: obs.observation,
+        tool_call_metadata: metadata,
+        content: call.observation,
+        extras: obs.extras,
+        ...(step.exitCode === undefined ? {} : { success: step.exitCode === 0 }),
+      });
     });
   }
   return events;

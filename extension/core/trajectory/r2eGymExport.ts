@@ -30,16 +30,24 @@ function xmlFunctionCall(action: Action): string {
 export function toR2eGymRecord(t: Trajectory): string {
   // Times and token counts are written as measured, or left out: an invented 0 reads as "took no time".
   let elapsed: number | undefined = 0;
+  // R2E-Gym's agent makes one call a step: a message's several calls become a step each, the thought
+  // and the step's time on the first.
+  const rows = t.steps.flatMap((step) =>
+    step.calls
+      ? step.calls.map((c, k) => ({ step: k === 0 ? step : { ...step, thought: '', tokens: undefined, executionTime: undefined }, first: k === 0, ...c }))
+      : [{ step, first: true, action: step.action, observation: step.observation }],
+  );
   const record = {
-    trajectory_steps: t.steps.map((step, i) => {
+    trajectory_steps: rows.map(({ step, first, action, observation }, i) => {
       const env = step.executionTime;
-      elapsed = elapsed === undefined || env === undefined ? undefined : elapsed + env;
+      if (first) elapsed = elapsed === undefined || env === undefined ? undefined : elapsed + env;
       return {
         step_idx: i,
         thought: step.thought,
-        action: xmlFunctionCall(step.action),
-        observation: step.observation,
-        done: i === t.steps.length - 1 && t.outcome.exitStatus !== undefined,
+        // A reply with no call is kept as the text it was, as R2E-Gym keeps an action it could not parse.
+        action: action.tool === null ? action.raw : xmlFunctionCall(action),
+        observation,
+        done: i === rows.length - 1 && t.outcome.exitStatus !== undefined,
         info: {},
         ...defined({
           token_usage_prompt: step.tokens?.prompt,
@@ -58,7 +66,7 @@ export function toR2eGymRecord(t: Trajectory): string {
     // agent_args is the agent's settings as a free-form dict: the scaffold that made the run rides there.
     agent_args: { llm_name: t.meta.model ?? 'unknown', ...(t.meta.scaffold ? { scaffold: t.meta.scaffold } : {}) },
     ds: { instance_id: t.task.instanceId ?? '', repo: t.task.repo ?? '', base_commit: t.task.baseCommit ?? '' },
-    max_steps: t.steps.length,
+    max_steps: rows.length,
     exit_reason: t.outcome.exitStatus ?? '',
     output_patch: t.outcome.submission ?? '',
     // R2E-Gym's reward is optional: null when nothing graded the run.

@@ -26,7 +26,10 @@ export function stepLabel(step: Pick<Step, 'action'>, width = STEP_LABEL_WIDTH):
 /** The action in full: a command as written; a structured call (tool-call JSON, an XML function call) as its command, or its arguments as `key=value`. */
 export function actionText(action: Pick<Step['action'], 'raw' | 'args' | 'tool'>): string {
   const { raw, args, tool } = action;
-  const structured = /^\s*(\{"name"|<function=)/.test(raw) && Object.keys(args).length > 0;
+  // A call kept as its arguments' JSON (ATIF's) reads as structured too; with none, it is its tool.
+  const asArguments = tool !== null && raw === JSON.stringify(args);
+  if (asArguments && Object.keys(args).length === 0) return tool;
+  const structured = (/^\s*(\{"name"|<function=)/.test(raw) || asArguments) && Object.keys(args).length > 0;
   if (structured) {
     // A shell call's command line as written (R2E-Gym's execute_bash names it `cmd`), without a `cmd=` before it.
     const command = args.command ?? args.cmd;

@@ -296,6 +296,10 @@ describe('Terminus-2 live and fork runs', () => {
     );
     assert.match(asked!.observation, /include <task_complete>true<\/task_complete> again\.$/);
     assert.equal(t.outcome.exitStatus, 'submitted');
+
+    // The run's own recording replays step for step in a new container (another host name).
+    const replay = await runCli(replayCommand, [out, '--image', image, '--repo', app, '--json']);
+    assert.deepEqual([summaryOf(replay.stdout).matched, summaryOf(replay.stdout).firstDivergence], [4, null], replay.stdout);
   });
 
   thirdParty.test("a fork of Harbor's recording continues in Terminus-2's JSON with the recording's prompt", { timeout: 120_000 }, async () => {

@@ -49,7 +49,7 @@ describe('swe-workbench convert', () => {
       stderr: err.message,
     }));
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /--to: expected one of swe-agent, mini-swe-agent, r2e-gym, openhands, canonical, got 'aider'/);
+    assert.match(r.stderr, /--to: expected one of swe-agent, mini-swe-agent, r2e-gym, openhands, atif, canonical, got 'aider'/);
     assert.equal(existsSync(out), false);
   });
 

@@ -61,6 +61,19 @@ describe('swe-workbench inspect', () => {
     }
   });
 
+  thirdPartyFiles.test('an ATIF file is named as ATIF with its version and the agent that wrote it', () => {
+    const { code, stdout } = inspect(thirdParty('harbor/golden/terminus_2/hello-world-context-summarization.trajectory.json'));
+    assert.equal(code, 0);
+    const lines = stdout.split('\n');
+    assert.equal(lines[1], 'format   atif ATIF-v1.6 (agent terminus-2@2.0.0)');
+    assert.equal(lines[3], 'model    openai/gpt-4o');
+    assert.match(lines[4]!, /cost \$0\.0298/);
+    assert.equal(lines[5], 'steps    9');
+    assert.match(stdout, /^ {3}0 {2}bash_command +keystrokes=mkdir test_dir +62 B$/m);
+    assert.match(stdout, /^ {3}3 {2}\? +\(no action\) +396 B {2}atif-system$/m);
+    assert.match(stdout, /^ {3}8 {2}mark_task_complete +mark_task_complete +22 B$/m);
+  });
+
   test('--json prints the canonical trajectory', () => {
     const { code, stdout } = inspect(sampleTrajectory('openai-messages.parallel-calls.json'), '--json');
     assert.equal(code, 0);

@@ -11,7 +11,7 @@ import { parseInput } from '../inputSchema';
  * naming a call of its own step, fields only an agent step may carry, text and image parts.
  */
 
-export const ATIF_VERSIONS = ['ATIF-v1.0', 'ATIF-v1.1', 'ATIF-v1.2', 'ATIF-v1.3', 'ATIF-v1.4', 'ATIF-v1.5', 'ATIF-v1.6'] as const;
+const ATIF_VERSIONS = ['ATIF-v1.0', 'ATIF-v1.1', 'ATIF-v1.2', 'ATIF-v1.3', 'ATIF-v1.4', 'ATIF-v1.5', 'ATIF-v1.6'] as const;
 /** The version the RFC's current text defines and Harbor assumes when a file names none. */
 export const ATIF_LATEST = 'ATIF-v1.6';
 
@@ -30,7 +30,7 @@ const Int = z.number().int();
 const ISO_8601 =
   /^(?:(\d{4})-(\d{2})-(\d{2})|(\d{4})(\d{2})(\d{2})|\d{4}-?W\d{2}(?:-?[1-7])?)(?:.(\d{2})(?::?(\d{2})(?::?(\d{2})(?:[.,]\d+)?)?)?(?:Z|[+-]\d{2}(?::?\d{2}(?::?\d{2}(?:\.\d+)?)?)?)?)?$/su;
 
-/** @internal */
+/** Whether Harbor would take `text` as a step's timestamp. */
 export function isIsoTimestamp(text: string): boolean {
   const m = ISO_8601.exec(text);
   if (!m) return false;
@@ -154,8 +154,7 @@ const AgentSchema = closed(
   'agent',
 );
 
-/** @internal */
-export const AtifSchema = closed(
+const AtifSchema = closed(
   {
     schema_version: z.enum(ATIF_VERSIONS).optional(),
     session_id: z.string(),
@@ -182,7 +181,6 @@ export const AtifSchema = closed(
     });
   });
 });
-export type AtifTrajectory = z.infer<typeof AtifSchema>;
 
 /** Text and images as text: an image is its placeholder with its path, never its bytes. */
 function contentText(content: string | ContentPart[] | null | undefined): string {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Step, Trajectory } from '../model';
-import { parseFencedCommand } from '../actionText';
+import { argumentsText, parseFencedCommand, parseToolArguments } from '../actionText';
 import { ChatMessageSchema, chatSteps, contentText, preambleOf, type FollowerFacts, type MessageActions } from '../chatSteps';
 import { defined, type ImportContext } from '../importContext';
 import { parseInput } from '../inputSchema';
@@ -42,13 +42,30 @@ const RunSchema = z.looseObject({
 export const MINI_SUBMIT_MARKERS = /COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT/;
 const RETURNCODE = /^<returncode>(-?\d+)<\/returncode>/;
 
+/**
+ * The tool of an action: bash, unless its call names another scaffold's tool (a trajectory
+ * converted from one), whose name and arguments the call keeps.
+ */
+function foreignTool(message: Message, id: string | null | undefined): { tool: string; args: Record<string, unknown> } | undefined {
+  const call = id == null ? undefined : message.tool_calls?.find((c) => c.id === id);
+  if (!call || call.function.name === 'bash') return undefined;
+  const parsed = parseToolArguments(argumentsText(call.function.arguments));
+  return 'args' in parsed ? { tool: call.function.name, args: parsed.args } : undefined;
+}
+
 function actionsOf(message: Message): MessageActions | undefined {
   const actions = message.extra?.actions;
   if (actions) {
     // An empty list is a reply the scaffold could not read: the FormatError message follows it.
     return {
       thought: contentText(message.content),
-      calls: actions.map((a) => ({ action: defined({ raw: a.command, tool: 'bash', args: { command: a.command }, toolCallId: a.tool_call_id ?? undefined }) })),
+      calls: actions.map((a) => ({
+        action: defined({
+          raw: a.command,
+          ...(foreignTool(message, a.tool_call_id) ?? { tool: 'bash', args: { command: a.command } }),
+          toolCallId: a.tool_call_id ?? undefined,
+        }),
+      })),
     };
   }
   if (message.tool_calls?.length) return undefined;

@@ -1,0 +1,160 @@
+import type { Action, Step, Trajectory } from './model';
+import { ATIF_LATEST, isIsoTimestamp } from './importers/atif';
+import { defined } from '../defined';
+
+type Json = Record<string, unknown>;
+
+/** Where ATIF has no field of its own for something we know, it rides in `extra` under these names. */
+const STEP_EXTRA = { exitCode: 'exit_code', executionTime: 'execution_time', formatError: 'format_error', flags: 'flags' } as const;
+/** Our marks that ATIF says in its own words (a step's source, `is_copied_context`). */
+const ATIF_FLAGS: ReadonlySet<string> = new Set(['atif-system', 'atif-user', 'atif-copied-context']);
+
+/** The agent as ATIF names it: the scaffold's `NAME@VERSION` when known, else the format it was read from. */
+function agentOf(t: Trajectory): Json {
+  const scaffold = t.meta.scaffold;
+  const at = scaffold?.lastIndexOf('@') ?? -1;
+  const [name, version] =
+    scaffold !== undefined && at > 0
+      ? [scaffold.slice(0, at), scaffold.slice(at + 1)]
+      : [scaffold ?? t.format, t.format !== 'atif' && t.meta.formatVersion !== undefined ? t.meta.formatVersion : 'unknown'];
+  return defined({ name, version, model_name: t.meta.model, extra: t.meta.scaffoldConfig });
+}
+
+/** An ISO 8601 time Harbor accepts, or undefined when the recorded one is not a time at all. */
+function isoTime(stamp: string | undefined): string | undefined {
+  if (stamp === undefined || isIsoTimestamp(stamp)) return stamp;
+  const ms = Date.parse(stamp);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+const int = (n: number | undefined) => (n !== undefined && Number.isInteger(n) ? n : undefined);
+
+function metricsOf(step: Step): Json | undefined {
+  const m = defined({
+    prompt_tokens: int(step.tokens?.prompt),
+    completion_tokens: int(step.tokens?.completion),
+    cost_usd: step.tokens?.costUsd,
+    prompt_token_ids: step.tokenIds?.prompt,
+    completion_token_ids: step.tokenIds?.completion,
+    logprobs: step.logprobs?.map((l) => l.logprob),
+    extra: int(step.tokens?.total) === undefined ? undefined : { total_tokens: step.tokens!.total },
+  });
+  return Object.keys(m).length > 0 ? m : undefined;
+}
+
+function stepExtra(step: Step): Json | undefined {
+  const flags = step.flags?.filter((f) => !ATIF_FLAGS.has(f));
+  const extra = defined({
+    [STEP_EXTRA.exitCode]: step.exitCode,
+    [STEP_EXTRA.executionTime]: step.executionTime,
+    [STEP_EXTRA.formatError]: step.formatError,
+    [STEP_EXTRA.flags]: flags && flags.length > 0 ? flags : undefined,
+  });
+  return Object.keys(extra).length > 0 ? extra : undefined;
+}
+
+/** OpenHands records a reply that called no tool as a `message` action: in ATIF it is the step's message. */
+const isReplyText = (t: Trajectory, action: Action) => action.tool === null || (t.format === 'openhands' && action.tool === 'message');
+
+/** Each call with an id unique in its step, so its result can name it. */
+function callsOf(t: Trajectory, step: Step): Array<{ id: string; name: string; args: Json; observation: string }> {
+  const calls = step.calls ?? [{ action: step.action, observation: step.observation }];
+  const seen = new Set<string>();
+  return calls.flatMap((c, k) => {
+    if (c.action.tool === null || isReplyText(t, c.action)) return [];
+    let id = c.action.toolCallId ?? `call_${step.index + 1}_${k + 1}`;
+    while (seen.has(id)) id = `${id}_${k + 1}`;
+    seen.add(id);
+    return [{ id, name: c.action.tool, args: c.action.args, observation: step.calls ? c.observation : step.observation }];
+  });
+}
+
+function agentStep(t: Trajectory, step: Step, stepId: number): Json {
+  const calls = callsOf(t, step);
+  const said = isReplyText(t, step.action) && step.action.raw !== step.thought ? step.action.raw : '';
+  const results =
+    calls.length > 0
+      ? calls.filter((c) => c.observation !== '').map((c) => ({ source_call_id: c.id, content: c.observation }))
+      : step.observation === ''
+        ? []
+        : [{ content: step.observation }];
+  const effort = step.sampling?.reasoning_effort;
+  return defined({
+    step_id: stepId,
+    timestamp: isoTime(step.timestamp),
+    source: 'agent',
+    reasoning_effort: typeof effort === 'string' || typeof effort === 'number' ? effort : undefined,
+    message: [step.thought, said].filter((m) => m !== '').join('\n\n'),
+    reasoning_content: step.reasoning,
+    tool_calls: calls.length > 0 ? calls.map((c) => ({ tool_call_id: c.id, function_name: c.name, arguments: c.args })) : undefined,
+    observation: results.length > 0 ? { results } : undefined,
+    metrics: metricsOf(step),
+    is_copied_context: step.flags?.includes('atif-copied-context') ? true : undefined,
+    extra: stepExtra(step),
+  });
+}
+
+/** A system or user message that was a step of its own (read from ATIF): one again, with what it observed. */
+function messageStep(step: Step, stepId: number, source: 'system' | 'user'): Json {
+  return defined({
+    step_id: stepId,
+    timestamp: isoTime(step.timestamp),
+    source,
+    message: step.thought,
+    observation: step.observation === '' ? undefined : { results: [{ content: step.observation }] },
+    is_copied_context: step.flags?.includes('atif-copied-context') ? true : undefined,
+    extra: stepExtra(step),
+  });
+}
+
+/** What ATIF has no field for but a reader of our own wants back: the task and the outcome. */
+function rootExtra(t: Trajectory): Json | undefined {
+  const extra = defined({
+    instance_id: t.task.instanceId,
+    repo: t.task.repo,
+    base_commit: t.task.baseCommit,
+    image: t.task.image,
+    repo_path: t.task.repoPath,
+    problem_statement: t.task.problemStatement,
+    exit_status: t.outcome.exitStatus,
+    submission: t.outcome.submission,
+    reward: t.outcome.reward,
+    resolved: t.outcome.resolved,
+    test_output: t.outcome.testOutput,
+    error: t.outcome.error,
+  });
+  return Object.keys(extra).length > 0 ? extra : undefined;
+}
+
+/**
+ * A trajectory in ATIF v1.6 (Harbor's RFC 0001) as Harbor's validator accepts it: the system
+ * prompt and the instructions as the first steps, then one agent step per step with its tool
+ * calls, each call's result naming it by `source_call_id`, and the step's metrics.
+ */
+export function toAtif(t: Trajectory): string {
+  const steps: Json[] = [];
+  if (t.meta.systemPrompt !== undefined) steps.push({ step_id: steps.length + 1, source: 'system', message: t.meta.systemPrompt });
+  const instructions = t.meta.instructions ?? t.task.problemStatement;
+  if (instructions !== undefined) steps.push({ step_id: steps.length + 1, source: 'user', message: instructions });
+  for (const step of t.steps) {
+    const id = steps.length + 1;
+    if (step.flags?.includes('atif-system')) steps.push(messageStep(step, id, 'system'));
+    else if (step.flags?.includes('atif-user')) steps.push(messageStep(step, id, 'user'));
+    else steps.push(agentStep(t, step, id));
+  }
+  // ATIF needs at least one step: a run with nothing recorded says so in an empty user turn.
+  if (steps.length === 0) steps.push({ step_id: 1, source: 'user', message: '' });
+  const stats = t.outcome.modelStats;
+  const finalMetrics =
+    stats && defined({ total_prompt_tokens: int(stats.tokensSent), total_completion_tokens: int(stats.tokensReceived), total_cost_usd: stats.instanceCost });
+  const out = defined({
+    schema_version: ATIF_LATEST,
+    session_id: t.meta.id ?? t.task.instanceId ?? 'unknown',
+    agent: agentOf(t),
+    steps,
+    notes: t.format === 'atif' ? undefined : `Written by SWE Workbench from a ${t.format} trajectory.`,
+    final_metrics: finalMetrics && Object.keys(finalMetrics).length > 0 ? finalMetrics : undefined,
+    extra: rootExtra(t),
+  });
+  return JSON.stringify(out, null, 2) + '\n';
+}

@@ -12,7 +12,7 @@ import { parseInput } from '../core/trajectory/inputSchema';
 import { PolicyClient, PolicyError, type PolicyClientOptions, type RetryRecord } from '../core/policy/policyClient';
 import { SCAFFOLDS } from '../core/policy/scaffolds';
 import { describeChoice, knownScaffolds, parseScaffoldSpec } from '../core/scaffolds/registry';
-import { planSession, startSession, type LaunchRequest } from '../core/session/launcher';
+import { planSession, settleVersion, startSession, type LaunchRequest } from '../core/session/launcher';
 import { writeTrajectoryFile } from '../core/session/trajectoryRecorder';
 import { loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';
@@ -160,15 +160,16 @@ export const command: Command = {
 
     const task = await readTaskFile(values.task);
     const parent = values.fork === undefined ? undefined : (await loadTrajectory(values.fork, { signal: ctx.signal })).trajectory;
-    const plan = planSession(
-      runRequest(task, values.task, {
-        ...(parent ? { fork: { trajectory: parent, ref: values.fork!, at: at! } } : {}),
-        ...defined({ scaffold: scaffoldOption(values.scaffold), maxSteps }),
-      }),
-    );
+    const request = runRequest(task, values.task, {
+      ...(parent ? { fork: { trajectory: parent, ref: values.fork!, at: at! } } : {}),
+      ...defined({ scaffold: scaffoldOption(values.scaffold), maxSteps }),
+    });
+    const planned = planSession(request);
     const client = await PolicyClient.connect(clientOptions, ctx.signal).catch((err: unknown) => {
       throw err instanceof PolicyError ? new CliError(err.message, 1) : err;
     });
+    // A fork's recorded steps tell apart the versions its observations leave undecided, by running the one that differs.
+    const plan = await settleVersion(request, planned, { role: 'run', snapshots: false, signal: ctx.signal });
     ctx.stderr.write(`swe-workbench run: ${describeChoice(plan.scaffoldChoice)}\n`);
     const onRetry = (r: RetryRecord) => ctx.stderr.write(`policy: attempt ${r.attempt} failed (${r.reason}); retrying in ${r.delayMs} ms\n`);
     const { debug: session, fork } = await startSession(plan, {

@@ -142,6 +142,8 @@ export async function generateDemoTrajectories(outDir: string): Promise<string[]
     const inScaffold = new Map<ExportFormat, Trajectory>([
       ['swe-agent', main],
       ['canonical', main],
+      // Harbor's interchange format written from the SWE-agent run, as `convert --to atif` writes it.
+      ['atif', main],
     ]);
     for (const format of ['mini-swe-agent', 'r2e-gym', 'openhands'] as const) {
       const { scaffold } = DEMO_EPISODE_IN[format];

@@ -94,7 +94,7 @@ describe('a fork continued by hand in code-server', () => {
       assert.match(first, /^# SWE Workbench: step 2 \([^)]+\), one action in its syntax: .*; save to run it$/, first);
       await page.locator('.statusbar-item', { hasText: 'sandbox waiting for your action for step 2' }).waitFor({ timeout: 30_000 });
       // Nothing runs while it waits for the person: no progress notification sits over the editor.
-      assert.equal(await page.locator('.notification-toast', { hasText: 'SWE Workbench: fork of' }).count(), 0);
+      assert.equal(await page.locator('.notification-toast', { hasText: 'SWE Workbench: running the fork of' }).count(), 0);
       await page.screenshot({ path: path.join(out!, `fork-by-hand-${theme}-asked.png`) });
 
       const actions = handActions(theme);
@@ -122,7 +122,7 @@ describe('a fork continued by hand in code-server', () => {
 
       await stopSessionLeavingNoContainer(page, /stopped · 11 steps/);
       await page.locator('.statusbar-item', { hasText: /sandbox (starting|running|waiting)/ }).waitFor({ state: 'detached', timeout: 30_000 });
-      await page.locator('.notification-toast', { hasText: 'SWE Workbench: fork of' }).waitFor({ state: 'detached', timeout: 30_000 });
+      await page.locator('.notification-toast', { hasText: 'SWE Workbench: running the fork of' }).waitFor({ state: 'detached', timeout: 30_000 });
       await runCommand(page, 'View: Close All Editors');
     }
   });

@@ -92,8 +92,8 @@ describe('a replay whose image the Docker engine lacks', () => {
       assert.equal(sessionContainers().length, 1, 'the replay runs in one container of ours');
       await page.locator('.statusbar-item', { hasText: 'sandbox paused before step 4' }).waitFor({ timeout: 10_000 });
       assert.equal(await stuckStarting(page).count(), 0);
-      // The replay's progress ("replay FILE" with "step N: bash") goes when the replay has run.
-      await page.locator('.notification-toast', { hasText: 'SWE Workbench: replay ' }).waitFor({ state: 'detached', timeout: 30_000 });
+      // The replay's progress ("replaying FILE" with "step N: bash") goes when the replay has run.
+      await page.locator('.notification-toast', { hasText: 'SWE Workbench: replaying ' }).waitFor({ state: 'detached', timeout: 30_000 });
       await page.screenshot({ path: path.join(out!, `missing-image-${theme}-replayed.png`) });
 
       await stopSessionLeavingNoContainer(page);

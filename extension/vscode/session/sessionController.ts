@@ -64,8 +64,12 @@ export class RunningSession {
     this.index = debug.steps.length;
   }
 
+  private get name(): string | undefined {
+    return this.launch.recording ? this.launch.recording.uri.path.split('/').at(-1) : this.launch.image;
+  }
+
   get title(): string {
-    const name = this.launch.recording ? this.launch.recording.uri.path.split('/').at(-1) : this.launch.image;
+    const name = this.name;
     const at = this.launch.at ?? 0;
     return this.launch.mode === 'fork' ? `fork of ${name} ${at > 0 ? `after step ${at}` : 'from the start'}` : `${this.launch.mode} ${name}`;
   }
@@ -78,6 +82,18 @@ export class RunningSession {
         return `paused before step ${this.index + 1}${this.lastStop && this.lastStop.reason !== 'step' ? ` (${this.lastStop.reason})` : ''}`;
       default:
         return this.state;
+    }
+  }
+
+  /** What the session is doing while it runs, as its progress notification says it: "replaying run.traj". */
+  get doing(): string {
+    switch (this.launch.mode) {
+      case 'replay':
+        return `replaying ${this.name}`;
+      case 'fork':
+        return `running the fork of ${this.name}`;
+      case 'live':
+        return `running live in ${this.launch.image}`;
     }
   }
 }
@@ -302,7 +318,7 @@ export class SessionController extends Disposable {
     this.log.info(`starting a container of ${launch.image} for a ${launch.mode}`);
   }
 
-  /** Runs the session; the progress reads "SWE Workbench: replay run.traj, one step" and each step "step 3: bash". */
+  /** Runs the session; the progress reads "SWE Workbench: replaying run.traj, one step" and each step "step 3: bash". */
   private async drive(how: string, run: (debug: DebugSession) => Promise<Stop>): Promise<Stop> {
     const session = this.requireSession();
     if (session.state === 'running') throw new Error('the session is already running');
@@ -314,7 +330,7 @@ export class SessionController extends Disposable {
     return vscode.window.withProgress(
       {
         location: byHand ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification,
-        title: `SWE Workbench: ${session.title}${how ? `, ${how}` : ''}`,
+        title: `SWE Workbench: ${session.doing}${how ? `, ${how}` : ''}`,
         cancellable: !byHand,
       },
       async (progress, token) => {

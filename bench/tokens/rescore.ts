@@ -4,7 +4,8 @@
  * grow: rollouts of 30 turns, each turn one request of 2,000 tokens (1,800 prompt ids and 200
  * sampled ones), no drift requests. The server runs in a child process, as a real one would;
  * rollouts are made when the run asks for them, as files would be read. Prints wall time,
- * requests, peak heap and RSS of this process (sampled every 20 ms), and large/small ratios.
+ * requests, this process's CPU seconds (which a busy machine moves less than wall time), peak
+ * heap and RSS of this process (sampled every 20 ms), and large/small ratios.
  * No figure is asserted.
  * Usage: node --import tsx bench/tokens/rescore.ts [--rollouts 1000] [--small 500] [--in-flight 8]
  */
@@ -61,6 +62,7 @@ async function startServer(): Promise<{ url: string; stop: () => void }> {
 interface Measure {
   rollouts: number;
   seconds: number;
+  cpuSeconds: number;
   requests: number;
   tokens: number;
   peakHeapMb: number;
@@ -84,12 +86,15 @@ async function measure(server: TokenServer, rollouts: number): Promise<Measure> 
   }, 20);
   const names = Array.from({ length: rollouts }, (_, i) => String(i));
   const start = performance.now();
+  const cpu = process.cpuUsage();
   const run = await rescoreRun(names, async (name) => rollout(Number(name)), server, { inFlight, drift: false });
   const seconds = (performance.now() - start) / 1000;
+  const used = process.cpuUsage(cpu);
+  const cpuSeconds = (used.user + used.system) / 1e6;
   clearInterval(sampler);
   server.score = score;
   if (run.errors > 0 || run.unreadable > 0) throw new Error(`${run.errors} step(s) failed: the benchmark measures nothing`);
-  return { rollouts, seconds, requests, tokens: run.summary.tokens, peakHeapMb: peakHeap / 2 ** 20, peakRssMb: peakRss / 2 ** 20 };
+  return { rollouts, seconds, cpuSeconds, requests, tokens: run.summary.tokens, peakHeapMb: peakHeap / 2 ** 20, peakRssMb: peakRss / 2 ** 20 };
 }
 
 async function main(): Promise<void> {
@@ -102,15 +107,15 @@ async function main(): Promise<void> {
     const pad = (s: string | number, n: number) => String(s).padStart(n);
     console.log(`${TURNS} turns of ${PROMPT + COMPLETION} tokens (${COMPLETION} re-scored) per rollout, ${inFlight} requests in flight`);
     console.log(
-      `${pad('rollouts', 9)} ${pad('requests', 9)} ${pad('tokens', 10)} ${pad('time s', 8)} ${pad('req/s', 7)} ${pad('peak heap MB', 13)} ${pad('peak RSS MB', 12)}`,
+      `${pad('rollouts', 9)} ${pad('requests', 9)} ${pad('tokens', 10)} ${pad('time s', 8)} ${pad('CPU s', 7)} ${pad('req/s', 7)} ${pad('peak heap MB', 13)} ${pad('peak RSS MB', 12)}`,
     );
     for (const r of rows)
       console.log(
-        `${pad(r.rollouts, 9)} ${pad(r.requests, 9)} ${pad(r.tokens, 10)} ${pad(r.seconds.toFixed(1), 8)} ${pad((r.requests / r.seconds).toFixed(0), 7)} ${pad(r.peakHeapMb.toFixed(0), 13)} ${pad(r.peakRssMb.toFixed(0), 12)}`,
+        `${pad(r.rollouts, 9)} ${pad(r.requests, 9)} ${pad(r.tokens, 10)} ${pad(r.seconds.toFixed(1), 8)} ${pad(r.cpuSeconds.toFixed(1), 7)} ${pad((r.requests / r.seconds).toFixed(0), 7)} ${pad(r.peakHeapMb.toFixed(0), 13)} ${pad(r.peakRssMb.toFixed(0), 12)}`,
       );
     const [a, b] = rows as [Measure, Measure];
     console.log(
-      `large/small: rollouts ${(b.rollouts / a.rollouts).toFixed(2)}x, time ${(b.seconds / a.seconds).toFixed(2)}x, peak heap ${(b.peakHeapMb / a.peakHeapMb).toFixed(2)}x, peak RSS ${(b.peakRssMb / a.peakRssMb).toFixed(2)}x`,
+      `large/small: rollouts ${(b.rollouts / a.rollouts).toFixed(2)}x, time ${(b.seconds / a.seconds).toFixed(2)}x, CPU ${(b.cpuSeconds / a.cpuSeconds).toFixed(2)}x, peak heap ${(b.peakHeapMb / a.peakHeapMb).toFixed(2)}x, peak RSS ${(b.peakRssMb / a.peakRssMb).toFixed(2)}x`,
     );
   } finally {
     stop();

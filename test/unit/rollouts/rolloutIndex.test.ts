@@ -21,12 +21,22 @@ describe('rollout index over the third-party fixtures and a generated training r
   });
   thirdPartyFiles.after(() => folder.cleanup());
 
-  thirdPartyFiles.test('finds every trajectory: 15 generated, 10 third-party; reports, preds and instances are not rollouts', () => {
+  thirdPartyFiles.test('finds every trajectory: 15 generated, 19 third-party; reports, preds and instances are not rollouts', () => {
     assert.equal(index.rollouts.filter((r) => r.path.startsWith('run/')).length, 15);
-    // 4 SWE-agent, 1 SWE-smith (SWE-agent 1.0.1), 2 mini-swe-agent, 3 OpenHands.
+    // Harbor's 7 ATIF files and the RFC's mini-swe-agent and OpenHands examples; 4 SWE-agent,
+    // 1 SWE-smith (SWE-agent 1.0.1), 2 mini-swe-agent, 3 OpenHands.
     assert.deepEqual(
       index.rollouts.filter((r) => r.path.startsWith('third-party/')).map((r) => r.path),
       [
+        'third-party/harbor/docs/rfcs/0001-trajectory-format/mini-swe-agent-trajectory.json',
+        'third-party/harbor/docs/rfcs/0001-trajectory-format/openhands_trajectory.json',
+        'third-party/harbor/golden/openhands/hello-world.trajectory.json',
+        'third-party/harbor/golden/terminus_2/hello-world-context-summarization-linear-history.trajectory.cont-1.json',
+        'third-party/harbor/golden/terminus_2/hello-world-context-summarization-linear-history.trajectory.json',
+        'third-party/harbor/golden/terminus_2/hello-world-context-summarization.trajectory.json',
+        'third-party/harbor/golden/terminus_2/hello-world-context-summarization.trajectory.summarization-1-answers.json',
+        'third-party/harbor/golden/terminus_2/hello-world-context-summarization.trajectory.summarization-1-questions.json',
+        'third-party/harbor/golden/terminus_2/hello-world-context-summarization.trajectory.summarization-1-summary.json',
         'third-party/mini-swe-agent/github_issue.traj.json',
         'third-party/mini-swe-agent/local.traj.json',
         'third-party/openhands/basic.json',
@@ -41,16 +51,31 @@ describe('rollout index over the third-party fixtures and a generated training r
     );
   });
 
-  thirdPartyFiles.test('a truncated file and a half-written JSONL record become located errors; the good line after it is kept', () => {
-    assert.equal(index.errors.length, 2);
-    const [broken, line] = index.errors;
-    assert.equal(broken?.file, 'run/attempt_2/broken.traj');
-    assert.match(broken?.where ?? '', /^line \d+, column \d+$/);
-    assert.match(broken?.message ?? '', /invalid JSON|truncated/);
-    assert.equal(line?.file, 'run/rllm/episodes.jsonl');
-    assert.equal(line?.line, 3);
-    assert.equal(byId('run/rllm/episodes.jsonl:4').attempt, 2);
-  });
+  thirdPartyFiles.test(
+    'a truncated file and a half-written JSONL record become located errors; the good line after it is kept; files of other kinds too',
+    () => {
+      // Of the third-party files, only Harbor's exports for training (`*.traces.json`) and Gemini CLI's session are no trajectory we read.
+      assert.deepEqual(
+        index.errors.filter((e) => e.file.startsWith('third-party/')).map((e) => e.file.split('/').pop()),
+        [
+          'gemini-cli-trajectory.json',
+          'hello-world-no_function_calling.traces.json',
+          'hello-world.traces.json',
+          'hello-world-context-summarization.summarization-1-answers.traces.json',
+          'hello-world-context-summarization.summarization-1-questions.traces.json',
+          'hello-world-context-summarization.summarization-1-summary.traces.json',
+          'hello-world-context-summarization.traces.json',
+        ],
+      );
+      const [broken, line] = index.errors.filter((e) => e.file.startsWith('run/'));
+      assert.equal(broken?.file, 'run/attempt_2/broken.traj');
+      assert.match(broken?.where ?? '', /^line \d+, column \d+$/);
+      assert.match(broken?.message ?? '', /invalid JSON|truncated/);
+      assert.equal(line?.file, 'run/rllm/episodes.jsonl');
+      assert.equal(line?.line, 3);
+      assert.equal(byId('run/rllm/episodes.jsonl:4').attempt, 2);
+    },
+  );
 
   thirdPartyFiles.test('classifies each generated rollout as the files say', () => {
     const expected: Record<string, [string, string, boolean | null]> = {

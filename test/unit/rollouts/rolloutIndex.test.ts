@@ -171,3 +171,41 @@ describe('rollout index over the third-party fixtures and a generated training r
     await assert.rejects(indexRollouts(`${folder.root}/nope`), /nope: no such folder/);
   });
 });
+
+describe("rollout index over Harbor's files", () => {
+  thirdPartyFiles.test('every ATIF file is a rollout; its training exports and a Gemini CLI session are located errors', async () => {
+    const index = await indexRollouts(thirdPartyFiles.path('harbor'));
+    assert.deepEqual(
+      index.rollouts.map((r) => r.path),
+      [
+        'docs/rfcs/0001-trajectory-format/mini-swe-agent-trajectory.json',
+        'docs/rfcs/0001-trajectory-format/openhands_trajectory.json',
+        'golden/openhands/hello-world.trajectory.json',
+        'golden/terminus_2/hello-world-context-summarization-linear-history.trajectory.cont-1.json',
+        'golden/terminus_2/hello-world-context-summarization-linear-history.trajectory.json',
+        'golden/terminus_2/hello-world-context-summarization.trajectory.json',
+        'golden/terminus_2/hello-world-context-summarization.trajectory.summarization-1-answers.json',
+        'golden/terminus_2/hello-world-context-summarization.trajectory.summarization-1-questions.json',
+        'golden/terminus_2/hello-world-context-summarization.trajectory.summarization-1-summary.json',
+      ],
+    );
+    // The RFC's examples are the source formats it maps from; Harbor's golden recordings are ATIF.
+    assert.deepEqual(
+      index.rollouts.map((r) => r.format),
+      ['mini-swe-agent', 'openhands', ...Array<string>(7).fill('atif')],
+    );
+    // Harbor's exports for training (`*.traces.json`) and Gemini CLI's own session are no trajectory we read.
+    assert.deepEqual(
+      index.errors.map((e) => e.file.split('/').pop()),
+      [
+        'gemini-cli-trajectory.json',
+        'hello-world-no_function_calling.traces.json',
+        'hello-world.traces.json',
+        'hello-world-context-summarization.summarization-1-answers.traces.json',
+        'hello-world-context-summarization.summarization-1-questions.traces.json',
+        'hello-world-context-summarization.summarization-1-summary.traces.json',
+        'hello-world-context-summarization.traces.json',
+      ],
+    );
+  });
+});

@@ -43,10 +43,12 @@ export function conversations(trajectory: Trajectory): (position: number) => Con
   };
   return (position) => {
     if (instructions === undefined) return { unknown: "the recording keeps neither the task's first message nor its problem statement" };
-    const messages = buildMessages([], options).filter((m) => !(m.role === 'system' && trajectory.meta.systemPrompt === undefined));
+    const head = buildMessages([], options);
+    const messages = head.filter((m) => !(m.role === 'system' && trajectory.meta.systemPrompt === undefined));
     for (const step of trajectory.steps.slice(0, position)) {
       const own = messageStep(step);
-      messages.push(...(own ? [own] : buildMessages([step], options).slice(2)));
+      // A step's own messages follow the head (system prompt, when there is one, and the task).
+      messages.push(...(own ? [own] : buildMessages([step], options).slice(head.length)));
     }
     return { messages };
   };

@@ -8,7 +8,7 @@ import { toCanonicalJson } from '../core/trajectory/canonicalExport';
 import type { Step } from '../core/trajectory/model';
 import { stepErrorMarks } from '../core/trajectory/stepErrors';
 import { recordedModelStats } from '../core/trajectory/runFacts';
-import { oneLine, STEP_LABEL_WIDTH, stepLabel } from '../core/trajectory/stepLabels';
+import { messageRole, oneLine, STEP_LABEL_WIDTH, stepLabel } from '../core/trajectory/stepLabels';
 import { LOSS_MASKED_FINISH_REASONS } from '../core/trajectory/importers/skyrl';
 import { detectScaffold, describeChoice } from '../core/scaffolds/registry';
 import { evidenceOf } from '../core/scaffolds/swe-agent/versionEvidence';
@@ -81,7 +81,7 @@ export async function summarize(loaded: StepSource): Promise<string> {
   const evidence: Step[] = [];
   for (let i = 0; i < loaded.stepCount; i++) {
     const s = await loaded.step(i);
-    rows.push({ index: s.index, tool: s.action.tool ?? '?', label: stepLabel(s), size: size(s.observation.length), marks: marks(s) });
+    rows.push({ index: s.index, tool: s.action.tool ?? messageRole(s) ?? '?', label: stepLabel(s), size: size(s.observation.length), marks: marks(s) });
     evidence.push(evidenceOf(s));
   }
   // Which scaffold (and version) a replay would run, and the evidence, after the header's other lines.

@@ -9,12 +9,12 @@ import { buildMessages, type ContextOptions } from '../policy/context';
 import type { ChatMessage } from '../policy/policyClient';
 import type { Scaffold as ReplyFormat } from '../policy/scaffolds';
 import type { Step, Trajectory } from '../trajectory/model';
+import { messageRole } from '../trajectory/stepLabels';
 
 /** A system or user message an importer kept as a step of its own (ATIF). */
 function messageStep(step: Step): ChatMessage | undefined {
-  if (step.flags?.includes('atif-system')) return { role: 'system', content: step.thought };
-  if (step.flags?.includes('atif-user')) return { role: 'user', content: step.thought };
-  return undefined;
+  const role = messageRole(step);
+  return role ? { role, content: step.thought } : undefined;
 }
 
 export function isAgentStep(step: Step): boolean {

@@ -13,11 +13,20 @@ export function oneLine(text: string, width: number): string {
   return flat.length <= width ? flat : flat.slice(0, width - 1) + '…';
 }
 
+/** A system or user turn an importer kept as a step that runs nothing (ATIF's, after the first agent step). */
+export function messageRole(step: Partial<Pick<Step, 'flags'>>): 'system' | 'user' | undefined {
+  if (step.flags?.includes('atif-system')) return 'system';
+  if (step.flags?.includes('atif-user')) return 'user';
+  return undefined;
+}
+
 /**
  * The action in one line: a command as written (its first line); a structured call (tool-call
  * JSON, an XML function call) as its command, or its arguments as `key=value`.
  */
-export function stepLabel(step: Pick<Step, 'action'>, width = STEP_LABEL_WIDTH): string {
+export function stepLabel(step: Pick<Step, 'action'> & Partial<Pick<Step, 'flags' | 'thought'>>, width = STEP_LABEL_WIDTH): string {
+  const role = messageRole(step);
+  if (role) return oneLine(`${role} message: ${step.thought ?? ''}`, width);
   const text = actionText(step.action);
   const firstLine = text.split('\n').find((line) => line.trim() !== '') ?? '';
   return oneLine(firstLine || step.action.tool || '(no action)', width);

@@ -69,9 +69,9 @@ describe('swe-workbench inspect', () => {
     assert.equal(lines[3], 'model    openai/gpt-4o');
     assert.match(lines[4]!, /cost \$0\.0298/);
     assert.equal(lines[5], 'steps    9');
-    assert.match(stdout, /^ {3}0 {2}bash_command +keystrokes=mkdir test_dir +62 B$/m);
-    assert.match(stdout, /^ {3}3 {2}\? +\(no action\) +396 B {2}atif-system$/m);
-    assert.match(stdout, /^ {3}8 {2}mark_task_complete +mark_task_complete +22 B$/m);
+    assert.match(stdout, /^ {3}1 {2}bash_command +keystrokes=mkdir test_dir +62 B$/m);
+    assert.match(stdout, /^ {3}4 {2}system +system message: Performed context summarization and handoff to continue task\. +396 B {2}atif-system$/m);
+    assert.match(stdout, /^ {3}9 {2}mark_task_complete +mark_task_complete +22 B$/m);
   });
 
   test('--json prints the canonical trajectory', () => {

@@ -58,7 +58,9 @@ describe('replay from the stepper toolbar into the Session view', () => {
       const rows = await replayFromStepper(page);
       assert.equal(rows.length, STEPS.length, rows.join(' | '));
       for (const [i, row] of rows.entries()) assert.match(row, new RegExp(`^${i + 1}\\s+bash.*exit 0 · [\\d.]+ m?s · matched`), row);
-      await page.locator('.monaco-list-row', { hasText: /paused before step 4/ }).waitFor({ timeout: 10_000 });
+      // Out of recorded actions, the episode is over: finished, not paused before a step that will not come.
+      await page.locator('.monaco-list-row', { hasText: /finished \(out of actions\) · 3 steps/ }).waitFor({ timeout: 10_000 });
+      await page.locator('.statusbar-item', { hasText: 'sandbox finished (out of actions)' }).waitFor({ timeout: 10_000 });
       await page.screenshot({ path: path.join(out!, `session-${theme}.png`) });
       await runCommand(page, 'SWE Workbench: Stop Session');
       await page.locator('.monaco-list-row', { hasText: /stopped/ }).waitFor({ timeout: 60_000 });

@@ -210,7 +210,11 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     const rows = viewRows();
     assert.equal(rows.length, 4);
     for (const row of rows) assert.match(row.description, /exit 0 · [\d.]+ m?s · matched$/, `${row.label}: ${row.description}`);
-    assert.match(session.status.sandboxText, /paused before step 5/);
+    // The episode is over: finished in the status bar and the view, and nothing is left to run.
+    assert.equal(session.controller.current?.state, 'finished');
+    assert.match(session.status.sandboxText, /sandbox finished \(submitted\)$/);
+    assert.match(String(session.tree.getTreeItem({ kind: 'session' }).description), /^finished \(submitted\) · 4 steps$/);
+    await assert.rejects(session.controller.step(), /the session has finished \(submitted\): nothing is left to run/);
 
     const sandbox = session.controller.current!.aci.sandbox;
     const root = containerUri(sandbox, '/repo');
@@ -225,6 +229,15 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     const stat = await vscode.workspace.fs.stat(vscode.Uri.joinPath(root, 'notes/binary.bin'));
     assert.equal(stat.size, bytes.length);
     await assert.rejects(Promise.resolve(vscode.workspace.fs.readFile(vscode.Uri.joinPath(root, 'no/such.py'))), /EntryNotFound/);
+
+    // The next launch does not ask to stop a finished session: it replaces it.
+    const finished = session.controller.current!;
+    const asked: string[] = [];
+    session.choices.prompts.confirmStop = async (title, verb) => (asked.push(`${verb}: ${title}`), false);
+    const next = await session.start(await session.launchFor('replay', recorded, { image: IMAGE, repoDir }), 'Replay');
+    assert.deepEqual(asked, []);
+    assert.ok(next && next !== finished);
+    assert.equal(finished.state, 'stopped');
   });
 
   it('go to definition in a swe-container: Python file lands on the class in the container', async () => {

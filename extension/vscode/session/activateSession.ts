@@ -178,7 +178,7 @@ export function activateSession(
 
   const start: SessionApi['start'] = async (first, verb) => {
     const running = controller.current;
-    if (running && running.state !== 'stopped' && !(await choices.prompts.confirmStop(running.title, verb))) return undefined;
+    if (running?.inProgress && !(await choices.prompts.confirmStop(running.title, verb))) return undefined;
     let launch = first;
     for (const tried = new Set<string>(); ;) {
       try {

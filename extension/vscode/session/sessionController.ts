@@ -23,7 +23,16 @@ import { startContainerLanguageClient } from '../container/containerLanguageClie
 /** The label `swe-workbench.role` of the containers sessions started from VS Code. */
 const SESSION_ROLE = 'vscode-session';
 
-export type SandboxState = 'starting' | 'ready' | 'running' | 'paused' | 'stopped';
+/** `finished`: the episode is over (submitted, out of actions or steps) and nothing is left to run; its container stays until Stop or the next session. */
+export type SandboxState = 'starting' | 'ready' | 'running' | 'paused' | 'finished' | 'stopped';
+
+/** How a finished episode ended, in the words of the view and the status bar. */
+const FINISHED_TEXT: Partial<Record<Stop['reason'], string>> = {
+  submitted: 'submitted',
+  exhausted: 'out of actions',
+  'max-steps': 'step limit reached',
+  cancelled: 'cancelled',
+};
 
 export interface StepEntry {
   step: Step;
@@ -70,8 +79,15 @@ export class RunningSession {
     return this.launch.mode === 'fork' ? `fork of ${name} ${at > 0 ? `after step ${at}` : 'from the start'}` : `${this.launch.mode} ${name}`;
   }
 
+  /** The session can still run steps or take actions: not finished, not stopped. */
+  get inProgress(): boolean {
+    return this.state !== 'finished' && this.state !== 'stopped';
+  }
+
   get stateText(): string {
     switch (this.state) {
+      case 'finished':
+        return `finished (${(this.lastStop && FINISHED_TEXT[this.lastStop.reason]) ?? 'over'})`;
       case 'running':
         return this.asking === 'person' ? `waiting for your action for step ${this.index + 1}` : `running step ${this.index + 1}`;
       case 'paused':
@@ -175,22 +191,22 @@ export class SessionController extends Disposable {
   }
 
   pause(): void {
-    this.requireSession().debug.pause();
+    this.requireInProgress().debug.pause();
   }
 
   addBreakpoint(breakpoint: Breakpoint): void {
-    this.requireSession().debug.breakpoints.push(breakpoint);
+    this.requireInProgress().debug.breakpoints.push(breakpoint);
     this.changed.fire(this.session);
   }
 
   removeBreakpoint(index: number): void {
-    this.requireSession().debug.breakpoints.splice(index, 1);
+    this.requireInProgress().debug.breakpoints.splice(index, 1);
     this.changed.fire(this.session);
   }
 
   /** The next action's text as it would run, asking a recording or policy if needed; empty when the person gives it (never waits for the person). */
   async nextActionText(): Promise<string> {
-    const session = this.requireSession();
+    const session = this.requireInProgress();
     if (session.asking === 'person') return '';
     if (session.state === 'running') throw new Error('the session is running: pause it first');
     return (await session.debug.peekNext({ askPerson: false }))?.action.raw ?? '';
@@ -198,14 +214,14 @@ export class SessionController extends Disposable {
 
   /** The next-action document's text: the syntax hint for the next step, then the action (empty when the person gives it). */
   async nextActionDocument(): Promise<string> {
-    const session = this.requireSession();
+    const session = this.requireInProgress();
     const text = await this.nextActionText();
     return `${nextActionHint(session.index, session.scaffold, session.aci.tools)}\n${text}`;
   }
 
   /** Whether a session is there to take an action (running or paused). */
   get acceptsActions(): boolean {
-    return !!this.session && this.session.state !== 'stopped';
+    return !!this.session?.inProgress;
   }
 
   /**
@@ -214,7 +230,7 @@ export class SessionController extends Disposable {
    * session then waits for the person again. Returns once the action is handed over, not run.
    */
   async editNext(text: string): Promise<NextAction | undefined> {
-    const session = this.requireSession();
+    const session = this.requireInProgress();
     const action = withoutHint(text);
     if (!action.trim()) throw new Error('the document holds no action: type one below the first line');
     const unreadable = typedAction(action, session.aci.tools).formatError;
@@ -286,9 +302,13 @@ export class SessionController extends Disposable {
     super.dispose();
   }
 
-  private requireSession(): RunningSession {
-    if (!this.session || this.session.state === 'stopped') throw new Error('no session is running: replay a trajectory or start a live run first');
-    return this.session;
+  /** The session, when it can still run: a finished one says how it ended and what is left to do. */
+  private requireInProgress(): RunningSession {
+    const session = this.session;
+    if (!session || session.state === 'stopped') throw new Error('no session is running: replay a trajectory or start a live run first');
+    if (session.state === 'finished')
+      throw new Error(`the session has ${session.stateText}: nothing is left to run (replay or fork again; Stop removes its container)`);
+    return session;
   }
 
   private setStarting(launch: SessionLaunch): void {
@@ -299,7 +319,7 @@ export class SessionController extends Disposable {
   }
 
   private async drive(what: string, run: (debug: DebugSession) => Promise<Stop>): Promise<Stop> {
-    const session = this.requireSession();
+    const session = this.requireInProgress();
     if (session.state === 'running') throw new Error('the session is already running');
     session.state = 'running';
     this.changed.fire(session);
@@ -318,7 +338,8 @@ export class SessionController extends Disposable {
           const stop = await run(session.debug);
           session.lastStop = stop;
           session.index = stop.index;
-          session.state = 'paused';
+          // An episode that is over is finished, not paused: nothing is left to step or continue.
+          session.state = stop.done ? 'finished' : 'paused';
           if (stop.error) void vscode.window.showErrorMessage(`SWE Workbench: step ${stop.index + 1} failed: ${stop.error}`);
           return stop;
         } finally {

@@ -50,7 +50,9 @@ function sessionItem(session: RunningSession): vscode.TreeItem {
   const item = new vscode.TreeItem(session.title, vscode.TreeItemCollapsibleState.Expanded);
   const diverged = session.entries.filter((e) => e.comparison && !e.comparison.matched).length;
   item.description = `${session.stateText} · ${session.entries.length} steps${diverged ? ` · ${diverged} diverged` : ''}`;
-  item.iconPath = new vscode.ThemeIcon(session.state === 'running' ? 'loading~spin' : session.state === 'stopped' ? 'debug-stop' : 'debug-pause');
+  item.iconPath = new vscode.ThemeIcon(
+    { starting: 'loading~spin', ready: 'debug-pause', running: 'loading~spin', paused: 'debug-pause', finished: 'pass', stopped: 'debug-stop' }[session.state],
+  );
   item.contextValue = `sweWorkbench.session.${session.state}`;
   item.tooltip = `container ${session.aci.sandbox.id.slice(0, 12)} of ${session.launch.image}, repository at ${session.launch.repoPath}${session.fork ? `; ${session.fork.note}` : ''}`;
   return item;

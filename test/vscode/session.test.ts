@@ -13,6 +13,9 @@ import { loadTrajectory } from '../../extension/core/trajectory/load';
 import { startPolicyServer, type PolicyServer } from '../../extension/core/policy/scriptedPolicyServer';
 import { LEDGER_EPISODE, thoughtAction } from '../helpers/ledgerAgentScript';
 import { workspaceState } from '../helpers/workspaceState';
+import type { ResponseMessage } from '../../extension/protocol/ipc';
+import type { StepDetail, StepSummary, TrajectoryHeader } from '../../extension/protocol/stepper';
+import type { SweWorkbenchInternals } from '../../extension/vscode/extension';
 
 const IMAGE = 'swe-workbench/base:bookworm';
 /** The `swe-workbench.role` label of containers started from VS Code (SESSION_ROLE). */
@@ -21,6 +24,15 @@ const repoRoot = path.resolve(__dirname, '../../..');
 const sampleTree = path.join(repoRoot, 'test/fixtures/sample-repo/tree');
 
 let session: SessionApi;
+let internals: SweWorkbenchInternals;
+let nextRequest = 1;
+
+/** What the stepper showing `uri` answers its page's request `method`, as the page would ask it. */
+async function stepperAnswer<T>(uri: vscode.Uri, method: string, params: unknown): Promise<T> {
+  const response: ResponseMessage | undefined = await internals.trajectoryEditor.request(uri, { kind: 'request', id: nextRequest++, method, params });
+  assert.ok(response?.ok, `${method}: ${JSON.stringify(response)}`);
+  return response.result as T;
+}
 let server: PolicyServer;
 let scratch: string;
 let repoDir: string;
@@ -166,7 +178,8 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
   this.timeout(300_000);
 
   before(async () => {
-    session = (await extensionInternals()).session;
+    internals = await extensionInternals();
+    session = internals.session;
     session.onDidShowNextAction((index) => (lastShown = index));
     scratch = mkdtempSync(path.join(tmpdir(), 'swb-vscode-session-'));
     repoDir = sampleRepository(path.join(scratch, 'repo'));
@@ -191,7 +204,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.equal(stop.reason, 'submitted');
     assert.deepEqual(
       viewRows().map((r) => r.label),
-      ['1  bash', '2  open', '3  bash', '4  submit'],
+      ['1  grep -n "def allocate" ledger/money.py', '2  open "ledger/money.py" 75', '3  grep -c "def test_" tests/test_money.py', '4  submit'],
     );
     recorded = vscode.Uri.file(path.join(scratch, 'live.json'));
     await session.controller.save(recorded);
@@ -201,6 +214,44 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.equal(trajectory.meta.parseFunction, 'thought_action');
     assert.match(trajectory.steps[0]?.observation ?? '', /^75:    def allocate\(self, ratios\):$/m);
     assert.equal(session.controller.current?.state, 'stopped');
+  });
+
+  it('the stepper follows a live run step by step with its actions and observations; a Session row opens its step there', async () => {
+    server.setScript(LEDGER_EPISODE);
+    await session.controller.start({ mode: 'live', image: IMAGE, repoDir, repoPath: '/repo', problemStatement: 'Money.allocate must keep every cent.' });
+    await session.controller.step();
+    const uri = session.controller.current!.trajectoryUri;
+    const shown = () => internals.trajectoryEditor.shownStep(uri);
+    // The session's trajectory opens without asking for a file, on the step just done.
+    await vscode.commands.executeCommand('sweWorkbench.session.openInStepper');
+    await waitUntil('the stepper shows step 1 of the running session', () => shown() === 0);
+    const [first] = (await stepperAnswer<{ steps: StepDetail[] }>(uri, 'steps/details', { start: 0, end: 1 })).steps;
+    assert.equal(first?.action.raw, 'grep -n "def allocate" ledger/money.py');
+    assert.match(first?.observation ?? '', /^75:    def allocate\(self, ratios\):$/m);
+
+    // Each step the session runs comes into the stepper, which stays on the newest.
+    assert.equal((await session.controller.continue()).reason, 'submitted');
+    await waitUntil('the stepper follows the run to step 4', () => shown() === 3);
+    const header = await stepperAnswer<TrajectoryHeader>(uri, 'trajectory/open', {});
+    assert.equal(header.stepCount, 4);
+    const { summaries } = await stepperAnswer<{ summaries: StepSummary[] }>(uri, 'steps/summaries', { start: 0, end: 4 });
+    // The Session view's rows name the steps as the stepper's timeline does.
+    assert.deepEqual(
+      viewRows().map((r) => r.label),
+      summaries.map((s) => `${s.index + 1}  ${s.label}`),
+    );
+    const [third] = (await stepperAnswer<{ steps: StepDetail[] }>(uri, 'steps/details', { start: 2, end: 3 })).steps;
+    assert.match(third?.observation ?? '', /^\d+$/m);
+
+    // A row opens its step in the stepper, not a JSON buffer.
+    const untitled = () => vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'untitled').length;
+    const before = untitled();
+    const row = session.tree.getTreeItem({ kind: 'step', index: 1 });
+    assert.ok(row.command);
+    await vscode.commands.executeCommand(row.command.command, ...(row.command.arguments ?? []));
+    await waitUntil('the stepper shows step 2', () => shown() === 1);
+    assert.equal(untitled(), before);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
   it('replays the recording with every step matched in the Session view; the container files are served', async () => {
@@ -275,7 +326,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.deepEqual([stop.reason, stop.index], ['breakpoint', 1]);
     assert.deepEqual(
       viewRows().map((r) => r.label),
-      ['1  bash'],
+      ['1  grep -n "def allocate" ledger/money.py'],
     );
     assert.equal(session.controller.current?.state, 'paused');
     assert.equal((await session.controller.nextActionText()).trim(), 'open "ledger/money.py" 75');
@@ -290,7 +341,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     const rows = viewRows();
     assert.deepEqual(
       rows.map((r) => r.label),
-      ['1  bash', '2  open', '3  bash', '4  submit'],
+      ['1  grep -n "def allocate" ledger/money.py', '2  open "ledger/money.py" 75', '3  grep -c "def test_" tests/test_money.py', '4  submit'],
     );
     // The replay of the first tests stopped long ago; its snapshot after step 2 is restored, nothing replayed.
     assert.equal(session.controller.current?.fork?.note, 'restored the snapshot after step 2');
@@ -536,10 +587,10 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.deepEqual(
       viewRows().map((r) => [r.label, r.description.split(' · ').at(-1)]),
       [
-        ['1  bash', 'restored'],
-        ['2  open', 'restored'],
-        ['3  bash', 'restored'],
-        ['4  bash', 'matched'],
+        ['1  echo cents > notes.txt', 'restored'],
+        ['2  open "ledger/money.py" 75', 'restored'],
+        ['3  sed -i "s/def allocate(self, ratios)/def allocate(self, ratios, *, exact=True)/…', 'restored'],
+        ['4  cat notes.txt', 'matched'],
       ],
     );
 

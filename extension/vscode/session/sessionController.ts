@@ -1,3 +1,5 @@
+import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { defined } from '../../core/defined';
 import { errorText } from '../../core/errors';
@@ -6,7 +8,7 @@ import { editedFile, type Breakpoint } from '../../core/session/breakpoints';
 import type { DebugSession, SessionEvent, StepComparison, Stop } from '../../core/session/debugSession';
 import { SnapshotKeeper } from '../../core/session/forkSnapshots';
 import { planSession, startSession, type ForkStart, type LiveSource } from '../../core/session/launcher';
-import { writeTrajectoryFile } from '../../core/session/trajectoryRecorder';
+import { LiveTrajectoryFile, writeTrajectoryFile } from '../../core/session/trajectoryRecorder';
 import { PolicyClient } from '../../core/policy/policyClient';
 import type { AciSession } from '../../core/aci/aciSession';
 import type { Step, Trajectory } from '../../core/trajectory/model';
@@ -57,8 +59,12 @@ export class RunningSession {
   trajectory: Trajectory | undefined;
   /** What the session waits for while running with nothing to run: a policy's reply or a person's action. */
   asking: ActionSource['kind'] | undefined;
+  /** The trajectory so far, on disk for the stepper, rewritten after every step and at the end. */
+  readonly trajectoryFile: LiveTrajectoryFile;
 
   constructor(
+    /** The folder this session's trajectory file goes in. */
+    folder: string,
     readonly launch: SessionLaunch,
     readonly aci: AciSession,
     readonly debug: DebugSession,
@@ -71,6 +77,11 @@ export class RunningSession {
     // A fork restored from a snapshot starts after the steps it restored.
     for (const step of debug.steps) this.entries.push({ step, restored: true });
     this.index = debug.steps.length;
+    this.trajectoryFile = new LiveTrajectoryFile(path.join(folder, `${this.title.replace(/[^\w.@ -]+/g, '-')}.json`));
+  }
+
+  get trajectoryUri(): vscode.Uri {
+    return vscode.Uri.file(this.trajectoryFile.file);
   }
 
   get title(): string {
@@ -114,6 +125,9 @@ export class SessionController extends Disposable {
   private readonly askedPerson = this._register(new vscode.EventEmitter<RunningSession>());
   /** The session waits for the person's next action (the next-action document opens). */
   readonly onDidAskPerson = this.askedPerson.event;
+  private readonly wrote = this._register(new vscode.EventEmitter<{ uri: vscode.Uri; stepCount: number }>());
+  /** The session's trajectory file was written with `stepCount` steps (a stepper showing it reads it again). */
+  readonly onDidWriteTrajectory = this.wrote.event;
   private readonly lint = this._register(vscode.languages.createDiagnosticCollection('swe-workbench-lint'));
   private languageClient: Promise<{ stop(): Promise<void> } | undefined> | undefined;
   /**
@@ -126,6 +140,8 @@ export class SessionController extends Disposable {
     private readonly secrets: vscode.SecretStorage,
     private readonly log: vscode.LogOutputChannel,
     private readonly files: ContainerFileSystem,
+    /** Where each session's trajectory file goes, in a folder of its own. */
+    private readonly sessionsFolder: string,
   ) {
     super();
     this._register(vscode.workspace.onDidOpenTextDocument((doc) => this.maybeStartLanguageClient(doc)));
@@ -154,8 +170,10 @@ export class SessionController extends Disposable {
         ...sandboxSettings(readSettings()),
       });
       const scaffold = `${plan.scaffoldChoice.name}@${plan.scaffoldChoice.version}`;
-      const session = new RunningSession(launch, started.aci, started.debug, started.person, scaffold, started.fork);
+      const folder = path.join(this.sessionsFolder, randomUUID().slice(0, 8));
+      const session = new RunningSession(folder, launch, started.aci, started.debug, started.person, scaffold, started.fork);
       started.debug.on((event) => this.onEvent(session, event));
+      this.writeTrajectory(session);
       this.session = session;
       const registration = this.files.add(started.aci.sandbox);
       this.teardown = [async () => registration.dispose()];
@@ -373,6 +391,7 @@ export class SessionController extends Disposable {
         session.entries.push({ step: event.step, ...(event.comparison ? { comparison: event.comparison } : {}) });
         session.index = event.step.index + 1;
         this.afterStep(session, event.step);
+        this.writeTrajectory(session);
         break;
       case 'divergence':
         this.log.warn(`step ${event.index + 1} diverged from the recording:\n${event.diff}`);
@@ -384,9 +403,19 @@ export class SessionController extends Disposable {
         this.log.info(`paused before step ${event.index + 1}: ${event.message}`);
         break;
       case 'finished':
+        this.writeTrajectory(session);
         break;
     }
     this.changed.fire(session);
+  }
+
+  /** Writes the session's trajectory so far to its file (in order, one write after another), then tells the steppers. */
+  private writeTrajectory(session: RunningSession): void {
+    const trajectory = session.debug.trajectorySoFar;
+    session.trajectoryFile.write(trajectory).then(
+      () => this.wrote.fire({ uri: session.trajectoryUri, stepCount: trajectory.steps.length }),
+      (error: unknown) => this.log.warn(`${session.title}: could not write its trajectory to ${session.trajectoryFile.file}: ${errorText(error)}`),
+    );
   }
 
   /** The agent may have changed any file: editors reload, and a rejected edit's lint shows as problems. */

@@ -19,6 +19,7 @@ import { SessionStatusBar } from './sessionStatusBar';
 import { revealSessionOnStart } from './replayCompareView';
 import { errorText } from '../../core/errors';
 import { missingImageOf } from '../../core/runtime/images';
+import { needsR2eImage } from '../../core/runtime/r2eImage';
 import { SessionChoices } from './sessionChoices';
 
 export interface SessionApi {
@@ -189,11 +190,19 @@ export function activateSession(
       try {
         return await startWithProgress(launch);
       } catch (error) {
+        const what = launch.recording ? `${verb === 'Fork' ? 'a fork of' : 'a replay of'} ${path.basename(launch.recording.uri.fsPath)}` : 'the session';
+        // An R2E-Gym run on an image without its interpreter: the way forward is the R2E-Gym image.
+        if (needsR2eImage(error) && !tried.has(`r2e:${launch.image}`)) {
+          tried.add(`r2e:${launch.image}`);
+          const instead = await choices.replaceForR2e(launch.image, what, launch.recording?.trajectory.task.image);
+          if (!instead) return undefined;
+          launch = { ...launch, image: instead };
+          continue;
+        }
         const missing = missingImageOf(error);
         if (!missing || tried.has(missing.image)) throw error;
         tried.add(missing.image);
-        const what = launch.recording ? `${verb === 'Fork' ? 'a fork of' : 'a replay of'} ${path.basename(launch.recording.uri.fsPath)}` : 'the session';
-        const instead = await choices.replaceMissingImage(missing.image, what);
+        const instead = await choices.replaceMissingImage(missing.image, what, { r2e: launch.recording?.trajectory.format === 'r2e-gym' });
         if (!instead) return undefined;
         launch = { ...launch, image: instead };
       }

@@ -434,6 +434,26 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     }
   });
 
+  it("an R2E-Gym recording started on an image without R2E-Gym's interpreter offers the R2E-Gym image, which replays it with every step matched", async () => {
+    // The demo's R2E-Gym recording, its base commit the sample repository's here.
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repoDir, encoding: 'utf8' }).trim();
+    const demo = JSON.parse(readFileSync(path.join(repoRoot, 'demo/trajectories/ledger-allocate.r2e-gym.jsonl'), 'utf8')) as { ds: { base_commit: string } };
+    const file = path.join(scratch, 'ledger-allocate.r2e-gym.jsonl');
+    writeFileSync(file, JSON.stringify({ ...demo, ds: { ...demo.ds, base_commit: head } }) + '\n');
+    const launch = await session.launchFor('replay', vscode.Uri.file(file), { image: IMAGE, repoDir });
+    const asked: { message: string; choices: readonly string[] }[] = [];
+    session.choices.prompts.missingImage = async (message, choices) => (asked.push({ message, choices }), 'Use the R2E-Gym Image');
+    const started = await session.start(launch, 'Replay');
+    assert.equal(asked.length, 1);
+    assert.match(asked[0]!.message, /runs R2E-Gym's tools, which need \/root\/\.venv\/bin\/python; the image 'swe-workbench\/base:bookworm' has none/);
+    assert.deepEqual(asked[0]!.choices, ['Use the R2E-Gym Image', 'Pick a Local Image']);
+    assert.equal(started?.launch.image, 'swe-workbench/r2e:bookworm');
+    assert.equal((await session.controller.continue()).reason, 'submitted');
+    const rows = viewRows();
+    assert.equal(rows.length, 4);
+    for (const row of rows) assert.match(row.description, /matched$/, `${row.label}: ${row.description}`);
+  });
+
   it('a fork never replaces a running session without asking; "Stop and Fork" does, and names the fork after its step', async () => {
     await launch('replay');
     const replay = session.controller.current!;

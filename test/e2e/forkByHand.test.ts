@@ -49,12 +49,12 @@ async function collapseOtherViews(page: Page): Promise<void> {
   }
 }
 
-/** The stepper showing the file named `file` on the step `title` names (the recording's stepper is open too). */
+/** The stepper showing the file named `file` (exactly) on the step `title` names (several steppers may be open). */
 async function stepperShowing(page: Page, file: string, title: RegExp): Promise<Frame> {
   for (let attempt = 0; attempt < 300; attempt++) {
     for (const frame of page.frames()) {
       const named = await frame
-        .locator('#file-name', { hasText: file })
+        .locator('#file-name', { hasText: new RegExp(`^${escapeRe(file)}$`) })
         .count()
         .catch(() => 0);
       if (
@@ -101,7 +101,9 @@ describe('a fork continued by hand in code-server', () => {
   test('Fork Here, by hand: the next-action editor opens by itself, ten typed actions run in a row, Stop leaves nothing', async () => {
     for (const theme of themes) {
       await setTheme(page, settingsFile!, theme);
-      const stepper: Frame = await openFileInWebview(page, FILE, '#step-title');
+      await openFileInWebview(page, FILE, '#step-title');
+      // The recording's stepper, not the previous fork's, which the workbench may have kept open.
+      const stepper = await stepperShowing(page, FILE, /Step \d+ of 3/);
       await stepper.locator('.step-row').first().click();
       await stepper.locator('#step-title', { hasText: 'Step 1 of 3' }).waitFor({ timeout: 10_000 });
       await stepper.locator('#fork').click();
@@ -140,7 +142,7 @@ describe('a fork continued by hand in code-server', () => {
       await page.screenshot({ path: path.join(out!, `fork-by-hand-${theme}.png`) });
       // A typed step's row opens that step as it ran in the stepper, on the session's trajectory, not the recording's step of the same number.
       await sessionRow(page, /^2\s+echo/).click();
-      const session = await stepperShowing(page, 'fork of fork-by-hand.traj.json after step 1', /Step 2 of 11/);
+      const session = await stepperShowing(page, 'fork of fork-by-hand.traj.json after step 1.json', /Step 2 of 11/);
       assert.match((await session.locator('.detail').textContent()) ?? '', new RegExp(`echo ${theme}-2 >> hand-${theme}\\.log`));
       await page.screenshot({ path: path.join(out!, `fork-by-hand-${theme}-stepper.png`) });
 

@@ -145,6 +145,8 @@ describe('a fork continued by hand in code-server', () => {
       const session = await stepperShowing(page, 'fork of fork-by-hand.traj.json after step 1.json', /Step 2 of 11/);
       assert.match((await session.locator('.detail').textContent()) ?? '', new RegExp(`echo ${theme}-2 >> hand-${theme}\\.log`));
       await page.screenshot({ path: path.join(out!, `fork-by-hand-${theme}-stepper.png`) });
+      await runCommand(page, 'View: Close Editor');
+      await page.locator('.tab', { hasText: 'after step 1.json' }).waitFor({ state: 'detached', timeout: 30_000 });
 
       await stopSessionLeavingNoContainer(page, /stopped · 11 steps/);
       await page.locator('.statusbar-item', { hasText: /sandbox (starting|running|waiting)/ }).waitFor({ state: 'detached', timeout: 30_000 });

@@ -140,14 +140,14 @@ describe('a fork continued by hand in code-server', () => {
       await sessionRow(page, /waiting for your action for step 12 · 11 steps/).waitFor({ timeout: 30_000 });
       assert.equal(sessionContainers().length, 1, 'the fork runs in one container of ours');
       await page.screenshot({ path: path.join(out!, `fork-by-hand-${theme}.png`) });
-      // A typed step's row opens that step as it ran in the stepper, on the session's trajectory, not the recording's step of the same number.
-      await sessionRow(page, /^2\s+echo/).click();
-      const session = await stepperShowing(page, 'fork of fork-by-hand.traj.json after step 1.json', /Step 2 of 11/);
-      assert.match((await session.locator('.detail').textContent()) ?? '', new RegExp(`echo ${theme}-2 >> hand-${theme}\\.log`));
-      await page.screenshot({ path: path.join(out!, `fork-by-hand-${theme}-stepper.png`) });
-      await runCommand(page, 'View: Close Editor');
-      await page.locator('.tab', { hasText: 'after step 1.json' }).waitFor({ state: 'detached', timeout: 30_000 });
-
+      // A typed step's row opens that step as it ran in the stepper (in the last theme: a window reloaded for
+      // the next theme would restore that stepper over the recording's).
+      if (theme === themes.at(-1)) {
+        await sessionRow(page, /^2\s+echo/).click();
+        const session = await stepperShowing(page, 'fork of fork-by-hand.traj.json after step 1.json', /Step 2 of 11/);
+        assert.match((await session.locator('.detail').textContent()) ?? '', new RegExp(`echo ${theme}-2 >> hand-${theme}\\.log`));
+        await page.screenshot({ path: path.join(out!, `fork-by-hand-${theme}-stepper.png`) });
+      }
       await stopSessionLeavingNoContainer(page, /stopped · 11 steps/);
       await page.locator('.statusbar-item', { hasText: /sandbox (starting|running|waiting)/ }).waitFor({ state: 'detached', timeout: 30_000 });
       await page.locator('.notification-toast', { hasText: 'SWE Workbench: continue' }).waitFor({ state: 'detached', timeout: 30_000 });

@@ -127,9 +127,11 @@ export function build({ production = false } = {}) {
   });
 }
 
-/** The offline base image swe-workbench/base:bookworm (needs Docker and debootstrap). */
+/** The offline base image swe-workbench/base:bookworm and, from it, the R2E-Gym image swe-workbench/r2e:bookworm (needs Docker and debootstrap). */
 export function ensureBaseImage({ required = true } = {}) {
-  const r = timed('the base image swe-workbench/base:bookworm', () => run(process.execPath, [join(root, 'dist/cli.js'), 'image', 'build']));
+  const r = timed('the base and R2E-Gym images swe-workbench/base:bookworm, swe-workbench/r2e:bookworm', () =>
+    run(process.execPath, [join(root, 'dist/cli.js'), 'image', 'build']),
+  );
   if (r.status === 0) return true;
   const error = new SetupError(
     'the base image could not be built',

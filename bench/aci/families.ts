@@ -27,6 +27,7 @@ import type { Sandbox } from '../../extension/core/runtime/sandbox';
 import { chooseScaffold } from '../../extension/core/scaffolds/registry';
 import { materializeSampleRepo } from '../../test/helpers/sampleRepo';
 import { median, timed } from '../timing';
+import { DEFAULT_R2E_IMAGE } from '../../extension/core/runtime/r2eImage';
 
 /** The 10th percentile (nearest rank). */
 function p10(samples: readonly number[]): number {
@@ -35,7 +36,7 @@ function p10(samples: readonly number[]): number {
 }
 
 /** Has R2E-Gym's `/root/.venv/bin/python`; the other families need only bash and coreutils. */
-const IMAGE = 'swe-workbench/r2e-test:bookworm';
+const IMAGE = DEFAULT_R2E_IMAGE;
 const REPO = '/repo';
 
 interface Call {

@@ -13,7 +13,7 @@
  *          `grep`, `find`; for a linted edit: `sed` and one `flake8` run)
  * Each scaffold's shell is its own persistent shell in the one container (DockerSandbox.shellBeside),
  * so cwd, variables and functions stay apart while the files are shared. The container runs
- * swe-workbench/r2e-test:bookworm (the base image plus python3-chardet and /root/.venv/bin/python,
+ * swe-workbench/r2e:bookworm (the base image plus python3-chardet and /root/.venv/bin/python,
  * which R2E-Gym's file_editor needs) with the host's jq bound in (SWE-agent 0.7's commands need
  * it; the base image has none). Prints ours/raw and peer/ours; asserts nothing.
  * Usage: node --import tsx bench/aci/peers.ts [--rounds N]   (needs ../shared/oracles)

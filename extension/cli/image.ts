@@ -3,6 +3,7 @@
  * removal of sandbox containers left behind by processes that are gone.
  */
 import { DEFAULT_BASE_IMAGE, ensureBaseImage } from '../core/runtime/baseImage';
+import { DEFAULT_R2E_IMAGE, ensureR2eImage } from '../core/runtime/r2eImage';
 import { cleanupLeftovers } from '../core/runtime/dockerSandbox';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 
@@ -13,6 +14,8 @@ build    Builds the offline base image (Debian bookworm minbase with python3, py
          flake8, ripgrep, patch, procps) with debootstrap from this machine's Debian mirror,
          then imports it into the Docker engine. Skipped when TAG exists, unless --force.
          Default TAG: ${DEFAULT_BASE_IMAGE}. Needs root; installs debootstrap with apt-get if missing.
+         Then, from it, the R2E-Gym image ${DEFAULT_R2E_IMAGE} (python3-chardet and
+         /root/.venv/bin/python, which R2E-Gym's tools need), built without network.
 cleanup  Removes sandbox containers whose owning process has ended (--all: every sandbox container).`;
 
 async function build(argv: string[], ctx: CommandContext): Promise<number> {
@@ -27,9 +30,11 @@ async function build(argv: string[], ctx: CommandContext): Promise<number> {
     signal: ctx.signal,
     onProgress: (line) => ctx.stderr.write(line + '\n'),
   });
-  ctx.stdout.write(
-    result.built ? `built ${result.tag} ${result.imageId}\n` : `${result.tag} already exists (${result.imageId}); nothing to do (--force rebuilds it)\n`,
-  );
+  const said = (r: typeof result) =>
+    r.built ? `built ${r.tag} ${r.imageId}\n` : `${r.tag} already exists (${r.imageId}); nothing to do (--force rebuilds it)\n`;
+  ctx.stdout.write(said(result));
+  const r2e = await ensureR2eImage({ base: result.tag, force: values.force ?? false, signal: ctx.signal, onProgress: (line) => ctx.stderr.write(line + '\n') });
+  ctx.stdout.write(said(r2e));
   return 0;
 }
 

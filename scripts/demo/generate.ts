@@ -24,7 +24,7 @@ import { DebugSession } from '../../extension/core/session/debugSession';
 import { forkOf } from '../../extension/core/session/fork';
 import { EXPORTERS, EXPORT_FORMATS, type ExportFormat } from '../../extension/core/trajectory/exporters';
 import { TrajectorySchema, type Trajectory } from '../../extension/core/trajectory/model';
-import { ensureR2eTestImage } from '../../test/conformance/r2eOracle';
+import { ensureR2eImage } from '../../extension/core/runtime/r2eImage';
 import { runCli } from '../../test/helpers/cliRunner';
 import { materializeSampleRepo } from '../../test/helpers/sampleRepo';
 import { DEMO_EPISODE_IN, DEMO_IMAGE, DEMO_INSTANCE, DEMO_MODEL, DEMO_PROBLEM, FORK_CONTINUATION, TYPED_BY_HAND, demoReply } from './ledgerDemo';
@@ -147,8 +147,8 @@ export async function generateDemoTrajectories(outDir: string): Promise<string[]
     ]);
     for (const format of ['mini-swe-agent', 'r2e-gym', 'openhands'] as const) {
       const { scaffold } = DEMO_EPISODE_IN[format];
-      // R2E-Gym's tools run with /root/.venv/bin/python, as in R2E-Gym's own images.
-      const image = format === 'r2e-gym' ? await ensureR2eTestImage() : DEMO_IMAGE;
+      // R2E-Gym's tools run with /root/.venv/bin/python, as in R2E-Gym's own images: the setup builds this one.
+      const image = format === 'r2e-gym' ? (await ensureR2eImage()).tag : DEMO_IMAGE;
       const scaffoldTask = await task(`main.${format}`, sample.dir, git(sample.dir, 'rev-parse', 'HEAD'), image);
       inScaffold.set(format, await runLive(server, scaffoldTask, path.join(work, `main.${format}.json`), ['--scaffold', scaffold]));
     }

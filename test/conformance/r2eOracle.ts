@@ -12,6 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 
 import { needsShared } from '../helpers/sharedFolder';
+import { ensureR2eImage } from '../../extension/core/runtime/r2eImage';
 
 const run = promisify(execFile);
 
@@ -26,33 +27,9 @@ export function missingOracles(): string | undefined {
   return oracles.skip || (existsSync(TOOLS) ? undefined : `the reference tools are not at ${TOOLS}`);
 }
 
-/**
- * The base image plus python3-chardet (R2E-Gym's file_editor imports it) and the interpreter at
- * `/root/.venv/bin/python` where R2E-Gym images keep it (its tools' shebang). Built offline:
- * the package is fetched on the host with `apt-get download` and installed from the file.
- */
-export const R2E_TEST_IMAGE = 'swe-workbench/r2e-test:bookworm';
-
+/** The product's R2E-Gym image (core/runtime/r2eImage.ts), built offline when missing. */
 export async function ensureR2eTestImage(): Promise<string> {
-  const present = await run('docker', ['image', 'inspect', R2E_TEST_IMAGE]).then(
-    () => true,
-    () => false,
-  );
-  if (present) return R2E_TEST_IMAGE;
-  const dir = await mkdtemp(path.join(tmpdir(), 'swe-workbench-r2e-image-'));
-  try {
-    await run('apt-get', ['download', 'python3-chardet'], { cwd: dir }).catch((err: Error) => {
-      throw new Error(`cannot fetch python3-chardet for ${R2E_TEST_IMAGE} with apt-get download: ${err.message}`);
-    });
-    await writeFile(
-      path.join(dir, 'Dockerfile'),
-      'FROM swe-workbench/base:bookworm\nCOPY *.deb /tmp/\nRUN dpkg -i /tmp/*.deb && rm /tmp/*.deb && mkdir -p /root/.venv/bin && ln -s /usr/bin/python3 /root/.venv/bin/python\n',
-    );
-    await run('docker', ['build', '--network', 'none', '-t', R2E_TEST_IMAGE, dir], { maxBuffer: 16 * 1024 * 1024 });
-    return R2E_TEST_IMAGE;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  return (await ensureR2eImage()).tag;
 }
 
 /** Where R2E-Gym's `RepoEnv.add_commands` puts its tools. */

@@ -157,7 +157,7 @@ describe("the README's five-minute walk through the demo", () => {
     const verdicts = rows.map((r) => r.match(/(matched|diverged)/)?.[1]);
     // Reading `allocate` (step 2) and the submitted patch (step 4) meet the tree without the bug.
     assert.deepEqual(verdicts, ['matched', 'diverged', 'matched', 'diverged'], rows.join(' | '));
-    await sessionRow(page, /^2\s+bash.*diverged/).click();
+    await sessionRow(page, /^2\s+\S.*diverged/).click();
     const view = await webviewFrame(page, '#replay-verdict', 60_000);
     assert.equal((await view.locator('#replay-verdict').textContent())?.trim(), 'diverged');
     assert.ok((await view.locator('.diff-line.recorded, .diff-line.replayed').count()) > 0, 'the line diff is shown');
@@ -188,7 +188,7 @@ describe("the README's five-minute walk through the demo", () => {
         await page.screenshot({ path: path.join(out!, 'demo-walk-4-failed.png') });
         throw error;
       });
-    await sessionRow(page, /^2\s+bash.*matched/).waitFor({ timeout: 60_000 });
+    await sessionRow(page, /^2\s+\S.*matched/).waitFor({ timeout: 60_000 });
     // The fork pauses where it was made; Continue hands over to the policy.
     await sessionRow(page, /paused before step 3/).waitFor({ timeout: 60_000 });
     await runCommand(page, 'SWE Workbench: Continue');

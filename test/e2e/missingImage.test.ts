@@ -84,13 +84,13 @@ describe('a replay whose image the Docker engine lacks', () => {
         .first()
         .click();
 
-      // The replay runs on the local image: every step matched, then it pauses after the recording's last step.
-      await sessionRow(page, /paused before step 4/).waitFor({ timeout: 180_000 });
+      // The replay runs on the local image: every step matched, then it finishes after the recording's last step.
+      await sessionRow(page, /finished \(out of actions\)/).waitFor({ timeout: 180_000 });
       const rows = await sessionRow(page, /exit \S+ · [\d.]+ m?s · (matched|diverged)/).allTextContents();
       assert.equal(rows.length, STEPS.length, rows.join(' | '));
-      for (const [i, row] of rows.entries()) assert.match(row, new RegExp(`^${i + 1}\\s+bash.*exit 0 · [\\d.]+ m?s · matched`), row);
+      for (const [i, row] of rows.entries()) assert.match(row, new RegExp(`^${i + 1}\\s+${STEPS[i]!.raw.split(' ')[0]}.*exit 0 · [\\d.]+ m?s · matched`), row);
       assert.equal(sessionContainers().length, 1, 'the replay runs in one container of ours');
-      await page.locator('.statusbar-item', { hasText: 'sandbox paused before step 4' }).waitFor({ timeout: 10_000 });
+      await page.locator('.statusbar-item', { hasText: 'sandbox finished (out of actions)' }).waitFor({ timeout: 10_000 });
       assert.equal(await stuckStarting(page).count(), 0);
       // The replay's progress ("replaying FILE" with "step N: bash") goes when the replay has run.
       await page.locator('.notification-toast', { hasText: 'SWE Workbench: replaying ' }).waitFor({ state: 'detached', timeout: 30_000 });

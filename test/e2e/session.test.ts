@@ -29,7 +29,7 @@ async function replayFromStepper(page: Page): Promise<string[]> {
   await page.locator('.editor-actions .action-label[aria-label*="Replay in Container"]').first().click();
   await runCommand(page, 'Focus on Session View');
   const rows = page.locator('.monaco-list-row', { hasText: /exit \d+ · [\d.]+ m?s · (matched|diverged)/ });
-  await page.locator('.monaco-list-row', { hasText: /3\s+bash/ }).waitFor({ timeout: 120_000 });
+  await page.locator('.monaco-list-row', { hasText: /3\s+printf/ }).waitFor({ timeout: 120_000 });
   return rows.allTextContents();
 }
 
@@ -57,8 +57,11 @@ describe('replay from the stepper toolbar into the Session view', () => {
       await setTheme(page, settingsFile!, theme);
       const rows = await replayFromStepper(page);
       assert.equal(rows.length, STEPS.length, rows.join(' | '));
-      for (const [i, row] of rows.entries()) assert.match(row, new RegExp(`^${i + 1}\\s+bash.*exit 0 · [\\d.]+ m?s · matched`), row);
-      await page.locator('.monaco-list-row', { hasText: /paused before step 4/ }).waitFor({ timeout: 10_000 });
+      // Each row names its step as the stepper does: the command run, not the tool.
+      for (const [i, row] of rows.entries()) assert.match(row, new RegExp(`^${i + 1}\\s+${STEPS[i]!.raw.split(' ')[0]}.*exit 0 · [\\d.]+ m?s · matched`), row);
+      // Out of recorded actions, the episode is over: finished, not paused before a step that will not come.
+      await page.locator('.monaco-list-row', { hasText: /finished \(out of actions\) · 3 steps/ }).waitFor({ timeout: 10_000 });
+      await page.locator('.statusbar-item', { hasText: 'sandbox finished (out of actions)' }).waitFor({ timeout: 10_000 });
       await page.screenshot({ path: path.join(out!, `session-${theme}.png`) });
       await runCommand(page, 'SWE Workbench: Stop Session');
       await page.locator('.monaco-list-row', { hasText: /stopped/ }).waitFor({ timeout: 60_000 });

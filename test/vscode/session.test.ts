@@ -13,6 +13,9 @@ import { loadTrajectory } from '../../extension/core/trajectory/load';
 import { startPolicyServer, type PolicyServer } from '../../extension/core/policy/scriptedPolicyServer';
 import { LEDGER_EPISODE, thoughtAction } from '../helpers/ledgerAgentScript';
 import { workspaceState } from '../helpers/workspaceState';
+import type { ResponseMessage } from '../../extension/protocol/ipc';
+import type { StepDetail, StepSummary, TrajectoryHeader } from '../../extension/protocol/stepper';
+import type { SweWorkbenchInternals } from '../../extension/vscode/extension';
 
 const IMAGE = 'swe-workbench/base:bookworm';
 /** The `swe-workbench.role` label of containers started from VS Code (SESSION_ROLE). */
@@ -21,6 +24,15 @@ const repoRoot = path.resolve(__dirname, '../../..');
 const sampleTree = path.join(repoRoot, 'test/fixtures/sample-repo/tree');
 
 let session: SessionApi;
+let internals: SweWorkbenchInternals;
+let nextRequest = 1;
+
+/** What the stepper showing `uri` answers its page's request `method`, as the page would ask it. */
+async function stepperAnswer<T>(uri: vscode.Uri, method: string, params: unknown): Promise<T> {
+  const response: ResponseMessage | undefined = await internals.trajectoryEditor.request(uri, { kind: 'request', id: nextRequest++, method, params });
+  assert.ok(response?.ok, `${method}: ${JSON.stringify(response)}`);
+  return response.result as T;
+}
 let server: PolicyServer;
 let scratch: string;
 let repoDir: string;
@@ -166,7 +178,8 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
   this.timeout(300_000);
 
   before(async () => {
-    session = (await extensionInternals()).session;
+    internals = await extensionInternals();
+    session = internals.session;
     session.onDidShowNextAction((index) => (lastShown = index));
     scratch = mkdtempSync(path.join(tmpdir(), 'swb-vscode-session-'));
     repoDir = sampleRepository(path.join(scratch, 'repo'));
@@ -191,7 +204,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.equal(stop.reason, 'submitted');
     assert.deepEqual(
       viewRows().map((r) => r.label),
-      ['1  bash', '2  open', '3  bash', '4  submit'],
+      ['1  grep -n "def allocate" ledger/money.py', '2  open "ledger/money.py" 75', '3  grep -c "def test_" tests/test_money.py', '4  submit'],
     );
     recorded = vscode.Uri.file(path.join(scratch, 'live.json'));
     await session.controller.save(recorded);
@@ -203,6 +216,44 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.equal(session.controller.current?.state, 'stopped');
   });
 
+  it('the stepper follows a live run step by step with its actions and observations; a Session row opens its step there', async () => {
+    server.setScript(LEDGER_EPISODE);
+    await session.controller.start({ mode: 'live', image: IMAGE, repoDir, repoPath: '/repo', problemStatement: 'Money.allocate must keep every cent.' });
+    await session.controller.step();
+    const uri = session.controller.current!.trajectoryUri;
+    const shown = () => internals.trajectoryEditor.shownStep(uri);
+    // The session's trajectory opens without asking for a file, on the step just done.
+    await vscode.commands.executeCommand('sweWorkbench.session.openInStepper');
+    await waitUntil('the stepper shows step 1 of the running session', () => shown() === 0);
+    const [first] = (await stepperAnswer<{ steps: StepDetail[] }>(uri, 'steps/details', { start: 0, end: 1 })).steps;
+    assert.equal(first?.action.raw, 'grep -n "def allocate" ledger/money.py');
+    assert.match(first?.observation ?? '', /^75:    def allocate\(self, ratios\):$/m);
+
+    // Each step the session runs comes into the stepper, which stays on the newest.
+    assert.equal((await session.controller.continue()).reason, 'submitted');
+    await waitUntil('the stepper follows the run to step 4', () => shown() === 3);
+    const header = await stepperAnswer<TrajectoryHeader>(uri, 'trajectory/open', {});
+    assert.equal(header.stepCount, 4);
+    const { summaries } = await stepperAnswer<{ summaries: StepSummary[] }>(uri, 'steps/summaries', { start: 0, end: 4 });
+    // The Session view's rows name the steps as the stepper's timeline does.
+    assert.deepEqual(
+      viewRows().map((r) => r.label),
+      summaries.map((s) => `${s.index + 1}  ${s.label}`),
+    );
+    const [third] = (await stepperAnswer<{ steps: StepDetail[] }>(uri, 'steps/details', { start: 2, end: 3 })).steps;
+    assert.match(third?.observation ?? '', /^\d+$/m);
+
+    // A row opens its step in the stepper, not a JSON buffer.
+    const untitled = () => vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'untitled').length;
+    const before = untitled();
+    const row = session.tree.getTreeItem({ kind: 'step', index: 1 });
+    assert.ok(row.command);
+    await vscode.commands.executeCommand(row.command.command, ...(row.command.arguments ?? []));
+    await waitUntil('the stepper shows step 2', () => shown() === 1);
+    assert.equal(untitled(), before);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
   it('replays the recording with every step matched in the Session view; the container files are served', async () => {
     await launch('replay');
     const stop = await session.controller.continue();
@@ -210,7 +261,11 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     const rows = viewRows();
     assert.equal(rows.length, 4);
     for (const row of rows) assert.match(row.description, /exit 0 · [\d.]+ m?s · matched$/, `${row.label}: ${row.description}`);
-    assert.match(session.status.sandboxText, /paused before step 5/);
+    // The episode is over: finished in the status bar and the view, and nothing is left to run.
+    assert.equal(session.controller.current?.state, 'finished');
+    assert.match(session.status.sandboxText, /sandbox finished \(submitted\)$/);
+    assert.match(String(session.tree.getTreeItem({ kind: 'session' }).description), /^finished \(submitted\) · 4 steps$/);
+    await assert.rejects(session.controller.step(), /the session has finished \(submitted\): nothing is left to run/);
 
     const sandbox = session.controller.current!.aci.sandbox;
     const root = containerUri(sandbox, '/repo');
@@ -225,6 +280,15 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     const stat = await vscode.workspace.fs.stat(vscode.Uri.joinPath(root, 'notes/binary.bin'));
     assert.equal(stat.size, bytes.length);
     await assert.rejects(Promise.resolve(vscode.workspace.fs.readFile(vscode.Uri.joinPath(root, 'no/such.py'))), /EntryNotFound/);
+
+    // The next launch does not ask to stop a finished session: it replaces it.
+    const finished = session.controller.current!;
+    const asked: string[] = [];
+    session.choices.prompts.confirmStop = async (title, verb) => (asked.push(`${verb}: ${title}`), false);
+    const next = await session.start(await session.launchFor('replay', recorded, { image: IMAGE, repoDir }), 'Replay');
+    assert.deepEqual(asked, []);
+    assert.ok(next && next !== finished);
+    assert.equal(finished.state, 'stopped');
   });
 
   it('go to definition in a swe-container: Python file lands on the class in the container', async () => {
@@ -262,7 +326,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.deepEqual([stop.reason, stop.index], ['breakpoint', 1]);
     assert.deepEqual(
       viewRows().map((r) => r.label),
-      ['1  bash'],
+      ['1  grep -n "def allocate" ledger/money.py'],
     );
     assert.equal(session.controller.current?.state, 'paused');
     assert.equal((await session.controller.nextActionText()).trim(), 'open "ledger/money.py" 75');
@@ -277,7 +341,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     const rows = viewRows();
     assert.deepEqual(
       rows.map((r) => r.label),
-      ['1  bash', '2  open', '3  bash', '4  submit'],
+      ['1  grep -n "def allocate" ledger/money.py', '2  open "ledger/money.py" 75', '3  grep -c "def test_" tests/test_money.py', '4  submit'],
     );
     // The replay of the first tests stopped long ago; its snapshot after step 2 is restored, nothing replayed.
     assert.equal(session.controller.current?.fork?.note, 'restored the snapshot after step 2');
@@ -390,6 +454,26 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     } finally {
       await vscode.workspace.getConfiguration('sweWorkbench').update('docker.allowPull', undefined, vscode.ConfigurationTarget.Global);
     }
+  });
+
+  it("an R2E-Gym recording started on an image without R2E-Gym's interpreter offers the R2E-Gym image, which replays it with every step matched", async () => {
+    // The demo's R2E-Gym recording, its base commit the sample repository's here.
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repoDir, encoding: 'utf8' }).trim();
+    const demo = JSON.parse(readFileSync(path.join(repoRoot, 'demo/trajectories/ledger-allocate.r2e-gym.jsonl'), 'utf8')) as { ds: { base_commit: string } };
+    const file = path.join(scratch, 'ledger-allocate.r2e-gym.jsonl');
+    writeFileSync(file, JSON.stringify({ ...demo, ds: { ...demo.ds, base_commit: head } }) + '\n');
+    const launch = await session.launchFor('replay', vscode.Uri.file(file), { image: IMAGE, repoDir });
+    const asked: { message: string; choices: readonly string[] }[] = [];
+    session.choices.prompts.missingImage = async (message, choices) => (asked.push({ message, choices }), 'Use the R2E-Gym Image');
+    const started = await session.start(launch, 'Replay');
+    assert.equal(asked.length, 1);
+    assert.match(asked[0]!.message, /runs R2E-Gym's tools, which need \/root\/\.venv\/bin\/python; the image 'swe-workbench\/base:bookworm' has none/);
+    assert.deepEqual(asked[0]!.choices, ['Use the R2E-Gym Image', 'Pick a Local Image']);
+    assert.equal(started?.launch.image, 'swe-workbench/r2e:bookworm');
+    assert.equal((await session.controller.continue()).reason, 'submitted');
+    const rows = viewRows();
+    assert.equal(rows.length, 4);
+    for (const row of rows) assert.match(row.description, /matched$/, `${row.label}: ${row.description}`);
   });
 
   it('a fork never replaces a running session without asking; "Stop and Fork" does, and names the fork after its step', async () => {
@@ -545,10 +629,10 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.deepEqual(
       viewRows().map((r) => [r.label, r.description.split(' · ').at(-1)]),
       [
-        ['1  bash', 'restored'],
-        ['2  open', 'restored'],
-        ['3  bash', 'restored'],
-        ['4  bash', 'matched'],
+        ['1  echo cents > notes.txt', 'restored'],
+        ['2  open "ledger/money.py" 75', 'restored'],
+        ['3  sed -i "s/def allocate(self, ratios)/def allocate(self, ratios, *, exact=True)/…', 'restored'],
+        ['4  cat notes.txt', 'matched'],
       ],
     );
 

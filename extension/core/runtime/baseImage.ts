@@ -14,7 +14,8 @@ import { CancelledError, throwIfAborted } from '../errors';
 import { dockerFromEnv } from './dockerConnection';
 
 export const DEFAULT_BASE_IMAGE = 'swe-workbench/base:bookworm';
-const DEFAULT_CACHE_DIR = '/var/cache/swe-workbench';
+/** Where downloaded packages are kept, so a rebuild fetches nothing. */
+export const DEFAULT_CACHE_DIR = '/var/cache/swe-workbench';
 const BASE_PACKAGES = ['python3', 'python3-pytest', 'git', 'flake8', 'ripgrep', 'patch', 'procps'] as const;
 const SUITE = 'bookworm';
 const FALLBACK_MIRROR = 'http://deb.debian.org/debian';
@@ -60,12 +61,12 @@ function systemMirror(): string {
   return FALLBACK_MIRROR;
 }
 
-function hasCommand(name: string): boolean {
+export function hasCommand(name: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
 }
 
 /** Runs a program, passing each output line to `onLine`; rejects with the last lines on failure. */
-function run(argv: string[], onLine: (line: string) => void, signal?: AbortSignal): Promise<void> {
+export function run(argv: string[], onLine: (line: string) => void, signal?: AbortSignal): Promise<void> {
   throwIfAborted(signal);
   return new Promise((resolve, reject) => {
     const [cmd, ...args] = argv;

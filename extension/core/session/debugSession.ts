@@ -109,6 +109,11 @@ export class DebugSession {
     return this.comparisons.find((c) => !c.matched);
   }
 
+  /** The trajectory recorded so far: the finished one with its outcome, else the steps run (the outcome not known yet). */
+  get trajectorySoFar(): Trajectory {
+    return this.finished ?? this.recorder.trajectory({});
+  }
+
   get isFinished(): boolean {
     return this.finished !== undefined;
   }

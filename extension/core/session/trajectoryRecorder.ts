@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { rename, writeFile, rm } from 'node:fs/promises';
+import { mkdir, rename, writeFile, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { detectScaffold, scaffoldName } from '../scaffolds/registry';
 import { exportTrajectory, type ExportFormat } from '../trajectory/exporters';
 import { TrajectorySchema, type Outcome, type Step, type Task, type Trajectory, type TrajectoryMeta } from '../trajectory/model';
@@ -55,5 +56,30 @@ export async function writeTrajectoryFile(
   } catch (err) {
     await rm(temporary, { force: true });
     throw err;
+  }
+}
+
+/**
+ * A session's trajectory kept on disk while it runs, so a stepper can read it as it grows: each
+ * write replaces the whole file (atomically, canonical JSON), in the order asked.
+ */
+export class LiveTrajectoryFile {
+  private last: Promise<void> = Promise.resolve();
+
+  constructor(readonly file: string) {}
+
+  /** Queues a write of `trajectory`; resolves once it, and every write queued before, is on disk. */
+  write(trajectory: Trajectory): Promise<void> {
+    const next = this.last.then(async () => {
+      await mkdir(dirname(this.file), { recursive: true });
+      await writeTrajectoryFile(this.file, trajectory, 'canonical');
+    });
+    this.last = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Resolves once every write queued so far has ended. */
+  settled(): Promise<void> {
+    return this.last;
   }
 }

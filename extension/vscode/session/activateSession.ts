@@ -19,6 +19,7 @@ import { SessionStatusBar } from './sessionStatusBar';
 import { revealSessionOnStart } from './replayCompareView';
 import { errorText } from '../../core/errors';
 import { MissingImageError, missingImageOf } from '../../core/runtime/images';
+import { needsR2eImage } from '../../core/runtime/r2eImage';
 import { SessionChoices } from './sessionChoices';
 
 export interface SessionApi {
@@ -144,7 +145,7 @@ export function activateSession(
   trajectoryEditor: TrajectoryEditorApi,
 ): { disposables: vscode.Disposable[]; api: SessionApi } {
   const files = new ContainerFileSystem();
-  const controller = new SessionController(context.secrets, log, files);
+  const controller = new SessionController(context.secrets, log, files, vscode.Uri.joinPath(context.globalStorageUri, 'sessions').fsPath);
   const tree = new SessionTreeProvider(controller);
   const status = new SessionStatusBar(controller);
   const nextAction = new NextActionFileSystem(controller);
@@ -155,7 +156,12 @@ export function activateSession(
     void vscode.commands.executeCommand('setContext', 'sweWorkbench.sessionState', session?.state ?? 'none');
     view.message = session ? undefined : 'Replay a trajectory or start a live run.';
   };
-  let saved: vscode.Uri | undefined;
+
+  /** Opens the session's trajectory in the stepper on step `index` (0-based), once the steps so far are on disk. */
+  const openSessionStep = async (session: RunningSession, index: number) => {
+    await session.trajectoryFile.settled();
+    await trajectoryEditor.openAtStep(session.trajectoryUri, index);
+  };
 
   const launchFor: SessionApi['launchFor'] = async (mode, uri, choices) => {
     const recording = await loadRecording(uri);
@@ -178,7 +184,7 @@ export function activateSession(
 
   const start: SessionApi['start'] = async (first, verb) => {
     const running = controller.current;
-    if (running && running.state !== 'stopped' && !(await choices.prompts.confirmStop(running.title, verb))) return undefined;
+    if (running?.inProgress && !(await choices.prompts.confirmStop(running.title, verb))) return undefined;
     let launch = first;
     for (const tried = new Set<string>(); ;) {
       try {
@@ -186,11 +192,19 @@ export function activateSession(
         if (await choices.imageMissing(launch.image)) throw new MissingImageError(launch.image);
         return await startWithProgress(launch);
       } catch (error) {
+        const what = launch.recording ? `${verb === 'Fork' ? 'a fork of' : 'a replay of'} ${path.basename(launch.recording.uri.fsPath)}` : 'the session';
+        // An R2E-Gym run on an image without its interpreter: the way forward is the R2E-Gym image.
+        if (needsR2eImage(error) && !tried.has(`r2e:${launch.image}`)) {
+          tried.add(`r2e:${launch.image}`);
+          const instead = await choices.replaceForR2e(launch.image, what, launch.recording?.trajectory.task.image);
+          if (!instead) return undefined;
+          launch = { ...launch, image: instead };
+          continue;
+        }
         const missing = missingImageOf(error);
         if (!missing || tried.has(missing.image)) throw error;
         tried.add(missing.image);
-        const what = launch.recording ? `${verb === 'Fork' ? 'a fork of' : 'a replay of'} ${path.basename(launch.recording.uri.fsPath)}` : 'the session';
-        const instead = await choices.replaceMissingImage(missing.image, what);
+        const instead = await choices.replaceMissingImage(missing.image, what, { r2e: launch.recording?.trajectory.format === 'r2e-gym' });
         if (!instead) return undefined;
         launch = { ...launch, image: instead };
       }
@@ -364,7 +378,6 @@ export function activateSession(
         });
         if (!target) return;
         await controller.save(target);
-        saved = target;
         const open = await vscode.window.showInformationMessage(`SWE Workbench: saved ${path.basename(target.fsPath)}`, 'Open in Stepper');
         if (open) await vscode.commands.executeCommand('sweWorkbench.trajectory.open', target);
       }),
@@ -372,23 +385,18 @@ export function activateSession(
     [
       'sweWorkbench.session.openInStepper',
       guarded('open in stepper', async () => {
-        if (!saved) await vscode.commands.executeCommand('sweWorkbench.session.save');
-        else await vscode.commands.executeCommand('sweWorkbench.trajectory.open', saved);
+        const session = controller.current;
+        if (!session) throw new Error('no session has run yet: replay a trajectory or start a live run first');
+        // The stepper follows the session from here: each step is shown as it is done.
+        await openSessionStep(session, Math.max(0, session.entries.length - 1));
       }),
     ],
     [
       'sweWorkbench.session.revealStep',
       guarded('reveal step', async (index: number) => {
         const session = controller.current;
-        const recording = session?.launch.recording;
-        // A fork's steps after its fork point are its own, not the recording's.
-        const recorded = recording ? Math.min(recording.trajectory.steps.length, session.launch.mode === 'fork' ? (session.launch.at ?? 0) : Infinity) : 0;
-        if (recording && index < recorded) return trajectoryEditor.openAtStep(recording.uri, index);
-        const entry = session?.entries[index];
-        if (entry)
-          await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ language: 'json', content: JSON.stringify(entry.step, null, 2) }), {
-            preview: true,
-          });
+        if (!session) throw new Error('no session has run yet');
+        await openSessionStep(session, index);
       }),
     ],
     [
@@ -411,6 +419,7 @@ export function activateSession(
     status,
     view,
     controller.onDidChange(updateContext),
+    controller.onDidWriteTrajectory(({ uri, stepCount }) => void trajectoryEditor.follow(uri, stepCount)),
     revealSessionOnStart(controller, view),
     controller.onDidAskPerson(() => void guarded('open the next action', openNextAction)()),
     vscode.workspace.registerFileSystemProvider(CONTAINER_SCHEME, files, { isCaseSensitive: true }),

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { DEFAULT_BASE_IMAGE } from '../../core/runtime/baseImage';
+import { DEFAULT_BASE_IMAGE, ensureBaseImage } from '../../core/runtime/baseImage';
+import { DEFAULT_R2E_IMAGE, ensureR2eImage } from '../../core/runtime/r2eImage';
 import { connectDocker } from '../../core/runtime/dockerConnection';
 import { hasImage, localImageTags, pullImage } from '../../core/runtime/images';
 import { recordedRepository } from '../../core/session/repositoryChoice';
@@ -13,7 +14,16 @@ const REPOSITORY_SETTING = 'session.repository';
 /** Setting: an image a session needs may be pulled from its registry (network). */
 const ALLOW_PULL_SETTING = 'docker.allowPull';
 
-const MISSING_IMAGE_CHOICES = { pull: 'Pull', local: 'Pick a Local Image', base: 'Use the Base Image' } as const;
+const MISSING_IMAGE_CHOICES = {
+  build: 'Build It',
+  pull: 'Pull',
+  local: 'Pick a Local Image',
+  base: 'Use the Base Image',
+  r2e: 'Use the R2E-Gym Image',
+} as const;
+
+/** The images SWE Workbench builds offline itself (`swe-workbench image build`). */
+const BUILDABLE = new Set([DEFAULT_BASE_IMAGE, DEFAULT_R2E_IMAGE]);
 
 /** The questions the choices ask; tests replace them to answer without the UI and count how often they are asked. */
 export interface SessionPrompts {
@@ -128,17 +138,27 @@ export class SessionChoices {
   }
 
   /**
-   * The engine has no `image`: says what is needed and offers to pull it (when pulling is
-   * allowed), pick a local image or use the base image; the image chosen instead is remembered.
-   * Returns the image to start with now, or undefined when the person chose nothing.
+   * The engine has no `image`: says what is needed and offers to build it (an image SWE Workbench
+   * builds offline), pull it (when pulling is allowed), pick a local image or use the base image
+   * (the R2E-Gym image for an R2E-Gym run, whose tools need it); the image chosen instead is
+   * remembered. Returns the image to start with now, or undefined when the person chose nothing.
    */
-  async replaceMissingImage(image: string, why: string): Promise<string | undefined> {
+  async replaceMissingImage(image: string, why: string, options: { r2e?: boolean } = {}): Promise<string | undefined> {
     const allowPull = vscode.workspace.getConfiguration(SECTION).get<boolean>(ALLOW_PULL_SETTING) === true;
-    const choices = [...(allowPull ? [MISSING_IMAGE_CHOICES.pull] : []), MISSING_IMAGE_CHOICES.local, MISSING_IMAGE_CHOICES.base];
-    const message =
-      `SWE Workbench: ${why} needs the image '${image}', which is not on the Docker engine. ` +
-      (allowPull ? 'Pull it, ' : `Pulling is off (set sweWorkbench.${ALLOW_PULL_SETTING} to pull it); `) +
-      `pick a local image, or use the base image ${DEFAULT_BASE_IMAGE} (the task's own environment is then missing).`;
+    const buildable = BUILDABLE.has(image);
+    const instead = options.r2e ? MISSING_IMAGE_CHOICES.r2e : MISSING_IMAGE_CHOICES.base;
+    const insteadImage = options.r2e ? DEFAULT_R2E_IMAGE : DEFAULT_BASE_IMAGE;
+    const choices = [
+      ...(buildable ? [MISSING_IMAGE_CHOICES.build] : []),
+      ...(allowPull && !buildable ? [MISSING_IMAGE_CHOICES.pull] : []),
+      MISSING_IMAGE_CHOICES.local,
+      ...(buildable ? [] : [instead]),
+    ];
+    const message = buildable
+      ? `SWE Workbench: ${why} needs the image '${image}', which is not on the Docker engine. Build it here, offline (about a minute), or pick a local image.`
+      : `SWE Workbench: ${why} needs the image '${image}', which is not on the Docker engine. ` +
+        (allowPull ? 'Pull it, ' : `Pulling is off (set sweWorkbench.${ALLOW_PULL_SETTING} to pull it); `) +
+        `pick a local image, or use the ${options.r2e ? 'R2E-Gym' : 'base'} image ${insteadImage} (the task's own environment is then missing).`;
     const choice = await this.prompts.missingImage(message, choices);
     let chosen: string | undefined;
     if (choice === MISSING_IMAGE_CHOICES.pull) {
@@ -155,7 +175,9 @@ export class SessionChoices {
       const images = await localImageTags(this.docker());
       if (images.length === 0) throw new Error('the Docker engine has no tagged image: pull one or build the base image (swe-workbench setup)');
       chosen = await this.prompts.pickImage(images, `Local image instead of ${image}`);
-    } else if (choice === MISSING_IMAGE_CHOICES.base) chosen = DEFAULT_BASE_IMAGE;
+    } else if (choice === MISSING_IMAGE_CHOICES.build) chosen = await this.buildImage(image);
+    else if (choice === MISSING_IMAGE_CHOICES.r2e) chosen = await this.buildImage(DEFAULT_R2E_IMAGE);
+    else if (choice === MISSING_IMAGE_CHOICES.base) chosen = DEFAULT_BASE_IMAGE;
     if (chosen && chosen !== image) await this.state.update(`${IMAGE_KEY}:instead-of:${image}`, chosen);
     return chosen;
   }
@@ -163,6 +185,44 @@ export class SessionChoices {
   /** True when the engine says it has no `image` (an engine it cannot reach says nothing: false). */
   async imageMissing(image: string): Promise<boolean> {
     return (await hasImage(this.docker(), image)) === false;
+  }
+
+  /**
+   * The image lacks what R2E-Gym's tools need: offers the R2E-Gym image (built here when missing),
+   * remembered instead of the recording's image `recorded`. Undefined when the person declined.
+   */
+  async replaceForR2e(image: string, why: string, recorded: string | undefined): Promise<string | undefined> {
+    const message =
+      `SWE Workbench: ${why} runs R2E-Gym's tools, which need /root/.venv/bin/python; the image '${image}' has none. ` +
+      `Use the R2E-Gym image ${DEFAULT_R2E_IMAGE} (built here, offline, when missing), or pick another local image.`;
+    const choice = await this.prompts.missingImage(message, [MISSING_IMAGE_CHOICES.r2e, MISSING_IMAGE_CHOICES.local]);
+    let chosen: string | undefined;
+    if (choice === MISSING_IMAGE_CHOICES.r2e) chosen = await this.buildImage(DEFAULT_R2E_IMAGE);
+    else if (choice === MISSING_IMAGE_CHOICES.local)
+      chosen = await this.prompts.pickImage(await localImageTags(this.docker()), `Local image instead of ${image}`);
+    if (chosen && recorded && chosen !== recorded) await this.state.update(`${IMAGE_KEY}:instead-of:${recorded}`, chosen);
+    return chosen;
+  }
+
+  /** Builds one of the images SWE Workbench builds offline (the base one first when needed), with progress; returns its tag. */
+  private async buildImage(image: string): Promise<string> {
+    return vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `SWE Workbench: building ${image}`, cancellable: true },
+      async (progress, token) => {
+        const abort = new AbortController();
+        token.onCancellationRequested(() => abort.abort());
+        const onProgress = (line: string) => {
+          this.log.info(line);
+          progress.report({ message: line.slice(0, 120) });
+        };
+        const docker = this.docker();
+        const result =
+          image === DEFAULT_R2E_IMAGE
+            ? await ensureR2eImage({ docker, signal: abort.signal, onProgress })
+            : await ensureBaseImage({ docker, signal: abort.signal, onProgress });
+        return result.tag;
+      },
+    );
   }
 
   private docker() {

@@ -1,3 +1,5 @@
+import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { defined } from '../../core/defined';
 import { errorText } from '../../core/errors';
@@ -6,7 +8,7 @@ import { editedFile, type Breakpoint } from '../../core/session/breakpoints';
 import type { DebugSession, SessionEvent, StepComparison, Stop } from '../../core/session/debugSession';
 import { SnapshotKeeper } from '../../core/session/forkSnapshots';
 import { planSession, settleVersion, startSession, type ForkStart, type LiveSource } from '../../core/session/launcher';
-import { writeTrajectoryFile } from '../../core/session/trajectoryRecorder';
+import { LiveTrajectoryFile, writeTrajectoryFile } from '../../core/session/trajectoryRecorder';
 import { PolicyClient } from '../../core/policy/policyClient';
 import type { AciSession } from '../../core/aci/aciSession';
 import type { Step, Trajectory } from '../../core/trajectory/model';
@@ -23,7 +25,16 @@ import { startContainerLanguageClient } from '../container/containerLanguageClie
 /** The label `swe-workbench.role` of the containers sessions started from VS Code. */
 const SESSION_ROLE = 'vscode-session';
 
-export type SandboxState = 'starting' | 'ready' | 'running' | 'paused' | 'stopped';
+/** `finished`: the episode is over (submitted, out of actions or steps) and nothing is left to run; its container stays until Stop or the next session. */
+export type SandboxState = 'starting' | 'ready' | 'running' | 'paused' | 'finished' | 'stopped';
+
+/** How a finished episode ended, in the words of the view and the status bar. */
+const FINISHED_TEXT: Partial<Record<Stop['reason'], string>> = {
+  submitted: 'submitted',
+  exhausted: 'out of actions',
+  'max-steps': 'step limit reached',
+  cancelled: 'cancelled',
+};
 
 export interface StepEntry {
   step: Step;
@@ -48,8 +59,12 @@ export class RunningSession {
   trajectory: Trajectory | undefined;
   /** What the session waits for while running with nothing to run: a policy's reply or a person's action. */
   asking: ActionSource['kind'] | undefined;
+  /** The trajectory so far, on disk for the stepper, rewritten after every step and at the end. */
+  readonly trajectoryFile: LiveTrajectoryFile;
 
   constructor(
+    /** The folder this session's trajectory file goes in. */
+    folder: string,
     readonly launch: SessionLaunch,
     readonly aci: AciSession,
     readonly debug: DebugSession,
@@ -62,6 +77,11 @@ export class RunningSession {
     // A fork restored from a snapshot starts after the steps it restored.
     for (const step of debug.steps) this.entries.push({ step, restored: true });
     this.index = debug.steps.length;
+    this.trajectoryFile = new LiveTrajectoryFile(path.join(folder, `${this.title.replace(/[^\w.@ -]+/g, '-')}.json`));
+  }
+
+  get trajectoryUri(): vscode.Uri {
+    return vscode.Uri.file(this.trajectoryFile.file);
   }
 
   private get name(): string | undefined {
@@ -74,8 +94,15 @@ export class RunningSession {
     return this.launch.mode === 'fork' ? `fork of ${name} ${at > 0 ? `after step ${at}` : 'from the start'}` : `${this.launch.mode} ${name}`;
   }
 
+  /** The session can still run steps or take actions: not finished, not stopped. */
+  get inProgress(): boolean {
+    return this.state !== 'finished' && this.state !== 'stopped';
+  }
+
   get stateText(): string {
     switch (this.state) {
+      case 'finished':
+        return `finished (${(this.lastStop && FINISHED_TEXT[this.lastStop.reason]) ?? 'over'})`;
       case 'running':
         return this.asking === 'person' ? `waiting for your action for step ${this.index + 1}` : `running step ${this.index + 1}`;
       case 'paused':
@@ -114,6 +141,9 @@ export class SessionController extends Disposable {
   private readonly askedPerson = this._register(new vscode.EventEmitter<RunningSession>());
   /** The session waits for the person's next action (the next-action document opens). */
   readonly onDidAskPerson = this.askedPerson.event;
+  private readonly wrote = this._register(new vscode.EventEmitter<{ uri: vscode.Uri; stepCount: number }>());
+  /** The session's trajectory file was written with `stepCount` steps (a stepper showing it reads it again). */
+  readonly onDidWriteTrajectory = this.wrote.event;
   private readonly lint = this._register(vscode.languages.createDiagnosticCollection('swe-workbench-lint'));
   private languageClient: Promise<{ stop(): Promise<void> } | undefined> | undefined;
   /**
@@ -126,6 +156,8 @@ export class SessionController extends Disposable {
     private readonly secrets: vscode.SecretStorage,
     private readonly log: vscode.LogOutputChannel,
     private readonly files: ContainerFileSystem,
+    /** Where each session's trajectory file goes, in a folder of its own. */
+    private readonly sessionsFolder: string,
   ) {
     super();
     this._register(vscode.workspace.onDidOpenTextDocument((doc) => this.maybeStartLanguageClient(doc)));
@@ -158,8 +190,10 @@ export class SessionController extends Disposable {
         ...sandbox,
       });
       const scaffold = `${plan.scaffoldChoice.name}@${plan.scaffoldChoice.version}`;
-      const session = new RunningSession(launch, started.aci, started.debug, started.person, scaffold, started.fork);
+      const folder = path.join(this.sessionsFolder, randomUUID().slice(0, 8));
+      const session = new RunningSession(folder, launch, started.aci, started.debug, started.person, scaffold, started.fork);
       started.debug.on((event) => this.onEvent(session, event));
+      this.writeTrajectory(session);
       this.session = session;
       const registration = this.files.add(started.aci.sandbox);
       this.teardown = [async () => registration.dispose()];
@@ -195,22 +229,22 @@ export class SessionController extends Disposable {
   }
 
   pause(): void {
-    this.requireSession().debug.pause();
+    this.requireInProgress().debug.pause();
   }
 
   addBreakpoint(breakpoint: Breakpoint): void {
-    this.requireSession().debug.breakpoints.push(breakpoint);
+    this.requireInProgress().debug.breakpoints.push(breakpoint);
     this.changed.fire(this.session);
   }
 
   removeBreakpoint(index: number): void {
-    this.requireSession().debug.breakpoints.splice(index, 1);
+    this.requireInProgress().debug.breakpoints.splice(index, 1);
     this.changed.fire(this.session);
   }
 
   /** The next action's text as it would run, asking a recording or policy if needed; empty when the person gives it (never waits for the person). */
   async nextActionText(): Promise<string> {
-    const session = this.requireSession();
+    const session = this.requireInProgress();
     if (session.asking === 'person') return '';
     if (session.state === 'running') throw new Error('the session is running: pause it first');
     return (await session.debug.peekNext({ askPerson: false }))?.action.raw ?? '';
@@ -218,14 +252,14 @@ export class SessionController extends Disposable {
 
   /** The next-action document's text: the syntax hint for the next step, then the action (empty when the person gives it). */
   async nextActionDocument(): Promise<string> {
-    const session = this.requireSession();
+    const session = this.requireInProgress();
     const text = await this.nextActionText();
     return `${nextActionHint(session.index, session.scaffold, session.aci.tools)}\n${text}`;
   }
 
   /** Whether a session is there to take an action (running or paused). */
   get acceptsActions(): boolean {
-    return !!this.session && this.session.state !== 'stopped';
+    return !!this.session?.inProgress;
   }
 
   /**
@@ -234,7 +268,7 @@ export class SessionController extends Disposable {
    * session then waits for the person again. Returns once the action is handed over, not run.
    */
   async editNext(text: string): Promise<NextAction | undefined> {
-    const session = this.requireSession();
+    const session = this.requireInProgress();
     const action = withoutHint(text);
     if (!action.trim()) throw new Error('the document holds no action: type one below the first line');
     const unreadable = typedAction(action, session.aci.tools).formatError;
@@ -306,9 +340,13 @@ export class SessionController extends Disposable {
     super.dispose();
   }
 
-  private requireSession(): RunningSession {
-    if (!this.session || this.session.state === 'stopped') throw new Error('no session is running: replay a trajectory or start a live run first');
-    return this.session;
+  /** The session, when it can still run: a finished one says how it ended and what is left to do. */
+  private requireInProgress(): RunningSession {
+    const session = this.session;
+    if (!session || session.state === 'stopped') throw new Error('no session is running: replay a trajectory or start a live run first');
+    if (session.state === 'finished')
+      throw new Error(`the session has ${session.stateText}: nothing is left to run (replay or fork again; Stop removes its container)`);
+    return session;
   }
 
   private setStarting(launch: SessionLaunch): void {
@@ -320,7 +358,7 @@ export class SessionController extends Disposable {
 
   /** Runs the session; the progress reads "SWE Workbench: replaying run.traj, one step" and each step "step 3: bash". */
   private async drive(how: string, run: (debug: DebugSession) => Promise<Stop>): Promise<Stop> {
-    const session = this.requireSession();
+    const session = this.requireInProgress();
     if (session.state === 'running') throw new Error('the session is already running');
     session.state = 'running';
     this.changed.fire(session);
@@ -343,7 +381,8 @@ export class SessionController extends Disposable {
           const stop = await run(session.debug);
           session.lastStop = stop;
           session.index = stop.index;
-          session.state = 'paused';
+          // An episode that is over is finished, not paused: nothing is left to step or continue.
+          session.state = stop.done ? 'finished' : 'paused';
           if (stop.error) void vscode.window.showErrorMessage(`SWE Workbench: step ${stop.index + 1} failed: ${stop.error}`);
           return stop;
         } finally {
@@ -377,6 +416,7 @@ export class SessionController extends Disposable {
         session.entries.push({ step: event.step, ...(event.comparison ? { comparison: event.comparison } : {}) });
         session.index = event.step.index + 1;
         this.afterStep(session, event.step);
+        this.writeTrajectory(session);
         break;
       case 'divergence':
         this.log.warn(`step ${event.index + 1} diverged from the recording:\n${event.diff}`);
@@ -388,9 +428,19 @@ export class SessionController extends Disposable {
         this.log.info(`paused before step ${event.index + 1}: ${event.message}`);
         break;
       case 'finished':
+        this.writeTrajectory(session);
         break;
     }
     this.changed.fire(session);
+  }
+
+  /** Writes the session's trajectory so far to its file (in order, one write after another), then tells the steppers. */
+  private writeTrajectory(session: RunningSession): void {
+    const trajectory = session.debug.trajectorySoFar;
+    session.trajectoryFile.write(trajectory).then(
+      () => this.wrote.fire({ uri: session.trajectoryUri, stepCount: trajectory.steps.length }),
+      (error: unknown) => this.log.warn(`${session.title}: could not write its trajectory to ${session.trajectoryFile.file}: ${errorText(error)}`),
+    );
   }
 
   /** The agent may have changed any file: editors reload, and a rejected edit's lint shows as problems. */

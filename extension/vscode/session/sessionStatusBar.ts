@@ -33,7 +33,9 @@ export class SessionStatusBar extends Disposable {
       this.sandbox.hide();
       return;
     } else {
-      const icon = { starting: 'loading~spin', ready: 'vm', running: 'loading~spin', paused: 'debug-pause', stopped: 'vm-outline' }[session.state];
+      const icon = { starting: 'loading~spin', ready: 'vm', running: 'loading~spin', paused: 'debug-pause', finished: 'pass', stopped: 'vm-outline' }[
+        session.state
+      ];
       this.sandbox.text = `$(${icon}) sandbox ${session.stateText}`;
       this.sandbox.tooltip = `${session.title}: container ${session.aci.sandbox.id.slice(0, 12)} of ${session.launch.image}`;
     }

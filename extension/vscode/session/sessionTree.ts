@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { describeBreakpoint } from '../../core/session/breakpoints';
 import { Disposable } from '../dispose';
 import { stepDuration } from '../../views/replayCompare';
+import { stepLabel } from '../../core/trajectory/stepLabels';
 import type { RunningSession, SessionController, StepEntry } from './sessionController';
 
 export const SESSION_VIEW = 'sweWorkbench.session';
@@ -13,10 +14,10 @@ export type SessionNode = { kind: 'session' } | { kind: 'step'; index: number } 
 /** The session's row, one object, so `TreeView.reveal` finds it again. */
 export const SESSION_NODE: SessionNode = { kind: 'session' };
 
-/** A step as the Session view shows it: its tool, exit code, duration, and whether it diverged or could not be read. */
+/** A step as the Session view shows it: its action as the stepper names it, exit code, duration, and whether it diverged or could not be read. */
 function stepItem(entry: StepEntry): vscode.TreeItem {
   const { step, comparison, restored } = entry;
-  const item = new vscode.TreeItem(`${step.index + 1}  ${step.action.tool ?? '(unparsed)'}`);
+  const item = new vscode.TreeItem(`${step.index + 1}  ${stepLabel(step)}`);
   const marks = [
     step.formatError !== undefined ? 'format error' : `exit ${step.exitCode ?? '?'}`,
     ...(step.executionTime !== undefined ? [stepDuration(step.executionTime)] : []),
@@ -39,10 +40,10 @@ function stepItem(entry: StepEntry): vscode.TreeItem {
   if (restored) tooltip.appendMarkdown('\n\nRestored with the workspace from the snapshot a session took after this step, not run again.');
   item.tooltip = tooltip;
   item.contextValue = 'sweWorkbench.sessionStep';
-  // A replayed step opens beside its recording; a step the recording does not have (a fork's own) opens as it ran.
+  // A replayed step opens beside its recording; any other (a live run's, a fork's own, one restored) opens in the stepper on the session's trajectory.
   item.command = comparison
     ? { command: COMPARE_STEP_COMMAND, title: 'Compare with the Recording', arguments: [step.index] }
-    : { command: 'sweWorkbench.session.revealStep', title: 'Reveal Step', arguments: [step.index] };
+    : { command: 'sweWorkbench.session.revealStep', title: 'Open Step in Stepper', arguments: [step.index] };
   return item;
 }
 
@@ -50,7 +51,9 @@ function sessionItem(session: RunningSession): vscode.TreeItem {
   const item = new vscode.TreeItem(session.title, vscode.TreeItemCollapsibleState.Expanded);
   const diverged = session.entries.filter((e) => e.comparison && !e.comparison.matched).length;
   item.description = `${session.stateText} · ${session.entries.length} steps${diverged ? ` · ${diverged} diverged` : ''}`;
-  item.iconPath = new vscode.ThemeIcon(session.state === 'running' ? 'loading~spin' : session.state === 'stopped' ? 'debug-stop' : 'debug-pause');
+  item.iconPath = new vscode.ThemeIcon(
+    { starting: 'loading~spin', ready: 'debug-pause', running: 'loading~spin', paused: 'debug-pause', finished: 'pass', stopped: 'debug-stop' }[session.state],
+  );
   item.contextValue = `sweWorkbench.session.${session.state}`;
   item.tooltip = `container ${session.aci.sandbox.id.slice(0, 12)} of ${session.launch.image}, repository at ${session.launch.repoPath}${session.fork ? `; ${session.fork.note}` : ''}`;
   return item;

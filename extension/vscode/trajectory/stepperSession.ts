@@ -241,6 +241,32 @@ export class StepperSession extends Disposable {
     showView(this.panel.webview, this.extensionUri, 'stepper', this.document.fileName, this.log, embedded);
   }
 
+  /**
+   * The file was rewritten with `stepCount` steps (a running session's trajectory): the page is
+   * rendered again from it, on the new last step when it showed the last one, else on its step.
+   */
+  follow(stepCount: number): Promise<void> {
+    // One after another: a page rendered for an older file must not land after a newer one.
+    this.following = this.following.then(() => this.followNow(stepCount)).catch((error: unknown) => this.log.error('the stepper could not follow', error));
+    return this.following;
+  }
+
+  private following = Promise.resolve();
+
+  private async followNow(stepCount: number): Promise<void> {
+    if (this.isDisposed) return;
+    const previous = this.document.isSettled
+      ? await this.document.source().then(
+          (s) => s.stepCount,
+          () => undefined,
+        )
+      : undefined;
+    const atEnd = previous === undefined || this.selected >= previous - 1;
+    this.document.reset();
+    this.booted = false;
+    await this.render(atEnd ? Math.max(0, stepCount - 1) : this.selected, true);
+  }
+
   /** Selects step `index`: at once in a booted page, else in the page rendered for it. */
   async reveal(index: number): Promise<void> {
     if (this.booted && this.panel.visible) {

@@ -37,9 +37,7 @@ export class TrajectoryDocument implements vscode.CustomDocument {
   private summarizing: Promise<StepSummary[]> | undefined;
   private readonly controller = new AbortController();
   private resolvePreview!: (step: Step | undefined) => void;
-  private readonly previewing = new Promise<Step | undefined>((resolve) => {
-    this.resolvePreview = resolve;
-  });
+  private previewing = this.newPreview();
 
   /** `held`: tests hold the index here, after its first step is read, to see the page before it completes. */
   constructor(
@@ -95,6 +93,19 @@ export class TrajectoryDocument implements vscode.CustomDocument {
       return out;
     });
     return this.summarizing;
+  }
+
+  /** The file was rewritten (a running session's trajectory grew): everything is read from it again when next asked. */
+  reset(): void {
+    this.opening = this.lighting = this.summarizing = undefined;
+    this.settled = false;
+    this.previewing = this.newPreview();
+  }
+
+  private newPreview(): Promise<Step | undefined> {
+    return new Promise((resolve) => {
+      this.resolvePreview = resolve;
+    });
   }
 
   /** The light trajectory has been made or has failed: the first step can be shown without waiting. */

@@ -31,6 +31,11 @@ class StepperRegistry {
     return undefined;
   }
 
+  /** Every stepper showing `uri` (one document may be open in several editors). */
+  allFor(uri: vscode.Uri): StepperSession[] {
+    return [...this.sessions].filter(({ session }) => session.document.uri.toString() === uri.toString()).map(({ session }) => session);
+  }
+
   panelFor(uri: vscode.Uri): vscode.WebviewPanel | undefined {
     for (const { session, panel } of this.sessions) if (session.document.uri.toString() === uri.toString()) return panel;
     return undefined;
@@ -88,6 +93,11 @@ export interface TrajectoryEditorApi {
   request(uri: vscode.Uri, message: unknown): Promise<ResponseMessage | undefined>;
   /** Opens `uri` in the stepper on step `index` (0-based). */
   openAtStep(uri: vscode.Uri, index: number): Promise<void>;
+  /**
+   * `uri` was rewritten with `stepCount` steps (a running session's trajectory): a stepper showing
+   * it reads it again, and one on its last step moves to the new last step.
+   */
+  follow(uri: vscode.Uri, stepCount: number): Promise<void>;
   /** The HTML of the page the stepper showing `uri` loads (with its embedded first step). */
   page(uri: vscode.Uri): string | undefined;
   /** The step (0-based) the stepper showing `uri` reports on screen; undefined while it loads or is hidden. */
@@ -136,6 +146,9 @@ export function activateTrajectoryEditor(
       return session.messenger.receive(message);
     },
     openAtStep: (uri, index) => openAtStep(registry, uri, index),
+    follow: async (uri, stepCount) => {
+      for (const session of registry.allFor(uri)) await session.follow(stepCount);
+    },
     page: (uri) => registry.panelFor(uri)?.webview.html,
     shownStep: (uri) => registry.forUri(uri)?.shownStep,
     pageLog: (uri) => registry.forUri(uri)?.pageLog ?? [],

@@ -13,6 +13,7 @@ import type { PolicyReply } from '../../policy/policyClient';
 import type { ParsedReply } from '../../policy/scaffolds';
 import { shellQuote } from '../../parsing/shellWords';
 import type { Sandbox } from '../../runtime/sandbox';
+import { DEFAULT_R2E_IMAGE, NeedsR2eImageError } from '../../runtime/r2eImage';
 import type { Trajectory } from '../../trajectory/model';
 import { toolsCalled, type Scaffold, type ScaffoldFamily } from '../scaffold';
 import { parseR2eAction, r2eActionText, splitR2eReply } from '../../parsing/r2eAction';
@@ -104,8 +105,9 @@ async function installTools(sandbox: Sandbox): Promise<void> {
   const links = R2E_TOOL_NAMES.map((n) => `ln -sf ${shellQuote(program)} ${shellQuote(`${R2E_TOOL_DIR}/${n}`)}`).join(' && ');
   const result = await sandbox.exec(`chmod +x ${shellQuote(program)} && ${links} && test -x /root/.venv/bin/python`, { timeoutMs: 30_000 });
   if (result.exitCode !== 0) {
-    throw new Error(
-      'R2E-Gym tools need /root/.venv/bin/python in the image (R2E-Gym images have it; for a SWE-bench image R2E-Gym links /root/.venv to the testbed env): ' +
+    throw new NeedsR2eImageError(
+      'R2E-Gym tools need /root/.venv/bin/python in the image (R2E-Gym images have it; for a SWE-bench image R2E-Gym links /root/.venv to the testbed env; ' +
+        `${DEFAULT_R2E_IMAGE}, built offline by \`swe-workbench image build\`, has it): ` +
         (result.output.trim() || `exit code ${result.exitCode}`),
     );
   }

@@ -249,7 +249,7 @@ function jsonRecord(r: Rollout, score?: ScoredRollout) {
         },
       }
     : {};
-  return { ...rest, evaluationFile: evaluation?.file ?? null, predictionFile: prediction?.file ?? null, ...recipe };
+  return { ...rest, agent: evaluation?.agent ?? null, evaluationFile: evaluation?.file ?? null, predictionFile: prediction?.file ?? null, ...recipe };
 }
 
 export function formatError(e: IndexError): string {

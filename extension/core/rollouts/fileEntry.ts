@@ -8,6 +8,7 @@ import { hasCompressionSuffix, limitsOf, withoutCompressionSuffix } from '../inp
 import { assertJsonDepth, parseJsonDocument } from '../input/jsonDocument';
 import { inputLines, lineTooLong, readInputText } from '../input/readInput';
 import { EvaluationSchema, IndexErrorSchema, PredictionSchema, TrajectoryFactsSchema, type IndexError } from './record';
+import { harborTrialEvaluation } from './harborTrial';
 import { documentKind, evaluationsOf, predictionsOf } from './runDocuments';
 import { trajectoryFacts } from './trajectoryFacts';
 import type { FactsReader } from './trajectorySummary';
@@ -165,6 +166,7 @@ class DocumentSink {
       const kind = documentKind(this.fileName, value);
       if (kind === 'predictions') entry.predictions.push(...predictionsOf(value, entry.path, line));
       else if (kind === 'report') entry.evaluations.push(...evaluationsOf(value, entry.path, this.folderName));
+      else if (kind === 'harbor-trial') entry.evaluations.push(harborTrialEvaluation(value, entry.path));
       else if (kind === 'trajectory') entry.trajectories.push(...this.readFacts(value, entry.path, line));
     } catch (err) {
       entry.errors.push(indexError(err, entry.path, line));

@@ -7,7 +7,7 @@ import type { Rollout } from './record';
 import { describeZodError, errorText } from '../errors';
 
 /** Bumped whenever what a file entry holds or how the file is laid out changes, so an older cache is dropped, not misread. */
-const CACHE_VERSION = 4;
+const CACHE_VERSION = 5;
 
 /**
  * The cache is a header line, then the entries and the rows joined from them as one JSON

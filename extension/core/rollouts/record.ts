@@ -58,7 +58,7 @@ export const EvaluationSchema = z.object({
   instanceId: z.string(),
   /** The report it came from, relative to the indexed folder. */
   file: z.string(),
-  source: z.enum(['instance-report', 'run-report']),
+  source: z.enum(['instance-report', 'run-report', 'harbor-trial']),
   resolved: z.boolean().optional(),
   patchExists: z.boolean().optional(),
   patchApplied: z.boolean().optional(),
@@ -67,6 +67,10 @@ export const EvaluationSchema = z.object({
   /** Why the evaluation itself failed (infra failure, error_ids...). */
   error: z.string().optional(),
   infra: z.boolean().optional(),
+  /** A Harbor trial's verifier reward. */
+  reward: z.number().optional(),
+  /** A Harbor trial's agent: `name@version (model)`. */
+  agent: z.string().optional(),
 });
 export type Evaluation = z.infer<typeof EvaluationSchema>;
 
@@ -106,8 +110,8 @@ export interface Rollout {
   path: string;
   line: number | undefined;
   instance: string;
-  /** Where the instance id came from: the trajectory's task, an rLLM episode id, or the file name. */
-  instanceSource: 'trajectory' | 'trajectory-id' | 'file-name';
+  /** Where the instance id came from: the trajectory's task, an rLLM episode id, a Harbor trial's task, or the file name. */
+  instanceSource: 'trajectory' | 'trajectory-id' | 'file-name' | 'harbor-trial';
   attempt: number;
   attemptSource: AttemptSource;
   format: TrajectoryFacts['format'];

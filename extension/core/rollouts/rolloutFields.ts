@@ -19,6 +19,7 @@ export const ROLLOUT_FIELDS: Record<string, Field> = {
   instance: { type: 'string', get: (r) => r.instance, help: 'task instance id' },
   attempt: { type: 'number', get: (r) => r.attempt, help: 'attempt number within the instance, from 1' },
   format: { type: 'string', get: (r) => r.format, help: 'trajectory format' },
+  agent: { type: 'string', get: (r) => r.evaluation?.agent, help: "the agent, name@version (model), from a Harbor trial's result" },
   steps: { type: 'number', get: (r) => r.steps, help: 'number of steps' },
   exit: { type: 'string', get: (r) => r.exitStatus, help: "the agent's exit status / finish reason" },
   resolved: { type: 'boolean', get: (r) => r.resolved, help: 'yes, no or none (not evaluated), as the table shows it; true and false too' },

@@ -19,17 +19,25 @@ export function joinRollouts(entries: Iterable<FileEntry>): Rollout[] {
   const trajectories: Array<{ path: string; facts: TrajectoryFacts }> = [];
   const evaluations = new Map<string, Array<Scoped<Evaluation>>>();
   const predictions = new Map<string, Array<Scoped<Prediction>>>();
+  // A Harbor trial's result names the task of every trajectory in its trial folder.
+  const harborTrials: Array<Scoped<Evaluation>> = [];
   for (const e of entries) {
     for (const facts of e.trajectories) trajectories.push({ path: e.path, facts });
-    for (const ev of e.evaluations) push(evaluations, ev.instanceId, scoped(ev, reportScope(ev.file, ev.instanceId), ev.source === 'instance-report' ? 1 : 0));
+    for (const ev of e.evaluations) {
+      const s = scoped(ev, ev.source === 'harbor-trial' ? posix.dirname(ev.file) : reportScope(ev.file, ev.instanceId), ev.source === 'run-report' ? 0 : 1);
+      push(evaluations, ev.instanceId, s);
+      if (ev.source === 'harbor-trial') harborTrials.push(s);
+    }
     for (const p of e.predictions) push(predictions, p.instanceId, scoped(p, posix.dirname(p.file), 0));
   }
   const known = [...new Set([...evaluations.keys(), ...predictions.keys()])].sort((a, b) => b.length - a.length);
   const rollouts = trajectories.map(({ path, facts }) => {
-    const { instance, source } = instanceOf(facts, path, known);
     const folder = posix.dirname(path);
+    const trial = nearest(harborTrials, folder);
+    // Harbor names trial folders `<task>__<random>`: its trials are numbered in path order.
+    const { instance, source } = trial ? { instance: trial.instanceId, source: 'harbor-trial' as const } : instanceOf(facts, path, known);
     const rollout = rolloutOf(path, facts, instance, source, nearest(evaluations.get(instance), folder), nearest(predictions.get(instance), folder));
-    return { rollout, explicit: explicitAttempt(facts, path, instance) };
+    return { rollout, explicit: trial ? undefined : explicitAttempt(facts, path, instance) };
   });
   numberAttempts(rollouts);
   return rollouts.map((r) => r.rollout).sort((a, b) => compareLocation(a, b));
@@ -57,8 +65,8 @@ function rolloutOf(
     steps: facts.steps,
     exitStatus: facts.exitStatus,
     resolved: c.resolved,
-    // The SWE-bench resolve reward when the trajectory carries none of its own.
-    reward: facts.reward ?? (c.resolved === null ? undefined : c.resolved ? 1 : 0),
+    // The verifier's reward, else the SWE-bench resolve reward, when the trajectory carries none of its own.
+    reward: facts.reward ?? evaluation?.reward ?? (c.resolved === null ? undefined : c.resolved ? 1 : 0),
     failure: c.failure,
     tags: c.tags,
     evidence: c.evidence,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { InputError } from '../errors';
 import { parseReport } from '../reward/reports';
 import { parseInput } from '../trajectory/inputSchema';
+import { isHarborSideFile, isHarborTrialResult } from './harborTrial';
 import type { Evaluation, Prediction } from './record';
 
 /**
@@ -9,7 +10,7 @@ import type { Evaluation, Prediction } from './record';
  * names), then keys: the same folder holds trajectories, predictions, evaluation reports and
  * the task instances, and only trajectories become rollouts.
  */
-export type DocumentKind = 'trajectory' | 'predictions' | 'report' | 'instances';
+export type DocumentKind = 'trajectory' | 'predictions' | 'report' | 'instances' | 'harbor-trial' | 'harbor-side';
 
 const PREDICTION_FILE = /^(preds\.json|all_preds\.jsonl|predictions\.jsonl?)$/;
 const TRAJECTORY_KEYS = ['history', 'trajectory', 'messages', 'trajectory_steps', 'steps', 'trajectories', 'events'];
@@ -20,6 +21,8 @@ export function documentKind(fileName: string, value: unknown): DocumentKind {
   if (Array.isArray(value)) return value.length > 0 && value.every(isInstance) ? 'instances' : 'trajectory';
   if (!isObject(value)) return 'trajectory';
   if (isPrediction(value)) return 'predictions';
+  if (isHarborTrialResult(fileName, value)) return 'harbor-trial';
+  if (isHarborSideFile(fileName, value)) return 'harbor-side';
   if (fileName === 'report.json' || REPORT_KEYS.some((k) => k in value) || isWrappedReport(value)) return 'report';
   if (isInstance(value)) return 'instances';
   return 'trajectory';

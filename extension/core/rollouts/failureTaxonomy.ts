@@ -179,7 +179,7 @@ export function classifyRollout(facts: TrajectoryFacts, evaluation: Evaluation |
     primary ??= { failure: rule.failure, evidence };
   }
   for (const [failure, present] of TAG_ONLY) if (present(facts) && !tags.includes(failure)) tags.push(failure);
-  primary ??= { failure: 'unknown', evidence: { detail: unknownDetail(verdict) } };
+  primary ??= { failure: 'unknown', evidence: { detail: unknownDetail(verdict, evaluation) } };
   if (primary.failure === 'unknown') tags.unshift('unknown');
   const tests = evaluation?.failingTests ?? [];
   const evidence = tests.length > 0 && primary.failure !== 'resolved' ? { ...primary.evidence, tests } : primary.evidence;
@@ -209,7 +209,8 @@ function verdictDetail(f: TrajectoryFacts, verdict: string): string {
   return f.resolved !== undefined ? `outcome: ${verdict}` : `reward ${f.reward}`;
 }
 
-function unknownDetail(v: Verdict): string {
+function unknownDetail(v: Verdict, evaluation: Evaluation | undefined): string {
+  if (evaluation?.source === 'harbor-trial' && evaluation.resolved === undefined) return `${evaluation.file}: no verifier result: not graded`;
   if (v.resolved === false) return 'not resolved, and the file does not record a submission';
   if (v.submitted) return 'submitted, not evaluated';
   if (EXIT.finished.test(v.exit)) return `the agent finished (exit status '${v.exitText}'), and nothing evaluated it`;

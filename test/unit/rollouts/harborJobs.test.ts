@@ -4,6 +4,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe } from 'node:test';
+import { failureLabel } from '../../../extension/core/rollouts/failureTaxonomy';
 import { indexRollouts, type RolloutIndex } from '../../../extension/core/rollouts/rolloutIndex';
 import { repoRoot, thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
@@ -119,7 +120,8 @@ describe('Harbor job folders open as rollouts', () => {
     const ungraded = row('fix-git__Zw4bHc5');
     assert.equal(ungraded.resolved, null);
     assert.equal(ungraded.reward, undefined);
-    assert.notEqual(ungraded.failure, 'resolved');
+    assert.equal(failureLabel(ungraded), 'not graded');
+    assert.equal(ungraded.evidence.detail, `${JOB}/fix-git__Zw4bHc5/result.json: no verifier result: not graded`);
   });
 
   thirdPartyFiles.test('a malformed result.json is a located error, and its trajectory is still listed', async () => {

@@ -251,6 +251,6 @@ function readable(view: RewardView): string {
         ? `reward: not scored: ${reward.unscored}`
         : `reward: ${reward.value}`,
   );
-  for (const t of reward.terms) lines.push(`  ${t.name} = ${t.value}    ${t.rule}`);
+  for (const t of reward.terms) lines.push(`  ${t.name} = ${t.value === null ? 'masked' : t.value}    ${t.rule}`);
   return lines.join('\n') + '\n';
 }

@@ -7,7 +7,7 @@ import { requestType } from './ipc';
  * webview draws it and asks the host to open the test output at a test's line.
  */
 
-const RewardTermSchema = z.object({ name: z.string(), value: z.number(), rule: z.string() });
+const RewardTermSchema = z.object({ name: z.string(), value: z.nullable(z.number()), rule: z.string() });
 
 const GradedTestSchema = z.object({
   id: z.string(),

@@ -168,7 +168,7 @@ export const rolloutsCompareGroup = requestType('rollouts/compareGroup', Rollout
 /** Where a rollout is in a query's rows, so a restored selection can be scrolled to. */
 export const rolloutsLocate = requestType('rollouts/locate', z.object({ query: RolloutQuerySchema, id: z.string() }), z.object({ index: z.nullable(Count) }));
 
-const RewardTermSchema = z.object({ name: z.string(), value: z.number(), rule: z.string() });
+const RewardTermSchema = z.object({ name: z.string(), value: z.nullable(z.number()), rule: z.string() });
 
 /** A GRPO group under a recipe: its statistics, and each rollout's advantage and why. */
 const GroupDetailsSchema = z.object({

@@ -650,7 +650,7 @@ export class RolloutsTable {
           ...(r.outcome === 'masked' ? { attrs: { title: `masked: ${r.mask}` } } : {}),
         }),
         el('td', { className: 'numeric', text: r.advantage === null ? '—' : signed(r.advantage) }),
-        el('td', { text: r.why, attrs: { title: r.terms.map((t) => `${t.name} = ${fmt(t.value)}: ${t.rule}`).join('\n') } }),
+        el('td', { text: r.why, attrs: { title: r.terms.map((t) => `${t.name} = ${t.value === null ? 'masked' : fmt(t.value)}: ${t.rule}`).join('\n') } }),
       ]),
     );
     this.groupSection.replaceChildren(

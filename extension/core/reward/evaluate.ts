@@ -1,7 +1,7 @@
 import { gradeTestOutput, resolutionOf, type ExpectedTests, type GradeOutcome } from './grading';
 import type { RolloutEvidence } from './recipes';
 import type { InstanceReport } from './reports';
-import { term, type Reward } from './rewardTerms';
+import { maskTerm, term, type Reward } from './rewardTerms';
 import { resolveReward } from './shapes';
 import type { TestOutputFormat } from './testOutput';
 
@@ -21,7 +21,7 @@ export function gradeOutput(expected: ExpectedTests, text: string, format: TestO
 export function instanceReportReward(report: InstanceReport): Reward {
   if (report.infra_failure) {
     const reason = report.infra_failure_reason ?? 'infrastructure failure';
-    return { value: 0, terms: [term('infra failure', 0, `report: ${reason}`)], masked: { reason, code: 'infra_error' } };
+    return { value: 0, terms: [maskTerm('infra failure', `report: ${reason}`)], masked: { reason, code: 'infra_error' } };
   }
   if (report.tests_status) return resolveReward({ tests: report.tests_status, resolution: resolutionOf(report.tests_status), resolved: report.resolved });
   const value = report.resolved ? 1 : 0;

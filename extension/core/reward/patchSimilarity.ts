@@ -25,8 +25,9 @@ export function patchSimilarityReward(gold: string, predicted: string | undefine
     return { value: -1, terms: [term('format', -1, `${rule} (${errorText(err)})`)] };
   }
   const paths = [...new Set([...goldFiles.keys(), ...predictedFiles.keys()])].sort();
-  const terms = paths.map((p) => term(`similarity ${p}`, stringRatio(goldFiles.get(p) ?? '', predictedFiles.get(p) ?? '', options.autojunk ?? false), rule));
-  const value = terms.reduce((s, t) => s + t.value, 0) / terms.length;
+  const ratios = paths.map((p) => stringRatio(goldFiles.get(p) ?? '', predictedFiles.get(p) ?? '', options.autojunk ?? false));
+  const terms = paths.map((p, i) => term(`similarity ${p}`, ratios[i]!, rule));
+  const value = ratios.reduce((s, r) => s + r, 0) / ratios.length;
   return { value, terms: [term('format', 0, 'SWE-RL: a readable diff adds nothing'), ...terms] };
 }
 

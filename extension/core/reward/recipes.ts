@@ -7,7 +7,7 @@ import { ESTIMATORS } from './advantages';
 import type { BugConsistency } from './bugConsistency';
 import type { ExpectedTests, GradeOutcome } from './grading';
 import { patchSimilarityReward } from './patchSimilarity';
-import { term, type Mask, type Reward, type RewardTerm } from './rewardTerms';
+import { maskTerm, term, type Mask, type Reward, type RewardTerm } from './rewardTerms';
 import { parseJsonText, parseWithSchema } from './schemaInput';
 import {
   DEEPSWE_COMPACT_FILTERED,
@@ -304,9 +304,8 @@ export function scoreRollout(recipe: Recipe, ev: RolloutEvidence): RecipeScore {
   const terms = [...reward.terms];
   if (finalMask && !terms.some((t) => t.name.startsWith('masked')))
     terms.push(
-      term(
+      maskTerm(
         `masked: ${finalMask.reason}`,
-        0,
         `${recipe.name}: ${finalMask.code ?? 'this outcome'} is masked (${recipe.masked.join(', ') || 'none listed'}), no gradient`,
       ),
     );

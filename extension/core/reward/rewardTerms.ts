@@ -1,7 +1,8 @@
 /** One part of a reward, with the rule it came from, so a view can show the breakdown. */
 export interface RewardTerm {
   name: string;
-  value: number;
+  /** The term's part of the reward; null for a term that masks the rollout (it contributes no number). */
+  value: number | null;
   rule: string;
 }
 
@@ -22,3 +23,5 @@ export interface Mask {
 }
 
 export const term = (name: string, value: number, rule: string): RewardTerm => ({ name, value, rule });
+/** The term that says why a rollout is masked: a reason, never a number. */
+export const maskTerm = (name: string, rule: string): RewardTerm => ({ name, value: null, rule });

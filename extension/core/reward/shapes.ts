@@ -1,5 +1,5 @@
 import type { GradeOutcome, Grading } from './grading';
-import { term, type Reward } from './rewardTerms';
+import { maskTerm, term, type Reward } from './rewardTerms';
 import type { TestStatusMap } from './testStatus';
 
 /** SWE-bench: 1 for FULL, 0 for PARTIAL and NO; an infra failure is masked, not a 0. */
@@ -7,7 +7,7 @@ export function resolveReward(outcome: GradeOutcome | Grading): Reward {
   if ('kind' in outcome && outcome.kind === 'infra-failure') {
     return {
       value: 0,
-      terms: [term('infra failure', 0, `SWE-bench: ${outcome.reason} voids the run`)],
+      terms: [maskTerm('infra failure', `SWE-bench: ${outcome.reason} voids the run`)],
       masked: { reason: `infrastructure error: ${outcome.reason}`, code: 'evaluation_error' },
     };
   }
@@ -99,7 +99,7 @@ export function forcedSubmissionReward(run: { resolved: boolean; truncated: bool
   if (run.infraError)
     return {
       value: 0,
-      terms: [term('infra error', 0, 'SWE-Master: container errors are masked out of the loss')],
+      terms: [maskTerm('infra error', 'SWE-Master: container errors are masked out of the loss')],
       masked: { reason: `${FINISH_REASON_TEXT.infra_error}: ${run.infraError}`, code: 'infra_error' },
     };
   const base = run.resolved ? 1 : 0;
@@ -190,12 +190,13 @@ export const DEEPSWE_COMPACT_FILTERED: readonly FinishReason[] = ['max_length', 
 
 /** Binary success whose loss is masked for the listed finish reasons (SkyRL-Agent by default). */
 export function maskedFinishReward(run: { resolved: boolean; finishReason: FinishReason }, masked: readonly FinishReason[] = SKYRL_MASKED): Reward {
-  const success = term('success', run.resolved ? 1 : 0, 'binary resolve');
+  const value = run.resolved ? 1 : 0;
+  const success = term('success', value, 'binary resolve');
   const mask = maskFor(run.finishReason, masked);
-  if (!mask) return { value: success.value, terms: [success] };
+  if (!mask) return { value, terms: [success] };
   return {
-    value: success.value,
-    terms: [success, term(`masked: ${run.finishReason}`, 0, `finish reason in the masked list (${masked.join(', ')})`)],
+    value,
+    terms: [success, maskTerm(`masked: ${run.finishReason}`, `finish reason in the masked list (${masked.join(', ')})`)],
     masked: mask,
   };
 }

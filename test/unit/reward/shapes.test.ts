@@ -14,7 +14,7 @@ import {
 import type { TestStatus } from '../../../extension/core/reward/testStatus';
 
 const map = (o: Record<string, TestStatus>) => new Map(Object.entries(o));
-const termOf = (r: { terms: { name: string; value: number }[] }, name: string) => r.terms.find((t) => t.name === name)?.value;
+const termOf = (r: { terms: { name: string; value: number | null }[] }, name: string) => r.terms.find((t) => t.name === name)?.value;
 
 describe('binary resolve', () => {
   test('FULL is 1 and the terms show both lists', () => {

@@ -8,6 +8,7 @@ import { scoreRun, type ScoredRun } from '../../../extension/core/rollouts/recip
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
 import { rewardBreakdown } from '../../../extension/views/rewardBreakdown';
 import { groupDetails, toRolloutRow } from '../../../extension/views/rolloutTable';
+import { formatValue } from '../../../webview/reward/rewardChart';
 import { recipeCellText } from '../../../webview/rollouts/tableModel';
 import { W202, writeTrainingRun } from '../../fixtures/rollouts/trainingRun';
 
@@ -73,5 +74,18 @@ describe('a masked reward is never a number in the views', () => {
       assert.equal(b.value, null, `with recipe ${recipe}`);
       assert.match(b.masked ?? '', /run report run.json: listed in error_ids$/);
     }
+  });
+
+  test("a mask's own term carries its reason and no number, in the terms and where they are shown", () => {
+    const overflow = run.rollouts.find((s) => s.instance === W202 && s.attempt === 1)!;
+    const mask = overflow.score.terms.find((t) => t.name.startsWith('masked'))!;
+    assert.equal(mask.name, 'masked: context window exceeded');
+    assert.equal(mask.value, null);
+    assert.equal(formatValue(mask.value), 'masked');
+    const detail = groupDetails(run, W202)!.rollouts.find((r) => r.attempt === 1)!;
+    assert.deepEqual(
+      detail.terms.find((t) => t.name.startsWith('masked')),
+      mask,
+    );
   });
 });

@@ -144,6 +144,17 @@ async function importRootfs(docker: Docker, rootfs: string, tag: string, signal?
   throwIfAborted(signal);
 }
 
+/** The image `tag` when the engine has it (said in the progress), else undefined: the images built here are not rebuilt unasked. */
+export async function existingImage(docker: Docker, tag: string, progress: (line: string) => void): Promise<BaseImageResult | undefined> {
+  const image = await docker
+    .getImage(tag)
+    .inspect()
+    .catch(() => undefined);
+  if (!image) return undefined;
+  progress(`${tag} exists (${image.Id}); not rebuilding`);
+  return { tag, imageId: image.Id, built: false };
+}
+
 /**
  * Makes sure the base image exists: returns at once when it does (unless `force`), else builds
  * it. Needs root (debootstrap) and the Debian archive; no registry.
@@ -153,16 +164,8 @@ export async function ensureBaseImage(options: BaseImageOptions = {}): Promise<B
   const docker = options.docker ?? dockerFromEnv();
   const progress = options.onProgress ?? (() => undefined);
   const { signal } = options;
-  if (!options.force) {
-    const existing = await docker
-      .getImage(tag)
-      .inspect()
-      .catch(() => undefined);
-    if (existing) {
-      progress(`${tag} exists (${existing.Id}); not rebuilding`);
-      return { tag, imageId: existing.Id, built: false };
-    }
-  }
+  const existing = options.force ? undefined : await existingImage(docker, tag, progress);
+  if (existing) return existing;
   await ensureDebootstrap(progress, signal);
   const cacheDir = join(options.cacheDir ?? DEFAULT_CACHE_DIR, 'debootstrap');
   await mkdir(cacheDir, { recursive: true });

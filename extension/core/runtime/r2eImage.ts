@@ -11,7 +11,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { throwIfAborted } from '../errors';
-import { DEFAULT_BASE_IMAGE, DEFAULT_CACHE_DIR, ensureBaseImage, hasCommand, run, type BaseImageOptions, type BaseImageResult } from './baseImage';
+import {
+  DEFAULT_BASE_IMAGE,
+  DEFAULT_CACHE_DIR,
+  ensureBaseImage,
+  existingImage,
+  hasCommand,
+  run,
+  type BaseImageOptions,
+  type BaseImageResult,
+} from './baseImage';
 import { dockerFromEnv } from './dockerConnection';
 
 export const DEFAULT_R2E_IMAGE = 'swe-workbench/r2e:bookworm';
@@ -60,16 +69,8 @@ export async function ensureR2eImage(options: R2eImageOptions = {}): Promise<Bas
   const docker = options.docker ?? dockerFromEnv();
   const progress = options.onProgress ?? (() => undefined);
   const { signal } = options;
-  if (!options.force) {
-    const existing = await docker
-      .getImage(tag)
-      .inspect()
-      .catch(() => undefined);
-    if (existing) {
-      progress(`${tag} exists (${existing.Id}); not rebuilding`);
-      return { tag, imageId: existing.Id, built: false };
-    }
-  }
+  const existing = options.force ? undefined : await existingImage(docker, tag, progress);
+  if (existing) return existing;
   await ensureBaseImage({
     tag: base,
     docker,

@@ -85,7 +85,11 @@ async function runExtensionHostSuite(server, workspace) {
 }
 
 async function runPlaywrightSuite(server, workspace) {
-  const testsDir = await bundleTests('e2e', 'cjs', { packages: 'external' });
+  // Packages stay external (node_modules is beside the bundle), except jsonc-parser: the core reads
+  // its ESM build, whose extensionless relative imports only a bundler resolves.
+  const { dependencies = {}, devDependencies = {} } = require('../package.json');
+  const external = Object.keys({ ...dependencies, ...devDependencies }).filter((name) => name !== 'jsonc-parser');
+  const testsDir = await bundleTests('e2e', 'cjs', { external });
   // SWE_WORKBENCH_E2E_ONLY=stepper,bugs runs only those files (while working on one view).
   const only = process.env.SWE_WORKBENCH_E2E_ONLY?.split(',').map((name) => `${name.trim()}.test.js`);
   const files = readdirSync(testsDir)

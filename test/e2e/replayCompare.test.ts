@@ -37,7 +37,7 @@ function writeRecording(dir: string): void {
   writeFileSync(path.join(dir, NOTE), NOTE_NOW);
 }
 
-/** A Session view row: `N  tool` then its description. */
+/** A Session view row: `N  action` (the step's label, as the stepper's) then its description. */
 const row = (page: Page, text: RegExp) => page.locator('.monaco-list-row', { hasText: text });
 
 /**
@@ -76,13 +76,13 @@ describe('a replayed step beside its recording', () => {
     for (const theme of themes) {
       await setTheme(page, settingsFile!, theme);
       await openFileInWebview(page, FILE, '#step-title');
-      const rows = await replayFromStepper(page, /3\s+bash/);
+      const rows = await replayFromStepper(page, /^3\s+printf .*exit \S+ · [\d.]+ m?s · (matched|diverged)/);
       assert.equal(rows.length, 3, rows.join(' | '));
-      assert.match(rows[0]!, /^1\s+bash.*exit 0 · [\d.]+ m?s · matched/, 'each row shows its exit code, its duration and matched/diverged');
-      assert.match(rows[1]!, /^2\s+bash.*exit 0 · [\d.]+ m?s · diverged/);
-      assert.match(rows[2]!, /^3\s+bash.*exit 0 · [\d.]+ m?s · matched/);
+      assert.match(rows[0]!, /^1\s+echo ready.*exit 0 · [\d.]+ m?s · matched/, 'each row shows its exit code, its duration and matched/diverged');
+      assert.match(rows[1]!, /^2\s+cat .*exit 0 · [\d.]+ m?s · diverged/);
+      assert.match(rows[2]!, /^3\s+printf .*exit 0 · [\d.]+ m?s · matched/);
 
-      await row(page, /^2\s+bash.*diverged/).click();
+      await row(page, /^2\s+cat .*diverged/).click();
       const view = await webviewFrame(page, `body.${THEMES[theme].webviewClass} #replay-verdict`);
       assert.equal(await view.locator('#replay-title').textContent(), 'Step 2 · bash');
       assert.equal((await view.locator('#replay-verdict').textContent())?.trim(), 'diverged');
@@ -100,7 +100,7 @@ describe('a replayed step beside its recording', () => {
       await page.screenshot({ path: path.join(out!, `replay-compare-${theme}.png`) });
 
       // The view follows the Session view: the first row moves it, no second view opens.
-      await row(page, /^1\s+bash.*matched/).click();
+      await row(page, /^1\s+echo ready.*matched/).click();
       await view.locator('#replay-title', { hasText: 'Step 1 · bash' }).waitFor({ timeout: 10_000 });
       assert.equal((await view.locator('#replay-verdict').textContent())?.trim(), 'matched');
       assert.equal(await view.locator('#replay-recorded pre').textContent(), 'ready');
@@ -181,7 +181,7 @@ describe("the demo's suggested trajectory in code-server", () => {
         ['matched', 'matched', 'matched', 'matched'],
         rows.join(' | '),
       );
-      assert.match(rows[0]!, /^1\s+bash/);
+      assert.match(rows[0]!, /^1\s+grep -n "def allocate" ledger\/money\.py/);
       await page.screenshot({ path: path.join(out!, `demo-replay-${theme}.png`) });
       await stopSessionLeavingNoContainer(page);
     }

@@ -364,7 +364,9 @@ export class SessionController extends Disposable {
     this.changed.fire(session);
     // A hand-driven session spends its run waiting for the person: its progress goes to the status
     // bar, not a notification left spinning over the editor they type in (Pause and Stop remain).
-    const byHand = session.person !== undefined && session.launch.then === 'person' && session.index >= (session.launch.at ?? 0);
+    // That holds from its first drive, which replays the recorded steps before the fork and then
+    // waits for the person under the same progress.
+    const byHand = session.person !== undefined && session.launch.then === 'person';
     return vscode.window.withProgress(
       {
         location: byHand ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification,

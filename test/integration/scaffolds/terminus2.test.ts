@@ -256,10 +256,12 @@ describe('Terminus-2 live and fork runs', () => {
   });
 
   test('XML replies: commands, an empty batch that only reads the screen, completion', { timeout: 120_000 }, async () => {
+    // One command with no background job: `echo xml &gt; out.txt` would put `echo xml` in the
+    // background, and its output and job notices reach the screen in no fixed order.
     server.setScript([
       {
         content:
-          '<response>\n<analysis>Start.</analysis>\n<plan>Make it.</plan>\n<commands>\n<keystrokes duration="0.1">echo xml &gt; out.txt\n</keystrokes>\n</commands>\n</response>',
+          '<response>\n<analysis>Start.</analysis>\n<plan>Make it.</plan>\n<commands>\n<keystrokes duration="1">echo \'xml &gt; out.txt\'\n</keystrokes>\n</commands>\n</response>',
       },
       { content: '<response><analysis>Look.</analysis><plan>Wait.</plan><commands></commands></response>' },
       { content: '<response><analysis>Done.</analysis><plan>End.</plan><commands/><task_complete>true</task_complete></response>' },
@@ -285,7 +287,7 @@ describe('Terminus-2 live and fork runs', () => {
     const t = await readTrajectory(out);
     assert.equal(t.meta.parseFunction, 'terminus_xml');
     const [write, look, asked] = t.steps;
-    assert.equal(write!.action.args.keystrokes, 'echo xml &gt; out.txt\n');
+    assert.equal(write!.action.args.keystrokes, "echo 'xml &gt; out.txt'\n");
     assert.match(write!.observation, /^Previous response had warnings:\nWARNINGS: - Warning: &gt; is read verbatim and not converted to >\./);
     assert.equal(look!.action.tool, null);
     assert.match(look!.observation, /^Previous response had warnings:\nWARNINGS: - Commands section is empty; not taking any action\./);

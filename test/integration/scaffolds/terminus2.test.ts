@@ -159,6 +159,8 @@ describe('an image without tmux', () => {
 });
 
 describe('Terminus-2 live and fork runs', () => {
+  // Terminus-2 reads the screen once a command's duration has passed, as Harbor does: a command
+  // whose output a test asserts gets a second, so a busy machine cannot print it late.
   test('a live run speaks JSON: first prompt with the screen, batches, an unparsed reply, warnings, the confirmation turn', { timeout: 180_000 }, async () => {
     const reply = (o: unknown) => ({ content: JSON.stringify(o, null, 2) });
     server.setScript([
@@ -167,7 +169,7 @@ describe('Terminus-2 live and fork runs', () => {
         plan: 'Write the file, then show it.',
         commands: [
           { keystrokes: "printf 'Hello, world!\\n' > hello.txt\n", duration: 0.1 },
-          { keystrokes: 'cat hello.txt\n', duration: 0.1 },
+          { keystrokes: 'cat hello.txt\n', duration: 1 },
         ],
       }),
       { content: '{"analysis": "oops" "plan": "p", "commands": []}' },
@@ -206,7 +208,7 @@ describe('Terminus-2 live and fork runs', () => {
       batch!.calls?.map((c) => c.action.args),
       [
         { keystrokes: "printf 'Hello, world!\\n' > hello.txt\n", duration: 0.1 },
-        { keystrokes: 'cat hello.txt\n', duration: 0.1 },
+        { keystrokes: 'cat hello.txt\n', duration: 1 },
       ],
     );
     assert.match(
@@ -246,7 +248,7 @@ describe('Terminus-2 live and fork runs', () => {
       plan: 'Write the file, then show it.',
       commands: [
         { keystrokes: "printf 'Hello, world!\\n' > hello.txt\n", duration: 0.1 },
-        { keystrokes: 'cat hello.txt\n', duration: 0.1 },
+        { keystrokes: 'cat hello.txt\n', duration: 1 },
       ],
       task_complete: false,
     });
@@ -310,7 +312,7 @@ describe('Terminus-2 live and fork runs', () => {
         content: JSON.stringify({
           analysis: 'Check again.',
           plan: 'cat.',
-          commands: [{ keystrokes: 'cat test_dir/file1.txt\n', duration: 0.1 }],
+          commands: [{ keystrokes: 'cat test_dir/file1.txt\n', duration: 1 }],
           task_complete: false,
         }),
       },

@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
 import { activateBugs } from './bugs/activateBugs';
-import { useSessionChoices } from './bugs/bugEnvironment';
 import { activateCheckSetup } from './doctor/checkSetup';
 import { activateCompare } from './compare/activateCompare';
 import { activatePatch } from './patch/activatePatch';
@@ -39,9 +38,10 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
     log,
     vscode.commands.registerCommand('sweWorkbench.log.show', () => log.show()),
   );
+  const glue = { context, log };
   try {
     context.subscriptions.push(...activateSettings(context));
-    context.subscriptions.push(...activateCheckSetup(context, log));
+    context.subscriptions.push(...activateCheckSetup(glue));
     const trajectoryEditor = activateTrajectoryEditor(context, log);
     context.subscriptions.push(...trajectoryEditor.disposables);
     const rollouts = activateRollouts(context, log, trajectoryEditor.api);
@@ -50,11 +50,10 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
     stopSession = () => session.api.controller.shutdown();
     context.subscriptions.push(...session.disposables);
     context.subscriptions.push(new ReplayCompareViews(context, log, session.api.controller));
-    context.subscriptions.push(...activatePatch(context, log));
-    context.subscriptions.push(...activateCompare(context, log, trajectoryEditor.api, rollouts.api.rolloutAt));
-    context.subscriptions.push(...activateReward(context, log));
-    useSessionChoices(session.api.choices);
-    context.subscriptions.push(...activateBugs(context, log, () => session.api.controller.current));
+    context.subscriptions.push(...activatePatch(glue));
+    context.subscriptions.push(...activateCompare(glue, trajectoryEditor.api, rollouts.api.rolloutAt));
+    context.subscriptions.push(...activateReward(glue));
+    context.subscriptions.push(...activateBugs(glue, { current: () => session.api.controller.current, choices: session.api.choices }));
     log.info(`activated ${context.extension.packageJSON.version as string}`);
     if (context.extensionMode === vscode.ExtensionMode.Test) {
       const internals: SweWorkbenchInternals = { trajectoryEditor: trajectoryEditor.api, rollouts: rollouts.api, session: session.api };

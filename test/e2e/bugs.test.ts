@@ -205,7 +205,7 @@ describe('bug checks from the Bugs view and the Testing view', () => {
     await progress.waitFor({ timeout: 30_000 });
     await progress.locator('.monaco-button', { hasText: 'Cancel' }).click();
     await item.locator('.label-description', { hasText: /^checks stopped after [0-6] of 7: cancelled$/ }).waitFor({ timeout: 60_000 });
-    await page.locator('.notification-toast', { hasText: `the checks of ${VALID} were cancelled` }).waitFor({ timeout: 30_000 });
+    await page.locator('.notification-toast', { hasText: `run the checks of ${VALID}: cancelled` }).waitFor({ timeout: 30_000 });
     await waitUntilNoContainer();
   });
 

@@ -5,19 +5,18 @@ import { z } from 'zod';
 import { loadBugArtifact, saveBugArtifact } from '../../core/bugs/bugArtifact';
 import { bugFromSandbox } from '../../core/bugs/bugFromSandbox';
 import { CHECK_NAMES, type CheckResult } from '../../core/bugs/consistencyChecks';
-import { CancelledError, errorText } from '../../core/errors';
 import { validateLikeSweSmith } from '../../core/bugs/sweSmithValidation';
 import type { ValidationLists } from '../../core/reward/validationLists';
 import { ReadonlyDocuments } from '../patch/readonlyDocuments';
 import { BugTestController } from './bugTestController';
-import { bugSandboxFactory, requireTrust, resolveBugEnvironment } from './bugEnvironment';
+import { BugEnvironments, bugSandboxFactory, requireTrust, type BugEnvironment } from './bugEnvironment';
+import type { SessionChoices } from '../session/sessionChoices';
 import type { RunningSession } from '../session/sessionController';
 import { chooseCaptureSource } from './captureSource';
 import type { BugFolder } from './bugFolders';
 import { BugsTreeProvider, type BugsNode } from './bugsTree';
 import { CheckResults, describeCheck } from './checkResults';
-import { showBugFileError } from './inputErrorLocation';
-import { describeZodError } from '../../core/errors';
+import { command, parseArgument, registerCommands, whileNotCancelled, type CommandSpec, type Glue } from '../commands';
 
 const BUGS_VIEW = 'sweWorkbench.bugs';
 
@@ -38,13 +37,6 @@ const RunChecksArgs = z.strictObject({ bug: BugDir, ...Where });
 const CaptureArgs = z.strictObject({ target: z.string().min(1).optional(), from: z.enum(['session', 'container']).optional(), ...Where });
 const ShowCheckArgs = z.strictObject({ bug: BugDir, check: z.enum(CHECK_NAMES) });
 
-function parseArgs<T>(schema: z.ZodType<T>, arg: unknown, command: string): T | undefined {
-  const parsed = schema.safeParse(arg ?? {});
-  if (parsed.success) return parsed.data;
-  void vscode.window.showErrorMessage(`SWE Workbench: ${command}: ${describeZodError('argument', parsed.error)}`);
-  return undefined;
-}
-
 /** A tree node, an explorer URI or named fields all name a bug folder. */
 function bugArgs(arg: unknown): unknown {
   if (arg instanceof vscode.Uri) return { bug: arg.fsPath };
@@ -56,151 +48,167 @@ function bugArgs(arg: unknown): unknown {
 /** What `sweWorkbench.bugs.validateSweSmith` answers: the verdict and the four test lists. */
 type SweSmithVerdict = { valid: boolean } & ValidationLists;
 
-export function activateBugs(
-  context: vscode.ExtensionContext,
-  log: vscode.LogOutputChannel,
-  currentSession: () => RunningSession | undefined,
-): vscode.Disposable[] {
-  const results = new CheckResults(context.workspaceState);
-  const tree = new BugsTreeProvider(results);
-  const view = vscode.window.createTreeView(BUGS_VIEW, { treeDataProvider: tree, showCollapseAll: true });
-  const testing = new BugTestController(results, () => tree.bugFolders());
-  const evidence = new ReadonlyDocuments('sweworkbench-evidence');
+/** A bug to run and where: named by the argument or picked, in a trusted workspace, its repository and image resolved. */
+type BugRun = z.infer<typeof RunChecksArgs> & { env: BugEnvironment; name: string };
 
-  const runChecks = async (arg: unknown): Promise<CheckResult[] | undefined> => {
-    const args = parseArgs(RunChecksArgs, bugArgs(arg) ?? (await pickBug(tree)), 'sweWorkbench.bugs.runChecks');
-    if (!args || !requireTrust('Running the checks')) return undefined;
-    const env = await resolveBugEnvironment(args);
-    if (!env) return undefined;
-    const name = path.basename(args.bug);
-    if (testing.isRunning(args.bug)) {
-      void vscode.window.showInformationMessage(`SWE Workbench: the checks of ${name} are already running.`);
+/** The Bugs view, its Testing controller and its commands. */
+class BugsFeature {
+  readonly results: CheckResults;
+  readonly tree: BugsTreeProvider;
+  readonly testing: BugTestController;
+  private readonly evidence = new ReadonlyDocuments('sweworkbench-evidence');
+  private readonly environments: BugEnvironments;
+
+  constructor(
+    private readonly glue: Glue,
+    private readonly session: { current: () => RunningSession | undefined; choices: SessionChoices },
+  ) {
+    this.results = new CheckResults(glue.context.workspaceState);
+    this.tree = new BugsTreeProvider(this.results);
+    this.environments = new BugEnvironments(session.choices);
+    this.testing = new BugTestController(this.results, () => this.tree.bugFolders(), this.environments);
+  }
+
+  disposables(): vscode.Disposable[] {
+    const view = vscode.window.createTreeView(BUGS_VIEW, { treeDataProvider: this.tree, showCollapseAll: true });
+    return [this.results, this.tree, view, this.testing, this.evidence];
+  }
+
+  /** The bug a checks or validation command is for; undefined when the person picked none or the workspace is not trusted. */
+  private async bugRun(arg: unknown, command: string, what: string): Promise<BugRun | undefined> {
+    const named = bugArgs(arg) ?? (await pickBug(this.tree));
+    if (!named) return undefined;
+    const args = parseArgument(RunChecksArgs, named, command);
+    if (!requireTrust(what)) return undefined;
+    const env = await this.environments.resolve(args);
+    return env && { ...args, env, name: path.basename(args.bug) };
+  }
+
+  commands(): CommandSpec[] {
+    return [
+      command({ id: 'sweWorkbench.bugs.refresh', title: 'refresh the Bugs view', run: () => this.refresh() }),
+      command({
+        id: 'sweWorkbench.bugs.runChecks',
+        title: (run: BugRun) => `run the checks of ${run.name}`,
+        args: (arg) => this.bugRun(arg, 'sweWorkbench.bugs.runChecks', 'Running the checks'),
+        run: (run) => this.runChecks(run),
+      }),
+      command({
+        id: 'sweWorkbench.bugs.validateSweSmith',
+        title: (run: BugRun) => `validate ${run.name} as SWE-smith does`,
+        args: (arg) => this.bugRun(arg, 'sweWorkbench.bugs.validateSweSmith', 'Validating a bug'),
+        run: (run) => this.validateSweSmith(run),
+      }),
+      command({
+        id: 'sweWorkbench.bugs.capture',
+        title: 'capture a bug',
+        args: (arg) => parseArgument(CaptureArgs, arg, 'sweWorkbench.bugs.capture'),
+        run: (args) => this.capture(args),
+      }),
+      command({
+        id: 'sweWorkbench.bugs.showPatch',
+        title: "show the bug's patch",
+        args: (arg) => parseArgument(z.strictObject({ bug: z.string().min(1) }), bugArgs(arg), 'sweWorkbench.bugs.showPatch'),
+        run: ({ bug }) => vscode.commands.executeCommand('sweWorkbench.patch.show', { bug }),
+      }),
+      command({
+        id: 'sweWorkbench.bugs.showCheck',
+        title: 'show a check',
+        args: (arg) => parseArgument(ShowCheckArgs, arg, 'sweWorkbench.bugs.showCheck'),
+        run: (args) => this.showCheck(args),
+      }),
+    ];
+  }
+
+  /** Both views read again; the answer lets callers in the extension host read them. */
+  private async refresh(): Promise<BugsViewState> {
+    const folders = await this.tree.refresh();
+    await this.testing.sync();
+    return { folders, tree: this.tree, tests: this.testing.controller.items };
+  }
+
+  private async runChecks(run: BugRun): Promise<CheckResult[] | undefined> {
+    if (this.testing.isRunning(run.bug)) {
+      void vscode.window.showInformationMessage(`SWE Workbench: the checks of ${run.name} are already running.`);
       return undefined;
     }
-    try {
-      const checks = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Checking bug ${name}`, cancellable: true },
-        (progress, token) => {
-          progress.report({ message: 'starting containers' });
-          return testing.runChecks(args.bug, env, {
-            token,
-            onCheck: (r) => progress.report({ message: `${r.name} ${r.passed ? 'passed' : 'failed'}`, increment: 100 / CHECK_NAMES.length }),
-          });
-        },
-      );
-      const failed = checks.filter((c) => !c.passed);
-      const summary =
-        failed.length === 0
-          ? `Bug ${name}: all ${checks.length} checks pass.`
-          : `Bug ${name}: ${failed.length} of ${checks.length} checks fail (${failed.map((c) => c.name).join(', ')}).`;
-      void (failed.length === 0 ? vscode.window.showInformationMessage(summary) : vscode.window.showWarningMessage(summary));
-      return checks;
-    } catch (error) {
-      if (error instanceof CancelledError) {
-        void vscode.window.showInformationMessage(`SWE Workbench: the checks of ${name} were cancelled; their containers are removed.`);
-        return undefined;
-      }
-      log.error(`the checks of ${args.bug} stopped`, error);
-      void showBugFileError(`SWE Workbench: the checks of ${name} stopped: ${errorText(error)}`, error);
-      return undefined;
-    }
-  };
+    const checks = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Checking bug ${run.name}`, cancellable: true },
+      (progress, token) => {
+        progress.report({ message: 'starting containers' });
+        return this.testing.runChecks(run.bug, run.env, {
+          token,
+          onCheck: (r) => progress.report({ message: `${r.name} ${r.passed ? 'passed' : 'failed'}`, increment: 100 / CHECK_NAMES.length }),
+        });
+      },
+    );
+    const failed = checks.filter((c) => !c.passed);
+    const summary =
+      failed.length === 0
+        ? `Bug ${run.name}: all ${checks.length} checks pass.`
+        : `Bug ${run.name}: ${failed.length} of ${checks.length} checks fail (${failed.map((c) => c.name).join(', ')}).`;
+    void (failed.length === 0 ? vscode.window.showInformationMessage(summary) : vscode.window.showWarningMessage(summary));
+    return checks;
+  }
 
   /** SWE-smith's validation of a bug (reference run, then the bug; nothing weakened), in one container. */
-  const validateSweSmith = async (arg: unknown): Promise<SweSmithVerdict | undefined> => {
-    const args = parseArgs(RunChecksArgs, bugArgs(arg) ?? (await pickBug(tree)), 'sweWorkbench.bugs.validateSweSmith');
-    if (!args || !requireTrust('Validating a bug')) return undefined;
-    const env = await resolveBugEnvironment(args);
-    if (!env) return undefined;
-    const name = path.basename(args.bug);
-    try {
-      const bug = await loadBugArtifact(args.bug);
-      const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Validating bug ${name} as SWE-smith does`, cancellable: true },
-        async (_progress, token) => {
-          const abort = new AbortController();
-          const cancel = token.onCancellationRequested(() => abort.abort('the validation was cancelled'));
-          const sandbox = await bugSandboxFactory(env, 'swe-smith')(abort.signal);
+  private async validateSweSmith(run: BugRun): Promise<SweSmithVerdict> {
+    const bug = await loadBugArtifact(run.bug);
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Validating bug ${run.name} as SWE-smith does`, cancellable: true },
+      (_progress, token) =>
+        whileNotCancelled(token, 'the validation was cancelled', async (signal) => {
+          const sandbox = await bugSandboxFactory(run.env, 'swe-smith')(signal);
           try {
-            return await validateLikeSweSmith(sandbox, bug, { signal: abort.signal });
+            return await validateLikeSweSmith(sandbox, bug, { signal });
           } finally {
-            cancel.dispose();
             await sandbox.dispose();
           }
-        },
-      );
-      const { lists } = result;
-      const summary = `Bug ${name} is ${result.valid ? '' : 'NOT '}a valid SWE-smith task: ${lists.FAIL_TO_PASS.length} FAIL_TO_PASS, ${lists.PASS_TO_PASS.length} PASS_TO_PASS.`;
-      log.info(`${summary} FAIL_TO_PASS: ${lists.FAIL_TO_PASS.join(', ') || 'none'}`);
-      void (result.valid ? vscode.window.showInformationMessage(`SWE Workbench: ${summary}`) : vscode.window.showWarningMessage(`SWE Workbench: ${summary}`));
-      return { valid: result.valid, ...lists };
-    } catch (error) {
-      if (error instanceof CancelledError) return undefined;
-      log.error(`the SWE-smith validation of ${args.bug} stopped`, error);
-      void showBugFileError(`SWE Workbench: the SWE-smith validation of ${name} stopped: ${errorText(error)}`, error);
-      return undefined;
-    }
-  };
+        }),
+    );
+    const { lists } = result;
+    const summary = `Bug ${run.name} is ${result.valid ? '' : 'NOT '}a valid SWE-smith task: ${lists.FAIL_TO_PASS.length} FAIL_TO_PASS, ${lists.PASS_TO_PASS.length} PASS_TO_PASS.`;
+    this.glue.log.info(`${summary} FAIL_TO_PASS: ${lists.FAIL_TO_PASS.join(', ') || 'none'}`);
+    void (result.valid ? vscode.window.showInformationMessage(`SWE Workbench: ${summary}`) : vscode.window.showWarningMessage(`SWE Workbench: ${summary}`));
+    return { valid: result.valid, ...lists };
+  }
 
-  const capture = async (arg: unknown): Promise<string | undefined> => {
-    const args = parseArgs(CaptureArgs, arg, 'sweWorkbench.bugs.capture');
-    if (!args || !requireTrust('Capturing a bug')) return undefined;
-    const source = await chooseCaptureSource(currentSession, args);
+  private async capture(args: z.infer<typeof CaptureArgs>): Promise<string | undefined> {
+    if (!requireTrust('Capturing a bug')) return undefined;
+    const source = await chooseCaptureSource(this.session.current, this.environments, args);
     if (!source) return undefined;
     const target = args.target ?? (await askTarget(source.root));
     if (!target) return undefined;
-    try {
-      const bug = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: source.title, cancellable: true },
-        async (_progress, token) => {
-          const abort = new AbortController();
-          const cancel = token.onCancellationRequested(() => abort.abort('the capture was cancelled'));
-          const { sandbox, release } = await source.open(abort.signal);
+    const bug = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: source.title, cancellable: true },
+      (_progress, token) =>
+        whileNotCancelled(token, 'the capture was cancelled', async (signal) => {
+          const { sandbox, release } = await source.open(signal);
           try {
-            return await bugFromSandbox(sandbox, { excludeSavedBugs: true, signal: abort.signal });
+            return await bugFromSandbox(sandbox, { excludeSavedBugs: true, signal });
           } finally {
-            cancel.dispose();
             await release();
           }
-        },
-      );
-      await saveBugArtifact(target, bug);
-      await tree.refresh();
-      void vscode.window.showInformationMessage(`SWE Workbench: bug saved to ${vscode.workspace.asRelativePath(target)}.`);
-      return target;
-    } catch (error) {
-      log.error('capture failed', error);
-      void vscode.window.showErrorMessage(`SWE Workbench: cannot capture the bug: ${errorText(error)}`);
-      return undefined;
-    }
-  };
+        }),
+    );
+    await saveBugArtifact(target, bug);
+    await this.tree.refresh();
+    void vscode.window.showInformationMessage(`SWE Workbench: bug saved to ${vscode.workspace.asRelativePath(target)}.`);
+    return target;
+  }
 
-  return [
-    results,
-    tree,
-    view,
-    testing,
-    evidence,
-    vscode.commands.registerCommand('sweWorkbench.bugs.refresh', async (): Promise<BugsViewState> => {
-      const folders = await tree.refresh();
-      await testing.sync();
-      return { folders, tree, tests: testing.controller.items };
-    }),
-    vscode.commands.registerCommand('sweWorkbench.bugs.runChecks', runChecks),
-    vscode.commands.registerCommand('sweWorkbench.bugs.capture', capture),
-    vscode.commands.registerCommand('sweWorkbench.bugs.validateSweSmith', validateSweSmith),
-    vscode.commands.registerCommand('sweWorkbench.bugs.showPatch', (arg: unknown) => {
-      const args = parseArgs(z.strictObject({ bug: z.string().min(1) }), bugArgs(arg), 'sweWorkbench.bugs.showPatch');
-      return args ? vscode.commands.executeCommand('sweWorkbench.patch.show', { bug: args.bug }) : undefined;
-    }),
-    vscode.commands.registerCommand('sweWorkbench.bugs.showCheck', async (arg: unknown) => {
-      const args = parseArgs(ShowCheckArgs, arg, 'sweWorkbench.bugs.showCheck');
-      const result = args && results.get(args.bug).find((r) => r.name === args.check);
-      if (!args || !result) return undefined;
-      const uri = evidence.add(path.basename(args.bug), `${result.name}.md`, describeCheck(result, true));
-      return vscode.window.showTextDocument(uri, { preview: true });
-    }),
-  ];
+  private async showCheck(args: z.infer<typeof ShowCheckArgs>) {
+    const result = this.results.get(args.bug).find((r) => r.name === args.check);
+    if (!result) return undefined;
+    const uri = this.evidence.add(path.basename(args.bug), `${result.name}.md`, describeCheck(result, true));
+    return vscode.window.showTextDocument(uri, { preview: true });
+  }
+}
+
+/** The Bugs view runs in the session's containers' settings and captures from its running session. */
+export function activateBugs(glue: Glue, session: { current: () => RunningSession | undefined; choices: SessionChoices }): vscode.Disposable[] {
+  const bugs = new BugsFeature(glue, session);
+  return [...bugs.disposables(), ...registerCommands(glue, bugs.commands())];
 }
 
 async function pickBug(tree: BugsTreeProvider): Promise<{ bug: string } | undefined> {

@@ -35,29 +35,22 @@ export function bugSandboxFactory(env: BugEnvironment, purpose: string): (signal
     ).sandbox;
 }
 
-let sharedChoices: SessionChoices | undefined;
-
-/** The session's remembered answers (repository, image), shared by the bug commands. */
-export function useSessionChoices(choices: SessionChoices): void {
-  sharedChoices = choices;
-}
-
 /**
- * The repository and image a command names, else the configured or remembered ones, asked once
- * (never the first of several workspace folders silently).
+ * The repository and image a bug command runs on: the ones the command names, else the session's
+ * remembered or configured ones, asked once (never the first of several workspace folders silently).
  */
-export async function resolveBugEnvironment(given: { repo?: string; image?: string }): Promise<BugEnvironment | undefined> {
-  const repo =
-    given.repo ??
-    (sharedChoices
-      ? await sharedChoices.repository({ key: 'bugs', purpose: 'the repository the bug belongs to' })
-      : vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
-  if (!repo) {
-    void vscode.window.showErrorMessage('SWE Workbench: choose the repository the bug belongs to (or set sweWorkbench.session.repository).');
-    return undefined;
+export class BugEnvironments {
+  constructor(private readonly choices: SessionChoices) {}
+
+  async resolve(given: { repo?: string; image?: string }): Promise<BugEnvironment | undefined> {
+    const repo = given.repo ?? (await this.choices.repository({ key: 'bugs', purpose: 'the repository the bug belongs to' }));
+    if (!repo) {
+      void vscode.window.showErrorMessage('SWE Workbench: choose the repository the bug belongs to (or set sweWorkbench.session.repository).');
+      return undefined;
+    }
+    const image = given.image || (await this.choices.image());
+    return image ? { repo, image, repoPath: '/testbed' } : undefined;
   }
-  const image = given.image || (sharedChoices ? await sharedChoices.image() : readSettings().docker.image);
-  return image ? { repo, image, repoPath: '/testbed' } : undefined;
 }
 
 /** Scripts of a bug run only in a trusted workspace; says so when it is not. */

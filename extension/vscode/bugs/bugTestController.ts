@@ -5,10 +5,10 @@ import { CHECK_NAMES, runConsistencyChecks, type CheckResult } from '../../core/
 import { CancelledError, errorText } from '../../core/errors';
 import type { TestStatus } from '../../core/reward/testStatus';
 import { Disposable } from '../dispose';
-import { bugSandboxFactory, requireTrust, resolveBugEnvironment, type BugEnvironment } from './bugEnvironment';
+import { bugSandboxFactory, requireTrust, type BugEnvironment, type BugEnvironments } from './bugEnvironment';
 import type { BugFolder } from './bugFolders';
 import { describeCheck, type CheckResults } from './checkResults';
-import { inputErrorLocation } from './inputErrorLocation';
+import { inputErrorLocation } from '../commands';
 
 const BUG_CHECKS_CONTROLLER = 'sweWorkbench.bugChecks';
 
@@ -26,6 +26,7 @@ export class BugTestController extends Disposable {
   constructor(
     private readonly results: CheckResults,
     private readonly folders: () => Promise<BugFolder[]>,
+    private readonly environments: BugEnvironments,
   ) {
     super();
     this.controller = this._register(vscode.tests.createTestController(BUG_CHECKS_CONTROLLER, 'Bug consistency checks'));
@@ -59,7 +60,7 @@ export class BugTestController extends Disposable {
 
   private async runRequest(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
     if (!requireTrust('Running the checks')) return;
-    const env = await resolveBugEnvironment({});
+    const env = await this.environments.resolve({});
     if (!env) return;
     const bugs = new Set((request.include ?? [...(await this.sync()).values()]).map((item) => item.id.split('#')[0]!));
     for (const dir of bugs) {

@@ -3,7 +3,7 @@ import { bugDirIn } from '../../core/bugs/bugTestRun';
 import type { Sandbox } from '../../core/runtime/sandbox';
 import { bashQuote } from '../../core/runtime/shellSession';
 import type { RunningSession } from '../session/sessionController';
-import { bugSandboxFactory, resolveBugEnvironment } from './bugEnvironment';
+import { bugSandboxFactory, type BugEnvironments } from './bugEnvironment';
 import { bugsRoot } from './bugFolders';
 
 /** Where a capture reads the working tree: the running session's container, or a fresh one of the repository. */
@@ -30,8 +30,8 @@ function sessionSource(session: RunningSession): CaptureSource {
   };
 }
 
-async function containerSource(given: { repo?: string; image?: string }): Promise<CaptureSource | undefined> {
-  const env = await resolveBugEnvironment(given);
+async function containerSource(environments: BugEnvironments, given: { repo?: string; image?: string }): Promise<CaptureSource | undefined> {
+  const env = await environments.resolve(given);
   if (!env) return undefined;
   return {
     title: 'Capturing the working tree as a bug',
@@ -49,6 +49,7 @@ async function containerSource(given: { repo?: string; image?: string }): Promis
  */
 export async function chooseCaptureSource(
   currentSession: () => RunningSession | undefined,
+  environments: BugEnvironments,
   given: { from?: CaptureFrom; repo?: string; image?: string },
 ): Promise<CaptureSource | undefined> {
   const running = currentSession();
@@ -60,7 +61,7 @@ export async function chooseCaptureSource(
     );
     return undefined;
   }
-  if (!session || given.from === 'container' || given.repo || given.image) return containerSource(given);
+  if (!session || given.from === 'container' || given.repo || given.image) return containerSource(environments, given);
   const picked = await vscode.window.showQuickPick(
     [
       {
@@ -73,5 +74,5 @@ export async function chooseCaptureSource(
     { title: 'Capture which working tree?' },
   );
   if (!picked) return undefined;
-  return picked.from === 'session' ? sessionSource(session) : containerSource(given);
+  return picked.from === 'session' ? sessionSource(session) : containerSource(environments, given);
 }

@@ -1,11 +1,11 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { InputError } from '../../core/errors';
 import type { Rollout } from '../../core/rollouts/record';
 import { loadTrajectory } from '../../core/trajectory/load';
 import { compareLoad, compareOpenStep, type CompareContent } from '../../protocol/compare';
 import { ProtocolFailure } from '../../protocol/ipc';
-import { classifyError, errorText } from '../../core/errors';
+import { classifyError } from '../../core/errors';
+import { command, registerCommands, type Glue } from '../commands';
 import { recordOf } from '../trajectory/trajectoryDocument';
 import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
 import { showView, webviewOptions } from '../webview/webviewContent';
@@ -27,6 +27,14 @@ function urisOf(first: unknown, selected: unknown): vscode.Uri[] | undefined {
   if (Array.isArray(first) && first.every((u) => u instanceof vscode.Uri)) return first as vscode.Uri[];
   if (first instanceof vscode.Uri) return [first];
   return undefined;
+}
+
+/** The runs to compare: those the command was given, else picked; one file from the explorer has the others asked for. */
+async function chooseRuns(first?: unknown, selected?: unknown): Promise<vscode.Uri[] | undefined> {
+  const uris = urisOf(first, selected) ?? (await pick());
+  if (uris?.length !== 1) return uris;
+  const more = await pick();
+  return more && [uris[0]!, ...more.filter((u) => u.toString() !== uris[0]!.toString())];
 }
 
 async function pick(): Promise<vscode.Uri[] | undefined> {
@@ -57,29 +65,15 @@ async function loadRuns(uris: readonly vscode.Uri[], rolloutAt: RolloutLookup): 
   );
 }
 
-export function activateCompare(
-  context: vscode.ExtensionContext,
-  log: vscode.LogOutputChannel,
-  editor: TrajectoryEditorApi,
-  rolloutAt: RolloutLookup,
-): vscode.Disposable[] {
+export function activateCompare(glue: Glue, editor: TrajectoryEditorApi, rolloutAt: RolloutLookup): vscode.Disposable[] {
+  const { context, log } = glue;
   const panels = new Set<vscode.WebviewPanel>();
-  const open = async (uris: readonly vscode.Uri[]): Promise<CompareShown | undefined> => {
+  const open = async (uris: readonly vscode.Uri[]): Promise<CompareShown> => {
     if (uris.length < 2) {
-      void vscode.window.showErrorMessage(
-        `SWE Workbench: Compare Trajectories needs two or more trajectories; ${uris.length === 0 ? 'none was' : `only ${labelOf(uris[0]!)} was`} chosen.`,
-      );
-      return undefined;
+      throw new Error(`Compare Trajectories needs two or more trajectories; ${uris.length === 0 ? 'none was' : `only ${labelOf(uris[0]!)} was`} chosen.`);
     }
-    let content: CompareContent;
-    try {
-      content = compareContent(await loadRuns(uris, rolloutAt));
-    } catch (error) {
-      // Nothing is opened half-read: the file that failed and where is said instead.
-      log.error('cannot compare the trajectories', error);
-      void vscode.window.showErrorMessage(`SWE Workbench: cannot compare: ${error instanceof InputError ? error.message : errorText(error)}`);
-      return undefined;
-    }
+    // Nothing is opened half-read: a failure names the file and where instead.
+    const content: CompareContent = compareContent(await loadRuns(uris, rolloutAt));
     const panel = vscode.window.createWebviewPanel(COMPARE_VIEW, content.title, vscode.ViewColumn.Active, { retainContextWhenHidden: false });
     panel.webview.options = webviewOptions(context.extensionUri);
     const messenger = new WebviewMessenger(panel.webview, log, classifyError);
@@ -100,15 +94,6 @@ export function activateCompare(
   };
   return [
     { dispose: () => [...panels].forEach((p) => p.dispose()) },
-    vscode.commands.registerCommand(COMPARE_COMMAND, async (first?: unknown, selected?: unknown) => {
-      let uris = urisOf(first, selected) ?? (await pick());
-      // One file from the explorer: the others are asked for.
-      if (uris?.length === 1) {
-        const more = await pick();
-        if (!more) return undefined;
-        uris = [uris[0]!, ...more.filter((u) => u.toString() !== uris![0]!.toString())];
-      }
-      return uris ? open(uris) : undefined;
-    }),
+    ...registerCommands(glue, [command({ id: COMPARE_COMMAND, title: 'compare', args: chooseRuns, run: open })]),
   ];
 }

@@ -2,11 +2,10 @@ import * as vscode from 'vscode';
 import { activeFileUri } from '../activeFile';
 import { parseUnifiedDiff } from '../../core/diff/unifiedDiff';
 import type { PatchContent } from '../../protocol/patch';
-import { errorText } from '../../core/errors';
 import { ReadonlyDocuments } from './readonlyDocuments';
 import { PATCH_VIEW, PatchPanel } from './patchPanel';
 import { PatchSourceSchema, loadPatchContent, type PatchSource } from './patchSources';
-import { describeZodError } from '../../core/errors';
+import { command, parseArgument, registerCommands, type Glue } from '../commands';
 
 /** What `sweWorkbench.patch.show` returns: the panel and what it shows, for callers and tests. */
 export interface PatchShown {
@@ -14,46 +13,45 @@ export interface PatchShown {
   content: PatchContent;
 }
 
-export function activatePatch(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): vscode.Disposable[] {
+export function activatePatch(glue: Glue): vscode.Disposable[] {
+  const { context, log } = glue;
   const documents = new ReadonlyDocuments('sweworkbench-patch');
   const panels = new Set<PatchPanel>();
-  const show = async (source: PatchSource): Promise<PatchShown | undefined> => {
+  const show = async (source: PatchSource): Promise<PatchShown> => {
     const content = loadPatchContent(source);
     const webviewPanel = vscode.window.createWebviewPanel(PATCH_VIEW, 'Patch', vscode.ViewColumn.Active, { retainContextWhenHidden: false });
     const repo = source.repo ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const panel = new PatchPanel(webviewPanel, content, documents, repo, context.extensionUri, log);
     panels.add(panel);
     webviewPanel.onDidDispose(() => panels.delete(panel));
-    try {
-      const loaded = await content;
-      webviewPanel.title = loaded.title;
-      return { panel, content: loaded };
-    } catch (error) {
-      log.error('cannot open the patch', error);
-      void vscode.window.showErrorMessage(`SWE Workbench: ${errorText(error)}`);
-      return undefined;
-    }
+    // The panel says what failed too; the command's message names the file and place.
+    const loaded = await content;
+    webviewPanel.title = loaded.title;
+    return { panel, content: loaded };
   };
   return [
     documents,
     { dispose: () => [...panels].forEach((p) => p.panel.dispose()) },
-    vscode.commands.registerCommand('sweWorkbench.patch.show', async (arg?: unknown) => {
-      const source = await sourceOf(arg);
-      return source ? show(source) : undefined;
-    }),
-    vscode.commands.registerCommand('sweWorkbench.patch.openDiff', async (arg?: unknown) => {
-      const source = await sourceOf(arg);
-      const shown = source ? await show(source) : undefined;
-      const first = shown?.content.sections.findIndex((s) => s.problem === null) ?? -1;
-      if (!shown || first < 0) return false;
-      const file = parseUnifiedDiff(shown.content.sections[first]!.diff)[0];
-      return file ? shown.panel.openDiff(first, file.newPath ?? file.oldPath ?? '') : false;
-    }),
+    ...registerCommands(glue, [
+      command({ id: 'sweWorkbench.patch.show', title: 'open the patch', args: sourceOf, run: show }),
+      command({
+        id: 'sweWorkbench.patch.openDiff',
+        title: 'open the patch',
+        args: sourceOf,
+        run: async (source) => {
+          const shown = await show(source);
+          const first = shown.content.sections.findIndex((s) => s.problem === null);
+          if (first < 0) return false;
+          const file = parseUnifiedDiff(shown.content.sections[first]!.diff)[0];
+          return file ? shown.panel.openDiff(first, file.newPath ?? file.oldPath ?? '') : false;
+        },
+      }),
+    ]),
   ];
 }
 
 /** The command's argument: none (pick one), a URI from the explorer, or a named-field source. */
-async function sourceOf(arg: unknown): Promise<PatchSource | undefined> {
+async function sourceOf(arg?: unknown): Promise<PatchSource | undefined> {
   if (arg === undefined) {
     const active = activeFileUri();
     if (active?.scheme === 'file' && /\.(diff|patch)$/.test(active.fsPath)) return { file: active.fsPath };
@@ -67,12 +65,7 @@ async function sourceOf(arg: unknown): Promise<PatchSource | undefined> {
     return picked?.[0] ? fromUri(picked[0]) : undefined;
   }
   if (arg instanceof vscode.Uri) return fromUri(arg);
-  const parsed = PatchSourceSchema.safeParse(arg);
-  if (parsed.success) return parsed.data;
-  void vscode.window.showErrorMessage(
-    `SWE Workbench: sweWorkbench.patch.show expects {diff}, {file}, {trajectory, step}, {trajectory, instance} or {bug}: ${describeZodError('argument', parsed.error)}`,
-  );
-  return undefined;
+  return parseArgument(PatchSourceSchema, arg, 'sweWorkbench.patch.show expects {diff}, {file}, {trajectory, step}, {trajectory, instance} or {bug}');
 }
 
 /** A folder is a bug artifact, a file a diff. */

@@ -3,11 +3,10 @@ import * as vscode from 'vscode';
 import { activeFileUri } from '../activeFile';
 import { z } from 'zod';
 import { RewardUiStateSchema, type RewardBreakdown, type RewardSources } from '../../protocol/reward';
-import { errorText } from '../../core/errors';
 import { recipeCatalog } from '../settings';
 import { buildRewardBreakdown } from './rewardBreakdown';
 import { REWARD_VIEW, RewardPanel } from './rewardPanel';
-import { describeZodError } from '../../core/errors';
+import { command, parseArgument, registerCommands, reportFailure, type Glue } from '../commands';
 
 const PathArg = z.union([z.string().min(1), z.custom<vscode.Uri>((v) => v instanceof vscode.Uri, 'expected a path or a file URI').transform((u) => u.fsPath)]);
 /** The argument of `sweWorkbench.reward.show` (command links and other extensions pass it). */
@@ -28,9 +27,11 @@ export interface RewardShown {
   panel: RewardPanel;
 }
 
-export function activateReward(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): vscode.Disposable[] {
+export function activateReward(glue: Glue): vscode.Disposable[] {
+  const { context, log } = glue;
   const panels = new Set<RewardPanel>();
-  const show = async (sources: RewardSources, restored?: vscode.WebviewPanel): Promise<RewardShown | undefined> => {
+  /** Opens (or, after a reload, restores) a panel on `sources`; it says what failed too, and so does the command's message. */
+  const show = async (sources: RewardSources, restored?: vscode.WebviewPanel): Promise<RewardShown> => {
     const grade = async (s: RewardSources) => buildRewardBreakdown(s, (await recipeCatalog()).recipes);
     const breakdown = grade(sources);
     const title = sources.title ?? `Reward: ${path.basename(sources.testOutput ?? sources.report ?? sources.trajectory ?? '')}`;
@@ -38,16 +39,9 @@ export function activateReward(context: vscode.ExtensionContext, log: vscode.Log
     const panel = new RewardPanel(webviewPanel, breakdown, sources, grade, context.extensionUri, log);
     panels.add(panel);
     webviewPanel.onDidDispose(() => panels.delete(panel));
-    try {
-      const shown = await breakdown;
-      webviewPanel.title = shown.title;
-      return { breakdown: shown, panel };
-    } catch (error) {
-      // The panel says what failed too; the message names the file and place.
-      log.error('cannot grade', error);
-      void vscode.window.showErrorMessage(`SWE Workbench: ${errorText(error)}`);
-      return undefined;
-    }
+    const shown = await breakdown;
+    webviewPanel.title = shown.title;
+    return { breakdown: shown, panel };
   };
   return [
     { dispose: () => [...panels].forEach((p) => p.panel.dispose()) },
@@ -55,22 +49,18 @@ export function activateReward(context: vscode.ExtensionContext, log: vscode.Log
       // The files graded before the reload are graded again: one that is gone is named in the panel.
       deserializeWebviewPanel: async (panel, state: unknown) => {
         const parsed = RewardUiStateSchema.safeParse(state);
-        if (parsed.success) await show(parsed.data.sources, panel);
+        if (parsed.success) await show(parsed.data.sources, panel).catch((error: unknown) => reportFailure(log, 'grade', error));
         else panel.dispose();
       },
     }),
-    vscode.commands.registerCommand('sweWorkbench.reward.show', async (arg?: unknown) => {
-      if (arg === undefined) {
-        const picked = await pickRewardSources();
-        return picked ? show(picked) : undefined;
-      }
-      const parsed = RewardShowArgs.safeParse(arg);
-      if (!parsed.success) {
-        void vscode.window.showErrorMessage(`SWE Workbench: sweWorkbench.reward.show: ${describeZodError('argument', parsed.error)}`);
-        return undefined;
-      }
-      return show(parsed.data);
-    }),
+    ...registerCommands(glue, [
+      command({
+        id: 'sweWorkbench.reward.show',
+        title: 'grade',
+        args: (arg?: unknown) => (arg === undefined ? pickRewardSources() : parseArgument(RewardShowArgs, arg, 'sweWorkbench.reward.show')),
+        run: (sources) => show(sources),
+      }),
+    ]),
   ];
 }
 

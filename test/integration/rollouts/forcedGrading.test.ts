@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import Docker from 'dockerode';
 import { command } from '../../../extension/cli/rollouts';
 import { CancelledError } from '../../../extension/core/errors';
-import { readTaskInstances } from '../../../extension/core/reward/instance';
+import { readTaskInstances } from '../../../extension/core/reward/rewardFiles';
 import { FORCED_GRADE_LABEL, gradeForcedInContainers, type ForcedGrading } from '../../../extension/core/rollouts/forcedGrading';
 import { forcedCandidates } from '../../../extension/core/rollouts/forcedSubmission';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';

@@ -5,26 +5,28 @@
  */
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import { AciSession } from '../core/aci/aciSession';
-import { pyrightMounts } from '../core/aci/lspServer';
-import { LSP_BUNDLE } from '../core/aci/lspTools';
+import type { AciSession } from '../core/aci/aciSession';
 import { CancelledError, errorText } from '../core/errors';
+import { defined } from '../core/defined';
 import { SWE_AGENT_VERSIONS, parseSweAgentVersion } from '../core/aci/sweAgentVersion';
-import { DockerSandbox } from '../core/runtime/dockerSandbox';
+import { describeChoice, knownScaffolds, parseScaffoldSpec } from '../core/scaffolds/registry';
+import { startToolSession } from '../core/session/launcher';
 import { bundleList, toolSetOption } from './bundleOption';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 
 const USAGE = `usage: swe-workbench aci --image IMAGE --repo DIR [--workdir /repo] [--bundles a,b] [--base-commit SHA] [--crlf]
-                         [--swe-agent-version V]
+                         [--scaffold NAME@VERSION | --swe-agent-version V]
 
-Starts one sandbox from IMAGE with DIR copied to --workdir, then reads JSON lines on stdin:
+Starts one sandbox from IMAGE with DIR copied to --workdir, as a session's is started, with the
+tools of a scaffold (default SWE-agent's latest), then reads JSON lines on stdin:
   {"command": "open \\"src/a.py\\" 20"}            a command as an agent writes it
   {"tool": "str_replace_editor", "args": {...}}   a tool call with JSON arguments
 and prints one JSON line per input: {"observation", "exitCode", "state": {"open_file", "working_dir"}}.
 --bundles are SWE-agent tool bundles (default: windowed,windowed_edit_linting,search,edit_anthropic,submit),
 plus lsp for Pyright navigation (document_symbols, workspace_symbols, ...).
 --crlf ends observation lines with \\r\\n, as SWE-agent 1.x recordings show them.
---swe-agent-version prints as that SWE-agent version's tools do (${SWE_AGENT_VERSIONS.join(', ')}; default the latest).
+--scaffold hosts any family's tools: ${knownScaffolds().join(', ')}.
+--swe-agent-version V is --scaffold swe-agent@V (${SWE_AGENT_VERSIONS.join(', ')}; an unmeasured one falls back).
 The sandbox is removed at end of input or on Ctrl-C.`;
 
 const InputLineSchema = z.union([
@@ -81,6 +83,7 @@ export const command: Command = {
         repo: { type: 'string' },
         workdir: { type: 'string', default: '/repo' },
         bundles: { type: 'string' },
+        scaffold: { type: 'string' },
         'base-commit': { type: 'string' },
         crlf: { type: 'boolean', default: false },
         'swe-agent-version': { type: 'string' },
@@ -94,31 +97,22 @@ export const command: Command = {
     }
     if (!values.image || !values.repo) throw new CliError(`--image and --repo are required\n\n${USAGE}`);
     if (!values.workdir.startsWith('/')) throw new CliError(`--workdir must be an absolute path, got '${values.workdir}'`);
-    const tools = toolSetOption(bundleList(values.bundles));
-    const asked = values['swe-agent-version'];
-    const parsed = asked === undefined ? undefined : parseSweAgentVersion(asked);
-    // A version we did not measure says which one it falls back to, as replay does.
-    if (parsed?.fallback) ctx.stderr.write(`swe-workbench aci: ${parsed.fallback}\n`);
-    const version = parsed?.version;
-    // The lsp bundle runs the host's Pyright inside the container through read-only mounts.
-    const lsp = tools.bundles.includes(LSP_BUNDLE);
+    const bundles = bundleList(values.bundles);
+    if (bundles) toolSetOption(bundles); // an unknown bundle is a usage error (exit 2)
+    const scaffold = scaffoldSpec(values.scaffold, values['swe-agent-version'], ctx);
     let session: AciSession | undefined;
     try {
-      const sandbox = await DockerSandbox.create({
+      const started = await startToolSession({
         image: values.image,
         repoDir: values.repo,
         repoPath: values.workdir,
-        labels: { 'swe-workbench.role': 'aci-cli' },
-        ...(lsp ? { mounts: pyrightMounts() } : {}),
-        signal: ctx.signal,
+        role: 'aci-cli',
+        config: { crlf: values.crlf },
+        ...defined({ scaffold, bundles: bundles && { names: bundles, where: '--bundles' }, baseCommit: values['base-commit'], signal: ctx.signal }),
       });
-      ctx.stderr.write(`swe-workbench aci: sandbox ${sandbox.id} (${values.image}) ready, ${values.repo} at ${values.workdir}\n`);
-      const config = {
-        crlf: values.crlf,
-        ...(values['base-commit'] ? { baseCommit: values['base-commit'] } : {}),
-        ...(version ? { sweAgentVersion: version } : {}),
-      };
-      session = new AciSession(sandbox, { tools, config });
+      session = started.aci;
+      ctx.stderr.write(`swe-workbench aci: ${describeChoice(started.choice)}\n`);
+      ctx.stderr.write(`swe-workbench aci: sandbox ${session.sandbox.id} (${values.image}) ready, ${values.repo} at ${values.workdir}\n`);
       const bad = await serveJsonLines(session, ctx);
       if (ctx.signal.aborted) return 130;
       return bad > 0 ? 1 : 0;
@@ -130,3 +124,20 @@ export const command: Command = {
     }
   },
 };
+
+/** `--scaffold NAME[@VERSION]`, or `--swe-agent-version V` as `swe-agent@V` (an unmeasured version says which it falls back to, as replay does); a bad one is a usage error. */
+function scaffoldSpec(spec: string | undefined, sweAgentVersion: string | undefined, ctx: CommandContext): string | undefined {
+  if (spec !== undefined && sweAgentVersion !== undefined) throw new CliError('--scaffold and --swe-agent-version both name the tools: give one');
+  if (spec !== undefined) {
+    try {
+      parseScaffoldSpec(spec); // a fallback version is told with the choice, once the tools start
+    } catch (err) {
+      throw new CliError(errorText(err));
+    }
+    return spec;
+  }
+  if (sweAgentVersion === undefined) return undefined;
+  const parsed = parseSweAgentVersion(sweAgentVersion);
+  if (parsed.fallback) ctx.stderr.write(`swe-workbench aci: ${parsed.fallback}\n`);
+  return `swe-agent@${parsed.version}`;
+}

@@ -9,6 +9,8 @@ import { DEFAULT_NORMALISERS, NORMALISER_NAMES, NORMALISERS, type NormaliserName
 import { loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';
 import { describeChoice, knownScaffolds, parseScaffoldSpec } from '../core/scaffolds/registry';
+import type { ScaffoldChoice } from '../core/scaffolds/scaffold';
+import type { DebugSession, Stop } from '../core/session/debugSession';
 import { bundleList, toolSetOption } from './bundleOption';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 
@@ -122,27 +124,7 @@ export const command: Command = {
     });
     const stop = await session.continue().finally(() => session.finish());
     if (stop.reason === 'cancelled') return 130;
-    const total = session.comparisons.length;
-    const matched = session.comparisons.filter((c) => c.matched).length;
-    const first = session.firstDivergence?.index ?? null;
-    if (values.json) {
-      ctx.stdout.write(
-        JSON.stringify({
-          summary: {
-            scaffold: choice,
-            steps: total,
-            recorded: trajectory.steps.length,
-            matched,
-            firstDivergence: first,
-            stop: stop.reason,
-            ...(stop.error ? { error: stop.error } : {}),
-          },
-        }) + '\n',
-      );
-    } else {
-      ctx.stdout.write(`${matched} of ${total} replayed steps matched${first === null ? '' : `; first divergence at step ${first + 1}`}\n`);
-    }
-    return first === null && stop.reason !== 'error' ? 0 : 1;
+    return printSummary(session, stop, { choice, recorded: trajectory.steps.length, json: values.json }, ctx);
   },
 };
 
@@ -150,4 +132,34 @@ function printStep(ctx: CommandContext, json: boolean, c: { index: number; match
   if (json) ctx.stdout.write(JSON.stringify({ index: c.index, matched: c.matched, diff: c.diff }) + '\n');
   // People count steps from 1 (the stepper's Step N); the JSON keeps the 0-based index.
   else ctx.stdout.write(`step ${c.index + 1}: ${c.matched ? 'matched' : 'DIVERGED'}\n${c.matched ? '' : c.diff.replace(/^/gm, '    ') + '\n'}`);
+}
+
+/** How many replayed steps matched and where the first divergence is; 0 when none diverged. */
+function printSummary(
+  session: DebugSession,
+  stop: Stop,
+  { choice, recorded, json }: { choice: ScaffoldChoice; recorded: number; json: boolean },
+  ctx: CommandContext,
+): number {
+  const total = session.comparisons.length;
+  const matched = session.comparisons.filter((c) => c.matched).length;
+  const first = session.firstDivergence?.index ?? null;
+  if (json) {
+    ctx.stdout.write(
+      JSON.stringify({
+        summary: {
+          scaffold: choice,
+          steps: total,
+          recorded,
+          matched,
+          firstDivergence: first,
+          stop: stop.reason,
+          ...(stop.error ? { error: stop.error } : {}),
+        },
+      }) + '\n',
+    );
+  } else {
+    ctx.stdout.write(`${matched} of ${total} replayed steps matched${first === null ? '' : `; first divergence at step ${first + 1}`}\n`);
+  }
+  return first === null && stop.reason !== 'error' ? 0 : 1;
 }

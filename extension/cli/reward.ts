@@ -5,10 +5,12 @@
 import { readInputText } from '../core/input/readInput';
 import { readBugChecks } from '../core/reward/bugConsistency';
 import { evidenceFromGrading, evidenceFromReport, gradeOutput, instanceReportReward } from '../core/reward/evaluate';
-import { RECIPE_NAMES, resolveRecipe, scoreRollout, type Recipe, type RolloutEvidence } from '../core/reward/recipes';
+import { RECIPE_NAMES, scoreRollout, type Recipe, type RolloutEvidence } from '../core/reward/recipes';
+import { resolveRecipe } from '../core/reward/recipeFiles';
 import type { TestsStatus } from '../core/reward/grading';
-import { readTaskInstance } from '../core/reward/instance';
-import { readReport, type Report } from '../core/reward/reports';
+import { readTaskInstance } from '../core/reward/rewardFiles';
+import { type Report } from '../core/reward/reports';
+import { readReport } from '../core/reward/rewardFiles';
 import type { Mask, Reward } from '../core/reward/rewardTerms';
 import { FINISH_REASONS, resolveReward, type FinishReason } from '../core/reward/shapes';
 import type { TestOutputFormat } from '../core/reward/testOutput';

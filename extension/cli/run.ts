@@ -16,7 +16,8 @@ import { planSession, settleVersion, startSession, type LaunchRequest } from '..
 import { writeTrajectoryFile } from '../core/session/trajectoryRecorder';
 import { loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';
-import { CliError, parseCommandArgs, type Command } from './command';
+import type { DebugSession } from '../core/session/debugSession';
+import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 
 const USAGE = `usage: swe-workbench run --task TASK.json --policy-url URL --model NAME --out FILE
                          [--max-steps N] [--fork TRAJ --at N] [--scaffold S] [--api-key KEY]
@@ -108,29 +109,7 @@ export function runRequest(
 
 export const command: Command = {
   async run(argv, ctx) {
-    const { values, positionals } = parseCommandArgs(argv, {
-      task: { type: 'string' },
-      'policy-url': { type: 'string' },
-      model: { type: 'string' },
-      out: { type: 'string' },
-      'max-steps': { type: 'string' },
-      fork: { type: 'string' },
-      at: { type: 'string' },
-      scaffold: { type: 'string' },
-      'api-key': { type: 'string' },
-      temperature: { type: 'string' },
-      'top-p': { type: 'string' },
-      'top-k': { type: 'string' },
-      'min-p': { type: 'string' },
-      'max-tokens': { type: 'string' },
-      seed: { type: 'string' },
-      stream: { type: 'boolean', default: false },
-      logprobs: { type: 'string' },
-      'token-ids': { type: 'boolean', default: false },
-      'observation-window': { type: 'string' },
-      'timeout-ms': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    });
+    const { values, positionals } = parseCommandArgs(argv, OPTIONS);
     if (values.help) {
       ctx.stdout.write(USAGE + '\n');
       return 0;
@@ -140,23 +119,8 @@ export const command: Command = {
     if ((values.fork === undefined) !== (values.at === undefined)) throw new CliError('--fork and --at go together');
     const maxSteps = numberOption('--max-steps', values['max-steps'], true);
     const at = numberOption('--at', values.at, true);
-    const logprobs = numberOption('--logprobs', values.logprobs, true);
     const observationWindow = numberOption('--observation-window', values['observation-window'], true);
-    const clientOptions: PolicyClientOptions = {
-      baseUrl: values['policy-url'],
-      ...defined({ model: values.model, apiKey: values['api-key'], timeoutMs: numberOption('--timeout-ms', values['timeout-ms'], true) }),
-      sampling: defined({
-        temperature: numberOption('--temperature', values.temperature),
-        topP: numberOption('--top-p', values['top-p']),
-        topK: numberOption('--top-k', values['top-k'], true),
-        minP: numberOption('--min-p', values['min-p']),
-        maxTokens: numberOption('--max-tokens', values['max-tokens'], true),
-        seed: numberOption('--seed', values.seed, true),
-      }),
-      stream: values.stream,
-      ...(logprobs !== undefined ? { logprobs: true, topLogprobs: logprobs } : {}),
-      ...(values['token-ids'] ? { returnTokenIds: true } : {}),
-    };
+    const clientOptions = policyClientOptions(values, values['policy-url']);
 
     const task = await readTaskFile(values.task);
     const parent = values.fork === undefined ? undefined : (await loadTrajectory(values.fork, { signal: ctx.signal })).trajectory;
@@ -180,28 +144,84 @@ export const command: Command = {
       signal: ctx.signal,
     });
     if (fork) ctx.stderr.write(`swe-workbench run: ${fork.note}\n`);
-    session.on((event) => {
-      if (event.type === 'step-done') {
-        const s = event.step;
-        ctx.stderr.write(`step ${s.index + 1}: ${s.action.tool ?? '(unparsed)'}${s.formatError ? ` format error: ${s.formatError}` : ` exit ${s.exitCode}`}\n`);
-      }
-      if (event.type === 'error') ctx.stderr.write(`swe-workbench run: step ${event.index + 1}: ${event.message}\n`);
-    });
-    const stop = await session.continue().catch((err: unknown) => {
-      if (err instanceof CancelledError) return undefined;
-      throw err;
-    });
-    const trajectory = await session.finish();
-    await writeTrajectoryFile(values.out, trajectory);
-    ctx.stdout.write(
-      JSON.stringify({
-        out: values.out,
-        steps: trajectory.steps.length,
-        exitStatus: trajectory.outcome.exitStatus,
-        ...(trajectory.outcome.error ? { error: trajectory.outcome.error } : {}),
-      }) + '\n',
-    );
-    if (!stop || stop.reason === 'cancelled') return 130;
-    return stop.reason === 'submitted' ? 0 : 1;
+    reportSteps(session, ctx);
+    return finishRun(session, values.out, ctx);
   },
 };
+
+const OPTIONS = {
+  task: { type: 'string' },
+  'policy-url': { type: 'string' },
+  model: { type: 'string' },
+  out: { type: 'string' },
+  'max-steps': { type: 'string' },
+  fork: { type: 'string' },
+  at: { type: 'string' },
+  scaffold: { type: 'string' },
+  'api-key': { type: 'string' },
+  temperature: { type: 'string' },
+  'top-p': { type: 'string' },
+  'top-k': { type: 'string' },
+  'min-p': { type: 'string' },
+  'max-tokens': { type: 'string' },
+  seed: { type: 'string' },
+  stream: { type: 'boolean', default: false },
+  logprobs: { type: 'string' },
+  'token-ids': { type: 'boolean', default: false },
+  'observation-window': { type: 'string' },
+  'timeout-ms': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type RunValues = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>['values'];
+
+/** The policy server, the model and the sampling the options ask for. */
+function policyClientOptions(values: RunValues, baseUrl: string): PolicyClientOptions {
+  const logprobs = numberOption('--logprobs', values.logprobs, true);
+  return {
+    baseUrl,
+    ...defined({ model: values.model, apiKey: values['api-key'], timeoutMs: numberOption('--timeout-ms', values['timeout-ms'], true) }),
+    sampling: defined({
+      temperature: numberOption('--temperature', values.temperature),
+      topP: numberOption('--top-p', values['top-p']),
+      topK: numberOption('--top-k', values['top-k'], true),
+      minP: numberOption('--min-p', values['min-p']),
+      maxTokens: numberOption('--max-tokens', values['max-tokens'], true),
+      seed: numberOption('--seed', values.seed, true),
+    }),
+    stream: values.stream,
+    ...(logprobs !== undefined ? { logprobs: true, topLogprobs: logprobs } : {}),
+    ...(values['token-ids'] ? { returnTokenIds: true } : {}),
+  };
+}
+
+/** Each step and each error on stderr as the session runs. */
+function reportSteps(session: DebugSession, ctx: CommandContext): void {
+  session.on((event) => {
+    if (event.type === 'step-done') {
+      const s = event.step;
+      ctx.stderr.write(`step ${s.index + 1}: ${s.action.tool ?? '(unparsed)'}${s.formatError ? ` format error: ${s.formatError}` : ` exit ${s.exitCode}`}\n`);
+    }
+    if (event.type === 'error') ctx.stderr.write(`swe-workbench run: step ${event.index + 1}: ${event.message}\n`);
+  });
+}
+
+/** Runs the session to its end, writes the trajectory and prints where; the exit code says whether it submitted. */
+async function finishRun(session: DebugSession, out: string, ctx: CommandContext): Promise<number> {
+  const stop = await session.continue().catch((err: unknown) => {
+    if (err instanceof CancelledError) return undefined;
+    throw err;
+  });
+  const trajectory = await session.finish();
+  await writeTrajectoryFile(out, trajectory);
+  ctx.stdout.write(
+    JSON.stringify({
+      out,
+      steps: trajectory.steps.length,
+      exitStatus: trajectory.outcome.exitStatus,
+      ...(trajectory.outcome.error ? { error: trajectory.outcome.error } : {}),
+    }) + '\n',
+  );
+  if (!stop || stop.reason === 'cancelled') return 130;
+  return stop.reason === 'submitted' ? 0 : 1;
+}

@@ -12,7 +12,7 @@ import { SCORING_APIS, TokenServer, type ScoringApi } from '../core/tokens/token
 import { loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';
 import { oneLine } from '../core/trajectory/stepLabels';
-import { CliError, parseCommandArgs, type Command } from './command';
+import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 import { TRAJECTORY_INPUT_OPTIONS, TRAJECTORY_INPUT_USAGE, trajectoryInput } from './trajectoryInput';
 
 const USAGE = `usage: swe-workbench tokens FILE|DIR --policy URL [--model NAME] [--bounds LOW,HIGH] [--json]
@@ -147,18 +147,7 @@ async function rolloutNames(dir: string, signal: AbortSignal): Promise<{ names: 
 
 export const command: Command = {
   async run(argv, ctx) {
-    const { values, positionals } = parseCommandArgs(argv, {
-      ...TRAJECTORY_INPUT_OPTIONS,
-      policy: { type: 'string' },
-      model: { type: 'string' },
-      bounds: { type: 'string' },
-      api: { type: 'string' },
-      'in-flight': { type: 'string' },
-      'no-drift': { type: 'boolean', default: false },
-      'api-key': { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h' },
-    });
+    const { values, positionals } = parseCommandArgs(argv, OPTIONS);
     if (values.help) {
       ctx.stdout.write(USAGE + '\n');
       return 0;
@@ -175,37 +164,10 @@ export const command: Command = {
     const folder = (await stat(target).catch(() => undefined))?.isDirectory() ?? false;
     if (folder && (input.format !== undefined || input.record !== undefined)) throw new CliError('--format and --record read one file, not a folder');
 
-    let client: PolicyClient;
-    try {
-      client = await PolicyClient.connect(
-        { baseUrl: values.policy, ...(values.model ? { model: values.model } : {}), ...(values['api-key'] ? { apiKey: values['api-key'] } : {}) },
-        ctx.signal,
-      );
-    } catch (err) {
-      if (err instanceof PolicyError) {
-        ctx.stderr.write(`swe-workbench tokens: ${err.message}\n`);
-        return 1;
-      }
-      throw err;
-    }
+    const client = await connect(values.policy, values, ctx);
+    if (!client) return 1;
     const server = new TokenServer(client, api);
-
-    let names: string[];
-    let unlisted: string[] = [];
-    let load: (name: string) => Promise<Trajectory>;
-    if (folder) {
-      ({ names, unlisted } = await rolloutNames(target, ctx.signal));
-      load = async (name) => {
-        const [file, record] = name.split(/#(?=\d+$)/);
-        return (await loadTrajectory(join(target, file!), { signal: ctx.signal, ...(record !== undefined ? { record: Number(record) } : {}) })).trajectory;
-      };
-    } else {
-      // A single file is read before any request, so bad input fails as input, not as a step.
-      const { trajectory } = await loadTrajectory(target, { signal: ctx.signal, ...input });
-      names = [target];
-      load = async () => trajectory;
-    }
-
+    const { names, unlisted, load } = await rolloutSources(target, folder, input, ctx);
     const reports = new Map<string, RolloutReport | { error: string }>();
     const run = await rescoreRun(names, load, server, {
       bounds,
@@ -214,38 +176,100 @@ export const command: Command = {
       signal: ctx.signal,
       onRollout: (name, report) => reports.set(name, report),
     });
-
-    // Printed in the folder's order once all are done, so the output does not depend on which finished first.
-    for (const name of names) {
-      const report = reports.get(name)!;
-      const label = folder ? name : undefined;
-      if ('error' in report) {
-        if (values.json) ctx.stdout.write(JSON.stringify({ rollout: name, error: report.error }) + '\n');
-        else ctx.stdout.write(`${name}: not read: ${report.error}\n`);
-        continue;
-      }
-      if (values.json) {
-        for (const step of report.steps) ctx.stdout.write(JSON.stringify(stepJson(step, label)) + '\n');
-        continue;
-      }
-      if (folder) ctx.stdout.write(`${name}: ${summaryLine(report.summary, bounds)}\n`);
-      for (const step of report.steps) for (const line of stepText(step, bounds)) ctx.stdout.write(`${folder ? '  ' : ''}${line}\n`);
-    }
+    printReports(names, reports, { folder, json: values.json, bounds }, ctx);
     for (const line of unlisted) ctx.stderr.write(`swe-workbench tokens: not listed: ${line}\n`);
-
-    if (values.json) ctx.stdout.write(JSON.stringify(runSummaryJson(run, bounds, folder)) + '\n');
-    else {
-      const rescored = run.steps - run.errors;
-      ctx.stdout.write(
-        [
-          '',
-          `${folder ? `${run.rollouts} rollout(s)${run.unreadable ? `, ${run.unreadable} not read` : ''}, ` : ''}${run.steps} agent step(s), ${rescored} re-scored${run.errors ? ` (${run.errors} not)` : ''}: ${summaryLine(run.summary, bounds)}`,
-          `drift: ${run.drifted} step(s) differ, ${run.driftUnknown} cannot be checked, ${run.steps - run.drifted - run.driftUnknown} the same`,
-          ...(run.worst.length > 0 ? ['worst tokens:', ...run.worst.map((w) => worstText(folder ? w : withoutRollout(w)))] : []),
-        ].join('\n') + '\n',
-      );
-    }
+    ctx.stdout.write(values.json ? JSON.stringify(runSummaryJson(run, bounds, folder)) + '\n' : runText(run, bounds, folder));
     const clean = run.errors === 0 && run.unreadable === 0 && run.summary.outside === 0 && run.drifted === 0 && run.driftUnknown === 0 && run.steps > 0;
     return clean ? 0 : 1;
   },
 };
+
+const OPTIONS = {
+  ...TRAJECTORY_INPUT_OPTIONS,
+  policy: { type: 'string' },
+  model: { type: 'string' },
+  bounds: { type: 'string' },
+  api: { type: 'string' },
+  'in-flight': { type: 'string' },
+  'no-drift': { type: 'boolean', default: false },
+  'api-key': { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** The policy server's client; undefined (the error printed) when it does not answer. */
+async function connect(
+  baseUrl: string,
+  values: { model?: string | undefined; 'api-key'?: string | undefined },
+  ctx: CommandContext,
+): Promise<PolicyClient | undefined> {
+  try {
+    return await PolicyClient.connect(
+      { baseUrl, ...(values.model ? { model: values.model } : {}), ...(values['api-key'] ? { apiKey: values['api-key'] } : {}) },
+      ctx.signal,
+    );
+  } catch (err) {
+    if (err instanceof PolicyError) {
+      ctx.stderr.write(`swe-workbench tokens: ${err.message}\n`);
+      return undefined;
+    }
+    throw err;
+  }
+}
+
+/** The rollouts to re-score: a folder's (listed in its order), or the one file, read before any request. */
+async function rolloutSources(target: string, folder: boolean, input: ReturnType<typeof trajectoryInput>, ctx: CommandContext) {
+  let names: string[];
+  let unlisted: string[] = [];
+  let load: (name: string) => Promise<Trajectory>;
+  if (folder) {
+    ({ names, unlisted } = await rolloutNames(target, ctx.signal));
+    load = async (name) => {
+      const [file, record] = name.split(/#(?=\d+$)/);
+      return (await loadTrajectory(join(target, file!), { signal: ctx.signal, ...(record !== undefined ? { record: Number(record) } : {}) })).trajectory;
+    };
+  } else {
+    // A single file is read before any request, so bad input fails as input, not as a step.
+    const { trajectory } = await loadTrajectory(target, { signal: ctx.signal, ...input });
+    names = [target];
+    load = async () => trajectory;
+  }
+  return { names, unlisted, load };
+}
+
+/** Printed in the folder's order once all are done, so the output does not depend on which finished first. */
+function printReports(
+  names: readonly string[],
+  reports: ReadonlyMap<string, RolloutReport | { error: string }>,
+  { folder, json, bounds }: { folder: boolean; json: boolean; bounds: Bounds },
+  ctx: CommandContext,
+): void {
+  for (const name of names) {
+    const report = reports.get(name)!;
+    const label = folder ? name : undefined;
+    if ('error' in report) {
+      if (json) ctx.stdout.write(JSON.stringify({ rollout: name, error: report.error }) + '\n');
+      else ctx.stdout.write(`${name}: not read: ${report.error}\n`);
+      continue;
+    }
+    if (json) {
+      for (const step of report.steps) ctx.stdout.write(JSON.stringify(stepJson(step, label)) + '\n');
+      continue;
+    }
+    if (folder) ctx.stdout.write(`${name}: ${summaryLine(report.summary, bounds)}\n`);
+    for (const step of report.steps) for (const line of stepText(step, bounds)) ctx.stdout.write(`${folder ? '  ' : ''}${line}\n`);
+  }
+}
+
+/** The run's totals, its drift and its worst tokens, after the steps. */
+function runText(run: RunReport, bounds: Bounds, folder: boolean): string {
+  const rescored = run.steps - run.errors;
+  return (
+    [
+      '',
+      `${folder ? `${run.rollouts} rollout(s)${run.unreadable ? `, ${run.unreadable} not read` : ''}, ` : ''}${run.steps} agent step(s), ${rescored} re-scored${run.errors ? ` (${run.errors} not)` : ''}: ${summaryLine(run.summary, bounds)}`,
+      `drift: ${run.drifted} step(s) differ, ${run.driftUnknown} cannot be checked, ${run.steps - run.drifted - run.driftUnknown} the same`,
+      ...(run.worst.length > 0 ? ['worst tokens:', ...run.worst.map((w) => worstText(folder ? w : withoutRollout(w)))] : []),
+    ].join('\n') + '\n'
+  );
+}

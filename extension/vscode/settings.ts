@@ -1,7 +1,8 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import { loadRecipeCatalog, type Recipe } from '../core/reward/recipes';
+import { type Recipe } from '../core/reward/recipes';
+import { loadRecipeCatalog } from '../core/reward/recipeFiles';
 import { connectionOptionsFromEnv, type DockerConnectionOptions } from '../core/runtime/dockerConnection';
 import type { SandboxLimits } from '../core/runtime/sandbox';
 import { describeZodError } from '../core/errors';

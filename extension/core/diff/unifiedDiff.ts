@@ -153,7 +153,7 @@ function unquote(path: string): string {
   for (let i = 0; i < body.length; i++) {
     const ch = body[i] as string;
     if (ch !== '\\') {
-      bytes.push(...Buffer.from(ch, 'utf8'));
+      bytes.push(...new TextEncoder().encode(ch));
       continue;
     }
     const next = body[i + 1] ?? '';
@@ -165,7 +165,7 @@ function unquote(path: string): string {
       i += 1;
     }
   }
-  return Buffer.from(bytes).toString('utf8');
+  return new TextDecoder().decode(new Uint8Array(bytes));
 }
 
 /** Paths a patch touches (both sides of renames). */

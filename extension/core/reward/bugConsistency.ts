@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InputError, jsonPath } from '../errors';
 import { describeJsonType } from '../trajectory/inputSchema';
+import type { BugConsistency } from './recipes';
 import { readJsonFile, parseWithSchema } from './schemaInput';
 
 /**
@@ -10,12 +11,6 @@ import { readJsonFile, parseWithSchema } from './schemaInput';
  */
 
 const ChecksSchema = z.array(z.looseObject({ name: z.string().min(1), passed: z.boolean() })).min(1, 'expected at least one check');
-
-export interface BugConsistency {
-  consistent: boolean;
-  /** The checks that failed, by name (empty when only true or false was given). */
-  failed: string[];
-}
 
 /** @internal */
 export function bugConsistency(checks: boolean | ReadonlyArray<{ name: string; passed: boolean }>): BugConsistency {

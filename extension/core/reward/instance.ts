@@ -1,7 +1,4 @@
 import { z } from 'zod';
-import { InputError } from '../errors';
-import { readInputText } from '../input/readInput';
-import { parseJsonText, parseWithSchema } from './schemaInput';
 
 // The dataset stores the test lists as JSON-encoded strings; exports often hold plain lists.
 const TestListSchema = z.union([
@@ -18,7 +15,7 @@ const TestListSchema = z.union([
   }),
 ]);
 
-/** A SWE-bench or SWE-smith task instance; unknown keys are kept so an export loses nothing. @internal */
+/** A SWE-bench or SWE-smith task instance; unknown keys are kept so an export loses nothing. */
 export const TaskInstanceSchema = z.looseObject({
   instance_id: z.string().min(1),
   repo: z.string().optional(),
@@ -33,44 +30,3 @@ export const TaskInstanceSchema = z.looseObject({
   PASS_TO_FAIL: TestListSchema.optional(),
 });
 export type TaskInstance = z.output<typeof TaskInstanceSchema>;
-
-/** Reads one instance, a list of instances, or JSON Lines (one instance a line); the file is read once (it may be a pipe). */
-export async function readTaskInstances(file: string): Promise<TaskInstance[]> {
-  const { text } = await readInputText(file);
-  if (text.trim() === '') throw new InputError(file, undefined, 'empty file');
-  let value: unknown;
-  try {
-    value = parseJsonText(text, file);
-  } catch (err) {
-    // Only a JSON syntax error may mean JSON Lines; a depth limit does not.
-    if (!(err instanceof InputError) || /nested deeper/.test(err.problem) || !text.trimEnd().includes('\n')) throw err;
-    value = jsonLines(text, file, err);
-  }
-  if (Array.isArray(value)) return value.map((v, i) => parseWithSchema(TaskInstanceSchema, v, file, [i]));
-  return [parseWithSchema(TaskInstanceSchema, value, file)];
-}
-
-/** Each non-blank line parsed; when the first line is not JSON either, the whole-file error stands. */
-function jsonLines(text: string, file: string, wholeFileError: InputError): unknown[] {
-  const values: unknown[] = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    if (!lines[i]!.trim()) continue;
-    try {
-      values.push(parseJsonText(lines[i]!, file, i + 1));
-    } catch (err) {
-      if (values.length === 0) throw wholeFileError;
-      throw err;
-    }
-  }
-  return values;
-}
-
-/** Picks one instance by id from a file, or the only one it holds. */
-export async function readTaskInstance(file: string, instanceId?: string): Promise<TaskInstance> {
-  const all = await readTaskInstances(file);
-  const found = instanceId === undefined ? (all.length === 1 ? all[0] : undefined) : all.find((i) => i.instance_id === instanceId);
-  if (found) return found;
-  const problem = instanceId === undefined ? `holds ${all.length} instances; name one` : `no instance '${instanceId}'`;
-  throw new InputError(file, undefined, problem);
-}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { InputError } from '../errors';
 import { TEST_LISTS, type TestListName, type TestsStatus } from './grading';
-import { parseWithSchema, readJsonFile } from './schemaInput';
+import { parseInput as parseWithSchema } from '../trajectory/inputSchema';
 
 const ListOutcomeSchema = z.object({ success: z.array(z.string()), failure: z.array(z.string()) });
 const TestsStatusSchema = z
@@ -84,10 +84,6 @@ export function parseReport(value: unknown, file?: string): Report {
     return { kind: 'instance', shape: 'swe-bench', instanceId: keys[0], report: parseWithSchema(InstanceReportSchema, obj[keys[0]], file, [keys[0]]) };
   }
   throw new InputError(file, '$', 'not a SWE-bench or SWE-smith report (no tests_status, run totals or test lists)');
-}
-
-export async function readReport(file: string): Promise<Report> {
-  return parseReport(await readJsonFile(file), file);
 }
 
 function sweBenchRun(r: z.output<typeof SweBenchRunSchema>): RunSummary {

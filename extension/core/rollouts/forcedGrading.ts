@@ -192,5 +192,5 @@ function lastLines(text: string): string {
   return text.trim().split('\n').slice(-3).join(' | ').slice(-500);
 }
 
-/** The label of the containers `rollouts --forced-submission --grade` starts (swe-workbench.command=...). */
+/** The label of the containers `rollouts grade` starts (swe-workbench.command=...). */
 export const FORCED_GRADE_LABEL = 'rollouts-forced-grade';

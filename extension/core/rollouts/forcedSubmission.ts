@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { InputError } from '../errors';
-import { readReport } from '../reward/reports';
+import { readReport } from '../reward/rewardFiles';
 import type { Trajectory } from '../trajectory/model';
 import type { Rollout } from './record';
 import { forEachRolloutText } from './rolloutTexts';

@@ -1,13 +1,9 @@
 import { ESTIMATOR_FORMULA, groupAdvantages, type Estimator } from '../reward/advantages';
-import { injectorGroupReward, scoreRollout, type Recipe, type RecipeScore, type RolloutEvidence } from '../reward/recipes';
-import type { BugConsistency } from '../reward/bugConsistency';
+import { injectorGroupReward, scoreRollout, type BugConsistency, type Recipe, type RecipeScore, type RolloutEvidence } from '../reward/recipes';
 import type { RewardTerm } from '../reward/rewardTerms';
 import type { FinishReason } from '../reward/shapes';
 import type { FailureClass, Rollout } from './record';
-import { readTaskInstances } from '../reward/instance';
 import { passAtK } from './rolloutGroups';
-import { forEachRolloutText } from './rolloutTexts';
-import { importRolloutTrajectory } from './trajectoryImport';
 
 /**
  * A run scored by a recipe: every rollout's reward or mask, every GRPO group's statistics and
@@ -273,37 +269,4 @@ function injectorAdvantages(
       s.why = `ssr-injector: the bug's reward ${fmt(b.value)} (${from}); ${ESTIMATOR_FORMULA[estimator]} over the run's ${bugValues.length} bugs (mean ${fmt(mean)}, std ${fmt(std)})`;
     }
   });
-}
-
-/**
- * What SWE-RL compares, per rollout: its submitted patch (read again from its file: the index
- * keeps only its length) and its instance's gold patch. Only the rollouts whose instance has a
- * gold patch are read.
- */
-export async function patchExtras(
-  root: string,
-  rollouts: readonly Rollout[],
-  golds: ReadonlyMap<string, string>,
-  signal?: AbortSignal,
-): Promise<(r: Rollout) => { patch?: string; gold?: string }> {
-  const patches = new Map<string, string>();
-  await forEachRolloutText(
-    root,
-    rollouts.filter((r) => golds.has(r.instance)),
-    (text, r) => {
-      const submission = importRolloutTrajectory(JSON.parse(text), r.path, r.line).outcome.submission;
-      if (submission !== undefined) patches.set(r.id, submission);
-    },
-    signal ? { signal } : {},
-  );
-  return (r) => {
-    const gold = golds.get(r.instance);
-    const patch = patches.get(r.id);
-    return { ...(gold !== undefined ? { gold } : {}), ...(patch !== undefined ? { patch } : {}) };
-  };
-}
-
-/** The gold patches of a task-instance file (SWE-bench / SWE-smith `patch`), by instance id. */
-export async function goldPatches(instancesFile: string): Promise<Map<string, string>> {
-  return new Map((await readTaskInstances(instancesFile)).flatMap((i) => (i.patch ? [[i.instance_id, i.patch] as const] : [])));
 }

@@ -2,7 +2,6 @@ import type { Rollout } from './record';
 import { parseFilter } from './rolloutFilter';
 import { sortRollouts } from './rolloutFields';
 import { groupRollouts, type RolloutGroup } from './rolloutGroups';
-import { searchRollouts, type SearchHit, type SearchOptions } from './rolloutSearch';
 
 /** A query over the index: a filter expression, the ids full-text search found, a sort. */
 interface RolloutQuerySpec {
@@ -15,9 +14,8 @@ interface RolloutQuerySpec {
 }
 
 /**
- * The rows of a query: the filter, then the full-text matches, then the sort (findRollouts
+ * The rows of a query: the filter, then the full-text matches, then the sort (findRollouts in rolloutSearch.ts
  * runs the search between them). Throws the filter's or the sort's InputError as is.
- * @internal
  */
 export function queryRollouts(rollouts: readonly Rollout[], query: RolloutQuerySpec): Rollout[] {
   let rows: readonly Rollout[] = rollouts;
@@ -35,31 +33,6 @@ export interface RolloutSearchQuery {
   /** Case-insensitive text in a thought, action or observation; blank for none. */
   search?: string;
   sort?: string;
-}
-
-export interface FindOptions extends SearchOptions {
-  /** How the filtered rollouts are searched (a caller may cache it); searchRollouts by default. */
-  search?: (rollouts: readonly Rollout[], text: string) => Promise<SearchHit[]>;
-}
-
-/**
- * The rollouts a query finds, in the one order both twins use: the filter (a bad one throws its
- * InputError before any file is read), then the full-text search over the filtered rollouts
- * only (the slow part reads no file the filter left out), then the sort. `hits` is absent when
- * there is no search.
- */
-export async function findRollouts(
-  index: { root: string; rollouts: readonly Rollout[] },
-  query: RolloutSearchQuery,
-  options: FindOptions = {},
-): Promise<{ rows: Rollout[]; hits?: SearchHit[] }> {
-  const filtered = queryRollouts(index.rollouts, { ...(query.filter !== undefined ? { filter: query.filter } : {}) });
-  if (query.sort) sortRollouts([], query.sort); // a bad sort, too, throws before the search reads a file
-  const text = query.search?.trim() ?? '';
-  const { search, ...searchOptions } = options;
-  const hits = text === '' ? undefined : await (search ? search(filtered, text) : searchRollouts(index.root, filtered, text, searchOptions));
-  const rows = queryRollouts(filtered, { ...(hits ? { matches: new Set(hits.map((h) => h.rollout)) } : {}), ...(query.sort ? { sort: query.sort } : {}) });
-  return hits ? { rows, hits } : { rows };
 }
 
 export interface RunStatistics {

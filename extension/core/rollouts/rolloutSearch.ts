@@ -3,6 +3,8 @@ import type { TrajectoryImporter } from './fileEntry';
 import type { Rollout } from './record';
 import { forEachRolloutText } from './rolloutTexts';
 import { importRolloutTrajectory } from './trajectoryImport';
+import { queryRollouts, type RolloutSearchQuery } from './rolloutQuery';
+import { sortRollouts } from './rolloutFields';
 
 export interface SearchHit {
   rollout: string;
@@ -74,4 +76,29 @@ function excerpt(text: string, at: number, length: number): string {
   const from = Math.max(lineStart, at - 80);
   const to = Math.min(lineEnd, at + length + 80);
   return (from > lineStart ? '…' : '') + text.slice(from, to) + (to < lineEnd ? '…' : '');
+}
+
+export interface FindOptions extends SearchOptions {
+  /** How the filtered rollouts are searched (a caller may cache it); searchRollouts by default. */
+  search?: (rollouts: readonly Rollout[], text: string) => Promise<SearchHit[]>;
+}
+
+/**
+ * The rollouts a query finds, in the one order both twins use: the filter (a bad one throws its
+ * InputError before any file is read), then the full-text search over the filtered rollouts
+ * only (the slow part reads no file the filter left out), then the sort. `hits` is absent when
+ * there is no search.
+ */
+export async function findRollouts(
+  index: { root: string; rollouts: readonly Rollout[] },
+  query: RolloutSearchQuery,
+  options: FindOptions = {},
+): Promise<{ rows: Rollout[]; hits?: SearchHit[] }> {
+  const filtered = queryRollouts(index.rollouts, { ...(query.filter !== undefined ? { filter: query.filter } : {}) });
+  if (query.sort) sortRollouts([], query.sort); // a bad sort, too, throws before the search reads a file
+  const text = query.search?.trim() ?? '';
+  const { search, ...searchOptions } = options;
+  const hits = text === '' ? undefined : await (search ? search(filtered, text) : searchRollouts(index.root, filtered, text, searchOptions));
+  const rows = queryRollouts(filtered, { ...(hits ? { matches: new Set(hits.map((h) => h.rollout)) } : {}), ...(query.sort ? { sort: query.sort } : {}) });
+  return hits ? { rows, hits } : { rows };
 }

@@ -107,7 +107,10 @@ export interface SessionPlan {
 }
 
 /** The scaffold of a request: `--scaffold`, a SWE-agent reply format, or the recording's; errors name the option or file at fault. */
-function scaffoldFor(request: LaunchRequest, recording: Trajectory | undefined): { scaffold: Scaffold; choice: ScaffoldChoice } {
+function scaffoldFor(
+  request: Pick<LaunchRequest, 'scaffold' | 'bundles' | 'recording'>,
+  recording: Trajectory | undefined,
+): { scaffold: Scaffold; choice: ScaffoldChoice } {
   const spec = request.scaffold;
   const bundles = request.bundles?.names;
   try {
@@ -126,6 +129,34 @@ function scaffoldFor(request: LaunchRequest, recording: Trajectory | undefined):
     if (request.bundles) throw new InputError(request.bundles.file, request.bundles.where, message);
     throw new InputError(request.recording?.ref, "the recording's tool bundles", message);
   }
+}
+
+/** What `startToolSession` starts: a scaffold's tools in a container, with no recording and no agent. */
+export interface ToolSessionRequest extends Pick<LaunchRequest, 'image' | 'repoDir' | 'baseCommit' | 'scaffold' | 'bundles'> {
+  repoPath: string;
+  /** Tool settings over the scaffold's (e.g. `crlf`). */
+  config?: Partial<AciConfig>;
+  /** The container's label (`swe-workbench.role`), so leftovers say where they came from. */
+  role: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * A scaffold's tools in a container of their own, called one at a time (`swe-workbench aci`): the
+ * scaffold is chosen and the container started as a session's are (its terminal, shell startup,
+ * preparation, Pyright for the lsp bundle), so the tools print as they do in a replay or a run.
+ */
+export async function startToolSession(request: ToolSessionRequest): Promise<{ aci: AciSession; choice: ScaffoldChoice }> {
+  const { scaffold, choice } = scaffoldFor(request, undefined);
+  const aci = await startContainerSession({
+    image: request.image,
+    repoDir: request.repoDir,
+    repoPath: request.repoPath,
+    role: request.role,
+    scaffold,
+    ...defined({ config: request.config, baseCommit: request.baseCommit, signal: request.signal }),
+  });
+  return { aci, choice };
 }
 
 /** The normalisers a scaffold's replays use besides the default ones (Harbor's recordings: the host name, the screen's idle prompt). */

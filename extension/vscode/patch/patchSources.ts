@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { BUG_FILES } from '../../core/bugs/bugArtifact';
 import { parseUnifiedDiff, reverseDiff, withoutTerminalLineEnds } from '../../core/diff/unifiedDiff';
 import { InputError } from '../../core/errors';
-import { readTaskInstance } from '../../core/reward/instance';
+import { readTaskInstance } from '../../core/reward/rewardFiles';
 import { loadTrajectory } from '../../core/trajectory/load';
 import type { PatchContent } from '../../protocol/patch';
 import { patchSection } from '../../views/patchSides';

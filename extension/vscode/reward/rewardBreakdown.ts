@@ -1,7 +1,7 @@
 import { readInputText } from '../../core/input/readInput';
-import { readTaskInstance } from '../../core/reward/instance';
+import { readTaskInstance } from '../../core/reward/rewardFiles';
 import type { Recipe } from '../../core/reward/recipes';
-import { readReport } from '../../core/reward/reports';
+import { readReport } from '../../core/reward/rewardFiles';
 import { loadTrajectory } from '../../core/trajectory/load';
 import type { Trajectory } from '../../core/trajectory/model';
 import type { RewardBreakdown, RewardSources } from '../../protocol/reward';

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { InputError, errorText } from '../../core/errors';
 import type { Rollout } from '../../core/rollouts/record';
-import { goldPatches } from '../../core/rollouts/recipeRun';
+import { goldPatches } from '../../core/rollouts/recipeEvidence';
 import type { RolloutIndex } from '../../core/rollouts/rolloutIndex';
 import type { ResponseMessage } from '../../protocol/ipc';
 import { RolloutsUiStateSchema } from '../../protocol/rollouts';

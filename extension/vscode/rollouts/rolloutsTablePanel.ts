@@ -1,9 +1,11 @@
 import * as vscode from 'vscode';
 import { CancelledError, InputError, classifyError } from '../../core/errors';
 import type { Recipe } from '../../core/reward/recipes';
-import { patchExtras, scoreRun, type ScoredRollout, type ScoredRun } from '../../core/rollouts/recipeRun';
+import { scoreRun, type ScoredRollout, type ScoredRun } from '../../core/rollouts/recipeRun';
+import { goldPatches, patchExtras } from '../../core/rollouts/recipeEvidence';
 import type { Rollout } from '../../core/rollouts/record';
-import { findRollouts, runStatistics } from '../../core/rollouts/rolloutQuery';
+import { runStatistics } from '../../core/rollouts/rolloutQuery';
+import { findRollouts } from '../../core/rollouts/rolloutSearch';
 import { searchRollouts, type SearchHit } from '../../core/rollouts/rolloutSearch';
 import { ProtocolFailure } from '../../protocol/ipc';
 import {

@@ -119,6 +119,8 @@ describe('swe-workbench aci', () => {
     v101.child.stdin.end(create);
     assert.equal((await v101.next()).observation, '[File: new_file.py (1 lines total)]\n1:');
     assert.equal(await v101.exited, 0);
+    // Started through the launcher, as a session is: the scaffold it chose is named.
+    assert.match(v101.stderr(), /^swe-workbench aci: scaffold swe-agent@1\.0\.1 \(--scaffold swe-agent@1\.0\.1\)$/m);
     const v110 = startCli(repo, ['--swe-agent-version', '1.1.0']);
     v110.child.stdin.end(create);
     assert.equal((await v110.next()).observation, '[File: new_file.py (0 lines total)]');
@@ -143,7 +145,7 @@ describe('swe-workbench aci', () => {
     assert.equal(containerExists(announcedContainer(cli.stderr())), false);
   });
 
-  test('usage errors: a missing option, an unknown bundle', async () => {
+  test('usage errors: a missing option, an unknown bundle or scaffold; an unknown version falls back and says so', async () => {
     const noImage = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'extension/cli/main.ts'), 'aci', '--repo', repo], { cwd: repoRoot });
     let err = '';
     noImage.stderr.on('data', (c: Buffer) => (err += c.toString()));
@@ -153,5 +155,21 @@ describe('swe-workbench aci', () => {
     bundles.child.stdin.end();
     assert.equal(await bundles.exited, 2);
     assert.match(bundles.stderr(), /--bundles: unknown tool bundle\(s\): web_browser/);
+    const fallback = startCli(repo, ['--scaffold', 'swe-agent@9']);
+    fallback.child.stdin.end();
+    assert.equal(await fallback.exited, 0);
+    assert.match(
+      fallback.stderr(),
+      /^swe-workbench aci: scaffold swe-agent@(\S+) \(--scaffold swe-agent@9\); swe-agent version 9 is not one we know \(known: .*\); using \1$/m,
+    );
+    for (const [extra, message] of [
+      [['--scaffold', 'nope'], /--scaffold: unknown scaffold 'nope'; choose NAME or NAME@VERSION from swe-agent@/],
+      [['--scaffold', 'swe-agent', '--swe-agent-version', '1.0.1'], /--scaffold and --swe-agent-version both name the tools: give one/],
+    ] as const) {
+      const bad = startCli(repo, [...extra]);
+      bad.child.stdin.end();
+      assert.equal(await bad.exited, 2, extra.join(' '));
+      assert.match(bad.stderr(), message);
+    }
   });
 });

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import Docker from 'dockerode';
 import { command } from '../../../extension/cli/rollouts';
 import { CancelledError } from '../../../extension/core/errors';
-import { readTaskInstances } from '../../../extension/core/reward/instance';
+import { readTaskInstances } from '../../../extension/core/reward/rewardFiles';
 import { FORCED_GRADE_LABEL, gradeForcedInContainers, type ForcedGrading } from '../../../extension/core/rollouts/forcedGrading';
 import { forcedCandidates } from '../../../extension/core/rollouts/forcedSubmission';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
@@ -113,9 +113,8 @@ describe('forced submission graded in containers', () => {
 
   test('the CLI prints each verdict and the total, as text and as JSON, and leaves no container', async () => {
     const text = await runCli(command, [
+      'grade',
       run,
-      '--forced-submission',
-      '--grade',
       '--image',
       'swe-workbench/base:bookworm',
       '--repo',
@@ -166,9 +165,8 @@ describe('forced submission graded in containers', () => {
         'tsx',
         path.join(repoRoot, 'extension/cli/main.ts'),
         'rollouts',
+        'grade',
         run,
-        '--forced-submission',
-        '--grade',
         '--image',
         'swe-workbench/base:bookworm',
         '--repo',
@@ -195,9 +193,8 @@ describe('forced submission graded in containers', () => {
         'tsx',
         path.join(repoRoot, 'extension/cli/main.ts'),
         'rollouts',
+        'grade',
         run,
-        '--forced-submission',
-        '--grade',
         '--image',
         'swe-workbench/base:bookworm',
         '--repo',
@@ -224,21 +221,22 @@ describe('forced submission graded in containers', () => {
   });
 
   test('usage errors say what is missing before any container starts', async () => {
+    await assert.rejects(runCli(command, ['grade', run, '--image', 'swe-workbench/base:bookworm', '--repo', repo]), /--instances is required/);
+    await assert.rejects(runCli(command, ['grade', run, '--instances', instancesFile]), /--image is required.*; --repo is required/);
+    await assert.rejects(runCli(command, ['forced', run, '--parallel', '2']), /rollouts forced has no option --parallel: it is an option of rollouts grade/);
     await assert.rejects(
-      runCli(command, [run, '--forced-submission', '--grade', '--image', 'swe-workbench/base:bookworm', '--repo', repo]),
-      /--grade needs --instances FILE/,
+      runCli(command, ['grade', run, '--instances', instancesFile, '--forced-reports', 'r.json']),
+      /rollouts grade has no option --forced-reports: it is an option of rollouts forced/,
     );
-    await assert.rejects(runCli(command, [run, '--grade', '--instances', instancesFile]), /--grade goes with --forced-submission$/);
-    await assert.rejects(runCli(command, [run, '--forced-submission', '--parallel', '2']), /--parallel goes with --forced-submission --grade/);
-    await assert.rejects(runCli(command, [run, '--forced-submission', '--grade', '--instances', instancesFile]), /--image and --repo are required/);
+    // The single-command form of earlier releases is the same mode, with the same checks.
     await assert.rejects(
-      runCli(command, [run, '--forced-submission', '--grade', '--instances', instancesFile, '--forced-reports', 'r.json']),
-      /does not go with --write-preds or --forced-reports/,
+      runCli(command, [run, '--forced-submission', '--grade', '--instances', instancesFile, '--parallel', '0']),
+      /--parallel expects a whole number/,
     );
+    await assert.rejects(runCli(command, [run, '--grade', '--instances', instancesFile]), /rollouts list has no option --grade: see rollouts grade/);
     const missing = path.join(work, 'no-such-instances.jsonl');
-    await assert.rejects(
-      runCli(command, [run, '--forced-submission', '--grade', '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--instances', missing]),
-      (err: Error) => err.message.includes(missing),
+    await assert.rejects(runCli(command, ['grade', run, '--image', 'swe-workbench/base:bookworm', '--repo', repo, '--instances', missing]), (err: Error) =>
+      err.message.includes(missing),
     );
     assert.equal(await cliContainersLeft(), 0);
   });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BUG_FILES, loadBugArtifact, saveBugArtifact } from '../../../extension/core/bugs/bugArtifact';
 import { InputError } from '../../../extension/core/errors';
-import { resolveRecipe } from '../../../extension/core/reward/recipes';
+import { resolveRecipe } from '../../../extension/core/reward/recipeFiles';
 import { bugArtifact } from '../../builders/bugArtifact';
 
 const repoRoot = path.resolve(__dirname, '../../..');

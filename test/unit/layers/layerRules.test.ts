@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { ESLint } from 'eslint';
@@ -18,8 +18,11 @@ async function lintProbe(files: Record<string, string>): Promise<Map<string, str
   }
 }
 
-/** Type-checks one file written into the real tree with a layer's tsconfig; the file is removed after. */
-function typecheckProbe(config: string, relative: string, text: string): string[] {
+/**
+ * Type-checks one file written into the real tree with a layer's tsconfig; the file is removed
+ * after. The messages are the probe's own, or with `everywhere` those of every file it reaches.
+ */
+function typecheckProbe(config: string, relative: string, text: string, everywhere = false): string[] {
   const file = path.join(repoRoot, relative);
   try {
     writeFileSync(file, text);
@@ -28,8 +31,8 @@ function typecheckProbe(config: string, relative: string, text: string): string[
     const program = ts.createProgram([file], { ...parsed.options, noEmit: true });
     return ts
       .getPreEmitDiagnostics(program)
-      .filter((d) => d.file?.fileName === file)
-      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      .filter((d) => everywhere || d.file?.fileName === file)
+      .map((d) => `${d.file ? path.relative(repoRoot, d.file.fileName) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
   } finally {
     rmSync(file, { force: true });
   }
@@ -108,5 +111,97 @@ describe('the layers are held by ESLint and the layer tsconfigs', () => {
       webview.join('\n'),
     );
     assert.equal(webview.filter((m) => /document/.test(m)).length, 0, 'the webview has the DOM');
+  });
+
+  test('the protocol and the presenters compile without Node types, and so must the core they import', () => {
+    const view = typecheckProbe(
+      'tsconfig.pure.json',
+      `extension/views/${probe}.ts`,
+      "export const b = Buffer.from('x');\nexport const s = new AbortController().signal;\nexport const t = new TextEncoder().encode('x');\n",
+    );
+    assert.deepEqual(view, [
+      `extension/views/${probe}.ts: Cannot find name 'Buffer'. Do you need to install type definitions for node? Try \`npm i --save-dev @types/node\` and then add 'node' to the types field in your tsconfig.`,
+    ]);
+    // A presenter that imports a core module reading files fails in that module, not in the presenter.
+    const reaching = typecheckProbe(
+      'tsconfig.pure.json',
+      `extension/views/${probe}.ts`,
+      "import { readInputText } from '../core/input/readInput';\nexport const r = readInputText;\n",
+      true,
+    );
+    assert.ok(
+      reaching.some((m) => /^extension\/core\/input\/inputSource\.ts: Cannot find module 'node:fs'/.test(m)),
+      reaching.join('\n'),
+    );
+    assert.equal(
+      typecheckProbe(
+        'tsconfig.pure.json',
+        `extension/views/${probe}.ts`,
+        "import { parseReport } from '../core/reward/reports';\nexport const p = parseReport;\n",
+        true,
+      ).length,
+      0,
+    );
+  });
+});
+
+/** ESLint's CORE table, read from eslint.config.mjs: each core folder and the folders it may import, lowest first. */
+function eslintCoreTable(): [string, string[]][] {
+  const text = readFileSync(path.join(repoRoot, 'eslint.config.mjs'), 'utf8');
+  const body = /^const CORE = \{\n([\s\S]*?)\n\};$/m.exec(text)?.[1];
+  assert.ok(body, 'eslint.config.mjs declares const CORE = { ... };');
+  return body.split('\n').map((line) => {
+    const row = /^ {2}(\w+): \[(.*)\],$/.exec(line);
+    assert.ok(row, `eslint.config.mjs CORE: unexpected line '${line}'`);
+    return [row[1]!, [...row[2]!.matchAll(/'(\w+)'/g)].map((m) => m[1]!)];
+  });
+}
+
+/** ARCHITECTURE.md's table of core folders: | `folder/` | holds | may import (nothing in core, or a list; a parenthesis explains) |. */
+function architectureCoreTable(): [string, string[]][] {
+  const text = readFileSync(path.join(repoRoot, 'ARCHITECTURE.md'), 'utf8');
+  const start = text.indexOf('| Core folder | Holds | May import |');
+  assert.ok(start >= 0, 'ARCHITECTURE.md has the core folder table');
+  const rows = text.slice(start).split('\n').slice(2);
+  return rows
+    .slice(
+      0,
+      rows.findIndex((l) => !l.startsWith('|')),
+    )
+    .map((line) => {
+      const cells = line.split(' | ');
+      const folder = /^\| `(\w+)\/`$/.exec(cells[0]!)?.[1];
+      assert.ok(folder, `ARCHITECTURE.md: a core folder row starts with its folder: '${line.slice(0, 60)}'`);
+      const mayImport = cells
+        .at(-1)!
+        .replace(/ \|$/, '')
+        .replace(/\([^)]*\)/g, '')
+        .trim();
+      return [folder, mayImport === 'nothing in core' ? [] : mayImport.split(',').map((f) => f.trim())];
+    });
+}
+
+describe("ARCHITECTURE.md's core layers and ESLint's", () => {
+  test('name the same folders in the same order, each allowed the same imports', () => {
+    const eslint = eslintCoreTable();
+    const architecture = architectureCoreTable();
+    assert.deepEqual(
+      architecture.map(([folder]) => folder),
+      eslint.map(([folder]) => folder),
+    );
+    for (const [folder, allowed] of eslint) assert.deepEqual([...new Map(architecture).get(folder)!].sort(), [...allowed].sort(), `core/${folder} may import`);
+  });
+
+  test('every core folder on disk is in the table', () => {
+    const folders = readdirSync(path.join(repoRoot, 'extension/core'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
+    assert.deepEqual(
+      folders,
+      eslintCoreTable()
+        .map(([f]) => f)
+        .sort(),
+    );
   });
 });

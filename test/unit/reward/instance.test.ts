@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { InputError } from '../../../extension/core/errors';
-import { readTaskInstance, readTaskInstances } from '../../../extension/core/reward/instance';
+import { readTaskInstances, readTaskInstance } from '../../../extension/core/reward/rewardFiles';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'instance-test-'));
 const write = (name: string, text: string) => {

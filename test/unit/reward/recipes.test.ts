@@ -6,10 +6,12 @@ import { after, before, describe, test } from 'node:test';
 import { ESTIMATORS, groupAdvantages, type Estimator } from '../../../extension/core/reward/advantages';
 import { bugConsistency, readRunBugChecks } from '../../../extension/core/reward/bugConsistency';
 import { gradeOutput } from '../../../extension/core/reward/evaluate';
-import { BUILT_IN_RECIPES, RECIPE_NAMES, builtInRecipe, resolveRecipe, scoreRollout, type Recipe } from '../../../extension/core/reward/recipes';
+import { BUILT_IN_RECIPES, RECIPE_NAMES, builtInRecipe, scoreRollout, type Recipe } from '../../../extension/core/reward/recipes';
+import { resolveRecipe } from '../../../extension/core/reward/recipeFiles';
 import type { Rollout } from '../../../extension/core/rollouts/record';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
-import { patchExtras, scoreRun, type ScoredRun } from '../../../extension/core/rollouts/recipeRun';
+import { scoreRun, type ScoredRun } from '../../../extension/core/rollouts/recipeRun';
+import { patchExtras } from '../../../extension/core/rollouts/recipeEvidence';
 import { patchFor } from '../../fixtures/rollouts/runWriter';
 import { G7, S3, W101, W202, writeTrainingRun } from '../../fixtures/rollouts/trainingRun';
 

@@ -55,7 +55,7 @@ describe('curation: SFT export of selected rollouts', () => {
 
   test('--export writes the filtered rollouts as chat messages: assistant turns trained, observations masked', async () => {
     const file = join(outDir, 'w101.jsonl');
-    const { stdout } = await runCli(command, [root, '--filter', `instance=${W101}`, '--export', file]);
+    const { stdout } = await runCli(command, ['export', root, '--filter', `instance=${W101}`, '--out', file]);
     assert.match(stdout, /^wrote 5 of 5 selected rollouts to .*w101\.jsonl \(\d+ bytes\)$/m);
     const lines = readLines(file);
     assert.equal(lines.length, 5);
@@ -75,7 +75,7 @@ describe('curation: SFT export of selected rollouts', () => {
 
   test('the git-history reader is flagged in the summary and its line, and no-git-history leaves it out', async () => {
     const file = join(outDir, 'flagged.jsonl');
-    const { stdout } = await runCli(command, [root, '--filter', `instance=${W101}`, '--export', file]);
+    const { stdout } = await runCli(command, ['export', root, '--filter', `instance=${W101}`, '--out', file]);
     assert.match(
       stdout,
       /^1 rollout\(s\) read git history:\n {2}attempt_5\/acme__widgets-101\/acme__widgets-101\.traj {2}step 1: git log --oneline -5 -- src\/widgets$/m,
@@ -86,14 +86,16 @@ describe('curation: SFT export of selected rollouts', () => {
       [0, 1],
     );
     const kept = join(outDir, 'kept.jsonl');
-    const out = JSON.parse((await runCli(command, [root, '--filter', `instance=${W101}`, '--export', kept, '--keep', 'no-git-history', '--json'])).stdout);
+    const out = JSON.parse(
+      (await runCli(command, ['export', root, '--filter', `instance=${W101}`, '--out', kept, '--keep', 'no-git-history', '--json'])).stdout,
+    );
     assert.equal(out.written, 4);
     assert.deepEqual(out.skipped, { 'read git history': 1 });
   });
 
   test('--keep mixed,resolved: the resolved rollouts of the groups with passes and failures', async () => {
     const file = join(outDir, 'mixed.jsonl');
-    const out = JSON.parse((await runCli(command, [root, '--export', file, '--keep', 'mixed,resolved,max-turns=8', '--json'])).stdout);
+    const out = JSON.parse((await runCli(command, ['export', root, '--out', file, '--keep', 'mixed,resolved,max-turns=8', '--json'])).stdout);
     // Resolved: W101 #1 (6 steps) and #4 (9), G7 #1 (9), S3 #1 (4) and S3 #3 (5); W202 is never solved (not mixed).
     // max-turns=8 leaves out W101 #4 and G7 #1.
     assert.deepEqual(
@@ -107,7 +109,7 @@ describe('curation: SFT export of selected rollouts', () => {
 
   test('with a recipe, the rollouts it masks are left out', async () => {
     const file = join(outDir, 'recipe.jsonl');
-    const out = JSON.parse((await runCli(command, [root, '--filter', `instance=${G7}`, '--recipe', 'swe-bench', '--export', file, '--json'])).stdout);
+    const out = JSON.parse((await runCli(command, ['export', root, '--filter', `instance=${G7}`, '--recipe', 'swe-bench', '--out', file, '--json'])).stdout);
     assert.equal(out.written, 3);
     assert.deepEqual(out.skipped, { 'masked or not scored by the recipe': 1 });
   });
@@ -128,10 +130,14 @@ describe('curation: SFT export of selected rollouts', () => {
     );
   });
 
-  test('a bad preset and --keep without --export are usage errors', async () => {
-    await assert.rejects(runCli(command, [root, '--export', join(outDir, 'x.jsonl'), '--keep', 'mixed,shortest']), /unknown filter 'shortest'; one of mixed/);
-    await assert.rejects(runCli(command, [root, '--export', join(outDir, 'x.jsonl'), '--keep', 'max-turns=many']), /max-turns takes a whole number/);
-    await assert.rejects(runCli(command, [root, '--keep', 'mixed']), /--keep goes with --export/);
+  test('a bad preset, --keep outside export and export without --out are usage errors', async () => {
+    await assert.rejects(
+      runCli(command, ['export', root, '--out', join(outDir, 'x.jsonl'), '--keep', 'mixed,shortest']),
+      /unknown filter 'shortest'; one of mixed/,
+    );
+    await assert.rejects(runCli(command, ['export', root, '--out', join(outDir, 'x.jsonl'), '--keep', 'max-turns=many']), /max-turns takes a whole number/);
+    await assert.rejects(runCli(command, ['list', root, '--keep', 'mixed']), /rollouts list has no option --keep: it is an option of rollouts export/);
+    await assert.rejects(runCli(command, ['export', root]), /--out is required/);
     assert.equal(existsSync(join(outDir, 'x.jsonl')), false);
   });
 

@@ -34,7 +34,7 @@ describe('forced submission, measured', () => {
   });
 
   test('lists the runs cut by the step limit and whether their last state keeps a patch', async () => {
-    const { stdout } = await runCli(command, [root, '--forced-submission']);
+    const { stdout } = await runCli(command, ['forced', root]);
     // Four candidates: the three attempt_5 runs and the R2E-Gym W202 run of attempt_4, whose record keeps no diff.
     assert.match(stdout, /^4 run\(s\) stopped at the step limit without submitting; 2 keep the patch of their last state$/m);
     assert.match(stdout, new RegExp(`^  attempt_5/${W101}/${W101}\\.traj  6 steps: \\d+ characters \\(the working-tree diff recorded at step 6\\)$`, 'm'));
@@ -43,7 +43,7 @@ describe('forced submission, measured', () => {
 
   test('writes the patches as SWE-bench predictions and counts what the harness report says would have passed', async () => {
     const preds = join(out, 'preds');
-    const first = await runCli(command, [root, '--forced-submission', '--write-preds', preds]);
+    const first = await runCli(command, ['forced', root, '--write-preds', preds]);
     assert.match(first.stdout, /predictions for the harness: .*forced-attempt-5\.jsonl$/m);
     const lines = readFileSync(join(preds, 'forced-attempt-5.jsonl'), 'utf8')
       .trimEnd()
@@ -57,14 +57,17 @@ describe('forced submission, measured', () => {
     // The harness's run report of those predictions (named after model_name_or_path and the run id).
     const report = join(out, 'forced-attempt-5.forced.json');
     writeFileSync(report, JSON.stringify({ ...(runReport({ resolved: [W101], unresolved: [G7] }) as object) }));
-    const { stdout } = await runCli(command, [root, '--forced-submission', '--forced-reports', report]);
+    const { stdout } = await runCli(command, ['forced', root, '--forced-reports', report]);
     assert.match(stdout, /^forced submission would have passed 1 of 2 graded \(50\.0%; SWE-Master found 24\.3%\)$/m);
   });
 
   test('a report not named after forced predictions is refused, saying why', async () => {
     const other = join(out, 'acme.run.json');
     writeFileSync(other, JSON.stringify(runReport({ resolved: [W101] })));
-    await assert.rejects(runCli(command, [root, '--forced-submission', '--forced-reports', other]), /acme\.run\.json: not a report of forced predictions/);
-    await assert.rejects(runCli(command, [root, '--write-preds', out]), /--write-preds and --forced-reports go with --forced-submission/);
+    await assert.rejects(runCli(command, ['forced', root, '--forced-reports', other]), /acme\.run\.json: not a report of forced predictions/);
+    await assert.rejects(
+      runCli(command, ['list', root, '--write-preds', out]),
+      /rollouts list has no option --write-preds: it is an option of rollouts forced/,
+    );
   });
 });

@@ -23,7 +23,7 @@ describe('swe-workbench rollouts', () => {
   thirdPartyFiles.after(() => folder.cleanup());
 
   thirdPartyFiles.test('prints one aligned row per rollout, a summary, and unreadable inputs on stderr', async () => {
-    const { code, stdout, stderr } = await run([root]);
+    const { code, stdout, stderr } = await run(['list', root]);
     assert.equal(code, 0);
     const lines = stdout.trimEnd().split('\n');
     assert.match(lines[0]!, /^ID +INSTANCE +ATTEMPT +FORMAT +STEPS +EXIT +RESOLVED +REWARD +FAILURE +TOKENS +COST +SECONDS$/);
@@ -52,7 +52,7 @@ describe('swe-workbench rollouts', () => {
   });
 
   thirdPartyFiles.test('--group prints solve rate, pass@k for the asked k, and the mixed flag', async () => {
-    const { stdout } = await run([root, '--group', '--k', '1,2,4']);
+    const { stdout } = await run(['list', root, '--group', '--k', '1,2,4']);
     const lines = stdout.trimEnd().split('\n');
     assert.match(lines[0]!, /^INSTANCE +ROLLOUTS +EVALUATED +RESOLVED +SOLVE +PASS@1 +PASS@2 +PASS@4 +MIXED +FAILURES$/);
     const w101 = lines.find((l) => l.startsWith(W101))!.split(/ {2,}/);
@@ -62,7 +62,7 @@ describe('swe-workbench rollouts', () => {
   });
 
   thirdPartyFiles.test('--json holds the records, the groups and the errors', async () => {
-    const { stdout } = await run([root, '--json', '--filter', 'instance=acme__widgets-101', '--sort=-steps']);
+    const { stdout } = await run(['list', root, '--json', '--filter', 'instance=acme__widgets-101', '--sort=-steps']);
     const out = JSON.parse(stdout) as {
       rollouts: Array<{ id: string; steps: number; failure: string; evidence: { tests?: string[] }; evaluationFile: string | null }>;
       groups: Array<{ instance: string; passAtK: number[]; mixed: boolean }>;
@@ -83,7 +83,7 @@ describe('swe-workbench rollouts', () => {
   });
 
   thirdPartyFiles.test('--search keeps the rollouts that mention the text and prints where', async () => {
-    const { stdout } = await run([root, '--search', 'E999 IndentationError']);
+    const { stdout } = await run(['list', root, '--search', 'E999 IndentationError']);
     const lines = stdout.trimEnd().split('\n');
     assert.equal(lines.length, 1 + 1 + 3 + 1);
     assert.match(lines[1]!, /^attempt_2\/acme__gadgets-7\/acme__gadgets-7\.traj +acme__gadgets-7 /);
@@ -97,8 +97,8 @@ describe('swe-workbench rollouts', () => {
   thirdPartyFiles.test('--cache makes the second run read nothing', async () => {
     const cache = mkdtempSync(join(tmpdir(), 'swe-workbench-cli-cache-'));
     try {
-      await run([root, '--json', '--cache', cache]);
-      const { stdout } = await run([root, '--json', '--cache', cache]);
+      await run(['list', root, '--json', '--cache', cache]);
+      const { stdout } = await run(['list', root, '--json', '--cache', cache]);
       const stats = (JSON.parse(stdout) as { stats: { filesRead: number; filesCached: number; files: number } }).stats;
       assert.deepEqual([stats.filesRead, stats.filesCached], [0, stats.files]);
     } finally {
@@ -108,16 +108,63 @@ describe('swe-workbench rollouts', () => {
 
   thirdPartyFiles.test('bad input is a usage error that says what and where', async () => {
     await assert.rejects(
-      run([root, '--filter', 'steps>>1']),
+      run(['list', root, '--filter', 'steps>>1']),
       (err: unknown) => err instanceof CliError && /filter: column 7: expected a value after '>', got '>'/.test(err.message),
     );
     // A missing folder is an input error (exit 1, as in inspect), not a usage error.
     await assert.rejects(
-      run([join(root, 'missing')]),
+      run(['list', join(root, 'missing')]),
       (err: unknown) => err instanceof InputError && !(err instanceof CliError) && /missing: no such folder/.test(err.message),
     );
-    await assert.rejects(run([]), (err: unknown) => err instanceof CliError && /expected one folder, got 0/.test(err.message));
-    await assert.rejects(run([root, '--k', '0']), /--k expects positive integers/);
+    await assert.rejects(
+      run([]),
+      (err: unknown) => err instanceof CliError && /expected a subcommand \(list, export, forced, grade\) and a folder/.test(err.message),
+    );
+    await assert.rejects(run(['list']), (err: unknown) => err instanceof CliError && /rollouts list: expected one folder, got 0/.test(err.message));
+    await assert.rejects(run(['list', root, '--k', '0']), /--k expects positive integers/);
+  });
+
+  thirdPartyFiles.test("each mode takes only its own options: another mode's option names the mode it belongs to", async () => {
+    const refused = async (argv: string[], message: RegExp) =>
+      assert.rejects(run(argv), (err: unknown) => err instanceof CliError && err.exitCode === 2 && message.test(err.message));
+    await refused(['list', root, '--out', 'sft.jsonl'], /^rollouts list has no option --out: it is an option of rollouts export\n/);
+    await refused(['export', root, '--out', 'x.jsonl', '--group'], /^rollouts export has no option --group: it is an option of rollouts list\n/);
+    await refused(['forced', root, '--recipe', 'skyrl'], /^rollouts forced has no option --recipe: it is an option of rollouts list, export\n/);
+    await refused(['grade', root, '--write-preds', 'p'], /^rollouts grade has no option --write-preds: it is an option of rollouts forced\n/);
+    await refused(['list', root, '--forced-submission'], /^rollouts list has no option --forced-submission: see rollouts forced\n/);
+  });
+
+  thirdPartyFiles.test('the single-command forms docs/cli.md promised print what their subcommand prints', async () => {
+    for (const [legacy, current] of [
+      [
+        [root, '--group', '--k', '1,2'],
+        ['list', root, '--group', '--k', '1,2'],
+      ],
+      [
+        [root, '--json', '--filter', `instance=${W101}`],
+        ['list', root, '--json', '--filter', `instance=${W101}`],
+      ],
+      [
+        [root, '--forced-submission', '--json'],
+        ['forced', root, '--json'],
+      ],
+    ] as const) {
+      const [was, is] = [await run([...legacy]), await run([...current])];
+      assert.deepEqual([was.code, was.stdout], [is.code, is.stdout], legacy.join(' '));
+      assert.ok(is.stdout.length > 0);
+    }
+    const out = join(folder.root, 'legacy.jsonl');
+    const exported = JSON.parse((await run([root, `--export=${out}`, '--keep', 'resolved', '--json'])).stdout);
+    assert.equal(exported.file, out);
+    assert.ok(exported.written > 0);
+  });
+
+  test('--help lists the four modes; each mode has its own help', async () => {
+    assert.match((await run(['--help'])).stdout, /^ {2}list DIR .*\n {2}export DIR .*\n {2}forced DIR .*\n {2}grade DIR /m);
+    const grade = await run(['grade', '--help']);
+    assert.equal(grade.code, 0);
+    assert.match(grade.stdout, /^usage: swe-workbench rollouts grade DIR --image IMAGE --repo REPO --instances FILE/);
+    assert.doesNotMatch(grade.stdout, /--keep|--recipe/);
   });
 });
 
@@ -126,7 +173,7 @@ describe('swe-workbench rollouts --recipe', () => {
   const root = () => folder.run;
 
   thirdPartyFiles.test('the table shows reward, advantage and each mask with its reason; a masked reward is no number', async () => {
-    const { stdout } = await run([root(), '--recipe', 'skyrl', '--advantage', 'rloo', '--filter', `instance=${W202}`]);
+    const { stdout } = await run(['list', root(), '--recipe', 'skyrl', '--advantage', 'rloo', '--filter', `instance=${W202}`]);
     const lines = stdout.trimEnd().split('\n');
     assert.match(lines[0]!, /^ID +INSTANCE +ATTEMPT +STEPS +FAILURE +REWARD +ADVANTAGE +OUTCOME$/);
     assert.deepEqual(
@@ -148,7 +195,7 @@ describe('swe-workbench rollouts --recipe', () => {
   });
 
   thirdPartyFiles.test("--json carries each rollout's score and why, and the groups the recipe computed", async () => {
-    const out = JSON.parse((await run([root(), '--json', '--recipe', 'swe-bench', '--advantage', 'drgrpo', '--filter', `instance=${G7}`])).stdout);
+    const out = JSON.parse((await run(['list', root(), '--json', '--recipe', 'swe-bench', '--advantage', 'drgrpo', '--filter', `instance=${G7}`])).stdout);
     assert.equal(out.recipe.name, 'swe-bench');
     assert.equal(out.recipe.estimator, 'drgrpo');
     const crashed = out.rollouts.find((r: { attempt: number }) => r.attempt === 3).recipe;
@@ -168,7 +215,7 @@ describe('swe-workbench rollouts --recipe', () => {
   });
 
   thirdPartyFiles.test('--group with a recipe: per-group mean, std, pass@k, mixed and the masks', async () => {
-    const { stdout } = await run([root(), '--group', '--recipe', 'deepswe', '--k', '1,2']);
+    const { stdout } = await run(['list', root(), '--group', '--recipe', 'deepswe', '--k', '1,2']);
     const w202 = stdout
       .split('\n')
       .find((l) => l.startsWith(W202))!
@@ -180,7 +227,7 @@ describe('swe-workbench rollouts --recipe', () => {
     const instances = join(folder.root, 'instances.json');
     writeFileSync(instances, JSON.stringify([{ instance_id: W101, patch: patchFor('src/widgets/resize.py'), FAIL_TO_PASS: [], PASS_TO_PASS: [] }]));
     const out = JSON.parse(
-      (await run([root(), '--json', '--recipe', 'swe-rl', '--advantage', 'drgrpo', '--instances', instances, '--filter', `instance=${W101}`])).stdout,
+      (await run(['list', root(), '--json', '--recipe', 'swe-rl', '--advantage', 'drgrpo', '--instances', instances, '--filter', `instance=${W101}`])).stdout,
     );
     // Attempts 1, 2 and 4 submitted the gold patch itself (ratio 1), attempt 3 nothing (malformed: -1).
     // Mean (1 + 1 - 1 + 1) / 4 = 0.5; Dr. GRPO: 0.5, 0.5, -1.5, 0.5.
@@ -194,13 +241,13 @@ describe('swe-workbench rollouts --recipe', () => {
         [1, 0.5],
       ],
     );
-    await assert.rejects(run([root(), '--recipe', 'skyrl', '--instances', instances]), /--instances goes with a swe-rl recipe/);
+    await assert.rejects(run(['list', root(), '--recipe', 'skyrl', '--instances', instances]), /--instances goes with a swe-rl recipe/);
   });
 
   thirdPartyFiles.test('ssr-injector with --bug-checks: the inconsistent bug gets -1 and the advantages across the bugs follow', async () => {
     const checks = join(folder.root, 'bug-checks.json');
     writeFileSync(checks, JSON.stringify({ [W202]: [{ name: 'inverse-mutation', passed: false, detail: 'no file alone breaks a test', durationMs: 12 }] }));
-    const out = JSON.parse((await run([root(), '--json', '--recipe', 'ssr-injector', '--advantage', 'drgrpo', '--bug-checks', checks])).stdout);
+    const out = JSON.parse((await run(['list', root(), '--json', '--recipe', 'ssr-injector', '--advantage', 'drgrpo', '--bug-checks', checks])).stdout);
     // Bugs G7 0.4, S3 -0.2, W101 0.1 (solve rates, as without the file), W202 -1 instead of -0.8: mean -0.175.
     const bug = (i: string) => out.recipeGroups.find((g: { instance: string }) => g.instance === i).bugReward;
     assert.equal(bug(W202).value, -1);
@@ -214,15 +261,15 @@ describe('swe-workbench rollouts --recipe', () => {
   thirdPartyFiles.test('--bug-checks goes with ssr-injector, and must name an instance of the run', async () => {
     const checks = join(folder.root, 'other-bugs.json');
     writeFileSync(checks, JSON.stringify({ 'elsewhere__repo-1': false }));
-    await assert.rejects(run([root(), '--recipe', 'skyrl', '--bug-checks', checks]), /--bug-checks goes with an ssr-injector recipe/);
+    await assert.rejects(run(['list', root(), '--recipe', 'skyrl', '--bug-checks', checks]), /--bug-checks goes with an ssr-injector recipe/);
     await assert.rejects(
-      run([root(), '--recipe', 'ssr-injector', '--bug-checks', checks]),
+      run(['list', root(), '--recipe', 'ssr-injector', '--bug-checks', checks]),
       /other-bugs\.json: names none of the run's instances \(elsewhere__repo-1\)/,
     );
   });
 
   thirdPartyFiles.test('a bad estimator or a lone --advantage is a usage error', async () => {
-    await assert.rejects(run([root(), '--recipe', 'skyrl', '--advantage', 'ppo']), /--advantage expects one of grpo, drgrpo, rloo, got 'ppo'/);
-    await assert.rejects(run([root(), '--advantage', 'rloo']), /--advantage goes with --recipe/);
+    await assert.rejects(run(['list', root(), '--recipe', 'skyrl', '--advantage', 'ppo']), /--advantage expects one of grpo, drgrpo, rloo, got 'ppo'/);
+    await assert.rejects(run(['list', root(), '--advantage', 'rloo']), /--advantage goes with --recipe/);
   });
 });

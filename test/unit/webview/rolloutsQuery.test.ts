@@ -6,7 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Rollout } from '../../../extension/core/rollouts/record';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
 import { RowRangeSchema } from '../../../extension/protocol/rollouts';
-import { findRollouts, queryRollouts as coreQuery, runStatistics } from '../../../extension/core/rollouts/rolloutQuery';
+import { queryRollouts as coreQuery, runStatistics } from '../../../extension/core/rollouts/rolloutQuery';
+import { findRollouts } from '../../../extension/core/rollouts/rolloutSearch';
 import type { RolloutQuery } from '../../../extension/protocol/rollouts';
 import { querySpec, toRolloutRow } from '../../../extension/views/rolloutTable';
 

@@ -44,6 +44,12 @@ export interface RolloutIndex {
   stats: IndexStats;
 }
 
+/** What re-indexes a folder: `RolloutIndexer` in this thread, `WorkerRolloutIndexer` in a worker thread. */
+export interface RolloutIndexing {
+  readonly root: string;
+  refresh(signal?: AbortSignal, onProgress?: (p: IndexProgress) => void): Promise<RolloutIndex>;
+}
+
 /** Trajectory, prediction and report files, plain or gzip / zstd compressed. */
 const INDEXED_FILE = /\.(json|jsonl|traj)(\.gz|\.zst)?$/i;
 
@@ -52,7 +58,7 @@ const INDEXED_FILE = /\.(json|jsonl|traj)(\.gz|\.zst)?$/i;
  * change reads only the files whose size or mtime moved (and appended JSONL from where it
  * stopped); with a cache folder the same holds across processes.
  */
-export class RolloutIndexer {
+export class RolloutIndexer implements RolloutIndexing {
   readonly root: string;
   private entries = new Map<string, FileEntry>();
   private loaded = false;

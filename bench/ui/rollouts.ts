@@ -4,7 +4,8 @@
  * against VS Code's text editor opening one of the run's JSONL files; and frame time while
  * scrolling the virtualized table, against the same scroll over a plain 10,000-row DOM list
  * built in the same webview.
- * Run: node --import tsx bench/ui/rollouts.ts [--instances 1000] [--attempts 10] [--runs 5] [--frames 120]
+ * Then sort, filter and search in the table: from the action to its answer's first row on screen.
+ * Run: node --import tsx bench/ui/rollouts.ts [--instances 1000] [--attempts 10] [--runs 5] [--frames 120] [--no-text]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -24,6 +25,8 @@ const { values } = parseArgs({
     attempts: { type: 'string', default: '10' },
     runs: { type: 'string', default: '5' },
     frames: { type: 'string', default: '120' },
+    // At 100,000 rollouts each JSONL file is 30 MB: VS Code's text editor takes minutes over one.
+    'no-text': { type: 'boolean', default: false },
   },
 });
 const RUNS = Number(values.runs);
@@ -159,8 +162,10 @@ async function main(): Promise<void> {
     const tableOpen: number[] = [];
     const textOpen: number[] = [];
     for (let i = 0; i < RUNS; i++) {
-      textOpen.push(await timeTextOpen(page, 'deepswe.jsonl'));
-      await closeAll(page);
+      if (!values['no-text']) {
+        textOpen.push(await timeTextOpen(page, 'deepswe.jsonl'));
+        await closeAll(page);
+      }
       tableOpen.push((await timeTableOpen(page)).ms);
       if (i < RUNS - 1) await closeAll(page);
     }

@@ -25,7 +25,8 @@ const builds = [];
 if (existsSync(join(root, 'extension/vscode/extension.ts'))) {
   builds.push({
     ...common,
-    entryPoints: { extension: 'extension/vscode/extension.ts' },
+    // The rollout index's worker thread, a file of its own beside the bundles that start it.
+    entryPoints: { extension: 'extension/vscode/extension.ts', rolloutIndexWorker: 'extension/core/rollouts/indexWorker.ts' },
     outdir: 'dist',
     platform: 'node',
     format: 'cjs',

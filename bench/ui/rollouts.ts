@@ -4,7 +4,8 @@
  * against VS Code's text editor opening one of the run's JSONL files; and frame time while
  * scrolling the virtualized table, against the same scroll over a plain 10,000-row DOM list
  * built in the same webview.
- * Run: node --import tsx bench/ui/rollouts.ts [--instances 1000] [--attempts 10] [--runs 5] [--frames 120]
+ * Then sort, filter and search in the table: from the action to its answer's first row on screen.
+ * Run: node --import tsx bench/ui/rollouts.ts [--instances 1000] [--attempts 10] [--runs 5] [--frames 120] [--no-text]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -24,6 +25,8 @@ const { values } = parseArgs({
     attempts: { type: 'string', default: '10' },
     runs: { type: 'string', default: '5' },
     frames: { type: 'string', default: '120' },
+    // At 100,000 rollouts each JSONL file is 30 MB: VS Code's text editor takes minutes over one.
+    'no-text': { type: 'boolean', default: false },
   },
 });
 const RUNS = Number(values.runs);
@@ -79,6 +82,37 @@ function scrollFrames(frame: Frame, selector: string, frames: number): Promise<n
   );
 }
 
+/**
+ * From an action in the table (a header click, a filter or search committed) until its answer is
+ * on screen: the row count says the query's size and the first row shows `first` in `column`.
+ * Measured in the page, with its own clock.
+ */
+function timeQuery(
+  frame: Frame,
+  action: { click: string } | { field: 'filter' | 'search'; value: string },
+  expect: { count: string; column: string; first: string },
+): Promise<number> {
+  return frame.evaluate(
+    async ({ action, expect }) => {
+      const start = performance.now();
+      if ('click' in action) (document.querySelector(action.click) as HTMLElement).click();
+      else {
+        const field = document.getElementById(action.field) as HTMLElement & { value: string };
+        field.value = action.value;
+        field.dispatchEvent(new Event('change'));
+      }
+      for (;;) {
+        await new Promise((r) => requestAnimationFrame(r));
+        const count = document.getElementById('row-count')?.textContent ?? '';
+        const cell = document.querySelector(`.rollout-row[data-index="0"] [data-column="${expect.column}"]`)?.textContent ?? '';
+        if (count === expect.count && cell.endsWith(expect.first)) return performance.now() - start;
+        if (performance.now() - start > 120_000) throw new Error(`no answer: count '${count}', first ${expect.column} '${cell}'`);
+      }
+    },
+    { action, expect },
+  );
+}
+
 /** The same 10,000 rows as a plain list, every row in the DOM: what virtualization avoids. */
 function buildPlainList(frame: Frame, rows: number): Promise<void> {
   return frame.evaluate((rows) => {
@@ -98,6 +132,13 @@ function buildPlainList(frame: Frame, rows: number): Promise<void> {
     }
     document.body.append(list);
   }, rows);
+}
+
+/** Rollouts of writeLargeRolloutRun with `steps` steps: its steps are 2 + (7i + 3a) % 9. */
+function countOf(run: { instances: number; rollouts: number }, steps: number): number {
+  let n = 0;
+  for (let a = 0; a < run.rollouts / run.instances; a++) for (let i = 0; i < run.instances; i++) if (2 + ((i * 7 + a * 3) % 9) === steps) n++;
+  return n;
 }
 
 async function main(): Promise<void> {
@@ -121,8 +162,10 @@ async function main(): Promise<void> {
     const tableOpen: number[] = [];
     const textOpen: number[] = [];
     for (let i = 0; i < RUNS; i++) {
-      textOpen.push(await timeTextOpen(page, 'deepswe.jsonl'));
-      await closeAll(page);
+      if (!values['no-text']) {
+        textOpen.push(await timeTextOpen(page, 'deepswe.jsonl'));
+        await closeAll(page);
+      }
       tableOpen.push((await timeTableOpen(page)).ms);
       if (i < RUNS - 1) await closeAll(page);
     }
@@ -130,6 +173,24 @@ async function main(): Promise<void> {
     const frame = await webviewFrame(page, '#viewport');
     const virtual = await scrollFrames(frame, '#viewport', FRAMES);
     const domRows = await frame.locator('.rollout-row').count();
+
+    // Sort, filter and search, each answered by the host over every row and shown by the page.
+    const all = `${run.rollouts} rollouts`;
+    const steps = '[role=columnheader][data-column="steps"]';
+    const queries: [string, number][] = [];
+    await timeQuery(frame, { click: steps }, { count: all, column: 'steps', first: '2' });
+    queries.push(['sort by steps, descending', await timeQuery(frame, { click: steps }, { count: all, column: 'steps', first: '10' })]);
+    await timeQuery(frame, { click: steps }, { count: all, column: 'instance', first: '0000' });
+    queries.push([
+      'filter steps=10',
+      await timeQuery(frame, { field: 'filter', value: 'steps=10' }, { count: `${countOf(run, 10)} of ${all}`, column: 'steps', first: '10' }),
+    ]);
+    queries.push(['filter cleared', await timeQuery(frame, { field: 'filter', value: '' }, { count: all, column: 'instance', first: '0000' })]);
+    queries.push([
+      'full-text search (no match)',
+      await timeQuery(frame, { field: 'search', value: 'a text no step holds' }, { count: `0 of ${all}`, column: 'steps', first: '' }),
+    ]);
+    await timeQuery(frame, { field: 'search', value: '' }, { count: all, column: 'instance', first: '0000' });
     await buildPlainList(frame, run.rollouts);
     const plain = await scrollFrames(frame, '#plain-list', FRAMES);
 
@@ -143,9 +204,10 @@ async function main(): Promise<void> {
     for (const [name, ours, raw] of rows)
       console.log(name.padEnd(44), ours.toFixed(1).padStart(9), raw.toFixed(1).padStart(9), (ours / raw).toFixed(2).padStart(7));
     console.log(`\nrows in the DOM while scrolling: ${domRows} of ${run.rollouts}`);
+    for (const [name, ms] of queries) console.log(`${name.padEnd(44)} ${ms.toFixed(0).padStart(9)} ms from the action to its first row on screen`);
     const out = path.resolve(__dirname, '../out');
     mkdirSync(out, { recursive: true });
-    writeFileSync(path.join(out, 'rollouts-ui.json'), JSON.stringify({ tableOpen, textOpen, virtual, plain, domRows }));
+    writeFileSync(path.join(out, 'rollouts-ui.json'), JSON.stringify({ tableOpen, textOpen, virtual, plain, domRows, queries }));
   } finally {
     await browser.close();
     await server.stop();

@@ -1,6 +1,6 @@
 import { readdirSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { resolve, sep } from 'node:path';
 import { CancelledError, InputError, throwIfAborted } from '../errors';
 import { fsInputError } from '../input/inputSource';
 import { factsThrough, indexError, isUnchanged, scanFile, type FileEntry, type FileScan, type ReadMode, type TrajectoryImporter } from './fileEntry';
@@ -44,6 +44,12 @@ export interface RolloutIndex {
   stats: IndexStats;
 }
 
+/** What re-indexes a folder: `RolloutIndexer` in this thread, `WorkerRolloutIndexer` in a worker thread. */
+export interface RolloutIndexing {
+  readonly root: string;
+  refresh(signal?: AbortSignal, onProgress?: (p: IndexProgress) => void): Promise<RolloutIndex>;
+}
+
 /** Trajectory, prediction and report files, plain or gzip / zstd compressed. */
 const INDEXED_FILE = /\.(json|jsonl|traj)(\.gz|\.zst)?$/i;
 
@@ -52,7 +58,7 @@ const INDEXED_FILE = /\.(json|jsonl|traj)(\.gz|\.zst)?$/i;
  * change reads only the files whose size or mtime moved (and appended JSONL from where it
  * stopped); with a cache folder the same holds across processes.
  */
-export class RolloutIndexer {
+export class RolloutIndexer implements RolloutIndexing {
   readonly root: string;
   private entries = new Map<string, FileEntry>();
   private loaded = false;
@@ -194,7 +200,9 @@ const FOLDERS_PER_TURN = 64;
 async function listFiles(root: string, skip: string | undefined, signal?: AbortSignal): Promise<{ files: ListedFile[]; errors: IndexError[] }> {
   const files: ListedFile[] = [];
   const errors: IndexError[] = [];
-  const folders = [root];
+  // Each folder with its path relative to root: path.relative and join per file cost a warm
+  // index of 100,000 rollouts a fifth of its time.
+  const folders: Array<{ abs: string; rel: string }> = [{ abs: root, rel: '' }];
   // Symlinked folders are followed once each: a link back up the tree is listed, not walked forever.
   const seen = new Set<string>([realOrSelf(root)]);
   for (let read = 0; folders.length > 0; read++) {
@@ -203,15 +211,16 @@ async function listFiles(root: string, skip: string | undefined, signal?: AbortS
     const dir = folders.pop()!;
     let items: Dirent[];
     try {
-      items = readdirSync(dir, { withFileTypes: true });
+      items = readdirSync(dir.abs, { withFileTypes: true });
     } catch (err) {
-      errors.push(indexError(fsInputError(relative(root, dir) || '.', err), relative(root, dir) || '.'));
+      errors.push(indexError(fsInputError(dir.rel || '.', err), dir.rel || '.'));
       continue;
     }
+    const base = dir.abs.endsWith(sep) ? dir.abs : dir.abs + sep;
     for (const item of items) {
-      const abs = join(dir, item.name);
+      const abs = base + item.name;
       if (item.name.startsWith('.') || item.name === 'node_modules' || abs === skip) continue;
-      const path = relative(root, abs).split(sep).join('/');
+      const path = dir.rel === '' ? item.name : `${dir.rel}/${item.name}`;
       let s: Stats;
       try {
         s = statSync(abs);
@@ -234,7 +243,7 @@ async function listFiles(root: string, skip: string | undefined, signal?: AbortS
           continue;
         }
         seen.add(real);
-        folders.push(abs);
+        folders.push({ abs, rel: path });
         continue;
       }
       if (!INDEXED_FILE.test(item.name)) continue;

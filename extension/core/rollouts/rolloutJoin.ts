@@ -30,7 +30,7 @@ export function joinRollouts(entries: Iterable<FileEntry>): Rollout[] {
     }
     for (const p of e.predictions) push(predictions, p.instanceId, scoped(p, posix.dirname(p.file), 0));
   }
-  const known = [...new Set([...evaluations.keys(), ...predictions.keys()])].sort((a, b) => b.length - a.length);
+  const known = new Set([...evaluations.keys(), ...predictions.keys()]);
   const rollouts = trajectories.map(({ path, facts }) => {
     const folder = posix.dirname(path);
     const trial = nearest(harborTrials, folder);
@@ -124,7 +124,7 @@ function nearest<T>(candidates: Array<Scoped<T>> | undefined, folder: string): T
 /** An rLLM episode id is `task:rollout_idx`. */
 const EPISODE_ID = /^(.+):(\d+)$/;
 
-function instanceOf(facts: TrajectoryFacts, path: string, known: string[]): { instance: string; source: Rollout['instanceSource'] } {
+function instanceOf(facts: TrajectoryFacts, path: string, known: ReadonlySet<string>): { instance: string; source: Rollout['instanceSource'] } {
   if (facts.instanceId !== undefined) return { instance: facts.instanceId, source: 'trajectory' };
   const episode = facts.trajectoryId ? EPISODE_ID.exec(facts.trajectoryId) : null;
   if (episode) return { instance: episode[1]!, source: 'trajectory-id' };
@@ -141,10 +141,15 @@ const ATTEMPT = /(?:^|[^a-z])(?:attempt|rollout|sample|run|try|trial|seed)[-_]?(
  * without its extension and attempt suffix (SWE-agent writes `<instance_id>.traj`,
  * mini-swe-agent `<instance_id>.traj.json`).
  */
-function instanceFromFileName(path: string, known: string[]): string {
+function instanceFromFileName(path: string, known: ReadonlySet<string>): string {
   const stem = posix.basename(path).replace(TRAJECTORY_EXTENSION, '');
-  const match = known.find((id) => stem === id || stem.startsWith(id + '.') || stem.startsWith(id + '_') || stem.startsWith(id + '-'));
-  if (match) return match;
+  // The stem's own prefixes, longest first, looked up: a scan of every known id per file was
+  // quadratic (40,000 unnamed trajectories x 10,000 instances in a 100,000-rollout run).
+  if (known.has(stem)) return stem;
+  for (let end = stem.length - 1; end > 0; end--) {
+    const c = stem[end];
+    if ((c === '.' || c === '_' || c === '-') && known.has(stem.slice(0, end))) return stem.slice(0, end);
+  }
   const m = ATTEMPT.exec(stem);
   return m && m.index > 0 ? stem.slice(0, m.index) : stem;
 }

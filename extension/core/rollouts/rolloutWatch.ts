@@ -1,6 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { CancelledError } from '../errors';
-import type { RolloutIndex, RolloutIndexer } from './rolloutIndex';
+import type { RolloutIndex, RolloutIndexing } from './rolloutIndex';
 
 export interface WatchOptions {
   /** Quiet time after the last file event before re-indexing; a writer appends in bursts. */
@@ -18,7 +18,7 @@ export interface RolloutWatch {
  * appended JSONL from its last complete line), and refreshes never overlap: events during one
  * schedule exactly one more.
  */
-export function watchRollouts(indexer: RolloutIndexer, options: WatchOptions): RolloutWatch {
+export function watchRollouts(indexer: RolloutIndexing, options: WatchOptions): RolloutWatch {
   const debounceMs = options.debounceMs ?? 200;
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;

@@ -1,16 +1,18 @@
 import * as vscode from 'vscode';
 import { CancelledError } from '../../core/errors';
 import type { Rollout } from '../../core/rollouts/record';
-import { RolloutIndexer, type RolloutIndex } from '../../core/rollouts/rolloutIndex';
+import type { RolloutIndex } from '../../core/rollouts/rolloutIndex';
+import { WorkerRolloutIndexer } from '../../core/rollouts/workerIndexer';
 import { watchRollouts, type RolloutWatch } from '../../core/rollouts/rolloutWatch';
 import { Disposable } from '../dispose';
 
 /**
  * The folder of rollouts the tree and the table show: indexed with progress and cancellation,
- * cached in the extension's storage, and re-indexed while a run keeps writing to it.
+ * cached in the extension's storage, and re-indexed while a run keeps writing to it. The index
+ * runs in a worker thread: reading 100,000 rollouts must not stall the extension host.
  */
 export class RolloutsSource extends Disposable {
-  private indexer: RolloutIndexer | undefined;
+  private indexer: WorkerRolloutIndexer | undefined;
   private watch: RolloutWatch | undefined;
   private byId = new Map<string, Rollout>();
   private indexValue: RolloutIndex | undefined;
@@ -26,7 +28,12 @@ export class RolloutsSource extends Disposable {
     private readonly log: vscode.LogOutputChannel,
   ) {
     super();
-    this._register({ dispose: () => this.watch?.close() });
+    this._register({
+      dispose: () => {
+        this.watch?.close();
+        void this.indexer?.close();
+      },
+    });
   }
 
   get index(): RolloutIndex | undefined {
@@ -59,8 +66,38 @@ export class RolloutsSource extends Disposable {
   }
 
   private async indexFolder(folder: string, request: number): Promise<RolloutIndex | undefined> {
-    const indexer = new RolloutIndexer(folder, { cacheDir: this.cacheDir });
-    const index = await vscode.window.withProgress(
+    const indexer = new WorkerRolloutIndexer(folder, { cacheDir: this.cacheDir });
+    const index = await this.indexWithProgress(folder, indexer).catch(async (error: unknown) => {
+      await indexer.close();
+      throw error;
+    });
+    if (!index || request !== this.requests) {
+      void indexer.close();
+      return undefined;
+    }
+    this.watch?.close();
+    void this.indexer?.close();
+    this.indexer = indexer;
+    this.update(index);
+    this.watch = watchRollouts(indexer, {
+      onUpdate: (next) => this.update(next),
+      onError: (error) => this.log.warn(`re-indexing ${folder} failed`, error),
+    });
+    return index;
+  }
+
+  private update(index: RolloutIndex): void {
+    this.indexValue = index;
+    this.byId = new Map(index.rollouts.map((r) => [r.id, r]));
+    this.versionValue++;
+    this.log.info(
+      `indexed ${index.rollouts.length} rollouts in ${index.root} (${index.stats.filesRead} read, ${index.stats.filesCached} cached, ${index.errors.length} unreadable)`,
+    );
+    this.changed.fire(index);
+  }
+
+  private async indexWithProgress(folder: string, indexer: WorkerRolloutIndexer): Promise<RolloutIndex | undefined> {
+    return await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Indexing rollouts in ${folder}`, cancellable: true },
       async (progress, token) => {
         const controller = new AbortController();
@@ -80,25 +117,6 @@ export class RolloutsSource extends Disposable {
         }
       },
     );
-    if (!index || request !== this.requests) return undefined;
-    this.watch?.close();
-    this.indexer = indexer;
-    this.update(index);
-    this.watch = watchRollouts(indexer, {
-      onUpdate: (next) => this.update(next),
-      onError: (error) => this.log.warn(`re-indexing ${folder} failed`, error),
-    });
-    return index;
-  }
-
-  private update(index: RolloutIndex): void {
-    this.indexValue = index;
-    this.byId = new Map(index.rollouts.map((r) => [r.id, r]));
-    this.versionValue++;
-    this.log.info(
-      `indexed ${index.rollouts.length} rollouts in ${index.root} (${index.stats.filesRead} read, ${index.stats.filesCached} cached, ${index.errors.length} unreadable)`,
-    );
-    this.changed.fire(index);
   }
 
   /** The folder being shown, for a caller that must not start a second index of it. */

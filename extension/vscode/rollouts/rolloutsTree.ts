@@ -83,7 +83,12 @@ export class RolloutsTreeProvider extends Disposable implements vscode.TreeDataP
 
   private rebuild(index: RolloutIndex): void {
     const byInstance = new Map<string, Rollout[]>();
-    for (const r of index.rollouts) byInstance.set(r.instance, [...(byInstance.get(r.instance) ?? []), r]);
+    for (const r of index.rollouts) {
+      const group = byInstance.get(r.instance);
+      // Pushed, not copied: a copy per rollout is quadratic in a group's size.
+      if (group) group.push(r);
+      else byInstance.set(r.instance, [r]);
+    }
     const groups: RolloutsNode[] = groupRollouts(index.rollouts).map((group) => ({
       kind: 'group',
       group,

@@ -1,0 +1,190 @@
+/**
+ * Indexing 10,000 vs 100,000 rollouts, side by side in one run: a generated run of mixed formats
+ * (bench/rollouts/generatedRun.ts, `light` size: SWE-agent `.traj`, mini-swe-agent `.traj.json`,
+ * R2E-Gym JSONL, preds and run reports; 1,000 vs 10,000 instances x 10 attempts). Each variant
+ * runs in its own child process, so its peak RSS is its own:
+ *   cold    the index with an empty cache folder, in this thread (the CLI's way)
+ *   warm    the index again over the unchanged folder in a fresh process, with the cold run's cache;
+ *           `again` is a second refresh of the same indexer in that process (the extension host
+ *           re-indexing as a run writes: the entries are in memory, only the folder is listed)
+ *   worker  the cold index in the worker thread (`WorkerRolloutIndexer`, the extension host's way)
+ *   lag     the event loop of the process that asked, during cold and worker: the longest and
+ *           the 99th percentile stall, from perf_hooks' monitorEventLoopDelay
+ *   table   the table's operations over the index's rows, as the rollouts panel answers them:
+ *           a sort, a filter, the run's statistics, a page of rows for the webview, and a
+ *           full-text search (which reads every file again)
+ * CPU time is given beside wall time: on a shared machine wall time measures the machine.
+ * Usage: node --import tsx bench/rollouts/scale.ts [--small 1000] [--large 10000] [--keep DIR]
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { RolloutIndexer, indexRollouts, type RolloutIndex } from '../../extension/core/rollouts/rolloutIndex';
+import { findRollouts, runStatistics } from '../../extension/core/rollouts/rolloutQuery';
+import { WorkerRolloutIndexer } from '../../extension/core/rollouts/workerIndexer';
+import { toRolloutRow } from '../../extension/views/rolloutTable';
+import { writeGeneratedRun } from './generatedRun';
+
+const ATTEMPTS = 10;
+
+interface Measure {
+  ms: number;
+  cpuMs: number;
+  peakRssMb: number;
+  rollouts: number;
+  lagMaxMs?: number;
+  lagP99Ms?: number;
+  againMs?: number;
+  againCpuMs?: number;
+  table?: Record<string, number>;
+}
+
+function timed<T>(run: () => T): { value: T; ms: number } {
+  const start = performance.now();
+  const value = run();
+  return { value, ms: performance.now() - start };
+}
+
+/** What the table panel does for a person at this size: each operation's wall time. */
+async function tableOps(index: RolloutIndex): Promise<Record<string, number>> {
+  const ops: Record<string, number> = {};
+  const query = async (name: string, q: { filter?: string; sort?: string }) => {
+    const start = performance.now();
+    const { rows } = await findRollouts(index, q);
+    runStatistics(rows);
+    rows.slice(0, 60).map((r) => toRolloutRow(r));
+    ops[name] = performance.now() - start;
+  };
+  await query('sort by steps', { sort: '-steps' });
+  await query('sort by instance', { sort: 'instance' });
+  await query('filter', { filter: 'failure = submitted-wrong and steps > 5' });
+  await query('filter + sort', { filter: 'format = swe-agent', sort: 'reward' });
+  // Full-text search reads every rollout's file again (the index keeps no text): disk-bound.
+  const search = performance.now();
+  await findRollouts(index, { search: 'a text no step holds' });
+  ops['full-text search'] = performance.now() - search;
+  ops['page of rows'] = timed(() => index.rollouts.slice(50_000 % index.rollouts.length, (50_000 % index.rollouts.length) + 60).map((r) => toRolloutRow(r))).ms;
+  return ops;
+}
+
+async function child(variant: string, root: string, cache: string): Promise<void> {
+  const start = performance.now();
+  const cpu = process.cpuUsage();
+  const lag = monitorEventLoopDelay({ resolution: 10 });
+  let index: RolloutIndex;
+  let againMs: number | undefined;
+  let againCpuMs: number | undefined;
+  if (variant === 'worker') {
+    lag.enable();
+    const indexer = new WorkerRolloutIndexer(root, { cacheDir: cache });
+    index = await indexer.refresh();
+    lag.disable();
+    await indexer.close();
+  } else if (variant === 'warm') {
+    const indexer = new RolloutIndexer(root, { cacheDir: cache });
+    index = await indexer.refresh();
+    const again = performance.now();
+    const againCpu = process.cpuUsage();
+    await indexer.refresh();
+    const u = process.cpuUsage(againCpu);
+    againMs = performance.now() - again;
+    againCpuMs = (u.user + u.system) / 1000;
+  } else {
+    lag.enable();
+    index = await indexRollouts(root, { cacheDir: cache });
+    lag.disable();
+  }
+  // Warm is its first refresh alone: the second is reported as `again`.
+  const ms = performance.now() - start - (againMs ?? 0);
+  const used = process.cpuUsage(cpu);
+  used.user -= (againCpuMs ?? 0) * 1000;
+  const m: Measure = { ms, cpuMs: (used.user + used.system) / 1000, peakRssMb: process.resourceUsage().maxRSS / 1024, rollouts: index.rollouts.length };
+  if (variant === 'cold' || variant === 'worker') {
+    m.lagMaxMs = lag.max / 1e6;
+    m.lagP99Ms = lag.percentile(99) / 1e6;
+  }
+  if (variant === 'warm') {
+    m.table = await tableOps(index);
+    m.againMs = againMs!;
+    m.againCpuMs = againCpuMs!;
+  }
+  process.stdout.write(JSON.stringify(m) + '\n');
+}
+
+function measure(variant: string, root: string, cache: string): Measure {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', __filename, '--child', variant, '--root', root, '--cache', cache], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
+  if (r.status !== 0) throw new Error(`${variant} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Measure;
+}
+
+const load = () => loadavg()[0]!.toFixed(1);
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      child: { type: 'string' },
+      root: { type: 'string' },
+      cache: { type: 'string' },
+      small: { type: 'string', default: '1000' },
+      large: { type: 'string', default: '10000' },
+      keep: { type: 'string' },
+    },
+  });
+  if (values.child) return child(values.child, values.root!, values.cache!);
+  const base = values.keep ?? mkdtempSync(join(tmpdir(), 'swe-workbench-bench-scale-'));
+  const work = mkdtempSync(join(tmpdir(), 'swe-workbench-bench-scale-cache-'));
+  const sizes = [Number(values.small), Number(values.large)];
+  const results = new Map<number, Record<string, Measure>>();
+  try {
+    for (const instances of sizes) {
+      const root = join(base, `run-${instances}`);
+      // A kept run is reused: writing 100,000 rollouts takes a while and changes nothing measured.
+      if (!existsSync(root)) {
+        mkdirSync(root, { recursive: true });
+        writeGeneratedRun(root, instances, ATTEMPTS, 'light');
+      }
+      const cache = join(work, `cache-${instances}`);
+      const r: Record<string, Measure> = {};
+      console.log(`${instances * ATTEMPTS} rollouts: cold (load ${load()})`);
+      r.cold = measure('cold', root, cache);
+      console.log(`${instances * ATTEMPTS} rollouts: warm (load ${load()})`);
+      r.warm = measure('warm', root, cache);
+      console.log(`${instances * ATTEMPTS} rollouts: cold in the worker (load ${load()})`);
+      r.worker = measure('worker', root, join(work, `worker-${instances}`));
+      results.set(instances, r);
+    }
+    const [small, large] = sizes.map((s) => results.get(s)!);
+    const label = (s: number) => `${(s * ATTEMPTS).toLocaleString('en')}`;
+    const row = (name: string, f: (m: Record<string, Measure>) => string) =>
+      console.log(`${name.padEnd(34)} ${f(small!).padStart(22)} ${f(large!).padStart(22)}`);
+    console.log(`\n${'rollouts'.padEnd(34)} ${label(sizes[0]!).padStart(22)} ${label(sizes[1]!).padStart(22)}`);
+    row('cold: wall / CPU (s)', (m) => `${(m.cold!.ms / 1000).toFixed(1)} / ${(m.cold!.cpuMs / 1000).toFixed(1)}`);
+    row('cold: peak RSS (MB)', (m) => m.cold!.peakRssMb.toFixed(0));
+    row('warm: wall / CPU (s)', (m) => `${(m.warm!.ms / 1000).toFixed(2)} / ${(m.warm!.cpuMs / 1000).toFixed(2)}`);
+    row('warm: peak RSS (MB)', (m) => m.warm!.peakRssMb.toFixed(0));
+    row('warm / cold: wall, CPU', (m) => `${((100 * m.warm!.ms) / m.cold!.ms).toFixed(1)}%, ${((100 * m.warm!.cpuMs) / m.cold!.cpuMs).toFixed(1)}%`);
+    row('again, same process: wall / CPU (s)', (m) => `${(m.warm!.againMs! / 1000).toFixed(2)} / ${(m.warm!.againCpuMs! / 1000).toFixed(2)}`);
+    row(
+      'again / cold: wall, CPU',
+      (m) => `${((100 * m.warm!.againMs!) / m.cold!.ms).toFixed(1)}%, ${((100 * m.warm!.againCpuMs!) / m.cold!.cpuMs).toFixed(1)}%`,
+    );
+    row('cold, this thread: lag max / p99 (ms)', (m) => `${m.cold!.lagMaxMs!.toFixed(0)} / ${m.cold!.lagP99Ms!.toFixed(0)}`);
+    row('cold, worker: wall / CPU (s)', (m) => `${(m.worker!.ms / 1000).toFixed(1)} / ${(m.worker!.cpuMs / 1000).toFixed(1)}`);
+    row('cold, worker: lag max / p99 (ms)', (m) => `${m.worker!.lagMaxMs!.toFixed(0)} / ${m.worker!.lagP99Ms!.toFixed(0)}`);
+    row('cold, worker: peak RSS (MB)', (m) => m.worker!.peakRssMb.toFixed(0));
+    for (const op of Object.keys(small!.warm!.table!)) row(`table: ${op} (ms)`, (m) => m.warm!.table![op]!.toFixed(0));
+    const ratio = large!.cold!.peakRssMb / small!.cold!.peakRssMb;
+    console.log(`\npeak RSS ${label(sizes[1]!)} / ${label(sizes[0]!)} = ${ratio.toFixed(2)}x (target < 2x); load average ${load()} at the end`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    if (!values.keep) rmSync(base, { recursive: true, force: true });
+  }
+}
+
+void main();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
@@ -252,6 +252,11 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     await waitUntil('the stepper shows step 2', () => shown() === 1);
     assert.equal(untitled(), before);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+
+    // The next session replaces this one: its trajectory file leaves the extension's storage.
+    assert.ok(existsSync(uri.fsPath));
+    await session.controller.start({ mode: 'live', image: IMAGE, repoDir, repoPath: '/repo', problemStatement: 'Money.allocate must keep every cent.' });
+    await waitUntil("the replaced session's trajectory file is deleted", () => !existsSync(path.dirname(uri.fsPath)));
   });
 
   it('replays the recording with every step matched in the Session view; the container files are served', async () => {

@@ -9,7 +9,7 @@ import { PolicyServer } from '../../extension/core/policy/scriptedPolicyServer';
 import { DEMO_MODEL, demoReply } from '../../scripts/demo/ledgerDemo';
 import { stopSessionLeavingNoContainer } from '../helpers/sessionE2e';
 import { launchBrowser, webviewFrame } from '../helpers/browser';
-import { THEMES, openFileInWebview, quickOpen, runCommand, setTheme } from '../helpers/workbench';
+import { THEMES, openFileInWebview, quickOpen, runCommand, setTheme, typeInQuickInput } from '../helpers/workbench';
 import { W101, W202 } from '../fixtures/rollouts/trainingRun';
 
 const url = process.env.SWE_WORKBENCH_E2E_URL;
@@ -62,6 +62,29 @@ async function openWith(page: Page, name: string): Promise<Frame> {
   await runCommand(page, 'View: Reopen Editor With...');
   await page.locator('.quick-input-list .monaco-list-row', { hasText: 'SWE Workbench Trajectory' }).first().click({ timeout: 15_000 });
   return webviewFrame(page, '#step-title', 30_000);
+}
+
+/**
+ * Runs the command titled exactly `title` from the Command Palette. `runCommand` presses Enter on
+ * the palette's first row, which for a short title such as "SWE Workbench: Step" can be another
+ * command (Go to Step…, Run to Step…): here the row whose whole label is the title is clicked.
+ */
+async function runExactCommand(page: Page, title: string): Promise<void> {
+  const label = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+  for (let attempt = 1; ; attempt++) {
+    const typed = await typeInQuickInput(page, 'Control+Shift+P', `>${title}`);
+    const row = page.locator('.quick-input-list .monaco-list-row', { has: page.locator('.label-name', { hasText: label }) }).first();
+    if (
+      typed &&
+      (await row.click({ timeout: 5_000 }).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
+    await page.keyboard.press('Escape');
+    if (attempt >= 6) throw new Error(`the Command Palette never listed '${title}'`);
+  }
 }
 
 /** The steps' numbers at the start of the Session view's step rows: people count from 1. */
@@ -287,7 +310,7 @@ describe("the README's five-minute walk through the demo", () => {
           });
 
           // One step by the policy: the stepper, on the last step, moves to it as it is done.
-          await runCommand(page, 'SWE Workbench: Step');
+          await runExactCommand(page, 'SWE Workbench: Step');
           await sessionRow(page, /paused before step 4/).waitFor({ timeout: 60_000 });
           await expectStep(3, 3);
           // The person goes back a step; the rest of the run joins the timeline without moving them.

@@ -121,6 +121,16 @@ export const trajectoryShowFinalPatch = requestType('trajectory/showFinalPatch',
 /** Host -> webview: select a step (the palette's "Go to Step"). */
 export const stepperReveal = notificationType('stepper/reveal', z.object({ index: StepIndex }));
 
+/**
+ * Host -> webview: the file grew (a running session's trajectory written again). `header` is the
+ * file's new header and `summaries` its steps from one the page may already have: the page adds
+ * those it lacks to the timeline, keeping its selection, filters and scroll, and moves to the new
+ * last step only when it showed the last one.
+ */
+const StepperAppendedSchema = z.object({ header: TrajectoryHeaderSchema, summaries: z.array(StepSummarySchema) });
+export type StepperAppended = z.infer<typeof StepperAppendedSchema>;
+export const stepperAppended = notificationType('stepper/appended', StepperAppendedSchema);
+
 /** The step on screen, which the host embeds when the view loads again (a request: webviews send no notifications). */
 export const stepperSelected = requestType('stepper/selected', z.object({ index: StepIndex }), z.object({}));
 

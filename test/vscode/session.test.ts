@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
@@ -229,9 +229,22 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.equal(first?.action.raw, 'grep -n "def allocate" ledger/money.py');
     assert.match(first?.observation ?? '', /^75:    def allocate\(self, ratios\):$/m);
 
-    // Each step the session runs comes into the stepper, which stays on the newest.
+    // Each step the session runs comes into the stepper, which stays on the newest: sent to the
+    // page, which appends it, not a page loaded again for each step.
+    await session.controller.step();
+    await waitUntil('the stepper follows the run to step 2', () => shown() === 1);
+    // A person who went back to step 1 stays there while the run goes on.
+    await vscode.commands.executeCommand('sweWorkbench.session.revealStep', 0);
+    await waitUntil('the stepper shows step 1', () => shown() === 0);
     assert.equal((await session.controller.continue()).reason, 'submitted');
-    await waitUntil('the stepper follows the run to step 4', () => shown() === 3);
+    const log = () => internals.trajectoryEditor.pageLog(uri);
+    await waitUntil('the page is sent the four steps', () => log().includes('appended: 4 steps'));
+    assert.equal(shown(), 0, 'the step the person chose stays on screen');
+    assert.deepEqual(
+      log().filter((entry) => entry.startsWith('boot')),
+      ['boot: 1 steps'],
+      `one page for the whole run: ${log().join(' | ')}`,
+    );
     const header = await stepperAnswer<TrajectoryHeader>(uri, 'trajectory/open', {});
     assert.equal(header.stepCount, 4);
     const { summaries } = await stepperAnswer<{ summaries: StepSummary[] }>(uri, 'steps/summaries', { start: 0, end: 4 });
@@ -252,6 +265,11 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     await waitUntil('the stepper shows step 2', () => shown() === 1);
     assert.equal(untitled(), before);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+
+    // The next session replaces this one: its trajectory file leaves the extension's storage.
+    assert.ok(existsSync(uri.fsPath));
+    await session.controller.start({ mode: 'live', image: IMAGE, repoDir, repoPath: '/repo', problemStatement: 'Money.allocate must keep every cent.' });
+    await waitUntil("the replaced session's trajectory file is deleted", () => !existsSync(path.dirname(uri.fsPath)));
   });
 
   it('replays the recording with every step matched in the Session view; the container files are served', async () => {

@@ -177,6 +177,11 @@ function errorList(errors: StepDetail['errors']): HTMLElement {
   ]);
 }
 
+/** A step's heading: "Step 3 of 12" (steps count from 1 for people). */
+export function stepTitle(index: number, stepCount: number | string): string {
+  return `Step ${index + 1} of ${stepCount}`;
+}
+
 export function renderStepDetail(
   detail: StepDetail,
   stepCount: number | string,
@@ -188,7 +193,7 @@ export function renderStepDetail(
   const buttons = (Object.keys(STEP_BUTTONS) as StepButton[]).filter((b) => STEP_BUTTONS[b].shows(detail)).map((b) => stepButton(b, detail, onPress));
   const toolbar = el('div', { className: 'step-actions', attrs: { role: 'toolbar', 'aria-label': 'Step actions' } }, buttons);
   const header = el('header', { className: 'detail-header' }, [
-    el('h1', { text: `Step ${detail.index + 1} of ${stepCount}`, attrs: { id: 'step-title' } }),
+    el('h1', { text: stepTitle(detail.index, stepCount), attrs: { id: 'step-title' } }),
     facts(detail),
     toolbar,
   ]);

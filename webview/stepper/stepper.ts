@@ -4,6 +4,7 @@ import {
   STEPPER_BOOT_ELEMENT,
   StepperBootSchema,
   StepperUiStateSchema,
+  stepperAppended,
   stepperReveal,
   stepperBoot,
   stepperIndexed,
@@ -17,6 +18,7 @@ import {
   type StepDetail,
   type StepperBoot,
   type StepperIndexed,
+  type StepperAppended,
   type StepSummary,
   type StepperUiState,
   type TrajectoryHeader,
@@ -25,7 +27,7 @@ import { codicon, el, renderFatal } from '../dom';
 import { formatCost, formatCount, formatSeconds, formatTokens } from '../format';
 import type { Host } from '../host';
 import { keyMove, moveSelection, visibleSteps, type Move } from './navigation';
-import { STEP_BUTTONS, buttonForKey, renderStepDetail, type StepButton } from './stepDetailView';
+import { STEP_BUTTONS, buttonForKey, renderStepDetail, stepTitle, type StepButton } from './stepDetailView';
 import { TimelineView } from './timelineView';
 import { errorText } from '../errorText';
 
@@ -109,6 +111,7 @@ export class Stepper {
     this.header = boot.header;
     this.indexing = boot.indexing === true;
     this.host.onNotification(stepperReveal, ({ index }) => void this.select(index));
+    this.host.onNotification(stepperAppended, (grown) => void this.append(grown));
     if (boot.detail) this.details.set(boot.detail.index, Promise.resolve(boot.detail));
     this.layout();
     this.addSummaries(boot.summaries);
@@ -145,9 +148,39 @@ export class Stepper {
     return true;
   }
 
+  /** Adds the summaries that follow those the timeline has (a range asked for and a grown file's may overlap). */
   private addSummaries(summaries: readonly StepSummary[]): void {
-    this.summaries.push(...summaries);
-    this.timeline.append(summaries);
+    const next = summaries.filter((s) => s.index >= this.summaries.length);
+    this.summaries.push(...next);
+    this.timeline.append(next);
+  }
+
+  /**
+   * The file grew while it is shown (a running session): its new steps join the timeline, the
+   * person's step, filters and scroll stay, and a page on the last step moves to the new last.
+   */
+  private async append({ header, summaries }: StepperAppended): Promise<void> {
+    if (this.indexing) return;
+    const atEnd = this.state.selected >= this.summaries.length - 1;
+    this.header = header;
+    this.showHeader();
+    const first = summaries[0]?.index ?? this.summaries.length;
+    if (first > this.summaries.length) {
+      // Steps between those the page has and those sent (a long file's ranges still coming in).
+      this.addSummaries(
+        (await this.host.request(stepsSummaries, { start: this.summaries.length, end: Math.min(first, this.summaries.length + MAX_STEP_RANGE) })).summaries,
+      );
+    }
+    this.addSummaries(summaries);
+    this.applyFilter(false);
+    const last = this.header.stepCount - 1;
+    if (atEnd && last > this.state.selected) {
+      await this.select(last);
+      return;
+    }
+    this.position.textContent = `Step ${this.state.selected + 1} / ${this.stepTotal}`;
+    const title = this.detail.querySelector('#step-title');
+    if (title) title.textContent = stepTitle(this.state.selected, this.stepTotal);
   }
 
   private layout(): void {
@@ -172,6 +205,8 @@ export class Stepper {
   /** Fills the title's facts, the tool filter and the run's header from `header` (again once the file is indexed). */
   private showHeader(): void {
     const h = this.header;
+    // Shown again as a running session's file grows: a problem statement the person opened stays open.
+    const open = this.runHeaderElement?.querySelector('details')?.open === true;
     const facts = [h.format, this.indexing ? 'indexing…' : `${h.stepCount} steps`, h.instanceId, h.model];
     this.titleFacts.textContent = facts.filter((f): f is string => typeof f === 'string' && f.length > 0).join(' · ');
     this.toolFilter.replaceChildren(
@@ -182,6 +217,8 @@ export class Stepper {
     if (this.indexing) this.toolFilter.setAttribute('disabled', '');
     else this.toolFilter.removeAttribute('disabled');
     const runHeader = this.runHeader();
+    const details = runHeader.querySelector('details');
+    if (details) details.open = open;
     this.runHeaderElement?.replaceWith(runHeader);
     this.runHeaderElement = runHeader;
   }

@@ -146,6 +146,7 @@ export function activateSession(
 ): { disposables: vscode.Disposable[]; api: SessionApi } {
   const files = new ContainerFileSystem();
   const controller = new SessionController(context.secrets, log, files, vscode.Uri.joinPath(context.globalStorageUri, 'sessions').fsPath);
+  void controller.removeStaleTrajectories().catch((error: unknown) => log.warn(`could not delete earlier sessions' trajectory files: ${errorText(error)}`));
   const tree = new SessionTreeProvider(controller);
   const status = new SessionStatusBar(controller);
   const nextAction = new NextActionFileSystem(controller);

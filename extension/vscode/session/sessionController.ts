@@ -1,5 +1,4 @@
 import * as path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { defined } from '../../core/defined';
 import { errorText } from '../../core/errors';
@@ -8,7 +7,7 @@ import { editedFile, type Breakpoint } from '../../core/session/breakpoints';
 import type { DebugSession, SessionEvent, StepComparison, Stop } from '../../core/session/debugSession';
 import { SnapshotKeeper } from '../../core/session/forkSnapshots';
 import { planSession, settleVersion, startSession, type ForkStart, type LiveSource } from '../../core/session/launcher';
-import { LiveTrajectoryFile, writeTrajectoryFile } from '../../core/session/trajectoryRecorder';
+import { LiveTrajectoryFile, removeStaleSessionFolders, sessionFolderName, writeTrajectoryFile } from '../../core/session/trajectoryRecorder';
 import { PolicyClient } from '../../core/policy/policyClient';
 import type { AciSession } from '../../core/aci/aciSession';
 import type { Step, Trajectory } from '../../core/trajectory/model';
@@ -190,7 +189,7 @@ export class SessionController extends Disposable {
         ...sandbox,
       });
       const scaffold = `${plan.scaffoldChoice.name}@${plan.scaffoldChoice.version}`;
-      const folder = path.join(this.sessionsFolder, randomUUID().slice(0, 8));
+      const folder = path.join(this.sessionsFolder, sessionFolderName());
       const session = new RunningSession(folder, launch, started.aci, started.debug, started.person, scaffold, started.fork);
       started.debug.on((event) => this.onEvent(session, event));
       this.writeTrajectory(session);
@@ -205,6 +204,7 @@ export class SessionController extends Disposable {
       return session;
     } catch (error) {
       // Cleared before the views hear of it: the status bar never stays on "starting" after a failure.
+      this.discard(this.session);
       this.session = undefined;
       this.starting = undefined;
       this.changed.fire(undefined);
@@ -326,13 +326,31 @@ export class SessionController extends Disposable {
     return count;
   }
 
-  /** Stops the session and removes the stopped sessions' snapshots with their containers (at deactivation). */
+  /** Stops the session and removes its trajectory file and the stopped sessions' snapshots with their containers (at deactivation). */
   async shutdown(): Promise<void> {
     try {
       await this.stop();
     } finally {
-      await this.keeper.dispose();
+      const session = this.session;
+      this.session = undefined;
+      await Promise.all([this.keeper.dispose(), session?.trajectoryFile.remove()]);
     }
+  }
+
+  /**
+   * Deletes the trajectory files that sessions of ended windows left in the sessions folder (a
+   * window that closed without deactivating, or crashed); those of windows still open stay.
+   */
+  async removeStaleTrajectories(): Promise<void> {
+    const removed = await removeStaleSessionFolders(this.sessionsFolder);
+    if (removed.length > 0) this.log.info(`removed the trajectory files of ${removed.length} earlier session${removed.length === 1 ? '' : 's'}`);
+  }
+
+  /** A session the window no longer shows (replaced by the next one): its trajectory file goes. */
+  private discard(session: RunningSession | undefined): void {
+    session?.trajectoryFile
+      .remove()
+      .catch((error: unknown) => this.log.warn(`${session.title}: could not delete its trajectory file ${session.trajectoryFile.file}: ${errorText(error)}`));
   }
 
   override dispose(): void {
@@ -350,6 +368,7 @@ export class SessionController extends Disposable {
   }
 
   private setStarting(launch: SessionLaunch): void {
+    this.discard(this.session);
     this.session = undefined;
     this.starting = launch.image;
     this.changed.fire(undefined);

@@ -7,6 +7,7 @@ import type { ProtocolError } from '../../protocol/ipc';
 import { ProtocolFailure } from '../../protocol/ipc';
 import {
   STEPPER_BOOT_ELEMENT,
+  stepperAppended,
   stepperBoot,
   stepperIndexed,
   stepperReveal,
@@ -242,8 +243,10 @@ export class StepperSession extends Disposable {
   }
 
   /**
-   * The file was rewritten with `stepCount` steps (a running session's trajectory): the page is
-   * rendered again from it, on the new last step when it showed the last one, else on its step.
+   * The file was rewritten with `stepCount` steps (a running session's trajectory). A page that
+   * runs is sent the new steps, which it appends (keeping the person's step and scroll, or moving
+   * to the new last step when it showed the last); a page loading or hidden is rendered again
+   * from the file, on the new last step when it showed the last one, else on its step.
    */
   follow(stepCount: number): Promise<void> {
     // One after another: a page rendered for an older file must not land after a newer one.
@@ -261,8 +264,19 @@ export class StepperSession extends Disposable {
           () => undefined,
         )
       : undefined;
-    const atEnd = previous === undefined || this.selected >= previous - 1;
     this.document.reset();
+    if (this.booted && this.panel.visible && previous !== undefined) {
+      const trajectory = await this.document.light();
+      const summaries = await this.document.summaries();
+      if (this.isDisposed) return;
+      // A file that lost steps is not a session's growing trajectory: shown anew below.
+      if (summaries.length >= previous) {
+        this.messenger.notify(stepperAppended, { header: toTrajectoryHeader(trajectory, this.document.fileName), summaries: summaries.slice(previous) });
+        this.pageLog.push(`appended: ${summaries.length} steps`);
+        return;
+      }
+    }
+    const atEnd = previous === undefined || this.selected >= previous - 1;
     this.booted = false;
     await this.render(atEnd ? Math.max(0, stepCount - 1) : this.selected, true);
   }

@@ -18,7 +18,7 @@ import { loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';
 import { CliError, parseCommandArgs, type Command } from './command';
 
-const USAGE = `usage: swe-workbench run --task TASK.json --policy-url URL --model NAME --out FILE
+const usage = () => `usage: swe-workbench run --task TASK.json --policy-url URL --model NAME --out FILE
                          [--max-steps N] [--fork TRAJ --at N] [--scaffold S] [--api-key KEY]
                          [--temperature T] [--top-p P] [--top-k K] [--min-p P] [--max-tokens N]
                          [--seed N] [--stream] [--logprobs K] [--token-ids] [--observation-window N]
@@ -132,11 +132,11 @@ export const command: Command = {
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
-      ctx.stdout.write(USAGE + '\n');
+      ctx.stdout.write(usage() + '\n');
       return 0;
     }
-    if (positionals.length > 0) throw new CliError(`unexpected argument '${positionals[0]}'\n\n${USAGE}`);
-    if (!values.task || !values['policy-url'] || !values.out) throw new CliError(`--task, --policy-url and --out are required\n\n${USAGE}`);
+    if (positionals.length > 0) throw new CliError(`unexpected argument '${positionals[0]}'\n\n${usage()}`);
+    if (!values.task || !values['policy-url'] || !values.out) throw new CliError(`--task, --policy-url and --out are required\n\n${usage()}`);
     if ((values.fork === undefined) !== (values.at === undefined)) throw new CliError('--fork and --at go together');
     const maxSteps = numberOption('--max-steps', values['max-steps'], true);
     const at = numberOption('--at', values.at, true);

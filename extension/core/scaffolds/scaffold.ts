@@ -12,10 +12,11 @@ import type { ParsedReply } from '../policy/scaffolds';
 import type { Sandbox } from '../runtime/sandbox';
 import type { ShellStartup } from '../runtime/shellSession';
 import type { TaskStatement } from './swe-agent/agentPrompts';
+import type { TrajectoryFormatDefinition } from '../trajectory/formatRegistry';
 import type { Action, Step, Trajectory } from '../trajectory/model';
 
-export const SCAFFOLD_NAMES = ['swe-agent', 'mini-swe-agent', 'r2e-gym', 'openhands', 'terminus-2'] as const;
-export type ScaffoldName = (typeof SCAFFOLD_NAMES)[number];
+/** An installed family's name (`registry.ts`; the families are composed in `extension/families.ts`). */
+export type ScaffoldName = string;
 
 /** How a model writes its action in a reply. */
 type ReplyFormat = 'function_calling' | 'thought_action' | 'xml_function_calling' | 'bash_block' | 'terminus_json' | 'terminus_xml';
@@ -95,6 +96,8 @@ export function toolsCalled(recording: Trajectory): Set<string> {
 
 export interface ScaffoldFamily {
   readonly name: ScaffoldName;
+  /** The family's own recording formats (fingerprint, importer, exporter), registered when the family is installed. */
+  readonly formats?: readonly TrajectoryFormatDefinition[];
   /** Known versions, oldest first; the last is the default for a live run. */
   readonly versions: readonly string[];
   /**

@@ -20,6 +20,9 @@ const BY_TOOL: ReadonlyArray<[RegExp, ActionKind]> = [
   [/^(definition|references|hover|lsp)/, 'lsp'],
 ];
 
+/** The words of mini-swe-agent's command that ends a run and submits (1.x and 0.x). */
+export const MINI_SUBMIT_MARKERS = /COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT/;
+
 /** The editor tools that take a `command` argument (SWE-agent edit_anthropic, OpenHands, R2E-Gym). */
 const EDITOR_TOOLS = /^(str_replace_editor|file_editor|edit_file_tool|str_replace_based_edit_tool)$/;
 const EDITOR_COMMANDS: Readonly<Record<string, ActionKind>> = {

@@ -1,3 +1,4 @@
+import '../../helpers/families';
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseReply, splitThoughtAction } from '../../../extension/core/policy/scaffolds';

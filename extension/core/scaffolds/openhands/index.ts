@@ -17,6 +17,7 @@ import type { ParsedReply } from '../../policy/scaffolds';
 import { toolsCalled, type Scaffold, type ScaffoldFamily } from '../scaffold';
 import { openHandsEdit } from './editorEdit';
 import { openHandsView } from './editorView';
+import { openHandsFormat } from './format';
 
 const BUNDLE = 'openhands';
 /** Actions that only talk (to the user, or to itself): nothing runs, nothing is observed. */
@@ -232,6 +233,7 @@ export function createOpenHands(version = 'codeact'): Scaffold {
 
 export const openHandsFamily: ScaffoldFamily = {
   name: 'openhands',
+  formats: [openHandsFormat],
   versions: ['codeact'],
   detect(recording) {
     if (recording.format === 'openhands') return { version: 'codeact', reason: 'an OpenHands event stream (`source`/`action`/`observation` events)' };

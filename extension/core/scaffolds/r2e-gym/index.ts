@@ -20,6 +20,7 @@ import { parseR2eAction, r2eActionText, splitR2eReply } from '../../parsing/r2eA
 import { R2E_FINISHED, r2eObservation, runR2eTool } from './runtime';
 import { R2E_PROGRAM_PATH, R2E_TOOL_DIR, R2E_TOOL_NAMES, R2E_TOOL_PROGRAM } from './toolProgram';
 import { R2E_TOOL_SPECS } from './toolSpecs';
+import { r2eGymFormat } from './format';
 
 const R2E_VERSION = '69bc953';
 const BUNDLE = 'r2e-gym';
@@ -192,6 +193,7 @@ export function createR2eGym(version = R2E_VERSION): Scaffold {
 
 export const r2eGymFamily: ScaffoldFamily = {
   name: 'r2e-gym',
+  formats: [r2eGymFormat],
   versions: [R2E_VERSION],
   detect(recording: Trajectory) {
     if (recording.format === 'r2e-gym') return { version: R2E_VERSION, reason: 'an R2E-Gym JSONL record (`trajectory_steps` with `<function=...>` actions)' };

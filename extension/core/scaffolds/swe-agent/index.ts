@@ -13,6 +13,7 @@ import { readVersionEvidence } from './versionEvidence';
 import type { ShellStartup } from '../../runtime/shellSession';
 import type { Trajectory } from '../../trajectory/model';
 import type { Scaffold, ScaffoldFamily } from '../scaffold';
+import { sweAgentFormat } from './format';
 
 /** How the recording's actions were written (SWE-agent's `parse_function` type). @internal */
 export function replyFormatOf(parseFunction: string | undefined): ReplyFormatName {
@@ -59,6 +60,7 @@ export function createSweAgent(
 
 export const sweAgentFamily: ScaffoldFamily = {
   name: 'swe-agent',
+  formats: [sweAgentFormat],
   versions: SWE_AGENT_VERSIONS,
   detect(recording) {
     if (recording.format !== 'swe-agent') return undefined;

@@ -6,6 +6,7 @@
 import type { Trajectory } from '../trajectory/model';
 import { registerFormat } from '../trajectory/formatRegistry';
 import '../trajectory/formats';
+import { registerToolKinds } from '../trajectory/actionKind';
 import type { Scaffold, ScaffoldChoice, ScaffoldFamily, ScaffoldName } from './scaffold';
 import { LATEST_SWE_AGENT_VERSION } from '../aci/sweAgentVersion';
 
@@ -13,14 +14,17 @@ let installedFamilies: readonly ScaffoldFamily[] = [];
 
 /**
  * Installs the program's families, in the order detection asks them, and registers their
- * trajectory formats. Called once where the program starts; installing the same list again does nothing.
+ * trajectory formats and tool kinds. Called once where the program starts; installing the same list again does nothing.
  */
 export function installFamilies(families: readonly ScaffoldFamily[]): void {
   if (installedFamilies.length > 0) {
     if (families.length === installedFamilies.length && families.every((f, i) => f === installedFamilies[i])) return;
     throw new Error('the scaffold families are already installed, as another list');
   }
-  for (const f of families) for (const format of f.formats ?? []) registerFormat(format);
+  for (const f of families) {
+    for (const format of f.formats ?? []) registerFormat(format);
+    if (f.toolKinds) registerToolKinds(f.toolKinds);
+  }
   installedFamilies = families;
 }
 

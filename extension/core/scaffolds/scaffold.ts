@@ -12,6 +12,7 @@ import type { ParsedReply } from '../policy/scaffolds';
 import type { Sandbox } from '../runtime/sandbox';
 import type { ShellStartup } from '../runtime/shellSession';
 import type { TaskStatement } from './swe-agent/agentPrompts';
+import type { ToolKind } from '../trajectory/actionKind';
 import type { TrajectoryFormatDefinition } from '../trajectory/formatRegistry';
 import type { Action, Step, Trajectory } from '../trajectory/model';
 
@@ -98,6 +99,8 @@ export interface ScaffoldFamily {
   readonly name: ScaffoldName;
   /** The family's own recording formats (fingerprint, importer, exporter), registered when the family is installed. */
   readonly formats?: readonly TrajectoryFormatDefinition[];
+  /** What the family's own tools do, for the stepper's icons, the output-error rule and the compare view (`core/trajectory/actionKind.ts`). */
+  readonly toolKinds?: Readonly<Record<string, ToolKind>>;
   /** Known versions, oldest first; the last is the default for a live run. */
   readonly versions: readonly string[];
   /**

@@ -27,6 +27,12 @@ export interface TrajectoryFormatDefinition {
   import(value: unknown, ctx: ImportContext): Trajectory;
   /** Writes a trajectory as the tool that reads this format expects, with its usual file ending. */
   readonly exporter?: { readonly extension: string; write(t: Trajectory): string };
+  /**
+   * Files of this format always say what was submitted, nothing included (SWE-agent's
+   * `info.submission`, null when nothing): a missing submission is then an empty one. In the
+   * others (rLLM, SkyRL, plain messages) it means nothing.
+   */
+  readonly recordsSubmission?: boolean;
   /** How a large file is read a step at a time from its byte index (`stepSource.ts`); without it, a file is parsed whole. */
   readonly indexed?: IndexedReading;
 }

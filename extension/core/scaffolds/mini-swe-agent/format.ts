@@ -27,6 +27,8 @@ export const miniSweAgentFormat: TrajectoryFormatDefinition = {
           : isObject(o) && Array.isArray(o.messages) && isObject(o.info) && ('mini_version' in o.info || 'config' in o.info),
     },
   ],
+  // `info.submission`
+  recordsSubmission: true,
   import: importMiniSweAgent,
   indexed: miniSweAgentIndexedSteps,
   exporter: { extension: '.traj.json', write: toMiniSweAgentTraj },

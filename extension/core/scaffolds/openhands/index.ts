@@ -234,6 +234,20 @@ export function createOpenHands(version = 'codeact'): Scaffold {
 export const openHandsFamily: ScaffoldFamily = {
   name: 'openhands',
   formats: [openHandsFormat],
+  toolKinds: {
+    run: 'run',
+    execute_bash: 'run',
+    cmd_run: 'run',
+    run_ipython: 'run',
+    execute_ipython_cell: 'run',
+    read: 'view',
+    edit: 'edit',
+    str_replace_editor: 'editor',
+    think: 'think',
+    message: 'think',
+    finish: 'submit',
+    browse: 'browse',
+  },
   versions: ['codeact'],
   detect(recording) {
     if (recording.format === 'openhands') return { version: 'codeact', reason: 'an OpenHands event stream (`source`/`action`/`observation` events)' };

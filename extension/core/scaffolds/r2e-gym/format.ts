@@ -7,6 +7,8 @@ import { toR2eGymRecord } from './exporter';
 export const r2eGymFormat: TrajectoryFormatDefinition = {
   name: 'r2e-gym',
   fingerprints: [{ rank: 30, matches: (o) => isObject(o) && Array.isArray(o.trajectory_steps) }],
+  // `output_patch`
+  recordsSubmission: true,
   import: importR2eGym,
   exporter: { extension: '.jsonl', write: toR2eGymRecord },
 };

@@ -194,6 +194,7 @@ export function createR2eGym(version = R2E_VERSION): Scaffold {
 export const r2eGymFamily: ScaffoldFamily = {
   name: 'r2e-gym',
   formats: [r2eGymFormat],
+  toolKinds: { execute_bash: 'run', file_editor: 'editor', search: 'search', finish: 'submit' },
   versions: [R2E_VERSION],
   detect(recording: Trajectory) {
     if (recording.format === 'r2e-gym') return { version: R2E_VERSION, reason: 'an R2E-Gym JSONL record (`trajectory_steps` with `<function=...>` actions)' };

@@ -11,6 +11,8 @@ export const sweAgentFormat: TrajectoryFormatDefinition = {
     { rank: 50, matches: (o) => isObject(o) && (Array.isArray(o.trajectory) || Array.isArray(o.attempts)) },
     { rank: 60, matches: (o) => isObject(o) && Array.isArray(o.history) && isMessageList(o.history) },
   ],
+  // `info.submission, null when nothing`
+  recordsSubmission: true,
   import: importSweAgent,
   indexed: sweAgentIndexedSteps,
   exporter: { extension: '.traj', write: toSweAgentTraj },

@@ -61,6 +61,20 @@ export function createSweAgent(
 export const sweAgentFamily: ScaffoldFamily = {
   name: 'swe-agent',
   formats: [sweAgentFormat],
+  toolKinds: {
+    open: 'view',
+    goto: 'view',
+    scroll_up: 'view',
+    scroll_down: 'view',
+    create: 'create',
+    edit: 'edit',
+    linting_edit: 'edit',
+    search_dir: 'search',
+    search_file: 'search',
+    find_file: 'search',
+    submit: 'submit',
+    str_replace_editor: 'editor',
+  },
   versions: SWE_AGENT_VERSIONS,
   detect(recording) {
     if (recording.format !== 'swe-agent') return undefined;

@@ -8,7 +8,7 @@
 import type { AciConfig, ToolResult } from '../aci/toolDefinition';
 import type { OpenAiToolSpec, ToolSet } from '../aci/toolRegistry';
 import type { PolicyReply } from '../policy/policyClient';
-import type { ParsedReply } from '../policy/scaffolds';
+import type { ParsedReply } from '../policy/replyFormats';
 import type { Sandbox } from '../runtime/sandbox';
 import type { ShellStartup } from '../runtime/shellSession';
 import type { TaskStatement } from './swe-agent/agentPrompts';

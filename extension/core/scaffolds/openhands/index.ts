@@ -13,7 +13,7 @@ import { currentPatch } from '../../aci/submitTools';
 import { defineTool, type ToolDefinition } from '../../aci/toolDefinition';
 import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
 import type { PolicyReply } from '../../policy/policyClient';
-import type { ParsedReply } from '../../policy/scaffolds';
+import type { ParsedReply } from '../../policy/replyFormats';
 import { toolsCalled, type Scaffold, type ScaffoldFamily } from '../scaffold';
 import { openHandsEdit } from './editorEdit';
 import { openHandsView } from './editorView';

@@ -10,7 +10,7 @@ import { currentPatch } from '../../aci/submitTools';
 import { defineTool, type ToolDefinition } from '../../aci/toolDefinition';
 import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
 import type { PolicyReply } from '../../policy/policyClient';
-import type { ParsedReply } from '../../policy/scaffolds';
+import type { ParsedReply } from '../../policy/replyFormats';
 import { shellQuote } from '../../parsing/shellWords';
 import type { Sandbox } from '../../runtime/sandbox';
 import { DEFAULT_R2E_IMAGE, NeedsR2eImageError } from '../../runtime/r2eImage';

@@ -6,7 +6,7 @@ import { aciConfigForRecording } from './recordingConfig';
 import { ToolSet07 } from '../../aci/windowed07';
 import { DEFAULT_BUNDLES, toolSetFor } from '../../aci/standardTools';
 import { DEFAULT_OBSERVATION_TEMPLATE } from '../../policy/context';
-import { parseReply, type Scaffold as ReplyFormatName } from '../../policy/scaffolds';
+import { parseReply, type SweAgentReplyFormat as ReplyFormatName } from '../../policy/replyFormats';
 import { DEFAULT_SYSTEM_PROMPT, instructionsFor } from './agentPrompts';
 import { SWE_AGENT_VERSIONS, parseSweAgentVersion, type SweAgentVersion } from '../../aci/sweAgentVersion';
 import { readVersionEvidence } from './versionEvidence';

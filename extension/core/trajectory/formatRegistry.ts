@@ -20,6 +20,9 @@ interface FormatFingerprint {
   matches(value: unknown): boolean;
 }
 
+/** What a run's exit status says about how it ended, as the rollouts' failure taxonomy classes it. */
+export type ExitClass = 'infra' | 'evaluation' | 'context' | 'maxSteps' | 'budget' | 'commandTimeout' | 'format' | 'stuck' | 'finished';
+
 export interface TrajectoryFormatDefinition {
   readonly name: string;
   readonly fingerprints: readonly FormatFingerprint[];
@@ -33,6 +36,11 @@ export interface TrajectoryFormatDefinition {
    * others (rLLM, SkyRL, plain messages) it means nothing.
    */
   readonly recordsSubmission?: boolean;
+  /**
+   * The exit statuses this format's runs end with, lower-cased, by what they mean (each pattern
+   * one alternative of the class's; core/rollouts/failureTaxonomy.ts joins every format's).
+   */
+  readonly exitStatuses?: Readonly<Partial<Record<ExitClass, RegExp>>>;
   /** How a large file is read a step at a time from its byte index (`stepSource.ts`); without it, a file is parsed whole. */
   readonly indexed?: IndexedReading;
 }

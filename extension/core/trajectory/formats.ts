@@ -45,6 +45,7 @@ const rllm: TrajectoryFormatDefinition = {
     },
     { rank: 90, matches: (o) => isObject(o) && Array.isArray(o.steps) && ('uid' in o || 'reward' in o) && isRllmStepList(o.steps) },
   ],
+  exitStatuses: { context: /prompt_length|response_length/, maxSteps: /max_turns|turns_exceeded/, budget: /^timeout$/, finished: /^env_done$/ },
   import: importRllm,
 };
 
@@ -58,6 +59,16 @@ const canonical: TrajectoryFormatDefinition = {
 const skyrl: TrajectoryFormatDefinition = {
   name: 'skyrl',
   fingerprints: [{ rank: 100, matches: (o) => isObject(o) && Array.isArray(o.messages) && ('trajectory_id' in o || 'finish_reason' in o) }],
+  exitStatuses: {
+    infra: /error_runtime/,
+    evaluation: /error_evaluation/,
+    context: /context_window/,
+    maxSteps: /max_iterations/,
+    commandTimeout: /cmd_timeout/,
+    format: /bad_llm_response/,
+    stuck: /stuck_in_a_loop/,
+    finished: /^finish_tool$/,
+  },
   import: importSkyRl,
 };
 

@@ -29,6 +29,7 @@ export const miniSweAgentFormat: TrajectoryFormatDefinition = {
   ],
   // `info.submission`
   recordsSubmission: true,
+  exitStatuses: { budget: /limitsexceeded/, commandTimeout: /executiontimeouterror/, format: /formaterror/, finished: /^submitted$/ },
   import: importMiniSweAgent,
   indexed: miniSweAgentIndexedSteps,
   exporter: { extension: '.traj.json', write: toMiniSweAgentTraj },

@@ -13,6 +13,7 @@ function isEventList(list: unknown[]): boolean {
 export const openHandsFormat: TrajectoryFormatDefinition = {
   name: 'openhands',
   fingerprints: [{ rank: 40, matches: (o) => (Array.isArray(o) ? isEventList(o) : isObject(o) && Array.isArray(o.history) && isEventList(o.history)) }],
+  exitStatuses: { stuck: /stuck in a loop/, finished: /^finished$/ },
   import: importOpenHands,
   exporter: { extension: '.jsonl', write: toOpenHandsOutputLine },
 };

@@ -9,6 +9,7 @@ export const r2eGymFormat: TrajectoryFormatDefinition = {
   fingerprints: [{ rank: 30, matches: (o) => isObject(o) && Array.isArray(o.trajectory_steps) }],
   // `output_patch`
   recordsSubmission: true,
+  exitStatuses: { context: /token_limit/, maxSteps: /max_step/, budget: /time_limit/, finished: /^agent$/ },
   import: importR2eGym,
   exporter: { extension: '.jsonl', write: toR2eGymRecord },
 };

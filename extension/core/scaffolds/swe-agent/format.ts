@@ -13,6 +13,14 @@ export const sweAgentFormat: TrajectoryFormatDefinition = {
   ],
   // `info.submission, null when nothing`
   recordsSubmission: true,
+  exitStatuses: {
+    infra: /exit_environment_error|exit_api|^exit_error/,
+    context: /exit_context/,
+    budget: /exit_cost|total_execution_time/,
+    commandTimeout: /exit_command_timeout/,
+    format: /exit_format/,
+    finished: /^submitted$/,
+  },
   import: importSweAgent,
   indexed: sweAgentIndexedSteps,
   exporter: { extension: '.traj', write: toSweAgentTraj },

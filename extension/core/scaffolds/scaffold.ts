@@ -19,8 +19,12 @@ import type { Action, Step, Trajectory } from '../trajectory/model';
 /** An installed family's name (`registry.ts`; the families are composed in `extension/families.ts`). */
 export type ScaffoldName = string;
 
-/** How a model writes its action in a reply. */
-type ReplyFormat = 'function_calling' | 'thought_action' | 'xml_function_calling' | 'bash_block' | 'terminus_json' | 'terminus_xml';
+/**
+ * How a model writes its action in a reply, by the name the family's own config gives it
+ * (`function_calling`, `thought_action`, `xml_function_calling`, `bash_block`, `terminus_json`...);
+ * recorded as `meta.parseFunction`. Each family reads its own (`Scaffold.parseReply`).
+ */
+type ReplyFormat = string;
 
 /** One scaffold at one version, bound to a recording's settings (or a live run's defaults). */
 export interface Scaffold {

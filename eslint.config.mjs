@@ -15,9 +15,9 @@ const CORE = {
   output: [],
   runtime: [],
   aci: ['parsing', 'runtime'],
-  trajectory: ['input', 'parsing', 'aci'],
+  trajectory: ['input', 'parsing'],
   policy: ['parsing', 'aci', 'trajectory'],
-  scaffolds: ['diff', 'parsing', 'runtime', 'aci', 'trajectory', 'policy'],
+  scaffolds: ['diff', 'input', 'parsing', 'runtime', 'aci', 'trajectory', 'policy'],
   reward: ['diff', 'input', 'trajectory'],
   bugs: ['diff', 'input', 'reward', 'runtime'],
   rollouts: ['diff', 'input', 'reward', 'runtime', 'trajectory'],
@@ -77,6 +77,15 @@ export default tseslint.config(
     paths: [vscodeApi, ...nodeBuiltins.map((name) => ({ name, message: 'presenters are pure: no Node, so they run anywhere' }))],
     patterns: [
       upward(['**/vscode/**', '**/cli/**', '../../webview/**'], 'presenters turn core results into view data; the glue imports them, not the other way'),
+    ],
+  }),
+  restrict(['extension/families.ts'], {
+    paths: [vscodeApi],
+    patterns: [
+      upward(
+        ['**/vscode/**', '**/cli/**', '**/views/**', '**/protocol/**', '**/webview/**'],
+        "the families' composition root lists core/scaffolds' families and nothing else",
+      ),
     ],
   }),
   restrict(['extension/cli/**/*.ts'], {

@@ -15,6 +15,7 @@
  * Usage: node --import tsx bench/aci/families.ts [--rounds N] [--tty]
  *   --tty runs the sandbox's shell under a pseudo-terminal, as SWE-agent 1.x recordings do.
  */
+import '../../test/helpers/families';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -18,6 +18,7 @@
  * it; the base image has none). Prints ours/raw and peer/ours; asserts nothing.
  * Usage: node --import tsx bench/aci/peers.ts [--rounds N]   (needs ../shared/oracles)
  */
+import '../../test/helpers/families';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';

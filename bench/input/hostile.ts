@@ -8,6 +8,7 @@
  *    with its trajectory, and one assistant message with 100,000 tool calls and their replies.
  * Run: node --import tsx bench/input/hostile.ts
  */
+import '../../test/helpers/families';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

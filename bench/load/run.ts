@@ -10,6 +10,7 @@
  *
  *   node --import tsx bench/load/run.ts [--steps 150] [--mb 50,500] [--reps 3]
  */
+import '../../test/helpers/families';
 import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';

@@ -8,6 +8,7 @@
  *   export   index + exportSft of all 10,000 rollouts to a JSONL file (streamed, atomic)
  * Usage: node --import tsx bench/rollouts/recipes.ts [--rounds N]
  */
+import '../../test/helpers/families';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';

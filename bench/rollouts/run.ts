@@ -11,6 +11,7 @@
  *           extension host re-indexing), where the fixed costs of a fresh process are paid
  * Usage: node --import tsx bench/rollouts/run.ts [--rounds N] [--keep DIR]
  */
+import '../../test/helpers/families';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';

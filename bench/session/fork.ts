@@ -15,6 +15,7 @@
  * vs a differential against the session's level-0 dump, and a fork's restore from level 0 + differential.
  * Usage: node --import tsx bench/session/fork.ts [--rounds N] [--large-mb N]
  */
+import '../../test/helpers/families';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -7,6 +7,7 @@
  * Reports the median time per step of each and the ratio ours/raw.
  * Usage: node --import tsx bench/session/replay.ts [--rounds N]
  */
+import '../../test/helpers/families';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

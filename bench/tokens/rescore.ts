@@ -9,6 +9,7 @@
  * No figure is asserted.
  * Usage: node --import tsx bench/tokens/rescore.ts [--rollouts 1000] [--small 500] [--in-flight 8]
  */
+import '../../test/helpers/families';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';

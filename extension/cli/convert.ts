@@ -3,18 +3,18 @@
  * another as the tool that reads it expects (SWE-agent's inspector, mini-swe-agent, R2E-Gym,
  * OpenHands, Harbor's ATIF, or canonical JSON). The file is written whole or not at all.
  */
-import { EXPORT_FORMATS, type ExportFormat } from '../core/trajectory/exporters';
+import { exportFormats } from '../core/trajectory/exporters';
 import { writeTrajectoryFile } from '../core/session/trajectoryRecorder';
 import { loadTrajectory } from '../core/trajectory/load';
 import { CliError, parseCommandArgs, type Command } from './command';
-import { TRAJECTORY_INPUT_OPTIONS, TRAJECTORY_INPUT_USAGE, trajectoryInput } from './trajectoryInput';
+import { TRAJECTORY_INPUT_OPTIONS, trajectoryInputUsage, trajectoryInput } from './trajectoryInput';
 
-const USAGE = `usage: swe-workbench convert FILE --to FORMAT --out OUT [--format NAME] [--record N]
+const usage = () => `usage: swe-workbench convert FILE --to FORMAT --out OUT [--format NAME] [--record N]
 
 Reads a trajectory in any supported format and writes it in another.
-  --to FORMAT     ${EXPORT_FORMATS.join(', ')}
+  --to FORMAT     ${exportFormats().join(', ')}
   --out OUT       the file to write (replaced atomically; nothing is written on an error)
-${TRAJECTORY_INPUT_USAGE}`;
+${trajectoryInputUsage()}`;
 
 export const command: Command = {
   async run(argv, ctx) {
@@ -25,18 +25,18 @@ export const command: Command = {
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
-      ctx.stdout.write(USAGE + '\n');
+      ctx.stdout.write(usage() + '\n');
       return 0;
     }
     const [file, ...extra] = positionals;
-    if (!file || extra.length > 0) throw new CliError(`expected exactly one FILE\n\n${USAGE}`);
-    if (values.to === undefined || !(EXPORT_FORMATS as readonly string[]).includes(values.to)) {
-      throw new CliError(`--to: expected one of ${EXPORT_FORMATS.join(', ')}, got ${values.to === undefined ? 'nothing' : `'${values.to}'`}`);
+    if (!file || extra.length > 0) throw new CliError(`expected exactly one FILE\n\n${usage()}`);
+    if (values.to === undefined || !exportFormats().includes(values.to)) {
+      throw new CliError(`--to: expected one of ${exportFormats().join(', ')}, got ${values.to === undefined ? 'nothing' : `'${values.to}'`}`);
     }
-    if (!values.out) throw new CliError(`--out is required\n\n${USAGE}`);
+    if (!values.out) throw new CliError(`--out is required\n\n${usage()}`);
     const input = trajectoryInput(values);
     const loaded = await loadTrajectory(file, { ...input, signal: ctx.signal });
-    await writeTrajectoryFile(values.out, loaded.trajectory, values.to as ExportFormat);
+    await writeTrajectoryFile(values.out, loaded.trajectory, values.to);
     ctx.stdout.write(`${values.out}: ${values.to}, ${loaded.trajectory.steps.length} steps (read as ${loaded.format} from ${file})\n`);
     return 0;
   },

@@ -13,13 +13,13 @@ import { LOSS_MASKED_FINISH_REASONS } from '../core/trajectory/importers/skyrl';
 import { detectScaffold, describeChoice } from '../core/scaffolds/registry';
 import { evidenceOf } from '../core/scaffolds/swe-agent/versionEvidence';
 import { CliError, parseCommandArgs, type Command } from './command';
-import { TRAJECTORY_INPUT_OPTIONS, TRAJECTORY_INPUT_USAGE, trajectoryInput } from './trajectoryInput';
+import { TRAJECTORY_INPUT_OPTIONS, trajectoryInputUsage, trajectoryInput } from './trajectoryInput';
 
-const USAGE = `usage: swe-workbench inspect FILE [--format NAME] [--record N] [--json]
+const usage = () => `usage: swe-workbench inspect FILE [--format NAME] [--record N] [--json]
 
 Reads a trajectory (SWE-agent .traj, mini-swe-agent, OpenHands events or output.jsonl, R2E-Gym
 JSONL, rLLM, SkyRL, OpenAI messages, or canonical JSON) and prints a summary, one line a step.
-${TRAJECTORY_INPUT_USAGE}
+${trajectoryInputUsage()}
   --json          print the canonical trajectory as JSON`;
 
 function size(chars: number): string {
@@ -103,11 +103,11 @@ export const command: Command = {
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
-      ctx.stdout.write(USAGE + '\n');
+      ctx.stdout.write(usage() + '\n');
       return 0;
     }
     const [file, ...extra] = positionals;
-    if (!file || extra.length > 0) throw new CliError(`expected exactly one FILE\n\n${USAGE}`);
+    if (!file || extra.length > 0) throw new CliError(`expected exactly one FILE\n\n${usage()}`);
     const options = { ...trajectoryInput(values), signal: ctx.signal };
     ctx.stdout.write(values.json ? toCanonicalJson((await loadTrajectory(file, options)).trajectory) : await summarize(await openSteps(file, options)));
     return 0;

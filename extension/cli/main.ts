@@ -48,6 +48,8 @@ async function main(argv: string[]): Promise<number> {
     stderr.stream.write(`swe-workbench: unknown command '${name}'\n\n${usage()}\n`);
     return 2;
   }
+  // The families (and the formats they read) are installed before a command module is loaded, so its usage text lists them.
+  (await import('../families')).installScaffoldFamilies();
   const command = await load();
   const controller = new AbortController();
   const onSignal = () => controller.abort('interrupted');

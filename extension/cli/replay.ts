@@ -14,7 +14,7 @@ import type { DebugSession, Stop } from '../core/session/debugSession';
 import { bundleList, toolSetOption } from './bundleOption';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 
-const USAGE = `usage: swe-workbench replay TRAJ --image IMAGE --repo DIR [--until N] [--json]
+const usage = () => `usage: swe-workbench replay TRAJ --image IMAGE --repo DIR [--until N] [--json]
                             [--workdir PATH] [--scaffold NAME@VERSION] [--bundles a,b] [--forgive a,b]
 
 Replays the recorded actions of TRAJ (any supported format) in a container of IMAGE with DIR
@@ -92,12 +92,12 @@ export const command: Command = {
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
-      ctx.stdout.write(USAGE + '\n');
+      ctx.stdout.write(usage() + '\n');
       return 0;
     }
     const [file, ...extra] = positionals;
-    if (!file || extra.length > 0) throw new CliError(`expected one trajectory file\n\n${USAGE}`);
-    if (!values.image || !values.repo) throw new CliError(`--image and --repo are required\n\n${USAGE}`);
+    if (!file || extra.length > 0) throw new CliError(`expected one trajectory file\n\n${usage()}`);
+    if (!values.image || !values.repo) throw new CliError(`--image and --repo are required\n\n${usage()}`);
     const until = nonNegativeInteger('--until', values.until);
     const normalisers = normalisersOption(values.forgive);
     const { trajectory } = await loadTrajectory(file, { signal: ctx.signal });

@@ -10,7 +10,7 @@ import { readJsonDocument } from '../core/input/jsonDocument';
 import type { ReadOptions } from '../core/input/readInput';
 import { parseInput } from '../core/trajectory/inputSchema';
 import { PolicyClient, PolicyError, type PolicyClientOptions, type RetryRecord } from '../core/policy/policyClient';
-import { SCAFFOLDS } from '../core/policy/scaffolds';
+import { SWE_AGENT_REPLY_FORMATS } from '../core/policy/replyFormats';
 import { describeChoice, knownScaffolds, parseScaffoldSpec } from '../core/scaffolds/registry';
 import { planSession, settleVersion, startSession, type LaunchRequest } from '../core/session/launcher';
 import { writeTrajectoryFile } from '../core/session/trajectoryRecorder';
@@ -19,7 +19,7 @@ import type { Trajectory } from '../core/trajectory/model';
 import type { DebugSession } from '../core/session/debugSession';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 
-const USAGE = `usage: swe-workbench run --task TASK.json --policy-url URL --model NAME --out FILE
+const usage = () => `usage: swe-workbench run --task TASK.json --policy-url URL --model NAME --out FILE
                          [--max-steps N] [--fork TRAJ --at N] [--scaffold S] [--api-key KEY]
                          [--temperature T] [--top-p P] [--top-k K] [--min-p P] [--max-tokens N]
                          [--seed N] [--stream] [--logprobs K] [--token-ids] [--observation-window N]
@@ -33,7 +33,7 @@ forked recording's, else the scaffold's: /app for terminus-2, else /repo), "base
 "problemStatement" or "spec", "instanceId"?, "bundles"?, "testCommand"?, "systemPrompt"?}
 --scaffold: the scaffold the agent runs in, NAME or NAME@VERSION (${knownScaffolds().join(', ')};
 default: the forked recording's, else swe-agent), or a reply format of SWE-agent's tools
-(${SCAFFOLDS.join(', ')}). A fork continues in its recording's scaffold: its tools, reply format and prompts.
+(${SWE_AGENT_REPLY_FORMATS.join(', ')}). A fork continues in its recording's scaffold: its tools, reply format and prompts.
 --token-ids: ask the server for the prompt and completion token ids (vLLM's return_token_ids) and
 record them on each step, so \`swe-workbench tokens\` can re-score the run.
 Exit code: 0 when the agent submitted, 1 otherwise.`;
@@ -66,7 +66,7 @@ export async function readTaskFile(file: string, options: ReadOptions = {}): Pro
 
 /** `--scaffold`: a SWE-agent reply format, or NAME[@VERSION]; an unknown name is a usage error (exit 2). */
 function scaffoldOption(spec: string | undefined): string | undefined {
-  if (spec === undefined || (SCAFFOLDS as readonly string[]).includes(spec)) return spec;
+  if (spec === undefined || (SWE_AGENT_REPLY_FORMATS as readonly string[]).includes(spec)) return spec;
   try {
     parseScaffoldSpec(spec);
   } catch (err) {
@@ -111,11 +111,11 @@ export const command: Command = {
   async run(argv, ctx) {
     const { values, positionals } = parseCommandArgs(argv, OPTIONS);
     if (values.help) {
-      ctx.stdout.write(USAGE + '\n');
+      ctx.stdout.write(usage() + '\n');
       return 0;
     }
-    if (positionals.length > 0) throw new CliError(`unexpected argument '${positionals[0]}'\n\n${USAGE}`);
-    if (!values.task || !values['policy-url'] || !values.out) throw new CliError(`--task, --policy-url and --out are required\n\n${USAGE}`);
+    if (positionals.length > 0) throw new CliError(`unexpected argument '${positionals[0]}'\n\n${usage()}`);
+    if (!values.task || !values['policy-url'] || !values.out) throw new CliError(`--task, --policy-url and --out are required\n\n${usage()}`);
     if ((values.fork === undefined) !== (values.at === undefined)) throw new CliError('--fork and --at go together');
     const maxSteps = numberOption('--max-steps', values['max-steps'], true);
     const at = numberOption('--at', values.at, true);

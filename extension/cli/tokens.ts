@@ -13,9 +13,9 @@ import { loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';
 import { oneLine } from '../core/trajectory/stepLabels';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
-import { TRAJECTORY_INPUT_OPTIONS, TRAJECTORY_INPUT_USAGE, trajectoryInput } from './trajectoryInput';
+import { TRAJECTORY_INPUT_OPTIONS, trajectoryInputUsage, trajectoryInput } from './trajectoryInput';
 
-const USAGE = `usage: swe-workbench tokens FILE|DIR --policy URL [--model NAME] [--bounds LOW,HIGH] [--json]
+const usage = () => `usage: swe-workbench tokens FILE|DIR --policy URL [--model NAME] [--bounds LOW,HIGH] [--json]
                             [--api vllm|sglang] [--in-flight N] [--no-drift] [--api-key KEY]
 
 Re-scores each agent step's sampled tokens (the recording's token ids and logprobs) against the
@@ -23,7 +23,7 @@ server at URL, as a trainer would score them: per token the difference of logpro
 recording), the ratio exp(difference) against the bounds and the k3 KL estimate; and re-tokenizes
 the conversation before each step with the server's chat template (vLLM's /tokenize) to find where
 it differs from the prompt ids the engine saw. DIR: every rollout in the folder, N requests in flight.
-${TRAJECTORY_INPUT_USAGE}
+${trajectoryInputUsage()}
   --policy URL    the server's OpenAI base URL, e.g. http://127.0.0.1:8000/v1
   --model NAME    the model to score with (default: the server's only model)
   --bounds L,H    the ratio bounds (default ${DEFAULT_BOUNDS.low},${DEFAULT_BOUNDS.high})
@@ -149,13 +149,13 @@ export const command: Command = {
   async run(argv, ctx) {
     const { values, positionals } = parseCommandArgs(argv, OPTIONS);
     if (values.help) {
-      ctx.stdout.write(USAGE + '\n');
+      ctx.stdout.write(usage() + '\n');
       return 0;
     }
     const [target, extra] = positionals;
-    if (!target) throw new CliError(`a FILE or DIR is required\n\n${USAGE}`);
-    if (extra !== undefined) throw new CliError(`unexpected argument '${extra}'\n\n${USAGE}`);
-    if (!values.policy) throw new CliError(`--policy URL is required\n\n${USAGE}`);
+    if (!target) throw new CliError(`a FILE or DIR is required\n\n${usage()}`);
+    if (extra !== undefined) throw new CliError(`unexpected argument '${extra}'\n\n${usage()}`);
+    if (!values.policy) throw new CliError(`--policy URL is required\n\n${usage()}`);
     const bounds = parseBounds(values.bounds);
     const inFlight = positiveInteger('--in-flight', values['in-flight'], 4);
     const api = (values.api ?? 'vllm') as ScoringApi;

@@ -2,6 +2,7 @@
  * The options every command that reads one trajectory file shares: `--format NAME` skips
  * detection, `--record N` picks a line of a JSONL file. Checked here once, as usage errors.
  */
+import { formatNames } from '../core/trajectory/formatRegistry';
 import { TrajectoryFormatSchema, type TrajectoryFormat } from '../core/trajectory/model';
 import { CliError } from './command';
 
@@ -10,12 +11,12 @@ export const TRAJECTORY_INPUT_OPTIONS = {
   record: { type: 'string' },
 } as const;
 
-export const TRAJECTORY_INPUT_USAGE = `  --format NAME   skip detection: ${TrajectoryFormatSchema.options.join(', ')}
+export const trajectoryInputUsage = () => `  --format NAME   skip detection: ${formatNames().join(', ')}
   --record N      which line of a JSONL file (0-based, default 0)`;
 
 export function trajectoryInput(values: { format?: string | undefined; record?: string | undefined }): { format?: TrajectoryFormat; record?: number } {
   const format = values.format === undefined ? undefined : TrajectoryFormatSchema.safeParse(values.format);
-  if (format && !format.success) throw new CliError(`--format: expected one of ${TrajectoryFormatSchema.options.join(', ')}, got '${values.format}'`);
+  if (format && !format.success) throw new CliError(`--format: expected one of ${formatNames().join(', ')}, got '${values.format}'`);
   const record = values.record === undefined ? undefined : Number(values.record);
   if (record !== undefined && !(Number.isInteger(record) && record >= 0)) throw new CliError(`--record: expected a whole number, got '${values.record}'`);
   return { ...(format ? { format: format.data } : {}), ...(record !== undefined ? { record } : {}) };

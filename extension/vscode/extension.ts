@@ -10,6 +10,7 @@ import { ReplayCompareViews } from './session/replayCompareView';
 import { activateSettings } from './settings';
 import { activateTrajectoryEditor, type TrajectoryEditorApi } from './trajectory/trajectoryEditor';
 import { errorText } from '../core/errors';
+import { installScaffoldFamilies } from '../families';
 
 /** What the extension exports to other extensions. */
 export interface SweWorkbenchApi {
@@ -33,6 +34,7 @@ export const TEST_INTERNALS_COMMAND = 'sweWorkbench.test.internals';
 let stopSession: (() => Promise<unknown>) | undefined;
 
 export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
+  installScaffoldFamilies();
   const log = vscode.window.createOutputChannel('SWE Workbench', { log: true });
   context.subscriptions.push(
     log,

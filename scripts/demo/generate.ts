@@ -22,7 +22,8 @@ import { PersonSource, RecordingSource } from '../../extension/core/session/acti
 import { startContainerSession } from '../../extension/core/session/containerSession';
 import { DebugSession } from '../../extension/core/session/debugSession';
 import { forkOf } from '../../extension/core/session/fork';
-import { EXPORTERS, EXPORT_FORMATS, type ExportFormat } from '../../extension/core/trajectory/exporters';
+import { exportFormats, exporterOf, type ExportFormat } from '../../extension/core/trajectory/exporters';
+import { installScaffoldFamilies } from '../../extension/families';
 import { TrajectorySchema, type Trajectory } from '../../extension/core/trajectory/model';
 import { ensureR2eImage } from '../../extension/core/runtime/r2eImage';
 import { runCli } from '../../test/helpers/cliRunner';
@@ -115,6 +116,7 @@ async function runSession(
 
 /** Records every demo trajectory and writes them to `outDir`; returns the file names written. */
 export async function generateDemoTrajectories(outDir: string): Promise<string[]> {
+  installScaffoldFamilies();
   const work = await mkdtemp(path.join(tmpdir(), 'swe-workbench-demo-gen-'));
   const server = await new PolicyServer((request) => demoReply(request), { models: [DEMO_MODEL] }).listen();
   try {
@@ -171,11 +173,11 @@ export async function generateDemoTrajectories(outDir: string): Promise<string[]
     const replayed = await runSession(onBuggyTree, sample.dir, (tools) => ({ sources: [new RecordingSource(onBuggyTree.steps, tools)] }));
 
     const ids = new Map([[main.meta.id!, `demo:${MAIN}`]]);
-    const files: Array<[string, string]> = EXPORT_FORMATS.map((format) => [
-      `${MAIN}.${format}${EXPORTERS[format].extension}`,
-      EXPORTERS[format].write(stable(recordingFor(format), `demo:${MAIN}`, ids)),
+    const files: Array<[string, string]> = exportFormats().map((format) => [
+      `${MAIN}.${format}${exporterOf(format).extension}`,
+      exporterOf(format).write(stable(recordingFor(format), `demo:${MAIN}`, ids)),
     ]);
-    const sweAgent = EXPORTERS['swe-agent'].write;
+    const sweAgent = exporterOf('swe-agent').write;
     files.push(
       ['on-the-buggy-tree.traj', sweAgent(stable(onBuggyTree, 'demo:on-the-buggy-tree', ids))],
       ['on-the-buggy-tree.replayed.traj', sweAgent(stable(replayed, 'demo:on-the-buggy-tree.replayed', ids))],

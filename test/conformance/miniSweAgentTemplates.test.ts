@@ -4,6 +4,7 @@
  * every config at v1.17.5 and v2.4.6 (../shared/oracles/mini-swe-agent), on outputs around the
  * 10000-character limit, with multi-byte text, empty output, exceptions and format errors.
  */
+import '../helpers/families';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -4,6 +4,7 @@
  * (core/scaffolds/r2e-gym), each in its own container of the same image with the same generated
  * repository, compared byte for byte, call by call.
  */
+import '../helpers/families';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

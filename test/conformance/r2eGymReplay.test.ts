@@ -4,6 +4,7 @@
  * other test uses, replayed by `swe-workbench replay`: every step matches; with one file of the
  * repository changed, the replay reports the first step whose observation depends on it.
  */
+import '../helpers/families';
 import assert from 'node:assert/strict';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -2,6 +2,7 @@
 // release) against ours, call by call and byte for byte, as for 0.7: no terminal, the repository
 // at /<owner>__<repo>, output kept as printed. 0.2 differs in its lint guard (every finding in the
 // file refuses an edit, listed as `_split_string` prints it) and its wording.
+import '../helpers/families';
 import { conformanceGroup } from './conformanceGroup';
 import { createSweAgent } from '../../extension/core/scaffolds/swe-agent';
 import { V02_CALLS } from './sweAgentCalls';

@@ -1,6 +1,7 @@
 // SWE-agent 0.7's own commands (../shared/oracles/swe-agent/v0.7.0/config/commands) against
 // ours, call by call and byte for byte: 0.7 ran commands without a terminal, in a repository at
 // /<owner>__<repo>, and kept its commands' output as printed.
+import '../helpers/families';
 import { conformanceGroup } from './conformanceGroup';
 import { createSweAgent } from '../../extension/core/scaffolds/swe-agent';
 import { V07_CALLS } from './sweAgentCalls';

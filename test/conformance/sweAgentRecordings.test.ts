@@ -2,6 +2,7 @@
 // has seen, written as SWE-agent writes a .traj, replayed with ours through `swe-workbench replay`:
 // every step must match byte for byte (no normaliser), and a changed repository must be caught at
 // the first step that shows the change.
+import '../helpers/families';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

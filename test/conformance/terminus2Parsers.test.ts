@@ -5,6 +5,7 @@
  * lists some warnings from a Python set, whose order changes from run to run, so each reply here
  * has at most one of those (one missing section, one unknown tag or field).
  */
+import '../helpers/families';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';

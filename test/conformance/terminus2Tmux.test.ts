@@ -7,6 +7,7 @@
  * containers differ only in their host names, which the shell prompt shows; each side's own host
  * name is written `HOST` before comparing.
  */
+import '../helpers/families';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -5,10 +5,10 @@
  */
 import type { Step } from '../trajectory/model';
 import type { ChatMessage } from './policyClient';
-import type { Scaffold } from './scaffolds';
+import type { SweAgentReplyFormat } from './replyFormats';
 
 export interface ContextOptions {
-  scaffold: Scaffold;
+  scaffold: SweAgentReplyFormat;
   systemPrompt: string;
   /** The first user message: the task as the agent reads it. */
   instructions: string;
@@ -58,7 +58,7 @@ export function buildMessages(steps: readonly Step[], options: ContextOptions): 
   return messages;
 }
 
-function nativeCall(step: Step, scaffold: Scaffold, k = 0) {
+function nativeCall(step: Step, scaffold: SweAgentReplyFormat, k = 0) {
   if (scaffold !== 'function_calling' || step.formatError !== undefined || !step.action.tool) return undefined;
   const id = step.action.toolCallId ?? (k === 0 ? `call_${step.index}` : `call_${step.index}_${k}`);
   return { id, type: 'function' as const, function: { name: step.action.tool, arguments: argumentsOf(step) } };
@@ -81,7 +81,7 @@ function argumentsOf(step: Step): string {
 }
 
 /** The assistant's words as the model wrote them, the action put back where its scaffold keeps it. */
-function assistantText(step: Step, scaffold: Scaffold): string {
+function assistantText(step: Step, scaffold: SweAgentReplyFormat): string {
   if (!step.action.raw) return step.thought;
   if (scaffold === 'thought_action') return `${step.thought.trimEnd()}\n\n\`\`\`\n${step.action.raw}\n\`\`\`\n`;
   return `${step.thought.trimEnd()}\n\n${step.action.raw}`;

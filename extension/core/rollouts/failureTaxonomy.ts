@@ -1,5 +1,6 @@
 import type { Evaluation, Evidence, FailureClass, Prediction, Rollout, TrajectoryFacts } from './record';
 import { LINT_LOOP_MIN_REJECTIONS, STUCK_LOOP_MIN_REPEATS } from './trajectoryFacts';
+import { trajectoryFormats, type ExitClass } from '../trajectory/formatRegistry';
 
 export interface Classification {
   resolved: boolean | null;
@@ -32,7 +33,8 @@ interface Verdict {
 }
 
 /**
- * Exit statuses as written by each scaffold, matched on the lower-cased value:
+ * Exit statuses as written by each scaffold, matched on the lower-cased value (each format names
+ * its own in `TrajectoryFormatDefinition.exitStatuses`; the words here are no one format's):
  * - SWE-agent `info.exit_status`: `submitted`, `exit_context`, `exit_cost`, `exit_format`,
  *   `exit_command_timeout`, `exit_total_execution_time`, `exit_environment_error`, `exit_api`,
  *   `exit_error`, `exit_forfeit`; after an error with a patch on disk, `submitted (exit_X)`.
@@ -48,23 +50,36 @@ interface Verdict {
  * The importers put each of these in `outcome.exitStatus`. An exit status that names an
  * exception other than the format and timeout ones is the harness failing, not the policy.
  */
-const EXIT = {
-  infra: /exit_environment_error|exit_api|^exit_error|error_runtime|docker|container|sandbox|runtime ?error|(?<!format|timeout)(error|exception)$/,
-  evaluation: /error_evaluation/,
-  context: /exit_context|context_window|token_limit|prompt_length|response_length|max_tokens/,
-  maxSteps: /max_iterations|max_step|step_limit|max_turns|turns_exceeded/,
-  budget: /exit_cost|limitsexceeded|cost_limit|time_limit|total_execution_time|^timeout$/,
-  commandTimeout: /exit_command_timeout|cmd_timeout|executiontimeouterror/,
-  format: /exit_format|formaterror|bad_llm_response/,
-  stuck: /stuck_in_a_loop|stuck in a loop/,
-  /** A normal end: SWE-agent and mini-swe-agent, SkyRL, R2E-Gym, rLLM, OpenHands. */
-  finished: /^(submitted|finish_tool|agent|env_done|finished)$/,
+const GENERIC_EXIT: Readonly<Partial<Record<ExitClass, RegExp>>> = {
+  infra: /docker|container|sandbox|runtime ?error|(?<!format|timeout)(error|exception)$/,
+  context: /max_tokens/,
+  maxSteps: /step_limit/,
+  budget: /cost_limit/,
 };
 
-function exitRule(failure: FailureClass, pattern: RegExp): Rule {
+const EXIT_CLASSES: readonly ExitClass[] = ['infra', 'evaluation', 'context', 'maxSteps', 'budget', 'commandTimeout', 'format', 'stuck', 'finished'];
+/** Matches nothing: a class no format names. */
+const NEVER = /(?!)/;
+
+let exitPatterns: { formats: number; exit: Record<ExitClass, RegExp> } | undefined;
+
+/** Each class's pattern: every registered format's words for it and the generic ones, as alternatives (built again only when a format was registered since). */
+function exitClasses(): Record<ExitClass, RegExp> {
+  const formats = trajectoryFormats();
+  if (exitPatterns?.formats !== formats.length) {
+    const join = (c: ExitClass) => {
+      const parts = [...formats.map((f) => f.exitStatuses?.[c]), GENERIC_EXIT[c]].filter((p) => p !== undefined);
+      return parts.length === 0 ? NEVER : new RegExp(parts.map((p) => p.source).join('|'));
+    };
+    exitPatterns = { formats: formats.length, exit: Object.fromEntries(EXIT_CLASSES.map((c) => [c, join(c)])) as Record<ExitClass, RegExp> };
+  }
+  return exitPatterns.exit;
+}
+
+function exitRule(failure: FailureClass, exitClass: ExitClass): Rule {
   return {
     failure,
-    match: (_i, v) => (pattern.test(v.exit) ? { detail: `exit status '${v.exitText}'` } : undefined),
+    match: (_i, v) => (exitClasses()[exitClass].test(v.exit) ? { detail: `exit status '${v.exitText}'` } : undefined),
   };
 }
 
@@ -84,7 +99,10 @@ const RULES: Rule[] = [
     match: (i, v) =>
       i.evaluation?.infra
         ? { detail: `${i.evaluation.file}: ${i.evaluation.error ?? 'infrastructure failure'}` }
-        : EXIT.infra.test(v.exit) && !EXIT.evaluation.test(v.exit) && !EXIT.format.test(v.exit) && !EXIT.commandTimeout.test(v.exit)
+        : exitClasses().infra.test(v.exit) &&
+            !exitClasses().evaluation.test(v.exit) &&
+            !exitClasses().format.test(v.exit) &&
+            !exitClasses().commandTimeout.test(v.exit)
           ? { detail: `exit status '${v.exitText}'${i.facts.error ? `: ${i.facts.error.slice(0, 200)}` : ''}` }
           : undefined,
   },
@@ -94,20 +112,20 @@ const RULES: Rule[] = [
     match: (i, v) =>
       i.evaluation?.error !== undefined && !i.evaluation.infra
         ? { detail: `${i.evaluation.file}: ${i.evaluation.error}` }
-        : EXIT.evaluation.test(v.exit)
+        : exitClasses().evaluation.test(v.exit)
           ? { detail: `exit status '${v.exitText}'` }
           : undefined,
   },
-  exitRule('context-exceeded', EXIT.context),
-  exitRule('max-steps', EXIT.maxSteps),
-  exitRule('budget-exceeded', EXIT.budget),
-  exitRule('command-timeout', EXIT.commandTimeout),
-  exitRule('format-error', EXIT.format),
-  exitRule('stuck-loop', EXIT.stuck),
+  exitRule('context-exceeded', 'context'),
+  exitRule('max-steps', 'maxSteps'),
+  exitRule('budget-exceeded', 'budget'),
+  exitRule('command-timeout', 'commandTimeout'),
+  exitRule('format-error', 'format'),
+  exitRule('stuck-loop', 'stuck'),
   {
     // An OpenHands run stopped by its StuckDetector says so in the trajectory's error.
     failure: 'stuck-loop',
-    match: (i) => (i.facts.error && EXIT.stuck.test(i.facts.error.toLowerCase()) ? { detail: i.facts.error.slice(0, 200) } : undefined),
+    match: (i) => (i.facts.error && exitClasses().stuck.test(i.facts.error.toLowerCase()) ? { detail: i.facts.error.slice(0, 200) } : undefined),
   },
   {
     failure: 'submitted-wrong',
@@ -213,7 +231,7 @@ function unknownDetail(v: Verdict, evaluation: Evaluation | undefined): string {
   if (evaluation?.source === 'harbor-trial' && evaluation.resolved === undefined) return `${evaluation.file}: no verifier result: not graded`;
   if (v.resolved === false) return 'not resolved, and the file does not record a submission';
   if (v.submitted) return 'submitted, not evaluated';
-  if (EXIT.finished.test(v.exit)) return `the agent finished (exit status '${v.exitText}'), and nothing evaluated it`;
+  if (exitClasses().finished.test(v.exit)) return `the agent finished (exit status '${v.exitText}'), and nothing evaluated it`;
   return v.exit ? `exit status '${v.exitText}' not recognised` : 'no exit status, submission or evaluation';
 }
 

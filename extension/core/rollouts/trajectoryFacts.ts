@@ -1,5 +1,6 @@
 import type { Outcome, Step, Trajectory, TrajectoryFormat } from '../trajectory/model';
 import { recordedModelStats, runDuration } from '../trajectory/runFacts';
+import { formatNamed } from '../trajectory/formatRegistry';
 import type { StepRun, TrajectoryFacts } from './record';
 
 /**
@@ -10,12 +11,8 @@ export const STUCK_LOOP_MIN_REPEATS = 4;
 /** SWE-agent's windowed edit lets the model retry a rejected edit; three rejections in a row is a loop. */
 export const LINT_LOOP_MIN_REJECTIONS = 3;
 
-/**
- * Formats whose files always say what was submitted (SWE-agent `info.submission`, null when
- * nothing; mini-swe-agent `info.submission`; R2E-Gym `output_patch`). In the others (rLLM,
- * SkyRL, plain messages) a missing submission means nothing.
- */
-const RECORDS_SUBMISSION: ReadonlySet<TrajectoryFormat> = new Set(['swe-agent', 'mini-swe-agent', 'r2e-gym']);
+/** Whether files of `format` always say what was submitted (`TrajectoryFormatDefinition.recordsSubmission`). */
+const recordsSubmission = (format: TrajectoryFormat) => formatNamed(format)?.recordsSubmission === true;
 
 /** What the facts read of a step: a Step, or the few fields a summary read computes without building one. */
 type StepFactsInput = Pick<Step, 'formatError' | 'flags' | 'timestamp' | 'executionTime' | 'tokens'> & { action: Pick<Step['action'], 'raw'> };
@@ -31,7 +28,7 @@ export interface TrajectoryFactsInput {
 
 export function trajectoryFacts(t: TrajectoryFactsInput, line?: number): TrajectoryFacts {
   const facts: TrajectoryFacts = { format: t.format, steps: t.steps.length };
-  if (t.outcome.submission !== undefined || RECORDS_SUBMISSION.has(t.format)) facts.hasSubmission = (t.outcome.submission ?? '').trim().length > 0;
+  if (t.outcome.submission !== undefined || recordsSubmission(t.format)) facts.hasSubmission = (t.outcome.submission ?? '').trim().length > 0;
   if (line !== undefined) facts.line = line;
   assign(facts, 'instanceId', t.task.instanceId);
   assign(facts, 'trajectoryId', t.meta.id);

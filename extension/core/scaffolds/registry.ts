@@ -1,25 +1,54 @@
 /**
- * Which scaffold a recording was made with, and the `NAME@VERSION` override: every family
- * registers here, detection asks each in turn, and an unknown version says what it falls back to.
+ * Which scaffold a recording was made with, and the `NAME@VERSION` override: the program's
+ * composition root (`extension/families.ts`) installs the families here, detection asks each in
+ * turn, and an unknown version says what it falls back to.
  */
 import type { Trajectory } from '../trajectory/model';
-import { miniSweAgentFamily } from './mini-swe-agent';
-import { openHandsFamily } from './openhands';
-import { r2eGymFamily } from './r2e-gym';
-import { SCAFFOLD_NAMES, type Scaffold, type ScaffoldChoice, type ScaffoldFamily, type ScaffoldName } from './scaffold';
-import { sweAgentFamily } from './swe-agent';
+import { registerFormat } from '../trajectory/formatRegistry';
+import '../trajectory/formats';
+import { registerToolKinds } from '../trajectory/actionKind';
+import type { Scaffold, ScaffoldChoice, ScaffoldFamily, ScaffoldName } from './scaffold';
 import { LATEST_SWE_AGENT_VERSION } from '../aci/sweAgentVersion';
-import { terminus2Family } from './terminus-2';
 
-const SCAFFOLD_FAMILIES: readonly ScaffoldFamily[] = [sweAgentFamily, miniSweAgentFamily, r2eGymFamily, openHandsFamily, terminus2Family];
+let installedFamilies: readonly ScaffoldFamily[] = [];
+
+/**
+ * Installs the program's families, in the order detection asks them, and registers their
+ * trajectory formats and tool kinds. Called once where the program starts; installing the same list again does nothing.
+ */
+export function installFamilies(families: readonly ScaffoldFamily[]): void {
+  if (installedFamilies.length > 0) {
+    if (families.length === installedFamilies.length && families.every((f, i) => f === installedFamilies[i])) return;
+    throw new Error('the scaffold families are already installed, as another list');
+  }
+  for (const f of families) {
+    for (const format of f.formats ?? []) registerFormat(format);
+    if (f.toolKinds) registerToolKinds(f.toolKinds);
+  }
+  installedFamilies = families;
+}
+
+/** The installed families; an Error saying so when the program started without them. */
+function installed(): readonly ScaffoldFamily[] {
+  if (installedFamilies.length === 0)
+    throw new Error('no scaffold family is installed: the program starts with installScaffoldFamilies() (extension/families.ts)');
+  return installedFamilies;
+}
 
 function family(name: ScaffoldName): ScaffoldFamily {
-  return SCAFFOLD_FAMILIES.find((f) => f.name === name)!;
+  const found = installed().find((f) => f.name === name);
+  if (!found)
+    throw new Error(
+      `no scaffold family '${name}' is installed (installed: ${installed()
+        .map((f) => f.name)
+        .join(', ')})`,
+    );
+  return found;
 }
 
 /** `name@version` of every known scaffold version, for usage texts. */
 export function knownScaffolds(): string[] {
-  return SCAFFOLD_FAMILIES.flatMap((f) => f.versions.map((v) => `${f.name}@${v}`));
+  return installed().flatMap((f) => f.versions.map((v) => `${f.name}@${v}`));
 }
 
 /** `found.version` of family `f` as one of its known versions, else its latest with a note. */
@@ -45,7 +74,7 @@ function declaredScaffold(recording: Trajectory): ScaffoldChoice | undefined {
   if (!declared) return undefined;
   const at = declared.indexOf('@');
   const [name, version] = at === -1 ? [declared, ''] : [declared.slice(0, at), declared.slice(at + 1)];
-  const f = SCAFFOLD_FAMILIES.find((x) => x.name === name);
+  const f = installed().find((x) => x.name === name);
   if (!f) return undefined;
   return knownVersion(f, { version: version || f.versions[f.versions.length - 1]!, reason: `meta.scaffold is '${declared}'` });
 }
@@ -54,7 +83,7 @@ function declaredScaffold(recording: Trajectory): ScaffoldChoice | undefined {
 export function detectScaffold(recording: Trajectory): ScaffoldChoice {
   const declared = declaredScaffold(recording);
   if (declared) return declared;
-  for (const f of SCAFFOLD_FAMILIES) {
+  for (const f of installed()) {
     const found = f.detect(recording);
     if (found) return knownVersion(f, found);
   }
@@ -69,10 +98,10 @@ export function detectScaffold(recording: Trajectory): ScaffoldChoice {
 /** Reads `--scaffold NAME[@VERSION]`; an unknown name is an error, an unknown version falls back with a note. */
 export function parseScaffoldSpec(spec: string): ScaffoldChoice {
   const [name, version, ...rest] = spec.trim().split('@');
-  if (!name || rest.length > 0 || !(SCAFFOLD_NAMES as readonly string[]).includes(name)) {
+  if (!name || rest.length > 0 || !installed().some((f) => f.name === name)) {
     throw new Error(`--scaffold: unknown scaffold '${spec}'; choose NAME or NAME@VERSION from ${knownScaffolds().join(', ')}`);
   }
-  const f = family(name as ScaffoldName);
+  const f = family(name);
   const latest = f.versions[f.versions.length - 1]!;
   if (!version) return { name: f.name, version: latest, reason: `--scaffold ${spec}` };
   const known = f.versions.includes(version) ? version : f.matchVersion(version);

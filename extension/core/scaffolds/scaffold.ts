@@ -8,17 +8,23 @@
 import type { AciConfig, ToolResult } from '../aci/toolDefinition';
 import type { OpenAiToolSpec, ToolSet } from '../aci/toolRegistry';
 import type { PolicyReply } from '../policy/policyClient';
-import type { ParsedReply } from '../policy/scaffolds';
+import type { ParsedReply } from '../policy/replyFormats';
 import type { Sandbox } from '../runtime/sandbox';
 import type { ShellStartup } from '../runtime/shellSession';
 import type { TaskStatement } from './swe-agent/agentPrompts';
+import type { ToolKind } from '../trajectory/actionKind';
+import type { TrajectoryFormatDefinition } from '../trajectory/formatRegistry';
 import type { Action, Step, Trajectory } from '../trajectory/model';
 
-export const SCAFFOLD_NAMES = ['swe-agent', 'mini-swe-agent', 'r2e-gym', 'openhands', 'terminus-2'] as const;
-export type ScaffoldName = (typeof SCAFFOLD_NAMES)[number];
+/** An installed family's name (`registry.ts`; the families are composed in `extension/families.ts`). */
+export type ScaffoldName = string;
 
-/** How a model writes its action in a reply. */
-type ReplyFormat = 'function_calling' | 'thought_action' | 'xml_function_calling' | 'bash_block' | 'terminus_json' | 'terminus_xml';
+/**
+ * How a model writes its action in a reply, by the name the family's own config gives it
+ * (`function_calling`, `thought_action`, `xml_function_calling`, `bash_block`, `terminus_json`...);
+ * recorded as `meta.parseFunction`. Each family reads its own (`Scaffold.parseReply`).
+ */
+type ReplyFormat = string;
 
 /** One scaffold at one version, bound to a recording's settings (or a live run's defaults). */
 export interface Scaffold {
@@ -95,6 +101,10 @@ export function toolsCalled(recording: Trajectory): Set<string> {
 
 export interface ScaffoldFamily {
   readonly name: ScaffoldName;
+  /** The family's own recording formats (fingerprint, importer, exporter), registered when the family is installed. */
+  readonly formats?: readonly TrajectoryFormatDefinition[];
+  /** What the family's own tools do, for the stepper's icons, the output-error rule and the compare view (`core/trajectory/actionKind.ts`). */
+  readonly toolKinds?: Readonly<Record<string, ToolKind>>;
   /** Known versions, oldest first; the last is the default for a live run. */
   readonly versions: readonly string[];
   /**

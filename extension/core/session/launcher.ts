@@ -14,7 +14,7 @@ import type { AciConfig } from '../aci/toolDefinition';
 import type { ToolSet } from '../aci/toolRegistry';
 import { errorText, InputError } from '../errors';
 import type { PolicyClient, RetryRecord } from '../policy/policyClient';
-import { SCAFFOLDS, type Scaffold as ReplyFormat } from '../policy/scaffolds';
+import { SWE_AGENT_REPLY_FORMATS, type SweAgentReplyFormat as ReplyFormat } from '../policy/replyFormats';
 import { chooseScaffold, detectScaffold, scaffoldName } from '../scaffolds/registry';
 import type { Scaffold, ScaffoldChoice } from '../scaffolds/scaffold';
 import { createSweAgent } from '../scaffolds/swe-agent';
@@ -114,7 +114,7 @@ function scaffoldFor(
   const spec = request.scaffold;
   const bundles = request.bundles?.names;
   try {
-    if (spec !== undefined && (SCAFFOLDS as readonly string[]).includes(spec)) {
+    if (spec !== undefined && (SWE_AGENT_REPLY_FORMATS as readonly string[]).includes(spec)) {
       const detected = recording ? detectScaffold(recording) : undefined;
       const version = detected?.name === 'swe-agent' ? detected.version : LATEST_SWE_AGENT_VERSION;
       return {

@@ -7,7 +7,7 @@
  */
 import { buildMessages, type ContextOptions } from '../policy/context';
 import type { ChatMessage } from '../policy/policyClient';
-import type { Scaffold as ReplyFormat } from '../policy/scaffolds';
+import type { SweAgentReplyFormat as ReplyFormat } from '../policy/replyFormats';
 import type { Step, Trajectory } from '../trajectory/model';
 import { messageRole } from '../trajectory/stepLabels';
 

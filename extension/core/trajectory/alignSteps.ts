@@ -1,6 +1,5 @@
 import { splitShellWords, shellQuote } from '../parsing/shellWords';
-import { actionKind, type ActionKind } from './actionKind';
-import { MINI_SUBMIT_MARKERS } from './importers/miniSweAgent';
+import { actionKind, MINI_SUBMIT_MARKERS, type ActionKind } from './actionKind';
 import { repoRelative } from './stepChange';
 import type { Action } from './model';
 

@@ -1,24 +1,22 @@
-import { toAtif } from './atifExport';
-import { toCanonicalJson } from './canonicalExport';
-import { toMiniSweAgentTraj } from './miniSweAgentExport';
+import { formatNamed, trajectoryFormats } from './formatRegistry';
+import './formats';
 import type { Trajectory } from './model';
-import { toOpenHandsOutputLine } from './openHandsExport';
-import { toR2eGymRecord } from './r2eGymExport';
-import { toSweAgentTraj } from './sweAgentExport';
 
-/** The formats a trajectory can be written in, each as the tool that reads it expects, with its usual file ending. @internal */
-export const EXPORTERS = {
-  'swe-agent': { extension: '.traj', write: toSweAgentTraj },
-  'mini-swe-agent': { extension: '.traj.json', write: toMiniSweAgentTraj },
-  'r2e-gym': { extension: '.jsonl', write: toR2eGymRecord },
-  openhands: { extension: '.jsonl', write: toOpenHandsOutputLine },
-  atif: { extension: '.json', write: toAtif },
-  canonical: { extension: '.json', write: toCanonicalJson },
-} as const satisfies Record<string, { extension: string; write: (t: Trajectory) => string }>;
+/** A format a trajectory can be written in (one whose registered definition has an exporter). */
+export type ExportFormat = string;
 
-export type ExportFormat = keyof typeof EXPORTERS;
-export const EXPORT_FORMATS = Object.keys(EXPORTERS) as ExportFormat[];
+/** The formats a trajectory can be written in, each as the tool that reads it expects, in registration order. */
+export function exportFormats(): ExportFormat[] {
+  return trajectoryFormats().flatMap((f) => (f.exporter ? [f.name] : []));
+}
+
+/** The writer of `format` and its usual file ending; an Error naming the writable formats when it has none. @internal */
+export function exporterOf(format: ExportFormat): { extension: string; write: (t: Trajectory) => string } {
+  const exporter = formatNamed(format)?.exporter;
+  if (!exporter) throw new Error(`cannot write trajectory format '${format}': expected one of ${exportFormats().join(', ')}`);
+  return exporter;
+}
 
 export function exportTrajectory(t: Trajectory, format: ExportFormat): string {
-  return EXPORTERS[format].write(t);
+  return exporterOf(format).write(t);
 }

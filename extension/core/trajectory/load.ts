@@ -3,31 +3,12 @@ import { InputError, throwIfAborted } from '../errors';
 import { withoutCompressionSuffix, type InputLimits } from '../input/inputSource';
 import { parseJsonDocument } from '../input/jsonDocument';
 import { inputLines, lineTooLong, readInputText } from '../input/readInput';
-import { TRAJECTORY_FORMATS, type Step, type Trajectory, type TrajectoryFormat } from './model';
+import type { Step, Trajectory, TrajectoryFormat } from './model';
 import { describeForeignJson, detectFormat, nearestFormat } from './detectFormat';
 import { resolvePointer } from '../input/jsonText';
 import type { ImportContext } from './importContext';
-import { importSweAgent } from './importers/sweAgent';
-import { importMiniSweAgent } from './importers/miniSweAgent';
-import { importOpenHands } from './importers/openhands';
-import { importR2eGym } from './importers/r2eGym';
-import { importRllm } from './importers/rllm';
-import { importSkyRl } from './importers/skyrl';
-import { importOpenAiMessages } from './importers/openaiMessages';
-import { importCanonical } from './importers/canonical';
-import { importAtif } from './importers/atif';
-
-const IMPORTERS: Record<TrajectoryFormat, (value: unknown, ctx: ImportContext) => Trajectory> = {
-  'swe-agent': importSweAgent,
-  'mini-swe-agent': importMiniSweAgent,
-  openhands: importOpenHands,
-  'r2e-gym': importR2eGym,
-  rllm: importRllm,
-  skyrl: importSkyRl,
-  'openai-messages': importOpenAiMessages,
-  atif: importAtif,
-  canonical: importCanonical,
-};
+import { formatNamed, formatNames } from './formatRegistry';
+import './formats';
 
 /** A trajectory with the parsed file it came from, so each step's original record stays reachable. */
 export interface LoadedTrajectory {
@@ -63,10 +44,12 @@ export function importTrajectory(value: unknown, options: ImportOptions): Trajec
   if (format === undefined) {
     const near = nearestFormat(value);
     if (near) throw new InputError(options.file, '$', `not a trajectory: closest to ${near.closest}, but it lacks ${near.missing}`);
-    throw new InputError(options.file, '$', `not a trajectory: it looks like ${describeForeignJson(value)}; tried ${TRAJECTORY_FORMATS.join(', ')}`);
+    throw new InputError(options.file, '$', `not a trajectory: it looks like ${describeForeignJson(value)}; tried ${formatNames().join(', ')}`);
   }
   const ctx: ImportContext = options.line === undefined ? { file: options.file, base: [] } : { file: options.file, base: [], line: options.line };
-  return IMPORTERS[format](value, ctx);
+  const definition = formatNamed(format);
+  if (!definition) throw new InputError(options.file, undefined, `unknown trajectory format '${format}': expected one of ${formatNames().join(', ')}`);
+  return definition.import(value, ctx);
 }
 
 function finish(file: string, root: unknown, options: LoadOptions, jsonl?: { line: number; records: number }): LoadedTrajectory {

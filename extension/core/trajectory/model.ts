@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { formatNames } from './formatRegistry';
 
 /**
  * The canonical trajectory: what every importer produces, every view shows, and every session
@@ -6,9 +7,14 @@ import { z } from 'zod';
  * observation it got.
  */
 
-export const TRAJECTORY_FORMATS = ['swe-agent', 'mini-swe-agent', 'openhands', 'r2e-gym', 'rllm', 'skyrl', 'openai-messages', 'atif', 'canonical'] as const;
-export const TrajectoryFormatSchema = z.enum(TRAJECTORY_FORMATS);
-export type TrajectoryFormat = z.infer<typeof TrajectoryFormatSchema>;
+/** A registered trajectory format's name (`formatRegistry.ts`: the generic ones and those the installed families contribute). */
+export const TrajectoryFormatSchema = z.string().check((ctx) => {
+  const names = formatNames();
+  if (!names.includes(ctx.value)) {
+    ctx.issues.push({ code: 'custom', input: ctx.value, message: `Invalid option: expected one of ${names.map((n) => JSON.stringify(n)).join('|')}` });
+  }
+});
+export type TrajectoryFormat = string;
 
 const TaskSchema = z.object({
   instanceId: z.string().optional(),

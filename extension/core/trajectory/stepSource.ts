@@ -1,40 +1,23 @@
 /**
- * A trajectory's steps read on demand. A large plain SWE-agent `.traj` (the format that reaches
- * hundreds of megabytes: every observation is written twice, in `trajectory[]` and `history[]`)
- * is indexed in one streaming pass (`core/input/jsonIndex.ts`) and each step is parsed from its
- * byte range when asked, so memory holds the index and the steps in use, not the file. A large
- * mini-swe-agent run (its object form or its bare message list) is indexed the same way, each
- * step read from its turn's messages. Every other file (a smaller one, another format: OpenHands'
- * events pair by cause across the whole list, a gzip or zstd file or a pipe, whose bytes cannot
- * be read again by range, a JSONL file) is loaded whole by `loadTrajectory`, as before. Both
- * give the same steps: the indexed path builds each with the importer's own functions.
+ * A trajectory's steps read on demand. A large plain file in a format that says how to index it
+ * (`TrajectoryFormatDefinition.indexed`: a SWE-agent `.traj`, the format that reaches hundreds of
+ * megabytes since every observation is written twice; a mini-swe-agent run) is indexed in one
+ * streaming pass (`core/input/jsonIndex.ts`) and each step is parsed from its byte range when
+ * asked, so memory holds the index and the steps in use, not the file. Every other file (a smaller
+ * one, another format: OpenHands' events pair by cause across the whole list, a gzip or zstd file
+ * or a pipe, whose bytes cannot be read again by range, a JSONL file) is loaded whole by
+ * `loadTrajectory`. Both give the same steps: the indexed path builds each with the importer's own functions.
  */
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { InputError, jsonPath } from '../errors';
+import { InputError } from '../errors';
 import { withoutCompressionSuffix } from '../input/inputSource';
-import { firstByte, indexJsonObject, readJsonRange, type IndexedElement, type IndexedValue, type JsonIndex } from '../input/jsonIndex';
-import { describeJsonType, parseInput } from './inputSchema';
+import { firstByte, indexJsonObject, readJsonRange, type IndexedValue, type JsonIndex } from '../input/jsonIndex';
 import { detectFormat } from './detectFormat';
+import { formatNamed, trajectoryFormats } from './formatRegistry';
 import { loadTrajectory, rawRecords, type LoadedTrajectory, type LoadOptions } from './load';
 import { defined } from './importContext';
 import type { Step, Trajectory, TrajectoryFormat } from './model';
-import {
-  answersOf,
-  HistoryItemSchema,
-  InfoSchema,
-  isDemo,
-  pairWithHistory,
-  runHeader,
-  runReading,
-  trajectoryStep,
-  TrajStepSchema,
-  type HistoryItem,
-  type RunReading,
-} from './importers/sweAgent';
-import { chatStep, messageArray, overlaid, turnsOf, type ChatTurn, type MessageList } from './chatSteps';
-import { MINI_SWE_AGENT_HOOKS, miniSweAgentMessage, miniSweAgentRunFacts, miniSweAgentTrajectory, type MiniSweAgentMessage } from './importers/miniSweAgent';
-
 /** Files from this size on are indexed rather than parsed whole, when their format allows. */
 const INDEX_FROM_BYTES = 64 * 1024 * 1024;
 
@@ -81,33 +64,20 @@ export interface OpenStepsOptions extends LoadOptions {
   onPreview?: (step: Step | undefined) => void;
 }
 
-/** The model inputs a step keeps for its raw record (megabytes each), which no step reads. */
-const MODEL_INPUTS: ReadonlySet<string> = new Set(['query', 'messages']);
-
 /** `step` without its observations, as `lightSteps` gives it. */
-function withoutObservations(step: Step): Step {
+export function withoutObservations(step: Step): Step {
   const { flags: _flags, ...rest } = step;
   return { ...rest, observation: '', ...(step.calls ? { calls: step.calls.map((c) => ({ ...c, observation: '' })) } : {}) };
 }
 
-/** Fields of a history message that pairing and a step's action read, kept however long they are. */
-const HISTORY_FIELDS = ['role', 'action', 'tool_calls', 'tool_call_ids', 'is_demo', 'message_type', 'agent'] as const;
-
-async function fieldValue(file: string, element: IndexedElement, key: string, options: OpenStepsOptions): Promise<unknown> {
-  const field = element.fields.get(key);
-  return field === undefined ? undefined : readJsonRange(file, field, options);
-}
-
-/** Top-level values the run's header reads, however long (a `replay_config` holds the whole problem statement). */
-const RUN_FIELDS: ReadonlySet<string> = new Set(['replay_config', 'info', 'trajectory_format']);
-
 /** The file's top-level values a format check reads: kept ones parsed, indexed arrays by their first element, large others as empty stand-ins of their type. */
 async function skeletonOf(index: JsonIndex, options: OpenStepsOptions): Promise<Record<string, unknown>> {
+  const runFields = new Set(indexedReadings().flatMap((r) => r.runFields ?? []));
   const out: Record<string, unknown> = {};
   for (const [key, value] of index.keys) {
     const elements = index.arrays.get(key);
     if (elements) out[key] = elements.length > 0 ? [await readJsonRange(index.file, elements[0]!, options)] : [];
-    else if (value.text !== undefined || RUN_FIELDS.has(key)) out[key] = await readJsonRange(index.file, value, options);
+    else if (value.text !== undefined || runFields.has(key)) out[key] = await readJsonRange(index.file, value, options);
     else out[key] = standIn(value);
   }
   return out;
@@ -126,281 +96,56 @@ function standIn(value: IndexedValue): unknown {
   }
 }
 
-class IndexedSweAgent implements StepSource {
-  readonly mode = 'indexed';
-  readonly format = 'swe-agent';
-  header!: Omit<Trajectory, 'steps'>;
-  private light: Promise<Step[]> | undefined;
-
-  constructor(
-    readonly file: string,
-    private readonly trajectory: IndexedElement[],
-    private readonly historyElements: IndexedElement[],
-    /** History messages without their long text: what pairing and actions read. */
-    private readonly history: HistoryItem[],
-    private readonly paired: Array<number | undefined>,
-    private readonly reading: RunReading,
-    private readonly options: OpenStepsOptions,
-  ) {}
-
-  get stepCount(): number {
-    return this.trajectory.length;
-  }
-
-  /** The history with messages `indices` read in full. */
-  private async historyWith(indices: number[]): Promise<MessageList<HistoryItem>> {
-    if (indices.length === 0) return this.history;
-    const full = new Map<number, HistoryItem>();
-    for (const h of indices) {
-      full.set(h, parseInput(HistoryItemSchema, await readJsonRange(this.file, this.historyElements[h]!, this.options), this.file, ['history', h]));
-    }
-    return overlaid(this.history, full);
-  }
-
-  async step(index: number): Promise<Step> {
-    const element = this.trajectory[index];
-    if (!element) throw new InputError(this.file, undefined, `no step ${index + 1}: the trajectory has ${this.trajectory.length}`);
-    const value = parseInput(TrajStepSchema, await readJsonRange(this.file, element, this.options), this.file, ['trajectory', index]);
-    const h = this.paired[index];
-    const history = h === undefined ? this.history : await this.historyWith(answersOf(this.history, h));
-    return trajectoryStep(value, index, h, history, this.reading);
-  }
-
-  async lightSteps(): Promise<Step[]> {
-    this.light ??= (async () => {
-      const out: Step[] = [];
-      for (const [index, element] of this.trajectory.entries()) {
-        const value: Record<string, unknown> = { observation: '' };
-        for (const [key, field] of element.fields) {
-          if (key !== 'observation' && !MODEL_INPUTS.has(key)) value[key] = await readJsonRange(this.file, field, this.options);
-        }
-        const step = parseInput(TrajStepSchema, value, this.file, ['trajectory', index]);
-        out.push(withoutObservations(trajectoryStep(step, index, this.paired[index], this.history, this.reading)));
-      }
-      return out;
-    })();
-    return this.light;
-  }
-
-  async rawRecords(step: Step): Promise<unknown[]> {
-    const out: unknown[] = [];
-    for (const pointer of step.source?.pointers ?? []) {
-      const match = /^\/(trajectory|history)\/(\d+)$/.exec(pointer);
-      const element = match && (match[1] === 'trajectory' ? this.trajectory : this.historyElements)[Number(match[2])];
-      out.push(element ? await readJsonRange(this.file, element, this.options) : undefined);
-    }
-    return out;
-  }
-
-  async steps(start: number, end: number): Promise<Step[]> {
-    const out: Step[] = [];
-    for (let i = Math.max(0, start); i < Math.min(end, this.trajectory.length); i++) out.push(await this.step(i));
-    return out;
-  }
-
-  /** The header, from the small values, the first steps and the preamble messages. */
-  async readHeader(info: unknown): Promise<void> {
-    // The first step must read; a fault in the next ones is left for when they are asked.
-    const first = [await this.step(0)];
-    for (let i = 1; i < Math.min(5, this.trajectory.length); i++) {
-      const step = await this.step(i).catch((err: unknown) => {
-        if (err instanceof InputError) return undefined;
-        throw err;
-      });
-      if (!step) break;
-      first.push(step);
-    }
-    const preamble: number[] = [];
-    for (let h = 0; h < this.history.length && this.history[h]!.role !== 'assistant'; h++) if (!isDemo(this.history[h]!)) preamble.push(h);
-    const history = await this.historyWith(preamble);
-    const messages = messageArray(history);
-    const stringState = this.trajectory.some((e) => e.fields.get('state')?.first === 0x22);
-    this.header = runHeader(this.reading, parseInput(InfoSchema.nullish(), info, this.file, ['info']), messages, {
-      workingDir: first[0]?.state?.workingDir,
-      stringState,
-      firstObservations: first.map((s) => s.observation),
-      stepCount: this.trajectory.length,
-    });
-  }
-}
-
-/** Fields of a mini-swe-agent message that turns, the header and detection read, kept however long they are. */
-const MESSAGE_FIELDS: ReadonlySet<string> = new Set(['role', 'tool_calls', 'tool_call_id', 'extra']);
-
 /**
- * A mini-swe-agent run (its object form, or the legacy bare message list) read a turn at a time:
- * the messages stand in by their roles, tool calls and `extra` (and their text when small), which
- * give the turns and the header; a step reads its turn's messages in full. Its steps without
- * observations are its steps read once each (a follower's text may hold its exit code).
+ * How a format's large files are read a step at a time (`TrajectoryFormatDefinition.indexed`):
+ * which arrays the one indexing pass records element by element, and how steps are made from them.
  */
-class IndexedMiniSweAgent implements StepSource {
-  readonly mode = 'indexed';
-  readonly format = 'mini-swe-agent';
-  header!: Omit<Trajectory, 'steps'>;
-  private light: Promise<Step[]> | undefined;
-
-  constructor(
-    readonly file: string,
-    private readonly elements: IndexedElement[],
-    private readonly standIns: MiniSweAgentMessage[],
-    private readonly turns: ChatTurn[],
-    /** The messages' JSON path: `['messages']`, or `[]` for a bare list. */
-    private readonly path: string[],
-    private readonly options: OpenStepsOptions,
-  ) {}
-
-  get stepCount(): number {
-    return this.turns.length;
-  }
-
-  /** The stand-ins with messages `indices` read in full. */
-  async withMessages(indices: readonly number[]): Promise<MessageList<MiniSweAgentMessage>> {
-    const full = new Map<number, MiniSweAgentMessage>();
-    for (const m of indices) full.set(m, miniSweAgentMessage(await readJsonRange(this.file, this.elements[m]!, this.options), this.file, [...this.path, m]));
-    return overlaid(this.standIns, full);
-  }
-
-  async step(index: number): Promise<Step> {
-    const turn = this.turns[index];
-    if (!turn) throw new InputError(this.file, undefined, `no step ${index + 1}: the trajectory has ${this.turns.length}`);
-    const view = await this.withMessages([turn.at, ...turn.followers]);
-    return chatStep(view, turn, index, this.path, { file: this.file, base: [] }, MINI_SWE_AGENT_HOOKS);
-  }
-
-  async steps(start: number, end: number): Promise<Step[]> {
-    const out: Step[] = [];
-    for (let i = Math.max(0, start); i < Math.min(end, this.turns.length); i++) out.push(await this.step(i));
-    return out;
-  }
-
-  async lightSteps(): Promise<Step[]> {
-    this.light ??= (async () => {
-      const out: Step[] = [];
-      for (let i = 0; i < this.turns.length; i++) out.push(withoutObservations(await this.step(i)));
-      return out;
-    })();
-    return this.light;
-  }
-
-  async rawRecords(step: Step): Promise<unknown[]> {
-    const out: unknown[] = [];
-    const prefix = this.path.length > 0 ? `/${this.path.join('/')}` : '';
-    for (const pointer of step.source?.pointers ?? []) {
-      const match = pointer.startsWith(`${prefix}/`) ? /^\d+$/.exec(pointer.slice(prefix.length + 1)) : null;
-      const element = match ? this.elements[Number(match[0])] : undefined;
-      out.push(element ? await readJsonRange(this.file, element, this.options) : undefined);
-    }
-    return out;
-  }
-
-  /** The header, from the run's values, the stand-ins, the preamble and the last two messages read in full. */
-  async readHeader(run: Record<string, unknown> | undefined): Promise<void> {
-    const { preamble } = turnsOf(this.standIns, MINI_SWE_AGENT_HOOKS.skip);
-    const last = this.standIns.length - 1;
-    const view = messageArray(await this.withMessages([...new Set([...preamble, ...[last - 1, last].filter((m) => m >= 0)])]));
-    const { steps: _steps, ...header } = miniSweAgentTrajectory(miniSweAgentRunFacts(run, this.file), view, []);
-    this.header = header;
-  }
+export interface IndexedReading {
+  /** Top-level arrays of a JSON object whose elements the index records; `''` for a file that is a bare list. */
+  readonly arrays: readonly string[];
+  /** Top-level values the run's header reads, however long they are (the others of a large value stand in by their type). */
+  readonly runFields?: readonly string[];
+  /** The array whose first element is read from its own text while the index is built, and the step it makes (see `onPreview`). */
+  readonly preview?: { readonly array: string; step(text: string): Step | undefined };
+  /**
+   * The file's steps from its index: `skeleton` holds its top-level values (an indexed array by its
+   * first element) when the file is an object detected as this format, undefined when it is a bare
+   * list; undefined when the file is not one this format indexes (then it is loaded whole).
+   */
+  open(index: JsonIndex, skeleton: Record<string, unknown> | undefined, options: OpenStepsOptions): Promise<StepSource | undefined>;
 }
 
-/** The messages of a run as plain values holding what the turns, the header and format detection read (an assistant's text in full, others' when small). */
-async function messageValues(file: string, elements: IndexedElement[], options: OpenStepsOptions): Promise<Record<string, unknown>[]> {
-  const values: Record<string, unknown>[] = [];
-  for (const element of elements) {
-    const value: Record<string, unknown> = {};
-    for (const [key, field] of element.fields) {
-      if (field.text !== undefined || MESSAGE_FIELDS.has(key)) value[key] = await readJsonRange(file, field, options);
-    }
-    const content = element.fields.get('content');
-    if (content && !('content' in value)) value.content = value.role === 'assistant' ? await readJsonRange(file, content, options) : '';
-    values.push(value);
-  }
-  return values;
+function indexedReadings(): IndexedReading[] {
+  return trajectoryFormats().flatMap((f) => (f.indexed ? [f.indexed] : []));
 }
 
-/** Opens an indexed mini-swe-agent run from its messages' values (see `messageValues`); `run`: its other values, undefined for a bare list. */
-async function openIndexedMini(
-  file: string,
-  elements: IndexedElement[],
-  values: Record<string, unknown>[],
-  run: Record<string, unknown> | undefined,
-  options: OpenStepsOptions,
-): Promise<StepSource> {
-  const path = run ? ['messages'] : [];
-  const standIns = values.map((value, m) => miniSweAgentMessage(value, file, [...path, m]));
-  const { turns } = turnsOf(standIns, MINI_SWE_AGENT_HOOKS.skip);
-  const source = new IndexedMiniSweAgent(file, elements, standIns, turns, path, options);
-  await source.readHeader(run);
-  return source;
-}
-
-/** Step 0 from its own text (see `onPreview`); undefined when it does not make a SWE-agent step, which the index then reports. */
-function previewStep(text: string): Step | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const step = TrajStepSchema.safeParse(value);
-  if (!step.success) return undefined;
-  try {
-    return trajectoryStep(step.data, 0, undefined, [], runReading({}, { file: '', base: [] }, []));
-  } catch (err) {
-    if (err instanceof InputError) return undefined;
-    throw err;
-  }
-}
-
-/** Opens an indexed SWE-agent run, or answers undefined when the file is another format (then loaded whole). */
+/** Opens an indexed file in a format that indexes it, or answers undefined when it is another (then loaded whole). */
 async function openIndexed(file: string, options: OpenStepsOptions, preview: (step: Step | undefined) => void): Promise<StepSource | undefined> {
-  const onElement = (array: string, i: number, _element: IndexedElement, text: string | undefined) => {
-    if (array === 'trajectory' && i === 0 && text !== undefined) preview(previewStep(text));
-  };
+  const readings = indexedReadings();
+  const previews = readings.flatMap((r) => (r.preview ? [r.preview] : []));
   const index = await indexJsonObject(file, {
-    arrays: ['trajectory', 'history', 'messages', ''],
+    arrays: [...new Set(readings.flatMap((r) => r.arrays))],
     limits: options.limits,
     signal: options.signal,
-    onElement,
-    elementText: (array, i) => options.onPreview !== undefined && array === 'trajectory' && i === 0,
+    onElement: (array, i, _element, text) => {
+      const reader = i === 0 && text !== undefined ? previews.find((p) => p.array === array) : undefined;
+      if (reader && text !== undefined) preview(reader.step(text));
+    },
+    elementText: (array, i) => options.onPreview !== undefined && i === 0 && previews.some((p) => p.array === array),
   });
   preview(undefined);
-  const list = index.arrays.get('');
-  if (list) {
-    // A bare message list, detected from the values of its messages, which hold what detection reads.
-    const values = await messageValues(file, list, options);
-    const format = options.format ?? detectFormat(values);
-    return format === 'mini-swe-agent' && list.length > 0 ? openIndexedMini(file, list, values, undefined, options) : undefined;
+  if (index.arrays.has('')) {
+    // A bare list: each format that indexes one reads what its detection needs from the elements.
+    for (const reading of readings.filter((r) => r.arrays.includes(''))) {
+      const source = await reading.open(index, undefined, options);
+      if (source) return source;
+    }
+    return undefined;
   }
   const skeleton = await skeletonOf(index, options);
-  const trajectory = index.arrays.get('trajectory');
   const format = options.format ?? detectFormat(skeleton);
-  const messages = index.arrays.get('messages');
-  if (format === 'mini-swe-agent' && messages && messages.length > 0) {
-    const { messages: _messages, ...run } = skeleton;
-    return openIndexedMini(file, messages, await messageValues(file, messages, options), run, options);
-  }
-  if (format !== 'swe-agent' || !trajectory || trajectory.length === 0) return undefined;
-  const historyElements = index.arrays.get('history') ?? [];
-  const history: HistoryItem[] = [];
-  for (let h = 0; h < historyElements.length; h++) {
-    const element = historyElements[h]!;
-    const summary: Record<string, unknown> = {};
-    for (const [key, field] of element.fields) {
-      if (field.text !== undefined || (HISTORY_FIELDS as readonly string[]).includes(key)) summary[key] = await readJsonRange(file, field, options);
-    }
-    history.push(parseInput(HistoryItemSchema, summary, file, ['history', h]));
-  }
-  const actions: Array<{ action: string }> = [];
-  for (let i = 0; i < trajectory.length; i++) {
-    const action = await fieldValue(file, trajectory[i]!, 'action', options);
-    if (typeof action !== 'string') throw new InputError(file, jsonPath(['trajectory', i, 'action']), `expected a string, got ${describeJsonType(action)}`);
-    actions.push({ action });
-  }
-  const reading = runReading({ replay_config: skeleton.replay_config as string | Record<string, unknown> | null | undefined }, { file, base: [] }, []);
-  const source = new IndexedSweAgent(file, trajectory, historyElements, history, pairWithHistory(actions, history), reading, options);
-  await source.readHeader(skeleton.info);
-  return source;
+  const reading = format === undefined ? undefined : formatNamed(format)?.indexed;
+  return reading ? reading.open(index, skeleton, options) : undefined;
 }
 
 /** A trajectory parsed whole, as a step source. @internal */
@@ -429,9 +174,9 @@ export function stepSourceOf(loaded: LoadedTrajectory): StepSource {
 }
 
 /**
- * Opens `file`'s steps: indexed when it is a plain file of at least `indexFromBytes` holding a
- * SWE-agent run with a `trajectory` array or a mini-swe-agent run, else parsed whole. The one
- * place that decides.
+ * Opens `file`'s steps: indexed when it is a plain file of at least `indexFromBytes` in a format
+ * that indexes it (a SWE-agent run with a `trajectory` array, a mini-swe-agent run), else parsed
+ * whole. The one place that decides.
  */
 export async function openSteps(file: string, options: OpenStepsOptions = {}): Promise<StepSource> {
   const threshold = options.indexFromBytes ?? INDEX_FROM_BYTES;

@@ -1,4 +1,5 @@
 // `swe-workbench aci` as a user runs it: JSON lines in, one JSON line out per input, in order.
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

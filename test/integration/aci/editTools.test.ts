@@ -1,4 +1,5 @@
 // The editing tools in a real container: the flake8-guarded `edit`, str_replace_editor, bash, submit.
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';

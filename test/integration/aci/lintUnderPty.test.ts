@@ -1,6 +1,7 @@
 // The flake8 guard refuses the same edits with and without a pseudo-terminal: a replay of a
 // recording made under a pty (SWE-agent 1.x) runs its shell under one, the `aci` command and a
 // live run do not. Under a pty flake8 colours its findings; the guard must still read them.
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AciSession } from '../../../extension/core/aci/aciSession';

@@ -1,5 +1,6 @@
 // OpenHands' folder view in a real container: the listing and the count of hidden entries the
 // agent reads, whether one find answers both or the two-find listing has to (a find that fails).
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createOpenHands } from '../../../extension/core/scaffolds/openhands';

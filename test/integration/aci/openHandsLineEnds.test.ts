@@ -2,6 +2,7 @@
 // (openhands-aci OHEditor) reads every file in Python's text mode and writes back what it read,
 // so a view shows no `\r`, lines count as Python's file iteration counts them, and an edit (and
 // the undo of one) leaves `\n` line ends throughout.
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createOpenHands } from '../../../extension/core/scaffolds/openhands';

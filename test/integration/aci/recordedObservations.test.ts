@@ -1,6 +1,7 @@
 // Our tools against what SWE-agent printed in real recorded runs, on content rebuilt from the
 // recordings themselves. SWE-agent 1.x ran under a pty, so its lines end with \r\n: the sessions
 // here print that way too, and the observations are compared byte for byte.
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,6 @@
 // windowed_edit_replace's refusals on the sample repository, review_on_submit_m, and a patch
 // against the task's base commit.
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,6 @@
 // The lint guard's warm flake8 (core/aci/flake8Server.ts) against the flake8 command, in a real
 // container: the same edits through both give the same observations and leave the same files.
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AciSession } from '../../../extension/core/aci/aciSession';

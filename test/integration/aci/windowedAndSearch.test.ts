@@ -1,4 +1,5 @@
 // The windowed viewer and the search tools in a real container, on the sample repository.
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';

@@ -4,6 +4,7 @@
  * remote engine over tcp:// with TLS use a second dockerd of this test's own (the shared engine
  * is never restarted).
  */
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';

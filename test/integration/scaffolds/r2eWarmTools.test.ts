@@ -2,6 +2,7 @@
 // against today's fresh process per call, in two containers of the same image and repository:
 // the same calls give the same observations, a killed or stuck server is replaced, and an image
 // whose Python cannot run the server falls back to fresh processes and says so.
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -5,6 +5,7 @@
  * shows it, and a live run and a fork against the scripted policy server speaking Terminus-2's
  * prompt and JSON or XML replies.
  */
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+import '../../helpers/families';
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { hostname } from 'node:os';

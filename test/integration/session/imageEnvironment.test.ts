@@ -4,6 +4,7 @@
  * directory first on PATH with its own `python`, and CONDA_DEFAULT_ENV). Each scaffold's
  * commands see it exactly when the scaffold's own shell would have read that file.
  */
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';

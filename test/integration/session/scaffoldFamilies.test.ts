@@ -4,6 +4,7 @@
  * function calls with actions that run nothing, all through `swe-workbench replay` and `run`
  * against the scripted policy server.
  */
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';

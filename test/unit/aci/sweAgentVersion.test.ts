@@ -1,4 +1,5 @@
 // Which SWE-agent printed a recording: the real recordings in ../shared/fixtures/third-party.
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseSweAgentVersion, sweAgentDialect, sweAgentVersionOf } from '../../../extension/core/aci/sweAgentVersion';

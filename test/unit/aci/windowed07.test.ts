@@ -1,3 +1,4 @@
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { usage07 } from '../../../extension/core/aci/windowed07';

@@ -1,3 +1,4 @@
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -5,7 +6,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { command as convert } from '../../../extension/cli/convert';
 import { detectScaffold } from '../../../extension/core/scaffolds/registry';
-import { EXPORT_FORMATS } from '../../../extension/core/trajectory/exporters';
+import { exportFormats } from '../../../extension/core/trajectory/exporters';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { runCli } from '../../helpers/cliRunner';
 
@@ -16,7 +17,7 @@ describe('swe-workbench convert', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'swe-workbench-convert-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  for (const to of EXPORT_FORMATS) {
+  for (const to of exportFormats()) {
     test(`writes a SWE-agent recording as ${to}, read back as ${to} with the same steps and outcome`, async () => {
       const original = (await loadTrajectory(RECORDING)).trajectory;
       const out = path.join(dir, `ledger.${to}`);

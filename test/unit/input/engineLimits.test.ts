@@ -3,6 +3,7 @@
  * 512 MiB) is named in our words: which string, where it starts, why it cannot be read. The
  * files are written a MiB at a time (or gzip streamed) into a temp folder and removed after.
  */
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { closeSync, createWriteStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';

@@ -3,6 +3,7 @@
  * read as their UTF-8 twin is read: plain, gzip and zstd, whole or from the byte index, JSON and
  * JSONL, with the same errors at the same lines and columns.
  */
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,3 +1,4 @@
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';

@@ -1,3 +1,4 @@
+import '../../helpers/families';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Rollout } from '../../../extension/core/rollouts/record';

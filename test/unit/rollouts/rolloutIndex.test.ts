@@ -1,3 +1,4 @@
+import '../../helpers/families';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CancelledError } from '../../../extension/core/errors';

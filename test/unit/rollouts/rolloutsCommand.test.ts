@@ -1,3 +1,4 @@
+import '../../helpers/families';
 import { InputError } from '../../../extension/core/errors';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,5 @@
 // Which SWE-agent version printed a recording, decided by what its steps show.
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { detectScaffold, describeChoice } from '../../../extension/core/scaffolds/registry';

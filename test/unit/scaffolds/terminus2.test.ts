@@ -3,6 +3,7 @@
  * output, the 10,000-byte cut, its prompts, how a reply becomes a step and a recorded step a
  * replay, and the normalisers that forgive what Harbor's recordings rewrite.
  */
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { PolicyReply } from '../../../extension/core/policy/policyClient';

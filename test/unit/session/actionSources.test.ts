@@ -1,3 +1,4 @@
+import '../../helpers/families';
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { PersonSource, RecordingSource, typedAction } from '../../../extension/core/session/actionSources';

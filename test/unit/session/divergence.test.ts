@@ -1,3 +1,4 @@
+import '../../helpers/families';
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { compareObservations, lineDiff, NORMALISERS, normalise } from '../../../extension/core/session/divergence';

@@ -1,10 +1,11 @@
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { aciConfigForRecording } from '../../../extension/core/scaffolds/swe-agent/recordingConfig';
 import { replaySettings } from '../../../extension/core/session/containerSession';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
-import { importSweAgent } from '../../../extension/core/trajectory/importers/sweAgent';
-import { toSweAgentTraj } from '../../../extension/core/trajectory/sweAgentExport';
+import { importSweAgent } from '../../../extension/core/scaffolds/swe-agent/trajImporter';
+import { toSweAgentTraj } from '../../../extension/core/scaffolds/swe-agent/trajExporter';
 import { aTrajectory } from '../../builders/trajectory';
 import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 

@@ -1,3 +1,4 @@
+import '../../helpers/families';
 import { test, describe, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

@@ -1,7 +1,8 @@
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseFencedCommand, parseToolArguments, parseXmlFunctionCall, toolCallAction } from '../../../extension/core/trajectory/actionText';
-import { lineCommandParser } from '../../../extension/core/trajectory/lineCommand';
+import { lineCommandParser } from '../../../extension/core/scaffolds/swe-agent/lineCommand';
 
 describe('action text', () => {
   test('an XML call keeps the first of several and the values verbatim', () => {

@@ -1,10 +1,11 @@
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { EXPORT_FORMATS, exportTrajectory, type ExportFormat } from '../../../extension/core/trajectory/exporters';
+import { exportFormats, exportTrajectory, type ExportFormat } from '../../../extension/core/trajectory/exporters';
 import { importTrajectory, loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Action, Step, Trajectory } from '../../../extension/core/trajectory/model';
 import { aBashAction, aStep, aTrajectory } from '../../builders/trajectory';
@@ -93,9 +94,9 @@ function atifOf(t: Trajectory): Json {
 
 describe('ATIF files converted to every format we write and back', () => {
   for (const file of HARBOR_ATIF) {
-    thirdPartyFiles.test(`${file.split('/').pop()} keeps every call and observation through ${EXPORT_FORMATS.join(', ')}`, async () => {
+    thirdPartyFiles.test(`${file.split('/').pop()} keeps every call and observation through ${exportFormats().join(', ')}`, async () => {
       const { trajectory: t } = await loadTrajectory(thirdParty(file));
-      for (const via of EXPORT_FORMATS) {
+      for (const via of exportFormats()) {
         const middle = importTrajectory(parseExport(exportTrajectory(t, via)), { file: `as ${via}` });
         const back = importTrajectory(atifOf(middle), { file: `back from ${via}` });
         assert.equal(back.format, 'atif');

@@ -1,10 +1,11 @@
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { replyFormatOf } from '../../../extension/core/scaffolds/swe-agent';
 import { toCanonicalJson } from '../../../extension/core/trajectory/canonicalExport';
 import { importTrajectory, loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Step, Trajectory } from '../../../extension/core/trajectory/model';
-import { toSweAgentTraj } from '../../../extension/core/trajectory/sweAgentExport';
+import { toSweAgentTraj } from '../../../extension/core/scaffolds/swe-agent/trajExporter';
 import { aBashAction, aStep, aTrajectory, anAction } from '../../builders/trajectory';
 import { sampleTrajectory, thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 

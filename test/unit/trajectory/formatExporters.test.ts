@@ -1,8 +1,9 @@
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { detectScaffold } from '../../../extension/core/scaffolds/registry';
 import { detectFormat } from '../../../extension/core/trajectory/detectFormat';
-import { EXPORT_FORMATS, exportTrajectory, type ExportFormat } from '../../../extension/core/trajectory/exporters';
+import { exportFormats, exportTrajectory, type ExportFormat } from '../../../extension/core/trajectory/exporters';
 import { importTrajectory, loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Step, Trajectory } from '../../../extension/core/trajectory/model';
 import { aBashAction, aStep, aTrajectory, anAction } from '../../builders/trajectory';
@@ -58,7 +59,7 @@ const commandOf = (s: Step) =>
 
 describe('exporters: each format is read back by its own importer', () => {
   test('every format is detected as itself', () => {
-    for (const format of EXPORT_FORMATS) {
+    for (const format of exportFormats()) {
       const text = exportTrajectory(bashRun(), format);
       assert.equal(detectFormat(JSON.parse(text.trim())), format, format);
     }
@@ -85,7 +86,7 @@ describe('exporters: each format is read back by its own importer', () => {
   }
 
   test('every format keeps the scaffold that made the run, and detection reads it back first', () => {
-    for (const format of EXPORT_FORMATS) {
+    for (const format of exportFormats()) {
       for (const scaffold of ['r2e-gym@69bc953', 'openhands@codeact', 'mini-swe-agent@2.x', 'swe-agent@1.1.0']) {
         const back = roundTrip({ ...bashRun(), meta: { ...bashRun().meta, scaffold } }, format);
         assert.equal(back.meta.scaffold, scaffold, `${format}: ${scaffold}`);

@@ -1,3 +1,4 @@
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -42,7 +43,7 @@ describe('located errors', () => {
     const err = await failure(loadTrajectory(file));
     assert.equal(
       err.message,
-      `${file}: $: not a trajectory: it looks like an npm package.json; tried swe-agent, mini-swe-agent, openhands, r2e-gym, rllm, skyrl, openai-messages, atif, canonical`,
+      `${file}: $: not a trajectory: it looks like an npm package.json; tried swe-agent, mini-swe-agent, r2e-gym, openhands, rllm, skyrl, openai-messages, atif, canonical`,
     );
   });
 

@@ -1,10 +1,11 @@
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describe, test } from 'node:test';
-import { toSweAgentTraj } from '../../../extension/core/trajectory/sweAgentExport';
+import { toSweAgentTraj } from '../../../extension/core/scaffolds/swe-agent/trajExporter';
 import { aTrajectory } from '../../builders/trajectory';
 import { repoRoot, sampleTrajectory, thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
@@ -128,7 +129,7 @@ describe('swe-workbench inspect', () => {
     assert.equal(code, 2);
     assert.match(
       stderr,
-      /--format: expected one of swe-agent, mini-swe-agent, openhands, r2e-gym, rllm, skyrl, openai-messages, atif, canonical, got 'langchain'/,
+      /--format: expected one of swe-agent, mini-swe-agent, r2e-gym, openhands, rllm, skyrl, openai-messages, atif, canonical, got 'langchain'/,
     );
   });
 });

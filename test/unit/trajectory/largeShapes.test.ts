@@ -3,13 +3,14 @@
  * 100,000 steps, calls or events, which a scan per item turns into minutes. The tests assert
  * what is read (the step count, what pairs with what), never how long it takes.
  */
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
-import { pairWithHistory, type HistoryItem } from '../../../extension/core/trajectory/importers/sweAgent';
+import { pairWithHistory, type HistoryItem } from '../../../extension/core/scaffolds/swe-agent/trajImporter';
 
 const N = 100_000;
 

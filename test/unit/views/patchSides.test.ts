@@ -1,3 +1,4 @@
+import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,3 +1,4 @@
+import '../../helpers/families';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { searchSteps, toStepDetail, toStepSummary, toTrajectoryHeader } from '../../../extension/views/stepView';

@@ -1,3 +1,4 @@
+import '../../helpers/families';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FOLDED_LINES, MAX_STEP_RANGE, STEPPER_BOOT_ELEMENT, StepperBootSchema, stepsAct } from '../../../extension/protocol/stepper';

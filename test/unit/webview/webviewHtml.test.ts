@@ -1,3 +1,4 @@
+import '../../helpers/families';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { contentSecurityPolicy, createNonce, renderErrorHtml, renderWebviewHtml } from '../../../extension/vscode/webview/webviewHtml';

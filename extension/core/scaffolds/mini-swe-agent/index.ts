@@ -9,12 +9,13 @@ import type { ParseResult } from '../../parsing/commandSyntax';
 import { defineTool } from '../../aci/toolDefinition';
 import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
 import type { PolicyReply } from '../../policy/policyClient';
-import type { ParsedReply } from '../../policy/scaffolds';
+import type { ParsedReply } from '../../policy/replyFormats';
 import type { Action, Trajectory } from '../../trajectory/model';
 import { runFreshProcess } from '../freshProcess';
 import { renderJinja } from '../jinja';
 import type { Scaffold, ScaffoldFamily } from '../scaffold';
 import { MINI_DEFAULTS, type MiniVersion } from './defaults';
+import { miniSweAgentFormat } from './format';
 
 const MINI_VERSIONS: readonly MiniVersion[] = ['1.x', '2.x'];
 const SUBMIT_MARKERS = ['COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT', 'MINI_SWE_AGENT_FINAL_OUTPUT'];
@@ -250,6 +251,7 @@ export function createMiniSweAgent(version: string, recording?: Trajectory): Sca
 
 export const miniSweAgentFamily: ScaffoldFamily = {
   name: 'mini-swe-agent',
+  formats: [miniSweAgentFormat],
   versions: MINI_VERSIONS,
   detect(recording) {
     if (recording.format !== 'mini-swe-agent') return undefined;

@@ -13,10 +13,11 @@ import { currentPatch } from '../../aci/submitTools';
 import { defineTool, type ToolDefinition } from '../../aci/toolDefinition';
 import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
 import type { PolicyReply } from '../../policy/policyClient';
-import type { ParsedReply } from '../../policy/scaffolds';
+import type { ParsedReply } from '../../policy/replyFormats';
 import { toolsCalled, type Scaffold, type ScaffoldFamily } from '../scaffold';
 import { openHandsEdit } from './editorEdit';
 import { openHandsView } from './editorView';
+import { openHandsFormat } from './format';
 
 const BUNDLE = 'openhands';
 /** Actions that only talk (to the user, or to itself): nothing runs, nothing is observed. */
@@ -232,6 +233,21 @@ export function createOpenHands(version = 'codeact'): Scaffold {
 
 export const openHandsFamily: ScaffoldFamily = {
   name: 'openhands',
+  formats: [openHandsFormat],
+  toolKinds: {
+    run: 'run',
+    execute_bash: 'run',
+    cmd_run: 'run',
+    run_ipython: 'run',
+    execute_ipython_cell: 'run',
+    read: 'view',
+    edit: 'edit',
+    str_replace_editor: 'editor',
+    think: 'think',
+    message: 'think',
+    finish: 'submit',
+    browse: 'browse',
+  },
   versions: ['codeact'],
   detect(recording) {
     if (recording.format === 'openhands') return { version: 'codeact', reason: 'an OpenHands event stream (`source`/`action`/`observation` events)' };

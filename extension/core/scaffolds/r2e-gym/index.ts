@@ -10,7 +10,7 @@ import { currentPatch } from '../../aci/submitTools';
 import { defineTool, type ToolDefinition } from '../../aci/toolDefinition';
 import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
 import type { PolicyReply } from '../../policy/policyClient';
-import type { ParsedReply } from '../../policy/scaffolds';
+import type { ParsedReply } from '../../policy/replyFormats';
 import { shellQuote } from '../../parsing/shellWords';
 import type { Sandbox } from '../../runtime/sandbox';
 import { DEFAULT_R2E_IMAGE, NeedsR2eImageError } from '../../runtime/r2eImage';
@@ -20,6 +20,7 @@ import { parseR2eAction, r2eActionText, splitR2eReply } from '../../parsing/r2eA
 import { R2E_FINISHED, r2eObservation, runR2eTool } from './runtime';
 import { R2E_PROGRAM_PATH, R2E_TOOL_DIR, R2E_TOOL_NAMES, R2E_TOOL_PROGRAM } from './toolProgram';
 import { R2E_TOOL_SPECS } from './toolSpecs';
+import { r2eGymFormat } from './format';
 
 const R2E_VERSION = '69bc953';
 const BUNDLE = 'r2e-gym';
@@ -192,6 +193,8 @@ export function createR2eGym(version = R2E_VERSION): Scaffold {
 
 export const r2eGymFamily: ScaffoldFamily = {
   name: 'r2e-gym',
+  formats: [r2eGymFormat],
+  toolKinds: { execute_bash: 'run', file_editor: 'editor', search: 'search', finish: 'submit' },
   versions: [R2E_VERSION],
   detect(recording: Trajectory) {
     if (recording.format === 'r2e-gym') return { version: R2E_VERSION, reason: 'an R2E-Gym JSONL record (`trajectory_steps` with `<function=...>` actions)' };

@@ -6,13 +6,14 @@ import { aciConfigForRecording } from './recordingConfig';
 import { ToolSet07 } from '../../aci/windowed07';
 import { DEFAULT_BUNDLES, toolSetFor } from '../../aci/standardTools';
 import { DEFAULT_OBSERVATION_TEMPLATE } from '../../policy/context';
-import { parseReply, type Scaffold as ReplyFormatName } from '../../policy/scaffolds';
+import { parseReply, type SweAgentReplyFormat as ReplyFormatName } from '../../policy/replyFormats';
 import { DEFAULT_SYSTEM_PROMPT, instructionsFor } from './agentPrompts';
 import { SWE_AGENT_VERSIONS, parseSweAgentVersion, type SweAgentVersion } from '../../aci/sweAgentVersion';
 import { readVersionEvidence } from './versionEvidence';
 import type { ShellStartup } from '../../runtime/shellSession';
 import type { Trajectory } from '../../trajectory/model';
 import type { Scaffold, ScaffoldFamily } from '../scaffold';
+import { sweAgentFormat } from './format';
 
 /** How the recording's actions were written (SWE-agent's `parse_function` type). @internal */
 export function replyFormatOf(parseFunction: string | undefined): ReplyFormatName {
@@ -59,6 +60,21 @@ export function createSweAgent(
 
 export const sweAgentFamily: ScaffoldFamily = {
   name: 'swe-agent',
+  formats: [sweAgentFormat],
+  toolKinds: {
+    open: 'view',
+    goto: 'view',
+    scroll_up: 'view',
+    scroll_down: 'view',
+    create: 'create',
+    edit: 'edit',
+    linting_edit: 'edit',
+    search_dir: 'search',
+    search_file: 'search',
+    find_file: 'search',
+    submit: 'submit',
+    str_replace_editor: 'editor',
+  },
   versions: SWE_AGENT_VERSIONS,
   detect(recording) {
     if (recording.format !== 'swe-agent') return undefined;

@@ -12,7 +12,7 @@ import type { ParseResult } from '../../parsing/commandSyntax';
 import { defineTool, type ToolContext, type ToolResult } from '../../aci/toolDefinition';
 import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
 import type { PolicyReply } from '../../policy/policyClient';
-import type { ParsedReply } from '../../policy/scaffolds';
+import type { ParsedReply } from '../../policy/replyFormats';
 import type { Sandbox } from '../../runtime/sandbox';
 import type { Action, Step, Trajectory } from '../../trajectory/model';
 import type { RecordedStepReading, Scaffold, ScaffoldFamily } from '../scaffold';

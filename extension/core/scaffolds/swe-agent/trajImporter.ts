@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { Step, StepState, ToolCallResult, Trajectory } from '../model';
+import type { Step, StepState, ToolCallResult, Trajectory } from '../../trajectory/model';
 import { errorText, InputError, jsonPath } from '../../errors';
-import { argumentsText, parseXmlFunctionCall, toolCallAction, type ParsedAction } from '../actionText';
-import { ChatContentSchema, ToolCallSchema, chatSteps, contentText, preambleOf, type ChatMessage, type MessageList } from '../chatSteps';
-import { defined, sourceRef, type ImportContext } from '../importContext';
-import { parseInput } from '../inputSchema';
-import { lineCommandParser } from '../lineCommand';
+import { argumentsText, parseXmlFunctionCall, toolCallAction, type ParsedAction } from '../../trajectory/actionText';
+import { ChatContentSchema, ToolCallSchema, chatSteps, contentText, preambleOf, type ChatMessage, type MessageList } from '../../trajectory/chatSteps';
+import { defined, sourceRef, type ImportContext } from '../../trajectory/importContext';
+import { parseInput } from '../../trajectory/inputSchema';
+import { lineCommandParser } from './lineCommand';
 
 const StateSchema = z.union([z.string(), z.looseObject({ open_file: z.string().nullish(), working_dir: z.string().nullish(), diff: z.string().nullish() })]);
 

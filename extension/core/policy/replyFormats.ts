@@ -9,8 +9,9 @@ import type { ToolSet } from '../aci/toolRegistry';
 import type { Action } from '../trajectory/model';
 import type { PolicyReply } from './policyClient';
 
-export const SCAFFOLDS = ['function_calling', 'thought_action', 'xml_function_calling'] as const;
-export type Scaffold = (typeof SCAFFOLDS)[number];
+/** SWE-agent's reply formats (its parse functions), by the names its config gives them. */
+export const SWE_AGENT_REPLY_FORMATS = ['function_calling', 'thought_action', 'xml_function_calling'] as const;
+export type SweAgentReplyFormat = (typeof SWE_AGENT_REPLY_FORMATS)[number];
 
 export interface ParsedReply {
   thought: string;
@@ -51,8 +52,8 @@ function unparsable(exception: string): string {
   return `Your action could not be parsed properly: ${exception}.`;
 }
 
-export function parseReply(reply: PolicyReply, scaffold: Scaffold, syntax: ActionSyntax): ParsedReply {
-  switch (scaffold) {
+export function parseReply(reply: PolicyReply, format: SweAgentReplyFormat, syntax: ActionSyntax): ParsedReply {
+  switch (format) {
     case 'function_calling':
       return parseFunctionCalling(reply, syntax);
     case 'thought_action':

@@ -1,5 +1,5 @@
-import { defined } from '../defined';
-import type { Action, Step, StepState, Trajectory } from './model';
+import { defined } from '../../defined';
+import type { Action, Step, StepState, Trajectory } from '../../trajectory/model';
 
 const AGENT = 'main';
 

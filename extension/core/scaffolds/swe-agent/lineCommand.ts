@@ -1,7 +1,7 @@
-import { toolSetFor } from '../aci/standardTools';
-import type { ToolSet } from '../aci/toolRegistry';
-import { splitShellWords } from '../parsing/shellWords';
-import type { ParsedAction } from './actionText';
+import { toolSetFor } from '../../aci/standardTools';
+import type { ToolSet } from '../../aci/toolRegistry';
+import { splitShellWords } from '../../parsing/shellWords';
+import type { ParsedAction } from '../../trajectory/actionText';
 
 /** Tool sets by bundle list: a run's trajectories share a few lists, and each unhosted bundle costs a thrown error. */
 const toolSets = new Map<string, ToolSet>();

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import type { Step, Trajectory } from '../model';
-import { argumentsText, parseFencedCommand, parseToolArguments } from '../actionText';
-import { ChatMessageSchema, chatSteps, contentText, preambleOf, type FollowerFacts, type MessageActions } from '../chatSteps';
-import { defined, type ImportContext } from '../importContext';
-import { parseInput } from '../inputSchema';
+import type { Step, Trajectory } from '../../trajectory/model';
+import { argumentsText, parseFencedCommand, parseToolArguments } from '../../trajectory/actionText';
+import { ChatMessageSchema, chatSteps, contentText, preambleOf, type FollowerFacts, type MessageActions } from '../../trajectory/chatSteps';
+import { defined, type ImportContext } from '../../trajectory/importContext';
+import { parseInput } from '../../trajectory/inputSchema';
+import { MINI_SUBMIT_MARKERS } from '../../trajectory/actionKind';
 
 const MessageSchema = ChatMessageSchema.extend({
   extra: z
@@ -38,8 +39,6 @@ const RunSchema = z.looseObject({
   messages: MessagesSchema,
 });
 
-/** The words of mini-swe-agent's command that ends a run and submits (1.x and 0.x). */
-export const MINI_SUBMIT_MARKERS = /COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT/;
 const RETURNCODE = /^<returncode>(-?\d+)<\/returncode>/;
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Step, Trajectory } from '../model';
-import { defined, sourceRef, type ImportContext } from '../importContext';
-import { parseInput } from '../inputSchema';
+import type { Step, Trajectory } from '../../trajectory/model';
+import { defined, sourceRef, type ImportContext } from '../../trajectory/importContext';
+import { parseInput } from '../../trajectory/inputSchema';
 
 const IdSchema = z.union([z.number(), z.string()]);
 

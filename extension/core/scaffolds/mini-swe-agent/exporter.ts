@@ -1,5 +1,5 @@
-import { defined } from '../defined';
-import type { Step, Trajectory } from './model';
+import { defined } from '../../defined';
+import type { Step, Trajectory } from '../../trajectory/model';
 
 /** mini-swe-agent's current trajectory format (tool calling, `trajectory_format: "mini-swe-agent-1.1"`). */
 const MINI_SWE_AGENT_FORMAT = 'mini-swe-agent-1.1';

@@ -1,5 +1,5 @@
-import { defined } from '../defined';
-import type { Action, Trajectory } from './model';
+import { defined } from '../../defined';
+import type { Action, Trajectory } from '../../trajectory/model';
 
 /** R2E-Gym's tools for the ones the workbench records under other names. */
 function r2eCall(action: Action): { name: string; parameters: Record<string, unknown> } {

@@ -1,5 +1,5 @@
-import { defined } from '../defined';
-import type { Action, Step, Trajectory } from './model';
+import { defined } from '../../defined';
+import type { Action, Step, Trajectory } from '../../trajectory/model';
 
 const AGENT_CLASS = 'CodeActAgent';
 

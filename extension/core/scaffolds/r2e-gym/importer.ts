@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { Step, Trajectory } from '../model';
+import type { Step, Trajectory } from '../../trajectory/model';
 import { parseR2eAction } from '../../parsing/r2eAction';
-import { defined, sourceRef, type ImportContext } from '../importContext';
-import { parseInput } from '../inputSchema';
+import { defined, sourceRef, type ImportContext } from '../../trajectory/importContext';
+import { parseInput } from '../../trajectory/inputSchema';
 
 const num = z.number().nullish();
 

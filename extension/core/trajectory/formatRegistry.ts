@@ -1,0 +1,79 @@
+/**
+ * The trajectory formats the program reads and writes, as data: a name, the fingerprints that
+ * recognise a parsed file, the importer, and the exporter with its file ending. The generic
+ * formats register from `formats.ts`; a scaffold family contributes its own recording formats
+ * (`ScaffoldFamily.formats`) when the program's composition root installs it, so nothing in
+ * core/trajectory names a family's format.
+ */
+import type { ImportContext } from './importContext';
+import type { Trajectory } from './model';
+import type { IndexedReading } from './stepSource';
+
+/**
+ * One way of recognising a format in a parsed JSON value. Detection tries every registered
+ * fingerprint, lowest `rank` first, and the first that matches names the format: a more specific
+ * shape takes a lower rank than a looser one it would also match (a mini-swe-agent message list
+ * before plain OpenAI messages).
+ */
+interface FormatFingerprint {
+  readonly rank: number;
+  matches(value: unknown): boolean;
+}
+
+/** What a run's exit status says about how it ended, as the rollouts' failure taxonomy classes it. */
+export type ExitClass = 'infra' | 'evaluation' | 'context' | 'maxSteps' | 'budget' | 'commandTimeout' | 'format' | 'stuck' | 'finished';
+
+export interface TrajectoryFormatDefinition {
+  readonly name: string;
+  readonly fingerprints: readonly FormatFingerprint[];
+  /** The parsed file (or JSONL record) as the canonical trajectory; errors name the file and JSON path. */
+  import(value: unknown, ctx: ImportContext): Trajectory;
+  /** Writes a trajectory as the tool that reads this format expects, with its usual file ending. */
+  readonly exporter?: { readonly extension: string; write(t: Trajectory): string };
+  /**
+   * Files of this format always say what was submitted, nothing included (SWE-agent's
+   * `info.submission`, null when nothing): a missing submission is then an empty one. In the
+   * others (rLLM, SkyRL, plain messages) it means nothing.
+   */
+  readonly recordsSubmission?: boolean;
+  /**
+   * The exit statuses this format's runs end with, lower-cased, by what they mean (each pattern
+   * one alternative of the class's; core/rollouts/failureTaxonomy.ts joins every format's).
+   */
+  readonly exitStatuses?: Readonly<Partial<Record<ExitClass, RegExp>>>;
+  /** How a large file is read a step at a time from its byte index (`stepSource.ts`); without it, a file is parsed whole. */
+  readonly indexed?: IndexedReading;
+}
+
+const generic: TrajectoryFormatDefinition[] = [];
+const contributed: TrajectoryFormatDefinition[] = [];
+
+function register(list: TrajectoryFormatDefinition[], format: TrajectoryFormatDefinition): void {
+  const known = formatNamed(format.name);
+  if (known === format) return;
+  if (known) throw new Error(`trajectory format '${format.name}' is registered twice`);
+  list.push(format);
+}
+
+/** A generic format (not one family's recording), registered by core/trajectory itself. */
+export function registerGenericFormat(format: TrajectoryFormatDefinition): void {
+  register(generic, format);
+}
+
+/** A family's own recording format; registering the same definition again does nothing. */
+export function registerFormat(format: TrajectoryFormatDefinition): void {
+  register(contributed, format);
+}
+
+/** Every registered format: the families' own first (what a file most often is), then the generic ones. */
+export function trajectoryFormats(): readonly TrajectoryFormatDefinition[] {
+  return [...contributed, ...generic];
+}
+
+export function formatNamed(name: string): TrajectoryFormatDefinition | undefined {
+  return trajectoryFormats().find((f) => f.name === name);
+}
+
+export function formatNames(): string[] {
+  return trajectoryFormats().map((f) => f.name);
+}

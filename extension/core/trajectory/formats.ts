@@ -1,0 +1,81 @@
+/**
+ * The generic trajectory formats, registered from core/trajectory itself: a training framework's
+ * episode (rLLM, SkyRL), plain chat messages, Harbor's ATIF and our own canonical JSON. A family's
+ * own recording format comes with the family (`ScaffoldFamily.formats`).
+ *
+ * Fingerprint ranks, lowest tried first, across every format (a family's sit between these):
+ *   10 ATIF · 20 mini-swe-agent `trajectory_format` · 30 R2E-Gym `trajectory_steps` ·
+ *   40 OpenHands events · 50-60 SWE-agent `trajectory` / `history` · 70 rLLM `trajectories` ·
+ *   80 canonical · 90 rLLM `steps` · 100 SkyRL · 110 mini-swe-agent messages · 120 OpenAI messages
+ */
+import { toAtif } from './atifExport';
+import { toCanonicalJson } from './canonicalExport';
+import { firstObject, isMessageList, isObject, isRllmStepList } from './fingerprints';
+import { registerGenericFormat, type TrajectoryFormatDefinition } from './formatRegistry';
+import { importAtif } from './importers/atif';
+import { importCanonical } from './importers/canonical';
+import { importOpenAiMessages } from './importers/openaiMessages';
+import { importRllm } from './importers/rllm';
+import { importSkyRl } from './importers/skyrl';
+
+/** ATIF names its version (`ATIF-v1.6`); Harbor's models let it be left out, so a session, an agent and steps say it too. */
+const atif: TrajectoryFormatDefinition = {
+  name: 'atif',
+  fingerprints: [
+    {
+      rank: 10,
+      matches: (o) =>
+        isObject(o) &&
+        ((typeof o.schema_version === 'string' && o.schema_version.startsWith('ATIF-')) || (Array.isArray(o.steps) && isObject(o.agent) && 'session_id' in o)),
+    },
+  ],
+  import: importAtif,
+  exporter: { extension: '.json', write: toAtif },
+};
+
+const rllm: TrajectoryFormatDefinition = {
+  name: 'rllm',
+  fingerprints: [
+    {
+      rank: 70,
+      matches: (o) => {
+        const first = isObject(o) && Array.isArray(o.trajectories) ? firstObject(o.trajectories) : undefined;
+        return first !== undefined && Array.isArray(first.steps) && isRllmStepList(first.steps);
+      },
+    },
+    { rank: 90, matches: (o) => isObject(o) && Array.isArray(o.steps) && ('uid' in o || 'reward' in o) && isRllmStepList(o.steps) },
+  ],
+  exitStatuses: { context: /prompt_length|response_length/, maxSteps: /max_turns|turns_exceeded/, budget: /^timeout$/, finished: /^env_done$/ },
+  import: importRllm,
+};
+
+const canonical: TrajectoryFormatDefinition = {
+  name: 'canonical',
+  fingerprints: [{ rank: 80, matches: (o) => isObject(o) && Array.isArray(o.steps) && isObject(o.task) && isObject(o.outcome) && isObject(o.meta) }],
+  import: importCanonical,
+  exporter: { extension: '.json', write: toCanonicalJson },
+};
+
+const skyrl: TrajectoryFormatDefinition = {
+  name: 'skyrl',
+  fingerprints: [{ rank: 100, matches: (o) => isObject(o) && Array.isArray(o.messages) && ('trajectory_id' in o || 'finish_reason' in o) }],
+  exitStatuses: {
+    infra: /error_runtime/,
+    evaluation: /error_evaluation/,
+    context: /context_window/,
+    maxSteps: /max_iterations/,
+    commandTimeout: /cmd_timeout/,
+    format: /bad_llm_response/,
+    stuck: /stuck_in_a_loop/,
+    finished: /^finish_tool$/,
+  },
+  import: importSkyRl,
+};
+
+const openAiMessages: TrajectoryFormatDefinition = {
+  name: 'openai-messages',
+  fingerprints: [{ rank: 120, matches: (o) => (Array.isArray(o) ? isMessageList(o) : isObject(o) && Array.isArray(o.messages) && isMessageList(o.messages)) }],
+  import: importOpenAiMessages,
+};
+
+for (const format of [rllm, skyrl, openAiMessages, atif, canonical]) registerGenericFormat(format);

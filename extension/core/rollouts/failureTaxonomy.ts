@@ -1,6 +1,6 @@
 import type { Evaluation, Evidence, FailureClass, Prediction, Rollout, TrajectoryFacts } from './record';
 import { LINT_LOOP_MIN_REJECTIONS, STUCK_LOOP_MIN_REPEATS } from './trajectoryFacts';
-import { trajectoryFormats, type ExitClass } from '../trajectory/formatRegistry';
+import { allFormatFacts, type ExitClass } from '../trajectory/formatFacts';
 
 export interface Classification {
   resolved: boolean | null;
@@ -65,7 +65,7 @@ let exitPatterns: { formats: number; exit: Record<ExitClass, RegExp> } | undefin
 
 /** Each class's pattern: every registered format's words for it and the generic ones, as alternatives (built again only when a format was registered since). */
 function exitClasses(): Record<ExitClass, RegExp> {
-  const formats = trajectoryFormats();
+  const formats = allFormatFacts();
   if (exitPatterns?.formats !== formats.length) {
     const join = (c: ExitClass) => {
       const parts = [...formats.map((f) => f.exitStatuses?.[c]), GENERIC_EXIT[c]].filter((p) => p !== undefined);

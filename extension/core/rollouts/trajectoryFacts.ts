@@ -1,6 +1,6 @@
 import type { Outcome, Step, Trajectory, TrajectoryFormat } from '../trajectory/model';
 import { recordedModelStats, runDuration } from '../trajectory/runFacts';
-import { formatNamed } from '../trajectory/formatRegistry';
+import { factsOf } from '../trajectory/formatFacts';
 import type { StepRun, TrajectoryFacts } from './record';
 
 /**
@@ -12,7 +12,7 @@ export const STUCK_LOOP_MIN_REPEATS = 4;
 export const LINT_LOOP_MIN_REJECTIONS = 3;
 
 /** Whether files of `format` always say what was submitted (`TrajectoryFormatDefinition.recordsSubmission`). */
-const recordsSubmission = (format: TrajectoryFormat) => formatNamed(format)?.recordsSubmission === true;
+const recordsSubmission = (format: TrajectoryFormat) => factsOf(format)?.recordsSubmission === true;
 
 /** What the facts read of a step: a Step, or the few fields a summary read computes without building one. */
 type StepFactsInput = Pick<Step, 'formatError' | 'flags' | 'timestamp' | 'executionTime' | 'tokens'> & { action: Pick<Step['action'], 'raw'> };

@@ -8,6 +8,7 @@
 import type { ImportContext } from './importContext';
 import type { Trajectory } from './model';
 import type { IndexedReading } from './stepSource';
+import { addFormatFacts, type FormatFacts } from './formatFacts';
 
 /**
  * One way of recognising a format in a parsed JSON value. Detection tries every registered
@@ -20,27 +21,13 @@ interface FormatFingerprint {
   matches(value: unknown): boolean;
 }
 
-/** What a run's exit status says about how it ended, as the rollouts' failure taxonomy classes it. */
-export type ExitClass = 'infra' | 'evaluation' | 'context' | 'maxSteps' | 'budget' | 'commandTimeout' | 'format' | 'stuck' | 'finished';
-
-export interface TrajectoryFormatDefinition {
-  readonly name: string;
+/** A format's definition: its facts (`formatFacts.ts`: name, recorded submission, exit statuses) and how it is read and written. */
+export interface TrajectoryFormatDefinition extends FormatFacts {
   readonly fingerprints: readonly FormatFingerprint[];
   /** The parsed file (or JSONL record) as the canonical trajectory; errors name the file and JSON path. */
   import(value: unknown, ctx: ImportContext): Trajectory;
   /** Writes a trajectory as the tool that reads this format expects, with its usual file ending. */
   readonly exporter?: { readonly extension: string; write(t: Trajectory): string };
-  /**
-   * Files of this format always say what was submitted, nothing included (SWE-agent's
-   * `info.submission`, null when nothing): a missing submission is then an empty one. In the
-   * others (rLLM, SkyRL, plain messages) it means nothing.
-   */
-  readonly recordsSubmission?: boolean;
-  /**
-   * The exit statuses this format's runs end with, lower-cased, by what they mean (each pattern
-   * one alternative of the class's; core/rollouts/failureTaxonomy.ts joins every format's).
-   */
-  readonly exitStatuses?: Readonly<Partial<Record<ExitClass, RegExp>>>;
   /** How a large file is read a step at a time from its byte index (`stepSource.ts`); without it, a file is parsed whole. */
   readonly indexed?: IndexedReading;
 }
@@ -58,11 +45,13 @@ function register(list: TrajectoryFormatDefinition[], format: TrajectoryFormatDe
 /** A generic format (not one family's recording), registered by core/trajectory itself. */
 export function registerGenericFormat(format: TrajectoryFormatDefinition): void {
   register(generic, format);
+  addFormatFacts(format, 'generic');
 }
 
 /** A family's own recording format; registering the same definition again does nothing. */
 export function registerFormat(format: TrajectoryFormatDefinition): void {
   register(contributed, format);
+  addFormatFacts(format, 'family');
 }
 
 /** Every registered format: the families' own first (what a file most often is), then the generic ones. */
@@ -74,6 +63,4 @@ export function formatNamed(name: string): TrajectoryFormatDefinition | undefine
   return trajectoryFormats().find((f) => f.name === name);
 }
 
-export function formatNames(): string[] {
-  return trajectoryFormats().map((f) => f.name);
-}
+export { formatNames } from './formatFacts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatNames } from './formatRegistry';
+import { formatNames } from './formatFacts';
 
 /**
  * The canonical trajectory: what every importer produces, every view shows, and every session

@@ -4,13 +4,13 @@
  * the tools' state (`AciSession.toolState`, in memory), keyed by the actions that led there. A
  * fork at step k of a recording looks for a live session of the same setup whose first j <= k
  * actions were the recording's (a replay of it, or an earlier fork), starts the fork's container
- * from that snapshot's tar in place of the task's repository (copied out while the container
- * starts) and replays only steps j..k-1.
+ * with an empty repository folder, copies that snapshot's tars into it straight from the source's
+ * container (single files: no host copy, and no tree for the engine to unpack, which cost several
+ * times more on a large repository), extracts them with the container's own tar and replays only
+ * steps j..k-1.
  *
  * Why tars in the session's container rather than `docker commit`: a tar through the session's
- * shell costs a fraction of a commit per step, and a container started from it costs little
- * more than one started from the repository; unpacking one over a started container instead
- * pays for removing every file (bench/session/fork.ts; figures in bench/RESULTS.md).
+ * shell costs a fraction of a commit per step (bench/session/fork.ts; figures in bench/RESULTS.md).
  *
  * Why differentials: a whole tar per step costs what the repository weighs. So a session's first
  * snapshot is a level-0 dump with GNU tar's `--listed-incremental` state, and each later one a

@@ -273,7 +273,10 @@ async function largeForks(mb: number, recording: Trajectory): Promise<void> {
         `${(snapshots.bytes / 1024 ** 2).toFixed(0)} MB of snapshots (${snapshots.differential ? 'a level-0 dump and differentials' : 'whole tars'})`,
     );
     console.log('fork at | now: engine to engine, its own tar | before: through the host, the engine unpacks | before/now');
-    for (const at of FORK_AT) {
+    // Over the snapshot budget a session keeps every other snapshot: fork at the kept steps nearest FORK_AT.
+    const kept = snapshots.steps;
+    const points = [...new Set(FORK_AT.map((want) => kept.reduce((a, b) => (Math.abs(b - want) < Math.abs(a - want) ? b : a))))];
+    for (const at of points) {
       const now: number[] = [];
       const before: number[] = [];
       for (let round = -1; round < rounds; round++) {

@@ -13,17 +13,23 @@
  * tar, copied out of the source container first, vs from the committed image) on the sample
  * repository and on one of `--large-mb` MB; on each, a snapshot's cost per step as a whole-repository tar
  * vs a differential against the session's level-0 dump, and a fork's restore from level 0 + differential.
- * Usage: node --import tsx bench/session/fork.ts [--rounds N] [--large-mb N]
+ * Then the same session on a generated repository of `--fork-mb` MB (files of random text, committed), forked by snapshot at
+ * the same steps, side by side with the way forks restored before: the tars copied out to the host and a container started
+ * from the whole tar through the engine's archive API (the differential copied in and extracted), against now: a
+ * container with an empty repository folder, the tars copied engine to engine as single files and extracted by its own tar.
+ * Usage: node --import tsx bench/session/fork.ts [--rounds N] [--large-mb N] [--fork-mb N] [--fork-only]
  */
 import '../../test/helpers/families';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import { dockerFromEnv } from '../../extension/core/runtime/dockerConnection';
 import { AciSession } from '../../extension/core/aci/aciSession';
-import { SessionSnapshots, SnapshotKeeper } from '../../extension/core/session/forkSnapshots';
+import { SessionSnapshots, SnapshotKeeper, type FoundSnapshot } from '../../extension/core/session/forkSnapshots';
 import type { Step } from '../../extension/core/trajectory/model';
 import { planSession, startSession, type LaunchRequest, type StartedSession } from '../../extension/core/session/launcher';
 import type { Trajectory } from '../../extension/core/trajectory/model';
@@ -31,9 +37,17 @@ import { generatedRecording } from '../../test/helpers/forkRecording';
 import { sampleRepoCopy } from '../../test/helpers/ledgerAgentScript';
 import { median, timed } from '../timing';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, 'large-mb': { type: 'string', default: '40' } } });
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    'large-mb': { type: 'string', default: '40' },
+    'fork-mb': { type: 'string', default: '100' },
+    'fork-only': { type: 'boolean', default: false },
+  },
+});
 const rounds = Number(values.rounds);
 const largeMb = Number(values['large-mb']);
+const forkMb = Number(values['fork-mb']);
 const STEPS = 150;
 const FORK_AT = [5, 50, 140];
 const IMAGE = 'swe-workbench/base:bookworm';
@@ -63,7 +77,8 @@ async function fork(repoDir: string, recording: Trajectory, at: number, snapshot
     if (stop.index !== at) throw new Error(`the fork stopped at ${stop.index}, not ${at}: ${stop.reason}`);
   });
   const expected = snapshots ? at : 0;
-  if (started!.fork?.restoredAt !== expected) throw new Error(`fork at ${at}: restored at ${started!.fork?.restoredAt}, expected ${expected}`);
+  if (started!.fork?.restoredAt !== expected)
+    throw new Error(`fork at ${at}: restored at ${started!.fork?.restoredAt}, expected ${expected}: ${started!.fork?.note}`);
   return { ms, started: started! };
 }
 
@@ -174,14 +189,11 @@ async function differentials(aci: AciSession, size: string): Promise<void> {
   const restoreFrom = (taken: { snapshots: SessionSnapshots; history: Step[] }) =>
     timed(async () => {
       const found = taken.snapshots.find(taken.history, taken.history.length, aci.tools, taken.history)!;
-      const fetched = await found.fetch();
+      const target = new AciSession(await DockerSandbox.create({ image: IMAGE, repoPath: '/repo', labels: { 'swe-workbench.role': 'bench' } }));
       try {
-        const sandbox = await DockerSandbox.create({ image: IMAGE, repoTar: fetched.file, repoPath: '/repo', labels: { 'swe-workbench.role': 'bench' } });
-        const target = new AciSession(sandbox);
-        await found.restore(target, fetched);
-        await target.dispose();
+        await found.restore(target);
       } finally {
-        await fetched.release();
+        await target.dispose();
       }
     });
   const restoreWhole: number[] = [];
@@ -201,7 +213,99 @@ async function differentials(aci: AciSession, size: string): Promise<void> {
   );
 }
 
+/**
+ * A fork's restore as it was before: the snapshot's tars copied out to the host, a container started from the whole tar
+ * (the engine unpacks the tree), the differential copied in and extracted over it. The tools' state (a `cd`) is left out.
+ */
+async function restoreThroughHost(found: FoundSnapshot, source: AciSession): Promise<void> {
+  const local = await mkdtemp(path.join(tmpdir(), 'swb-bench-fork-host-'));
+  let sandbox: DockerSandbox | undefined;
+  try {
+    const { whole, differential } = found.files;
+    await Promise.all([
+      source.sandbox.copyOut(whole, path.join(local, 'snapshot.tar')),
+      differential ? source.sandbox.copyOut(differential, path.join(local, 'differential.tar')) : undefined,
+    ]);
+    sandbox = await DockerSandbox.create({
+      image: IMAGE,
+      repoTar: path.join(local, 'snapshot.tar'),
+      repoPath: '/repo',
+      labels: { 'swe-workbench.role': 'bench' },
+    });
+    if (differential) {
+      await sandbox.copyIn(path.join(local, 'differential.tar'), '/tmp/differential.tar');
+      const r = await sandbox.exec('tar -C /repo --listed-incremental=/dev/null -xf /tmp/differential.tar && rm /tmp/differential.tar', { timeoutMs: 600_000 });
+      if (r.exitCode !== 0) throw new Error(r.output);
+    }
+  } finally {
+    await sandbox?.dispose();
+    await rm(local, { recursive: true, force: true });
+  }
+}
+
+/** The sample repository with `mb` MB more of committed files of random text (15 KB each), as a task's repository. */
+async function largeRepository(mb: number): Promise<{ dir: string; mb: number; cleanup: () => Promise<void> }> {
+  const repo = await sampleRepoCopy();
+  const big = path.join(repo.dir, 'big');
+  await mkdir(big);
+  // The files and their git objects (random base64 hardly compresses) make up the size between them.
+  const files = Math.round((mb * 1024 ** 2) / 2 / 15_000);
+  for (let i = 0; i < files; i++) await writeFile(path.join(big, `f${i}.txt`), randomBytes(11_250).toString('base64'));
+  const git = (...args: string[]) => promisify(execFile)('git', ['-C', repo.dir, ...args], { maxBuffer: 1024 ** 2 });
+  await git('add', '-A');
+  await git('-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', 'commit', '-q', '--no-verify', '-m', 'big files');
+  const du = await promisify(execFile)('du', ['-sm', repo.dir]);
+  return { dir: repo.dir, mb: Number(du.stdout.split('\t')[0]), cleanup: repo.cleanup };
+}
+
+/** Forks by snapshot at FORK_AT on a generated repository of `mb` MB: now (engine to engine, the container's own tar) vs before (through the host). */
+async function largeForks(mb: number, recording: Trajectory): Promise<void> {
+  const repo = await largeRepository(mb);
+  const keeper = new SnapshotKeeper();
+  try {
+    const source = await startSession(planSession(request(repo.dir, recording, 'replay')), { role: 'bench', snapshots: { keeper } });
+    const sourceMs = await timed(() => source.debug.continue());
+    const snapshots = source.snapshots!;
+    if (snapshots.failure) throw new Error(snapshots.failure);
+    const size = (await source.aci.sandbox.exec('du -sh /repo | cut -f1')).output.trim();
+    await source.debug.finish();
+    console.log(
+      `${STEPS}-step session on a generated repository of ${size} (${repo.mb} MB on the host): ${(sourceMs / STEPS).toFixed(0)} ms per step taking snapshots, ` +
+        `${(snapshots.bytes / 1024 ** 2).toFixed(0)} MB of snapshots (${snapshots.differential ? 'a level-0 dump and differentials' : 'whole tars'})`,
+    );
+    console.log('fork at | now: engine to engine, its own tar | before: through the host, the engine unpacks | before/now');
+    // Over the snapshot budget a session keeps every other snapshot: fork at the kept steps nearest FORK_AT.
+    const kept = snapshots.steps;
+    const points = [...new Set(FORK_AT.map((want) => kept.reduce((a, b) => (Math.abs(b - want) < Math.abs(a - want) ? b : a))))];
+    for (const at of points) {
+      const now: number[] = [];
+      const before: number[] = [];
+      for (let round = -1; round < rounds; round++) {
+        const a = await fork(repo.dir, recording, at, true);
+        await end(a.started);
+        const found = snapshots.find(recording.steps, at, source.aci.tools, recording.steps);
+        if (found?.at !== at) throw new Error(`no snapshot at ${at}`);
+        const b = await timed(() => restoreThroughHost(found, source.aci));
+        if (round < 0) continue;
+        now.push(a.ms);
+        before.push(b);
+      }
+      const kind = snapshots.find(recording.steps, at, source.aci.tools, recording.steps)!.files.differential ? 'dump + differential' : 'whole tar';
+      console.log(
+        `${String(at).padStart(7)} | ${(median(now) / 1000).toFixed(2).padStart(28)} s | ${(median(before) / 1000).toFixed(2).padStart(44)} s | ${(median(before) / median(now)).toFixed(1).padStart(9)}x  (${kind})`,
+      );
+    }
+  } finally {
+    await keeper.dispose();
+    await repo.cleanup();
+  }
+}
+
 async function main(): Promise<void> {
+  if (values['fork-only']) {
+    await largeForks(forkMb, generatedRecording(STEPS));
+    return;
+  }
   const repo = await sampleRepoCopy();
   try {
     const recording = generatedRecording(STEPS);
@@ -252,6 +356,7 @@ async function main(): Promise<void> {
     console.log('choosing the snapshot: tar through the session shell vs docker commit');
     await mechanisms(repo.dir, 0);
     if (largeMb > 0) await mechanisms(repo.dir, largeMb);
+    if (forkMb > 0) await largeForks(forkMb, generatedRecording(STEPS));
   } finally {
     await repo.cleanup();
   }

@@ -14,8 +14,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
-import { posix } from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
 import { PassThrough, type Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import { CancelledError, InputError, throwIfAborted, errorText } from '../errors';
@@ -471,6 +472,22 @@ export class DockerSandbox implements Sandbox {
 
   async copyOut(sandboxPath: string, hostPath: string): Promise<void> {
     await extractTo(await this.getArchive(this.resolve(sandboxPath)), hostPath);
+  }
+
+  async copyTo(sandboxPath: string, target: Sandbox, targetDir: string): Promise<void> {
+    const source = this.resolve(sandboxPath);
+    if (target instanceof DockerSandbox) {
+      // The engine's archive of one file, put as it comes: a single entry, which the engine unpacks far faster than a tree.
+      await target.container.putArchive(await this.getArchive(source), { path: target.resolve(targetDir) });
+      return;
+    }
+    const local = await mkdtemp(join(tmpdir(), 'swe-workbench-copy-'));
+    try {
+      await this.copyOut(source, join(local, posix.basename(source)));
+      await target.copyIn(join(local, posix.basename(source)), posix.join(targetDir, posix.basename(source)));
+    } finally {
+      await rm(local, { recursive: true, force: true });
+    }
   }
 
   snapshot(): Promise<string> {

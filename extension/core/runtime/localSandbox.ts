@@ -8,7 +8,7 @@ import { execFile, spawn as spawnChild } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { constants, tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, posix, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { CancelledError, throwIfAborted } from '../errors';
 import { signalTreeArgv } from './processTree';
@@ -172,6 +172,11 @@ export class LocalSandbox implements Sandbox {
 
   async copyOut(sandboxPath: string, hostPath: string): Promise<void> {
     await cp(this.resolve(sandboxPath), hostPath, { recursive: true, verbatimSymlinks: true });
+  }
+
+  async copyTo(sandboxPath: string, target: Sandbox, targetDir: string): Promise<void> {
+    const source = this.resolve(sandboxPath);
+    await target.copyIn(source, posix.join(targetDir, basename(source)));
   }
 
   snapshot(): Promise<string> {

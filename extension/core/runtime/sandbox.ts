@@ -122,6 +122,11 @@ export interface Sandbox {
   copyIn(hostPath: string, sandboxPath: string): Promise<void>;
   /** Copies a sandbox file or directory out to the host. */
   copyOut(sandboxPath: string, hostPath: string): Promise<void>;
+  /**
+   * Copies a file of this sandbox into the existing folder `targetDir` of `target`, under its own
+   * name; between two Docker sandboxes straight from one container to the other, never through a host file.
+   */
+  copyTo(sandboxPath: string, target: Sandbox, targetDir: string): Promise<void>;
   /** Records the repository's state (working tree and index); returns an id for reset(). */
   snapshot(): Promise<string>;
   reset(snapshotId: string): Promise<void>;

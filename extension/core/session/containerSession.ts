@@ -15,10 +15,8 @@ import type { Trajectory } from '../trajectory/model';
 
 export interface ContainerSessionOptions {
   image: string;
-  /** Host directory copied into the container at `repoPath`. */
-  repoDir: string;
-  /** A host tar of the repository's contents unpacked at `repoPath` in place of `repoDir` (a fork's snapshot). */
-  repoTar?: Promise<string>;
+  /** Host directory copied into the container at `repoPath`; without it `repoPath` starts empty (a fork restores its snapshot there). */
+  repoDir?: string;
   repoPath: string;
   /**
    * The scaffold the session runs (core/scaffolds): its tools, terminal, settings, the programs
@@ -51,8 +49,7 @@ export async function startContainerSession(options: ContainerSessionOptions): P
   const sandbox = await DockerSandbox.create(
     {
       image: options.image,
-      repoDir: options.repoDir,
-      ...(options.repoTar ? { repoTar: options.repoTar } : {}),
+      ...(options.repoDir !== undefined ? { repoDir: options.repoDir } : {}),
       repoPath: options.repoPath,
       tty: options.tty ?? scaffold?.tty ?? false,
       ...(scaffold?.shellStartup ? { shellStartup: startupScript(scaffold.shellStartup) } : {}),

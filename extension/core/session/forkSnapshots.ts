@@ -4,13 +4,13 @@
  * the tools' state (`AciSession.toolState`, in memory), keyed by the actions that led there. A
  * fork at step k of a recording looks for a live session of the same setup whose first j <= k
  * actions were the recording's (a replay of it, or an earlier fork), starts the fork's container
- * from that snapshot's tar in place of the task's repository (copied out while the container
- * starts) and replays only steps j..k-1.
+ * with an empty repository folder, copies that snapshot's tars into it straight from the source's
+ * container (single files: no host copy, and no tree for the engine to unpack, which cost several
+ * times more on a large repository), extracts them with the container's own tar and replays only
+ * steps j..k-1.
  *
  * Why tars in the session's container rather than `docker commit`: a tar through the session's
- * shell costs a fraction of a commit per step, and a container started from it costs little
- * more than one started from the repository; unpacking one over a started container instead
- * pays for removing every file (bench/session/fork.ts; figures in bench/RESULTS.md).
+ * shell costs a fraction of a commit per step (bench/session/fork.ts; figures in bench/RESULTS.md).
  *
  * Why differentials: a whole tar per step costs what the repository weighs. So a session's first
  * snapshot is a level-0 dump with GNU tar's `--listed-incremental` state, and each later one a
@@ -34,8 +34,6 @@
  * not in a snapshot; the repository (with .git), the tools' state and the working directory are.
  */
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AciSession, AciToolState } from '../aci/aciSession';
 import type { ToolSet } from '../aci/toolRegistry';
@@ -72,32 +70,20 @@ interface Kept {
   tools: AciToolState;
 }
 
-/** What `FoundSnapshot.fetch` copied out to the host. */
-interface FetchedSnapshot {
-  /** The whole repository at the snapshot (a level-0 dump when `diff` is set), for `SandboxOptions.repoTar`. */
-  file: string;
-  /** A differential to extract over `file`'s contents (`FoundSnapshot.restore` does). */
-  diff?: string;
-  release: () => Promise<void>;
-}
-
 /** A snapshot found for a fork: the step it stands before and how to put it into another session. */
 export interface FoundSnapshot {
   /** Steps 0..at-1 are in it; the fork replays the rest. */
   at: number;
   /** The source session's steps 0..at-1, as the fork's history. */
   steps: Step[];
+  /** Where the snapshot's tars sit in its session's container: the repository or level-0 dump, and the differential over it. */
+  files: { whole: string; differential?: string };
   /**
-   * Copies the snapshot's tars out of its session's container into host temporary files: the
-   * repository (or the level-0 dump it differs from), for the fork's container to start from
-   * (`SandboxOptions.repoTar`), and the differential, if any; `release` removes them.
+   * Puts the snapshot into `target`, whose repository folder is empty: copies the snapshot's tars
+   * (the repository, or the level-0 dump and the differential over it) from its session's
+   * container straight into the target's, extracts them there (one command), then the tools' state.
    */
-  fetch(): Promise<FetchedSnapshot>;
-  /**
-   * Puts the snapshot into `target`, whose repository was unpacked from `fetched.file`: extracts the
-   * differential over it (one command), then the tools' state.
-   */
-  restore(target: AciSession, fetched: FetchedSnapshot, signal?: AbortSignal): Promise<void>;
+  restore(target: AciSession, signal?: AbortSignal): Promise<void>;
 }
 
 /** One action as a key: the tool (read with the session's tools when the recording could not name it) and the text. */
@@ -280,35 +266,35 @@ export class SessionSnapshots {
     return {
       at: best,
       steps: sourceSteps.slice(0, best).map((step) => structuredClone(step)),
-      fetch: async () => {
-        // Through the engine's archive API, not the shell.
-        const local = await mkdtemp(path.join(tmpdir(), 'swe-workbench-fork-'));
-        const release = () => rm(local, { recursive: true, force: true });
+      files: { whole: (kept.base ?? kept.tar).file, ...(kept.base ? { differential: kept.tar.file } : {}) },
+      restore: async (target, signal) => {
+        const q = bashQuote;
         const whole = kept.base ?? kept.tar;
+        const inside = `${SNAPSHOT_DIR}/restore-${createHash('sha256').update(`${Date.now()}${Math.random()}`).digest('hex').slice(0, 12)}`;
+        const made = await target.sandbox.exec(`mkdir -p ${q(inside)}`, { timeoutMs: 60_000 });
+        if (made.exitCode !== 0) throw new Error(`could not make ${inside} in the fork's container: ${made.output.slice(-500)}`);
         try {
           await Promise.all([
-            this.aci.sandbox.copyOut(whole.file, path.join(local, 'snapshot.tar')),
-            kept.base ? this.aci.sandbox.copyOut(kept.tar.file, path.join(local, 'differential.tar')) : undefined,
+            this.aci.sandbox.copyTo(whole.file, target.sandbox, inside),
+            kept.base ? this.aci.sandbox.copyTo(kept.tar.file, target.sandbox, inside) : undefined,
           ]);
         } catch (err) {
-          await release();
           throw new Error(`could not copy the snapshot after step ${best} out of its session's container: ${errorText(err)}`, { cause: err });
         }
         this.usedAt = ++useClock;
-        return { file: path.join(local, 'snapshot.tar'), ...(kept.base ? { diff: path.join(local, 'differential.tar') } : {}), release };
-      },
-      restore: async (target, fetched, signal) => {
-        if (fetched.diff !== undefined) {
-          // Extracted as a differential, the tar also removes what it does not list from the folders it lists.
-          const inside = `${SNAPSHOT_DIR}/restore-${path.basename(path.dirname(fetched.diff))}.tar`;
-          await target.sandbox.copyIn(fetched.diff, inside);
-          const q = bashQuote;
-          const r = await target.sandbox.exec(
-            `(LC_ALL=C tar -C ${q(target.sandbox.repoPath)} --listed-incremental=/dev/null -xf ${q(inside)} 2>&1; x=$?; rm -f ${q(inside)}; exit $x)`,
-            { timeoutMs: SNAPSHOT_TIMEOUT_MS, ...(signal ? { signal } : {}) },
-          );
-          if (r.exitCode !== 0 || r.timedOut) throw new Error(`extracting the snapshot's differential failed (exit ${r.exitCode}): ${r.output.slice(-500)}`);
-        }
+        // Into the empty repository folder, by the container's own tar: the engine's unpacking of a whole tree costs several
+        // times more. Extracted as a differential, the second tar also removes what it does not list from the folders it lists.
+        const repo = q(target.sandbox.repoPath);
+        const file = (tar: TarFile) => q(`${inside}/${path.posix.basename(tar.file)}`);
+        // An image that carries the repository has it in that folder already: it goes first, so that what the snapshot lacks is gone.
+        const extract =
+          `find ${repo} -mindepth 1 -maxdepth 1 -exec rm -rf {} + && LC_ALL=C tar -C ${repo} -xf ${file(whole)}` +
+          (kept.base ? ` && LC_ALL=C tar -C ${repo} --listed-incremental=/dev/null -xf ${file(kept.tar)}` : '');
+        const r = await target.sandbox.exec(`(${extract} 2>&1; x=$?; rm -rf ${q(inside)}; exit $x)`, {
+          timeoutMs: SNAPSHOT_TIMEOUT_MS,
+          ...(signal ? { signal } : {}),
+        });
+        if (r.exitCode !== 0 || r.timedOut) throw new Error(`extracting the snapshot after step ${best} failed (exit ${r.exitCode}): ${r.output.slice(-500)}`);
         await target.restoreToolState(kept.tools, signal);
       },
     };

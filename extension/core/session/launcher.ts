@@ -360,47 +360,26 @@ export async function startSession(plan: SessionPlan, options: StartOptions, res
     restoreFailed === undefined && plan.mode === 'fork' && at > 0 && options.snapshots !== false
       ? forkSnapshots.find(setup, plan.recording!.trajectory.steps, at, plan.tools)
       : undefined;
-  // The snapshot's tars come out of its session's container while the fork's container starts, which then starts from
-  // the repository's (or the level-0 dump's) and extracts the differential, if any, before the tools' state goes in.
-  const fetching = found?.fetch();
-  fetching?.catch(() => undefined);
-  let aci: AciSession;
-  try {
-    aci = await startContainerSession({
-      image: container.image,
-      repoDir: container.repoDir,
-      ...(fetching ? { repoTar: fetching.then((fetched) => fetched.file) } : {}),
-      repoPath: container.repoPath,
-      tty: container.tty,
-      role: options.role,
-      scaffold: plan.scaffold,
-      tools: plan.tools,
-      config: container.config,
-      ...defined({ baseCommit: container.baseCommit, limits: options.limits, docker: options.docker, signal: options.signal }),
-    });
-  } catch (err) {
-    const fetchFailed =
-      fetching &&
-      (await fetching.then(
-        () => undefined,
-        (failed: unknown) => failed,
-      ));
-    if (fetching && !fetchFailed) await (await fetching).release();
-    options.signal?.throwIfAborted();
-    // The source session ended meanwhile, or its container went: replay instead.
-    if (fetchFailed) return startSession(plan, options, errorText(fetchFailed));
-    throw err;
-  }
+  // A fork from a snapshot starts with an empty repository folder, into which the snapshot goes from its session's container.
+  const aci = await startContainerSession({
+    image: container.image,
+    ...(found ? {} : { repoDir: container.repoDir }),
+    repoPath: container.repoPath,
+    tty: container.tty,
+    role: options.role,
+    scaffold: plan.scaffold,
+    tools: plan.tools,
+    config: container.config,
+    ...defined({ baseCommit: container.baseCommit, limits: options.limits, docker: options.docker, signal: options.signal }),
+  });
   if (found) {
-    const fetched = (await fetching)!;
     try {
-      await found.restore(aci, fetched, options.signal);
+      await found.restore(aci, options.signal);
     } catch (err) {
       await aci.dispose().catch(() => undefined);
       options.signal?.throwIfAborted();
+      // The source session ended meanwhile, or its container went: replay instead.
       return startSession(plan, options, errorText(err));
-    } finally {
-      await fetched.release();
     }
   }
   const snapshots =

@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe } from 'node:test';
+import type { Frame, Page } from 'playwright-core';
+import { startPolicyServer, type PolicyServer } from '../../extension/core/policy/scriptedPolicyServer';
+import { toyDecode } from '../../extension/core/policy/toyTokenizer';
+import { TrajectoryRecorder, writeTrajectoryFile } from '../../extension/core/session/trajectoryRecorder';
+import type { Step } from '../../extension/core/trajectory/model';
+import { launchBrowserOn, webviewFrame } from '../helpers/browser';
+import { THEMES, openFileInWebview, quickOpen, runCommand, setTheme } from '../helpers/workbench';
+import { thirdPartyFolder } from '../helpers/sharedFolder';
+
+/** Harbor's Terminus-2 recording (ATIF v1.6) keeps token ids and logprobs, no token text. */
+const thirdParty = thirdPartyFolder();
+
+const url = process.env.SWE_WORKBENCH_E2E_URL;
+const workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE;
+const settingsFile = process.env.SWE_WORKBENCH_E2E_SETTINGS;
+const out = process.env.SWE_WORKBENCH_E2E_OUT;
+const TEXT_FILE = 'tokens-live.traj.json';
+const ATIF_FILE = 'tokens-terminus-2.trajectory.json';
+
+/**
+ * A live run's recording as the session writes it: step 1's tokens with their top alternatives
+ * (`import` sure, ` os` and `sys` uncertain), step 2 without token data.
+ */
+async function writeTextRecording(file: string): Promise<void> {
+  const bash = (command: string) => ({ raw: command, tool: 'bash', args: { command } });
+  const lp = Math.log;
+  const steps: Step[] = [
+    {
+      index: 0,
+      thought: 'Look.',
+      action: bash('python -c "import os"'),
+      observation: '',
+      exitCode: 0,
+      tokens: { prompt: 6, completion: 3 },
+      tokenIds: { prompt: [1, 2, 3, 4, 5, 6], completion: [10, 11, 12] },
+      logprobs: [
+        { token: 'import', logprob: lp(0.98), top: [{ token: 'import', logprob: lp(0.98) }] },
+        {
+          token: ' os',
+          logprob: lp(0.4),
+          top: [
+            { token: ' os', logprob: lp(0.4) },
+            { token: ' sys', logprob: lp(0.35) },
+            { token: ' re', logprob: lp(0.2) },
+          ],
+        },
+        {
+          token: '\n',
+          logprob: lp(0.05),
+          top: [
+            { token: ' ;', logprob: lp(0.3) },
+            { token: '\n', logprob: lp(0.05) },
+          ],
+        },
+      ],
+    },
+    { index: 1, thought: 'Done.', action: bash('echo done'), observation: 'done', exitCode: 0 },
+  ];
+  const recorder = new TrajectoryRecorder({ repo: 'ledger', repoPath: '/repo' });
+  for (const step of steps) recorder.append(step);
+  await writeTrajectoryFile(file, recorder.trajectory({ exitStatus: 'submitted' }));
+}
+
+describe('the token view in the stepper', () => {
+  let browser: Awaited<ReturnType<typeof launchBrowserOn>>;
+  let page: Page;
+  let server: PolicyServer;
+  let settingsBefore: string;
+  let firstId: number;
+
+  thirdParty.before(async () => {
+    assert.ok(url && workspace && settingsFile && out, 'run through scripts/run-vscode-tests.mjs e2e');
+    await writeTextRecording(path.join(workspace, TEXT_FILE));
+    const atif = thirdParty.path('harbor/golden/terminus_2/hello-world-context-summarization.trajectory.json');
+    copyFileSync(atif, path.join(workspace, ATIF_FILE));
+    firstId = (JSON.parse(readFileSync(atif, 'utf8')) as { steps: Array<{ metrics?: { completion_token_ids?: number[] } }> }).steps.find(
+      (s) => s.metrics?.completion_token_ids,
+    )!.metrics!.completion_token_ids![0]!;
+    // The stand-in decodes the ids the file keeps: its /detokenize, as vLLM's.
+    server = await startPolicyServer([]);
+    settingsBefore = readFileSync(settingsFile, 'utf8');
+    writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(settingsBefore), 'sweWorkbench.policy.url': server.url }, null, 2));
+    browser = await launchBrowserOn(url, workspace);
+    page = browser.page;
+  });
+
+  thirdParty.after(async () => {
+    await browser?.close();
+    await server?.close();
+    if (settingsBefore !== undefined) writeFileSync(settingsFile!, settingsBefore);
+  });
+
+  async function openText(theme: keyof typeof THEMES): Promise<Frame> {
+    await runCommand(page, 'View: Close All Editors');
+    return openFileInWebview(page, TEXT_FILE, `body.${THEMES[theme].webviewClass} #token-run`);
+  }
+
+  thirdParty.test('tokens coloured by entropy or probability, their alternatives, and a step without tokens, in three themes', async () => {
+    for (const theme of Object.keys(THEMES) as (keyof typeof THEMES)[]) {
+      await setTheme(page, settingsFile!, theme);
+      const stepper = await openText(theme).catch(async (error: unknown) => {
+        await page.screenshot({ path: path.join(out!, `tokens-open-failed-${theme}.png`) });
+        throw error;
+      });
+      assert.equal(await stepper.locator('#token-counts').textContent(), 'Prompt: 6 tokens · Completion: 3 tokens');
+      const tokens = stepper.locator('#token-run [data-position]');
+      assert.deepEqual(await tokens.allTextContents(), ['import', ' os', '\n']);
+      // By entropy (alternatives recorded): ` os` spreads 0.95 over three, `\n` less (a lower bound).
+      assert.deepEqual(await tokens.evaluateAll((spans) => spans.map((s) => s.className)), ['token', 'token low', 'token low']);
+      await stepper.locator('#token-run [data-position="1"]').click();
+      await stepper.locator('#token-detail', { hasText: 'Token 2 of 3 · id 11 · p 0.400' }).waitFor({ timeout: 10_000 });
+      assert.match((await stepper.locator('#token-detail').textContent()) ?? '', /text " os" · alternatives: " os" 0\.400, " sys" 0\.350, " re" 0\.200$/);
+      await page.screenshot({ path: path.join(out!, `tokens-entropy-${theme}.png`) });
+      // By probability: `\n` (p 0.05) is marked strongly.
+      await stepper.locator('#token-colour').click();
+      await stepper.locator('vscode-option', { hasText: 'Colour by probability' }).click();
+      await stepper.locator('#token-legend', { hasText: '2 below p = 0.5, 1 below p = 0.1' }).waitFor({ timeout: 10_000 });
+      assert.deepEqual(await tokens.evaluateAll((spans) => spans.map((s) => s.className)), ['token', 'token low', 'token very-low']);
+      const marked = await stepper.locator('#token-run [data-position="2"]').evaluate((e) => getComputedStyle(e).backgroundColor);
+      const plain = await stepper.locator('#token-run [data-position="0"]').evaluate((e) => getComputedStyle(e).backgroundColor);
+      assert.notEqual(marked, plain, `${theme}: a marked token stands out`);
+      await page.screenshot({ path: path.join(out!, `tokens-probability-${theme}.png`) });
+      await stepper.locator('#timeline').focus();
+      await page.keyboard.press('j');
+      await stepper.locator('#token-none', { hasText: 'This step records no per-token data' }).waitFor({ timeout: 10_000 });
+      assert.equal(await stepper.locator('#token-counts').textContent(), 'Prompt: unknown · Completion: 0 tokens');
+    }
+  });
+
+  thirdParty.test("an ATIF file's ids are decoded by the policy server's /detokenize", async () => {
+    await runCommand(page, 'View: Close All Editors');
+    await quickOpen(page, ATIF_FILE);
+    await page.locator('.tab.active', { hasText: ATIF_FILE }).waitFor({ timeout: 15_000 });
+    await runCommand(page, 'View: Reopen Editor With...');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'SWE Workbench Trajectory' }).first().click({ timeout: 15_000 });
+    const stepper = await webviewFrame(page, '#token-run', 30_000);
+    assert.match((await stepper.locator('#token-counts').textContent()) ?? '', /^Prompt: 682 tokens · Completion: 60 tokens$/);
+    const first = stepper.locator('#token-run [data-position="0"]');
+    assert.equal(await first.textContent(), `‹${firstId}›`);
+    await first.click();
+    await stepper.locator('#token-detail', { hasText: `text ${JSON.stringify(toyDecode([firstId]))}` }).waitFor({ timeout: 30_000 });
+    assert.match((await stepper.locator('#token-detail').textContent()) ?? '', new RegExp(`^Token 1 of 60 · id ${firstId} · p `));
+    await page.screenshot({ path: path.join(out!, 'tokens-atif-decoded.png') });
+  });
+});

@@ -4,6 +4,7 @@ import type { IndexError, Rollout } from '../core/rollouts/record';
 import { ROLLOUT_FIELDS } from '../core/rollouts/rolloutFields';
 import type { RolloutGroup } from '../core/rollouts/rolloutGroups';
 import { indexRollouts, nothingRead } from '../core/rollouts/rolloutIndex';
+import { joinTokenReport, readTokenReport } from '../core/rollouts/tokenMismatch';
 import { findRollouts, runStatistics, type RunStatistics } from '../core/rollouts/rolloutQuery';
 import { goldPatches, patchExtras, scoreRun, type ScoredRollout, type ScoredRun } from '../core/rollouts/recipeRun';
 import { ESTIMATORS, type Estimator } from '../core/reward/advantages';
@@ -119,7 +120,10 @@ export const command: Command = {
     // The filter is a usage error before any file is read or any cache written.
     if (values.filter !== undefined) await asCliError(async () => parseFilter(values.filter!));
     // A missing or unreadable folder is an input error (exit 1), as in inspect.
-    const index = await indexRollouts(positionals[0]!, { signal: ctx.signal, ...(values.cache ? { cacheDir: values.cache } : {}) });
+    const indexed = await indexRollouts(positionals[0]!, { signal: ctx.signal, ...(values.cache ? { cacheDir: values.cache } : {}) });
+    // A run re-scored by `tokens DIR --save` filters and sorts on maxdiff, outside, kl and drift.
+    const report = await readTokenReport(indexed.root, ctx.signal);
+    const index = report ? { ...indexed, rollouts: joinTokenReport(indexed.rollouts, report) } : indexed;
     const { rows: rollouts, hits } = await asCliError(() =>
       findRollouts(index, { filter: values.filter ?? '', search: values.search ?? '', ...(values.sort ? { sort: values.sort } : {}) }, { signal: ctx.signal }),
     );

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
@@ -8,7 +9,8 @@ import { toyDecode } from '../../extension/core/policy/toyTokenizer';
 import { TrajectoryRecorder, writeTrajectoryFile } from '../../extension/core/session/trajectoryRecorder';
 import type { Step } from '../../extension/core/trajectory/model';
 import { launchBrowserOn, webviewFrame } from '../helpers/browser';
-import { THEMES, openFileInWebview, quickOpen, runCommand, setTheme } from '../helpers/workbench';
+import { THEMES, openFileInWebview, quickOpen, runCommand, setTheme, waitForExtension } from '../helpers/workbench';
+import { writeTokenReport } from '../../extension/core/rollouts/tokenMismatch';
 import { thirdPartyFolder } from '../helpers/sharedFolder';
 
 /** Harbor's Terminus-2 recording (ATIF v1.6) keeps token ids and logprobs, no token text. */
@@ -108,7 +110,7 @@ describe('the token view in the stepper', () => {
       });
       assert.equal(await stepper.locator('#token-counts').textContent(), 'Prompt: 6 tokens · Completion: 3 tokens');
       const tokens = stepper.locator('#token-run [data-position]');
-      assert.deepEqual(await tokens.allTextContents(), ['import', ' os', '\n']);
+      assert.deepEqual(await tokens.allTextContents(), ['import', ' os', '↵\n']);
       // By entropy (alternatives recorded): ` os` spreads 0.95 over three, `\n` less (a lower bound).
       assert.deepEqual(await tokens.evaluateAll((spans) => spans.map((s) => s.className)), ['token', 'token low', 'token low']);
       await stepper.locator('#token-run [data-position="1"]').click();
@@ -117,7 +119,7 @@ describe('the token view in the stepper', () => {
       await page.screenshot({ path: path.join(out!, `tokens-entropy-${theme}.png`) });
       // By probability: `\n` (p 0.05) is marked strongly.
       await stepper.locator('#token-colour').click();
-      await stepper.locator('vscode-option', { hasText: 'Colour by probability' }).click();
+      await stepper.locator('#token-colour [role="option"]', { hasText: 'Colour by probability' }).click();
       await stepper.locator('#token-legend', { hasText: '2 below p = 0.5, 1 below p = 0.1' }).waitFor({ timeout: 10_000 });
       assert.deepEqual(await tokens.evaluateAll((spans) => spans.map((s) => s.className)), ['token', 'token low', 'token very-low']);
       const marked = await stepper.locator('#token-run [data-position="2"]').evaluate((e) => getComputedStyle(e).backgroundColor);
@@ -145,5 +147,73 @@ describe('the token view in the stepper', () => {
     await stepper.locator('#token-detail', { hasText: `text ${JSON.stringify(toyDecode([firstId]))}` }).waitFor({ timeout: 30_000 });
     assert.match((await stepper.locator('#token-detail').textContent()) ?? '', new RegExp(`^Token 1 of 60 · id ${firstId} · p `));
     await page.screenshot({ path: path.join(out!, 'tokens-atif-decoded.png') });
+  });
+});
+
+/** An rLLM episode of one text-only step: enough for a row of the table. */
+const episode = (id: string) => ({ id, task: { problem_statement: 'T' }, trajectories: [{ steps: [{ thought: 'ls', observation: 'a.py' }] }] });
+
+describe("a re-scored run's mismatch columns in the rollouts table", () => {
+  let browser: Awaited<ReturnType<typeof launchBrowserOn>>;
+  let page: Page;
+  let run: string;
+  let settingsBefore: string;
+
+  thirdParty.before(async () => {
+    assert.ok(url && workspace && settingsFile && out, 'run through scripts/run-vscode-tests.mjs e2e');
+    run = mkdtempSync(path.join(tmpdir(), 'swe-workbench-rescored-'));
+    writeFileSync(path.join(run, 'a.json'), JSON.stringify(episode('a')));
+    writeFileSync(path.join(run, 'b.json'), JSON.stringify(episode('b')));
+    // What `tokens DIR --save` keeps (test/unit/cli/tokens.test.ts runs it): a.json re-scored, b.json not.
+    await writeTokenReport(run, [
+      {
+        rollout: 'a.json',
+        steps: 2,
+        errors: 1,
+        tokens: 2,
+        maxAbsDiff: 0.5,
+        outside: 1,
+        kl: 0.0532653,
+        firstDrift: { step: 1, position: 22 },
+        driftUnknown: 0,
+        bounds: [0.8, 1.25],
+      },
+    ]);
+    settingsBefore = readFileSync(settingsFile, 'utf8');
+    writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(settingsBefore), 'sweWorkbench.rollouts.folder': run }, null, 2));
+    browser = await launchBrowserOn(url, workspace);
+    page = browser.page;
+  });
+
+  thirdParty.after(async () => {
+    await browser?.close();
+    if (settingsBefore !== undefined) writeFileSync(settingsFile!, settingsBefore);
+    if (run) rmSync(run, { recursive: true, force: true });
+  });
+
+  thirdParty.test('max |Δ|, outside, KL and first drift, unknown where not re-scored, filtered on, in three themes', async () => {
+    for (const theme of Object.keys(THEMES) as (keyof typeof THEMES)[]) {
+      await setTheme(page, settingsFile!, theme);
+      await runCommand(page, 'View: Close All Editors');
+      await waitForExtension(page);
+      await runCommand(page, 'SWE Workbench: Show Rollouts Table');
+      const table = await webviewFrame(page, `body.${THEMES[theme].webviewClass} #viewport`, 60_000);
+      await table.locator('#row-count', { hasText: /^2 rollouts$/ }).waitFor({ timeout: 60_000 });
+      const head = await table.locator('.table-head [data-column]').evaluateAll((cells) => cells.map((c) => c.getAttribute('data-column')));
+      assert.deepEqual(head.slice(-4), ['maxdiff', 'outside', 'kl', 'drift']);
+      const row = (id: string, column: string) => table.locator(`.rollout-row[data-id="${id}"] [data-column="${column}"]`).textContent();
+      await table.locator('.rollout-row[data-id="b.json"]').waitFor({ timeout: 30_000 });
+      assert.deepEqual(await Promise.all(['maxdiff', 'outside', 'kl', 'drift'].map((c) => row('a.json', c))), ['0.5', '1', '0.0533', 'step 2, token 23']);
+      assert.deepEqual(await Promise.all(['maxdiff', 'outside', 'kl', 'drift'].map((c) => row('b.json', c))), ['unknown', 'unknown', 'unknown', 'unknown']);
+      await page.screenshot({ path: path.join(out!, `rollouts-mismatch-${theme}.png`) });
+      const input = table.locator('#filter input');
+      await input.fill('kl=unknown');
+      await input.press('Enter');
+      await table.locator('#row-count', { hasText: /^1 of 2 rollouts$/ }).waitFor({ timeout: 30_000 });
+      assert.deepEqual(await table.locator('.rollout-row[data-id]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id'))), ['b.json']);
+      await input.fill('');
+      await input.press('Enter');
+      await table.locator('#row-count', { hasText: /^2 rollouts$/ }).waitFor({ timeout: 30_000 });
+    }
   });
 });

@@ -34,7 +34,8 @@ const LEVEL_CLASS = ['token', 'token low', 'token very-low'] as const;
 
 /** What a token shows in the run of tokens: its text, or its id where the file keeps no text. */
 function shown(token: Token): string {
-  if (token.text !== undefined) return token.text;
+  // A line break is shown as ↵ before it, so that a marked one can be seen and clicked.
+  if (token.text !== undefined) return token.text.replace(/\n/g, '↵\n');
   return token.id !== undefined ? `‹${token.id}›` : '‹?›';
 }
 

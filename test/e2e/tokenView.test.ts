@@ -117,6 +117,10 @@ describe('the token view in the stepper', () => {
       await stepper.locator('#token-detail', { hasText: 'Token 2 of 3 · id 11 · p 0.400' }).waitFor({ timeout: 10_000 });
       assert.match((await stepper.locator('#token-detail').textContent()) ?? '', /text " os" · alternatives: " os" 0\.400, " sys" 0\.350, " re" 0\.200$/);
       await page.screenshot({ path: path.join(out!, `tokens-entropy-${theme}.png`) });
+      // The keyboard picks the next token.
+      await stepper.locator('#token-run').focus();
+      await page.keyboard.press('ArrowRight');
+      await stepper.locator('#token-detail', { hasText: 'Token 3 of 3 · id 12 · p 0.050' }).waitFor({ timeout: 10_000 });
       // By probability: `\n` (p 0.05) is marked strongly.
       await stepper.locator('#token-colour').click();
       await stepper.locator('#token-colour [role="option"]', { hasText: 'Colour by probability' }).click();

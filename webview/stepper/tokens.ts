@@ -89,10 +89,16 @@ export function tokenViewContent(view: TokenView, decode: (position: number) => 
     });
     legendLine.textContent = legend(by, tokens);
   };
-  const run = el('div', { className: 'mono logprobs', attrs: { id: 'token-run', role: 'group', 'aria-label': 'Completion tokens' } }, spans);
+  const run = el(
+    'div',
+    { className: 'mono logprobs', attrs: { id: 'token-run', role: 'group', tabindex: '0', 'aria-label': 'Completion tokens (Left and Right pick a token)' } },
+    spans,
+  );
   let selected: HTMLElement | undefined;
+  let at = -1;
   const show = (k: number) => {
     const token = tokens[k]!;
+    at = k;
     selected?.removeAttribute('aria-current');
     selected = spans[k];
     selected?.setAttribute('aria-current', 'true');
@@ -126,6 +132,11 @@ export function tokenViewContent(view: TokenView, decode: (position: number) => 
       },
     );
   };
+  run.addEventListener('keydown', (event) => {
+    if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
+    event.preventDefault();
+    show(Math.min(tokens.length - 1, Math.max(0, at + (event.key === 'ArrowRight' ? 1 : -1))));
+  });
   run.addEventListener('click', (event) => {
     const position = (event.target as HTMLElement | null)?.closest('[data-position]')?.getAttribute('data-position');
     if (position !== null && position !== undefined) show(Number(position));

@@ -209,6 +209,8 @@ describe("a re-scored run's mismatch columns in the rollouts table", () => {
       await table.locator('.rollout-row[data-id="b.json"]').waitFor({ timeout: 30_000 });
       assert.deepEqual(await Promise.all(['maxdiff', 'outside', 'kl', 'drift'].map((c) => row('a.json', c))), ['0.5', '1', '0.0533', 'step 2, token 23']);
       assert.deepEqual(await Promise.all(['maxdiff', 'outside', 'kl', 'drift'].map((c) => row('b.json', c))), ['unknown', 'unknown', 'unknown', 'unknown']);
+      // The table scrolls sideways to the new columns, the head with it.
+      await table.locator('.rollout-row[data-id="a.json"] [data-column="drift"]').scrollIntoViewIfNeeded();
       await page.screenshot({ path: path.join(out!, `rollouts-mismatch-${theme}.png`) });
       const input = table.locator('#filter input');
       await input.fill('kl=unknown');

@@ -216,6 +216,8 @@ describe("a re-scored run's mismatch columns in the rollouts table", () => {
       await input.fill('kl=unknown');
       await input.press('Enter');
       await table.locator('#row-count', { hasText: /^1 of 2 rollouts$/ }).waitFor({ timeout: 30_000 });
+      // The count comes first; the rows follow by range.
+      await table.locator('.rollout-row[data-id="b.json"]').waitFor({ timeout: 30_000 });
       assert.deepEqual(await table.locator('.rollout-row[data-id]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id'))), ['b.json']);
       await input.fill('');
       await input.press('Enter');

@@ -10,6 +10,7 @@ import { ROLLOUT_FIELDS } from '../core/rollouts/rolloutFields';
 import { indexRollouts, nothingRead, type RolloutIndex } from '../core/rollouts/rolloutIndex';
 import { runStatistics } from '../core/rollouts/rolloutQuery';
 import { findRollouts } from '../core/rollouts/rolloutSearch';
+import { joinTokenReport, readTokenReport } from '../core/rollouts/tokenMismatch';
 import { scoreRun, type ScoredRun } from '../core/rollouts/recipeRun';
 import { goldPatches, patchExtras } from '../core/rollouts/recipeEvidence';
 import { ESTIMATORS } from '../core/reward/advantages';
@@ -254,7 +255,10 @@ async function asCliError<T>(work: () => Promise<T>): Promise<T> {
 async function select(dir: string, o: z.infer<typeof Select>, ctx: CommandContext) {
   if (o.filter) await asCliError(async () => parseFilter(o.filter));
   // A missing or unreadable folder is an input error (exit 1), as in inspect.
-  const index = await indexRollouts(dir, { signal: ctx.signal, ...(o.cache ? { cacheDir: o.cache } : {}) });
+  const indexed = await indexRollouts(dir, { signal: ctx.signal, ...(o.cache ? { cacheDir: o.cache } : {}) });
+  // A run re-scored by `tokens DIR --save` filters and sorts on maxdiff, outside, kl and drift.
+  const report = await readTokenReport(indexed.root, ctx.signal);
+  const index = report ? { ...indexed, rollouts: joinTokenReport(indexed.rollouts, report) } : indexed;
   const found = await asCliError(() =>
     findRollouts(index, { filter: o.filter, search: o.search, ...(o.sort ? { sort: o.sort } : {}) }, { signal: ctx.signal }),
   );

@@ -6,6 +6,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PolicyClient, PolicyError } from '../core/policy/policyClient';
 import { listRolloutFiles } from '../core/rollouts/rolloutIndex';
+import { TOKEN_REPORT_FILE, writeTokenReport, type TokenMismatch } from '../core/rollouts/tokenMismatch';
 import { DEFAULT_BOUNDS, summarize, type Bounds, type TokenSummary } from '../core/tokens/compare';
 import { rescoreRun, type RolloutReport, type RunReport, type StepReport, type WorstToken } from '../core/tokens/rescore';
 import { SCORING_APIS, TokenServer, type ScoringApi } from '../core/tokens/tokenServer';
@@ -16,7 +17,7 @@ import { CliError, parseCommandArgs, type Command, type CommandContext } from '.
 import { TRAJECTORY_INPUT_OPTIONS, trajectoryInputUsage, trajectoryInput } from './trajectoryInput';
 
 const usage = () => `usage: swe-workbench tokens FILE|DIR --policy URL [--model NAME] [--bounds LOW,HIGH] [--json]
-                            [--api vllm|sglang] [--in-flight N] [--no-drift] [--api-key KEY]
+                            [--api vllm|sglang] [--in-flight N] [--no-drift] [--api-key KEY] [--save]
 
 Re-scores each agent step's sampled tokens (the recording's token ids and logprobs) against the
 server at URL, as a trainer would score them: per token the difference of logprobs (server minus
@@ -31,6 +32,8 @@ ${trajectoryInputUsage()}
   --in-flight N   requests at once (default 4)
   --no-drift      re-score only; do not re-tokenize
   --json          one line per agent step, then {"summary": ...}; a folder's lines name their rollout
+  --save          (DIR) keep each rollout's re-score in DIR/${TOKEN_REPORT_FILE}, which the rollouts
+                  table and \`rollouts DIR --filter\` read (maxdiff, outside, kl, drift)
 Exit code: 0 when every step was re-scored, agrees within the bounds and shows no drift; 1 otherwise.`;
 
 function parseBounds(text: string | undefined): Bounds {
@@ -163,6 +166,7 @@ export const command: Command = {
     const input = trajectoryInput(values);
     const folder = (await stat(target).catch(() => undefined))?.isDirectory() ?? false;
     if (folder && (input.format !== undefined || input.record !== undefined)) throw new CliError('--format and --record read one file, not a folder');
+    if (values.save && !folder) throw new CliError("--save keeps a folder's re-score beside its rollouts: give a DIR");
 
     const client = await connect(values.policy, values, ctx);
     if (!client) return 1;
@@ -178,6 +182,7 @@ export const command: Command = {
     });
     printReports(names, reports, { folder, json: values.json, bounds }, ctx);
     for (const line of unlisted) ctx.stderr.write(`swe-workbench tokens: not listed: ${line}\n`);
+    if (values.save) await saveReports(target, names, reports, bounds, ctx);
     ctx.stdout.write(values.json ? JSON.stringify(runSummaryJson(run, bounds, folder)) + '\n' : runText(run, bounds, folder));
     const clean = run.errors === 0 && run.unreadable === 0 && run.summary.outside === 0 && run.drifted === 0 && run.driftUnknown === 0 && run.steps > 0;
     return clean ? 0 : 1;
@@ -192,10 +197,38 @@ const OPTIONS = {
   api: { type: 'string' },
   'in-flight': { type: 'string' },
   'no-drift': { type: 'boolean', default: false },
+  save: { type: 'boolean', default: false },
   'api-key': { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+/** A rollout's re-score as the rollouts table keeps it. */
+function mismatchLine(name: string, report: RolloutReport, bounds: Bounds): TokenMismatch {
+  const drifted = report.steps.find((s) => s.drift.status === 'differs');
+  return {
+    rollout: name,
+    steps: report.steps.length,
+    errors: report.errors,
+    tokens: report.summary.tokens,
+    maxAbsDiff: report.summary.maxAbsDiff,
+    outside: report.summary.outside,
+    kl: report.summary.kl,
+    firstDrift: drifted?.drift.status === 'differs' ? { step: drifted.index, position: drifted.drift.position } : null,
+    driftUnknown: report.driftUnknown,
+    bounds: [bounds.low, bounds.high],
+  };
+}
+
+/** Keeps each re-scored rollout's summary beside the run (`--save`), for the rollouts table. */
+async function saveReports(dir: string, names: readonly string[], reports: ReadonlyMap<string, RolloutReport | { error: string }>, bounds: Bounds, ctx: CommandContext) {
+  const kept = names.flatMap((name) => {
+    const report = reports.get(name)!;
+    return 'error' in report ? [] : [mismatchLine(name, report, bounds)];
+  });
+  const file = await writeTokenReport(dir, kept);
+  ctx.stderr.write(`swe-workbench tokens: kept the re-score of ${kept.length} rollout(s) in ${file}\n`);
+}
 
 /** The policy server's client; undefined (the error printed) when it does not answer. */
 async function connect(

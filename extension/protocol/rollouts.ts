@@ -12,7 +12,9 @@ import { notificationType, requestType } from './ipc';
 export const MAX_ROW_RANGE = 500;
 
 export const ROLLOUT_COLUMNS = ['instance', 'attempt', 'format', 'steps', 'exit', 'resolved', 'reward', 'failure', 'tokens', 'cost', 'duration'] as const;
-const RolloutColumnSchema = z.enum(ROLLOUT_COLUMNS);
+/** The columns a re-scored run adds (`swe-workbench tokens DIR --save`), named as the filter language's fields. */
+export const MISMATCH_COLUMNS = ['maxdiff', 'outside', 'kl', 'drift'] as const;
+const RolloutColumnSchema = z.enum([...ROLLOUT_COLUMNS, ...MISMATCH_COLUMNS]);
 export type RolloutColumn = z.infer<typeof RolloutColumnSchema>;
 
 /** The advantage estimators of core/reward/advantages.ts. */
@@ -76,6 +78,20 @@ const RolloutRowSchema = z.object({
   tokens: z.nullable(z.number()),
   cost: z.nullable(z.number()),
   duration: z.nullable(z.number()),
+  /** The run's re-score of this rollout; absent when it was not re-scored (its columns are unknown). */
+  mismatch: z.optional(
+    z.object({
+      steps: z.int(),
+      errors: z.int(),
+      tokens: z.int(),
+      maxAbsDiff: z.nullable(z.number()),
+      outside: z.int(),
+      kl: z.nullable(z.number()),
+      /** 0-based agent step and prompt position of the first retokenization drift; null when none was found. */
+      firstDrift: z.nullable(z.object({ step: z.int(), position: z.int() })),
+      driftUnknown: z.int(),
+    }),
+  ),
   /** The recipe's score, when the query names one. */
   score: z.optional(
     z.object({
@@ -130,6 +146,8 @@ const QueryResultSchema = z.object({
   statistics: GroupStatisticsSchema,
   /** Bumped on every re-index; rows asked for with an older one are fetched again. */
   version: Count,
+  /** Some rollout of the run was re-scored: the table shows the mismatch columns. */
+  rescored: z.optional(z.boolean()),
 });
 export type QueryResult = z.infer<typeof QueryResultSchema>;
 

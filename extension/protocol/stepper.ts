@@ -74,6 +74,31 @@ const StepActionViewSchema = z.object({
   args: z.record(z.string(), z.unknown()),
 });
 
+/**
+ * A step's tokens as the token view shows them (views/tokenView). A token's `text` is absent when
+ * the recording keeps its id only (ATIF, SkyRL, rLLM's numeric logprobs): the page asks
+ * `steps/detokenize` for it. `logprob` is absent where none was recorded; `entropy` (nats, over the
+ * recorded top-k alternatives and the sampled token: a lower bound of the distribution's) only
+ * where alternatives were recorded.
+ */
+const TokenViewSchema = z.object({
+  /** The prompt's length in tokens: its recorded ids, else the usage the recording reports; absent when unknown. */
+  promptTokens: z.optional(z.number()),
+  promptFrom: z.optional(z.enum(['ids', 'usage'])),
+  completion: z.array(
+    z.object({
+      id: z.optional(z.number()),
+      text: z.optional(z.string()),
+      logprob: z.optional(z.number()),
+      entropy: z.optional(z.number()),
+      top: z.optional(z.array(z.object({ token: z.string(), logprob: z.number() }))),
+    }),
+  ),
+  /** Why the step has no per-token data (no logprobs and no completion ids), for the page to say. */
+  none: z.optional(z.string()),
+});
+export type TokenView = z.infer<typeof TokenViewSchema>;
+
 const StepDetailSchema = z.object({
   index: StepIndex,
   thought: z.string(),
@@ -89,7 +114,7 @@ const StepDetailSchema = z.object({
   executionTime: z.optional(z.number()),
   exitCode: z.optional(z.number()),
   tokens: z.optional(z.object({ prompt: z.optional(z.number()), completion: z.optional(z.number()), total: z.optional(z.number()) })),
-  logprobs: z.array(z.object({ token: z.string(), logprob: z.number() })),
+  tokenView: TokenViewSchema,
   diff: z.optional(z.string()),
   /** The file open after the step (null: none; absent: not recorded). */
   openFile: z.optional(z.nullable(z.string())),
@@ -109,6 +134,12 @@ export const stepsSummaries = requestType('steps/summaries', StepRangeSchema, z.
 export const stepsDetails = requestType('steps/details', StepRangeSchema, z.object({ steps: z.array(StepDetailSchema) }));
 export const stepsSearch = requestType('steps/search', SearchParamsSchema, z.object({ indices: z.array(StepIndex) }));
 export const stepsOpenRaw = requestType('steps/openRaw', z.object({ index: StepIndex }), z.object({ opened: z.boolean() }));
+
+/**
+ * The text of completion token `position` of step `index`, which the file keeps as an id only: the
+ * policy server's `/detokenize` (vLLM's), or why it cannot be decoded (no server, no id).
+ */
+export const stepsDetokenize = requestType('steps/detokenize', z.object({ index: StepIndex, position: StepIndex }), z.object({ text: z.string() }));
 
 /** What a step's buttons do in the rest of the tool: the host runs the matching command on this trajectory and step. */
 const STEP_ACTIONS = ['showDiff', 'fork', 'replayTo'] as const;

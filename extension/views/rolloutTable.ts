@@ -37,6 +37,20 @@ export function toRolloutRow(r: Rollout, score?: ScoredRollout): RolloutRow {
     tokens: r.tokens ?? null,
     cost: r.cost ?? null,
     duration: r.duration ?? null,
+    ...(r.mismatch
+      ? {
+          mismatch: {
+            steps: r.mismatch.steps,
+            errors: r.mismatch.errors,
+            tokens: r.mismatch.tokens,
+            maxAbsDiff: r.mismatch.maxAbsDiff,
+            outside: r.mismatch.outside,
+            kl: r.mismatch.kl,
+            firstDrift: r.mismatch.firstDrift,
+            driftUnknown: r.mismatch.driftUnknown,
+          },
+        }
+      : {}),
   };
 }
 

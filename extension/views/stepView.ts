@@ -3,6 +3,7 @@ import type { Action, Step, Trajectory } from '../core/trajectory/model';
 import { openFileAfter, outcomeText, runFacts } from '../core/trajectory/runFacts';
 import { stepErrors } from '../core/trajectory/stepErrors';
 import { actionText, stepLabel } from '../core/trajectory/stepLabels';
+import { toTokenView } from './tokenView';
 import { FOLDED_LINES, MAX_STEP_RANGE, type StepDetail, type StepperBoot, type StepRange, type StepSummary, type TrajectoryHeader } from '../protocol/stepper';
 
 const DIVERGED_FLAG = 'diverged';
@@ -58,7 +59,7 @@ export function toStepDetail(step: Step, trajectory?: Pick<Trajectory, 'steps' |
     executionTime: step.executionTime,
     exitCode: step.exitCode,
     tokens: step.tokens,
-    logprobs: (step.logprobs ?? []).map(({ token, logprob }) => ({ token, logprob })),
+    tokenView: toTokenView(step),
     diff: step.state?.diff,
     ...(openFile !== undefined ? { openFile } : {}),
     workingDir: step.state?.workingDir,

@@ -11,7 +11,7 @@ export const SECTION = 'sweWorkbench';
 const API_KEY_SECRET = 'sweWorkbench.policy.apiKey';
 
 const SettingsSchema = z.object({
-  policy: z.object({ url: z.string(), model: z.string() }),
+  policy: z.object({ url: z.string(), model: z.string(), tokenIds: z.boolean() }),
   docker: z.object({ host: z.string(), image: z.string() }),
   limits: z.object({
     cpus: z.number().positive(),
@@ -35,7 +35,7 @@ export function sandboxSettings(settings: Settings): { limits: Partial<SandboxLi
 export function readSettings(): Settings {
   const c = vscode.workspace.getConfiguration(SECTION);
   const raw = {
-    policy: { url: c.get('policy.url'), model: c.get('policy.model') },
+    policy: { url: c.get('policy.url'), model: c.get('policy.model'), tokenIds: c.get('policy.tokenIds') },
     docker: { host: c.get('docker.host'), image: c.get('docker.image') },
     limits: { cpus: c.get('limits.cpus'), memoryMb: c.get('limits.memoryMb'), pids: c.get('limits.pids'), timeoutSeconds: c.get('limits.timeoutSeconds') },
   };

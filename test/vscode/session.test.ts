@@ -214,6 +214,12 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.deepEqual(trajectory.steps[1]?.action.args, { path: 'ledger/money.py', line_number: 75 });
     assert.equal(trajectory.meta.parseFunction, 'thought_action');
     assert.match(trajectory.steps[0]?.observation ?? '', /^75:    def allocate\(self, ratios\):$/m);
+    // The server's token ids are recorded beside the logprobs, so the token view has ids and text.
+    for (const step of trajectory.steps) {
+      const ids = step.tokenIds?.completion ?? [];
+      assert.ok(ids.length > 0 && (step.tokenIds?.prompt?.length ?? 0) > 0, `step ${step.index + 1} records its prompt and completion ids`);
+      assert.equal(ids.length, step.logprobs?.length, `step ${step.index + 1}: one logprob per completion id`);
+    }
     assert.equal(session.controller.current?.state, 'stopped');
   });
 

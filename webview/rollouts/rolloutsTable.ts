@@ -1,5 +1,6 @@
 import {
   MAX_ROW_RANGE,
+  MISMATCH_COLUMNS,
   ROLLOUT_COLUMNS,
   RolloutsUiStateSchema,
   ESTIMATOR_NAMES,
@@ -30,6 +31,7 @@ import type { Host } from '../host';
 import {
   COLUMN_TITLES,
   ESTIMATOR_TITLES,
+  MISMATCH_HELP,
   NUMERIC_COLUMNS,
   RECIPE_COLUMNS,
   cellText,
@@ -283,19 +285,31 @@ export class RolloutsTable {
     return { name, estimator };
   }
 
+  /** The columns shown: a re-scored run's mismatch columns after the others. */
+  private get columns(): readonly RolloutColumn[] {
+    return this.result?.rescored ? [...ROLLOUT_COLUMNS, ...MISMATCH_COLUMNS] : ROLLOUT_COLUMNS;
+  }
+
   private renderHead(): void {
     const sort = this.state.query.sort;
     const withRecipe = Boolean(this.state.query.recipe);
     this.root.classList.toggle('with-recipe', withRecipe);
+    this.root.classList.toggle('with-mismatch', this.result?.rescored === true);
     this.estimator.toggleAttribute('disabled', !withRecipe);
     this.head.replaceChildren(
-      ...ROLLOUT_COLUMNS.map((column) => {
+      ...this.columns.map((column) => {
         const sorted = sort?.column === column ? (sort.descending ? 'descending' : 'ascending') : 'none';
+        const help = (MISMATCH_HELP as Partial<Record<RolloutColumn, string>>)[column];
         const button = el(
           'button',
           {
             className: NUMERIC_COLUMNS.has(column) ? 'numeric' : '',
-            attrs: { 'data-column': column, 'aria-sort': sorted, role: 'columnheader', title: `Sort by ${COLUMN_TITLES[column].toLowerCase()}` },
+            attrs: {
+              'data-column': column,
+              'aria-sort': sorted,
+              role: 'columnheader',
+              title: `Sort by ${COLUMN_TITLES[column].toLowerCase()}${help ? `: ${help}` : ''}`,
+            },
           },
           [el('span', { text: COLUMN_TITLES[column] })],
         );
@@ -341,7 +355,10 @@ export class RolloutsTable {
     if (generation !== this.generation) return;
     this.viewport.setAttribute('aria-busy', 'false');
     this.filterError.hidden = true;
+    const rescoredBefore = this.result?.rescored === true;
     this.result = result;
+    // A re-scored run (a re-index may bring its re-score) gains the mismatch columns.
+    if ((result.rescored === true) !== rescoredBefore) this.renderHead();
     this.rows = new Map();
     this.pending.clear();
     this.selected = -1;
@@ -447,7 +464,7 @@ export class RolloutsTable {
     }
     node.setAttribute('data-id', row.id);
     node.title = `${row.id}\n${row.failure}: ${row.evidence}`;
-    for (const column of ROLLOUT_COLUMNS) {
+    for (const column of this.columns) {
       const cell = el('span', {
         className: NUMERIC_COLUMNS.has(column) ? 'numeric' : '',
         text: cellText(row, column),

@@ -1,5 +1,5 @@
-import { formatCost, formatCount, formatSeconds } from '../format';
-import type { ESTIMATOR_NAMES, RolloutColumn, RolloutQuery, RolloutRow } from '../../extension/protocol/rollouts';
+import { UNKNOWN, formatCost, formatCount, formatSeconds } from '../format';
+import type { ESTIMATOR_NAMES, MISMATCH_COLUMNS, RolloutColumn, RolloutQuery, RolloutRow } from '../../extension/protocol/rollouts';
 
 export interface RowWindow {
   /** First row index rendered (inclusive) and the one past the last. */
@@ -39,9 +39,40 @@ export const COLUMN_TITLES: Record<RolloutColumn, string> = {
   tokens: 'Tokens',
   cost: 'Cost',
   duration: 'Duration',
+  maxdiff: 'Max |Δ|',
+  outside: 'Outside',
+  kl: 'KL',
+  drift: 'First drift',
 };
 
-export const NUMERIC_COLUMNS: ReadonlySet<RolloutColumn> = new Set(['attempt', 'steps', 'reward', 'tokens', 'cost', 'duration']);
+/** What a re-score column holds, for its header's hover. */
+export const MISMATCH_HELP: Record<(typeof MISMATCH_COLUMNS)[number], string> = {
+  maxdiff: 'Largest |re-scored − recorded| logprob of a sampled token (filter: maxdiff)',
+  outside: 'Re-scored tokens whose ratio exp(Δ) is outside the bounds (filter: outside)',
+  kl: 'Mean k3 estimate of KL(rollout ‖ trainer) per re-scored token (filter: kl)',
+  drift: 'The first agent step whose re-tokenized prompt differs from the recorded ids, and the position (filter: drift, the step)',
+};
+
+export const NUMERIC_COLUMNS: ReadonlySet<RolloutColumn> = new Set(['attempt', 'steps', 'reward', 'tokens', 'cost', 'duration', 'maxdiff', 'outside', 'kl']);
+
+/** A small measure to three significant digits. */
+const measure = (x: number | null) => (x === null ? UNKNOWN : String(Number(x.toPrecision(3))));
+
+/** A re-score cell: `unknown` for a rollout not re-scored, or a measure no token gave. */
+function mismatchText(m: RolloutRow['mismatch'], column: (typeof MISMATCH_COLUMNS)[number]): string {
+  if (!m) return UNKNOWN;
+  switch (column) {
+    case 'maxdiff':
+      return measure(m.maxAbsDiff);
+    case 'outside':
+      return m.tokens === 0 ? UNKNOWN : String(m.outside);
+    case 'kl':
+      return measure(m.kl);
+    case 'drift':
+      if (m.firstDrift) return `step ${m.firstDrift.step + 1}, token ${m.firstDrift.position + 1}`;
+      return m.driftUnknown === 0 ? 'none' : m.driftUnknown >= m.steps ? UNKNOWN : `none (${m.driftUnknown} unchecked)`;
+  }
+}
 
 /** The text a cell shows; '—' for an empty field, `unknown` for a number the run did not record. */
 export function cellText(row: RolloutRow, column: RolloutColumn): string {
@@ -56,6 +87,11 @@ export function cellText(row: RolloutRow, column: RolloutColumn): string {
       return formatSeconds(row.duration);
     case 'reward':
       return row.reward === null ? '—' : String(Math.round(row.reward * 1000) / 1000);
+    case 'maxdiff':
+    case 'outside':
+    case 'kl':
+    case 'drift':
+      return mismatchText(row.mismatch, column);
     default: {
       const value = row[column];
       return value === null ? '—' : String(value);

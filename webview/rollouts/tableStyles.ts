@@ -78,6 +78,9 @@ export const TABLE_CSS = `
 /* With a recipe, its three columns take the place of tokens, cost and duration (the details pane keeps them). */
 .with-recipe .rollouts-grid { grid-template-columns: minmax(150px, 2fr) 84px minmax(90px, 100px) 72px minmax(90px, 1fr) 90px 80px minmax(100px, 1fr) 80px 96px minmax(150px, 2fr); }
 .with-recipe .rollouts-grid > [data-column="tokens"], .with-recipe .rollouts-grid > [data-column="cost"], .with-recipe .rollouts-grid > [data-column="duration"] { display: none; }
+/* A re-scored run's four mismatch columns follow the others, with or without a recipe. */
+.with-mismatch .rollouts-grid { grid-template-columns: minmax(180px, 3fr) 84px minmax(100px, 112px) 72px minmax(110px, 1.3fr) 90px 80px minmax(120px, 1.3fr) 90px 70px 90px 80px 84px 80px minmax(120px, 1fr); }
+.with-recipe.with-mismatch .rollouts-grid { grid-template-columns: minmax(150px, 2fr) 84px minmax(90px, 100px) 72px minmax(90px, 1fr) 90px 80px minmax(100px, 1fr) 80px 84px 80px minmax(120px, 1fr) 80px 96px minmax(150px, 2fr); }
 .recipe-head { box-sizing: border-box; padding: 4px 6px; font-weight: 600; line-height: 1.25; align-self: end; }
 .recipe-head.numeric { text-align: right; }
 .recipe-cell.masked { color: var(--vscode-problemsWarningIcon-foreground); }

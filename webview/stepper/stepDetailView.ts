@@ -2,11 +2,8 @@ import { FOLDED_LINES, type StepAction, type StepDetail } from '../../extension/
 import { codicon, el } from '../dom';
 import { errorText } from '../errorText';
 import { highlighted } from '../format';
+import { tokenViewContent } from './tokens';
 import { kindIcon } from './toolIcons';
-
-/** A sampled token below this probability is highlighted, below the second strongly. */
-const LOW_PROBABILITY = 0.5;
-const VERY_LOW_PROBABILITY = 0.1;
 
 function section(title: string, id: string, children: ReadonlyArray<Node>): HTMLElement {
   return el('section', { className: 'detail-section', attrs: { id, 'aria-label': title } }, [el('h2', { text: title }), ...children]);
@@ -71,20 +68,7 @@ function tokenLine(detail: StepDetail): HTMLElement | undefined {
     t.completion !== undefined && `completion ${t.completion}`,
     t.total !== undefined && `total ${t.total}`,
   ].filter((p): p is string => typeof p === 'string');
-  return parts.length > 0 ? el('p', { className: 'tokens', text: `Tokens: ${parts.join(' · ')}` }) : undefined;
-}
-
-function logprobView(logprobs: StepDetail['logprobs']): HTMLElement {
-  const spans = logprobs.map(({ token, logprob }) => {
-    const p = Math.exp(logprob);
-    const className = p < VERY_LOW_PROBABILITY ? 'token very-low' : p < LOW_PROBABILITY ? 'token low' : 'token';
-    return el('span', { className, text: token, attrs: { title: `p = ${p.toFixed(3)} (logprob ${logprob.toFixed(3)})` } });
-  });
-  const low = logprobs.filter(({ logprob }) => Math.exp(logprob) < LOW_PROBABILITY).length;
-  return el('div', {}, [
-    el('p', { className: 'hint', text: `${logprobs.length} tokens, ${low} below p = ${LOW_PROBABILITY}` }),
-    el('div', { className: 'mono logprobs' }, spans),
-  ]);
+  return parts.length > 0 ? el('p', { className: 'tokens', text: `Usage: ${parts.join(' · ')}` }) : undefined;
 }
 
 function diffView(diff: string): HTMLElement {
@@ -189,6 +173,8 @@ export function renderStepDetail(
   query = '',
   /** The step read whole, for an observation the detail carries cut (`observationCut`). */
   whole: () => Promise<StepDetail> = () => Promise.reject(new Error('the step was not sent whole')),
+  /** The text of a completion token the file keeps as an id only (the host's /detokenize). */
+  decode: (position: number) => Promise<string> = () => Promise.reject(new Error('no policy server to decode it')),
 ): HTMLElement {
   const buttons = (Object.keys(STEP_BUTTONS) as StepButton[]).filter((b) => STEP_BUTTONS[b].shows(detail)).map((b) => stepButton(b, detail, onPress));
   const toolbar = el('div', { className: 'step-actions', attrs: { role: 'toolbar', 'aria-label': 'Step actions' } }, buttons);
@@ -219,9 +205,8 @@ export function renderStepDetail(
           ),
     ]),
   );
-  const tokens = tokenLine(detail);
-  if (tokens || detail.logprobs.length > 0)
-    sections.push(section('Tokens', 'tokens', [...(tokens ? [tokens] : []), ...(detail.logprobs.length > 0 ? [logprobView(detail.logprobs)] : [])]));
+  const usage = tokenLine(detail);
+  sections.push(section('Tokens', 'tokens', [...(usage ? [usage] : []), ...tokenViewContent(detail.tokenView, decode)]));
   if (detail.diff) sections.push(section('Workspace diff', 'diff', [diffView(detail.diff)]));
   return el('article', { className: 'step-detail', attrs: { 'data-step': String(detail.index) } }, sections);
 }

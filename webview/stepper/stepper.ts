@@ -11,6 +11,7 @@ import {
   stepperSelected,
   stepsAct,
   stepsDetails,
+  stepsDetokenize,
   stepsOpenRaw,
   stepsSearch,
   stepsSummaries,
@@ -415,6 +416,7 @@ export class Stepper {
             (button, i) => void this.press(button, i),
             this.state.query,
             () => this.wholeDetail(index),
+            (position) => this.host.request(stepsDetokenize, { index, position }).then(({ text }) => text),
           ),
     );
     // The neighbours are fetched now, so that j or k shows its step without waiting for the host.

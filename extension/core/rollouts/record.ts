@@ -131,4 +131,15 @@ export interface Rollout {
   submitted: boolean | null;
   evaluation: Evaluation | undefined;
   prediction: Prediction | undefined;
+  /** The run's re-score of this rollout (core/rollouts/tokenMismatch); absent when it was not re-scored. */
+  mismatch?: {
+    tokens: number;
+    maxAbsDiff: number | null;
+    outside: number;
+    kl: number | null;
+    firstDrift: { step: number; position: number } | null;
+    driftUnknown: number;
+    errors: number;
+    steps: number;
+  };
 }

@@ -32,6 +32,15 @@ export const ROLLOUT_FIELDS: Record<string, Field> = {
   tokens: { type: 'number', get: (r) => r.tokens, help: 'tokens sent + received' },
   cost: { type: 'number', get: (r) => r.cost, help: 'model cost' },
   duration: { type: 'number', get: (r) => r.duration, help: 'seconds' },
+  // From a re-score (`swe-workbench tokens DIR --save`): unknown for a rollout not re-scored.
+  maxdiff: { type: 'number', get: (r) => r.mismatch?.maxAbsDiff, help: 'largest |logprob difference| of a re-scored token (tokens DIR --save)' },
+  outside: { type: 'number', get: (r) => r.mismatch?.outside, help: 're-scored tokens whose ratio is outside the bounds' },
+  kl: { type: 'number', get: (r) => r.mismatch?.kl, help: 'mean k3 estimate of KL(rollout || trainer) per re-scored token' },
+  drift: {
+    type: 'number',
+    get: (r) => (r.mismatch?.firstDrift ? r.mismatch.firstDrift.step + 1 : undefined),
+    help: 'the first agent step (from 1) whose re-tokenized prompt differs; none when none does or it was not re-scored',
+  },
 };
 
 export function fieldNamed(name: string, where: string): Field {

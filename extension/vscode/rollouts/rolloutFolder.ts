@@ -4,6 +4,7 @@ import type { Rollout } from '../../core/rollouts/record';
 import type { RolloutIndex } from '../../core/rollouts/rolloutIndex';
 import { WorkerRolloutIndexer } from '../../core/rollouts/workerIndexer';
 import { watchRollouts, type RolloutWatch } from '../../core/rollouts/rolloutWatch';
+import { joinTokenReport, readTokenReport } from '../../core/rollouts/tokenMismatch';
 import { Disposable } from '../dispose';
 
 /**
@@ -19,6 +20,7 @@ export class RolloutsSource extends Disposable {
   private versionValue = 0;
   private opening: { folder: string; index: Promise<RolloutIndex | undefined> } | undefined;
   private requests = 0;
+  private updates = 0;
   private readonly changed = this._register(new vscode.EventEmitter<RolloutIndex>());
   /** Fires after every index: a folder opened or the run changed on disk. */
   readonly onDidChange = this.changed.event;
@@ -78,15 +80,25 @@ export class RolloutsSource extends Disposable {
     this.watch?.close();
     void this.indexer?.close();
     this.indexer = indexer;
-    this.update(index);
+    await this.update(index);
     this.watch = watchRollouts(indexer, {
-      onUpdate: (next) => this.update(next),
+      onUpdate: (next) => void this.update(next),
       onError: (error) => this.log.warn(`re-indexing ${folder} failed`, error),
     });
     return index;
   }
 
-  private update(index: RolloutIndex): void {
+  /** Shows `index`, with the run's re-score (`tokens DIR --save`) joined when there is one. */
+  private async update(indexed: RolloutIndex): Promise<void> {
+    const order = ++this.updates;
+    const report = await readTokenReport(indexed.root).catch((error: unknown) => {
+      // The rollouts still show; their mismatch columns are unknown and the log says why.
+      this.log.warn(`the re-score of ${indexed.root} could not be read`, error);
+      return undefined;
+    });
+    // A later index may have been read meanwhile: the newest wins.
+    if (order !== this.updates) return;
+    const index = report ? { ...indexed, rollouts: joinTokenReport(indexed.rollouts, report) } : indexed;
     this.indexValue = index;
     this.byId = new Map(index.rollouts.map((r) => [r.id, r]));
     this.versionValue++;

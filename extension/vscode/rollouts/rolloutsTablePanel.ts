@@ -106,6 +106,7 @@ export class RolloutsTablePanel extends Disposable {
         indexed: source.index?.rollouts.length ?? 0,
         statistics: runStatistics(rows).statistics,
         version: source.version,
+        rescored: source.index?.rollouts.some((r) => r.mismatch !== undefined) ?? false,
         ...(scored ? { recipe: recipeSummary(scored.run) } : {}),
       };
     });

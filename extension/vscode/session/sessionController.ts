@@ -502,6 +502,8 @@ export class SessionController extends Disposable {
           ...(apiKey ? { apiKey } : {}),
           logprobs: true,
           topLogprobs: 5,
+          // The ids the engine saw and sampled, for the token view and re-scoring (`run --token-ids`).
+          ...(settings.policy.tokenIds ? { returnTokenIds: true } : {}),
         },
         signal,
       );

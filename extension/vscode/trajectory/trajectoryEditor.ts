@@ -3,6 +3,7 @@ import type { ResponseMessage } from '../../protocol/ipc';
 import { webviewOptions } from '../webview/webviewContent';
 import { activateRawRecordDocuments, type RawRecordDocuments } from './rawRecordDocuments';
 import { StepperSession } from './stepperSession';
+import { TokenDecoder } from './tokenDecoder';
 import { TrajectoryDocument } from './trajectoryDocument';
 
 /** `*.traj` and `*.traj.json` open here by default; any JSON/JSONL file through "Open With". */
@@ -63,6 +64,7 @@ class TrajectoryEditorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     private readonly log: vscode.LogOutputChannel,
     private readonly registry: StepperRegistry,
     private readonly rawRecordDocuments: RawRecordDocuments,
+    private readonly tokenDecoder: TokenDecoder,
   ) {}
 
   /** Set by tests: documents opened while it is set finish indexing only once it resolves. */
@@ -78,6 +80,7 @@ class TrajectoryEditorProvider implements vscode.CustomReadonlyEditorProvider<Tr
   async resolveCustomEditor(document: TrajectoryDocument, panel: vscode.WebviewPanel): Promise<void> {
     panel.webview.options = webviewOptions(this.extensionUri);
     const session = new StepperSession(document, panel, this.extensionUri, this.log, this.rawRecordDocuments);
+    this.tokenDecoder.register(session);
     const registration = this.registry.add(session, panel);
     panel.onDidDispose(() => {
       registration.dispose();
@@ -114,7 +117,7 @@ export function activateTrajectoryEditor(
 ): { disposables: vscode.Disposable[]; api: TrajectoryEditorApi } {
   const registry = new StepperRegistry();
   const raw = activateRawRecordDocuments();
-  const provider = new TrajectoryEditorProvider(context.extensionUri, log, registry, raw.documents);
+  const provider = new TrajectoryEditorProvider(context.extensionUri, log, registry, raw.documents, new TokenDecoder(context.secrets));
   const options = { webviewOptions: { retainContextWhenHidden: false }, supportsMultipleEditorsPerDocument: true };
   const disposables = [
     ...raw.disposables,

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { startPolicyServer, type PolicyServer, type PolicyServerOptions } from '../../../extension/core/policy/scriptedPolicyServer';
+import { TOKEN_REPORT_FILE } from '../../../extension/core/rollouts/tokenMismatch';
 import { toyChatIds, toyEncode, toyLogprob } from '../../../extension/core/policy/toyTokenizer';
 
 const repoRoot = path.resolve(__dirname, '../../..');
@@ -136,6 +137,33 @@ describe('swe-workbench tokens', () => {
     assert.match(out[4]!.error as string, /not a trajectory/);
     const s = out[5]!.summary as Record<string, unknown>;
     assert.deepEqual([s.rollouts, s.unreadable, s.steps, s.tokens, s.outside], [2, 1, 4, 4, 2]);
+  });
+
+  test("--save keeps each rollout's re-score, which rollouts DIR filters on; one not re-scored is unknown", async () => {
+    const url = await serve();
+    mkdirSync(at('saved'));
+    writeFileSync(at('saved/a.json'), JSON.stringify(episode()));
+    const r = await cli(['tokens', at('saved'), '--policy', url, '--save']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /kept the re-score of 1 rollout\(s\) in .*\.swe-workbench-tokens\.jsonl/);
+    const [kept] = lines(readFileSync(at(`saved/${TOKEN_REPORT_FILE}`), 'utf8'));
+    // Step 1's two tokens: d = 0 and -0.5; k3(-0.5) = e^-0.5 - 1 + 0.5 = 0.1065, over 2 tokens.
+    assert.equal(kept!.rollout, 'a.json');
+    assert.deepEqual([kept!.steps, kept!.errors, kept!.tokens, kept!.outside, kept!.firstDrift, kept!.driftUnknown], [2, 1, 2, 1, null, 1]);
+    assert.ok(Math.abs((kept!.kl as number) - (Math.exp(-0.5) - 0.5) / 2) < 1e-9);
+    assert.ok(Math.abs((kept!.maxAbsDiff as number) - 0.5) < 1e-9);
+    // Written after the re-score: not in it.
+    writeFileSync(at('saved/z.json'), JSON.stringify(episode()));
+    const outside = await cli(['rollouts', at('saved'), '--filter', 'outside>0 and kl>0.05']);
+    assert.equal(outside.code, 0, outside.stderr);
+    assert.match(outside.stdout, /a\.json/);
+    assert.doesNotMatch(outside.stdout, /z\.json/);
+    const unknown = await cli(['rollouts', at('saved'), '--filter', 'kl=unknown']);
+    assert.match(unknown.stdout, /z\.json/);
+    assert.doesNotMatch(unknown.stdout, /a\.json/);
+    const single = await cli(['tokens', at('e1.json'), '--policy', url, '--save']);
+    assert.equal(single.code, 2);
+    assert.match(single.stderr, /--save keeps a folder's re-score/);
   });
 
   test('usage errors: bad bounds, no policy', async () => {

@@ -72,3 +72,27 @@ describe('the virtualized rollouts table', () => {
       assert.equal(cellText({ ...row, [column]: null }, column), 'unknown', `${column} not recorded`);
   });
 });
+
+describe("a re-scored run's mismatch columns", () => {
+  const mismatch = { steps: 3, errors: 0, tokens: 120, maxAbsDiff: 0.51234, outside: 4, kl: 0.0012345, firstDrift: null, driftUnknown: 0 };
+  const cells = (r: RolloutRow) => (['maxdiff', 'outside', 'kl', 'drift'] as const).map((c) => cellText(r, c));
+
+  test('a rollout not re-scored is unknown in every column, never 0', () => {
+    assert.deepEqual(cells(row), ['unknown', 'unknown', 'unknown', 'unknown']);
+  });
+
+  test('measures to three digits; the first drift by step and token from 1; none when none differs', () => {
+    assert.deepEqual(cells({ ...row, mismatch }), ['0.512', '4', '0.00123', 'none']);
+    assert.deepEqual(cells({ ...row, mismatch: { ...mismatch, firstDrift: { step: 1, position: 21 } } })[3], 'step 2, token 22');
+    assert.equal(cells({ ...row, mismatch: { ...mismatch, driftUnknown: 1 } })[3], 'none (1 unchecked)');
+    assert.equal(cells({ ...row, mismatch: { ...mismatch, driftUnknown: 3 } })[3], 'unknown');
+  });
+
+  test('no token re-scored (every step an error): the measures are unknown, not 0', () => {
+    assert.deepEqual(cells({ ...row, mismatch: { ...mismatch, errors: 3, tokens: 0, maxAbsDiff: null, outside: 0, kl: null } }).slice(0, 3), [
+      'unknown',
+      'unknown',
+      'unknown',
+    ]);
+  });
+});

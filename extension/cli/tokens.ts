@@ -221,7 +221,13 @@ function mismatchLine(name: string, report: RolloutReport, bounds: Bounds): Toke
 }
 
 /** Keeps each re-scored rollout's summary beside the run (`--save`), for the rollouts table. */
-async function saveReports(dir: string, names: readonly string[], reports: ReadonlyMap<string, RolloutReport | { error: string }>, bounds: Bounds, ctx: CommandContext) {
+async function saveReports(
+  dir: string,
+  names: readonly string[],
+  reports: ReadonlyMap<string, RolloutReport | { error: string }>,
+  bounds: Bounds,
+  ctx: CommandContext,
+) {
   const kept = names.flatMap((name) => {
     const report = reports.get(name)!;
     return 'error' in report ? [] : [mismatchLine(name, report, bounds)];

@@ -79,12 +79,12 @@ export default tseslint.config(
       upward(['**/vscode/**', '**/cli/**', '../../webview/**'], 'presenters turn core results into view data; the glue imports them, not the other way'),
     ],
   }),
-  restrict(['extension/families.ts'], {
+  restrict(['extension/families.ts', 'extension/rolloutIndexWorker.ts'], {
     paths: [vscodeApi],
     patterns: [
       upward(
         ['**/vscode/**', '**/cli/**', '**/views/**', '**/protocol/**', '**/webview/**'],
-        "the families' composition root lists core/scaffolds' families and nothing else",
+        "the composition roots (the families, the rollout index's worker) import the core and nothing else",
       ),
     ],
   }),

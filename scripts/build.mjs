@@ -26,7 +26,7 @@ if (existsSync(join(root, 'extension/vscode/extension.ts'))) {
   builds.push({
     ...common,
     // The rollout index's worker thread, a file of its own beside the bundles that start it.
-    entryPoints: { extension: 'extension/vscode/extension.ts', rolloutIndexWorker: 'extension/core/rollouts/indexWorker.ts' },
+    entryPoints: { extension: 'extension/vscode/extension.ts', rolloutIndexWorker: 'extension/rolloutIndexWorker.ts' },
     outdir: 'dist',
     platform: 'node',
     format: 'cjs',

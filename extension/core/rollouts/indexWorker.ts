@@ -7,45 +7,48 @@ import { ROWS_PER_MESSAGE, toWire, type FromWorker, type ToWorker, type WorkerSe
  * between refreshes so a re-index reads only what changed. Rows go back in slices, so the host
  * takes them in several short turns of its event loop instead of one long one.
  */
-const port = parentPort;
-if (!port) throw new Error('indexWorker.ts runs as a worker thread');
-const setup = workerData as WorkerSetup;
-const indexer = new RolloutIndexer(setup.root, setup.options);
-const running = new Map<number, AbortController>();
-/** The rows the host holds: an unchanged index is answered without sending them again. */
-let sent: unknown;
+/** Answers the host's refreshes on this thread's port; the entry (`extension/rolloutIndexWorker.ts`) installs the families first. */
+export function runIndexWorker(): void {
+  const port = parentPort;
+  if (!port) throw new Error('the rollout index worker runs as a worker thread');
+  const setup = workerData as WorkerSetup;
+  const indexer = new RolloutIndexer(setup.root, setup.options);
+  const running = new Map<number, AbortController>();
+  /** The rows the host holds: an unchanged index is answered without sending them again. */
+  let sent: unknown;
 
-const post = (message: FromWorker) => port.postMessage(message);
+  const post = (message: FromWorker) => port.postMessage(message);
 
-port.on('message', (message: ToWorker) => {
-  if (message.type === 'cancel') {
-    running.get(message.id)?.abort(message.reason);
-    return;
-  }
-  void refresh(message.id);
-});
-
-async function refresh(id: number): Promise<void> {
-  const controller = new AbortController();
-  running.set(id, controller);
-  let last = 0;
-  try {
-    const index = await indexer.refresh(controller.signal, (p) => {
-      // A progress message per file would cost the host more than the index saves it.
-      const now = Date.now();
-      if (now - last < 50 && p.done !== p.total) return;
-      last = now;
-      post({ type: 'progress', id, progress: p });
-    });
-    const unchanged = index.rollouts === sent;
-    if (!unchanged) {
-      for (let at = 0; at < index.rollouts.length; at += ROWS_PER_MESSAGE) post({ type: 'rows', id, rows: index.rollouts.slice(at, at + ROWS_PER_MESSAGE) });
-      sent = index.rollouts;
+  port.on('message', (message: ToWorker) => {
+    if (message.type === 'cancel') {
+      running.get(message.id)?.abort(message.reason);
+      return;
     }
-    post({ type: 'done', id, unchanged, root: index.root, errors: index.errors, stats: index.stats });
-  } catch (error) {
-    post({ type: 'failed', id, error: toWire(error) });
-  } finally {
-    running.delete(id);
+    void refresh(message.id);
+  });
+
+  async function refresh(id: number): Promise<void> {
+    const controller = new AbortController();
+    running.set(id, controller);
+    let last = 0;
+    try {
+      const index = await indexer.refresh(controller.signal, (p) => {
+        // A progress message per file would cost the host more than the index saves it.
+        const now = Date.now();
+        if (now - last < 50 && p.done !== p.total) return;
+        last = now;
+        post({ type: 'progress', id, progress: p });
+      });
+      const unchanged = index.rollouts === sent;
+      if (!unchanged) {
+        for (let at = 0; at < index.rollouts.length; at += ROWS_PER_MESSAGE) post({ type: 'rows', id, rows: index.rollouts.slice(at, at + ROWS_PER_MESSAGE) });
+        sent = index.rollouts;
+      }
+      post({ type: 'done', id, unchanged, root: index.root, errors: index.errors, stats: index.stats });
+    } catch (error) {
+      post({ type: 'failed', id, error: toWire(error) });
+    } finally {
+      running.delete(id);
+    }
   }
 }

@@ -51,12 +51,14 @@ interface Pending {
 }
 
 /**
- * The worker's script: beside this module when run from source (tests, `tsx`), beside the
- * bundle (`dist/rolloutIndexWorker.js`, built by scripts/build.mjs) in the extension and the CLI.
+ * The worker's script: an entry of its own beside the program's other entries, since a worker
+ * thread starts with nothing installed (the scaffold families and their formats): from source
+ * (tests, `tsx`) `extension/rolloutIndexWorker.ts`, in the extension and the CLI the bundle beside
+ * theirs (`dist/rolloutIndexWorker.js`, built by scripts/build.mjs).
  */
 function workerScript(): { file: string; fromSource: boolean } {
   const fromSource = __filename.endsWith('.ts');
-  return { file: join(__dirname, fromSource ? 'indexWorker.ts' : 'rolloutIndexWorker.js'), fromSource };
+  return { file: fromSource ? join(__dirname, '../../rolloutIndexWorker.ts') : join(__dirname, 'rolloutIndexWorker.js'), fromSource };
 }
 
 /**

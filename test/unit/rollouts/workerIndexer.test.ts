@@ -1,3 +1,4 @@
+import '../../helpers/families';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

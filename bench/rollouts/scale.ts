@@ -16,6 +16,7 @@
  * CPU time is given beside wall time: on a shared machine wall time measures the machine.
  * Usage: node --import tsx bench/rollouts/scale.ts [--small 1000] [--large 10000] [--keep DIR]
  */
+import '../../test/helpers/families';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';

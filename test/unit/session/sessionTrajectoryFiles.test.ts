@@ -1,3 +1,4 @@
+import '../../helpers/families';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

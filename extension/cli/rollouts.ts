@@ -10,7 +10,8 @@ import { ROLLOUT_FIELDS } from '../core/rollouts/rolloutFields';
 import { indexRollouts, nothingRead, type RolloutIndex } from '../core/rollouts/rolloutIndex';
 import { runStatistics } from '../core/rollouts/rolloutQuery';
 import { findRollouts } from '../core/rollouts/rolloutSearch';
-import { joinTokenReport, readTokenReport } from '../core/rollouts/tokenMismatch';
+import { TOKEN_REPORT_FILE, joinTokenReport, readTokenReport } from '../core/rollouts/tokenMismatch';
+import { command as tokensCommand } from './tokens';
 import { scoreRun, type ScoredRun } from '../core/rollouts/recipeRun';
 import { goldPatches, patchExtras } from '../core/rollouts/recipeEvidence';
 import { ESTIMATORS } from '../core/reward/advantages';
@@ -46,7 +47,7 @@ const RECIPE_HELP = `  --recipe R      score every rollout by a reward recipe ($
                   A bug the file leaves out is taken as consistent`;
 
 const HELP: Record<Mode | 'all', string> = {
-  all: `usage: swe-workbench rollouts list|export|forced|grade DIR [options]
+  all: `usage: swe-workbench rollouts list|export|forced|grade|rescore DIR [options]
 
 Indexes every trajectory under DIR (all formats, JSON and JSONL), joins preds.json /
 all_preds.jsonl and SWE-bench / SWE-smith report.json by instance id, and classifies failures.
@@ -55,10 +56,13 @@ all_preds.jsonl and SWE-bench / SWE-smith report.json by instance id, and classi
   export DIR    the selected rollouts as supervised fine-tuning data (--out FILE)
   forced DIR    the runs cut by the step limit without submitting, and the patch of their last state
   grade DIR     those patches graded for real, each in a fresh container of the task's image
+  rescore DIR   each rollout's sampled tokens re-scored against a policy server (--policy URL), kept
+                beside the run for list's maxdiff, outside, kl and drift fields and the table's columns
 
 'swe-workbench rollouts SUBCOMMAND --help' gives its options. The single-command forms of
 earlier releases still work: 'rollouts DIR [...]' is list, 'DIR --export FILE' is export,
-'DIR --forced-submission' is forced, 'DIR --forced-submission --grade' is grade.
+'DIR --forced-submission' is forced, 'DIR --forced-submission --grade' is grade,
+'DIR --policy URL' is rescore.
 
 fields: ${Object.entries(ROLLOUT_FIELDS)
     .map(([name, f]) => `${name} (${f.help})`)
@@ -112,9 +116,17 @@ passed, failed, patch does not apply, infrastructure error (with its reason; not
   --workdir PATH    where the repository lives in the container (default /testbed)
 ${SELECT_HELP}
 `,
+  rescore: `usage: swe-workbench rollouts rescore DIR --policy URL [--model NAME] [--bounds LOW,HIGH] [--api vllm|sglang]
+                                        [--in-flight N] [--no-drift] [--api-key KEY] [--json]
+
+Re-scores every rollout's sampled tokens (recorded token ids and logprobs) against the server at
+URL, N requests in flight, and keeps each rollout's figures in DIR/${TOKEN_REPORT_FILE}: what
+'rollouts list --filter' (maxdiff, outside, kl, drift) and the rollouts table read. It is
+'swe-workbench tokens DIR --save', whose help gives the options and the output.
+`,
 };
 
-const MODES = ['list', 'export', 'forced', 'grade'] as const;
+const MODES = ['list', 'export', 'forced', 'grade', 'rescore'] as const;
 type Mode = (typeof MODES)[number];
 
 const str = { type: 'string' } as const;
@@ -126,6 +138,17 @@ const OPTIONS = {
   export: { ...SELECT, ...RECIPE, out: str, keep: str },
   forced: { ...SELECT, 'write-preds': str, 'forced-reports': str },
   grade: { ...SELECT, instances: str, image: str, repo: str, workdir: str, parallel: str, 'test-command': str, 'test-timeout': str },
+  rescore: {
+    policy: str,
+    model: str,
+    bounds: str,
+    api: str,
+    'in-flight': str,
+    'no-drift': bool,
+    'api-key': str,
+    json: bool,
+    help: { type: 'boolean', short: 'h' },
+  },
 } satisfies Record<Mode, ParseArgsConfig['options']>;
 
 const wholeNumber = (fallback: number) =>
@@ -177,13 +200,15 @@ const SCHEMAS = {
     'test-command': z.string().optional(),
     'test-timeout': wholeNumber(1800),
   }),
+  // The re-score's own options are read by the tokens command it runs.
+  rescore: z.object({ policy: z.string({ error: 'is required: the policy server to re-score against' }) }).passthrough(),
 };
 type Options<M extends Mode> = z.infer<(typeof SCHEMAS)[M]>;
 
 export const command: Command = {
   async run(argv, ctx) {
     if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h') {
-      if (argv.length === 0) throw new CliError(`expected a subcommand (list, export, forced, grade) and a folder\n\n${HELP.all}`);
+      if (argv.length === 0) throw new CliError(`expected a subcommand (${MODES.join(', ')}) and a folder\n\n${HELP.all}`);
       ctx.stdout.write(HELP.all);
       return 0;
     }
@@ -206,6 +231,9 @@ export const command: Command = {
         return forced(dir, parsed.data as Options<'forced'>, ctx);
       case 'grade':
         return grade(dir, parsed.data as Options<'grade'>, ctx);
+      case 'rescore':
+        // One re-score for a file and a run: the tokens command's, its figures kept beside the run.
+        return tokensCommand.run(['--save', ...args], ctx);
     }
   },
 };
@@ -222,7 +250,8 @@ function modeOf(argv: string[]): { mode: Mode; args: string[] } {
   const drop = (a: string) => a !== '--forced-submission' && !(gradeFlag && a === '--grade');
   const args = [...head.filter(drop).map((a) => (a === '--export' ? '--out' : a.startsWith('--export=') ? `--out=${a.slice(9)}` : a)), ...tail];
   const exporting = head.some((a) => a === '--export' || a.startsWith('--export='));
-  return { mode: gradeFlag ? 'grade' : forcedFlag ? 'forced' : exporting ? 'export' : 'list', args };
+  const rescoring = head.some((a) => a === '--policy' || a.startsWith('--policy='));
+  return { mode: gradeFlag ? 'grade' : forcedFlag ? 'forced' : exporting ? 'export' : rescoring ? 'rescore' : 'list', args };
 }
 
 /** Strict parsing of one mode's options: an option of another mode says which mode it belongs to. */

@@ -167,6 +167,29 @@ describe('swe-workbench tokens', () => {
     assert.match(single.stderr, /--save keeps a folder's re-score/);
   });
 
+  test('rollouts rescore DIR (and rollouts DIR --policy) re-scores the run and keeps it for the table', async () => {
+    const url = await serve();
+    mkdirSync(at('rescored'));
+    writeFileSync(at('rescored/a.json'), JSON.stringify(episode()));
+    const r = await cli(['rollouts', 'rescore', at('rescored'), '--policy', url, '--json']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /kept the re-score of 1 rollout\(s\) in .*\.swe-workbench-tokens\.jsonl/);
+    const [kept] = lines(readFileSync(at(`rescored/${TOKEN_REPORT_FILE}`), 'utf8'));
+    assert.deepEqual([kept!.rollout, kept!.tokens, kept!.outside], ['a.json', 2, 1]);
+    const listed = await cli(['rollouts', 'list', at('rescored'), '--filter', 'outside>0']);
+    assert.match(listed.stdout, /a\.json/);
+    rmSync(at(`rescored/${TOKEN_REPORT_FILE}`));
+    const legacy = await cli(['rollouts', at('rescored'), '--policy', url]);
+    assert.equal(legacy.code, 1, legacy.stderr);
+    assert.ok(readFileSync(at(`rescored/${TOKEN_REPORT_FILE}`), 'utf8').includes('"a.json"'));
+    const none = await cli(['rollouts', 'rescore', at('rescored')]);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /--policy is required: the policy server to re-score against/);
+    const other = await cli(['rollouts', 'rescore', at('rescored'), '--policy', url, '--group']);
+    assert.equal(other.code, 2);
+    assert.match(other.stderr, /rollouts rescore has no option --group: it is an option of rollouts list/);
+  });
+
   test('usage errors: bad bounds, no policy', async () => {
     const bad = await cli(['tokens', at('e1.json'), '--policy', 'http://127.0.0.1:9/v1', '--bounds', '1.25,0.8']);
     assert.equal(bad.code, 2);

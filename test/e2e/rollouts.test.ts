@@ -98,6 +98,8 @@ describe('the rollouts table in code-server', () => {
 
   thirdParty.test('lists every rollout of the folder with its group statistics', async () => {
     await waitForCount('25 rollouts');
+    // The count is written with the index; the rows once the page has laid them out.
+    await table.locator('.rollout-row[data-id] [data-column="instance"]').first().waitFor({ timeout: 10_000 });
     assert.equal(await table.locator('#index-errors').textContent(), ' 2 unreadable inputs');
     const stats = await table.locator('#stats').textContent();
     assert.match(stats ?? '', /mixed groups \d+/);

@@ -49,7 +49,7 @@ export function activateReward(glue: Glue): vscode.Disposable[] {
       // The files graded before the reload are graded again: one that is gone is named in the panel.
       deserializeWebviewPanel: async (panel, state: unknown) => {
         const parsed = RewardUiStateSchema.safeParse(state);
-        if (parsed.success) await show(parsed.data.sources, panel).catch((error: unknown) => reportFailure(log, 'grade', error));
+        if (parsed.success) await show(parsed.data.sources, panel).catch((error: unknown) => void reportFailure(log, 'grade', error));
         else panel.dispose();
       },
     }),

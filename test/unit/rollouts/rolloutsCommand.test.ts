@@ -119,7 +119,7 @@ describe('swe-workbench rollouts', () => {
     );
     await assert.rejects(
       run([]),
-      (err: unknown) => err instanceof CliError && /expected a subcommand \(list, export, forced, grade\) and a folder/.test(err.message),
+      (err: unknown) => err instanceof CliError && /expected a subcommand \(list, export, forced, grade, rescore\) and a folder/.test(err.message),
     );
     await assert.rejects(run(['list']), (err: unknown) => err instanceof CliError && /rollouts list: expected one folder, got 0/.test(err.message));
     await assert.rejects(run(['list', root, '--k', '0']), /--k expects positive integers/);

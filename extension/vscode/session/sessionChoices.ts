@@ -50,15 +50,19 @@ const defaultPrompts: SessionPrompts = {
   },
   async pickImage(images, title) {
     const typed = '$(edit) Enter an image name…';
+    // Kept open when focus moves: it is often opened by a notification's button, and the
+    // notification closing hands focus back to the editor, which would dismiss the question.
     const picked = await vscode.window.showQuickPick([...images, typed], {
       title,
       placeHolder: 'Asked once: the answer is remembered for this workspace (or set sweWorkbench.docker.image)',
+      ignoreFocusOut: true,
     });
     if (picked !== typed) return picked;
     return vscode.window.showInputBox({
       title,
       prompt: 'e.g. swebench/sweb.eval.x86_64.astropy_1776_astropy-12907',
       validateInput: (v) => (v.trim() ? undefined : 'an image name'),
+      ignoreFocusOut: true,
     });
   },
   async missingImage(message, choices) {

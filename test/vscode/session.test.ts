@@ -5,7 +5,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { extensionInternals } from './internals';
+import { extensionInternals, watchPage } from './internals';
 import { recordedLaunch } from './recordedLaunch';
 import type { SessionApi } from '../../extension/vscode/session/activateSession';
 import type { AciSession } from '../../extension/core/aci/aciSession';
@@ -231,6 +231,8 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     const uri = session.controller.current!.trajectoryUri;
     const shown = () => internals.trajectoryEditor.shownStep(uri);
     // The session's trajectory opens without asking for a file, on the step just done.
+    // What the stepper gives its page from the moment it opens on the session.
+    const page = watchPage(internals, uri);
     await vscode.commands.executeCommand('sweWorkbench.session.openInStepper');
     await waitUntil('the stepper shows step 1 of the running session', () => shown() === 0);
     const [first] = (await stepperAnswer<{ steps: StepDetail[] }>(uri, 'steps/details', { start: 0, end: 1 })).steps;
@@ -245,13 +247,18 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     await vscode.commands.executeCommand('sweWorkbench.session.revealStep', 0);
     await waitUntil('the stepper shows step 1', () => shown() === 0);
     assert.equal((await session.controller.continue()).reason, 'submitted');
-    const log = () => internals.trajectoryEditor.pageLog(uri);
-    await waitUntil('the page is sent the four steps', () => log().includes('appended: 4 steps'));
+    await when(
+      'the page is sent the four steps',
+      [page.onDidServe],
+      () => page.lines.includes('appended: 4 steps'),
+      () => page.lines.join(' | '),
+    );
+    page.dispose();
     assert.equal(shown(), 0, 'the step the person chose stays on screen');
     assert.deepEqual(
-      log().filter((entry) => entry.startsWith('boot')),
+      page.lines.filter((entry) => entry.startsWith('boot')),
       ['boot: 1 steps'],
-      `one page for the whole run: ${log().join(' | ')}`,
+      `one page for the whole run: ${page.lines.join(' | ')}`,
     );
     const header = await stepperAnswer<TrajectoryHeader>(uri, 'trajectory/open', {});
     assert.equal(header.stepCount, 4);

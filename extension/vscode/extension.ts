@@ -48,7 +48,7 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
     context.subscriptions.push(...trajectoryEditor.disposables);
     const rollouts = activateRollouts(context, log, trajectoryEditor.api);
     context.subscriptions.push(...rollouts.disposables);
-    const session = activateSession(context, log, trajectoryEditor.api);
+    const session = activateSession(glue, trajectoryEditor.api);
     stopSession = () => session.api.controller.shutdown();
     context.subscriptions.push(...session.disposables);
     context.subscriptions.push(new ReplayCompareViews(context, log, session.api.controller));

@@ -9,6 +9,7 @@ import { CHECK_NAMES, type CheckResult } from '../../extension/core/bugs/consist
 import { toCanonicalJson } from '../../extension/core/trajectory/canonicalExport';
 import { TrajectorySchema } from '../../extension/core/trajectory/model';
 import { extensionInternals } from './internals';
+import { recordedLaunch } from './recordedLaunch';
 import type { BugsViewState } from '../../extension/vscode/bugs/activateBugs';
 import type { BugsNode } from '../../extension/vscode/bugs/bugsTree';
 import { BUG_CONTAINER_LABEL } from '../../extension/vscode/bugs/bugEnvironment';
@@ -191,7 +192,7 @@ describe('bug authoring in the extension host', () => {
     );
     const target = path.join(workspace, 'bugs', 'from-session');
     try {
-      await controller.start(await api.session.launchFor('replay', vscode.Uri.file(recording), { image: BASE_IMAGE, repoDir: repo }));
+      await controller.start(await recordedLaunch('replay', vscode.Uri.file(recording), { image: BASE_IMAGE, repoDir: repo }));
       await controller.continue();
       const running = controller.current!;
       const saved = await vscode.commands.executeCommand<string | undefined>('sweWorkbench.bugs.capture', { from: 'session', target });

@@ -5,7 +5,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { extensionInternals } from './internals';
+import { extensionInternals, watchPage } from './internals';
+import { recordedLaunch } from './recordedLaunch';
 import type { SessionApi } from '../../extension/vscode/session/activateSession';
 import type { AciSession } from '../../extension/core/aci/aciSession';
 import type { SessionLaunch } from '../../extension/vscode/session/sessionLaunch';
@@ -171,7 +172,7 @@ function recordingOn(baseCommit: string, file: string): Promise<vscode.Uri> {
 }
 
 async function launch(mode: SessionLaunch['mode'], extra: Partial<SessionLaunch> = {}): Promise<void> {
-  const base = await session.launchFor(mode, recorded, { image: IMAGE, repoDir });
+  const base = await recordedLaunch(mode, recorded, { image: IMAGE, repoDir });
   await session.controller.start({ ...base, ...extra });
 }
 
@@ -230,6 +231,8 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     const uri = session.controller.current!.trajectoryUri;
     const shown = () => internals.trajectoryEditor.shownStep(uri);
     // The session's trajectory opens without asking for a file, on the step just done.
+    // What the stepper gives its page from the moment it opens on the session.
+    const page = watchPage(internals, uri);
     await vscode.commands.executeCommand('sweWorkbench.session.openInStepper');
     await waitUntil('the stepper shows step 1 of the running session', () => shown() === 0);
     const [first] = (await stepperAnswer<{ steps: StepDetail[] }>(uri, 'steps/details', { start: 0, end: 1 })).steps;
@@ -244,13 +247,18 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     await vscode.commands.executeCommand('sweWorkbench.session.revealStep', 0);
     await waitUntil('the stepper shows step 1', () => shown() === 0);
     assert.equal((await session.controller.continue()).reason, 'submitted');
-    const log = () => internals.trajectoryEditor.pageLog(uri);
-    await waitUntil('the page is sent the four steps', () => log().includes('appended: 4 steps'));
+    await when(
+      'the page is sent the four steps',
+      [page.onDidServe],
+      () => page.lines.includes('appended: 4 steps'),
+      () => page.lines.join(' | '),
+    );
+    page.dispose();
     assert.equal(shown(), 0, 'the step the person chose stays on screen');
     assert.deepEqual(
-      log().filter((entry) => entry.startsWith('boot')),
+      page.lines.filter((entry) => entry.startsWith('boot')),
       ['boot: 1 steps'],
-      `one page for the whole run: ${log().join(' | ')}`,
+      `one page for the whole run: ${page.lines.join(' | ')}`,
     );
     const header = await stepperAnswer<TrajectoryHeader>(uri, 'trajectory/open', {});
     assert.equal(header.stepCount, 4);
@@ -310,7 +318,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     const finished = session.controller.current!;
     const asked: string[] = [];
     session.choices.prompts.confirmStop = async (title, verb) => (asked.push(`${verb}: ${title}`), false);
-    const next = await session.start(await session.launchFor('replay', recorded, { image: IMAGE, repoDir }), 'Replay');
+    const next = await session.start(await recordedLaunch('replay', recorded, { image: IMAGE, repoDir }), 'Replay');
     assert.deepEqual(asked, []);
     assert.ok(next && next !== finished);
     assert.equal(finished.state, 'stopped');
@@ -443,7 +451,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
 
   it('a missing image says what is needed and offers a local image or the base image (no Pull while pulling is off); the choice is remembered', async () => {
     const missing = 'swe-workbench/no-such-image:never-built';
-    const base = await session.launchFor('replay', recorded, { image: missing, repoDir });
+    const base = await recordedLaunch('replay', recorded, { image: missing, repoDir });
     const asked: { message: string; choices: readonly string[] }[] = [];
     // Declined: the start fails and the status bar does not stay on "sandbox starting".
     session.choices.prompts.missingImage = async (message, choices) => (asked.push({ message, choices }), undefined);
@@ -487,7 +495,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     const demo = JSON.parse(readFileSync(path.join(repoRoot, 'demo/trajectories/ledger-allocate.r2e-gym.jsonl'), 'utf8')) as { ds: { base_commit: string } };
     const file = path.join(scratch, 'ledger-allocate.r2e-gym.jsonl');
     writeFileSync(file, JSON.stringify({ ...demo, ds: { ...demo.ds, base_commit: head } }) + '\n');
-    const launch = await session.launchFor('replay', vscode.Uri.file(file), { image: IMAGE, repoDir });
+    const launch = await recordedLaunch('replay', vscode.Uri.file(file), { image: IMAGE, repoDir });
     const asked: { message: string; choices: readonly string[] }[] = [];
     session.choices.prompts.missingImage = async (message, choices) => (asked.push({ message, choices }), 'Use the R2E-Gym Image');
     const started = await session.start(launch, 'Replay');
@@ -504,7 +512,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
   it('a fork never replaces a running session without asking; "Stop and Fork" does, and names the fork after its step', async () => {
     await launch('replay');
     const replay = session.controller.current!;
-    const fork = await session.launchFor('fork', recorded, { image: IMAGE, repoDir, at: 2, then: 'person' });
+    const fork = await recordedLaunch('fork', recorded, { image: IMAGE, repoDir, at: 2, then: 'person' });
     const asked: string[] = [];
     session.choices.prompts.confirmStop = async (title, verb) => (asked.push(`${verb}: ${title}`), false);
     assert.equal(await session.start(fork, 'Fork'), undefined);
@@ -633,7 +641,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     // Another copy of the repository: only this test's sessions have snapshots of it.
     const forkRepo = sampleRepository(path.join(scratch, 'fork-repo'));
     const launchOf = (mode: SessionLaunch['mode'], at?: number) =>
-      session.launchFor(mode, edits, { image: IMAGE, repoDir: forkRepo, ...(at !== undefined ? { at, then: 'person' as const } : {}) });
+      recordedLaunch(mode, edits, { image: IMAGE, repoDir: forkRepo, ...(at !== undefined ? { at, then: 'person' as const } : {}) });
 
     const replay = await session.start(await launchOf('replay'), 'Replay');
     assert.ok(replay);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { SweWorkbenchInternals } from '../../extension/vscode/extension';
-import { extensionInternals } from './internals';
+import { extensionInternals, watchPage } from './internals';
 import { safeParse, type ResponseMessage } from '../../extension/protocol/ipc';
 import { STEPPER_BOOT_ELEMENT, StepperBootSchema, type StepperBoot } from '../../extension/protocol/stepper';
 import { TrajectoryRecorder, writeTrajectoryFile } from '../../extension/core/session/trajectoryRecorder';
@@ -265,8 +265,9 @@ describe('SWE Workbench in the extension host', () => {
     writeTrajectory(file, steps, megabytes);
     // The index is held once the first step is read, so the page is seen before it completes whatever the machine's speed.
     const release = api.trajectoryEditor.holdIndexing();
+    const uri = vscode.Uri.file(file);
+    const page = watchPage(api, uri);
     try {
-      const uri = vscode.Uri.file(file);
       await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectory');
       await eventually(
         () => api.trajectoryEditor.shownStep(uri),
@@ -274,7 +275,7 @@ describe('SWE Workbench in the extension host', () => {
         'the page shows step 1 while the file is indexed',
         600,
       );
-      assert.deepEqual(api.trajectoryEditor.pageLog(uri), ['boot indexing: step 1 "str_replace_editor view /testbed/src/module_0.py"']);
+      assert.deepEqual(page.lines, ['boot indexing: step 1 "str_replace_editor view /testbed/src/module_0.py"']);
       // The page carried that step, its 3.5 MB observation cut to the 40 lines it shows folded: it asked nothing of the host before showing it.
       const carried = embeddedBoot(uri);
       assert.deepEqual([carried.detail?.observation.split('\n').length, (carried.detail?.observationCut?.chars ?? 0) > 3_000_000], [40, true]);
@@ -285,7 +286,7 @@ describe('SWE Workbench in the extension host', () => {
       release();
       // Then the host sends the final header, and the page asks for the timeline of every step.
       const log = await eventually(
-        () => [...api.trajectoryEditor.pageLog(uri)],
+        () => [...page.lines],
         (l) => l.length >= 3,
         'the page is told the file is indexed and asks for its timeline',
         1200,
@@ -309,6 +310,7 @@ describe('SWE Workbench in the extension host', () => {
       assert.equal(details[0]?.observation, codeLines(17, Math.floor((megabytes * 1_000_000) / steps / 2)));
     } finally {
       release();
+      page.dispose();
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       rmSync(dir, { recursive: true, force: true });
     }

@@ -66,6 +66,17 @@ async function runStepAction(document: TrajectoryDocument, trajectory: Trajector
 }
 
 /**
+ * What a stepper gives its page that a person sees, as it happens: a boot (embedded in the page or
+ * asked for), the indexed header (`stepCount` undefined: the file could not be read), steps
+ * appended to a running page, a range of the timeline.
+ */
+export type PageServed =
+  | { kind: 'boot'; boot: StepperBoot }
+  | { kind: 'indexed'; stepCount: number | undefined }
+  | { kind: 'appended'; stepCount: number }
+  | { kind: 'summaries'; start: number; end: number };
+
+/**
  * One open stepper: renders its page with the first step embedded and answers its webview's
  * requests from the document's trajectory.
  */
@@ -83,8 +94,8 @@ export class StepperSession extends Disposable {
    * may not have stored yet when the view is hidden right after a move.
    */
   private pageReported = false;
-  /** What the page was sent and asked for that a person sees (a boot, the indexed header, timeline ranges), for tests. */
-  readonly pageLog: string[] = [];
+  private readonly served = this._register(new vscode.EventEmitter<PageServed>());
+  readonly onDidServe = this.served.event;
   /**
    * Resolves once the page last rendered runs (it asked for its boot or reported its step): a
    * notification posted before may reach no listener, so `stepper/indexed` waits for it.
@@ -110,7 +121,7 @@ export class StepperSession extends Disposable {
     this.messenger.onRequest(trajectoryOpen, async () => toTrajectoryHeader(await document.light(), document.fileName));
     this.messenger.onRequest(stepsSummaries, async (range) => {
       const summaries = (await document.summaries()).slice(range.start, range.end);
-      this.pageLog.push(`summaries ${range.start}-${range.start + summaries.length}`);
+      this.served.fire({ kind: 'summaries', start: range.start, end: range.start + summaries.length });
       return { summaries };
     });
     this.messenger.onRequest(stepsDetails, async (range) => {
@@ -178,7 +189,7 @@ export class StepperSession extends Disposable {
           (error: unknown) => this.indexed({ error }),
         );
         const boot = previewBootPayload(preview, 'swe-agent', this.document.fileName);
-        this.pageLog.push(`boot indexing: step 1 ${JSON.stringify(boot.ok ? boot.detail?.action.raw : '')}`);
+        this.served.fire({ kind: 'boot', boot });
         return boot;
       }
       const trajectory = await this.document.light();
@@ -187,7 +198,7 @@ export class StepperSession extends Disposable {
       // A file read whole boots with its first range of summaries; an indexed one shows the step first, and the page asks for the timeline.
       const summaries = source.mode === 'whole' ? await this.document.summaries() : [];
       const boot = outlineBootPayload({ trajectory, summaries }, shown >= 0 ? await source.step(shown) : undefined, this.document.fileName, reveal);
-      this.pageLog.push(`boot: ${trajectory.steps.length} steps`);
+      this.served.fire({ kind: 'boot', boot });
       return boot;
     } catch (error) {
       this.log.error(`cannot open ${this.document.uri.fsPath}`, error);
@@ -211,11 +222,11 @@ export class StepperSession extends Disposable {
       const { trajectory: t, source } = read;
       const first = source.stepCount > 0 ? bootDetail(toStepDetail(await source.step(0), t)) : undefined;
       this.messenger.notify(stepperIndexed, { ok: true, header: toTrajectoryHeader(t, this.document.fileName), ...(first ? { detail: first } : {}) });
-      this.pageLog.push(`indexed: ${t.steps.length} steps`);
+      this.served.fire({ kind: 'indexed', stepCount: t.steps.length });
     } catch (error) {
       this.log.error(`cannot open ${this.document.uri.fsPath}`, error);
       this.messenger.notify(stepperIndexed, { ok: false, error: classifyError(error) });
-      this.pageLog.push('indexed: failed');
+      this.served.fire({ kind: 'indexed', stepCount: undefined });
     }
   }
 
@@ -272,7 +283,7 @@ export class StepperSession extends Disposable {
       // A file that lost steps is not a session's growing trajectory: shown anew below.
       if (summaries.length >= previous) {
         this.messenger.notify(stepperAppended, { header: toTrajectoryHeader(trajectory, this.document.fileName), summaries: summaries.slice(previous) });
-        this.pageLog.push(`appended: ${summaries.length} steps`);
+        this.served.fire({ kind: 'appended', stepCount: summaries.length });
         return;
       }
     }

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ResponseMessage } from '../../protocol/ipc';
 import { webviewOptions } from '../webview/webviewContent';
 import { activateRawRecordDocuments, type RawRecordDocuments } from './rawRecordDocuments';
-import { StepperSession } from './stepperSession';
+import { StepperSession, type PageServed } from './stepperSession';
 import { TokenDecoder } from './tokenDecoder';
 import { TrajectoryDocument } from './trajectoryDocument';
 
@@ -12,6 +12,9 @@ const TRAJECTORY_EDITOR_ANY_JSON = 'sweWorkbench.trajectoryAnyJson';
 
 /** The open steppers, for commands that act on the focused one and for the extension's API. */
 class StepperRegistry {
+  private readonly served = new vscode.EventEmitter<{ uri: vscode.Uri; served: PageServed }>();
+  /** What each stepper gives its page that a person sees. */
+  readonly onDidServePage = this.served.event;
   private readonly sessions = new Set<{ session: StepperSession; panel: vscode.WebviewPanel }>();
   /** Steps that a stepper about to open for a URI shows first (open at step N). */
   private readonly revealOnOpen = new Map<string, number>();
@@ -19,7 +22,17 @@ class StepperRegistry {
   add(session: StepperSession, panel: vscode.WebviewPanel): vscode.Disposable {
     const entry = { session, panel };
     this.sessions.add(entry);
-    return { dispose: () => this.sessions.delete(entry) };
+    const forwarding = session.onDidServe((served) => this.served.fire({ uri: session.document.uri, served }));
+    return {
+      dispose: () => {
+        forwarding.dispose();
+        this.sessions.delete(entry);
+      },
+    };
+  }
+
+  dispose(): void {
+    this.served.dispose();
   }
 
   active(): StepperSession | undefined {
@@ -105,8 +118,8 @@ export interface TrajectoryEditorApi {
   page(uri: vscode.Uri): string | undefined;
   /** The step (0-based) the stepper showing `uri` reports on screen; undefined while it loads or is hidden. */
   shownStep(uri: vscode.Uri): number | undefined;
-  /** What the stepper showing `uri` sent its page and the page asked for that a person sees (boots, the indexed header, timeline ranges). */
-  pageLog(uri: vscode.Uri): readonly string[];
+  /** Each stepper's page is given something a person sees: a boot, the indexed header, appended steps, a timeline range. */
+  readonly onDidServePage: vscode.Event<{ uri: vscode.Uri; served: PageServed }>;
   /** Holds the index of the files opened from now on after their first step is read, until the returned function is called. */
   holdIndexing(): () => void;
 }
@@ -120,6 +133,7 @@ export function activateTrajectoryEditor(
   const provider = new TrajectoryEditorProvider(context.extensionUri, log, registry, raw.documents, new TokenDecoder(context.secrets));
   const options = { webviewOptions: { retainContextWhenHidden: false }, supportsMultipleEditorsPerDocument: true };
   const disposables = [
+    registry,
     ...raw.disposables,
     vscode.window.registerCustomEditorProvider(TRAJECTORY_EDITOR, provider, options),
     vscode.window.registerCustomEditorProvider(TRAJECTORY_EDITOR_ANY_JSON, provider, options),
@@ -154,7 +168,7 @@ export function activateTrajectoryEditor(
     },
     page: (uri) => registry.panelFor(uri)?.webview.html,
     shownStep: (uri) => registry.forUri(uri)?.shownStep,
-    pageLog: (uri) => registry.forUri(uri)?.pageLog ?? [],
+    onDidServePage: registry.onDidServePage,
     holdIndexing: () => {
       let release!: () => void;
       provider.held = new Promise((resolve) => {

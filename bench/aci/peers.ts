@@ -11,7 +11,7 @@
  *          `/bin/sh` per call)
  *   raw    the same work as a plain command through the same kind of shell (`cat -n | sed`,
  *          `grep`, `find`; for a linted edit: `sed` and one `flake8` run)
- * Each scaffold's shell is its own persistent shell in the one container (DockerSandbox.shellBeside),
+ * Each scaffold's shell is its own persistent shell in the one container (bench/aci/shellBeside.ts),
  * so cwd, variables and functions stay apart while the files are shared. The container runs
  * swe-workbench/r2e:bookworm (the base image plus python3-chardet and /root/.venv/bin/python,
  * which R2E-Gym's file_editor needs) with the host's jq bound in (SWE-agent 0.7's commands need
@@ -26,6 +26,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AciSession, type AciSessionOptions } from '../../extension/core/aci/aciSession';
 import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
+import type { Sandbox } from '../../extension/core/runtime/sandbox';
 import { createR2eGym } from '../../extension/core/scaffolds/r2e-gym';
 import { r2eObservation, runR2eCommand } from '../../extension/core/scaffolds/r2e-gym/runtime';
 import { createSweAgent } from '../../extension/core/scaffolds/swe-agent';
@@ -35,6 +36,7 @@ import { sharedPath } from '../../test/helpers/sharedPaths';
 import { ensureR2eTestImage, installOracleTools, missingOracles } from '../../test/conformance/r2eOracle';
 import { ORACLE_VERSIONS, SweAgent07Reference, SweAgentReference, bundleFolder, type SweAgentOracle } from '../../test/conformance/sweAgentReference';
 import { median, timed } from '../timing';
+import { shellBeside } from './shellBeside';
 
 const REPO = '/testbed';
 const FILE = 'ledger/money.py';
@@ -169,22 +171,23 @@ async function main(): Promise<void> {
       ...(typeof jq === 'string' ? {} : { mounts: jq }),
     });
     const container = box;
-    const session = async (tty: boolean, options: AciSessionOptions) => new AciSession(await container.shellBeside({ tty }), options);
-    const rawTty = await container.shellBeside({ tty: true });
-    const rawPlain = await container.shellBeside({ tty: false });
+    const beside = (tty: boolean) => shellBeside(container, { tty, commandTimeoutMs: 60_000 });
+    const session = async (tty: boolean, options: AciSessionOptions) => new AciSession(await beside(tty), options);
+    const rawTty = await beside(true);
+    const rawPlain = await beside(false);
 
     // SWE-agent: per family, the peer, our session and the raw shell.
     interface SweFamily {
       label: string;
       peer: (command: string) => Promise<{ observation: string; exitCode: number }>;
       ours: AciSession;
-      raw: DockerSandbox;
+      raw: Sandbox;
       v1: boolean;
     }
     const families: SweFamily[] = [];
     for (const oracle of V1_ORACLES) {
       const bundles = v1Bundles(oracle);
-      const reference = await SweAgentReference.install(await container.shellBeside({ tty: true }), {
+      const reference = await SweAgentReference.install(await beside(true), {
         oracle,
         bundles,
         repoPath: REPO,
@@ -197,7 +200,7 @@ async function main(): Promise<void> {
     const skipped: string[] = [];
     if (typeof jq === 'string') skipped.push(`SWE-agent 0.7: ${jq}`);
     else {
-      const reference = await SweAgent07Reference.install(await container.shellBeside({ tty: false }), REPO);
+      const reference = await SweAgent07Reference.install(await beside(false), REPO);
       const tools = createSweAgent('0.7', undefined, ['tools/defaults', 'tools/search', 'tools/edit_linting', 'tools/submit']).tools;
       const ours = await session(false, { tools, config: { sweAgentVersion: '0.7' } });
       families.push({ label: 'SWE-agent 0.7', peer: (c) => reference.call(c), ours, raw: rawPlain, v1: false });
@@ -214,7 +217,7 @@ async function main(): Promise<void> {
     const rows: Row[] = [];
     const plan: { row: Row; raw: Run; ours: Run; peer: Run }[] = [];
     for (const call of SWE_CALLS) {
-      const raws = new Map<DockerSandbox, { run: Run; samples: number[] }>();
+      const raws = new Map<Sandbox, { run: Run; samples: number[] }>();
       for (const family of families) {
         if (call.v1Only && !family.v1) continue;
         const what = (side: string, n: number) => `${family.label} ${side} '${call.command(n)}'`;

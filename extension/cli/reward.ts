@@ -4,17 +4,15 @@
  */
 import { readInputText } from '../core/input/readInput';
 import { readBugChecks } from '../core/reward/bugConsistency';
-import { evidenceFromGrading, evidenceFromReport, gradeOutput, instanceReportReward } from '../core/reward/evaluate';
-import { RECIPE_NAMES, scoreRollout, type Recipe, type RolloutEvidence } from '../core/reward/recipes';
+import { gradeRollout, type GradedReward, type Grading, type GradingInputs } from '../core/reward/evaluate';
+import { RECIPE_NAMES, type Recipe, type RolloutEvidence } from '../core/reward/recipes';
 import { resolveRecipe } from '../core/reward/recipeFiles';
 import type { TestsStatus } from '../core/reward/grading';
-import { readTaskInstance } from '../core/reward/rewardFiles';
-import { type Report } from '../core/reward/reports';
-import { readReport } from '../core/reward/rewardFiles';
-import type { Mask, Reward } from '../core/reward/rewardTerms';
-import { FINISH_REASONS, resolveReward, type FinishReason } from '../core/reward/shapes';
+import { readReport, readTaskInstance } from '../core/reward/rewardFiles';
+import type { Report } from '../core/reward/reports';
+import type { Mask, RewardTerm } from '../core/reward/rewardTerms';
+import { FINISH_REASONS, type FinishReason } from '../core/reward/shapes';
 import type { TestOutputFormat } from '../core/reward/testOutput';
-import { isValidBug } from '../core/reward/validationLists';
 import { CliError, parseCommandArgs, type Command } from './command';
 
 const USAGE = `usage: swe-workbench reward --test-output FILE --instance INSTANCE.json [--instance-id ID] [--format pytest|unittest|auto] [RECIPE OPTIONS] [--json]
@@ -42,7 +40,7 @@ const FORMATS: readonly TestOutputFormat[] = ['pytest', 'unittest', 'auto'];
 
 interface ViewReward {
   value: number | null;
-  terms: Reward['terms'];
+  terms: RewardTerm[];
   masked?: Mask;
   outcome?: string;
   unscored?: string;
@@ -88,15 +86,8 @@ export const command: Command = {
     if (!recipe && (values.patch || Object.keys(run).length > 0))
       throw new CliError('--patch, --finish-reason, --steps, --truncated and --bug-checks go with --recipe');
     if (run.bug && recipe?.shape !== 'ssr-injector') throw new CliError('--bug-checks goes with an ssr-injector recipe');
-    let view: RewardView;
-    if (values.report && !values['test-output'] && !values.instance) view = reportView(await readReport(values.report), recipe, run);
-    else if (values['test-output'] && values.instance && !values.report)
-      view = await testOutputView(values['test-output'], values.instance, values['instance-id'], format, recipe, run);
-    else if (recipe?.shape === 'swe-rl' && values.patch && values.instance && !values.report)
-      view = await patchView(values.instance, values['instance-id'], recipe, run);
-    else throw new CliError(`give --test-output with --instance, or --report alone\n\n${USAGE}`);
-    // A masked reward is no number: its value is null beside the mask and its reason.
-    if (view.reward?.masked) view.reward = { ...view.reward, value: null };
+    const inputs = await gradingInputs(values, format, recipe, run);
+    const view = viewOf(gradeRollout(inputs), recipe, inputs.report);
     ctx.stdout.write(values.json ? JSON.stringify(view, null, 2) + '\n' : readable(view));
     // Test output that could not be graded is an input error: masked in the output, and exit 1 so no script takes it for a grade.
     if (view.kind === 'infra-failure') {
@@ -106,6 +97,35 @@ export const command: Command = {
     return 0;
   },
 };
+
+/** Reads what the options name, in the one combination each mode takes: a report alone, a test output with its instance, or a patch with its instance. */
+async function gradingInputs(
+  values: {
+    report?: string | undefined;
+    'test-output'?: string | undefined;
+    instance?: string | undefined;
+    'instance-id'?: string | undefined;
+    patch?: string | undefined;
+  },
+  format: TestOutputFormat,
+  recipe: Recipe | undefined,
+  run: Partial<RolloutEvidence>,
+): Promise<GradingInputs> {
+  const common = { recipe, run };
+  if (values.report && !values['test-output'] && !values.instance) {
+    const report = await readReport(values.report);
+    if (recipe && report.kind !== 'instance') throw new CliError(`--recipe scores one rollout: give an instance's report.json, not a ${report.kind} report`);
+    return { ...common, report, reportFile: values.report };
+  }
+  if (values['test-output'] && values.instance && !values.report) {
+    const instance = await readTaskInstance(values.instance, values['instance-id']);
+    const file = values['test-output'];
+    return { ...common, instance, output: { text: await readText(file), file, where: file, format } };
+  }
+  if (recipe?.shape === 'swe-rl' && values.patch && values.instance && !values.report)
+    return { ...common, instance: await readTaskInstance(values.instance, values['instance-id']) };
+  throw new CliError(`give --test-output with --instance, or --report alone\n\n${USAGE}`);
+}
 
 async function readText(file: string): Promise<string> {
   return (await readInputText(file)).text;
@@ -137,99 +157,72 @@ async function runEvidence(values: {
   return run;
 }
 
-/** The recipe's score in the view's `reward` shape: value, terms, mask, and what is missing when unscored. */
-function recipeReward(recipe: Recipe, evidence: RolloutEvidence): Pick<RewardView, 'recipe' | 'reward'> {
-  const score = scoreRollout(recipe, evidence);
-  return {
-    recipe: { name: recipe.name, version: recipe.version, source: recipe.source, description: recipe.description },
-    reward: {
-      value: score.value,
-      outcome: score.outcome,
-      terms: score.terms,
-      ...(score.mask ? { masked: score.mask } : {}),
-      ...(score.unscored ? { unscored: score.unscored } : {}),
-    },
-  };
+/** The reward as the CLI prints it: a recipe's outcome and what it would need beside its terms, a mask with its code. */
+function printedReward(reward: GradedReward): ViewReward {
+  const masked = reward.mask ? { masked: reward.mask } : {};
+  if (!reward.score) return { value: reward.value, terms: reward.terms, ...masked };
+  const unscored = reward.score.unscored ? { unscored: reward.score.unscored } : {};
+  return { value: reward.value, outcome: reward.score.outcome, terms: reward.terms, ...masked, ...unscored };
 }
 
-async function patchView(instanceFile: string, instanceId: string | undefined, recipe: Recipe, run: Partial<RolloutEvidence>): Promise<RewardView> {
-  const instance = await readTaskInstance(instanceFile, instanceId);
-  return {
-    kind: 'patch-similarity',
-    instanceId: instance.instance_id,
-    ...recipeReward(recipe, { resolved: null, ...(instance.patch !== undefined ? { gold: instance.patch } : {}), ...run }),
-  };
-}
-
-async function testOutputView(
-  file: string,
-  instanceFile: string,
-  instanceId: string | undefined,
-  format: TestOutputFormat,
-  recipe: Recipe | undefined,
-  run: Partial<RolloutEvidence>,
-): Promise<RewardView> {
-  const instance = await readTaskInstance(instanceFile, instanceId);
-  const text = await readText(file);
-  const outcome = gradeOutput(instance, text, format);
-  // A recipe's score (reward and its terms), else the plain resolved reward.
-  const scored = recipe ? recipeReward(recipe, evidenceFromGrading(outcome, instance, run)) : { reward: resolveReward(outcome) };
-  if (outcome.kind === 'infra-failure') return { kind: 'infra-failure', instanceId: instance.instance_id, reason: outcome.reason, ...scored };
-  return {
-    kind: 'grading',
-    instanceId: instance.instance_id,
-    testsFound: outcome.statuses.size,
-    resolution: outcome.resolution,
-    resolved: outcome.resolved,
-    tests_status: outcome.tests,
-    ...scored,
-  };
-}
-
-function reportView(report: Report, recipe: Recipe | undefined, run: Partial<RolloutEvidence>): RewardView {
-  if (recipe && report.kind !== 'instance') throw new CliError(`--recipe scores one rollout: give an instance's report.json, not a ${report.kind} report`);
-  switch (report.kind) {
-    case 'instance': {
-      const r = report.report;
-      const scored = recipe ? recipeReward(recipe, evidenceFromReport(r, run)) : { reward: instanceReportReward(r) };
+/** The grading as `reward` prints it (its JSON keys are part of the CLI's contract). */
+function viewOf(grading: Grading, recipe: Recipe | undefined, report: Report | undefined): RewardView {
+  const named = recipe ? { recipe: { name: recipe.name, version: recipe.version, source: recipe.source, description: recipe.description } } : {};
+  const reward = printedReward(grading.reward);
+  switch (grading.kind) {
+    case 'tests': {
+      const { outcome, expected } = grading;
+      if (outcome.kind === 'infra-failure') return { kind: 'infra-failure', instanceId: expected.instance_id, reason: outcome.reason, ...named, reward };
+      return {
+        kind: 'grading',
+        instanceId: expected.instance_id,
+        testsFound: outcome.statuses.size,
+        resolution: outcome.resolution,
+        resolved: outcome.resolved,
+        tests_status: outcome.tests,
+        ...named,
+        reward,
+      };
+    }
+    case 'patch':
+      return { kind: 'patch-similarity', instanceId: grading.instanceId, ...named, reward };
+    case 'instance-report': {
+      const r = grading.report;
+      const shape = report?.kind === 'instance' ? report : undefined;
       return {
         kind: 'instance-report',
-        shape: report.shape,
-        instanceId: report.instanceId,
+        shape: shape?.shape,
+        instanceId: shape?.instanceId,
         resolved: r.resolved,
         patchApplied: r.patch_successfully_applied,
         tests_status: r.tests_status,
-        ...scored,
+        ...named,
+        reward,
       };
     }
-    case 'run': {
-      const s = report.summary;
-      const rate = s.total === 0 ? 0 : s.resolvedIds.length / s.total;
+    case 'run-report': {
+      const s = grading.summary;
       return {
         kind: 'run-report',
-        shape: report.shape,
+        shape: report?.kind === 'run' ? report.shape : undefined,
         total: s.total,
         resolved: s.resolvedIds.length,
         unresolved: s.unresolvedIds.length,
         errors: s.errorIds.length,
         emptyPatches: s.emptyPatchIds.length,
-        reward: { value: rate, terms: [{ name: 'resolve rate', value: rate, rule: `${s.resolvedIds.length} of ${s.total} instances resolved` }] },
+        reward,
       };
     }
-    case 'validation': {
-      const valid = isValidBug(report.lists);
-      const counts = Object.fromEntries(Object.entries(report.lists).map(([k, v]) => [k, v.length]));
+    case 'validation-report':
       return {
         kind: 'validation-report',
-        valid,
-        counts,
-        lists: report.lists,
-        reward: {
-          value: valid ? 1 : 0,
-          terms: [{ name: 'valid bug', value: valid ? 1 : 0, rule: 'SWE-smith: at least one FAIL_TO_PASS and one PASS_TO_PASS test' }],
-        },
+        valid: grading.valid,
+        counts: Object.fromEntries(Object.entries(grading.lists).map(([k, v]) => [k, v.length])),
+        lists: grading.lists,
+        reward,
       };
-    }
+    case 'rollout':
+      throw new CliError('reward grades a test output, a report or a patch, not a trajectory');
   }
 }
 

@@ -75,8 +75,12 @@ export async function reportFailure(log: vscode.LogOutputChannel, title: string,
   else if (choice === 'Show Log') log.show();
 }
 
-/** Runs `spec` for raw arguments; a failure is reported and the command answers undefined. */
-async function execute(log: vscode.LogOutputChannel, spec: CommandSpec, raw: unknown[]): Promise<unknown> {
+/**
+ * Runs `spec` for raw arguments; a failure is reported and the command answers undefined. A
+ * feature calls it for a command's work it starts itself (a webview's button, a setting), so that
+ * work fails the way the command does.
+ */
+export async function execute(log: vscode.LogOutputChannel, spec: CommandSpec, raw: unknown[]): Promise<unknown> {
   let title = typeof spec.title === 'string' ? spec.title : spec.id;
   try {
     const args = spec.args ? await spec.args(...raw) : raw[0];

@@ -46,7 +46,7 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
     context.subscriptions.push(...activateCheckSetup(glue));
     const trajectoryEditor = activateTrajectoryEditor(context, log);
     context.subscriptions.push(...trajectoryEditor.disposables);
-    const rollouts = activateRollouts(context, log, trajectoryEditor.api);
+    const rollouts = activateRollouts(glue, trajectoryEditor.api);
     context.subscriptions.push(...rollouts.disposables);
     const session = activateSession(glue, trajectoryEditor.api);
     stopSession = () => session.api.controller.shutdown();

@@ -175,10 +175,7 @@ export class DockerSandbox implements Sandbox {
   private readonly shell: ShellSession;
   private readonly snapshots: RepoSnapshots;
   private readonly env: string[];
-  private readonly processes = new Set<SandboxProcess>();
   private spawned = 0;
-  /** Tells this sandbox's pid files from those of a shell beside it in the same container. */
-  private readonly processTag = randomUUID().slice(0, 8);
   private disposed = false;
   private disposing: Promise<void> | undefined;
   private readonly onAbort = () => void this.dispose(new CancelledError(typeof this.signal?.reason === 'string' ? this.signal.reason : 'cancelled'));
@@ -189,8 +186,6 @@ export class DockerSandbox implements Sandbox {
     private readonly options: SandboxOptions,
     private readonly limits: SandboxLimits,
     private readonly signal: AbortSignal | undefined,
-    /** False for a shell beside another sandbox's: its dispose leaves the container to that sandbox. */
-    private readonly ownsContainer = true,
   ) {
     this.repoPath = options.repoPath;
     const tty = options.tty ?? false;
@@ -280,26 +275,6 @@ export class DockerSandbox implements Sandbox {
       if (!container && isNoSuchImage(err)) throw new MissingImageError(options.image);
       throw new Error(`cannot start a sandbox from image '${options.image}': ${engineMessage(err)}`, { cause: err });
     }
-  }
-
-  /**
-   * Another persistent shell in this sandbox's container, as a Sandbox of its own: the same files,
-   * its own cwd, variables and functions, with or without a terminal. Its dispose ends that shell
-   * alone; the container goes when this sandbox is disposed. Several scaffolds' shells can so run
-   * side by side on one container (bench/aci/peers.ts). @internal
-   */
-  async shellBeside(options: { tty?: boolean } = {}): Promise<DockerSandbox> {
-    if (this.disposed) throw new Error('the sandbox has been disposed');
-    const beside = new DockerSandbox(
-      this.docker,
-      this.container,
-      { ...this.options, tty: options.tty ?? this.options.tty ?? false },
-      this.limits,
-      undefined,
-      false,
-    );
-    await beside.shell.start();
-    return beside;
   }
 
   private async startShell(tty: boolean): Promise<ShellProcess> {
@@ -402,7 +377,7 @@ export class DockerSandbox implements Sandbox {
 
   async spawn(argv: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<SandboxProcess> {
     if (argv.length === 0) throw new Error('spawn needs a program to run');
-    const pidFile = `${PROCESS_DIR}/${this.processTag}-${++this.spawned}.pid`;
+    const pidFile = `${PROCESS_DIR}/${++this.spawned}.pid`;
     // The pid file lets kill() find the process: exec ids do not reveal in-container pids. Its
     // folder is made only when missing (the first spawn, or after /tmp was emptied): a `mkdir`
     // every time was one process more per call than the work itself.
@@ -424,8 +399,6 @@ export class DockerSandbox implements Sandbox {
         await attached.exited;
       },
     };
-    this.processes.add(process);
-    void attached.exited.then(() => this.processes.delete(process));
     return process;
   }
 
@@ -498,7 +471,7 @@ export class DockerSandbox implements Sandbox {
     return this.snapshots.reset(snapshotId);
   }
 
-  /** Removes the container (a shell beside another sandbox: ends the shell); a command still running fails with `reason`. */
+  /** Removes the container; a command still running fails with `reason`. */
   dispose(reason?: Error): Promise<void> {
     this.disposing ??= this.tearDown(reason);
     return this.disposing;
@@ -508,8 +481,7 @@ export class DockerSandbox implements Sandbox {
     this.disposed = true;
     this.signal?.removeEventListener('abort', this.onAbort);
     await this.shell.dispose(reason);
-    if (this.ownsContainer) await removeContainer(this.docker, this.container.id);
-    else await Promise.allSettled([...this.processes].map((p) => p.kill()));
+    await removeContainer(this.docker, this.container.id);
   }
 
   private resolve(path: string): string {

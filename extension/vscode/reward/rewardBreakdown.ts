@@ -5,7 +5,8 @@ import { readReport } from '../../core/reward/rewardFiles';
 import { loadTrajectory } from '../../core/trajectory/load';
 import type { Trajectory } from '../../core/trajectory/model';
 import type { RewardBreakdown, RewardSources } from '../../protocol/reward';
-import { rewardBreakdown, type GradedOutput, type RewardInputs } from '../../views/rewardBreakdown';
+import type { GradedOutput } from '../../core/reward/evaluate';
+import { rewardBreakdown, type RewardInputs } from '../../views/rewardBreakdown';
 
 /** Reads the sources a reward view names and lays out their grading (views/rewardBreakdown.ts). */
 export async function buildRewardBreakdown(sources: RewardSources, recipes?: readonly Recipe[]): Promise<RewardBreakdown> {

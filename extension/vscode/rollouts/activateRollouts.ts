@@ -1,26 +1,21 @@
-import { stat } from 'node:fs/promises';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { InputError, errorText } from '../../core/errors';
+import { z } from 'zod';
 import type { Rollout } from '../../core/rollouts/record';
-import { goldPatches } from '../../core/rollouts/recipeEvidence';
 import type { RolloutIndex } from '../../core/rollouts/rolloutIndex';
 import type { ResponseMessage } from '../../protocol/ipc';
-import { RolloutsUiStateSchema } from '../../protocol/rollouts';
-import type { PatchShown } from '../patch/activatePatch';
-import type { RewardShown } from '../reward/activateReward';
+import { command, execute, parseArgument, registerCommands, type CommandSpec, type Glue } from '../commands';
 import { SECTION, configuredPath, recipeCatalog } from '../settings';
 import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
-import { openRollout, type OpenedRollout } from './openRollout';
-import { InstanceCatalog, patchSourceOf, rewardSourcesOf, rolloutAt, rolloutFile } from './rolloutEvidence';
-import { withRecord } from '../trajectory/trajectoryDocument';
-import { ROLLOUTS_TABLE_VIEW, RolloutsTablePanel } from './rolloutsTablePanel';
+import type { OpenedRollout } from './openRollout';
+import { rolloutAt } from './rolloutEvidence';
 import { RolloutsSource } from './rolloutFolder';
-import { RolloutsTreeProvider, type RolloutsNode } from './rolloutsTree';
+import { RolloutLinks } from './rolloutLinks';
+import { RolloutsTable } from './rolloutsTable';
+import { ROLLOUTS_TABLE_VIEW, type RolloutActions } from './rolloutsTablePanel';
+import { RolloutsTreeProvider } from './rolloutsTree';
 
 const ROLLOUTS_VIEW = 'sweWorkbench.rollouts';
 const FOLDER_SETTING = 'rollouts.folder';
-const INSTANCES_SETTING = 'rollouts.instances';
 
 /** What tests and other extensions can drive without the UI. */
 export interface RolloutsApi {
@@ -35,176 +30,116 @@ export interface RolloutsApi {
   rolloutAt(file: string, record: number | undefined): Promise<Rollout | undefined>;
 }
 
-/** A command's rollout: an id (command links, tests) or the tree node it was invoked on. */
-function rolloutId(arg: unknown): string {
-  if (typeof arg === 'string') return arg;
-  const node = arg as Partial<RolloutsNode> | undefined;
-  if (node?.kind === 'rollout' && node.rollout) return node.rollout.id;
-  throw new Error('takes a rollout id or a rollout of the Rollouts view');
-}
+/** The Rollouts view, its table and its commands; every rollout action, from a command or a table row, fails one way. */
+class RolloutsFeature {
+  readonly source: RolloutsSource;
+  private readonly tree: RolloutsTreeProvider;
+  private readonly links: RolloutLinks;
+  private readonly table: RolloutsTable;
+  private readonly openFolder = command({
+    id: 'sweWorkbench.rollouts.openFolder',
+    title: (folder: string) => `index ${folder}`,
+    args: folderArg,
+    run: (folder) => this.source.open(folder),
+  });
+  private readonly open = onRollout('sweWorkbench.rollouts.open', 'open', ({ id }) => this.links.open(id));
+  private readonly showReward = onRollout('sweWorkbench.rollouts.showReward', 'show the reward of', ({ id, recipe }) => this.links.showReward(id, recipe));
+  private readonly showPatch = onRollout('sweWorkbench.rollouts.showPatch', 'show the patch of', ({ id }) => this.links.showPatch(id));
+  /** The table's alone (no palette command): its failure is said as a command's. */
+  private readonly compareGroup = onRollout('sweWorkbench.rollouts.compareGroup', 'compare the group of', ({ id }) => this.links.compareGroup(id));
 
-async function isDirectory(folder: string): Promise<boolean> {
-  return stat(folder).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
-}
-
-export function activateRollouts(
-  context: vscode.ExtensionContext,
-  log: vscode.LogOutputChannel,
-  editor: TrajectoryEditorApi,
-): { disposables: vscode.Disposable[]; api: RolloutsApi } {
-  const source = new RolloutsSource(vscode.Uri.joinPath(context.globalStorageUri, 'rollouts-cache').fsPath, log);
-  const tree = new RolloutsTreeProvider(source);
-  const view = vscode.window.createTreeView(ROLLOUTS_VIEW, { treeDataProvider: tree, showCollapseAll: true });
-  let table: RolloutsTablePanel | undefined;
-
-  const openFolder = async (folder: string): Promise<RolloutIndex | undefined> => {
-    try {
-      return await source.open(folder);
-    } catch (error) {
-      log.error(`cannot index ${folder}`, error);
-      void vscode.window.showErrorMessage(`SWE Workbench: ${error instanceof InputError ? error.message : `cannot index ${folder}: ${errorText(error)}`}`);
-      return undefined;
-    }
-  };
-  const located = (id: string): { root: string; rollout: Rollout } => {
-    const rollout = source.rollout(id);
-    const root = source.index?.root;
-    if (!rollout || !root) throw new Error(`no rollout ${id} in the index`);
-    return { root, rollout };
-  };
-  const open = async (id: string): Promise<OpenedRollout> => {
-    const { root, rollout } = located(id);
-    return openRollout(root, rollout, editor);
-  };
-  let catalog: InstanceCatalog | undefined;
-  const instances = (): InstanceCatalog | undefined => {
-    const file = configuredPath(INSTANCES_SETTING);
-    if (catalog?.file !== file) catalog = file ? new InstanceCatalog(file) : undefined;
-    return catalog;
-  };
-  const showReward = async (id: string, recipe?: string): Promise<RewardShown | undefined> => {
-    const { root, rollout } = located(id);
-    const sources = await rewardSourcesOf(root, rollout, instances());
-    return vscode.commands.executeCommand<RewardShown | undefined>('sweWorkbench.reward.show', recipe ? { ...sources, recipe } : sources);
-  };
-  const showPatch = async (id: string): Promise<PatchShown | undefined> => {
-    const { root, rollout } = located(id);
-    return vscode.commands.executeCommand<PatchShown | undefined>('sweWorkbench.patch.show', await patchSourceOf(root, rollout, instances()));
-  };
-  /** The trajectories of the rollout's instance, each as the stepper opens it, for the compare view. */
-  const compareGroup = async (id: string): Promise<unknown> => {
-    const { root, rollout } = located(id);
-    const group = (source.index?.rollouts ?? []).filter((r) => r.instance === rollout.instance);
-    if (group.length < 2) throw new Error(`${rollout.instance} has only this rollout: there is nothing to compare it with`);
-    const uris = await Promise.all(
-      group.map(async (r) => {
-        const { file, record } = await rolloutFile(root, r);
-        return record === undefined ? vscode.Uri.file(file) : withRecord(vscode.Uri.file(file), record);
-      }),
-    );
-    return vscode.commands.executeCommand('sweWorkbench.compare.open', uris);
-  };
-  /** Runs a rollout action for a command or a table row: a failure becomes one message naming the rollout. */
-  const reporting =
-    <T>(verb: string, action: (id: string) => Promise<T>) =>
-    async (arg: unknown): Promise<T | undefined> => {
-      let id = '';
-      try {
-        id = rolloutId(arg);
-        return await action(id);
-      } catch (error) {
-        log.error(`cannot ${verb} ${id}`, error);
-        void vscode.window.showErrorMessage(`SWE Workbench: cannot ${verb} ${id || 'the rollout'}: ${errorText(error)}`);
-        return undefined;
-      }
+  constructor(
+    private readonly glue: Glue,
+    editor: TrajectoryEditorApi,
+  ) {
+    this.source = new RolloutsSource(vscode.Uri.joinPath(glue.context.globalStorageUri, 'rollouts-cache').fsPath, glue.log);
+    this.tree = new RolloutsTreeProvider(this.source);
+    this.links = new RolloutLinks(this.source, editor);
+    const shown = (spec: CommandSpec) => async (r: Rollout, recipe?: string) => (await execute(glue.log, spec, [r.id, recipe])) !== undefined;
+    const actions: RolloutActions = {
+      open: (r) => this.links.open(r.id),
+      showReward: shown(this.showReward),
+      showPatch: shown(this.showPatch),
+      compareGroup: shown(this.compareGroup),
+      recipes: recipeCatalog,
+      goldPatches: () => this.links.goldPatches(),
+      exportTarget: (file) => this.links.exportTarget(file),
     };
-  const actions = {
-    open: (r: Rollout) => open(r.id),
-    showReward: async (r: Rollout, recipe?: string) => (await reporting('show the reward of', (id) => showReward(id, recipe))(r.id)) !== undefined,
-    showPatch: async (r: Rollout) => (await reporting('show the patch of', showPatch)(r.id)) !== undefined,
-    recipes: recipeCatalog,
-    goldPatches: async () => {
-      const file = configuredPath(INSTANCES_SETTING);
-      return file ? goldPatches(file) : undefined;
-    },
-    exportTarget: (file: string) => path.resolve(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? source.folder ?? '.', file),
-    compareGroup: async (r: Rollout) => (await reporting('compare the group of', compareGroup)(r.id)) !== undefined,
-  };
-  const adopt = (panel: vscode.WebviewPanel, problem: string | null = null): RolloutsTablePanel => {
-    const created = new RolloutsTablePanel(panel, source, context.extensionUri, log, actions, problem);
-    panel.onDidDispose(() => {
-      if (table === created) table = undefined;
-    });
-    table = created;
-    return created;
-  };
-  const showTable = (): RolloutsTablePanel => {
-    if (table) {
-      table.panel.reveal();
-      return table;
-    }
-    return adopt(vscode.window.createWebviewPanel(ROLLOUTS_TABLE_VIEW, 'Rollouts', vscode.ViewColumn.Active, { retainContextWhenHidden: false }));
-  };
-  /** A table restored after a reload comes back on its folder, if that folder is still there. */
-  const restoreTable = async (panel: vscode.WebviewPanel, state: unknown): Promise<void> => {
-    const folder = RolloutsUiStateSchema.safeParse(state).data?.folder;
-    if (folder === undefined || folder === source.folder) {
-      adopt(panel);
-      return;
-    }
-    if (!(await isDirectory(folder))) {
-      log.warn(`the rollouts table showed ${folder}, which is gone`);
-      adopt(panel, `The rollouts folder this table showed is gone: ${folder}. Open another with “SWE Workbench: Open Rollouts Folder…”.`);
-      return;
-    }
-    adopt(panel);
-    await openFolder(folder);
-  };
+    this.table = new RolloutsTable(glue, this.source, actions, (folder) => this.indexFolder(folder));
+  }
 
-  const describe = (index: RolloutIndex) => {
-    view.message = `${index.rollouts.length} rollouts in ${index.root}${index.errors.length ? ` · ${index.errors.length} unreadable` : ''}`;
-  };
-  const initial = configuredPath(FOLDER_SETTING);
-  if (initial) void openFolder(initial);
+  /** Indexes `folder` as the Open Rollouts Folder command does, failure included. */
+  indexFolder(folder: string): Promise<RolloutIndex | undefined> {
+    return execute(this.glue.log, this.openFolder, [folder]) as Promise<RolloutIndex | undefined>;
+  }
 
-  const disposables: vscode.Disposable[] = [
-    source,
-    tree,
-    view,
-    { dispose: () => table?.panel.dispose() },
-    source.onDidChange(describe),
-    vscode.commands.registerCommand('sweWorkbench.rollouts.openFolder', async (target?: vscode.Uri | string) => {
-      const folder = typeof target === 'string' ? target : (target?.fsPath ?? (await pickFolder()));
-      return folder ? openFolder(folder) : undefined;
-    }),
-    vscode.commands.registerCommand('sweWorkbench.rollouts.showTable', () => void showTable()),
-    vscode.commands.registerCommand('sweWorkbench.rollouts.open', reporting('open', open)),
-    vscode.commands.registerCommand('sweWorkbench.rollouts.showReward', reporting('show the reward of', showReward)),
-    vscode.commands.registerCommand('sweWorkbench.rollouts.showPatch', reporting('show the patch of', showPatch)),
-    vscode.window.registerWebviewPanelSerializer(ROLLOUTS_TABLE_VIEW, { deserializeWebviewPanel: restoreTable }),
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      const folder = configuredPath(FOLDER_SETTING);
-      if (e.affectsConfiguration(`${SECTION}.${FOLDER_SETTING}`) && folder && folder !== source.folder) void openFolder(folder);
-    }),
-  ];
-  const api: RolloutsApi = {
-    tree,
-    openFolder,
-    open,
-    requestTable: (message) => showTable().messenger.receive(message),
-    restoreTable,
-    rolloutAt: async (file, record) => {
-      const index = source.index;
-      return index ? rolloutAt(index.root, index.rollouts, file, record) : undefined;
-    },
-  };
-  return { disposables, api };
+  commands(): CommandSpec[] {
+    const showTable = command({ id: 'sweWorkbench.rollouts.showTable', title: 'show the rollouts table', run: () => void this.table.show() });
+    return [this.openFolder, showTable, this.open, this.showReward, this.showPatch];
+  }
+
+  disposables(): vscode.Disposable[] {
+    const view = vscode.window.createTreeView(ROLLOUTS_VIEW, { treeDataProvider: this.tree, showCollapseAll: true });
+    const describe = (index: RolloutIndex) =>
+      (view.message = `${index.rollouts.length} rollouts in ${index.root}${index.errors.length ? ` · ${index.errors.length} unreadable` : ''}`);
+    return [
+      this.source,
+      this.tree,
+      view,
+      this.table,
+      this.source.onDidChange(describe),
+      vscode.window.registerWebviewPanelSerializer(ROLLOUTS_TABLE_VIEW, { deserializeWebviewPanel: (panel, state) => this.table.restore(panel, state) }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        const folder = configuredPath(FOLDER_SETTING);
+        if (e.affectsConfiguration(`${SECTION}.${FOLDER_SETTING}`) && folder && folder !== this.source.folder) void this.indexFolder(folder);
+      }),
+    ];
+  }
+
+  api(): RolloutsApi {
+    return {
+      tree: this.tree,
+      openFolder: (folder) => this.indexFolder(folder),
+      open: (id) => this.links.open(id),
+      requestTable: (message) => this.table.show().messenger.receive(message),
+      restoreTable: (panel, state) => this.table.restore(panel, state),
+      rolloutAt: async (file, record) => {
+        const index = this.source.index;
+        return index ? rolloutAt(index.root, index.rollouts, file, record) : undefined;
+      },
+    };
+  }
 }
 
-async function pickFolder(): Promise<string | undefined> {
+/** The Rollouts view indexes the folder the settings name, at start and whenever they name another. */
+export function activateRollouts(glue: Glue, editor: TrajectoryEditorApi): { disposables: vscode.Disposable[]; api: RolloutsApi } {
+  const rollouts = new RolloutsFeature(glue, editor);
+  const disposables = [...rollouts.disposables(), ...registerCommands(glue, rollouts.commands())];
+  const initial = configuredPath(FOLDER_SETTING);
+  if (initial) void rollouts.indexFolder(initial);
+  return { disposables, api: rollouts.api() };
+}
+
+/** A rollout command's argument: an id (command links, the table, tests) or the Rollouts view's node; the table adds its recipe. */
+const RolloutArg = z.union([
+  z.string().min(1),
+  z.object({ kind: z.literal('rollout'), rollout: z.object({ id: z.string().min(1) }) }).transform((node) => node.rollout.id),
+]);
+type RolloutTarget = { id: string; recipe?: string };
+
+function onRollout(id: string, verb: string, run: (target: RolloutTarget) => unknown): CommandSpec {
+  return command({
+    id,
+    title: (target: RolloutTarget) => `${verb} ${target.id}`,
+    args: (arg, recipe) => ({ id: parseArgument(RolloutArg, arg, id), ...(typeof recipe === 'string' ? { recipe } : {}) }),
+    run,
+  });
+}
+
+/** The folder to index: a path, an explorer URI, or one the person picks. */
+async function folderArg(target?: unknown): Promise<string | undefined> {
+  if (typeof target === 'string') return target;
+  if (target instanceof vscode.Uri) return target.fsPath;
   const picked = await vscode.window.showOpenDialog({ canSelectFiles: false, canSelectFolders: true, canSelectMany: false, openLabel: 'Index rollouts' });
   return picked?.[0]?.fsPath;
 }

@@ -119,26 +119,6 @@ describe('docker sandbox: a pty', () => {
   });
 });
 
-describe('docker sandbox: a shell beside', () => {
-  test('shares the files, keeps its own cwd and variables, and its dispose leaves the container', async () => {
-    const id = session();
-    const sb = await DockerSandbox.create({ image: TEST_IMAGE, repoPath: '/repo', labels: { [SESSION_LABEL]: id } }, docker);
-    try {
-      const beside = await sb.shellBeside({ tty: true });
-      await sb.exec('export WHO=owner; mkdir -p /repo/sub && cd /repo/sub && echo shared > note.txt');
-      assert.equal((await beside.exec('test -t 1 && echo terminal; echo "[$WHO]" "$PWD"; cat sub/note.txt')).output, 'terminal\r\n[] /repo\r\nshared\r\n');
-      assert.equal((await sb.exec('test -t 1 || echo no terminal; echo "$WHO" "$PWD"')).output, 'no terminal\nowner /repo/sub\n');
-      await beside.dispose();
-      await assert.rejects(beside.exec('true'), /disposed/);
-      assert.equal((await sb.exec('echo still here')).output, 'still here\n');
-      assert.deepEqual(await containersOfSession(docker, id), [sb.id]);
-    } finally {
-      await sb.dispose();
-    }
-    assert.deepEqual(await containersOfSession(docker, id), []);
-  });
-});
-
 describe('docker sandbox: network when asked', () => {
   test('has an interface besides loopback', async () => {
     const sb = await DockerSandbox.create({ image: TEST_IMAGE, repoPath: '/repo', network: true }, docker);

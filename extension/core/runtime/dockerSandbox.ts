@@ -490,6 +490,32 @@ export class DockerSandbox implements Sandbox {
     }
   }
 
+  /**
+   * A sandbox of its own in a new container of this one's image and engine, with the image's repository folder and no
+   * scaffold (or of `image`): room to prepare an image (`commit`) while this sandbox runs on. Its dispose removes it.
+   */
+  sibling(role: string, image = this.options.image): Promise<DockerSandbox> {
+    return DockerSandbox.create({ image, repoPath: this.repoPath, labels: { 'swe-workbench.role': role } }, this.docker);
+  }
+
+  /**
+   * This container's file system as an image (without pausing it: commit an idle container), labelled with this process
+   * as its owner; a sandbox created from the image id starts with it. Returns the image id; `removeImage` removes it.
+   */
+  async commit(): Promise<string> {
+    const made = (await this.container.commit({ pause: false, changes: `LABEL ${OWNER_LABEL}=${ownerId()}` })) as { Id: string };
+    return made.Id;
+  }
+
+  /** Removes an image `commit` made (a container still running from it keeps its layers until it goes). */
+  async removeImage(id: string): Promise<void> {
+    try {
+      await this.docker.getImage(id).remove({ force: true });
+    } catch (err) {
+      if (statusCode(err) !== 404) throw err;
+    }
+  }
+
   snapshot(): Promise<string> {
     return this.snapshots.snapshot();
   }

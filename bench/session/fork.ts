@@ -13,10 +13,9 @@
  * tar, copied out of the source container first, vs from the committed image) on the sample
  * repository and on one of `--large-mb` MB; on each, a snapshot's cost per step as a whole-repository tar
  * vs a differential against the session's level-0 dump, and a fork's restore from level 0 + differential.
- * Then the same session on a generated repository of `--fork-mb` MB (files of random text, committed), forked by snapshot at
- * the same steps, side by side with the way forks restored before: the tars copied out to the host and a container started
- * from the whole tar through the engine's archive API (the differential copied in and extracted), against now: a
- * container with an empty repository folder, the tars copied engine to engine as single files and extracted by its own tar.
+ * Then the same session on a generated repository of `--fork-mb` MB (files of random text, committed): its snapshots' bytes,
+ * and forks by snapshot at the same steps three ways side by side (see `largeForks`): now, from the image of the level-0
+ * dump; from the tars engine to engine (before the images); through the host (before that).
  * Usage: node --import tsx bench/session/fork.ts [--rounds N] [--large-mb N] [--fork-mb N] [--fork-only]
  */
 import '../../test/helpers/families';

@@ -560,7 +560,7 @@ export interface LeftoverOptions {
 
 /**
  * Removes sandbox containers left behind by processes that are gone (same host, dead pid), or
- * all of them with `all`. Returns the removed container ids.
+ * all of them with `all`, and the images such sandboxes committed. Returns the removed container ids.
  */
 export async function cleanupLeftovers(options: LeftoverOptions = {}): Promise<string[]> {
   const docker = options.docker ?? dockerFromEnv();
@@ -572,6 +572,21 @@ export async function cleanupLeftovers(options: LeftoverOptions = {}): Promise<s
     return host === me && !processAlive(Number(pid));
   });
   await Promise.all(stale.map((c) => removeContainer(docker, c.Id)));
+  // Images `commit` made (they carry the committed container's labels), by the same rule; one still in use stays.
+  const images = await docker.listImages({ filters: { label: [`${SANDBOX_LABEL}=1`] } });
+  const staleImages = images.filter((i) => {
+    if (options.all) return true;
+    const [host, pid] = (i.Labels?.[OWNER_LABEL] ?? '').split(':');
+    return host === me && !processAlive(Number(pid));
+  });
+  await Promise.all(
+    staleImages.map((i) =>
+      docker
+        .getImage(i.Id)
+        .remove({ force: false })
+        .catch(() => undefined),
+    ),
+  );
   return stale.map((c) => c.Id);
 }
 

@@ -259,12 +259,12 @@ async function largeForks(mb: number, recording: Trajectory): Promise<void> {
     if (snapshots.failure) throw new Error(snapshots.failure);
     const imagesMs = await timed(() => snapshots.imagesSettled());
     const size = (await source.aci.sandbox.exec('du -sh /repo | cut -f1')).output.trim();
-    const dumps = (await source.aci.sandbox.exec(`ls ${SNAPSHOT_DIR}/*/ | grep -c 'snar$'`)).output.trim();
+    const dumps = (await source.aci.sandbox.exec(`ls ${SNAPSHOT_DIR}/*/ | grep -c '^[0-9]*[.]snar$'`)).output.trim();
     const largest = (await source.aci.sandbox.exec(`cd ${SNAPSHOT_DIR}/*/ && ls -S *.tar | sed -n 2p | xargs stat -c %s`)).output.trim();
     await source.debug.finish();
     console.log(
       `${STEPS}-step session on a generated repository of ${size} (${repo.mb} MB on the host): ${(sourceMs / STEPS).toFixed(0)} ms per step taking snapshots, ` +
-        `${(snapshots.bytes / 1024 ** 2).toFixed(1)} MB of snapshots in ${snapshots.steps.length} kept steps (${snapshots.differential ? `${dumps} level-0 dump(s), the second largest tar ${(Number(largest) / 1024).toFixed(0)} KB` : 'whole tars'}); ` +
+        `${(snapshots.bytes / 1024 ** 2).toFixed(1)} MB of snapshots in ${snapshots.steps.length} kept steps (${snapshots.differential ? `${dumps} level-0 dump(s) kept, the second largest tar ${(Number(largest) / 1024).toFixed(0)} KB` : 'whole tars'}); ` +
         `the dumps' images ready ${(imagesMs / 1000).toFixed(1)} s after the session's last step`,
     );
     console.log("fork at | now: from the dump's image | from the tars, engine to engine | through the host | tars/now | host/now");

@@ -272,7 +272,7 @@ const GIT_COMMAND = (i: number): string => {
     case 5:
       return `echo 5 >> notes.txt && git add -A && ${at} git -c user.name=a -c user.email=a@b commit -qm five`;
     case 7:
-      return 'git checkout -q -b topic && git rm -q big/f3.txt';
+      return `${at} git checkout -q -b topic && git rm -q big/f3.txt`;
     case 9:
       return 'mkdir -p src && echo "x = 9" > src/nine.py && git add -A';
     case GIT_STEPS - 1:

@@ -272,7 +272,8 @@ const GIT_COMMAND = (i: number): string => {
     case 5:
       return `echo 5 >> notes.txt && git add -A && ${at} git -c user.name=a -c user.email=a@b commit -qm five`;
     case 7:
-      return `${at} git checkout -q -b topic && git rm -q big/f3.txt`;
+      // The reflog names who moved HEAD: without an identity, the container's hostname.
+      return `${at} git -c user.name=a -c user.email=a@b checkout -q -b topic && git rm -q big/f3.txt`;
     case 9:
       return 'mkdir -p src && echo "x = 9" > src/nine.py && git add -A';
     case GIT_STEPS - 1:

@@ -13,27 +13,25 @@
  * tar, copied out of the source container first, vs from the committed image) on the sample
  * repository and on one of `--large-mb` MB; on each, a snapshot's cost per step as a whole-repository tar
  * vs a differential against the session's level-0 dump, and a fork's restore from level 0 + differential.
- * Then the same session on a generated repository of `--fork-mb` MB (files of random text, committed), forked by snapshot at
- * the same steps, side by side with the way forks restored before: the tars copied out to the host and a container started
- * from the whole tar through the engine's archive API (the differential copied in and extracted), against now: a
- * container with an empty repository folder, the tars copied engine to engine as single files and extracted by its own tar.
+ * Then the same session on a generated repository of `--fork-mb` MB (files of random text, committed): its snapshots' bytes,
+ * and forks by snapshot at the same steps three ways side by side (see `largeForks`): now, from the image of the level-0
+ * dump; from the tars engine to engine (before the images); through the host (before that).
  * Usage: node --import tsx bench/session/fork.ts [--rounds N] [--large-mb N] [--fork-mb N] [--fork-only]
  */
 import '../../test/helpers/families';
-import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
 import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import { dockerFromEnv } from '../../extension/core/runtime/dockerConnection';
 import { AciSession } from '../../extension/core/aci/aciSession';
-import { SessionSnapshots, SnapshotKeeper, type FoundSnapshot } from '../../extension/core/session/forkSnapshots';
+import { SessionSnapshots, SnapshotKeeper, SNAPSHOT_DIR, type FoundSnapshot } from '../../extension/core/session/forkSnapshots';
 import type { Step } from '../../extension/core/trajectory/model';
 import { planSession, startSession, type LaunchRequest, type StartedSession } from '../../extension/core/session/launcher';
 import type { Trajectory } from '../../extension/core/trajectory/model';
 import { generatedRecording } from '../../test/helpers/forkRecording';
+import { largeRepository } from '../../test/helpers/largeRepository';
 import { sampleRepoCopy } from '../../test/helpers/ledgerAgentScript';
 import { median, timed } from '../timing';
 
@@ -65,13 +63,13 @@ function request(repoDir: string, recording: Trajectory, mode: LaunchRequest['mo
 }
 
 /** Starts a fork at `at` and brings it to that step; returns when it could take its first new action. */
-async function fork(repoDir: string, recording: Trajectory, at: number, snapshots: boolean): Promise<{ ms: number; started: StartedSession }> {
+async function fork(repoDir: string, recording: Trajectory, at: number, snapshots: boolean, images = true): Promise<{ ms: number; started: StartedSession }> {
   let started: StartedSession | undefined;
   const ms = await timed(async () => {
     started = await startSession(planSession(request(repoDir, recording, 'fork', at)), {
       role: 'bench',
       live: { kind: 'person' },
-      ...(snapshots ? {} : { snapshots: false }),
+      ...(snapshots ? (images ? {} : { snapshots: { images: false } }) : { snapshots: false }),
     });
     const stop = await started.debug.runTo(at);
     if (stop.index !== at) throw new Error(`the fork stopped at ${stop.index}, not ${at}: ${stop.reason}`);
@@ -169,7 +167,8 @@ async function mechanisms(repoDir: string, mb: number): Promise<void> {
  */
 async function differentials(aci: AciSession, size: string): Promise<void> {
   const cost = async (differential: boolean): Promise<{ ms: number; snapshots: SessionSnapshots; history: Step[] }> => {
-    const snapshots = new SessionSnapshots(`bench-${differential}`, aci, 1024 ** 4, undefined, differential, 0);
+    // No image of the dump: the restore measured here is the one from the tars.
+    const snapshots = new SessionSnapshots(`bench-${differential}`, aci, 1024 ** 4, undefined, differential, 0, Infinity);
     const history: Step[] = [];
     const ms: number[] = [];
     for (let i = 0; i <= rounds; i++) {
@@ -243,22 +242,13 @@ async function restoreThroughHost(found: FoundSnapshot, source: AciSession): Pro
   }
 }
 
-/** The sample repository with `mb` MB more of committed files of random text (15 KB each), as a task's repository. */
-async function largeRepository(mb: number): Promise<{ dir: string; mb: number; cleanup: () => Promise<void> }> {
-  const repo = await sampleRepoCopy();
-  const big = path.join(repo.dir, 'big');
-  await mkdir(big);
-  // The files and their git objects (random base64 hardly compresses) make up the size between them.
-  const files = Math.round((mb * 1024 ** 2) / 2 / 15_000);
-  for (let i = 0; i < files; i++) await writeFile(path.join(big, `f${i}.txt`), randomBytes(11_250).toString('base64'));
-  const git = (...args: string[]) => promisify(execFile)('git', ['-C', repo.dir, ...args], { maxBuffer: 1024 ** 2 });
-  await git('add', '-A');
-  await git('-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', 'commit', '-q', '--no-verify', '-m', 'big files');
-  const du = await promisify(execFile)('du', ['-sm', repo.dir]);
-  return { dir: repo.dir, mb: Number(du.stdout.split('\t')[0]), cleanup: repo.cleanup };
-}
-
-/** Forks by snapshot at FORK_AT on a generated repository of `mb` MB: now (engine to engine, the container's own tar) vs before (through the host). */
+/**
+ * Forks by snapshot at FORK_AT on a generated repository of `mb` MB, three ways, alternating: now (a container from the image
+ * of the snapshot's level-0 dump, made in the background while the session ran, and the differential copied in and extracted),
+ * from the tars (a container with an empty repository folder, the dump and differential copied engine to engine and extracted
+ * by its own tar: the way before the images), and through the host (the tars copied out, a container started from the whole
+ * tar, which the engine unpacks: the way before that).
+ */
 async function largeForks(mb: number, recording: Trajectory): Promise<void> {
   const repo = await largeRepository(mb);
   const keeper = new SnapshotKeeper();
@@ -267,32 +257,42 @@ async function largeForks(mb: number, recording: Trajectory): Promise<void> {
     const sourceMs = await timed(() => source.debug.continue());
     const snapshots = source.snapshots!;
     if (snapshots.failure) throw new Error(snapshots.failure);
+    const imagesMs = await timed(() => snapshots.imagesSettled());
     const size = (await source.aci.sandbox.exec('du -sh /repo | cut -f1')).output.trim();
+    const dumps = (await source.aci.sandbox.exec(`ls ${SNAPSHOT_DIR}/*/ | grep -c '^[0-9]*[.]snar$'`)).output.trim();
+    const largest = (await source.aci.sandbox.exec(`cd ${SNAPSHOT_DIR}/*/ && ls -S *.tar | sed -n 2p | xargs stat -c %s`)).output.trim();
     await source.debug.finish();
     console.log(
       `${STEPS}-step session on a generated repository of ${size} (${repo.mb} MB on the host): ${(sourceMs / STEPS).toFixed(0)} ms per step taking snapshots, ` +
-        `${(snapshots.bytes / 1024 ** 2).toFixed(0)} MB of snapshots (${snapshots.differential ? 'a level-0 dump and differentials' : 'whole tars'})`,
+        `${(snapshots.bytes / 1024 ** 2).toFixed(1)} MB of snapshots in ${snapshots.steps.length} kept steps (${snapshots.differential ? `${dumps} level-0 dump(s) kept, the second largest tar ${(Number(largest) / 1024).toFixed(0)} KB` : 'whole tars'}); ` +
+        `the dumps' images ready ${(imagesMs / 1000).toFixed(1)} s after the session's last step`,
     );
-    console.log('fork at | now: engine to engine, its own tar | before: through the host, the engine unpacks | before/now');
+    console.log("fork at | now: from the dump's image | from the tars, engine to engine | through the host | tars/now | host/now");
     // Over the snapshot budget a session keeps every other snapshot: fork at the kept steps nearest FORK_AT.
     const kept = snapshots.steps;
     const points = [...new Set(FORK_AT.map((want) => kept.reduce((a, b) => (Math.abs(b - want) < Math.abs(a - want) ? b : a))))];
     for (const at of points) {
       const now: number[] = [];
-      const before: number[] = [];
+      const tars: number[] = [];
+      const host: number[] = [];
+      const found = snapshots.find(recording.steps, at, source.aci.tools, recording.steps);
+      if (found?.at !== at) throw new Error(`no snapshot at ${at}`);
+      if (found.image === undefined) throw new Error(`no image of the dump under the snapshot at ${at}`);
       for (let round = -1; round < rounds; round++) {
         const a = await fork(repo.dir, recording, at, true);
         await end(a.started);
-        const found = snapshots.find(recording.steps, at, source.aci.tools, recording.steps);
-        if (found?.at !== at) throw new Error(`no snapshot at ${at}`);
-        const b = await timed(() => restoreThroughHost(found, source.aci));
+        const b = await fork(repo.dir, recording, at, true, false);
+        await end(b.started);
+        const c = await timed(() => restoreThroughHost(found, source.aci));
         if (round < 0) continue;
         now.push(a.ms);
-        before.push(b);
+        tars.push(b.ms);
+        host.push(c);
       }
-      const kind = snapshots.find(recording.steps, at, source.aci.tools, recording.steps)!.files.differential ? 'dump + differential' : 'whole tar';
+      const kind = found.files.differential ? 'dump + differential' : 'the dump';
+      const s = (xs: number[], width: number) => `${(median(xs) / 1000).toFixed(2).padStart(width)} s`;
       console.log(
-        `${String(at).padStart(7)} | ${(median(now) / 1000).toFixed(2).padStart(28)} s | ${(median(before) / 1000).toFixed(2).padStart(44)} s | ${(median(before) / median(now)).toFixed(1).padStart(9)}x  (${kind})`,
+        `${String(at).padStart(7)} | ${s(now, 23)} | ${s(tars, 29)} | ${s(host, 14)} | ${(median(tars) / median(now)).toFixed(1).padStart(7)}x | ${(median(host) / median(now)).toFixed(1).padStart(7)}x  (${kind})`,
       );
     }
   } finally {

@@ -463,6 +463,32 @@ export class DockerSandbox implements Sandbox {
     }
   }
 
+  /**
+   * A sandbox of its own in a new container of this one's image and engine, with the image's repository folder and no
+   * scaffold (or of `image`): room to prepare an image (`commit`) while this sandbox runs on. Its dispose removes it.
+   */
+  sibling(role: string, image = this.options.image): Promise<DockerSandbox> {
+    return DockerSandbox.create({ image, repoPath: this.repoPath, labels: { 'swe-workbench.role': role } }, this.docker);
+  }
+
+  /**
+   * This container's file system as an image (without pausing it: commit an idle container), labelled with this process
+   * as its owner; a sandbox created from the image id starts with it. Returns the image id; `removeImage` removes it.
+   */
+  async commit(): Promise<string> {
+    const made = (await this.container.commit({ pause: false, changes: `LABEL ${OWNER_LABEL}=${ownerId()}` })) as { Id: string };
+    return made.Id;
+  }
+
+  /** Removes an image `commit` made (a container still running from it keeps its layers until it goes). */
+  async removeImage(id: string): Promise<void> {
+    try {
+      await this.docker.getImage(id).remove({ force: true });
+    } catch (err) {
+      if (statusCode(err) !== 404) throw err;
+    }
+  }
+
   snapshot(): Promise<string> {
     return this.snapshots.snapshot();
   }
@@ -506,7 +532,7 @@ export interface LeftoverOptions {
 
 /**
  * Removes sandbox containers left behind by processes that are gone (same host, dead pid), or
- * all of them with `all`. Returns the removed container ids.
+ * all of them with `all`, and the images such sandboxes committed. Returns the removed container ids.
  */
 export async function cleanupLeftovers(options: LeftoverOptions = {}): Promise<string[]> {
   const docker = options.docker ?? dockerFromEnv();
@@ -518,6 +544,21 @@ export async function cleanupLeftovers(options: LeftoverOptions = {}): Promise<s
     return host === me && !processAlive(Number(pid));
   });
   await Promise.all(stale.map((c) => removeContainer(docker, c.Id)));
+  // Images `commit` made (they carry the committed container's labels), by the same rule; one still in use stays.
+  const images = await docker.listImages({ filters: { label: [`${SANDBOX_LABEL}=1`] } });
+  const staleImages = images.filter((i) => {
+    if (options.all) return true;
+    const [host, pid] = (i.Labels?.[OWNER_LABEL] ?? '').split(':');
+    return host === me && !processAlive(Number(pid));
+  });
+  await Promise.all(
+    staleImages.map((i) =>
+      docker
+        .getImage(i.Id)
+        .remove({ force: false })
+        .catch(() => undefined),
+    ),
+  );
   return stale.map((c) => c.Id);
 }
 

@@ -20,7 +20,17 @@
  * there a differential saves nothing and makes a restore slower. A step in which tar saw a folder
  * renamed (really or by inode reuse), which extraction cannot always redo, takes a new dump, as
  * does the step after a differential grew past half its dump; an image without GNU tar takes the
- * whole repository every step.
+ * whole repository every step. Git's objects are the exception to tar's comparison of times: git
+ * re-stamps an object whenever it would write it again (after a repository is copied, the first
+ * `git add -A` re-reads every file), which put all of `.git/objects` in every differential. They
+ * are named by their content, so a differential carries those whose names are new since the dump;
+ * an object gone since (a gc) makes the step a new dump.
+ *
+ * Why images of dumps: a fork of a large repository spent its seconds writing the dump into its
+ * container again. In a Docker session each dump of at least `IMAGE_MIN_BYTES` is, in the
+ * background, extracted into a container of the session's image beside it and committed; a fork
+ * from that dump starts its container from the image and takes only the differential. A fork that
+ * comes before the image is ready extracts the dump as before; the image goes with the dump.
  *
  * Identical consecutive tars share one file (equal bytes over the same dump are an equal
  * repository). A session keeps at most `budgetBytes` of them, each dump counted once; over it,
@@ -38,6 +48,8 @@ import path from 'node:path';
 import type { AciSession, AciToolState } from '../aci/aciSession';
 import type { ToolSet } from '../aci/toolRegistry';
 import { errorText } from '../errors';
+import { DockerSandbox } from '../runtime/dockerSandbox';
+import type { Sandbox } from '../runtime/sandbox';
 import { bashQuote } from '../runtime/shellSession';
 import type { Step } from '../trajectory/model';
 
@@ -51,6 +63,17 @@ const SNAPSHOT_TIMEOUT_MS = 10 * 60_000;
 const REBASE_MIN_BYTES = 1024 ** 2;
 /** A repository whose whole tar is smaller than this is snapshotted whole every step (see the module's comment). */
 const DIFFERENTIAL_MIN_BYTES = 8 * 1024 ** 2;
+/**
+ * Git's loose-object folders and its packs, as `find -path` patterns from the repository. Their files are named by their
+ * content and never change, but git re-stamps an object's times whenever it would write it again (`git add -A` over an
+ * unchanged tree does, for every file it re-reads), so tar's comparison of times would put all of them in every differential.
+ */
+const OBJECT_PATHS = ['./.git/objects/[0-9a-f][0-9a-f]', './.git/objects/[0-9a-f][0-9a-f]/*', './.git/objects/pack', './.git/objects/pack/*'];
+/**
+ * A level-0 dump at least this large gets an image (see the module's comment): below it, extracting the dump costs no more
+ * than starting a container from an image.
+ */
+const IMAGE_MIN_BYTES = 24 * 1024 ** 2;
 /** How far back a level-0 dump's time is moved (see `take`). */
 const SNAR_SHIFT_NS = 100_000_000;
 
@@ -61,6 +84,8 @@ interface TarFile {
   digest: string;
   /** A level-0 dump's snapshot file (GNU tar's `--listed-incremental` state), which differentials start from. */
   snar?: string;
+  /** A level-0 dump's image: the session's image with the dump in its repository folder, committed in the background. */
+  image?: { made: Promise<string | undefined>; id?: string; dropped?: boolean };
 }
 
 interface Kept {
@@ -78,12 +103,15 @@ export interface FoundSnapshot {
   steps: Step[];
   /** Where the snapshot's tars sit in its session's container: the repository or level-0 dump, and the differential over it. */
   files: { whole: string; differential?: string };
+  /** An image (id) that holds the level-0 dump in its repository folder, when one is ready: a fork's container starts from it. */
+  image?: string;
   /**
    * Puts the snapshot into `target`, whose repository folder is empty: copies the snapshot's tars
    * (the repository, or the level-0 dump and the differential over it) from its session's
    * container straight into the target's, extracts them there (one command), then the tools' state.
+   * With `fromImage`, `target` was started from `image`: only the differential goes in.
    */
-  restore(target: AciSession, signal?: AbortSignal): Promise<void>;
+  restore(target: AciSession, signal?: AbortSignal, fromImage?: boolean): Promise<void>;
 }
 
 /** One action as a key: the tool (read with the session's tools when the recording could not name it) and the text. */
@@ -108,6 +136,39 @@ function readTotal(totals: string): string {
   return `s= && while read -r a b c n _; do [ "$a $b $c" != 'Total bytes written:' ] || s=$n; done < ${totals} && [ -n "$s" ]`;
 }
 
+/**
+ * Copies `tars` (a whole repository or level-0 dump first, then a differential over it, or a differential alone) from
+ * `source`'s container straight into `target`'s and extracts them there by its own tar, in one command: the engine's
+ * unpacking of a whole tree costs several times more. With `clear`, what the target's repository folder holds goes first
+ * (an image that carries the repository has it there), so that what the snapshot lacks is gone.
+ */
+async function putTars(what: string, source: Sandbox, tars: readonly TarFile[], target: Sandbox, clear: boolean, signal?: AbortSignal): Promise<void> {
+  const q = bashQuote;
+  const repo = q(target.repoPath);
+  if (tars.length === 0) return;
+  const inside = `${SNAPSHOT_DIR}/restore-${createHash('sha256').update(`${Date.now()}${Math.random()}`).digest('hex').slice(0, 12)}`;
+  const made = await target.exec(`mkdir -p ${q(inside)}`, { timeoutMs: 60_000 });
+  if (made.exitCode !== 0) throw new Error(`could not make ${inside} in the target container: ${made.output.slice(-500)}`);
+  try {
+    await Promise.all(tars.map((tar) => source.copyTo(tar.file, target, inside)));
+  } catch (err) {
+    await target.exec(`rm -rf ${q(inside)}`, { timeoutMs: 60_000 }).catch(() => undefined);
+    throw new Error(`could not copy ${what} out of its session's container: ${errorText(err)}`, { cause: err });
+  }
+  // A differential (every tar after a dump, and a tar alone over an image's dump) is extracted as one: it also removes what
+  // it does not list from the folders it lists.
+  const file = (tar: TarFile) => q(`${inside}/${path.posix.basename(tar.file)}`);
+  const extract = [
+    ...(clear ? [`find ${repo} -mindepth 1 -maxdepth 1 -exec rm -rf {} +`] : []),
+    ...tars.map((tar, i) => `LC_ALL=C tar -C ${repo}${i > 0 || !clear ? ' --listed-incremental=/dev/null' : ''} -xf ${file(tar)}`),
+  ].join(' && ');
+  const r = await target.exec(`(${extract} 2>&1; x=$?; rm -rf ${q(inside)}; exit $x)`, {
+    timeoutMs: SNAPSHOT_TIMEOUT_MS,
+    ...(signal ? { signal } : {}),
+  });
+  if (r.exitCode !== 0 || r.timedOut) throw new Error(`extracting ${what} failed (exit ${r.exitCode}): ${r.output.slice(-500)}`);
+}
+
 /** The snapshots of one running (or kept) session. */
 export class SessionSnapshots {
   /** When these snapshots were last kept or restored from (`SnapshotKeeper` lets the least recently used go first). */
@@ -116,6 +177,8 @@ export class SessionSnapshots {
   private readonly prefix: string[];
   private readonly kept = new Map<number, Kept>();
   private stride = 1;
+  /** Images being made or made (`prepareImage`). */
+  private readonly images: Promise<unknown>[] = [];
   private disposed = false;
   /** The snapshot folder exists. */
   private made = false;
@@ -139,6 +202,10 @@ export class SessionSnapshots {
     private incremental = true,
     /** A level-0 dump smaller than this makes the session take whole tars after all (see the module's comment). */
     private readonly differentialMinBytes = DIFFERENTIAL_MIN_BYTES,
+    /** A level-0 dump at least this large gets an image, in a Docker sandbox (`Infinity`: none). */
+    private readonly imageMinBytes = IMAGE_MIN_BYTES,
+    /** The image the session's own container was started from (a fork's may be a dump's image): a dump's image builds on it. */
+    private readonly image?: string,
   ) {
     this.prefix = [chain('', setup)];
   }
@@ -189,6 +256,9 @@ export class SessionSnapshots {
     const repo = q(sandbox.repoPath);
     const previous = [...this.kept.values()].at(-1);
     const base = this.incremental ? this.base : undefined;
+    // Git's objects, loose and packed, by name (run in the repository; empty without a `.git/objects` folder). See `OBJECT_PATHS`.
+    const listObjects = (to: string) =>
+      `{ [ ! -d ${repo}/.git/objects ] || (cd ${repo} && LC_ALL=C find ./.git/objects -mindepth 1 -maxdepth 2 \\( ${OBJECT_PATHS.map((p) => `-path ${q(p)}`).join(' -o ')} \\) -print); } | LC_ALL=C sort > ${to}`;
     // A tar equal to the last one kept (a differential over the same dump, or a whole repository) is not kept twice.
     const same = (kind: 'diff' | 'full') =>
       q((kind === 'diff' ? previous?.base === base && base !== undefined : previous?.base === undefined) ? (previous?.tar.digest ?? '-') : '-');
@@ -197,18 +267,26 @@ export class SessionSnapshots {
     // tar's by a tick, and a file changed just after the dump must not look older than it (an earlier time only adds files).
     const level0 =
       (this.incremental
-        ? `{ LC_ALL=C tar -g ${snar}.0 -C ${repo} -cf /dev/null . && { IFS= read -r h && IFS= read -r -d '' t && IFS= read -r -d '' n; } < ${snar}.0 && ` +
-          `[[ $h == 'GNU tar-'*-2 && $t =~ ^[0-9]+$ && $n =~ ^[0-9]+$ ]] && e=$((t * 1000000000 + 10#$n - ${SNAR_SHIFT_NS})) && { printf '%s\\n%s\\0%s\\0' "$h" $((e / 1000000000)) $((e % 1000000000)) && tail -c +$((\${#h} + \${#t} + \${#n} + 4)) ${snar}.0; } > ${snar}; } 2>/dev/null && k=base || { k=full; rm -f ${snar}; }; rm -f ${snar}.0; `
+        ? `{ LC_ALL=C tar -g ${snar}.0 -C ${repo} -cf /dev/null . && ${listObjects(`${snar}.objects`)} && { IFS= read -r h && IFS= read -r -d '' t && IFS= read -r -d '' n; } < ${snar}.0 && ` +
+          `[[ $h == 'GNU tar-'*-2 && $t =~ ^[0-9]+$ && $n =~ ^[0-9]+$ ]] && e=$((t * 1000000000 + 10#$n - ${SNAR_SHIFT_NS})) && { printf '%s\\n%s\\0%s\\0' "$h" $((e / 1000000000)) $((e % 1000000000)) && tail -c +$((\${#h} + \${#t} + \${#n} + 4)) ${snar}.0; } > ${snar}; } 2>/dev/null && k=base || { k=full; rm -f ${snar} ${snar}.objects; }; rm -f ${snar}.0; `
         : 'k=full; ') +
       `d=$(LC_ALL=C tar --totals -C ${repo} -cf - . 2>${totals} | tee ${file} | md5sum; exit \${PIPESTATUS[0]}) && ${readTotal(totals)} && d=\${d%% *} && ` +
-      `{ [ "$d" != ${same('full')} ] || rm -f ${file} ${snar}; } && echo "$s $d $k"`;
+      `{ [ "$d" != ${same('full')} ] || rm -f ${file} ${snar} ${snar}.objects; } && echo "$s $d $k"`;
     // What changed since the level-0 dump (its state copied, so every differential is against it). Tar takes a directory
     // whose inode a deleted one had for that one renamed, which extraction cannot always redo: a renamed directory, real
     // or not, makes this step a new level-0 dump instead.
+    // Git's object folders are left out of tar's comparison (their files are re-stamped whenever git would write them again)
+    // and compared by name instead: the objects new since the dump are appended, and an object gone since (a gc) starts a dump.
     const next = q(`${this.dir}/next.snar`);
+    const objects = q(`${this.dir}/objects`);
+    const excluded = OBJECT_PATHS.filter((p) => !p.endsWith('/*'))
+      .map((p) => `--exclude=${q(p)}`)
+      .join(' ');
     const differential = base
-      ? `cp ${q(base.snar!)} ${next} && d=$(LC_ALL=C tar -g ${next} --warning=rename-directory --totals -C ${repo} -cf - . 2>${totals} | tee ${file} | md5sum; exit \${PIPESTATUS[0]}) && ` +
-        `[[ $(<${totals}) != *'has been renamed from'* ]] && ${readTotal(totals)} && d=\${d%% *} && { [ "$d" != ${same('diff')} ] || rm -f ${file}; } && echo "$s $d diff" || { rm -f ${file}; ${level0}; }`
+      ? `cp ${q(base.snar!)} ${next} && LC_ALL=C tar -g ${next} --warning=rename-directory --anchored ${excluded} -C ${repo} -cf ${file} . 2>${totals} && ` +
+        `[[ $(<${totals}) != *'has been renamed from'* ]] && ${listObjects(objects)} && [ -z "$(LC_ALL=C comm -23 ${q(`${base.snar!}.objects`)} ${objects})" ] && ` +
+        `LC_ALL=C comm -13 ${q(`${base.snar!}.objects`)} ${objects} > ${objects}.new && { [ ! -s ${objects}.new ] || LC_ALL=C tar -C ${repo} --no-recursion -rf ${file} -T ${objects}.new; } && ` +
+        `s=$(stat -c %s ${file}) && d=$(md5sum < ${file}) && d=\${d%% *} && { [ "$d" != ${same('diff')} ] || rm -f ${file}; } && echo "$s $d diff" || { rm -f ${file}; ${level0}; }`
       : level0;
     // One command in a subshell (its variables stay out of the session's shell).
     const result = await sandbox.exec(`(${this.made ? '' : `mkdir -p ${q(this.dir)} && `}${differential})`, {
@@ -234,7 +312,10 @@ export class SessionSnapshots {
     } else if (previous && previous.base === undefined && previous.tar.digest === digest) {
       this.kept.set(at, { ...previous, tools });
     } else {
-      if (kind === 'base') this.base = { ...tar, snar: `${this.dir}/${at}.snar` };
+      if (kind === 'base') {
+        this.base = { ...tar, snar: `${this.dir}/${at}.snar` };
+        this.prepareImage(this.base);
+      }
       this.kept.set(at, { tar: kind === 'base' ? this.base! : tar, tools });
     }
     if (this.bytes > this.budgetBytes) await this.thin();
@@ -247,8 +328,50 @@ export class SessionSnapshots {
     for (const step of this.steps.filter((s) => s % this.stride !== 0)) this.kept.delete(step);
     // A level-0 dump stays while a kept differential needs it, or the next one will.
     const live = new Set(this.files().map((tar) => tar.file));
-    const gone = [...new Set(before.filter((tar) => !live.has(tar.file)).flatMap((tar) => (tar.snar ? [tar.file, tar.snar] : [tar.file])))];
+    const gone = [
+      ...new Set(before.filter((tar) => !live.has(tar.file)).flatMap((tar) => (tar.snar ? [tar.file, tar.snar, `${tar.snar}.objects`] : [tar.file]))),
+    ];
     if (gone.length > 0) await this.aci.sandbox.exec(`rm -f ${gone.map(bashQuote).join(' ')}`, { timeoutMs: 60_000 });
+    await Promise.all(before.filter((tar) => !live.has(tar.file)).map((tar) => this.dropImage(tar)));
+  }
+
+  /**
+   * In the background, for a Docker session: a container of the session's image beside it, the dump extracted into its
+   * repository folder (as a fork's restore does), committed as an image and removed. A fork from this dump then starts from
+   * the image and takes only the differential. A failure leaves no image: forks extract the dump as before.
+   */
+  private prepareImage(dump: TarFile): void {
+    const { sandbox } = this.aci;
+    if (!(sandbox instanceof DockerSandbox) || dump.bytes < this.imageMinBytes) return;
+    const image: NonNullable<TarFile['image']> = { made: Promise.resolve(undefined) };
+    const make = async (): Promise<string | undefined> => {
+      const helper = await sandbox.sibling('fork-image', this.image);
+      try {
+        await putTars('the level-0 dump', sandbox, [dump], helper, true);
+        return image.dropped ? undefined : await helper.commit();
+      } finally {
+        await helper.dispose();
+      }
+    };
+    image.made = make().then(
+      (id) => (image.id = id),
+      () => undefined,
+    );
+    dump.image = image;
+    this.images.push(image.made);
+  }
+
+  /** Removes a dump's image once made (a fork running from it keeps it until the fork's container goes). */
+  private async dropImage(tar: TarFile): Promise<void> {
+    if (!tar.image || tar.image.dropped) return;
+    tar.image.dropped = true;
+    const id = await tar.image.made;
+    if (id !== undefined && this.aci.sandbox instanceof DockerSandbox) await this.aci.sandbox.removeImage(id).catch(() => undefined);
+  }
+
+  /** Settles when every image started so far is made (or failed). @internal */
+  async imagesSettled(): Promise<void> {
+    await Promise.all(this.images);
   }
 
   /** The latest snapshot at or before `at` whose actions were `steps`' (keys read with `tools`). */
@@ -263,38 +386,17 @@ export class SessionSnapshots {
     }
     if (best === undefined) return undefined;
     const kept = this.kept.get(best)!;
+    const whole = kept.base ?? kept.tar;
+    const image = whole.image?.dropped ? undefined : whole.image?.id;
     return {
       at: best,
       steps: sourceSteps.slice(0, best).map((step) => structuredClone(step)),
-      files: { whole: (kept.base ?? kept.tar).file, ...(kept.base ? { differential: kept.tar.file } : {}) },
-      restore: async (target, signal) => {
-        const q = bashQuote;
-        const whole = kept.base ?? kept.tar;
-        const inside = `${SNAPSHOT_DIR}/restore-${createHash('sha256').update(`${Date.now()}${Math.random()}`).digest('hex').slice(0, 12)}`;
-        const made = await target.sandbox.exec(`mkdir -p ${q(inside)}`, { timeoutMs: 60_000 });
-        if (made.exitCode !== 0) throw new Error(`could not make ${inside} in the fork's container: ${made.output.slice(-500)}`);
-        try {
-          await Promise.all([
-            this.aci.sandbox.copyTo(whole.file, target.sandbox, inside),
-            kept.base ? this.aci.sandbox.copyTo(kept.tar.file, target.sandbox, inside) : undefined,
-          ]);
-        } catch (err) {
-          throw new Error(`could not copy the snapshot after step ${best} out of its session's container: ${errorText(err)}`, { cause: err });
-        }
+      files: { whole: whole.file, ...(kept.base ? { differential: kept.tar.file } : {}) },
+      ...(image !== undefined ? { image } : {}),
+      restore: async (target, signal, fromImage = false) => {
         this.usedAt = ++useClock;
-        // Into the empty repository folder, by the container's own tar: the engine's unpacking of a whole tree costs several
-        // times more. Extracted as a differential, the second tar also removes what it does not list from the folders it lists.
-        const repo = q(target.sandbox.repoPath);
-        const file = (tar: TarFile) => q(`${inside}/${path.posix.basename(tar.file)}`);
-        // An image that carries the repository has it in that folder already: it goes first, so that what the snapshot lacks is gone.
-        const extract =
-          `find ${repo} -mindepth 1 -maxdepth 1 -exec rm -rf {} + && LC_ALL=C tar -C ${repo} -xf ${file(whole)}` +
-          (kept.base ? ` && LC_ALL=C tar -C ${repo} --listed-incremental=/dev/null -xf ${file(kept.tar)}` : '');
-        const r = await target.sandbox.exec(`(${extract} 2>&1; x=$?; rm -rf ${q(inside)}; exit $x)`, {
-          timeoutMs: SNAPSHOT_TIMEOUT_MS,
-          ...(signal ? { signal } : {}),
-        });
-        if (r.exitCode !== 0 || r.timedOut) throw new Error(`extracting the snapshot after step ${best} failed (exit ${r.exitCode}): ${r.output.slice(-500)}`);
+        const tars = fromImage ? (kept.base ? [kept.tar] : []) : kept.base ? [kept.base, kept.tar] : [kept.tar];
+        await putTars(`the snapshot after step ${best}`, this.aci.sandbox, tars, target.sandbox, !fromImage, signal);
         await target.restoreToolState(kept.tools, signal);
       },
     };
@@ -305,7 +407,10 @@ export class SessionSnapshots {
     if (this.disposed) return;
     this.disposed = true;
     forkSnapshots.remove(this);
+    const dumps = this.files();
     this.kept.clear();
+    this.base = undefined;
+    await Promise.all(dumps.map((tar) => this.dropImage(tar)));
     await this.aci.sandbox.exec(`rm -rf ${bashQuote(this.dir)}`, { timeoutMs: 60_000 }).catch(() => undefined);
   }
 }

@@ -298,6 +298,11 @@ export interface StartOptions {
         keeper?: SnapshotKeeper;
         /** true: differentials even for a small repository; false: the whole repository every step; by default by the repository's size. */
         differential?: boolean;
+        /**
+         * true: an image of every level-0 dump, whatever its size; false: none, and a fork does not start from its source's;
+         * by default for a large repository.
+         */
+        images?: boolean;
       };
 }
 
@@ -360,9 +365,11 @@ export async function startSession(plan: SessionPlan, options: StartOptions, res
     restoreFailed === undefined && plan.mode === 'fork' && at > 0 && options.snapshots !== false
       ? forkSnapshots.find(setup, plan.recording!.trajectory.steps, at, plan.tools)
       : undefined;
-  // A fork from a snapshot starts with an empty repository folder, into which the snapshot goes from its session's container.
-  const aci = await startContainerSession({
-    image: container.image,
+  // A fork from a snapshot starts with an empty repository folder, into which the snapshot goes from its session's container,
+  // or from the image of the snapshot's level-0 dump, made while its session ran, which holds all but the differential.
+  const fromImage = options.snapshots && options.snapshots.images === false ? undefined : found?.image;
+  const starting = startContainerSession({
+    image: fromImage ?? container.image,
     ...(found ? {} : { repoDir: container.repoDir }),
     repoPath: container.repoPath,
     tty: container.tty,
@@ -372,9 +379,15 @@ export async function startSession(plan: SessionPlan, options: StartOptions, res
     config: container.config,
     ...defined({ baseCommit: container.baseCommit, limits: options.limits, docker: options.docker, signal: options.signal }),
   });
+  // The image goes with its source session's snapshots, which may have gone meanwhile: replay instead.
+  const aci = fromImage === undefined ? await starting : await starting.catch((err: unknown) => errorText(err));
+  if (typeof aci === 'string') {
+    options.signal?.throwIfAborted();
+    return startSession(plan, options, aci);
+  }
   if (found) {
     try {
-      await found.restore(aci, options.signal);
+      await found.restore(aci, options.signal, fromImage !== undefined);
     } catch (err) {
       await aci.dispose().catch(() => undefined);
       options.signal?.throwIfAborted();
@@ -392,6 +405,8 @@ export async function startSession(plan: SessionPlan, options: StartOptions, res
           undefined,
           options.snapshots?.differential !== false,
           options.snapshots?.differential ? 0 : undefined,
+          options.snapshots?.images === undefined ? undefined : options.snapshots.images ? 0 : Infinity,
+          container.image,
         );
   // Some first prompts are known only now (Terminus-2 shows the first screen): the new recording keeps it as the policy reads it.
   const { liveInstructions } = plan.scaffold;

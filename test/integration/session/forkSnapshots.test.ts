@@ -9,6 +9,7 @@ import { forkSnapshots, SnapshotKeeper, SNAPSHOT_DIR } from '../../../extension/
 import { planSession, startSession, type LaunchRequest, type StartedSession } from '../../../extension/core/session/launcher';
 import type { Trajectory } from '../../../extension/core/trajectory/model';
 import { generatedCommand, generatedRecording } from '../../helpers/forkRecording';
+import { largeRepository } from '../../helpers/largeRepository';
 import { sampleRepoCopy } from '../../helpers/ledgerAgentScript';
 import { TEST_IMAGE, testDocker } from '../../helpers/docker';
 import { workspaceState } from '../../helpers/workspaceState';
@@ -260,3 +261,122 @@ describe('a differential snapshot restores exactly what a replay makes', () => {
     });
   }
 });
+
+const GIT_STEPS = 13;
+/** Each step changes one small file, most then `git add -A`; a commit, a branch, a file removed through git; the last step `git gc`. */
+const GIT_COMMAND = (i: number): string => {
+  const at = `GIT_AUTHOR_DATE=2001-01-01T00:00:0${i % 10}Z GIT_COMMITTER_DATE=2001-01-01T00:00:0${i % 10}Z`;
+  switch (i) {
+    case 0:
+      return 'echo 0 >> notes.txt';
+    case 5:
+      return `echo 5 >> notes.txt && git add -A && ${at} git -c user.name=a -c user.email=a@b commit -qm five`;
+    case 7:
+      // The reflog names who moved HEAD: without an identity, the container's hostname.
+      return `${at} git -c user.name=a -c user.email=a@b checkout -q -b topic && git rm -q big/f3.txt`;
+    case 9:
+      return 'mkdir -p src && echo "x = 9" > src/nine.py && git add -A';
+    case GIT_STEPS - 1:
+      return 'git gc -q --prune=now';
+    default:
+      return `echo ${i} >> notes.txt && git add -A`;
+  }
+};
+/** A differential of one step's change (the file, its new objects, the index of ~1000 entries, tar's folder listings) is far below this. */
+const DIFFERENTIAL_BOUND = 512 * 1024;
+
+describe('differentials on a repository whose .git is large', () => {
+  for (const images of [false, true]) {
+    test(`${GIT_STEPS} steps that each change one file and git add -A: every differential stays small (git re-stamps its objects, which are compared by name); forks at 3, 8, ${GIT_STEPS - 1} ${images ? "from the level-0 dump's image" : 'from the tars'} equal a replay, after git gc the source`, async () => {
+      const large = await largeRepository(30);
+      const git = generatedRecording(GIT_STEPS, GIT_COMMAND);
+      const at = (mode: LaunchRequest['mode'], step?: number): LaunchRequest => ({ ...request(mode, git, step), repoDir: large.dir });
+      const source = await startSession(planSession(at('replay')), { role: 'replay', snapshots: { images } });
+      const replay = await startSession(planSession(at('replay')), { role: 'replay', snapshots: false });
+      /** The image a fork's container started from: the task's, or (from a dump's image) one of this process's. */
+      const startedFrom = async (fork: StartedSession) => {
+        const { Image } = await testDocker().getContainer(fork.aci.sandbox.id).inspect();
+        const labels = (await testDocker().getImage(Image).inspect()).Config.Labels ?? {};
+        return labels[OWNER_LABEL] === `${hostname()}:${process.pid}` ? 'dump image' : 'task image';
+      };
+      try {
+        assert.equal((await source.debug.continue()).index, GIT_STEPS);
+        await source.snapshots!.imagesSettled();
+        assert.equal(source.snapshots?.failure, undefined);
+        assert.equal(source.snapshots?.differential, true);
+        const listed = await source.aci.sandbox.exec(`cd ${SNAPSHOT_DIR}/*/ && stat -c '%n %s' *.tar | sort -n`);
+        const sizes = new Map(
+          listed.output
+            .trim()
+            .split('\n')
+            .map((line) => [Number.parseInt(line, 10), Number(line.split(' ')[1])] as const),
+        );
+        const objects = Number((await source.aci.sandbox.exec(`du -sb /repo/.git/objects | cut -f1`)).output.trim());
+        assert.ok(objects > 8 * 1024 ** 2, `a large .git: ${objects} bytes of objects`);
+        // A level-0 dump after step 1 (the whole repository), a differential after each later step but the last, whose gc
+        // removed the loose objects the dump has: a new dump.
+        const dump = sizes.get(1)!;
+        assert.ok(dump > objects, `the dump holds the objects: ${dump} bytes`);
+        assert.deepEqual(
+          [...sizes.keys()],
+          Array.from({ length: GIT_STEPS }, (_, i) => i + 1),
+        );
+        for (let step = 2; step < GIT_STEPS; step++)
+          assert.ok(sizes.get(step)! < DIFFERENTIAL_BOUND, `the differential after step ${step}: ${sizes.get(step)} bytes`);
+        assert.ok(sizes.get(GIT_STEPS)! > objects / 2, `after git gc a new dump: ${sizes.get(GIT_STEPS)} bytes`);
+        for (const step of [3, 8, GIT_STEPS - 1]) {
+          assert.equal((await replay.debug.runTo(step)).index, step);
+          const fork = await startSession(planSession(at('fork', step)), { role: 'replay', live: { kind: 'person' } });
+          try {
+            assert.equal(fork.fork?.restoredAt, step, fork.fork?.note);
+            assert.equal(await startedFrom(fork), images ? 'dump image' : 'task image');
+            assert.equal(await tree(fork.aci), await tree(replay.aci), `fork at ${step}: the tree, .git's objects by name`);
+            assert.deepEqual(await gitView(fork.aci), await gitView(replay.aci), `fork at ${step}: git's view`);
+            assert.deepEqual(await workspaceState(fork.aci), await workspaceState(replay.aci), `fork at ${step}`);
+          } finally {
+            fork.person!.end();
+            await fork.debug.finish();
+          }
+        }
+        const fork = await startSession(planSession(at('fork', GIT_STEPS)), { role: 'replay', live: { kind: 'person' } });
+        try {
+          assert.equal(fork.fork?.restoredAt, GIT_STEPS, fork.fork?.note);
+          assert.equal(await startedFrom(fork), images ? 'dump image' : 'task image');
+          assert.equal(await tree(fork.aci), await tree(source.aci), 'fork after git gc: the tree of the source, packed');
+          assert.match(await tree(fork.aci), /^\.\/\.git\/objects\/pack\/pack-[0-9a-f]+\.pack f 444 $/m);
+          assert.deepEqual(await gitView(fork.aci), await gitView(source.aci));
+        } finally {
+          fork.person!.end();
+          await fork.debug.finish();
+        }
+      } finally {
+        await replay.debug.finish();
+        await source.debug.finish();
+        await large.cleanup();
+      }
+      assert.equal(forkSnapshots.size, 0);
+      assert.deepEqual(await leftoverContainers(), []);
+      const myImages = await testDocker().listImages({ filters: { label: [`${OWNER_LABEL}=${hostname()}:${process.pid}`] } });
+      assert.deepEqual(
+        myImages.map((i) => i.Id),
+        [],
+        "the dumps' images went with the source session",
+      );
+    });
+  }
+});
+
+/** What git says of the repository: status, the diff against HEAD, the log of every branch, and that its objects are whole. */
+async function gitView(aci: AciSession): Promise<Record<string, string>> {
+  const run = async (command: string) => {
+    const r = await aci.sandbox.exec(command, { cwd: '/repo' });
+    assert.equal(r.exitCode, 0, `${command}: ${r.output}`);
+    return r.output;
+  };
+  return {
+    status: await run('git status --porcelain=v1 --branch --untracked-files=all'),
+    diff: await run('git diff HEAD --stat && git diff HEAD'),
+    log: await run('git log --all --format="%H %P %s" --stat'),
+    fsck: await run('git fsck --full --strict --no-dangling 2>&1'),
+  };
+}

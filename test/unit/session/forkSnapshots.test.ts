@@ -1,9 +1,11 @@
 import '../../helpers/families';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { AciSession } from '../../../extension/core/aci/aciSession';
 import { LocalSandbox } from '../../../extension/core/runtime/localSandbox';
 import { SessionSnapshots } from '../../../extension/core/session/forkSnapshots';
@@ -123,6 +125,72 @@ test('differential snapshots: the first step is a level-0 dump, later ones diffe
       assert.equal(r.output, 'a.txt\nf1.txt\n1\n');
     } finally {
       await target.dispose();
+    }
+  } finally {
+    await snapshots.dispose();
+    await aci.dispose();
+    await rm(repo, { recursive: true, force: true });
+    await rm(path.dirname(dir), { recursive: true, force: true });
+  }
+});
+
+test('differentials on a git repository: objects git re-stamps (git add -A after a copy) stay out, new ones go in; an object gone (gc) starts a new dump; dump + differential is the repository, .git and all', async () => {
+  const repo = await mkdtemp(path.join(tmpdir(), 'swb-fork-git-'));
+  // 200 committed files of random text: about 2 MB of loose objects.
+  const setup = [
+    'git init -q .',
+    'for i in $(seq 1 200); do head -c 7000 /dev/urandom | base64 > f$i.txt; done',
+    'git add -A',
+    'git -c user.name=a -c user.email=a@b commit -qm big',
+  ];
+  // Made on the host and copied in, as a task's repository is: git's index then no longer matches the files' inodes.
+  await promisify(execFile)('bash', ['-c', setup.join(' && ')], { cwd: repo });
+  const sandbox = await LocalSandbox.create({ image: 'local', repoDir: repo, repoPath: '/repo' });
+  const aci = new AciSession(sandbox);
+  const dir = path.join(await mkdtemp(path.join(tmpdir(), 'swb-fork-git-dir-')), 'snaps');
+  const snapshots = new SessionSnapshots('setup', aci, 1024 ** 3, dir, true, 0);
+  const git = `GIT_AUTHOR_DATE=2001-01-01T00:00:00Z GIT_COMMITTER_DATE=2001-01-01T00:00:00Z git -c user.name=a -c user.email=a@b`;
+  const commands = [
+    // The dump's time is moved 0.1 s back (see SNAR_SHIFT_NS): files copied in just before it would be in every differential.
+    'sleep 0.2 && echo 0 >> notes.txt',
+    'echo 1 >> notes.txt && git add -A',
+    `echo 2 >> notes.txt && git add -A && ${git} commit -qm two`,
+    'git rm -q f7.txt && echo 3 > new.txt && git add -A',
+    'git gc -q --prune=now',
+    'echo 5 >> notes.txt && git add -A',
+  ];
+  const view = async (s: LocalSandbox | AciSession['sandbox']) => {
+    const r = await s.exec(
+      `cd ${s.repoPath} && git status --porcelain=v1 --branch && git diff HEAD && git log --all --format='%H %s' --stat && git fsck --full --strict --no-dangling 2>&1 && find . ! -path ./.git/index -printf '%p %y %m\\n' | LC_ALL=C sort | md5sum`,
+    );
+    assert.equal(r.exitCode, 0, r.output);
+    return r.output;
+  };
+  try {
+    const history: Step[] = [];
+    const states: string[] = [];
+    for (const [i, raw] of commands.entries()) {
+      const r = await aci.runCommand(raw);
+      assert.equal(r.exitCode, 0, `${raw}: ${r.observation}`);
+      history.push(step(i, raw));
+      await snapshots.take(history);
+      states.push(await view(sandbox));
+    }
+    assert.equal(snapshots.failure, undefined);
+    const sizes = new Map((await readdir(dir)).filter((f) => f.endsWith('.tar')).map((f) => [Number.parseInt(f, 10), 0]));
+    for (const at of sizes.keys()) sizes.set(at, (await stat(path.join(dir, `${at}.tar`))).size);
+    for (const at of [2, 3, 4, 6]) assert.ok(sizes.get(at)! < 100 * 1024, `the differential after step ${at}: ${sizes.get(at)} bytes`);
+    // Dumps after steps 1 and 5 (the gc removed loose objects the first has), differentials of a few KB in between and after.
+    assert.deepEqual((await readdir(dir)).filter((f) => /^\d+\.snar$/.test(f)).sort(), ['1.snar', '5.snar']);
+    assert.ok(sizes.get(1)! > 1024 ** 2, `the first dump holds the objects: ${sizes.get(1)}`);
+    for (const at of [2, 3, 4, 5, 6]) {
+      const target = new AciSession(await LocalSandbox.create({ image: 'local', repoPath: '/repo' }));
+      try {
+        await snapshots.find(history, at, aci.tools, history)!.restore(target);
+        assert.equal(await view(target.sandbox), states[at - 1], `restored after step ${at}`);
+      } finally {
+        await target.dispose();
+      }
     }
   } finally {
     await snapshots.dispose();

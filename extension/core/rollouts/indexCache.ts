@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { FileEntry } from './fileEntry';
 import type { IndexError, Rollout } from './record';
 import { errorText } from '../errors';
-import { decodeRows, encodeRows, rowsJson, type RowsSection } from './rowColumns';
+import { decodeRows, rowsJson, type RowsSection } from './rowColumns';
 
 /** Bumped whenever what a file entry holds or how the file is laid out changes, so an older cache is dropped, not misread. */
 const CACHE_VERSION = 7;
@@ -270,7 +270,7 @@ export async function saveCache(
     });
     await write(JSON.stringify(files) + '\n');
     const filesPart = endPart();
-    for (const piece of rowsJson(encodeRows(rollouts))) await write(piece);
+    for (const piece of rowsJson(rollouts)) await write(piece);
     await write('\n');
     const rowsPart = endPart();
     const textSection: TextSection = { ids: [], offsets: [], lengths: [] };

@@ -62,10 +62,11 @@ type EvaluationColumn = (typeof EVALUATION_COLUMNS)[number];
 const PREDICTION_COLUMNS = ['instanceId', 'file', 'line', 'model', 'patchChars'] as const;
 type PredictionColumn = (typeof PREDICTION_COLUMNS)[number];
 
-const columns = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, [] as number[]])) as Record<K, number[]>;
-
-/** @internal */
-export function encodeRows(rollouts: readonly Rollout[]): RowsSection {
+/**
+ * The rows' part of the cache as JSON text, a column at a time: the rows held by columns at once
+ * were a cold index's largest allocation after the rows themselves. Parses to a RowsSection.
+ */
+export function* rowsJson(rollouts: readonly Rollout[]): Generator<string> {
   const strings: string[] = [];
   const stringIndex = new Map<string, number>();
   const str = (s: string | undefined): number => {
@@ -78,88 +79,84 @@ export function encodeRows(rollouts: readonly Rollout[]): RowsSection {
     }
     return i;
   };
-  // JSON null is the number columns' undefined; the cast keeps the columns one type.
-  const num = (n: number | undefined) => (n === undefined ? null : n) as number;
-  const flag = (b: boolean | null | undefined) => (b === undefined ? -1 : b === null ? (null as unknown as number) : b ? 1 : 0);
+  // JSON null is the number columns' undefined.
+  const num = (n: number | undefined) => (n === undefined ? null : n);
+  const flag = (b: boolean | null | undefined) => (b === undefined ? -1 : b === null ? null : b ? 1 : 0);
   const json = (v: unknown) => (v === undefined ? -1 : str(JSON.stringify(v)));
-  const rows = columns(ROW_COLUMNS);
-  const evaluations = columns(EVALUATION_COLUMNS);
-  const predictions = columns(PREDICTION_COLUMNS);
+  const evaluations: Evaluation[] = [];
+  const predictions: Prediction[] = [];
   const evaluationIndex = new Map<Evaluation, number>();
   const predictionIndex = new Map<Prediction, number>();
-  const evaluation = (e: Evaluation | undefined): number => {
-    if (!e) return -1;
-    let i = evaluationIndex.get(e);
-    if (i !== undefined) return i;
-    i = evaluationIndex.size;
-    evaluationIndex.set(e, i);
-    const c = evaluations;
-    c.instanceId.push(str(e.instanceId));
-    c.file.push(str(e.file));
-    c.source.push(str(e.source));
-    c.resolved.push(flag(e.resolved));
-    c.patchExists.push(flag(e.patchExists));
-    c.patchApplied.push(flag(e.patchApplied));
-    c.failingTests.push(json(e.failingTests));
-    c.error.push(str(e.error));
-    c.infra.push(flag(e.infra));
-    c.reward.push(num(e.reward));
-    c.agent.push(str(e.agent));
+  const shared = <T>(list: T[], index: Map<T, number>, value: T | undefined) => {
+    if (value === undefined) return -1;
+    let i = index.get(value);
+    if (i === undefined) {
+      i = list.length;
+      list.push(value);
+      index.set(value, i);
+    }
     return i;
   };
-  const prediction = (p: Prediction | undefined): number => {
-    if (!p) return -1;
-    let i = predictionIndex.get(p);
-    if (i !== undefined) return i;
-    i = predictionIndex.size;
-    predictionIndex.set(p, i);
-    const c = predictions;
-    c.instanceId.push(str(p.instanceId));
-    c.file.push(str(p.file));
-    c.line.push(num(p.line));
-    c.model.push(str(p.model));
-    c.patchChars.push(p.patchChars);
-    return i;
+  const rowCells: Record<RowColumn, (r: Rollout) => number | null> = {
+    id: (r) => str(r.id),
+    path: (r) => str(r.path),
+    line: (r) => num(r.line),
+    instance: (r) => str(r.instance),
+    instanceSource: (r) => str(r.instanceSource),
+    attempt: (r) => r.attempt,
+    attemptSource: (r) => str(r.attemptSource),
+    format: (r) => str(r.format),
+    steps: (r) => r.steps,
+    exitStatus: (r) => str(r.exitStatus),
+    resolved: (r) => flag(r.resolved),
+    reward: (r) => num(r.reward),
+    failure: (r) => str(r.failure),
+    tags: (r) => json(r.tags),
+    evidence: (r) => json(r.evidence),
+    tokens: (r) => num(r.tokens),
+    cost: (r) => num(r.cost),
+    duration: (r) => num(r.duration),
+    submitted: (r) => flag(r.submitted),
+    evaluation: (r) => shared(evaluations, evaluationIndex, r.evaluation),
+    prediction: (r) => shared(predictions, predictionIndex, r.prediction),
   };
-  for (const r of rollouts) {
-    const c = rows;
-    c.id.push(str(r.id));
-    c.path.push(str(r.path));
-    c.line.push(num(r.line));
-    c.instance.push(str(r.instance));
-    c.instanceSource.push(str(r.instanceSource));
-    c.attempt.push(r.attempt);
-    c.attemptSource.push(str(r.attemptSource));
-    c.format.push(str(r.format));
-    c.steps.push(r.steps);
-    c.exitStatus.push(str(r.exitStatus));
-    c.resolved.push(flag(r.resolved));
-    c.reward.push(num(r.reward));
-    c.failure.push(str(r.failure));
-    c.tags.push(json(r.tags));
-    c.evidence.push(json(r.evidence));
-    c.tokens.push(num(r.tokens));
-    c.cost.push(num(r.cost));
-    c.duration.push(num(r.duration));
-    c.submitted.push(flag(r.submitted));
-    c.evaluation.push(evaluation(r.evaluation));
-    c.prediction.push(prediction(r.prediction));
-  }
-  return { strings, rows, evaluations, predictions };
-}
-
-/** The section's JSON text in pieces of a column each: the whole is a string the size of the rows' part of the cache. */
-export function* rowsJson(section: RowsSection): Generator<string> {
-  for (const table of ['rows', 'evaluations', 'predictions'] as const) {
-    const columns = Object.entries(section[table]);
-    yield `${table === 'rows' ? '{' : ','}${JSON.stringify(table)}:{`;
-    for (const [i, [name, values]] of columns.entries()) yield `${i > 0 ? ',' : ''}${JSON.stringify(name)}:${JSON.stringify(values)}`;
+  const evaluationCells: Record<EvaluationColumn, (e: Evaluation) => number | null> = {
+    instanceId: (e) => str(e.instanceId),
+    file: (e) => str(e.file),
+    source: (e) => str(e.source),
+    resolved: (e) => flag(e.resolved),
+    patchExists: (e) => flag(e.patchExists),
+    patchApplied: (e) => flag(e.patchApplied),
+    failingTests: (e) => json(e.failingTests),
+    error: (e) => str(e.error),
+    infra: (e) => flag(e.infra),
+    reward: (e) => num(e.reward),
+    agent: (e) => str(e.agent),
+  };
+  const predictionCells: Record<PredictionColumn, (p: Prediction) => number | null> = {
+    instanceId: (p) => str(p.instanceId),
+    file: (p) => str(p.file),
+    line: (p) => num(p.line),
+    model: (p) => str(p.model),
+    patchChars: (p) => p.patchChars,
+  };
+  function* table<T>(name: string, first: boolean, items: readonly T[], cells: Record<string, (item: T) => number | null>): Generator<string> {
+    yield `${first ? '{' : ','}${JSON.stringify(name)}:{`;
+    let comma = '';
+    for (const [column, cell] of Object.entries(cells)) {
+      yield `${comma}${JSON.stringify(column)}:${JSON.stringify(items.map(cell))}`;
+      comma = ',';
+    }
     yield '}';
   }
-  yield `,"strings":${JSON.stringify(section.strings)}}`;
+  // The rows first: their evaluation and prediction columns list the shared objects.
+  yield* table('rows', true, rollouts, rowCells);
+  yield* table('evaluations', false, evaluations, evaluationCells);
+  yield* table('predictions', false, predictions, predictionCells);
+  yield `,"strings":${JSON.stringify(strings)}}`;
 }
 
-/** The rows `encodeRows` was given, equal member for member (an absent optional member stays absent). @internal */
+/** The rows `encodeRows` was given, equal member for member (an absent optional member stays absent). */
 export function decodeRows(section: RowsSection): Rollout[] {
   const { strings } = section;
   const parsed = new Map<number, unknown>();

@@ -20,7 +20,7 @@ import type { RowText, TextRange } from './indexCache';
  */
 const SEPARATOR = 0xff;
 
-/** The bytes a trajectory contributes to the store. @internal */
+/** The bytes a trajectory contributes to the store. */
 export function trajectoryText(t: Pick<Trajectory, 'steps'>): Buffer {
   const texts: string[] = [];
   for (const s of t.steps) texts.push(s.thought, s.action.raw, s.observation);

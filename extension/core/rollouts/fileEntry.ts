@@ -145,7 +145,7 @@ function keepBefore(entry: FileEntry, previous: FileEntry, line: number): void {
   entry.predictions = previous.predictions.filter(before);
   entry.evaluations = [...previous.evaluations];
   entry.errors = previous.errors.filter(before);
-  // Kept texts lie in the store this refresh's store copies; without a store there are none.
+  // Kept texts lie in the older store, which the new one copies them from (TextStoreWriter.commit).
   if (entry.texts) entry.texts = (previous.texts ?? []).filter(([l]) => l === null || l < line);
 }
 

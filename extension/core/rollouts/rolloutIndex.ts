@@ -110,15 +110,17 @@ export class RolloutIndexer implements RolloutIndexing {
       this.entries = next;
       if (changed || !this.joined) this.joined = joinRollouts(fullEntries(next.values()));
       if (cacheDir && (changed || this.cacheDiscarded)) {
-        const text = store ? { ...store.commit(), ranges: textRanges(fullEntries(next.values())) } : undefined;
+        const full = fullEntries(next.values());
+        const text = store ? { ...store.commit(full), ranges: textRanges(full) } : undefined;
+        // The entries now place their texts in the new store, whether or not the cache is saved.
+        this.text = text ? { store: join(cacheDir, text.name), ranges: text.ranges } : undefined;
         await saveCache(
           cacheDir,
           this.root,
-          fullEntries(next.values()).sort((a, b) => (a.path < b.path ? -1 : 1)),
+          full.sort((a, b) => (a.path < b.path ? -1 : 1)),
           this.joined,
           text,
         );
-        this.text = text ? { store: join(cacheDir, text.name), ranges: text.ranges } : undefined;
         await removeOtherStores(cacheDir, this.root, text?.name);
         this.cacheDiscarded = undefined;
       }

@@ -1,9 +1,10 @@
-import { closeSync, copyFileSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { throwIfAborted } from '../errors';
 import type { Trajectory } from '../trajectory/model';
+import type { FileEntry } from './fileEntry';
 import type { Rollout } from './record';
 import type { RowText, TextRange } from './indexCache';
 
@@ -15,8 +16,8 @@ import type { RowText, TextRange } from './indexCache';
  * a needle's UTF-8 bytes are found in a text's bytes exactly when the needle is in the text
  * (for a needle that is well-formed UTF-16 and holds no U+FFFD, which a lone surrogate becomes).
  * The index writes it beside the cache as it reads the run; a store is never changed once the
- * cache names it: a re-index with changes writes a new one (the old texts copied, the new
- * appended), so a search that opened the old one reads what it expected.
+ * cache names it: a re-index with changes writes a new one (`TextStoreWriter`), so a search that
+ * opened the old one reads what it expected.
  */
 const SEPARATOR = 0xff;
 
@@ -44,13 +45,17 @@ export function trajectoryText(t: Pick<Trajectory, 'steps'>): Buffer {
 const FLUSH_BYTES = 1 << 20;
 
 /**
- * A new store being written: the texts of the store it replaces (copied whole, so their ranges
- * still hold), then the texts read by this refresh. `commit` names it; `discard` removes it.
+ * A new store being written. The texts this refresh reads go to a spool as they come (their
+ * ranges marked as the spool's: offset -1 - spool offset); `commit` writes the store, file by
+ * file, from the texts the entries keep of the store it replaces and the spool's, so a store
+ * holds only live texts however often a run rewrites its files. With nothing kept from an older
+ * store the spool is the store. `discard` removes what is left.
  */
 export class TextStoreWriter {
-  private readonly temp: string;
+  private readonly spool: string;
   private readonly fd: number;
-  private size: number;
+  private closed = false;
+  private size = 0;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
 
@@ -58,18 +63,20 @@ export class TextStoreWriter {
   constructor(
     private readonly cacheDir: string,
     private readonly key: string,
-    previous: string | undefined,
+    private readonly previous: string | undefined,
   ) {
     mkdirSync(cacheDir, { recursive: true });
-    this.temp = join(cacheDir, `rollouts-${key}.${process.pid}.${randomBytes(4).toString('hex')}.text.tmp`);
-    if (previous) copyFileSync(previous, this.temp);
-    this.fd = openSync(this.temp, previous ? 'a' : 'w');
-    this.size = previous ? statSync(this.temp).size : 0;
+    this.spool = this.tempName();
+    this.fd = openSync(this.spool, 'w');
   }
 
-  /** Appends a trajectory's text; where it lies. */
+  private tempName(): string {
+    return join(this.cacheDir, `rollouts-${this.key}.${process.pid}.${randomBytes(4).toString('hex')}.text.tmp`);
+  }
+
+  /** Spools a trajectory's text; where it lies, as a spool range. */
   append(bytes: Buffer): TextRange {
-    const range: TextRange = [this.size, bytes.length];
+    const range: TextRange = [-1 - this.size, bytes.length];
     this.size += bytes.length;
     this.pending.push(bytes);
     this.pendingBytes += bytes.length;
@@ -85,22 +92,71 @@ export class TextStoreWriter {
     for (let at = 0; at < data.length;) at += writeSync(this.fd, data, at);
   }
 
-  /** Closes and names the store: its file name in the cache folder and its size. */
-  commit(): { name: string; bytes: number } {
+  /**
+   * Writes and names the store, and places each entry's texts in it (the entries' `texts`
+   * replaced): its file name in the cache folder and its size. A text of the older store that
+   * can no longer be read is dropped; search reads that rollout's file instead.
+   */
+  commit(entries: readonly FileEntry[]): { name: string; bytes: number } {
     this.flush();
     closeSync(this.fd);
+    this.closed = true;
     const name = `rollouts-${this.key}.${Date.now().toString(36)}.${randomBytes(4).toString('hex')}.text`;
-    renameSync(this.temp, join(this.cacheDir, name));
-    return { name, bytes: this.size };
+    const target = join(this.cacheDir, name);
+    const kept = entries.some((e) => e.texts?.some(([, offset]) => offset >= 0));
+    if (!kept) {
+      renameSync(this.spool, target);
+      for (const e of entries) if (e.texts) e.texts = e.texts.map(([line, offset, length]) => [line, -1 - offset, length]);
+      return { name, bytes: this.size };
+    }
+    const temp = this.tempName();
+    const out = openSync(temp, 'w');
+    const spool = openSync(this.spool, 'r');
+    const older = this.previous ? tryOpen(this.previous) : undefined;
+    const placed = new Map<FileEntry, Array<[number | null, number, number]>>();
+    let size = 0;
+    let buf = Buffer.alloc(1 << 16);
+    try {
+      for (const e of entries) {
+        if (!e.texts) continue;
+        const texts: Array<[number | null, number, number]> = [];
+        for (const [line, offset, length] of e.texts) {
+          const from = offset >= 0 ? older : spool;
+          if (from === undefined) continue;
+          if (buf.length < length) buf = Buffer.alloc(length);
+          if (length > 0 && readSync(from, buf, 0, length, offset >= 0 ? offset : -1 - offset) !== length) {
+            if (from === spool) throw new Error(`the text spool ${this.spool} was cut short`);
+            continue;
+          }
+          for (let at = 0; at < length;) at += writeSync(out, buf, at, length - at);
+          texts.push([line, size, length]);
+          size += length;
+        }
+        placed.set(e, texts);
+      }
+    } finally {
+      closeSync(out);
+      closeSync(spool);
+      if (older !== undefined) closeSync(older);
+    }
+    renameSync(temp, target);
+    rmSync(this.spool, { force: true });
+    for (const [e, texts] of placed) e.texts = texts;
+    return { name, bytes: size };
   }
 
   discard(): void {
-    try {
-      closeSync(this.fd);
-    } catch {
-      // already closed by commit
-    }
-    rmSync(this.temp, { force: true });
+    if (!this.closed) closeSync(this.fd);
+    this.closed = true;
+    rmSync(this.spool, { force: true });
+  }
+}
+
+function tryOpen(file: string): number | undefined {
+  try {
+    return openSync(file, 'r');
+  } catch {
+    return undefined;
   }
 }
 

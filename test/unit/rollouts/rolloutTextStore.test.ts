@@ -1,7 +1,7 @@
 import '../../helpers/families';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RolloutIndexer, indexRollouts, type RolloutIndex } from '../../../extension/core/rollouts/rolloutIndex';
@@ -147,6 +147,35 @@ describe('full-text search from the text store', () => {
     const warm = await new RolloutIndexer(root, { cacheDir }).refresh();
     assert.equal(warm.stats.filesCached, warm.stats.files);
     assert.deepEqual(await matchRollouts(root, warm.rollouts, 'brand new', { text: warm.text! }), new Set([`attempt_1/${instance}/${instance}.traj`]));
+  });
+
+  test('a file rewritten again and again leaves one copy of its text in the store, as a fresh index writes it', async () => {
+    const indexer = new RolloutIndexer(root, { cacheDir });
+    await indexer.refresh();
+    const instance = 'acme__widgets-101';
+    for (let round = 0; round < 3; round++) {
+      const steps = [...workSteps(4), { thought: `round ${round}`, action: 'ls', observation: 'x'.repeat(1000 * (round + 1)) }];
+      writeJson(root, `attempt_1/${instance}/${instance}.traj`, sweAgentTraj({ instance, steps, exit: 'submitted', patch: '' }));
+      await indexer.refresh();
+    }
+    const storeSize = (dir: string) =>
+      statSync(
+        join(
+          dir,
+          readdirSync(dir).find((f) => f.endsWith('.text'))!,
+        ),
+      ).size;
+    const fresh = mkdtempSync(join(tmpdir(), 'swe-workbench-text-store-fresh-'));
+    try {
+      const index = await indexRollouts(root, { cacheDir: fresh });
+      assert.equal(storeSize(cacheDir), storeSize(fresh));
+      assert.deepEqual(await matchRollouts(root, index.rollouts, 'round 2', { text: index.text! }), new Set([`attempt_1/${instance}/${instance}.traj`]));
+      const again = await new RolloutIndexer(root, { cacheDir }).refresh();
+      assert.deepEqual(await matchRollouts(root, again.rollouts, 'round 1', { text: again.text! }), new Set());
+      assert.deepEqual(await matchRollouts(root, again.rollouts, 'round 2', { text: again.text! }), new Set([`attempt_1/${instance}/${instance}.traj`]));
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
   });
 
   test('a store gone or changed behind the index is not trusted: the run is read again', async () => {

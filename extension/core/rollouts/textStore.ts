@@ -21,17 +21,23 @@ import type { RowText, TextRange } from './indexCache';
  */
 const SEPARATOR = 0xff;
 
-/** The bytes a trajectory contributes to the store. */
-export function trajectoryText(t: Pick<Trajectory, 'steps'>): Buffer {
+/**
+ * What a trajectory contributes to the store: its texts lower-cased and joined by NUL, which
+ * the writer turns into 0xFF as it encodes a batch of them (one encode per batch, not per
+ * trajectory); the bytes themselves when a text holds a NUL of its own, or when a surrogate at
+ * either end could pair with a neighbour's in the batch.
+ */
+export function trajectoryText(t: Pick<Trajectory, 'steps'>): string | Buffer {
   const texts: string[] = [];
   for (const s of t.steps) texts.push(s.thought, s.action.raw, s.observation);
   if (!texts.some((x) => x.includes('\u0000'))) {
-    // One lower-casing and one encode for the whole trajectory, its NUL separators turned into
-    // 0xFF afterwards. NUL is neither cased nor case-ignorable, so it bounds a final sigma's
-    // context as the end of a text does: the same as lower-casing each text alone.
-    const buf = Buffer.from(texts.join('\u0000').toLowerCase(), 'utf8');
-    for (let at = buf.indexOf(0); at >= 0; at = buf.indexOf(0, at + 1)) buf[at] = SEPARATOR;
-    return buf;
+    // NUL is neither cased nor case-ignorable, so it bounds a final sigma's context as the end
+    // of a text does: lower-casing the joined texts is lower-casing each alone.
+    const joined = texts.join('\u0000').toLowerCase();
+    const first = joined.charCodeAt(0);
+    const last = joined.charCodeAt(joined.length - 1);
+    if (!(first >= 0xdc00 && first <= 0xdfff) && !(last >= 0xd800 && last <= 0xdbff)) return joined;
+    return separated(Buffer.from(joined, 'utf8'));
   }
   const parts: Buffer[] = [];
   texts.forEach((x, i) => {
@@ -39,6 +45,12 @@ export function trajectoryText(t: Pick<Trajectory, 'steps'>): Buffer {
     parts.push(Buffer.from(x.toLowerCase(), 'utf8'));
   });
   return Buffer.concat(parts);
+}
+
+/** NUL bytes, written only as separators, made 0xFF. */
+function separated(buf: Buffer): Buffer {
+  for (let at = buf.indexOf(0); at >= 0; at = buf.indexOf(0, at + 1)) buf[at] = SEPARATOR;
+  return buf;
 }
 
 /** Bytes gathered before a write. */
@@ -56,7 +68,7 @@ export class TextStoreWriter {
   private readonly fd: number;
   private closed = false;
   private size = 0;
-  private pending: Buffer[] = [];
+  private pending: Array<string | Buffer> = [];
   private pendingBytes = 0;
 
   /** `previous`: the store the cache named, whose ranges the unchanged entries keep. */
@@ -74,22 +86,30 @@ export class TextStoreWriter {
     return join(this.cacheDir, `rollouts-${this.key}.${process.pid}.${randomBytes(4).toString('hex')}.text.tmp`);
   }
 
-  /** Spools a trajectory's text; where it lies, as a spool range. */
-  append(bytes: Buffer): TextRange {
-    const range: TextRange = [-1 - this.size, bytes.length];
-    this.size += bytes.length;
-    this.pending.push(bytes);
-    this.pendingBytes += bytes.length;
+  /** Spools a trajectory's text (`trajectoryText`); where it lies, as a spool range. */
+  append(text: string | Buffer): TextRange {
+    const length = typeof text === 'string' ? Buffer.byteLength(text, 'utf8') : text.length;
+    const range: TextRange = [-1 - this.size, length];
+    this.size += length;
+    this.pending.push(text);
+    this.pendingBytes += length;
     if (this.pendingBytes >= FLUSH_BYTES) this.flush();
     return range;
   }
 
   private flush(): void {
-    if (this.pendingBytes === 0) return;
-    const data = Buffer.concat(this.pending, this.pendingBytes);
+    const pending = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
-    for (let at = 0; at < data.length;) at += writeSync(this.fd, data, at);
+    for (let i = 0; i < pending.length;) {
+      let data: Buffer;
+      if (typeof pending[i] === 'string') {
+        const strings: string[] = [];
+        while (i < pending.length && typeof pending[i] === 'string') strings.push(pending[i++] as string);
+        data = separated(Buffer.from(strings.join(''), 'utf8'));
+      } else data = pending[i++] as Buffer;
+      for (let at = 0; at < data.length;) at += writeSync(this.fd, data, at);
+    }
   }
 
   /**

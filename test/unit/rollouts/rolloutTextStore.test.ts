@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RolloutIndexer, indexRollouts, type RolloutIndex } from '../../../extension/core/rollouts/rolloutIndex';
 import { findRollouts, matchRollouts, searchRollouts } from '../../../extension/core/rollouts/rolloutSearch';
+import { matchInStore, storeAnswers } from '../../../extension/core/rollouts/textStore';
 import { miniSweAgentTraj, r2eGymRecord, sweAgentTraj, workSteps, writeJson, writeJsonl, type StepSpec } from '../../fixtures/rollouts/runWriter';
 
 /** Texts that trip a byte-level search: case that changes length, final sigma, emoji, NUL, a lone surrogate, text across steps and fields. */
@@ -96,6 +97,9 @@ describe('full-text search from the text store', () => {
       assert.deepEqual(await searchRollouts(root, stored.rollouts, query, { text: stored.text! }), expected, JSON.stringify(query));
       const ids = new Set(expected.map((h) => h.rollout));
       assert.deepEqual(await matchRollouts(root, stored.rollouts, query, { text: stored.text! }), ids, JSON.stringify(query));
+      // The store alone (no file read, no fallback) for every needle it answers exactly.
+      const needle = query.toLowerCase();
+      if (storeAnswers(needle)) assert.deepEqual((await matchInStore(stored.text!, stored.rollouts, needle)).matches, ids, JSON.stringify(query));
     }
   });
 
@@ -175,6 +179,38 @@ describe('full-text search from the text store', () => {
       assert.deepEqual(await matchRollouts(root, again.rollouts, 'round 2', { text: again.text! }), new Set([`attempt_1/${instance}/${instance}.traj`]));
     } finally {
       rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
+  test('a lone surrogate at the end of one trajectory and the start of the next keeps every later text in place', async () => {
+    const run = mkdtempSync(join(tmpdir(), 'swe-workbench-text-store-surrogates-'));
+    const cache = mkdtempSync(join(tmpdir(), 'swe-workbench-text-store-surrogates-cache-'));
+    try {
+      const record = (instance: string, first: string, last: string) =>
+        r2eGymRecord({
+          instance,
+          steps: [
+            { thought: first, action: 'ls', observation: 'ok' },
+            { thought: 'then', action: 'cat', observation: last },
+          ],
+          exit: 'agent',
+          patch: '',
+        });
+      writeJsonl(run, 'deepswe.jsonl', [
+        record('acme__widgets-1', 'start', 'ends high \ud83d'),
+        record('acme__widgets-2', '\ude00 starts low', 'ok'),
+        ...Array.from({ length: 5 }, (_, i) => record(`acme__widgets-${3 + i}`, `needle ${i} here`, 'done')),
+      ]);
+      const index = await indexRollouts(run, { cacheDir: cache });
+      const queries = ['needle 3', 'needle', 'ends high', 'starts low', '\ud83d\ude00', 'done'];
+      const expected = await Promise.all(queries.map(async (q) => new Set((await searchRollouts(run, index.rollouts, q)).map((h) => h.rollout))));
+      // With the file gone only the store can answer: a text out of place would show.
+      rmSync(join(run, 'deepswe.jsonl'));
+      for (const [i, query] of queries.entries()) assert.deepEqual(await matchRollouts(run, index.rollouts, query, { text: index.text! }), expected[i], query);
+      assert.equal(expected[1]!.size, 5);
+    } finally {
+      rmSync(run, { recursive: true, force: true });
+      rmSync(cache, { recursive: true, force: true });
     }
   });
 

@@ -9,7 +9,6 @@
  * Usage: node --import tsx bench/rollouts/recipes.ts [--rounds N]
  */
 import '../../test/helpers/families';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +19,7 @@ import { scoreRun } from '../../extension/core/rollouts/recipeRun';
 import { indexRollouts } from '../../extension/core/rollouts/rolloutIndex';
 import { writeLargeRolloutRun } from '../../test/helpers/largeRolloutRun';
 import { median } from '../timing';
+import { answer, cpuMsSince, measureInChild, peakRssMb } from './childMeasure';
 
 interface Measure {
   variant: string;
@@ -47,26 +47,19 @@ async function child(variant: string, root: string, out: string): Promise<void> 
     detail = `${s.written} lines, ${(statSync(join(out, 'sft.jsonl')).size / 1e6).toFixed(1)} MB`;
   }
   const end = performance.now();
-  const used = process.cpuUsage(cpu);
-  const m: Measure = {
+  answer({
     variant,
     ms: end - start,
-    cpuMs: (used.user + used.system) / 1000,
+    cpuMs: cpuMsSince(cpu),
     extraMs: end - indexed,
-    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    peakRssMb: peakRssMb(),
     rollouts: index.rollouts.length,
     detail,
-  };
-  process.stdout.write(JSON.stringify(m) + '\n');
+  } satisfies Measure);
 }
 
 function measure(variant: string, root: string, out: string): Measure {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', __filename, '--child', variant, '--root', root, '--out', out], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 20,
-  });
-  if (r.status !== 0) throw new Error(`${variant} failed: ${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Measure;
+  return measureInChild<Measure>(__filename, variant, { root, out });
 }
 
 async function main(): Promise<void> {

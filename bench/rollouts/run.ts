@@ -12,7 +12,6 @@
  * Usage: node --import tsx bench/rollouts/run.ts [--rounds N] [--keep DIR]
  */
 import '../../test/helpers/families';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -22,6 +21,7 @@ import { documentKind } from '../../extension/core/rollouts/runDocuments';
 import { importTrajectory } from '../../extension/core/trajectory/load';
 import { writeGeneratedRun } from './generatedRun';
 import { median } from '../timing';
+import { answer, cpuMsSince, measureInChild, peakRssMb } from './childMeasure';
 
 const INSTANCES = 100;
 const ATTEMPTS = 10;
@@ -78,26 +78,19 @@ async function child(variant: string, root: string, cache: string): Promise<void
   const rollouts =
     variant === 'raw' || variant === 'import' ? rawRead(root, variant === 'import') : (await indexRollouts(root, { cacheDir: cache })).rollouts.length;
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  const used = process.cpuUsage(cpu);
-  const m: Measure = { variant, ms, cpuMs: (used.user + used.system) / 1000, peakRssMb: process.resourceUsage().maxRSS / 1024, rollouts };
+  const m: Measure = { variant, ms, cpuMs: cpuMsSince(cpu), peakRssMb: peakRssMb(), rollouts };
   if (variant === 'warm') {
     const again = process.hrtime.bigint();
     const againCpu = process.cpuUsage();
     await indexRollouts(root, { cacheDir: cache });
     m.againMs = Number(process.hrtime.bigint() - again) / 1e6;
-    const u = process.cpuUsage(againCpu);
-    m.againCpuMs = (u.user + u.system) / 1000;
+    m.againCpuMs = cpuMsSince(againCpu);
   }
-  process.stdout.write(JSON.stringify(m) + '\n');
+  answer(m);
 }
 
 function measure(variant: string, root: string, cache: string): Measure {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', __filename, '--child', variant, '--root', root, '--cache', cache], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 20,
-  });
-  if (r.status !== 0) throw new Error(`${variant} failed: ${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Measure;
+  return measureInChild<Measure>(__filename, variant, { root, cache });
 }
 
 async function main(): Promise<void> {

@@ -11,24 +11,27 @@
  *   lag     the event loop of the process that asked, during cold and worker: the longest and
  *           the 99th percentile stall, from perf_hooks' monitorEventLoopDelay
  *   table   the table's operations over the index's rows, as the rollouts panel answers them:
- *           a sort, a filter, the run's statistics, a page of rows for the webview, and a
- *           full-text search (which reads every file again)
+ *           a sort, a filter, the run's statistics, a page of rows for the webview, and
+ *           full-text searches answered by the index's text store as the panel asks them (the
+ *           rollouts that match), one that matches nothing and one that matches most rows; and
+ *           the CLI's search, whose hits' excerpts read the matching rollouts' files
  * CPU time is given beside wall time: on a shared machine wall time measures the machine.
  * Usage: node --import tsx bench/rollouts/scale.ts [--small 1000] [--large 10000] [--keep DIR]
  */
 import '../../test/helpers/families';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import type { Rollout } from '../../extension/core/rollouts/record';
 import { RolloutIndexer, indexRollouts, type RolloutIndex } from '../../extension/core/rollouts/rolloutIndex';
 import { runStatistics } from '../../extension/core/rollouts/rolloutQuery';
-import { findRollouts } from '../../extension/core/rollouts/rolloutSearch';
+import { findRollouts, matchRollouts } from '../../extension/core/rollouts/rolloutSearch';
 import { WorkerRolloutIndexer } from '../../extension/core/rollouts/workerIndexer';
 import { toRolloutRow } from '../../extension/views/rolloutTable';
 import { writeGeneratedRun } from './generatedRun';
+import { answer, cpuMsSince, measureInChild, peakRssMb } from './childMeasure';
 
 const ATTEMPTS = 10;
 
@@ -64,10 +67,20 @@ async function tableOps(index: RolloutIndex): Promise<Record<string, number>> {
   await query('sort by instance', { sort: 'instance' });
   await query('filter', { filter: 'failure = submitted-wrong and steps > 5' });
   await query('filter + sort', { filter: 'format = swe-agent', sort: 'reward' });
-  // Full-text search reads every rollout's file again (the index keeps no text): disk-bound.
-  const search = performance.now();
-  await findRollouts(index, { search: 'a text no step holds' });
-  ops['full-text search'] = performance.now() - search;
+  // As the panel searches: the ids of the rollouts that match, from the text store alone.
+  const panel = (rollouts: readonly Rollout[], text: string) => matchRollouts(index.root, rollouts, text, index.text ? { text: index.text } : {});
+  for (const [name, text] of [
+    ['search, no match', 'a text no step holds'],
+    ['search, most rows match', 'pytest'],
+  ] as const) {
+    const start = performance.now();
+    await findRollouts(index, { search: text }, { search: panel });
+    ops[name] = performance.now() - start;
+  }
+  // As the CLI searches: hits with excerpts, the matching rollouts' files read (a rarer text).
+  const cli = performance.now();
+  await findRollouts(index, { search: 'a text no step holds', filter: 'steps > 8' });
+  ops['CLI search with hits, no match'] = performance.now() - cli;
   ops['page of rows'] = timed(() => index.rollouts.slice(50_000 % index.rollouts.length, (50_000 % index.rollouts.length) + 60).map((r) => toRolloutRow(r))).ms;
   return ops;
 }
@@ -91,9 +104,8 @@ async function child(variant: string, root: string, cache: string): Promise<void
     const again = performance.now();
     const againCpu = process.cpuUsage();
     await indexer.refresh();
-    const u = process.cpuUsage(againCpu);
     againMs = performance.now() - again;
-    againCpuMs = (u.user + u.system) / 1000;
+    againCpuMs = cpuMsSince(againCpu);
   } else {
     lag.enable();
     index = await indexRollouts(root, { cacheDir: cache });
@@ -101,9 +113,7 @@ async function child(variant: string, root: string, cache: string): Promise<void
   }
   // Warm is its first refresh alone: the second is reported as `again`.
   const ms = performance.now() - start - (againMs ?? 0);
-  const used = process.cpuUsage(cpu);
-  used.user -= (againCpuMs ?? 0) * 1000;
-  const m: Measure = { ms, cpuMs: (used.user + used.system) / 1000, peakRssMb: process.resourceUsage().maxRSS / 1024, rollouts: index.rollouts.length };
+  const m: Measure = { ms, cpuMs: cpuMsSince(cpu) - (againCpuMs ?? 0), peakRssMb: peakRssMb(), rollouts: index.rollouts.length };
   if (variant === 'cold' || variant === 'worker') {
     m.lagMaxMs = lag.max / 1e6;
     m.lagP99Ms = lag.percentile(99) / 1e6;
@@ -113,16 +123,11 @@ async function child(variant: string, root: string, cache: string): Promise<void
     m.againMs = againMs!;
     m.againCpuMs = againCpuMs!;
   }
-  process.stdout.write(JSON.stringify(m) + '\n');
+  answer(m);
 }
 
 function measure(variant: string, root: string, cache: string): Measure {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', __filename, '--child', variant, '--root', root, '--cache', cache], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 20,
-  });
-  if (r.status !== 0) throw new Error(`${variant} failed: ${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Measure;
+  return measureInChild<Measure>(__filename, variant, { root, cache });
 }
 
 const load = () => loadavg()[0]!.toFixed(1);

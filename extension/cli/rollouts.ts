@@ -31,7 +31,8 @@ const SELECT_HELP = `  --filter EXPR   e.g. 'failure=max-steps and steps>50', 't
                   (operators = != < <= > >= ~ !~, and/or/not, parentheses, "quoted values")
   --search TEXT   only rollouts whose thoughts, actions or observations contain TEXT
   --sort FIELD    sort by a field; --sort=-FIELD or FIELD:desc for descending
-  --cache DIR     keep an index cache in DIR; an unchanged folder is then not read again
+  --cache DIR     keep an index cache in DIR; an unchanged folder is then not read again,
+                  and --search reads the cache's text store instead of every file
   --json          the answer as JSON`;
 
 const RECIPE_HELP = `  --recipe R      score every rollout by a reward recipe (${RECIPE_NAMES.join(', ')}, or a .json / .yaml

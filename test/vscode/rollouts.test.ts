@@ -158,6 +158,17 @@ describe('the Rollouts view in the extension host', () => {
     assert.ok(!tooMany.ok && tooMany.error.code === 'invalid-request');
   });
 
+  it("searches the run's thoughts, actions and observations, case aside", async () => {
+    // Only the stuck run's observations hold the traceback; the index's text store answers.
+    const query = { sort: null, filter: '', search: 'valueerror: ODD width' };
+    const found = await table('rollouts/query', query);
+    assert.equal(found.ok && (found.result as { total: number }).total, 1);
+    const rows = await table('rollouts/rows', { query, start: 0, end: 1 });
+    assert.deepEqual(rows.ok && (rows.result as { rows: { id: string }[] }).rows.map((r) => r.id), [`run/attempt_2/${W202}/${W202}.traj`]);
+    const none = await table('rollouts/query', { ...query, search: 'no step says this' });
+    assert.equal(none.ok && (none.result as { total: number }).total, 0);
+  });
+
   it("shows a failed rollout's reward breakdown from the tree, its failing test first", async () => {
     const w101 = (await roots()).find((n) => n.kind === 'group' && n.group.instance === W101)!;
     const second = ((await tree().getChildren(w101)) ?? []).find((n) => n.kind === 'rollout' && n.rollout.attempt === 2);

@@ -12,6 +12,10 @@ import { harborTrialEvaluation } from './harborTrial';
 import { documentKind, evaluationsOf, predictionsOf } from './runDocuments';
 import { trajectoryFacts } from './trajectoryFacts';
 import type { FactsReader } from './trajectorySummary';
+import type { TextRange } from './indexCache';
+
+/** Keeps a trajectory's searchable text; where it lies in the text store. */
+export type TextSink = (t: Trajectory) => TextRange;
 
 /** Turns one parsed document into the canonical model; throws InputError on anything else. */
 export type TrajectoryImporter = (value: unknown, file: string, line: number | undefined) => Trajectory | Trajectory[];
@@ -20,7 +24,8 @@ export type TrajectoryImporter = (value: unknown, file: string, line: number | u
 export function factsThrough(importTrajectory: TrajectoryImporter): FactsReader {
   return (value, file, line) => {
     const imported = importTrajectory(value, file, line);
-    return (Array.isArray(imported) ? imported : [imported]).map((t) => trajectoryFacts(t, line));
+    const all = Array.isArray(imported) ? imported : [imported];
+    return { facts: all.map((t) => trajectoryFacts(t, line)), first: all[0] };
   };
 }
 
@@ -35,6 +40,8 @@ const FileEntrySchema = z.object({
   errors: z.array(IndexErrorSchema),
   /** JSONL only: where the last complete line ended, so an appended file is read from there. */
   resume: z.object({ offset: z.number(), lines: z.number(), tailHash: z.string() }).optional(),
+  /** Per trajectory document with text, [its line or null, offset, length] in the text store. */
+  texts: z.array(z.tuple([z.number().nullable(), z.number(), z.number()])).optional(),
 });
 export type FileEntry = z.infer<typeof FileEntrySchema>;
 
@@ -49,7 +56,7 @@ export interface FileScan {
 const TAIL_BYTES = 256;
 
 /** Same size and mtime as when the entry was read: the entry still holds. */
-export function isUnchanged(previous: FileEntry, stat: { size: number; mtimeMs: number }): boolean {
+export function isUnchanged(previous: { size: number; mtimeMs: number }, stat: { size: number; mtimeMs: number }): boolean {
   return previous.size === stat.size && previous.mtimeMs === stat.mtimeMs;
 }
 
@@ -60,11 +67,13 @@ export async function scanFile(
   previous: FileEntry | undefined,
   readFacts: FactsReader,
   signal?: AbortSignal,
+  text?: TextSink,
 ): Promise<FileScan> {
   if (previous && isUnchanged(previous, stat)) return { entry: previous, mode: 'cached', bytesRead: 0 };
   const abs = join(root, path);
   const entry: FileEntry = { path, size: stat.size, mtimeMs: stat.mtimeMs, trajectories: [], predictions: [], evaluations: [], errors: [] };
-  const sink = new DocumentSink(entry, withoutCompressionSuffix(basename(path)), basename(dirname(abs)), readFacts);
+  if (text) entry.texts = [];
+  const sink = new DocumentSink(entry, withoutCompressionSuffix(basename(path)), basename(dirname(abs)), readFacts, text);
   if (!withoutCompressionSuffix(path).endsWith('.jsonl')) {
     const { text, bytes } = await readInputText(abs, { signal }).catch((err: unknown) => {
       throw relabel(err, abs, path);
@@ -136,6 +145,8 @@ function keepBefore(entry: FileEntry, previous: FileEntry, line: number): void {
   entry.predictions = previous.predictions.filter(before);
   entry.evaluations = [...previous.evaluations];
   entry.errors = previous.errors.filter(before);
+  // Kept texts lie in the older store, which the new one copies them from (TextStoreWriter.commit).
+  if (entry.texts) entry.texts = (previous.texts ?? []).filter(([l]) => l === null || l < line);
 }
 
 async function tailHash(file: string, offset: number): Promise<string> {
@@ -157,6 +168,7 @@ class DocumentSink {
     private readonly fileName: string,
     private readonly folderName: string,
     private readonly readFacts: FactsReader,
+    private readonly text: TextSink | undefined,
   ) {}
 
   add(parse: () => unknown, line: number | undefined): void {
@@ -167,7 +179,11 @@ class DocumentSink {
       if (kind === 'predictions') entry.predictions.push(...predictionsOf(value, entry.path, line));
       else if (kind === 'report') entry.evaluations.push(...evaluationsOf(value, entry.path, this.folderName));
       else if (kind === 'harbor-trial') entry.evaluations.push(harborTrialEvaluation(value, entry.path));
-      else if (kind === 'trajectory') entry.trajectories.push(...this.readFacts(value, entry.path, line));
+      else if (kind === 'trajectory') {
+        const { facts, first } = this.readFacts(value, entry.path, line);
+        entry.trajectories.push(...facts);
+        if (first && this.text && entry.texts) entry.texts.push([line ?? null, ...this.text(first)]);
+      }
     } catch (err) {
       entry.errors.push(indexError(err, entry.path, line));
     }

@@ -3,114 +3,297 @@ import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { FileEntry } from './fileEntry';
-import type { Rollout } from './record';
-import { describeZodError, errorText } from '../errors';
-import { inputLines } from '../input/readInput';
+import type { IndexError, Rollout } from './record';
+import { errorText } from '../errors';
+import { decodeRows, rowsJson, type RowsSection } from './rowColumns';
 
 /** Bumped whenever what a file entry holds or how the file is laid out changes, so an older cache is dropped, not misread. */
-const CACHE_VERSION = 6;
+const CACHE_VERSION = 7;
 
 /**
- * The cache is JSON lines: a header, one line per file entry, one per row joined from them,
- * and a trailer with the counts and the SHA-1 of the lines between. It is written and read a
- * line at a time: one JSON text of a 100,000-rollout run was a 110 MB string held beside its
- * objects, the largest part of a cold index's peak memory. A cache that verifies is the one
- * this code wrote from validated entries, so they are not validated again (zod over 1,000
- * entries cost half of a warm index), and the rows stand while no file changes (the join cost a
- * third).
+ * The cache is four parts, each a line or lines of JSON, between a header line and a trailer
+ * line that gives each part's length and SHA-1:
+ *   files    per file its path, size and mtime (the stat check) and its read errors
+ *   rows     the rows joined from the entries, by column, repeated strings once
+ *   text     where each row's text lies in the run's text store (`textStore.ts`), for search
+ *   entries  one line per file entry: read only when something changed and the rows are joined
+ *            again, so a warm index of an unchanged run parses files, rows and text alone
+ * A part is checked when it is read: the entries part is checked then too, so a cache changed
+ * behind the index's back is dropped and the run read again, never trusted. A cache that
+ * verifies is the one this code wrote from validated entries, so they are not validated again.
+ * Written and read a part at a time: one JSON text of a 100,000-rollout run was a 110 MB string
+ * held beside its objects, the largest part of a cold index's peak memory.
  */
 const CacheHeaderSchema = z.object({ version: z.literal(CACHE_VERSION), root: z.string() });
-const CacheTrailerSchema = z.object({ entries: z.number().int().nonnegative(), rollouts: z.number().int().nonnegative(), sha1: z.string() });
+const PartSchema = z.object({ bytes: z.number().int().nonnegative(), sha1: z.string() });
+const CacheTrailerSchema = z.object({
+  files: PartSchema,
+  rows: PartSchema,
+  text: PartSchema,
+  entries: PartSchema.extend({ count: z.number().int().nonnegative() }),
+  /** The text store beside the cache, by file name, and its size; absent when the rows have no text. */
+  store: z.object({ name: z.string(), bytes: z.number().int().nonnegative() }).optional(),
+});
+type Part = z.infer<typeof PartSchema>;
+
+/** What the stat check and the index's errors need of a file, without its facts. */
+export interface CachedFile {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  errors: IndexError[];
+}
+
+/** Where one row's text lies in the text store: byte offset and length. */
+export type TextRange = readonly [offset: number, length: number];
+
+export interface RowText {
+  /** The text store file, absolute. */
+  store: string;
+  /** By rollout id. */
+  ranges: ReadonlyMap<string, TextRange>;
+}
 
 export interface LoadedCache {
-  entries: Map<string, FileEntry>;
-  /** The rows joined from exactly these entries. */
+  files: Map<string, CachedFile>;
+  /** The rows joined from exactly these files. */
   rollouts?: Rollout[];
+  text?: RowText;
+  /** The full entries, read and checked on demand; undefined when they no longer verify. */
+  entries?: () => Promise<{ entries: Map<string, FileEntry> } | { discarded: string }>;
   /** Why the cache on disk was discarded, if it was. */
   discarded?: string;
 }
 
 /** One cache file per indexed folder, named after a hash of its absolute path. @internal */
 export function cacheFile(cacheDir: string, root: string): string {
-  return join(cacheDir, `rollouts-${createHash('sha1').update(root).digest('hex').slice(0, 16)}.json`);
+  return join(cacheDir, `rollouts-${rootKey(root)}.json`);
 }
+
+/** The part of the cache's and the text store's names that says which folder they index. */
+export function rootKey(root: string): string {
+  return createHash('sha1').update(root).digest('hex').slice(0, 16);
+}
+
+interface FilesSection {
+  paths: string[];
+  sizes: number[];
+  mtimes: number[];
+  /** [file index, its errors] for the files with errors. */
+  errors: Array<[number, IndexError[]]>;
+}
+
+/** [rollout id, offset, length] per row with text. */
+type TextSection = { ids: number[]; offsets: number[]; lengths: number[] };
+
+const sha1 = (buf: Buffer) => createHash('sha1').update(buf).digest('hex');
 
 export async function loadCache(cacheDir: string, root: string): Promise<LoadedCache> {
   const file = cacheFile(cacheDir, root);
-  if (!(await stat(file).catch(() => undefined))?.isFile()) return { entries: new Map() };
-  const discard = (why: string): LoadedCache => ({ entries: new Map(), discarded: why });
-  const hash = createHash('sha1');
-  const body: unknown[] = [];
-  // The last line read: a body line once another follows it, the trailer at the end.
-  let last: string | undefined;
+  if (!(await stat(file).catch(() => undefined))?.isFile()) return { files: new Map() };
+  const discard = (why: string): LoadedCache => ({ files: new Map(), discarded: why });
+  let read: Awaited<ReturnType<typeof readEager>>;
   try {
-    for await (const l of inputLines(file)) {
-      if (l.tooLong) return discard(`cache line ${l.line} is over the input limit`);
-      if (l.line === 1) {
-        const header = CacheHeaderSchema.safeParse(JSON.parse(l.text));
-        if (!header.success) return discard(`cache does not match version ${CACHE_VERSION}: ${describeZodError('header', header.error)}`);
-        if (header.data.root !== root) return discard(`cache belongs to ${header.data.root}`);
-        continue;
-      }
-      if (last !== undefined) {
-        hash.update(last).update('\n');
-        body.push(JSON.parse(last));
-      }
-      last = l.text;
-    }
+    read = await readEager(file);
+  } catch (err) {
+    return discard(`cache could not be read (${errorText(err)})`);
+  }
+  const { buf, trailer: trailerValue } = read;
+  const headerEnd = buf.indexOf(10);
+  let header: unknown;
+  try {
+    header = JSON.parse(buf.toString('utf8', 0, headerEnd < 0 ? buf.length : headerEnd));
   } catch (err) {
     return discard(`cache is not valid JSON (${errorText(err)})`);
   }
-  let trailer: unknown;
+  const h = CacheHeaderSchema.safeParse(header);
+  if (!h.success) return discard(`cache does not match version ${CACHE_VERSION}: ${describeIssue(h.error)}`);
+  if (h.data.root !== root) return discard(`cache belongs to ${h.data.root}`);
+  const t = CacheTrailerSchema.safeParse(trailerValue);
+  if (headerEnd < 0 || !t.success) return discard('cache ends without its checksum line (cut short)');
+  const trailer = t.data;
+  let at = headerEnd + 1;
+  const slice = (part: Part) => {
+    const piece = buf.subarray(at, at + part.bytes);
+    at += part.bytes;
+    return piece;
+  };
+  const parts = { files: slice(trailer.files), rows: slice(trailer.rows), text: slice(trailer.text) };
+  const entriesAt = at;
+  if (entriesAt !== buf.length || entriesAt + trailer.entries.bytes !== read.trailerStart)
+    return discard(`cache parts do not add up to its size (cut short or changed)`);
+  for (const name of ['files', 'rows', 'text'] as const)
+    if (sha1(parts[name]) !== trailer[name].sha1) return discard('cache entries do not match their checksum');
+  let files: FilesSection;
+  let rows: RowsSection;
+  let text: TextSection;
   try {
-    trailer = last === undefined ? undefined : JSON.parse(last);
+    files = JSON.parse(parts.files.toString('utf8')) as FilesSection;
+    rows = JSON.parse(parts.rows.toString('utf8')) as RowsSection;
+    text = JSON.parse(parts.text.toString('utf8')) as TextSection;
   } catch (err) {
     return discard(`cache is not valid JSON (${errorText(err)})`);
   }
-  const counts = CacheTrailerSchema.safeParse(trailer);
-  if (!counts.success) return discard('cache ends without its checksum line (cut short)');
-  if (hash.digest('hex') !== counts.data.sha1) return discard('cache entries do not match their checksum');
-  if (body.length !== counts.data.entries + counts.data.rollouts)
-    return discard(`cache holds ${body.length} lines, its trailer says ${counts.data.entries + counts.data.rollouts}`);
-  const files = body.slice(0, counts.data.entries) as FileEntry[];
-  const rollouts = body.slice(counts.data.entries) as Rollout[];
-  return { entries: new Map(files.map((f) => [f.path, f])), rollouts: rollouts.map(withAbsentKeys) };
+  const errors = new Map(files.errors);
+  const loaded = new Map<string, CachedFile>();
+  for (let i = 0; i < files.paths.length; i++) {
+    const path = files.paths[i]!;
+    loaded.set(path, { path, size: files.sizes[i]!, mtimeMs: files.mtimes[i]!, errors: errors.get(i) ?? [] });
+  }
+  const rollouts = decodeRows(rows);
+  const result: LoadedCache = {
+    files: loaded,
+    rollouts,
+    entries: () => readEntries(file, entriesAt, trailer.entries),
+  };
+  if (trailer.store !== undefined) {
+    const store = join(cacheDir, trailer.store.name);
+    const size = (await stat(store).catch(() => undefined))?.size;
+    // A store gone or of another size holds other texts than the cache placed: all is read again.
+    if (size !== trailer.store.bytes) return discard(`text store ${trailer.store.name} ${size === undefined ? 'is missing' : 'changed size'}`);
+    const ranges = new Map<string, TextRange>();
+    for (let i = 0; i < text.ids.length; i++) ranges.set(rollouts[text.ids[i]!]!.id, [text.offsets[i]!, text.lengths[i]!]);
+    result.text = { store, ranges };
+  }
+  return result;
 }
 
-/** The row members JSON drops when undefined, put back so a row from the cache equals a joined one. */
-const MAYBE_UNDEFINED = ['line', 'exitStatus', 'reward', 'tokens', 'cost', 'duration', 'evaluation', 'prediction'] as const satisfies ReadonlyArray<
-  keyof Rollout
->;
+/** Bytes read from the end for the trailer line. */
+const TAIL_BYTES = 1 << 16;
 
-function withAbsentKeys(row: Rollout): Rollout {
-  for (const key of MAYBE_UNDEFINED) if (!(key in row)) row[key] = undefined;
-  return row;
+/**
+ * The cache's trailer (undefined when its last line is not JSON) and the bytes before its
+ * entries part: the entries are read only when something changed. Without a trailer, the first
+ * bytes, so the header can say what the file is.
+ */
+async function readEager(file: string): Promise<{ buf: Buffer; trailer: unknown; trailerStart: number }> {
+  const fh = await open(file, 'r');
+  try {
+    const { size } = await fh.stat();
+    const readAt = async (from: number, length: number) => {
+      const buf = Buffer.alloc(Math.max(0, length));
+      const { bytesRead } = await fh.read(buf, 0, buf.length, from);
+      return buf.subarray(0, bytesRead);
+    };
+    const tailFrom = Math.max(0, size - TAIL_BYTES);
+    const tail = await readAt(tailFrom, size - tailFrom);
+    const lineStart = tail.lastIndexOf(10, tail.length - 2) + 1;
+    let trailer: unknown;
+    try {
+      trailer = tail[tail.length - 1] === 10 && (lineStart > 0 || tailFrom === 0) ? JSON.parse(tail.toString('utf8', lineStart, tail.length - 1)) : undefined;
+    } catch {
+      trailer = undefined;
+    }
+    const trailerStart = tailFrom + lineStart;
+    const entries = (trailer as { entries?: { bytes?: unknown } } | undefined)?.entries?.bytes;
+    const eager = typeof entries === 'number' && entries >= 0 && entries <= trailerStart ? trailerStart - entries : Math.min(size, TAIL_BYTES);
+    return { buf: await readAt(0, eager), trailer, trailerStart };
+  } finally {
+    await fh.close();
+  }
+}
+
+function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  return issue ? `header.${issue.path.join('.')}: ${issue.message}` : 'header: not an object';
+}
+
+/** The entries part, read again from the cache file and checked against the checksum read with the rest. */
+async function readEntries(file: string, at: number, part: Part & { count: number }): Promise<{ entries: Map<string, FileEntry> } | { discarded: string }> {
+  const buf = Buffer.alloc(part.bytes);
+  try {
+    const fh = await open(file, 'r');
+    try {
+      const { bytesRead } = await fh.read(buf, 0, part.bytes, at);
+      if (bytesRead !== part.bytes) return { discarded: 'cache was cut short after it was read' };
+    } finally {
+      await fh.close();
+    }
+  } catch (err) {
+    return { discarded: `cache could not be read again (${errorText(err)})` };
+  }
+  if (sha1(buf) !== part.sha1) return { discarded: 'cache entries do not match their checksum' };
+  const entries = new Map<string, FileEntry>();
+  let start = 0;
+  for (let i = 0; i < part.count; i++) {
+    const end = buf.indexOf(10, start);
+    const entry = JSON.parse(buf.toString('utf8', start, end)) as FileEntry;
+    entries.set(entry.path, entry);
+    start = end + 1;
+  }
+  return { entries };
 }
 
 /** Lines written to the file at once. */
 const WRITE_CHUNK = 1 << 20;
 
-/** Written line by line to a temporary file and renamed, so a reader never sees half a cache. */
-export async function saveCache(cacheDir: string, root: string, entries: FileEntry[], rollouts: Rollout[]): Promise<void> {
+/**
+ * Written part by part to a temporary file and renamed, so a reader never sees half a cache.
+ * `text` places rows in the text store `name` (a file in `cacheDir` of `bytes` bytes).
+ */
+export async function saveCache(
+  cacheDir: string,
+  root: string,
+  entries: FileEntry[],
+  rollouts: Rollout[],
+  text?: { name: string; bytes: number; ranges: ReadonlyMap<string, TextRange> },
+): Promise<void> {
   await mkdir(cacheDir, { recursive: true });
   const target = cacheFile(cacheDir, root);
   const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
   const out = await open(temp, 'w');
   try {
-    const hash = createHash('sha1');
     let chunk = JSON.stringify({ version: CACHE_VERSION, root }) + '\n';
-    const line = async (value: unknown) => {
-      const text = JSON.stringify(value) + '\n';
-      hash.update(text);
-      chunk += text;
+    let hash = createHash('sha1');
+    let bytes = 0;
+    const write = async (textPart: string) => {
+      hash.update(textPart);
+      bytes += Buffer.byteLength(textPart);
+      chunk += textPart;
       if (chunk.length >= WRITE_CHUNK) {
         await out.write(chunk);
         chunk = '';
       }
     };
-    for (const entry of entries) await line(entry);
-    for (const row of rollouts) await line(row);
-    chunk += JSON.stringify({ entries: entries.length, rollouts: rollouts.length, sha1: hash.digest('hex') }) + '\n';
+    const endPart = (): Part => {
+      const part = { bytes, sha1: hash.digest('hex') };
+      hash = createHash('sha1');
+      bytes = 0;
+      return part;
+    };
+    const files: FilesSection = { paths: [], sizes: [], mtimes: [], errors: [] };
+    entries.forEach((e, i) => {
+      files.paths.push(e.path);
+      files.sizes.push(e.size);
+      files.mtimes.push(e.mtimeMs);
+      if (e.errors.length > 0) files.errors.push([i, e.errors]);
+    });
+    await write(JSON.stringify(files) + '\n');
+    const filesPart = endPart();
+    for (const piece of rowsJson(rollouts)) await write(piece);
+    await write('\n');
+    const rowsPart = endPart();
+    const textSection: TextSection = { ids: [], offsets: [], lengths: [] };
+    if (text)
+      rollouts.forEach((r, i) => {
+        const range = text.ranges.get(r.id);
+        if (!range) return;
+        textSection.ids.push(i);
+        textSection.offsets.push(range[0]);
+        textSection.lengths.push(range[1]);
+      });
+    await write(JSON.stringify(textSection) + '\n');
+    const textPart = endPart();
+    for (const entry of entries) await write(JSON.stringify(entry) + '\n');
+    const entriesPart = { ...endPart(), count: entries.length };
+    chunk +=
+      JSON.stringify({
+        files: filesPart,
+        rows: rowsPart,
+        text: textPart,
+        entries: entriesPart,
+        ...(text ? { store: { name: text.name, bytes: text.bytes } } : {}),
+      }) + '\n';
     await out.write(chunk);
   } catch (err) {
     await out.close();

@@ -44,7 +44,15 @@ export function runIndexWorker(): void {
         for (let at = 0; at < index.rollouts.length; at += ROWS_PER_MESSAGE) post({ type: 'rows', id, rows: index.rollouts.slice(at, at + ROWS_PER_MESSAGE) });
         sent = index.rollouts;
       }
-      post({ type: 'done', id, unchanged, root: index.root, errors: index.errors, stats: index.stats });
+      post({
+        type: 'done',
+        id,
+        unchanged,
+        root: index.root,
+        errors: index.errors,
+        stats: index.stats,
+        ...(!unchanged && index.text ? { text: index.text } : {}),
+      });
     } catch (error) {
       post({ type: 'failed', id, error: toWire(error) });
     } finally {

@@ -1,13 +1,14 @@
 import { readdirSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { resolve, sep } from 'node:path';
+import { readdir, rm, stat } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
 import { CancelledError, InputError, throwIfAborted } from '../errors';
 import { fsInputError } from '../input/inputSource';
 import { factsThrough, indexError, isUnchanged, scanFile, type FileEntry, type FileScan, type ReadMode, type TrajectoryImporter } from './fileEntry';
-import { loadCache, saveCache } from './indexCache';
+import { loadCache, rootKey, saveCache, type CachedFile, type LoadedCache, type RowText, type TextRange } from './indexCache';
 import type { IndexError, Rollout } from './record';
 import { joinRollouts } from './rolloutJoin';
 import { summarizeTrajectory } from './trajectorySummary';
+import { TextStoreWriter, trajectoryText } from './textStore';
 
 export interface IndexProgress {
   done: number;
@@ -42,6 +43,8 @@ export interface RolloutIndex {
   rollouts: Rollout[];
   errors: IndexError[];
   stats: IndexStats;
+  /** Where full-text search finds each row's text; absent without a cache folder (search reads the files). */
+  text?: RowText;
 }
 
 /** What re-indexes a folder: `RolloutIndexer` in this thread, `WorkerRolloutIndexer` in a worker thread. */
@@ -60,11 +63,15 @@ const INDEXED_FILE = /\.(json|jsonl|traj)(\.gz|\.zst)?$/i;
  */
 export class RolloutIndexer implements RolloutIndexing {
   readonly root: string;
-  private entries = new Map<string, FileEntry>();
+  /** Full entries, or while nothing changed since the cache was read, what the stat check needs of them. */
+  private entries = new Map<string, FileEntry | CachedFile>();
+  /** The cache's entries, read when something changed and the rows are joined again. */
+  private cachedEntries: LoadedCache['entries'];
   private loaded = false;
   private cacheDiscarded: string | undefined;
   /** The last join, reused while no file changes. */
   private joined: Rollout[] | undefined;
+  private text: RowText | undefined;
 
   constructor(
     root: string,
@@ -77,32 +84,69 @@ export class RolloutIndexer implements RolloutIndexing {
     const { cacheDir } = this.options;
     if (!this.loaded && cacheDir) {
       const cache = await loadCache(cacheDir, this.root);
-      this.entries = cache.entries;
+      this.entries = cache.files;
+      this.cachedEntries = cache.entries;
       this.joined = cache.rollouts;
+      this.text = cache.text;
       this.cacheDiscarded = cache.discarded;
     }
     this.loaded = true;
     await assertFolder(this.root);
     const listing = await listFiles(this.root, cacheDir ? resolve(cacheDir) : undefined, signal);
+    const settled =
+      listing.files.length === this.entries.size &&
+      listing.files.every((f) => {
+        const previous = this.entries.get(f.path);
+        return previous !== undefined && isUnchanged(previous, f);
+      });
+    // Something changed: the rows are joined again, from every file's full entry.
+    if (!settled) await this.readCachedEntries();
     const stats: IndexStats = { files: listing.files.length, filesRead: 0, filesResumed: 0, filesCached: 0, bytesRead: 0 };
     if (this.cacheDiscarded) stats.cacheDiscarded = this.cacheDiscarded;
-    const next = await this.scanAll(listing.files, stats, signal, onProgress);
-    const changed = stats.filesRead + stats.filesResumed > 0 || next.size !== this.entries.size;
-    this.entries = next;
-    if (changed || !this.joined) this.joined = joinRollouts(next.values());
-    if (cacheDir && (changed || this.cacheDiscarded)) {
-      await saveCache(
-        cacheDir,
-        this.root,
-        [...next.values()].sort((a, b) => (a.path < b.path ? -1 : 1)),
-        this.joined,
-      );
-      this.cacheDiscarded = undefined;
+    const store = cacheDir && !settled ? new TextStoreWriter(cacheDir, rootKey(this.root), this.text?.store) : undefined;
+    try {
+      const next = await this.scanAll(listing.files, stats, signal, onProgress, store);
+      const changed = stats.filesRead + stats.filesResumed > 0 || next.size !== this.entries.size;
+      this.entries = next;
+      if (changed || !this.joined) this.joined = joinRollouts(fullEntries(next.values()));
+      if (cacheDir && (changed || this.cacheDiscarded)) {
+        const full = fullEntries(next.values());
+        const text = store ? { ...store.commit(full), ranges: textRanges(full) } : undefined;
+        // The entries now place their texts in the new store, whether or not the cache is saved.
+        this.text = text ? { store: join(cacheDir, text.name), ranges: text.ranges } : undefined;
+        await saveCache(
+          cacheDir,
+          this.root,
+          full.sort((a, b) => (a.path < b.path ? -1 : 1)),
+          this.joined,
+          text,
+        );
+        await removeOtherStores(cacheDir, this.root, text?.name);
+        this.cacheDiscarded = undefined;
+      }
+    } finally {
+      store?.discard();
     }
-    const errors = [...listing.errors, ...[...next.values()].flatMap((e) => e.errors)].sort((a, b) =>
+    const errors = [...listing.errors, ...[...this.entries.values()].flatMap((e) => e.errors)].sort((a, b) =>
       a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0),
     );
-    return { root: this.root, rollouts: this.joined, errors, stats };
+    return { root: this.root, rollouts: this.joined, errors, stats, ...(this.text ? { text: this.text } : {}) };
+  }
+
+  /** The cache's full entries in place of their stat lines; a cache that no longer verifies is dropped and the run read again. */
+  private async readCachedEntries(): Promise<void> {
+    const read = this.cachedEntries;
+    this.cachedEntries = undefined;
+    if (!read) return;
+    const result = await read();
+    if ('entries' in result) {
+      this.entries = result.entries;
+      return;
+    }
+    this.entries = new Map();
+    this.joined = undefined;
+    this.text = undefined;
+    this.cacheDiscarded = result.discarded;
   }
 
   /** Reads what changed since the last refresh; an unreadable file becomes an entry holding its error. */
@@ -111,8 +155,10 @@ export class RolloutIndexer implements RolloutIndexing {
     stats: IndexStats,
     signal?: AbortSignal,
     onProgress?: (p: IndexProgress) => void,
-  ): Promise<Map<string, FileEntry>> {
-    const next = new Map<string, FileEntry>();
+    store?: TextStoreWriter,
+  ): Promise<Map<string, FileEntry | CachedFile>> {
+    const next = new Map<string, FileEntry | CachedFile>();
+    const text = store ? (t: Parameters<typeof trajectoryText>[0]) => store.append(trajectoryText(t)) : undefined;
     const { importTrajectory } = this.options;
     const readFacts = importTrajectory ? factsThrough(importTrajectory) : summarizeTrajectory;
     let done = 0;
@@ -127,16 +173,51 @@ export class RolloutIndexer implements RolloutIndexing {
     });
     await forEachLimited(changed, this.options.concurrency ?? 4, async (file) => {
       throwIfAborted(signal);
-      const scan = await scanFile(this.root, file.path, file, this.entries.get(file.path), readFacts, signal).catch((err: unknown): FileScan => {
-        if (err instanceof CancelledError) throw err;
-        return { entry: unreadable(file, err), mode: 'full', bytesRead: 0 };
-      });
+      const previous = this.entries.get(file.path);
+      // A changed file's previous entry is a full one: the cache's were read before the scan.
+      const scan = await scanFile(this.root, file.path, file, previous && isFull(previous) ? previous : undefined, readFacts, signal, text).catch(
+        (err: unknown): FileScan => {
+          if (err instanceof CancelledError) throw err;
+          return { entry: unreadable(file, err), mode: 'full', bytesRead: 0 };
+        },
+      );
       next.set(file.path, scan.entry);
       count(stats, scan.mode, scan.bytesRead);
       onProgress?.({ done: ++done, total: files.length, file: file.path });
     });
     return next;
   }
+}
+
+/**
+ * The stores of this folder the cache no longer names (the one it replaced, one a discarded cache
+ * named). A search that opened one reads on from its open file; one that had not yet falls back
+ * to reading the files.
+ */
+async function removeOtherStores(cacheDir: string, root: string, keep: string | undefined): Promise<void> {
+  const prefix = `rollouts-${rootKey(root)}.`;
+  const names = await readdir(cacheDir).catch(() => [] as string[]);
+  await Promise.all(names.filter((n) => n.startsWith(prefix) && n.endsWith('.text') && n !== keep).map((n) => rm(join(cacheDir, n), { force: true })));
+}
+
+function isFull(entry: FileEntry | CachedFile): entry is FileEntry {
+  return 'trajectories' in entry;
+}
+
+function fullEntries(entries: Iterable<FileEntry | CachedFile>): FileEntry[] {
+  const full: FileEntry[] = [];
+  for (const e of entries) {
+    if (!isFull(e)) throw new Error(`internal: the cached entry of ${e.path} was not read before the rows were joined`);
+    full.push(e);
+  }
+  return full;
+}
+
+/** Each row's text in the store, by the row's id (as the join names rows: the path, and the line in a JSONL file). */
+function textRanges(entries: FileEntry[]): Map<string, TextRange> {
+  const ranges = new Map<string, TextRange>();
+  for (const e of entries) for (const [line, offset, length] of e.texts ?? []) ranges.set(line === null ? e.path : `${e.path}:${line}`, [offset, length]);
+  return ranges;
 }
 
 /** One-shot indexing of `root`. */
@@ -221,6 +302,14 @@ async function listFiles(root: string, skip: string | undefined, signal?: AbortS
       const abs = base + item.name;
       if (item.name.startsWith('.') || item.name === 'node_modules' || abs === skip) continue;
       const path = dir.rel === '' ? item.name : `${dir.rel}/${item.name}`;
+      // The entry's own type settles a plain folder, and a file the index does not read, without
+      // a stat: half the calls of listing 100,000 rollouts in their own folders.
+      if (item.isDirectory()) {
+        seen.add(abs);
+        folders.push({ abs, rel: path });
+        continue;
+      }
+      if (!item.isSymbolicLink() && !INDEXED_FILE.test(item.name)) continue;
       let s: Stats;
       try {
         s = statSync(abs);

@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { CancelledError, InputError, errorText } from '../errors';
+import type { RowText } from './indexCache';
 import type { IndexError, Rollout } from './record';
 import type { IndexOptions, IndexProgress, IndexStats, RolloutIndex, RolloutIndexing } from './rolloutIndex';
 
@@ -15,7 +16,7 @@ export type ToWorker = { type: 'refresh'; id: number } | { type: 'cancel'; id: n
 export type FromWorker =
   | { type: 'progress'; id: number; progress: IndexProgress }
   | { type: 'rows'; id: number; rows: Rollout[] }
-  | { type: 'done'; id: number; unchanged: boolean; root: string; errors: IndexError[]; stats: IndexStats }
+  | { type: 'done'; id: number; unchanged: boolean; root: string; errors: IndexError[]; stats: IndexStats; text?: RowText }
   | { type: 'failed'; id: number; error: WireError };
 
 /** A failure as it crosses the thread: the host throws the same class the in-thread index would. */
@@ -72,8 +73,9 @@ export class WorkerRolloutIndexer implements RolloutIndexing {
   private worker: Worker | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
-  /** The rows of the last index, reused when the worker says nothing changed. */
+  /** The rows of the last index and where their text lies, reused when the worker says nothing changed. */
   private rows: Rollout[] = [];
+  private text: RowText | undefined;
 
   constructor(
     root: string,
@@ -139,8 +141,11 @@ export class WorkerRolloutIndexer implements RolloutIndexing {
     else if (message.type === 'rows') for (const row of message.rows) pending.rows.push(row);
     else if (message.type === 'failed') pending.reject(fromWire(message.error));
     else {
-      if (!message.unchanged) this.rows = pending.rows;
-      pending.resolve({ root: message.root, rollouts: this.rows, errors: message.errors, stats: message.stats });
+      if (!message.unchanged) {
+        this.rows = pending.rows;
+        this.text = message.text;
+      }
+      pending.resolve({ root: message.root, rollouts: this.rows, errors: message.errors, stats: message.stats, ...(this.text ? { text: this.text } : {}) });
     }
   }
 

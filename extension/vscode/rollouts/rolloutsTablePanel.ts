@@ -5,8 +5,7 @@ import { scoreRun, type ScoredRollout, type ScoredRun } from '../../core/rollout
 import { goldPatches, patchExtras } from '../../core/rollouts/recipeEvidence';
 import type { Rollout } from '../../core/rollouts/record';
 import { runStatistics } from '../../core/rollouts/rolloutQuery';
-import { findRollouts } from '../../core/rollouts/rolloutSearch';
-import { searchRollouts, type SearchHit } from '../../core/rollouts/rolloutSearch';
+import { findRollouts, matchRollouts } from '../../core/rollouts/rolloutSearch';
 import { ProtocolFailure } from '../../protocol/ipc';
 import {
   ExportRequestSchema,
@@ -74,7 +73,7 @@ export interface RolloutActions {
 export class RolloutsTablePanel extends Disposable {
   readonly messenger: WebviewMessenger;
   private readonly matches = new LastResult<Rollout[]>();
-  private readonly searches = new LastResult<SearchHit[]>();
+  private readonly searches = new LastResult<ReadonlySet<string>>();
   private readonly scored = new LastResult<{ run: ScoredRun; byId: Map<string, ScoredRollout> }>();
 
   constructor(
@@ -210,9 +209,11 @@ export class RolloutsTablePanel extends Disposable {
     if (!index) return Promise.resolve([]);
     const version = this.source.version;
     return this.matches.get(JSON.stringify(query), version, async () => {
-      // A new sort of the same filter and search reuses the search's hits.
+      // A new sort of the same filter and search reuses the search's matches, answered from the index's text store.
       const search = (filtered: readonly Rollout[], text: string) =>
-        this.searches.get(JSON.stringify([query.filter, text]), version, () => searchRollouts(index.root, filtered, text, { signal, maxHitsPerRollout: 1 }));
+        this.searches.get(JSON.stringify([query.filter, text]), version, () =>
+          matchRollouts(index.root, filtered, text, { signal, ...(index.text ? { text: index.text } : {}) }),
+        );
       return (await findRollouts(index, querySpec(query), { search })).rows;
     });
   }

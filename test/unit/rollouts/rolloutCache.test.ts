@@ -108,15 +108,52 @@ describe('index cache', () => {
     assert.equal(index.stats.filesRead, index.stats.files);
   });
 
-  thirdPartyFiles.test('a cache whose entries were changed after writing is discarded and rebuilt with the same rows', async () => {
-    const { run } = countingIndex(root, cacheDir);
-    const first = await run();
+  /** The byte offset of a part of the cache file: its header line, then the parts in the trailer's order. */
+  const partAt = (buf: Buffer, part: 'rows' | 'entries') => {
+    const trailer = JSON.parse(buf.toString('utf8', buf.lastIndexOf(10, buf.length - 2) + 1)) as Record<string, { bytes: number }>;
+    const start = buf.indexOf(10) + 1 + trailer.files!.bytes;
+    return part === 'rows' ? start : start + trailer.rows!.bytes + trailer.text!.bytes;
+  };
+
+  thirdPartyFiles.test('a cache whose rows were changed after writing is discarded and rebuilt with the same rows', async () => {
+    const first = await countingIndex(root, cacheDir).run();
     const file = cacheFile(cacheDir, root);
-    writeFileSync(file, readFileSync(file, 'utf8').replace('"steps":', '"steps":1'));
+    const buf = readFileSync(file);
+    // One byte of the rows' string table, the length kept: only the checksum can tell.
+    const at = buf.indexOf('attempt_', partAt(buf, 'rows'));
+    buf[at] = 'A'.charCodeAt(0);
+    writeFileSync(file, buf);
     const rebuilt = await countingIndex(root, cacheDir).run();
     assert.equal(rebuilt.stats.cacheDiscarded, 'cache entries do not match their checksum');
     assert.equal(rebuilt.stats.filesRead, rebuilt.stats.files);
     assert.deepEqual(rebuilt.rollouts, first.rollouts);
+  });
+
+  thirdPartyFiles.test('entries changed after writing are found when a file changes, and the run is read again', async () => {
+    const first = await countingIndex(root, cacheDir).run();
+    const file = cacheFile(cacheDir, root);
+    const buf = readFileSync(file);
+    // The entries are read only when something changed: a step count edited in place is caught then.
+    const at = buf.indexOf('"steps":', partAt(buf, 'entries')) + '"steps":'.length;
+    buf[at] = buf[at] === 0x39 ? 0x38 : buf[at]! + 1;
+    writeFileSync(file, buf);
+    const unchanged = await countingIndex(root, cacheDir).run();
+    assert.deepEqual(unchanged.rollouts, first.rollouts);
+    appendFileSync(join(root, 'attempt_4/deepswe.jsonl'), record('acme__widgets-505', 2) + '\n');
+    const { counter, run } = countingIndex(root, cacheDir);
+    const reread = await run();
+    assert.equal(reread.stats.cacheDiscarded, 'cache entries do not match their checksum');
+    assert.equal(reread.stats.filesRead, reread.stats.files);
+    assert.ok(counter.imports > 1);
+    const fresh = await indexRollouts(root);
+    assert.deepEqual(reread.rollouts, fresh.rollouts);
+  });
+
+  thirdPartyFiles.test('a cache of the previous version (JSON lines) is discarded, not misread', async () => {
+    writeFileSync(cacheFile(cacheDir, root), JSON.stringify({ version: 6, root }) + '\n{"entries":0,"rollouts":0,"sha1":"x"}\n');
+    const index = await countingIndex(root, cacheDir).run();
+    assert.match(index.stats.cacheDiscarded ?? '', /^cache does not match version 7: header\.version: /);
+    assert.equal(index.stats.filesRead, index.stats.files);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * The linted `edit` (tools/windowed_edit_linting) in one container, measured side by side,
  * interleaved, medians:
- *   warm     our edit with the warm flake8 (core/aci/flake8Server.ts): one check in memory
+ *   warm     our edit with the warm flake8 (core/scaffolds/swe-agent/tools/flake8Server.ts): one check in memory
  *   command  our edit with the flake8 command before and after, as SWE-agent runs it
  *   raw      the edited text written through the persistent shell plus one in-memory check of it
  * for an applied edit and a refused one (F821). Every round's edit is new text, so no check is
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AciSession } from '../../extension/core/aci/aciSession';
-import { warmFlake8For } from '../../extension/core/aci/flake8Server';
+import { warmFlake8For } from '../../extension/core/scaffolds/swe-agent/tools/flake8Server';
 import { writeScript } from '../../extension/core/aci/sandboxFiles';
 import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import type { Sandbox } from '../../extension/core/runtime/sandbox';

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { AciSession } from '../../extension/core/aci/aciSession';
-import { LSP_BUNDLE } from '../../extension/core/aci/lspTools';
+import { LSP_BUNDLE } from '../../extension/core/scaffolds/swe-agent/tools/lspTools';
 import { disposePyright, fileUri, pyrightFor, pyrightMounts } from '../../extension/core/aci/lspServer';
 import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import { listTreeFiles, sampleRepoTree } from '../../test/helpers/sampleRepo';

@@ -2,12 +2,12 @@ import { throwIfAborted } from '../errors';
 import type { Sandbox } from '../runtime/sandbox';
 import { shellQuote } from '../parsing/shellWords';
 import { validateArguments, type ParsedAction } from '../parsing/commandSyntax';
-import { disposeWarmFlake8 } from './flake8Server';
+import { disposeWarmFlake8 } from '../scaffolds/swe-agent/tools/flake8Server';
 import { disposeWarmServers } from '../runtime/warmPython';
 import { disposePyright } from './lspServer';
-import { toolSetFor } from './standardTools';
-import { currentPatch } from './submitTools';
-import { sweAgentDialect } from './sweAgentVersion';
+import { toolSetFor } from '../scaffolds/swe-agent/tools/standardTools';
+import { currentPatch } from '../scaffolds/swe-agent/tools/submitTools';
+import { sweAgentDialect } from '../scaffolds/swe-agent/tools/sweAgentVersion';
 import { DEFAULT_ACI_CONFIG, type AciConfig, type AciState, type ToolContext, type ToolResult } from './toolDefinition';
 import type { ToolSet } from './toolRegistry';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { shellQuote } from '../parsing/shellWords';
-import { linesOfText, type WindowLines } from './windowedFile';
-import { sweAgentDialect } from './sweAgentVersion';
+import { linesOfText, type WindowLines } from '../scaffolds/swe-agent/tools/windowedFile';
+import { sweAgentDialect } from '../scaffolds/swe-agent/tools/sweAgentVersion';
 import type { ToolContext } from './toolDefinition';
 import { printedOutput } from '../runtime/sandbox';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ToolSyntax } from '../parsing/commandSyntax';
 import type { Sandbox } from '../runtime/sandbox';
-import type { SweAgentVersion } from './sweAgentVersion';
+import type { SweAgentVersion } from '../scaffolds/swe-agent/tools/sweAgentVersion';
 
 /** What a tool prints and its exit code, as the agent sees them. */
 export interface ToolResult {

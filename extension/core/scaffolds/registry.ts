@@ -8,7 +8,7 @@ import { registerFormat } from '../trajectory/formatRegistry';
 import '../trajectory/formats';
 import { registerToolKinds } from '../trajectory/actionKind';
 import type { Scaffold, ScaffoldChoice, ScaffoldFamily, ScaffoldName } from './scaffold';
-import { LATEST_SWE_AGENT_VERSION } from '../aci/sweAgentVersion';
+import { LATEST_SWE_AGENT_VERSION } from './swe-agent/tools/sweAgentVersion';
 
 let installedFamilies: readonly ScaffoldFamily[] = [];
 

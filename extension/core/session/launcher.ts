@@ -19,7 +19,7 @@ import { chooseScaffold, detectScaffold, scaffoldName } from '../scaffolds/regis
 import type { Scaffold, ScaffoldChoice } from '../scaffolds/scaffold';
 import { createSweAgent } from '../scaffolds/swe-agent';
 import { printsByVersion } from '../scaffolds/swe-agent/versionEvidence';
-import { LATEST_SWE_AGENT_VERSION } from '../aci/sweAgentVersion';
+import { LATEST_SWE_AGENT_VERSION } from '../scaffolds/swe-agent/tools/sweAgentVersion';
 import type { DockerConnectionOptions } from '../runtime/dockerConnection';
 import type { SandboxLimits } from '../runtime/sandbox';
 import type { Task, Trajectory, TrajectoryMeta } from '../trajectory/model';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { z } from 'zod';
 import { AciSession } from '../../../extension/core/aci/aciSession';
-import { toolSetFor } from '../../../extension/core/aci/standardTools';
+import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 import { replaySettings } from '../../../extension/core/session/containerSession';
 import { detectScaffold } from '../../../extension/core/scaffolds/registry';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';

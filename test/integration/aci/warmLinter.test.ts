@@ -1,10 +1,10 @@
-// The lint guard's warm flake8 (core/aci/flake8Server.ts) against the flake8 command, in a real
+// The lint guard's warm flake8 (core/scaffolds/swe-agent/tools/flake8Server.ts) against the flake8 command, in a real
 // container: the same edits through both give the same observations and leave the same files.
 import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AciSession } from '../../../extension/core/aci/aciSession';
-import { disposeWarmFlake8, warmFlake8For } from '../../../extension/core/aci/flake8Server';
+import { disposeWarmFlake8, warmFlake8For } from '../../../extension/core/scaffolds/swe-agent/tools/flake8Server';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

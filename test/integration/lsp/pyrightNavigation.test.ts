@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { AciSession } from '../../../extension/core/aci/aciSession';
-import { LSP_BUNDLE } from '../../../extension/core/aci/lspTools';
+import { LSP_BUNDLE } from '../../../extension/core/scaffolds/swe-agent/tools/lspTools';
 import { disposePyright, hostPyrightPaths, pyrightFor, pyrightMounts } from '../../../extension/core/aci/lspServer';
 import { CancelledError } from '../../../extension/core/errors';
 import { LocalSandbox } from '../../../extension/core/runtime/localSandbox';

@@ -5,8 +5,8 @@ import { parseReply, splitThoughtAction } from '../../../extension/core/policy/r
 import { buildMessages, foldedObservation } from '../../../extension/core/policy/context';
 import type { PolicyReply } from '../../../extension/core/policy/policyClient';
 import { ToolRegistry } from '../../../extension/core/aci/toolRegistry';
-import { windowedTools } from '../../../extension/core/aci/windowedTools';
-import { searchTools } from '../../../extension/core/aci/searchTools';
+import { windowedTools } from '../../../extension/core/scaffolds/swe-agent/tools/windowedTools';
+import { searchTools } from '../../../extension/core/scaffolds/swe-agent/tools/searchTools';
 import path from 'node:path';
 import type { Step } from '../../../extension/core/trajectory/model';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { shellQuote } from '../../parsing/shellWords';
 import type { ToolContext, ToolResult } from '../../aci/toolDefinition';
 import { fileContentScript, parseFileContent, universalNewlines } from '../../aci/sandboxFiles';
-import { splitLines } from '../../aci/windowedFile';
+import { splitLines } from '../swe-agent/tools/windowedFile';
 
 const failed = (parameter: string, value: string, hint: string): ToolResult => ({
   observation: `ERROR:\nInvalid \`${parameter}\` parameter: ${value}. ${hint}`,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LINT_REJECTION_INTRO, formatErrors, introducedErrors, lintRejection, parseFlake8 } from './flake8Guard';
 import { openFileWithLint } from './lintedEditTool';
 import { dropProposal, keepProposal, lintProposal } from './lintedFile';
-import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
+import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
 import { sweAgentDialect } from './sweAgentVersion';
 import { countLines, renderWindow, replaceLines } from './windowedFile';
 import { clampedFirstLine, firstLineShowing, showWindow } from './windowedTools';

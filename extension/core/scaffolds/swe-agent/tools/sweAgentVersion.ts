@@ -1,5 +1,5 @@
 import { LINT_REJECTION_INTRO } from './flake8Guard';
-import { bundleName } from './toolRegistry';
+import { bundleName } from '../../../aci/toolRegistry';
 
 /**
  * The SWE-agent versions whose tools print differently, each measured against SWE-agent's own

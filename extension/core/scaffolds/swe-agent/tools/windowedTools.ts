@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { fetchLines, lookupFile, lookupScript, parseLookup, pathAsGiven, runTool, type FileLookup } from './sandboxFiles';
-import { shellQuote } from '../parsing/shellWords';
+import { fetchLines, lookupFile, lookupScript, parseLookup, pathAsGiven, runTool, type FileLookup } from '../../../aci/sandboxFiles';
+import { shellQuote } from '../../../parsing/shellWords';
 import { sweAgentDialect } from './sweAgentVersion';
 import { create07, goto07, open07, scroll07 } from './windowed07';
-import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
+import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
 import { clampFirstLine, countLines, firstLineFor, renderWindow, scrolledFirstLine, type WindowLines } from './windowedFile';
 
 /** SWE-agent's `tools/windowed`: a window of WINDOW lines over one open file. */

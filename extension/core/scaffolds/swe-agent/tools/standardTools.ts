@@ -1,10 +1,10 @@
 import { bashTools } from './bashTool';
-import type { ParseResult } from '../parsing/commandSyntax';
+import type { ParseResult } from '../../../parsing/commandSyntax';
 import { lintedEditTools } from './lintedEditTool';
 import { searchTools } from './searchTools';
 import { strReplaceEditorTools } from './strReplaceEditor';
 import { reviewedSubmitTools, submitTools } from './submitTools';
-import { ToolRegistry, type OpenAiToolSpec, type ToolSet } from './toolRegistry';
+import { ToolRegistry, type OpenAiToolSpec, type ToolSet } from '../../../aci/toolRegistry';
 import { windowedReplaceTools, windowedRewriteTools } from './windowedReplaceTools';
 import { windowedTools } from './windowedTools';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { lookupFile, pathAsGiven, runTool, writeScript, type FileLookup } from './sandboxFiles';
-import { shellQuote } from '../parsing/shellWords';
-import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
+import { lookupFile, pathAsGiven, runTool, writeScript, type FileLookup } from '../../../aci/sandboxFiles';
+import { shellQuote } from '../../../parsing/shellWords';
+import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
 import { countLines, splitLines } from './windowedFile';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { runTool } from './sandboxFiles';
-import { shellQuote } from '../parsing/shellWords';
-import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
+import { runTool } from '../../../aci/sandboxFiles';
+import { shellQuote } from '../../../parsing/shellWords';
+import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
 
 /**
  * `submit` (`tools/submit`) and its reviewing variant (`tools/review_on_submit_m`). The patch is

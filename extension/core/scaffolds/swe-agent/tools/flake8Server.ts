@@ -1,5 +1,5 @@
-import type { Sandbox } from '../runtime/sandbox';
-import { WarmPerSandbox, WarmPython, WarmPythonTimeout } from '../runtime/warmPython';
+import type { Sandbox } from '../../../runtime/sandbox';
+import { WarmPerSandbox, WarmPython, WarmPythonTimeout } from '../../../runtime/warmPython';
 import { FLAKE8_ARGS } from './flake8Guard';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LINT_REJECTION_INTRO, formatErrors, introducedErrors, lintRejection, parseFlake8 } from './flake8Guard';
 import { dropProposal, keepProposal, lintProposal, lookupWithLint } from './lintedFile';
-import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
+import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
 import { edit07 } from './windowed07';
 import { NO_FILE_OPEN, centred, checkedFile, clampedFirstLine, firstLineShowing, showWindow } from './windowedTools';
 import { countLines, renderWindow, replaceLines } from './windowedFile';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { realpathScript, resolvedHere, runTool } from './sandboxFiles';
-import { shellQuote } from '../parsing/shellWords';
-import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
+import { realpathScript, resolvedHere, runTool } from '../../../aci/sandboxFiles';
+import { shellQuote } from '../../../parsing/shellWords';
+import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
 import { NO_FILE_OPEN } from './windowedTools';
 
 /** SWE-agent's `tools/search`. Every message, success or not, exits 0 as the originals do. */

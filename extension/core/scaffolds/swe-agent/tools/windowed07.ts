@@ -1,13 +1,13 @@
 import { formatErrors, introducedErrors, parseFlake8, type Flake8Error } from './flake8Guard';
 import { sweAgentDialect } from './sweAgentVersion';
 import { dropProposal, keepProposal, lintProposal, lookupWithLint } from './lintedFile';
-import { lookupFile, lookupScript, parseLookup, runTool, writeScript } from './sandboxFiles';
-import { shellQuote } from '../parsing/shellWords';
+import { lookupFile, lookupScript, parseLookup, runTool, writeScript } from '../../../aci/sandboxFiles';
+import { shellQuote } from '../../../parsing/shellWords';
 import { z } from 'zod';
-import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
-import { ToolSet } from './toolRegistry';
-import type { ParseResult } from '../parsing/commandSyntax';
-import { splitShellWords } from '../parsing/shellWords';
+import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
+import { ToolSet } from '../../../aci/toolRegistry';
+import type { ParseResult } from '../../../parsing/commandSyntax';
+import { splitShellWords } from '../../../parsing/shellWords';
 
 /**
  * SWE-agent 0.x's viewer and line-range edit (`config/commands/defaults.sh`, `edit_linting.sh`):

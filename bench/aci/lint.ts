@@ -20,6 +20,7 @@ import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import type { Sandbox } from '../../extension/core/runtime/sandbox';
 import { materializeSampleRepo } from '../../test/helpers/sampleRepo';
 import { median, timed } from '../timing';
+import { toolSetFor } from '../../extension/core/scaffolds/swe-agent/tools/standardTools';
 
 const IMAGE = 'swe-workbench/base:bookworm';
 const BUNDLES = ['tools/registry', 'tools/windowed', 'tools/windowed_edit_linting'];
@@ -39,8 +40,8 @@ async function main(): Promise<void> {
     const box = sandbox;
     await box.exec('cp ledger/money.py ledger/money_warm.py && cp ledger/money.py ledger/money_command.py');
     const original = await box.readFile('/repo/ledger/money.py');
-    const warm = new AciSession(box, { bundles: BUNDLES });
-    const command = new AciSession(box, { bundles: BUNDLES, config: { warmLinter: false } });
+    const warm = new AciSession(box, { tools: toolSetFor(BUNDLES) });
+    const command = new AciSession(box, { tools: toolSetFor(BUNDLES), config: { warmLinter: false } });
     await warm.runCommand('open ledger/money_warm.py');
     await command.runCommand('open ledger/money_command.py');
     // Starts the warm server (and checks the setup), outside the measurements.

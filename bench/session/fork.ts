@@ -36,6 +36,7 @@ import type { Trajectory } from '../../extension/core/trajectory/model';
 import { generatedRecording } from '../../test/helpers/forkRecording';
 import { sampleRepoCopy } from '../../test/helpers/ledgerAgentScript';
 import { median, timed } from '../timing';
+import { toolSetFor } from '../../extension/core/scaffolds/swe-agent/tools/standardTools';
 
 const { values } = parseArgs({
   options: {
@@ -189,7 +190,9 @@ async function differentials(aci: AciSession, size: string): Promise<void> {
   const restoreFrom = (taken: { snapshots: SessionSnapshots; history: Step[] }) =>
     timed(async () => {
       const found = taken.snapshots.find(taken.history, taken.history.length, aci.tools, taken.history)!;
-      const target = new AciSession(await DockerSandbox.create({ image: IMAGE, repoPath: '/repo', labels: { 'swe-workbench.role': 'bench' } }));
+      const target = new AciSession(await DockerSandbox.create({ image: IMAGE, repoPath: '/repo', labels: { 'swe-workbench.role': 'bench' } }), {
+        tools: toolSetFor(),
+      });
       try {
         await found.restore(target);
       } finally {

@@ -2,12 +2,9 @@ import { throwIfAborted } from '../errors';
 import type { Sandbox } from '../runtime/sandbox';
 import { shellQuote } from '../parsing/shellWords';
 import { validateArguments, type ParsedAction } from '../parsing/commandSyntax';
-import { disposeWarmFlake8 } from '../scaffolds/swe-agent/tools/flake8Server';
 import { disposeWarmServers } from '../runtime/warmPython';
 import { disposePyright } from './lspServer';
-import { toolSetFor } from '../scaffolds/swe-agent/tools/standardTools';
-import { currentPatch } from '../scaffolds/swe-agent/tools/submitTools';
-import { sweAgentDialect } from '../scaffolds/swe-agent/tools/sweAgentVersion';
+import { currentPatch } from './repositoryPatch';
 import { DEFAULT_ACI_CONFIG, type AciConfig, type AciState, type ToolContext, type ToolResult } from './toolDefinition';
 import type { ToolSet } from './toolRegistry';
 
@@ -30,14 +27,12 @@ export interface AciStepResult {
 }
 
 export interface AciSessionOptions {
-  /** SWE-agent bundles (`tools/windowed`, `edit_anthropic`, ...); default: `DEFAULT_BUNDLES`. */
-  bundles?: readonly string[];
-  /** A prepared tool set (e.g. from a registry with more families); wins over `bundles`. */
-  tools?: ToolSet;
+  /** The family's tools (a scaffold's, core/scaffolds). */
+  tools: ToolSet;
   config?: Partial<AciConfig>;
   /**
    * The observation as the agent read it, from a tool's result (a scaffold's own wording,
-   * core/scaffolds). Default: SWE-agent's runtime, which strips trailing whitespace.
+   * core/scaffolds). Default: the tool set's `present`.
    */
   present?: (result: ToolResult) => string;
 }
@@ -71,13 +66,13 @@ export class AciSession {
 
   constructor(
     readonly sandbox: Sandbox,
-    options: AciSessionOptions = {},
+    options: AciSessionOptions,
   ) {
-    this.tools = options.tools ?? toolSetFor(options.bundles);
+    this.tools = options.tools;
     this.config = { ...DEFAULT_ACI_CONFIG, ...options.config };
     this.present = options.present;
     this.state = { openFile: null, firstLine: 0, currentLine: 0, workingDir: sandbox.repoPath, fileHistory: new Map(), submitStage: 0 };
-    if (this.tools.bundles.includes('diff_state')) this.diff = '';
+    if (this.tools.recordsDiff) this.diff = '';
   }
 
   stepState(): AciStepState {
@@ -107,7 +102,7 @@ export class AciSession {
 
   /** Shuts down the sandbox's Pyright server and warm Python servers (flake8, R2E-Gym's tools), if the tools started them; the sandbox stays. */
   async stopServers(): Promise<void> {
-    await Promise.all([disposePyright(this.sandbox), disposeWarmFlake8(this.sandbox), disposeWarmServers(this.sandbox)]);
+    await Promise.all([disposePyright(this.sandbox), disposeWarmServers(this.sandbox)]);
   }
 
   /** Shuts down the sandbox's Pyright server and warm Python servers, if the tools started them, then removes the sandbox. */
@@ -149,7 +144,7 @@ export class AciSession {
       const result = await this.tools.endStep(ctx, feedback);
       if (!result) return undefined;
       return {
-        observation: this.present ? this.present(result) : result.observation,
+        observation: this.present ? this.present(result) : this.tools.present(result, '', this.config),
         exitCode: result.exitCode,
         state: this.stepState(),
         ...(result.submission !== undefined ? { submission: result.submission } : {}),
@@ -173,32 +168,11 @@ export class AciSession {
       this.diff = 'patch' in staged ? staged.patch.trim() : '';
     }
     return {
-      observation: this.present
-        ? this.present(result)
-        : result.submission === undefined
-          ? this.asTerminalText(result.observation, tool.name === 'bash')
-          : result.observation,
+      observation: this.present ? this.present(result) : this.tools.present(result, tool.name, this.config),
       exitCode: result.exitCode,
       state: this.stepState(),
       ...(result.submission !== undefined ? { submission: result.submission } : {}),
     };
-  }
-
-  /**
-   * SWE-agent 1.x's runtime hands observations over without trailing whitespace (every recorded
-   * step shows it), with a pty's line ends when asked. 0.7 kept the output as printed: its
-   * commands end with a newline, a shell command's output is untouched. Submissions are left to
-   * their tool. A pty turns every `\n` into `\r\n`, one the file's own `\r\n` included (a
-   * `grep` of a CRLF file shows `\r\r\n`), so the tools' text, which has the pty's line ends
-   * taken out, gets it back the same way.
-   */
-  private asTerminalText(observation: string, fromShell: boolean): string {
-    const text = sweAgentDialect(this.config.sweAgentVersion).trimsObservations
-      ? observation.trimEnd()
-      : fromShell || observation === ''
-        ? observation
-        : `${observation}\n`;
-    return this.config.crlf ? text.replace(/\n/g, '\r\n') : text;
   }
 
   private formatError(message: string): AciStepResult {

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { ToolSyntax } from '../parsing/commandSyntax';
 import type { Sandbox } from '../runtime/sandbox';
-import type { SweAgentVersion } from '../scaffolds/swe-agent/tools/sweAgentVersion';
 
 /** What a tool prints and its exit code, as the agent sees them. */
 export interface ToolResult {
@@ -41,8 +40,6 @@ export interface AciConfig {
   submitReviewMessages?: string[];
   /** End observation lines with `\r\n`, as SWE-agent 1.x recordings (made under a pty) show them. */
   crlf?: boolean;
-  /** The SWE-agent version whose tools' output to reproduce (`sweAgentVersionOf`); default: the latest. */
-  sweAgentVersion?: SweAgentVersion;
   /** str_replace_editor shows long Python files with function bodies elided (SWE-agent's USE_FILEMAP). */
   useFilemap?: boolean;
   /**

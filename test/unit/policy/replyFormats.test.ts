@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { parseReply, splitThoughtAction } from '../../../extension/core/policy/replyFormats';
 import { buildMessages, foldedObservation } from '../../../extension/core/policy/context';
 import type { PolicyReply } from '../../../extension/core/policy/policyClient';
-import { ToolRegistry } from '../../../extension/core/aci/toolRegistry';
+import { ToolRegistry } from '../../../extension/core/scaffolds/swe-agent/tools/sweAgentToolSet';
 import { windowedTools } from '../../../extension/core/scaffolds/swe-agent/tools/windowedTools';
 import { searchTools } from '../../../extension/core/scaffolds/swe-agent/tools/searchTools';
 import path from 'node:path';

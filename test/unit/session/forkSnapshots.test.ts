@@ -8,6 +8,7 @@ import { AciSession } from '../../../extension/core/aci/aciSession';
 import { LocalSandbox } from '../../../extension/core/runtime/localSandbox';
 import { SessionSnapshots } from '../../../extension/core/session/forkSnapshots';
 import type { Step } from '../../../extension/core/trajectory/model';
+import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 
 function step(index: number, raw: string): Step {
   return { index, thought: '', action: { raw, tool: 'bash', args: { command: raw } }, observation: '' };
@@ -17,7 +18,7 @@ test('snapshots of the whole repository each step (no differentials): a step tha
   const repo = await mkdtemp(path.join(tmpdir(), 'swb-fork-snapshots-'));
   await writeFile(path.join(repo, 'a.txt'), 'a\n');
   const sandbox = await LocalSandbox.create({ image: 'local', repoDir: repo, repoPath: '/repo' });
-  const aci = new AciSession(sandbox);
+  const aci = new AciSession(sandbox, { tools: toolSetFor() });
   const dir = path.join(await mkdtemp(path.join(tmpdir(), 'swb-fork-snapshot-dir-')), 'snaps');
   // A tar of this repository is 10 KB: a 25 KB budget holds two of them.
   const snapshots = new SessionSnapshots('setup', aci, 25 * 1024, dir, false);
@@ -51,7 +52,7 @@ test('snapshots of the whole repository each step (no differentials): a step tha
 test('snapshots: a step of a tool that only reads (open, goto, search_file) takes no tar and restores the step before; a bash step that rewrites a file does', async () => {
   const repo = await mkdtemp(path.join(tmpdir(), 'swb-fork-readonly-'));
   const sandbox = await LocalSandbox.create({ image: 'local', repoDir: repo, repoPath: '/repo' });
-  const aci = new AciSession(sandbox);
+  const aci = new AciSession(sandbox, { tools: toolSetFor() });
   const dir = path.join(await mkdtemp(path.join(tmpdir(), 'swb-fork-readonly-dir-')), 'snaps');
   const snapshots = new SessionSnapshots('setup', aci, 1024 ** 3, dir);
   const contentOf = async (at: number) => {
@@ -94,7 +95,7 @@ test('differential snapshots: the first step is a level-0 dump, later ones diffe
   const repo = await mkdtemp(path.join(tmpdir(), 'swb-fork-diff-'));
   await writeFile(path.join(repo, 'a.txt'), 'a\n');
   const sandbox = await LocalSandbox.create({ image: 'local', repoDir: repo, repoPath: '/repo' });
-  const aci = new AciSession(sandbox);
+  const aci = new AciSession(sandbox, { tools: toolSetFor() });
   const dir = path.join(await mkdtemp(path.join(tmpdir(), 'swb-fork-diff-dir-')), 'snaps');
   // Each tar of this small repository is 10 KB (tar's record): a 35 KB budget holds three.
   // Differentials however small the repository (by default it would take whole tars).
@@ -113,7 +114,7 @@ test('differential snapshots: the first step is a level-0 dump, later ones diffe
     assert.deepEqual(snapshots.steps, [2, 4]);
     assert.deepEqual((await readdir(dir)).filter((f) => /^\d+\.(tar|snar)$/.test(f)).sort(), ['1.snar', '1.tar', '2.tar', '4.tar']);
     const found = snapshots.find(history, 2, aci.tools, history)!;
-    const target = new AciSession(await LocalSandbox.create({ image: 'local', repoPath: '/repo' }));
+    const target = new AciSession(await LocalSandbox.create({ image: 'local', repoPath: '/repo' }), { tools: toolSetFor() });
     try {
       await found.restore(target);
       // The tools' state moved the shell into the source's folder (a local sandbox's repository is a host folder of its own).

@@ -1,6 +1,7 @@
 import { flake8Script } from './flake8Guard';
 import { warmFlake8For, type WarmFlake8 } from './flake8Server';
-import { lookupScript, parseLookup, runTool, writeScript, type FileLookup } from '../../../aci/sandboxFiles';
+import { lookupScript, runTool, writeScript, type FileLookup } from '../../../aci/sandboxFiles';
+import { parseLookup } from './toolFiles';
 import type { ToolContext } from '../../../aci/toolDefinition';
 
 /**

@@ -15,7 +15,8 @@ import {
   type TextPosition,
 } from '../../../aci/lspNavigation';
 import { pyrightFor, type PyrightServer } from '../../../aci/lspServer';
-import { lookupFile, pathAsGiven } from '../../../aci/sandboxFiles';
+import { pathAsGiven } from '../../../aci/sandboxFiles';
+import { lookupFile } from './toolFiles';
 import { standardTools } from './standardTools';
 import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
 import { checkedFile } from './windowedTools';

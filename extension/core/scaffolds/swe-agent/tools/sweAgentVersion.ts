@@ -1,5 +1,5 @@
 import { LINT_REJECTION_INTRO } from './flake8Guard';
-import { bundleName } from '../../../aci/toolRegistry';
+import { bundleName } from './bundles';
 
 /**
  * The SWE-agent versions whose tools print differently, each measured against SWE-agent's own
@@ -11,6 +11,14 @@ import { bundleName } from '../../../aci/toolRegistry';
  */
 export const SWE_AGENT_VERSIONS = ['0.2', '0.7', '1.0.0', '1.0.1', '1.1.0', '3ea751c0'] as const;
 export type SweAgentVersion = (typeof SWE_AGENT_VERSIONS)[number];
+
+// The host's settings carry the version for SWE-agent's tools without the host knowing it.
+declare module '../../../aci/toolDefinition' {
+  interface AciConfig {
+    /** The SWE-agent version whose tools' output to reproduce (`sweAgentVersionOf`); default: the latest. */
+    sweAgentVersion?: SweAgentVersion;
+  }
+}
 
 /** The version tools default to when nothing says otherwise: the latest measured. */
 export const LATEST_SWE_AGENT_VERSION: SweAgentVersion = '3ea751c0';

@@ -1,11 +1,13 @@
 import { formatErrors, introducedErrors, parseFlake8, type Flake8Error } from './flake8Guard';
 import { sweAgentDialect } from './sweAgentVersion';
 import { dropProposal, keepProposal, lintProposal, lookupWithLint } from './lintedFile';
-import { lookupFile, lookupScript, parseLookup, runTool, writeScript } from '../../../aci/sandboxFiles';
+import { lookupScript, runTool, writeScript } from '../../../aci/sandboxFiles';
+import { lookupFile, parseLookup } from './toolFiles';
 import { shellQuote } from '../../../parsing/shellWords';
 import { z } from 'zod';
 import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
-import { ToolSet } from '../../../aci/toolRegistry';
+import type { ToolSet } from '../../../aci/toolRegistry';
+import { SweAgentToolSet } from './sweAgentToolSet';
 import type { ParseResult } from '../../../parsing/commandSyntax';
 import { splitShellWords } from '../../../parsing/shellWords';
 
@@ -245,7 +247,7 @@ function commandWords07(command: string): { name: string; words: string[] } {
  * refuses for its arguments runs `shell_function_usage` when 0.7's function would have refused
  * it too, so the step prints 0.7's usage (exit 0) instead of becoming a format error.
  */
-export class ToolSet07 extends ToolSet {
+export class ToolSet07 extends SweAgentToolSet {
   constructor(base: ToolSet) {
     super(base.bundles, new Map([...base.tools, [refusedArguments07.name, refusedArguments07]]));
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { fetchLines, lookupFile, lookupScript, parseLookup, pathAsGiven, runTool, type FileLookup } from '../../../aci/sandboxFiles';
+import { lookupScript, pathAsGiven, runTool, type FileLookup } from '../../../aci/sandboxFiles';
+import { fetchLines, lookupFile, parseLookup } from './toolFiles';
 import { shellQuote } from '../../../parsing/shellWords';
 import { sweAgentDialect } from './sweAgentVersion';
 import { create07, goto07, open07, scroll07 } from './windowed07';

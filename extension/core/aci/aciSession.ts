@@ -38,8 +38,8 @@ export interface AciSessionOptions {
 }
 
 /**
- * What the tools remember between calls (the viewer's file and window, the working directory,
- * editors' undo history, the submit review stage, the last `diff_state`), copied so that later
+ * What the tools remember between calls (the working directory, editors' undo history, each
+ * family's own state such as SWE-agent's viewer, the last `diff_state`), copied so that later
  * calls do not change it: a fork restores it with the workspace.
  */
 export interface AciToolState {
@@ -51,9 +51,9 @@ export interface AciToolState {
 const FORMAT_ERROR_EXIT_CODE = 2;
 
 /**
- * The agent's tools bound to one sandbox: the windowed viewer's position, the editor's undo
- * history and the shell's working directory live here, as SWE-agent keeps them in its
- * container-side registry. Calls run one at a time, in order.
+ * The agent's tools bound to one sandbox: what they remember between calls (the shell's working
+ * directory, the editor's undo history, the family's own state) lives here. Calls run one at a
+ * time, in order.
  */
 export class AciSession {
   readonly tools: ToolSet;
@@ -71,19 +71,23 @@ export class AciSession {
     this.tools = options.tools;
     this.config = { ...DEFAULT_ACI_CONFIG, ...options.config };
     this.present = options.present;
-    this.state = { openFile: null, firstLine: 0, currentLine: 0, workingDir: sandbox.repoPath, fileHistory: new Map(), submitStage: 0 };
+    this.state = { workingDir: sandbox.repoPath, fileHistory: new Map(), families: {} };
     if (this.tools.recordsDiff) this.diff = '';
   }
 
   stepState(): AciStepState {
-    const state: AciStepState = { open_file: this.state.openFile, working_dir: this.state.workingDir };
+    const state: AciStepState = { open_file: this.tools.openFile(this.state), working_dir: this.state.workingDir };
     return this.diff === undefined ? state : { ...state, diff: this.diff };
   }
 
   /** A copy of the tools' state after the last call (`restoreToolState` puts it back). */
   toolState(): AciToolState {
     const { fileHistory, ...rest } = this.state;
-    const state = { ...rest, fileHistory: [...fileHistory].map(([file, versions]): [string, string[]] => [file, [...versions]]) };
+    const state = {
+      ...rest,
+      fileHistory: [...fileHistory].map(([file, versions]): [string, string[]] => [file, [...versions]]),
+      families: structuredClone(rest.families),
+    };
     return this.diff === undefined ? { state } : { state, diff: this.diff };
   }
 
@@ -94,7 +98,10 @@ export class AciSession {
   async restoreToolState(saved: AciToolState, signal?: AbortSignal): Promise<void> {
     const { fileHistory, ...rest } = saved.state;
     await this.queue;
-    Object.assign(this.state, rest, { fileHistory: new Map(fileHistory.map(([file, versions]) => [file, [...versions]])) });
+    Object.assign(this.state, rest, {
+      fileHistory: new Map(fileHistory.map(([file, versions]) => [file, [...versions]])),
+      families: structuredClone(rest.families),
+    });
     if (this.diff !== undefined) this.diff = saved.diff ?? '';
     const cd = await this.sandbox.exec(`cd -- ${shellQuote(rest.workingDir)}`, { timeoutMs: 10_000, ...(signal ? { signal } : {}) });
     if (cd.exitCode !== 0) throw new Error(`cannot enter the restored working directory ${rest.workingDir}: ${cd.output.trim()}`);

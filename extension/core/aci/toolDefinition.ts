@@ -10,19 +10,17 @@ export interface ToolResult {
   submission?: string;
 }
 
-/** Tool state that SWE-agent keeps in its registry file inside the container. */
+/** What the tools remember between calls, kept by the session (`AciSession`). */
 export interface AciState {
-  /** Absolute path of the file the windowed viewer shows, or null before any `open`/`create`. */
-  openFile: string | null;
-  /** 0-based first line of the viewer's window. */
-  firstLine: number;
-  /** SWE-agent 0.7's `CURRENT_LINE`: the 1-based line its window is centred on. */
-  currentLine: number;
   workingDir: string;
   /** Earlier contents of each file an editor with an undo history changed (OpenHands' `undo_edit`; SWE-agent's never undoes). */
   fileHistory: Map<string, string[]>;
-  /** Review messages `review_on_submit_m` has shown so far. */
-  submitStage: number;
+  /**
+   * Each family's own tool state under the family's name (SWE-agent's viewer: its open file and
+   * window), which the family types and reads; the host keeps it and copies it whole, as JSON
+   * values, for a fork (`AciSession.toolState`), without knowing its shape.
+   */
+  families: Record<string, unknown>;
 }
 
 export interface AciConfig {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { coerceArguments, parseCommandText, validateArguments, type ParseResult } from '../parsing/commandSyntax';
-import type { AciConfig, ToolContext, ToolDefinition, ToolResult } from './toolDefinition';
+import type { AciConfig, AciState, ToolContext, ToolDefinition, ToolResult } from './toolDefinition';
 import { extractXmlFunctionCalls } from '../parsing/xmlFunctionCall';
 
 /** One entry of the `tools` list of an OpenAI chat-completions request. */
@@ -35,6 +35,11 @@ export class ToolSet {
    */
   present(result: ToolResult, _tool: string, _config: AciConfig): string {
     return result.observation;
+  }
+
+  /** The file the step's recorded state names as open (SWE-agent's `open_file`); null for a family without a viewer. */
+  openFile(_state: AciState): string | null {
+    return null;
   }
 
   /** The session keeps the repository's staged diff after every action (SWE-agent's `diff_state`). */

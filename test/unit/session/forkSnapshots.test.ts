@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { AciSession } from '../../../extension/core/aci/aciSession';
+import { AciSession, type AciToolState } from '../../../extension/core/aci/aciSession';
 import { LocalSandbox } from '../../../extension/core/runtime/localSandbox';
 import { SessionSnapshots } from '../../../extension/core/session/forkSnapshots';
 import type { Step } from '../../../extension/core/trajectory/model';
@@ -80,9 +80,10 @@ test('snapshots: a step of a tool that only reads (open, goto, search_file) take
     assert.deepEqual(await Promise.all([1, 2, 3, 4, 5].map(contentOf)), ['a\n', 'a\n', 'a\n', 'b\n', 'b\n']);
     assert.deepEqual((await readdir(dir)).filter((f) => f.endsWith('.tar')).sort(), ['1.tar', '4.tar']);
     // One file, but each step's own tools' state: no file open after step 1, f.txt after open.
-    const kept = (snapshots as unknown as { kept: Map<number, { tools: { state: { openFile: string | null } } }> }).kept;
-    assert.equal(kept.get(1)?.tools.state.openFile, null);
-    assert.match(kept.get(2)?.tools.state.openFile ?? '', /f\.txt$/);
+    const kept = (snapshots as unknown as { kept: Map<number, { tools: AciToolState }> }).kept;
+    const openFile = (step: number) => (kept.get(step)?.tools.state.families['swe-agent'] as { openFile: string | null } | undefined)?.openFile;
+    assert.equal(openFile(1), null);
+    assert.match(openFile(2) ?? '', /f\.txt$/);
   } finally {
     await snapshots.dispose();
     await aci.dispose();

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { currentPatch } from '../../../aci/repositoryPatch';
 import { defineTool, type ToolResult } from '../../../aci/toolDefinition';
+import { viewer } from './toolState';
 
 /**
  * `submit` (`tools/submit`) and its reviewing variant (`tools/review_on_submit_m`). The patch is
@@ -56,9 +57,9 @@ const reviewedSubmit = defineTool({
     if ('observation' in diff) return diff;
     const { patch } = diff;
     const messages = ctx.config.submitReviewMessages ?? [DEFAULT_SUBMIT_REVIEW_MESSAGE];
-    const message = messages[ctx.state.submitStage];
+    const message = messages[viewer(ctx).submitStage];
     if (!force && message !== undefined) {
-      ctx.state.submitStage += 1;
+      viewer(ctx).submitStage += 1;
       return { observation: message.replaceAll('{{diff}}', patch), exitCode: 0 };
     }
     // SWE-agent 1.0.1 recordings of this bundle show the patch itself as the observation.

@@ -1,7 +1,8 @@
-import type { AciConfig, ToolDefinition, ToolResult } from '../../../aci/toolDefinition';
+import type { AciConfig, AciState, ToolDefinition, ToolResult } from '../../../aci/toolDefinition';
 import { ToolSet } from '../../../aci/toolRegistry';
 import { BUNDLE_ALIASES, STATE_ONLY_BUNDLES, bundleName } from './bundles';
 import { sweAgentDialect } from './sweAgentVersion';
+import { sweAgentState } from './toolState';
 
 /**
  * Every SWE-agent tool the workbench can host, by bundle (the `lsp` bundle among them). Tool families register themselves from their
@@ -62,6 +63,10 @@ export class SweAgentToolSet extends ToolSet {
         ? observation
         : `${observation}\n`;
     return config.crlf ? text.replace(/\n/g, '\r\n') : text;
+  }
+
+  override openFile(state: AciState): string | null {
+    return sweAgentState(state).openFile;
   }
 
   override get recordsDiff(): boolean {

@@ -43,7 +43,7 @@ export async function policySource(url: string, aci: AciSession, options: Partia
     retry: { baseDelayMs: 1, maxDelayMs: 5 },
     ...options,
   });
-  return new PolicySource({ client, tools: aci.tools, scaffold: 'thought_action', systemPrompt: SYSTEM_PROMPT, instructions: INSTRUCTIONS });
+  return new PolicySource({ client, tools: aci.tools, replyFormat: 'thought_action', systemPrompt: SYSTEM_PROMPT, instructions: INSTRUCTIONS });
 }
 
 export function aciFor(sandbox: Sandbox): AciSession {

@@ -42,7 +42,7 @@ export interface AciConfig {
   useFilemap?: boolean;
   /**
    * The lint guard checks Python edits in a warm flake8 process kept in a Docker sandbox
-   * (flake8Server.ts); false runs the flake8 command before and after each edit. Default: true.
+   * (SWE-agent's `flake8Server.ts`); false runs the flake8 command before and after each edit. Default: true.
    */
   warmLinter?: boolean;
 }

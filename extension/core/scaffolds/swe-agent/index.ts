@@ -1,6 +1,7 @@
 /**
- * SWE-agent as a scaffold: a thin adapter over the ACI in core/aci (its tools, bundles and
- * parsers stay there). The version follows from the recording's bundles and format version.
+ * SWE-agent as a scaffold: its tools and bundles (`tools/`, on the tool host in core/aci), its
+ * reply parsers (core/policy/replyFormats.ts) and prompts. The version follows from the
+ * recording's bundles and format version, then from its observations.
  */
 import { aciConfigForRecording } from './recordingConfig';
 import { ToolSet07 } from './tools/windowed07';

@@ -47,7 +47,7 @@ export interface SweAgentDialect {
    * The tools read a file as Python's `Path.read_text()` does (universal newlines: `\r\n` and a
    * lone `\r` read as `\n`) and write back what they read with `write_text()`, so a view shows no
    * `\r` and an edit leaves `\n` line ends throughout (1.x's Python tools); 0.7's shell functions
-   * kept the bytes (`sandboxFiles.toolText` applies it).
+   * kept the bytes (`toolFiles.toolText` applies it).
    */
   readsTextMode: boolean;
   /** The sentence a refused edit starts with (0.1-0.2: "...retry your edit commmand." sic). */

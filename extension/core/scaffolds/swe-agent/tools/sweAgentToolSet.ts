@@ -5,8 +5,9 @@ import { sweAgentDialect } from './sweAgentVersion';
 import { sweAgentState } from './toolState';
 
 /**
- * Every SWE-agent tool the workbench can host, by bundle (the `lsp` bundle among them). Tool families register themselves from their
- * own modules (`registry.register(...myTools)`); a ToolSet picks the bundles a recording used.
+ * Every SWE-agent tool the workbench can host, by bundle (the `lsp` bundle among them). Each
+ * bundle registers from its own module (`registry.register(...myTools)`); a tool set picks the
+ * bundles a recording used.
  */
 export class ToolRegistry {
   private readonly tools: ToolDefinition[] = [];

@@ -2,7 +2,7 @@
  * The composition root of the scaffold families: the one list of the agent frameworks the program
  * knows, in the order detection asks them. The CLI's main and the extension's activation install
  * it before anything reads a recording; a test that reads one imports `test/helpers/families.ts`.
- * Adding a family is its folder under core/scaffolds and one line here.
+ * Adding a family is its folder under core/scaffolds and one line here; the default family is declared here too.
  */
 import { installFamilies } from './core/scaffolds/registry';
 import { miniSweAgentFamily } from './core/scaffolds/mini-swe-agent';
@@ -12,5 +12,6 @@ import { sweAgentFamily } from './core/scaffolds/swe-agent';
 import { terminus2Family } from './core/scaffolds/terminus-2';
 
 export function installScaffoldFamilies(): void {
-  installFamilies([sweAgentFamily, miniSweAgentFamily, r2eGymFamily, openHandsFamily, terminus2Family]);
+  // A recording no family claims (a canonical or chat-messages file) is read with SWE-agent's tools, and a live run without --scaffold runs them.
+  installFamilies([sweAgentFamily, miniSweAgentFamily, r2eGymFamily, openHandsFamily, terminus2Family], { family: sweAgentFamily, title: 'SWE-agent' });
 }

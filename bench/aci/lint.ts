@@ -1,7 +1,7 @@
 /**
  * The linted `edit` (tools/windowed_edit_linting) in one container, measured side by side,
  * interleaved, medians:
- *   warm     our edit with the warm flake8 (core/aci/flake8Server.ts): one check in memory
+ *   warm     our edit with the warm flake8 (core/scaffolds/swe-agent/tools/flake8Server.ts): one check in memory
  *   command  our edit with the flake8 command before and after, as SWE-agent runs it
  *   raw      the edited text written through the persistent shell plus one in-memory check of it
  * for an applied edit and a refused one (F821). Every round's edit is new text, so no check is
@@ -14,12 +14,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AciSession } from '../../extension/core/aci/aciSession';
-import { warmFlake8For } from '../../extension/core/aci/flake8Server';
+import { warmFlake8For } from '../../extension/core/scaffolds/swe-agent/tools/flake8Server';
 import { writeScript } from '../../extension/core/aci/sandboxFiles';
 import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import type { Sandbox } from '../../extension/core/runtime/sandbox';
 import { materializeSampleRepo } from '../../test/helpers/sampleRepo';
 import { median, timed } from '../timing';
+import { toolSetFor } from '../../extension/core/scaffolds/swe-agent/tools/standardTools';
 
 const IMAGE = 'swe-workbench/base:bookworm';
 const BUNDLES = ['tools/registry', 'tools/windowed', 'tools/windowed_edit_linting'];
@@ -39,8 +40,8 @@ async function main(): Promise<void> {
     const box = sandbox;
     await box.exec('cp ledger/money.py ledger/money_warm.py && cp ledger/money.py ledger/money_command.py');
     const original = await box.readFile('/repo/ledger/money.py');
-    const warm = new AciSession(box, { bundles: BUNDLES });
-    const command = new AciSession(box, { bundles: BUNDLES, config: { warmLinter: false } });
+    const warm = new AciSession(box, { tools: toolSetFor(BUNDLES) });
+    const command = new AciSession(box, { tools: toolSetFor(BUNDLES), config: { warmLinter: false } });
     await warm.runCommand('open ledger/money_warm.py');
     await command.runCommand('open ledger/money_command.py');
     // Starts the warm server (and checks the setup), outside the measurements.

@@ -25,6 +25,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AciSession, type AciSessionOptions } from '../../extension/core/aci/aciSession';
+import { toolSetFor } from '../../extension/core/scaffolds/swe-agent/tools/standardTools';
 import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import type { Sandbox } from '../../extension/core/runtime/sandbox';
 import { createR2eGym } from '../../extension/core/scaffolds/r2e-gym';
@@ -194,7 +195,10 @@ async function main(): Promise<void> {
         toolsDir: `/root/tools-${oracle}`,
         envFile: `/root/.swe-agent-env-${oracle}`,
       });
-      const ours = await session(true, { bundles: bundles.map((b) => `tools/${b}`), config: { crlf: true, sweAgentVersion: ORACLE_VERSIONS[oracle] } });
+      const ours = await session(true, {
+        tools: toolSetFor(bundles.map((b) => `tools/${b}`)),
+        config: { crlf: true, sweAgentVersion: ORACLE_VERSIONS[oracle] },
+      });
       families.push({ label: `SWE-agent ${oracle}`, peer: (c) => reference.call(c), ours, raw: rawTty, v1: true });
     }
     const skipped: string[] = [];

@@ -18,6 +18,7 @@ import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import type { Sandbox } from '../../extension/core/runtime/sandbox';
 import { materializeSampleRepo } from '../../test/helpers/sampleRepo';
 import { median, timed } from '../timing';
+import { toolSetFor } from '../../extension/core/scaffolds/swe-agent/tools/standardTools';
 
 const IMAGE = 'swe-workbench/base:bookworm';
 
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
   try {
     const repo = await materializeSampleRepo(path.join(host, 'repo'));
     sandbox = await DockerSandbox.create({ image: IMAGE, repoDir: repo.dir, repoPath: '/repo', labels: { 'swe-workbench.bench': 'aci-tools' } });
-    const session = new AciSession(sandbox);
+    const session = new AciSession(sandbox, { tools: toolSetFor() });
     const box = sandbox;
     console.log(`aci tools: ${rounds} rounds per variant (fresh exec: ${Math.ceil(rounds / 3)}), image ${IMAGE}, sample repository at /repo`);
     console.log('tool        raw ms  ours ms  fresh ms  ours/raw  fresh/raw');

@@ -14,11 +14,12 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { AciSession } from '../../extension/core/aci/aciSession';
-import { LSP_BUNDLE } from '../../extension/core/aci/lspTools';
+import { LSP_BUNDLE } from '../../extension/core/scaffolds/swe-agent/tools/lspTools';
 import { disposePyright, fileUri, pyrightFor, pyrightMounts } from '../../extension/core/aci/lspServer';
 import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import { listTreeFiles, sampleRepoTree } from '../../test/helpers/sampleRepo';
 import { median, timed } from '../timing';
+import { toolSetFor } from '../../extension/core/scaffolds/swe-agent/tools/standardTools';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '30' }, copies: { type: 'string', default: '50' } } });
 const rounds = Number(values.rounds);
@@ -41,7 +42,7 @@ async function main(): Promise<void> {
     labels: { 'swe-workbench.bench': 'lsp' },
   });
   try {
-    const aci = new AciSession(sandbox, { bundles: [LSP_BUNDLE] });
+    const aci = new AciSession(sandbox, { tools: toolSetFor([LSP_BUNDLE]) });
     const importLine = await lineOf('ledger/journal.py', 'from .money import');
     const classLine = await lineOf('ledger/money.py', 'class Money');
     const cold = await timed(() => aci.runCommand(`goto_definition ledger/journal.py ${importLine} sum_money`));

@@ -34,6 +34,7 @@ import { generatedRecording } from '../../test/helpers/forkRecording';
 import { largeRepository } from '../../test/helpers/largeRepository';
 import { sampleRepoCopy } from '../../test/helpers/ledgerAgentScript';
 import { median, timed } from '../timing';
+import { toolSetFor } from '../../extension/core/scaffolds/swe-agent/tools/standardTools';
 
 const { values } = parseArgs({
   options: {
@@ -188,7 +189,9 @@ async function differentials(aci: AciSession, size: string): Promise<void> {
   const restoreFrom = (taken: { snapshots: SessionSnapshots; history: Step[] }) =>
     timed(async () => {
       const found = taken.snapshots.find(taken.history, taken.history.length, aci.tools, taken.history)!;
-      const target = new AciSession(await DockerSandbox.create({ image: IMAGE, repoPath: '/repo', labels: { 'swe-workbench.role': 'bench' } }));
+      const target = new AciSession(await DockerSandbox.create({ image: IMAGE, repoPath: '/repo', labels: { 'swe-workbench.role': 'bench' } }), {
+        tools: toolSetFor(),
+      });
       try {
         await found.restore(target);
       } finally {

@@ -19,6 +19,7 @@ import { DebugSession } from '../../extension/core/session/debugSession';
 import type { Step } from '../../extension/core/trajectory/model';
 import { materializeSampleRepo } from '../../test/helpers/sampleRepo';
 import { median } from '../timing';
+import { toolSetFor } from '../../extension/core/scaffolds/swe-agent/tools/standardTools';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '20' } } });
 const rounds = Number(values.rounds);
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
     labels: { 'swe-workbench.role': 'bench' },
   });
   try {
-    const aci = new AciSession(sandbox);
+    const aci = new AciSession(sandbox, { tools: toolSetFor() });
     const steps: Step[] = [];
     for (const [index, command] of COMMANDS.entries()) {
       const parsed = aci.tools.parseCommand(command);

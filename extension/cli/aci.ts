@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { AciSession } from '../core/aci/aciSession';
 import { CancelledError, errorText } from '../core/errors';
 import { defined } from '../core/defined';
-import { SWE_AGENT_VERSIONS, parseSweAgentVersion } from '../core/aci/sweAgentVersion';
+import { SWE_AGENT_VERSIONS, parseSweAgentVersion } from '../core/scaffolds/swe-agent/tools/sweAgentVersion';
 import { describeChoice, knownScaffolds, parseScaffoldSpec } from '../core/scaffolds/registry';
 import { startToolSession } from '../core/session/launcher';
 import { bundleList, toolSetOption } from './bundleOption';

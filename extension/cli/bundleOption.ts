@@ -1,4 +1,4 @@
-import { toolSetFor } from '../core/aci/standardTools';
+import { toolSetFor } from '../core/scaffolds/swe-agent/tools/standardTools';
 import type { ToolSet } from '../core/aci/toolRegistry';
 import { CliError } from './command';
 import { errorText } from '../core/errors';

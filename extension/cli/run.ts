@@ -20,10 +20,10 @@ import type { DebugSession } from '../core/session/debugSession';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 
 const usage = () => `usage: swe-workbench run --task TASK.json --policy-url URL --model NAME --out FILE
-                         [--max-steps N] [--fork TRAJ --at N] [--scaffold S] [--api-key KEY]
-                         [--temperature T] [--top-p P] [--top-k K] [--min-p P] [--max-tokens N]
-                         [--seed N] [--stream] [--logprobs K] [--token-ids] [--observation-window N]
-                         [--timeout-ms N]
+                         [--max-steps N] [--fork TRAJ --at N] [--scaffold S] [--reply-format F]
+                         [--api-key KEY] [--temperature T] [--top-p P] [--top-k K] [--min-p P]
+                         [--max-tokens N] [--seed N] [--stream] [--logprobs K] [--token-ids]
+                         [--observation-window N] [--timeout-ms N]
 
 Runs the agent live: each action comes from the policy at URL (vLLM, SGLang or any
 OpenAI-compatible server) and runs in a container of the task's image. With --fork, the first
@@ -32,8 +32,9 @@ TASK.json: {"image", "repo" (host folder, relative to the task file), "repoPath"
 forked recording's, else the scaffold's: /app for terminus-2, else /repo), "baseCommit"?,
 "problemStatement" or "spec", "instanceId"?, "bundles"?, "testCommand"?, "systemPrompt"?}
 --scaffold: the scaffold the agent runs in, NAME or NAME@VERSION (${knownScaffolds().join(', ')};
-default: the forked recording's, else swe-agent), or a reply format of SWE-agent's tools
-(${SWE_AGENT_REPLY_FORMATS.join(', ')}). A fork continues in its recording's scaffold: its tools, reply format and prompts.
+default: the forked recording's, else swe-agent). A fork continues in its recording's scaffold: its tools, reply format and prompts.
+--reply-format: how the model writes its actions with SWE-agent's tools (${SWE_AGENT_REPLY_FORMATS.join(', ')};
+default: the forked recording's, else thought_action); --scaffold FORMAT is the same.
 --token-ids: ask the server for the prompt and completion token ids (vLLM's return_token_ids) and
 record them on each step, so \`swe-workbench tokens\` can re-score the run.
 Exit code: 0 when the agent submitted, 1 otherwise.`;
@@ -75,6 +76,12 @@ function scaffoldOption(spec: string | undefined): string | undefined {
   return spec;
 }
 
+/** `--reply-format`: one of SWE-agent's reply formats; anything else is a usage error (exit 2). */
+function replyFormatOption(format: string | undefined): string | undefined {
+  if (format === undefined || (SWE_AGENT_REPLY_FORMATS as readonly string[]).includes(format)) return format;
+  throw new CliError(`--reply-format: unknown reply format '${format}'; choose one of ${SWE_AGENT_REPLY_FORMATS.join(', ')}`);
+}
+
 function numberOption(name: string, value: string | undefined, integer = false): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
@@ -87,7 +94,7 @@ function numberOption(name: string, value: string | undefined, integer = false):
 export function runRequest(
   task: TaskFile,
   taskFile: string,
-  options: { fork?: { trajectory: Trajectory; ref: string; at: number }; scaffold?: string; maxSteps?: number },
+  options: { fork?: { trajectory: Trajectory; ref: string; at: number }; scaffold?: string; replyFormat?: string; maxSteps?: number },
 ): LaunchRequest {
   return {
     mode: options.fork ? 'fork' : 'live',
@@ -101,6 +108,7 @@ export function runRequest(
       baseCommit: task.baseCommit,
       systemPrompt: task.systemPrompt,
       scaffold: options.scaffold,
+      replyFormat: options.replyFormat,
       maxSteps: options.maxSteps,
       testCommand: task.testCommand,
     }),
@@ -126,7 +134,7 @@ export const command: Command = {
     const parent = values.fork === undefined ? undefined : (await loadTrajectory(values.fork, { signal: ctx.signal })).trajectory;
     const request = runRequest(task, values.task, {
       ...(parent ? { fork: { trajectory: parent, ref: values.fork!, at: at! } } : {}),
-      ...defined({ scaffold: scaffoldOption(values.scaffold), maxSteps }),
+      ...defined({ scaffold: scaffoldOption(values.scaffold), replyFormat: replyFormatOption(values['reply-format']), maxSteps }),
     });
     const planned = planSession(request);
     const client = await PolicyClient.connect(clientOptions, ctx.signal).catch((err: unknown) => {
@@ -158,6 +166,7 @@ const OPTIONS = {
   fork: { type: 'string' },
   at: { type: 'string' },
   scaffold: { type: 'string' },
+  'reply-format': { type: 'string' },
   'api-key': { type: 'string' },
   temperature: { type: 'string' },
   'top-p': { type: 'string' },

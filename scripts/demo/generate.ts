@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { command as runCommand } from '../../extension/cli/run';
-import { toolSetFor } from '../../extension/core/aci/standardTools';
+import { toolSetFor } from '../../extension/core/scaffolds/swe-agent/tools/standardTools';
 import { PolicyServer } from '../../extension/core/policy/scriptedPolicyServer';
 import { PersonSource, RecordingSource } from '../../extension/core/session/actionSources';
 import { startContainerSession } from '../../extension/core/session/containerSession';

@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { AciSession, type AciSessionOptions } from '../../extension/core/aci/aciSession';
+import { AciSession } from '../../extension/core/aci/aciSession';
+import { sessionOptions, type TestSessionOptions } from '../helpers/aciSandbox';
 import type { Sandbox } from '../../extension/core/runtime/sandbox';
 import { writeGeneratedRepo } from './generatedRepo';
 import { describeMismatches, mismatches, startConformanceSandbox, type CallOutcome, type Mismatch } from './harness';
@@ -45,7 +46,7 @@ export function conformanceGroup(group: {
   repoPath: string;
   tty: boolean;
   reference: (repoDir: string) => Promise<Reference>;
-  session: AciSessionOptions;
+  session: TestSessionOptions;
   /** Writes the repository both sides start from into the (empty) folder; default: a generated package. */
   repository?: (dir: string) => unknown;
 }): void {
@@ -60,7 +61,7 @@ export function conformanceGroup(group: {
       if (group.skip) return;
       await (group.repository ?? writeGeneratedRepo)(host);
       [reference, sandbox] = await Promise.all([group.reference(host), startConformanceSandbox({ repoDir: host, repoPath: group.repoPath, tty: group.tty })]);
-      const session = new AciSession(sandbox, group.session);
+      const session = new AciSession(sandbox, sessionOptions(group.session));
       for (const call of group.calls) {
         const ref = await reference.call(call);
         referenceOutcomes.push(ref);

@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import type { SweAgentVersion } from '../../extension/core/aci/sweAgentVersion';
+import type { SweAgentVersion } from '../../extension/core/scaffolds/swe-agent/tools/sweAgentVersion';
 import type { Mount, Sandbox } from '../../extension/core/runtime/sandbox';
 import { needsShared } from '../helpers/sharedFolder';
 

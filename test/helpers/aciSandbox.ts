@@ -2,6 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AciSession, type AciSessionOptions } from '../../extension/core/aci/aciSession';
+import type { ToolSet } from '../../extension/core/aci/toolRegistry';
+import { toolSetFor } from '../../extension/core/scaffolds/swe-agent/tools/standardTools';
 import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import type { Sandbox } from '../../extension/core/runtime/sandbox';
 import { materializeSampleRepo, type SampleRepo } from './sampleRepo';
@@ -32,12 +34,20 @@ export function startTestSandbox(repoDir: string, repoPath: string): Promise<San
 }
 
 /** The sample repository in a container of the base image at `repoPath`, and a session on it. */
-export async function startAciOnSampleRepo(options: AciSessionOptions & { repoPath?: string } = {}): Promise<AciFixture> {
+/** A session's options with SWE-agent's tools of `bundles` (default: its default bundles) unless `tools` are given. */
+export type TestSessionOptions = Omit<AciSessionOptions, 'tools'> & { tools?: ToolSet; bundles?: readonly string[] };
+
+/** The `AciSession` options of `TestSessionOptions`. */
+export function sessionOptions({ bundles, tools, ...rest }: TestSessionOptions): AciSessionOptions {
+  return { ...rest, tools: tools ?? toolSetFor(bundles) };
+}
+
+export async function startAciOnSampleRepo(options: TestSessionOptions & { repoPath?: string } = {}): Promise<AciFixture> {
   const hostDir = await mkdtemp(path.join(tmpdir(), 'swe-workbench-aci-'));
   try {
     const repo = await materializeSampleRepo(path.join(hostDir, 'repo'));
     const sandbox = await startTestSandbox(repo.dir, options.repoPath ?? '/repo');
-    const session = new AciSession(sandbox, options);
+    const session = new AciSession(sandbox, sessionOptions(options));
     return {
       sandbox,
       session,

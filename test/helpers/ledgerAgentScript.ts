@@ -11,6 +11,7 @@ import { PolicySource } from '../../extension/core/session/actionSources';
 import type { Sandbox } from '../../extension/core/runtime/sandbox';
 import { materializeSampleRepo, type SampleRepo } from './sampleRepo';
 import type { ScriptedReply } from '../../extension/core/policy/scriptedPolicyServer';
+import { toolSetFor } from '../../extension/core/scaffolds/swe-agent/tools/standardTools';
 
 export const SYSTEM_PROMPT = 'You are a careful software engineer working in a bash shell.';
 export const INSTRUCTIONS = 'Money.allocate must keep every cent. Check the implementation and submit.';
@@ -42,9 +43,9 @@ export async function policySource(url: string, aci: AciSession, options: Partia
     retry: { baseDelayMs: 1, maxDelayMs: 5 },
     ...options,
   });
-  return new PolicySource({ client, tools: aci.tools, scaffold: 'thought_action', systemPrompt: SYSTEM_PROMPT, instructions: INSTRUCTIONS });
+  return new PolicySource({ client, tools: aci.tools, replyFormat: 'thought_action', systemPrompt: SYSTEM_PROMPT, instructions: INSTRUCTIONS });
 }
 
 export function aciFor(sandbox: Sandbox): AciSession {
-  return new AciSession(sandbox);
+  return new AciSession(sandbox, { tools: toolSetFor() });
 }

@@ -2,12 +2,9 @@ import { throwIfAborted } from '../errors';
 import type { Sandbox } from '../runtime/sandbox';
 import { shellQuote } from '../parsing/shellWords';
 import { validateArguments, type ParsedAction } from '../parsing/commandSyntax';
-import { disposeWarmFlake8 } from './flake8Server';
 import { disposeWarmServers } from '../runtime/warmPython';
 import { disposePyright } from './lspServer';
-import { toolSetFor } from './standardTools';
-import { currentPatch } from './submitTools';
-import { sweAgentDialect } from './sweAgentVersion';
+import { currentPatch } from './repositoryPatch';
 import { DEFAULT_ACI_CONFIG, type AciConfig, type AciState, type ToolContext, type ToolResult } from './toolDefinition';
 import type { ToolSet } from './toolRegistry';
 
@@ -30,21 +27,19 @@ export interface AciStepResult {
 }
 
 export interface AciSessionOptions {
-  /** SWE-agent bundles (`tools/windowed`, `edit_anthropic`, ...); default: `DEFAULT_BUNDLES`. */
-  bundles?: readonly string[];
-  /** A prepared tool set (e.g. from a registry with more families); wins over `bundles`. */
-  tools?: ToolSet;
+  /** The family's tools (a scaffold's, core/scaffolds). */
+  tools: ToolSet;
   config?: Partial<AciConfig>;
   /**
    * The observation as the agent read it, from a tool's result (a scaffold's own wording,
-   * core/scaffolds). Default: SWE-agent's runtime, which strips trailing whitespace.
+   * core/scaffolds). Default: the tool set's `present`.
    */
   present?: (result: ToolResult) => string;
 }
 
 /**
- * What the tools remember between calls (the viewer's file and window, the working directory,
- * editors' undo history, the submit review stage, the last `diff_state`), copied so that later
+ * What the tools remember between calls (the working directory, editors' undo history, each
+ * family's own state such as SWE-agent's viewer, the last `diff_state`), copied so that later
  * calls do not change it: a fork restores it with the workspace.
  */
 export interface AciToolState {
@@ -56,9 +51,9 @@ export interface AciToolState {
 const FORMAT_ERROR_EXIT_CODE = 2;
 
 /**
- * The agent's tools bound to one sandbox: the windowed viewer's position, the editor's undo
- * history and the shell's working directory live here, as SWE-agent keeps them in its
- * container-side registry. Calls run one at a time, in order.
+ * The agent's tools bound to one sandbox: what they remember between calls (the shell's working
+ * directory, the editor's undo history, the family's own state) lives here. Calls run one at a
+ * time, in order.
  */
 export class AciSession {
   readonly tools: ToolSet;
@@ -71,24 +66,28 @@ export class AciSession {
 
   constructor(
     readonly sandbox: Sandbox,
-    options: AciSessionOptions = {},
+    options: AciSessionOptions,
   ) {
-    this.tools = options.tools ?? toolSetFor(options.bundles);
+    this.tools = options.tools;
     this.config = { ...DEFAULT_ACI_CONFIG, ...options.config };
     this.present = options.present;
-    this.state = { openFile: null, firstLine: 0, currentLine: 0, workingDir: sandbox.repoPath, fileHistory: new Map(), submitStage: 0 };
-    if (this.tools.bundles.includes('diff_state')) this.diff = '';
+    this.state = { workingDir: sandbox.repoPath, fileHistory: new Map(), families: {} };
+    if (this.tools.recordsDiff) this.diff = '';
   }
 
   stepState(): AciStepState {
-    const state: AciStepState = { open_file: this.state.openFile, working_dir: this.state.workingDir };
+    const state: AciStepState = { open_file: this.tools.openFile(this.state), working_dir: this.state.workingDir };
     return this.diff === undefined ? state : { ...state, diff: this.diff };
   }
 
   /** A copy of the tools' state after the last call (`restoreToolState` puts it back). */
   toolState(): AciToolState {
     const { fileHistory, ...rest } = this.state;
-    const state = { ...rest, fileHistory: [...fileHistory].map(([file, versions]): [string, string[]] => [file, [...versions]]) };
+    const state = {
+      ...rest,
+      fileHistory: [...fileHistory].map(([file, versions]): [string, string[]] => [file, [...versions]]),
+      families: structuredClone(rest.families),
+    };
     return this.diff === undefined ? { state } : { state, diff: this.diff };
   }
 
@@ -99,7 +98,10 @@ export class AciSession {
   async restoreToolState(saved: AciToolState, signal?: AbortSignal): Promise<void> {
     const { fileHistory, ...rest } = saved.state;
     await this.queue;
-    Object.assign(this.state, rest, { fileHistory: new Map(fileHistory.map(([file, versions]) => [file, [...versions]])) });
+    Object.assign(this.state, rest, {
+      fileHistory: new Map(fileHistory.map(([file, versions]) => [file, [...versions]])),
+      families: structuredClone(rest.families),
+    });
     if (this.diff !== undefined) this.diff = saved.diff ?? '';
     const cd = await this.sandbox.exec(`cd -- ${shellQuote(rest.workingDir)}`, { timeoutMs: 10_000, ...(signal ? { signal } : {}) });
     if (cd.exitCode !== 0) throw new Error(`cannot enter the restored working directory ${rest.workingDir}: ${cd.output.trim()}`);
@@ -107,7 +109,7 @@ export class AciSession {
 
   /** Shuts down the sandbox's Pyright server and warm Python servers (flake8, R2E-Gym's tools), if the tools started them; the sandbox stays. */
   async stopServers(): Promise<void> {
-    await Promise.all([disposePyright(this.sandbox), disposeWarmFlake8(this.sandbox), disposeWarmServers(this.sandbox)]);
+    await Promise.all([disposePyright(this.sandbox), disposeWarmServers(this.sandbox)]);
   }
 
   /** Shuts down the sandbox's Pyright server and warm Python servers, if the tools started them, then removes the sandbox. */
@@ -149,7 +151,7 @@ export class AciSession {
       const result = await this.tools.endStep(ctx, feedback);
       if (!result) return undefined;
       return {
-        observation: this.present ? this.present(result) : result.observation,
+        observation: this.present ? this.present(result) : this.tools.present(result, '', this.config),
         exitCode: result.exitCode,
         state: this.stepState(),
         ...(result.submission !== undefined ? { submission: result.submission } : {}),
@@ -173,32 +175,11 @@ export class AciSession {
       this.diff = 'patch' in staged ? staged.patch.trim() : '';
     }
     return {
-      observation: this.present
-        ? this.present(result)
-        : result.submission === undefined
-          ? this.asTerminalText(result.observation, tool.name === 'bash')
-          : result.observation,
+      observation: this.present ? this.present(result) : this.tools.present(result, tool.name, this.config),
       exitCode: result.exitCode,
       state: this.stepState(),
       ...(result.submission !== undefined ? { submission: result.submission } : {}),
     };
-  }
-
-  /**
-   * SWE-agent 1.x's runtime hands observations over without trailing whitespace (every recorded
-   * step shows it), with a pty's line ends when asked. 0.7 kept the output as printed: its
-   * commands end with a newline, a shell command's output is untouched. Submissions are left to
-   * their tool. A pty turns every `\n` into `\r\n`, one the file's own `\r\n` included (a
-   * `grep` of a CRLF file shows `\r\r\n`), so the tools' text, which has the pty's line ends
-   * taken out, gets it back the same way.
-   */
-  private asTerminalText(observation: string, fromShell: boolean): string {
-    const text = sweAgentDialect(this.config.sweAgentVersion).trimsObservations
-      ? observation.trimEnd()
-      : fromShell || observation === ''
-        ? observation
-        : `${observation}\n`;
-    return this.config.crlf ? text.replace(/\n/g, '\r\n') : text;
   }
 
   private formatError(message: string): AciStepResult {

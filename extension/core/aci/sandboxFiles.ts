@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { shellQuote } from '../parsing/shellWords';
-import { linesOfText, type WindowLines } from './windowedFile';
-import { sweAgentDialect } from './sweAgentVersion';
 import type { ToolContext } from './toolDefinition';
 import { printedOutput } from '../runtime/sandbox';
 
@@ -14,7 +12,7 @@ import { printedOutput } from '../runtime/sandbox';
 
 export type FileLookup =
   /**
-   * `text`: the file as the session's tools read it (`toolText`); `translated`: the bytes held a
+   * `text`: the file as the family's tools read it (`ReadText`); `translated`: the bytes held a
    * `\r` that reading turned into `\n`, so writing `text` back changes the file.
    */
   | { kind: 'file'; path: string; text: string; translated: boolean }
@@ -99,7 +97,7 @@ const SHELL_READ_MAX = 65536;
  * so that lengths and matches are in bytes. Fails for a file it cannot read, one holding a NUL
  * (a shell variable cannot) or one over `SHELL_READ_MAX` bytes.
  */
-const READ_SNIPPET = `[ -r "$1" ] || return 5; IFS= read -r -d '' -n ${SHELL_READ_MAX} __swb_a < "$1" && return 3;`;
+export const READ_SNIPPET = `[ -r "$1" ] || return 5; IFS= read -r -d '' -n ${SHELL_READ_MAX} __swb_a < "$1" && return 3;`;
 
 /** Marks the end of a file's text sent as it is (`TEXT_FN`). */
 const TEXT_END = '@swb-end-of-text';
@@ -127,14 +125,19 @@ export function universalNewlines(text: string): string {
   return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
 }
 
-/**
- * A file's text as the session's tools read it: SWE-agent 1.x's Python tools in text mode
- * (`universalNewlines`), 0.7's shell functions byte for byte (`SweAgentDialect.readsTextMode`).
- * Every file read of the tools in this folder goes through it. @internal
- */
-export function toolText(ctx: Pick<ToolContext, 'config'>, raw: string): string {
-  return sweAgentDialect(ctx.config.sweAgentVersion).readsTextMode ? universalNewlines(raw) : raw;
+/** Python's `str.splitlines()` line boundaries. */
+const LINE_BREAKS = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;
+
+/** Python's `str.splitlines()`: a final line break adds no empty line. */
+export function splitLines(text: string): string[] {
+  if (text === '') return [];
+  const parts = text.split(LINE_BREAKS);
+  if (parts[parts.length - 1] === '') parts.pop();
+  return parts;
 }
+
+/** How a family's tools read a file's raw text (Python's text mode, the bytes as they are...). */
+export type ReadText = (raw: string) => string;
 
 /** The file's text from what `fileContentScript` printed, given as its lines. */
 export function parseFileContent(lines: readonly string[]): string {
@@ -161,18 +164,18 @@ export function lookupScript(path: string, directoryScript?: string, workingDir?
   );
 }
 
-/** Reads what `lookupScript` printed, starting at its first line; the text as `toolText` reads it. */
-export function parseLookup(ctx: Pick<ToolContext, 'config'>, lines: readonly string[]): FileLookup {
+/** Reads what `lookupScript` printed, starting at its first line; the text as `read` reads it. */
+export function parseLookup(lines: readonly string[], read: ReadText): FileLookup {
   const status = STATUS_RE.exec((lines[0] ?? '').replace(/\r$/, ''));
   if (!status) throw new Error(`unexpected answer from the sandbox shell: ${JSON.stringify(lines.slice(0, 2).join('\n').slice(0, 200))}`);
   if (status[1] === 'missing') return { kind: 'missing' };
   if (status[1] === 'directory') return { kind: 'directory', ...(lines.length > 1 ? { listing: lines.slice(1).join('\n') } : {}) };
   const raw = parseFileContent(lines.slice(1));
-  const text = toolText(ctx, raw);
+  const text = read(raw);
   return { kind: 'file', path: status[2] as string, text, translated: text !== raw };
 }
 
-function decodeBase64(text: string): string {
+export function decodeBase64(text: string): string {
   return Buffer.from(text.replace(/\s+/g, ''), 'base64').toString('utf8');
 }
 
@@ -203,11 +206,11 @@ export async function runTool(ctx: ToolContext, script: string): Promise<{ outpu
  * `lookupScript`'s answer for `path`. With a `directoryScript`, whatever does not start as
  * another answer is the directory's listing: for an absolute path, a `find` of it prints it first.
  */
-export async function lookupFile(ctx: ToolContext, path: string, directoryScript?: string): Promise<FileLookup> {
+export async function lookupFile(ctx: ToolContext, read: ReadText, path: string, directoryScript?: string): Promise<FileLookup> {
   const { output } = await runTool(ctx, lookupScript(path, directoryScript, ctx.state.workingDir));
   const lines = output.split('\n');
   if (directoryScript !== undefined && !STATUS_RE.test(lines[0] ?? '')) return { kind: 'directory', listing: output };
-  return parseLookup(ctx, lines);
+  return parseLookup(lines, read);
 }
 
 /** Python's `Path(p)` spelling of a path as given: no `.` segments, no doubled or trailing `/`. */
@@ -216,60 +219,4 @@ export function pathAsGiven(path: string): string {
   const parts = path.split('/').filter((part) => part !== '' && part !== '.');
   const joined = parts.join('/');
   return absolute ? `/${joined}` : joined || '.';
-}
-
-/**
- * Prints `@lines N`, then lines `from`..`from+count-1` and the last `tail` lines of file `$1`
- * (0-based, `split("\n")` lines), with shell builtins only: no process, no whole file sent.
- * Fails as `READ_SNIPPET` does, and for a file holding a line break other than `\n` that
- * Python's `splitlines()` counts (`\r`, `\v`, `\f`, `\x1c`-`\x1e`, U+0085, U+2028, U+2029),
- * which the shell would count differently: the caller then sends the whole file instead.
- */
-const LINES_FN =
-  `__swb_lines() { local LC_ALL=C __swb_a __swb_n __swb_t __swb_e=$'[\\r\\v\\f\\x1c\\x1d\\x1e]|\\xc2\\x85|\\xe2\\x80\\xa8|\\xe2\\x80\\xa9'; local -a __swb_l; ` +
-  `${READ_SNIPPET} [[ $__swb_a =~ $__swb_e ]] && return 4; ` +
-  'mapfile -t __swb_l < "$1"; __swb_n=${#__swb_l[@]}; __swb_t=$(( __swb_n > $4 ? __swb_n - $4 : 0 )); ' +
-  `printf '@lines %s\\n' "$__swb_n"; printf '%s\\n' "\${__swb_l[@]:$2:$3}" "\${__swb_l[@]:$__swb_t}"; }`;
-
-/** The `WindowLines` of a window's worth of a file, or what `lookupFile` says when it is not a plain one. */
-export type LinesLookup = { kind: 'lines'; lines: WindowLines } | Exclude<FileLookup, { kind: 'file' }>;
-
-/**
- * Lines `from`..`from+count-1` and the last `tail` lines of the file at `path` (taken as
- * already resolved, as SWE-agent takes its current file), with the line count, in one round
- * trip; the whole file when the shell cannot split it as Python does (see `LINES_FN`).
- */
-export async function fetchLines(ctx: ToolContext, path: string, from: number, count: number, tail: number): Promise<LinesLookup> {
-  const p = shellQuote(path);
-  const [a, b, c] = [from, count, tail].map((n) => Math.max(0, Math.trunc(n))) as [number, number, number];
-  const { output } = await runTool(
-    ctx,
-    `if [ -d ${p} ]; then echo @directory; elif [ -f ${p} ]; then ${LINES_FN}; __swb_lines ${p} ${a} ${b} ${c} || { echo @file; base64 -w0 -- ${p}; echo; }; else echo @missing; fi`,
-  );
-  const lines = output.split('\n');
-  const head = lines[0] ?? '';
-  if (head === '@directory') return { kind: 'directory' };
-  if (head === '@missing') return { kind: 'missing' };
-  if (head === '@file') {
-    return { kind: 'lines', lines: linesOfText(toolText(ctx, decodeBase64(lines[1] ?? ''))) };
-  }
-  const counted = /^@lines (\d+)$/.exec(head);
-  if (!counted) throw new Error(`unexpected answer from the sandbox shell: ${JSON.stringify(output.slice(0, 200))}`);
-  const nLines = Number(counted[1]);
-  const known = new Map<number, string>();
-  const shown = Math.max(0, Math.min(b, nLines - a));
-  for (let i = 0; i < shown; i++) known.set(a + i, lines[1 + i] ?? '');
-  const tailStart = Math.max(0, nLines - c);
-  for (let i = tailStart; i < nLines; i++) known.set(i, lines[1 + shown + i - tailStart] ?? '');
-  return {
-    kind: 'lines',
-    lines: {
-      nLines,
-      line(i) {
-        const text = known.get(i);
-        if (text === undefined) throw new Error(`line ${i + 1} of ${path} was not fetched (fetched ${a + 1}-${a + shown} and the last ${c})`);
-        return text;
-      },
-    },
-  };
 }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { ToolSyntax } from '../parsing/commandSyntax';
 import type { Sandbox } from '../runtime/sandbox';
-import type { SweAgentVersion } from './sweAgentVersion';
 
 /** What a tool prints and its exit code, as the agent sees them. */
 export interface ToolResult {
@@ -11,19 +10,17 @@ export interface ToolResult {
   submission?: string;
 }
 
-/** Tool state that SWE-agent keeps in its registry file inside the container. */
+/** What the tools remember between calls, kept by the session (`AciSession`). */
 export interface AciState {
-  /** Absolute path of the file the windowed viewer shows, or null before any `open`/`create`. */
-  openFile: string | null;
-  /** 0-based first line of the viewer's window. */
-  firstLine: number;
-  /** SWE-agent 0.7's `CURRENT_LINE`: the 1-based line its window is centred on. */
-  currentLine: number;
   workingDir: string;
   /** Earlier contents of each file an editor with an undo history changed (OpenHands' `undo_edit`; SWE-agent's never undoes). */
   fileHistory: Map<string, string[]>;
-  /** Review messages `review_on_submit_m` has shown so far. */
-  submitStage: number;
+  /**
+   * Each family's own tool state under the family's name (SWE-agent's viewer: its open file and
+   * window), which the family types and reads; the host keeps it and copies it whole, as JSON
+   * values, for a fork (`AciSession.toolState`), without knowing its shape.
+   */
+  families: Record<string, unknown>;
 }
 
 export interface AciConfig {
@@ -41,13 +38,11 @@ export interface AciConfig {
   submitReviewMessages?: string[];
   /** End observation lines with `\r\n`, as SWE-agent 1.x recordings (made under a pty) show them. */
   crlf?: boolean;
-  /** The SWE-agent version whose tools' output to reproduce (`sweAgentVersionOf`); default: the latest. */
-  sweAgentVersion?: SweAgentVersion;
   /** str_replace_editor shows long Python files with function bodies elided (SWE-agent's USE_FILEMAP). */
   useFilemap?: boolean;
   /**
    * The lint guard checks Python edits in a warm flake8 process kept in a Docker sandbox
-   * (flake8Server.ts); false runs the flake8 command before and after each edit. Default: true.
+   * (SWE-agent's `flake8Server.ts`); false runs the flake8 command before and after each edit. Default: true.
    */
   warmLinter?: boolean;
 }

@@ -1,75 +1,12 @@
 import { z } from 'zod';
 import { coerceArguments, parseCommandText, validateArguments, type ParseResult } from '../parsing/commandSyntax';
-import type { ToolContext, ToolDefinition, ToolResult } from './toolDefinition';
+import type { AciConfig, AciState, ToolContext, ToolDefinition, ToolResult } from './toolDefinition';
 import { extractXmlFunctionCalls } from '../parsing/xmlFunctionCall';
 
 /** One entry of the `tools` list of an OpenAI chat-completions request. */
 export interface OpenAiToolSpec {
   type: 'function';
   function: { name: string; description: string; parameters: Record<string, unknown> };
-}
-
-/**
- * SWE-agent 1.0's bundle names (and 0.7's command files, which 0.7 demonstrations converted to
- * 1.x's format list under them) for the bundles 1.1 renamed: the tools are the same, and how
- * each version prints is the session's `sweAgentVersion`, not the bundle's name.
- */
-const BUNDLE_ALIASES: Record<string, string[]> = {
-  defaults: ['windowed'],
-  edit_linting: ['windowed_edit_linting'],
-  edit_replace: ['windowed_edit_replace'],
-  edit_rewrite: ['windowed_edit_rewrite'],
-  // One review message (SUBMIT_REVIEW_MESSAGE) instead of a list: see `aciConfigForRecording`.
-  review_on_submit: ['review_on_submit_m'],
-};
-
-/** Bundles that only keep state or install helpers: they add no tool. */
-const STATE_ONLY_BUNDLES = new Set(['registry', 'diff_state', 'multilingual_setup']);
-
-/** `tools/windowed`, `/root/SWE-agent/tools/windowed/` and `windowed` all name `windowed`. */
-export function bundleName(pathOrName: string): string {
-  const parts = pathOrName.replace(/\/+$/, '').split('/');
-  return parts[parts.length - 1] ?? pathOrName;
-}
-
-/**
- * Every tool the workbench can host, by bundle. Tool families register themselves from their
- * own modules (`registry.register(...myTools)`); a ToolSet picks the bundles a recording used.
- */
-export class ToolRegistry {
-  private readonly tools: ToolDefinition[] = [];
-
-  register(...tools: ToolDefinition[]): this {
-    for (const tool of tools) {
-      if (this.tools.some((t) => t.name === tool.name && t.bundle === tool.bundle)) {
-        throw new Error(`tool '${tool.name}' of bundle '${tool.bundle}' is already registered`);
-      }
-      this.tools.push(tool);
-    }
-    return this;
-  }
-
-  bundles(): string[] {
-    return [...new Set(this.tools.map((t) => t.bundle))];
-  }
-
-  /**
-   * The tools of the given bundles, later bundles winning on a shared name (as in SWE-agent,
-   * where `windowed_edit_replace`'s `edit` replaces the linting one). `bash` is always present.
-   */
-  toolSet(bundles: readonly string[]): ToolSet {
-    const names = bundles.flatMap((b) => BUNDLE_ALIASES[bundleName(b)] ?? [bundleName(b)]);
-    const known = new Set(this.bundles());
-    const unknown = names.filter((b) => !known.has(b) && !STATE_ONLY_BUNDLES.has(b));
-    if (unknown.length > 0) {
-      throw new Error(`unknown tool bundle(s): ${unknown.join(', ')} (known: ${[...known, ...Object.keys(BUNDLE_ALIASES)].sort().join(', ')})`);
-    }
-    const selected = new Map<string, ToolDefinition>();
-    for (const bundle of ['bash', ...names]) {
-      for (const tool of this.tools.filter((t) => t.bundle === bundle)) selected.set(tool.name, tool);
-    }
-    return new ToolSet(names, selected);
-  }
 }
 
 /** The tools one session offers, and the three ways a model's action is turned into a call. */
@@ -90,6 +27,24 @@ export class ToolSet {
    */
   endStep(_ctx: ToolContext, _feedback?: string): Promise<ToolResult | undefined> {
     return Promise.resolve(undefined);
+  }
+
+  /**
+   * The observation the agent reads from what tool `tool` returned, for a family whose scaffold
+   * gives no `present` of its own: as the tool printed it, unless the family's tool set words it.
+   */
+  present(result: ToolResult, _tool: string, _config: AciConfig): string {
+    return result.observation;
+  }
+
+  /** The file the step's recorded state names as open (SWE-agent's `open_file`); null for a family without a viewer. */
+  openFile(_state: AciState): string | null {
+    return null;
+  }
+
+  /** The session keeps the repository's staged diff after every action (SWE-agent's `diff_state`). */
+  get recordsDiff(): boolean {
+    return false;
   }
 
   /** SWE-agent command syntax (`open "a.py" 20`, `edit 3:5\n...\nend_of_edit`, or any shell command). */

@@ -8,7 +8,8 @@ import type { ChatMessage } from './policyClient';
 import type { SweAgentReplyFormat } from './replyFormats';
 
 export interface ContextOptions {
-  scaffold: SweAgentReplyFormat;
+  /** How the model writes its action, which decides how a step's reply is put back (a native call, a fenced block). */
+  replyFormat: SweAgentReplyFormat;
   systemPrompt: string;
   /** The first user message: the task as the agent reads it. */
   instructions: string;
@@ -38,10 +39,10 @@ export function buildMessages(steps: readonly Step[], options: ContextOptions): 
   for (const [i, step] of steps.entries()) {
     const observation = step.formatError === undefined && i < keepFrom ? foldedObservation(step.observation) : step.observation;
     const text = template.replace('{observation}', () => observation);
-    const call = nativeCall(step, options.scaffold);
+    const call = nativeCall(step, options.replyFormat);
     if (call && step.calls && step.calls.length > 1) {
       // One reply that made several calls: one assistant message with all of them, then each result in call order.
-      const calls = step.calls.map((c, k) => nativeCall({ ...step, action: c.action, index: step.index }, options.scaffold, k) ?? call);
+      const calls = step.calls.map((c, k) => nativeCall({ ...step, action: c.action, index: step.index }, options.replyFormat, k) ?? call);
       messages.push({ role: 'assistant', content: step.thought || null, tool_calls: calls });
       for (const [k, c] of calls.entries()) {
         const result = step.calls[k]!.observation;
@@ -51,15 +52,15 @@ export function buildMessages(steps: readonly Step[], options: ContextOptions): 
       messages.push({ role: 'assistant', content: step.thought || null, tool_calls: [call] });
       messages.push({ role: 'tool', tool_call_id: call.id, content: text });
     } else {
-      messages.push({ role: 'assistant', content: options.assistantText ? options.assistantText(step) : assistantText(step, options.scaffold) });
+      messages.push({ role: 'assistant', content: options.assistantText ? options.assistantText(step) : assistantText(step, options.replyFormat) });
       messages.push({ role: 'user', content: step.formatError === undefined ? text : step.observation });
     }
   }
   return messages;
 }
 
-function nativeCall(step: Step, scaffold: SweAgentReplyFormat, k = 0) {
-  if (scaffold !== 'function_calling' || step.formatError !== undefined || !step.action.tool) return undefined;
+function nativeCall(step: Step, replyFormat: SweAgentReplyFormat, k = 0) {
+  if (replyFormat !== 'function_calling' || step.formatError !== undefined || !step.action.tool) return undefined;
   const id = step.action.toolCallId ?? (k === 0 ? `call_${step.index}` : `call_${step.index}_${k}`);
   return { id, type: 'function' as const, function: { name: step.action.tool, arguments: argumentsOf(step) } };
 }
@@ -80,9 +81,9 @@ function argumentsOf(step: Step): string {
   return JSON.stringify(step.action.args);
 }
 
-/** The assistant's words as the model wrote them, the action put back where its scaffold keeps it. */
-function assistantText(step: Step, scaffold: SweAgentReplyFormat): string {
+/** The assistant's words as the model wrote them, the action put back where its reply format keeps it. */
+function assistantText(step: Step, replyFormat: SweAgentReplyFormat): string {
   if (!step.action.raw) return step.thought;
-  if (scaffold === 'thought_action') return `${step.thought.trimEnd()}\n\n\`\`\`\n${step.action.raw}\n\`\`\`\n`;
+  if (replyFormat === 'thought_action') return `${step.thought.trimEnd()}\n\n\`\`\`\n${step.action.raw}\n\`\`\`\n`;
   return `${step.thought.trimEnd()}\n\n${step.action.raw}`;
 }

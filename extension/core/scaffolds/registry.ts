@@ -8,24 +8,36 @@ import { registerFormat } from '../trajectory/formatRegistry';
 import '../trajectory/formats';
 import { registerToolKinds } from '../trajectory/actionKind';
 import type { Scaffold, ScaffoldChoice, ScaffoldFamily, ScaffoldName } from './scaffold';
-import { LATEST_SWE_AGENT_VERSION } from '../aci/sweAgentVersion';
 
 let installedFamilies: readonly ScaffoldFamily[] = [];
 
+/** The family a recording no family claims is read as, and a live run without one runs (`extension/families.ts` declares it). */
+export interface DefaultFamily {
+  readonly family: ScaffoldFamily;
+  /** Its name as the person reads it (`SWE-agent`). */
+  readonly title: string;
+}
+
+let defaultFamily: DefaultFamily | undefined;
+
 /**
  * Installs the program's families, in the order detection asks them, and registers their
- * trajectory formats and tool kinds. Called once where the program starts; installing the same list again does nothing.
+ * trajectory formats and tool kinds; `fallback` (one of them) is the default family. Called once
+ * where the program starts; installing the same list again does nothing.
  */
-export function installFamilies(families: readonly ScaffoldFamily[]): void {
+export function installFamilies(families: readonly ScaffoldFamily[], fallback: DefaultFamily): void {
   if (installedFamilies.length > 0) {
-    if (families.length === installedFamilies.length && families.every((f, i) => f === installedFamilies[i])) return;
+    if (families.length === installedFamilies.length && families.every((f, i) => f === installedFamilies[i]) && fallback.family === defaultFamily?.family)
+      return;
     throw new Error('the scaffold families are already installed, as another list');
   }
+  if (!families.includes(fallback.family)) throw new Error(`the default family ${fallback.family.name} is not among the installed ones`);
   for (const f of families) {
     for (const format of f.formats ?? []) registerFormat(format);
     if (f.toolKinds) registerToolKinds(f.toolKinds);
   }
   installedFamilies = families;
+  defaultFamily = fallback;
 }
 
 /** The installed families; an Error saying so when the program started without them. */
@@ -33,6 +45,11 @@ function installed(): readonly ScaffoldFamily[] {
   if (installedFamilies.length === 0)
     throw new Error('no scaffold family is installed: the program starts with installScaffoldFamilies() (extension/families.ts)');
   return installedFamilies;
+}
+
+function fallbackFamily(): DefaultFamily {
+  installed();
+  return defaultFamily!;
 }
 
 function family(name: ScaffoldName): ScaffoldFamily {
@@ -79,7 +96,7 @@ function declaredScaffold(recording: Trajectory): ScaffoldChoice | undefined {
   return knownVersion(f, { version: version || f.versions[f.versions.length - 1]!, reason: `meta.scaffold is '${declared}'` });
 }
 
-/** The scaffold a recording shows, with the evidence. A recording no family claims is SWE-agent's (the canonical format's default). */
+/** The scaffold a recording shows, with the evidence. A recording no family claims is the default family's, at its latest version. */
 export function detectScaffold(recording: Trajectory): ScaffoldChoice {
   const declared = declaredScaffold(recording);
   if (declared) return declared;
@@ -87,11 +104,12 @@ export function detectScaffold(recording: Trajectory): ScaffoldChoice {
     const found = f.detect(recording);
     if (found) return knownVersion(f, found);
   }
-  const version = LATEST_SWE_AGENT_VERSION;
+  const { family: f, title } = fallbackFamily();
+  const version = f.versions.at(-1)!;
   return {
-    name: 'swe-agent',
+    name: f.name,
     version,
-    reason: `a ${recording.format} trajectory that names no other scaffold: SWE-agent's tools, the latest measured (${version})`,
+    reason: `a ${recording.format} trajectory that names no other scaffold: ${title}'s tools, the latest measured (${version})`,
   };
 }
 
@@ -114,13 +132,14 @@ export function parseScaffoldSpec(spec: string): ScaffoldChoice {
   };
 }
 
-/** A live run with no recording and no --scaffold runs SWE-agent's latest measured tools. */
+/** A live run with no recording and no --scaffold runs the default family's latest tools. */
 function liveDefault(): ScaffoldChoice {
-  const version = family('swe-agent').versions.at(-1)!;
-  return { name: 'swe-agent', version, reason: `no recording and no --scaffold: SWE-agent ${version}` };
+  const { family: f, title } = fallbackFamily();
+  const version = f.versions.at(-1)!;
+  return { name: f.name, version, reason: `no recording and no --scaffold: ${title} ${version}` };
 }
 
-/** The scaffold to run: the override when given, else the recording's, else SWE-agent's defaults for a live run. */
+/** The scaffold to run: the override when given, else the recording's, else the default family's for a live run. */
 export function chooseScaffold(options: { spec?: string; recording?: Trajectory; bundles?: readonly string[] }): {
   scaffold: Scaffold;
   choice: ScaffoldChoice;

@@ -93,26 +93,35 @@ export class RecordingSource implements ActionSource {
   }
 }
 
-export interface PolicySourceOptions extends Omit<ContextOptions, 'scaffold'> {
+export type PolicySourceOptions = Omit<ContextOptions, 'replyFormat'> & {
   client: PolicyClient;
   tools: ToolSet;
-  /** A reply format of SWE-agent's tools, or a whole scaffold (its reply format, tool specs and parser win over `tools`). */
-  scaffold: ReplyFormat | Scaffold;
   onDelta?: (delta: { content?: string; reasoning?: string }) => void;
   /** Told of each failed attempt the client is about to retry. */
   onRetry?: (record: RetryRecord) => void;
-}
+} & (
+    | {
+        /** The scaffold whose reply format, tool specs and parser the replies go through (they win over `tools`). */
+        scaffold: Scaffold;
+        replyFormat?: never;
+      }
+    | {
+        /** Without a scaffold: the SWE-agent reply format the replies are read in, with `tools`. */
+        replyFormat: ReplyFormat;
+        scaffold?: never;
+      }
+  );
 
 /** The history's wording for a policy: SWE-agent's by default, a scaffold's own when the source has one. */
 function contextOptions(options: PolicySourceOptions): ContextOptions {
   const { scaffold } = options;
-  if (typeof scaffold === 'string') return { ...options, scaffold };
+  if (!scaffold) return { ...options, replyFormat: options.replyFormat };
   const format: ReplyFormat =
     scaffold.replyFormat === 'function_calling' ? 'function_calling' : scaffold.replyFormat === 'thought_action' ? 'thought_action' : 'xml_function_calling';
   return {
     ...options,
     ...(scaffold.liveInstructions ? { instructions: scaffold.liveInstructions(options.instructions) } : {}),
-    scaffold: format,
+    replyFormat: format,
     observationTemplate: options.observationTemplate ?? scaffold.context.observationTemplate,
     ...(scaffold.context.assistantText ? { assistantText: scaffold.context.assistantText } : {}),
   };
@@ -125,11 +134,11 @@ export class PolicySource implements ActionSource {
   constructor(private readonly options: PolicySourceOptions) {}
 
   async next(history: readonly Step[], signal?: AbortSignal): Promise<NextAction> {
-    const { client, tools, scaffold } = this.options;
+    const { client, tools, scaffold, replyFormat } = this.options;
     const messages = buildMessages(history, contextOptions(this.options));
-    const toolSpecs = typeof scaffold === 'string' ? (scaffold === 'function_calling' ? tools.openAiToolSpecs() : undefined) : scaffold.toolSpecs();
+    const toolSpecs = scaffold ? scaffold.toolSpecs() : replyFormat === 'function_calling' ? tools.openAiToolSpecs() : undefined;
     const { onDelta, onRetry } = this.options;
-    const parallelToolCalls = typeof scaffold === 'string' ? undefined : scaffold.parallelToolCalls;
+    const parallelToolCalls = scaffold?.parallelToolCalls;
     const reply = await client.complete(messages, {
       ...(toolSpecs ? { tools: toolSpecs } : {}),
       ...(toolSpecs && parallelToolCalls !== undefined ? { parallelToolCalls } : {}),
@@ -137,7 +146,7 @@ export class PolicySource implements ActionSource {
       ...(onDelta ? { onDelta } : {}),
       ...(onRetry ? { onRetry } : {}),
     });
-    const parsed = typeof scaffold === 'string' ? parseReply(reply, scaffold, tools) : scaffold.parseReply(reply);
+    const parsed = scaffold ? scaffold.parseReply(reply) : parseReply(reply, replyFormat, tools);
     const next: NextAction = { ...parsed, sampling: reply.sampling };
     if (reply.reasoning) next.reasoning = reply.reasoning;
     if (reply.logprobs) next.logprobs = reply.logprobs;

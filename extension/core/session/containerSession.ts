@@ -1,9 +1,9 @@
 import { AciSession } from '../aci/aciSession';
 import { pyrightMounts } from '../aci/lspServer';
-import { LSP_BUNDLE } from '../aci/lspTools';
+import { LSP_BUNDLE } from '../scaffolds/swe-agent/tools/lspTools';
 import { aciConfigForRecording } from '../scaffolds/swe-agent/recordingConfig';
-import { sweAgentVersionOf, type SweAgentVersionVerdict } from '../aci/sweAgentVersion';
-import { toolSetFor } from '../aci/standardTools';
+import { sweAgentVersionOf, type SweAgentVersionVerdict } from '../scaffolds/swe-agent/tools/sweAgentVersion';
+import { toolSetFor } from '../scaffolds/swe-agent/tools/standardTools';
 import type { AciConfig } from '../aci/toolDefinition';
 import type { ToolSet } from '../aci/toolRegistry';
 import { connectDocker, type DockerConnectionOptions } from '../runtime/dockerConnection';

@@ -15,11 +15,11 @@ import type { ToolSet } from '../aci/toolRegistry';
 import { errorText, InputError } from '../errors';
 import type { PolicyClient, RetryRecord } from '../policy/policyClient';
 import { SWE_AGENT_REPLY_FORMATS, type SweAgentReplyFormat as ReplyFormat } from '../policy/replyFormats';
-import { chooseScaffold, detectScaffold, scaffoldName } from '../scaffolds/registry';
+import { chooseScaffold, detectScaffold, parseScaffoldSpec, scaffoldName } from '../scaffolds/registry';
 import type { Scaffold, ScaffoldChoice } from '../scaffolds/scaffold';
 import { createSweAgent } from '../scaffolds/swe-agent';
 import { printsByVersion } from '../scaffolds/swe-agent/versionEvidence';
-import { LATEST_SWE_AGENT_VERSION } from '../aci/sweAgentVersion';
+import { LATEST_SWE_AGENT_VERSION } from '../scaffolds/swe-agent/tools/sweAgentVersion';
 import type { DockerConnectionOptions } from '../runtime/dockerConnection';
 import type { SandboxLimits } from '../runtime/sandbox';
 import type { Task, Trajectory, TrajectoryMeta } from '../trajectory/model';
@@ -63,10 +63,13 @@ export interface LaunchRequest {
   /** System prompt when the recording has none; default SWE-agent's. */
   systemPrompt?: string;
   /**
-   * The scaffold (core/scaffolds) as `NAME` or `NAME@VERSION`, or one of SWE-agent's reply formats
-   * (`thought_action`, `function_calling`, ...) for SWE-agent's tools; default the recording's, else SWE-agent's.
+   * The scaffold (core/scaffolds) as `NAME` or `NAME@VERSION`; default the recording's, else the
+   * live default (`extension/families.ts`). One of SWE-agent's reply formats here is taken as
+   * `replyFormat` (the spelling `run --scaffold FORMAT` had before `--reply-format`).
    */
   scaffold?: string;
+  /** How the model writes its actions with SWE-agent's tools (`thought_action`, `function_calling`, ...); default the recording's. */
+  replyFormat?: string;
   normalisers?: readonly NormaliserName[];
   maxSteps?: number;
   breakpoints?: Breakpoint[];
@@ -106,26 +109,38 @@ export interface SessionPlan {
   testCommand?: string;
 }
 
+const isReplyFormat = (text: string | undefined): text is ReplyFormat => (SWE_AGENT_REPLY_FORMATS as readonly (string | undefined)[]).includes(text);
+
 /** The scaffold of a request: `--scaffold`, a SWE-agent reply format, or the recording's; errors name the option or file at fault. */
 function scaffoldFor(
-  request: Pick<LaunchRequest, 'scaffold' | 'bundles' | 'recording'>,
+  request: Pick<LaunchRequest, 'scaffold' | 'replyFormat' | 'bundles' | 'recording'>,
   recording: Trajectory | undefined,
 ): { scaffold: Scaffold; choice: ScaffoldChoice } {
-  const spec = request.scaffold;
+  const spec = isReplyFormat(request.scaffold) ? undefined : request.scaffold;
+  const replyFormat = request.replyFormat ?? (isReplyFormat(request.scaffold) ? request.scaffold : undefined);
   const bundles = request.bundles?.names;
   try {
-    if (spec !== undefined && (SWE_AGENT_REPLY_FORMATS as readonly string[]).includes(spec)) {
-      const detected = recording ? detectScaffold(recording) : undefined;
-      const version = detected?.name === 'swe-agent' ? detected.version : LATEST_SWE_AGENT_VERSION;
+    if (replyFormat !== undefined) {
+      if (!isReplyFormat(replyFormat)) {
+        throw new Error(`--reply-format: unknown reply format '${replyFormat}'; choose one of ${SWE_AGENT_REPLY_FORMATS.join(', ')}`);
+      }
+      const chosen = spec !== undefined ? parseScaffoldSpec(spec) : recording ? detectScaffold(recording) : undefined;
+      if (spec !== undefined && chosen?.name !== 'swe-agent') {
+        throw new Error(`--reply-format: ${replyFormat} is a reply format of SWE-agent's tools; scaffold ${spec} reads its own`);
+      }
+      const version = chosen?.name === 'swe-agent' ? chosen.version : LATEST_SWE_AGENT_VERSION;
       return {
-        scaffold: createSweAgent(version, recording, bundles, spec as ReplyFormat),
-        choice: { name: 'swe-agent', version, reason: `${spec}: SWE-agent's tools with that reply format` },
+        scaffold: createSweAgent(version, recording, bundles, replyFormat),
+        choice:
+          spec !== undefined && chosen
+            ? { ...chosen, reason: `${chosen.reason}, reply format ${replyFormat}` }
+            : { name: 'swe-agent', version, reason: `${replyFormat}: SWE-agent's tools with that reply format` },
       };
     }
     return chooseScaffold({ ...defined({ spec, recording, bundles }) });
   } catch (error) {
     const message = errorText(error);
-    if (message.startsWith('--scaffold')) throw new InputError(undefined, undefined, message);
+    if (message.startsWith('--scaffold') || message.startsWith('--reply-format')) throw new InputError(undefined, undefined, message);
     if (request.bundles) throw new InputError(request.bundles.file, request.bundles.where, message);
     throw new InputError(request.recording?.ref, "the recording's tool bundles", message);
   }

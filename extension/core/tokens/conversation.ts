@@ -36,7 +36,7 @@ export type Conversation = { messages: ChatMessage[] } | { unknown: string };
 export function conversations(trajectory: Trajectory): (position: number) => Conversation {
   const instructions = trajectory.meta.instructions ?? trajectory.task.problemStatement;
   const options: ContextOptions = {
-    scaffold: replyFormat(trajectory),
+    replyFormat: replyFormat(trajectory),
     systemPrompt: trajectory.meta.systemPrompt ?? '',
     instructions: instructions ?? '',
     ...(CHAT_FORMATS.has(trajectory.format) ? { observationTemplate: '{observation}' } : {}),

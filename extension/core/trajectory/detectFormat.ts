@@ -27,16 +27,17 @@ export interface NearMiss {
 
 /** The format a refused value came closest to, for the error that refuses it. */
 export function nearestFormat(value: unknown): NearMiss | undefined {
+  const owner = isObject(value) ? trajectoryFormats().find((f) => f.messagesKey !== undefined && Array.isArray(value[f.messagesKey])) : undefined;
   const list = Array.isArray(value)
     ? value
-    : isObject(value) && Array.isArray(value.history)
-      ? value.history
+    : owner && isObject(value)
+      ? (value[owner.messagesKey!] as unknown[])
       : isObject(value) && Array.isArray(value.messages)
         ? value.messages
         : undefined;
   const roles = list && foreignRoles(list);
   if (roles) {
-    const closest: TrajectoryFormat = isObject(value) && Array.isArray(value.history) ? 'swe-agent' : 'openai-messages';
+    const closest: TrajectoryFormat = owner ? owner.name : 'openai-messages';
     return { closest, missing: `messages with chat roles (${[...CHAT_ROLES].join(', ')}); found role ${roles.map((r) => JSON.stringify(r)).join(', ')}` };
   }
   if (isObject(value)) {

@@ -30,6 +30,8 @@ export interface TrajectoryFormatDefinition extends FormatFacts {
   readonly exporter?: { readonly extension: string; write(t: Trajectory): string };
   /** How a large file is read a step at a time from its byte index (`stepSource.ts`); without it, a file is parsed whole. */
   readonly indexed?: IndexedReading;
+  /** The key of the object holding its chat messages (SWE-agent's `history`): a file whose list there has other roles is refused as closest to this format. */
+  readonly messagesKey?: string;
 }
 
 const generic: TrajectoryFormatDefinition[] = [];

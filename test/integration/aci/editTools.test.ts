@@ -5,6 +5,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { AciSession } from '../../../extension/core/aci/aciSession';
+import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 import { startAciOnSampleRepo, type AciFixture } from '../../helpers/aciSandbox';
 
 const tree = path.resolve(__dirname, '../../fixtures/sample-repo/tree');
@@ -211,7 +212,7 @@ describe('str_replace_editor (tools/edit_anthropic)', () => {
     await aci.session.runCommand('cd /repo');
     const long = await aci.session.runTool('bash', { command: 'seq 1 30000' });
     assert.match(long.observation, /<response clipped><NOTE>Observations should not exceeded 100000 characters\. 68893 characters were elided\./);
-    const slow = new AciSession(aci.sandbox, { config: { commandTimeoutMs: 1000 } });
+    const slow = new AciSession(aci.sandbox, { tools: toolSetFor(), config: { commandTimeoutMs: 1000 } });
     const timedOut = await slow.runCommand('sleep 30');
     assert.match(timedOut.observation, /^The command 'sleep 30' was cancelled because it took more than 1 seconds\./);
     assert.equal((await aci.session.runCommand('echo alive')).observation, 'alive');

@@ -12,6 +12,7 @@ import { materializeSampleRepo } from '../../helpers/sampleRepo';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 
 describe('the lint guard with and without a pseudo-terminal', () => {
   let host: string;
@@ -40,7 +41,7 @@ describe('the lint guard with and without a pseudo-terminal', () => {
       const bundleEdit = edit.startsWith("edit '") ? ['windowed', 'windowed_edit_replace'] : ['windowed', 'windowed_edit_linting'];
       const outcomes = [];
       for (const mode of ['pty', 'pipe'] as const) {
-        const session = new AciSession(sandboxes.get(mode)!, { bundles: bundleEdit, config: { crlf: mode === 'pty' } });
+        const session = new AciSession(sandboxes.get(mode)!, { tools: toolSetFor(bundleEdit), config: { crlf: mode === 'pty' } });
         await session.runCommand('open ledger/money.py');
         const r = await session.runCommand(edit);
         outcomes.push({ observation: r.observation.replace(/\r\n/g, '\n'), exitCode: r.exitCode });

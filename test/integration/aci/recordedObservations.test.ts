@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { z } from 'zod';
 import { AciSession } from '../../../extension/core/aci/aciSession';
-import { toolSetFor } from '../../../extension/core/aci/standardTools';
+import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 import { replaySettings } from '../../../extension/core/session/containerSession';
 import { detectScaffold } from '../../../extension/core/scaffolds/registry';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
@@ -75,7 +75,7 @@ describe('SWE-agent/test-repo run (sweagenttestrepo-1c2844.traj): find_file, ope
     chmodSync(path.join(host, 'tests/missing_colon.py'), 0o755);
     gitRepo(host);
     sandbox = await startTestSandbox(host, '/SWE-agent__test-repo');
-    session = new AciSession(sandbox, { bundles: ['tools/registry', 'tools/windowed', 'tools/search', 'tools/submit'], config: { crlf: true } });
+    session = new AciSession(sandbox, { tools: toolSetFor(['tools/registry', 'tools/windowed', 'tools/search', 'tools/submit']), config: { crlf: true } });
   });
   thirdPartyFiles.after(async () => {
     await sandbox?.dispose();
@@ -135,7 +135,7 @@ describe('marshmallow-1867 function-calling run (tools/edit_replace): create, in
     sandbox = await startTestSandbox(host, '/testbed');
     const { replay_config: config } = ReplayConfigSchema.parse(JSON.parse(readFileSync(traj, 'utf8')));
     // An early 1.0 recording (1.0 bundle names, no swe_agent_version), as sweAgentVersionOf reads it.
-    session = new AciSession(sandbox, { bundles: config.agent.tools.bundles.map((b) => b.path), config: { crlf: true, sweAgentVersion: '1.0.0' } });
+    session = new AciSession(sandbox, { tools: toolSetFor(config.agent.tools.bundles.map((b) => b.path)), config: { crlf: true, sweAgentVersion: '1.0.0' } });
   });
   thirdPartyFiles.after(async () => {
     await sandbox?.dispose();
@@ -199,7 +199,7 @@ describe('SWE-agent 1.0.1 run on pandas (swe-smith, tools/edit_anthropic + revie
     gitRepo(host);
     sandbox = await startTestSandbox(host, '/testbed');
     const { replay_config: config } = ReplayConfigSchema.parse(JSON.parse(readFileSync(traj, 'utf8')));
-    session = new AciSession(sandbox, { bundles: config.agent.tools.bundles.map((b) => b.path), config: { crlf: true } });
+    session = new AciSession(sandbox, { tools: toolSetFor(config.agent.tools.bundles.map((b) => b.path)), config: { crlf: true } });
   });
   thirdPartyFiles.after(async () => {
     await sandbox?.dispose();
@@ -261,7 +261,7 @@ describe('SWE-agent 1.0.1 filemap view of a long Python file (USE_FILEMAP)', () 
     writeFileSync(path.join(host, 'pandas/io/sql.py'), rebuiltFromFilemap());
     gitRepo(host);
     sandbox = await startTestSandbox(host, '/testbed');
-    session = new AciSession(sandbox, { bundles: ['tools/registry', 'tools/edit_anthropic'], config: { crlf: true, useFilemap: true } });
+    session = new AciSession(sandbox, { tools: toolSetFor(['tools/registry', 'tools/edit_anthropic']), config: { crlf: true, useFilemap: true } });
   });
   thirdPartyFiles.after(async () => {
     await sandbox?.dispose();

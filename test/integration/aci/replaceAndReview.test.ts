@@ -8,6 +8,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { AciSession } from '../../../extension/core/aci/aciSession';
 import { startAciOnSampleRepo, type AciFixture } from '../../helpers/aciSandbox';
+import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 
 const money = readFileSync(path.resolve(__dirname, '../../fixtures/sample-repo/tree/ledger/money.py'), 'utf8').split('\n');
 
@@ -23,7 +24,7 @@ describe('edit <search> <replace> and insert (tools/windowed_edit_replace)', () 
   const run = (command: string) => aci.session.runCommand(command);
 
   test('no file open', async () => {
-    const fresh = new AciSession(aci.sandbox, { bundles: ['windowed', 'windowed_edit_replace'] });
+    const fresh = new AciSession(aci.sandbox, { tools: toolSetFor(['windowed', 'windowed_edit_replace']) });
     assert.deepEqual((await fresh.runCommand("edit 'a' 'b'")).observation, 'No file opened. Either `open` or `create` a file first.');
     assert.deepEqual((await fresh.runCommand("insert 'a'")).observation, 'No file opened. Use the `create` or `open` command first.');
   });
@@ -139,7 +140,7 @@ describe('submit with review (tools/review_on_submit_m) and against a base commi
 
   test('with diff_state, every step state carries the staged diff', async () => {
     await aci.session.runCommand('git reset -q --hard HEAD');
-    const session = new AciSession(aci.sandbox, { bundles: ['tools/registry', 'tools/windowed', 'tools/diff_state'] });
+    const session = new AciSession(aci.sandbox, { tools: toolSetFor(['tools/registry', 'tools/windowed', 'tools/diff_state']) });
     assert.equal(session.stepState().diff, '');
     const r = await session.runCommand('echo "# tracked" >> ledger/money.py');
     assert.ok(r.state.diff?.startsWith('diff --git a/ledger/money.py b/ledger/money.py\n'));
@@ -150,7 +151,7 @@ describe('submit with review (tools/review_on_submit_m) and against a base commi
 
   test('with a base commit the patch spans every commit since it', async () => {
     const base = aci.repo.commits[0]?.sha ?? '';
-    const session = new AciSession(aci.sandbox, { bundles: ['submit'], config: { baseCommit: base } });
+    const session = new AciSession(aci.sandbox, { tools: toolSetFor(['submit']), config: { baseCommit: base } });
     await aci.session.runCommand('git reset -q --hard HEAD');
     const r = await session.runCommand('submit');
     const expected = execFileSync('git', ['-C', aci.repo.dir, 'diff', base, 'HEAD']).toString();

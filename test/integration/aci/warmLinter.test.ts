@@ -1,15 +1,16 @@
-// The lint guard's warm flake8 (core/aci/flake8Server.ts) against the flake8 command, in a real
+// The lint guard's warm flake8 (core/scaffolds/swe-agent/tools/flake8Server.ts) against the flake8 command, in a real
 // container: the same edits through both give the same observations and leave the same files.
 import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AciSession } from '../../../extension/core/aci/aciSession';
-import { disposeWarmFlake8, warmFlake8For } from '../../../extension/core/aci/flake8Server';
+import { disposeWarmFlake8, warmFlake8For } from '../../../extension/core/scaffolds/swe-agent/tools/flake8Server';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DockerSandbox } from '../../../extension/core/runtime/dockerSandbox';
 import { ACI_TEST_LABEL, BASE_IMAGE, startAciOnSampleRepo, type AciFixture } from '../../helpers/aciSandbox';
+import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 
 /** Edits of ledger/money.py, run in order: refused ones (E999, F821, E111) and applied ones. */
 const EDITS: { command: string; applied: boolean }[] = [
@@ -56,9 +57,9 @@ describe('warm flake8 in a container', () => {
   test('a linted edit gives the same observation through the warm linter and through the command', async () => {
     await copyOf(aci, 'ledger/money.py', 'ledger/money_command.py');
     await copyOf(aci, 'ledger/money.py', 'ledger/money_warm.py');
-    const warm = new AciSession(aci.sandbox, { bundles: ['tools/registry', 'tools/windowed', 'tools/windowed_edit_linting'] });
+    const warm = new AciSession(aci.sandbox, { tools: toolSetFor(['tools/registry', 'tools/windowed', 'tools/windowed_edit_linting']) });
     const command = new AciSession(aci.sandbox, {
-      bundles: ['tools/registry', 'tools/windowed', 'tools/windowed_edit_linting'],
+      tools: toolSetFor(['tools/registry', 'tools/windowed', 'tools/windowed_edit_linting']),
       config: { warmLinter: false },
     });
     await warm.runCommand('open ledger/money_warm.py');
@@ -84,8 +85,8 @@ describe('warm flake8 in a container', () => {
     await copyOf(aci, 'ledger/money.py', 'ledger/replace_command.py');
     await copyOf(aci, 'ledger/money.py', 'ledger/replace_warm.py');
     const bundles = ['tools/registry', 'tools/windowed', 'tools/windowed_edit_replace'];
-    const warm = new AciSession(aci.sandbox, { bundles });
-    const command = new AciSession(aci.sandbox, { bundles, config: { warmLinter: false } });
+    const warm = new AciSession(aci.sandbox, { tools: toolSetFor(bundles) });
+    const command = new AciSession(aci.sandbox, { tools: toolSetFor(bundles), config: { warmLinter: false } });
     const answeredBefore = (await warmFlake8For(aci.sandbox, (script) => aci.sandbox.exec(script).then((r) => r.output)))?.answered ?? 0;
     await warm.runCommand('open ledger/replace_warm.py 14');
     await command.runCommand('open ledger/replace_command.py 14');
@@ -101,7 +102,7 @@ describe('warm flake8 in a container', () => {
   });
 
   test('one warm process serves every edit of the sandbox and is gone after dispose', async () => {
-    const session = new AciSession(aci.sandbox, { bundles: ['tools/registry', 'tools/windowed', 'tools/windowed_edit_linting'] });
+    const session = new AciSession(aci.sandbox, { tools: toolSetFor(['tools/registry', 'tools/windowed', 'tools/windowed_edit_linting']) });
     await session.runCommand('open ledger/money.py');
     await session.runCommand('edit 2:2\n# first\nend_of_edit');
     const server = await warmFlake8For(aci.sandbox, () => Promise.reject(new Error('no new server expected')));
@@ -144,7 +145,7 @@ describe('an image whose flake8 Python module does not import', () => {
       ].join(' && '),
     );
     assert.equal(setup.output.trim(), '/opt/bare/bin/flake8', setup.output);
-    const session = new AciSession(aci.sandbox, { bundles: ['tools/registry', 'tools/windowed', 'tools/windowed_edit_linting'] });
+    const session = new AciSession(aci.sandbox, { tools: toolSetFor(['tools/registry', 'tools/windowed', 'tools/windowed_edit_linting']) });
     await session.runCommand('open ledger/money.py');
     const r = await session.runCommand('edit 14:14\n        raise TypeError(undefined_name_here)\nend_of_edit');
     assert.equal(r.exitCode, 1);
@@ -167,7 +168,7 @@ describe('a linted edit the file system refuses', () => {
     try {
       for (const warmLinter of [true, false]) {
         const session = new AciSession(sandbox, {
-          bundles: ['tools/registry', 'tools/windowed', 'tools/windowed_edit_linting'],
+          tools: toolSetFor(['tools/registry', 'tools/windowed', 'tools/windowed_edit_linting']),
           config: { warmLinter },
         });
         await session.runCommand('open /readonly/fixed.py');

@@ -4,13 +4,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { AciSession } from '../../../extension/core/aci/aciSession';
-import { LSP_BUNDLE } from '../../../extension/core/aci/lspTools';
+import { LSP_BUNDLE } from '../../../extension/core/scaffolds/swe-agent/tools/lspTools';
 import { disposePyright, hostPyrightPaths, pyrightFor, pyrightMounts } from '../../../extension/core/aci/lspServer';
 import { CancelledError } from '../../../extension/core/errors';
 import { LocalSandbox } from '../../../extension/core/runtime/localSandbox';
 import type { Sandbox } from '../../../extension/core/runtime/sandbox';
 import { listTreeFiles, sampleRepoTree } from '../../helpers/sampleRepo';
 import { countLangservers, LSP_TEST_LABEL, leftoverContainers, startLspSandbox } from './lspSandbox';
+import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 
 /** 1-based line of the first line of a fixture file that starts with `prefix` (after indentation). */
 async function lineOf(file: string, prefix: string): Promise<number> {
@@ -27,7 +28,7 @@ describe('Pyright navigation tools in a container of the base image', () => {
 
   before(async () => {
     sandbox = await startLspSandbox({ mounts: pyrightMounts() });
-    aci = new AciSession(sandbox, { bundles: [LSP_BUNDLE] });
+    aci = new AciSession(sandbox, { tools: toolSetFor([LSP_BUNDLE]) });
   });
   after(async () => {
     await disposePyright(sandbox);
@@ -157,7 +158,7 @@ describe('Pyright when things go wrong', () => {
     const pending = server.request('workspace/symbol', { query: 'Money' }, z.unknown(), abort.signal);
     abort.abort();
     await assert.rejects(pending, CancelledError);
-    const aci = new AciSession(sandbox, { bundles: [LSP_BUNDLE] });
+    const aci = new AciSession(sandbox, { tools: toolSetFor([LSP_BUNDLE]) });
     assert.match((await aci.runCommand('workspace_symbols Money')).observation, /^ledger\/money\.py:\d+: class Money$/m);
     assert.equal(await pyrightFor(sandbox), server);
   });
@@ -171,7 +172,7 @@ describe('Pyright when things go wrong', () => {
       server.request('workspace/symbol', { query: 'Money' }, z.unknown()),
       /^Error: Pyright exited with code \d+ before answering workspace\/symbol/,
     );
-    const aci = new AciSession(sandbox, { bundles: [LSP_BUNDLE] });
+    const aci = new AciSession(sandbox, { tools: toolSetFor([LSP_BUNDLE]) });
     const line = await lineOf('ledger/accounts.py', 'class Chart');
     assert.match((await aci.runCommand(`hover ledger/accounts.py ${line} Chart`)).observation, /^class Chart\(auto_open: bool = True\)$/m);
     assert.notEqual(await pyrightFor(sandbox), server);
@@ -183,7 +184,7 @@ describe('Pyright copied into a container started without the mounts (a remote e
   test('it is copied in once, answers, and the container is removed after', async () => {
     const sandbox = await startLspSandbox({});
     try {
-      const aci = new AciSession(sandbox, { bundles: [LSP_BUNDLE] });
+      const aci = new AciSession(sandbox, { tools: toolSetFor([LSP_BUNDLE]) });
       const line = await lineOf('ledger/reports.py', 'from .journal import Balance');
       const { observation } = await aci.runCommand(`goto_definition ledger/reports.py ${line} Balance`);
       assert.equal(observation.split('\n')[1], `ledger/journal.py:${await lineOf('ledger/journal.py', 'class Balance')}: class Balance:`);
@@ -212,7 +213,7 @@ describe('Pyright in a local sandbox (no container)', () => {
   test('runs from the host, answers, and is gone after dispose', async () => {
     const sandbox = await LocalSandbox.create({ image: 'local', repoDir: sampleRepoTree, repoPath: '/repo' });
     try {
-      const aci = new AciSession(sandbox, { bundles: [LSP_BUNDLE] });
+      const aci = new AciSession(sandbox, { tools: toolSetFor([LSP_BUNDLE]) });
       const line = await lineOf('ledger/parser.py', 'from .accounts import');
       const { observation } = await aci.runCommand(`goto_definition ledger/parser.py ${line} infer_type`);
       assert.equal(observation.split('\n')[1], `ledger/accounts.py:${await lineOf('ledger/accounts.py', 'def infer_type(')}: def infer_type(name):`);

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import type Docker from 'dockerode';
-import { toolSetFor } from '../../../extension/core/aci/standardTools';
+import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 import { DockerSandbox, SESSION_LABEL } from '../../../extension/core/runtime/dockerSandbox';
 import { PersonSource } from '../../../extension/core/session/actionSources';
 import { startContainerSession } from '../../../extension/core/session/containerSession';

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { command as replayCommand } from '../../../extension/cli/replay';
-import { toolSetFor } from '../../../extension/core/aci/standardTools';
+import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 import { PersonSource } from '../../../extension/core/session/actionSources';
 import { startContainerSession } from '../../../extension/core/session/containerSession';
 import { DebugSession } from '../../../extension/core/session/debugSession';

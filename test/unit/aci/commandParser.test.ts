@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseCommand, toolSetFor } from '../../../extension/core/aci/standardTools';
+import { parseCommand, toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 
 describe('parseCommand: SWE-agent command syntax', () => {
   test('a quoted path with a space and a line number', () => {

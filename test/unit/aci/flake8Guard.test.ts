@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { flake8Script, formatErrors, introducedErrors, parseFlake8 } from '../../../extension/core/aci/flake8Guard';
+import { flake8Script, formatErrors, introducedErrors, parseFlake8 } from '../../../extension/core/scaffolds/swe-agent/tools/flake8Guard';
 
 const lint = (...lines: string[]) => parseFlake8(lines.join('\n'));
 

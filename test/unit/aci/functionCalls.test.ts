@@ -1,9 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { openAiToolSpecs, toolSetFor } from '../../../extension/core/aci/standardTools';
+import { openAiToolSpecs, toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 import { defineTool } from '../../../extension/core/aci/toolDefinition';
-import { ToolRegistry } from '../../../extension/core/aci/toolRegistry';
+import { ToolRegistry } from '../../../extension/core/scaffolds/swe-agent/tools/sweAgentToolSet';
 import { extractXmlFunctionCalls } from '../../../extension/core/parsing/xmlFunctionCall';
 
 const tools = toolSetFor();

@@ -2,8 +2,8 @@
 import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseSweAgentVersion, sweAgentDialect, sweAgentVersionOf } from '../../../extension/core/aci/sweAgentVersion';
-import { toolSetFor } from '../../../extension/core/aci/standardTools';
+import { parseSweAgentVersion, sweAgentDialect, sweAgentVersionOf } from '../../../extension/core/scaffolds/swe-agent/tools/sweAgentVersion';
+import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 import { replaySettings } from '../../../extension/core/session/containerSession';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { needsShared } from '../../helpers/sharedFolder';

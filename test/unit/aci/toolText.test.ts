@@ -1,11 +1,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clipObservation, splitCwdMarker } from '../../../extension/core/aci/bashTool';
-import { pathAsGiven, toolText, universalNewlines } from '../../../extension/core/aci/sandboxFiles';
+import { clipObservation, splitCwdMarker } from '../../../extension/core/scaffolds/swe-agent/tools/bashTool';
+import { pathAsGiven, universalNewlines } from '../../../extension/core/aci/sandboxFiles';
+import { toolText } from '../../../extension/core/scaffolds/swe-agent/tools/toolFiles';
 import { printedOutput } from '../../../extension/core/runtime/sandbox';
 import { shellQuote, splitShellWords } from '../../../extension/core/parsing/shellWords';
-import { catN, expandTabs, filemap, maybeTruncate, TRUNCATED_MESSAGE } from '../../../extension/core/aci/strReplaceEditor';
-import { pythonRepr } from '../../../extension/core/aci/windowedReplaceTools';
+import { catN, expandTabs, filemap, maybeTruncate, TRUNCATED_MESSAGE } from '../../../extension/core/scaffolds/swe-agent/tools/strReplaceEditor';
+import { pythonRepr } from '../../../extension/core/scaffolds/swe-agent/tools/windowedReplaceTools';
 
 describe('shell words', () => {
   test('quotes, escapes and operators', () => {

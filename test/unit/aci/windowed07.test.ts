@@ -1,7 +1,7 @@
 import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { usage07 } from '../../../extension/core/aci/windowed07';
+import { usage07 } from '../../../extension/core/scaffolds/swe-agent/tools/windowed07';
 import { createSweAgent } from '../../../extension/core/scaffolds/swe-agent';
 
 const BUNDLES = ['tools/defaults', 'tools/search', 'tools/edit_linting'];

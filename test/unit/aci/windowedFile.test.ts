@@ -1,6 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clampFirstLine, countLines, firstLineFor, renderWindow, replaceLines, scrolledFirstLine } from '../../../extension/core/aci/windowedFile';
+import {
+  clampFirstLine,
+  countLines,
+  firstLineFor,
+  renderWindow,
+  replaceLines,
+  scrolledFirstLine,
+} from '../../../extension/core/scaffolds/swe-agent/tools/windowedFile';
 
 const file = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
 

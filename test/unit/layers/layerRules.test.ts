@@ -46,7 +46,9 @@ describe('the layers are held by ESLint and the layer tsconfigs', () => {
     const found = await lintProbe({
       [`extension/core/${probe}.ts`]: "import * as vscode from 'vscode';\nexport const w = vscode;\n",
       [`extension/core/aci/${probe}.ts`]: "import type { Step } from '../trajectory/model';\nexport type S = Step;\n",
-      [`extension/core/parsing/${probe}.ts`]: "import { toolSetFor } from '../aci/standardTools';\nexport const t = toolSetFor;\n",
+      // The tool host names no family: a family's tools come to it as a ToolSet.
+      [`extension/core/aci/${probe}-family.ts`]: "import { toolSetFor } from '../scaffolds/swe-agent/tools/standardTools';\nexport const t = toolSetFor;\n",
+      [`extension/core/parsing/${probe}.ts`]: "import { ToolSet } from '../aci/toolRegistry';\nexport const t = ToolSet;\n",
       [`webview/${probe}.ts`]: "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n",
       [`extension/views/${probe}.ts`]: "import { window } from 'vscode';\nexport const w = window;\n",
       [`extension/core/reward/${probe}.ts`]: "import * as aci from '../aci';\nexport const a = aci;\n",
@@ -60,6 +62,7 @@ describe('the layers are held by ESLint and the layer tsconfigs', () => {
     const messages = (layer: string, suffix = '') => (found.get(`${layer}/${probe}${suffix}.ts`) ?? []).join('\n');
     assert.match(messages('extension/core'), /no-restricted-imports: 'vscode' import is restricted.*only extension\/vscode talks to the VS Code API/);
     assert.match(messages('extension/core/aci'), /core\/aci may import only core\/parsing, core\/runtime/);
+    assert.match(messages('extension/core/aci', '-family'), /core\/aci may import only core\/parsing, core\/runtime/);
     assert.match(messages('extension/core/parsing'), /core\/parsing may import only the root files of core/);
     assert.match(messages('webview'), /'node:fs' import is restricted.*webviews run in a browser/);
     assert.match(messages('extension/views'), /'vscode' import is restricted/);

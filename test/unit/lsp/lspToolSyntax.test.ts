@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LSP_BUNDLE, lspTools } from '../../../extension/core/aci/lspTools';
-import { standardTools } from '../../../extension/core/aci/standardTools';
+import { LSP_BUNDLE, lspTools } from '../../../extension/core/scaffolds/swe-agent/tools/lspTools';
+import { standardTools } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 
 describe('the lsp tool bundle', () => {
   const tools = standardTools.toolSet([LSP_BUNDLE]);

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { parseReply, splitThoughtAction } from '../../../extension/core/policy/replyFormats';
 import { buildMessages, foldedObservation } from '../../../extension/core/policy/context';
 import type { PolicyReply } from '../../../extension/core/policy/policyClient';
-import { ToolRegistry } from '../../../extension/core/aci/toolRegistry';
-import { windowedTools } from '../../../extension/core/aci/windowedTools';
-import { searchTools } from '../../../extension/core/aci/searchTools';
+import { ToolRegistry } from '../../../extension/core/scaffolds/swe-agent/tools/sweAgentToolSet';
+import { windowedTools } from '../../../extension/core/scaffolds/swe-agent/tools/windowedTools';
+import { searchTools } from '../../../extension/core/scaffolds/swe-agent/tools/searchTools';
 import path from 'node:path';
 import type { Step } from '../../../extension/core/trajectory/model';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
@@ -113,7 +113,7 @@ describe('context of a recording made by SWE-agent with function calling', () =>
   thirdPartyFiles.test('continuing it sends each recorded call with its id, tool and arguments, answered by its observation', async () => {
     const file = thirdPartyFiles.path('swe-agent/marshmallow-1867.function_calling.traj');
     const { trajectory } = await loadTrajectory(file);
-    const messages = buildMessages(trajectory.steps.slice(0, 3), { scaffold: 'function_calling', systemPrompt: 's', instructions: 'i' });
+    const messages = buildMessages(trajectory.steps.slice(0, 3), { replyFormat: 'function_calling', systemPrompt: 's', instructions: 'i' });
     assert.equal(messages.length, 2 + 3 * 2);
     assert.deepEqual(messages[2], {
       role: 'assistant',
@@ -134,7 +134,7 @@ describe('context', () => {
   const base = { systemPrompt: 'You are an engineer.', instructions: 'Fix the ledger.' };
 
   test('full history by default: system, task, then each action and its observation', () => {
-    const messages = buildMessages([step(0, 'a\nb'), step(1, 'c')], { ...base, scaffold: 'thought_action' });
+    const messages = buildMessages([step(0, 'a\nb'), step(1, 'c')], { ...base, replyFormat: 'thought_action' });
     assert.deepEqual(
       messages.map((m) => m.role),
       ['system', 'user', 'assistant', 'user', 'assistant', 'user'],
@@ -144,7 +144,7 @@ describe('context', () => {
   });
 
   test('the observation window folds older observations as SWE-agent words it', () => {
-    const messages = buildMessages([step(0, 'one\ntwo\nthree'), step(1, 'x'), step(2, 'y')], { ...base, scaffold: 'thought_action', observationWindow: 2 });
+    const messages = buildMessages([step(0, 'one\ntwo\nthree'), step(1, 'x'), step(2, 'y')], { ...base, replyFormat: 'thought_action', observationWindow: 2 });
     assert.equal(messages[3]!.content, 'OBSERVATION:\nOld environment output: (3 lines omitted)');
     assert.equal(messages[5]!.content, 'OBSERVATION:\nx');
     assert.equal(foldedObservation('a\nb'), 'Old environment output: (2 lines omitted)');
@@ -156,7 +156,7 @@ describe('context', () => {
       action: { raw: '', tool: null, args: {} },
       formatError: 'no tool call in the reply',
     });
-    const messages = buildMessages([ok, bad], { ...base, scaffold: 'function_calling' });
+    const messages = buildMessages([ok, bad], { ...base, replyFormat: 'function_calling' });
     assert.deepEqual(messages[2], {
       role: 'assistant',
       content: 'thought 0',

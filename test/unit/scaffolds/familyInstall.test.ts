@@ -18,7 +18,7 @@ describe('installing the scaffold families', () => {
     const before = knownScaffolds();
     installScaffoldFamilies();
     assert.deepEqual(knownScaffolds(), before);
-    assert.throws(() => installFamilies([sweAgentFamily]), /already installed, as another list/);
+    assert.throws(() => installFamilies([sweAgentFamily], { family: sweAgentFamily, title: 'SWE-agent' }), /already installed, as another list/);
   });
 
   test("each family's own recording format is registered with the family, before the generic ones", () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { PersonSource, RecordingSource, typedAction } from '../../../extension/core/session/actionSources';
 import { forkOf } from '../../../extension/core/session/fork';
 import { replyFormatOf } from '../../../extension/core/scaffolds/swe-agent';
-import { toolSetFor } from '../../../extension/core/aci/standardTools';
+import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 import { CancelledError, InputError } from '../../../extension/core/errors';
 import { anAction, aStep, aTrajectory } from '../../builders/trajectory';
 

@@ -6,10 +6,11 @@ import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { AciSession } from '../../../extension/core/aci/aciSession';
+import { AciSession, type AciToolState } from '../../../extension/core/aci/aciSession';
 import { LocalSandbox } from '../../../extension/core/runtime/localSandbox';
 import { SessionSnapshots } from '../../../extension/core/session/forkSnapshots';
 import type { Step } from '../../../extension/core/trajectory/model';
+import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 
 function step(index: number, raw: string): Step {
   return { index, thought: '', action: { raw, tool: 'bash', args: { command: raw } }, observation: '' };
@@ -19,7 +20,7 @@ test('snapshots of the whole repository each step (no differentials): a step tha
   const repo = await mkdtemp(path.join(tmpdir(), 'swb-fork-snapshots-'));
   await writeFile(path.join(repo, 'a.txt'), 'a\n');
   const sandbox = await LocalSandbox.create({ image: 'local', repoDir: repo, repoPath: '/repo' });
-  const aci = new AciSession(sandbox);
+  const aci = new AciSession(sandbox, { tools: toolSetFor() });
   const dir = path.join(await mkdtemp(path.join(tmpdir(), 'swb-fork-snapshot-dir-')), 'snaps');
   // A tar of this repository is 10 KB: a 25 KB budget holds two of them.
   const snapshots = new SessionSnapshots('setup', aci, 25 * 1024, dir, false);
@@ -53,7 +54,7 @@ test('snapshots of the whole repository each step (no differentials): a step tha
 test('snapshots: a step of a tool that only reads (open, goto, search_file) takes no tar and restores the step before; a bash step that rewrites a file does', async () => {
   const repo = await mkdtemp(path.join(tmpdir(), 'swb-fork-readonly-'));
   const sandbox = await LocalSandbox.create({ image: 'local', repoDir: repo, repoPath: '/repo' });
-  const aci = new AciSession(sandbox);
+  const aci = new AciSession(sandbox, { tools: toolSetFor() });
   const dir = path.join(await mkdtemp(path.join(tmpdir(), 'swb-fork-readonly-dir-')), 'snaps');
   const snapshots = new SessionSnapshots('setup', aci, 1024 ** 3, dir);
   const contentOf = async (at: number) => {
@@ -81,9 +82,10 @@ test('snapshots: a step of a tool that only reads (open, goto, search_file) take
     assert.deepEqual(await Promise.all([1, 2, 3, 4, 5].map(contentOf)), ['a\n', 'a\n', 'a\n', 'b\n', 'b\n']);
     assert.deepEqual((await readdir(dir)).filter((f) => f.endsWith('.tar')).sort(), ['1.tar', '4.tar']);
     // One file, but each step's own tools' state: no file open after step 1, f.txt after open.
-    const kept = (snapshots as unknown as { kept: Map<number, { tools: { state: { openFile: string | null } } }> }).kept;
-    assert.equal(kept.get(1)?.tools.state.openFile, null);
-    assert.match(kept.get(2)?.tools.state.openFile ?? '', /f\.txt$/);
+    const kept = (snapshots as unknown as { kept: Map<number, { tools: AciToolState }> }).kept;
+    const openFile = (step: number) => (kept.get(step)?.tools.state.families['swe-agent'] as { openFile: string | null } | undefined)?.openFile;
+    assert.equal(openFile(1), null);
+    assert.match(openFile(2) ?? '', /f\.txt$/);
   } finally {
     await snapshots.dispose();
     await aci.dispose();
@@ -96,7 +98,7 @@ test('differential snapshots: the first step is a level-0 dump, later ones diffe
   const repo = await mkdtemp(path.join(tmpdir(), 'swb-fork-diff-'));
   await writeFile(path.join(repo, 'a.txt'), 'a\n');
   const sandbox = await LocalSandbox.create({ image: 'local', repoDir: repo, repoPath: '/repo' });
-  const aci = new AciSession(sandbox);
+  const aci = new AciSession(sandbox, { tools: toolSetFor() });
   const dir = path.join(await mkdtemp(path.join(tmpdir(), 'swb-fork-diff-dir-')), 'snaps');
   // Each tar of this small repository is 10 KB (tar's record): a 35 KB budget holds three.
   // Differentials however small the repository (by default it would take whole tars).
@@ -115,7 +117,7 @@ test('differential snapshots: the first step is a level-0 dump, later ones diffe
     assert.deepEqual(snapshots.steps, [2, 4]);
     assert.deepEqual((await readdir(dir)).filter((f) => /^\d+\.(tar|snar)$/.test(f)).sort(), ['1.snar', '1.tar', '2.tar', '4.tar']);
     const found = snapshots.find(history, 2, aci.tools, history)!;
-    const target = new AciSession(await LocalSandbox.create({ image: 'local', repoPath: '/repo' }));
+    const target = new AciSession(await LocalSandbox.create({ image: 'local', repoPath: '/repo' }), { tools: toolSetFor() });
     try {
       await found.restore(target);
       // The tools' state moved the shell into the source's folder (a local sandbox's repository is a host folder of its own).
@@ -146,7 +148,7 @@ test('differentials on a git repository: objects git re-stamps (git add -A after
   // Made on the host and copied in, as a task's repository is: git's index then no longer matches the files' inodes.
   await promisify(execFile)('bash', ['-c', setup.join(' && ')], { cwd: repo });
   const sandbox = await LocalSandbox.create({ image: 'local', repoDir: repo, repoPath: '/repo' });
-  const aci = new AciSession(sandbox);
+  const aci = new AciSession(sandbox, { tools: toolSetFor() });
   const dir = path.join(await mkdtemp(path.join(tmpdir(), 'swb-fork-git-dir-')), 'snaps');
   const snapshots = new SessionSnapshots('setup', aci, 1024 ** 3, dir, true, 0);
   const git = `GIT_AUTHOR_DATE=2001-01-01T00:00:00Z GIT_COMMITTER_DATE=2001-01-01T00:00:00Z git -c user.name=a -c user.email=a@b`;
@@ -184,7 +186,7 @@ test('differentials on a git repository: objects git re-stamps (git add -A after
     assert.deepEqual((await readdir(dir)).filter((f) => /^\d+\.snar$/.test(f)).sort(), ['1.snar', '5.snar']);
     assert.ok(sizes.get(1)! > 1024 ** 2, `the first dump holds the objects: ${sizes.get(1)}`);
     for (const at of [2, 3, 4, 5, 6]) {
-      const target = new AciSession(await LocalSandbox.create({ image: 'local', repoPath: '/repo' }));
+      const target = new AciSession(await LocalSandbox.create({ image: 'local', repoPath: '/repo' }), { tools: toolSetFor() });
       try {
         await snapshots.find(history, at, aci.tools, history)!.restore(target);
         assert.equal(await view(target.sandbox), states[at - 1], `restored after step ${at}`);

@@ -164,4 +164,27 @@ describe('one launcher for the CLI and VS Code', () => {
     assert.equal(byHand.mode, 'fork');
     assert.equal(byHand.at, 1);
   });
+
+  test('--reply-format picks how SWE-agent is spoken to; --scaffold FORMAT, its old spelling, plans the same run', () => {
+    const live = { mode: 'live' as const, image: IMAGE, repoDir: work, task: { problemStatement: 'Fix it.' } };
+    const named = planSession({ ...live, replyFormat: 'function_calling' });
+    assert.equal(named.scaffold.name, 'swe-agent');
+    assert.equal(named.scaffold.replyFormat, 'function_calling');
+    assert.ok(
+      named.scaffold.toolSpecs()?.some((spec) => spec.function.name === 'open'),
+      'function calling sends the tools',
+    );
+    assert.deepEqual(comparable(planSession({ ...live, scaffold: 'function_calling' })), comparable(named));
+    const versioned = planSession({ ...live, scaffold: 'swe-agent@1.0.1', replyFormat: 'xml_function_calling' });
+    assert.deepEqual([versioned.scaffold.version, versioned.scaffold.replyFormat], ['1.0.1', 'xml_function_calling']);
+    assert.equal(versioned.scaffoldChoice.reason, '--scaffold swe-agent@1.0.1, reply format xml_function_calling');
+    assert.throws(
+      () => planSession({ ...live, scaffold: 'r2e-gym', replyFormat: 'function_calling' }),
+      /^InputError: --reply-format: function_calling is a reply format of SWE-agent's tools; scaffold r2e-gym reads its own/,
+    );
+    assert.throws(
+      () => planSession({ ...live, replyFormat: 'yaml' }),
+      /^InputError: --reply-format: unknown reply format 'yaml'; choose one of function_calling, thought_action, xml_function_calling$/,
+    );
+  });
 });

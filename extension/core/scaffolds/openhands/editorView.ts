@@ -6,8 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { shellQuote } from '../../parsing/shellWords';
 import type { ToolContext, ToolResult } from '../../aci/toolDefinition';
-import { fileContentScript, parseFileContent, universalNewlines } from '../../aci/sandboxFiles';
-import { splitLines } from '../../aci/windowedFile';
+import { fileContentScript, parseFileContent, splitLines, universalNewlines } from '../../aci/sandboxFiles';
 
 const failed = (parameter: string, value: string, hint: string): ToolResult => ({
   observation: `ERROR:\nInvalid \`${parameter}\` parameter: ${value}. ${hint}`,

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import type { ParseResult } from '../../parsing/commandSyntax';
-import { currentPatch } from '../../aci/submitTools';
+import { currentPatch } from '../../aci/repositoryPatch';
 import { defineTool, type ToolDefinition } from '../../aci/toolDefinition';
 import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
 import type { PolicyReply } from '../../policy/policyClient';

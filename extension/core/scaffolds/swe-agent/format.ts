@@ -7,6 +7,7 @@ import { toSweAgentTraj } from './trajExporter';
 
 export const sweAgentFormat: TrajectoryFormatDefinition = {
   name: 'swe-agent',
+  messagesKey: 'history',
   fingerprints: [
     { rank: 50, matches: (o) => isObject(o) && (Array.isArray(o.trajectory) || Array.isArray(o.attempts)) },
     { rank: 60, matches: (o) => isObject(o) && Array.isArray(o.history) && isMessageList(o.history) },

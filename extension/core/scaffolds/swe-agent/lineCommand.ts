@@ -1,4 +1,4 @@
-import { toolSetFor } from '../../aci/standardTools';
+import { toolSetFor } from './tools/standardTools';
 import type { ToolSet } from '../../aci/toolRegistry';
 import { splitShellWords } from '../../parsing/shellWords';
 import type { ParsedAction } from '../../trajectory/actionText';

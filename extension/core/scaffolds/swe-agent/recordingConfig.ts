@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Trajectory } from '../../trajectory/model';
 import type { AciConfig } from '../../aci/toolDefinition';
-import { sweAgentVersionOf } from '../../aci/sweAgentVersion';
+import { sweAgentVersionOf } from './tools/sweAgentVersion';
 
 const WholeNumber = z.preprocess(
   (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),

@@ -6,9 +6,9 @@
  * how many lines `create` leaves. Read without running anything; what is still undecided after
  * it is settled by running the step that tells the candidates apart (`session/launcher.ts`).
  */
-import { LINT_REJECTION_INTRO } from '../../aci/flake8Guard';
-import { LINT_INTRO_0_2, sweAgentDialect, sweAgentVersionOf, type SweAgentVersion, type SweAgentVersionVerdict } from '../../aci/sweAgentVersion';
-import { clampFirstLine, firstLineFor, scrolledFirstLine } from '../../aci/windowedFile';
+import { LINT_REJECTION_INTRO } from './tools/flake8Guard';
+import { LINT_INTRO_0_2, sweAgentDialect, sweAgentVersionOf, type SweAgentVersion, type SweAgentVersionVerdict } from './tools/sweAgentVersion';
+import { clampFirstLine, firstLineFor, scrolledFirstLine } from './tools/windowedFile';
 import type { Step, Trajectory } from '../../trajectory/model';
 
 export interface VersionEvidence {

@@ -1,5 +1,5 @@
 import { LINT_REJECTION_INTRO } from './flake8Guard';
-import { bundleName } from './toolRegistry';
+import { bundleName } from './bundles';
 
 /**
  * The SWE-agent versions whose tools print differently, each measured against SWE-agent's own
@@ -11,6 +11,14 @@ import { bundleName } from './toolRegistry';
  */
 export const SWE_AGENT_VERSIONS = ['0.2', '0.7', '1.0.0', '1.0.1', '1.1.0', '3ea751c0'] as const;
 export type SweAgentVersion = (typeof SWE_AGENT_VERSIONS)[number];
+
+// The host's settings carry the version for SWE-agent's tools without the host knowing it.
+declare module '../../../aci/toolDefinition' {
+  interface AciConfig {
+    /** The SWE-agent version whose tools' output to reproduce (`sweAgentVersionOf`); default: the latest. */
+    sweAgentVersion?: SweAgentVersion;
+  }
+}
 
 /** The version tools default to when nothing says otherwise: the latest measured. */
 export const LATEST_SWE_AGENT_VERSION: SweAgentVersion = '3ea751c0';
@@ -39,7 +47,7 @@ export interface SweAgentDialect {
    * The tools read a file as Python's `Path.read_text()` does (universal newlines: `\r\n` and a
    * lone `\r` read as `\n`) and write back what they read with `write_text()`, so a view shows no
    * `\r` and an edit leaves `\n` line ends throughout (1.x's Python tools); 0.7's shell functions
-   * kept the bytes (`sandboxFiles.toolText` applies it).
+   * kept the bytes (`toolFiles.toolText` applies it).
    */
   readsTextMode: boolean;
   /** The sentence a refused edit starts with (0.1-0.2: "...retry your edit commmand." sic). */

@@ -1,10 +1,12 @@
 import { z } from 'zod';
-import { fetchLines, lookupFile, lookupScript, parseLookup, pathAsGiven, runTool, type FileLookup } from './sandboxFiles';
-import { shellQuote } from '../parsing/shellWords';
+import { lookupScript, pathAsGiven, runTool, type FileLookup } from '../../../aci/sandboxFiles';
+import { fetchLines, lookupFile, parseLookup } from './toolFiles';
+import { shellQuote } from '../../../parsing/shellWords';
 import { sweAgentDialect } from './sweAgentVersion';
 import { create07, goto07, open07, scroll07 } from './windowed07';
-import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
+import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
 import { clampFirstLine, countLines, firstLineFor, renderWindow, scrolledFirstLine, type WindowLines } from './windowedFile';
+import { viewer } from './toolState';
 
 /** SWE-agent's `tools/windowed`: a window of WINDOW lines over one open file. */
 
@@ -21,7 +23,7 @@ const fail = (observation: string): ToolResult => ({ observation, exitCode: 1 })
  * resolved when the file was opened, as SWE-agent's `WindowedFile` shows its `CURRENT_FILE`.
  */
 async function openFileWindow(ctx: ToolContext, firstLineIn: (nLines: number) => number): Promise<{ path: string; lines: WindowLines } | ToolResult> {
-  const path = ctx.state.openFile;
+  const path = viewer(ctx).openFile;
   if (path === null) return fail(NO_FILE_OPEN);
   const { window } = ctx.config;
   const found = await fetchLines(ctx, path, firstLineIn(Number.POSITIVE_INFINITY), window, 2 * window + 1);
@@ -61,8 +63,8 @@ export function firstLineShowing(ctx: ToolContext, line: number, text: string): 
 /** Moves the window to `firstLine` (clamped) and renders it under the given header path. */
 export function showWindow(ctx: ToolContext, text: string | WindowLines, displayPath: string, firstLine: number): string {
   const nLines = typeof text === 'string' ? countLines(text) : text.nLines;
-  ctx.state.firstLine = clampFirstLine(firstLine, nLines, ctx.config.window, windowEndSlack(ctx));
-  return renderWindow(text, displayPath, ctx.state.firstLine, ctx.config.window);
+  viewer(ctx).firstLine = clampFirstLine(firstLine, nLines, ctx.config.window, windowEndSlack(ctx));
+  return renderWindow(text, displayPath, viewer(ctx).firstLine, ctx.config.window);
 }
 
 const open = defineTool({
@@ -79,13 +81,13 @@ const open = defineTool({
     if (centred(ctx)) return open07(ctx, path, line_number === undefined ? undefined : String(line_number));
     const file = checkedFile(await lookupFile(ctx, path), path);
     if ('observation' in file) return file;
-    ctx.state.openFile = file.path;
+    viewer(ctx).openFile = file.path;
     const nLines = countLines(file.text);
     const warnings: string[] = [];
     // Without a line, SWE-agent goes to the line before the window's current first line (kept
     // across files, clamped to this one): a file opened after scrolling far down another one
     // opens well below its top.
-    let line = line_number ?? clampedFirstLine(ctx, ctx.state.firstLine, file.text);
+    let line = line_number ?? clampedFirstLine(ctx, viewer(ctx).firstLine, file.text);
     if (line_number !== undefined && line > nLines) {
       warnings.push(
         `Warning: <line_number> (${line}) is greater than the number of lines in the file (${nLines})`,
@@ -133,7 +135,7 @@ function scrollTool(name: 'scroll_up' | 'scroll_down', direction: 1 | -1) {
       if (centred(ctx)) return scroll07(ctx, direction);
       const { window, overlap } = ctx.config;
       const slack = windowEndSlack(ctx);
-      const at = (nLines: number) => scrolledFirstLine(clampFirstLine(ctx.state.firstLine, nLines, window, slack), direction, nLines, window, overlap, slack);
+      const at = (nLines: number) => scrolledFirstLine(clampFirstLine(viewer(ctx).firstLine, nLines, window, slack), direction, nLines, window, overlap, slack);
       const file = await openFileWindow(ctx, at);
       if ('observation' in file) return file;
       return ok(showWindow(ctx, file.lines, file.path, at(file.lines.nLines)));
@@ -159,7 +161,7 @@ const create = defineTool({
     if (lines[0] === '@exists') return fail(`Warning: File '${pathAsGiven(filename)}' already exists.`);
     const file = checkedFile(parseLookup(ctx, lines), filename);
     if ('observation' in file) return file;
-    ctx.state.openFile = file.path;
+    viewer(ctx).openFile = file.path;
     return ok(showWindow(ctx, file.text, pathAsGiven(filename), 0));
   },
 });

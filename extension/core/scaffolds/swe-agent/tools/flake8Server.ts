@@ -1,5 +1,5 @@
-import type { Sandbox } from '../runtime/sandbox';
-import { WarmPerSandbox, WarmPython, WarmPythonTimeout } from '../runtime/warmPython';
+import type { Sandbox } from '../../../runtime/sandbox';
+import { WarmPerSandbox, WarmPython, WarmPythonTimeout } from '../../../runtime/warmPython';
 import { FLAKE8_ARGS } from './flake8Guard';
 
 /**
@@ -179,7 +179,7 @@ export function warmFlake8For(sandbox: Sandbox, shell: (script: string) => Promi
   return servers.get(sandbox, shell);
 }
 
-/** Stops the sandbox's warm flake8, if one was started; call before disposing the sandbox. */
+/** Stops the sandbox's warm flake8, if one was started (the session's `stopServers` stops every warm server). @internal */
 export function disposeWarmFlake8(sandbox: Sandbox): Promise<void> {
   return servers.dispose(sandbox);
 }

@@ -1,7 +1,8 @@
 import { flake8Script } from './flake8Guard';
 import { warmFlake8For, type WarmFlake8 } from './flake8Server';
-import { lookupScript, parseLookup, runTool, writeScript, type FileLookup } from './sandboxFiles';
-import type { ToolContext } from './toolDefinition';
+import { lookupScript, runTool, writeScript, type FileLookup } from '../../../aci/sandboxFiles';
+import { parseLookup } from './toolFiles';
+import type { ToolContext } from '../../../aci/toolDefinition';
 
 /**
  * How the edit tools' lint guard reads a file and checks an edit: through the warm flake8

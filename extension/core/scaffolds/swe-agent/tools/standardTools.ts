@@ -1,15 +1,16 @@
 import { bashTools } from './bashTool';
-import type { ParseResult } from '../parsing/commandSyntax';
+import type { ParseResult } from '../../../parsing/commandSyntax';
 import { lintedEditTools } from './lintedEditTool';
 import { searchTools } from './searchTools';
 import { strReplaceEditorTools } from './strReplaceEditor';
 import { reviewedSubmitTools, submitTools } from './submitTools';
-import { ToolRegistry, type OpenAiToolSpec, type ToolSet } from './toolRegistry';
+import type { OpenAiToolSpec, ToolSet } from '../../../aci/toolRegistry';
+import { ToolRegistry } from './sweAgentToolSet';
 import { windowedReplaceTools, windowedRewriteTools } from './windowedReplaceTools';
 import { windowedTools } from './windowedTools';
 
 /**
- * The registry of every tool family the workbench ships. Another family (e.g. the Pyright
+ * The registry of every SWE-agent tool bundle the workbench ships. Another family (e.g. the Pyright
  * navigation tools) adds itself from its own module with `standardTools.register(...)`, after
  * which its bundle can be selected like SWE-agent's.
  */

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { shellQuote } from '../parsing/shellWords';
+import { shellQuote } from '../../../parsing/shellWords';
 import { sweAgentDialect } from './sweAgentVersion';
-import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
-import { printedOutput } from '../runtime/sandbox';
+import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
+import { printedOutput } from '../../../runtime/sandbox';
 
 /**
  * The `bash` tool: the command runs in the session's persistent shell, so `cd` and exported

@@ -3,17 +3,7 @@
  * the line count is Python's `splitlines()` (a final newline adds no line) while the shown lines
  * come from `split("\n")`, and the first line is clamped against the current file every time.
  */
-
-/** Python's `str.splitlines()` line boundaries. */
-const LINE_BREAKS = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;
-
-/** Python's `str.splitlines()`: a final line break adds no empty line. */
-export function splitLines(text: string): string[] {
-  if (text === '') return [];
-  const parts = text.split(LINE_BREAKS);
-  if (parts[parts.length - 1] === '') parts.pop();
-  return parts;
-}
+import { splitLines } from '../../../aci/sandboxFiles';
 
 export function countLines(text: string): number {
   return splitLines(text).length;
@@ -40,7 +30,7 @@ export function scrolledFirstLine(firstLine: number, direction: 1 | -1, nLines: 
 /**
  * The file as the window reads it: the line count (`splitlines()`) and 0-based lines of
  * `split("\n")`, undefined past its end (which comes before `nLines` when other breaks count).
- * A whole text, or the few lines a window needs (`sandboxFiles.fetchLines`).
+ * A whole text, or the few lines a window needs (`toolFiles.fetchLines`).
  */
 export interface WindowLines {
   readonly nLines: number;

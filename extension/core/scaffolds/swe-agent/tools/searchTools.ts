@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { realpathScript, resolvedHere, runTool } from './sandboxFiles';
-import { shellQuote } from '../parsing/shellWords';
-import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
+import { realpathScript, resolvedHere, runTool } from '../../../aci/sandboxFiles';
+import { shellQuote } from '../../../parsing/shellWords';
+import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
 import { NO_FILE_OPEN } from './windowedTools';
+import { viewer } from './toolState';
 
 /** SWE-agent's `tools/search`. Every message, success or not, exits 0 as the originals do. */
 
@@ -107,7 +108,7 @@ const searchFile = defineTool({
   }),
   async run(ctx, { search_term, file }) {
     if (search_term === '') return said('Usage: search_file <search_term> [<file>]');
-    const target = file ?? ctx.state.openFile;
+    const target = file ?? viewer(ctx).openFile;
     if (target === null) return said(NO_FILE_OPEN);
     // grep -n's lines start with a digit: neither `@missing` nor a PATH_LINE.
     const grep = `grep -n -- ${shellQuote(search_term)} ${shellQuote(target)}`;

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { lookupFile, pathAsGiven, runTool, writeScript, type FileLookup } from './sandboxFiles';
-import { shellQuote } from '../parsing/shellWords';
-import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
-import { countLines, splitLines } from './windowedFile';
+import { pathAsGiven, runTool, splitLines, writeScript, type FileLookup } from '../../../aci/sandboxFiles';
+import { lookupFile } from './toolFiles';
+import { shellQuote } from '../../../parsing/shellWords';
+import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
+import { countLines } from './windowedFile';
 
 /**
  * `str_replace_editor` (`tools/edit_anthropic`, SWE-agent's default editor), with its exit

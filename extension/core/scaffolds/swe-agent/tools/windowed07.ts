@@ -1,13 +1,16 @@
 import { formatErrors, introducedErrors, parseFlake8, type Flake8Error } from './flake8Guard';
 import { sweAgentDialect } from './sweAgentVersion';
 import { dropProposal, keepProposal, lintProposal, lookupWithLint } from './lintedFile';
-import { lookupFile, lookupScript, parseLookup, runTool, writeScript } from './sandboxFiles';
-import { shellQuote } from '../parsing/shellWords';
+import { lookupScript, runTool, writeScript } from '../../../aci/sandboxFiles';
+import { lookupFile, parseLookup } from './toolFiles';
+import { shellQuote } from '../../../parsing/shellWords';
 import { z } from 'zod';
-import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
-import { ToolSet } from './toolRegistry';
-import type { ParseResult } from '../parsing/commandSyntax';
-import { splitShellWords } from '../parsing/shellWords';
+import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
+import type { ToolSet } from '../../../aci/toolRegistry';
+import { SweAgentToolSet } from './sweAgentToolSet';
+import type { ParseResult } from '../../../parsing/commandSyntax';
+import { splitShellWords } from '../../../parsing/shellWords';
+import { viewer } from './toolState';
 
 /**
  * SWE-agent 0.x's viewer and line-range edit (`config/commands/defaults.sh`, `edit_linting.sh`):
@@ -47,8 +50,8 @@ function render(text: string, realPath: string, current: number, window: number)
 
 /** The window after moving the centre to `current` (constrained), remembered for the next command. */
 function show(ctx: ToolContext, text: string, realPath: string, current: number): string {
-  ctx.state.currentLine = constrain(current, awkLines(text), ctx.config.window);
-  return render(text, realPath, ctx.state.currentLine, ctx.config.window);
+  viewer(ctx).currentLine = constrain(current, awkLines(text), ctx.config.window);
+  return render(text, realPath, viewer(ctx).currentLine, ctx.config.window);
 }
 
 /** Where `open <file> <line>` and `goto <line>` put the centre: the line about a sixth of a window down. */
@@ -57,8 +60,9 @@ function centreFor(line: number, window: number): number {
 }
 
 async function currentFile(ctx: ToolContext): Promise<{ path: string; text: string } | undefined> {
-  if (ctx.state.openFile === null) return undefined;
-  const file = await lookupFile(ctx, ctx.state.openFile);
+  const { openFile } = viewer(ctx);
+  if (openFile === null) return undefined;
+  const file = await lookupFile(ctx, openFile);
   return file.kind === 'file' ? file : undefined;
 }
 
@@ -101,7 +105,7 @@ export async function open07(ctx: ToolContext, path: string, lineNumber: string 
   if (file.kind === 'directory')
     return ok([...messages, `Error: ${path} is a directory. You can only open files. Use cd or ls to navigate directories.`].join('\n'));
   if (file.kind === 'missing') return ok([...messages, `File ${path} not found`].join('\n'));
-  ctx.state.openFile = file.path;
+  viewer(ctx).openFile = file.path;
   return ok([...messages, show(ctx, file.text, file.path, centre)].join('\n'));
 }
 
@@ -116,7 +120,7 @@ export async function goto07(ctx: ToolContext, line: number): Promise<ToolResult
 export async function scroll07(ctx: ToolContext, direction: 1 | -1): Promise<ToolResult> {
   const file = await currentFile(ctx);
   if (!file) return ok('No file open. Use the open command first.');
-  const current = ctx.state.currentLine + direction * (ctx.config.window - ctx.config.overlap);
+  const current = viewer(ctx).currentLine + direction * (ctx.config.window - ctx.config.overlap);
   return ok(show(ctx, file.text, file.path, current));
 }
 
@@ -131,7 +135,7 @@ export async function create07(ctx: ToolContext, filename: string): Promise<Tool
 
 /** 0.7's `edit <start>:<end>` with its body; lines are written back each with a newline, as `printf "%s\n"` does. */
 export async function edit07(ctx: ToolContext, start: number, end: number, body: string): Promise<ToolResult> {
-  const path = ctx.state.openFile;
+  const path = viewer(ctx).openFile;
   if (path === null) return ok('No file open. Use the `open` command first.');
   const { lookup: file, lint } = await lookupWithLint(ctx, path);
   if (file.kind !== 'file') return ok(`File ${path} not found`);
@@ -228,7 +232,7 @@ const refusedArguments07 = defineTool({
   parameters: z.object({ command: z.string().describe('the command line as typed') }),
   async run(ctx, { command }) {
     const { name, words } = commandWords07(command);
-    return ok(usage07(name, words, ctx.state.openFile, sweAgentDialect(ctx.config.sweAgentVersion).quotedOpenUsage) ?? `${name}: arguments refused`);
+    return ok(usage07(name, words, viewer(ctx).openFile, sweAgentDialect(ctx.config.sweAgentVersion).quotedOpenUsage) ?? `${name}: arguments refused`);
   },
 });
 
@@ -245,7 +249,7 @@ function commandWords07(command: string): { name: string; words: string[] } {
  * refuses for its arguments runs `shell_function_usage` when 0.7's function would have refused
  * it too, so the step prints 0.7's usage (exit 0) instead of becoming a format error.
  */
-export class ToolSet07 extends ToolSet {
+export class ToolSet07 extends SweAgentToolSet {
   constructor(base: ToolSet) {
     super(base.bundles, new Map([...base.tools, [refusedArguments07.name, refusedArguments07]]));
   }

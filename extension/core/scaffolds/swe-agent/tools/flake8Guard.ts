@@ -1,4 +1,4 @@
-import { shellQuote } from '../parsing/shellWords';
+import { shellQuote } from '../../../parsing/shellWords';
 
 /**
  * The lint guard of SWE-agent's edit tools: flake8 runs on `.py` files before and after an

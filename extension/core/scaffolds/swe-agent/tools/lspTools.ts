@@ -13,11 +13,12 @@ import {
   workspaceSymbols,
   type SourceLocation,
   type TextPosition,
-} from './lspNavigation';
-import { pyrightFor, type PyrightServer } from './lspServer';
-import { lookupFile, pathAsGiven } from './sandboxFiles';
+} from '../../../aci/lspNavigation';
+import { pyrightFor, type PyrightServer } from '../../../aci/lspServer';
+import { pathAsGiven } from '../../../aci/sandboxFiles';
+import { lookupFile } from './toolFiles';
 import { standardTools } from './standardTools';
-import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
+import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
 import { checkedFile } from './windowedTools';
 
 /** The `lsp` bundle: Pyright's go-to-definition, references, hover and symbols as agent tools. */

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { LINT_REJECTION_INTRO, formatErrors, introducedErrors, lintRejection, parseFlake8 } from './flake8Guard';
 import { dropProposal, keepProposal, lintProposal, lookupWithLint } from './lintedFile';
-import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
+import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
 import { edit07 } from './windowed07';
 import { NO_FILE_OPEN, centred, checkedFile, clampedFirstLine, firstLineShowing, showWindow } from './windowedTools';
 import { countLines, renderWindow, replaceLines } from './windowedFile';
+import { viewer } from './toolState';
 
 /** SWE-agent's `tools/windowed_edit_linting`: `edit <start>:<end>` + text + `end_of_edit`. */
 
@@ -13,7 +14,7 @@ const SUCCESS = `File updated. Please review the changes and make sure they are 
 
 /** The open file and flake8's findings on it, in one round trip. */
 export async function openFileWithLint(ctx: ToolContext): Promise<{ path: string; text: string; translated: boolean; lint: string } | ToolResult> {
-  const path = ctx.state.openFile;
+  const path = viewer(ctx).openFile;
   if (path === null) return { observation: NO_FILE_OPEN, exitCode: 1 };
   const { lookup, lint } = await lookupWithLint(ctx, path);
   const file = checkedFile(lookup, path);
@@ -35,18 +36,18 @@ const edit = defineTool({
   block: { argument: 'replacement_text', terminator: 'end_of_edit' },
   async run(ctx, { start_line, end_line, replacement_text }) {
     if (centred(ctx)) return edit07(ctx, start_line, end_line, replacement_text);
-    if (ctx.state.openFile === null) return { observation: 'No file opened. Use the `open` command first.', exitCode: 1 };
+    if (viewer(ctx).openFile === null) return { observation: 'No file opened. Use the `open` command first.', exitCode: 1 };
     const file = await openFileWithLint(ctx);
     if ('observation' in file) return file;
     const replacement = replacement_text.endsWith('\n') ? replacement_text.slice(0, -1) : replacement_text;
     const window = ctx.config.window;
-    const firstLine = clampedFirstLine(ctx, ctx.state.firstLine, file.text);
+    const firstLine = clampedFirstLine(ctx, viewer(ctx).firstLine, file.text);
     const edited = replaceLines(file.text, start_line - 1, end_line - 1, replacement);
     const proposal = await lintProposal(ctx, file.path, edited);
     const errors = introducedErrors(parseFlake8(file.lint), parseFlake8(proposal.lint), [start_line, end_line], countLines(replacement));
     if (errors.length > 0) {
       await dropProposal(ctx, file.path, file, proposal);
-      ctx.state.firstLine = firstLine;
+      viewer(ctx).firstLine = firstLine;
       const applied = renderWindow(edited, file.path, firstLine, window);
       const original = renderWindow(file.text, file.path, firstLine, window);
       return { observation: lintRejection(LINT_REJECTION_INTRO, `ERRORS:\n${formatErrors(errors)}\n\n`, applied, original), exitCode: 1 };

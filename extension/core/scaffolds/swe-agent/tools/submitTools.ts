@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { runTool } from './sandboxFiles';
-import { shellQuote } from '../parsing/shellWords';
-import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
+import { currentPatch } from '../../../aci/repositoryPatch';
+import { defineTool, type ToolResult } from '../../../aci/toolDefinition';
+import { viewer } from './toolState';
 
 /**
  * `submit` (`tools/submit`) and its reviewing variant (`tools/review_on_submit_m`). The patch is
- * `git add -A && git diff --cached` in the repository, against the task's base commit when known.
+ * `currentPatch` (core/aci/repositoryPatch.ts).
  */
 
 /** SWE-agent's default review message (config/default.yaml), shown once before the real submit. */
@@ -25,17 +25,6 @@ Here is a list of all of your changes:
 {{diff}}
 </diff>
 `;
-
-/** The patch, or git's complaint (not a repository, unknown base commit) as the agent would see it. */
-export async function currentPatch(ctx: ToolContext): Promise<{ patch: string } | ToolResult> {
-  const base = ctx.config.baseCommit ? ` ${shellQuote(ctx.config.baseCommit)}` : '';
-  // Under a pseudo-terminal git would colour the diff and page it; SWE-agent's tools write it to a file.
-  const { output, exitCode } = await runTool(
-    ctx,
-    `git -C ${shellQuote(ctx.sandbox.repoPath)} add -A && git -C ${shellQuote(ctx.sandbox.repoPath)} --no-pager diff --no-color --cached${base}`,
-  );
-  return exitCode === 0 ? { patch: output } : { observation: output.replace(/\n$/, ''), exitCode };
-}
 
 function submitted(patch: string, observation: string): ToolResult {
   return { observation, exitCode: 0, submission: patch };
@@ -68,9 +57,9 @@ const reviewedSubmit = defineTool({
     if ('observation' in diff) return diff;
     const { patch } = diff;
     const messages = ctx.config.submitReviewMessages ?? [DEFAULT_SUBMIT_REVIEW_MESSAGE];
-    const message = messages[ctx.state.submitStage];
+    const message = messages[viewer(ctx).submitStage];
     if (!force && message !== undefined) {
-      ctx.state.submitStage += 1;
+      viewer(ctx).submitStage += 1;
       return { observation: message.replaceAll('{{diff}}', patch), exitCode: 0 };
     }
     // SWE-agent 1.0.1 recordings of this bundle show the patch itself as the observation.

@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { LINT_REJECTION_INTRO, formatErrors, introducedErrors, lintRejection, parseFlake8 } from './flake8Guard';
 import { openFileWithLint } from './lintedEditTool';
 import { dropProposal, keepProposal, lintProposal } from './lintedFile';
-import { defineTool, type ToolContext, type ToolResult } from './toolDefinition';
+import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
 import { sweAgentDialect } from './sweAgentVersion';
 import { countLines, renderWindow, replaceLines } from './windowedFile';
 import { clampedFirstLine, firstLineShowing, showWindow } from './windowedTools';
+import { viewer } from './toolState';
 
 /**
  * SWE-agent's `tools/windowed_edit_replace` (`edit <search> <replace> [<replace-all>]` within the
@@ -76,14 +77,14 @@ async function applyChange(
   success: (window: string) => string,
 ): Promise<ToolResult> {
   const window = ctx.config.window;
-  const originalFirst = clampedFirstLine(ctx, ctx.state.firstLine, file.text);
+  const originalFirst = clampedFirstLine(ctx, viewer(ctx).firstLine, file.text);
   const newFirst = change.gotoLine === undefined ? originalFirst : firstLineShowing(ctx, change.gotoLine, change.text);
   const proposal = await lintProposal(ctx, file.path, change.text);
   const after = parseFlake8(proposal.lint);
   const errors = change.excusePrevious ? introducedErrors(parseFlake8(file.lint), after, change.window, change.replacementLines) : after;
   if (errors.length > 0) {
     await dropProposal(ctx, file.path, file, proposal);
-    ctx.state.firstLine = originalFirst;
+    viewer(ctx).firstLine = originalFirst;
     const applied = renderWindow(change.text, file.path, newFirst, window);
     const original = renderWindow(file.text, file.path, originalFirst, window);
     return { observation: lintRejection(intro, errorsBlock(ctx, formatErrors(errors)), applied, original), exitCode: 4 };
@@ -94,7 +95,7 @@ async function applyChange(
 
 function replaceInWindow(ctx: ToolContext, text: string, search: string, replace: string): Change | ToolResult {
   const nLines = countLines(text);
-  const start = clampedFirstLine(ctx, ctx.state.firstLine, text);
+  const start = clampedFirstLine(ctx, viewer(ctx).firstLine, text);
   const end = Math.min(start + ctx.config.window - 1, nLines - 1);
   const windowText = text
     .split('\n')
@@ -142,7 +143,7 @@ const edit = defineTool({
   }),
   async run(ctx, args) {
     const { search, replace } = args;
-    if (ctx.state.openFile === null) return { observation: 'No file opened. Either `open` or `create` a file first.', exitCode: 1 };
+    if (viewer(ctx).openFile === null) return { observation: 'No file opened. Either `open` or `create` a file first.', exitCode: 1 };
     const file = await openFileWithLint(ctx);
     if ('observation' in file) return file;
     if (search === replace) {
@@ -194,10 +195,10 @@ const insert = defineTool({
     line: z.number().int().optional().describe('the line number to insert the text as new lines after'),
   }),
   async run(ctx, { text, line }) {
-    if (ctx.state.openFile === null) return { observation: 'No file opened. Use the `create` or `open` command first.', exitCode: 1 };
+    if (viewer(ctx).openFile === null) return { observation: 'No file opened. Use the `create` or `open` command first.', exitCode: 1 };
     const file = await openFileWithLint(ctx);
     if ('observation' in file) return file;
-    if (text === '') return { observation: showWindow(ctx, file.text, file.path, ctx.state.firstLine), exitCode: 0 };
+    if (text === '') return { observation: showWindow(ctx, file.text, file.path, viewer(ctx).firstLine), exitCode: 0 };
     // 1.0.1 and 1.1.0 insert at `line - 1` (the text becomes line `line`); later versions after line `line`.
     const result = inserted(file.text, text, line === undefined ? undefined : line - sweAgentDialect(ctx.config.sweAgentVersion).insertLineShift);
     const change: Change = { text: result.text, gotoLine: result.at, window: [result.at, result.at], replacementLines: result.added, excusePrevious: true };
@@ -219,11 +220,11 @@ const rewrite = defineTool({
   signature: 'edit <replace>',
   parameters: z.object({ replace: z.string().describe('the text to replace the currently displayed lines with') }),
   async run(ctx, { replace }) {
-    if (ctx.state.openFile === null) return { observation: 'No file opened. Either `open` a file first.', exitCode: 1 };
+    if (viewer(ctx).openFile === null) return { observation: 'No file opened. Either `open` a file first.', exitCode: 1 };
     const file = await openFileWithLint(ctx);
     if ('observation' in file) return file;
     const nLines = countLines(file.text);
-    const start = clampedFirstLine(ctx, ctx.state.firstLine, file.text);
+    const start = clampedFirstLine(ctx, viewer(ctx).firstLine, file.text);
     const end = Math.min(start + ctx.config.window - 1, nLines - 1);
     const change: Change = {
       text: replaceLines(file.text, start, end, replace),

@@ -33,6 +33,19 @@ function restrict(files, { paths = [], patterns = [] }) {
   return { files, rules: { 'no-restricted-imports': ['error', { paths, patterns }] } };
 }
 
+const webviewImports = {
+  paths: [
+    { name: 'vscode', message: 'webviews talk to the host through webview/host.ts and the protocol' },
+    ...nodeBuiltins.map((name) => ({ name, message: 'webviews run in a browser: no Node built-ins' })),
+  ],
+  patterns: [
+    upward(
+      ['**/extension/core/**', '**/extension/vscode/**', '**/extension/cli/**', '**/extension/views/**'],
+      'webviews import only extension/protocol from the extension',
+    ),
+  ],
+};
+
 const coreRules = Object.entries(CORE).map(([folder, allowed]) =>
   restrict([`extension/core/${folder}/**/*.ts`], {
     paths: [vscodeApi],
@@ -126,16 +139,17 @@ export default tseslint.config(
     rules: { 'entries/entry-length': ['error', { activate: true }] },
   },
   { files: ['extension/cli/**/*.ts'], plugins: { entries }, rules: { 'entries/entry-length': ['error', { run: true }] } },
-  restrict(['webview/**/*.ts'], {
+  restrict(['webview/**/*.ts'], webviewImports),
+  // A later block's options replace an earlier one's, so a view's entry repeats the webview rules.
+  restrict(['webview/*/main.ts'], {
+    ...webviewImports,
     paths: [
-      { name: 'vscode', message: 'webviews talk to the host through webview/host.ts and the protocol' },
-      ...nodeBuiltins.map((name) => ({ name, message: 'webviews run in a browser: no Node built-ins' })),
-    ],
-    patterns: [
-      upward(
-        ['**/extension/core/**', '**/extension/vscode/**', '**/extension/cli/**', '**/extension/views/**'],
-        'webviews import only extension/protocol from the extension',
-      ),
+      ...webviewImports.paths,
+      {
+        name: '../host',
+        importNames: ['connectToVsCode'],
+        message: 'a view starts through ../startView, which shows what failed instead of a blank panel',
+      },
     ],
   }),
 );

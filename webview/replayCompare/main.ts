@@ -1,15 +1,5 @@
-import { renderFatal } from '../dom';
-import { connectToVsCode } from '../host';
 import { REPLAY_COMPARE_CSS } from './replayCompareStyles';
 import { ReplayCompareView } from './replayCompareView';
+import { startView } from '../startView';
 
-const sheet = new CSSStyleSheet();
-sheet.replaceSync(REPLAY_COMPARE_CSS);
-document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
-
-const root = document.getElementById('app');
-if (root) {
-  new ReplayCompareView(root, connectToVsCode()).start().catch((error: unknown) => {
-    renderFatal(root, 'The recorded ↔ replayed view failed', error instanceof Error ? error.message : String(error));
-  });
-}
+startView('The recorded ↔ replayed view failed', REPLAY_COMPARE_CSS, (root, host) => new ReplayCompareView(root, host).start());

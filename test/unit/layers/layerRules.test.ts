@@ -1,6 +1,6 @@
 import '../../helpers/families';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { ESLint } from 'eslint';
@@ -10,12 +10,18 @@ import { repoRoot } from '../../helpers/trajectoryFiles';
 /** Lints files written into the real tree with the project's own eslint.config.mjs; each file is removed after. */
 async function lintProbe(files: Record<string, string>): Promise<Map<string, string[]>> {
   const paths = Object.keys(files).map((relative) => path.join(repoRoot, relative));
+  const made: string[] = [];
   try {
-    for (const [relative, text] of Object.entries(files)) writeFileSync(path.join(repoRoot, relative), text);
+    for (const [relative, text] of Object.entries(files)) {
+      const dir = path.dirname(path.join(repoRoot, relative));
+      if (!existsSync(dir)) (mkdirSync(dir, { recursive: true }), made.push(dir));
+      writeFileSync(path.join(repoRoot, relative), text);
+    }
     const results = await new ESLint({ cwd: repoRoot }).lintFiles(paths);
     return new Map(results.map((r) => [path.relative(repoRoot, r.filePath), r.messages.map((m) => `${m.ruleId ?? 'fatal'}: ${m.message}`)]));
   } finally {
     for (const p of paths) rmSync(p, { force: true });
+    for (const dir of made) rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -50,6 +56,8 @@ describe('the layers are held by ESLint and the layer tsconfigs', () => {
       [`extension/core/aci/${probe}-family.ts`]: "import { toolSetFor } from '../scaffolds/swe-agent/tools/standardTools';\nexport const t = toolSetFor;\n",
       [`extension/core/parsing/${probe}.ts`]: "import { ToolSet } from '../aci/toolRegistry';\nexport const t = ToolSet;\n",
       [`webview/${probe}.ts`]: "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n",
+      // A view's entry starts through startView, so a failure to start shows what failed.
+      [`webview/${probe}/main.ts`]: "import { connectToVsCode } from '../host';\nexport const c = connectToVsCode;\n",
       [`extension/views/${probe}.ts`]: "import { window } from 'vscode';\nexport const w = window;\n",
       [`extension/core/reward/${probe}.ts`]: "import * as aci from '../aci';\nexport const a = aci;\n",
       [`extension/core/trajectory/importers/${probe}.ts`]: "import * as session from '../../session';\nexport const s = session;\n",
@@ -65,6 +73,10 @@ describe('the layers are held by ESLint and the layer tsconfigs', () => {
     assert.match(messages('extension/core/aci', '-family'), /core\/aci may import only core\/parsing, core\/runtime/);
     assert.match(messages('extension/core/parsing'), /core\/parsing may import only the root files of core/);
     assert.match(messages('webview'), /'node:fs' import is restricted.*webviews run in a browser/);
+    assert.match(
+      (found.get(`webview/${probe}/main.ts`) ?? []).join('\n'),
+      /'connectToVsCode' import from '..\/host' is restricted.*starts through ..\/startView/,
+    );
     assert.match(messages('extension/views'), /'vscode' import is restricted/);
     assert.match(messages('extension/core/reward'), /core\/reward may import only core\/diff, core\/input, core\/trajectory/, 'a bare ../aci');
     assert.match(messages('extension/core/trajectory/importers'), /core\/trajectory may import only/, 'a bare ../../session');

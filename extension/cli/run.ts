@@ -10,7 +10,7 @@ import { readJsonDocument } from '../core/input/jsonDocument';
 import type { ReadOptions } from '../core/input/readInput';
 import { parseInput } from '../core/trajectory/inputSchema';
 import { PolicyClient, PolicyError, type PolicyClientOptions, type RetryRecord } from '../core/policy/policyClient';
-import { SWE_AGENT_REPLY_FORMATS } from '../core/policy/replyFormats';
+import { SWE_AGENT_REPLY_FORMATS } from '../core/scaffolds/swe-agent/replyFormats';
 import { describeChoice, knownScaffolds, parseScaffoldSpec } from '../core/scaffolds/registry';
 import { planSession, settleVersion, startSession, type LaunchRequest } from '../core/session/launcher';
 import { writeTrajectoryFile } from '../core/session/trajectoryRecorder';

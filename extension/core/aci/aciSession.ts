@@ -38,12 +38,12 @@ export interface AciSessionOptions {
 }
 
 /**
- * What the tools remember between calls (the working directory, editors' undo history, each
- * family's own state such as SWE-agent's viewer, the last `diff_state`), copied so that later
+ * What the tools remember between calls (the working directory, each family's own state such as
+ * SWE-agent's viewer or OpenHands' undo history, the last `diff_state`), copied so that later
  * calls do not change it: a fork restores it with the workspace.
  */
 export interface AciToolState {
-  state: Omit<AciState, 'fileHistory'> & { fileHistory: [string, string[]][] };
+  state: AciState;
   diff?: string;
 }
 
@@ -71,7 +71,7 @@ export class AciSession {
     this.tools = options.tools;
     this.config = { ...DEFAULT_ACI_CONFIG, ...options.config };
     this.present = options.present;
-    this.state = { workingDir: sandbox.repoPath, fileHistory: new Map(), families: {} };
+    this.state = { workingDir: sandbox.repoPath, families: {} };
     if (this.tools.recordsDiff) this.diff = '';
   }
 
@@ -82,12 +82,7 @@ export class AciSession {
 
   /** A copy of the tools' state after the last call (`restoreToolState` puts it back). */
   toolState(): AciToolState {
-    const { fileHistory, ...rest } = this.state;
-    const state = {
-      ...rest,
-      fileHistory: [...fileHistory].map(([file, versions]): [string, string[]] => [file, [...versions]]),
-      families: structuredClone(rest.families),
-    };
+    const state = { ...this.state, families: structuredClone(this.state.families) };
     return this.diff === undefined ? { state } : { state, diff: this.diff };
   }
 
@@ -96,15 +91,12 @@ export class AciSession {
    * moves the shell into its working directory. The shell's variables and functions are not part of it.
    */
   async restoreToolState(saved: AciToolState, signal?: AbortSignal): Promise<void> {
-    const { fileHistory, ...rest } = saved.state;
+    const { state } = saved;
     await this.queue;
-    Object.assign(this.state, rest, {
-      fileHistory: new Map(fileHistory.map(([file, versions]) => [file, [...versions]])),
-      families: structuredClone(rest.families),
-    });
+    Object.assign(this.state, state, { families: structuredClone(state.families) });
     if (this.diff !== undefined) this.diff = saved.diff ?? '';
-    const cd = await this.sandbox.exec(`cd -- ${shellQuote(rest.workingDir)}`, { timeoutMs: 10_000, ...(signal ? { signal } : {}) });
-    if (cd.exitCode !== 0) throw new Error(`cannot enter the restored working directory ${rest.workingDir}: ${cd.output.trim()}`);
+    const cd = await this.sandbox.exec(`cd -- ${shellQuote(state.workingDir)}`, { timeoutMs: 10_000, ...(signal ? { signal } : {}) });
+    if (cd.exitCode !== 0) throw new Error(`cannot enter the restored working directory ${state.workingDir}: ${cd.output.trim()}`);
   }
 
   /** Shuts down the sandbox's Pyright server and warm Python servers (flake8, R2E-Gym's tools), if the tools started them; the sandbox stays. */

@@ -13,11 +13,9 @@ export interface ToolResult {
 /** What the tools remember between calls, kept by the session (`AciSession`). */
 export interface AciState {
   workingDir: string;
-  /** Earlier contents of each file an editor with an undo history changed (OpenHands' `undo_edit`; SWE-agent's never undoes). */
-  fileHistory: Map<string, string[]>;
   /**
    * Each family's own tool state under the family's name (SWE-agent's viewer: its open file and
-   * window), which the family types and reads; the host keeps it and copies it whole, as JSON
+   * window; OpenHands' editor: its undo history), which the family types and reads; the host keeps it and copies it whole, as JSON
    * values, for a fork (`AciSession.toolState`), without knowing its shape.
    */
   families: Record<string, unknown>;

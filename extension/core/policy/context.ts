@@ -5,11 +5,14 @@
  */
 import type { Step } from '../trajectory/model';
 import type { ChatMessage } from './policyClient';
-import type { SweAgentReplyFormat } from './replyFormats';
 
 export interface ContextOptions {
-  /** How the model writes its action, which decides how a step's reply is put back (a native call, a fenced block). */
-  replyFormat: SweAgentReplyFormat;
+  /**
+   * How the model writes its action, by the scaffold's name for it, which decides how a step's
+   * reply is put back: `function_calling` as native tool calls, `thought_action` in a ``` block
+   * after the thought, any other as written after the thought.
+   */
+  replyFormat: string;
   systemPrompt: string;
   /** The first user message: the task as the agent reads it. */
   instructions: string;
@@ -59,7 +62,7 @@ export function buildMessages(steps: readonly Step[], options: ContextOptions): 
   return messages;
 }
 
-function nativeCall(step: Step, replyFormat: SweAgentReplyFormat, k = 0) {
+function nativeCall(step: Step, replyFormat: string, k = 0) {
   if (replyFormat !== 'function_calling' || step.formatError !== undefined || !step.action.tool) return undefined;
   const id = step.action.toolCallId ?? (k === 0 ? `call_${step.index}` : `call_${step.index}_${k}`);
   return { id, type: 'function' as const, function: { name: step.action.tool, arguments: argumentsOf(step) } };
@@ -82,7 +85,7 @@ function argumentsOf(step: Step): string {
 }
 
 /** The assistant's words as the model wrote them, the action put back where its reply format keeps it. */
-function assistantText(step: Step, replyFormat: SweAgentReplyFormat): string {
+function assistantText(step: Step, replyFormat: string): string {
   if (!step.action.raw) return step.thought;
   if (replyFormat === 'thought_action') return `${step.thought.trimEnd()}\n\n\`\`\`\n${step.action.raw}\n\`\`\`\n`;
   return `${step.thought.trimEnd()}\n\n${step.action.raw}`;

@@ -8,7 +8,6 @@
 import type { AciConfig, ToolResult } from '../aci/toolDefinition';
 import type { OpenAiToolSpec, ToolSet } from '../aci/toolRegistry';
 import type { PolicyReply } from '../policy/policyClient';
-import type { ParsedReply } from '../policy/replyFormats';
 import type { Sandbox } from '../runtime/sandbox';
 import type { ShellStartup } from '../runtime/shellSession';
 import type { TaskStatement } from './swe-agent/agentPrompts';
@@ -25,6 +24,19 @@ export type ScaffoldName = string;
  * recorded as `meta.parseFunction`. Each family reads its own (`Scaffold.parseReply`).
  */
 type ReplyFormat = string;
+
+/** A model's reply as a scaffold reads it: the thought, the action, or why it could not be read. */
+export interface ParsedReply {
+  thought: string;
+  action: Action;
+  /** Every action of a reply that made several tool calls (`action` is the first), run in order in one step (mini-swe-agent 2.x). */
+  calls?: Action[];
+  /** Why the reply could not be read; `errorMessage` is what the model is told. */
+  formatError?: string;
+  errorMessage?: string;
+  /** What the scaffold tells the model about its reply besides the result (Terminus-2's parser warnings). */
+  feedback?: string;
+}
 
 /** One scaffold at one version, bound to a recording's settings (or a live run's defaults). */
 export interface Scaffold {

@@ -7,7 +7,7 @@ import { CancelledError, throwIfAborted } from '../errors';
 import type { PolicyClient, RetryRecord } from '../policy/policyClient';
 import { buildMessages, type ContextOptions } from '../policy/context';
 import { samplingFlags } from '../policy/samplingFlags';
-import { parseReply, type SweAgentReplyFormat as ReplyFormat } from '../policy/replyFormats';
+import { parseReply, type SweAgentReplyFormat as ReplyFormat } from '../scaffolds/swe-agent/replyFormats';
 import type { RecordedStepReading, Scaffold } from '../scaffolds/scaffold';
 import type { ToolSet } from '../aci/toolRegistry';
 import type { Action, Step, TokenLogprob, TokenUsage } from '../trajectory/model';

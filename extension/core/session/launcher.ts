@@ -14,7 +14,7 @@ import type { AciConfig } from '../aci/toolDefinition';
 import type { ToolSet } from '../aci/toolRegistry';
 import { errorText, InputError } from '../errors';
 import type { PolicyClient, RetryRecord } from '../policy/policyClient';
-import { SWE_AGENT_REPLY_FORMATS, type SweAgentReplyFormat as ReplyFormat } from '../policy/replyFormats';
+import { SWE_AGENT_REPLY_FORMATS, type SweAgentReplyFormat as ReplyFormat } from '../scaffolds/swe-agent/replyFormats';
 import { chooseScaffold, detectScaffold, parseScaffoldSpec, scaffoldName } from '../scaffolds/registry';
 import type { Scaffold, ScaffoldChoice } from '../scaffolds/scaffold';
 import { createSweAgent } from '../scaffolds/swe-agent';

@@ -7,7 +7,6 @@
  */
 import { buildMessages, type ContextOptions } from '../policy/context';
 import type { ChatMessage } from '../policy/policyClient';
-import type { SweAgentReplyFormat as ReplyFormat } from '../policy/replyFormats';
 import type { Step, Trajectory } from '../trajectory/model';
 import { messageRole } from '../trajectory/stepLabels';
 
@@ -24,7 +23,8 @@ export function isAgentStep(step: Step): boolean {
 /** Chat-native formats keep an observation as the tool's or user's message, with no wording around it. */
 const CHAT_FORMATS: ReadonlySet<string> = new Set(['rllm', 'skyrl', 'openai-messages', 'atif']);
 
-function replyFormat(trajectory: Trajectory): ReplyFormat {
+/** The recording's own reply format when it names one `buildMessages` words, else what its steps show. */
+function replyFormat(trajectory: Trajectory): string {
   const declared = trajectory.meta.parseFunction;
   if (declared === 'function_calling' || declared === 'thought_action' || declared === 'xml_function_calling') return declared;
   return trajectory.steps.some((s) => s.action.toolCallId !== undefined) ? 'function_calling' : 'thought_action';

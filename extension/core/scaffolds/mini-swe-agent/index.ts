@@ -9,11 +9,10 @@ import type { ParseResult } from '../../parsing/commandSyntax';
 import { defineTool } from '../../aci/toolDefinition';
 import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
 import type { PolicyReply } from '../../policy/policyClient';
-import type { ParsedReply } from '../../policy/replyFormats';
 import type { Action, Trajectory } from '../../trajectory/model';
 import { runFreshProcess } from '../freshProcess';
 import { renderJinja } from '../jinja';
-import type { Scaffold, ScaffoldFamily } from '../scaffold';
+import type { ParsedReply, Scaffold, ScaffoldFamily } from '../scaffold';
 import { MINI_DEFAULTS, type MiniVersion } from './defaults';
 import { miniSweAgentFormat } from './format';
 

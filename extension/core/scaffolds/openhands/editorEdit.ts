@@ -6,9 +6,24 @@
  * (`\r\n` and a lone `\r` as `\n`) and written back so.
  */
 import { unifiedDiff } from '../../diff/sequenceMatcher';
-import type { ToolContext, ToolResult } from '../../aci/toolDefinition';
+import type { AciState, ToolContext, ToolResult } from '../../aci/toolDefinition';
 import { universalNewlines } from '../../aci/sandboxFiles';
 import { pathKind } from './editorView';
+
+/**
+ * What OpenHands' editor keeps between calls: the earlier contents of each file it changed, oldest
+ * first, for `undo_edit`. Plain JSON values (the session copies its families' slots as such for a fork);
+ * keyed by absolute path (each starts with `/`, so none is `__proto__`).
+ */
+interface OpenHandsToolState {
+  fileHistory: Record<string, string[]>;
+}
+
+/** OpenHands' part of the session's tool state, made the first time the editor reads it. */
+function openHandsState(state: AciState): OpenHandsToolState {
+  state.families['openhands'] ??= { fileHistory: {} } satisfies OpenHandsToolState;
+  return state.families['openhands'] as OpenHandsToolState;
+}
 
 const refused = (message: string): ToolResult => ({ observation: `ERROR:\n${message}`, exitCode: 1 });
 const invalid = (parameter: string, value: unknown, hint: string) => refused(`Invalid \`${parameter}\` parameter: ${String(value)}. ${hint}`);
@@ -35,10 +50,10 @@ export async function openHandsEdit(ctx: ToolContext, args: Record<string, unkno
     return invalid('path', path, `File already exists at: ${path}. Cannot overwrite files using command \`create\`.`);
   if (command !== 'create' && kind === 'none') return invalid('path', path, `The path ${path} does not exist. Please provide a valid path.`);
   if (kind === 'dir') return invalid('path', path, `The path ${path} is a directory and only the \`view\` command can be used on directories.`);
-  const history = ctx.state.fileHistory;
+  const history = openHandsState(ctx.state).fileHistory;
   const write = async (before: string, after: string) => {
     await ctx.sandbox.writeFile(path, after);
-    history.set(path, [...(history.get(path) ?? []), before]);
+    history[path] = [...(history[path] ?? []), before];
     return { observation: editDiff(before, after, path), exitCode: 0 };
   };
   if (command === 'create') {
@@ -70,7 +85,7 @@ export async function openHandsEdit(ctx: ToolContext, args: Record<string, unkno
     return write(before, [...lines.slice(0, args.insert_line), ...added, ...lines.slice(args.insert_line)].join(''));
   }
   if (command === 'undo_edit') {
-    const kept = history.get(path) ?? [];
+    const kept = history[path] ?? [];
     const previous = kept.pop();
     if (previous === undefined) return refused(`No edit history found for ${path}.`);
     await ctx.sandbox.writeFile(path, previous);

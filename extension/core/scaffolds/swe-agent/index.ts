@@ -1,13 +1,13 @@
 /**
  * SWE-agent as a scaffold: its tools and bundles (`tools/`, on the tool host in core/aci), its
- * reply parsers (core/policy/replyFormats.ts) and prompts. The version follows from the
+ * reply parsers (replyFormats.ts) and prompts. The version follows from the
  * recording's bundles and format version, then from its observations.
  */
 import { aciConfigForRecording } from './recordingConfig';
 import { ToolSet07 } from './tools/windowed07';
 import { DEFAULT_BUNDLES, toolSetFor } from './tools/standardTools';
 import { DEFAULT_OBSERVATION_TEMPLATE } from '../../policy/context';
-import { parseReply, type SweAgentReplyFormat as ReplyFormatName } from '../../policy/replyFormats';
+import { parseReply, type SweAgentReplyFormat as ReplyFormatName } from './replyFormats';
 import { DEFAULT_SYSTEM_PROMPT, instructionsFor } from './agentPrompts';
 import { SWE_AGENT_VERSIONS, parseSweAgentVersion, type SweAgentVersion } from './tools/sweAgentVersion';
 import { readVersionEvidence } from './versionEvidence';

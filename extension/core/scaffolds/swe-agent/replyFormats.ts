@@ -4,26 +4,15 @@
  * text (`xml_function_calling`). A reply that cannot be read becomes a format error carrying the
  * message SWE-agent would show the model, never an exception.
  */
-import type { ParseResult } from '../parsing/commandSyntax';
-import type { ToolSet } from '../aci/toolRegistry';
-import type { Action } from '../trajectory/model';
-import type { PolicyReply } from './policyClient';
+import type { ParseResult } from '../../parsing/commandSyntax';
+import type { ToolSet } from '../../aci/toolRegistry';
+import type { PolicyReply } from '../../policy/policyClient';
+import type { Action } from '../../trajectory/model';
+import type { ParsedReply } from '../scaffold';
 
 /** SWE-agent's reply formats (its parse functions), by the names its config gives them. */
 export const SWE_AGENT_REPLY_FORMATS = ['function_calling', 'thought_action', 'xml_function_calling'] as const;
 export type SweAgentReplyFormat = (typeof SWE_AGENT_REPLY_FORMATS)[number];
-
-export interface ParsedReply {
-  thought: string;
-  action: Action;
-  /** Every action of a reply that made several tool calls (`action` is the first), run in order in one step (mini-swe-agent 2.x). */
-  calls?: Action[];
-  /** Why the reply could not be read; `errorMessage` is what the model is told. */
-  formatError?: string;
-  errorMessage?: string;
-  /** What the scaffold tells the model about its reply besides the result (Terminus-2's parser warnings). */
-  feedback?: string;
-}
 
 type ActionSyntax = Pick<ToolSet, 'parseCommand' | 'parseFunctionCall' | 'parseXmlFunctionCall'>;
 

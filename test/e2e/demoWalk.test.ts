@@ -46,6 +46,17 @@ async function openStepper(page: Page, name: string): Promise<Frame> {
   return webviewFrame(page, '#step-title', 30_000);
 }
 
+/**
+ * Waits until the demo workspace's two folders are the Explorer's roots. A reload issued while
+ * the workbench is still opening the workspace can leave it with no folders, so the walk reloads
+ * (for a theme) only once they show.
+ */
+async function workspaceOpened(page: Page): Promise<void> {
+  await runCommand(page, 'View: Show Explorer');
+  for (const folder of ['workbench', 'sample-repo'])
+    await page.locator('.explorer-folders-view .monaco-list-row[aria-level="1"]', { hasText: new RegExp(`^${folder}$`, 'i') }).waitFor({ timeout: 60_000 });
+}
+
 /** Closes every editor, so the next stepper opened is the only webview with a step title. */
 async function closeEditors(page: Page): Promise<void> {
   await runCommand(page, 'View: Close All Editors');
@@ -130,6 +141,7 @@ describe("the README's five-minute walk through the demo", () => {
     browser = await launchBrowser();
     page = browser.page;
     await page.goto(`${url}/?workspace=${encodeURIComponent(workspaceFile)}`);
+    await workspaceOpened(page);
   });
 
   after(async () => {
@@ -156,6 +168,7 @@ describe("the README's five-minute walk through the demo", () => {
 
       before(async () => {
         await setTheme(page, settingsFile!, theme);
+        await workspaceOpened(page);
       });
 
       test(

@@ -20,6 +20,7 @@ import { createMiniSweAgent } from '../../../extension/core/scaffolds/mini-swe-a
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Scaffold } from '../../../extension/core/scaffolds/scaffold';
 import { runCli } from '../../helpers/cliRunner';
+import { ensureTestImage } from '../../helpers/testImage';
 
 const exec = promisify(execFile);
 const IMAGE = 'swe-workbench/test-conda-profile:1';
@@ -31,20 +32,10 @@ let repo: string;
 
 /** The base image with a /root/.bashrc that activates a fake `testbed` env, as SWE-bench's images write theirs; built offline. */
 async function ensureImage(): Promise<void> {
-  const present = await exec('docker', ['image', 'inspect', IMAGE]).then(
-    () => true,
-    () => false,
-  );
-  if (present) return;
-  const dir = path.join(work, 'image');
-  await mkdir(dir);
-  await writeFile(path.join(dir, 'python'), '#!/bin/sh\necho "Python from testbed"\n', { mode: 0o755 });
-  await writeFile(path.join(dir, 'bashrc'), 'export PATH=/opt/miniconda3/envs/testbed/bin:$PATH\nexport CONDA_DEFAULT_ENV=testbed\n');
-  await writeFile(
-    path.join(dir, 'Dockerfile'),
-    'FROM swe-workbench/base:bookworm\nCOPY python /opt/miniconda3/envs/testbed/bin/python\nCOPY bashrc /root/.bashrc\n',
-  );
-  await exec('docker', ['build', '--network', 'none', '-t', IMAGE, dir], { maxBuffer: 16 * 1024 * 1024 });
+  await ensureTestImage(IMAGE, 'FROM swe-workbench/base:bookworm\nCOPY python /opt/miniconda3/envs/testbed/bin/python\nCOPY bashrc /root/.bashrc\n', {
+    python: { text: '#!/bin/sh\necho "Python from testbed"\n', mode: 0o755 },
+    bashrc: 'export PATH=/opt/miniconda3/envs/testbed/bin:$PATH\nexport CONDA_DEFAULT_ENV=testbed\n',
+  });
 }
 
 /** What PROBE prints through the scaffold's shell tool in a container of IMAGE. */

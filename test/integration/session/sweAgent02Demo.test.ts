@@ -20,6 +20,7 @@ import { OWNER_LABEL, SANDBOX_LABEL } from '../../../extension/core/runtime/dock
 import { runCli } from '../../helpers/cliRunner';
 import { testDocker } from '../../helpers/docker';
 import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
+import { ensureTestImage } from '../../helpers/testImage';
 
 const exec = promisify(execFile);
 const IMAGE = 'swe-workbench/test-python-editable:1';
@@ -32,15 +33,8 @@ let work: string;
 let steps: Array<{ action: string; observation: string }>;
 
 async function ensureImage(): Promise<void> {
-  const present = await exec('docker', ['image', 'inspect', IMAGE]).then(
-    () => true,
-    () => false,
-  );
-  if (present) return;
-  const dir = path.join(work, 'image');
-  await mkdir(dir);
-  await writeFile(
-    path.join(dir, 'Dockerfile'),
+  await ensureTestImage(
+    IMAGE,
     [
       'FROM swe-workbench/base:bookworm',
       'RUN ln -s /usr/bin/python3 /usr/local/bin/python \\',
@@ -48,7 +42,6 @@ async function ensureImage(): Promise<void> {
       '',
     ].join('\n'),
   );
-  await exec('docker', ['build', '--network', 'none', '-t', IMAGE, dir], { maxBuffer: 16 * 1024 * 1024 });
 }
 
 /** The `N:text` lines of a recorded window, keyed by line number. */

@@ -201,7 +201,8 @@ export function classifyRollout(facts: TrajectoryFacts, evaluation: Evaluation |
   if (primary.failure === 'unknown') tags.unshift('unknown');
   const tests = evaluation?.failingTests ?? [];
   const evidence = tests.length > 0 && primary.failure !== 'resolved' ? { ...primary.evidence, tests } : primary.evidence;
-  return { resolved: verdict.resolved, submitted: verdict.submitted, failure: primary.failure, tags, evidence };
+  // A copy at its length: a list pushed to holds 17 slots, and a row keeps its tags.
+  return { resolved: verdict.resolved, submitted: verdict.submitted, failure: primary.failure, tags: tags.slice(), evidence };
 }
 
 /**

@@ -216,10 +216,15 @@ async function peek(chunks: AsyncIterable<Buffer>, n: number): Promise<{ head: B
   return { head, all };
 }
 
+/** What the first bytes of a file say it is compressed with. */
+export function compressionOf(head: Buffer): Compression {
+  return startsWith(head, GZIP_MAGIC) ? 'gzip' : startsWith(head, ZSTD_MAGIC) ? 'zstd' : undefined;
+}
+
 /** The first bytes decide: gzip and zstd are decompressed on the fly, anything else passes through. */
 async function* decompressed(file: string, raw: AsyncIterable<Buffer>, onCompression: (c: Compression) => void): AsyncGenerator<Buffer> {
   const { head, all } = await peek(raw, 4);
-  const compression: Compression = startsWith(head, GZIP_MAGIC) ? 'gzip' : startsWith(head, ZSTD_MAGIC) ? 'zstd' : undefined;
+  const compression = compressionOf(head);
   onCompression(compression);
   if (compression === 'gzip') yield* gunzipChunks(file, all);
   else if (compression === 'zstd') yield* unzstdChunks(file, all);

@@ -23,22 +23,15 @@ const SEPARATOR = 0xff;
 
 /**
  * What a trajectory contributes to the store: its texts lower-cased and joined by NUL, which
- * the writer turns into 0xFF as it encodes a batch of them (one encode per batch, not per
- * trajectory); the bytes themselves when a text holds a NUL of its own, or when a surrogate at
- * either end could pair with a neighbour's in the batch.
+ * the writer turns into 0xFF as it encodes them; the bytes themselves when a text holds a NUL
+ * of its own.
  */
 export function trajectoryText(t: Pick<Trajectory, 'steps'>): string | Buffer {
   const texts: string[] = [];
   for (const s of t.steps) texts.push(s.thought, s.action.raw, s.observation);
-  if (!texts.some((x) => x.includes('\u0000'))) {
-    // NUL is neither cased nor case-ignorable, so it bounds a final sigma's context as the end
-    // of a text does: lower-casing the joined texts is lower-casing each alone.
-    const joined = texts.join('\u0000').toLowerCase();
-    const first = joined.charCodeAt(0);
-    const last = joined.charCodeAt(joined.length - 1);
-    if (!(first >= 0xdc00 && first <= 0xdfff) && !(last >= 0xd800 && last <= 0xdbff)) return joined;
-    return separated(Buffer.from(joined, 'utf8'));
-  }
+  // NUL is neither cased nor case-ignorable, so it bounds a final sigma's context as the end
+  // of a text does: lower-casing the joined texts is lower-casing each alone.
+  if (!texts.some((x) => x.includes('\u0000'))) return texts.join('\u0000').toLowerCase();
   const parts: Buffer[] = [];
   texts.forEach((x, i) => {
     if (i > 0) parts.push(Buffer.of(SEPARATOR));
@@ -68,8 +61,13 @@ export class TextStoreWriter {
   private readonly fd: number;
   private closed = false;
   private size = 0;
-  private pending: Array<string | Buffer> = [];
-  private pendingBytes = 0;
+  /**
+   * Texts are encoded into this buffer as they come and written when it fills: strings held
+   * until a write outlived the next young-generation collections and were moved to the old
+   * generation, the whole run's text in garbage there before the writes freed it.
+   */
+  private readonly buffer = Buffer.allocUnsafe(FLUSH_BYTES);
+  private used = 0;
 
   /** `previous`: the store the cache named, whose ranges the unchanged entries keep. */
   constructor(
@@ -91,25 +89,26 @@ export class TextStoreWriter {
     const length = typeof text === 'string' ? Buffer.byteLength(text, 'utf8') : text.length;
     const range: TextRange = [-1 - this.size, length];
     this.size += length;
-    this.pending.push(text);
-    this.pendingBytes += length;
-    if (this.pendingBytes >= FLUSH_BYTES) this.flush();
+    if (this.used + length > this.buffer.length) this.flush();
+    if (length > this.buffer.length) this.writeAll(typeof text === 'string' ? separated(Buffer.from(text, 'utf8')) : text);
+    else if (typeof text === 'string') {
+      this.buffer.write(text, this.used, 'utf8');
+      separated(this.buffer.subarray(this.used, this.used + length));
+      this.used += length;
+    } else {
+      text.copy(this.buffer, this.used);
+      this.used += length;
+    }
     return range;
   }
 
   private flush(): void {
-    const pending = this.pending;
-    this.pending = [];
-    this.pendingBytes = 0;
-    for (let i = 0; i < pending.length;) {
-      let data: Buffer;
-      if (typeof pending[i] === 'string') {
-        const strings: string[] = [];
-        while (i < pending.length && typeof pending[i] === 'string') strings.push(pending[i++] as string);
-        data = separated(Buffer.from(strings.join(''), 'utf8'));
-      } else data = pending[i++] as Buffer;
-      for (let at = 0; at < data.length;) at += writeSync(this.fd, data, at);
-    }
+    this.writeAll(this.buffer.subarray(0, this.used));
+    this.used = 0;
+  }
+
+  private writeAll(data: Buffer): void {
+    for (let at = 0; at < data.length;) at += writeSync(this.fd, data, at);
   }
 
   /**

@@ -114,13 +114,18 @@ export class RolloutIndexer implements RolloutIndexing {
         const text = store ? { ...store.commit(full), ranges: textRanges(full) } : undefined;
         // The entries now place their texts in the new store, whether or not the cache is saved.
         this.text = text ? { store: join(cacheDir, text.name), ranges: text.ranges } : undefined;
-        await saveCache(
+        const saved = await saveCache(
           cacheDir,
           this.root,
           full.sort((a, b) => (a.path < b.path ? -1 : 1)),
           this.joined,
           text,
         );
+        // The cache holds the full entries now: kept are their stat lines, and the entries are
+        // read back when a file changes, as after loading the cache. A host indexing 100,000
+        // rollouts held 80 MB of entries for the session to answer a refresh that reads them once.
+        this.entries = statLines(next);
+        this.cachedEntries = saved;
         await removeOtherStores(cacheDir, this.root, text?.name);
         this.cacheDiscarded = undefined;
       }
@@ -198,6 +203,12 @@ async function removeOtherStores(cacheDir: string, root: string, keep: string | 
   const prefix = `rollouts-${rootKey(root)}.`;
   const names = await readdir(cacheDir).catch(() => [] as string[]);
   await Promise.all(names.filter((n) => n.startsWith(prefix) && n.endsWith('.text') && n !== keep).map((n) => rm(join(cacheDir, n), { force: true })));
+}
+
+function statLines(entries: Map<string, FileEntry | CachedFile>): Map<string, CachedFile> {
+  const lines = new Map<string, CachedFile>();
+  for (const [path, e] of entries) lines.set(path, { path, size: e.size, mtimeMs: e.mtimeMs, errors: e.errors });
+  return lines;
 }
 
 function isFull(entry: FileEntry | CachedFile): entry is FileEntry {

@@ -206,3 +206,71 @@ describe('watching a run while it writes', () => {
     }
   });
 });
+
+describe('an indexer with a cache folder, refreshed in one process', () => {
+  let folder: ReturnType<typeof makeRolloutFolder>;
+  let cacheDir: string;
+  thirdPartyFiles.before(() => {
+    folder = makeRolloutFolder();
+    cacheDir = mkdtempSync(join(tmpdir(), 'swe-workbench-rollouts-cache-'));
+  });
+  thirdPartyFiles.after(() => {
+    folder.cleanup();
+    rmSync(cacheDir, { recursive: true, force: true });
+  });
+
+  /** A cold indexer (a cache folder of its own) that counts the documents it imports. */
+  const indexer = (root: string) => {
+    const counter = { imports: 0 };
+    const own = mkdtempSync(join(cacheDir, 'cold-'));
+    const importTrajectory: IndexOptions['importTrajectory'] = (value, file, line) => {
+      counter.imports++;
+      return importRolloutTrajectory(value, file, line);
+    };
+    return { counter, own, indexer: new RolloutIndexer(root, { cacheDir: own, importTrajectory }) };
+  };
+
+  thirdPartyFiles.test('a file changed after the cold index is read alone, the rest joined from the cache', async () => {
+    const root = join(folder.root, 'run');
+    const { counter, indexer: ix } = indexer(root);
+    const cold = await ix.refresh();
+    assert.equal(cold.stats.filesRead, cold.stats.files);
+    counter.imports = 0;
+    appendFileSync(join(root, 'attempt_4/deepswe.jsonl'), record('acme__widgets-404', 3) + '\n');
+    writeJson(
+      root,
+      'attempt_5/acme__widgets-101/acme__widgets-101.traj',
+      sweAgentTraj({ instance: 'acme__widgets-101', steps: workSteps(4), exit: 'exit_cost', patch: '' }),
+    );
+    const next = await ix.refresh();
+    assert.equal(counter.imports, 2);
+    assert.deepEqual([next.stats.filesRead, next.stats.filesResumed, next.stats.filesCached], [1, 1, cold.stats.files - 1]);
+    assert.equal(next.stats.cacheDiscarded, undefined);
+    assert.deepEqual(next.rollouts, (await indexRollouts(root)).rollouts);
+    assert.deepEqual(next.errors, cold.errors);
+    const added = next.rollouts.find((r) => r.path.startsWith('attempt_5/'));
+    assert.deepEqual([added?.instance, added?.failure, added?.steps], ['acme__widgets-101', 'budget-exceeded', 4]);
+  });
+
+  thirdPartyFiles.test('a cache changed behind the indexer is not trusted: the run is read again', async () => {
+    const root = join(folder.root, 'run');
+    const { counter, own, indexer: ix } = indexer(root);
+    const cold = await ix.refresh();
+    assert.equal(cold.stats.filesRead, cold.stats.files);
+    // The indexer keeps stat lines once the cache holds the entries, and reads them back on a change.
+    const file = cacheFile(own, root);
+    const buf = readFileSync(file);
+    // A step count in the last entry, which is read back only once something changes.
+    const at = buf.lastIndexOf('"steps":') + '"steps":'.length;
+    buf[at] = buf[at] === 0x39 ? 0x38 : buf[at]! + 1;
+    writeFileSync(file, buf);
+    appendFileSync(join(root, 'attempt_4/deepswe.jsonl'), record('acme__widgets-405', 2) + '\n');
+    counter.imports = 0;
+    const next = await ix.refresh();
+    assert.equal(next.stats.cacheDiscarded, 'cache entries do not match their checksum');
+    assert.equal(next.stats.filesRead, next.stats.files);
+    assert.ok(counter.imports > 1);
+    assert.equal(next.rollouts.length, cold.rollouts.length + 1);
+    assert.deepEqual(next.rollouts, (await indexRollouts(root)).rollouts);
+  });
+});

@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { RolloutIndexer } from './rolloutIndex';
-import { ROWS_PER_MESSAGE, toWire, type FromWorker, type ToWorker, type WorkerSetup } from './workerIndexer';
+import { encodeRows } from './rowColumns';
+import { ROWS_PER_MESSAGE, toWire, toWireText, type FromWorker, type ToWorker, type WorkerSetup } from './workerIndexer';
 
 /**
  * The worker thread behind `WorkerRolloutIndexer`: the same `RolloutIndexer` as in-thread, kept
@@ -41,7 +42,8 @@ export function runIndexWorker(): void {
       });
       const unchanged = index.rollouts === sent;
       if (!unchanged) {
-        for (let at = 0; at < index.rollouts.length; at += ROWS_PER_MESSAGE) post({ type: 'rows', id, rows: index.rollouts.slice(at, at + ROWS_PER_MESSAGE) });
+        for (let at = 0; at < index.rollouts.length; at += ROWS_PER_MESSAGE)
+          post({ type: 'rows', id, rows: encodeRows(index.rollouts.slice(at, at + ROWS_PER_MESSAGE)) });
         sent = index.rollouts;
       }
       post({
@@ -51,7 +53,7 @@ export function runIndexWorker(): void {
         root: index.root,
         errors: index.errors,
         stats: index.stats,
-        ...(!unchanged && index.text ? { text: index.text } : {}),
+        ...(!unchanged && index.text ? { text: toWireText(index.text, index.rollouts) } : {}),
       });
     } catch (error) {
       post({ type: 'failed', id, error: toWire(error) });

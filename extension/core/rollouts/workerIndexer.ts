@@ -1,7 +1,8 @@
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { CancelledError, InputError, errorText } from '../errors';
-import type { RowText } from './indexCache';
+import { textByRow, textRangesOf, type RowText, type TextSection } from './indexCache';
+import { decodeRows, type RowsSection } from './rowColumns';
 import type { IndexError, Rollout } from './record';
 import type { IndexOptions, IndexProgress, IndexStats, RolloutIndex, RolloutIndexing } from './rolloutIndex';
 
@@ -15,9 +16,19 @@ export type ToWorker = { type: 'refresh'; id: number } | { type: 'cancel'; id: n
 
 export type FromWorker =
   | { type: 'progress'; id: number; progress: IndexProgress }
-  | { type: 'rows'; id: number; rows: Rollout[] }
-  | { type: 'done'; id: number; unchanged: boolean; root: string; errors: IndexError[]; stats: IndexStats; text?: RowText }
+  | { type: 'rows'; id: number; rows: RowsSection }
+  | { type: 'done'; id: number; unchanged: boolean; root: string; errors: IndexError[]; stats: IndexStats; text?: WireText }
   | { type: 'failed'; id: number; error: WireError };
+
+/**
+ * Where the rows' texts lie, by row (its place in the rows sent): the host keys the ranges by
+ * the ids of the rows it decoded rather than receiving 100,000 copies of them.
+ */
+export type WireText = TextSection & { store: string };
+
+export function toWireText(text: RowText, rows: readonly Rollout[]): WireText {
+  return { store: text.store, ...textByRow(text.ranges, rows) };
+}
 
 /** A failure as it crosses the thread: the host throws the same class the in-thread index would. */
 type WireError =
@@ -138,12 +149,12 @@ export class WorkerRolloutIndexer implements RolloutIndexing {
     const pending = this.pending.get(message.id);
     if (!pending) return;
     if (message.type === 'progress') pending.onProgress?.(message.progress);
-    else if (message.type === 'rows') for (const row of message.rows) pending.rows.push(row);
+    else if (message.type === 'rows') for (const row of decodeRows(message.rows)) pending.rows.push(row);
     else if (message.type === 'failed') pending.reject(fromWire(message.error));
     else {
       if (!message.unchanged) {
         this.rows = pending.rows;
-        this.text = message.text;
+        this.text = message.text ? { store: message.text.store, ranges: textRangesOf(message.text, this.rows) } : undefined;
       }
       pending.resolve({ root: message.root, rollouts: this.rows, errors: message.errors, stats: message.stats, ...(this.text ? { text: this.text } : {}) });
     }

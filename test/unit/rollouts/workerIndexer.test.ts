@@ -151,6 +151,9 @@ describe('indexing in a worker thread', () => {
       assert.equal(cold.stats.filesRead, cold.stats.files);
       assert.equal(warm.stats.filesCached, warm.stats.files);
       assert.deepEqual(warm.rollouts, cold.rollouts);
+      // Where each row's text lies crosses the thread by row: the host keys it by its own rows' ids.
+      assert.equal(cold.text?.ranges.size, cold.rollouts.length);
+      assert.deepEqual(warm.text, cold.text);
     } finally {
       run.cleanup();
       cache.cleanup();

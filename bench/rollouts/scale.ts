@@ -187,7 +187,11 @@ async function main(): Promise<void> {
     row('cold, worker: peak RSS (MB)', (m) => m.worker!.peakRssMb.toFixed(0));
     for (const op of Object.keys(small!.warm!.table!)) row(`table: ${op} (ms)`, (m) => m.warm!.table![op]!.toFixed(0));
     const ratio = large!.cold!.peakRssMb / small!.cold!.peakRssMb;
+    // What each rollout beyond the smaller run costs at the peak: the ratio alone hides whether a
+    // change cut what grows with the run or what does not.
+    const perRollout = (m: (r: Record<string, Measure>) => number) => (((m(large!) - m(small!)) * 1024) / ((sizes[1]! - sizes[0]!) * ATTEMPTS)).toFixed(2);
     console.log(`\npeak RSS ${label(sizes[1]!)} / ${label(sizes[0]!)} = ${ratio.toFixed(2)}x (target < 2x); load average ${load()} at the end`);
+    console.log(`peak RSS per added rollout: cold ${perRollout((r) => r.cold!.peakRssMb)} KB, worker ${perRollout((r) => r.worker!.peakRssMb)} KB`);
   } finally {
     rmSync(work, { recursive: true, force: true });
     if (!values.keep) rmSync(base, { recursive: true, force: true });

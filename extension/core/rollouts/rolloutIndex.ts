@@ -121,11 +121,14 @@ export class RolloutIndexer implements RolloutIndexing {
           this.joined,
           text,
         );
-        // The cache holds the full entries now: kept are their stat lines, and the entries are
-        // read back when a file changes, as after loading the cache. A host indexing 100,000
-        // rollouts held 80 MB of entries for the session to answer a refresh that reads them once.
-        this.entries = statLines(next);
-        this.cachedEntries = saved;
+        // After a cold index the cache holds the full entries: kept are their stat lines, and the
+        // entries are read back when a file changes, as after loading the cache. A host indexing
+        // 100,000 finished rollouts held 80 MB of entries for the session. A run being written
+        // keeps them: reading them back cost each of its re-indexes 1.5 s of CPU at that size.
+        if (stats.filesRead === stats.files) {
+          this.entries = statLines(next);
+          this.cachedEntries = saved;
+        }
         await removeOtherStores(cacheDir, this.root, text?.name);
         this.cacheDiscarded = undefined;
       }

@@ -252,6 +252,25 @@ describe('an indexer with a cache folder, refreshed in one process', () => {
     assert.deepEqual([added?.instance, added?.failure, added?.steps], ['acme__widgets-101', 'budget-exceeded', 4]);
   });
 
+  thirdPartyFiles.test('a run being written keeps its entries in memory: its next change does not read the cache', async () => {
+    const root = join(folder.root, 'run');
+    const { own, indexer: ix } = indexer(root);
+    await ix.refresh();
+    appendFileSync(join(root, 'attempt_4/deepswe.jsonl'), record('acme__widgets-406', 2) + '\n');
+    await ix.refresh();
+    // Were the entries read back again, this edit would fail their checksum and the run be read whole.
+    const file = cacheFile(own, root);
+    const buf = readFileSync(file);
+    const at = buf.lastIndexOf('"steps":') + '"steps":'.length;
+    buf[at] = buf[at] === 0x39 ? 0x38 : buf[at]! + 1;
+    writeFileSync(file, buf);
+    appendFileSync(join(root, 'attempt_4/deepswe.jsonl'), record('acme__widgets-407', 2) + '\n');
+    const next = await ix.refresh();
+    assert.equal(next.stats.cacheDiscarded, undefined);
+    assert.deepEqual([next.stats.filesRead, next.stats.filesResumed], [0, 1]);
+    assert.deepEqual(next.rollouts, (await indexRollouts(root)).rollouts);
+  });
+
   thirdPartyFiles.test('a cache changed behind the indexer is not trusted: the run is read again', async () => {
     const root = join(folder.root, 'run');
     const { counter, own, indexer: ix } = indexer(root);

@@ -13,7 +13,13 @@ const run = promisify(execFile);
 /** A file in the build folder: its text, or its text and mode. */
 type BuildFile = string | { text: string; mode: number };
 
-export async function ensureTestImage(tag: string, dockerfile: string, files: Record<string, BuildFile> = {}): Promise<string> {
+/** `prepare` fills the build folder with what cannot be given as text (packages fetched on the host). */
+export async function ensureTestImage(
+  tag: string,
+  dockerfile: string,
+  files: Record<string, BuildFile> = {},
+  prepare?: (dir: string) => Promise<void>,
+): Promise<string> {
   const present = await run('docker', ['image', 'inspect', tag]).then(
     () => true,
     () => false,
@@ -21,6 +27,7 @@ export async function ensureTestImage(tag: string, dockerfile: string, files: Re
   if (present) return tag;
   const dir = await mkdtemp(path.join(tmpdir(), 'swe-workbench-test-image-'));
   try {
+    await prepare?.(dir);
     await writeFile(path.join(dir, 'Dockerfile'), dockerfile);
     for (const [name, file] of Object.entries(files))
       await writeFile(path.join(dir, name), typeof file === 'string' ? file : file.text, typeof file === 'string' ? {} : { mode: file.mode });

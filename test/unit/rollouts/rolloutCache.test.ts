@@ -219,6 +219,14 @@ describe('an indexer with a cache folder, refreshed in one process', () => {
     rmSync(cacheDir, { recursive: true, force: true });
   });
 
+  /** Changes a step count in the cache's last entry, which is read back only once something changes. */
+  const editLastEntry = (file: string) => {
+    const buf = readFileSync(file);
+    const at = buf.lastIndexOf('"steps":') + '"steps":'.length;
+    buf[at] = buf[at] === 0x39 ? 0x38 : buf[at]! + 1;
+    writeFileSync(file, buf);
+  };
+
   /** A cold indexer (a cache folder of its own) that counts the documents it imports. */
   const indexer = (root: string) => {
     const counter = { imports: 0 };
@@ -259,11 +267,7 @@ describe('an indexer with a cache folder, refreshed in one process', () => {
     appendFileSync(join(root, 'attempt_4/deepswe.jsonl'), record('acme__widgets-406', 2) + '\n');
     await ix.refresh();
     // Were the entries read back again, this edit would fail their checksum and the run be read whole.
-    const file = cacheFile(own, root);
-    const buf = readFileSync(file);
-    const at = buf.lastIndexOf('"steps":') + '"steps":'.length;
-    buf[at] = buf[at] === 0x39 ? 0x38 : buf[at]! + 1;
-    writeFileSync(file, buf);
+    editLastEntry(cacheFile(own, root));
     appendFileSync(join(root, 'attempt_4/deepswe.jsonl'), record('acme__widgets-407', 2) + '\n');
     const next = await ix.refresh();
     assert.equal(next.stats.cacheDiscarded, undefined);
@@ -277,12 +281,7 @@ describe('an indexer with a cache folder, refreshed in one process', () => {
     const cold = await ix.refresh();
     assert.equal(cold.stats.filesRead, cold.stats.files);
     // The indexer keeps stat lines once the cache holds the entries, and reads them back on a change.
-    const file = cacheFile(own, root);
-    const buf = readFileSync(file);
-    // A step count in the last entry, which is read back only once something changes.
-    const at = buf.lastIndexOf('"steps":') + '"steps":'.length;
-    buf[at] = buf[at] === 0x39 ? 0x38 : buf[at]! + 1;
-    writeFileSync(file, buf);
+    editLastEntry(cacheFile(own, root));
     appendFileSync(join(root, 'attempt_4/deepswe.jsonl'), record('acme__widgets-405', 2) + '\n');
     counter.imports = 0;
     const next = await ix.refresh();

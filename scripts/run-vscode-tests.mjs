@@ -172,7 +172,14 @@ try {
   if (server) {
     await server.stop();
     if (counts?.failed === 0) removeHome(server.home);
-    else console.log(`code-server log kept at ${server.logFile}`);
+    else {
+      console.log(`code-server log kept at ${server.logFile}`);
+      // CI keeps only what was printed: the log's end, where a failing suite's server errors are.
+      if (process.env.CI && existsSync(server.logFile)) {
+        const lines = readFileSync(server.logFile, 'utf8').trimEnd().split('\n');
+        console.log(`its last ${Math.min(lines.length, 80)} lines:\n${lines.slice(-80).join('\n')}`);
+      }
+    }
   }
 }
 writeFileSync(countsFile, JSON.stringify(counts));

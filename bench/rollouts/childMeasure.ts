@@ -5,10 +5,10 @@
  */
 import { spawnSync } from 'node:child_process';
 
-/** Runs `script --child variant --name value...` under tsx and returns the child's answer. */
-export function measureInChild<T>(script: string, variant: string, args: Record<string, string>): T {
+/** Runs `script --child variant --name value...` under tsx (and `nodeFlags`) and returns the child's answer. */
+export function measureInChild<T>(script: string, variant: string, args: Record<string, string>, nodeFlags: string[] = []): T {
   const flags = Object.entries(args).flatMap(([name, value]) => [`--${name}`, value]);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', script, '--child', variant, ...flags], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const r = spawnSync(process.execPath, [...nodeFlags, '--import', 'tsx', script, '--child', variant, ...flags], { encoding: 'utf8', maxBuffer: 1 << 20 });
   if (r.status !== 0) throw new Error(`${variant} failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as T;
 }
@@ -16,6 +16,15 @@ export function measureInChild<T>(script: string, variant: string, args: Record<
 /** The child's answer. */
 export function answer(measure: unknown): void {
   process.stdout.write(JSON.stringify(measure) + '\n');
+}
+
+/** The heap in use once everything unreachable is collected, MB; the child runs with `--expose-gc`. */
+export function liveHeapMb(): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('run with --expose-gc');
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed / (1 << 20);
 }
 
 /** This process's peak resident set so far, MB. */

@@ -8,6 +8,9 @@
  *           `again` is a second refresh of the same indexer in that process (the extension host
  *           re-indexing as a run writes: the entries are in memory, only the folder is listed)
  *   worker  the cold index in the worker thread (`WorkerRolloutIndexer`, the extension host's way)
+ *   held    what the worker's indexer keeps between refreshes, after a cold index: the live heap
+ *           it holds when it keeps the rows (`refresh`, as in this thread) and when it hands them
+ *           to the host (`refreshHandingOff`, as the worker does), whose copy is the one shown
  *   lag     the event loop of the process that asked, during cold and worker: the longest and
  *           the 99th percentile stall, from perf_hooks' monitorEventLoopDelay
  *   table   the table's operations over the index's rows, as the rollouts panel answers them:
@@ -31,7 +34,7 @@ import { findRollouts, matchRollouts } from '../../extension/core/rollouts/rollo
 import { WorkerRolloutIndexer } from '../../extension/core/rollouts/workerIndexer';
 import { toRolloutRow } from '../../extension/views/rolloutTable';
 import { writeGeneratedRun } from './generatedRun';
-import { answer, cpuMsSince, measureInChild, peakRssMb } from './childMeasure';
+import { answer, cpuMsSince, liveHeapMb, measureInChild, peakRssMb } from './childMeasure';
 
 const ATTEMPTS = 10;
 
@@ -45,6 +48,7 @@ interface Measure {
   againMs?: number;
   againCpuMs?: number;
   table?: Record<string, number>;
+  heldMb?: { kept: number; handedOff: number };
 }
 
 function timed<T>(run: () => T): { value: T; ms: number } {
@@ -85,7 +89,24 @@ async function tableOps(index: RolloutIndex): Promise<Record<string, number>> {
   return ops;
 }
 
+/** The live heap an indexer holds after a cold index of `root`, keeping its rows or handing them off. */
+async function heldByIndexer(root: string, cache: string, handOff: boolean): Promise<number> {
+  const before = liveHeapMb();
+  const holder: { indexer?: RolloutIndexer } = { indexer: new RolloutIndexer(root, { cacheDir: mkdtempSync(join(cache, 'held-')) }) };
+  // Its answer is dropped here, in a frame that ends, so only what the indexer keeps stays live.
+  await (async () => void (handOff ? await holder.indexer!.refreshHandingOff() : await holder.indexer!.refresh()))();
+  const held = liveHeapMb() - before;
+  delete holder.indexer;
+  return held;
+}
+
 async function child(variant: string, root: string, cache: string): Promise<void> {
+  if (variant === 'held') {
+    mkdirSync(cache, { recursive: true });
+    const kept = await heldByIndexer(root, cache, false);
+    const handedOff = await heldByIndexer(root, cache, true);
+    return answer({ ms: 0, cpuMs: 0, peakRssMb: 0, rollouts: 0, heldMb: { kept, handedOff } } satisfies Measure);
+  }
   const start = performance.now();
   const cpu = process.cpuUsage();
   const lag = monitorEventLoopDelay({ resolution: 10 });
@@ -127,7 +148,7 @@ async function child(variant: string, root: string, cache: string): Promise<void
 }
 
 function measure(variant: string, root: string, cache: string): Measure {
-  return measureInChild<Measure>(__filename, variant, { root, cache });
+  return measureInChild<Measure>(__filename, variant, { root, cache }, variant === 'held' ? ['--expose-gc'] : []);
 }
 
 const load = () => loadavg()[0]!.toFixed(1);
@@ -164,13 +185,15 @@ async function main(): Promise<void> {
       r.warm = measure('warm', root, cache);
       console.log(`${instances * ATTEMPTS} rollouts: cold in the worker (load ${load()})`);
       r.worker = measure('worker', root, join(work, `worker-${instances}`));
+      console.log(`${instances * ATTEMPTS} rollouts: held between refreshes (load ${load()})`);
+      r.held = measure('held', root, join(work, `held-${instances}`));
       results.set(instances, r);
     }
     const [small, large] = sizes.map((s) => results.get(s)!);
     const label = (s: number) => `${(s * ATTEMPTS).toLocaleString('en')}`;
     const row = (name: string, f: (m: Record<string, Measure>) => string) =>
-      console.log(`${name.padEnd(34)} ${f(small!).padStart(22)} ${f(large!).padStart(22)}`);
-    console.log(`\n${'rollouts'.padEnd(34)} ${label(sizes[0]!).padStart(22)} ${label(sizes[1]!).padStart(22)}`);
+      console.log(`${name.padEnd(42)} ${f(small!).padStart(22)} ${f(large!).padStart(22)}`);
+    console.log(`\n${'rollouts'.padEnd(42)} ${label(sizes[0]!).padStart(22)} ${label(sizes[1]!).padStart(22)}`);
     row('cold: wall / CPU (s)', (m) => `${(m.cold!.ms / 1000).toFixed(1)} / ${(m.cold!.cpuMs / 1000).toFixed(1)}`);
     row('cold: peak RSS (MB)', (m) => m.cold!.peakRssMb.toFixed(0));
     row('warm: wall / CPU (s)', (m) => `${(m.warm!.ms / 1000).toFixed(2)} / ${(m.warm!.cpuMs / 1000).toFixed(2)}`);
@@ -185,6 +208,7 @@ async function main(): Promise<void> {
     row('cold, worker: wall / CPU (s)', (m) => `${(m.worker!.ms / 1000).toFixed(1)} / ${(m.worker!.cpuMs / 1000).toFixed(1)}`);
     row('cold, worker: lag max / p99 (ms)', (m) => `${m.worker!.lagMaxMs!.toFixed(0)} / ${m.worker!.lagP99Ms!.toFixed(0)}`);
     row('cold, worker: peak RSS (MB)', (m) => m.worker!.peakRssMb.toFixed(0));
+    row('worker keeps, rows kept / handed off (MB)', (m) => `${m.held!.heldMb!.kept.toFixed(1)} / ${m.held!.heldMb!.handedOff.toFixed(1)}`);
     for (const op of Object.keys(small!.warm!.table!)) row(`table: ${op} (ms)`, (m) => m.warm!.table![op]!.toFixed(0));
     const ratio = large!.cold!.peakRssMb / small!.cold!.peakRssMb;
     // What each rollout beyond the smaller run costs at the peak: the ratio alone hides whether a

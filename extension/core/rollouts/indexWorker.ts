@@ -15,8 +15,6 @@ export function runIndexWorker(): void {
   const setup = workerData as WorkerSetup;
   const indexer = new RolloutIndexer(setup.root, setup.options);
   const running = new Map<number, AbortController>();
-  /** The rows the host holds: an unchanged index is answered without sending them again. */
-  let sent: unknown;
 
   const post = (message: FromWorker) => port.postMessage(message);
 
@@ -33,27 +31,25 @@ export function runIndexWorker(): void {
     running.set(id, controller);
     let last = 0;
     try {
-      const index = await indexer.refresh(controller.signal, (p) => {
+      // The host keeps the rows: an unchanged index is answered without them, and the worker holds none.
+      const index = await indexer.refreshHandingOff(controller.signal, (p) => {
         // A progress message per file would cost the host more than the index saves it.
         const now = Date.now();
         if (now - last < 50 && p.done !== p.total) return;
         last = now;
         post({ type: 'progress', id, progress: p });
       });
-      const unchanged = index.rollouts === sent;
-      if (!unchanged) {
+      if (!index.unchanged)
         for (let at = 0; at < index.rollouts.length; at += ROWS_PER_MESSAGE)
           post({ type: 'rows', id, rows: encodeRows(index.rollouts.slice(at, at + ROWS_PER_MESSAGE)) });
-        sent = index.rollouts;
-      }
       post({
         type: 'done',
         id,
-        unchanged,
+        unchanged: index.unchanged,
         root: index.root,
         errors: index.errors,
         stats: index.stats,
-        ...(!unchanged && index.text ? { text: toWireText(index.text, index.rollouts) } : {}),
+        ...(!index.unchanged && index.text ? { text: toWireText(index.text, index.rollouts) } : {}),
       });
     } catch (error) {
       post({ type: 'failed', id, error: toWire(error) });

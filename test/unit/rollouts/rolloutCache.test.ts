@@ -275,6 +275,29 @@ describe('an indexer with a cache folder, refreshed in one process', () => {
     assert.deepEqual(next.rollouts, (await indexRollouts(root)).rollouts);
   });
 
+  thirdPartyFiles.test('rows handed off: an unchanged folder answers unchanged, a change the rows and text places of a fresh index', async () => {
+    const root = join(folder.root, 'run');
+    const { indexer: ix } = indexer(root);
+    const fresh = () => indexRollouts(root, { cacheDir: mkdtempSync(join(cacheDir, 'fresh-')) });
+    const placed = (index: Pick<RolloutIndex, 'rollouts' | 'text'>) => index.rollouts.every((r) => index.text?.ranges.has(r.id));
+    const cold = await ix.refreshHandingOff();
+    assert.ok(!cold.unchanged, 'the first answer holds the rows');
+    assert.deepEqual(cold.rollouts, (await fresh()).rollouts);
+    assert.ok(placed(cold));
+    const again = await ix.refreshHandingOff();
+    assert.deepEqual([again.unchanged, again.stats.filesRead, again.stats.filesCached], [true, 0, again.stats.files]);
+    assert.deepEqual(again.errors, cold.errors);
+    appendFileSync(join(root, 'attempt_4/deepswe.jsonl'), record('acme__widgets-408', 2) + '\n');
+    const next = await ix.refreshHandingOff();
+    assert.ok(!next.unchanged, 'a change answers with the rows');
+    assert.deepEqual([next.stats.filesRead, next.stats.filesResumed], [0, 1]);
+    assert.equal(next.rollouts.length, cold.rollouts.length + 1);
+    assert.deepEqual(next.rollouts, (await fresh()).rollouts);
+    assert.equal(next.text?.ranges.size, next.rollouts.length);
+    assert.ok(placed(next));
+    assert.equal((await ix.refreshHandingOff()).unchanged, true);
+  });
+
   thirdPartyFiles.test('a cache changed behind the indexer is not trusted: the run is read again', async () => {
     const root = join(folder.root, 'run');
     const { counter, own, indexer: ix } = indexer(root);

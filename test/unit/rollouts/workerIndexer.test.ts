@@ -31,6 +31,14 @@ function tempFolder(): { root: string; cleanup(): void } {
   return { root, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 
+/** A trajectory file that makes a generated run's `acme__widgets-1000` one attempt longer. */
+const writeEleventhAttempt = (root: string) =>
+  writeJson(
+    root,
+    'attempt_11/acme__widgets-1000.traj.json',
+    miniSweAgentTraj({ instance: 'acme__widgets-1000', steps: workSteps(4), exit: 'Submitted', patch: '' }),
+  );
+
 describe('indexing in a worker thread', () => {
   const folder = suiteRolloutFolder();
 
@@ -126,11 +134,7 @@ describe('indexing in a worker thread', () => {
         assert.equal(again.stats.filesRead, 0);
         assert.equal(again.stats.filesCached, again.stats.files);
         assert.deepEqual(again.rollouts, first.rollouts);
-        writeJson(
-          run.root,
-          'attempt_11/acme__widgets-1000.traj.json',
-          miniSweAgentTraj({ instance: 'acme__widgets-1000', steps: workSteps(4), exit: 'Submitted', patch: '' }),
-        );
+        writeEleventhAttempt(run.root);
         const grown = await w.refresh();
         assert.equal(grown.stats.filesRead, 1);
         assert.equal(grown.rollouts.length, first.rollouts.length + 1);
@@ -154,6 +158,30 @@ describe('indexing in a worker thread', () => {
       // Where each row's text lies crosses the thread by row: the host keys it by its own rows' ids.
       assert.equal(cold.text?.ranges.size, cold.rollouts.length);
       assert.deepEqual(warm.text, cold.text);
+    } finally {
+      run.cleanup();
+      cache.cleanup();
+    }
+  });
+
+  test('with a cache folder, an unchanged refresh keeps the rows and their text places, and a change brings every row again', async () => {
+    const run = tempFolder();
+    const cache = tempFolder();
+    try {
+      writeGeneratedRun(run.root, 20, 10, 'light');
+      await withWorker(run.root, { cacheDir: cache.root }, async (w) => {
+        const cold = await w.refresh();
+        const again = await w.refresh();
+        assert.equal(again.stats.filesRead, 0);
+        assert.equal(again.rollouts, cold.rollouts, 'the rows the host holds, not sent again');
+        assert.deepEqual(again.text, cold.text);
+        writeEleventhAttempt(run.root);
+        const grown = await w.refresh();
+        assert.equal(grown.stats.filesRead, 1);
+        assert.deepEqual(grown.rollouts, (await indexRollouts(run.root)).rollouts);
+        assert.equal(grown.text?.ranges.size, grown.rollouts.length);
+        assert.ok(grown.text?.ranges.has('attempt_11/acme__widgets-1000.traj.json'));
+      });
     } finally {
       run.cleanup();
       cache.cleanup();

@@ -19,7 +19,10 @@
  *           rollouts that match), one that matches nothing and one that matches most rows; and
  *           the CLI's search, whose hits' excerpts read the matching rollouts' files
  * CPU time is given beside wall time: on a shared machine wall time measures the machine.
- * Usage: node --import tsx bench/rollouts/scale.ts [--small 1000] [--large 10000] [--keep DIR]
+ * The cold index runs `--cold-runs` times at each size (3 unless told), each with an empty cache
+ * folder: one run's peak at 100,000 varies by 100 MB on a quiet machine (when the collector
+ * runs against where the reads stand), so the ratio is of the medians, and the range is shown.
+ * Usage: node --import tsx bench/rollouts/scale.ts [--small 1000] [--large 10000] [--cold-runs 3] [--keep DIR]
  */
 import '../../test/helpers/families';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -153,6 +156,11 @@ function measure(variant: string, root: string, cache: string): Measure {
 
 const load = () => loadavg()[0]!.toFixed(1);
 
+/** The run whose `key` is the median (the lower middle of an even count). */
+function median<T>(runs: T[], key: (run: T) => number): T {
+  return [...runs].sort((a, b) => key(a) - key(b))[(runs.length - 1) >> 1]!;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -160,6 +168,7 @@ async function main(): Promise<void> {
       root: { type: 'string' },
       cache: { type: 'string' },
       small: { type: 'string', default: '1000' },
+      'cold-runs': { type: 'string', default: '3' },
       large: { type: 'string', default: '10000' },
       keep: { type: 'string' },
     },
@@ -169,6 +178,7 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'swe-workbench-bench-scale-cache-'));
   const sizes = [Number(values.small), Number(values.large)];
   const results = new Map<number, Record<string, Measure>>();
+  const peaks = new Map<number, number[]>();
   try {
     for (const instances of sizes) {
       const root = join(base, `run-${instances}`);
@@ -180,7 +190,13 @@ async function main(): Promise<void> {
       const cache = join(work, `cache-${instances}`);
       const r: Record<string, Measure> = {};
       console.log(`${instances * ATTEMPTS} rollouts: cold (load ${load()})`);
-      r.cold = measure('cold', root, cache);
+      // The first run's cache is the warm run's; the others start from empty folders of their own.
+      const colds = Array.from({ length: Number(values['cold-runs']) }, (_, i) => measure('cold', root, i === 0 ? cache : `${cache}-cold-${i}`));
+      r.cold = median(colds, (m) => m.peakRssMb);
+      peaks.set(
+        instances,
+        colds.map((m) => m.peakRssMb).sort((a, b) => a - b),
+      );
       console.log(`${instances * ATTEMPTS} rollouts: warm (load ${load()})`);
       r.warm = measure('warm', root, cache);
       console.log(`${instances * ATTEMPTS} rollouts: cold in the worker (load ${load()})`);
@@ -195,7 +211,10 @@ async function main(): Promise<void> {
       console.log(`${name.padEnd(42)} ${f(small!).padStart(22)} ${f(large!).padStart(22)}`);
     console.log(`\n${'rollouts'.padEnd(42)} ${label(sizes[0]!).padStart(22)} ${label(sizes[1]!).padStart(22)}`);
     row('cold: wall / CPU (s)', (m) => `${(m.cold!.ms / 1000).toFixed(1)} / ${(m.cold!.cpuMs / 1000).toFixed(1)}`);
-    row('cold: peak RSS (MB)', (m) => m.cold!.peakRssMb.toFixed(0));
+    row(`cold: peak RSS, median of ${values['cold-runs']} (range) (MB)`, (m) => {
+      const all = peaks.get(m === small ? sizes[0]! : sizes[1]!)!;
+      return `${m.cold!.peakRssMb.toFixed(0)} (${all[0]!.toFixed(0)}-${all[all.length - 1]!.toFixed(0)})`;
+    });
     row('warm: wall / CPU (s)', (m) => `${(m.warm!.ms / 1000).toFixed(2)} / ${(m.warm!.cpuMs / 1000).toFixed(2)}`);
     row('warm: peak RSS (MB)', (m) => m.warm!.peakRssMb.toFixed(0));
     row('warm / cold: wall, CPU', (m) => `${((100 * m.warm!.ms) / m.cold!.ms).toFixed(1)}%, ${((100 * m.warm!.cpuMs) / m.cold!.cpuMs).toFixed(1)}%`);

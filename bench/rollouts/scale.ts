@@ -52,6 +52,8 @@ interface Measure {
   againCpuMs?: number;
   table?: Record<string, number>;
   heldMb?: { kept: number; handedOff: number };
+  /** The lowest and highest peak of the cold runs whose median this is. */
+  peakRangeMb?: [number, number];
 }
 
 function timed<T>(run: () => T): { value: T; ms: number } {
@@ -178,7 +180,6 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'swe-workbench-bench-scale-cache-'));
   const sizes = [Number(values.small), Number(values.large)];
   const results = new Map<number, Record<string, Measure>>();
-  const peaks = new Map<number, number[]>();
   try {
     for (const instances of sizes) {
       const root = join(base, `run-${instances}`);
@@ -192,11 +193,8 @@ async function main(): Promise<void> {
       console.log(`${instances * ATTEMPTS} rollouts: cold (load ${load()})`);
       // The first run's cache is the warm run's; the others start from empty folders of their own.
       const colds = Array.from({ length: Number(values['cold-runs']) }, (_, i) => measure('cold', root, i === 0 ? cache : `${cache}-cold-${i}`));
-      r.cold = median(colds, (m) => m.peakRssMb);
-      peaks.set(
-        instances,
-        colds.map((m) => m.peakRssMb).sort((a, b) => a - b),
-      );
+      const peaks = colds.map((m) => m.peakRssMb);
+      r.cold = { ...median(colds, (m) => m.peakRssMb), peakRangeMb: [Math.min(...peaks), Math.max(...peaks)] };
       console.log(`${instances * ATTEMPTS} rollouts: warm (load ${load()})`);
       r.warm = measure('warm', root, cache);
       console.log(`${instances * ATTEMPTS} rollouts: cold in the worker (load ${load()})`);
@@ -212,8 +210,8 @@ async function main(): Promise<void> {
     console.log(`\n${'rollouts'.padEnd(42)} ${label(sizes[0]!).padStart(22)} ${label(sizes[1]!).padStart(22)}`);
     row('cold: wall / CPU (s)', (m) => `${(m.cold!.ms / 1000).toFixed(1)} / ${(m.cold!.cpuMs / 1000).toFixed(1)}`);
     row(`cold: peak RSS, median of ${values['cold-runs']} (range) (MB)`, (m) => {
-      const all = peaks.get(m === small ? sizes[0]! : sizes[1]!)!;
-      return `${m.cold!.peakRssMb.toFixed(0)} (${all[0]!.toFixed(0)}-${all[all.length - 1]!.toFixed(0)})`;
+      const [low, high] = m.cold!.peakRangeMb!;
+      return `${m.cold!.peakRssMb.toFixed(0)} (${low.toFixed(0)}-${high.toFixed(0)})`;
     });
     row('warm: wall / CPU (s)', (m) => `${(m.warm!.ms / 1000).toFixed(2)} / ${(m.warm!.cpuMs / 1000).toFixed(2)}`);
     row('warm: peak RSS (MB)', (m) => m.warm!.peakRssMb.toFixed(0));

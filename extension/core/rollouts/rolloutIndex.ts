@@ -137,7 +137,6 @@ export class RolloutIndexer implements RolloutIndexing {
     const stats: IndexStats = { files: listing.files.length, filesRead: 0, filesResumed: 0, filesCached: 0, bytesRead: 0 };
     if (this.cacheDiscarded) stats.cacheDiscarded = this.cacheDiscarded;
     const store = cacheDir && !settled ? new TextStoreWriter(cacheDir, rootKey(this.root), this.text?.store) : undefined;
-    let joinedNow = false;
     try {
       const next = await this.scanAll(listing.files, stats, signal, onProgress, store);
       const changed = stats.filesRead + stats.filesResumed > 0 || next.size !== this.entries.size;
@@ -145,7 +144,6 @@ export class RolloutIndexer implements RolloutIndexing {
       if (changed || this.cacheDiscarded || (!this.joined && !this.handedOff)) {
         this.joined = joinRollouts(fullEntries(next.values()));
         this.handedOff = false;
-        joinedNow = true;
       }
       if (cacheDir && (changed || this.cacheDiscarded)) {
         const full = fullEntries(next.values());
@@ -176,7 +174,8 @@ export class RolloutIndexer implements RolloutIndexing {
     const errors = [...listing.errors, ...[...this.entries.values()].flatMap((e) => e.errors)].sort((a, b) =>
       a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0),
     );
-    if (this.handedOff && !joinedNow) return { unchanged: true, root: this.root, errors, stats };
+    // Still handed off: nothing was joined since the caller took the rows.
+    if (this.handedOff) return { unchanged: true, root: this.root, errors, stats };
     const index: RolloutIndex = { root: this.root, rollouts: this.joined!, errors, stats, ...(this.text ? { text: this.text } : {}) };
     if (handOff) {
       // The caller has them now; kept is only the text store's name, which the next refresh appends to.

@@ -59,32 +59,20 @@ export function joinRollouts(entries: Iterable<FileEntry>): Rollout[] {
  * read, never changed in place.
  */
 function sharing() {
+  const intern = <T>(map: Map<string, T>, key: string, value: T): T => {
+    const known = map.get(key);
+    if (known !== undefined) return known;
+    map.set(key, value);
+    return value;
+  };
   const instances = new Map<string, string>();
   const tags = new Map<string, FailureClass[]>();
   const evidence = new Map<string, Evidence>();
   return {
-    instance(name: string): string {
-      const known = instances.get(name);
-      if (known !== undefined) return known;
-      instances.set(name, name);
-      return name;
-    },
-    tags(list: FailureClass[]): FailureClass[] {
-      const key = list.join(' ');
-      const known = tags.get(key);
-      if (known) return known;
-      tags.set(key, list);
-      return list;
-    },
-    evidence(e: Evidence): Evidence {
-      // Failing tests are the evaluation's list, shared with it already; the rest is keyed by value.
-      if (e.tests !== undefined) return e;
-      const key = `${e.step ?? ''}\u0000${e.detail}`;
-      const known = evidence.get(key);
-      if (known && Object.keys(known).length === Object.keys(e).length) return known;
-      if (!known) evidence.set(key, e);
-      return e;
-    },
+    instance: (name: string) => intern(instances, name, name),
+    tags: (list: FailureClass[]) => intern(tags, list.join(' '), list),
+    // Failing tests are the evaluation's list, shared with it already; the rest is keyed by its members.
+    evidence: (e: Evidence) => (e.tests !== undefined ? e : intern(evidence, `${Object.keys(e).join(' ')}\u0000${e.step}\u0000${e.detail}`, e)),
   };
 }
 

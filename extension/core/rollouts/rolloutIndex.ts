@@ -138,7 +138,7 @@ export class RolloutIndexer implements RolloutIndexing {
     if (this.cacheDiscarded) stats.cacheDiscarded = this.cacheDiscarded;
     const store = cacheDir && !settled ? new TextStoreWriter(cacheDir, rootKey(this.root), this.text?.store) : undefined;
     try {
-      const next = await this.scanAll(listing.files, stats, signal, onProgress, store);
+      const next = settled ? this.unchanged(listing.files, stats, onProgress) : await this.scanAll(listing.files, stats, signal, onProgress, store);
       const changed = stats.filesRead + stats.filesResumed > 0 || next.size !== this.entries.size;
       this.entries = next;
       if (changed || this.cacheDiscarded || (!this.joined && !this.handedOff)) {
@@ -200,6 +200,16 @@ export class RolloutIndexer implements RolloutIndexing {
     this.joined = undefined;
     this.text = undefined;
     this.cacheDiscarded = result.discarded;
+  }
+
+  /**
+   * Every file as the entries hold it: their map stands as it is, and progress is told once. A
+   * copy of the map held 9 MB beside the first at 100,000 rollouts, for nothing read.
+   */
+  private unchanged(files: ListedFile[], stats: IndexStats, onProgress?: (p: IndexProgress) => void): Map<string, FileEntry | CachedFile> {
+    stats.filesCached = files.length;
+    if (files.length > 0) onProgress?.({ done: files.length, total: files.length, file: files[files.length - 1]!.path });
+    return this.entries;
   }
 
   /** Reads what changed since the last refresh; an unreadable file becomes an entry holding its error. */

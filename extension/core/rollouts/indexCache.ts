@@ -1,5 +1,5 @@
-import { createHash, type Hash } from 'node:crypto';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { FileEntry } from './fileEntry';
@@ -246,93 +246,168 @@ async function readEntries(file: string, at: number, part: Part & { count: numbe
 const WRITE_CHUNK = 1 << 20;
 
 /**
+ * Writes text to a file part by part, each part's length and SHA-1 counted as it goes. Each
+ * piece is encoded into one reused buffer as it is made, so the pieces die young: held as
+ * strings until a write, each megabyte outlived the write's await and was moved to the old
+ * generation, which a cold index of 100,000 rollouts then grew by 80 MB.
+ */
+class PartWriter {
+  private readonly buf = Buffer.allocUnsafe(WRITE_CHUNK);
+  private used = 0;
+  private hash = createHash('sha1');
+  private bytes = 0;
+  /** Bytes written to the file so far, buffered ones included. */
+  written = 0;
+
+  constructor(private readonly out: FileHandle) {}
+
+  /** Adds `text` to the part being written; unhashed text (the header, the trailer) is in no part. */
+  async put(text: string, hashed = true): Promise<void> {
+    const size = Buffer.byteLength(text);
+    if (this.used + size > this.buf.length) await this.flush();
+    if (size > this.buf.length) {
+      const whole = Buffer.from(text);
+      if (hashed) this.hash.update(whole);
+      await this.writeAll(whole, size);
+    } else {
+      this.buf.write(text, this.used);
+      if (hashed) this.hash.update(this.buf.subarray(this.used, this.used + size));
+      this.used += size;
+    }
+    if (hashed) this.bytes += size;
+    this.written += size;
+  }
+
+  /** Copies `bytes` bytes of `file` in as a part whose checksum is already known. */
+  async copy(file: string, part: Part): Promise<void> {
+    await this.flush();
+    const from = await open(file, 'r');
+    try {
+      for (let at = 0; at < part.bytes;) {
+        const { bytesRead } = await from.read(this.buf, 0, Math.min(this.buf.length, part.bytes - at), at);
+        if (bytesRead === 0) throw new Error(`${file} ended after ${at} of its ${part.bytes} bytes`);
+        await this.writeAll(this.buf, bytesRead);
+        at += bytesRead;
+      }
+    } finally {
+      await from.close();
+    }
+    this.written += part.bytes;
+  }
+
+  endPart(): Part {
+    const part = { bytes: this.bytes, sha1: this.hash.digest('hex') };
+    this.hash = createHash('sha1');
+    this.bytes = 0;
+    return part;
+  }
+
+  async flush(): Promise<void> {
+    await this.writeAll(this.buf, this.used);
+    this.used = 0;
+  }
+
+  private async writeAll(data: Buffer, length: number): Promise<void> {
+    for (let at = 0; at < length;) at += (await this.out.write(data, at, length - at)).bytesWritten;
+  }
+}
+
+/** The entries part, written to a file of its own before the rows are joined (`spoolEntries`). */
+export interface SpooledEntries extends Part {
+  file: string;
+  count: number;
+}
+
+/**
+ * Writes the entries part of the cache to a temporary file in `cacheDir`, so a cold index can
+ * let the entries go before it joins the rows: held until the cache was written, they stood
+ * beside the rows at the peak. `saveCache` copies the part in and removes the file.
+ */
+export async function spoolEntries(cacheDir: string, root: string, entries: readonly FileEntry[]): Promise<SpooledEntries> {
+  await mkdir(cacheDir, { recursive: true });
+  const file = `${cacheFile(cacheDir, root)}.${process.pid}.${Date.now()}.entries.tmp`;
+  const out = await open(file, 'w');
+  try {
+    const writer = new PartWriter(out);
+    for (const entry of entries) await writer.put(JSON.stringify(entry) + '\n');
+    await writer.flush();
+    await out.close();
+    return { file, count: entries.length, ...writer.endPart() };
+  } catch (err) {
+    await out.close().catch(() => undefined);
+    await rm(file, { force: true });
+    throw err;
+  }
+}
+
+/**
  * Written part by part to a temporary file and renamed, so a reader never sees half a cache.
- * `text` places rows in the text store `name` (a file in `cacheDir` of `bytes` bytes).
- * Returns what reads the entries back from the saved file, as `loadCache` does.
+ * `files` are the stat lines of `entries`, in the same order; `entries` are the full entries,
+ * or the part `spoolEntries` wrote of them (copied in, then removed, whether or not the save
+ * succeeds). `text` places rows in the text store `name` (a file in `cacheDir` of `bytes`
+ * bytes). Returns what reads the entries back from the saved file, as `loadCache` does.
  */
 export async function saveCache(
   cacheDir: string,
   root: string,
-  entries: FileEntry[],
+  files: readonly CachedFile[],
+  entries: readonly FileEntry[] | SpooledEntries,
   rollouts: Rollout[],
   text?: { name: string; bytes: number; ranges: ReadonlyMap<string, TextRange> },
 ): Promise<NonNullable<LoadedCache['entries']>> {
-  await mkdir(cacheDir, { recursive: true });
   const target = cacheFile(cacheDir, root);
   const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
-  const out = await open(temp, 'w');
   let entriesAt = 0;
   let entriesPart: Part & { count: number };
   try {
-    // Each piece is encoded into one reused buffer as it is made, so the pieces die young: held
-    // as strings until a write, each megabyte outlived the write's await and was moved to the
-    // old generation, which a cold index of 100,000 rollouts then grew by 80 MB.
-    const buf = Buffer.allocUnsafe(WRITE_CHUNK);
-    let used = 0;
-    const flush = async () => {
-      for (let at = 0; at < used;) at += (await out.write(buf, at, used - at)).bytesWritten;
-      used = 0;
-    };
-    const put = async (textPart: string, digest?: Hash) => {
-      const size = Buffer.byteLength(textPart);
-      if (used + size > buf.length) await flush();
-      if (size > buf.length) {
-        const whole = Buffer.from(textPart);
-        digest?.update(whole);
-        for (let at = 0; at < size;) at += (await out.write(whole, at, size - at)).bytesWritten;
+    await mkdir(cacheDir, { recursive: true });
+    const out = await open(temp, 'w');
+    try {
+      const writer = new PartWriter(out);
+      await writer.put(JSON.stringify({ version: CACHE_VERSION, root }) + '\n', false);
+      const section: FilesSection = { paths: [], sizes: [], mtimes: [], errors: [] };
+      files.forEach((e, i) => {
+        section.paths.push(e.path);
+        section.sizes.push(e.size);
+        section.mtimes.push(e.mtimeMs);
+        if (e.errors.length > 0) section.errors.push([i, e.errors]);
+      });
+      await writer.put(JSON.stringify(section) + '\n');
+      const filesPart = writer.endPart();
+      for (const piece of rowsJson(rollouts)) await writer.put(piece);
+      await writer.put('\n');
+      const rowsPart = writer.endPart();
+      const textSection: TextSection = text ? textByRow(text.ranges, rollouts) : { ids: [], offsets: [], lengths: [] };
+      await writer.put(JSON.stringify(textSection) + '\n');
+      const textPart = writer.endPart();
+      entriesAt = writer.written;
+      if ('file' in entries) {
+        await writer.copy(entries.file, entries);
+        entriesPart = { bytes: entries.bytes, sha1: entries.sha1, count: entries.count };
       } else {
-        buf.write(textPart, used);
-        digest?.update(buf.subarray(used, used + size));
-        used += size;
+        for (const entry of entries) await writer.put(JSON.stringify(entry) + '\n');
+        entriesPart = { ...writer.endPart(), count: entries.length };
       }
-      return size;
-    };
-    const headerBytes = await put(JSON.stringify({ version: CACHE_VERSION, root }) + '\n');
-    let hash = createHash('sha1');
-    let bytes = 0;
-    const write = async (textPart: string) => {
-      bytes += await put(textPart, hash);
-    };
-    const endPart = (): Part => {
-      const part = { bytes, sha1: hash.digest('hex') };
-      hash = createHash('sha1');
-      bytes = 0;
-      return part;
-    };
-    const files: FilesSection = { paths: [], sizes: [], mtimes: [], errors: [] };
-    entries.forEach((e, i) => {
-      files.paths.push(e.path);
-      files.sizes.push(e.size);
-      files.mtimes.push(e.mtimeMs);
-      if (e.errors.length > 0) files.errors.push([i, e.errors]);
-    });
-    await write(JSON.stringify(files) + '\n');
-    const filesPart = endPart();
-    for (const piece of rowsJson(rollouts)) await write(piece);
-    await write('\n');
-    const rowsPart = endPart();
-    const textSection: TextSection = text ? textByRow(text.ranges, rollouts) : { ids: [], offsets: [], lengths: [] };
-    await write(JSON.stringify(textSection) + '\n');
-    const textPart = endPart();
-    entriesAt = headerBytes + filesPart.bytes + rowsPart.bytes + textPart.bytes;
-    for (const entry of entries) await write(JSON.stringify(entry) + '\n');
-    entriesPart = { ...endPart(), count: entries.length };
-    await put(
-      JSON.stringify({
-        files: filesPart,
-        rows: rowsPart,
-        text: textPart,
-        entries: entriesPart,
-        ...(text ? { store: { name: text.name, bytes: text.bytes } } : {}),
-      }) + '\n',
-    );
-    await flush();
+      await writer.put(
+        JSON.stringify({
+          files: filesPart,
+          rows: rowsPart,
+          text: textPart,
+          entries: entriesPart,
+          ...(text ? { store: { name: text.name, bytes: text.bytes } } : {}),
+        }) + '\n',
+        false,
+      );
+      await writer.flush();
+    } finally {
+      await out.close();
+    }
+    await rename(temp, target);
   } catch (err) {
-    await out.close();
     await rm(temp, { force: true });
     throw err;
+  } finally {
+    if ('file' in entries) await rm(entries.file, { force: true });
   }
-  await out.close();
-  await rename(temp, target);
   return () => readEntries(target, entriesAt, entriesPart);
 }

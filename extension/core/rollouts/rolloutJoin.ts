@@ -16,7 +16,7 @@ import type { AttemptSource, Evaluation, Evidence, FailureClass, Prediction, Rol
  * report.
  */
 export function joinRollouts(entries: Iterable<FileEntry>): Rollout[] {
-  const trajectories: Array<{ path: string; facts: TrajectoryFacts }> = [];
+  const trajectories: Array<{ path: string; facts: TrajectoryFacts } | undefined> = [];
   const evaluations = new Map<string, Array<Scoped<Evaluation>>>();
   const predictions = new Map<string, Array<Scoped<Prediction>>>();
   // A Harbor trial's result names the task of every trajectory in its trial folder.
@@ -32,7 +32,11 @@ export function joinRollouts(entries: Iterable<FileEntry>): Rollout[] {
   }
   const known = new Set([...evaluations.keys(), ...predictions.keys()]);
   const share = sharing();
-  const rollouts = trajectories.map(({ path, facts }) => {
+  // Each trajectory's facts are let go once its row is made: with entries that are let go as
+  // they are read (a cold index's), the facts do not stand beside all the rows.
+  const rollouts = trajectories.map((_, i) => {
+    const { path, facts } = trajectories[i]!;
+    trajectories[i] = undefined;
     const folder = posix.dirname(path);
     const trial = nearest(harborTrials, folder);
     // Harbor names trial folders `<task>__<random>`: its trials are numbered in path order.

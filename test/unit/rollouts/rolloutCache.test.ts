@@ -1,7 +1,7 @@
 import '../../helpers/families';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cacheFile } from '../../../extension/core/rollouts/indexCache';
@@ -296,6 +296,26 @@ describe('an indexer with a cache folder, refreshed in one process', () => {
     assert.equal(next.text?.ranges.size, next.rollouts.length);
     assert.ok(placed(next));
     assert.equal((await ix.refreshHandingOff()).unchanged, true);
+  });
+
+  thirdPartyFiles.test('a cold index whose cache cannot be written fails, leaves no temporary file, and is read whole next time', async () => {
+    const root = join(folder.root, 'run');
+    const { own, indexer: ix } = indexer(root);
+    // A folder where the cache file goes: the entries are written aside first, then the rename fails.
+    mkdirSync(cacheFile(own, root));
+    await assert.rejects(ix.refresh(), /EISDIR|ENOTEMPTY|EEXIST|illegal operation on a directory/);
+    assert.deepEqual(
+      readdirSync(own).filter((name) => name.endsWith('.tmp')),
+      [],
+    );
+    rmdirSync(cacheFile(own, root));
+    const next = await ix.refresh();
+    assert.equal(next.stats.filesRead, next.stats.files);
+    assert.deepEqual(next.rollouts, (await indexRollouts(root)).rollouts);
+    assert.deepEqual(
+      readdirSync(own).filter((name) => name.endsWith('.tmp')),
+      [],
+    );
   });
 
   thirdPartyFiles.test('a cache changed behind the indexer is not trusted: the run is read again', async () => {

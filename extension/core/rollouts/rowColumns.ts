@@ -84,7 +84,18 @@ function* columns(rollouts: readonly Rollout[]): Generator<{ table: Table; colum
   // JSON null is the number columns' undefined.
   const num = (n: number | undefined) => (n === undefined ? null : n);
   const flag = (b: boolean | null | undefined) => (b === undefined ? -1 : b === null ? null : b ? 1 : 0);
-  const json = (v: unknown) => (v === undefined ? -1 : str(JSON.stringify(v)));
+  // Rows share their tags and evidence (the join and decodeRows give equal ones one object):
+  // each is written once by identity, not turned into a JSON text per row and looked up.
+  const jsonIndex = new Map<unknown, number>();
+  const json = (v: unknown) => {
+    if (v === undefined) return -1;
+    let i = jsonIndex.get(v);
+    if (i === undefined) {
+      i = str(JSON.stringify(v));
+      jsonIndex.set(v, i);
+    }
+    return i;
+  };
   const evaluations: Evaluation[] = [];
   const predictions: Prediction[] = [];
   const evaluationIndex = new Map<Evaluation, number>();
@@ -151,6 +162,9 @@ function* columns(rollouts: readonly Rollout[]): Generator<{ table: Table; colum
   yield { strings };
 }
 
+/** Strings written per piece of the rows' JSON text. */
+const STRINGS_PER_PIECE = 4096;
+
 /**
  * The rows' part of the cache as JSON text, a column at a time: the rows held by columns at once
  * were a cold index's largest allocation after the rows themselves. Parses to a RowsSection.
@@ -159,7 +173,13 @@ export function* rowsJson(rollouts: readonly Rollout[]): Generator<string> {
   let open: Table | undefined;
   for (const part of columns(rollouts)) {
     if ('strings' in part) {
-      yield `},"strings":${JSON.stringify(part.strings)}}`;
+      // In pieces: one JSON text of 100,000 rows' strings was 20 MB, and its bytes as much again.
+      yield '},"strings":[';
+      for (let i = 0; i < part.strings.length; i += STRINGS_PER_PIECE) {
+        const piece = JSON.stringify(part.strings.slice(i, i + STRINGS_PER_PIECE));
+        yield `${i > 0 ? ',' : ''}${piece.slice(1, -1)}`;
+      }
+      yield ']}';
       break;
     }
     const first = open !== part.table;

@@ -4,11 +4,11 @@ import { join, resolve, sep } from 'node:path';
 import { CancelledError, InputError, throwIfAborted } from '../errors';
 import { fsInputError } from '../input/inputSource';
 import { factsThrough, indexError, isUnchanged, scanFile, type FileEntry, type FileScan, type ReadMode, type TrajectoryImporter } from './fileEntry';
-import { loadCache, rootKey, saveCache, spoolEntries, type CachedFile, type LoadedCache, type RowText, type TextRange } from './indexCache';
+import { EntrySpool, loadCache, rootKey, saveCache, spooledEntries, type CachedFile, type LoadedCache, type RowText, type TextRange } from './indexCache';
 import type { IndexError, Rollout } from './record';
-import { joinRollouts } from './rolloutJoin';
+import { joinReported, joinRollouts, type PlacedFacts, type RunReports } from './rolloutJoin';
 import { summarizeTrajectory } from './trajectorySummary';
-import { TextStoreWriter, trajectoryText } from './textStore';
+import { TextStoreWriter, inStore, trajectoryText } from './textStore';
 
 export interface IndexProgress {
   done: number;
@@ -137,19 +137,21 @@ export class RolloutIndexer implements RolloutIndexing {
     const stats: IndexStats = { files: listing.files.length, filesRead: 0, filesResumed: 0, filesCached: 0, bytesRead: 0 };
     if (this.cacheDiscarded) stats.cacheDiscarded = this.cacheDiscarded;
     const store = cacheDir && !settled ? new TextStoreWriter(cacheDir, rootKey(this.root), this.text?.store) : undefined;
+    // Nothing known of the run: every file is read, and its entry goes to the cache as it comes.
+    const cold = cacheDir && store && this.entries.size === 0 ? new ColdRead(new EntrySpool(cacheDir, this.root)) : undefined;
     try {
       const before = this.entries.size;
-      // Held by the indexer alone, not by a local here: a cold index lets the entries go before
-      // it joins the rows (`joinAndSave`).
-      this.entries = settled ? this.unchanged(listing.files, stats, onProgress) : await this.scanAll(listing.files, stats, signal, onProgress, store);
+      this.entries = settled ? this.unchanged(listing.files, stats, onProgress) : await this.scanAll(listing.files, stats, signal, onProgress, store, cold);
       const changed = stats.filesRead + stats.filesResumed > 0 || this.entries.size !== before;
-      if (cacheDir && (changed || this.cacheDiscarded)) await this.joinAndSave(cacheDir, store, stats.filesRead === stats.files);
+      if (cacheDir && store && cold) await this.joinSpooled(cacheDir, store, cold);
+      else if (cacheDir && (changed || this.cacheDiscarded)) await this.joinAndSave(cacheDir, store);
       else if (changed || this.cacheDiscarded || (!this.joined && !this.handedOff)) {
         this.joined = joinRollouts(fullEntries(this.entries.values()));
         this.handedOff = false;
       }
     } finally {
       store?.discard();
+      await cold?.spool.discard();
     }
     const errors = [...listing.errors, ...[...this.entries.values()].flatMap((e) => e.errors)].sort((a, b) =>
       a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0),
@@ -167,39 +169,46 @@ export class RolloutIndexer implements RolloutIndexing {
   }
 
   /**
-   * Joins the rows and saves the cache. After a cold index (`allRead`) the cache holds the full
-   * entries: kept are their stat lines, and the entries are read back when a file changes, as
-   * after loading the cache. A host indexing 100,000 finished rollouts held 80 MB of entries for
-   * the session. Their part of the cache is written first, and the join takes them one by one
-   * as they leave, so they no longer stand beside the rows: at 100,000 rollouts the live heap
-   * after the join went from 136 to 104 MB. A run being written
-   * keeps them: reading them back cost each of its re-indexes 1.5 s of CPU at that size.
+   * Joins the rows and saves the cache, keeping the full entries: a run being written is
+   * re-indexed as it grows, and reading its entries back from the cache cost each re-index of
+   * 100,000 rollouts 1.5 s of CPU.
    */
-  private async joinAndSave(cacheDir: string, store: TextStoreWriter | undefined, allRead: boolean): Promise<void> {
-    const full = fullEntries(this.entries.values()).sort((a, b) => (a.path < b.path ? -1 : 1));
+  private async joinAndSave(cacheDir: string, store: TextStoreWriter | undefined): Promise<void> {
+    const full = fullEntries(this.entries.values()).sort(byPath);
     const text = store ? { ...store.commit(full), ranges: textRanges(full) } : undefined;
     // The entries now place their texts in the new store, whether or not the cache is saved.
     this.text = text ? { store: join(cacheDir, text.name), ranges: text.ranges } : undefined;
     this.handedOff = false;
-    if (!allRead) {
-      this.joined = joinRollouts(full);
-      await saveCache(cacheDir, this.root, full, full, this.joined, text);
-    } else {
-      const lines = full.map(statLine);
-      const spooled = await spoolEntries(cacheDir, this.root, full);
-      this.entries = new Map(lines.map((l) => [l.path, l]));
-      try {
-        this.joined = joinRollouts(drain(full));
-        this.cachedEntries = await saveCache(cacheDir, this.root, lines, spooled, this.joined, text);
-      } catch (err) {
-        // The entries are gone from memory and not in a cache: the next refresh reads the run again.
-        this.entries = new Map();
-        this.joined = undefined;
-        this.text = undefined;
-        throw err;
-      }
-    }
+    this.joined = joinRollouts(full);
+    await saveCache(cacheDir, this.root, full, full, this.joined, text);
     await removeOtherStores(cacheDir, this.root, text?.name);
+    this.cacheDiscarded = undefined;
+  }
+
+  /**
+   * A cold index's join and save: the entries were written to the spool as they were read, and
+   * are read back from it one file at a time as the rows are made, so they never stand beside
+   * the rows. Kept are their stat lines; the full entries are read from the cache when a file
+   * changes, as after loading the cache. At 100,000 rollouts the entries were 80 MB, held from
+   * the first file read to the join.
+   */
+  private async joinSpooled(cacheDir: string, store: TextStoreWriter, cold: ColdRead): Promise<void> {
+    const spooled = await cold.spool.close();
+    const text = { ...store.commitSpool(), ranges: cold.ranges };
+    this.text = { store: join(cacheDir, text.name), ranges: text.ranges };
+    this.handedOff = false;
+    const lines = [...this.entries.values()].sort(byPath);
+    try {
+      this.joined = joinReported(cold.reports(), placedFacts(spooledEntries(spooled), this.entries));
+      this.cachedEntries = await saveCache(cacheDir, this.root, lines, spooled, this.joined, text);
+    } catch (err) {
+      // The entries are not in memory and not in a cache: the next refresh reads the run again.
+      this.entries = new Map();
+      this.joined = undefined;
+      this.text = undefined;
+      throw err;
+    }
+    await removeOtherStores(cacheDir, this.root, text.name);
     this.cacheDiscarded = undefined;
   }
 
@@ -236,6 +245,7 @@ export class RolloutIndexer implements RolloutIndexing {
     signal?: AbortSignal,
     onProgress?: (p: IndexProgress) => void,
     store?: TextStoreWriter,
+    cold?: ColdRead,
   ): Promise<Map<string, FileEntry | CachedFile>> {
     const next = new Map<string, FileEntry | CachedFile>();
     const text = store ? (t: Parameters<typeof trajectoryText>[0]) => store.append(trajectoryText(t)) : undefined;
@@ -261,7 +271,7 @@ export class RolloutIndexer implements RolloutIndexing {
           return { entry: unreadable(file, err), mode: 'full', bytesRead: 0 };
         },
       );
-      next.set(file.path, scan.entry);
+      next.set(file.path, cold ? await cold.keep(scan.entry) : scan.entry);
       count(stats, scan.mode, scan.bytesRead);
       onProgress?.({ done: ++done, total: files.length, file: file.path });
     });
@@ -285,13 +295,43 @@ function statLine(e: FileEntry): CachedFile {
   return { path: e.path, size: e.size, mtimeMs: e.mtimeMs, errors: e.errors };
 }
 
-/** The items of `list` in order, each slot emptied as its item is taken: `list` no longer holds them. */
-function* drain<T>(list: T[]): Generator<T> {
-  const slots = list as Array<T | undefined>;
-  for (let i = 0; i < slots.length; i++) {
-    const item = slots[i]!;
-    slots[i] = undefined;
-    yield item;
+const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : 1);
+
+/**
+ * What a cold index keeps of each file it reads, as it reads it: its stat line, its reports
+ * (what the join needs of every file before any row) and where its texts lie in the store. The
+ * entry itself goes to the spool.
+ */
+class ColdRead {
+  readonly ranges = new Map<string, TextRange>();
+  private readonly files: Array<{ path: string } & RunReports> = [];
+
+  constructor(readonly spool: EntrySpool) {}
+
+  async keep(entry: FileEntry): Promise<CachedFile> {
+    // The store is the spool the texts were written to (`TextStoreWriter.commitSpool`).
+    if (entry.texts) entry.texts = entry.texts.map(inStore);
+    addTextRanges(this.ranges, entry);
+    if (entry.evaluations.length > 0 || entry.predictions.length > 0)
+      this.files.push({ path: entry.path, evaluations: entry.evaluations, predictions: entry.predictions });
+    await this.spool.add(entry);
+    return statLine(entry);
+  }
+
+  /** In path order, as the join of a warm index sees them: which report applies is decided in that order at equal depth. */
+  reports(): RunReports[] {
+    return this.files.sort(byPath);
+  }
+}
+
+/**
+ * Each trajectory of the spooled entries with its file's path as the listing found it, the
+ * string its stat line holds: the spool's parse makes a copy of it per file.
+ */
+function* placedFacts(entries: Iterable<FileEntry>, listed: ReadonlyMap<string, { path: string }>): Generator<PlacedFacts> {
+  for (const e of entries) {
+    const path = listed.get(e.path)?.path ?? e.path;
+    for (const facts of e.trajectories) yield { path, facts };
   }
 }
 
@@ -311,8 +351,12 @@ function fullEntries(entries: Iterable<FileEntry | CachedFile>): FileEntry[] {
 /** Each row's text in the store, by the row's id (as the join names rows: the path, and the line in a JSONL file). */
 function textRanges(entries: FileEntry[]): Map<string, TextRange> {
   const ranges = new Map<string, TextRange>();
-  for (const e of entries) for (const [line, offset, length] of e.texts ?? []) ranges.set(line === null ? e.path : `${e.path}:${line}`, [offset, length]);
+  for (const e of entries) addTextRanges(ranges, e);
   return ranges;
+}
+
+function addTextRanges(ranges: Map<string, TextRange>, e: FileEntry): void {
+  for (const [line, offset, length] of e.texts ?? []) ranges.set(line === null ? e.path : `${e.path}:${line}`, [offset, length]);
 }
 
 /** One-shot indexing of `root`. */

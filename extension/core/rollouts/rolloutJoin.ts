@@ -16,13 +16,36 @@ import type { AttemptSource, Evaluation, Evidence, FailureClass, Prediction, Rol
  * report.
  */
 export function joinRollouts(entries: Iterable<FileEntry>): Rollout[] {
-  const trajectories: Array<{ path: string; facts: TrajectoryFacts } | undefined> = [];
+  const reports: RunReports[] = [];
+  const trajectories: Array<PlacedFacts | undefined> = [];
+  for (const e of entries) {
+    // The lists, not the entry: the entry's facts go once their rows are made.
+    reports.push({ evaluations: e.evaluations, predictions: e.predictions });
+    for (const facts of e.trajectories) trajectories.push({ path: e.path, facts });
+  }
+  return joinReported(reports, taken(trajectories));
+}
+
+/** What the join needs of every file before any row is made: the predictions and evaluations in it. */
+export type RunReports = Pick<FileEntry, 'evaluations' | 'predictions'>;
+
+/** A trajectory's facts and the file they were read from. */
+export interface PlacedFacts {
+  path: string;
+  facts: TrajectoryFacts;
+}
+
+/**
+ * The join over a run's reports, every file's, and its trajectories, taken one at a time: each
+ * trajectory's facts can be let go once its row is made, and a cold index reads them back one
+ * file at a time from where it wrote them (`rolloutIndex.ts`), so they never stand beside the rows.
+ */
+export function joinReported(reports: Iterable<RunReports>, trajectories: Iterable<PlacedFacts>): Rollout[] {
   const evaluations = new Map<string, Array<Scoped<Evaluation>>>();
   const predictions = new Map<string, Array<Scoped<Prediction>>>();
   // A Harbor trial's result names the task of every trajectory in its trial folder.
   const harborTrials: Array<Scoped<Evaluation>> = [];
-  for (const e of entries) {
-    for (const facts of e.trajectories) trajectories.push({ path: e.path, facts });
+  for (const e of reports) {
     for (const ev of e.evaluations) {
       const s = scoped(ev, ev.source === 'harbor-trial' ? posix.dirname(ev.file) : reportScope(ev.file, ev.instanceId), ev.source === 'run-report' ? 0 : 1);
       push(evaluations, ev.instanceId, s);
@@ -32,11 +55,8 @@ export function joinRollouts(entries: Iterable<FileEntry>): Rollout[] {
   }
   const known = new Set([...evaluations.keys(), ...predictions.keys()]);
   const share = sharing();
-  // Each trajectory's facts are let go once its row is made: with entries that are let go as
-  // they are read (a cold index's), the facts do not stand beside all the rows.
-  const rollouts = trajectories.map((_, i) => {
-    const { path, facts } = trajectories[i]!;
-    trajectories[i] = undefined;
+  const rollouts: Array<{ rollout: Rollout; explicit: { n: number; source: AttemptSource } | undefined }> = [];
+  for (const { path, facts } of trajectories) {
     const folder = posix.dirname(path);
     const trial = nearest(harborTrials, folder);
     // Harbor names trial folders `<task>__<random>`: its trials are numbered in path order.
@@ -44,22 +64,34 @@ export function joinRollouts(entries: Iterable<FileEntry>): Rollout[] {
     const rollout = rolloutOf(
       path,
       facts,
-      share.instance(instance),
+      share.string(instance),
       source,
       nearest(evaluations.get(instance), folder),
       nearest(predictions.get(instance), folder),
     );
+    rollout.format = share.string(rollout.format);
+    rollout.exitStatus = share.string(rollout.exitStatus);
     rollout.tags = share.tags(rollout.tags);
     rollout.evidence = share.evidence(rollout.evidence);
-    return { rollout, explicit: trial ? undefined : explicitAttempt(facts, path, instance) };
-  });
+    rollouts.push({ rollout, explicit: trial ? undefined : explicitAttempt(facts, path, instance) });
+  }
   numberAttempts(rollouts);
   return rollouts.map((r) => r.rollout).sort((a, b) => compareLocation(a, b));
 }
 
+/** The items of `list` in order, each slot emptied as its item is taken: `list` no longer holds them. */
+function* taken<T>(list: Array<T | undefined>): Generator<T> {
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i]!;
+    list[i] = undefined;
+    yield item;
+  }
+}
+
 /**
- * Rows with the same instance, tags or evidence share one string, list or object, as the rows
- * decoded from the cache or the worker do: 100,000 rows held 16 MB of equal copies. Rows are
+ * Rows with the same instance, format, exit status, tags or evidence share one string, list or
+ * object, as the rows decoded from the cache or the worker do: 100,000 rows held 16 MB of equal
+ * copies, and 9 MB more when their facts were parsed back from a cold index's spool. Rows are
  * read, never changed in place.
  */
 function sharing() {
@@ -69,11 +101,11 @@ function sharing() {
     map.set(key, value);
     return value;
   };
-  const instances = new Map<string, string>();
+  const strings = new Map<string, string>();
   const tags = new Map<string, FailureClass[]>();
   const evidence = new Map<string, Evidence>();
   return {
-    instance: (name: string) => intern(instances, name, name),
+    string: <T extends string | undefined>(text: T): T => (text === undefined ? text : (intern(strings, text, text) as T)),
     tags: (list: FailureClass[]) => intern(tags, list.join(' '), list),
     // Failing tests are the evaluation's list, shared with it already; the rest is keyed by its members.
     evidence: (e: Evidence) => (e.tests !== undefined ? e : intern(evidence, `${Object.keys(e).join(' ')}\u0000${e.step}\u0000${e.detail}`, e)),

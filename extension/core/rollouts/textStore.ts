@@ -117,17 +117,12 @@ export class TextStoreWriter {
    * can no longer be read is dropped; search reads that rollout's file instead.
    */
   commit(entries: readonly FileEntry[]): { name: string; bytes: number } {
-    this.flush();
-    closeSync(this.fd);
-    this.closed = true;
-    const name = `rollouts-${this.key}.${Date.now().toString(36)}.${randomBytes(4).toString('hex')}.text`;
-    const target = join(this.cacheDir, name);
     const kept = entries.some((e) => e.texts?.some(([, offset]) => offset >= 0));
     if (!kept) {
-      renameSync(this.spool, target);
-      for (const e of entries) if (e.texts) e.texts = e.texts.map(([line, offset, length]) => [line, -1 - offset, length]);
-      return { name, bytes: this.size };
+      for (const e of entries) if (e.texts) e.texts = e.texts.map(inStore);
+      return this.commitSpool();
     }
+    const { name, target } = this.close();
     const temp = this.tempName();
     const out = openSync(temp, 'w');
     const spool = openSync(this.spool, 'r');
@@ -164,11 +159,35 @@ export class TextStoreWriter {
     return { name, bytes: size };
   }
 
+  /**
+   * The spool as the store, when nothing is kept from an older one (a cold index): each text is
+   * where `inStore` places its spool range.
+   */
+  commitSpool(): { name: string; bytes: number } {
+    const { name, target } = this.close();
+    renameSync(this.spool, target);
+    return { name, bytes: this.size };
+  }
+
+  /** Closes the spool and names the store. */
+  private close(): { name: string; target: string } {
+    this.flush();
+    closeSync(this.fd);
+    this.closed = true;
+    const name = `rollouts-${this.key}.${Date.now().toString(36)}.${randomBytes(4).toString('hex')}.text`;
+    return { name, target: join(this.cacheDir, name) };
+  }
+
   discard(): void {
     if (!this.closed) closeSync(this.fd);
     this.closed = true;
     rmSync(this.spool, { force: true });
   }
+}
+
+/** A text's place in the store that `commitSpool` makes of the spool: its spool range. */
+export function inStore([line, offset, length]: [number | null, number, number]): [number | null, number, number] {
+  return [line, -1 - offset, length];
 }
 
 function tryOpen(file: string): number | undefined {

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CancelledError } from '../../../extension/core/errors';
 import { cacheFile } from '../../../extension/core/rollouts/indexCache';
 import { RolloutIndexer, indexRollouts, type IndexOptions, type RolloutIndex } from '../../../extension/core/rollouts/rolloutIndex';
 import { watchRollouts } from '../../../extension/core/rollouts/rolloutWatch';
@@ -316,6 +317,53 @@ describe('an indexer with a cache folder, refreshed in one process', () => {
       readdirSync(own).filter((name) => name.endsWith('.tmp')),
       [],
     );
+  });
+
+  thirdPartyFiles.test('a cold index cancelled while it reads leaves no temporary file, and the next one reads the whole run', async () => {
+    const root = join(folder.root, 'run');
+    const { own, indexer: ix } = indexer(root);
+    const controller = new AbortController();
+    // Cancelled once two files are read: their entries are in the spool, the rest unread.
+    const cancelled = ix.refresh(controller.signal, (p) => {
+      if (p.done === 2) controller.abort('cancelled by the test');
+    });
+    await assert.rejects(cancelled, (error: unknown) => error instanceof CancelledError);
+    assert.deepEqual(
+      readdirSync(own).filter((name) => name.endsWith('.tmp')),
+      [],
+    );
+    const next = await ix.refresh();
+    assert.ok(next.stats.files > 2);
+    assert.equal(next.stats.filesRead, next.stats.files);
+    assert.deepEqual(next.rollouts, (await indexRollouts(root)).rollouts);
+  });
+
+  test('a file whose cached entry is longer than a read of the cache is joined and read back whole', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'swe-workbench-rollouts-long-entry-'));
+    try {
+      // One JSONL file of 6,000 trajectories: its entry is one line of about 2 MB.
+      writeFileSync(join(root, 'run.jsonl'), Array.from({ length: 6000 }, (_, i) => record(`acme__widgets-${i}`, 2)).join('\n') + '\n');
+      writeFileSync(join(root, 'short.jsonl'), record('acme__gears-1', 3) + '\n');
+      const own = mkdtempSync(join(cacheDir, 'long-'));
+      const cold = await new RolloutIndexer(root, { cacheDir: own }).refresh();
+      const longest = Math.max(
+        ...readFileSync(cacheFile(own, root), 'utf8')
+          .split('\n')
+          .map((line) => line.length),
+      );
+      assert.ok(longest > 1 << 20, `the longest cache line is ${longest} characters`);
+      const inMemory = await indexRollouts(root);
+      assert.equal(cold.rollouts.length, 6001);
+      assert.deepEqual(cold.rollouts, inMemory.rollouts);
+      // A change reads the entries back from the cache, the long one whole.
+      appendFileSync(join(root, 'short.jsonl'), record('acme__gears-2', 3) + '\n');
+      const warm = new RolloutIndexer(root, { cacheDir: own });
+      const next = await warm.refresh();
+      assert.deepEqual([next.stats.filesCached, next.stats.filesResumed], [1, 1]);
+      assert.deepEqual(next.rollouts, (await indexRollouts(root)).rollouts);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   thirdPartyFiles.test('a cache changed behind the indexer is not trusted: the run is read again', async () => {

@@ -45,16 +45,24 @@ export function joinReported(reports: Iterable<RunReports>, trajectories: Iterab
   const predictions = new Map<string, Array<Scoped<Prediction>>>();
   // A Harbor trial's result names the task of every trajectory in its trial folder.
   const harborTrials: Array<Scoped<Evaluation>> = [];
+  const share = sharing();
+  // Each report and prediction parsed its instance id and model anew: 100,000 rollouts' 70,000
+  // predictions and 70,000 reports held 140,000 copies of 10,000 ids and 70,000 of one model.
   for (const e of reports) {
     for (const ev of e.evaluations) {
-      const s = scoped(ev, ev.source === 'harbor-trial' ? posix.dirname(ev.file) : reportScope(ev.file, ev.instanceId), ev.source === 'run-report' ? 0 : 1);
+      ev.instanceId = share.string(ev.instanceId);
+      const scope = share.string(ev.source === 'harbor-trial' ? posix.dirname(ev.file) : reportScope(ev.file, ev.instanceId));
+      const s = scoped(ev, scope, ev.source === 'run-report' ? 0 : 1);
       push(evaluations, ev.instanceId, s);
       if (ev.source === 'harbor-trial') harborTrials.push(s);
     }
-    for (const p of e.predictions) push(predictions, p.instanceId, scoped(p, posix.dirname(p.file), 0));
+    for (const p of e.predictions) {
+      p.instanceId = share.string(p.instanceId);
+      if (p.model !== undefined) p.model = share.string(p.model);
+      push(predictions, p.instanceId, scoped(p, share.string(posix.dirname(p.file)), 0));
+    }
   }
   const known = new Set([...evaluations.keys(), ...predictions.keys()]);
-  const share = sharing();
   const rollouts: Array<{ rollout: Rollout; explicit: { n: number; source: AttemptSource } | undefined }> = [];
   for (const { path, facts } of trajectories) {
     const folder = posix.dirname(path);

@@ -3,10 +3,12 @@
  * (bench/rollouts/generatedRun.ts, `light` size: SWE-agent `.traj`, mini-swe-agent `.traj.json`,
  * R2E-Gym JSONL, preds and run reports; 1,000 vs 10,000 instances x 10 attempts). Each variant
  * runs in its own child process, so its peak RSS is its own:
- *   cold    the index with an empty cache folder, in this thread (the CLI's way)
- *   warm    the index again over the unchanged folder in a fresh process, with the cold run's cache;
- *           `again` is a second refresh of the same indexer in that process (the extension host
- *           re-indexing as a run writes: the entries are in memory, only the folder is listed)
+ *   cold    the index with an empty cache folder, in this thread, with the young generation the
+ *           CLI relaunches itself with for `rollouts` (the CLI's way, `INDEX_HEAP_FLAG`)
+ *   warm    the index again over the unchanged folder in a fresh process, bounded the same way,
+ *           with the cold run's cache; `again` is a second refresh of the same indexer in that
+ *           process (the extension host re-indexing as a run writes: the entries are in memory,
+ *           only the folder is listed)
  *   worker  the cold index in the worker thread (`WorkerRolloutIndexer`, the extension host's way)
  *   held    what the worker's indexer keeps between refreshes, after a cold index: the live heap
  *           it holds when it keeps the rows (`refresh`, as in this thread) and when it hands them
@@ -30,6 +32,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { INDEX_HEAP_FLAG } from '../../extension/core/rollouts/indexHeap';
 import type { Rollout } from '../../extension/core/rollouts/record';
 import { RolloutIndexer, indexRollouts, type RolloutIndex } from '../../extension/core/rollouts/rolloutIndex';
 import { runStatistics } from '../../extension/core/rollouts/rolloutQuery';
@@ -153,7 +156,8 @@ async function child(variant: string, root: string, cache: string): Promise<void
 }
 
 function measure(variant: string, root: string, cache: string): Measure {
-  return measureInChild<Measure>(__filename, variant, { root, cache }, variant === 'held' ? ['--expose-gc'] : []);
+  const flags = { held: ['--expose-gc'], cold: [INDEX_HEAP_FLAG], warm: [INDEX_HEAP_FLAG] }[variant] ?? [];
+  return measureInChild<Measure>(__filename, variant, { root, cache }, flags);
 }
 
 const load = () => loadavg()[0]!.toFixed(1);

@@ -5,6 +5,8 @@
 import { guardOutput } from '../core/output/terminalText';
 import { CliError, type Command } from './command';
 import { errorText } from '../core/errors';
+import { INDEX_HEAP_FLAG } from '../core/rollouts/indexHeap';
+import { relaunchWith } from './relaunch';
 
 const commands: Record<string, () => Promise<Command>> = {
   image: async () => (await import('./image')).command,
@@ -19,6 +21,9 @@ const commands: Record<string, () => Promise<Command>> = {
   doctor: async () => (await import('./doctor')).command,
   tokens: async () => (await import('./tokens')).command,
 };
+
+/** The commands that index a folder of rollouts. */
+const INDEXING = new Set(['rollouts']);
 
 function usage(): string {
   const names = Object.keys(commands).sort();
@@ -48,6 +53,8 @@ async function main(argv: string[]): Promise<number> {
     stderr.stream.write(`swe-workbench: unknown command '${name}'\n\n${usage()}\n`);
     return 2;
   }
+  // An index's heap is bounded as in the extension's index worker; the flag must be there when Node starts.
+  if (INDEXING.has(name)) relaunchWith(INDEX_HEAP_FLAG);
   // The families (and the formats they read) are installed before a command module is loaded, so its usage text lists them.
   (await import('../families')).installScaffoldFamilies();
   const command = await load();

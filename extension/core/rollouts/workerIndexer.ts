@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { CancelledError, InputError, errorText } from '../errors';
 import { textByRow, textRangesOf, type RowText, type TextSection } from './indexCache';
+import { INDEX_YOUNG_GENERATION_MB } from './indexHeap';
 import { decodeRows, type RowsSection } from './rowColumns';
 import type { IndexError, Rollout } from './record';
 import type { IndexOptions, IndexProgress, IndexStats, RolloutIndex, RolloutIndexing } from './rolloutIndex';
@@ -33,15 +34,6 @@ export function toWireText(text: RowText, rows: readonly Rollout[]): WireText {
 /** A failure as it crosses the thread: the host throws the same class the in-thread index would. */
 type WireError =
   { kind: 'input'; file?: string; where?: string; problem: string } | { kind: 'cancelled'; message: string } | { kind: 'other'; message: string };
-
-/**
- * The worker's young generation, MB: three semi-spaces of 32 MB, what an index of 10,000
- * rollouts grows it to anyway. Unbounded, a longer index grew it to 64 MB semi-spaces, which
- * held only garbage: at 100,000 rollouts the process's peak RSS went from 593-632 MB to
- * 532-541 MB with this bound (three runs each), at 10,000 it stayed 256-270 MB, and the
- * index took about as long (33-38 s against 32-36 s).
- */
-const YOUNG_GENERATION_MB = 96;
 
 /** Rows per message: each is a structured clone the host's event loop takes in one turn. */
 export const ROWS_PER_MESSAGE = 2000;
@@ -149,7 +141,8 @@ export class WorkerRolloutIndexer implements RolloutIndexing {
     const worker = new Worker(file, {
       workerData: { root: this.root, options: this.options } satisfies WorkerSetup,
       ...(fromSource ? {} : { execArgv: [] }),
-      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+      // Unbounded, a long index grows it to where it holds only garbage (indexHeap.ts).
+      resourceLimits: { maxYoungGenerationSizeMb: INDEX_YOUNG_GENERATION_MB },
     });
     worker.on('message', (message: FromWorker) => this.receive(message));
     worker.on('error', (error) => this.stopped(worker, `the index worker failed: ${errorText(error)}`));

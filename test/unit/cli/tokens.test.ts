@@ -1,6 +1,5 @@
 import '../../helpers/families';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,22 +7,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import { startPolicyServer, type PolicyServer, type PolicyServerOptions } from '../../../extension/core/policy/scriptedPolicyServer';
 import { TOKEN_REPORT_FILE } from '../../../extension/core/rollouts/tokenMismatch';
 import { toyChatIds, toyEncode, toyLogprob } from '../../../extension/core/policy/toyTokenizer';
-
-const repoRoot = path.resolve(__dirname, '../../..');
-const MAIN = path.join(repoRoot, 'extension/cli/main.ts');
-
-/** The real binary, run while the stand-in server answers in this process. */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: repoRoot });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { runCliProcess } from '../../helpers/cliRunner';
 
 const lines = (stdout: string) =>
   stdout
@@ -79,7 +63,7 @@ describe('swe-workbench tokens', () => {
 
   test('--json: one line per agent step as the issue gives them, then the summary', async () => {
     const url = await serve();
-    const r = await cli(['tokens', at('e1.json'), '--policy', url, '--model', 'test-policy', '--json']);
+    const r = await runCliProcess(['tokens', at('e1.json'), '--policy', url, '--model', 'test-policy', '--json']);
     assert.equal(r.code, 1, r.stderr);
     const [first, second, summary] = lines(r.stdout);
     assert.equal(first!.index, 0);
@@ -111,7 +95,7 @@ describe('swe-workbench tokens', () => {
   test('a drifting template shows where, step numbers from 1 in the text output', async () => {
     const url = await serve({ templateDrift: 'assistant-space' });
     writeFileSync(at('e2.json'), JSON.stringify(twoTurns()));
-    const r = await cli(['tokens', at('e2.json'), '--policy', url, '--bounds', '0.5,2']);
+    const r = await runCliProcess(['tokens', at('e2.json'), '--policy', url, '--bounds', '0.5,2']);
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stdout, /^step 1: 2 token\(s\) · max \|Δ\| 0\.5000 · mean \|Δ\| 0\.2500 · 0 \(0\.0%\) outside \[0\.5, 2\]/m);
     assert.match(r.stdout, /^ {2}prompt ids: re-tokenizing gives the same$/m);
@@ -122,7 +106,7 @@ describe('swe-workbench tokens', () => {
 
   test('a folder: every rollout, its lines named, the unreadable one said, the run summed', async () => {
     const url = await serve();
-    const r = await cli(['tokens', at('run'), '--policy', url, '--json', '--in-flight', '2', '--no-drift']);
+    const r = await runCliProcess(['tokens', at('run'), '--policy', url, '--json', '--in-flight', '2', '--no-drift']);
     assert.equal(r.code, 1, r.stderr);
     const out = lines(r.stdout);
     assert.deepEqual(
@@ -144,7 +128,7 @@ describe('swe-workbench tokens', () => {
     const url = await serve();
     mkdirSync(at('saved'));
     writeFileSync(at('saved/a.json'), JSON.stringify(episode()));
-    const r = await cli(['tokens', at('saved'), '--policy', url, '--save']);
+    const r = await runCliProcess(['tokens', at('saved'), '--policy', url, '--save']);
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /kept the re-score of 1 rollout\(s\) in .*\.swe-workbench-tokens\.jsonl/);
     const [kept] = lines(readFileSync(at(`saved/${TOKEN_REPORT_FILE}`), 'utf8'));
@@ -155,14 +139,14 @@ describe('swe-workbench tokens', () => {
     assert.ok(Math.abs((kept!.maxAbsDiff as number) - 0.5) < 1e-9);
     // Written after the re-score: not in it.
     writeFileSync(at('saved/z.json'), JSON.stringify(episode()));
-    const outside = await cli(['rollouts', at('saved'), '--filter', 'outside>0 and kl>0.05']);
+    const outside = await runCliProcess(['rollouts', at('saved'), '--filter', 'outside>0 and kl>0.05']);
     assert.equal(outside.code, 0, outside.stderr);
     assert.match(outside.stdout, /a\.json/);
     assert.doesNotMatch(outside.stdout, /z\.json/);
-    const unknown = await cli(['rollouts', at('saved'), '--filter', 'kl=unknown']);
+    const unknown = await runCliProcess(['rollouts', at('saved'), '--filter', 'kl=unknown']);
     assert.match(unknown.stdout, /z\.json/);
     assert.doesNotMatch(unknown.stdout, /a\.json/);
-    const single = await cli(['tokens', at('e1.json'), '--policy', url, '--save']);
+    const single = await runCliProcess(['tokens', at('e1.json'), '--policy', url, '--save']);
     assert.equal(single.code, 2);
     assert.match(single.stderr, /--save keeps a folder's re-score/);
   });
@@ -171,30 +155,30 @@ describe('swe-workbench tokens', () => {
     const url = await serve();
     mkdirSync(at('rescored'));
     writeFileSync(at('rescored/a.json'), JSON.stringify(episode()));
-    const r = await cli(['rollouts', 'rescore', at('rescored'), '--policy', url, '--json']);
+    const r = await runCliProcess(['rollouts', 'rescore', at('rescored'), '--policy', url, '--json']);
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /kept the re-score of 1 rollout\(s\) in .*\.swe-workbench-tokens\.jsonl/);
     const [kept] = lines(readFileSync(at(`rescored/${TOKEN_REPORT_FILE}`), 'utf8'));
     assert.deepEqual([kept!.rollout, kept!.tokens, kept!.outside], ['a.json', 2, 1]);
-    const listed = await cli(['rollouts', 'list', at('rescored'), '--filter', 'outside>0']);
+    const listed = await runCliProcess(['rollouts', 'list', at('rescored'), '--filter', 'outside>0']);
     assert.match(listed.stdout, /a\.json/);
     rmSync(at(`rescored/${TOKEN_REPORT_FILE}`));
-    const legacy = await cli(['rollouts', at('rescored'), '--policy', url]);
+    const legacy = await runCliProcess(['rollouts', at('rescored'), '--policy', url]);
     assert.equal(legacy.code, 1, legacy.stderr);
     assert.ok(readFileSync(at(`rescored/${TOKEN_REPORT_FILE}`), 'utf8').includes('"a.json"'));
-    const none = await cli(['rollouts', 'rescore', at('rescored')]);
+    const none = await runCliProcess(['rollouts', 'rescore', at('rescored')]);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /--policy is required: the policy server to re-score against/);
-    const other = await cli(['rollouts', 'rescore', at('rescored'), '--policy', url, '--group']);
+    const other = await runCliProcess(['rollouts', 'rescore', at('rescored'), '--policy', url, '--group']);
     assert.equal(other.code, 2);
     assert.match(other.stderr, /rollouts rescore has no option --group: it is an option of rollouts list/);
   });
 
   test('usage errors: bad bounds, no policy', async () => {
-    const bad = await cli(['tokens', at('e1.json'), '--policy', 'http://127.0.0.1:9/v1', '--bounds', '1.25,0.8']);
+    const bad = await runCliProcess(['tokens', at('e1.json'), '--policy', 'http://127.0.0.1:9/v1', '--bounds', '1.25,0.8']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--bounds: expected LOW,HIGH with 0 < LOW < HIGH/);
-    const none = await cli(['tokens', at('e1.json')]);
+    const none = await runCliProcess(['tokens', at('e1.json')]);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /--policy URL is required/);
   });

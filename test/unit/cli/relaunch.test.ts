@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { relaunchPlan } from '../../../extension/cli/relaunch';
+import { INDEX_HEAP_FLAG } from '../../../extension/core/rollouts/indexHeap';
+import { writeLargeRolloutRun } from '../../helpers/largeRolloutRun';
+import { runCliProcess } from '../../helpers/cliRunner';
+
+const node = (over: Partial<Parameters<typeof relaunchPlan>[1]> = {}) => ({
+  execPath: '/usr/bin/node',
+  execArgv: ['--import', 'tsx'],
+  argv: ['/usr/bin/node', '/opt/swe-workbench/dist/cli.js', 'rollouts', 'list', 'run dir'],
+  env: {},
+  execve: () => undefined,
+  ...over,
+});
+
+describe('the CLI relaunches with the index heap bound', () => {
+  test('the plan runs the same script and arguments, the flag before the other Node options', () => {
+    assert.deepEqual(relaunchPlan(INDEX_HEAP_FLAG, node()), {
+      args: ['/usr/bin/node', INDEX_HEAP_FLAG, '--import', 'tsx', '/opt/swe-workbench/dist/cli.js', 'rollouts', 'list', 'run dir'],
+    });
+  });
+
+  test("a user's own setting, on the command line or in NODE_OPTIONS, is kept", () => {
+    assert.deepEqual(relaunchPlan(INDEX_HEAP_FLAG, node({ execArgv: ['--max-semi-space-size=8'] })), { skip: '--max-semi-space-size is already set' });
+    assert.deepEqual(relaunchPlan(INDEX_HEAP_FLAG, node({ env: { NODE_OPTIONS: '--enable-source-maps --max-semi-space-size=64' } })), {
+      skip: '--max-semi-space-size is already set',
+    });
+    // A flag that only starts the same way is not the same flag.
+    assert.ok('args' in relaunchPlan(INDEX_HEAP_FLAG, node({ execArgv: ['--max-semi-space-size-x=8'] })));
+  });
+
+  test('a Node that cannot exec runs the program as it is', () => {
+    assert.deepEqual(relaunchPlan(INDEX_HEAP_FLAG, node({ execve: undefined })), { skip: 'this Node cannot exec (no process.execve)' });
+  });
+
+  const run = writeLargeRolloutRun(20, 2);
+  after(() => run.cleanup());
+
+  test('`rollouts list` runs once, bounded, and prints the whole table to the same streams', async () => {
+    const r = await runCliProcess(['rollouts', 'list', run.root, '--json'], { SWE_WORKBENCH_DEBUG: '1', NODE_OPTIONS: '' });
+    assert.equal(r.code, 0, r.stderr);
+    const canExec = typeof (process as { execve?: unknown }).execve === 'function';
+    const said = r.stderr.split('\n').filter((l) => l.includes('relaunch'));
+    assert.deepEqual(
+      said,
+      canExec
+        ? // The relaunched program finds the flag set and goes on: one relaunch, not a loop.
+          [`swe-workbench: relaunched with ${INDEX_HEAP_FLAG}`, `swe-workbench: not relaunched with ${INDEX_HEAP_FLAG}: --max-semi-space-size is already set`]
+        : [`swe-workbench: not relaunched with ${INDEX_HEAP_FLAG}: this Node cannot exec (no process.execve)`],
+    );
+    const { rollouts } = JSON.parse(r.stdout) as { rollouts: Array<{ instance: string }> };
+    assert.equal(rollouts.length, 40);
+    assert.equal(new Set(rollouts.map((row) => row.instance)).size, 20);
+  });
+
+  test('a user setting in NODE_OPTIONS is kept, and other commands are not relaunched', async () => {
+    const own = await runCliProcess(['rollouts', 'list', run.root, '--json'], { SWE_WORKBENCH_DEBUG: '1', NODE_OPTIONS: '--max-semi-space-size=16' });
+    assert.equal(own.code, 0, own.stderr);
+    assert.deepEqual(
+      own.stderr.split('\n').filter((l) => l.includes('relaunch')),
+      [`swe-workbench: not relaunched with ${INDEX_HEAP_FLAG}: --max-semi-space-size is already set`],
+    );
+    const inspect = await runCliProcess(['inspect', '--help'], { SWE_WORKBENCH_DEBUG: '1', NODE_OPTIONS: '' });
+    assert.equal(inspect.code, 0, inspect.stderr);
+    assert.doesNotMatch(inspect.stderr, /relaunch/);
+  });
+});

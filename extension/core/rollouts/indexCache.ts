@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -333,7 +333,7 @@ export class EntrySpool {
   private count = 0;
 
   constructor(cacheDir: string, root: string) {
-    this.file = `${cacheFile(cacheDir, root)}.${process.pid}.${Date.now()}.entries.tmp`;
+    this.file = `${cacheFile(cacheDir, root)}.${process.pid}.${randomBytes(4).toString('hex')}.entries.tmp`;
     this.opened = mkdir(cacheDir, { recursive: true })
       .then(() => open(this.file, 'w'))
       .then((out) => ({ out, writer: new PartWriter(out) }));
@@ -412,7 +412,8 @@ export async function saveCache(
   text?: { name: string; bytes: number; ranges: ReadonlyMap<string, TextRange> },
 ): Promise<NonNullable<LoadedCache['entries']>> {
   const target = cacheFile(cacheDir, root);
-  const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
+  // Not by time: the index worker and its host are one process, and a millisecond is long.
+  const temp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   let entriesAt = 0;
   let entriesPart: Part & { count: number };
   try {

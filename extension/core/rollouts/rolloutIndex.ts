@@ -138,12 +138,12 @@ export class RolloutIndexer implements RolloutIndexing {
     if (this.cacheDiscarded) stats.cacheDiscarded = this.cacheDiscarded;
     const store = cacheDir && !settled ? new TextStoreWriter(cacheDir, rootKey(this.root), this.text?.store) : undefined;
     // Nothing known of the run: every file is read, and its entry goes to the cache as it comes.
-    const cold = cacheDir && store && this.entries.size === 0 ? new ColdRead(new EntrySpool(cacheDir, this.root)) : undefined;
+    const cold = cacheDir && store && this.entries.size === 0 ? new ColdRead(cacheDir, store, new EntrySpool(cacheDir, this.root)) : undefined;
     try {
       const before = this.entries.size;
       this.entries = settled ? this.unchanged(listing.files, stats, onProgress) : await this.scanAll(listing.files, stats, signal, onProgress, store, cold);
       const changed = stats.filesRead + stats.filesResumed > 0 || this.entries.size !== before;
-      if (cacheDir && store && cold) await this.joinSpooled(cacheDir, store, cold);
+      if (cold) await this.joinSpooled(cold);
       else if (cacheDir && (changed || this.cacheDiscarded)) await this.joinAndSave(cacheDir, store);
       else if (changed || this.cacheDiscarded || (!this.joined && !this.handedOff)) {
         this.joined = joinRollouts(fullEntries(this.entries.values()));
@@ -192,9 +192,10 @@ export class RolloutIndexer implements RolloutIndexing {
    * changes, as after loading the cache. At 100,000 rollouts the entries were 80 MB, held from
    * the first file read to the join.
    */
-  private async joinSpooled(cacheDir: string, store: TextStoreWriter, cold: ColdRead): Promise<void> {
-    const spooled = await cold.spool.close();
-    const text = { ...store.commitSpool(), ranges: cold.ranges };
+  private async joinSpooled(cold: ColdRead): Promise<void> {
+    const { cacheDir, spool } = cold;
+    const spooled = await spool.close();
+    const text = { ...cold.store.commitSpool(), ranges: cold.ranges };
     this.text = { store: join(cacheDir, text.name), ranges: text.ranges };
     this.handedOff = false;
     const lines = [...this.entries.values()].sort(byPath);
@@ -306,7 +307,12 @@ class ColdRead {
   readonly ranges = new Map<string, TextRange>();
   private readonly files: Array<{ path: string } & RunReports> = [];
 
-  constructor(readonly spool: EntrySpool) {}
+  /** The cache folder the run's entries and texts go to, the store its texts are written to, and the spool its entries are. */
+  constructor(
+    readonly cacheDir: string,
+    readonly store: TextStoreWriter,
+    readonly spool: EntrySpool,
+  ) {}
 
   async keep(entry: FileEntry): Promise<CachedFile> {
     // The store is the spool the texts were written to (`TextStoreWriter.commitSpool`).

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { InputError } from '../errors';
 
 export interface DockerConnectionOptions {
@@ -18,7 +18,11 @@ export interface DockerConnectionOptions {
 const DEFAULT_SOCKET = '/var/run/docker.sock';
 
 export function connectDocker(options: DockerConnectionOptions = {}): Docker {
-  return new Docker(dockerodeOptions(options));
+  // Loaded on first use, not with this module: dockerode brings ssh2, whose poly1305 takes a
+  // 16 MB heap as it loads, and gRPC and protobufjs, which indexing, inspecting and converting
+  // recordings (the index worker, most CLI commands) never use.
+  const Dockerode = require('dockerode') as typeof Docker;
+  return new Dockerode(dockerodeOptions(options));
 }
 
 /** The engine named by DOCKER_HOST, DOCKER_TLS_VERIFY and DOCKER_CERT_PATH (docker CLI semantics). */

@@ -39,6 +39,9 @@ function takeRaw(argv: string[]): { raw: boolean; argv: string[] } {
 }
 
 const raw = takeRaw(process.argv.slice(2));
+// An index's heap is bounded as in the extension's index worker; the flag must be there when
+// Node starts, so the relaunch comes before anything opens the standard streams.
+if (INDEXING.has(raw.argv[0] ?? '')) relaunchWith(INDEX_HEAP_FLAG);
 const stdout = guardOutput(process.stdout, { raw: raw.raw });
 const stderr = guardOutput(process.stderr, { raw: raw.raw });
 
@@ -53,8 +56,6 @@ async function main(argv: string[]): Promise<number> {
     stderr.stream.write(`swe-workbench: unknown command '${name}'\n\n${usage()}\n`);
     return 2;
   }
-  // An index's heap is bounded as in the extension's index worker; the flag must be there when Node starts.
-  if (INDEXING.has(name)) relaunchWith(INDEX_HEAP_FLAG);
   // The families (and the formats they read) are installed before a command module is loaded, so its usage text lists them.
   (await import('../families')).installScaffoldFamilies();
   const command = await load();

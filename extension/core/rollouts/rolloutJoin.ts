@@ -46,19 +46,15 @@ export function joinReported(reports: Iterable<RunReports>, trajectories: Iterab
   // A Harbor trial's result names the task of every trajectory in its trial folder.
   const harborTrials: Array<Scoped<Evaluation>> = [];
   const share = sharing();
-  // Each report and prediction parsed its instance id and model anew: 100,000 rollouts' 70,000
-  // predictions and 70,000 reports held 140,000 copies of 10,000 ids and 70,000 of one model.
   for (const e of reports) {
+    shareReportStrings(e, share.string);
     for (const ev of e.evaluations) {
-      ev.instanceId = share.string(ev.instanceId);
       const scope = share.string(ev.source === 'harbor-trial' ? posix.dirname(ev.file) : reportScope(ev.file, ev.instanceId));
       const s = scoped(ev, scope, ev.source === 'run-report' ? 0 : 1);
       push(evaluations, ev.instanceId, s);
       if (ev.source === 'harbor-trial') harborTrials.push(s);
     }
     for (const p of e.predictions) {
-      p.instanceId = share.string(p.instanceId);
-      if (p.model !== undefined) p.model = share.string(p.model);
       push(predictions, p.instanceId, scoped(p, share.string(posix.dirname(p.file)), 0));
     }
   }
@@ -97,6 +93,31 @@ function* taken<T>(list: Array<T | undefined>): Generator<T> {
 }
 
 /**
+ * Each report and prediction parses its instance id and model anew: 100,000 rollouts' 70,000
+ * predictions and 70,000 reports held 140,000 copies of 10,000 ids and 70,000 of one model.
+ * The join shares them, and so does a cold index as it reads each file, which holds every
+ * file's reports until the join.
+ */
+export function shareReportStrings(reports: RunReports, share: (text: string) => string): void {
+  for (const ev of reports.evaluations) ev.instanceId = share(ev.instanceId);
+  for (const p of reports.predictions) {
+    p.instanceId = share(p.instanceId);
+    if (p.model !== undefined) p.model = share(p.model);
+  }
+}
+
+/** One copy of each string, the first given: `share(text)` answers it for every equal text. */
+export function stringSharing(): (text: string) => string {
+  const strings = new Map<string, string>();
+  return (text) => {
+    const known = strings.get(text);
+    if (known !== undefined) return known;
+    strings.set(text, text);
+    return text;
+  };
+}
+
+/**
  * Rows with the same instance, format, exit status, tags or evidence share one string, list or
  * object, as the rows decoded from the cache or the worker do: 100,000 rows held 16 MB of equal
  * copies, and 9 MB more when their facts were parsed back from a cold index's spool. Rows are
@@ -109,11 +130,11 @@ function sharing() {
     map.set(key, value);
     return value;
   };
-  const strings = new Map<string, string>();
+  const string = stringSharing();
   const tags = new Map<string, FailureClass[]>();
   const evidence = new Map<string, Evidence>();
   return {
-    string: <T extends string | undefined>(text: T): T => (text === undefined ? text : (intern(strings, text, text) as T)),
+    string: <T extends string | undefined>(text: T): T => (text === undefined ? text : (string(text) as T)),
     tags: (list: FailureClass[]) => intern(tags, list.join(' '), list),
     // Failing tests are the evaluation's list, shared with it already; the rest is keyed by its members.
     evidence: (e: Evidence) => (e.tests !== undefined ? e : intern(evidence, `${Object.keys(e).join(' ')}\u0000${e.step}\u0000${e.detail}`, e)),

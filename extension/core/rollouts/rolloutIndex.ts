@@ -4,7 +4,18 @@ import { join, resolve, sep } from 'node:path';
 import { CancelledError, InputError, throwIfAborted } from '../errors';
 import { fsInputError } from '../input/inputSource';
 import { factsThrough, indexError, isUnchanged, scanFile, type FileEntry, type FileScan, type ReadMode, type TrajectoryImporter } from './fileEntry';
-import { EntrySpool, loadCache, rootKey, saveCache, spooledEntries, type CachedFile, type LoadedCache, type RowText, type TextRange } from './indexCache';
+import {
+  EntrySpool,
+  NO_ERRORS,
+  loadCache,
+  rootKey,
+  saveCache,
+  spooledEntries,
+  type CachedFile,
+  type LoadedCache,
+  type RowText,
+  type TextRange,
+} from './indexCache';
 import type { IndexError, Rollout } from './record';
 import { joinReported, joinRollouts, shareReportStrings, stringSharing, type PlacedFacts, type RunReports } from './rolloutJoin';
 import { summarizeTrajectory } from './trajectorySummary';
@@ -296,7 +307,7 @@ async function removeOtherStores(cacheDir: string, root: string, keep: string | 
 
 /** What the stat check and the index's errors need of an entry. */
 function statLine(e: FileEntry): CachedFile {
-  return { path: e.path, size: e.size, mtimeMs: e.mtimeMs, errors: e.errors };
+  return { path: e.path, size: e.size, mtimeMs: e.mtimeMs, errors: e.errors.length > 0 ? e.errors : NO_ERRORS };
 }
 
 const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : 1);

@@ -4,6 +4,7 @@
  * the index joins each line to its rollout. A rollout the file does not name was not re-scored:
  * its columns are unknown, never 0.
  */
+import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -65,7 +66,8 @@ export async function readTokenReport(root: string, signal?: AbortSignal): Promi
 /** Writes the re-score lines whole: to a temporary file renamed over the old one, so a failure leaves it as it was. */
 export async function writeTokenReport(root: string, lines: readonly TokenMismatch[]): Promise<string> {
   const file = join(root, TOKEN_REPORT_FILE);
-  const temp = `${file}.${process.pid}.tmp`;
+  // Random bytes, not the pid alone: two saves in one process (a worker and its host) would share it.
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await writeFile(temp, lines.map((l) => JSON.stringify(TokenMismatchSchema.parse(l)) + '\n').join(''));
     await rename(temp, file);

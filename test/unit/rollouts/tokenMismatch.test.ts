@@ -82,6 +82,24 @@ describe('a run re-scored by tokens DIR --save', () => {
     );
   });
 
+  test('two saves at once in one process (a worker and its host) both land, and the report is one of them whole', async () => {
+    const own = mkdtempSync(path.join(tmpdir(), 'swb-token-report-twice-'));
+    try {
+      const first = [line('a.json', { kl: 0.5 })];
+      const second = [line('a.json', { kl: 0.25 }), line('b.json')];
+      await Promise.all([writeTokenReport(own, first), writeTokenReport(own, second)]);
+      assert.deepEqual(readdirSync(own), [TOKEN_REPORT_FILE], 'no temporary file is left');
+      const report = await readTokenReport(own);
+      assert.ok(report);
+      assert.ok(
+        [first, second].some((saved) => JSON.stringify([...report.values()]) === JSON.stringify(saved)),
+        `the report is neither save whole: ${JSON.stringify([...report.values()])}`,
+      );
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
   test('a folder never re-scored has no report; a bad line is an error at its line', async () => {
     const empty = mkdtempSync(path.join(tmpdir(), 'swb-token-report-'));
     try {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
@@ -190,7 +191,7 @@ export async function exportSft(root: string, rollouts: readonly Rollout[], file
   await mkdir(dirname(file), { recursive: true }).catch((err: NodeJS.ErrnoException) => {
     throw new InputError(file, undefined, `cannot create its folder: ${err.message}`);
   });
-  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.partial`);
+  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.partial`);
   const out = createWriteStream(temp, { flags: 'wx' });
   let failed: unknown;
   out.on('error', (err) => (failed ??= err));

@@ -13,7 +13,7 @@ export function relaunchPlan(
   flag: string,
   process: Pick<NodeJS.Process, 'execPath' | 'execArgv' | 'argv' | 'env'> & { execve?: unknown },
 ): { args: string[] } | { skip: string } {
-  const name = flag.slice(0, flag.indexOf('=') >>> 0);
+  const name = flag.split('=')[0]!;
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) => a === name || a.startsWith(`${name}=`));
   // The user's own setting (or a relaunch's) is kept.
   if (given) return { skip: `${name} is already set` };

@@ -76,7 +76,12 @@ export function startupScript(startup: ShellStartup | undefined): string {
   return lines.join('\n');
 }
 
-/** Printed by an interactive bash without a terminal when a child it waits for is killed. */
+/**
+ * Printed by an interactive bash without a terminal when a child it waits for dies of a signal:
+ * a command that overran and was stopped, but also any pipeline whose writer gets SIGPIPE when
+ * `head` exits first (0.x's `_print` is one), so whether it appears depends on which process
+ * finished first. Bash's complaint about our terminal-less shell, never what the command printed.
+ */
 const TCSETATTR_NOISE = /^bash: \[\d+: \d+ \(\d+\)\] tcsetattr: Inappropriate ioctl for device\r?\n/gm;
 
 /**
@@ -241,7 +246,7 @@ export class ShellSession {
     const timeoutMs = options.timeoutMs ?? this.defaults.commandTimeoutMs;
     const result = await this.roundTrip(body, options.signal, 'command', timeoutMs, options.maxOutputBytes ?? this.defaults.maxOutputBytes);
     return {
-      output: result.timedOut ? result.text.replace(TCSETATTR_NOISE, '') : result.text,
+      output: result.text.includes('tcsetattr') ? result.text.replace(TCSETATTR_NOISE, '') : result.text,
       exitCode: result.code === 'closed' ? await this.closedExitCode() : result.code,
       timedOut: result.timedOut,
       ...(result.restarted ? { shellRestarted: true } : {}),

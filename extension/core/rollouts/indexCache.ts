@@ -77,6 +77,11 @@ export function cacheFile(cacheDir: string, root: string): string {
   return join(cacheDir, `rollouts-${rootKey(root)}.json`);
 }
 
+/** Where the stamps of the folders of `root`'s last listing are kept (`fileListing.ts`). */
+export function stampsFile(cacheDir: string, root: string): string {
+  return join(cacheDir, `rollouts-${rootKey(root)}.folders.json`);
+}
+
 /** The part of the cache's and the text store's names that says which folder they index. */
 export function rootKey(root: string): string {
   return createHash('sha1').update(root).digest('hex').slice(0, 16);

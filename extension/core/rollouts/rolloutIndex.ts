@@ -10,6 +10,7 @@ import {
   loadCache,
   rootKey,
   saveCache,
+  stampsFile,
   spooledEntries,
   type CachedFile,
   type LoadedCache,
@@ -17,6 +18,7 @@ import {
   type TextRange,
 } from './indexCache';
 import type { IndexError, Rollout } from './record';
+import { listFiles, type ListedFile } from './fileListing';
 import { joinReported, joinRollouts, shareReportStrings, stringSharing, type PlacedFacts, type RunReports } from './rolloutJoin';
 import { summarizeTrajectory } from './trajectorySummary';
 import { TextStoreWriter, inStore, trajectoryText } from './textStore';
@@ -40,6 +42,8 @@ export interface IndexOptions {
 
 export interface IndexStats {
   files: number;
+  /** Folders whose entries were read; with a cache, those unchanged since the last listing are not. */
+  foldersRead: number;
   /** Files read from the start, and JSONL files read from where the last read stopped. */
   filesRead: number;
   filesResumed: number;
@@ -73,9 +77,6 @@ export interface RolloutIndexing {
   readonly root: string;
   refresh(signal?: AbortSignal, onProgress?: (p: IndexProgress) => void): Promise<RolloutIndex>;
 }
-
-/** Trajectory, prediction and report files, plain or gzip / zstd compressed. */
-const INDEXED_FILE = /\.(json|jsonl|traj)(\.gz|\.zst)?$/i;
 
 /**
  * Indexes a folder of rollouts. Keeps the file entries between calls, so `refresh()` after a
@@ -136,7 +137,7 @@ export class RolloutIndexer implements RolloutIndexing {
     }
     this.loaded = true;
     await assertFolder(this.root);
-    const listing = await listFiles(this.root, cacheDir ? resolve(cacheDir) : undefined, signal);
+    const listing = await listFiles(this.root, cacheDir ? { skip: resolve(cacheDir), signal, stampsFile: stampsFile(cacheDir, this.root) } : { signal });
     const settled =
       listing.files.length === this.entries.size &&
       listing.files.every((f) => {
@@ -145,7 +146,7 @@ export class RolloutIndexer implements RolloutIndexing {
       });
     // Something changed: the rows are joined again, from every file's full entry.
     if (!settled) await this.readCachedEntries();
-    const stats: IndexStats = { files: listing.files.length, filesRead: 0, filesResumed: 0, filesCached: 0, bytesRead: 0 };
+    const stats: IndexStats = { files: listing.files.length, foldersRead: listing.foldersRead, filesRead: 0, filesResumed: 0, filesCached: 0, bytesRead: 0 };
     if (this.cacheDiscarded) stats.cacheDiscarded = this.cacheDiscarded;
     const store = cacheDir && !settled ? new TextStoreWriter(cacheDir, rootKey(this.root), this.text?.store) : undefined;
     // Nothing known of the run: every file is read, and its entry goes to the cache as it comes.
@@ -423,90 +424,8 @@ async function assertFolder(root: string): Promise<void> {
  */
 export async function listRolloutFiles(root: string, signal?: AbortSignal): Promise<{ files: string[]; errors: IndexError[] }> {
   await assertFolder(root);
-  const { files, errors } = await listFiles(root, undefined, signal);
+  const { files, errors } = await listFiles(root, { signal });
   return { files: files.map((f) => f.path), errors };
-}
-
-interface ListedFile {
-  path: string;
-  size: number;
-  mtimeMs: number;
-}
-
-/** Folders read between two yields to the event loop: about a millisecond of synchronous calls. */
-const FOLDERS_PER_TURN = 64;
-
-/**
- * Synchronous readdir and stat, yielding every few folders: on a 717-file run in 710 folders,
- * this took a warm index from 39 to 18 ms of CPU against the promise versions of the same calls.
- */
-async function listFiles(root: string, skip: string | undefined, signal?: AbortSignal): Promise<{ files: ListedFile[]; errors: IndexError[] }> {
-  const files: ListedFile[] = [];
-  const errors: IndexError[] = [];
-  // Each folder with its path relative to root: path.relative and join per file cost a warm
-  // index of 100,000 rollouts a fifth of its time.
-  const folders: Array<{ abs: string; rel: string }> = [{ abs: root, rel: '' }];
-  // Symlinked folders are followed once each: a link back up the tree is listed, not walked forever.
-  const seen = new Set<string>([realOrSelf(root)]);
-  for (let read = 0; folders.length > 0; read++) {
-    if (read % FOLDERS_PER_TURN === FOLDERS_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
-    throwIfAborted(signal);
-    const dir = folders.pop()!;
-    let items: Dirent[];
-    try {
-      items = readdirSync(dir.abs, { withFileTypes: true });
-    } catch (err) {
-      errors.push(indexError(fsInputError(dir.rel || '.', err), dir.rel || '.'));
-      continue;
-    }
-    const base = dir.abs.endsWith(sep) ? dir.abs : dir.abs + sep;
-    for (const item of items) {
-      const abs = base + item.name;
-      if (item.name.startsWith('.') || item.name === 'node_modules' || abs === skip) continue;
-      const path = dir.rel === '' ? item.name : `${dir.rel}/${item.name}`;
-      // The entry's own type settles a plain folder, and a file the index does not read, without
-      // a stat: half the calls of listing 100,000 rollouts in their own folders.
-      if (item.isDirectory()) {
-        seen.add(abs);
-        folders.push({ abs, rel: path });
-        continue;
-      }
-      if (!item.isSymbolicLink() && !INDEXED_FILE.test(item.name)) continue;
-      let s: Stats;
-      try {
-        s = statSync(abs);
-      } catch (err) {
-        // A broken link or a link loop: listed, never silently dropped.
-        errors.push(
-          indexError(
-            item.isSymbolicLink()
-              ? new InputError(path, undefined, `symbolic link to a path that cannot be read (${describeLinkError(err)})`)
-              : fsInputError(path, err),
-            path,
-          ),
-        );
-        continue;
-      }
-      if (s.isDirectory()) {
-        const real = item.isSymbolicLink() ? realOrSelf(abs) : abs;
-        if (item.isSymbolicLink() && seen.has(real)) {
-          errors.push({ file: path, message: 'symbolic link to a folder already indexed (a link loop or a second path to it): not followed' });
-          continue;
-        }
-        seen.add(real);
-        folders.push({ abs, rel: path });
-        continue;
-      }
-      if (!INDEXED_FILE.test(item.name)) continue;
-      if (!s.isFile()) {
-        errors.push({ file: path, message: 'not a regular file (a pipe, socket or device): skipped' });
-        continue;
-      }
-      files.push({ path, size: s.size, mtimeMs: s.mtimeMs });
-    }
-  }
-  files.sort((a, b) => (a.path < b.path ? -1 : 1));
-  return { files, errors };
 }
 
 async function forEachLimited<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
@@ -515,17 +434,4 @@ async function forEachLimited<T>(items: T[], limit: number, run: (item: T) => Pr
     while (next < items.length) await run(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
-
-function describeLinkError(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException).code;
-  return code === 'ENOENT' ? 'its target does not exist' : code === 'ELOOP' ? 'a link loop' : (code ?? String(err));
 }

@@ -52,7 +52,9 @@ describe('index cache', () => {
     const { counter, run } = countingIndex(root, cacheDir);
     const warm = await run();
     assert.equal(counter.imports, 0);
-    assert.deepEqual(warm.stats, { files: cold.stats.files, filesRead: 0, filesResumed: 0, filesCached: cold.stats.files, bytesRead: 0 });
+    // How many folders are read again depends on how long ago they were written (fileListing.test.ts).
+    const { foldersRead: _, ...stats } = warm.stats;
+    assert.deepEqual(stats, { files: cold.stats.files, filesRead: 0, filesResumed: 0, filesCached: cold.stats.files, bytesRead: 0 });
     assert.deepEqual(warm.rollouts, cold.rollouts);
     assert.deepEqual(warm.errors, cold.errors);
   });

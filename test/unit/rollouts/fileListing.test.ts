@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { listFiles, type ListOptions } from '../../../extension/core/rollouts/fileListing';
+
+/**
+ * A run of 3 attempts x 4 instances, each trajectory in its own folder (as SWE-agent writes
+ * them), and a report at the top: 1 + 3 + 12 = 16 folders.
+ */
+function writeRun(root: string): void {
+  writeFileSync(join(root, 'report.json'), '{}');
+  for (let a = 1; a <= 3; a++)
+    for (let i = 1; i <= 4; i++) {
+      const dir = join(root, `attempt_${a}`, `task-${i}`);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `task-${i}.traj`), `{"attempt": ${a}}`);
+      writeFileSync(join(dir, 'notes.txt'), 'not indexed');
+    }
+}
+const FOLDERS = 16;
+
+describe('listing a run with folder stamps', () => {
+  let base: string;
+  let root: string;
+  let stampsFile: string;
+  // As if the first listing ran a minute after the run was written: its stamps are trusted.
+  const later = (): ListOptions => ({ stampsFile, startedAt: Date.now() + 60_000 });
+
+  beforeEach(() => {
+    base = mkdtempSync(join(tmpdir(), 'swe-workbench-listing-'));
+    root = join(base, 'run');
+    mkdirSync(root);
+    writeRun(root);
+    stampsFile = join(base, 'stamps.json');
+  });
+  afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+  test('an unchanged run is listed again from its stamps, every folder skipped, the same files found', async () => {
+    const first = await listFiles(root, later());
+    assert.equal(first.foldersRead, FOLDERS);
+    assert.equal(first.files.length, 13);
+    assert.ok(existsSync(stampsFile));
+    const again = await listFiles(root, { stampsFile });
+    assert.equal(again.foldersRead, 0);
+    assert.deepEqual(again, { ...first, foldersRead: 0 });
+    assert.deepEqual(again.files, (await listFiles(root)).files);
+  });
+
+  test('a file added to a folder: that folder alone is read, and the file found', async () => {
+    await listFiles(root, later());
+    writeFileSync(join(root, 'attempt_2', 'task-3', 'extra.jsonl'), '');
+    const again = await listFiles(root, { stampsFile });
+    assert.equal(again.foldersRead, 1);
+    assert.ok(again.files.some((f) => f.path === 'attempt_2/task-3/extra.jsonl'));
+    assert.deepEqual(again.files, (await listFiles(root)).files);
+  });
+
+  test("a file's new content is seen without reading its folder", async () => {
+    await listFiles(root, later());
+    appendFileSync(join(root, 'attempt_1', 'task-1', 'task-1.traj'), ' ');
+    const again = await listFiles(root, { stampsFile });
+    assert.equal(again.foldersRead, 0);
+    const file = again.files.find((f) => f.path === 'attempt_1/task-1/task-1.traj')!;
+    assert.equal(file.size, '{"attempt": 1} '.length);
+  });
+
+  test('a removed folder and a new one deep down: both seen', async () => {
+    await listFiles(root, later());
+    rmSync(join(root, 'attempt_3', 'task-4'), { recursive: true });
+    mkdirSync(join(root, 'attempt_3', 'task-9', 'deep'), { recursive: true });
+    writeFileSync(join(root, 'attempt_3', 'task-9', 'deep', 'x.traj'), '{}');
+    const again = await listFiles(root, { stampsFile });
+    const paths = again.files.map((f) => f.path);
+    assert.ok(!paths.includes('attempt_3/task-4/task-4.traj'));
+    assert.ok(paths.includes('attempt_3/task-9/deep/x.traj'));
+    assert.deepEqual(again.files, (await listFiles(root)).files);
+  });
+
+  test('a folder whose modification time is set back (as tar and rsync do) is read: its change time moved', async () => {
+    await listFiles(root, later());
+    const dir = join(root, 'attempt_1', 'task-2');
+    const { atime, mtime } = statSync(dir);
+    writeFileSync(join(dir, 'late.traj'), '{}');
+    utimesSync(dir, atime, mtime);
+    assert.equal(statSync(dir).mtimeMs, mtime.getTime());
+    const again = await listFiles(root, { stampsFile });
+    assert.ok(again.files.some((f) => f.path === 'attempt_1/task-2/late.traj'));
+  });
+
+  test('a file renamed over another in place is seen, its folder read', async () => {
+    await listFiles(root, later());
+    const dir = join(root, 'attempt_2', 'task-1');
+    writeFileSync(join(dir, 'next.tmp'), '{"attempt": 2, "longer": true}');
+    renameSync(join(dir, 'next.tmp'), join(dir, 'task-1.traj'));
+    const again = await listFiles(root, { stampsFile });
+    assert.equal(again.files.find((f) => f.path === 'attempt_2/task-1/task-1.traj')!.size, '{"attempt": 2, "longer": true}'.length);
+  });
+
+  test('folders changed just before a listing are read again the next time: a change in the same clock step would not move their times', async () => {
+    // Listed now, right after the run was written.
+    await listFiles(root, { stampsFile });
+    assert.equal((await listFiles(root, { stampsFile })).foldersRead, FOLDERS);
+  });
+
+  test('a symbolic link anywhere in the run: no stamps are kept, every folder is read each time', async () => {
+    await listFiles(root, later());
+    const outside = join(base, 'outside');
+    mkdirSync(join(outside, 'task-7'), { recursive: true });
+    writeFileSync(join(outside, 'task-7', 'task-7.traj'), '{}');
+    symlinkSync(outside, join(root, 'attempt_3', 'linked'));
+    const again = await listFiles(root, later());
+    assert.ok(again.files.some((f) => f.path === 'attempt_3/linked/task-7/task-7.traj'));
+    assert.ok(!existsSync(stampsFile));
+    // What the link leads to changes with no folder of the run changing.
+    writeFileSync(join(outside, 'task-7', 'more.traj'), '{}');
+    const third = await listFiles(root, later());
+    assert.ok(third.files.some((f) => f.path === 'attempt_3/linked/task-7/more.traj'));
+    // The run's 16 folders and the 2 the link leads to.
+    assert.equal(third.foldersRead, FOLDERS + 2);
+  });
+
+  test('a folder with an entry that cannot be listed is read each time, and its error stays', async () => {
+    execFileSync('mkfifo', [join(root, 'attempt_2', 'task-2', 'pipe.jsonl')]);
+    const first = await listFiles(root, later());
+    const again = await listFiles(root, { stampsFile });
+    assert.equal(again.foldersRead, 1);
+    assert.deepEqual(again.errors, first.errors);
+    assert.match(again.errors[0]!.message, /not a regular file/);
+  });
+
+  for (const [what, text] of [
+    ['not JSON', '{"version": 1, "folders": ['],
+    ['another root', JSON.stringify({ version: 1, root: '/elsewhere', folders: [['', -1, 0, 0, []]] })],
+    [
+      'a parent that is not before its child',
+      JSON.stringify({
+        version: 1,
+        root: '',
+        folders: [
+          ['', -1, null, null, []],
+          ['a', 5, null, null, []],
+        ],
+      }),
+    ],
+    ['a file name with a slash', JSON.stringify({ version: 1, root: '', folders: [['', -1, 0, 0, ['../../etc/passwd']]] })],
+  ] as const) {
+    test(`stamps that do not read (${what}): the run is listed by reading it, and the stamps written anew`, async () => {
+      writeFileSync(stampsFile, text.replace('"root":""', JSON.stringify({ root }).slice(1, -1)));
+      const listing = await listFiles(root, later());
+      assert.equal(listing.foldersRead, FOLDERS);
+      assert.deepEqual(listing.files, (await listFiles(root)).files);
+      assert.equal((await listFiles(root, { stampsFile })).foldersRead, 0);
+    });
+  }
+});

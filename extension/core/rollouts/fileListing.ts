@@ -51,19 +51,36 @@ const RACY_MS = 2000;
 const STAMPS_VERSION = 1;
 
 /**
- * A folder as a listing saw it: its name, its parent's place in the list (folders come after
- * their parents), its times as stat gave them before its entries were read (null when they
- * cannot be trusted: too recent, or the folder had an entry that could not be listed), and the
- * indexed files in it.
+ * The folders as a listing saw them, by column (a row per folder was twice the memory and three
+ * times the parse of 100,000 folders): each folder's name, its parent's place (folders come after
+ * their parents; the root is first, named ''), its times as stat gave them before its entries
+ * were read (null when they cannot be trusted: too recent, or an entry could not be listed), and
+ * the indexed files in it, joined by '/' (which no file name holds).
  */
-type Stamp = [name: string, parent: number, mtimeMs: number | null, ctimeMs: number | null, files: string[]];
+interface StampColumns {
+  names: string[];
+  parents: number[];
+  mtimes: Array<number | null>;
+  ctimes: Array<number | null>;
+  files: string[];
+}
 
-interface Stamps {
-  stamps: Stamp[];
-  /** Each folder's place by its path relative to the root ('' for the root). */
-  byPath: Map<string, number>;
-  children: number[][];
+interface Stamps extends StampColumns {
+  /** Each folder's children, by place: `childList[childStart[i]]` up to `childStart[i + 1]`. */
+  childStart: Int32Array;
+  childList: Int32Array;
+  /** Each folder's place by its path relative to the root, made when a folder read anew has subfolders. */
+  byPath?: Map<string, number>;
   text: string;
+}
+
+/** A folder to list: where it is, its place among the new stamps' folders and, when known, among the last. */
+interface Pending {
+  abs: string;
+  rel: string;
+  name: string;
+  parent: number;
+  known: number | undefined;
 }
 
 /**
@@ -80,32 +97,34 @@ export async function listFiles(root: string, options: ListOptions = {}): Promis
   const startedAt = options.startedAt ?? Date.now();
   const files: ListedFile[] = [];
   const errors: IndexError[] = [];
-  const stamps: Stamp[] = [];
+  const stamps: StampColumns = { names: [], parents: [], mtimes: [], ctimes: [], files: [] };
   let foldersRead = 0;
   let linked = false;
   // Each folder with its path relative to root: path.relative and join per file cost a warm
   // index of 100,000 rollouts a fifth of its time.
-  const folders: Array<{ abs: string; rel: string; name: string; parent: number }> = [{ abs: root, rel: '', name: '', parent: -1 }];
+  const folders: Pending[] = [{ abs: root, rel: '', name: '', parent: -1, known: previous ? 0 : undefined }];
   // Symlinked folders are followed once each: a link back up the tree is listed, not walked forever.
   const seen = new Set<string>([realOrSelf(root)]);
   for (let turn = 0; folders.length > 0; turn++) {
     if (turn % FOLDERS_PER_TURN === FOLDERS_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
     throwIfAborted(signal);
     const dir = folders.pop()!;
-    const here = stamps.length;
+    const here = stamps.names.length;
     const base = dir.abs.endsWith(sep) ? dir.abs : dir.abs + sep;
     // Stat before reading: an entry made after the read then moves the times away from the stamp.
     const times = stampsFile ? folderTimes(dir.abs) : undefined;
-    const known = previous?.byPath.get(dir.rel);
-    const listed = known !== undefined && times ? unchangedFolder(previous!, known, times, base, dir.rel) : undefined;
+    const listed = previous && dir.known !== undefined && times ? unchangedFolder(previous, dir.known, times, base, dir.rel) : undefined;
     if (listed) {
-      for (const child of previous!.children[known!]!) {
-        const name = previous!.stamps[child]![0];
+      const known = dir.known!;
+      // Pushed last to first, so they are listed, and stamped, in the order they were last time.
+      for (let c = previous!.childStart[known + 1]! - 1; c >= previous!.childStart[known]!; c--) {
+        const child = previous!.childList[c]!;
+        const name = previous!.names[child]!;
         seen.add(base + name);
-        folders.push({ abs: base + name, rel: dir.rel === '' ? name : `${dir.rel}/${name}`, name, parent: here });
+        folders.push({ abs: base + name, rel: dir.rel === '' ? name : `${dir.rel}/${name}`, name, parent: here, known: child });
       }
-      files.push(...listed);
-      stamps.push([dir.name, dir.parent, times!.mtimeMs, times!.ctimeMs, previous!.stamps[known!]![4]]);
+      for (const file of listed) files.push(file);
+      pushStamp(stamps, dir, times!.mtimeMs, times!.ctimeMs, previous!.files[known]!);
       continue;
     }
     foldersRead++;
@@ -118,6 +137,8 @@ export async function listFiles(root: string, options: ListOptions = {}): Promis
       errors.push(indexError(fsInputError(dir.rel || '.', err), dir.rel || '.'));
       items = [];
     }
+    const subfolder = (abs: string, rel: string, name: string) =>
+      folders.push({ abs, rel, name, parent: here, known: previous && !linked ? placeOf(previous, rel) : undefined });
     for (const item of items) {
       const abs = base + item.name;
       if (item.name.startsWith('.') || item.name === 'node_modules' || abs === skip) continue;
@@ -126,7 +147,7 @@ export async function listFiles(root: string, options: ListOptions = {}): Promis
       // a stat: half the calls of listing 100,000 rollouts in their own folders.
       if (item.isDirectory()) {
         seen.add(abs);
-        folders.push({ abs, rel: path, name: item.name, parent: here });
+        subfolder(abs, path, item.name);
         continue;
       }
       if (item.isSymbolicLink()) linked = true;
@@ -153,7 +174,7 @@ export async function listFiles(root: string, options: ListOptions = {}): Promis
           continue;
         }
         seen.add(real);
-        folders.push({ abs, rel: path, name: item.name, parent: here });
+        subfolder(abs, path, item.name);
         continue;
       }
       if (!INDEXED_FILE.test(item.name)) continue;
@@ -164,13 +185,21 @@ export async function listFiles(root: string, options: ListOptions = {}): Promis
       files.push({ path, size: s.size, mtimeMs: s.mtimeMs });
       names.push(item.name);
     }
-    // A folder with an entry that could not be listed is read again each time, so its errors are.
+    // A folder with an entry that could not be listed is read each time, so its errors are.
     const trusted = times !== undefined && errors.length === errorsBefore && Math.max(times.mtimeMs, times.ctimeMs) < startedAt - RACY_MS;
-    stamps.push([dir.name, dir.parent, trusted ? times.mtimeMs : null, trusted ? times.ctimeMs : null, names]);
+    pushStamp(stamps, dir, trusted ? times.mtimeMs : null, trusted ? times.ctimeMs : null, names.join('/'));
   }
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
   if (stampsFile) keepStamps(stampsFile, root, linked ? undefined : stamps, previous, foldersRead);
   return { files, errors, foldersRead };
+}
+
+function pushStamp(stamps: StampColumns, dir: Pending, mtimeMs: number | null, ctimeMs: number | null, files: string): void {
+  stamps.names.push(dir.name);
+  stamps.parents.push(dir.parent);
+  stamps.mtimes.push(mtimeMs);
+  stamps.ctimes.push(ctimeMs);
+  stamps.files.push(files);
 }
 
 /** A folder's times, or undefined when it cannot be statted (the read that follows says why). */
@@ -188,10 +217,11 @@ function folderTimes(abs: string): { mtimeMs: number; ctimeMs: number } | undefi
  * without its folder's times); undefined when the stamp does not hold or a file is gone.
  */
 function unchangedFolder(previous: Stamps, known: number, times: { mtimeMs: number; ctimeMs: number }, base: string, rel: string): ListedFile[] | undefined {
-  const [, , mtimeMs, ctimeMs, names] = previous.stamps[known]!;
-  if (mtimeMs !== times.mtimeMs || ctimeMs !== times.ctimeMs) return undefined;
+  if (previous.mtimes[known] !== times.mtimeMs || previous.ctimes[known] !== times.ctimeMs) return undefined;
+  const names = previous.files[known]!;
+  if (names === '') return [];
   const listed: ListedFile[] = [];
-  for (const name of names) {
+  for (const name of names.split('/')) {
     let s: Stats | undefined;
     try {
       s = statSync(base + name, { throwIfNoEntry: false });
@@ -204,53 +234,69 @@ function unchangedFolder(previous: Stamps, known: number, times: { mtimeMs: numb
   return listed;
 }
 
+/** The last listing's place of the folder at `rel`, if it had one. */
+function placeOf(previous: Stamps, rel: string): number | undefined {
+  if (!previous.byPath) {
+    const paths: string[] = [];
+    previous.byPath = new Map();
+    for (let i = 0; i < previous.names.length; i++) {
+      const parent = previous.parents[i]!;
+      const path = i === 0 ? '' : paths[parent] === '' ? previous.names[i]! : `${paths[parent]}/${previous.names[i]}`;
+      paths.push(path);
+      previous.byPath.set(path, i);
+    }
+  }
+  return previous.byPath.get(rel);
+}
+
 /** The stamps of `root`'s last listing, or undefined when there are none or they do not read as stamps. */
 function readStamps(file: string, root: string): Stamps | undefined {
   let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
   let parsed: unknown;
   try {
+    text = readFileSync(file, 'utf8');
     parsed = JSON.parse(text);
   } catch {
     return undefined;
   }
-  const head = parsed as { version?: unknown; root?: unknown; folders?: unknown };
-  if (head?.version !== STAMPS_VERSION || head.root !== root || !Array.isArray(head.folders) || head.folders.length === 0) return undefined;
-  const stamps = head.folders as unknown[];
-  const byPath = new Map<string, number>();
-  const paths: string[] = [];
-  const children: number[][] = [];
+  const head = parsed as { version?: unknown; root?: unknown } & { [K in keyof StampColumns]?: unknown };
+  if (head?.version !== STAMPS_VERSION || head.root !== root) return undefined;
+  const { names, parents, mtimes, ctimes, files } = head;
+  if (!Array.isArray(names) || names.length === 0) return undefined;
+  const n = names.length;
+  if (![parents, mtimes, ctimes, files].every((column) => Array.isArray(column) && column.length === n)) return undefined;
+  const columns = head as StampColumns;
+  // A plain name: stamps never name what a listing skips, nor reach outside the run.
+  const plain = (name: unknown) => typeof name === 'string' && name !== '' && !name.startsWith('.') && !name.includes('/') && !name.includes('\0');
   const time = (t: unknown) => t === null || typeof t === 'number';
-  for (let i = 0; i < stamps.length; i++) {
-    const s = stamps[i];
-    if (!Array.isArray(s) || s.length !== 5) return undefined;
-    const [name, parent, mtimeMs, ctimeMs, names] = s as unknown[];
-    if (typeof name !== 'string' || typeof parent !== 'number' || !time(mtimeMs) || !time(ctimeMs) || !Array.isArray(names)) return undefined;
-    if (!names.every((n) => typeof n === 'string' && n !== '' && !n.includes('/'))) return undefined;
+  const childCount = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    const parent = columns.parents[i];
     // The root first, each other folder a named child of one before it.
-    if (i === 0 ? parent !== -1 || name !== '' : !Number.isInteger(parent) || parent < 0 || parent >= i || name === '' || name.includes('/')) return undefined;
-    const path = i === 0 ? '' : paths[parent] === '' ? name : `${paths[parent]}/${name}`;
-    paths.push(path);
-    byPath.set(path, i);
-    children.push([]);
-    if (i > 0) children[parent]!.push(i);
+    if (i === 0 ? parent !== -1 || columns.names[0] !== '' : !Number.isInteger(parent) || parent! < 0 || parent! >= i || !plain(columns.names[i]))
+      return undefined;
+    if (!time(columns.mtimes[i]) || !time(columns.ctimes[i]) || typeof columns.files[i] !== 'string') return undefined;
+    if (columns.files[i] !== '' && !columns.files[i]!.split('/').every(plain)) return undefined;
+    if (i > 0) childCount[parent! + 1]!++;
   }
-  return { stamps: stamps as Stamp[], byPath, children, text };
+  // Each folder's children, in place order, as one list.
+  const childStart = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) childStart[i + 1] = childStart[i]! + childCount[i + 1]!;
+  const childList = new Int32Array(Math.max(n - 1, 0));
+  const next = childStart.slice(0, n);
+  for (let i = 1; i < n; i++) childList[next[columns.parents[i]!]!++] = i;
+  return { names: columns.names, parents: columns.parents, mtimes: columns.mtimes, ctimes: columns.ctimes, files: columns.files, childStart, childList, text };
 }
 
 /** Writes the stamps when they changed (whole, or not at all); with none to keep, removes the old. */
-function keepStamps(file: string, root: string, stamps: Stamp[] | undefined, previous: Stamps | undefined, foldersRead: number): void {
+function keepStamps(file: string, root: string, stamps: StampColumns | undefined, previous: Stamps | undefined, foldersRead: number): void {
   try {
     if (!stamps) {
       if (previous) rmSync(file, { force: true });
       return;
     }
     if (previous && foldersRead === 0) return;
-    const text = JSON.stringify({ version: STAMPS_VERSION, root, folders: stamps });
+    const text = JSON.stringify({ version: STAMPS_VERSION, root, ...stamps });
     if (text === previous?.text) return;
     const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {

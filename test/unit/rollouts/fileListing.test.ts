@@ -131,24 +131,43 @@ describe('listing a run with folder stamps', () => {
     assert.match(again.errors[0]!.message, /not a regular file/);
   });
 
+  // Each would be taken for the run's root unchanged, were it read: the root's own times.
+  const rootStamp = (root: string, columns: Record<string, unknown>) => {
+    const { mtimeMs, ctimeMs } = statSync(root);
+    return JSON.stringify({ version: 1, root, names: [''], parents: [-1], mtimes: [mtimeMs], ctimes: [ctimeMs], files: [''], ...columns });
+  };
   for (const [what, text] of [
-    ['not JSON', '{"version": 1, "folders": ['],
-    ['another root', JSON.stringify({ version: 1, root: '/elsewhere', folders: [['', -1, 0, 0, []]] })],
+    ['not JSON', () => '{"version": 1, "names": ['],
+    ['another root', (root: string) => rootStamp(root, { root: '/elsewhere' })],
+    ['columns of different lengths', (root: string) => rootStamp(root, { files: ['', ''] })],
     [
       'a parent that is not before its child',
-      JSON.stringify({
-        version: 1,
-        root: '',
-        folders: [
-          ['', -1, null, null, []],
-          ['a', 5, null, null, []],
-        ],
-      }),
+      (root: string) => {
+        const { mtimeMs, ctimeMs } = statSync(root);
+        return rootStamp(root, { names: ['', 'attempt_1'], parents: [-1, 5], mtimes: [mtimeMs, mtimeMs], ctimes: [ctimeMs, ctimeMs], files: ['', ''] });
+      },
     ],
-    ['a file name with a slash', JSON.stringify({ version: 1, root: '', folders: [['', -1, 0, 0, ['../../etc/passwd']]] })],
+    [
+      'a folder outside the run',
+      (root: string) => {
+        const up = statSync(join(root, '..'));
+        return rootStamp(root, {
+          names: ['', '..'],
+          parents: [-1, 0],
+          mtimes: [statSync(root).mtimeMs, up.mtimeMs],
+          ctimes: [statSync(root).ctimeMs, up.ctimeMs],
+          files: ['', ''],
+        });
+      },
+    ],
+    ['a hidden file', (root: string) => rootStamp(root, { files: ['.hidden.json'] })],
   ] as const) {
     test(`stamps that do not read (${what}): the run is listed by reading it, and the stamps written anew`, async () => {
-      writeFileSync(stampsFile, text.replace('"root":""', JSON.stringify({ root }).slice(1, -1)));
+      writeFileSync(join(root, '.hidden.json'), '{}');
+      utimesSync(root, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+      // Made first, so writing the stamps into it moves no folder's times.
+      writeFileSync(stampsFile, '');
+      writeFileSync(stampsFile, text(root));
       const listing = await listFiles(root, later());
       assert.equal(listing.foldersRead, FOLDERS);
       assert.deepEqual(listing.files, (await listFiles(root)).files);

@@ -6,7 +6,7 @@
  *   cold    the index with an empty cache folder, in this thread, with the young generation the
  *           CLI relaunches itself with for `rollouts` (the CLI's way, `INDEX_HEAP_FLAG`)
  *   warm    the index again over the unchanged folder in a fresh process, bounded the same way,
- *           with the cold run's cache; `again` is a second refresh of the same indexer in that
+ *           with the cold run's cache (and its folder stamps: the folders read again are counted); `again` is a second refresh of the same indexer in that
  *           process (the extension host re-indexing as a run writes: the entries are in memory,
  *           only the folder is listed)
  *   worker  the cold index in the worker thread (`WorkerRolloutIndexer`, the extension host's way)
@@ -53,6 +53,8 @@ interface Measure {
   lagP99Ms?: number;
   againMs?: number;
   againCpuMs?: number;
+  /** Folders the index read; the others were unchanged by their stamps. */
+  foldersRead?: number;
   table?: Record<string, number>;
   heldMb?: { kept: number; handedOff: number };
   /** The lowest and highest peak of the cold runs whose median this is. */
@@ -142,7 +144,13 @@ async function child(variant: string, root: string, cache: string): Promise<void
   }
   // Warm is its first refresh alone: the second is reported as `again`.
   const ms = performance.now() - start - (againMs ?? 0);
-  const m: Measure = { ms, cpuMs: cpuMsSince(cpu) - (againCpuMs ?? 0), peakRssMb: peakRssMb(), rollouts: index.rollouts.length };
+  const m: Measure = {
+    ms,
+    cpuMs: cpuMsSince(cpu) - (againCpuMs ?? 0),
+    peakRssMb: peakRssMb(),
+    rollouts: index.rollouts.length,
+    foldersRead: index.stats.foldersRead,
+  };
   if (variant === 'cold' || variant === 'worker') {
     m.lagMaxMs = lag.max / 1e6;
     m.lagP99Ms = lag.percentile(99) / 1e6;
@@ -219,6 +227,7 @@ async function main(): Promise<void> {
     });
     row('warm: wall / CPU (s)', (m) => `${(m.warm!.ms / 1000).toFixed(2)} / ${(m.warm!.cpuMs / 1000).toFixed(2)}`);
     row('warm: peak RSS (MB)', (m) => m.warm!.peakRssMb.toFixed(0));
+    row('folders read: cold / warm', (m) => `${m.cold!.foldersRead} / ${m.warm!.foldersRead}`);
     row('warm / cold: wall, CPU', (m) => `${((100 * m.warm!.ms) / m.cold!.ms).toFixed(1)}%, ${((100 * m.warm!.cpuMs) / m.cold!.cpuMs).toFixed(1)}%`);
     row('again, same process: wall / CPU (s)', (m) => `${(m.warm!.againMs! / 1000).toFixed(2)} / ${(m.warm!.againCpuMs! / 1000).toFixed(2)}`);
     row(

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Dirent, type Stats } from 'node:fs';
-import { sep } from 'node:path';
+import { mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Dirent, type Stats } from 'node:fs';
+import { dirname, sep } from 'node:path';
 import { InputError, throwIfAborted } from '../errors';
 import { fsInputError } from '../input/inputSource';
 import { indexError } from './fileEntry';
@@ -299,6 +299,8 @@ function keepStamps(file: string, root: string, stamps: StampColumns | undefined
     const text = JSON.stringify({ version: STAMPS_VERSION, root, ...stamps });
     if (text === previous?.text) return;
     const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    // A cold index lists the run before it writes anything to the cache folder.
+    mkdirSync(dirname(file), { recursive: true });
     try {
       writeFileSync(temp, text);
       renameSync(temp, file);

@@ -34,7 +34,8 @@ describe('listing a run with folder stamps', () => {
     root = join(base, 'run');
     mkdirSync(root);
     writeRun(root);
-    stampsFile = join(base, 'stamps.json');
+    // In a cache folder not made yet, as on a cold index.
+    stampsFile = join(base, 'cache', 'stamps.json');
   });
   afterEach(() => rmSync(base, { recursive: true, force: true }));
 
@@ -166,6 +167,7 @@ describe('listing a run with folder stamps', () => {
       writeFileSync(join(root, '.hidden.json'), '{}');
       utimesSync(root, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
       // Made first, so writing the stamps into it moves no folder's times.
+      mkdirSync(join(base, 'cache'));
       writeFileSync(stampsFile, '');
       writeFileSync(stampsFile, text(root));
       const listing = await listFiles(root, later());

@@ -6,9 +6,19 @@
 import { spawnSync } from 'node:child_process';
 
 /** Runs `script --child variant --name value...` under tsx (and `nodeFlags`) and returns the child's answer. */
-export function measureInChild<T>(script: string, variant: string, args: Record<string, string>, nodeFlags: string[] = []): T {
+export function measureInChild<T>(
+  script: string,
+  variant: string,
+  args: Record<string, string>,
+  nodeFlags: string[] = [],
+  env: Readonly<Record<string, string>> = {},
+): T {
   const flags = Object.entries(args).flatMap(([name, value]) => [`--${name}`, value]);
-  const r = spawnSync(process.execPath, [...nodeFlags, '--import', 'tsx', script, '--child', variant, ...flags], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const r = spawnSync(process.execPath, [...nodeFlags, '--import', 'tsx', script, '--child', variant, ...flags], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+    env: { ...process.env, ...env },
+  });
   if (r.status !== 0) throw new Error(`${variant} failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as T;
 }

@@ -3,8 +3,9 @@
  * (bench/rollouts/generatedRun.ts, `light` size: SWE-agent `.traj`, mini-swe-agent `.traj.json`,
  * R2E-Gym JSONL, preds and run reports; 1,000 vs 10,000 instances x 10 attempts). Each variant
  * runs in its own child process, so its peak RSS is its own:
- *   cold    the index with an empty cache folder, in this thread, with the young generation the
- *           CLI relaunches itself with for `rollouts` (the CLI's way, `INDEX_HEAP_FLAG`)
+ *   cold    the index with an empty cache folder, in this thread, with the young generation and
+ *           the allocator setting the CLI relaunches itself with for `rollouts` (the CLI's way,
+ *           `INDEX_HEAP_FLAG`, `INDEX_MALLOC_ENV`)
  *   warm    the index again over the unchanged folder in a fresh process, bounded the same way,
  *           with the cold run's cache (and its folder stamps: the folders read again are counted); `again` is a second refresh of the same indexer in that
  *           process (the extension host re-indexing as a run writes: the entries are in memory,
@@ -32,7 +33,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { INDEX_HEAP_FLAG } from '../../extension/core/rollouts/indexHeap';
+import { INDEX_HEAP_FLAG, INDEX_MALLOC_ENV } from '../../extension/core/rollouts/indexHeap';
 import type { Rollout } from '../../extension/core/rollouts/record';
 import { RolloutIndexer, indexRollouts, type RolloutIndex } from '../../extension/core/rollouts/rolloutIndex';
 import { runStatistics } from '../../extension/core/rollouts/rolloutQuery';
@@ -165,7 +166,9 @@ async function child(variant: string, root: string, cache: string): Promise<void
 
 function measure(variant: string, root: string, cache: string): Measure {
   const flags = { held: ['--expose-gc'], cold: [INDEX_HEAP_FLAG], warm: [INDEX_HEAP_FLAG] }[variant] ?? [];
-  return measureInChild<Measure>(__filename, variant, { root, cache }, flags);
+  // The CLI's way has the allocator setting its relaunch gives; the worker's process is the extension host's.
+  const env = variant === 'cold' || variant === 'warm' ? INDEX_MALLOC_ENV : {};
+  return measureInChild<Measure>(__filename, variant, { root, cache }, flags, env);
 }
 
 const load = () => loadavg()[0]!.toFixed(1);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { relaunchPlan } from '../../../extension/cli/relaunch';
-import { INDEX_HEAP_FLAG } from '../../../extension/core/rollouts/indexHeap';
+import { INDEX_HEAP_FLAG, INDEX_MALLOC_ENV } from '../../../extension/core/rollouts/indexHeap';
 import { writeLargeRolloutRun } from '../../helpers/largeRolloutRun';
 import { runCliProcess } from '../../helpers/cliRunner';
 
@@ -15,10 +15,18 @@ const node = (over: Partial<Parameters<typeof relaunchPlan>[1]> = {}) => ({
 });
 
 describe('the CLI relaunches with the index heap bound', () => {
-  test('the plan runs the same script and arguments, the flag before the other Node options', () => {
-    assert.deepEqual(relaunchPlan(INDEX_HEAP_FLAG, node()), {
+  test('the plan runs the same script and arguments, the flag before the other Node options, with the allocator setting', () => {
+    assert.deepEqual(relaunchPlan(INDEX_HEAP_FLAG, node({ env: { HOME: '/root' } }), INDEX_MALLOC_ENV), {
       args: ['/usr/bin/node', INDEX_HEAP_FLAG, '--import', 'tsx', '/opt/swe-workbench/dist/cli.js', 'rollouts', 'list', 'run dir'],
+      env: { HOME: '/root', MALLOC_MMAP_THRESHOLD_: '131072' },
+      added: [INDEX_HEAP_FLAG, 'MALLOC_MMAP_THRESHOLD_=131072'],
     });
+  });
+
+  test("a user's own allocator setting is kept", () => {
+    const plan = relaunchPlan(INDEX_HEAP_FLAG, node({ env: { MALLOC_MMAP_THRESHOLD_: '65536' } }), INDEX_MALLOC_ENV);
+    assert.ok('args' in plan);
+    assert.deepEqual([plan.env, plan.added], [{ MALLOC_MMAP_THRESHOLD_: '65536' }, [INDEX_HEAP_FLAG]]);
   });
 
   test("a user's own setting, on the command line or in NODE_OPTIONS, is kept", () => {
@@ -38,7 +46,7 @@ describe('the CLI relaunches with the index heap bound', () => {
   after(() => run.cleanup());
 
   test('`rollouts list` runs once, bounded, and prints the whole table to the same streams', async () => {
-    const r = await runCliProcess(['rollouts', 'list', run.root, '--json'], { SWE_WORKBENCH_DEBUG: '1', NODE_OPTIONS: '' });
+    const r = await runCliProcess(['rollouts', 'list', run.root, '--json'], { SWE_WORKBENCH_DEBUG: '1', NODE_OPTIONS: '', MALLOC_MMAP_THRESHOLD_: undefined });
     assert.equal(r.code, 0, r.stderr);
     const canExec = typeof (process as { execve?: unknown }).execve === 'function';
     const said = r.stderr.split('\n').filter((l) => l.includes('relaunch'));
@@ -46,7 +54,10 @@ describe('the CLI relaunches with the index heap bound', () => {
       said,
       canExec
         ? // The relaunched program finds the flag set and goes on: one relaunch, not a loop.
-          [`swe-workbench: relaunched with ${INDEX_HEAP_FLAG}`, `swe-workbench: not relaunched with ${INDEX_HEAP_FLAG}: --max-semi-space-size is already set`]
+          [
+            `swe-workbench: relaunched with ${INDEX_HEAP_FLAG} MALLOC_MMAP_THRESHOLD_=131072`,
+            `swe-workbench: not relaunched with ${INDEX_HEAP_FLAG}: --max-semi-space-size is already set`,
+          ]
         : [`swe-workbench: not relaunched with ${INDEX_HEAP_FLAG}: this Node cannot exec (no process.execve)`],
     );
     const { rollouts } = JSON.parse(r.stdout) as { rollouts: Array<{ instance: string }> };

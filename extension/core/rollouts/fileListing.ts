@@ -187,7 +187,7 @@ export async function listFiles(root: string, options: ListOptions = {}): Promis
     }
     // A folder with an entry that could not be listed is read each time, so its errors are.
     const trusted = times !== undefined && errors.length === errorsBefore && Math.max(times.mtimeMs, times.ctimeMs) < startedAt - RACY_MS;
-    pushStamp(stamps, dir, trusted ? times.mtimeMs : null, trusted ? times.ctimeMs : null, names.join('/'));
+    if (stampsFile) pushStamp(stamps, dir, trusted ? times.mtimeMs : null, trusted ? times.ctimeMs : null, names.join('/'));
   }
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
   if (stampsFile) keepStamps(stampsFile, root, linked ? undefined : stamps, previous, foldersRead);

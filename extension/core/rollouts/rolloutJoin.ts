@@ -106,15 +106,18 @@ export function shareReportStrings(reports: RunReports, share: (text: string) =>
   }
 }
 
+/** The value kept under `key`, or `value`, kept from now on. */
+function intern<T>(map: Map<string, T>, key: string, value: T): T {
+  const known = map.get(key);
+  if (known !== undefined) return known;
+  map.set(key, value);
+  return value;
+}
+
 /** One copy of each string, the first given: `share(text)` answers it for every equal text. */
 export function stringSharing(): (text: string) => string {
   const strings = new Map<string, string>();
-  return (text) => {
-    const known = strings.get(text);
-    if (known !== undefined) return known;
-    strings.set(text, text);
-    return text;
-  };
+  return (text) => intern(strings, text, text);
 }
 
 /**
@@ -124,12 +127,6 @@ export function stringSharing(): (text: string) => string {
  * read, never changed in place.
  */
 function sharing() {
-  const intern = <T>(map: Map<string, T>, key: string, value: T): T => {
-    const known = map.get(key);
-    if (known !== undefined) return known;
-    map.set(key, value);
-    return value;
-  };
   const string = stringSharing();
   const tags = new Map<string, FailureClass[]>();
   const evidence = new Map<string, Evidence>();

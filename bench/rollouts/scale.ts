@@ -7,9 +7,9 @@
  *           the allocator setting the CLI relaunches itself with for `rollouts` (the CLI's way,
  *           `INDEX_HEAP_FLAG`, `INDEX_MALLOC_ENV`)
  *   warm    the index again over the unchanged folder in a fresh process, bounded the same way,
- *           with the cold run's cache (and its folder stamps: the folders read again are counted); `again` is a second refresh of the same indexer in that
- *           process (the extension host re-indexing as a run writes: the entries are in memory,
- *           only the folder is listed)
+ *           with the cold run's cache and folder stamps (the folders read again are counted);
+ *           `again` is a second refresh of the same indexer in that process (the extension host
+ *           re-indexing as a run writes: the entries are in memory, only the folder is listed)
  *   worker  the cold index in the worker thread (`WorkerRolloutIndexer`, the extension host's way)
  *   held    what the worker's indexer keeps between refreshes, after a cold index: the live heap
  *           it holds when it keeps the rows (`refresh`, as in this thread) and when it hands them

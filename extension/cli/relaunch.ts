@@ -1,9 +1,8 @@
 /**
  * Starting the CLI again, in the same process, with a V8 flag its work needs (and the environment
  * the C library reads when it starts): a running isolate's heap limits are fixed, so the flag
- * must be there when Node starts. `process.execve` replaces
- * the program in place (same pid, standard streams and terminal signals), so a caller sees one
- * process, as before.
+ * must be there when Node starts. `process.execve` replaces the program in place (same pid,
+ * standard streams and terminal signals), so a caller sees one process, as before.
  */
 
 /**

@@ -121,7 +121,7 @@ export async function listFiles(root: string, options: ListOptions = {}): Promis
         const child = previous!.childList[c]!;
         const name = previous!.names[child]!;
         seen.add(base + name);
-        folders.push({ abs: base + name, rel: dir.rel === '' ? name : `${dir.rel}/${name}`, name, parent: here, known: child });
+        folders.push({ abs: base + name, rel: childPath(dir.rel, name), name, parent: here, known: child });
       }
       for (const file of listed) files.push(file);
       pushStamp(stamps, dir, times!.mtimeMs, times!.ctimeMs, previous!.files[known]!);
@@ -142,7 +142,7 @@ export async function listFiles(root: string, options: ListOptions = {}): Promis
     for (const item of items) {
       const abs = base + item.name;
       if (item.name.startsWith('.') || item.name === 'node_modules' || abs === skip) continue;
-      const path = dir.rel === '' ? item.name : `${dir.rel}/${item.name}`;
+      const path = childPath(dir.rel, item.name);
       // The entry's own type settles a plain folder, and a file the index does not read, without
       // a stat: half the calls of listing 100,000 rollouts in their own folders.
       if (item.isDirectory()) {
@@ -194,6 +194,11 @@ export async function listFiles(root: string, options: ListOptions = {}): Promis
   return { files, errors, foldersRead };
 }
 
+/** An entry's path relative to the root, from its folder's ('' for the root). */
+function childPath(rel: string, name: string): string {
+  return rel === '' ? name : `${rel}/${name}`;
+}
+
 function pushStamp(stamps: StampColumns, dir: Pending, mtimeMs: number | null, ctimeMs: number | null, files: string): void {
   stamps.names.push(dir.name);
   stamps.parents.push(dir.parent);
@@ -229,7 +234,7 @@ function unchangedFolder(previous: Stamps, known: number, times: { mtimeMs: numb
       return undefined;
     }
     if (!s?.isFile()) return undefined;
-    listed.push({ path: rel === '' ? name : `${rel}/${name}`, size: s.size, mtimeMs: s.mtimeMs });
+    listed.push({ path: childPath(rel, name), size: s.size, mtimeMs: s.mtimeMs });
   }
   return listed;
 }
@@ -241,7 +246,7 @@ function placeOf(previous: Stamps, rel: string): number | undefined {
     previous.byPath = new Map();
     for (let i = 0; i < previous.names.length; i++) {
       const parent = previous.parents[i]!;
-      const path = i === 0 ? '' : paths[parent] === '' ? previous.names[i]! : `${paths[parent]}/${previous.names[i]}`;
+      const path = i === 0 ? '' : childPath(paths[parent]!, previous.names[i]!);
       paths.push(path);
       previous.byPath.set(path, i);
     }

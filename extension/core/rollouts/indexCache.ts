@@ -63,9 +63,13 @@ export interface RowText {
 
 export interface LoadedCache {
   files: Map<string, CachedFile>;
-  /** The rows joined from exactly these files. */
+  /** The rows joined from exactly these files; not decoded when the caller holds them (`held`). */
   rollouts?: Rollout[];
   text?: RowText;
+  /** Which rows and text places the cache holds (`rowsKey`). */
+  key?: string;
+  /** The caller holds this cache's rows and text places already: `rollouts` and the text's ranges were not made. */
+  held?: boolean;
   /** The full entries, read and checked on demand; undefined when they no longer verify. */
   entries?: () => Promise<{ entries: Map<string, FileEntry> } | { discarded: string }>;
   /** Why the cache on disk was discarded, if it was. */
@@ -120,7 +124,17 @@ export function textRangesOf(section: TextSection, rollouts: readonly Rollout[])
 
 const sha1 = (buf: Buffer) => createHash('sha1').update(buf).digest('hex');
 
-export async function loadCache(cacheDir: string, root: string): Promise<LoadedCache> {
+/**
+ * Names the rows a cache holds and where their texts lie: equal keys, equal rows and text
+ * places. A caller that holds the rows of a cache (the index worker's host) passes its key to
+ * the next load, which then neither decodes them nor sends them again.
+ */
+function rowsKey(trailer: { rows: Part; text: Part; store?: { name: string } }): string {
+  return `${trailer.rows.sha1}.${trailer.text.sha1}.${trailer.store?.name ?? ''}`;
+}
+
+/** The cache of `root`; `held`, the key of rows the caller holds (`LoadedCache.key`), spares decoding them again. */
+export async function loadCache(cacheDir: string, root: string, held?: string): Promise<LoadedCache> {
   const file = cacheFile(cacheDir, root);
   if (!(await stat(file).catch(() => undefined))?.isFile()) return { files: new Map() };
   const discard = (why: string): LoadedCache => ({ files: new Map(), discarded: why });
@@ -156,13 +170,17 @@ export async function loadCache(cacheDir: string, root: string): Promise<LoadedC
     return discard(`cache parts do not add up to its size (cut short or changed)`);
   for (const name of ['files', 'rows', 'text'] as const)
     if (sha1(parts[name]) !== trailer[name].sha1) return discard('cache entries do not match their checksum');
+  const key = rowsKey(trailer);
+  const isHeld = key === held;
   let files: FilesSection;
-  let rows: RowsSection;
-  let text: TextSection;
+  let rows: RowsSection | undefined;
+  let text: TextSection | undefined;
   try {
     files = JSON.parse(parts.files.toString('utf8')) as FilesSection;
-    rows = JSON.parse(parts.rows.toString('utf8')) as RowsSection;
-    text = JSON.parse(parts.text.toString('utf8')) as TextSection;
+    if (!isHeld) {
+      rows = JSON.parse(parts.rows.toString('utf8')) as RowsSection;
+      text = JSON.parse(parts.text.toString('utf8')) as TextSection;
+    }
   } catch (err) {
     return discard(`cache is not valid JSON (${errorText(err)})`);
   }
@@ -172,10 +190,11 @@ export async function loadCache(cacheDir: string, root: string): Promise<LoadedC
     const path = files.paths[i]!;
     loaded.set(path, { path, size: files.sizes[i]!, mtimeMs: files.mtimes[i]!, errors: errors.get(i) ?? NO_ERRORS });
   }
-  const rollouts = decodeRows(rows);
+  const rollouts = rows && decodeRows(rows);
   const result: LoadedCache = {
     files: loaded,
-    rollouts,
+    key,
+    ...(rollouts ? { rollouts } : { held: true }),
     entries: () => readEntries(file, entriesAt, trailer.entries),
   };
   if (trailer.store !== undefined) {
@@ -183,7 +202,7 @@ export async function loadCache(cacheDir: string, root: string): Promise<LoadedC
     const size = (await stat(store).catch(() => undefined))?.size;
     // A store gone or of another size holds other texts than the cache placed: all is read again.
     if (size !== trailer.store.bytes) return discard(`text store ${trailer.store.name} ${size === undefined ? 'is missing' : 'changed size'}`);
-    result.text = { store, ranges: textRangesOf(text, rollouts) };
+    result.text = { store, ranges: rollouts && text ? textRangesOf(text, rollouts) : new Map() };
   }
   return result;
 }
@@ -412,7 +431,8 @@ export function* spooledEntries(spooled: SpooledEntries): Generator<FileEntry> {
  * `files` are the stat lines of `entries`, in the same order; `entries` are the full entries,
  * or the part an `EntrySpool` wrote of them (copied in, then removed, whether or not the save
  * succeeds). `text` places rows in the text store `name` (a file in `cacheDir` of `bytes`
- * bytes). Returns what reads the entries back from the saved file, as `loadCache` does.
+ * bytes). Returns what reads the entries back from the saved file, as `loadCache` does, and
+ * the saved rows' key.
  */
 export async function saveCache(
   cacheDir: string,
@@ -421,12 +441,13 @@ export async function saveCache(
   entries: readonly FileEntry[] | SpooledEntries,
   rollouts: Rollout[],
   text?: { name: string; bytes: number; ranges: ReadonlyMap<string, TextRange> },
-): Promise<NonNullable<LoadedCache['entries']>> {
+): Promise<{ entries: NonNullable<LoadedCache['entries']>; key: string }> {
   const target = cacheFile(cacheDir, root);
   // Not by time: the index worker and its host are one process, and a millisecond is long.
   const temp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   let entriesAt = 0;
   let entriesPart: Part & { count: number };
+  let key: string;
   try {
     await mkdir(cacheDir, { recursive: true });
     const out = await open(temp, 'w');
@@ -456,16 +477,15 @@ export async function saveCache(
         for (const entry of entries) await writer.put(JSON.stringify(entry) + '\n');
         entriesPart = { ...writer.endPart(), count: entries.length };
       }
-      await writer.put(
-        JSON.stringify({
-          files: filesPart,
-          rows: rowsPart,
-          text: textPart,
-          entries: entriesPart,
-          ...(text ? { store: { name: text.name, bytes: text.bytes } } : {}),
-        }) + '\n',
-        false,
-      );
+      const trailer = {
+        files: filesPart,
+        rows: rowsPart,
+        text: textPart,
+        entries: entriesPart,
+        ...(text ? { store: { name: text.name, bytes: text.bytes } } : {}),
+      };
+      key = rowsKey(trailer);
+      await writer.put(JSON.stringify(trailer) + '\n', false);
       await writer.flush();
     } finally {
       await out.close();
@@ -477,5 +497,5 @@ export async function saveCache(
   } finally {
     if ('file' in entries) await rm(entries.file, { force: true });
   }
-  return () => readEntries(target, entriesAt, entriesPart);
+  return { entries: () => readEntries(target, entriesAt, entriesPart), key };
 }

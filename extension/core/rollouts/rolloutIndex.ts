@@ -62,8 +62,12 @@ export interface RolloutIndex {
   text?: RowText;
 }
 
-/** What `RolloutIndexer.refreshHandingOff` answers: the index, or that the rows last handed off still hold. */
-export type HandedOffIndex = (RolloutIndex & { unchanged: false }) | UnchangedIndex;
+/**
+ * What `RolloutIndexer.refreshHandingOff` answers: the index, or that the rows last handed off
+ * still hold. With a cache folder, `key` names the rows and text places answered (the cache's
+ * `rowsKey`): a later indexer given it as `held` answers unchanged while they still hold.
+ */
+export type HandedOffIndex = ((RolloutIndex & { unchanged: false }) | UnchangedIndex) & { key?: string };
 
 interface UnchangedIndex {
   unchanged: true;
@@ -71,6 +75,9 @@ interface UnchangedIndex {
   errors: IndexError[];
   stats: IndexStats;
 }
+
+/** What an indexer is built with: `held` is the key of rows its caller holds (`HandedOffIndex.key`). */
+export type IndexerOptions = Omit<IndexOptions, 'signal' | 'onProgress'> & { held?: string };
 
 /** What re-indexes a folder: `RolloutIndexer` in this thread, `WorkerRolloutIndexer` in a worker thread. */
 export interface RolloutIndexing {
@@ -96,10 +103,12 @@ export class RolloutIndexer implements RolloutIndexing {
   private text: RowText | undefined;
   /** The caller holds the rows of the files as they stand (`refreshHandingOff`); the indexer does not. */
   private handedOff = false;
+  /** The cache's key of the rows and text places last loaded or saved. */
+  private key: string | undefined;
 
   constructor(
     root: string,
-    private readonly options: Omit<IndexOptions, 'signal' | 'onProgress'> = {},
+    private readonly options: IndexerOptions = {},
   ) {
     this.root = resolve(root);
   }
@@ -118,7 +127,8 @@ export class RolloutIndexer implements RolloutIndexing {
    */
   async refreshHandingOff(signal?: AbortSignal, onProgress?: (p: IndexProgress) => void): Promise<HandedOffIndex> {
     const index = await this.update(signal, onProgress, true);
-    return 'unchanged' in index ? index : { ...index, unchanged: false };
+    const key = this.key !== undefined ? { key: this.key } : {};
+    return 'unchanged' in index ? { ...index, ...key } : { ...index, unchanged: false, ...key };
   }
 
   private async update(
@@ -128,11 +138,14 @@ export class RolloutIndexer implements RolloutIndexing {
   ): Promise<RolloutIndex | UnchangedIndex> {
     const { cacheDir } = this.options;
     if (!this.loaded && cacheDir) {
-      const cache = await loadCache(cacheDir, this.root);
+      const cache = await loadCache(cacheDir, this.root, this.options.held);
       this.entries = cache.files;
       this.cachedEntries = cache.entries;
       this.joined = cache.rollouts;
       this.text = cache.text;
+      this.key = cache.key;
+      // The caller holds these rows already: unless a file changed, they are not sent again.
+      this.handedOff = cache.held === true;
       this.cacheDiscarded = cache.discarded;
     }
     this.loaded = true;
@@ -194,8 +207,10 @@ export class RolloutIndexer implements RolloutIndexing {
     // The entries now place their texts in the new store, whether or not the cache is saved.
     this.text = text ? { store: join(cacheDir, text.name), ranges: text.ranges } : undefined;
     this.handedOff = false;
+    // Rows not saved have no key: a failed save must not name them by the cache before it.
+    this.key = undefined;
     this.joined = joinRollouts(full);
-    await saveCache(cacheDir, this.root, full, full, this.joined, text);
+    this.key = (await saveCache(cacheDir, this.root, full, full, this.joined, text)).key;
     await removeOtherStores(cacheDir, this.root, text?.name);
     this.cacheDiscarded = undefined;
   }
@@ -213,10 +228,11 @@ export class RolloutIndexer implements RolloutIndexing {
     const text = { ...cold.store.commitSpool(), ranges: cold.ranges };
     this.text = { store: join(cacheDir, text.name), ranges: text.ranges };
     this.handedOff = false;
+    this.key = undefined;
     const lines = [...this.entries.values()].sort(byPath);
     try {
       this.joined = joinReported(cold.reports(), placedFacts(spooledEntries(spooled), this.entries));
-      this.cachedEntries = await saveCache(cacheDir, this.root, lines, spooled, this.joined, text);
+      ({ entries: this.cachedEntries, key: this.key } = await saveCache(cacheDir, this.root, lines, spooled, this.joined, text));
     } catch (err) {
       // The entries are not in memory and not in a cache: the next refresh reads the run again.
       this.entries = new Map();
@@ -241,6 +257,7 @@ export class RolloutIndexer implements RolloutIndexing {
     this.entries = new Map();
     this.joined = undefined;
     this.text = undefined;
+    this.key = undefined;
     this.cacheDiscarded = result.discarded;
   }
 

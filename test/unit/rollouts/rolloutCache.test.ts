@@ -301,6 +301,24 @@ describe('an indexer with a cache folder, refreshed in one process', () => {
     assert.equal((await ix.refreshHandingOff()).unchanged, true);
   });
 
+  thirdPartyFiles.test('a new indexer given the key of the rows its caller holds sends them again only when the cache holds others', async () => {
+    const root = join(folder.root, 'run');
+    const own = mkdtempSync(join(cacheDir, 'held-'));
+    const cold = await new RolloutIndexer(root, { cacheDir: own }).refreshHandingOff();
+    assert.ok(!cold.unchanged && cold.key, 'a cold index with a cache names its rows');
+    const held = await new RolloutIndexer(root, { cacheDir: own, held: cold.key }).refreshHandingOff();
+    assert.deepEqual([held.unchanged, held.stats.filesRead, held.key], [true, 0, cold.key]);
+    // Another indexer of the same cache (another window) saw the run change: its rows are not the caller's.
+    appendFileSync(join(root, 'attempt_4/deepswe.jsonl'), record('acme__widgets-409', 2) + '\n');
+    const other = await new RolloutIndexer(root, { cacheDir: own }).refreshHandingOff();
+    assert.ok(!other.unchanged && other.key !== cold.key);
+    const stale = await new RolloutIndexer(root, { cacheDir: own, held: cold.key }).refreshHandingOff();
+    assert.ok(!stale.unchanged, 'rows the caller does not hold are sent');
+    assert.deepEqual([stale.stats.filesRead, stale.key], [0, other.key]);
+    assert.deepEqual(stale.rollouts, (await indexRollouts(root)).rollouts);
+    assert.equal(stale.text?.ranges.size, stale.rollouts.length);
+  });
+
   thirdPartyFiles.test('a cold index whose cache cannot be written fails, leaves no temporary file, and is read whole next time', async () => {
     const root = join(folder.root, 'run');
     const { own, indexer: ix } = indexer(root);

@@ -28,15 +28,6 @@ export function answer(measure: unknown): void {
   process.stdout.write(JSON.stringify(measure) + '\n');
 }
 
-/** The heap in use once everything unreachable is collected, MB; the child runs with `--expose-gc`. */
-export function liveHeapMb(): number {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) throw new Error('run with --expose-gc');
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed / (1 << 20);
-}
-
 /** This process's peak resident set so far, MB. */
 export function peakRssMb(): number {
   return process.resourceUsage().maxRSS / 1024;

@@ -10,10 +10,11 @@
  *           with the cold run's cache and folder stamps (the folders read again are counted);
  *           `again` is a second refresh of the same indexer in that process (the extension host
  *           re-indexing as a run writes: the entries are in memory, only the folder is listed)
- *   worker  the cold index in the worker thread (`WorkerRolloutIndexer`, the extension host's way)
- *   held    what the worker's indexer keeps between refreshes, after a cold index: the live heap
- *           it holds when it keeps the rows (`refresh`, as in this thread) and when it hands them
- *           to the host (`refreshHandingOff`, as the worker does), whose copy is the one shown
+ *   worker  the cold index in a worker thread (`WorkerRolloutIndexer`, the extension host's way:
+ *           no allocator setting, since the extension host's process is started by VS Code),
+ *           `--cold-runs` times as the cold one; after the first, the process's RSS once idle
+ *           (10 s later: V8 gives an ended thread's pages back after a few seconds), which is
+ *           what the extension host carries for the rest of the session
  *   lag     the event loop of the process that asked, during cold and worker: the longest and
  *           the 99th percentile stall, from perf_hooks' monitorEventLoopDelay
  *   table   the table's operations over the index's rows, as the rollouts panel answers them:
@@ -32,6 +33,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { setTimeout } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { INDEX_HEAP_FLAG, INDEX_MALLOC_ENV } from '../../extension/core/rollouts/indexHeap';
 import type { Rollout } from '../../extension/core/rollouts/record';
@@ -41,9 +43,11 @@ import { findRollouts, matchRollouts } from '../../extension/core/rollouts/rollo
 import { WorkerRolloutIndexer } from '../../extension/core/rollouts/workerIndexer';
 import { toRolloutRow } from '../../extension/views/rolloutTable';
 import { writeGeneratedRun } from './generatedRun';
-import { answer, cpuMsSince, liveHeapMb, measureInChild, peakRssMb } from './childMeasure';
+import { answer, cpuMsSince, measureInChild, peakRssMb } from './childMeasure';
 
 const ATTEMPTS = 10;
+/** How long after the worker's index its RSS is read: V8 gives an ended thread's pages back within about 9 s. */
+const IDLE_MS = 10_000;
 
 interface Measure {
   ms: number;
@@ -57,8 +61,9 @@ interface Measure {
   /** Folders the index read; the others were unchanged by their stamps. */
   foldersRead?: number;
   table?: Record<string, number>;
-  heldMb?: { kept: number; handedOff: number };
-  /** The lowest and highest peak of the cold runs whose median this is. */
+  /** The process's RSS 10 s after the worker's index: the rows and the host alone. */
+  idleRssMb?: number;
+  /** The lowest and highest peak of the runs whose median this is. */
   peakRangeMb?: [number, number];
 }
 
@@ -100,36 +105,24 @@ async function tableOps(index: RolloutIndex): Promise<Record<string, number>> {
   return ops;
 }
 
-/** The live heap an indexer holds after a cold index of `root`, keeping its rows or handing them off. */
-async function heldByIndexer(root: string, cache: string, handOff: boolean): Promise<number> {
-  const before = liveHeapMb();
-  const holder: { indexer?: RolloutIndexer } = { indexer: new RolloutIndexer(root, { cacheDir: mkdtempSync(join(cache, 'held-')) }) };
-  // Its answer is dropped here, in a frame that ends, so only what the indexer keeps stays live.
-  await (async () => void (handOff ? await holder.indexer!.refreshHandingOff() : await holder.indexer!.refresh()))();
-  const held = liveHeapMb() - before;
-  delete holder.indexer;
-  return held;
-}
-
 async function child(variant: string, root: string, cache: string): Promise<void> {
-  if (variant === 'held') {
-    mkdirSync(cache, { recursive: true });
-    const kept = await heldByIndexer(root, cache, false);
-    const handedOff = await heldByIndexer(root, cache, true);
-    return answer({ ms: 0, cpuMs: 0, peakRssMb: 0, rollouts: 0, heldMb: { kept, handedOff } } satisfies Measure);
-  }
   const start = performance.now();
   const cpu = process.cpuUsage();
   const lag = monitorEventLoopDelay({ resolution: 10 });
   let index: RolloutIndex;
   let againMs: number | undefined;
   let againCpuMs: number | undefined;
-  if (variant === 'worker') {
+  let idleRssMb: number | undefined;
+  if (variant === 'worker' || variant === 'worker-idle') {
     lag.enable();
     const indexer = new WorkerRolloutIndexer(root, { cacheDir: cache });
     index = await indexer.refresh();
     lag.disable();
     await indexer.close();
+    if (variant === 'worker-idle') {
+      await setTimeout(IDLE_MS);
+      idleRssMb = process.memoryUsage.rss() / 1e6;
+    }
   } else if (variant === 'warm') {
     const indexer = new RolloutIndexer(root, { cacheDir: cache });
     index = await indexer.refresh();
@@ -151,8 +144,9 @@ async function child(variant: string, root: string, cache: string): Promise<void
     peakRssMb: peakRssMb(),
     rollouts: index.rollouts.length,
     foldersRead: index.stats.foldersRead,
+    ...(idleRssMb !== undefined ? { idleRssMb } : {}),
   };
-  if (variant === 'cold' || variant === 'worker') {
+  if (variant !== 'warm') {
     m.lagMaxMs = lag.max / 1e6;
     m.lagP99Ms = lag.percentile(99) / 1e6;
   }
@@ -165,7 +159,7 @@ async function child(variant: string, root: string, cache: string): Promise<void
 }
 
 function measure(variant: string, root: string, cache: string): Measure {
-  const flags = { held: ['--expose-gc'], cold: [INDEX_HEAP_FLAG], warm: [INDEX_HEAP_FLAG] }[variant] ?? [];
+  const flags = { cold: [INDEX_HEAP_FLAG], warm: [INDEX_HEAP_FLAG] }[variant] ?? [];
   // The CLI's way has the allocator setting its relaunch gives; the worker's process is the extension host's.
   const env = variant === 'cold' || variant === 'warm' ? INDEX_MALLOC_ENV : {};
   return measureInChild<Measure>(__filename, variant, { root, cache }, flags, env);
@@ -176,6 +170,12 @@ const load = () => loadavg()[0]!.toFixed(1);
 /** The run whose `key` is the median (the lower middle of an even count). */
 function median<T>(runs: T[], key: (run: T) => number): T {
   return [...runs].sort((a, b) => key(a) - key(b))[(runs.length - 1) >> 1]!;
+}
+
+/** The run of median peak, with the range of the peaks. */
+function medianPeak(runs: Measure[]): Measure {
+  const peaks = runs.map((m) => m.peakRssMb);
+  return { ...median(runs, (m) => m.peakRssMb), peakRangeMb: [Math.min(...peaks), Math.max(...peaks)] };
 }
 
 async function main(): Promise<void> {
@@ -207,15 +207,13 @@ async function main(): Promise<void> {
       const r: Record<string, Measure> = {};
       console.log(`${instances * ATTEMPTS} rollouts: cold (load ${load()})`);
       // The first run's cache is the warm run's; the others start from empty folders of their own.
-      const colds = Array.from({ length: Number(values['cold-runs']) }, (_, i) => measure('cold', root, i === 0 ? cache : `${cache}-cold-${i}`));
-      const peaks = colds.map((m) => m.peakRssMb);
-      r.cold = { ...median(colds, (m) => m.peakRssMb), peakRangeMb: [Math.min(...peaks), Math.max(...peaks)] };
+      const runs = Array.from({ length: Number(values['cold-runs']) }, (_, i) => i);
+      r.cold = medianPeak(runs.map((i) => measure('cold', root, i === 0 ? cache : `${cache}-cold-${i}`)));
       console.log(`${instances * ATTEMPTS} rollouts: warm (load ${load()})`);
       r.warm = measure('warm', root, cache);
       console.log(`${instances * ATTEMPTS} rollouts: cold in the worker (load ${load()})`);
-      r.worker = measure('worker', root, join(work, `worker-${instances}`));
-      console.log(`${instances * ATTEMPTS} rollouts: held between refreshes (load ${load()})`);
-      r.held = measure('held', root, join(work, `held-${instances}`));
+      const workers = runs.map((i) => measure(i === 0 ? 'worker-idle' : 'worker', root, join(work, `worker-${instances}-${i}`)));
+      r.worker = { ...medianPeak(workers), idleRssMb: workers[0]!.idleRssMb! };
       results.set(instances, r);
     }
     const [small, large] = sizes.map((s) => results.get(s)!);
@@ -224,10 +222,8 @@ async function main(): Promise<void> {
       console.log(`${name.padEnd(42)} ${f(small!).padStart(22)} ${f(large!).padStart(22)}`);
     console.log(`\n${'rollouts'.padEnd(42)} ${label(sizes[0]!).padStart(22)} ${label(sizes[1]!).padStart(22)}`);
     row('cold: wall / CPU (s)', (m) => `${(m.cold!.ms / 1000).toFixed(1)} / ${(m.cold!.cpuMs / 1000).toFixed(1)}`);
-    row(`cold: peak RSS, median of ${values['cold-runs']} (range) (MB)`, (m) => {
-      const [low, high] = m.cold!.peakRangeMb!;
-      return `${m.cold!.peakRssMb.toFixed(0)} (${low.toFixed(0)}-${high.toFixed(0)})`;
-    });
+    const peak = (m: Measure) => `${m.peakRssMb.toFixed(0)} (${m.peakRangeMb![0].toFixed(0)}-${m.peakRangeMb![1].toFixed(0)})`;
+    row(`cold: peak RSS, median of ${values['cold-runs']} (range) (MB)`, (m) => peak(m.cold!));
     row('warm: wall / CPU (s)', (m) => `${(m.warm!.ms / 1000).toFixed(2)} / ${(m.warm!.cpuMs / 1000).toFixed(2)}`);
     row('warm: peak RSS (MB)', (m) => m.warm!.peakRssMb.toFixed(0));
     row('folders read: cold / warm', (m) => `${m.cold!.foldersRead} / ${m.warm!.foldersRead}`);
@@ -240,14 +236,16 @@ async function main(): Promise<void> {
     row('cold, this thread: lag max / p99 (ms)', (m) => `${m.cold!.lagMaxMs!.toFixed(0)} / ${m.cold!.lagP99Ms!.toFixed(0)}`);
     row('cold, worker: wall / CPU (s)', (m) => `${(m.worker!.ms / 1000).toFixed(1)} / ${(m.worker!.cpuMs / 1000).toFixed(1)}`);
     row('cold, worker: lag max / p99 (ms)', (m) => `${m.worker!.lagMaxMs!.toFixed(0)} / ${m.worker!.lagP99Ms!.toFixed(0)}`);
-    row('cold, worker: peak RSS (MB)', (m) => m.worker!.peakRssMb.toFixed(0));
-    row('worker keeps, rows kept / handed off (MB)', (m) => `${m.held!.heldMb!.kept.toFixed(1)} / ${m.held!.heldMb!.handedOff.toFixed(1)}`);
+    row(`cold, worker: peak RSS, median of ${values['cold-runs']} (range) (MB)`, (m) => peak(m.worker!));
+    row('after the worker, idle: RSS (MB)', (m) => m.worker!.idleRssMb!.toFixed(0));
     for (const op of Object.keys(small!.warm!.table!)) row(`table: ${op} (ms)`, (m) => m.warm!.table![op]!.toFixed(0));
-    const ratio = large!.cold!.peakRssMb / small!.cold!.peakRssMb;
+    const ratio = (variant: 'cold' | 'worker') => (large![variant]!.peakRssMb / small![variant]!.peakRssMb).toFixed(2);
     // What each rollout beyond the smaller run costs at the peak: the ratio alone hides whether a
     // change cut what grows with the run or what does not.
     const perRollout = (m: (r: Record<string, Measure>) => number) => (((m(large!) - m(small!)) * 1024) / ((sizes[1]! - sizes[0]!) * ATTEMPTS)).toFixed(2);
-    console.log(`\npeak RSS ${label(sizes[1]!)} / ${label(sizes[0]!)} = ${ratio.toFixed(2)}x (target < 2x); load average ${load()} at the end`);
+    console.log(
+      `\npeak RSS ${label(sizes[1]!)} / ${label(sizes[0]!)}, medians: cold ${ratio('cold')}x, worker ${ratio('worker')}x (target < 2x); load average ${load()} at the end`,
+    );
     console.log(`peak RSS per added rollout: cold ${perRollout((r) => r.cold!.peakRssMb)} KB, worker ${perRollout((r) => r.worker!.peakRssMb)} KB`);
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -5,30 +5,28 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CancelledError, InputError } from '../../../extension/core/errors';
-import { indexRollouts, type IndexProgress } from '../../../extension/core/rollouts/rolloutIndex';
+import { RolloutIndexer, indexRollouts, type IndexProgress } from '../../../extension/core/rollouts/rolloutIndex';
 import { WorkerRolloutIndexer } from '../../../extension/core/rollouts/workerIndexer';
 import { writeGeneratedRun } from '../../../bench/rollouts/generatedRun';
 import { miniSweAgentTraj, workSteps, writeJson } from '../../fixtures/rollouts/runWriter';
 import { suiteRolloutFolder } from '../../fixtures/rollouts/trainingRun';
 import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
-/** A worker indexer closed after the test, whatever happens in it. */
-async function withWorker<T>(
-  root: string,
-  options: ConstructorParameters<typeof WorkerRolloutIndexer>[1],
-  run: (w: WorkerRolloutIndexer) => Promise<T>,
-): Promise<T> {
-  const worker = new WorkerRolloutIndexer(root, options);
+function tempFolder(): { root: string; cleanup(): void } {
+  const root = mkdtempSync(join(tmpdir(), 'swe-workbench-worker-index-'));
+  return { root, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/** A worker indexer (with a cache folder of its own unless given one) closed after the test, whatever happens in it. */
+async function withWorker<T>(root: string, cacheDir: string | undefined, run: (w: WorkerRolloutIndexer) => Promise<T>): Promise<T> {
+  const own = cacheDir === undefined ? tempFolder() : undefined;
+  const worker = new WorkerRolloutIndexer(root, { cacheDir: cacheDir ?? own!.root });
   try {
     return await run(worker);
   } finally {
     await worker.close();
+    own?.cleanup();
   }
-}
-
-function tempFolder(): { root: string; cleanup(): void } {
-  const root = mkdtempSync(join(tmpdir(), 'swe-workbench-worker-index-'));
-  return { root, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 
 /** A trajectory file that makes a generated run's `acme__widgets-1000` one attempt longer. */
@@ -44,7 +42,7 @@ describe('indexing in a worker thread', () => {
 
   thirdPartyFiles.test('gives the same rows, errors and counts as the index in this thread', async () => {
     const inThread = await indexRollouts(folder.root);
-    const inWorker = await withWorker(folder.root, {}, (w) => w.refresh());
+    const inWorker = await withWorker(folder.root, undefined, (w) => w.refresh());
     assert.ok(inThread.rollouts.length > 10, 'the fixture run has rollouts of several formats');
     assert.deepEqual(inWorker.rollouts, inThread.rollouts);
     assert.deepEqual(inWorker.errors, inThread.errors);
@@ -58,7 +56,7 @@ describe('indexing in a worker thread', () => {
       // 300 instances x 10 attempts: 3,000 rollouts, more than one slice of rows.
       writeGeneratedRun(run.root, 300, 10, 'light');
       const inThread = await indexRollouts(run.root);
-      const inWorker = await withWorker(run.root, {}, (w) => w.refresh());
+      const inWorker = await withWorker(run.root, undefined, (w) => w.refresh());
       assert.equal(inWorker.rollouts.length, 3000);
       assert.deepEqual(
         inWorker.rollouts.map((r) => r.id),
@@ -75,7 +73,7 @@ describe('indexing in a worker thread', () => {
     try {
       writeJson(run.root, 'a/acme__widgets-1.traj.json', miniSweAgentTraj({ instance: 'acme__widgets-1', steps: workSteps(3), exit: 'Submitted', patch: '' }));
       writeFileSync(join(run.root, 'a', 'broken.traj'), '{"trajectory": [\n  {"action": "ls",}\n]}\n');
-      const inWorker = await withWorker(run.root, {}, (w) => w.refresh());
+      const inWorker = await withWorker(run.root, undefined, (w) => w.refresh());
       assert.deepEqual(
         inWorker.rollouts.map((r) => r.id),
         ['a/acme__widgets-1.traj.json'],
@@ -96,7 +94,7 @@ describe('indexing in a worker thread', () => {
       (error: unknown) => error,
     );
     await assert.rejects(
-      withWorker(missing, {}, (w) => w.refresh()),
+      withWorker(missing, undefined, (w) => w.refresh()),
       (error: unknown) => error instanceof InputError && error.message === (inThread as InputError).message && /no such folder/.test(error.message),
     );
   });
@@ -105,7 +103,7 @@ describe('indexing in a worker thread', () => {
     const run = tempFolder();
     try {
       writeGeneratedRun(run.root, 200, 10, 'light');
-      await withWorker(run.root, {}, async (w) => {
+      await withWorker(run.root, undefined, async (w) => {
         const controller = new AbortController();
         const progress: IndexProgress[] = [];
         // Cancelled at its first progress report: 1,400 files are left to read.
@@ -124,11 +122,11 @@ describe('indexing in a worker thread', () => {
     }
   });
 
-  test('keeps its entries between refreshes: an unchanged folder reads nothing, a new file is read alone', async () => {
+  test('each refresh reads only what changed since the last: an unchanged folder nothing, a new file alone', async () => {
     const run = tempFolder();
     try {
       writeGeneratedRun(run.root, 20, 10, 'light');
-      await withWorker(run.root, {}, async (w) => {
+      await withWorker(run.root, undefined, async (w) => {
         const first = await w.refresh();
         const again = await w.refresh();
         assert.equal(again.stats.filesRead, 0);
@@ -145,13 +143,56 @@ describe('indexing in a worker thread', () => {
     }
   });
 
+  test('rows another indexer of the same cache made are taken, not the ones held', async () => {
+    const run = tempFolder();
+    const cache = tempFolder();
+    try {
+      writeGeneratedRun(run.root, 20, 10, 'light');
+      await withWorker(run.root, cache.root, async (w) => {
+        const cold = await w.refresh();
+        // Another window indexes the same folder into the same cache after the run grew.
+        writeEleventhAttempt(run.root);
+        const other = await new RolloutIndexer(run.root, { cacheDir: cache.root }).refresh();
+        const next = await w.refresh();
+        assert.equal(next.stats.filesRead, 0, 'the other indexer read the new file; its cache says so');
+        assert.equal(next.rollouts.length, cold.rollouts.length + 1);
+        assert.deepEqual(next.rollouts, other.rollouts);
+        assert.deepEqual(next.text, other.text);
+      });
+    } finally {
+      run.cleanup();
+      cache.cleanup();
+    }
+  });
+
+  test('closing it cancels the refresh under way and refuses later ones', async () => {
+    const run = tempFolder();
+    try {
+      writeGeneratedRun(run.root, 200, 10, 'light');
+      const cache = tempFolder();
+      const w = new WorkerRolloutIndexer(run.root, { cacheDir: cache.root });
+      try {
+        let closing: Promise<void> | undefined;
+        const refresh = w.refresh(undefined, () => (closing ??= w.close()));
+        await assert.rejects(refresh, (error: unknown) => error instanceof CancelledError && error.message === 'the index was closed');
+        await closing;
+        await assert.rejects(w.refresh(), (error: unknown) => error instanceof CancelledError && error.message === 'the index was closed');
+      } finally {
+        await w.close();
+        cache.cleanup();
+      }
+    } finally {
+      run.cleanup();
+    }
+  });
+
   test('with a cache folder, a second worker reads nothing the first one read', async () => {
     const run = tempFolder();
     const cache = tempFolder();
     try {
       writeGeneratedRun(run.root, 20, 10, 'light');
-      const cold = await withWorker(run.root, { cacheDir: cache.root }, (w) => w.refresh());
-      const warm = await withWorker(run.root, { cacheDir: cache.root }, (w) => w.refresh());
+      const cold = await withWorker(run.root, cache.root, (w) => w.refresh());
+      const warm = await withWorker(run.root, cache.root, (w) => w.refresh());
       assert.equal(cold.stats.filesRead, cold.stats.files);
       assert.equal(warm.stats.filesCached, warm.stats.files);
       assert.deepEqual(warm.rollouts, cold.rollouts);
@@ -169,7 +210,7 @@ describe('indexing in a worker thread', () => {
     const cache = tempFolder();
     try {
       writeGeneratedRun(run.root, 20, 10, 'light');
-      await withWorker(run.root, { cacheDir: cache.root }, async (w) => {
+      await withWorker(run.root, cache.root, async (w) => {
         const cold = await w.refresh();
         const again = await w.refresh();
         assert.equal(again.stats.filesRead, 0);

@@ -10,7 +10,7 @@ export function measureInChild<T>(
   script: string,
   variant: string,
   args: Record<string, string>,
-  nodeFlags: string[] = [],
+  nodeFlags: readonly string[] = [],
   env: Readonly<Record<string, string>> = {},
 ): T {
   const flags = Object.entries(args).flatMap(([name, value]) => [`--${name}`, value]);

@@ -5,7 +5,7 @@
  * runs in its own child process, so its peak RSS is its own:
  *   cold    the index with an empty cache folder, in this thread, with the young generation and
  *           the allocator setting the CLI relaunches itself with for `rollouts` (the CLI's way,
- *           `INDEX_HEAP_FLAG`, `INDEX_MALLOC_ENV`)
+ *           `INDEX_HEAP_FLAGS`, `INDEX_MALLOC_ENV`)
  *   warm    the index again over the unchanged folder in a fresh process, bounded the same way,
  *           with the cold run's cache and folder stamps (the folders read again are counted);
  *           `again` is a second refresh of the same indexer in that process (the extension host
@@ -35,7 +35,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { INDEX_HEAP_FLAG, INDEX_MALLOC_ENV } from '../../extension/core/rollouts/indexHeap';
+import { INDEX_HEAP_FLAGS, INDEX_MALLOC_ENV } from '../../extension/core/rollouts/indexHeap';
 import type { Rollout } from '../../extension/core/rollouts/record';
 import { RolloutIndexer, indexRollouts, type RolloutIndex } from '../../extension/core/rollouts/rolloutIndex';
 import { runStatistics } from '../../extension/core/rollouts/rolloutQuery';
@@ -159,7 +159,7 @@ async function child(variant: string, root: string, cache: string): Promise<void
 }
 
 function measure(variant: string, root: string, cache: string): Measure {
-  const flags = { cold: [INDEX_HEAP_FLAG], warm: [INDEX_HEAP_FLAG] }[variant] ?? [];
+  const flags = { cold: INDEX_HEAP_FLAGS, warm: INDEX_HEAP_FLAGS }[variant] ?? [];
   // The CLI's way has the allocator setting its relaunch gives; the worker's process is the extension host's.
   const env = variant === 'cold' || variant === 'warm' ? INDEX_MALLOC_ENV : {};
   return measureInChild<Measure>(__filename, variant, { root, cache }, flags, env);

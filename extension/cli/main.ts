@@ -5,7 +5,7 @@
 import { guardOutput } from '../core/output/terminalText';
 import { CliError, type Command } from './command';
 import { errorText } from '../core/errors';
-import { INDEX_HEAP_FLAG, INDEX_MALLOC_ENV } from '../core/rollouts/indexHeap';
+import { INDEX_HEAP_FLAGS, INDEX_MALLOC_ENV } from '../core/rollouts/indexHeap';
 import { relaunchWith } from './relaunch';
 
 const commands: Record<string, () => Promise<Command>> = {
@@ -42,7 +42,7 @@ const raw = takeRaw(process.argv.slice(2));
 // An index's heap is bounded as in the extension's index worker, and its allocator kept from
 // growing its own heap; both must be there when Node starts, so the relaunch comes before
 // anything opens the standard streams.
-if (INDEXING.has(raw.argv[0] ?? '')) relaunchWith(INDEX_HEAP_FLAG, INDEX_MALLOC_ENV);
+if (INDEXING.has(raw.argv[0] ?? '')) relaunchWith(INDEX_HEAP_FLAGS, INDEX_MALLOC_ENV);
 const stdout = guardOutput(process.stdout, { raw: raw.raw });
 const stderr = guardOutput(process.stderr, { raw: raw.raw });
 

@@ -121,9 +121,9 @@ export class RolloutIndexer implements RolloutIndexing {
 
   /**
    * For a caller that keeps the rows itself (the index worker, whose host holds them): the rows
-   * when they changed since the last call, else `unchanged`. The indexer keeps no rows and no
-   * text places between calls: a worker that indexed 100,000 rollouts held 62 MB of rows and
-   * 12 MB of text places for the session, a copy of what its host held.
+   * when they changed since the last call (or, for a new indexer, since the rows of `held`),
+   * else `unchanged`. The indexer keeps no rows and no text places between calls: they were a
+   * copy of what the host held (62 MB of rows and 12 MB of text places at 100,000 rollouts).
    */
   async refreshHandingOff(signal?: AbortSignal, onProgress?: (p: IndexProgress) => void): Promise<HandedOffIndex> {
     const index = await this.update(signal, onProgress, true);

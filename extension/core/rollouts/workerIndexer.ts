@@ -82,7 +82,7 @@ function workerScript(): { file: string; fromSource: boolean } {
  * while a run of 100,000 rollouts is read. Each refresh runs in a thread of its own, which ends
  * with it: between refreshes the index is its cache, and the host holds only the rows. A thread
  * kept for the session held the index's garbage as long as it lived (at 100,000 rollouts the
- * process stayed at 478 MB; ending the thread brought it to 233 MB), and the host built its rows
+ * process stayed at 478 MB; with the thread ended, 233-361 MB), and the host built its rows
  * beside that heap, which set the index's peak. A refresh whose rows the host holds already (the
  * cache's key says so) sends none. Refreshes run one after another; cancelling one's signal stops
  * its read; `close()` ends the one running and refuses the rest.

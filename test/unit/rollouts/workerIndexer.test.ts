@@ -29,6 +29,19 @@ async function withWorker<T>(root: string, cacheDir: string | undefined, run: (w
   }
 }
 
+/** A generated run of `instances` x 10 attempts and a cache folder of its own, both removed after `use`. */
+async function withGeneratedRun<T>(instances: number, use: (root: string, cacheDir: string) => Promise<T>): Promise<T> {
+  const run = tempFolder();
+  const cache = tempFolder();
+  try {
+    writeGeneratedRun(run.root, instances, 10, 'light');
+    return await use(run.root, cache.root);
+  } finally {
+    run.cleanup();
+    cache.cleanup();
+  }
+}
+
 /** A trajectory file that makes a generated run's `acme__widgets-1000` one attempt longer. */
 const writeEleventhAttempt = (root: string) =>
   writeJson(
@@ -51,21 +64,17 @@ describe('indexing in a worker thread', () => {
   });
 
   test('sends rows in slices and joins them back in order: a run larger than one message', async () => {
-    const run = tempFolder();
-    try {
-      // 300 instances x 10 attempts: 3,000 rollouts, more than one slice of rows.
-      writeGeneratedRun(run.root, 300, 10, 'light');
-      const inThread = await indexRollouts(run.root);
-      const inWorker = await withWorker(run.root, undefined, (w) => w.refresh());
+    // 300 instances x 10 attempts: 3,000 rollouts, more than one slice of rows.
+    await withGeneratedRun(300, async (root, cacheDir) => {
+      const inThread = await indexRollouts(root);
+      const inWorker = await withWorker(root, cacheDir, (w) => w.refresh());
       assert.equal(inWorker.rollouts.length, 3000);
       assert.deepEqual(
         inWorker.rollouts.map((r) => r.id),
         inThread.rollouts.map((r) => r.id),
       );
       assert.deepEqual(inWorker.rollouts, inThread.rollouts);
-    } finally {
-      run.cleanup();
-    }
+    });
   });
 
   test('reports a broken file with its place, as the index in this thread does, and indexes the rest', async () => {
@@ -100,10 +109,8 @@ describe('indexing in a worker thread', () => {
   });
 
   test('a cancelled refresh rejects as cancelled, and the next one indexes everything', async () => {
-    const run = tempFolder();
-    try {
-      writeGeneratedRun(run.root, 200, 10, 'light');
-      await withWorker(run.root, undefined, async (w) => {
+    await withGeneratedRun(200, (root, cacheDir) =>
+      withWorker(root, cacheDir, async (w) => {
         const controller = new AbortController();
         const progress: IndexProgress[] = [];
         // Cancelled at its first progress report: 1,400 files are left to read.
@@ -116,116 +123,83 @@ describe('indexing in a worker thread', () => {
         const full = await w.refresh();
         assert.equal(full.rollouts.length, 2000);
         assert.equal(full.stats.filesRead, full.stats.files);
-      });
-    } finally {
-      run.cleanup();
-    }
+      }),
+    );
   });
 
   test('each refresh reads only what changed since the last: an unchanged folder nothing, a new file alone', async () => {
-    const run = tempFolder();
-    try {
-      writeGeneratedRun(run.root, 20, 10, 'light');
-      await withWorker(run.root, undefined, async (w) => {
+    await withGeneratedRun(20, (root, cacheDir) =>
+      withWorker(root, cacheDir, async (w) => {
         const first = await w.refresh();
         const again = await w.refresh();
         assert.equal(again.stats.filesRead, 0);
         assert.equal(again.stats.filesCached, again.stats.files);
         assert.deepEqual(again.rollouts, first.rollouts);
-        writeEleventhAttempt(run.root);
+        writeEleventhAttempt(root);
         const grown = await w.refresh();
         assert.equal(grown.stats.filesRead, 1);
         assert.equal(grown.rollouts.length, first.rollouts.length + 1);
         assert.equal(grown.rollouts.find((r) => r.id === 'attempt_11/acme__widgets-1000.traj.json')?.attempt, 11);
-      });
-    } finally {
-      run.cleanup();
-    }
+      }),
+    );
   });
 
   test('rows another indexer of the same cache made are taken, not the ones held', async () => {
-    const run = tempFolder();
-    const cache = tempFolder();
-    try {
-      writeGeneratedRun(run.root, 20, 10, 'light');
-      await withWorker(run.root, cache.root, async (w) => {
+    await withGeneratedRun(20, (root, cacheDir) =>
+      withWorker(root, cacheDir, async (w) => {
         const cold = await w.refresh();
         // Another window indexes the same folder into the same cache after the run grew.
-        writeEleventhAttempt(run.root);
-        const other = await new RolloutIndexer(run.root, { cacheDir: cache.root }).refresh();
+        writeEleventhAttempt(root);
+        const other = await new RolloutIndexer(root, { cacheDir }).refresh();
         const next = await w.refresh();
         assert.equal(next.stats.filesRead, 0, 'the other indexer read the new file; its cache says so');
         assert.equal(next.rollouts.length, cold.rollouts.length + 1);
         assert.deepEqual(next.rollouts, other.rollouts);
         assert.deepEqual(next.text, other.text);
-      });
-    } finally {
-      run.cleanup();
-      cache.cleanup();
-    }
+      }),
+    );
   });
 
   test('closing it cancels the refresh under way and refuses later ones', async () => {
-    const run = tempFolder();
-    try {
-      writeGeneratedRun(run.root, 200, 10, 'light');
-      const cache = tempFolder();
-      const w = new WorkerRolloutIndexer(run.root, { cacheDir: cache.root });
-      try {
+    await withGeneratedRun(200, (root, cacheDir) =>
+      withWorker(root, cacheDir, async (w) => {
         let closing: Promise<void> | undefined;
         const refresh = w.refresh(undefined, () => (closing ??= w.close()));
         await assert.rejects(refresh, (error: unknown) => error instanceof CancelledError && error.message === 'the index was closed');
         await closing;
         await assert.rejects(w.refresh(), (error: unknown) => error instanceof CancelledError && error.message === 'the index was closed');
-      } finally {
-        await w.close();
-        cache.cleanup();
-      }
-    } finally {
-      run.cleanup();
-    }
+      }),
+    );
   });
 
   test('with a cache folder, a second worker reads nothing the first one read', async () => {
-    const run = tempFolder();
-    const cache = tempFolder();
-    try {
-      writeGeneratedRun(run.root, 20, 10, 'light');
-      const cold = await withWorker(run.root, cache.root, (w) => w.refresh());
-      const warm = await withWorker(run.root, cache.root, (w) => w.refresh());
+    await withGeneratedRun(20, async (root, cacheDir) => {
+      const cold = await withWorker(root, cacheDir, (w) => w.refresh());
+      const warm = await withWorker(root, cacheDir, (w) => w.refresh());
       assert.equal(cold.stats.filesRead, cold.stats.files);
       assert.equal(warm.stats.filesCached, warm.stats.files);
       assert.deepEqual(warm.rollouts, cold.rollouts);
       // Where each row's text lies crosses the thread by row: the host keys it by its own rows' ids.
       assert.equal(cold.text?.ranges.size, cold.rollouts.length);
       assert.deepEqual(warm.text, cold.text);
-    } finally {
-      run.cleanup();
-      cache.cleanup();
-    }
+    });
   });
 
   test('with a cache folder, an unchanged refresh keeps the rows and their text places, and a change brings every row again', async () => {
-    const run = tempFolder();
-    const cache = tempFolder();
-    try {
-      writeGeneratedRun(run.root, 20, 10, 'light');
-      await withWorker(run.root, cache.root, async (w) => {
+    await withGeneratedRun(20, (root, cacheDir) =>
+      withWorker(root, cacheDir, async (w) => {
         const cold = await w.refresh();
         const again = await w.refresh();
         assert.equal(again.stats.filesRead, 0);
         assert.equal(again.rollouts, cold.rollouts, 'the rows the host holds, not sent again');
         assert.deepEqual(again.text, cold.text);
-        writeEleventhAttempt(run.root);
+        writeEleventhAttempt(root);
         const grown = await w.refresh();
         assert.equal(grown.stats.filesRead, 1);
-        assert.deepEqual(grown.rollouts, (await indexRollouts(run.root)).rollouts);
+        assert.deepEqual(grown.rollouts, (await indexRollouts(root)).rollouts);
         assert.equal(grown.text?.ranges.size, grown.rollouts.length);
         assert.ok(grown.text?.ranges.has('attempt_11/acme__widgets-1000.traj.json'));
-      });
-    } finally {
-      run.cleanup();
-      cache.cleanup();
-    }
+      }),
+    );
   });
 });

@@ -9,8 +9,8 @@ import { FOLDED_LINES, MAX_STEP_RANGE, type StepDetail, type StepperBoot, type S
 const DIVERGED_FLAG = 'diverged';
 /**
  * A boot carries an observation past this many characters cut to what the page shows folded: a
- * 533 MB run's 1.7 MB first observation took 0.2 s to reach the page as a message and delayed the
- * page by 0.45 s embedded in it (bench/ui/stepper.ts --large-mb 500).
+ * megabyte-long first observation embedded whole delays the page's load, and as a message its
+ * first paint (`bench/ui/stepper.ts --large-mb 500` measures both).
  */
 const BOOT_OBSERVATION_CHARS = 64 * 1024;
 /** What is kept of such an observation: its folded lines, at most this many characters. */

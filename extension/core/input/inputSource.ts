@@ -251,8 +251,8 @@ async function* decoded(chunks: AsyncIterable<Buffer>, onEncoding: (e: TextEncod
 /**
  * Bytes read at once, below glibc's mmap threshold (128 KiB). A larger buffer is mapped, and
  * freeing one raises the threshold, after which such buffers fragment the heap of the thread
- * reading: the index worker's, which the extension host's process cannot tune. Its peak at
- * 100,000 rollouts was a median 465 MB with 1 MiB chunks against 413 MB with these.
+ * reading: the index worker's, which the extension host's process cannot tune
+ * (`bench/rollouts/scale.ts` shows the worker's peak).
  */
 const CHUNK = 64 << 10;
 

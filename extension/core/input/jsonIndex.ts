@@ -58,10 +58,9 @@ export interface IndexOptions {
   elementText?: (array: string, index: number) => boolean;
   /**
    * Bytes read at a time (tests use small reads to cut values across reads). The default, 1 MiB,
-   * scans a 533 MB file as fast as 8 MiB did and lets the process answer between reads: the
-   * stepper's page asks for its first step while the extension host indexes the file (bench/ui/
-   * stepper.ts --large-mb 500: 567-679 ms from the page's load to its first step, against
-   * 857-1458 ms with 8 MiB reads, busy).
+   * scans as fast as larger reads and lets the process answer between reads: the stepper's page
+   * asks for its first step while the extension host indexes the file (`bench/ui/stepper.ts
+   * --large-mb 500` measures the wait).
    */
   readBytes?: number;
 }

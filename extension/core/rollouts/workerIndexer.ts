@@ -81,9 +81,9 @@ function workerScript(): { file: string; fromSource: boolean } {
  * `RolloutIndexer` in a worker thread, so a host with a UI (the extension host) keeps answering
  * while a run of 100,000 rollouts is read. Each refresh runs in a thread of its own, which ends
  * with it: between refreshes the index is its cache, and the host holds only the rows. A thread
- * kept for the session held the index's garbage as long as it lived (at 100,000 rollouts the
- * process stayed at 478 MB; with the thread ended, 233-361 MB), and the host built its rows
- * beside that heap, which set the index's peak. A refresh whose rows the host holds already (the
+ * kept for the session held the index's garbage as long as it lived (V8 gives an ended isolate's
+ * pages back; a live one keeps its high-water mark), and the host built its rows beside that
+ * heap, which set the index's peak (`bench/rollouts/scale.ts` measures it). A refresh whose rows the host holds already (the
  * cache's key says so) sends none. Refreshes run one after another; cancelling one's signal stops
  * its read; `close()` ends the one running and refuses the rest.
  */

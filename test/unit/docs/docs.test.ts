@@ -5,6 +5,7 @@
  * names a benchmark that exists, with a date.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
@@ -59,15 +60,29 @@ describe('the documentation', () => {
     }
   });
 
-  test('every row of bench/RESULTS.md names a benchmark file that exists and the date of its run', () => {
+  test("the extension's page (docs/extension.md) is made from the README's feature list", () => {
+    const r = spawnSync(process.execPath, [path.join(root, 'scripts/extension-readme.mjs'), '--check'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    for (const name of ['ATIF', 'Harbor', 'Terminus-2', 'mini-swe-agent', 'OpenHands', 'R2E-Gym']) assert.match(read('docs/extension.md'), new RegExp(name));
+  });
+
+  test('bench/RESULTS.md has one current line per benchmark: its file, command, figure and date', () => {
     const rows = read('bench/RESULTS.md')
       .split('\n')
       .filter((l) => l.startsWith('| `'));
     assert.ok(rows.length > 10, 'the results table has its rows');
+    const named = new Set<string>();
     for (const row of rows) {
-      const cells = row.split(' | ');
-      for (const file of cells[0]!.matchAll(/`([^`]+\.ts)`/g)) assert.ok(existsSync(path.join(root, 'bench', file[1]!)), `bench/${file[1]} exists`);
-      assert.match(cells[2]!, /^\d{4}-\d{2}-\d{2}$/, `${cells[0]} has the date of its run`);
+      const cells = row.replace(/^\| | \|$/g, '').split(' | ');
+      assert.equal(cells.length, 5, `${cells[0]}: benchmark, command, compares, figure, date`);
+      const file = /^`([^`]+\.ts)`/.exec(cells[0]!)?.[1];
+      assert.ok(file && existsSync(path.join(root, 'bench', file)), `${cells[0]} names a file under bench/`);
+      assert.ok(cells[1]!.includes(`bench/${file}`) || cells[1]!.startsWith('`npm run bench:'), `${cells[0]}'s command runs it`);
+      assert.match(cells[4]!, /^\d{4}-\d{2}-\d{2}\b/, `${cells[0]} has the date of its run`);
+      // The current figure only: the history is git's, not a diary in a cell.
+      assert.ok(cells[3]!.length < 400, `${cells[0]}'s figure is one current line (${cells[3]!.length} characters)`);
+      named.add(cells[0]!);
     }
+    assert.equal(named.size, rows.length, 'one line per benchmark');
   });
 });

@@ -7,11 +7,15 @@
 import { installFamilies } from './core/scaffolds/registry';
 import { miniSweAgentFamily } from './core/scaffolds/mini-swe-agent';
 import { openHandsFamily } from './core/scaffolds/openhands';
+import { openHandsV1Family } from './core/scaffolds/openhands-v1';
 import { r2eGymFamily } from './core/scaffolds/r2e-gym';
 import { sweAgentFamily } from './core/scaffolds/swe-agent';
 import { terminus2Family } from './core/scaffolds/terminus-2';
 
 export function installScaffoldFamilies(): void {
   // A recording no family claims (a canonical or chat-messages file) is read with SWE-agent's tools, and a live run without --scaffold runs them.
-  installFamilies([sweAgentFamily, miniSweAgentFamily, r2eGymFamily, openHandsFamily, terminus2Family], { family: sweAgentFamily, title: 'SWE-agent' });
+  installFamilies([sweAgentFamily, miniSweAgentFamily, r2eGymFamily, openHandsFamily, openHandsV1Family, terminus2Family], {
+    family: sweAgentFamily,
+    title: 'SWE-agent',
+  });
 }

@@ -17,8 +17,9 @@ import { TRAJECTORY_INPUT_OPTIONS, trajectoryInputUsage, trajectoryInput } from 
 
 const usage = () => `usage: swe-workbench inspect FILE [--format NAME] [--record N] [--json]
 
-Reads a trajectory (SWE-agent .traj, mini-swe-agent, OpenHands events or output.jsonl, R2E-Gym
-JSONL, rLLM, SkyRL, OpenAI messages, or canonical JSON) and prints a summary, one line a step.
+Reads a trajectory (SWE-agent .traj, mini-swe-agent, OpenHands events or output.jsonl, an
+OpenHands V1 conversation folder or events.jsonl, R2E-Gym JSONL, rLLM, SkyRL, OpenAI messages,
+or canonical JSON) and prints a summary, one line a step.
 ${trajectoryInputUsage()}
   --json          print the canonical trajectory as JSON`;
 
@@ -51,6 +52,12 @@ function outcomeLine(loaded: StepSource): string {
   ].join(' · ');
 }
 
+/** The other branches of a tree-shaped recording (OpenHands V1): where each leaves this one, counted from 1 as the stepper counts. */
+function forksLine(forks: NonNullable<StepSource['header']['meta']['forks']>): string {
+  const each = forks.map((f) => `${f.id} (${f.steps} steps, ${f.sharedSteps === 0 ? 'none shared' : `steps 1-${f.sharedSteps} shared`})`);
+  return `${forks.length} other branch${forks.length === 1 ? '' : 'es'}: ${each.join('; ')}`;
+}
+
 /**
  * The readable summary: header lines, then one row a step (index, tool, action, observation
  * size, marks). Steps are read one at a time, so a large indexed file is never held whole.
@@ -75,6 +82,7 @@ export async function summarize(loaded: StepSource): Promise<string> {
     `model    ${t.meta.model ?? '-'}`,
     `outcome  ${outcomeLine(loaded)}`,
     `steps    ${loaded.stepCount}`,
+    ...(t.meta.forks && t.meta.forks.length > 0 ? [`forks    ${forksLine(t.meta.forks)}`] : []),
     '',
   ];
   const rows: Array<{ index: number; tool: string; label: string; size: string; marks: string }> = [];

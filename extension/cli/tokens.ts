@@ -10,7 +10,7 @@ import { TOKEN_REPORT_FILE, writeTokenReport, type TokenMismatch } from '../core
 import { DEFAULT_BOUNDS, summarize, type Bounds, type TokenSummary } from '../core/tokens/compare';
 import { rescoreRun, type RolloutReport, type RunReport, type StepReport, type WorstToken } from '../core/tokens/rescore';
 import { SCORING_APIS, TokenServer, type ScoringApi } from '../core/tokens/tokenServer';
-import { loadTrajectory } from '../core/trajectory/load';
+import { isRecordingFolder, loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';
 import { oneLine } from '../core/trajectory/stepLabels';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
@@ -164,7 +164,8 @@ export const command: Command = {
     const api = (values.api ?? 'vllm') as ScoringApi;
     if (!SCORING_APIS.includes(api)) throw new CliError(`--api: expected one of ${SCORING_APIS.join(', ')}, got '${values.api}'`);
     const input = trajectoryInput(values);
-    const folder = (await stat(target).catch(() => undefined))?.isDirectory() ?? false;
+    // A folder that is one recording (an OpenHands V1 conversation) is re-scored as a file is.
+    const folder = ((await stat(target).catch(() => undefined))?.isDirectory() ?? false) && !(await isRecordingFolder(target));
     if (folder && (input.format !== undefined || input.record !== undefined)) throw new CliError('--format and --record read one file, not a folder');
     if (values.save && !folder) throw new CliError("--save keeps a folder's re-score beside its rollouts: give a DIR");
 

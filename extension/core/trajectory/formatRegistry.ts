@@ -5,6 +5,7 @@
  * (`ScaffoldFamily.formats`) when the program's composition root installs it, so nothing in
  * core/trajectory names a family's format.
  */
+import type { InputLimits } from '../input/inputSource';
 import type { ImportContext } from './importContext';
 import type { Trajectory } from './model';
 import type { IndexedReading } from './stepSource';
@@ -30,6 +31,16 @@ export interface TrajectoryFormatDefinition extends FormatFacts {
   readonly exporter?: { readonly extension: string; write(t: Trajectory): string };
   /** How a large file is read a step at a time from its byte index (`stepSource.ts`); without it, a file is parsed whole. */
   readonly indexed?: IndexedReading;
+  /**
+   * A recording kept as a folder (OpenHands V1's persisted conversation): whether `dir` is one,
+   * and how its files are gathered into the one value `import` reads (errors name the file).
+   */
+  readonly folder?: {
+    holds(dir: string): Promise<boolean>;
+    gather(dir: string, options: { signal?: AbortSignal; limits?: Partial<InputLimits> }): Promise<unknown>;
+  };
+  /** A JSONL file whose first record this matches is one recording, its records a list (OpenHands V1's `events.jsonl`), not one recording a line. */
+  readonly wholeJsonl?: (first: unknown) => boolean;
   /** The key of the object holding its chat messages (SWE-agent's `history`): a file whose list there has other roles is refused as closest to this format. */
   readonly messagesKey?: string;
 }

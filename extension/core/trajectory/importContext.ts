@@ -8,6 +8,8 @@ export interface ImportContext {
   base: ReadonlyArray<string | number>;
   /** 1-based line of the JSONL record. */
   line?: number;
+  /** For a JSONL file read whole as one list (a format's `wholeJsonl`): the 1-based line of each element. */
+  lines?: readonly number[];
 }
 
 export function sourceRef(ctx: ImportContext, ...paths: ReadonlyArray<ReadonlyArray<string | number>>): SourceRef {

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { InputError, throwIfAborted } from '../errors';
 import { withoutCompressionSuffix, type InputLimits } from '../input/inputSource';
@@ -7,7 +8,7 @@ import type { Step, Trajectory, TrajectoryFormat } from './model';
 import { describeForeignJson, detectFormat, nearestFormat } from './detectFormat';
 import { resolvePointer } from '../input/jsonText';
 import type { ImportContext } from './importContext';
-import { formatNamed, formatNames } from './formatRegistry';
+import { formatNamed, formatNames, trajectoryFormats, type TrajectoryFormatDefinition } from './formatRegistry';
 import './formats';
 
 /** A trajectory with the parsed file it came from, so each step's original record stays reachable. */
@@ -36,6 +37,8 @@ export interface ImportOptions {
   file: string;
   format?: TrajectoryFormat;
   line?: number;
+  /** A JSONL file read whole: each element's line. */
+  lines?: readonly number[];
 }
 
 /** Turns a parsed JSON value into the canonical trajectory, detecting its format unless told. */
@@ -46,15 +49,20 @@ export function importTrajectory(value: unknown, options: ImportOptions): Trajec
     if (near) throw new InputError(options.file, '$', `not a trajectory: closest to ${near.closest}, but it lacks ${near.missing}`);
     throw new InputError(options.file, '$', `not a trajectory: it looks like ${describeForeignJson(value)}; tried ${formatNames().join(', ')}`);
   }
-  const ctx: ImportContext = options.line === undefined ? { file: options.file, base: [] } : { file: options.file, base: [], line: options.line };
+  const ctx: ImportContext = {
+    file: options.file,
+    base: [],
+    ...(options.line === undefined ? {} : { line: options.line }),
+    ...(options.lines === undefined ? {} : { lines: options.lines }),
+  };
   const definition = formatNamed(format);
   if (!definition) throw new InputError(options.file, undefined, `unknown trajectory format '${format}': expected one of ${formatNames().join(', ')}`);
   return definition.import(value, ctx);
 }
 
-function finish(file: string, root: unknown, options: LoadOptions, jsonl?: { line: number; records: number }): LoadedTrajectory {
+function finish(file: string, root: unknown, options: LoadOptions, jsonl?: { line: number; records: number }, lines?: readonly number[]): LoadedTrajectory {
   const format = options.format ?? detectFormat(root);
-  const trajectory = importTrajectory(root, { file, format, line: jsonl?.line });
+  const trajectory = importTrajectory(root, { file, format, line: jsonl?.line, ...(lines ? { lines } : {}) });
   const loaded: LoadedTrajectory = { file, format: format ?? trajectory.format, trajectory, root };
   return jsonl === undefined ? loaded : { ...loaded, record: options.record ?? 0, ...jsonl };
 }
@@ -71,13 +79,39 @@ function looksLikeJsonl(text: string): boolean {
   }
 }
 
+/** The format that reads a JSONL file whose first record is `first` whole, as one recording (`wholeJsonl`). */
+function wholeJsonlFormat(first: unknown, format: TrajectoryFormat | undefined): TrajectoryFormat | undefined {
+  return trajectoryFormats().find((f) => (format === undefined || f.name === format) && f.wholeJsonl?.(first))?.name;
+}
+
+function firstRecord(text: string, file: string, line: number, options: LoadOptions): unknown {
+  try {
+    return parseJsonDocument(text, file, { firstLine: line, limits: options.limits });
+  } catch {
+    // A broken first line is reported when its record is read, as before.
+    return undefined;
+  }
+}
+
 async function loadJsonl(file: string, options: LoadOptions): Promise<LoadedTrajectory> {
   const wanted = options.record ?? 0;
   let records = 0;
   let chosen: { text: string; line: number } | undefined;
+  let whole: { format: TrajectoryFormat; values: unknown[]; lines: number[] } | undefined;
   for await (const l of inputLines(file, options)) {
     throwIfAborted(options.signal);
     if (!l.tooLong && l.text.trim() === '') continue;
+    if (records === 0 && !l.tooLong) {
+      const format = wholeJsonlFormat(firstRecord(l.text, file, l.line, options), options.format);
+      if (format) whole = { format, values: [], lines: [] };
+    }
+    if (whole) {
+      if (l.tooLong) throw lineTooLong(file, l.line, options);
+      whole.values.push(parseJsonDocument(l.text, file, { firstLine: l.line, limits: options.limits }));
+      whole.lines.push(l.line);
+      records++;
+      continue;
+    }
     if (records === wanted) {
       if (l.tooLong) throw lineTooLong(file, l.line, options);
       chosen = { text: l.text, line: l.line };
@@ -85,6 +119,10 @@ async function loadJsonl(file: string, options: LoadOptions): Promise<LoadedTraj
     records++;
   }
   if (records === 0) throw new InputError(file, undefined, 'empty file: no JSON lines');
+  if (whole) {
+    if (wanted !== 0) throw new InputError(file, undefined, `record ${wanted} does not exist: the file is one ${whole.format} recording, a line an event`);
+    return finish(file, whole.values, { ...options, format: whole.format }, undefined, whole.lines);
+  }
   if (!chosen) throw new InputError(file, undefined, `record ${wanted} does not exist: the file holds ${records} JSON lines`);
   return finish(file, parseJsonDocument(chosen.text, file, { firstLine: chosen.line, limits: options.limits }), options, { line: chosen.line, records });
 }
@@ -105,6 +143,8 @@ function loadJsonlText(file: string, text: string, options: LoadOptions): Loaded
  */
 export async function loadTrajectory(file: string, options: LoadOptions = {}): Promise<LoadedTrajectory> {
   throwIfAborted(options.signal);
+  const folder = await recordingFolderFormat(file, options.format);
+  if (folder) return finish(file, await folder.folder!.gather(file, options), { ...options, format: folder.name });
   if (/\.jsonl$/i.test(withoutCompressionSuffix(basename(file)))) return loadJsonl(file, options);
   const { text } = await readInputText(file, options);
   throwIfAborted(options.signal);
@@ -118,6 +158,28 @@ export async function loadTrajectory(file: string, options: LoadOptions = {}): P
     throw err;
   }
   return finish(file, root, options);
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
+}
+
+/** The format whose recordings are folders like `dir` (OpenHands V1's conversations), when `dir` is a folder. */
+async function recordingFolderFormat(dir: string, format?: TrajectoryFormat): Promise<TrajectoryFormatDefinition | undefined> {
+  if (!(await isFolder(dir))) return undefined;
+  const candidates = trajectoryFormats().filter((f) => f.folder && (format === undefined || f.name === format));
+  for (const f of candidates) if (await f.folder!.holds(dir)) return f;
+  const kinds = trajectoryFormats()
+    .filter((f) => f.folder)
+    .map((f) => f.name);
+  throw new InputError(dir, undefined, `is a folder, not a file${kinds.length > 0 ? `, and not a recording folder (${kinds.join(', ')})` : ''}`);
+}
+
+/** Whether `path` is a folder one format reads as one recording (a V1 conversation), not a folder of recordings. */
+export async function isRecordingFolder(path: string): Promise<boolean> {
+  if (!(await isFolder(path))) return false;
+  for (const f of trajectoryFormats()) if (f.folder && (await f.folder.holds(path))) return true;
+  return false;
 }
 
 /** Every record a step was built from: the action's, then its observations'. */

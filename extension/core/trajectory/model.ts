@@ -149,6 +149,12 @@ const TrajectoryMetaSchema = z.object({
   stateTiming: z.enum(['before-action', 'after-action']).optional(),
   /** Trajectory this one was forked from, and the index of the last step taken from it. */
   parent: z.object({ id: z.string(), forkStep: z.number().int() }).optional(),
+  /**
+   * The other branches of a recording kept as a tree (OpenHands V1's conversations; the steps
+   * are the branch in use): each by its last event's id, the steps it shares with this branch
+   * from the start, and its own step count.
+   */
+  forks: z.array(z.object({ id: z.string(), sharedSteps: z.number().int().nonnegative(), steps: z.number().int().nonnegative() })).optional(),
   id: z.string().optional(),
   createdAt: z.string().optional(),
 });

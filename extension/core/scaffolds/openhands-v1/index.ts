@@ -1,0 +1,241 @@
+/**
+ * OpenHands V1 (the software-agent-sdk, `openhands-sdk` 1.x): its conversations (`format.ts`)
+ * and its default tools as a live policy calls them by function calling: `terminal` (a
+ * persistent shell), `file_editor` (the editor V0 had, whose `view` V1 words the same), `think`
+ * and `finish`, which run nothing.
+ *
+ * What each tool prints follows the SDK's source (`openhands-tools` 1.43.1); the wording is not
+ * yet checked against the reference tools running beside ours (docs/scaffolds.md says so).
+ */
+import { z } from 'zod';
+import type { ParseResult } from '../../parsing/commandSyntax';
+import { currentPatch } from '../../aci/repositoryPatch';
+import { defineTool, type ToolContext, type ToolDefinition, type ToolResult } from '../../aci/toolDefinition';
+import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
+import type { PolicyReply } from '../../policy/policyClient';
+import type { ParsedReply, Scaffold, ScaffoldFamily } from '../scaffold';
+import { openHandsView } from '../openhands/editorView';
+import { openHandsV1Format } from './format';
+
+const BUNDLE = 'openhands-v1';
+const VERSION = '1';
+
+/** The SDK's `Observation.ERROR_MESSAGE_HEADER`, which the model reads before an error's text. */
+const ERROR_HEADER = '[An error occurred during execution.]\n';
+
+/** `printf` of the shell's directory and Python after a command: what the SDK's PS1 reports. */
+const PS1_FIELDS = `printf '%s\\n%s' "$(pwd)" "$(command -v python || echo '')"`;
+
+/**
+ * `terminal`: the command in the session's shell, observed as TerminalObservation's
+ * `to_llm_content` words it: the output, the completion suffix, then the directory, the
+ * interpreter and the exit code from the PS1 metadata.
+ */
+const terminal = defineTool({
+  name: 'terminal',
+  bundle: BUNDLE,
+  description: 'Execute a bash command in the terminal within a persistent shell session.',
+  signature: '<command>',
+  parameters: z.looseObject({ command: z.string() }),
+  async run(ctx, { command }) {
+    const options = { timeoutMs: ctx.config.commandTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+    const result = await ctx.sandbox.exec(command, options);
+    const ps1 = await ctx.sandbox.exec(PS1_FIELDS, options);
+    const [cwd = '', python = ''] = ps1.output.split('\n');
+    const output = result.output.replace(/\r\n/g, '\n').replace(/\n+$/, '');
+    let text = `${output}\n[The command completed with exit code ${result.exitCode}.]`;
+    if (cwd) text += `\n[Current working directory: ${cwd}]`;
+    if (python) text += `\n[Python interpreter: ${python}]`;
+    text += `\n[Command finished with exit code ${result.exitCode}]`;
+    return { observation: text, exitCode: result.exitCode };
+  },
+});
+
+const invalidPath = (path: string, hint: string): ToolResult => ({ observation: `${ERROR_HEADER}Invalid \`path\` parameter: ${path}. ${hint}`, exitCode: 1 });
+
+/** `file_editor`'s `view`, V0's editor worded as V1 words an error (the header, no `ERROR:` line). */
+async function view(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolResult> {
+  const range = Array.isArray(args.view_range) && args.view_range.length === 2 ? (args.view_range as [number, number]) : undefined;
+  const result = await openHandsView(ctx, String(args.path), range);
+  return result.exitCode === 0 ? result : { observation: ERROR_HEADER + result.observation.replace(/^ERROR:\n/, ''), exitCode: result.exitCode };
+}
+
+/** `file_editor`'s `create`: a new file, refused over an existing one. */
+async function create(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolResult> {
+  const path = String(args.path);
+  if (!path.startsWith('/')) return invalidPath(path, 'The path should be an absolute path, starting with `/`.');
+  if (typeof args.file_text !== 'string') return { observation: `${ERROR_HEADER}Parameter \`file_text\` is required for command: create.`, exitCode: 1 };
+  const exists = await ctx.sandbox.exec(`test -e ${JSON.stringify(path)}`, { timeoutMs: 30_000, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+  if (exists.exitCode === 0) return invalidPath(path, `File already exists at: ${path}. Cannot overwrite files using command \`create\`.`);
+  await ctx.sandbox.writeFile(path, args.file_text);
+  return { observation: `File created successfully at: ${path}`, exitCode: 0 };
+}
+
+const fileEditor = defineTool({
+  name: 'file_editor',
+  bundle: BUNDLE,
+  description: 'Custom editing tool for viewing, creating and editing files in plain-text format.',
+  signature: 'file_editor <command> <path>',
+  parameters: z.looseObject({ command: z.string(), path: z.string() }),
+  async run(ctx, args) {
+    if (args.command === 'view') return view(ctx, args);
+    if (args.command === 'create') return create(ctx, args);
+    return { observation: `${ERROR_HEADER}file_editor's \`${args.command}\` is not one the workbench runs yet (it runs view and create)`, exitCode: 1 };
+  },
+});
+
+const think = defineTool({
+  name: 'think',
+  bundle: BUNDLE,
+  description: 'Use the tool to think about something.',
+  signature: 'think',
+  parameters: z.looseObject({ thought: z.string() }),
+  // ThinkObservation's default text.
+  run: async () => ({ observation: 'Your thought has been logged.', exitCode: 0 }),
+});
+
+/** `finish`: its observation is the message (FinishObservation), and the repository's diff is the submission. */
+const finish = defineTool({
+  name: 'finish',
+  bundle: BUNDLE,
+  description: 'Signals the completion of the current task or conversation.',
+  signature: 'finish',
+  parameters: z.looseObject({ message: z.string() }),
+  async run(ctx, { message }) {
+    const diff = await currentPatch(ctx);
+    return { observation: message, exitCode: 0, submission: 'patch' in diff ? diff.patch : '' };
+  },
+});
+
+/** A reply that called no tool: a message to the user, which runs nothing. */
+const message = defineTool({
+  name: 'message',
+  bundle: BUNDLE,
+  description: 'message',
+  signature: 'message',
+  parameters: z.looseObject({}),
+  run: async () => ({ observation: '', exitCode: 0 }),
+});
+
+const TOOLS: readonly ToolDefinition[] = [terminal, fileEditor, think, finish, message];
+
+class OpenHandsV1ToolSet extends ToolSet {
+  constructor() {
+    super([BUNDLE], new Map(TOOLS.map((t) => [t.name, t] as const)));
+  }
+
+  /** Typed text is a terminal command. */
+  override parseCommand(text: string): ParseResult {
+    return text.trim() === '' ? { error: 'empty command' } : { tool: 'terminal', args: { command: text } };
+  }
+
+  override parseFunctionCall(name: string, args: string | Record<string, unknown>): ParseResult {
+    let values: unknown = args;
+    if (typeof args === 'string') {
+      try {
+        values = args.trim() === '' ? {} : JSON.parse(args);
+      } catch {
+        return { error: `the arguments of ${name} are not valid JSON` };
+      }
+    }
+    if (typeof values !== 'object' || values === null || Array.isArray(values)) return { error: `the arguments of ${name} are not a JSON object` };
+    const tool = this.get(name);
+    if (!tool || name === 'message')
+      return {
+        error: `Tool '${name}' not found. Available: ${TOOLS.filter((t) => t !== message)
+          .map((t) => t.name)
+          .join(', ')}`,
+      };
+    const parsed = tool.parameters.safeParse(values);
+    if (!parsed.success)
+      return { error: `Error validating args ${JSON.stringify(values)} for tool '${name}': ${parsed.error.issues[0]?.message ?? 'invalid'}` };
+    return { tool: name, args: values as Record<string, unknown> };
+  }
+
+  override openAiToolSpecs(): OpenAiToolSpec[] {
+    return [
+      spec('terminal', terminal.description, { command: { type: 'string', description: 'The bash command to execute.' } }, ['command']),
+      spec(
+        'file_editor',
+        fileEditor.description,
+        {
+          command: { type: 'string', enum: ['view', 'create', 'str_replace', 'insert', 'undo_edit'], description: 'The command to run.' },
+          path: { type: 'string', description: 'Absolute path to file or directory.' },
+          file_text: { type: 'string', description: 'Required parameter of `create` command, with the content of the file to be created.' },
+          view_range: { type: 'array', items: { type: 'integer' }, description: 'Optional parameter of `view` command when `path` points to a file.' },
+        },
+        ['command', 'path'],
+      ),
+      spec('think', think.description, { thought: { type: 'string', description: 'The thought to log.' } }, ['thought']),
+      spec('finish', finish.description, { message: { type: 'string', description: 'Final message to send to the user.' } }, ['message']),
+    ];
+  }
+}
+
+function spec(name: string, description: string, properties: Record<string, unknown>, required: string[]): OpenAiToolSpec {
+  return { type: 'function', function: { name, description, parameters: { type: 'object', properties, required } } };
+}
+
+function parseReply(reply: PolicyReply, tools: OpenHandsV1ToolSet): ParsedReply {
+  const [call] = reply.toolCalls;
+  if (!call) return { thought: '', action: { raw: reply.content, tool: 'message', args: { content: reply.content } } };
+  const parsed = tools.parseFunctionCall(call.name, call.arguments);
+  if ('error' in parsed)
+    return {
+      thought: reply.content,
+      action: { raw: call.arguments, tool: null, args: {}, toolCallId: call.id },
+      formatError: parsed.error,
+      errorMessage: parsed.error,
+    };
+  return { thought: reply.content, action: { raw: call.arguments, tool: parsed.tool, args: parsed.args, toolCallId: call.id } };
+}
+
+function createOpenHandsV1(version: string): Scaffold {
+  const tools = new OpenHandsV1ToolSet();
+  return {
+    name: 'openhands-v1',
+    version,
+    tools,
+    replyFormat: 'function_calling',
+    tty: false,
+    shellStartup: { login: true },
+    config: {},
+    present: (result) => result.observation,
+    parseReply: (reply) => parseReply(reply, tools),
+    toolSpecs: () => tools.openAiToolSpecs(),
+    context: { observationTemplate: '{observation}' },
+    prompts: ({ problemStatement, spec: task, repoPath }) => ({
+      system: 'You are OpenHands agent, a helpful AI assistant that can interact with a computer to solve tasks.',
+      instructions: `<uploaded_files>\n${repoPath}\n</uploaded_files>\nI've uploaded a code repository in the directory ${repoPath}. Consider the following issue description:\n\n<issue_description>\n${problemStatement ?? task}\n</issue_description>`,
+    }),
+  };
+}
+
+/** The SDK's default tool names; a chat export calling `terminal` and only these is V1's. */
+const V1_TOOLS = new Set(['terminal', 'file_editor', 'task_tracker', 'think', 'finish', 'glob', 'grep', 'apply_patch', 'message']);
+
+export const openHandsV1Family: ScaffoldFamily = {
+  name: 'openhands-v1',
+  formats: [openHandsV1Format],
+  toolKinds: {
+    terminal: 'run',
+    file_editor: 'editor',
+    think: 'think',
+    message: 'think',
+    finish: 'submit',
+    task_tracker: 'other',
+    glob: 'search',
+    grep: 'search',
+    apply_patch: 'edit',
+  },
+  versions: [VERSION],
+  detect(recording) {
+    if (recording.format === 'openhands-v1') return { version: VERSION, reason: 'an OpenHands V1 conversation (events with a `kind`)' };
+    const called = new Set(recording.steps.flatMap((s) => (s.calls ?? [s]).flatMap((c) => ('action' in c && c.action.tool ? [c.action.tool] : []))));
+    if (recording.format !== 'swe-agent' && called.has('terminal') && [...called].every((t) => V1_TOOLS.has(t)))
+      return { version: VERSION, reason: `the actions call OpenHands V1's tools (${[...called].join(', ')})` };
+    return undefined;
+  },
+  matchVersion: (version) => (/^1(\.|$)/.test(version) ? VERSION : undefined),
+  create: (version) => createOpenHandsV1(version),
+};

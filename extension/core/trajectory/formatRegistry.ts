@@ -38,6 +38,10 @@ export interface TrajectoryFormatDefinition extends FormatFacts {
   readonly folder?: {
     holds(dir: string): Promise<boolean>;
     gather(dir: string, options: { signal?: AbortSignal; limits?: Partial<InputLimits> }): Promise<unknown>;
+    /** The folder a file of such a recording (an event file, the state) would be, read from its path alone; the loader then checks it `holds`. */
+    partOf(file: string): string | undefined;
+    /** The file an editor opens to show the folder's recording (editors open files, not folders). */
+    entry(dir: string): Promise<string>;
   };
   /** A JSONL file whose first record this matches is one recording, its records a list (OpenHands V1's `events.jsonl`), not one recording a line. */
   readonly wholeJsonl?: (first: unknown) => boolean;

@@ -145,6 +145,9 @@ export async function loadTrajectory(file: string, options: LoadOptions = {}): P
   throwIfAborted(options.signal);
   const folder = await recordingFolderFormat(file, options.format);
   if (folder) return finish(file, await folder.folder!.gather(file, options), { ...options, format: folder.name });
+  // A file of a recording kept as a folder (a V1 conversation's event file) opens the whole recording.
+  const owner = await recordingFolderOf(file);
+  if (owner) return loadTrajectory(owner.dir, { ...options, format: owner.format });
   if (/\.jsonl$/i.test(withoutCompressionSuffix(basename(file)))) return loadJsonl(file, options);
   const { text } = await readInputText(file, options);
   throwIfAborted(options.signal);
@@ -173,6 +176,22 @@ async function recordingFolderFormat(dir: string, format?: TrajectoryFormat): Pr
     .filter((f) => f.folder)
     .map((f) => f.name);
   throw new InputError(dir, undefined, `is a folder, not a file${kinds.length > 0 ? `, and not a recording folder (${kinds.join(', ')})` : ''}`);
+}
+
+/** The recording folder `file` is part of (an OpenHands V1 conversation's `base_state.json` or event file), with its format. */
+export async function recordingFolderOf(file: string): Promise<{ dir: string; format: TrajectoryFormat } | undefined> {
+  for (const f of trajectoryFormats()) {
+    const dir = f.folder?.partOf(file);
+    if (dir !== undefined && (await f.folder!.holds(dir))) return { dir, format: f.name };
+  }
+  return undefined;
+}
+
+/** The file an editor opens for `path`: the path itself, or for a recording folder the file that stands for it. */
+export async function editorEntry(path: string): Promise<string> {
+  if (!(await isFolder(path))) return path;
+  const format = await recordingFolderFormat(path);
+  return format!.folder!.entry(path);
 }
 
 /** Whether `path` is a folder one format reads as one recording (a V1 conversation), not a folder of recordings. */

@@ -15,7 +15,7 @@ import { withoutCompressionSuffix } from '../input/inputSource';
 import { firstByte, indexJsonObject, readJsonRange, type IndexedValue, type JsonIndex } from '../input/jsonIndex';
 import { detectFormat } from './detectFormat';
 import { formatNamed, trajectoryFormats } from './formatRegistry';
-import { loadTrajectory, rawRecords, type LoadedTrajectory, type LoadOptions } from './load';
+import { loadTrajectory, rawRecords, recordingFolderOf, type LoadedTrajectory, type LoadOptions } from './load';
 import { defined } from './importContext';
 import type { Step, Trajectory, TrajectoryFormat } from './model';
 /** Files from this size on are indexed rather than parsed whole, when their format allows. */
@@ -180,7 +180,8 @@ export function stepSourceOf(loaded: LoadedTrajectory): StepSource {
  */
 export async function openSteps(file: string, options: OpenStepsOptions = {}): Promise<StepSource> {
   const threshold = options.indexFromBytes ?? INDEX_FROM_BYTES;
-  const plainJson = !/\.jsonl$/i.test(withoutCompressionSuffix(basename(file))) && options.record === undefined;
+  // A part of a recording kept as a folder (a V1 event file) is read as that whole recording, never indexed alone.
+  const plainJson = !/\.jsonl$/i.test(withoutCompressionSuffix(basename(file))) && options.record === undefined && !(await recordingFolderOf(file));
   // A pipe is not opened here (that would take its bytes), nor a small file read twice.
   const info = plainJson ? await stat(file).catch(() => undefined) : undefined;
   // `onPreview` is called once: with the first step, or with undefined as soon as none will come.

@@ -1,4 +1,6 @@
 import * as vscode from 'vscode';
+import { errorText } from '../../core/errors';
+import { editorEntry } from '../../core/trajectory/load';
 import type { ResponseMessage } from '../../protocol/ipc';
 import { webviewOptions } from '../webview/webviewContent';
 import { activateRawRecordDocuments, type RawRecordDocuments } from './rawRecordDocuments';
@@ -139,7 +141,16 @@ export function activateTrajectoryEditor(
     vscode.window.registerCustomEditorProvider(TRAJECTORY_EDITOR_ANY_JSON, provider, options),
     vscode.commands.registerCommand('sweWorkbench.trajectory.open', async (uri?: vscode.Uri) => {
       const target = uri ?? (await pickTrajectory());
-      if (target) await registry.open(target);
+      if (!target) return;
+      // A recording kept as a folder (an OpenHands V1 conversation) opens through the file that stands for it.
+      let entry: vscode.Uri;
+      try {
+        entry = target.scheme === 'file' ? vscode.Uri.file(await editorEntry(target.fsPath)) : target;
+      } catch (err) {
+        void vscode.window.showErrorMessage(`SWE Workbench: ${errorText(err)}`);
+        return;
+      }
+      await registry.open(entry);
     }),
     vscode.commands.registerCommand('sweWorkbench.trajectory.goToStep', async () => {
       const session = registry.active();

@@ -203,3 +203,42 @@ function twoTurns(): unknown {
   };
   return e;
 }
+
+describe('swe-workbench tokens on an OpenHands V1 conversation', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'swe-workbench-tokens-v1-'));
+    const id = (n: number) => `bbbbbbbb-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    const prompt = toyChatIds([{ role: 'user', content: 'T' }], true);
+    const events = [
+      { id: id(0), source: 'user', llm_message: { role: 'user', content: [{ type: 'text', text: 'T' }] }, kind: 'MessageEvent' },
+      { id: id(1), parent_id: id(0), source: 'agent', prompt_token_ids: prompt, response_token_ids: toyEncode('ls'), kind: 'TokenEvent' },
+      {
+        id: id(2),
+        parent_id: id(1),
+        source: 'agent',
+        thought: [],
+        action: { command: 'ls', kind: 'TerminalAction' },
+        tool_name: 'terminal',
+        tool_call_id: 'c1',
+        tool_call: { id: 'c1', name: 'terminal', arguments: '{"command": "ls"}' },
+        llm_response_id: 'r1',
+        kind: 'ActionEvent',
+      },
+    ];
+    mkdirSync(path.join(dir, 'events'), { recursive: true });
+    events.forEach((e, i) => writeFileSync(path.join(dir, 'events', `event-0000${i}-${e.id}.json`), JSON.stringify(e)));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('the folder is one rollout, its TokenEvent ids read on the step they belong to', async () => {
+    const url = await serve();
+    const r = await runCliProcess(['tokens', dir, '--policy', url, '--model', 'test-policy', '--json']);
+    const [step, summary] = lines(r.stdout);
+    assert.equal(step!.index, 0, r.stdout + r.stderr);
+    assert.equal(step!.rollout, undefined, 'a conversation folder is not a folder of rollouts');
+    // V1's TokenEvent keeps the ids (read: not "keeps no token ids") but no logprobs to compare with.
+    assert.equal(step!.error, 'the recording keeps no logprobs for this step: nothing to compare with');
+    assert.ok(summary!.summary);
+  });
+});

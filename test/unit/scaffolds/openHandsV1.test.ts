@@ -7,7 +7,8 @@ import { after, describe, test } from 'node:test';
 import { command as convert } from '../../../extension/cli/convert';
 import { command as inspect } from '../../../extension/cli/inspect';
 import { detectScaffold } from '../../../extension/core/scaffolds/registry';
-import { isRecordingFolder, loadTrajectory } from '../../../extension/core/trajectory/load';
+import { editorEntry, isRecordingFolder, loadTrajectory } from '../../../extension/core/trajectory/load';
+import { openSteps } from '../../../extension/core/trajectory/stepSource';
 import type { Trajectory } from '../../../extension/core/trajectory/model';
 import { runCli } from '../../helpers/cliRunner';
 import { needsShared } from '../../helpers/sharedFolder';
@@ -258,6 +259,22 @@ describe('OpenHands V1 conversations', () => {
     assert.equal(`${choice.name}@${choice.version}`, 'openhands-v1@1');
     assert.equal(await isRecordingFolder(folder), true);
     assert.equal(await isRecordingFolder(work), false);
+  });
+
+  test('an event file or the state file opens its whole conversation, as an editor opens the folder', async () => {
+    const eventFile = path.join(folder, 'events', `event-00007-${id(7)}.json`);
+    for (const file of [eventFile, path.join(folder, 'base_state.json')]) {
+      const source = await openSteps(file);
+      assert.equal(source.format, 'openhands-v1', file);
+      assert.equal(source.stepCount, 5, file);
+    }
+    assert.equal(await editorEntry(folder), path.join(folder, 'base_state.json'));
+    const stateless = writeFolder('stateless', conversationEvents(), undefined);
+    assert.equal(await editorEntry(stateless), path.join(stateless, 'events', `event-00000-${id(0)}.json`));
+    // An event file outside a conversation folder is not a recording of its own.
+    const loose = path.join(work, `event-00000-${id(0)}.json`);
+    writeFileSync(loose, JSON.stringify(conversationEvents()[0]));
+    await assert.rejects(loadTrajectory(loose), /not a trajectory/);
   });
 
   test('inspect DIR prints the steps, the scaffold and the forks', async () => {

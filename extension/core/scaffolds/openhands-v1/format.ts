@@ -4,7 +4,7 @@
  * or the agent server's event search result (`{"items": [...], "next_page_id": ...}`).
  */
 import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { InputError, throwIfAborted } from '../../errors';
 import { readJsonDocument } from '../../input/jsonDocument';
 import { firstObject, isObject } from '../../trajectory/fingerprints';
@@ -65,6 +65,23 @@ async function gather(dir: string, options: { signal?: AbortSignal }): Promise<G
   return { ...(base_state === undefined ? {} : { base_state }), events, event_files };
 }
 
+/** `DIR/base_state.json` or `DIR/events/event-NNNNN-<id>.json` is part of the conversation in DIR. */
+function partOf(file: string): string | undefined {
+  const name = basename(file);
+  if (name === BASE_STATE) return dirname(file);
+  if (EVENT_NAME.test(name) && basename(dirname(file)) === EVENTS_DIR) return dirname(dirname(file));
+  return undefined;
+}
+
+/** The state file when there is one, else the first event's file. */
+async function entry(dir: string): Promise<string> {
+  const state = join(dir, BASE_STATE);
+  if (await exists(state, 'file')) return state;
+  const names = (await readdir(join(dir, EVENTS_DIR))).filter((n) => EVENT_NAME.test(n)).sort();
+  if (names.length === 0) throw new InputError(dir, undefined, `an OpenHands V1 conversation without ${BASE_STATE} or any event file`);
+  return join(dir, EVENTS_DIR, names[0]!);
+}
+
 const isEventList = (list: unknown) => {
   const first = firstObject(list);
   return !!first && isV1Event(first);
@@ -81,7 +98,7 @@ export const openHandsV1Format: TrajectoryFormatDefinition = {
   ],
   // The SDK's ConversationExecutionStatus values that end a run.
   exitStatuses: { stuck: /^stuck$/, finished: /^finished$/ },
-  folder: { holds, gather },
+  folder: { holds, gather, partOf, entry },
   wholeJsonl: isV1Event,
   import: importOpenHandsV1,
   exporter: { extension: '.jsonl', write: toOpenHandsV1Events },

@@ -6,10 +6,10 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { command as convert } from '../../../extension/cli/convert';
 import { command as inspect } from '../../../extension/cli/inspect';
-import { detectScaffold } from '../../../extension/core/scaffolds/registry';
+import { chooseScaffold, detectScaffold } from '../../../extension/core/scaffolds/registry';
 import { editorEntry, isRecordingFolder, loadTrajectory } from '../../../extension/core/trajectory/load';
 import { openSteps } from '../../../extension/core/trajectory/stepSource';
-import type { Trajectory } from '../../../extension/core/trajectory/model';
+import type { Step, Trajectory } from '../../../extension/core/trajectory/model';
 import { runCli } from '../../helpers/cliRunner';
 import { needsShared } from '../../helpers/sharedFolder';
 
@@ -292,7 +292,7 @@ describe('OpenHands V1 conversations', () => {
 
   test('V1 -> ATIF -> V1 keeps every step, and V1 events convert back to the same steps', async () => {
     const atif = path.join(work, 'conv.atif.json');
-    const back = path.join(work, 'back.jsonl');
+    const back = path.join(work, 'back.json');
     assert.equal((await runCli(convert, [folder, '--to', 'atif', '--out', atif])).code, 0);
     assert.equal((await runCli(convert, [atif, '--to', 'openhands-v1', '--out', back])).code, 0);
     const original = (await loadTrajectory(folder)).trajectory;
@@ -302,7 +302,7 @@ describe('OpenHands V1 conversations', () => {
     assert.deepEqual(pick(viaAtif.trajectory), pick(original));
     assert.equal(viaAtif.trajectory.meta.instructions, 'Fix calc.py');
     // And V1 written from V1 reads back to the same steps.
-    const direct = path.join(work, 'direct.jsonl');
+    const direct = path.join(work, 'direct.json');
     assert.equal((await runCli(convert, [folder, '--to', 'openhands-v1', '--out', direct])).code, 0);
     assert.deepEqual(pick((await loadTrajectory(direct)).trajectory), pick(original));
   });
@@ -395,5 +395,21 @@ describe("the reference SDK's persisted CLI conversation", () => {
     assert.equal(t.task.repoPath, '/workspace/project/software-agent-sdk/.agent_tmp/repro/persistence');
     // The reference state names no leaf (a conversation saved before the tree): the last event's branch is used.
     assert.equal(t.steps.length, 5);
+  });
+});
+
+describe('a V1 reply that called no tool', () => {
+  test("is a step without an action whose observation is the user's answer, and replays as running nothing", async () => {
+    const events = [
+      ...conversationEvents().slice(0, 5),
+      { id: id(30), source: 'agent', parent_id: id(4), llm_message: { role: 'assistant', content: text('Which file?') }, kind: 'MessageEvent' },
+      { id: id(31), source: 'user', parent_id: id(30), llm_message: { role: 'user', content: text('calc.py') }, kind: 'MessageEvent' },
+    ];
+    const { trajectory: t } = await loadTrajectory(writeFolder('asks', events, { ...STATE, leaf_event_id: id(31) }));
+    assert.equal(t.steps.length, 2);
+    assert.deepEqual([t.steps[1]!.action.tool, t.steps[1]!.thought, t.steps[1]!.observation], [null, 'Which file?', 'calc.py']);
+    const { scaffold } = chooseScaffold({ recording: t });
+    assert.deepEqual((scaffold.tools as { readRecorded?(s: Step): unknown }).readRecorded?.(t.steps[1]!), { action: t.steps[1]!.action, runsNothing: true });
+    assert.equal((scaffold.tools as { readRecorded?(s: Step): unknown }).readRecorded?.(t.steps[0]!), undefined);
   });
 });

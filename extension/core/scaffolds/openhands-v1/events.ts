@@ -47,6 +47,7 @@ export const V1EventSchema = z.looseObject({
       reasoning_content: z.string().nullish(),
     })
     .nullish(),
+  sender: z.string().nullish(),
   // SystemPromptEvent
   system_prompt: TextContentSchema.nullish(),
   tools: z.array(z.unknown()).nullish(),

@@ -1,10 +1,16 @@
 /**
- * A trajectory as OpenHands V1 events, one a line (`events.jsonl`): the system prompt, the task as
- * the user's message, then per step its token ids, its action events (one per tool call, sharing
- * the response id) and their observations, each event the parent of the next (one branch).
- * The importer reads it back to the same steps.
+ * A trajectory as a JSON list of OpenHands V1 events: the system prompt, the task as the user's
+ * message, then per step its token ids, its action events (one per tool call, sharing the
+ * response id) and their observations, each event the parent of the next (one branch). The
+ * importer reads it back to the same steps.
+ *
+ * The SDK's events refuse unknown fields, so the scaffold that made the run (`meta.scaffold`)
+ * rides in the one free-text field that says where a message came from: the task message's
+ * `sender`, as `SCAFFOLD_SENDER` + `NAME@VERSION`.
  */
 import type { Step, Trajectory } from '../../trajectory/model';
+
+export const SCAFFOLD_SENDER = 'swe-workbench scaffold ';
 
 /** A stable id per event, in the SDK's UUID shape (and its event file names' hex pattern). */
 const eventId = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -34,6 +40,7 @@ export function toOpenHandsV1Events(t: Trajectory): string {
       llm_message: { role: 'user', content: [text(instructions)] },
       activated_skills: [],
       extended_content: [],
+      ...(t.meta.scaffold ? { sender: SCAFFOLD_SENDER + t.meta.scaffold } : {}),
       kind: 'MessageEvent',
     });
   for (const step of t.steps) {
@@ -46,15 +53,25 @@ export function toOpenHandsV1Events(t: Trajectory): string {
         kind: 'TokenEvent',
       });
     const calls = step.calls ?? [{ action: step.action, observation: step.observation }];
-    if (calls.length === 1 && step.action.tool === 'message') {
+    // A reply that called no tool is the agent's message; what followed it, the user's answer.
+    if (!step.calls && !step.formatError && (step.action.tool === null || step.action.tool === 'message')) {
       push({
         timestamp: timestamp(step),
         source: 'agent',
-        llm_message: { role: 'assistant', content: [text(step.action.raw)], ...(step.reasoning ? { reasoning_content: step.reasoning } : {}) },
+        llm_message: { role: 'assistant', content: [text(step.action.raw || step.thought)], ...(step.reasoning ? { reasoning_content: step.reasoning } : {}) },
         activated_skills: [],
         extended_content: [],
         kind: 'MessageEvent',
       });
+      if (step.observation !== '')
+        push({
+          timestamp: timestamp(step),
+          source: 'user',
+          llm_message: { role: 'user', content: [text(step.observation)] },
+          activated_skills: [],
+          extended_content: [],
+          kind: 'MessageEvent',
+        });
       continue;
     }
     const responseId = `response-${step.index}`;
@@ -101,5 +118,5 @@ export function toOpenHandsV1Events(t: Trajectory): string {
       });
     });
   }
-  return events.map((e) => JSON.stringify(e)).join('\n') + '\n';
+  return JSON.stringify(events, null, 2) + '\n';
 }

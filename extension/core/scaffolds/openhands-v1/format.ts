@@ -101,5 +101,5 @@ export const openHandsV1Format: TrajectoryFormatDefinition = {
   folder: { holds, gather, partOf, entry },
   wholeJsonl: isV1Event,
   import: importOpenHandsV1,
-  exporter: { extension: '.jsonl', write: toOpenHandsV1Events },
+  exporter: { extension: '.json', write: toOpenHandsV1Events },
 };

@@ -10,6 +10,7 @@ import type { Step, ToolCallResult, Trajectory, TrajectoryMeta } from '../../tra
 import { defined, sourceRef, type ImportContext } from '../../trajectory/importContext';
 import { isObject } from '../../trajectory/fingerprints';
 import { parseInput } from '../../trajectory/inputSchema';
+import { SCAFFOLD_SENDER } from './exporter';
 import { checkV1Event, contentText, conversationTree, type EventPlace, type V1Branch, type V1Event } from './events';
 
 /** The parts of `base_state.json` the workbench reads. */
@@ -166,16 +167,23 @@ function branchSteps(events: ReadonlyArray<V1Event>, branch: V1Branch, ctx: Impo
         source: sourceRef(ctx, ...pointers),
       }) as Step;
     } else if (e.kind === 'MessageEvent' && e.source === 'agent') {
-      // A reply that called no tool: the agent talking to the user, which ends its turn.
+      // A reply that called no tool (the agent talking to the user, which ends its turn): no action,
+      // as every chat format keeps such a reply; what the user wrote back is what it got.
       const text = contentText(e.llm_message?.content);
+      const replies: number[] = [];
+      while (k + 1 < onBranch.length) {
+        const next = events[onBranch[k + 1]!]!;
+        if (next.kind !== 'MessageEvent' || next.source !== 'user') break;
+        replies.push(onBranch[++k]!);
+      }
       step = defined({
         index: steps.length,
-        thought: '',
+        thought: text,
         reasoning: e.llm_message?.reasoning_content || undefined,
-        action: { raw: text, tool: 'message', args: { content: text } },
-        observation: '',
+        action: { raw: '', tool: null, args: {} },
+        observation: replies.map((r) => contentText(events[r]!.llm_message?.content)).join('\n'),
         timestamp: e.timestamp ?? undefined,
-        source: sourceRef(ctx, at(i)),
+        source: sourceRef(ctx, at(i), ...replies.map(at)),
       }) as Step;
     }
     if (!step) continue;
@@ -259,6 +267,7 @@ export function importOpenHandsV1(value: unknown, ctx: ImportContext): Trajector
     instructions: firstUser ? contentText(firstUser.llm_message?.content) : undefined,
     createdAt: events[0]?.timestamp ?? undefined,
     scaffoldConfig: toolNames(state, system),
+    scaffold: firstUser?.sender?.startsWith(SCAFFOLD_SENDER) ? firstUser.sender.slice(SCAFFOLD_SENDER.length) : undefined,
     forks: forks.length > 0 ? forks : undefined,
   });
   return {

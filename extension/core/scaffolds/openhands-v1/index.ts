@@ -13,7 +13,8 @@ import { currentPatch } from '../../aci/repositoryPatch';
 import { defineTool, type ToolContext, type ToolDefinition, type ToolResult } from '../../aci/toolDefinition';
 import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
 import type { PolicyReply } from '../../policy/policyClient';
-import type { ParsedReply, Scaffold, ScaffoldFamily } from '../scaffold';
+import type { ParsedReply, RecordedStepReading, Scaffold, ScaffoldFamily } from '../scaffold';
+import type { Step } from '../../trajectory/model';
 import { openHandsView } from '../openhands/editorView';
 import { openHandsV1Format } from './format';
 
@@ -122,6 +123,11 @@ const TOOLS: readonly ToolDefinition[] = [terminal, fileEditor, think, finish, m
 class OpenHandsV1ToolSet extends ToolSet {
   constructor() {
     super([BUNDLE], new Map(TOOLS.map((t) => [t.name, t] as const)));
+  }
+
+  /** A recorded reply that called no tool (the agent's message to the user) runs nothing, as in V1. */
+  readRecorded(step: Step): RecordedStepReading | undefined {
+    return step.action.tool === null && step.formatError === undefined && !step.calls ? { action: step.action, runsNothing: true } : undefined;
   }
 
   /** Typed text is a terminal command. */

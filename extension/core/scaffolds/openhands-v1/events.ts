@@ -9,23 +9,23 @@ import { z } from 'zod';
 import { InputError } from '../../errors';
 import { isObject } from '../../trajectory/fingerprints';
 import { parseInput } from '../../trajectory/inputSchema';
+import { ChatContentSchema } from '../../trajectory/chatSteps';
 
 /** The reserved `parent_id` of a root created after the first event (`ROOT_PARENT_ID` in the SDK). */
 const ROOT_PARENT_ID = '__root__';
 
 const TextContentSchema = z.looseObject({ type: z.string().nullish(), text: z.string().nullish() });
-const ContentSchema = z.union([z.string(), z.array(TextContentSchema)]);
 
 const ToolCallSchema = z.looseObject({ id: z.string().nullish(), name: z.string().nullish(), arguments: z.string().nullish() });
 
-export const V1EventSchema = z.looseObject({
+const V1EventSchema = z.looseObject({
   kind: z.string(),
   id: z.string(),
   timestamp: z.string().nullish(),
   source: z.string().nullish(),
   parent_id: z.string().nullish(),
   // ActionEvent
-  thought: z.array(TextContentSchema).nullish(),
+  thought: ChatContentSchema,
   reasoning_content: z.string().nullish(),
   action: z.record(z.string(), z.unknown()).nullish(),
   tool_name: z.string().nullish(),
@@ -34,7 +34,7 @@ export const V1EventSchema = z.looseObject({
   llm_response_id: z.string().nullish(),
   summary: z.string().nullish(),
   // ObservationEvent, UserRejectObservation, AgentErrorEvent
-  observation: z.looseObject({ kind: z.string().nullish(), content: ContentSchema.nullish(), is_error: z.boolean().nullish() }).nullish(),
+  observation: z.looseObject({ kind: z.string().nullish(), content: ChatContentSchema, is_error: z.boolean().nullish() }).nullish(),
   action_id: z.string().nullish(),
   rejection_reason: z.string().nullish(),
   error: z.string().nullish(),
@@ -42,7 +42,7 @@ export const V1EventSchema = z.looseObject({
   llm_message: z
     .looseObject({
       role: z.string().nullish(),
-      content: ContentSchema.nullish(),
+      content: ChatContentSchema,
       tool_calls: z.array(ToolCallSchema).nullish(),
       reasoning_content: z.string().nullish(),
     })
@@ -61,7 +61,7 @@ export const V1EventSchema = z.looseObject({
 export type V1Event = z.infer<typeof V1EventSchema>;
 
 /** The event kinds the SDK writes (`openhands.sdk.event`); one of them in `kind` marks a V1 event. */
-export const V1_EVENT_KINDS: ReadonlySet<string> = new Set([
+const V1_EVENT_KINDS: ReadonlySet<string> = new Set([
   'ActionEvent',
   'ObservationEvent',
   'MessageEvent',
@@ -95,7 +95,7 @@ export interface EventPlace {
 }
 
 /** An error at `path` inside the event read at `place`. */
-export function eventError(place: EventPlace, path: string, problem: string): InputError {
+function eventError(place: EventPlace, path: string, problem: string): InputError {
   return new InputError(place.file, place.line === undefined ? path : `line ${place.line}: ${path}`, problem);
 }
 
@@ -119,7 +119,7 @@ export interface V1Branch {
   events: number[];
 }
 
-export interface V1Tree {
+interface V1Tree {
   /** The branch in use: up from `leaf_event_id`, or from the last event when the state names none. */
   active: V1Branch;
   /** The other branches, each ending at a leaf no other event continues, in the order their leaves were written. */
@@ -188,8 +188,3 @@ export function conversationTree(
   return { active, forks };
 }
 
-/** The text of a content field: a string, or its text parts joined as the model received them. */
-export function contentText(content: string | ReadonlyArray<{ text?: string | null }> | null | undefined): string {
-  if (content == null) return '';
-  return typeof content === 'string' ? content : content.map((c) => c.text ?? '').join('');
-}

@@ -11,7 +11,8 @@ import { defined, sourceRef, type ImportContext } from '../../trajectory/importC
 import { isObject } from '../../trajectory/fingerprints';
 import { parseInput } from '../../trajectory/inputSchema';
 import { SCAFFOLD_SENDER } from './exporter';
-import { checkV1Event, contentText, conversationTree, type EventPlace, type V1Branch, type V1Event } from './events';
+import { contentText } from '../../trajectory/chatSteps';
+import { checkV1Event, conversationTree, type EventPlace, type V1Branch, type V1Event } from './events';
 
 /** The parts of `base_state.json` the workbench reads. */
 const BaseStateSchema = z.looseObject({

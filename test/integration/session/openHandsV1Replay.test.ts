@@ -1,6 +1,7 @@
 /**
  * An OpenHands V1 conversation folder replayed through `swe-workbench replay` in a container with
- * V1's tools: the editor's `create` and `view`, `think`, a command in the terminal and `finish`,
+ * V1's tools: the editor's `create`, `view`, a refusal, `str_replace`, `insert` and `undo_edit`,
+ * `think`, a command in the terminal and `finish`,
  * then a reply that called no tool, which runs nothing.
  */
 import '../../helpers/families';
@@ -25,12 +26,12 @@ const id = (n: number) => `cccccccc-0000-4000-8000-${String(n).padStart(12, '0')
 const text = (t: string) => [{ type: 'text', text: t }];
 
 /** One tool call and its observation, as the SDK writes them, events `n` and `n + 1`. */
-function call(n: number, tool: string, args: Record<string, unknown>, observation: Record<string, unknown>) {
+function call(n: number, tool: string, args: Record<string, unknown>, observation: Record<string, unknown>, parent = n - 1) {
   return [
     {
       id: id(n),
       source: 'agent',
-      parent_id: id(n - 1),
+      parent_id: id(parent),
       thought: [],
       action: { ...args, kind: 'Action' },
       tool_name: tool,
@@ -76,22 +77,88 @@ describe('OpenHands V1 replay', () => {
           kind: 'FileEditorObservation',
         },
       ),
-      ...call(7, 'think', { thought: 'The note is there.' }, { content: text('Your thought has been logged.'), is_error: false, kind: 'ThinkObservation' }),
+      ...call(
+        7,
+        'file_editor',
+        { command: 'str_replace', path: '/repo/note.txt', old_str: 'two', new_str: 'TWO\nthree' },
+        {
+          content: text(
+            "The file /repo/note.txt has been edited. Here's the result of running `cat -n` on a snippet of /repo/note.txt:\n     1\tone\n     2\tTWO\n     3\tthree\n     4\t\nReview the changes and make sure they are as expected. Edit the file again if necessary.",
+          ),
+          is_error: false,
+          kind: 'FileEditorObservation',
+        },
+      ),
       ...call(
         9,
+        'file_editor',
+        { command: 'insert', path: '/repo/note.txt', insert_line: 1, new_str: 'x' },
+        {
+          content: text(
+            "The file /repo/note.txt has been edited. Here's the result of running `cat -n` on a snippet of the edited file:\n     1\tone\n     2\tx\n     3\tTWO\n     4\tthree\n     5\t\nReview the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary.",
+          ),
+          is_error: false,
+          kind: 'FileEditorObservation',
+        },
+      ),
+      ...call(
+        11,
+        'file_editor',
+        { command: 'undo_edit', path: '/repo/note.txt' },
+        {
+          content: text(
+            "Last edit to /repo/note.txt undone successfully. Here's the result of running `cat -n` on /repo/note.txt:\n     1\tone\n     2\tTWO\n     3\tthree\n     4\t\n",
+          ),
+          is_error: false,
+          kind: 'FileEditorObservation',
+        },
+      ),
+      // old_str not found as given is tried again stripped; one found twice is refused with its line.
+      ...call(
+        21,
+        'file_editor',
+        { command: 'str_replace', path: '/repo/note.txt', old_str: '  three ', new_str: 'THREE' },
+        {
+          content: text(
+            "The file /repo/note.txt has been edited. Here's the result of running `cat -n` on a snippet of /repo/note.txt:\n     1\tone\n     2\tTWO\n     3\tTHREE\n     4\t\nReview the changes and make sure they are as expected. Edit the file again if necessary.",
+          ),
+          is_error: false,
+          kind: 'FileEditorObservation',
+        },
+        12,
+      ),
+      ...call(
+        23,
+        'file_editor',
+        { command: 'str_replace', path: '/repo/note.txt', old_str: 'E', new_str: 'e' },
+        {
+          content: text('No replacement was performed. Multiple occurrences of old_str `E` in lines [3]. Please ensure it is unique.'),
+          is_error: true,
+          kind: 'FileEditorObservation',
+        },
+      ),
+      ...call(
+        13,
+        'think',
+        { thought: 'The note is there.' },
+        { content: text('Your thought has been logged.'), is_error: false, kind: 'ThinkObservation' },
+        24,
+      ),
+      ...call(
+        15,
         'terminal',
         { command: 'wc -l < /repo/note.txt' },
         {
-          content: text('2'),
+          content: text('3'),
           is_error: false,
           // The PS1 metadata of the test image's shell: no `python` on its PATH.
           metadata: { exit_code: 0, working_dir: '/repo', py_interpreter_path: null, prefix: '', suffix: '\n[The command completed with exit code 0.]' },
           kind: 'TerminalObservation',
         },
       ),
-      { id: id(11), source: 'agent', parent_id: id(10), llm_message: { role: 'assistant', content: text('Shall I finish?') }, kind: 'MessageEvent' },
-      { id: id(12), source: 'user', parent_id: id(11), llm_message: { role: 'user', content: text('Yes.') }, kind: 'MessageEvent' },
-      ...call(13, 'finish', { message: 'Added note.txt.' }, { content: text('Added note.txt.'), is_error: false, kind: 'FinishObservation' }),
+      { id: id(17), source: 'agent', parent_id: id(16), llm_message: { role: 'assistant', content: text('Shall I finish?') }, kind: 'MessageEvent' },
+      { id: id(18), source: 'user', parent_id: id(17), llm_message: { role: 'user', content: text('Yes.') }, kind: 'MessageEvent' },
+      ...call(19, 'finish', { message: 'Added note.txt.' }, { content: text('Added note.txt.'), is_error: false, kind: 'FinishObservation' }),
     ];
     const folder = path.join(work, 'conversation');
     await mkdir(path.join(folder, 'events'), { recursive: true });
@@ -100,9 +167,9 @@ describe('OpenHands V1 replay', () => {
     assert.match(result.stderr, /scaffold openhands-v1@1 \(an OpenHands V1 conversation/);
     const lines = result.stdout.trim().split('\n');
     const summary = (JSON.parse(lines.at(-1)!) as { summary: Record<string, unknown> }).summary;
-    // Every step that runs something matches; the reply that called no tool (step 6) runs nothing and is not compared.
-    assert.deepEqual([summary.matched, summary.recorded, summary.firstDivergence, summary.stop], [6, 7, null, 'submitted'], result.stdout + result.stderr);
+    // Every step that runs something matches; the reply that called no tool (step 11) runs nothing and is not compared.
+    assert.deepEqual([summary.matched, summary.recorded, summary.firstDivergence, summary.stop], [11, 12, null, 'submitted'], result.stdout + result.stderr);
     const compared = lines.slice(0, -1).map((l) => (JSON.parse(l) as { index: number }).index);
-    assert.deepEqual(compared, [0, 1, 2, 3, 4, 6]);
+    assert.deepEqual(compared, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11]);
   });
 });

@@ -187,4 +187,3 @@ export function conversationTree(
     .map((i) => ({ leaf: events[i]!.id, events: pathToRoot(events, byId, events[i]!.id, place) }));
   return { active, forks };
 }
-

@@ -1,8 +1,7 @@
 /**
  * OpenHands V1 (the software-agent-sdk, `openhands-sdk` 1.x): its conversations (`format.ts`)
  * and its default tools as a live policy calls them by function calling: `terminal` (a
- * persistent shell), `file_editor` (the editor V0 had, whose `view` V1 words the same), `think`
- * and `finish`, which run nothing.
+ * persistent shell), `file_editor` (`fileEditor.ts`), `think` and `finish`.
  *
  * What each tool prints follows the SDK's source (`openhands-tools` 1.43.1); the wording is not
  * yet checked against the reference tools running beside ours (docs/scaffolds.md says so).
@@ -10,19 +9,16 @@
 import { z } from 'zod';
 import type { ParseResult } from '../../parsing/commandSyntax';
 import { currentPatch } from '../../aci/repositoryPatch';
-import { defineTool, type ToolContext, type ToolDefinition, type ToolResult } from '../../aci/toolDefinition';
+import { defineTool, type ToolDefinition } from '../../aci/toolDefinition';
 import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
 import type { PolicyReply } from '../../policy/policyClient';
 import type { ParsedReply, RecordedStepReading, Scaffold, ScaffoldFamily } from '../scaffold';
 import type { Step } from '../../trajectory/model';
-import { openHandsView } from '../openhands/editorView';
+import { v1FileEditor } from './fileEditor';
 import { openHandsV1Format } from './format';
 
 const BUNDLE = 'openhands-v1';
 const VERSION = '1';
-
-/** The SDK's `Observation.ERROR_MESSAGE_HEADER`, which the model reads before an error's text. */
-const ERROR_HEADER = '[An error occurred during execution.]\n';
 
 /** `printf` of the shell's directory and Python after a command: what the SDK's PS1 reports. */
 const PS1_FIELDS = `printf '%s\\n%s' "$(pwd)" "$(command -v python || echo '')"`;
@@ -52,37 +48,13 @@ const terminal = defineTool({
   },
 });
 
-const invalidPath = (path: string, hint: string): ToolResult => ({ observation: `${ERROR_HEADER}Invalid \`path\` parameter: ${path}. ${hint}`, exitCode: 1 });
-
-/** `file_editor`'s `view`, V0's editor worded as V1 words an error (the header, no `ERROR:` line). */
-async function view(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolResult> {
-  const range = Array.isArray(args.view_range) && args.view_range.length === 2 ? (args.view_range as [number, number]) : undefined;
-  const result = await openHandsView(ctx, String(args.path), range);
-  return result.exitCode === 0 ? result : { observation: ERROR_HEADER + result.observation.replace(/^ERROR:\n/, ''), exitCode: result.exitCode };
-}
-
-/** `file_editor`'s `create`: a new file, refused over an existing one. */
-async function create(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolResult> {
-  const path = String(args.path);
-  if (!path.startsWith('/')) return invalidPath(path, 'The path should be an absolute path, starting with `/`.');
-  if (typeof args.file_text !== 'string') return { observation: `${ERROR_HEADER}Parameter \`file_text\` is required for command: create.`, exitCode: 1 };
-  const exists = await ctx.sandbox.exec(`test -e ${JSON.stringify(path)}`, { timeoutMs: 30_000, ...(ctx.signal ? { signal: ctx.signal } : {}) });
-  if (exists.exitCode === 0) return invalidPath(path, `File already exists at: ${path}. Cannot overwrite files using command \`create\`.`);
-  await ctx.sandbox.writeFile(path, args.file_text);
-  return { observation: `File created successfully at: ${path}`, exitCode: 0 };
-}
-
 const fileEditor = defineTool({
   name: 'file_editor',
   bundle: BUNDLE,
   description: 'Custom editing tool for viewing, creating and editing files in plain-text format.',
   signature: 'file_editor <command> <path>',
   parameters: z.looseObject({ command: z.string(), path: z.string() }),
-  async run(ctx, args) {
-    if (args.command === 'view') return view(ctx, args);
-    if (args.command === 'create') return create(ctx, args);
-    return { observation: `${ERROR_HEADER}file_editor's \`${args.command}\` is not one the workbench runs yet (it runs view and create)`, exitCode: 1 };
-  },
+  run: (ctx, args) => v1FileEditor(ctx, args),
 });
 
 const think = defineTool({
@@ -168,6 +140,9 @@ class OpenHandsV1ToolSet extends ToolSet {
           command: { type: 'string', enum: ['view', 'create', 'str_replace', 'insert', 'undo_edit'], description: 'The command to run.' },
           path: { type: 'string', description: 'Absolute path to file or directory.' },
           file_text: { type: 'string', description: 'Required parameter of `create` command, with the content of the file to be created.' },
+          old_str: { type: 'string', description: 'Required parameter of `str_replace` command containing the string in `path` to replace.' },
+          new_str: { type: 'string', description: 'Required parameter of `str_replace` (the new string) and `insert` (the string to insert) commands.' },
+          insert_line: { type: 'integer', description: 'Required parameter of `insert` command: `new_str` is inserted AFTER this line of `path`.' },
           view_range: { type: 'array', items: { type: 'integer' }, description: 'Optional parameter of `view` command when `path` points to a file.' },
         },
         ['command', 'path'],

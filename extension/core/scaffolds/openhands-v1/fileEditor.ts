@@ -1,0 +1,146 @@
+/**
+ * V1's `file_editor` (openhands-tools 1.43.1 `FileEditor`): `view` is V0's editor's (the same
+ * listing and `cat -n`, with V1's note before a range cut at the end of the file rather than
+ * after it); `create`, `str_replace`, `insert` and `undo_edit` as V1 words them: a snippet of
+ * the edited lines, not V0's diff. A refusal is the SDK's ToolError text, which the model reads
+ * after `[An error occurred during execution.]`. Files are read as Python's text mode reads them
+ * (`\r\n` and a lone `\r` as `\n`).
+ */
+import type { AciState, ToolContext, ToolResult } from '../../aci/toolDefinition';
+import { universalNewlines } from '../../aci/sandboxFiles';
+import { openHandsView, pathKind } from '../openhands/editorView';
+
+/** The SDK's `Observation.ERROR_MESSAGE_HEADER`, which the model reads before an error's text. */
+const ERROR_HEADER = '[An error occurred during execution.]\n';
+/** `SNIPPET_CONTEXT_WINDOW`: lines shown around an edit. */
+const CONTEXT = 4;
+
+const refused = (message: string): ToolResult => ({ observation: ERROR_HEADER + message, exitCode: 1 });
+const invalid = (parameter: string, value: unknown, hint: string) => refused(`Invalid \`${parameter}\` parameter: ${String(value)}. ${hint}`);
+const missing = (command: string, parameter: string) => refused(`Parameter \`${parameter}\` is required for command: ${command}.`);
+
+/**
+ * The editor's undo history (`FileHistoryManager`): each file's earlier texts, newest last. V1
+ * records `create`'s new text too, so undoing a create writes the same text back. Plain JSON,
+ * in V1's slot of the session's tool state (a fork copies it).
+ */
+function history(state: AciState): Record<string, string[]> {
+  state.families['openhands-v1'] ??= { fileHistory: {} };
+  return (state.families['openhands-v1'] as { fileHistory: Record<string, string[]> }).fileHistory;
+}
+
+/** The file's lines as Python iterates them: each with its `\n`, the last without one if the file has none. */
+const linesOf = (text: string) => text.split(/(?<=\n)/).filter((l) => l !== '');
+
+/** `_make_output`: `cat -n` numbering of every `\n`-separated piece (a final empty one included). */
+function catN(snippet: string, description: string, first: number): string {
+  const rows = snippet.split('\n').map((row, i) => `${String(i + first).padStart(6)}\t${row}`);
+  return `Here's the result of running \`cat -n\` on ${description}:\n${rows.join('\n')}\n`;
+}
+
+/** `read_file(path, start, end)`: lines start..end (1-based), each with its line end. */
+const linesBetween = (text: string, start: number, end: number) =>
+  linesOf(text)
+    .slice(start - 1, end)
+    .join('');
+
+async function view(ctx: ToolContext, path: string, range: unknown): Promise<ToolResult> {
+  const asked = Array.isArray(range) && range.length === 2 && range.every(Number.isInteger) ? (range as [number, number]) : undefined;
+  if (range != null && !asked) return invalid('view_range', JSON.stringify(range).replace(/,/g, ', '), 'It should be a list of two integers.');
+  const result = await openHandsView(ctx, path, asked);
+  if (result.exitCode !== 0) return refused(result.observation.replace(/^ERROR:\n/, ''));
+  // V0 notes a range past the end after the listing; V1 before it.
+  const note = /\nNOTE: We only show up to (\d+) since there's only \d+ lines in this file\n$/.exec(result.observation);
+  if (!note) return result;
+  return {
+    observation: `NOTE: We only show up to ${note[1]} since there're only ${note[1]} lines in this file.\n${result.observation.slice(0, note.index)}`,
+    exitCode: 0,
+  };
+}
+
+function strReplace(path: string, before: string, args: Record<string, unknown>): { after: string; observation: string } | ToolResult {
+  if (typeof args.old_str !== 'string') return missing('str_replace', 'old_str');
+  if (typeof args.new_str !== 'string') return missing('str_replace', 'new_str');
+  const newStr = args.new_str;
+  if (newStr === args.old_str) return invalid('new_str', newStr, 'No replacement was performed. `new_str` and `old_str` must be different.');
+  const find = (needle: string) => {
+    const found: number[] = [];
+    for (let at = before.indexOf(needle); at >= 0 && needle !== ''; at = before.indexOf(needle, at + needle.length)) found.push(at);
+    return found;
+  };
+  let oldStr = args.old_str;
+  let found = find(oldStr);
+  // Not found as given: V1 tries again with old_str stripped (never new_str).
+  if (found.length === 0) {
+    oldStr = oldStr.trim();
+    found = find(oldStr);
+    if (found.length === 0) return refused(`No replacement was performed, old_str \`${oldStr}\` did not appear verbatim in ${path}.`);
+  }
+  const lineAt = (at: number) => before.slice(0, at).split('\n').length;
+  if (found.length > 1) {
+    const lines = [...new Set(found.map(lineAt))].sort((a, b) => a - b);
+    return refused(`No replacement was performed. Multiple occurrences of old_str \`${oldStr}\` in lines [${lines.join(', ')}]. Please ensure it is unique.`);
+  }
+  const at = found[0]!;
+  const after = before.slice(0, at) + newStr + before.slice(at + oldStr.length);
+  const line = lineAt(at);
+  const start = Math.max(0, line - CONTEXT);
+  const end = line + CONTEXT + (newStr.match(/\n/g)?.length ?? 0);
+  const snippet = linesBetween(after, start + 1, end);
+  return {
+    after,
+    observation: `The file ${path} has been edited. ${catN(snippet, `a snippet of ${path}`, start + 1)}Review the changes and make sure they are as expected. Edit the file again if necessary.`,
+  };
+}
+
+function insert(path: string, before: string, args: Record<string, unknown>): { after: string; observation: string } | ToolResult {
+  if (typeof args.insert_line !== 'number') return missing('insert', 'insert_line');
+  if (typeof args.new_str !== 'string') return missing('insert', 'new_str');
+  const lines = linesOf(before);
+  const line = args.insert_line;
+  if (line < 0 || line > lines.length) return invalid('insert_line', line, `It should be within the range of allowed values: [0, ${lines.length}]`);
+  const added = args.new_str.split('\n');
+  const after = [...lines.slice(0, line), ...added.map((l) => `${l}\n`), ...lines.slice(line)].join('');
+  const start = Math.max(0, line - CONTEXT);
+  const end = Math.min(lines.length + added.length, line + CONTEXT + added.length);
+  const snippet = linesBetween(after, start + 1, end);
+  return {
+    after,
+    observation:
+      `The file ${path} has been edited. ${catN(snippet, 'a snippet of the edited file', Math.max(1, line - CONTEXT + 1))}` +
+      'Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary.',
+  };
+}
+
+export async function v1FileEditor(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolResult> {
+  const command = String(args.command ?? '');
+  const path = String(args.path ?? '');
+  if (!path.startsWith('/')) return invalid('path', path, 'The path should be an absolute path.');
+  if (command === 'view') return view(ctx, path, args.view_range);
+  const kind = await pathKind(ctx, path);
+  if (command === 'create' && kind !== 'none')
+    return invalid('path', path, `File already exists at: ${path}. Cannot overwrite files using command \`create\`.`);
+  if (command !== 'create' && kind === 'none') return invalid('path', path, `The path ${path} does not exist. Please provide a valid path.`);
+  if (kind === 'dir') return invalid('path', path, `The path ${path} is a directory and only the \`view\` command can be used on directories.`);
+  const kept = history(ctx.state);
+  if (command === 'create') {
+    if (typeof args.file_text !== 'string') return missing('create', 'file_text');
+    await ctx.sandbox.writeFile(path, args.file_text);
+    kept[path] = [...(kept[path] ?? []), args.file_text];
+    return { observation: `File created successfully at: ${path}`, exitCode: 0 };
+  }
+  if (!['str_replace', 'insert', 'undo_edit'].includes(command))
+    return refused(`Unrecognized command ${command}. The allowed commands for FileEditor tool are: view, create, str_replace, insert, undo_edit`);
+  const before = universalNewlines(await ctx.sandbox.readFile(path));
+  if (command === 'undo_edit') {
+    const previous = kept[path]?.pop();
+    if (previous === undefined) return refused(`No edit history found for ${path}.`);
+    await ctx.sandbox.writeFile(path, previous);
+    return { observation: `Last edit to ${path} undone successfully. ${catN(previous, path, 1)}`, exitCode: 0 };
+  }
+  const edit = command === 'str_replace' ? strReplace(path, before, args) : insert(path, before, args);
+  if ('exitCode' in edit) return edit;
+  await ctx.sandbox.writeFile(path, edit.after);
+  kept[path] = [...(kept[path] ?? []), before];
+  return { observation: edit.observation, exitCode: 0 };
+}

@@ -1,7 +1,7 @@
 /**
  * An OpenHands V1 conversation folder replayed through `swe-workbench replay` in a container with
  * V1's tools: the editor's `create`, `view`, a refusal, `str_replace`, `insert` and `undo_edit`,
- * `think`, a command in the terminal and `finish`,
+ * `think`, `task_tracker`'s plan and view, a command in the terminal and `finish`,
  * then a reply that called no tool, which runs nothing.
  */
 import '../../helpers/families';
@@ -145,6 +145,29 @@ describe('OpenHands V1 replay', () => {
         24,
       ),
       ...call(
+        25,
+        'task_tracker',
+        {
+          command: 'plan',
+          task_list: [
+            { title: 'Write note', notes: 'the note file', status: 'todo' },
+            { title: 'Check', status: 'done' },
+          ],
+        },
+        { content: text('Task list has been updated with 2 item(s).'), is_error: false, kind: 'TaskTrackerObservation' },
+        14,
+      ),
+      ...call(
+        27,
+        'task_tracker',
+        { command: 'view' },
+        {
+          content: text('# Task List\n\n1. ⏳ Write note\n   the note file\n\n2. ✅ Check'),
+          is_error: false,
+          kind: 'TaskTrackerObservation',
+        },
+      ),
+      ...call(
         15,
         'terminal',
         { command: 'wc -l < /repo/note.txt' },
@@ -155,6 +178,7 @@ describe('OpenHands V1 replay', () => {
           metadata: { exit_code: 0, working_dir: '/repo', py_interpreter_path: null, prefix: '', suffix: '\n[The command completed with exit code 0.]' },
           kind: 'TerminalObservation',
         },
+        28,
       ),
       { id: id(17), source: 'agent', parent_id: id(16), llm_message: { role: 'assistant', content: text('Shall I finish?') }, kind: 'MessageEvent' },
       { id: id(18), source: 'user', parent_id: id(17), llm_message: { role: 'user', content: text('Yes.') }, kind: 'MessageEvent' },
@@ -167,9 +191,9 @@ describe('OpenHands V1 replay', () => {
     assert.match(result.stderr, /scaffold openhands-v1@1 \(an OpenHands V1 conversation/);
     const lines = result.stdout.trim().split('\n');
     const summary = (JSON.parse(lines.at(-1)!) as { summary: Record<string, unknown> }).summary;
-    // Every step that runs something matches; the reply that called no tool (step 11) runs nothing and is not compared.
-    assert.deepEqual([summary.matched, summary.recorded, summary.firstDivergence, summary.stop], [11, 12, null, 'submitted'], result.stdout + result.stderr);
+    // Every step that runs something matches; the reply that called no tool (step 13) runs nothing and is not compared.
+    assert.deepEqual([summary.matched, summary.recorded, summary.firstDivergence, summary.stop], [13, 14, null, 'submitted'], result.stdout + result.stderr);
     const compared = lines.slice(0, -1).map((l) => (JSON.parse(l) as { index: number }).index);
-    assert.deepEqual(compared, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11]);
+    assert.deepEqual(compared, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13]);
   });
 });

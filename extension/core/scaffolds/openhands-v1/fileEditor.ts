@@ -25,8 +25,8 @@ const missing = (command: string, parameter: string) => refused(`Parameter \`${p
  * in V1's slot of the session's tool state (a fork copies it).
  */
 function history(state: AciState): Record<string, string[]> {
-  state.families['openhands-v1'] ??= { fileHistory: {} };
-  return (state.families['openhands-v1'] as { fileHistory: Record<string, string[]> }).fileHistory;
+  const slot = (state.families['openhands-v1'] ??= {}) as { fileHistory?: Record<string, string[]> };
+  return (slot.fileHistory ??= {});
 }
 
 /** The file's lines as Python iterates them: each with its `\n`, the last without one if the file has none. */

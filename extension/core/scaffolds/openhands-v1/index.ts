@@ -57,6 +57,38 @@ const fileEditor = defineTool({
   run: (ctx, args) => v1FileEditor(ctx, args),
 });
 
+const TaskSchema = z.object({ title: z.string(), notes: z.string().default(''), status: z.enum(['todo', 'in_progress', 'done']).default('todo') });
+const TaskTrackerArgs = z.looseObject({ command: z.enum(['view', 'plan']).default('view'), task_list: z.array(TaskSchema).default([]) });
+const STATUS_ICONS = { todo: '⏳', in_progress: '🔄', done: '✅' } as const;
+
+/**
+ * `task_tracker`: `plan` replaces the task list, `view` shows it (TaskTrackerExecutor's
+ * wording). The list lives in V1's slot of the session's tool state, so a fork keeps it; the
+ * SDK's copy in the conversation's folder is outside the sandbox and not written.
+ */
+const taskTracker = defineTool({
+  name: 'task_tracker',
+  bundle: BUNDLE,
+  description: 'Manage a structured task list: `view` shows it, `plan` replaces it.',
+  signature: 'task_tracker <command>',
+  parameters: TaskTrackerArgs,
+  async run(ctx, args) {
+    // The SDK builds the action before it runs, so arguments it refuses never reach the tool: a replay says why.
+    const parsed = TaskTrackerArgs.safeParse(args);
+    if (!parsed.success) return { observation: `task_tracker: ${parsed.error.issues[0]?.message ?? 'invalid arguments'}`, exitCode: 1 };
+    const { command, task_list: tasks } = parsed.data;
+    const slot = (ctx.state.families['openhands-v1'] ??= {}) as { tasks?: Array<z.infer<typeof TaskSchema>> };
+    if (command === 'plan') {
+      slot.tasks = tasks;
+      return { observation: `Task list has been updated with ${tasks.length} item(s).`, exitCode: 0 };
+    }
+    const kept = slot.tasks ?? [];
+    if (kept.length === 0) return { observation: 'No task list found. Use the "plan" command to create one.', exitCode: 0 };
+    const blocks = kept.map((t, i) => `${i + 1}. ${STATUS_ICONS[t.status]} ${t.title}\n${t.notes ? `   ${t.notes}\n` : ''}`);
+    return { observation: `# Task List\n\n${blocks.join('\n')}`.trim(), exitCode: 0 };
+  },
+});
+
 const think = defineTool({
   name: 'think',
   bundle: BUNDLE,
@@ -90,7 +122,7 @@ const message = defineTool({
   run: async () => ({ observation: '', exitCode: 0 }),
 });
 
-const TOOLS: readonly ToolDefinition[] = [terminal, fileEditor, think, finish, message];
+const TOOLS: readonly ToolDefinition[] = [terminal, fileEditor, taskTracker, think, finish, message];
 
 class OpenHandsV1ToolSet extends ToolSet {
   constructor() {
@@ -146,6 +178,23 @@ class OpenHandsV1ToolSet extends ToolSet {
           view_range: { type: 'array', items: { type: 'integer' }, description: 'Optional parameter of `view` command when `path` points to a file.' },
         },
         ['command', 'path'],
+      ),
+      spec(
+        'task_tracker',
+        taskTracker.description,
+        {
+          command: { type: 'string', enum: ['view', 'plan'], description: '`view` shows the current task list. `plan` creates or updates it.' },
+          task_list: {
+            type: 'array',
+            description: 'The full task list. Required parameter of `plan` command.',
+            items: {
+              type: 'object',
+              properties: { title: { type: 'string' }, notes: { type: 'string' }, status: { type: 'string', enum: ['todo', 'in_progress', 'done'] } },
+              required: ['title'],
+            },
+          },
+        },
+        ['command'],
       ),
       spec('think', think.description, { thought: { type: 'string', description: 'The thought to log.' } }, ['thought']),
       spec('finish', finish.description, { message: { type: 'string', description: 'Final message to send to the user.' } }, ['message']),

@@ -139,19 +139,7 @@ export function activateTrajectoryEditor(
     ...raw.disposables,
     vscode.window.registerCustomEditorProvider(TRAJECTORY_EDITOR, provider, options),
     vscode.window.registerCustomEditorProvider(TRAJECTORY_EDITOR_ANY_JSON, provider, options),
-    vscode.commands.registerCommand('sweWorkbench.trajectory.open', async (uri?: vscode.Uri) => {
-      const target = uri ?? (await pickTrajectory());
-      if (!target) return;
-      // A recording kept as a folder (an OpenHands V1 conversation) opens through the file that stands for it.
-      let entry: vscode.Uri;
-      try {
-        entry = target.scheme === 'file' ? vscode.Uri.file(await editorEntry(target.fsPath)) : target;
-      } catch (err) {
-        void vscode.window.showErrorMessage(`SWE Workbench: ${errorText(err)}`);
-        return;
-      }
-      await registry.open(entry);
-    }),
+    vscode.commands.registerCommand('sweWorkbench.trajectory.open', (uri?: vscode.Uri) => openTrajectory(registry, uri)),
     vscode.commands.registerCommand('sweWorkbench.trajectory.goToStep', async () => {
       const session = registry.active();
       if (!session) {
@@ -198,6 +186,20 @@ export function activateTrajectoryEditor(
 async function openAtStep(registry: StepperRegistry, uri: vscode.Uri, index: number): Promise<void> {
   await registry.forUri(uri)?.reveal(index);
   await registry.open(uri, index);
+}
+
+/** The explorer's and the palette's "Open Trajectory": a file, or a recording kept as a folder (an OpenHands V1 conversation) through the file that stands for it. */
+async function openTrajectory(registry: StepperRegistry, uri: vscode.Uri | undefined): Promise<void> {
+  const target = uri ?? (await pickTrajectory());
+  if (!target) return;
+  let entry: vscode.Uri;
+  try {
+    entry = target.scheme === 'file' ? vscode.Uri.file(await editorEntry(target.fsPath)) : target;
+  } catch (err) {
+    void vscode.window.showErrorMessage(`SWE Workbench: ${errorText(err)}`);
+    return;
+  }
+  await registry.open(entry);
 }
 
 async function pickTrajectory(): Promise<vscode.Uri | undefined> {

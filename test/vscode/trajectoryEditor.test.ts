@@ -1,6 +1,6 @@
 import '../helpers/families';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
@@ -181,6 +181,51 @@ describe('SWE Workbench in the extension host', () => {
       events.some((e) => JSON.stringify(e) === JSON.stringify(Array.isArray(raw) ? raw[0] : raw)),
       'the raw JSON is a record of the file',
     );
+  });
+
+  it('opens an OpenHands V1 conversation folder from the explorer, and any of its event files opens the same', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'swe-workbench-ohv1-'));
+    mkdirSync(path.join(dir, 'events'));
+    const id = (n: number) => `dddddddd-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    const events = [
+      { id: id(0), source: 'user', llm_message: { role: 'user', content: [{ type: 'text', text: 'List the files.' }] }, kind: 'MessageEvent' },
+      {
+        id: id(1),
+        parent_id: id(0),
+        source: 'agent',
+        thought: [],
+        action: { command: 'ls', kind: 'TerminalAction' },
+        tool_name: 'terminal',
+        tool_call_id: 'c1',
+        tool_call: { id: 'c1', name: 'terminal', arguments: '{"command": "ls"}' },
+        llm_response_id: 'r1',
+        kind: 'ActionEvent',
+      },
+      {
+        id: id(2),
+        parent_id: id(1),
+        source: 'environment',
+        tool_name: 'terminal',
+        tool_call_id: 'c1',
+        observation: { content: [{ type: 'text', text: 'README' }], kind: 'TerminalObservation' },
+        action_id: id(1),
+        kind: 'ObservationEvent',
+      },
+    ];
+    events.forEach((e, i) => writeFileSync(path.join(dir, 'events', `event-0000${i}-${e.id}.json`), JSON.stringify(e)));
+    writeFileSync(path.join(dir, 'base_state.json'), JSON.stringify({ id: 'conv', agent: { llm: { model: 'm' } }, leaf_event_id: id(2) }));
+    // The explorer's "Open Trajectory" on the folder: editors open files, so it opens the state file.
+    await vscode.commands.executeCommand('sweWorkbench.trajectory.open', vscode.Uri.file(dir));
+    const state = vscode.Uri.file(path.join(dir, 'base_state.json'));
+    const header = result<{ format: string; stepCount: number }>(await request(state, 'trajectory/open', {}));
+    assert.deepEqual([header.format, header.stepCount], ['openhands-v1', 1]);
+    const { steps } = result<{ steps: { action: { raw: string }; observation: string }[] }>(await request(state, 'steps/details', { start: 0, end: 1 }));
+    assert.deepEqual([steps[0]?.action.raw, steps[0]?.observation], ['ls', 'README']);
+    // "Open With" on one event file shows the whole conversation too.
+    const eventFile = vscode.Uri.file(path.join(dir, 'events', `event-00002-${id(2)}.json`));
+    await vscode.commands.executeCommand('vscode.openWith', eventFile, 'sweWorkbench.trajectoryAnyJson');
+    assert.equal(result<{ stepCount: number }>(await request(eventFile, 'trajectory/open', {})).stepCount, 1);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   thirdParty.it('a malformed file gets a located error and the extension keeps working', async () => {

@@ -56,21 +56,30 @@ function stepNumbers(cell: string): Set<number> {
   return new Set(cell === '-' ? [] : cell.split(',').map(Number));
 }
 
-/** A label that does not claim a version it cannot tell: a fallback, versions left undecided, or an explicit unknown. */
+/** A label that does not claim what it cannot tell: a fallback, versions left undecided, or an explicit unknown. */
 function saysUnsure(choice: ScaffoldChoice): boolean {
-  return choice.fallback !== undefined || (choice.undecided?.length ?? 0) > 1 || /unknown/i.test(`${choice.name} ${choice.version}`);
+  return choice.fallback !== undefined || (choice.undecided?.length ?? 0) > 1 || saysUnknown(choice);
 }
 
-/** The manifest's `name`, `name@versionPrefix` or `unsure`, against the label the product gives. */
+function saysUnknown(choice: ScaffoldChoice): boolean {
+  return /unknown/i.test(`${choice.name} ${choice.version}`);
+}
+
+/**
+ * The manifest's `name`, `name@versionPrefix` or `unsure`, against the label the product gives.
+ * Where the file tells its scaffold, the label must name it, and its version (or one of the
+ * versions it leaves undecided) must be of the right line: being unsure between two wrong versions
+ * is still wrong. Saying "unknown" outright is never wrong.
+ */
 function labelHolds(expected: string, choice: ScaffoldChoice): boolean {
-  if (saysUnsure(choice)) return true;
-  if (expected === 'unsure') return false;
+  if (expected === 'unsure') return saysUnsure(choice);
+  if (saysUnknown(choice)) return true;
   const [name, version = ''] = expected.split('@');
-  return choice.name === name && choice.version.startsWith(version);
+  return choice.name === name && [choice.version, ...(choice.undecided ?? [])].some((v) => v.startsWith(version));
 }
 
 function describeLabel(choice: ScaffoldChoice): string {
-  return `${choice.name}@${choice.version} (${choice.reason}${choice.fallback ? `; ${choice.fallback}` : ''})`;
+  return `${choice.name}@${choice.version} (${choice.reason}${choice.undecided ? `; undecided: ${choice.undecided.join(', ')}` : ''}${choice.fallback ? `; ${choice.fallback}` : ''})`;
 }
 
 /** What a user checking this recording would find wrong; empty when every check holds. */
@@ -86,7 +95,9 @@ function failedChecks(row: Row, t: Trajectory): string[] {
     );
   const choice = detectScaffold(t);
   if (!labelHolds(row.scaffold, choice))
-    failures.push(`labelled ${describeLabel(choice)}, expected ${row.scaffold === 'unsure' ? 'a label that says it is unsure' : `${row.scaffold} or unsure`}`);
+    failures.push(
+      `labelled ${describeLabel(choice)}, expected ${row.scaffold === 'unsure' ? 'a label that says it is unsure' : `${row.scaffold} (or among the versions left undecided)`}`,
+    );
   return failures;
 }
 

@@ -66,12 +66,13 @@ function saysUnknown(choice: ScaffoldChoice): boolean {
 }
 
 /**
- * The manifest's `name`, `name@versionPrefix` or `unsure`, against the label the product gives.
+ * The manifest's `name`, `name@versionPrefix` or `unsure` (or several, `|`-separated), against the label the product gives.
  * Where the file tells its scaffold, the label must name it, and its version (or one of the
  * versions it leaves undecided) must be of the right line: being unsure between two wrong versions
  * is still wrong. Saying "unknown" outright is never wrong.
  */
 function labelHolds(expected: string, choice: ScaffoldChoice): boolean {
+  if (expected.includes('|')) return expected.split('|').some((one) => labelHolds(one, choice));
   if (expected === 'unsure') return saysUnsure(choice);
   if (saysUnknown(choice)) return true;
   const [name, version = ''] = expected.split('@');

@@ -106,7 +106,8 @@ if (total.failures.length > 0) {
 const needs = Object.entries(total.needs).sort(([a], [b]) => a.localeCompare(b));
 if (needs.length > 0) console.log('');
 for (const [folder, n] of needs) console.log(`${n} test${n === 1 ? '' : 's'} need${n === 1 ? 's' : ''} ${folder}, not run`);
-console.log(
-  `\n${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}${total.todo ? `, ${total.todo} todo (known gaps, marked # TODO above)` : ''}`,
-);
+// Known gaps (the real recordings a reader cannot handle yet) on a line of their own: the closing
+// line keeps the shape CI reads.
+if (total.todo) console.log(`${total.todo} todo (known gaps, marked # TODO above)`);
+console.log(`\n${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`);
 process.exit(total.failed > 0 || total.passed === 0 ? 1 : 0);

@@ -28,7 +28,7 @@ import type { Sandbox } from '../../extension/core/runtime/sandbox';
 import { chooseScaffold } from '../../extension/core/scaffolds/registry';
 import { materializeSampleRepo } from '../../test/helpers/sampleRepo';
 import { median, timed } from '../timing';
-import { DEFAULT_R2E_IMAGE } from '../../extension/core/runtime/r2eImage';
+import { DEFAULT_R2E_IMAGE } from '../../extension/core/scaffolds/r2e-gym/image';
 
 /** The 10th percentile (nearest rank). */
 function p10(samples: readonly number[]): number {

@@ -31,7 +31,7 @@ import type { Sandbox } from '../../extension/core/runtime/sandbox';
 import { createR2eGym } from '../../extension/core/scaffolds/r2e-gym';
 import { r2eObservation, runR2eCommand } from '../../extension/core/scaffolds/r2e-gym/runtime';
 import { createSweAgent } from '../../extension/core/scaffolds/swe-agent';
-import { r2eActionText, r2eCommandLine } from '../../extension/core/parsing/r2eAction';
+import { r2eActionText, r2eCommandLine } from '../../extension/core/scaffolds/r2e-gym/action';
 import { materializeSampleRepo } from '../../test/helpers/sampleRepo';
 import { sharedPath } from '../../test/helpers/sharedPaths';
 import { ensureR2eTestImage, installOracleTools, missingOracles } from '../../test/conformance/r2eOracle';
@@ -205,7 +205,7 @@ async function main(): Promise<void> {
     if (typeof jq === 'string') skipped.push(`SWE-agent 0.7: ${jq}`);
     else {
       const reference = await SweAgent07Reference.install(await beside(false), REPO);
-      const tools = createSweAgent('0.7', undefined, ['tools/defaults', 'tools/search', 'tools/edit_linting', 'tools/submit']).tools;
+      const tools = createSweAgent('0.7', undefined, { bundles: ['tools/defaults', 'tools/search', 'tools/edit_linting', 'tools/submit'] }).tools;
       const ours = await session(false, { tools, config: { sweAgentVersion: '0.7' } });
       families.push({ label: 'SWE-agent 0.7', peer: (c) => reference.call(c), ours, raw: rawPlain, v1: false });
     }

@@ -8,14 +8,14 @@ import { z } from 'zod';
 import type { AciSession } from '../core/aci/aciSession';
 import { CancelledError, errorText } from '../core/errors';
 import { defined } from '../core/defined';
-import { SWE_AGENT_VERSIONS, parseSweAgentVersion } from '../core/scaffolds/swe-agent/tools/sweAgentVersion';
-import { describeChoice, knownScaffolds, parseScaffoldSpec } from '../core/scaffolds/registry';
+import { describeChoice, knownScaffolds } from '../core/scaffolds/registry';
 import { startToolSession } from '../core/session/launcher';
-import { bundleList, toolSetOption } from './bundleOption';
+import { bundleList, checkBundleOption } from './bundleOption';
+import { scaffoldOption } from './scaffoldOption';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 
 const USAGE = `usage: swe-workbench aci --image IMAGE --repo DIR [--workdir /repo] [--bundles a,b] [--base-commit SHA] [--crlf]
-                         [--scaffold NAME@VERSION | --swe-agent-version V]
+                         [--scaffold NAME@VERSION]
 
 Starts one sandbox from IMAGE with DIR copied to --workdir, as a session's is started, with the
 tools of a scaffold (default SWE-agent's latest), then reads JSON lines on stdin:
@@ -26,7 +26,6 @@ and prints one JSON line per input: {"observation", "exitCode", "state": {"open_
 plus lsp for Pyright navigation (document_symbols, workspace_symbols, ...).
 --crlf ends observation lines with \\r\\n, as SWE-agent 1.x recordings show them.
 --scaffold hosts any family's tools: ${knownScaffolds().join(', ')}.
---swe-agent-version V is --scaffold swe-agent@V (${SWE_AGENT_VERSIONS.join(', ')}; an unmeasured one falls back).
 The sandbox is removed at end of input or on Ctrl-C.`;
 
 const InputLineSchema = z.union([
@@ -86,7 +85,6 @@ export const command: Command = {
         scaffold: { type: 'string' },
         'base-commit': { type: 'string' },
         crlf: { type: 'boolean', default: false },
-        'swe-agent-version': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       false,
@@ -98,8 +96,8 @@ export const command: Command = {
     if (!values.image || !values.repo) throw new CliError(`--image and --repo are required\n\n${USAGE}`);
     if (!values.workdir.startsWith('/')) throw new CliError(`--workdir must be an absolute path, got '${values.workdir}'`);
     const bundles = bundleList(values.bundles);
-    if (bundles) toolSetOption(bundles); // an unknown bundle is a usage error (exit 2)
-    const scaffold = scaffoldSpec(values.scaffold, values['swe-agent-version'], ctx);
+    if (bundles) checkBundleOption(bundles); // an unknown bundle is a usage error (exit 2)
+    const scaffold = scaffoldOption(values.scaffold);
     let session: AciSession | undefined;
     try {
       const started = await startToolSession({
@@ -124,20 +122,3 @@ export const command: Command = {
     }
   },
 };
-
-/** `--scaffold NAME[@VERSION]`, or `--swe-agent-version V` as `swe-agent@V` (an unmeasured version says which it falls back to, as replay does); a bad one is a usage error. */
-function scaffoldSpec(spec: string | undefined, sweAgentVersion: string | undefined, ctx: CommandContext): string | undefined {
-  if (spec !== undefined && sweAgentVersion !== undefined) throw new CliError('--scaffold and --swe-agent-version both name the tools: give one');
-  if (spec !== undefined) {
-    try {
-      parseScaffoldSpec(spec); // a fallback version is told with the choice, once the tools start
-    } catch (err) {
-      throw new CliError(errorText(err));
-    }
-    return spec;
-  }
-  if (sweAgentVersion === undefined) return undefined;
-  const parsed = parseSweAgentVersion(sweAgentVersion);
-  if (parsed.fallback) ctx.stderr.write(`swe-workbench aci: ${parsed.fallback}\n`);
-  return `swe-agent@${parsed.version}`;
-}

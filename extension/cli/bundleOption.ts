@@ -1,5 +1,4 @@
-import { toolSetFor } from '../core/scaffolds/swe-agent/tools/standardTools';
-import type { ToolSet } from '../core/aci/toolRegistry';
+import { checkBundles } from '../core/scaffolds/registry';
 import { CliError } from './command';
 import { errorText } from '../core/errors';
 
@@ -12,10 +11,10 @@ export function bundleList(value: string | undefined): string[] | undefined {
   return bundles && bundles.length > 0 ? bundles : undefined;
 }
 
-/** The tool set of these bundles (default: the standard ones); an unknown bundle is a usage error that says where the list came from. */
-export function toolSetOption(bundles: readonly string[] | undefined, from = '--bundles'): ToolSet {
+/** Checks the bundles against the families' tool bundles; an unknown bundle is a usage error that says where the list came from. */
+export function checkBundleOption(bundles: readonly string[], from = '--bundles'): void {
   try {
-    return toolSetFor(bundles);
+    checkBundles(bundles);
   } catch (err) {
     throw new CliError(`${from}: ${errorText(err)}`);
   }

@@ -10,8 +10,7 @@ import { stepErrorMarks } from '../core/trajectory/stepErrors';
 import { recordedModelStats } from '../core/trajectory/runFacts';
 import { messageRole, oneLine, STEP_LABEL_WIDTH, stepLabel } from '../core/trajectory/stepLabels';
 import { LOSS_MASKED_FINISH_REASONS } from '../core/trajectory/importers/skyrl';
-import { detectScaffold, describeChoice } from '../core/scaffolds/registry';
-import { evidenceOf } from '../core/scaffolds/swe-agent/versionEvidence';
+import { detectionEvidence, detectScaffold, describeChoice } from '../core/scaffolds/registry';
 import { CliError, parseCommandArgs, type Command } from './command';
 import { TRAJECTORY_INPUT_OPTIONS, trajectoryInputUsage, trajectoryInput } from './trajectoryInput';
 
@@ -90,7 +89,7 @@ export async function summarize(loaded: StepSource): Promise<string> {
   for (let i = 0; i < loaded.stepCount; i++) {
     const s = await loaded.step(i);
     rows.push({ index: s.index, tool: s.action.tool ?? messageRole(s) ?? '?', label: stepLabel(s), size: size(s.observation.length), marks: marks(s) });
-    evidence.push(evidenceOf(s));
+    evidence.push(detectionEvidence(s));
   }
   // Which scaffold (and version) a replay would run, and the evidence, after the header's other lines.
   lines.splice(lines.length - 1, 0, describeChoice(detectScaffold({ ...t, steps: evidence })));

@@ -11,7 +11,8 @@ import type { Trajectory } from '../core/trajectory/model';
 import { describeChoice, knownScaffolds, parseScaffoldSpec } from '../core/scaffolds/registry';
 import type { ScaffoldChoice } from '../core/scaffolds/scaffold';
 import type { DebugSession, Stop } from '../core/session/debugSession';
-import { bundleList, toolSetOption } from './bundleOption';
+import { bundleList, checkBundleOption } from './bundleOption';
+import { scaffoldOption } from './scaffoldOption';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 
 const usage = () => `usage: swe-workbench replay TRAJ --image IMAGE --repo DIR [--until N] [--json]
@@ -41,17 +42,6 @@ function normalisersOption(value: string | undefined): NormaliserName[] | undefi
   const unknown = names.filter((n) => !(n in NORMALISERS));
   if (unknown.length > 0) throw new CliError(`--forgive: unknown normaliser(s) ${unknown.join(', ')}; choose from ${NORMALISER_NAMES.join(', ')}`);
   return names as NormaliserName[];
-}
-
-/** `--scaffold NAME[@VERSION]`: an unknown name is a usage error (exit 2), before anything is read. */
-export function scaffoldOption(spec: string | undefined): string | undefined {
-  if (spec === undefined) return undefined;
-  try {
-    parseScaffoldSpec(spec);
-  } catch (err) {
-    throw new CliError(errorText(err));
-  }
-  return spec;
 }
 
 function nonNegativeInteger(name: string, value: string | undefined): number | undefined {
@@ -102,7 +92,7 @@ export const command: Command = {
     const normalisers = normalisersOption(values.forgive);
     const { trajectory } = await loadTrajectory(file, { signal: ctx.signal });
     const bundles = bundleList(values.bundles);
-    if (bundles) toolSetOption(bundles); // an unknown bundle named on the command line is a usage error (exit 2)
+    if (bundles) checkBundleOption(bundles); // an unknown bundle named on the command line is a usage error (exit 2)
     const scaffold = scaffoldOption(values.scaffold);
     const request = replayRequest(
       { trajectory, ref: file },

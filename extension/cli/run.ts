@@ -10,8 +10,8 @@ import { readJsonDocument } from '../core/input/jsonDocument';
 import type { ReadOptions } from '../core/input/readInput';
 import { parseInput } from '../core/trajectory/inputSchema';
 import { PolicyClient, PolicyError, type PolicyClientOptions, type RetryRecord } from '../core/policy/policyClient';
-import { SWE_AGENT_REPLY_FORMATS } from '../core/scaffolds/swe-agent/replyFormats';
-import { describeChoice, knownScaffolds, parseScaffoldSpec } from '../core/scaffolds/registry';
+import { defaultScaffold, describeChoice, knownReplyFormats, knownScaffolds } from '../core/scaffolds/registry';
+import { replyFormatOption, scaffoldOption } from './scaffoldOption';
 import { planSession, settleVersion, startSession, type LaunchRequest } from '../core/session/launcher';
 import { writeTrajectoryFile } from '../core/session/trajectoryRecorder';
 import { loadTrajectory } from '../core/trajectory/load';
@@ -32,9 +32,9 @@ TASK.json: {"image", "repo" (host folder, relative to the task file), "repoPath"
 forked recording's, else the scaffold's: /app for terminus-2, else /repo), "baseCommit"?,
 "problemStatement" or "spec", "instanceId"?, "bundles"?, "testCommand"?, "systemPrompt"?}
 --scaffold: the scaffold the agent runs in, NAME or NAME@VERSION (${knownScaffolds().join(', ')};
-default: the forked recording's, else swe-agent). A fork continues in its recording's scaffold: its tools, reply format and prompts.
---reply-format: how the model writes its actions with SWE-agent's tools (${SWE_AGENT_REPLY_FORMATS.join(', ')};
-default: the forked recording's, else thought_action); --scaffold FORMAT is the same.
+default: the forked recording's, else ${defaultScaffold()}). A fork continues in its recording's scaffold: its tools, reply format and prompts.
+--reply-format: how the model writes its actions, one of a family's reply formats (${knownReplyFormats().join(', ')};
+default: the forked recording's, else the scaffold's); --scaffold FORMAT is the same.
 --token-ids: ask the server for the prompt and completion token ids (vLLM's return_token_ids) and
 record them on each step, so \`swe-workbench tokens\` can re-score the run.
 Exit code: 0 when the agent submitted, 1 otherwise.`;
@@ -63,23 +63,6 @@ export async function readTaskFile(file: string, options: ReadOptions = {}): Pro
   const { value } = await readJsonDocument(file, options);
   const task = parseInput(TaskFileSchema, value, file);
   return { ...task, repo: path.resolve(path.dirname(file), task.repo) };
-}
-
-/** `--scaffold`: a SWE-agent reply format, or NAME[@VERSION]; an unknown name is a usage error (exit 2). */
-function scaffoldOption(spec: string | undefined): string | undefined {
-  if (spec === undefined || (SWE_AGENT_REPLY_FORMATS as readonly string[]).includes(spec)) return spec;
-  try {
-    parseScaffoldSpec(spec);
-  } catch (err) {
-    throw new CliError(errorText(err));
-  }
-  return spec;
-}
-
-/** `--reply-format`: one of SWE-agent's reply formats; anything else is a usage error (exit 2). */
-function replyFormatOption(format: string | undefined): string | undefined {
-  if (format === undefined || (SWE_AGENT_REPLY_FORMATS as readonly string[]).includes(format)) return format;
-  throw new CliError(`--reply-format: unknown reply format '${format}'; choose one of ${SWE_AGENT_REPLY_FORMATS.join(', ')}`);
 }
 
 function numberOption(name: string, value: string | undefined, integer = false): number | undefined {
@@ -134,7 +117,7 @@ export const command: Command = {
     const parent = values.fork === undefined ? undefined : (await loadTrajectory(values.fork, { signal: ctx.signal })).trajectory;
     const request = runRequest(task, values.task, {
       ...(parent ? { fork: { trajectory: parent, ref: values.fork!, at: at! } } : {}),
-      ...defined({ scaffold: scaffoldOption(values.scaffold), replyFormat: replyFormatOption(values['reply-format']), maxSteps }),
+      ...defined({ scaffold: scaffoldOption(values.scaffold, { replyFormats: true }), replyFormat: replyFormatOption(values['reply-format']), maxSteps }),
     });
     const planned = planSession(request);
     const client = await PolicyClient.connect(clientOptions, ctx.signal).catch((err: unknown) => {

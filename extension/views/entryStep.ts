@@ -1,5 +1,6 @@
 import type { Step, Trajectory } from '../core/trajectory/model';
 import { stepHasError } from '../core/trajectory/stepErrors';
+import { submits } from '../core/trajectory/actionKind';
 
 type EntryReason = 'error' | 'divergence' | 'submission' | 'evidence' | 'end';
 
@@ -9,14 +10,7 @@ export interface EntryStep {
   reason: EntryReason;
 }
 
-/** mini-swe-agent submits by echoing one of these markers from bash. */
-const SUBMIT_MARKER = /COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT/;
-const SUBMIT_TOOLS = new Set(['submit', 'finish', 'submit_patch']);
-
-function isSubmission(step: Step): boolean {
-  const first = step.action.raw.trim().split(/\s/, 1)[0] ?? '';
-  return SUBMIT_TOOLS.has(step.action.tool ?? '') || SUBMIT_TOOLS.has(first) || SUBMIT_MARKER.test(step.action.raw);
-}
+const isSubmission = (step: Step): boolean => submits(step.action);
 
 /**
  * The step a rollout opens on: where it first went wrong (an error or format error, or a

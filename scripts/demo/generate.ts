@@ -25,7 +25,7 @@ import { forkOf } from '../../extension/core/session/fork';
 import { exportFormats, exporterOf, type ExportFormat } from '../../extension/core/trajectory/exporters';
 import { installScaffoldFamilies } from '../../extension/families';
 import { TrajectorySchema, type Trajectory } from '../../extension/core/trajectory/model';
-import { ensureR2eImage } from '../../extension/core/runtime/r2eImage';
+import { ensureR2eImage } from '../../extension/core/scaffolds/r2e-gym/image';
 import { runCli } from '../../test/helpers/cliRunner';
 import { materializeSampleRepo } from '../../test/helpers/sampleRepo';
 import { DEMO_EPISODE_IN, DEMO_IMAGE, DEMO_INSTANCE, DEMO_MODEL, DEMO_PROBLEM, FORK_CONTINUATION, TYPED_BY_HAND, demoReply } from './ledgerDemo';

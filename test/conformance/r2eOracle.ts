@@ -12,7 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 
 import { needsShared } from '../helpers/sharedFolder';
-import { ensureR2eImage } from '../../extension/core/runtime/r2eImage';
+import { ensureR2eImage } from '../../extension/core/scaffolds/r2e-gym/image';
 
 const run = promisify(execFile);
 
@@ -27,7 +27,7 @@ export function missingOracles(): string | undefined {
   return oracles.skip || (existsSync(TOOLS) ? undefined : `the reference tools are not at ${TOOLS}`);
 }
 
-/** The product's R2E-Gym image (core/runtime/r2eImage.ts), built offline when missing. */
+/** The product's R2E-Gym image (core/scaffolds/r2e-gym/image.ts), built offline when missing. */
 export async function ensureR2eTestImage(): Promise<string> {
   return (await ensureR2eImage()).tag;
 }

@@ -20,7 +20,7 @@ conformanceGroup({
   reference: (repoDir) => SweAgent07Reference.start({ repoDir, repoPath: '/tallyho__tallyho', oracle: 'v0.2.0' }),
   // The tools a 0.2 replay runs: the scaffold's, which read a command line as 0.x did.
   session: {
-    tools: createSweAgent('0.2', undefined, ['tools/defaults', 'tools/search', 'tools/edit_linting', 'tools/submit']).tools,
+    tools: createSweAgent('0.2', undefined, { bundles: ['tools/defaults', 'tools/search', 'tools/edit_linting', 'tools/submit'] }).tools,
     config: { sweAgentVersion: '0.2' },
   },
 });

@@ -19,7 +19,7 @@ conformanceGroup({
   reference: (repoDir) => SweAgent07Reference.start({ repoDir, repoPath: '/tallyho__tallyho' }),
   // The tools a 0.7 replay runs: the scaffold's, which read a command line as 0.7 did.
   session: {
-    tools: createSweAgent('0.7', undefined, ['tools/defaults', 'tools/search', 'tools/edit_linting', 'tools/submit']).tools,
+    tools: createSweAgent('0.7', undefined, { bundles: ['tools/defaults', 'tools/search', 'tools/edit_linting', 'tools/submit'] }).tools,
     config: { sweAgentVersion: '0.7' },
   },
 });

@@ -22,32 +22,18 @@ export interface AciState {
 }
 
 export interface AciConfig {
-  /** Lines in the viewer's window (SWE-agent's WINDOW). */
-  window: number;
-  /** Lines kept when scrolling (SWE-agent's OVERLAP). */
-  overlap: number;
   /** Per-command timeout of the `bash` tool. */
   commandTimeoutMs: number;
   /** Characters of `bash` output shown before the rest is elided. */
   maxObservationChars: number;
   /** The task's base commit; `submit` diffs against it when set. */
   baseCommit?: string;
-  /** Messages `review_on_submit_m` shows before the real submission (`{{diff}}` is replaced). */
-  submitReviewMessages?: string[];
-  /** End observation lines with `\r\n`, as SWE-agent 1.x recordings (made under a pty) show them. */
+  /** End observation lines with `\r\n`, as recordings made under a pseudo-terminal show them (SWE-agent 1.x). */
   crlf?: boolean;
-  /** str_replace_editor shows long Python files with function bodies elided (SWE-agent's USE_FILEMAP). */
-  useFilemap?: boolean;
-  /**
-   * The lint guard checks Python edits in a warm flake8 process kept in a Docker sandbox
-   * (SWE-agent's `flake8Server.ts`); false runs the flake8 command before and after each edit. Default: true.
-   */
-  warmLinter?: boolean;
+  // A family's own settings (SWE-agent's window) are declared in its folder, merged into this interface.
 }
 
 export const DEFAULT_ACI_CONFIG: AciConfig = {
-  window: 100,
-  overlap: 2,
   commandTimeoutMs: 30_000,
   maxObservationChars: 100_000,
 };
@@ -60,17 +46,17 @@ export interface ToolContext {
 }
 
 /**
- * One agent tool, described once: its name and bundle as SWE-agent names them, the text the
+ * One agent tool, described once: its name, the group its family ships it in, the text the
  * model reads, the command syntax (`signature`), and a zod schema of its arguments. Command
  * parsing, OpenAI function specs and function-call validation are all derived from this.
  */
 export interface ToolDefinition extends ToolSyntax {
   name: string;
-  /** SWE-agent bundle without the `tools/` prefix, e.g. `windowed`, `edit_anthropic`. */
+  /** The group of tools its family ships it in, as the family names it (SWE-agent's bundles: `windowed`, `edit_anthropic`). */
   bundle: string;
   description: string;
   /**
-   * SWE-agent's signature. The first line is the command pattern: words are `<arg>`, `"<arg>"`,
+   * How the tool is typed as a command line. The first line is the command pattern: words are `<arg>`, `"<arg>"`,
    * `[<optional>]`, `[--flag <arg>]` or literal patterns like `<start_line>:<end_line>`. A
    * multi-line signature ends with the terminator line of a block argument (see `block`).
    */
@@ -80,6 +66,8 @@ export interface ToolDefinition extends ToolSyntax {
   block?: { argument: string; terminator: string };
   /** The tool only reads files (a viewer, a search): the repository is as it was before the call (a fork's snapshot needs no tar). */
   readOnly?: true;
+  /** The tool asks Pyright's language server (`lspServer.ts`): its container mounts Pyright. */
+  usesPyright?: true;
   run(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolResult>;
 }
 
@@ -92,6 +80,7 @@ export function defineTool<S extends z.ZodObject>(tool: {
   parameters: S;
   block?: { argument: string; terminator: string };
   readOnly?: true;
+  usesPyright?: true;
   run(ctx: ToolContext, args: z.infer<S>): Promise<ToolResult>;
 }): ToolDefinition {
   return { ...tool, run: (ctx, args) => tool.run(ctx, args as z.infer<S>) };

@@ -3,11 +3,12 @@
  * composition root (`extension/families.ts`) installs the families here, detection asks each in
  * turn, and an unknown version says what it falls back to.
  */
-import type { Trajectory } from '../trajectory/model';
+import { defined } from '../defined';
+import type { Step, Trajectory } from '../trajectory/model';
 import { registerFormat } from '../trajectory/formatRegistry';
 import '../trajectory/formats';
-import { registerToolKinds } from '../trajectory/actionKind';
-import type { Scaffold, ScaffoldChoice, ScaffoldFamily, ScaffoldName } from './scaffold';
+import { registerReplyTools, registerSubmits, registerToolKinds } from '../trajectory/actionKind';
+import type { FamilyImage, Scaffold, ScaffoldChoice, ScaffoldFamily, ScaffoldName } from './scaffold';
 
 let installedFamilies: readonly ScaffoldFamily[] = [];
 
@@ -35,9 +36,22 @@ export function installFamilies(families: readonly ScaffoldFamily[], fallback: D
   for (const f of families) {
     for (const format of f.formats ?? []) registerFormat(format);
     if (f.toolKinds) registerToolKinds(f.toolKinds);
+    if (f.submits) registerSubmits(f.submits);
+    for (const format of f.formats ?? []) if (f.replyTools) registerReplyTools(format.name, f.replyTools);
   }
   installedFamilies = families;
   defaultFamily = fallback;
+}
+
+/** The images the installed families' tools need beyond the base image, with the family's name as a person reads it. */
+export function familyImages(): Array<{ title: string; image: FamilyImage }> {
+  return installed().flatMap((f) => (f.image ? [{ title: f.title ?? f.name, image: f.image }] : []));
+}
+
+/** The image the family of `recording` needs beyond the base image, if any. */
+export function recordingImage(recording: Trajectory): { title: string; image: FamilyImage } | undefined {
+  const f = family(detectScaffold(recording).name);
+  return f.image && { title: f.title ?? f.name, image: f.image };
 }
 
 /** The installed families; an Error saying so when the program started without them. */
@@ -100,7 +114,10 @@ function declaredScaffold(recording: Trajectory): ScaffoldChoice | undefined {
 export function detectScaffold(recording: Trajectory): ScaffoldChoice {
   const declared = declaredScaffold(recording);
   if (declared) return declared;
-  for (const f of installed()) {
+  // A file in a family's own format is that family's to read; the others recognise their runs in the generic formats
+  // (a chat export calling R2E-Gym's tools), never in another family's.
+  const owner = installed().find((f) => (f.formats ?? []).some((format) => format.name === recording.format));
+  for (const f of owner ? [owner] : installed()) {
     const found = f.detect(recording);
     if (found) return knownVersion(f, found);
   }
@@ -111,6 +128,12 @@ export function detectScaffold(recording: Trajectory): ScaffoldChoice {
     version,
     reason: `a ${recording.format} trajectory that names no other scaffold: ${title}'s tools, the latest measured (${version})`,
   };
+}
+
+/** `step` with only what the installed families' detection reads of its observation, for a reader that keeps every step (`inspect`). */
+export function detectionEvidence(step: Step): Step {
+  const head = Math.max(0, ...installed().map((f) => f.observationHead ?? 0));
+  return step.observation.length > head ? { ...step, observation: step.observation.slice(0, head) } : step;
 }
 
 /** Reads `--scaffold NAME[@VERSION]`; an unknown name is an error, an unknown version falls back with a note. */
@@ -139,14 +162,69 @@ function liveDefault(): ScaffoldChoice {
   return { name: f.name, version, reason: `no recording and no --scaffold: ${title} ${version}` };
 }
 
-/** The scaffold to run: the override when given, else the recording's, else the default family's for a live run. */
-export function chooseScaffold(options: { spec?: string; recording?: Trajectory; bundles?: readonly string[] }): {
+/** The installed family one of whose reply formats `text` is (`thought_action`: SWE-agent's), if any. */
+function familyOfReplyFormat(text: string | undefined): ScaffoldFamily | undefined {
+  return text === undefined ? undefined : installed().find((f) => f.replyFormats?.includes(text));
+}
+
+/** Every installed family's reply formats a person may name (`--reply-format`). */
+export function knownReplyFormats(): string[] {
+  return installed().flatMap((f) => [...(f.replyFormats ?? [])]);
+}
+
+/** The default family's name, for usage texts (`extension/families.ts` declares it). */
+export function defaultScaffold(): ScaffoldName {
+  return fallbackFamily().family.name;
+}
+
+/** Whether `text` is a reply format some installed family is driven in (`run --scaffold FORMAT`, the spelling before `--reply-format`). */
+export function isReplyFormat(text: string | undefined): boolean {
+  return familyOfReplyFormat(text) !== undefined;
+}
+
+/**
+ * The scaffold to run: the override when given, else the recording's, else the default family's for a live run.
+ * A reply format (`--reply-format`) belongs to one family: with no override, a recording of another family is run
+ * with that family's tools at its latest version; an override naming another family is an error.
+ */
+export function chooseScaffold(options: { spec?: string; recording?: Trajectory; bundles?: readonly string[]; replyFormat?: string }): {
   scaffold: Scaffold;
   choice: ScaffoldChoice;
 } {
+  const { replyFormat } = options;
   const choice = options.spec ? parseScaffoldSpec(options.spec) : options.recording ? detectScaffold(options.recording) : liveDefault();
-  const scaffold = family(choice.name).create(choice.version, options.recording, options.bundles);
-  return { scaffold, choice };
+  const created = (c: ScaffoldChoice) => family(c.name).create(c.version, options.recording, defined({ bundles: options.bundles, replyFormat }));
+  if (replyFormat === undefined) return { scaffold: created(choice), choice };
+  const owner = familyOfReplyFormat(replyFormat);
+  if (!owner) {
+    throw new Error(`--reply-format: unknown reply format '${replyFormat}'; choose one of ${knownReplyFormats().join(', ')}`);
+  }
+  const title = owner.title ?? owner.name;
+  if (options.spec !== undefined) {
+    if (choice.name !== owner.name)
+      throw new Error(`--reply-format: ${replyFormat} is a reply format of ${title}'s tools; scaffold ${options.spec} reads its own`);
+    const asked = { ...choice, reason: `${choice.reason}, reply format ${replyFormat}` };
+    return { scaffold: created(asked), choice: asked };
+  }
+  // A live run, or a recording of another family: the reply format's family at its latest version.
+  const version = options.recording && choice.name === owner.name ? choice.version : owner.versions.at(-1)!;
+  const own: ScaffoldChoice = { name: owner.name, version, reason: `${replyFormat}: ${title}'s tools with that reply format` };
+  return { scaffold: created(own), choice: own };
+}
+
+/** Checks the tool bundles a person named (`--bundles`) against the families that have bundles; an Error naming the unknown one. */
+export function checkBundles(bundles: readonly string[]): void {
+  const checkers = installed().flatMap((f) => (f.checkBundles ? [f.checkBundles] : []));
+  const problems: unknown[] = [];
+  for (const check of checkers) {
+    try {
+      check(bundles);
+      return;
+    } catch (error) {
+      problems.push(error);
+    }
+  }
+  if (problems.length > 0) throw problems[0];
 }
 
 /** `NAME@VERSION`, as `meta.scaffold` and `--scaffold` write it. */

@@ -8,12 +8,19 @@
 import type { AciConfig, ToolResult } from '../aci/toolDefinition';
 import type { OpenAiToolSpec, ToolSet } from '../aci/toolRegistry';
 import type { PolicyReply } from '../policy/policyClient';
+import type { BaseImageOptions, BaseImageResult } from '../runtime/baseImage';
 import type { Sandbox } from '../runtime/sandbox';
 import type { ShellStartup } from '../runtime/shellSession';
-import type { TaskStatement } from './swe-agent/agentPrompts';
 import type { ToolKind } from '../trajectory/actionKind';
 import type { TrajectoryFormatDefinition } from '../trajectory/formatRegistry';
 import type { Action, Step, Trajectory } from '../trajectory/model';
+
+/** What a live run's prompts are made from: where the repository is and what to do. */
+export interface TaskStatement {
+  repoPath: string;
+  problemStatement?: string;
+  spec?: string;
+}
 
 /** An installed family's name (`registry.ts`; the families are composed in `extension/families.ts`). */
 export type ScaffoldName = string;
@@ -75,6 +82,19 @@ export interface Scaffold {
   readonly defaultRepoPath?: string;
   /** Normalisers (core/session/divergence) a replay of this scaffold's recordings uses besides the default ones, first. */
   readonly normalisers?: readonly string[];
+  /**
+   * Whether the tool named `tool` can print differently in the versions detection left undecided
+   * (`ScaffoldChoice.undecided`): a replay runs such a step under each to settle the version.
+   */
+  printsByVersion?(tool: string): boolean;
+}
+
+/** What a request sets of a family's scaffold besides its version; each family reads what it has. */
+export interface ScaffoldOptions {
+  /** Replaces the recording's tool bundles (SWE-agent's `--bundles`). */
+  bundles?: readonly string[];
+  /** One of the family's `replyFormats`, over the recording's. */
+  replyFormat?: string;
 }
 
 /**
@@ -111,12 +131,29 @@ export function toolsCalled(recording: Trajectory): Set<string> {
   return new Set(recording.steps.flatMap((s) => (s.action.tool ? [s.action.tool] : [])));
 }
 
+/** An image a family's tools need beyond the base image (R2E-Gym's interpreter), built offline from it. */
+export interface FamilyImage {
+  readonly tag: string;
+  /** What it adds to the base image, in words for the person. */
+  readonly adds: string;
+  /** Builds it from the base image (built first when missing); returns at once when it exists, unless `force`. */
+  ensure(options: Omit<BaseImageOptions, 'mirror'> & { base?: string }): Promise<BaseImageResult>;
+}
+
 export interface ScaffoldFamily {
   readonly name: ScaffoldName;
+  /** Its name as a person reads it (`SWE-agent`); default `name`. */
+  readonly title?: string;
   /** The family's own recording formats (fingerprint, importer, exporter), registered when the family is installed. */
   readonly formats?: readonly TrajectoryFormatDefinition[];
   /** What the family's own tools do, for the stepper's icons, the output-error rule and the compare view (`core/trajectory/actionKind.ts`). */
   readonly toolKinds?: Readonly<Record<string, ToolKind>>;
+  /** The image its tools need beyond the base image, if any (`swe-workbench image build` builds it too). */
+  readonly image?: FamilyImage;
+  /** Whether an action submits in a way of the family's own, besides a tool `toolKinds` names `submit` (mini-swe-agent's marker echoed from bash). */
+  submits?(action: Pick<Action, 'tool' | 'args' | 'raw'>): boolean;
+  /** Tools whose call, in the family's own formats, is the model's reply text rather than an action (OpenHands' `message`). */
+  readonly replyTools?: readonly string[];
   /** Known versions, oldest first; the last is the default for a live run. */
   readonly versions: readonly string[];
   /**
@@ -124,8 +161,20 @@ export interface ScaffoldFamily {
    * is not of this family. Asked only when the file names no scaffold (`meta.scaffold`, read first by the registry).
    */
   detect(recording: Trajectory): { version: string; reason: string; undecided?: readonly string[] } | undefined;
+  /**
+   * How many characters of each step's observation `detect` reads (SWE-agent's: a window's header, a
+   * rejection's first sentence), so a reader that keeps every step for detection (`inspect`) keeps only
+   * that; a family whose `detect` reads observations says so here, one that reads none leaves it out.
+   */
+  readonly observationHead?: number;
   /** The known version a version string belongs to (`1.17.5` is `1`), or undefined. */
   matchVersion(version: string): string | undefined;
-  /** `bundles` (SWE-agent only) replaces the recording's tool bundles. */
-  create(version: string, recording?: Trajectory, bundles?: readonly string[]): Scaffold;
+  /**
+   * The reply formats a person may ask the family's tools to be driven in (`run --reply-format`),
+   * when it has several; a request naming one chooses this family.
+   */
+  readonly replyFormats?: readonly string[];
+  /** The tool bundles a person may name (`--bundles`), checked before anything starts; an Error naming the unknown one. */
+  checkBundles?(bundles: readonly string[]): void;
+  create(version: string, recording?: Trajectory, options?: ScaffoldOptions): Scaffold;
 }

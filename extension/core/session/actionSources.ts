@@ -7,7 +7,6 @@ import { CancelledError, throwIfAborted } from '../errors';
 import type { PolicyClient, RetryRecord } from '../policy/policyClient';
 import { buildMessages, type ContextOptions } from '../policy/context';
 import { samplingFlags } from '../policy/samplingFlags';
-import { parseReply, type SweAgentReplyFormat as ReplyFormat } from '../scaffolds/swe-agent/replyFormats';
 import type { RecordedStepReading, Scaffold } from '../scaffolds/scaffold';
 import type { ToolSet } from '../aci/toolRegistry';
 import type { Action, Step, TokenLogprob, TokenUsage } from '../trajectory/model';
@@ -96,27 +95,17 @@ export class RecordingSource implements ActionSource {
 export type PolicySourceOptions = Omit<ContextOptions, 'replyFormat'> & {
   client: PolicyClient;
   tools: ToolSet;
+  /** The scaffold whose reply format, tool specs and parser the replies go through. */
+  scaffold: Scaffold;
   onDelta?: (delta: { content?: string; reasoning?: string }) => void;
   /** Told of each failed attempt the client is about to retry. */
   onRetry?: (record: RetryRecord) => void;
-} & (
-    | {
-        /** The scaffold whose reply format, tool specs and parser the replies go through (they win over `tools`). */
-        scaffold: Scaffold;
-        replyFormat?: never;
-      }
-    | {
-        /** Without a scaffold: the SWE-agent reply format the replies are read in, with `tools`. */
-        replyFormat: ReplyFormat;
-        scaffold?: never;
-      }
-  );
+};
 
-/** The history's wording for a policy: SWE-agent's by default, a scaffold's own when the source has one. */
+/** The history's wording for a policy: the scaffold's reply format and, where it has its own, its observation and reply wording. */
 function contextOptions(options: PolicySourceOptions): ContextOptions {
   const { scaffold } = options;
-  if (!scaffold) return { ...options, replyFormat: options.replyFormat };
-  const format: ReplyFormat =
+  const format =
     scaffold.replyFormat === 'function_calling' ? 'function_calling' : scaffold.replyFormat === 'thought_action' ? 'thought_action' : 'xml_function_calling';
   return {
     ...options,
@@ -134,11 +123,11 @@ export class PolicySource implements ActionSource {
   constructor(private readonly options: PolicySourceOptions) {}
 
   async next(history: readonly Step[], signal?: AbortSignal): Promise<NextAction> {
-    const { client, tools, scaffold, replyFormat } = this.options;
+    const { client, scaffold } = this.options;
     const messages = buildMessages(history, contextOptions(this.options));
-    const toolSpecs = scaffold ? scaffold.toolSpecs() : replyFormat === 'function_calling' ? tools.openAiToolSpecs() : undefined;
+    const toolSpecs = scaffold.toolSpecs();
     const { onDelta, onRetry } = this.options;
-    const parallelToolCalls = scaffold?.parallelToolCalls;
+    const parallelToolCalls = scaffold.parallelToolCalls;
     const reply = await client.complete(messages, {
       ...(toolSpecs ? { tools: toolSpecs } : {}),
       ...(toolSpecs && parallelToolCalls !== undefined ? { parallelToolCalls } : {}),
@@ -146,7 +135,7 @@ export class PolicySource implements ActionSource {
       ...(onDelta ? { onDelta } : {}),
       ...(onRetry ? { onRetry } : {}),
     });
-    const parsed = scaffold ? scaffold.parseReply(reply) : parseReply(reply, replyFormat, tools);
+    const parsed = scaffold.parseReply(reply);
     const next: NextAction = { ...parsed, sampling: reply.sampling };
     if (reply.reasoning) next.reasoning = reply.reasoning;
     if (reply.logprobs) next.logprobs = reply.logprobs;

@@ -1,9 +1,5 @@
 import { AciSession } from '../aci/aciSession';
 import { pyrightMounts } from '../aci/lspServer';
-import { LSP_BUNDLE } from '../scaffolds/swe-agent/tools/lspTools';
-import { aciConfigForRecording } from '../scaffolds/swe-agent/recordingConfig';
-import { sweAgentVersionOf, type SweAgentVersionVerdict } from '../scaffolds/swe-agent/tools/sweAgentVersion';
-import { toolSetFor } from '../scaffolds/swe-agent/tools/standardTools';
 import type { AciConfig } from '../aci/toolDefinition';
 import type { ToolSet } from '../aci/toolRegistry';
 import { connectDocker, type DockerConnectionOptions } from '../runtime/dockerConnection';
@@ -23,7 +19,7 @@ export interface ContainerSessionOptions {
    * it installs in the sandbox and the wording of its observations. Wins over `tools`.
    */
   scaffold?: Scaffold;
-  /** The agent's tools; default: the standard bundles. */
+  /** The agent's tools, when no scaffold is given. */
   tools?: ToolSet;
   baseCommit?: string;
   /** Tool settings, e.g. a recording's (`replaySettings(recording).config`); `baseCommit` wins over theirs. */
@@ -40,12 +36,13 @@ export interface ContainerSessionOptions {
 }
 
 /**
- * A container with the repository and the agent's tools bound to it (Pyright mounted when the
- * tools include the lsp bundle). The caller disposes it with `AciSession.dispose`.
+ * A container with the repository and the agent's tools bound to it (Pyright mounted when a
+ * tool uses it). The caller disposes it with `AciSession.dispose`.
  */
 export async function startContainerSession(options: ContainerSessionOptions): Promise<AciSession> {
   const { scaffold } = options;
-  const tools = scaffold?.tools ?? options.tools ?? toolSetFor();
+  const tools = scaffold?.tools ?? options.tools;
+  if (!tools) throw new Error('a container session needs a scaffold or its tools');
   const sandbox = await DockerSandbox.create(
     {
       image: options.image,
@@ -54,7 +51,7 @@ export async function startContainerSession(options: ContainerSessionOptions): P
       tty: options.tty ?? scaffold?.tty ?? false,
       ...(scaffold?.shellStartup ? { shellStartup: startupScript(scaffold.shellStartup) } : {}),
       labels: { 'swe-workbench.role': options.role },
-      ...(tools.bundles.includes(LSP_BUNDLE) ? { mounts: pyrightMounts() } : {}),
+      ...([...tools.tools.values()].some((t) => t.usesPyright) ? { mounts: pyrightMounts() } : {}),
       ...(options.limits ? { limits: options.limits } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     },
@@ -81,21 +78,18 @@ export type ReplaySettings = {
   tty: boolean;
   repoPath?: string;
   baseCommit?: string;
-  /** The tools' settings as the recording had them (`aciConfigForRecording`). */
-  config?: Partial<AciConfig>;
-  /** For a SWE-agent recording: the version whose tools replay it, and why (shown to the user). */
-  sweAgentVersion?: SweAgentVersionVerdict;
+  /** The tool settings any recording shows: a pseudo-terminal's line ends, the base commit (its family's own come from its scaffold, `Scaffold.config`). */
+  config: Partial<AciConfig>;
 };
 
-/** How a recording ran, so its replay runs the same way; `sweAgentVersion` overrides the detected one. */
-export function replaySettings(recording: Trajectory, sweAgentVersion?: string): ReplaySettings {
-  const detected = recording.format === 'swe-agent' || sweAgentVersion !== undefined;
+/** How a recording ran, so its replay runs the same way. */
+export function replaySettings(recording: Trajectory): ReplaySettings {
+  const { meta, task } = recording;
   return {
-    ...(detected ? { sweAgentVersion: sweAgentVersionOf(recording, sweAgentVersion) } : {}),
-    ...(recording.meta.toolBundles ? { bundles: recording.meta.toolBundles } : {}),
-    tty: recording.meta.pty ?? false,
-    ...(recording.task.repoPath ? { repoPath: recording.task.repoPath } : {}),
-    ...(recording.task.baseCommit ? { baseCommit: recording.task.baseCommit } : {}),
-    config: aciConfigForRecording(recording, sweAgentVersion),
+    ...(meta.toolBundles ? { bundles: meta.toolBundles } : {}),
+    tty: meta.pty ?? false,
+    ...(task.repoPath ? { repoPath: task.repoPath } : {}),
+    ...(task.baseCommit ? { baseCommit: task.baseCommit } : {}),
+    config: { ...(meta.pty ? { crlf: true } : {}), ...(task.baseCommit ? { baseCommit: task.baseCommit } : {}) },
   };
 }

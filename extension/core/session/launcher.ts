@@ -14,12 +14,8 @@ import type { AciConfig } from '../aci/toolDefinition';
 import type { ToolSet } from '../aci/toolRegistry';
 import { errorText, InputError } from '../errors';
 import type { PolicyClient, RetryRecord } from '../policy/policyClient';
-import { SWE_AGENT_REPLY_FORMATS, type SweAgentReplyFormat as ReplyFormat } from '../scaffolds/swe-agent/replyFormats';
-import { chooseScaffold, detectScaffold, parseScaffoldSpec, scaffoldName } from '../scaffolds/registry';
+import { chooseScaffold, isReplyFormat, scaffoldName } from '../scaffolds/registry';
 import type { Scaffold, ScaffoldChoice } from '../scaffolds/scaffold';
-import { createSweAgent } from '../scaffolds/swe-agent';
-import { printsByVersion } from '../scaffolds/swe-agent/versionEvidence';
-import { LATEST_SWE_AGENT_VERSION } from '../scaffolds/swe-agent/tools/sweAgentVersion';
 import type { DockerConnectionOptions } from '../runtime/dockerConnection';
 import type { SandboxLimits } from '../runtime/sandbox';
 import type { Task, Trajectory, TrajectoryMeta } from '../trajectory/model';
@@ -64,11 +60,11 @@ export interface LaunchRequest {
   systemPrompt?: string;
   /**
    * The scaffold (core/scaffolds) as `NAME` or `NAME@VERSION`; default the recording's, else the
-   * live default (`extension/families.ts`). One of SWE-agent's reply formats here is taken as
+   * live default (`extension/families.ts`). One of a family's reply formats here is taken as
    * `replyFormat` (the spelling `run --scaffold FORMAT` had before `--reply-format`).
    */
   scaffold?: string;
-  /** How the model writes its actions with SWE-agent's tools (`thought_action`, `function_calling`, ...); default the recording's. */
+  /** How the model writes its actions, one of a family's reply formats (SWE-agent's `thought_action`, `function_calling`, ...); default the recording's. */
   replyFormat?: string;
   normalisers?: readonly NormaliserName[];
   maxSteps?: number;
@@ -109,9 +105,7 @@ export interface SessionPlan {
   testCommand?: string;
 }
 
-const isReplyFormat = (text: string | undefined): text is ReplyFormat => (SWE_AGENT_REPLY_FORMATS as readonly (string | undefined)[]).includes(text);
-
-/** The scaffold of a request: `--scaffold`, a SWE-agent reply format, or the recording's; errors name the option or file at fault. */
+/** The scaffold of a request: `--scaffold`, a family's reply format, or the recording's; errors name the option or file at fault. */
 function scaffoldFor(
   request: Pick<LaunchRequest, 'scaffold' | 'replyFormat' | 'bundles' | 'recording'>,
   recording: Trajectory | undefined,
@@ -120,29 +114,13 @@ function scaffoldFor(
   const replyFormat = request.replyFormat ?? (isReplyFormat(request.scaffold) ? request.scaffold : undefined);
   const bundles = request.bundles?.names;
   try {
-    if (replyFormat !== undefined) {
-      if (!isReplyFormat(replyFormat)) {
-        throw new Error(`--reply-format: unknown reply format '${replyFormat}'; choose one of ${SWE_AGENT_REPLY_FORMATS.join(', ')}`);
-      }
-      const chosen = spec !== undefined ? parseScaffoldSpec(spec) : recording ? detectScaffold(recording) : undefined;
-      if (spec !== undefined && chosen?.name !== 'swe-agent') {
-        throw new Error(`--reply-format: ${replyFormat} is a reply format of SWE-agent's tools; scaffold ${spec} reads its own`);
-      }
-      const version = chosen?.name === 'swe-agent' ? chosen.version : LATEST_SWE_AGENT_VERSION;
-      return {
-        scaffold: createSweAgent(version, recording, bundles, replyFormat),
-        choice:
-          spec !== undefined && chosen
-            ? { ...chosen, reason: `${chosen.reason}, reply format ${replyFormat}` }
-            : { name: 'swe-agent', version, reason: `${replyFormat}: SWE-agent's tools with that reply format` },
-      };
-    }
-    return chooseScaffold({ ...defined({ spec, recording, bundles }) });
+    return chooseScaffold({ ...defined({ spec, recording, bundles, replyFormat }) });
   } catch (error) {
     const message = errorText(error);
     if (message.startsWith('--scaffold') || message.startsWith('--reply-format')) throw new InputError(undefined, undefined, message);
     if (request.bundles) throw new InputError(request.bundles.file, request.bundles.where, message);
-    throw new InputError(request.recording?.ref, "the recording's tool bundles", message);
+    // A family's reading of the recording's settings names its place in the file itself (`replay_config...`).
+    throw new InputError(request.recording?.ref, message.startsWith('replay_config') ? undefined : "the recording's tool bundles", message);
   }
 }
 
@@ -194,12 +172,7 @@ export function planSession(request: LaunchRequest): SessionPlan {
   }
   const { scaffold, choice } = scaffoldFor(request, recording);
   const tools = scaffold.tools;
-  let settings: ReturnType<typeof replaySettings> | undefined;
-  try {
-    settings = recording && replaySettings(recording, scaffold.name === 'swe-agent' ? scaffold.version : undefined);
-  } catch (error) {
-    throw new InputError(request.recording?.ref, undefined, errorText(error));
-  }
+  const settings = recording && replaySettings(recording);
   const repoPath = request.repoPath ?? settings?.repoPath ?? scaffold.defaultRepoPath ?? '/repo';
   const baseCommit = request.baseCommit ?? settings?.baseCommit;
   const task: Task = { ...recording?.task, ...defined(request.task ?? {}), image: request.image, repoPath, ...(baseCommit ? { baseCommit } : {}) };
@@ -243,7 +216,8 @@ export function planSession(request: LaunchRequest): SessionPlan {
       repoPath,
       tty: settings?.tty ?? scaffold.tty,
       ...(baseCommit ? { baseCommit } : {}),
-      config: settings?.config ?? {},
+      // The family's settings for this recording (SWE-agent's window, its version) with the recording's own.
+      config: settings ? { ...scaffold.config, ...settings.config } : {},
     },
     tools,
     scaffold,
@@ -450,7 +424,8 @@ function probeVersions(request: LaunchRequest, plan: SessionPlan): readonly stri
   if (request.scaffold !== undefined || plan.mode === 'live' || !plan.recording || !undecided || undecided.length < 2) return undefined;
   const steps = plan.recording.trajectory.steps.slice(0, plan.at ?? undefined);
   // Only steps whose tool prints differently across the candidates can tell them apart.
-  const telling = steps.some((s) => s.action.tool !== null && printsByVersion(plan.tools.get(s.action.tool)?.bundle ?? ''));
+  const { printsByVersion } = plan.scaffold;
+  const telling = printsByVersion !== undefined && steps.some((s) => s.action.tool !== null && printsByVersion(s.action.tool));
   return telling ? undecided : undefined;
 }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, rename, writeFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { detectScaffold, scaffoldName } from '../scaffolds/registry';
-import { exportTrajectory, type ExportFormat } from '../trajectory/exporters';
+import { exportTrajectory, formatForFileName, type ExportFormat } from '../trajectory/exporters';
 import { TrajectorySchema, type Outcome, type Step, type Task, type Trajectory, type TrajectoryMeta } from '../trajectory/model';
 
 /** Collects a session's steps into a canonical trajectory that remembers where it came from. */
@@ -37,14 +37,10 @@ export class TrajectoryRecorder {
 }
 
 /**
- * Writes `format` (default: SWE-agent's `.traj` when the name ends in `.traj`, else canonical JSON); beside the
- * target first, then renamed, so a reader never sees half a file.
+ * Writes `format` (default: the one format whose file ending the name has, as `.traj` is SWE-agent's, else
+ * canonical JSON); beside the target first, then renamed, so a reader never sees half a file.
  */
-export async function writeTrajectoryFile(
-  file: string,
-  trajectory: Trajectory,
-  format: ExportFormat = file.endsWith('.traj') ? 'swe-agent' : 'canonical',
-): Promise<void> {
+export async function writeTrajectoryFile(file: string, trajectory: Trajectory, format: ExportFormat = formatForFileName(file)): Promise<void> {
   const temporary = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
   // Written in another format than its own, a trajectory keeps the scaffold it shows (as detected when it does not
   // say): the new format's own detection would otherwise name that format's family.

@@ -20,6 +20,8 @@ const BY_TOOL: ReadonlyArray<[RegExp, ToolKind]> = [
   [/^(str_replace|insert|edit_file|replace|apply_patch)$/, 'edit'],
   [/^(grep|rg|find)$/, 'search'],
   [/^(browser)$/, 'browse'],
+  // Submitting, as the frameworks no one family owns name it (SkyRL's `submit_patch`; `finish` as OpenHands and R2E-Gym).
+  [/^(submit|finish|submit_patch)$/, 'submit'],
   [/^(definition|references|hover|lsp)/, 'lsp'],
   // Editors of more than one framework (Anthropic's, and one SkyRL's environments name).
   [/^(edit_file_tool|str_replace_based_edit_tool)$/, 'editor'],
@@ -36,8 +38,36 @@ export function registerToolKinds(kinds: Readonly<Record<string, ToolKind>>): vo
   }
 }
 
-/** The words of mini-swe-agent's command that ends a run and submits (1.x and 0.x). */
-export const MINI_SUBMIT_MARKERS = /COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT/;
+const replyTools = new Map<string, ReadonlySet<string>>();
+
+/** The tools whose call in a file of `format` is the model's reply text, not an action (OpenHands' `message`). */
+export function registerReplyTools(format: string, tools: readonly string[]): void {
+  replyTools.set(format, new Set([...(replyTools.get(format) ?? []), ...tools]));
+}
+
+/** Whether `action`, read from a file of `format`, is the model's reply text rather than a tool call. */
+export function isReplyText(format: string, action: Pick<Action, 'tool'>): boolean {
+  return action.tool === null || (replyTools.get(format)?.has(action.tool) ?? false);
+}
+
+const submitters: Array<(action: Pick<Action, 'tool' | 'args' | 'raw'>) => boolean> = [];
+
+/** A family's own way of submitting besides a tool of kind `submit` (mini-swe-agent's marker, echoed from bash). */
+export function registerSubmits(submits: (action: Pick<Action, 'tool' | 'args' | 'raw'>) => boolean): void {
+  submitters.push(submits);
+}
+
+/**
+ * Whether the action hands in the run's work: the one answer of the rollouts' entry step, the compare
+ * view's alignment and the stepper. A tool of kind `submit` (by its name, or by the command's first
+ * word: `submit` typed as a command), or a family's own way (`registerSubmits`).
+ */
+export function submits(action: Pick<Action, 'tool' | 'args' | 'raw'>): boolean {
+  if (actionKind(action) === 'submit') return true;
+  const first = action.raw.trim().split(/\s/, 1)[0] ?? '';
+  if (first !== '' && first !== action.tool && kindOfTool(first) === 'submit') return true;
+  return submitters.some((s) => s(action));
+}
 
 const EDITOR_COMMANDS: Readonly<Record<string, ActionKind>> = {
   view: 'view',
@@ -48,10 +78,14 @@ const EDITOR_COMMANDS: Readonly<Record<string, ActionKind>> = {
   edit: 'edit',
 };
 
+function kindOfTool(tool: string): ToolKind {
+  return contributed.get(tool) ?? BY_TOOL.find(([pattern]) => pattern.test(tool))?.[1] ?? 'other';
+}
+
 export function actionKind(action: Pick<Action, 'tool' | 'args'>): ActionKind {
   const tool = action.tool;
   if (tool === null) return 'unparsed';
-  const kind = contributed.get(tool) ?? BY_TOOL.find(([pattern]) => pattern.test(tool))?.[1] ?? 'other';
+  const kind = kindOfTool(tool);
   if (kind === 'editor') {
     const command = action.args.command;
     return (typeof command === 'string' ? EDITOR_COMMANDS[command] : undefined) ?? 'edit';

@@ -1,5 +1,5 @@
 import { splitShellWords, shellQuote } from '../parsing/shellWords';
-import { actionKind, MINI_SUBMIT_MARKERS, type ActionKind } from './actionKind';
+import { actionKind, submits, type ActionKind } from './actionKind';
 import { repoRelative } from './stepChange';
 import type { Action } from './model';
 
@@ -87,7 +87,7 @@ export function normaliseAction(action: Pick<Action, 'tool' | 'args' | 'raw'>, r
   const written = writtenText(action, argTarget);
   const command = commandLine(action);
   if (command !== undefined) {
-    if (MINI_SUBMIT_MARKERS.test(command)) return { kind: 'submit', target: '', key: 'submit' };
+    if (submits(action)) return { kind: 'submit', target: '', key: 'submit' };
     const { words, line } = normaliseCommand(command, repoPath);
     const { kind, target } = commandKind(words, repoPath);
     return {

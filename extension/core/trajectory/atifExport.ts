@@ -1,6 +1,8 @@
-import type { Action, Step, Trajectory } from './model';
+import type { Step, Trajectory } from './model';
 import { ATIF_LATEST, isIsoTimestamp } from './importers/atif';
 import { defined } from '../defined';
+// A reply that called no tool (OpenHands records it as a `message` action) is the ATIF step's message.
+import { isReplyText } from './actionKind';
 
 type Json = Record<string, unknown>;
 
@@ -53,15 +55,12 @@ function stepExtra(step: Step): Json | undefined {
   return Object.keys(extra).length > 0 ? extra : undefined;
 }
 
-/** OpenHands records a reply that called no tool as a `message` action: in ATIF it is the step's message. */
-const isReplyText = (t: Trajectory, action: Action) => action.tool === null || (t.format === 'openhands' && action.tool === 'message');
-
 /** Each call with an id unique in its step, so its result can name it. */
 function callsOf(t: Trajectory, step: Step): Array<{ id: string; name: string; args: Json; observation: string }> {
   const calls = step.calls ?? [{ action: step.action, observation: step.observation }];
   const seen = new Set<string>();
   return calls.flatMap((c, k) => {
-    if (c.action.tool === null || isReplyText(t, c.action)) return [];
+    if (c.action.tool === null || isReplyText(t.format, c.action)) return [];
     let id = c.action.toolCallId ?? `call_${step.index + 1}_${k + 1}`;
     while (seen.has(id)) id = `${id}_${k + 1}`;
     seen.add(id);
@@ -71,7 +70,7 @@ function callsOf(t: Trajectory, step: Step): Array<{ id: string; name: string; a
 
 function agentStep(t: Trajectory, step: Step, stepId: number): Json {
   const calls = callsOf(t, step);
-  const said = isReplyText(t, step.action) && step.action.raw !== step.thought ? step.action.raw : '';
+  const said = isReplyText(t.format, step.action) && step.action.raw !== step.thought ? step.action.raw : '';
   const results =
     calls.length > 0
       ? calls.filter((c) => c.observation !== '').map((c) => ({ source_call_id: c.id, content: c.observation }))

@@ -20,3 +20,12 @@ export function exporterOf(format: ExportFormat): { extension: string; write: (t
 export function exportTrajectory(t: Trajectory, format: ExportFormat): string {
   return exporterOf(format).write(t);
 }
+
+/**
+ * The format a file name asks for: the one format whose exporter's ending the name has (`.traj`:
+ * SWE-agent's), else `canonical` when the ending is shared (`.json`, `.jsonl`) or no format's.
+ */
+export function formatForFileName(file: string): ExportFormat {
+  const claiming = trajectoryFormats().filter((f) => f.exporter && file.endsWith(f.exporter.extension));
+  return claiming.length === 1 ? claiming[0]!.name : 'canonical';
+}

@@ -61,7 +61,7 @@ export interface OpenStepsOptions extends LoadOptions {
    * as a SWE-agent step, or the index ended without one. A front end can so wait for it before
    * showing its page (the stepper embeds the step in the page) without delaying a file read whole.
    */
-  onPreview?: (step: Step | undefined) => void;
+  onPreview?: (step: Step | undefined, format?: string) => void;
 }
 
 /** `step` without its observations, as `lightSteps` gives it. */
@@ -119,17 +119,26 @@ function indexedReadings(): IndexedReading[] {
   return trajectoryFormats().flatMap((f) => (f.indexed ? [f.indexed] : []));
 }
 
+/** Each format's preview, with the format's name. */
+function previewReaders(): Array<NonNullable<IndexedReading['preview']> & { format: string }> {
+  return trajectoryFormats().flatMap((f) => (f.indexed?.preview ? [{ ...f.indexed.preview, format: f.name }] : []));
+}
+
 /** Opens an indexed file in a format that indexes it, or answers undefined when it is another (then loaded whole). */
-async function openIndexed(file: string, options: OpenStepsOptions, preview: (step: Step | undefined) => void): Promise<StepSource | undefined> {
+async function openIndexed(
+  file: string,
+  options: OpenStepsOptions,
+  preview: (step: Step | undefined, format?: string) => void,
+): Promise<StepSource | undefined> {
   const readings = indexedReadings();
-  const previews = readings.flatMap((r) => (r.preview ? [r.preview] : []));
+  const previews = previewReaders();
   const index = await indexJsonObject(file, {
     arrays: [...new Set(readings.flatMap((r) => r.arrays))],
     limits: options.limits,
     signal: options.signal,
     onElement: (array, i, _element, text) => {
       const reader = i === 0 && text !== undefined ? previews.find((p) => p.array === array) : undefined;
-      if (reader && text !== undefined) preview(reader.step(text));
+      if (reader && text !== undefined) preview(reader.step(text), reader.format);
     },
     elementText: (array, i) => options.onPreview !== undefined && i === 0 && previews.some((p) => p.array === array),
   });
@@ -186,10 +195,10 @@ export async function openSteps(file: string, options: OpenStepsOptions = {}): P
   const info = plainJson ? await stat(file).catch(() => undefined) : undefined;
   // `onPreview` is called once: with the first step, or with undefined as soon as none will come.
   let previewed = false;
-  const preview = (step: Step | undefined) => {
+  const preview = (step: Step | undefined, format?: string) => {
     if (previewed) return;
     previewed = true;
-    options.onPreview?.(step);
+    options.onPreview?.(step, format);
   };
   try {
     const first = info?.isFile() && info.size >= threshold && info.size > 0 ? await firstByte(file) : undefined;

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { DEFAULT_BASE_IMAGE, ensureBaseImage } from '../../core/runtime/baseImage';
-import { DEFAULT_R2E_IMAGE, ensureR2eImage } from '../../core/runtime/r2eImage';
+import { familyImages } from '../../core/scaffolds/registry';
+import type { FamilyImage } from '../../core/scaffolds/scaffold';
 import { connectDocker } from '../../core/runtime/dockerConnection';
 import { hasImage, localImageTags, pullImage } from '../../core/runtime/images';
 import { recordedRepository } from '../../core/session/repositoryChoice';
@@ -19,11 +20,16 @@ const MISSING_IMAGE_CHOICES = {
   pull: 'Pull',
   local: 'Pick a Local Image',
   base: 'Use the Base Image',
-  r2e: 'Use the R2E-Gym Image',
 } as const;
 
-/** The images SWE Workbench builds offline itself (`swe-workbench image build`). */
-const BUILDABLE = new Set([DEFAULT_BASE_IMAGE, DEFAULT_R2E_IMAGE]);
+/** The choice of a family's own image (`Use the R2E-Gym Image`). */
+const useImageOf = (title: string) => `Use the ${title} Image`;
+
+/** A family's image, with the family's name as a person reads it. */
+type OwnImage = { title: string; image: FamilyImage };
+
+/** The images SWE Workbench builds offline itself (`swe-workbench image build`): the base one, and the families' own. */
+const buildable = (image: string) => image === DEFAULT_BASE_IMAGE || familyImages().some((f) => f.image.tag === image);
 
 /** The questions the choices ask; tests replace them to answer without the UI and count how often they are asked. */
 export interface SessionPrompts {
@@ -144,25 +150,25 @@ export class SessionChoices {
   /**
    * The engine has no `image`: says what is needed and offers to build it (an image SWE Workbench
    * builds offline), pull it (when pulling is allowed), pick a local image or use the base image
-   * (the R2E-Gym image for an R2E-Gym run, whose tools need it); the image chosen instead is
-   * remembered. Returns the image to start with now, or undefined when the person chose nothing.
+   * (the family's own image for a run of a family whose tools need one, `own`); the image chosen
+   * instead is remembered. Returns the image to start with now, or undefined when the person chose nothing.
    */
-  async replaceMissingImage(image: string, why: string, options: { r2e?: boolean } = {}): Promise<string | undefined> {
+  async replaceMissingImage(image: string, why: string, own?: OwnImage): Promise<string | undefined> {
     const allowPull = vscode.workspace.getConfiguration(SECTION).get<boolean>(ALLOW_PULL_SETTING) === true;
-    const buildable = BUILDABLE.has(image);
-    const instead = options.r2e ? MISSING_IMAGE_CHOICES.r2e : MISSING_IMAGE_CHOICES.base;
-    const insteadImage = options.r2e ? DEFAULT_R2E_IMAGE : DEFAULT_BASE_IMAGE;
+    const canBuild = buildable(image);
+    const instead = own ? useImageOf(own.title) : MISSING_IMAGE_CHOICES.base;
+    const insteadImage = own ? own.image.tag : DEFAULT_BASE_IMAGE;
     const choices = [
-      ...(buildable ? [MISSING_IMAGE_CHOICES.build] : []),
-      ...(allowPull && !buildable ? [MISSING_IMAGE_CHOICES.pull] : []),
+      ...(canBuild ? [MISSING_IMAGE_CHOICES.build] : []),
+      ...(allowPull && !canBuild ? [MISSING_IMAGE_CHOICES.pull] : []),
       MISSING_IMAGE_CHOICES.local,
-      ...(buildable ? [] : [instead]),
+      ...(canBuild ? [] : [instead]),
     ];
-    const message = buildable
+    const message = canBuild
       ? `SWE Workbench: ${why} needs the image '${image}', which is not on the Docker engine. Build it here, offline (about a minute), or pick a local image.`
       : `SWE Workbench: ${why} needs the image '${image}', which is not on the Docker engine. ` +
         (allowPull ? 'Pull it, ' : `Pulling is off (set sweWorkbench.${ALLOW_PULL_SETTING} to pull it); `) +
-        `pick a local image, or use the ${options.r2e ? 'R2E-Gym' : 'base'} image ${insteadImage} (the task's own environment is then missing).`;
+        `pick a local image, or use the ${own ? own.title : 'base'} image ${insteadImage} (the task's own environment is then missing).`;
     const choice = await this.prompts.missingImage(message, choices);
     let chosen: string | undefined;
     if (choice === MISSING_IMAGE_CHOICES.pull) {
@@ -180,7 +186,7 @@ export class SessionChoices {
       if (images.length === 0) throw new Error('the Docker engine has no tagged image: pull one or build the base image (swe-workbench setup)');
       chosen = await this.prompts.pickImage(images, `Local image instead of ${image}`);
     } else if (choice === MISSING_IMAGE_CHOICES.build) chosen = await this.buildImage(image);
-    else if (choice === MISSING_IMAGE_CHOICES.r2e) chosen = await this.buildImage(DEFAULT_R2E_IMAGE);
+    else if (own && choice === instead) chosen = await this.buildImage(own.image.tag);
     else if (choice === MISSING_IMAGE_CHOICES.base) chosen = DEFAULT_BASE_IMAGE;
     if (chosen && chosen !== image) await this.state.update(`${IMAGE_KEY}:instead-of:${image}`, chosen);
     return chosen;
@@ -192,16 +198,19 @@ export class SessionChoices {
   }
 
   /**
-   * The image lacks what R2E-Gym's tools need: offers the R2E-Gym image (built here when missing),
-   * remembered instead of the recording's image `recorded`. Undefined when the person declined.
+   * The image lacks what the scaffold's tools need, which the image `needed` has (R2E-Gym's tools,
+   * their interpreter): offers that image (built here when missing), remembered instead of the
+   * recording's image `recorded`. Undefined when the person declined.
    */
-  async replaceForR2e(image: string, why: string, recorded: string | undefined): Promise<string | undefined> {
+  async replaceForNeededImage(image: string, why: string, needed: { image: string; needs: string }, recorded: string | undefined): Promise<string | undefined> {
+    const own = familyImages().find((f) => f.image.tag === needed.image);
+    const use = own ? useImageOf(own.title) : `Use ${needed.image}`;
     const message =
-      `SWE Workbench: ${why} runs R2E-Gym's tools, which need /root/.venv/bin/python; the image '${image}' has none. ` +
-      `Use the R2E-Gym image ${DEFAULT_R2E_IMAGE} (built here, offline, when missing), or pick another local image.`;
-    const choice = await this.prompts.missingImage(message, [MISSING_IMAGE_CHOICES.r2e, MISSING_IMAGE_CHOICES.local]);
+      `SWE Workbench: ${why} runs ${needed.needs}; the image '${image}' has none. ` +
+      `Use the ${own ? `${own.title} ` : ''}image ${needed.image} (built here, offline, when missing), or pick another local image.`;
+    const choice = await this.prompts.missingImage(message, [use, MISSING_IMAGE_CHOICES.local]);
     let chosen: string | undefined;
-    if (choice === MISSING_IMAGE_CHOICES.r2e) chosen = await this.buildImage(DEFAULT_R2E_IMAGE);
+    if (choice === use) chosen = own ? await this.buildImage(needed.image) : needed.image;
     else if (choice === MISSING_IMAGE_CHOICES.local)
       chosen = await this.prompts.pickImage(await localImageTags(this.docker()), `Local image instead of ${image}`);
     if (chosen && recorded && chosen !== recorded) await this.state.update(`${IMAGE_KEY}:instead-of:${recorded}`, chosen);
@@ -220,10 +229,10 @@ export class SessionChoices {
           progress.report({ message: line.slice(0, 120) });
         };
         const docker = this.docker();
-        const result =
-          image === DEFAULT_R2E_IMAGE
-            ? await ensureR2eImage({ docker, signal: abort.signal, onProgress })
-            : await ensureBaseImage({ docker, signal: abort.signal, onProgress });
+        const own = familyImages().find((f) => f.image.tag === image);
+        const result = own
+          ? await own.image.ensure({ docker, signal: abort.signal, onProgress })
+          : await ensureBaseImage({ docker, signal: abort.signal, onProgress });
         return result.tag;
       },
     );

@@ -2,7 +2,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { replaySettings } from '../../core/session/containerSession';
 import { MissingImageError, missingImageOf } from '../../core/runtime/images';
-import { needsR2eImage } from '../../core/runtime/r2eImage';
+import { neededImageOf } from '../../core/runtime/neededImage';
+import { recordingImage } from '../../core/scaffolds/registry';
 import { loadTrajectory } from '../../core/trajectory/load';
 import type { Trajectory } from '../../core/trajectory/model';
 import { recordOf } from '../trajectory/trajectoryDocument';
@@ -64,10 +65,11 @@ export class SessionStarter {
         return await this.startWithProgress(launch);
       } catch (error) {
         const what = launch.recording ? `${verb === 'Fork' ? 'a fork of' : 'a replay of'} ${path.basename(launch.recording.uri.fsPath)}` : 'the session';
-        // An R2E-Gym run on an image without its interpreter: the way forward is the R2E-Gym image.
-        if (needsR2eImage(error) && !tried.has(`r2e:${launch.image}`)) {
-          tried.add(`r2e:${launch.image}`);
-          const instead = await this.choices.replaceForR2e(launch.image, what, launch.recording?.trajectory.task.image);
+        // Tools on an image without what they need (R2E-Gym's, its interpreter): the way forward is the image that has it.
+        const needed = neededImageOf(error);
+        if (needed && !tried.has(`needs:${launch.image}`)) {
+          tried.add(`needs:${launch.image}`);
+          const instead = await this.choices.replaceForNeededImage(launch.image, what, needed, launch.recording?.trajectory.task.image);
           if (!instead) return undefined;
           launch = { ...launch, image: instead };
           continue;
@@ -75,7 +77,7 @@ export class SessionStarter {
         const missing = missingImageOf(error);
         if (!missing || tried.has(missing.image)) throw error;
         tried.add(missing.image);
-        const instead = await this.choices.replaceMissingImage(missing.image, what, { r2e: launch.recording?.trajectory.format === 'r2e-gym' });
+        const instead = await this.choices.replaceMissingImage(missing.image, what, launch.recording && recordingImage(launch.recording.trajectory));
         if (!instead) return undefined;
         launch = { ...launch, image: instead };
       }

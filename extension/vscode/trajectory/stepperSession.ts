@@ -188,7 +188,7 @@ export class StepperSession extends Disposable {
           async (trajectory) => this.indexed({ trajectory, source: await source }),
           (error: unknown) => this.indexed({ error }),
         );
-        const boot = previewBootPayload(preview, 'swe-agent', this.document.fileName);
+        const boot = previewBootPayload(preview.step, preview.format, this.document.fileName);
         this.served.fire({ kind: 'boot', boot });
         return boot;
       }

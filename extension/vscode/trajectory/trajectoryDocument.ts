@@ -31,12 +31,18 @@ export function recordOf(uri: vscode.Uri): number | undefined {
  * steps without their observations, and the timeline's summaries, made in one pass over the
  * steps. Each happens once per document.
  */
+/** The first step of a file being indexed, and the format that read it. */
+interface PreviewStep {
+  step: Step;
+  format: string;
+}
+
 export class TrajectoryDocument implements vscode.CustomDocument {
   private opening: Promise<StepSource> | undefined;
   private lighting: Promise<Trajectory> | undefined;
   private summarizing: Promise<StepSummary[]> | undefined;
   private readonly controller = new AbortController();
-  private resolvePreview!: (step: Step | undefined) => void;
+  private resolvePreview!: (preview: PreviewStep | undefined) => void;
   private previewing = this.newPreview();
 
   /** `held`: tests hold the index here, after its first step is read, to see the page before it completes. */
@@ -53,7 +59,13 @@ export class TrajectoryDocument implements vscode.CustomDocument {
 
   source(): Promise<StepSource> {
     this.opening ??= Promise.resolve()
-      .then(() => openSteps(this.uri.fsPath, { signal: this.controller.signal, record: recordOf(this.uri), onPreview: (step) => this.resolvePreview(step) }))
+      .then(() =>
+        openSteps(this.uri.fsPath, {
+          signal: this.controller.signal,
+          record: recordOf(this.uri),
+          onPreview: (step, format) => this.resolvePreview(step && { step, format: format ?? 'canonical' }),
+        }),
+      )
       .then(async (source) => {
         await this.held;
         return source;
@@ -67,7 +79,7 @@ export class TrajectoryDocument implements vscode.CustomDocument {
    * `OpenStepsOptions.onPreview`); undefined, as soon as that is known, when the file is read
    * whole or has no such step, or when it failed first.
    */
-  preview(): Promise<Step | undefined> {
+  preview(): Promise<PreviewStep | undefined> {
     void this.source().catch(() => undefined);
     return this.previewing;
   }
@@ -102,7 +114,7 @@ export class TrajectoryDocument implements vscode.CustomDocument {
     this.previewing = this.newPreview();
   }
 
-  private newPreview(): Promise<Step | undefined> {
+  private newPreview(): Promise<PreviewStep | undefined> {
     return new Promise((resolve) => {
       this.resolvePreview = resolve;
     });

@@ -114,23 +114,23 @@ describe('swe-workbench aci', () => {
     assert.equal(await cli.exited, 0);
   });
 
-  test('--swe-agent-version: the tools print as that version of SWE-agent did; an unmeasured one says what it falls back to', async () => {
+  test('--scaffold swe-agent@V: the tools print as that version of SWE-agent did; an unmeasured one runs the nearest', async () => {
     const create = JSON.stringify({ command: 'create new_file.py' }) + '\n';
-    const v101 = startCli(repo, ['--swe-agent-version', '1.0.1']);
+    const v101 = startCli(repo, ['--scaffold', 'swe-agent@1.0.1']);
     v101.child.stdin.end(create);
     assert.equal((await v101.next()).observation, '[File: new_file.py (1 lines total)]\n1:');
     assert.equal(await v101.exited, 0);
     // Started through the launcher, as a session is: the scaffold it chose is named.
     assert.match(v101.stderr(), /^swe-workbench aci: scaffold swe-agent@1\.0\.1 \(--scaffold swe-agent@1\.0\.1\)$/m);
-    const v110 = startCli(repo, ['--swe-agent-version', '1.1.0']);
+    const v110 = startCli(repo, ['--scaffold', 'swe-agent@1.1.0']);
     v110.child.stdin.end(create);
     assert.equal((await v110.next()).observation, '[File: new_file.py (0 lines total)]');
     assert.equal(await v110.exited, 0);
-    const unknown = startCli(repo, ['--swe-agent-version', '1.1.7']);
+    const unknown = startCli(repo, ['--scaffold', 'swe-agent@1.1.7']);
     unknown.child.stdin.end(create);
     assert.equal((await unknown.next()).observation, '[File: new_file.py (0 lines total)]');
     assert.equal(await unknown.exited, 0);
-    assert.match(unknown.stderr(), /SWE-agent 1\.1\.7 was not measured: using 1\.1\.0, the nearest/);
+    assert.match(unknown.stderr(), /scaffold swe-agent@1\.1\.0 \(--scaffold swe-agent@1\.1\.7\)/);
   });
 
   test('--bundles lsp starts Pyright in the container for the navigation tools', async () => {
@@ -165,7 +165,7 @@ describe('swe-workbench aci', () => {
     );
     for (const [extra, message] of [
       [['--scaffold', 'nope'], /--scaffold: unknown scaffold 'nope'; choose NAME or NAME@VERSION from swe-agent@/],
-      [['--scaffold', 'swe-agent', '--swe-agent-version', '1.0.1'], /--scaffold and --swe-agent-version both name the tools: give one/],
+      [['--swe-agent-version', '1.0.1'], /--swe-agent-version/],
     ] as const) {
       const bad = startCli(repo, [...extra]);
       bad.child.stdin.end();

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { AciSession } from '../../../extension/core/aci/aciSession';
 import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 import { replaySettings } from '../../../extension/core/session/containerSession';
+import { aciConfigForRecording } from '../../../extension/core/scaffolds/swe-agent/recordingConfig';
 import { detectScaffold } from '../../../extension/core/scaffolds/registry';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Sandbox } from '../../../extension/core/runtime/sandbox';
@@ -304,8 +305,8 @@ describe("SWE-agent's 0.x demonstration (marshmallow-1867.windowed.traj): create
     const { trajectory } = await loadTrajectory(traj);
     const { version } = detectScaffold(trajectory);
     assert.equal(version, '0.2');
-    const settings = replaySettings(trajectory, version);
-    session = new AciSession(sandbox, { tools: toolSetFor(settings.bundles), ...(settings.config ? { config: settings.config } : {}) });
+    const settings = replaySettings(trajectory);
+    session = new AciSession(sandbox, { tools: toolSetFor(settings.bundles), config: { ...aciConfigForRecording(trajectory, version), ...settings.config } });
   });
   thirdPartyFiles.after(async () => {
     await sandbox?.dispose();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { DEFAULT_R2E_IMAGE, ensureR2eImage } from '../../../extension/core/runtime/r2eImage';
+import { DEFAULT_R2E_IMAGE, ensureR2eImage } from '../../../extension/core/scaffolds/r2e-gym/image';
 import { testDocker } from '../../helpers/docker';
 
 test("the R2E-Gym image has R2E-Gym's interpreter and chardet, and runs without network", async () => {

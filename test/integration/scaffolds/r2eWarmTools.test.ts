@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { r2eCommandLine, type R2eAction } from '../../../extension/core/parsing/r2eAction';
+import { r2eCommandLine, type R2eAction } from '../../../extension/core/scaffolds/r2e-gym/action';
 import { DockerSandbox } from '../../../extension/core/runtime/dockerSandbox';
 import type { Sandbox } from '../../../extension/core/runtime/sandbox';
 import { createR2eGym } from '../../../extension/core/scaffolds/r2e-gym';

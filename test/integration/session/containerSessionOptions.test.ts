@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startContainerSession } from '../../../extension/core/session/containerSession';
+import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 import { SANDBOX_LABEL } from '../../../extension/core/runtime/dockerSandbox';
 import { TEST_IMAGE, testDocker } from '../../helpers/docker';
 
@@ -31,6 +32,7 @@ describe('a container session', () => {
       image: TEST_IMAGE,
       repoDir,
       repoPath: '/repo',
+      tools: toolSetFor(),
       role: ROLE,
       limits: { memoryBytes, pids: 300 },
       docker: { host: 'unix:///var/run/docker.sock' },
@@ -48,7 +50,14 @@ describe('a container session', () => {
 
   test('started against an engine that does not answer fails naming its socket, with no container created', async () => {
     await assert.rejects(
-      startContainerSession({ image: TEST_IMAGE, repoDir, repoPath: '/repo', role: ROLE, docker: { host: 'unix:///nonexistent/docker.sock' } }),
+      startContainerSession({
+        image: TEST_IMAGE,
+        repoDir,
+        repoPath: '/repo',
+        tools: toolSetFor(),
+        role: ROLE,
+        docker: { host: 'unix:///nonexistent/docker.sock' },
+      }),
       /\/nonexistent\/docker\.sock/,
     );
     assert.deepEqual(await containersOfRole(), []);

@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import { parseSweAgentVersion, sweAgentDialect, sweAgentVersionOf } from '../../../extension/core/scaffolds/swe-agent/tools/sweAgentVersion';
 import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 import { replaySettings } from '../../../extension/core/session/containerSession';
+import { aciConfigForRecording } from '../../../extension/core/scaffolds/swe-agent/recordingConfig';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { needsShared } from '../../helpers/sharedFolder';
 
@@ -21,7 +22,7 @@ describe('SWE-agent version of a recording', () => {
     assert.deepEqual(verdict.candidates, ['0.2', '0.7'], 'the labels tell a 0.x run, not which');
     assert.match(verdict.reason, /no pseudo-terminal line ends/);
     const settings = replaySettings(recording);
-    assert.equal(settings.config?.sweAgentVersion, '0.7');
+    assert.equal(aciConfigForRecording(recording).sweAgentVersion, '0.7');
     assert.equal(toolSetFor(settings.bundles).get('edit')?.bundle, 'windowed_edit_linting', 'no more "unknown tool bundle(s): edit_linting"');
   });
 
@@ -49,7 +50,7 @@ describe('SWE-agent version of a recording', () => {
   test('an override wins and is named as the reason', { skip }, async () => {
     const recording = await fixture('swe-agent/sweagenttestrepo-1c2844.traj');
     assert.deepEqual(sweAgentVersionOf(recording, '1.1.0'), { version: '1.1.0', reason: 'asked for SWE-agent 1.1.0', candidates: ['1.1.0'] });
-    assert.equal(replaySettings(recording, 'v1.0.1').config?.sweAgentVersion, '1.0.1');
+    assert.equal(aciConfigForRecording(recording, 'v1.0.1').sweAgentVersion, '1.0.1');
   });
 });
 

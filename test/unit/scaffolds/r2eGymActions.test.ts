@@ -2,7 +2,7 @@ import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { execFileSync } from 'node:child_process';
-import { parseR2eAction, pyShellQuote, pyStr, r2eActionText, r2eArgv, r2eCommandLine, splitR2eReply } from '../../../extension/core/parsing/r2eAction';
+import { parseR2eAction, pyShellQuote, pyStr, r2eActionText, r2eArgv, r2eCommandLine, splitR2eReply } from '../../../extension/core/scaffolds/r2e-gym/action';
 import { pySplitLines, r2eObservation } from '../../../extension/core/scaffolds/r2e-gym/runtime';
 import { createR2eGym } from '../../../extension/core/scaffolds/r2e-gym';
 import type { PolicyReply } from '../../../extension/core/policy/policyClient';

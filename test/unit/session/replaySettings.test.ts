@@ -2,6 +2,7 @@ import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { aciConfigForRecording } from '../../../extension/core/scaffolds/swe-agent/recordingConfig';
+import { sweAgentVersionOf } from '../../../extension/core/scaffolds/swe-agent/tools/sweAgentVersion';
 import { replaySettings } from '../../../extension/core/session/containerSession';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { importSweAgent } from '../../../extension/core/scaffolds/swe-agent/trajImporter';
@@ -13,7 +14,8 @@ const MARSHMALLOW_BASE = 'bfd2593d4b416122e30cdefe0c72d322ef471611';
 
 async function settingsOf(relative: string) {
   const { trajectory } = await loadTrajectory(thirdParty(relative));
-  return { trajectory, settings: replaySettings(trajectory) };
+  // What any recording says (terminal, paths, bundles), and what SWE-agent's tools read of it (its scaffold's settings).
+  return { trajectory, settings: { ...replaySettings(trajectory), config: aciConfigForRecording(trajectory), sweAgentVersion: sweAgentVersionOf(trajectory) } };
 }
 
 describe('the settings a SWE-agent recording is replayed with', () => {

@@ -130,3 +130,6 @@ export const MINI_DEFAULTS: Record<
     systemPrompt: SYSTEM('mswea_bash_command'),
   },
 };
+
+/** The words of mini-swe-agent's command that ends a run and submits (1.x and 0.x). */
+export const MINI_SUBMIT_MARKERS = /COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT/;

@@ -4,7 +4,7 @@ import { argumentsText, parseFencedCommand, parseToolArguments } from '../../tra
 import { ChatMessageSchema, chatSteps, contentText, preambleOf, type FollowerFacts, type MessageActions } from '../../trajectory/chatSteps';
 import { defined, type ImportContext } from '../../trajectory/importContext';
 import { parseInput } from '../../trajectory/inputSchema';
-import { MINI_SUBMIT_MARKERS } from '../../trajectory/actionKind';
+import { MINI_SUBMIT_MARKERS } from './defaults';
 
 const MessageSchema = ChatMessageSchema.extend({
   extra: z

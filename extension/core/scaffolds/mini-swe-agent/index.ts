@@ -13,7 +13,7 @@ import type { Action, Trajectory } from '../../trajectory/model';
 import { runFreshProcess } from '../freshProcess';
 import { renderJinja } from '../jinja';
 import type { ParsedReply, Scaffold, ScaffoldFamily } from '../scaffold';
-import { MINI_DEFAULTS, type MiniVersion } from './defaults';
+import { MINI_DEFAULTS, MINI_SUBMIT_MARKERS, type MiniVersion } from './defaults';
 import { miniSweAgentFormat } from './format';
 
 const MINI_VERSIONS: readonly MiniVersion[] = ['1.x', '2.x'];
@@ -251,6 +251,8 @@ export function createMiniSweAgent(version: string, recording?: Trajectory): Sca
 export const miniSweAgentFamily: ScaffoldFamily = {
   name: 'mini-swe-agent',
   formats: [miniSweAgentFormat],
+  // Its runs submit by echoing a marker from bash, which the tools and the views read as the submission.
+  submits: (action) => MINI_SUBMIT_MARKERS.test(action.raw) || (typeof action.args.command === 'string' && MINI_SUBMIT_MARKERS.test(action.args.command)),
   versions: MINI_VERSIONS,
   detect(recording) {
     if (recording.format !== 'mini-swe-agent') return undefined;

@@ -247,12 +247,13 @@ export const openHandsFamily: ScaffoldFamily = {
     finish: 'submit',
     browse: 'browse',
   },
+  replyTools: ['message'],
   versions: ['codeact'],
   detect(recording) {
     if (recording.format === 'openhands') return { version: 'codeact', reason: 'an OpenHands event stream (`source`/`action`/`observation` events)' };
     // Chat exports of CodeAct runs (SkyRL-Agent's) keep OpenHands' function names.
     const called = [...toolsCalled(recording)];
-    if (recording.format !== 'swe-agent' && called.includes('execute_bash') && called.every((t) => t in FUNCTION_ACTIONS || t === 'str_replace_editor')) {
+    if (called.includes('execute_bash') && called.every((t) => t in FUNCTION_ACTIONS || t === 'str_replace_editor')) {
       return { version: 'codeact', reason: `the actions call OpenHands' functions (${called.join(', ')})` };
     }
     return undefined;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Step, Trajectory } from '../../trajectory/model';
-import { parseR2eAction } from '../../parsing/r2eAction';
+import { parseR2eAction } from './action';
 import { defined, sourceRef, type ImportContext } from '../../trajectory/importContext';
 import { parseInput } from '../../trajectory/inputSchema';
 

@@ -12,10 +12,10 @@ import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
 import type { PolicyReply } from '../../policy/policyClient';
 import { shellQuote } from '../../parsing/shellWords';
 import type { Sandbox } from '../../runtime/sandbox';
-import { DEFAULT_R2E_IMAGE, NeedsR2eImageError } from '../../runtime/r2eImage';
+import { DEFAULT_R2E_IMAGE, NeedsR2eImageError, r2eGymImage } from './image';
 import type { Trajectory } from '../../trajectory/model';
 import { toolsCalled, type ParsedReply, type Scaffold, type ScaffoldFamily } from '../scaffold';
-import { parseR2eAction, r2eActionText, splitR2eReply } from '../../parsing/r2eAction';
+import { parseR2eAction, r2eActionText, splitR2eReply } from './action';
 import { R2E_FINISHED, r2eObservation, runR2eTool } from './runtime';
 import { R2E_PROGRAM_PATH, R2E_TOOL_DIR, R2E_TOOL_NAMES, R2E_TOOL_PROGRAM } from './toolProgram';
 import { R2E_TOOL_SPECS } from './toolSpecs';
@@ -192,7 +192,9 @@ export function createR2eGym(version = R2E_VERSION): Scaffold {
 
 export const r2eGymFamily: ScaffoldFamily = {
   name: 'r2e-gym',
+  title: 'R2E-Gym',
   formats: [r2eGymFormat],
+  image: r2eGymImage,
   toolKinds: { execute_bash: 'run', file_editor: 'editor', search: 'search', finish: 'submit' },
   versions: [R2E_VERSION],
   detect(recording: Trajectory) {
@@ -200,7 +202,7 @@ export const r2eGymFamily: ScaffoldFamily = {
     // rLLM and SkyRL-Agent episodes of R2E-Gym environments: recognised by the tools they call.
     const called = [...toolsCalled(recording)];
     const own: readonly string[] = R2E_TOOL_NAMES;
-    if (recording.format !== 'swe-agent' && called.length > 0 && called.every((t) => own.includes(t)) && called.some((t) => t !== 'finish')) {
+    if (called.length > 0 && called.every((t) => own.includes(t)) && called.some((t) => t !== 'finish')) {
       return { version: R2E_VERSION, reason: `the actions call R2E-Gym's tools (${called.join(', ')})` };
     }
     return undefined;

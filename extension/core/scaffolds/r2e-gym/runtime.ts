@@ -5,7 +5,7 @@
 import { CancelledError, throwIfAborted } from '../../errors';
 import type { Sandbox } from '../../runtime/sandbox';
 import { WarmPerSandbox, WarmPython, WarmPythonTimeout } from '../../runtime/warmPython';
-import { r2eArgv, r2eCommandLine, type R2eAction } from '../../parsing/r2eAction';
+import { r2eArgv, r2eCommandLine, type R2eAction } from './action';
 import { runFreshProcess } from '../freshProcess';
 import { R2E_PROGRAM_PATH, R2E_PYTHON, R2E_TOOL_DIR } from './toolProgram';
 import { R2E_SERVER_SOURCE } from './warmTools';

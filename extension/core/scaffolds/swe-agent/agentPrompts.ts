@@ -1,12 +1,7 @@
+import type { TaskStatement } from '../scaffold';
+
 /** SWE-agent's default system message. */
 export const DEFAULT_SYSTEM_PROMPT = 'You are a helpful assistant that can interact with a computer to solve tasks.';
-
-/** What the instance template says of a task: where the repository is and what to change. */
-export interface TaskStatement {
-  repoPath: string;
-  problemStatement?: string;
-  spec?: string;
-}
 
 /** SWE-agent's instance template, with the task's repository path. */
 export function instructionsFor(task: TaskStatement): string {

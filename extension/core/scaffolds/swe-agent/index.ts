@@ -7,14 +7,16 @@ import { aciConfigForRecording } from './recordingConfig';
 import { ToolSet07 } from './tools/windowed07';
 import { DEFAULT_BUNDLES, toolSetFor } from './tools/standardTools';
 import { DEFAULT_OBSERVATION_TEMPLATE } from '../../policy/context';
-import { parseReply, type SweAgentReplyFormat as ReplyFormatName } from './replyFormats';
+import { parseReply, SWE_AGENT_REPLY_FORMATS, type SweAgentReplyFormat as ReplyFormatName } from './replyFormats';
 import { DEFAULT_SYSTEM_PROMPT, instructionsFor } from './agentPrompts';
 import { SWE_AGENT_VERSIONS, parseSweAgentVersion, type SweAgentVersion } from './tools/sweAgentVersion';
-import { readVersionEvidence } from './versionEvidence';
+import { EVIDENCE_HEAD, printsByVersion, readVersionEvidence } from './versionEvidence';
 import type { ShellStartup } from '../../runtime/shellSession';
 import type { Trajectory } from '../../trajectory/model';
-import type { Scaffold, ScaffoldFamily } from '../scaffold';
+import type { Scaffold, ScaffoldFamily, ScaffoldOptions } from '../scaffold';
 import { sweAgentFormat } from './format';
+// The lsp bundle (Pyright's navigation) registers itself with SWE-agent's bundles.
+import './tools/lspTools';
 
 /** How the recording's actions were written (SWE-agent's `parse_function` type). @internal */
 export function replyFormatOf(parseFunction: string | undefined): ReplyFormatName {
@@ -33,13 +35,12 @@ function sweAgentShellStartup(version: SweAgentVersion): ShellStartup {
   return version.startsWith('0.') ? { login: true } : { interactive: true, source: ['/root/.bashrc'] };
 }
 
-/** `format` overrides the recording's reply format (`run --scaffold function_calling`). */
-export function createSweAgent(
-  version: string,
-  recording?: Trajectory,
-  bundles?: readonly string[],
-  format: ReplyFormatName = replyFormatOf(recording?.meta.parseFunction),
-): Scaffold {
+const isReplyFormat = (text: string | undefined): text is ReplyFormatName => (SWE_AGENT_REPLY_FORMATS as readonly (string | undefined)[]).includes(text);
+
+/** `options.replyFormat` overrides the recording's reply format (`run --reply-format function_calling`). @internal */
+export function createSweAgent(version: string, recording?: Trajectory, options: ScaffoldOptions = {}): Scaffold {
+  const { bundles } = options;
+  const format: ReplyFormatName = isReplyFormat(options.replyFormat) ? options.replyFormat : replyFormatOf(recording?.meta.parseFunction);
   const dialect = parseSweAgentVersion(version).version;
   const bundled = toolSetFor(bundles ?? recording?.meta.toolBundles ?? DEFAULT_BUNDLES);
   // 0.x sent a command line to its shell functions as typed: they, not a parser, refused bad arguments.
@@ -56,11 +57,15 @@ export function createSweAgent(
     toolSpecs: () => (format === 'function_calling' ? tools.openAiToolSpecs() : undefined),
     context: { observationTemplate: DEFAULT_OBSERVATION_TEMPLATE },
     prompts: (task) => ({ system: DEFAULT_SYSTEM_PROMPT, instructions: instructionsFor(task) }),
+    printsByVersion: (tool) => printsByVersion(tools.get(tool)?.bundle ?? ''),
   };
 }
 
 export const sweAgentFamily: ScaffoldFamily = {
   name: 'swe-agent',
+  title: 'SWE-agent',
+  replyFormats: SWE_AGENT_REPLY_FORMATS,
+  checkBundles: (bundles) => void toolSetFor(bundles),
   formats: [sweAgentFormat],
   toolKinds: {
     open: 'view',
@@ -83,9 +88,10 @@ export const sweAgentFamily: ScaffoldFamily = {
     const read = readVersionEvidence(recording);
     return { version: read.version, reason: read.reason, ...(read.undecided ? { undecided: read.undecided } : {}) };
   },
+  observationHead: EVIDENCE_HEAD,
   matchVersion(version) {
     const parsed = parseSweAgentVersion(version);
     return parsed.fallback?.startsWith('unknown') ? undefined : parsed.version;
   },
-  create: (version, recording, bundles) => createSweAgent(version, recording, bundles),
+  create: (version, recording, options) => createSweAgent(version, recording, options),
 };

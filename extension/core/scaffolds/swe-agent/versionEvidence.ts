@@ -143,12 +143,7 @@ export function readVersionEvidence(recording: Trajectory, verdict: SweAgentVers
 }
 
 /** What of an observation the evidence reads (its opening: a window's header, a rejection's first sentence). */
-const EVIDENCE_HEAD = 4096;
-
-/** `step` with only what the evidence reads of its observation, for a reader that keeps every step (`inspect`). */
-export function evidenceOf(step: Step): Step {
-  return step.observation.length > EVIDENCE_HEAD ? { ...step, observation: step.observation.slice(0, EVIDENCE_HEAD) } : step;
-}
+export const EVIDENCE_HEAD = 4096;
 
 /**
  * Whether a tool of `bundle` can print differently in versions of one era: the viewer and the

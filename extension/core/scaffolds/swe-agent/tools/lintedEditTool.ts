@@ -6,6 +6,7 @@ import { edit07 } from './windowed07';
 import { NO_FILE_OPEN, centred, checkedFile, clampedFirstLine, firstLineShowing, showWindow } from './windowedTools';
 import { countLines, renderWindow, replaceLines } from './windowedFile';
 import { viewer } from './toolState';
+import { windowOf } from './settings';
 
 /** SWE-agent's `tools/windowed_edit_linting`: `edit <start>:<end>` + text + `end_of_edit`. */
 
@@ -40,7 +41,7 @@ const edit = defineTool({
     const file = await openFileWithLint(ctx);
     if ('observation' in file) return file;
     const replacement = replacement_text.endsWith('\n') ? replacement_text.slice(0, -1) : replacement_text;
-    const window = ctx.config.window;
+    const window = windowOf(ctx.config);
     const firstLine = clampedFirstLine(ctx, viewer(ctx).firstLine, file.text);
     const edited = replaceLines(file.text, start_line - 1, end_line - 1, replacement);
     const proposal = await lintProposal(ctx, file.path, edited);

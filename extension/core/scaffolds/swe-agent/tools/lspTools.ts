@@ -21,8 +21,7 @@ import { standardTools } from './standardTools';
 import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
 import { checkedFile } from './windowedTools';
 
-/** The `lsp` bundle: Pyright's go-to-definition, references, hover and symbols as agent tools. */
-
+/** The `lsp` bundle: Pyright's go-to-definition, references, hover and symbols as agent tools. @internal */
 export const LSP_BUNDLE = 'lsp';
 
 /** Result caps, sized so one answer stays a few hundred tokens to a few thousand at most. */
@@ -79,6 +78,7 @@ function symbolTool(name: string, description: string, answer: (ctx: ToolContext
   return defineTool({
     name,
     bundle: LSP_BUNDLE,
+    usesPyright: true,
     description,
     signature: `${name} <path> <line> <symbol>`,
     parameters: symbolAt,
@@ -124,6 +124,7 @@ const hover = symbolTool('hover', 'shows the signature, type and docstring of th
 const documentSymbolsTool = defineTool({
   name: 'document_symbols',
   bundle: LSP_BUNDLE,
+  usesPyright: true,
   description: 'outlines a Python file: its classes, functions, methods and attributes with their line numbers',
   signature: 'document_symbols <path>',
   parameters: z.object({ path: z.string().describe('the Python file, absolute or relative to the current directory') }),
@@ -140,6 +141,7 @@ const documentSymbolsTool = defineTool({
 const workspaceSymbolsTool = defineTool({
   name: 'workspace_symbols',
   bundle: LSP_BUNDLE,
+  usesPyright: true,
   description: 'finds classes, functions and variables whose name contains <query> anywhere in the repository',
   signature: 'workspace_symbols <query>',
   parameters: z.object({ query: z.string().describe('a name or part of a name, e.g. `Journal` or `parse_`') }),

@@ -20,7 +20,7 @@ declare module '../../../aci/toolDefinition' {
   }
 }
 
-/** The version tools default to when nothing says otherwise: the latest measured. */
+/** The version tools default to when nothing says otherwise: the latest measured. @internal */
 export const LATEST_SWE_AGENT_VERSION: SweAgentVersion = '3ea751c0';
 
 /** How one version's tools print where versions differ. */

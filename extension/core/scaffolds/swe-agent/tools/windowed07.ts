@@ -11,6 +11,7 @@ import { SweAgentToolSet } from './sweAgentToolSet';
 import type { ParseResult } from '../../../parsing/commandSyntax';
 import { splitShellWords } from '../../../parsing/shellWords';
 import { viewer } from './toolState';
+import { windowOf, overlapOf } from './settings';
 
 /**
  * SWE-agent 0.x's viewer and line-range edit (`config/commands/defaults.sh`, `edit_linting.sh`):
@@ -50,8 +51,8 @@ function render(text: string, realPath: string, current: number, window: number)
 
 /** The window after moving the centre to `current` (constrained), remembered for the next command. */
 function show(ctx: ToolContext, text: string, realPath: string, current: number): string {
-  viewer(ctx).currentLine = constrain(current, awkLines(text), ctx.config.window);
-  return render(text, realPath, viewer(ctx).currentLine, ctx.config.window);
+  viewer(ctx).currentLine = constrain(current, awkLines(text), windowOf(ctx.config));
+  return render(text, realPath, viewer(ctx).currentLine, windowOf(ctx.config));
 }
 
 /** Where `open <file> <line>` and `goto <line>` put the centre: the line about a sixth of a window down. */
@@ -85,7 +86,7 @@ function refusingErrors(ctx: ToolContext, before: string, after: string, window:
 }
 
 export async function open07(ctx: ToolContext, path: string, lineNumber: string | undefined): Promise<ToolResult> {
-  const window = ctx.config.window;
+  const window = windowOf(ctx.config);
   const file = await lookupFile(ctx, path);
   const messages: string[] = [];
   let centre = window / 2;
@@ -114,13 +115,13 @@ export async function goto07(ctx: ToolContext, line: number): Promise<ToolResult
   if (!file) return ok('No file open. Use the open command first.');
   const max = awkLines(file.text);
   if (line > max) return ok(`Error: <line> must be less than or equal to ${max}`);
-  return ok(show(ctx, file.text, file.path, centreFor(line, ctx.config.window)));
+  return ok(show(ctx, file.text, file.path, centreFor(line, windowOf(ctx.config))));
 }
 
 export async function scroll07(ctx: ToolContext, direction: 1 | -1): Promise<ToolResult> {
   const file = await currentFile(ctx);
   if (!file) return ok('No file open. Use the open command first.');
-  const current = viewer(ctx).currentLine + direction * (ctx.config.window - ctx.config.overlap);
+  const current = viewer(ctx).currentLine + direction * (windowOf(ctx.config) - overlapOf(ctx.config));
   return ok(show(ctx, file.text, file.path, current));
 }
 

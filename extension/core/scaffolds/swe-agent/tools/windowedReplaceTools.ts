@@ -7,6 +7,7 @@ import { sweAgentDialect } from './sweAgentVersion';
 import { countLines, renderWindow, replaceLines } from './windowedFile';
 import { clampedFirstLine, firstLineShowing, showWindow } from './windowedTools';
 import { viewer } from './toolState';
+import { windowOf } from './settings';
 
 /**
  * SWE-agent's `tools/windowed_edit_replace` (`edit <search> <replace> [<replace-all>]` within the
@@ -76,7 +77,7 @@ async function applyChange(
   intro: string,
   success: (window: string) => string,
 ): Promise<ToolResult> {
-  const window = ctx.config.window;
+  const window = windowOf(ctx.config);
   const originalFirst = clampedFirstLine(ctx, viewer(ctx).firstLine, file.text);
   const newFirst = change.gotoLine === undefined ? originalFirst : firstLineShowing(ctx, change.gotoLine, change.text);
   const proposal = await lintProposal(ctx, file.path, change.text);
@@ -96,7 +97,7 @@ async function applyChange(
 function replaceInWindow(ctx: ToolContext, text: string, search: string, replace: string): Change | ToolResult {
   const nLines = countLines(text);
   const start = clampedFirstLine(ctx, viewer(ctx).firstLine, text);
-  const end = Math.min(start + ctx.config.window - 1, nLines - 1);
+  const end = Math.min(start + windowOf(ctx.config) - 1, nLines - 1);
   const windowText = text
     .split('\n')
     .slice(start, end + 1)
@@ -225,7 +226,7 @@ const rewrite = defineTool({
     if ('observation' in file) return file;
     const nLines = countLines(file.text);
     const start = clampedFirstLine(ctx, viewer(ctx).firstLine, file.text);
-    const end = Math.min(start + ctx.config.window - 1, nLines - 1);
+    const end = Math.min(start + windowOf(ctx.config) - 1, nLines - 1);
     const change: Change = {
       text: replaceLines(file.text, start, end, replace),
       window: [start + 1, end + 1],

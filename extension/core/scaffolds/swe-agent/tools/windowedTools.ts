@@ -7,6 +7,7 @@ import { create07, goto07, open07, scroll07 } from './windowed07';
 import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
 import { clampFirstLine, countLines, firstLineFor, renderWindow, scrolledFirstLine, type WindowLines } from './windowedFile';
 import { viewer } from './toolState';
+import { windowOf, overlapOf } from './settings';
 
 /** SWE-agent's `tools/windowed`: a window of WINDOW lines over one open file. */
 
@@ -25,7 +26,7 @@ const fail = (observation: string): ToolResult => ({ observation, exitCode: 1 })
 async function openFileWindow(ctx: ToolContext, firstLineIn: (nLines: number) => number): Promise<{ path: string; lines: WindowLines } | ToolResult> {
   const path = viewer(ctx).openFile;
   if (path === null) return fail(NO_FILE_OPEN);
-  const { window } = ctx.config;
+  const window = windowOf(ctx.config);
   const found = await fetchLines(ctx, path, firstLineIn(Number.POSITIVE_INFINITY), window, 2 * window + 1);
   if (found.kind !== 'lines') return checkedFile(found, path) as ToolResult;
   return { path, lines: found.lines };
@@ -52,19 +53,19 @@ function windowEndSlack(ctx: ToolContext): 0 | 1 {
 
 /** The window's first line clamped to `text` as the session's version clamps it. */
 export function clampedFirstLine(ctx: ToolContext, firstLine: number, text: string): number {
-  return clampFirstLine(firstLine, countLines(text), ctx.config.window, windowEndSlack(ctx));
+  return clampFirstLine(firstLine, countLines(text), windowOf(ctx.config), windowEndSlack(ctx));
 }
 
 /** The first line that puts 0-based `line` of `text` about a sixth of a window down. */
 export function firstLineShowing(ctx: ToolContext, line: number, text: string): number {
-  return firstLineFor(line, countLines(text), ctx.config.window, windowEndSlack(ctx));
+  return firstLineFor(line, countLines(text), windowOf(ctx.config), windowEndSlack(ctx));
 }
 
 /** Moves the window to `firstLine` (clamped) and renders it under the given header path. */
 export function showWindow(ctx: ToolContext, text: string | WindowLines, displayPath: string, firstLine: number): string {
   const nLines = typeof text === 'string' ? countLines(text) : text.nLines;
-  viewer(ctx).firstLine = clampFirstLine(firstLine, nLines, ctx.config.window, windowEndSlack(ctx));
-  return renderWindow(text, displayPath, viewer(ctx).firstLine, ctx.config.window);
+  viewer(ctx).firstLine = clampFirstLine(firstLine, nLines, windowOf(ctx.config), windowEndSlack(ctx));
+  return renderWindow(text, displayPath, viewer(ctx).firstLine, windowOf(ctx.config));
 }
 
 const open = defineTool({
@@ -113,7 +114,7 @@ const goto = defineTool({
   parameters: z.object({ line_number: z.number().int().describe('the line number to move the window to') }),
   async run(ctx, { line_number }) {
     if (centred(ctx)) return goto07(ctx, line_number);
-    const at = (nLines: number) => firstLineFor(line_number - 1, nLines, ctx.config.window, windowEndSlack(ctx));
+    const at = (nLines: number) => firstLineFor(line_number - 1, nLines, windowOf(ctx.config), windowEndSlack(ctx));
     const file = await openFileWindow(ctx, at);
     if ('observation' in file) return file;
     const { nLines } = file.lines;
@@ -133,7 +134,7 @@ function scrollTool(name: 'scroll_up' | 'scroll_down', direction: 1 | -1) {
     parameters: z.object({}),
     async run(ctx) {
       if (centred(ctx)) return scroll07(ctx, direction);
-      const { window, overlap } = ctx.config;
+      const [window, overlap] = [windowOf(ctx.config), overlapOf(ctx.config)];
       const slack = windowEndSlack(ctx);
       const at = (nLines: number) => scrolledFirstLine(clampFirstLine(viewer(ctx).firstLine, nLines, window, slack), direction, nLines, window, overlap, slack);
       const file = await openFileWindow(ctx, at);

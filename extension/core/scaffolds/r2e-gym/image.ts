@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, readdir, rm, writeFile, copyFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
-import { throwIfAborted } from '../errors';
+import { throwIfAborted } from '../../errors';
 import {
   DEFAULT_BASE_IMAGE,
   DEFAULT_CACHE_DIR,
@@ -20,13 +20,15 @@ import {
   run,
   type BaseImageOptions,
   type BaseImageResult,
-} from './baseImage';
-import { dockerFromEnv } from './dockerConnection';
+} from '../../runtime/baseImage';
+import { dockerFromEnv } from '../../runtime/dockerConnection';
+import { NeedsImageError } from '../../runtime/neededImage';
+import type { FamilyImage } from '../scaffold';
 
 export const DEFAULT_R2E_IMAGE = 'swe-workbench/r2e:bookworm';
 const R2E_PACKAGES = ['python3-chardet'] as const;
 
-export interface R2eImageOptions extends Omit<BaseImageOptions, 'mirror'> {
+interface R2eImageOptions extends Omit<BaseImageOptions, 'mirror'> {
   /** The image it is built from (built first when missing); default the base image. */
   base?: string;
 }
@@ -61,7 +63,7 @@ async function buildWithoutNetwork(docker: Docker, context: string, tag: string,
 
 /**
  * Makes sure the R2E-Gym image exists: returns at once when it does (unless `force`), else builds
- * it from the base image (built first when missing).
+ * it from the base image (built first when missing). @internal
  */
 export async function ensureR2eImage(options: R2eImageOptions = {}): Promise<BaseImageResult> {
   const tag = options.tag ?? DEFAULT_R2E_IMAGE;
@@ -98,14 +100,15 @@ export async function ensureR2eImage(options: R2eImageOptions = {}): Promise<Bas
 }
 
 /** The image lacks what R2E-Gym's tools need (`/root/.venv/bin/python`): the R2E-Gym image has it. */
-export class NeedsR2eImageError extends Error {
-  override readonly name = 'NeedsR2eImageError';
+export class NeedsR2eImageError extends NeedsImageError {
+  constructor(message: string) {
+    super(DEFAULT_R2E_IMAGE, "R2E-Gym's tools, which need /root/.venv/bin/python", message);
+  }
 }
 
-/** The NeedsR2eImageError in `error` or its causes, if any. */
-export function needsR2eImage(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof NeedsR2eImageError || (e instanceof Error && e.name === 'NeedsR2eImageError')) return true;
-  }
-  return false;
-}
+/** The R2E-Gym image as the family offers it: `swe-workbench image build` and a session missing it build it. */
+export const r2eGymImage: FamilyImage = {
+  tag: DEFAULT_R2E_IMAGE,
+  adds: "python3-chardet and /root/.venv/bin/python, which R2E-Gym's tools need",
+  ensure: (options) => ensureR2eImage(options),
+};

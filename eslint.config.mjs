@@ -2,6 +2,7 @@
 // must not import. `npm run lint` runs it; `test/unit/layers/layerRules.test.ts` proves a forbidden
 // import fails. tsconfig.core.json, tsconfig.webview.json and tsconfig.vscode.json hold the same
 // layers for globals (DOM, Node) and types.
+import { readdirSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import tseslint from 'typescript-eslint';
 
@@ -29,6 +30,29 @@ const CORE = {
 const vscodeApi = { name: 'vscode', message: 'only extension/vscode talks to the VS Code API' };
 const upward = (what, why) => ({ group: what, message: why });
 
+/**
+ * The scaffold families, one folder each under core/scaffolds (read from the tree, so a new family
+ * is held at once). Outside its folder a family is reached through core/scaffolds/registry and
+ * core/scaffolds/scaffold alone; extension/families.ts, the composition root, is the one file that names them.
+ */
+const FAMILIES = readdirSync(new URL('./extension/core/scaffolds/', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+const FAMILY_RULE = 'a family is reached through core/scaffolds/registry and core/scaffolds/scaffold; only extension/families.ts names one (ARCHITECTURE.md)';
+/** Imports of the families' folders from outside core/scaffolds. */
+const familyFolders = upward(
+  FAMILIES.flatMap((f) => [`**/scaffolds/${f}`, `**/scaffolds/${f}/**`]),
+  FAMILY_RULE,
+);
+/** Imports of the other families' folders from inside `family`'s (any depth) or from core/scaffolds' own files (`family` undefined). */
+const otherFamilies = (family) =>
+  upward(
+    FAMILIES.filter((f) => f !== family).flatMap((f) =>
+      family === undefined ? [`./${f}`, `./${f}/**`] : [1, 2, 3, 4].flatMap((up) => [`${'../'.repeat(up)}${f}`, `${'../'.repeat(up)}${f}/**`]),
+    ),
+    FAMILY_RULE,
+  );
+
 function restrict(files, { paths = [], patterns = [] }) {
   return { files, rules: { 'no-restricted-imports': ['error', { paths, patterns }] } };
 }
@@ -46,25 +70,37 @@ const webviewImports = {
   ],
 };
 
-const coreRules = Object.entries(CORE).map(([folder, allowed]) =>
+/** The patterns of core/`folder`'s layer. */
+const corePatterns = (folder, allowed) => [
+  upward(
+    ['**/vscode/**', '**/cli/**', '**/views/**', '**/webview/**', '**/protocol/**'],
+    'the core is imported by the CLI, the presenters and the VS Code glue, never the other way',
+  ),
+  ...Object.keys(CORE)
+    .filter((other) => other !== folder && !allowed.includes(other))
+    .map((other) =>
+      upward(
+        [`../${other}`, `../${other}/*`, `../../${other}`, `../../${other}/*`],
+        `core/${folder} may import only ${allowed.length ? allowed.map((a) => `core/${a}`).join(', ') : 'the root files of core'} (see ARCHITECTURE.md)`,
+      ),
+    ),
+];
+
+// A later block's options replace an earlier one's: core/scaffolds' files and each family's repeat the layer's patterns.
+const coreRules = Object.entries(CORE).flatMap(([folder, allowed]) => [
   restrict([`extension/core/${folder}/**/*.ts`], {
     paths: [vscodeApi],
-    patterns: [
-      upward(
-        ['**/vscode/**', '**/cli/**', '**/views/**', '**/webview/**', '**/protocol/**'],
-        'the core is imported by the CLI, the presenters and the VS Code glue, never the other way',
-      ),
-      ...Object.keys(CORE)
-        .filter((other) => other !== folder && !allowed.includes(other))
-        .map((other) =>
-          upward(
-            [`../${other}`, `../${other}/*`, `../../${other}`, `../../${other}/*`],
-            `core/${folder} may import only ${allowed.length ? allowed.map((a) => `core/${a}`).join(', ') : 'the root files of core'} (see ARCHITECTURE.md)`,
-          ),
-        ),
-    ],
+    patterns: [...corePatterns(folder, allowed), ...(folder === 'session' ? [familyFolders] : [])],
   }),
-);
+  ...(folder === 'scaffolds'
+    ? [
+        restrict(['extension/core/scaffolds/*.ts'], { paths: [vscodeApi], patterns: [...corePatterns(folder, allowed), otherFamilies(undefined)] }),
+        ...FAMILIES.map((family) =>
+          restrict([`extension/core/scaffolds/${family}/**/*.ts`], { paths: [vscodeApi], patterns: [...corePatterns(folder, allowed), otherFamilies(family)] }),
+        ),
+      ]
+    : []),
+]);
 
 /** Issue 27's rule of the glue: a feature's `activate*` and a CLI command's `run` are short lists of calls (the work lives in named helpers). */
 const MAX_ENTRY_LINES = 60;
@@ -115,6 +151,7 @@ export default tseslint.config(
     paths: [vscodeApi, ...nodeBuiltins.map((name) => ({ name, message: 'presenters are pure: no Node, so they run anywhere' }))],
     patterns: [
       upward(['**/vscode/**', '**/cli/**', '../../webview/**'], 'presenters turn core results into view data; the glue imports them, not the other way'),
+      familyFolders,
     ],
   }),
   restrict(['extension/families.ts', 'extension/rolloutIndexWorker.ts'], {
@@ -128,10 +165,13 @@ export default tseslint.config(
   }),
   restrict(['extension/cli/**/*.ts'], {
     paths: [vscodeApi],
-    patterns: [upward(['**/vscode/**', '../../webview/**'], 'the CLI is the headless twin: core and presenters only')],
+    patterns: [upward(['**/vscode/**', '../../webview/**'], 'the CLI is the headless twin: core and presenters only'), familyFolders],
   }),
   restrict(['extension/vscode/**/*.ts'], {
-    patterns: [upward(['**/cli/**', '../../../webview/**', '../../../../webview/**'], 'the VS Code glue uses the core, not the CLI or the webview bundles')],
+    patterns: [
+      upward(['**/cli/**', '../../../webview/**', '../../../../webview/**'], 'the VS Code glue uses the core, not the CLI or the webview bundles'),
+      familyFolders,
+    ],
   }),
   {
     files: ['extension/vscode/**/*.ts'],

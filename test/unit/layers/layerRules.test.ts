@@ -66,6 +66,18 @@ describe('the layers are held by ESLint and the layer tsconfigs', () => {
       [`extension/views/${probe}-node.ts`]: "import path from 'path';\nexport const p = path;\n",
       [`extension/core/session/${probe}.ts`]:
         "import type { Step } from '../trajectory/model';\nimport { errorText } from '../errors';\nexport type S = Step;\nexport const e = errorText;\n",
+      // A family is reached through core/scaffolds/registry and scaffold alone: not from the session, the CLI, the glue,
+      // the presenters, the registry or another family.
+      [`extension/core/session/${probe}-family.ts`]:
+        "import { chooseScaffold } from '../scaffolds/registry';\nimport { createSweAgent } from '../scaffolds/swe-agent';\nexport const c = [chooseScaffold, createSweAgent];\n",
+      [`extension/cli/${probe}-family.ts`]: "import { toolSetFor } from '../core/scaffolds/swe-agent/tools/standardTools';\nexport const t = toolSetFor;\n",
+      [`extension/vscode/${probe}-family.ts`]: "import { r2eGymImage } from '../core/scaffolds/r2e-gym/image';\nexport const i = r2eGymImage;\n",
+      [`extension/views/${probe}-family.ts`]: "import { terminus2Family } from '../core/scaffolds/terminus-2';\nexport const f = terminus2Family;\n",
+      [`extension/core/scaffolds/${probe}.ts`]: "import { openHandsFamily } from './openhands';\nexport const f = openHandsFamily;\n",
+      [`extension/core/scaffolds/r2e-gym/${probe}.ts`]:
+        "import { DEFAULT_OBSERVATION_TEMPLATE } from '../../policy/context';\nimport { toolSetFor } from '../swe-agent/tools/standardTools';\nexport const t = [toolSetFor, DEFAULT_OBSERVATION_TEMPLATE];\n",
+      [`extension/core/scaffolds/swe-agent/${probe}.ts`]:
+        "import { toolSetFor } from './tools/standardTools';\nimport type { Scaffold } from '../scaffold';\nexport const t = toolSetFor;\nexport type S = Scaffold;\n",
     });
     const messages = (layer: string, suffix = '') => (found.get(`${layer}/${probe}${suffix}.ts`) ?? []).join('\n');
     assert.match(messages('extension/core'), /no-restricted-imports: 'vscode' import is restricted.*only extension\/vscode talks to the VS Code API/);
@@ -84,6 +96,15 @@ describe('the layers are held by ESLint and the layer tsconfigs', () => {
     assert.match(messages('extension/protocol'), /'node:fs' import is restricted.*shared with the webviews: no Node/);
     assert.match(messages('extension/views', '-node'), /'path' import is restricted.*presenters are pure: no Node/);
     assert.equal(messages('extension/core/session'), '', 'the session may import the trajectory model and the errors');
+    const family = /a family is reached through core\/scaffolds\/registry and core\/scaffolds\/scaffold; only extension\/families\.ts names one/;
+    for (const layer of ['extension/core/session', 'extension/cli', 'extension/vscode', 'extension/views']) {
+      assert.match(messages(layer, '-family'), family, layer);
+      assert.equal(messages(layer, '-family').split('\n').length, 1, `${layer}: the registry is allowed, the family is not`);
+    }
+    assert.match(messages('extension/core/scaffolds'), family, "the registry's folder names no family");
+    assert.match(messages('extension/core/scaffolds/r2e-gym'), family, 'a family does not import another');
+    assert.equal(messages('extension/core/scaffolds/r2e-gym').split('\n').length, 1, 'a family may import the policy layer');
+    assert.equal(messages('extension/core/scaffolds/swe-agent'), '', 'a family imports its own folder and the interface');
   });
 
   test('the VS Code glue tsconfig has Node and the vscode API but no DOM', () => {

@@ -3,8 +3,8 @@
  * step by step, whether each observation is the recorded one.
  */
 import { defined } from '../core/defined';
-import { CancelledError, errorText } from '../core/errors';
-import { planSession, settleVersion, startSession, type LaunchRequest } from '../core/session/launcher';
+import { CancelledError, errorText, InputError } from '../core/errors';
+import { launch, type LaunchRequest } from '../core/session/launcher';
 import { DEFAULT_NORMALISERS, NORMALISER_NAMES, NORMALISERS, type NormaliserName } from '../core/session/divergence';
 import { loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';
@@ -98,16 +98,17 @@ export const command: Command = {
       { trajectory, ref: file },
       { image: values.image, repoDir: values.repo, ...defined({ normalisers, workdir: values.workdir, until, bundles, scaffold }) },
     );
-    // No fork can follow in this process: no snapshots.
-    const options = { role: 'replay', signal: ctx.signal, snapshots: false } as const;
     const sandboxError = (err: unknown) => {
-      throw err instanceof CancelledError ? err : new CliError(`could not start the sandbox: ${errorText(err)}`, 1);
+      throw err instanceof CancelledError || err instanceof InputError ? err : new CliError(`could not start the sandbox: ${errorText(err)}`, 1);
     };
-    // Versions the recording's observations leave undecided are told apart by running the step that differs under each.
-    const plan = await settleVersion(request, planSession(request), options).catch(sandboxError);
+    const { debug: session, plan } = await launch(request, {
+      role: 'replay',
+      signal: ctx.signal,
+      // No fork can follow in this process: no snapshots.
+      snapshots: false,
+      onSettled: (settled) => ctx.stderr.write(`swe-workbench replay: ${describeChoice(settled.scaffoldChoice)}\n`),
+    }).catch(sandboxError);
     const choice = plan.scaffoldChoice;
-    ctx.stderr.write(`swe-workbench replay: ${describeChoice(choice)}\n`);
-    const { debug: session } = await startSession(plan, options).catch(sandboxError);
     session.on((event) => {
       if (event.type === 'step-done' && event.comparison) printStep(ctx, values.json, event.comparison);
       if (event.type === 'error') ctx.stderr.write(`swe-workbench replay: step ${event.index + 1}: ${event.message}\n`);

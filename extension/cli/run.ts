@@ -12,7 +12,7 @@ import { parseInput } from '../core/trajectory/inputSchema';
 import { PolicyClient, PolicyError, type PolicyClientOptions, type RetryRecord } from '../core/policy/policyClient';
 import { defaultScaffold, describeChoice, knownReplyFormats, knownScaffolds } from '../core/scaffolds/registry';
 import { replyFormatOption, scaffoldOption } from './scaffoldOption';
-import { planSession, settleVersion, startSession, type LaunchRequest } from '../core/session/launcher';
+import { launch, type LaunchRequest } from '../core/session/launcher';
 import { writeTrajectoryFile } from '../core/session/trajectoryRecorder';
 import { loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';
@@ -119,19 +119,19 @@ export const command: Command = {
       ...(parent ? { fork: { trajectory: parent, ref: values.fork!, at: at! } } : {}),
       ...defined({ scaffold: scaffoldOption(values.scaffold, { replyFormats: true }), replyFormat: replyFormatOption(values['reply-format']), maxSteps }),
     });
-    const planned = planSession(request);
-    const client = await PolicyClient.connect(clientOptions, ctx.signal).catch((err: unknown) => {
-      throw err instanceof PolicyError ? new CliError(err.message, 1) : err;
-    });
-    // A fork's recorded steps tell apart the versions its observations leave undecided, by running the one that differs.
-    const plan = await settleVersion(request, planned, { role: 'run', snapshots: false, signal: ctx.signal });
-    ctx.stderr.write(`swe-workbench run: ${describeChoice(plan.scaffoldChoice)}\n`);
     const onRetry = (r: RetryRecord) => ctx.stderr.write(`policy: attempt ${r.attempt} failed (${r.reason}); retrying in ${r.delayMs} ms\n`);
-    const { debug: session, fork } = await startSession(plan, {
+    const { debug: session, fork } = await launch(request, {
       role: 'run',
       // No later fork in this process could use snapshots.
       snapshots: false,
-      live: { kind: 'policy', client, onRetry, ...defined({ observationWindow }) },
+      // The policy is connected once the request is planned: a bad task or fork fails before any network.
+      live: async () => {
+        const client = await PolicyClient.connect(clientOptions, ctx.signal).catch((err: unknown) => {
+          throw err instanceof PolicyError ? new CliError(err.message, 1) : err;
+        });
+        return { kind: 'policy', client, onRetry, ...defined({ observationWindow }) };
+      },
+      onSettled: (plan) => ctx.stderr.write(`swe-workbench run: ${describeChoice(plan.scaffoldChoice)}\n`),
       signal: ctx.signal,
     });
     if (fork) ctx.stderr.write(`swe-workbench run: ${fork.note}\n`);

@@ -73,7 +73,7 @@ export interface LaunchRequest {
   testCommand?: string;
 }
 
-/** Everything decided about a session before anything runs. */
+/** Everything decided about a session before anything runs. @internal */
 export interface SessionPlan {
   mode: LaunchMode;
   recording?: LaunchRecording;
@@ -157,7 +157,11 @@ function scaffoldNormalisers(scaffold: Scaffold): NormaliserName[] {
   return (scaffold.normalisers ?? []).filter((n): n is NormaliserName => (NORMALISER_NAMES as readonly string[]).includes(n));
 }
 
-/** Decides how a session runs; throws an `InputError` naming the recording or the option at fault. */
+/**
+ * Decides how a session runs, starting nothing (a dry run; `launch` plans every session it starts); throws an
+ * `InputError` naming the recording or the option at fault.
+ * @internal
+ */
 export function planSession(request: LaunchRequest): SessionPlan {
   const { mode } = request;
   const recording = request.recording?.trajectory;
@@ -266,7 +270,8 @@ export function sessionSources(plan: SessionPlan, live: LiveSource | undefined):
   return { sources, meta, ...(person ? { person } : {}) };
 }
 
-export interface StartOptions {
+/** How a plan's container and session start (`launch` takes them with the live source). */
+interface StartOptions {
   /** What the session is for (`replay`, `run`, `vscode-session`), as a container label. */
   role: string;
   /** Live and fork: who gives the actions after the recording's. */
@@ -343,7 +348,9 @@ function forkNote(at: number, restoredAt: number, restoreFailed: string | undefi
  * Starts the plan's container and a debug session in it; the session disposes the container at `finish`.
  * A fork restores the latest snapshot a running or kept session of this process took of the recording's
  * actions (core/session/forkSnapshots) and replays only the steps after it; `restoreFailed` says
- * why that failed (the source ended meanwhile), and the fork replays from the start.
+ * why that failed (the source ended meanwhile), and the fork replays from the start. The front ends
+ * start a session with `launch`; tests start a plan of their own here.
+ * @internal
  */
 export async function startSession(plan: SessionPlan, options: StartOptions, restoreFailed?: string): Promise<StartedSession> {
   const { sources, meta, person } = sessionSources(plan, options.live);
@@ -434,7 +441,9 @@ function probeVersions(request: LaunchRequest, plan: SessionPlan): readonly stri
  * the recorded steps run under each version in lockstep, each in its own container, until a step's
  * output tells them apart; the version(s) that reproduced the recording there are kept. Returns the
  * plan for the version chosen, its reason saying which step decided (or that none could), and the
- * probes' containers removed. A plan with nothing to decide comes back as it was.
+ * probes' containers removed. A plan with nothing to decide comes back as it was (`launch` settles
+ * every plan it starts; a benchmark settles one of its own).
+ * @internal
  */
 export async function settleVersion(request: LaunchRequest, plan: SessionPlan, options: StartOptions): Promise<SessionPlan> {
   const versions = probeVersions(request, plan);
@@ -487,4 +496,31 @@ export async function settleVersion(request: LaunchRequest, plan: SessionPlan, o
     ...settled,
     scaffoldChoice: { ...choice, version, reason: `${choice.reason}; ${found}`, ...(told && kept.length > 1 ? { undecided: kept } : {}) },
   };
+}
+
+/** How `launch` starts a request: the container's options, and who gives the live actions. */
+export interface LaunchOptions extends Omit<StartOptions, 'live'> {
+  /**
+   * Live and fork: who gives the actions after the recording's, or how to get them once the request
+   * is planned (a policy connected only after the request proved sound).
+   */
+  live?: LiveSource | (() => Promise<LiveSource | undefined>);
+  /** Told the plan with its settled version before the session's container starts (to tell the person the scaffold). */
+  onSettled?(plan: SessionPlan): void;
+}
+
+/**
+ * Plans a request, settles the version its recording leaves undecided and starts the session: the
+ * one way the CLI's `run` and `replay` and the VS Code session controller start one. The session's
+ * `plan` is the settled one (`plan.scaffoldChoice` names the version and why). `planSession` alone
+ * plans without starting anything (a dry run).
+ */
+export async function launch(request: LaunchRequest, options: LaunchOptions): Promise<StartedSession> {
+  const { live: given, onSettled, ...start } = options;
+  const planned = planSession(request);
+  const live = typeof given === 'function' ? await given() : given;
+  // Versions the recording's observations leave undecided are told apart by running the step that differs under each.
+  const plan = await settleVersion(request, planned, start);
+  onSettled?.(plan);
+  return startSession(plan, { ...start, ...defined({ live }) });
 }

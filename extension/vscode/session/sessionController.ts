@@ -1,12 +1,11 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { defined } from '../../core/defined';
 import { errorText } from '../../core/errors';
 import { PersonSource, typedAction, type ActionSource, type NextAction } from '../../core/session/actionSources';
 import { editedFile, type Breakpoint } from '../../core/session/breakpoints';
 import type { DebugSession, SessionEvent, StepComparison, Stop } from '../../core/session/debugSession';
 import { SnapshotKeeper } from '../../core/session/forkSnapshots';
-import { planSession, settleVersion, startSession, type ForkStart, type LiveSource } from '../../core/session/launcher';
+import { launch as launchSession, type ForkStart, type LiveSource } from '../../core/session/launcher';
 import { LiveTrajectoryFile, removeStaleSessionFolders, sessionFolderName, writeTrajectoryFile } from '../../core/session/trajectoryRecorder';
 import { PolicyClient } from '../../core/policy/policyClient';
 import type { AciSession } from '../../core/aci/aciSession';
@@ -171,23 +170,24 @@ export class SessionController extends Disposable {
     if (!vscode.workspace.isTrusted) throw new Error('replays and live runs start containers, so they need a trusted workspace');
     await this.stop();
     const request = launchRequest(launch);
-    const planned = planSession(request);
     const abort = new AbortController();
     const cancel = token?.onCancellationRequested(() => abort.abort());
     try {
-      const live = launch.mode === 'replay' ? undefined : await this.liveSource(launch, abort.signal);
-      this.setStarting(launch);
       const sandbox = sandboxSettings(readSettings());
-      // Versions the recording's observations leave undecided are told apart by running the step that differs under each.
-      const plan = await settleVersion(request, planned, { role: SESSION_ROLE, signal: abort.signal, ...sandbox });
-      this.log.info(describeChoice(plan.scaffoldChoice));
-      const started = await startSession(plan, {
+      const started = await launchSession(request, {
         role: SESSION_ROLE,
         signal: abort.signal,
         snapshots: { keeper: this.keeper },
-        ...defined({ live }),
+        // Asked once the request is planned (a bad recording fails before any question), then the views say "starting".
+        live: async () => {
+          const live = launch.mode === 'replay' ? undefined : await this.liveSource(launch, abort.signal);
+          this.setStarting(launch);
+          return live;
+        },
+        onSettled: (plan) => this.log.info(describeChoice(plan.scaffoldChoice)),
         ...sandbox,
       });
+      const { plan } = started;
       const scaffold = `${plan.scaffoldChoice.name}@${plan.scaffoldChoice.version}`;
       const folder = path.join(this.sessionsFolder, sessionFolderName());
       const session = new RunningSession(folder, launch, started.aci, started.debug, started.person, scaffold, started.fork);

@@ -12,7 +12,9 @@ import { harborTrialEvaluation } from './harborTrial';
 import { documentKind, evaluationsOf, predictionsOf } from './runDocuments';
 import { trajectoryFacts } from './trajectoryFacts';
 import type { FactsReader } from './trajectorySummary';
-import type { TextRange } from './indexCache';
+
+/** Where one row's text lies in the text store: byte offset and length. */
+export type TextRange = readonly [offset: number, length: number];
 
 /** Keeps a trajectory's searchable text; where it lies in the text store. */
 export type TextSink = (t: Trajectory) => TextRange;

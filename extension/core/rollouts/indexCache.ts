@@ -3,7 +3,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { FileEntry } from './fileEntry';
+import type { FileEntry, TextRange } from './fileEntry';
 import type { IndexError, Rollout } from './record';
 import { errorText } from '../errors';
 import { decodeRows, rowsJson, type RowsSection } from './rowColumns';
@@ -50,9 +50,6 @@ export interface CachedFile {
  * each was 2 MB of a cold index of 100,000 rollouts. Frozen, so a push to it fails loudly.
  */
 export const NO_ERRORS: readonly IndexError[] = Object.freeze([]);
-
-/** Where one row's text lies in the text store: byte offset and length. */
-export type TextRange = readonly [offset: number, length: number];
 
 export interface RowText {
   /** The text store file, absolute. */

@@ -3,7 +3,17 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { CancelledError, InputError, throwIfAborted } from '../errors';
 import { fsInputError } from '../input/inputSource';
-import { factsThrough, indexError, isUnchanged, scanFile, type FileEntry, type FileScan, type ReadMode, type TrajectoryImporter } from './fileEntry';
+import {
+  factsThrough,
+  indexError,
+  isUnchanged,
+  scanFile,
+  type FileEntry,
+  type FileScan,
+  type ReadMode,
+  type TextRange,
+  type TrajectoryImporter,
+} from './fileEntry';
 import {
   EntrySpool,
   NO_ERRORS,
@@ -15,7 +25,6 @@ import {
   type CachedFile,
   type LoadedCache,
   type RowText,
-  type TextRange,
 } from './indexCache';
 import type { IndexError, Rollout } from './record';
 import { listFiles, type ListedFile } from './fileListing';

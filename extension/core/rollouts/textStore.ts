@@ -4,9 +4,9 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { throwIfAborted } from '../errors';
 import type { Trajectory } from '../trajectory/model';
-import type { FileEntry } from './fileEntry';
+import type { FileEntry, TextRange } from './fileEntry';
 import type { Rollout } from './record';
-import type { RowText, TextRange } from './indexCache';
+import type { RowText } from './indexCache';
 
 /**
  * The run's text store: what full-text search reads instead of every rollout's file. Per

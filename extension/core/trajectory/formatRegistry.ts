@@ -8,7 +8,7 @@
 import type { InputLimits } from '../input/inputSource';
 import type { ImportContext } from './importContext';
 import type { Trajectory } from './model';
-import type { IndexedReading } from './stepSource';
+import type { IndexedReading } from './stepReading';
 import { addFormatFacts, type FormatFacts } from './formatFacts';
 
 /**

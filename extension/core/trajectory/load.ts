@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { InputError, throwIfAborted } from '../errors';
-import { withoutCompressionSuffix, type InputLimits } from '../input/inputSource';
+import { withoutCompressionSuffix } from '../input/inputSource';
 import { parseJsonDocument } from '../input/jsonDocument';
 import { inputLines, lineTooLong, readInputText } from '../input/readInput';
 import type { Step, Trajectory, TrajectoryFormat } from './model';
@@ -10,6 +10,7 @@ import { resolvePointer } from '../input/jsonText';
 import type { ImportContext } from './importContext';
 import { formatNamed, formatNames, trajectoryFormats, type TrajectoryFormatDefinition } from './formatRegistry';
 import './formats';
+import type { LoadOptions } from './stepReading';
 
 /** A trajectory with the parsed file it came from, so each step's original record stays reachable. */
 export interface LoadedTrajectory {
@@ -23,14 +24,6 @@ export interface LoadedTrajectory {
   record?: number;
   line?: number;
   records?: number;
-}
-
-export interface LoadOptions {
-  format?: TrajectoryFormat;
-  signal?: AbortSignal;
-  /** Which record of a JSONL file to load (0-based, default the first). */
-  record?: number;
-  limits?: Partial<InputLimits>;
 }
 
 export interface ImportOptions {

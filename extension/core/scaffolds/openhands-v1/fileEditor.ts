@@ -8,7 +8,7 @@
  */
 import type { AciState, ToolContext, ToolResult } from '../../aci/toolDefinition';
 import { universalNewlines } from '../../aci/sandboxFiles';
-import { openHandsView, pathKind } from '../openhands/editorView';
+import { openHandsView, pathKind } from '../openHandsEditorView';
 
 /** The SDK's `Observation.ERROR_MESSAGE_HEADER`, which the model reads before an error's text. */
 const ERROR_HEADER = '[An error occurred during execution.]\n';

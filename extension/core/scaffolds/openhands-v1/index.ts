@@ -262,7 +262,7 @@ export const openHandsV1Family: ScaffoldFamily = {
   detect(recording) {
     if (recording.format === 'openhands-v1') return { version: VERSION, reason: 'an OpenHands V1 conversation (events with a `kind`)' };
     const called = new Set(recording.steps.flatMap((s) => (s.calls ?? [s]).flatMap((c) => ('action' in c && c.action.tool ? [c.action.tool] : []))));
-    if (recording.format !== 'swe-agent' && called.has('terminal') && [...called].every((t) => V1_TOOLS.has(t)))
+    if (called.has('terminal') && [...called].every((t) => V1_TOOLS.has(t)))
       return { version: VERSION, reason: `the actions call OpenHands V1's tools (${[...called].join(', ')})` };
     return undefined;
   },

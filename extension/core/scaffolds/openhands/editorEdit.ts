@@ -8,7 +8,7 @@
 import { unifiedDiff } from '../../diff/sequenceMatcher';
 import type { AciState, ToolContext, ToolResult } from '../../aci/toolDefinition';
 import { universalNewlines } from '../../aci/sandboxFiles';
-import { pathKind } from './editorView';
+import { pathKind } from '../openHandsEditorView';
 
 /**
  * What OpenHands' editor keeps between calls: the earlier contents of each file it changed, oldest

@@ -15,7 +15,7 @@ import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
 import type { PolicyReply } from '../../policy/policyClient';
 import { toolsCalled, type ParsedReply, type Scaffold, type ScaffoldFamily } from '../scaffold';
 import { openHandsEdit } from './editorEdit';
-import { openHandsView } from './editorView';
+import { openHandsView } from '../openHandsEditorView';
 import { openHandsFormat } from './format';
 
 const BUNDLE = 'openhands';

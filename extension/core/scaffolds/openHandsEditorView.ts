@@ -1,12 +1,13 @@
 /**
  * OpenHands' `read` action: the `view` command of its editor (openhands-aci `OHEditor.view`),
  * for folders (two levels, hidden entries left out and counted) and text files (whole, or a
- * line range), with its error wording (`ERROR:\nInvalid \`path\` parameter: ...`).
+ * line range), with its error wording (`ERROR:\nInvalid \`path\` parameter: ...`). Shared by the two OpenHands
+ * families (CodeAct's `openhands/`, V1's `openhands-v1/`), which do not import each other's folders.
  */
 import { randomBytes } from 'node:crypto';
-import { shellQuote } from '../../parsing/shellWords';
-import type { ToolContext, ToolResult } from '../../aci/toolDefinition';
-import { fileContentScript, parseFileContent, splitLines, universalNewlines } from '../../aci/sandboxFiles';
+import { shellQuote } from '../parsing/shellWords';
+import type { ToolContext, ToolResult } from '../aci/toolDefinition';
+import { fileContentScript, parseFileContent, splitLines, universalNewlines } from '../aci/sandboxFiles';
 
 const failed = (parameter: string, value: string, hint: string): ToolResult => ({
   observation: `ERROR:\nInvalid \`${parameter}\` parameter: ${value}. ${hint}`,

@@ -1,7 +1,8 @@
 import '../../helpers/families';
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseReply, splitThoughtAction } from '../../../extension/core/scaffolds/swe-agent/replyFormats';
+import { parseReply } from '../../../extension/core/scaffolds/swe-agent/replyFormats';
+import { splitThoughtAction } from '../../../extension/core/parsing/thoughtAction';
 import { buildMessages, foldedObservation } from '../../../extension/core/policy/context';
 import type { PolicyReply } from '../../../extension/core/policy/policyClient';
 import { ToolRegistry } from '../../../extension/core/scaffolds/swe-agent/tools/sweAgentToolSet';

@@ -9,6 +9,7 @@ import type { ToolSet } from '../../aci/toolRegistry';
 import type { PolicyReply } from '../../policy/policyClient';
 import type { Action } from '../../trajectory/model';
 import type { ParsedReply } from '../scaffold';
+import { splitThoughtAction } from '../../parsing/thoughtAction';
 
 /** SWE-agent's reply formats (its parse functions), by the names its config gives them. */
 export const SWE_AGENT_REPLY_FORMATS = ['function_calling', 'thought_action', 'xml_function_calling'] as const;
@@ -72,31 +73,6 @@ function parseFunctionCalling(reply: PolicyReply, syntax: ActionSyntax): ParsedR
     return failed(thought, call.arguments, `${reply.toolCalls.length} tool calls where one is allowed`, MULTIPLE_CALLS_ERROR, call.id);
   }
   return fromResult(thought, call.arguments, syntax.parseFunctionCall(call.name, call.arguments), unparsable, call.id);
-}
-
-const FENCE = /^```(\S*)\s*\n|^```\s*$/gm;
-
-/**
- * SWE-agent's ThoughtActionParser: the last outermost fenced block is the action, the text
- * around it the thought. A bare ``` closes a block when one is open, else opens one.
- * @internal
- */
-export function splitThoughtAction(text: string): { thought: string; action: string } | undefined {
-  const open: RegExpMatchArray[] = [];
-  let last: { start: RegExpMatchArray; end: RegExpMatchArray } | undefined;
-  for (const fence of text.matchAll(FENCE)) {
-    const closing = open.length > 0 && !fence[1];
-    if (!closing) {
-      if (fence[1] !== undefined) open.push(fence);
-      continue;
-    }
-    const start = open.pop()!;
-    if (open.length === 0) last = { start, end: fence };
-  }
-  if (!last) return undefined;
-  const action = text.slice(last.start.index! + last.start[0].length, last.end.index!).replace(/\n$/, '');
-  const thought = text.slice(0, last.start.index!) + text.slice(last.end.index! + last.end[0].length);
-  return { thought, action };
 }
 
 function parseThoughtAction(text: string, syntax: ActionSyntax): ParsedReply {

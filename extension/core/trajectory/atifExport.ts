@@ -135,6 +135,7 @@ export function toAtif(t: Trajectory): string {
   if (t.meta.systemPrompt !== undefined) steps.push({ step_id: steps.length + 1, source: 'system', message: t.meta.systemPrompt });
   const instructions = t.meta.instructions ?? t.task.problemStatement;
   if (instructions !== undefined) steps.push({ step_id: steps.length + 1, source: 'user', message: instructions });
+  for (const c of t.meta.context ?? []) steps.push(defined({ step_id: steps.length + 1, timestamp: c.timestamp, source: c.source, message: c.text }));
   for (const step of t.steps) {
     const id = steps.length + 1;
     if (step.flags?.includes('atif-system')) steps.push(messageStep(step, id, 'system'));

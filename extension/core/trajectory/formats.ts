@@ -6,7 +6,8 @@
  * Fingerprint ranks, lowest tried first, across every format (a family's sit between these):
  *   10 ATIF · 20 mini-swe-agent `trajectory_format` · 30 R2E-Gym `trajectory_steps` ·
  *   40 OpenHands events · 50-60 SWE-agent `trajectory` / `history` · 70 rLLM `trajectories` ·
- *   80 canonical · 90 rLLM `steps` · 100 SkyRL · 110 mini-swe-agent messages · 120 OpenAI messages
+ *   80 canonical · 90 rLLM `steps` · 100 SkyRL · 110 mini-swe-agent messages · 115 Harbor traces ·
+ *   120 OpenAI messages
  */
 import { toAtif } from './atifExport';
 import { toCanonicalJson } from './canonicalExport';
@@ -14,6 +15,7 @@ import { firstObject, isMessageList, isObject, isRllmStepList } from './fingerpr
 import { registerGenericFormat, type TrajectoryFormatDefinition } from './formatRegistry';
 import { importAtif } from './importers/atif';
 import { importCanonical } from './importers/canonical';
+import { importHarborTraces } from './importers/harborTraces';
 import { importOpenAiMessages } from './importers/openaiMessages';
 import { importRllm } from './importers/rllm';
 import { importSkyRl } from './importers/skyrl';
@@ -78,4 +80,16 @@ const openAiMessages: TrajectoryFormatDefinition = {
   import: importOpenAiMessages,
 };
 
-for (const format of [rllm, skyrl, openAiMessages, atif, canonical]) registerGenericFormat(format);
+/** Harbor's traces export: rows of one run's LLM calls, each with the conversation it was sent (`conversations`). */
+const harborTraces: TrajectoryFormatDefinition = {
+  name: 'harbor-traces',
+  fingerprints: [
+    {
+      rank: 115,
+      matches: (o) => Array.isArray(o) && o.length > 0 && o.every((r) => isObject(r) && Array.isArray(r.conversations) && isMessageList(r.conversations)),
+    },
+  ],
+  import: importHarborTraces,
+};
+
+for (const format of [rllm, skyrl, harborTraces, openAiMessages, atif, canonical]) registerGenericFormat(format);

@@ -143,6 +143,11 @@ const TrajectoryMetaSchema = z.object({
   /** The first user message (task instructions) as the agent saw it. */
   instructions: z.string().optional(),
   /**
+   * Messages before the agent's first turn besides the system prompt and the instructions: context
+   * the run added (OpenHands' "Retrieving content for...", "Added workspace context"), in order. Not steps.
+   */
+  context: z.array(z.object({ source: z.enum(['system', 'user']), text: z.string(), timestamp: z.string().optional() })).optional(),
+  /**
    * When each step's `state` was taken: after its action (the default: SWE-agent 1.x, sessions)
    * or before it, as the model saw it (SWE-agent 0.x, whose state is a JSON string).
    */

@@ -104,18 +104,26 @@ describe('ATIF files Harbor wrote', () => {
     );
   });
 
-  thirdPartyFiles.test("OpenHands' run: system prompt and task, later system messages as steps, a call paired by source_call_id", async () => {
+  thirdPartyFiles.test("OpenHands' run: system prompt, task and context before the agent's turns, a call paired by source_call_id", async () => {
     const { trajectory: t } = await loadTrajectory(thirdParty('harbor/golden/openhands/hello-world.trajectory.json'));
     assert.equal(t.meta.formatVersion, 'ATIF-v1.5');
     assert.match(t.meta.systemPrompt ?? '', /^You are OpenHands agent/);
     assert.match(t.meta.instructions ?? '', /hello\.txt/);
+    // The two system messages OpenHands adds before its first turn are context, not steps: two agent steps, as the run made two calls.
     assert.deepEqual(
-      t.steps.map((s) => s.flags?.[0] ?? s.action.tool),
-      ['atif-system', 'atif-system', 'str_replace_editor', 'finish'],
+      t.meta.context?.map((c) => [c.source, c.text.split(':', 1)[0]]),
+      [
+        ['system', 'Retrieving content for'],
+        ['system', 'Added workspace context'],
+      ],
     );
-    assert.equal(t.steps[2]!.action.toolCallId, 'call_fake_1');
-    assert.equal(t.steps[2]!.observation, 'File created successfully at: /app/hello.txt');
-    assert.equal(t.steps[3]!.observation, '');
+    assert.deepEqual(
+      t.steps.map((s) => s.action.tool),
+      ['str_replace_editor', 'finish'],
+    );
+    assert.equal(t.steps[0]!.action.toolCallId, 'call_fake_1');
+    assert.equal(t.steps[0]!.observation, 'File created successfully at: /app/hello.txt');
+    assert.equal(t.steps[1]!.observation, '');
   });
 });
 

@@ -43,7 +43,7 @@ describe('located errors', () => {
     const err = await failure(loadTrajectory(file));
     assert.equal(
       err.message,
-      `${file}: $: not a trajectory: it looks like an npm package.json; tried swe-agent, mini-swe-agent, r2e-gym, openhands, openhands-v1, rllm, skyrl, openai-messages, atif, canonical`,
+      `${file}: $: not a trajectory: it looks like an npm package.json; tried swe-agent, mini-swe-agent, r2e-gym, openhands, openhands-v1, rllm, skyrl, harbor-traces, openai-messages, atif, canonical`,
     );
   });
 

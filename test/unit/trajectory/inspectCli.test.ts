@@ -129,7 +129,7 @@ describe('swe-workbench inspect', () => {
     assert.equal(code, 2);
     assert.match(
       stderr,
-      /--format: expected one of swe-agent, mini-swe-agent, r2e-gym, openhands, openhands-v1, rllm, skyrl, openai-messages, atif, canonical, got 'langchain'/,
+      /--format: expected one of swe-agent, mini-swe-agent, r2e-gym, openhands, openhands-v1, rllm, skyrl, harbor-traces, openai-messages, atif, canonical, got 'langchain'/,
     );
   });
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Action, Step, ToolCallResult, Trajectory, TrajectoryMeta } from '../model';
-import { joinObservations } from '../chatSteps';
+import { joinObservations, type MessageActions } from '../chatSteps';
+import { textCallFormat, type TextCallReading } from '../textCalls';
 import { defined, sourceRef, type ImportContext } from '../importContext';
 import { parseInput } from '../inputSchema';
 
@@ -230,15 +231,27 @@ function flagsOf(step: AtifStep, own: string[]): string[] | undefined {
   return flags.length > 0 ? flags : undefined;
 }
 
-function agentStep(step: AtifStep, index: number, path: number, ctx: ImportContext): Step {
-  const { calls, rest } = pairResults(step);
+/** An agent step's calls written in its message (no `tool_calls`), with the step's results as the first one's observation. */
+function textCalls(step: AtifStep, read: MessageActions): { calls: ToolCallResult[]; formatError?: string } {
+  const observation = joinObservations((step.observation?.results ?? []).map(resultText).filter((t) => t !== ''));
+  const errors = read.calls.flatMap((c) => (c.formatError === undefined ? [] : [c.formatError]));
+  return {
+    calls: read.calls.map((c, k) => ({ action: c.action, observation: k === 0 ? observation : '' })),
+    ...(errors.length > 0 ? { formatError: errors.join('; ') } : {}),
+  };
+}
+
+function agentStep(step: AtifStep, index: number, path: number, ctx: ImportContext, text?: TextCallReading): Step {
+  const read = text && !step.tool_calls?.length ? text.read(contentText(step.message)) : undefined;
+  const written = read && textCalls(step, read);
+  const { calls, rest } = written ? { calls: written.calls.filter((c) => c.action.tool !== null), rest: [written.calls[0]!.observation] } : pairResults(step);
   const m = step.metrics;
   const tokens = m && defined({ prompt: m.prompt_tokens ?? undefined, completion: m.completion_tokens ?? undefined, costUsd: m.cost_usd ?? undefined });
   const ids = m && defined({ prompt: m.prompt_token_ids ?? undefined, completion: m.completion_token_ids ?? undefined });
   const first = calls[0];
   return defined({
     index,
-    thought: contentText(step.message),
+    thought: read ? read.thought : contentText(step.message),
     reasoning: step.reasoning_content ?? undefined,
     action: first?.action ?? NO_ACTION,
     observation: calls.length > 1 ? joinObservations(calls.map((c) => c.observation).filter((o) => o !== '')) : (first?.observation ?? joinObservations(rest)),
@@ -250,6 +263,7 @@ function agentStep(step: AtifStep, index: number, path: number, ctx: ImportConte
     tokenIds: ids && Object.keys(ids).length > 0 ? ids : undefined,
     sampling: step.reasoning_effort == null ? undefined : { reasoning_effort: step.reasoning_effort },
     ...ownExtra(step.extra),
+    ...(written?.formatError !== undefined ? { formatError: written.formatError } : {}),
     flags: flagsOf(step, []),
     source: sourceRef(ctx, ['steps', path]),
   }) as Step;
@@ -289,18 +303,27 @@ const RootExtraSchema = z.looseObject({
 export function importAtif(value: unknown, ctx: ImportContext): Trajectory {
   const t = parseInput(AtifSchema, value, ctx.file, ctx.base);
   const preamble: Pick<TrajectoryMeta, 'systemPrompt' | 'instructions'> = {};
+  const context: NonNullable<TrajectoryMeta['context']> = [];
   const steps: Step[] = [];
+  // Calls an agent wrote in its message (no `tool_calls`: a non-function-calling run) are read in the file's one text format.
+  const text = textCallFormat(t.steps.filter((s) => s.source === 'agent' && !s.tool_calls?.length).map((s) => contentText(s.message)));
   let agentSeen = false;
   t.steps.forEach((step, i) => {
     if (step.source === 'agent') {
       agentSeen = true;
-      steps.push(agentStep(step, steps.length, i, ctx));
+      steps.push(agentStep(step, steps.length, i, ctx, text));
       return;
     }
     // The first system prompt and the first user message before the agent's first turn are the
-    // run's own; a message that also carries an observation stays a step so the result shows.
+    // run's own; other messages before it are context the run added (OpenHands' "Retrieving content
+    // for...", "Added workspace context"), not steps; a message that carries an observation stays
+    // a step so the result shows.
     const key = step.source === 'system' ? 'systemPrompt' : 'instructions';
-    if (!agentSeen && preamble[key] === undefined && !step.observation?.results.length) preamble[key] = contentText(step.message);
+    const quiet = !step.observation?.results.length;
+    if (!agentSeen && quiet && preamble[key] === undefined) preamble[key] = contentText(step.message);
+    // Copied context (v1.7) and a message with its own `extra` keep their step, and what marks them.
+    else if (!agentSeen && quiet && !step.is_copied_context && step.extra == null)
+      context.push(defined({ source: step.source as 'system' | 'user', text: contentText(step.message), timestamp: step.timestamp ?? undefined }));
     else steps.push(messageStep(step, steps.length, i, ctx));
   });
   const fm = t.final_metrics;
@@ -339,7 +362,9 @@ export function importAtif(value: unknown, ctx: ImportContext): Trajectory {
       scaffoldConfig: t.agent.extra ?? undefined,
       id: t.session_id,
       createdAt: t.steps[0]!.timestamp ?? undefined,
+      parseFunction: text?.format,
       ...preamble,
+      context: context.length > 0 ? context : undefined,
     }),
   };
 }

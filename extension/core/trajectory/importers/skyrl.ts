@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { InputError, jsonPath } from '../../errors';
 import type { Step, Trajectory } from '../model';
-import { parseXmlFunctionCall } from '../actionText';
-import { ChatMessageSchema, chatSteps, contentText, preambleOf, type ChatMessage } from '../chatSteps';
+import { ChatMessageSchema, chatSteps, preambleOf } from '../chatSteps';
+import { textCallHooks } from '../textCalls';
 import { defined, type ImportContext } from '../importContext';
 import { parseInput } from '../inputSchema';
 
@@ -35,14 +35,6 @@ export const LOSS_MASKED_FINISH_REASONS: ReadonlySet<string> = new Set([
   'stuck_in_a_loop',
   'cmd_timeout',
 ]);
-
-/** Assistant text without tool calls may still hold an XML call (SkyRL's text scaffolds). */
-function xmlActions(message: ChatMessage) {
-  if (message.tool_calls?.length) return undefined;
-  const text = contentText(message.content);
-  const call = parseXmlFunctionCall(text);
-  return call ? { thought: text.slice(0, text.indexOf('<function=')).trim(), calls: [{ action: call }] } : undefined;
-}
 
 /** The runs of 1 in the loss mask: each assistant turn's place in `response_ids`. */
 function assistantSpans(mask: readonly number[]): Array<[number, number]> {
@@ -94,15 +86,18 @@ function withTokenIds(steps: Step[], result: Result, ctx: ImportContext): Step[]
 /** A SkyRL-Agent TrajectoryResult, with a generator output's token ids when it carries them. */
 export function importSkyRl(value: unknown, ctx: ImportContext): Trajectory {
   const result = parseInput(ResultSchema, value, ctx.file, ctx.base);
+  const preamble = preambleOf(result.messages);
+  // Assistant text without tool calls may still hold a call (SkyRL's text scaffolds write `<function=...>`).
+  const calls = textCallHooks(result.messages, preamble.systemPrompt);
   return {
     format: 'skyrl',
     task: defined({ instanceId: result.instance_id == null ? undefined : String(result.instance_id) }),
-    steps: withTokenIds(chatSteps(result.messages, ['messages'], ctx, { actionsOf: xmlActions }), result, ctx),
+    steps: withTokenIds(chatSteps(result.messages, ['messages'], ctx, calls.hooks), result, ctx),
     outcome: defined({
       exitStatus: result.finish_reason ?? undefined,
       reward: result.reward ?? undefined,
       error: result.error ?? result.eval_error ?? undefined,
     }),
-    meta: defined({ id: result.trajectory_id == null ? undefined : String(result.trajectory_id), ...preambleOf(result.messages) }),
+    meta: defined({ id: result.trajectory_id == null ? undefined : String(result.trajectory_id), parseFunction: calls.format, ...preamble }),
   };
 }

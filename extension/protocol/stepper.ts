@@ -46,6 +46,8 @@ const TrajectoryHeaderSchema = z.object({
   /** The run submitted a non-empty patch, which "Final Patch" opens in the patch view. */
   hasSubmission: z.boolean(),
   tools: z.array(z.string()),
+  /** The scaffold the recording shows (`unknown (tools: ...)` when nothing decides it), and the evidence in words. */
+  scaffold: z.optional(z.object({ label: z.string(), detail: z.string() })),
 });
 export type TrajectoryHeader = z.infer<typeof TrajectoryHeaderSchema>;
 

@@ -1,6 +1,7 @@
 import { actionKind } from '../core/trajectory/actionKind';
 import type { Action, Step, Trajectory } from '../core/trajectory/model';
 import { openFileAfter, outcomeText, runFacts } from '../core/trajectory/runFacts';
+import { describeChoice, detectScaffold, scaffoldLabel } from '../core/scaffolds/registry';
 import { stepErrors } from '../core/trajectory/stepErrors';
 import { actionText, stepLabel } from '../core/trajectory/stepLabels';
 import { toTokenView } from './tokenView';
@@ -73,6 +74,9 @@ export function toStepDetail(step: Step, trajectory?: Pick<Trajectory, 'steps' |
 export function toTrajectoryHeader(trajectory: Trajectory, fileName: string): TrajectoryHeader {
   const tools = new Set<string>();
   for (const step of trajectory.steps) if (step.action.tool) tools.add(step.action.tool);
+  // From the steps without their observations, as the stepper holds them (`StepSource.lightSteps`), so
+  // an indexed file and one read whole say the same; what observations alone tell apart stays undecided.
+  const choice = detectScaffold({ ...trajectory, steps: trajectory.steps.map((s) => (s.observation === '' ? s : { ...s, observation: '' })) });
   return {
     fileName,
     format: trajectory.format,
@@ -87,6 +91,7 @@ export function toTrajectoryHeader(trajectory: Trajectory, fileName: string): Tr
     problemStatement: trajectory.task.problemStatement,
     hasSubmission: (trajectory.outcome.submission ?? '').trim() !== '',
     tools: [...tools].sort(),
+    scaffold: { label: scaffoldLabel(choice), detail: describeChoice(choice) },
   };
 }
 

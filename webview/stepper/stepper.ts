@@ -253,6 +253,7 @@ export class Stepper {
       fact('tokens', 'Tokens', formatTokens(h.tokensIn, h.tokensOut)),
       fact('calls', 'Calls', formatCount(h.calls)),
       fact('duration', 'Duration', formatSeconds(h.duration), "From the first to the last step's timestamp, else the sum of the steps' execution times"),
+      ...(h.scaffold ? [fact('scaffold', 'Scaffold', h.scaffold.label, h.scaffold.detail)] : []),
       finalPatch,
     ]);
     const problem = loading

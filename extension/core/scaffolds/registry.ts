@@ -8,7 +8,7 @@ import type { Step, Trajectory } from '../trajectory/model';
 import { registerFormat } from '../trajectory/formatRegistry';
 import '../trajectory/formats';
 import { registerReplyTools, registerSubmits, registerToolKinds } from '../trajectory/actionKind';
-import type { FamilyImage, Scaffold, ScaffoldChoice, ScaffoldFamily, ScaffoldName } from './scaffold';
+import { toolsCalled, type FamilyImage, type Scaffold, type ScaffoldChoice, type ScaffoldFamily, type ScaffoldName } from './scaffold';
 
 let installedFamilies: readonly ScaffoldFamily[] = [];
 
@@ -107,10 +107,23 @@ function declaredScaffold(recording: Trajectory): ScaffoldChoice | undefined {
   const [name, version] = at === -1 ? [declared, ''] : [declared.slice(0, at), declared.slice(at + 1)];
   const f = installed().find((x) => x.name === name);
   if (!f) return undefined;
-  return knownVersion(f, { version: version || f.versions[f.versions.length - 1]!, reason: `meta.scaffold is '${declared}'` });
+  if (version) return knownVersion(f, { version, reason: `meta.scaffold is '${declared}'` });
+  // A name without a version (written when the version was not known): the family's own reading, else every version stays open.
+  const found = f.detect(recording);
+  if (found) return knownVersion(f, { ...found, reason: `meta.scaffold is '${declared}', without a version; ${found.reason}` });
+  const latest = f.versions.at(-1)!;
+  return {
+    name: f.name,
+    version: latest,
+    reason: `meta.scaffold is '${declared}', without a version`,
+    ...(f.versions.length > 1 ? { undecided: [latest, ...f.versions.slice(0, -1).reverse()] } : {}),
+  };
 }
 
-/** The scaffold a recording shows, with the evidence. A recording no family claims is the default family's, at its latest version. */
+/**
+ * The scaffold a recording shows, with the evidence. A recording no family claims is labelled
+ * unknown, with the tools it calls; what a replay of it runs is the default family's latest tools.
+ */
 export function detectScaffold(recording: Trajectory): ScaffoldChoice {
   const declared = declaredScaffold(recording);
   if (declared) return declared;
@@ -123,10 +136,12 @@ export function detectScaffold(recording: Trajectory): ScaffoldChoice {
   }
   const { family: f, title } = fallbackFamily();
   const version = f.versions.at(-1)!;
+  const tools = [...toolsCalled(recording)].sort();
   return {
     name: f.name,
     version,
-    reason: `a ${recording.format} trajectory that names no other scaffold: ${title}'s tools, the latest measured (${version})`,
+    reason: `no family's evidence claims this ${recording.format} recording${recording.meta.scaffold ? ` (it names '${recording.meta.scaffold}', which no family is)` : ''}: a replay runs ${title}'s tools (${version})`,
+    unknown: { tools },
   };
 }
 
@@ -232,8 +247,33 @@ export function scaffoldName(choice: { name: ScaffoldName; version: string }): s
   return `${choice.name}@${choice.version}`;
 }
 
-/** One line for the person: what runs and why (and any fallback, or the versions nothing read told apart). */
+/**
+ * The scaffold an export may write as the recording's (`meta.scaffold`): `NAME@VERSION` when the
+ * evidence decides both, `NAME` when it leaves versions open (or names one we do not know), nothing
+ * when the scaffold is unknown: never a version, or a name, the file does not bear out.
+ */
+export function evidencedScaffoldName(choice: ScaffoldChoice): string | undefined {
+  if (choice.unknown) return undefined;
+  if (choice.fallback !== undefined || (choice.undecided && choice.undecided.length > 1)) return choice.name;
+  return scaffoldName(choice);
+}
+
+/** The scaffold in a few words, as a header shows it (`describeChoice` says why). */
+export function scaffoldLabel(choice: ScaffoldChoice): string {
+  if (choice.unknown) return choice.unknown.tools.length > 0 ? `unknown (tools: ${choice.unknown.tools.join(', ')})` : 'unknown';
+  if (choice.undecided && choice.undecided.length > 1) return `${choice.name} ${choice.undecided.join(' or ')} (a replay settles which)`;
+  return scaffoldName(choice);
+}
+
+/** One line for the person: what runs and why (and any fallback, or the versions nothing read told apart, which a replay settles). */
 export function describeChoice(choice: ScaffoldChoice): string {
-  const undecided = choice.undecided && choice.undecided.length > 1 ? `; no step read tells ${choice.undecided.join(', ')} apart: using ${choice.version}` : '';
+  if (choice.unknown) {
+    const tools = choice.unknown.tools.length > 0 ? `tools: ${choice.unknown.tools.join(', ')}` : 'no tool calls';
+    return `scaffold unknown (${tools}; ${choice.reason})${choice.fallback ? `; ${choice.fallback}` : ''}`;
+  }
+  const undecided =
+    choice.undecided && choice.undecided.length > 1
+      ? `; no step read tells ${choice.undecided.join(', ')} apart: a replay settles it (${choice.version} until then)`
+      : '';
   return `scaffold ${choice.name}@${choice.version} (${choice.reason}${undecided})${choice.fallback ? `; ${choice.fallback}` : ''}`;
 }

@@ -124,6 +124,11 @@ export interface ScaffoldChoice {
    * (`version` first): a replay runs the step that tells them apart under each (`session/launcher.ts`).
    */
   undecided?: readonly string[];
+  /**
+   * Set when neither the file nor any family's evidence names the scaffold: the tools its steps
+   * call (`name@version` is then only what a replay runs, the default family's, never a label).
+   */
+  unknown?: { tools: readonly string[] };
 }
 
 /** The tools a recording's steps call (parsed names only), for families recognised by their tools. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, rename, writeFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { detectScaffold, scaffoldName } from '../scaffolds/registry';
+import { detectScaffold, evidencedScaffoldName } from '../scaffolds/registry';
 import { exportTrajectory, formatForFileName, type ExportFormat } from '../trajectory/exporters';
 import { TrajectorySchema, type Outcome, type Step, type Task, type Trajectory, type TrajectoryMeta } from '../trajectory/model';
 
@@ -44,7 +44,7 @@ export async function writeTrajectoryFile(file: string, trajectory: Trajectory, 
   const temporary = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
   // Written in another format than its own, a trajectory keeps the scaffold it shows (as detected when it does not
   // say): the new format's own detection would otherwise name that format's family.
-  const scaffold = trajectory.meta.scaffold ?? (format === trajectory.format ? undefined : scaffoldName(detectScaffold(trajectory)));
+  const scaffold = trajectory.meta.scaffold ?? (format === trajectory.format ? undefined : evidencedScaffoldName(detectScaffold(trajectory)));
   const text = exportTrajectory(scaffold ? { ...trajectory, meta: { ...trajectory.meta, scaffold } } : trajectory, format);
   try {
     await writeFile(temporary, text, 'utf8');

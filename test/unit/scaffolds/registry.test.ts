@@ -64,10 +64,12 @@ describe('which scaffold a recording was made with', () => {
       reason: "meta.scaffold is 'r2e-gym@69bc953'",
     });
     assert.equal(detectScaffold(canonical({ scaffold: 'openhands@codeact' })).name, 'openhands');
+    // A file that names none, and whose steps call no family's tools, is unknown; a replay of it runs the default family's tools.
     assert.deepEqual(detectScaffold(canonical({})), {
       name: 'swe-agent',
       version: '3ea751c0',
-      reason: "a canonical trajectory that names no other scaffold: SWE-agent's tools, the latest measured (3ea751c0)",
+      reason: "no family's evidence claims this canonical recording: a replay runs SWE-agent's tools (3ea751c0)",
+      unknown: { tools: [] },
     });
     assert.equal(parseScaffoldSpec(`swe-agent@${detectScaffold(canonical({})).version}`).fallback, undefined, 'the default is a name --scaffold takes');
   });

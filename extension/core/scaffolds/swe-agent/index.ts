@@ -13,7 +13,7 @@ import { SWE_AGENT_VERSIONS, parseSweAgentVersion, type SweAgentVersion } from '
 import { EVIDENCE_HEAD, printsByVersion, readVersionEvidence } from './versionEvidence';
 import type { ShellStartup } from '../../runtime/shellSession';
 import type { Trajectory } from '../../trajectory/model';
-import type { Scaffold, ScaffoldFamily, ScaffoldOptions } from '../scaffold';
+import { toolsCalled, type Scaffold, type ScaffoldFamily, type ScaffoldOptions } from '../scaffold';
 import { sweAgentFormat } from './format';
 // The lsp bundle (Pyright's navigation) registers itself with SWE-agent's bundles.
 import './tools/lspTools';
@@ -61,6 +61,37 @@ export function createSweAgent(version: string, recording?: Trajectory, options:
   };
 }
 
+/** Tools no other family has (the windowed viewer and search, `submit`), and SWE-agent's others, which some share. */
+const OWN_TOOLS: ReadonlySet<string> = new Set([
+  'submit',
+  'exit_forfeit',
+  'open',
+  'goto',
+  'scroll_up',
+  'scroll_down',
+  'find_file',
+  'search_dir',
+  'search_file',
+]);
+const SHARED_TOOLS: ReadonlySet<string> = new Set(['bash', 'str_replace_editor', 'create', 'edit', 'insert', 'filemap']);
+/** A chat file's calls (native or `<function=...>`) came with SWE-agent 1.x's tools; the file does not tell its 1.x versions apart. */
+const CHAT_VERSIONS: readonly SweAgentVersion[] = ['3ea751c0', '1.1.0', '1.0.1', '1.0.0'];
+
+/**
+ * Another format's recording (chat messages, ATIF) is SWE-agent's when every tool it calls is
+ * SWE-agent's and one is SWE-agent's alone (SWE-smith's fine-tuning data: bash, str_replace_editor, submit).
+ */
+function byTools(recording: Trajectory): { version: string; reason: string; undecided: readonly string[] } | undefined {
+  const called = [...toolsCalled(recording)].sort();
+  const own = called.filter((t) => OWN_TOOLS.has(t));
+  if (own.length === 0 || !called.every((t) => OWN_TOOLS.has(t) || SHARED_TOOLS.has(t))) return undefined;
+  return {
+    version: CHAT_VERSIONS[0]!,
+    reason: `the steps call SWE-agent's tools (${called.join(', ')}; ${own.join(', ')} ${own.length === 1 ? 'is' : 'are'} SWE-agent's alone), as function calls, which SWE-agent 1.x makes`,
+    undecided: CHAT_VERSIONS,
+  };
+}
+
 export const sweAgentFamily: ScaffoldFamily = {
   name: 'swe-agent',
   title: 'SWE-agent',
@@ -83,7 +114,7 @@ export const sweAgentFamily: ScaffoldFamily = {
   },
   versions: SWE_AGENT_VERSIONS,
   detect(recording) {
-    if (recording.format !== 'swe-agent') return undefined;
+    if (recording.format !== 'swe-agent') return byTools(recording);
     // The version decides what the tools print: the labels (the file's own word, its bundles, its line ends) propose, its observations decide.
     const read = readVersionEvidence(recording);
     return { version: read.version, reason: read.reason, ...(read.undecided ? { undecided: read.undecided } : {}) };

@@ -186,14 +186,21 @@ export function parseSweAgentVersion(text: string): { version: SweAgentVersion; 
  * `override` (`--scaffold swe-agent@VERSION`) wins.
  */
 export function sweAgentVersionOf(
-  recording: { meta: { formatVersion?: string | undefined; toolBundles?: readonly string[] | undefined; pty?: boolean | undefined } },
+  recording: {
+    meta: {
+      formatVersion?: string | undefined;
+      toolBundles?: readonly string[] | undefined;
+      pty?: boolean | undefined;
+      stateTiming?: 'before-action' | 'after-action' | undefined;
+    };
+  },
   override?: string,
 ): SweAgentVersionVerdict {
   if (override !== undefined) {
     const parsed = parseSweAgentVersion(override);
     return { ...parsed, reason: `asked for SWE-agent ${override}`, candidates: [parsed.version] };
   }
-  const { formatVersion, toolBundles, pty } = recording.meta;
+  const { formatVersion, toolBundles, pty, stateTiming } = recording.meta;
   const bundles = (toolBundles ?? []).map(bundleName);
   const commandFiles = (toolBundles ?? []).some((b) => /(^|\/)config\/commands\//.test(b));
   if (commandFiles) return { version: '0.7', reason: 'its commands come from config/commands (SWE-agent 0.x)', candidates: sameEraFrom('0.2') };
@@ -208,6 +215,16 @@ export function sweAgentVersionOf(
       version: '0.7',
       reason:
         "its observations have no pseudo-terminal line ends (\\r\\n), which every SWE-agent 1.x recording has: a 0.x run (or a 0.x demonstration in 1.x's file format)",
+      candidates: sameEraFrom('0.2'),
+    };
+  }
+  // 0.x's own files (no replay_config, so no bundles) show its structure: each step's state a JSON
+  // string (1.x keeps an object) and observations without a pty's line ends.
+  if (pty === false && stateTiming === 'before-action' && bundles.length === 0) {
+    return {
+      version: '0.7',
+      reason:
+        "its steps' state is a JSON string and its observations have no pseudo-terminal line ends (\\r\\n), as SWE-agent 0.x writes them (1.x keeps state as an object and runs under a pty)",
       candidates: sameEraFrom('0.2'),
     };
   }

@@ -160,9 +160,88 @@ function trajectoryOf(events: ReadonlyArray<Event>, ctx: ImportContext, path: Re
   };
 }
 
-/** An OpenHands event list, or one line of an evaluation `output.jsonl` (events in `history`). */
+/** An event of openhands-resolver's flat `history`: no id, source or cause; an action's arguments and an observation's extras sit beside its kind. */
+const FlatEventSchema = z.union([
+  z.looseObject({ action: z.string(), observation: z.undefined().optional() }),
+  z.looseObject({ observation: z.string(), content: z.string().nullish() }),
+]);
+
+/** A line of openhands-resolver's `output.jsonl`: the issue, the instruction, the patch and the flat history. */
+const ResolverLineSchema = z.looseObject({
+  issue: z.looseObject({
+    owner: z.string().nullish(),
+    repo: z.string().nullish(),
+    number: z.union([z.number(), z.string()]).nullish(),
+    title: z.string().nullish(),
+    body: z.string().nullish(),
+  }),
+  instruction: z.string().nullish(),
+  base_commit: z.string().nullish(),
+  git_patch: z.string().nullish(),
+  history: z.array(FlatEventSchema),
+  metrics: z.looseObject({ accumulated_cost: z.number().nullish() }).nullish(),
+  error: z.string().nullish(),
+});
+
+/**
+ * The flat history as events: each observation answers the latest action still unanswered; the
+ * opening message (or one repeating the instruction) is the user's, every other action the agent's.
+ */
+function flatEvents(history: ReadonlyArray<z.infer<typeof FlatEventSchema>>, instruction: string | undefined): Event[] {
+  const waiting: number[] = [];
+  return history.map((raw, i) => {
+    const { action, observation, ...fields } = raw as Record<string, unknown> & { action?: string; observation?: string };
+    if (action !== undefined) {
+      const user = action === 'message' && (i === 0 || (instruction !== undefined && fields.content === instruction));
+      if (!user) waiting.push(i);
+      return { id: i, source: user ? 'user' : 'agent', action, args: fields, message: str(fields.content) ?? null };
+    }
+    const { content, exit_code: exitCode, ...extras } = fields;
+    return {
+      id: i,
+      source: 'environment',
+      observation: observation!,
+      cause: waiting.pop() ?? null,
+      content: str(content) ?? '',
+      extras: typeof exitCode === 'number' ? { ...extras, metadata: { exit_code: exitCode } } : extras,
+    };
+  });
+}
+
+/** Whether `value` is an openhands-resolver output line (its events have no ids). @internal */
+export function isResolverLine(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const o = value as Record<string, unknown>;
+  return 'issue' in o && 'git_patch' in o && Array.isArray(o.history);
+}
+
+function importResolverLine(value: unknown, ctx: ImportContext): Trajectory {
+  const line = parseInput(ResolverLineSchema, value, ctx.file, ctx.base);
+  const t = trajectoryOf(flatEvents(line.history, line.instruction ?? undefined), ctx, ['history']);
+  const { owner, repo, number, title, body } = line.issue;
+  const repoName = owner && repo ? `${owner}/${repo}` : undefined;
+  return {
+    ...t,
+    task: defined({
+      instanceId: repoName && number != null ? `${repoName}#${number}` : undefined,
+      repo: repoName,
+      baseCommit: line.base_commit || undefined,
+      problemStatement: [title, body].filter((p): p is string => typeof p === 'string' && p !== '').join('\n\n') || undefined,
+    }),
+    outcome: defined({
+      ...t.outcome,
+      submission: line.git_patch ?? undefined,
+      error: line.error ?? t.outcome.error,
+      modelStats: line.metrics?.accumulated_cost == null ? undefined : { instanceCost: line.metrics.accumulated_cost },
+    }),
+    meta: defined({ ...t.meta, instructions: line.instruction ?? t.meta.instructions }),
+  };
+}
+
+/** An OpenHands event list, one line of an evaluation `output.jsonl` (events in `history`), or of openhands-resolver's. */
 export function importOpenHands(value: unknown, ctx: ImportContext): Trajectory {
   if (Array.isArray(value)) return trajectoryOf(parseInput(EventsSchema, value, ctx.file, ctx.base), ctx, []);
+  if (isResolverLine(value)) return importResolverLine(value, ctx);
   const line = parseInput(OutputLineSchema, value, ctx.file, ctx.base);
   const t = trajectoryOf(line.history, ctx, ['history']);
   const instance = line.instance;

@@ -261,11 +261,11 @@ export function evidencedScaffoldName(choice: ScaffoldChoice): string | undefine
 /** The scaffold in a few words, as a header shows it (`describeChoice` says why). */
 export function scaffoldLabel(choice: ScaffoldChoice): string {
   if (choice.unknown) return choice.unknown.tools.length > 0 ? `unknown (tools: ${choice.unknown.tools.join(', ')})` : 'unknown';
-  if (choice.undecided && choice.undecided.length > 1) return `${choice.name} ${choice.undecided.join(' or ')} (a replay settles which)`;
+  if (choice.undecided && choice.undecided.length > 1) return `${choice.name} ${choice.undecided.join(' or ')} (undecided until a step prints differently)`;
   return scaffoldName(choice);
 }
 
-/** One line for the person: what runs and why (and any fallback, or the versions nothing read told apart, which a replay settles). */
+/** One line for the person: what runs and why (and any fallback, or the versions nothing read told apart, which a replay tells apart where a step prints differently). */
 export function describeChoice(choice: ScaffoldChoice): string {
   if (choice.unknown) {
     const tools = choice.unknown.tools.length > 0 ? `tools: ${choice.unknown.tools.join(', ')}` : 'no tool calls';
@@ -273,7 +273,7 @@ export function describeChoice(choice: ScaffoldChoice): string {
   }
   const undecided =
     choice.undecided && choice.undecided.length > 1
-      ? `; no step read tells ${choice.undecided.join(', ')} apart: a replay settles it (${choice.version} until then)`
+      ? `; no step read tells ${choice.undecided.join(', ')} apart: a replay tells them apart at the first step they print differently (${choice.version} until then)`
       : '';
   return `scaffold ${choice.name}@${choice.version} (${choice.reason}${undecided})${choice.fallback ? `; ${choice.fallback}` : ''}`;
 }

@@ -84,7 +84,10 @@ describe('mini-swe-agent', () => {
     const summary = summaryOf(result.stdout);
     assert.equal(result.code, 0, result.stdout + result.stderr);
     assert.deepEqual([summary.matched, summary.recorded, summary.stop], [2, 2, 'submitted']);
-    assert.match(result.stderr, /scaffold mini-swe-agent@1\.x \(a bare message list without mini_version: the 1\.x templates\)/);
+    assert.match(
+      result.stderr,
+      /scaffold mini-swe-agent@1\.x \(a bare message list without mini_version, fenced with ```mswea_bash_command .*; no step read tells 1\.x, 2\.x apart/,
+    );
   });
 
   test("a recording's own observation template is used, and an unknown --scaffold version says what it falls back to", async () => {

@@ -21,9 +21,11 @@ describe('which scaffold a recording was made with', () => {
       reason: 'an R2E-Gym JSONL record (`trajectory_steps` with `<function=...>` actions)',
     });
     assert.deepEqual(detectScaffold(await load(path.join(THIRD_PARTY, 'mini-swe-agent/local.traj.json'))), {
+      // Its commands are fenced ```mswea_bash_command, as 2.x and some early 1.x runs do: the file does not decide.
       name: 'mini-swe-agent',
       version: '1.x',
-      reason: 'a bare message list without mini_version: the 1.x templates',
+      reason: 'a bare message list without mini_version, fenced with ```mswea_bash_command as 2.x and some early 1.x runs fence their commands',
+      undecided: ['1.x', '2.x'],
     });
     assert.equal(detectScaffold(await load(path.join(THIRD_PARTY, 'openhands/basic.json'))).name, 'openhands');
     const windowed = detectScaffold(await load(path.join(THIRD_PARTY, 'swe-agent/marshmallow-1867.function_calling.traj')));

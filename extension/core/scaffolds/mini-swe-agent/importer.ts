@@ -151,7 +151,12 @@ export function miniSweAgentTrajectory(run: RunFacts | undefined, messages: Read
       formatVersion: run?.trajectory_format ?? undefined,
       scaffold: run?.info?.scaffold ?? undefined,
       model: run?.info?.config?.model?.model_name ?? undefined,
-      parseFunction: messages.some((m) => m.tool_calls?.length) ? 'tool_calling' : 'bash_block',
+      // Which fence the text actions use: ```mswea_bash_command (2.x, and some early 1.x runs) or ```bash (1.x).
+      parseFunction: messages.some((m) => m.tool_calls?.length)
+        ? 'tool_calling'
+        : messages.some((m) => m.role === 'assistant' && contentText(m.content).includes('```mswea_bash_command'))
+          ? 'mswea_bash_block'
+          : 'bash_block',
       // mini-swe-agent runs every command in a fresh `bash -lc` without a terminal.
       pty: false,
       // Its version and config (templates, environment), so a replay words observations as the run did.

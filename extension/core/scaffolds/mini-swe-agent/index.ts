@@ -262,6 +262,13 @@ export const miniSweAgentFamily: ScaffoldFamily = {
     if (format === 'mini-swe-agent-1') return { version: '1.x', reason: "trajectory_format 'mini-swe-agent-1' without mini_version" };
     if (format) return { version: '2.x', reason: `trajectory_format '${format}' without mini_version` };
     if (recording.meta.parseFunction === 'tool_calling') return { version: '2.x', reason: 'tool-call messages (mini-swe-agent 2.x)' };
+    // 2.x fences with mswea_bash_command, and so did some early 1.x runs; their templates print alike, so 1.x's run a replay.
+    if (recording.meta.parseFunction === 'mswea_bash_block')
+      return {
+        version: '1.x',
+        reason: 'a bare message list without mini_version, fenced with ```mswea_bash_command as 2.x and some early 1.x runs fence their commands',
+        undecided: ['1.x', '2.x'],
+      };
     return { version: '1.x', reason: 'a bare message list without mini_version: the 1.x templates' };
   },
   matchVersion(version) {

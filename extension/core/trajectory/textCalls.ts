@@ -20,7 +20,7 @@ import { errorText } from '../errors';
 import { argumentsText, parseFencedCommand, parseToolArguments, type ParsedAction } from './actionText';
 import { contentText, type ChatMessage, type ChatStepHooks, type MessageActions } from './chatSteps';
 
-export const TEXT_CALL_FORMATS = ['xml_function_calling', 'tool_call_json', 'bash_block', 'thought_action'] as const;
+const TEXT_CALL_FORMATS = ['xml_function_calling', 'tool_call_json', 'bash_block', 'thought_action'] as const;
 export type TextCallFormat = (typeof TEXT_CALL_FORMATS)[number];
 
 /** What each format's call looks like, for the person reading why a reply has no action. */

@@ -62,7 +62,10 @@ describe("a SWE-agent recording's version, from its observations", () => {
     const run = windowedRun([open('tallyho/steps.py', window(332, 1)), goto(150, window(332, 134))], '1.1.0');
     const choice = detectScaffold(run);
     assert.deepEqual([choice.version, choice.undecided], ['1.1.0', ['1.1.0', '3ea751c0']]);
-    assert.match(describeChoice(choice), /; no step read tells 1\.1\.0, 3ea751c0 apart: a replay tells them apart at the first step they print differently \(1\.1\.0 until then\)\)$/);
+    assert.match(
+      describeChoice(choice),
+      /; no step read tells 1\.1\.0, 3ea751c0 apart: a replay tells them apart at the first step they print differently \(1\.1\.0 until then\)\)$/,
+    );
   });
 
   test("create's new file: one line in 1.0, none from 1.1 on", () => {

@@ -208,7 +208,7 @@ function flatEvents(history: ReadonlyArray<z.infer<typeof FlatEventSchema>>, ins
   });
 }
 
-/** Whether `value` is an openhands-resolver output line (its events have no ids). @internal */
+/** Whether `value` is an openhands-resolver output line (its events have no ids). */
 export function isResolverLine(value: unknown): boolean {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const o = value as Record<string, unknown>;

@@ -175,7 +175,10 @@ describe('files that are not trajectories', () => {
     thirdPartyFiles.test(`${file} is refused as ${looksLike}`, async () => {
       await assert.rejects(loadTrajectory(thirdParty(file)), (err: Error) => {
         assert.ok(err.message.startsWith(`${thirdParty(file)}: $: not a trajectory: it looks like ${looksLike}`), err.message);
-        assert.match(err.message, /tried swe-agent, mini-swe-agent, r2e-gym, openhands, openhands-v1, rllm, skyrl, harbor-traces, openai-messages, atif, canonical$/);
+        assert.match(
+          err.message,
+          /tried swe-agent, mini-swe-agent, r2e-gym, openhands, openhands-v1, rllm, skyrl, harbor-traces, openai-messages, atif, canonical$/,
+        );
         return true;
       });
     });

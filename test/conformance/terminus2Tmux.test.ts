@@ -13,7 +13,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, before, describe } from 'node:test';
+import { after, describe } from 'node:test';
 import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import type { Sandbox } from '../../extension/core/runtime/sandbox';
 import { TmuxSession, TmuxTimeoutError } from '../../extension/core/scaffolds/terminus-2/tmuxSession';
@@ -146,7 +146,8 @@ function withHost(results: Result[], host: string): Result[] {
 }
 
 describe("Terminus-2's tmux session against Harbor's TmuxSession", () => {
-  before(async () => {
+  // The image only serves the tests that read Harbor's code: without ../shared/oracles it is not built.
+  oracles.before(async () => {
     image = await ensureTmuxTestImage();
   });
   after(async () => {

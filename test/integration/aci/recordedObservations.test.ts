@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, describe } from 'node:test';
 import { z } from 'zod';
 import { AciSession } from '../../../extension/core/aci/aciSession';
 import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
@@ -78,7 +78,8 @@ describe('SWE-agent/test-repo run (sweagenttestrepo-1c2844.traj): find_file, ope
     sandbox = await startTestSandbox(host, '/SWE-agent__test-repo');
     session = new AciSession(sandbox, { tools: toolSetFor(['tools/registry', 'tools/windowed', 'tools/search', 'tools/submit']), config: { crlf: true } });
   });
-  thirdPartyFiles.after(async () => {
+  // A plain hook, not the fixtures': every `host` here is made whether or not they are present.
+  after(async () => {
     await sandbox?.dispose();
     rmSync(host, { recursive: true, force: true });
   });
@@ -138,7 +139,7 @@ describe('marshmallow-1867 function-calling run (tools/edit_replace): create, in
     // An early 1.0 recording (1.0 bundle names, no swe_agent_version), as sweAgentVersionOf reads it.
     session = new AciSession(sandbox, { tools: toolSetFor(config.agent.tools.bundles.map((b) => b.path)), config: { crlf: true, sweAgentVersion: '1.0.0' } });
   });
-  thirdPartyFiles.after(async () => {
+  after(async () => {
     await sandbox?.dispose();
     rmSync(host, { recursive: true, force: true });
   });
@@ -202,7 +203,7 @@ describe('SWE-agent 1.0.1 run on pandas (swe-smith, tools/edit_anthropic + revie
     const { replay_config: config } = ReplayConfigSchema.parse(JSON.parse(readFileSync(traj, 'utf8')));
     session = new AciSession(sandbox, { tools: toolSetFor(config.agent.tools.bundles.map((b) => b.path)), config: { crlf: true } });
   });
-  thirdPartyFiles.after(async () => {
+  after(async () => {
     await sandbox?.dispose();
     rmSync(host, { recursive: true, force: true });
   });
@@ -264,7 +265,7 @@ describe('SWE-agent 1.0.1 filemap view of a long Python file (USE_FILEMAP)', () 
     sandbox = await startTestSandbox(host, '/testbed');
     session = new AciSession(sandbox, { tools: toolSetFor(['tools/registry', 'tools/edit_anthropic']), config: { crlf: true, useFilemap: true } });
   });
-  thirdPartyFiles.after(async () => {
+  after(async () => {
     await sandbox?.dispose();
     rmSync(host, { recursive: true, force: true });
   });
@@ -308,7 +309,7 @@ describe("SWE-agent's 0.x demonstration (marshmallow-1867.windowed.traj): create
     const settings = replaySettings(trajectory);
     session = new AciSession(sandbox, { tools: toolSetFor(settings.bundles), config: { ...aciConfigForRecording(trajectory, version), ...settings.config } });
   });
-  thirdPartyFiles.after(async () => {
+  after(async () => {
     await sandbox?.dispose();
     rmSync(host, { recursive: true, force: true });
   });

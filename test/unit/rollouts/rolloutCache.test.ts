@@ -359,12 +359,14 @@ describe('an indexer with a cache folder, refreshed in one process', () => {
   });
 
   test('a file whose cached entry is longer than a read of the cache is joined and read back whole', async () => {
+    // A run of its own in a cache folder of its own: this test reads no third-party file, so it
+    // runs (and must pass) in a clone without ../shared, where the suite's hooks are not run.
     const root = mkdtempSync(join(tmpdir(), 'swe-workbench-rollouts-long-entry-'));
+    const own = mkdtempSync(join(tmpdir(), 'swe-workbench-rollouts-long-cache-'));
     try {
       // One JSONL file of 6,000 trajectories: its entry is one line of about 2 MB.
       writeFileSync(join(root, 'run.jsonl'), Array.from({ length: 6000 }, (_, i) => record(`acme__widgets-${i}`, 2)).join('\n') + '\n');
       writeFileSync(join(root, 'short.jsonl'), record('acme__gears-1', 3) + '\n');
-      const own = mkdtempSync(join(cacheDir, 'long-'));
       const cold = await new RolloutIndexer(root, { cacheDir: own }).refresh();
       const longest = Math.max(
         ...readFileSync(cacheFile(own, root), 'utf8')
@@ -383,6 +385,7 @@ describe('an indexer with a cache folder, refreshed in one process', () => {
       assert.deepEqual(next.rollouts, (await indexRollouts(root)).rollouts);
     } finally {
       rmSync(root, { recursive: true, force: true });
+      rmSync(own, { recursive: true, force: true });
     }
   });
 

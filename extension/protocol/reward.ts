@@ -32,6 +32,19 @@ const RewardSourcesSchema = z.object({
   trajectory: z.optional(z.string()),
   record: z.optional(z.int().check(z.nonnegative())),
   title: z.optional(z.string()),
+  /**
+   * How the rollout's run ended, as the rollout index knows it (core/rollouts/recipeRun.ts
+   * `runEvidence`): a rollout opened from the table is masked for the reason the table masks it.
+   */
+  run: z.optional(
+    z.object({
+      finishReason: z.optional(z.string()),
+      steps: z.optional(z.int().check(z.nonnegative())),
+      truncated: z.optional(z.boolean()),
+      infraError: z.optional(z.string()),
+      evaluationError: z.optional(z.string()),
+    }),
+  ),
   /** The reward recipe to score with; absent for SWE-bench's binary resolve. */
   recipe: z.optional(z.string().check(z.maxLength(200))),
 });

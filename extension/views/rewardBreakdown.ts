@@ -1,6 +1,7 @@
 import { InputError } from '../core/errors';
 import { baseName, gradeRollout, type GradedOutput, type Grading, type GradedReward } from '../core/reward/evaluate';
-import { BUILT_IN_RECIPES, type Recipe } from '../core/reward/recipes';
+import { BUILT_IN_RECIPES, type Recipe, type RolloutEvidence } from '../core/reward/recipes';
+import { FINISH_REASONS } from '../core/reward/shapes';
 import { TEST_LISTS, resolutionOf, type GradeOutcome, type TestsStatus } from '../core/reward/grading';
 import type { TaskInstance } from '../core/reward/instance';
 import type { InstanceReport, Report } from '../core/reward/reports';
@@ -34,6 +35,7 @@ export function rewardBreakdown(sources: RewardSources, inputs: RewardInputs, re
     reportFile: sources.report,
     trajectory: inputs.trajectory && { trajectory: inputs.trajectory, file: sources.trajectory },
     instanceId: sources.instanceId,
+    ...(sources.run ? { run: runOf(sources.run) } : {}),
     recipe,
   });
   const breakdown = layout(sources, inputs, grading);
@@ -51,6 +53,16 @@ export function rewardBreakdown(sources: RewardSources, inputs: RewardInputs, re
     recipe: { name: recipe.name, version: recipe.version, source: recipe.source, description: recipe.description, outcome: reward.score!.outcome },
     ...rewardFields(reward),
     missing: reward.score?.unscored ? [...breakdown.missing, `${recipe.name} cannot score it: ${reward.score.unscored}.`] : breakdown.missing,
+  };
+}
+
+/** The run facts the sources carry, in the core's terms: a finish reason this version does not name is left out. */
+function runOf(run: NonNullable<RewardSources['run']>): Partial<RolloutEvidence> {
+  const { finishReason, ...rest } = run;
+  const known = FINISH_REASONS.find((f) => f === finishReason);
+  return {
+    ...(Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<RolloutEvidence>),
+    ...(known ? { finishReason: known } : {}),
   };
 }
 

@@ -28,7 +28,8 @@ export function toRolloutRow(r: Rollout, score?: ScoredRollout): RolloutRow {
     steps: r.steps,
     exit: r.exitStatus ?? null,
     resolved: r.resolved,
-    reward: r.reward ?? null,
+    // A rollout the recipe masks shows no number as its reward in any column (the Mask column says why).
+    reward: score?.score.outcome === 'masked' ? null : (r.reward ?? null),
     failure: failureLabel(r),
     status: rolloutStatus(r),
     evidence: r.evidence.detail,

@@ -86,6 +86,8 @@ export function cellText(row: RolloutRow, column: RolloutColumn): string {
     case 'duration':
       return formatSeconds(row.duration);
     case 'reward':
+      // Under a recipe that masks the rollout its recorded reward is no number either: the mask decides.
+      if (row.score?.outcome === 'masked') return 'masked';
       return row.reward === null ? '—' : String(Math.round(row.reward * 1000) / 1000);
     case 'maxdiff':
     case 'outside':

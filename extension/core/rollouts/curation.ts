@@ -161,7 +161,7 @@ function indexSelection(rollouts: readonly Rollout[], options: ExportOptions, sk
               .map((g) => g.instance),
       )
     : undefined;
-  const masked = options.scored ? new Set(options.scored.rollouts.filter((s) => s.score.outcome !== 'scored').map((s) => s.id)) : undefined;
+  const masked = options.scored ? new Map(options.scored.rollouts.filter((s) => s.score.outcome !== 'scored').map((s) => [s.id, s.score])) : undefined;
   return rollouts.filter((r) => {
     for (const p of presets) {
       if (p.kind === 'mixed' && !mixedGroups!.has(r.instance)) return (skip('not in a mixed group'), false);
@@ -171,7 +171,9 @@ function indexSelection(rollouts: readonly Rollout[], options: ExportOptions, sk
       if (p.kind === 'max-tokens' && r.tokens! > p.n) return (skip(`more than ${p.n} tokens`), false);
     }
     // A rollout the recipe masks or cannot score gives no signal to imitate either.
-    if (masked?.has(r.id)) return (skip('masked or not scored by the recipe'), false);
+    // Counted by the recipe's own reason, worded as the table and `rollouts list --recipe` word it.
+    const score = masked?.get(r.id);
+    if (score) return (skip(score.outcome === 'masked' ? `masked: ${score.mask!.reason}` : `not scored: ${score.unscored}`), false);
     return true;
   });
 }
@@ -186,6 +188,11 @@ export async function exportSft(root: string, rollouts: readonly Rollout[], file
   const skipped: Record<string, number> = {};
   const skip = (reason: string) => void (skipped[reason] = (skipped[reason] ?? 0) + 1);
   const chosen = indexSelection(rollouts, options, skip);
+  const scores = options.scored && new Map(options.scored.rollouts.map((s) => [s.id, s.score]));
+  // What the recipe made of a written rollout (the masked ones are left out above): its reward beside the recorded one.
+  const recipeOf =
+    options.scored &&
+    ((id: string) => ({ name: options.scored!.recipe.name, version: options.scored!.recipe.version, reward: scores!.get(id)?.value ?? null }));
   const dropGitReaders = (options.presets ?? []).some((p) => p.kind === 'no-git-history');
   const summary: ExportSummary = { file, selected: rollouts.length, written: 0, skipped, gitHistory: [], bytes: 0 };
   await mkdir(dirname(file), { recursive: true }).catch((err: NodeJS.ErrnoException) => {
@@ -224,6 +231,7 @@ export async function exportSft(root: string, rollouts: readonly Rollout[], file
               steps: rollout.steps,
               resolved: rollout.resolved,
               reward: rollout.reward ?? null,
+              ...(recipeOf ? { recipe: recipeOf(rollout.id) } : {}),
               tokens: rollout.tokens ?? null,
               failure: rollout.failure,
               git_history: reads,

@@ -38,11 +38,16 @@ function finishReasonOf(r: Pick<Rollout, 'failure' | 'exitStatus' | 'submitted'>
   }
 }
 
-/** What the index knows of a rollout, as a recipe reads it. */
-function evidenceOf(r: Rollout, extra: { patch?: string; gold?: string } = {}): RolloutEvidence {
+/**
+ * How a rollout's run ended, as the index knows it and a recipe reads it: its finish reason,
+ * whether it was cut at the step limit, a broken container or evaluation, its steps. The one
+ * source of these facts for the table, `rollouts list --recipe`, the SFT export and the reward
+ * view of a rollout (which gets them with its sources), so all four mask the same rollouts for
+ * the same reason. The verdict is not here: each grades it from its own evidence.
+ */
+export function runEvidence(r: Rollout): RunEvidence {
   const finishReason = finishReasonOf(r);
   return {
-    resolved: r.resolved,
     steps: r.steps,
     ...(finishReason ? { finishReason } : {}),
     truncated: (r.failure === 'max-steps' || r.tags.includes('max-steps')) && r.submitted !== true,
@@ -52,8 +57,14 @@ function evidenceOf(r: Rollout, extra: { patch?: string; gold?: string } = {}): 
       : r.evaluation?.infra
         ? { evaluationError: r.evaluation.error ?? 'the evaluation failed' }
         : {}),
-    ...extra,
   };
+}
+
+export type RunEvidence = Pick<RolloutEvidence, 'steps' | 'finishReason' | 'truncated' | 'infraError' | 'evaluationError'>;
+
+/** What the index knows of a rollout, as a recipe reads it. */
+function evidenceOf(r: Rollout, extra: { patch?: string; gold?: string } = {}): RolloutEvidence {
+  return { resolved: r.resolved, ...runEvidence(r), ...extra };
 }
 
 export interface ScoredRollout {

@@ -6,6 +6,7 @@ import { type TaskInstance } from '../../core/reward/instance';
 import { readTaskInstances } from '../../core/reward/rewardFiles';
 import { jsonlLines } from '../../core/rollouts/jsonlLines';
 import type { Rollout } from '../../core/rollouts/record';
+import { runEvidence } from '../../core/rollouts/recipeRun';
 import { loadTrajectory } from '../../core/trajectory/load';
 import type { RewardSources } from '../../protocol/reward';
 import type { PatchSource } from '../patch/patchSources';
@@ -69,7 +70,12 @@ const TEST_OUTPUT_FILE = 'test_output.txt';
  */
 export async function rewardSourcesOf(root: string, rollout: Rollout, instances: InstanceCatalog | undefined): Promise<RewardSources> {
   const { file, record } = await rolloutFile(root, rollout);
-  const sources: RewardSources = { trajectory: file, instanceId: rollout.instance, title: `Reward: ${rollout.instance} #${rollout.attempt}` };
+  const sources: RewardSources = {
+    trajectory: file,
+    instanceId: rollout.instance,
+    title: `Reward: ${rollout.instance} #${rollout.attempt}`,
+    run: runEvidence(rollout),
+  };
   if (record !== undefined) sources.record = record;
   if (rollout.evaluation) {
     sources.report = path.join(root, ...rollout.evaluation.file.split('/'));

@@ -18,7 +18,7 @@ interface Line {
   instance: string;
   messages: { role: string; content: string; weight?: number; tool_calls?: unknown[] }[];
   loss_mask: number[];
-  metadata: { resolved: boolean | null; git_history: { step: number; command: string }[] };
+  metadata: { resolved: boolean | null; git_history: { step: number; command: string }[]; recipe?: { name: string; version: string; reward: number | null } };
 }
 const readLines = (file: string): Line[] =>
   readFileSync(file, 'utf8')
@@ -112,7 +112,11 @@ describe('curation: SFT export of selected rollouts', () => {
     const file = join(outDir, 'recipe.jsonl');
     const out = JSON.parse((await runCli(command, ['export', root, '--filter', `instance=${G7}`, '--recipe', 'swe-bench', '--out', file, '--json'])).stdout);
     assert.equal(out.written, 3);
-    assert.deepEqual(out.skipped, { 'masked or not scored by the recipe': 1 });
+    assert.deepEqual(out.skipped, { "masked: container error: exit status 'RuntimeError'": 1 });
+    assert.deepEqual(
+      readLines(file).map((l) => l.metadata.recipe),
+      [1, 0, 0].map((reward) => ({ name: 'swe-bench', version: '1', reward })),
+    );
   });
 
   test('a cancelled export leaves the target as it was and no partial file', async () => {

@@ -81,12 +81,15 @@ const StepActionViewSchema = z.object({
  * the recording keeps its id only (ATIF, SkyRL, rLLM's numeric logprobs): the page asks
  * `steps/detokenize` for it. `logprob` is absent where none was recorded; `entropy` (nats, over the
  * recorded top-k alternatives and the sampled token: a lower bound of the distribution's) only
- * where alternatives were recorded.
+ * where alternatives other than the sampled token were recorded.
  */
 const TokenViewSchema = z.object({
   /** The prompt's length in tokens: its recorded ids, else the usage the recording reports; absent when unknown. */
   promptTokens: z.optional(z.number()),
   promptFrom: z.optional(z.enum(['ids', 'usage'])),
+  /** The completion's length: its recorded tokens counted, else the usage the recording reports; absent when unknown. */
+  completionTokens: z.optional(z.number()),
+  completionFrom: z.optional(z.enum(['tokens', 'usage'])),
   completion: z.array(
     z.object({
       id: z.optional(z.number()),

@@ -20,8 +20,10 @@ function recordedEntropy(sampled: Alternative, top: readonly Alternative[]): num
 
 /**
  * A step's tokens for the token view: the completion's tokens with their recorded logprob (and
- * entropy where alternatives were recorded), their ids where the file keeps them, and the prompt's
- * length. Importers of id-only formats write a token's id as its text; such a token is sent
+ * entropy where alternatives beside the sampled token were recorded), their ids where the file
+ * keeps them, and the prompt's and completion's lengths, each with where it comes from (counted
+ * from the recorded ids or tokens, or the usage the recording reports); a length nothing records
+ * is absent, which the page shows as unknown. Importers of id-only formats write a token's id as its text; such a token is sent
  * without text, for the page to decode through the server.
  */
 export function toTokenView(step: Step): TokenView {
@@ -45,11 +47,20 @@ export function toTokenView(step: Step): TokenView {
         ...(id !== undefined ? { id } : {}),
         ...(idOnly ? {} : { text: lp.token }),
         logprob: lp.logprob,
-        ...(top && top.length > 0 ? { top, entropy: recordedEntropy(lp, top) } : {}),
+        // The sampled token alone (top-1) is no alternative: its entropy would say nothing, so none is given.
+        ...(top && top.length > 0 ? { top } : {}),
+        ...(top?.some((t) => t.token !== lp.token) ? { entropy: recordedEntropy(lp, top) } : {}),
       };
     });
   } else completion = (ids ?? []).map((id) => ({ id }));
-  return { ...prompt, completion, ...(completion.length === 0 ? { none: NO_TOKEN_DATA } : {}) };
+  // The completion's length: its recorded tokens counted, else the usage the recording reports, else unknown (never 0).
+  const completionCount =
+    completion.length > 0
+      ? { completionTokens: completion.length, completionFrom: 'tokens' as const }
+      : step.tokens?.completion !== undefined
+        ? { completionTokens: step.tokens.completion, completionFrom: 'usage' as const }
+        : {};
+  return { ...prompt, ...completionCount, completion, ...(completion.length === 0 ? { none: NO_TOKEN_DATA } : {}) };
 }
 
 /**

@@ -108,11 +108,15 @@ describe('the token view in the stepper', () => {
         await page.screenshot({ path: path.join(out!, `tokens-open-failed-${theme}.png`) });
         throw error;
       });
-      assert.equal(await stepper.locator('#token-counts').textContent(), 'Prompt: 6 tokens · Completion: 3 tokens');
+      assert.equal(
+        await stepper.locator('#token-counts').textContent(),
+        'Prompt: 6 tokens (counted from the recorded ids) · Completion: 3 tokens (counted from the recorded tokens)',
+      );
       const tokens = stepper.locator('#token-run [data-position]');
       assert.deepEqual(await tokens.allTextContents(), ['import', ' os', '↵\n']);
-      // By entropy (alternatives recorded): ` os` spreads 0.95 over three, `\n` less (a lower bound).
-      assert.deepEqual(await tokens.evaluateAll((spans) => spans.map((s) => s.className)), ['token', 'token low', 'token low']);
+      // By entropy (alternatives recorded): ` os` spreads 0.95 over three, `\n` less (a lower bound);
+      // `import` has only itself recorded, so no entropy: unmeasured, not "certain".
+      assert.deepEqual(await tokens.evaluateAll((spans) => spans.map((s) => s.className)), ['token unmeasured', 'token low', 'token low']);
       await stepper.locator('#token-run [data-position="1"]').click();
       await stepper.locator('#token-detail', { hasText: 'Token 2 of 3 · id 11 · p 0.400' }).waitFor({ timeout: 10_000 });
       assert.match((await stepper.locator('#token-detail').textContent()) ?? '', /text " os" · alternatives: " os" 0\.400, " sys" 0\.350, " re" 0\.200$/);
@@ -133,7 +137,7 @@ describe('the token view in the stepper', () => {
       await stepper.locator('#timeline').focus();
       await page.keyboard.press('j');
       await stepper.locator('#token-none', { hasText: 'This step records no per-token data' }).waitFor({ timeout: 10_000 });
-      assert.equal(await stepper.locator('#token-counts').textContent(), 'Prompt: unknown · Completion: 0 tokens');
+      assert.equal(await stepper.locator('#token-counts').textContent(), 'Prompt: unknown · Completion: unknown');
     }
   });
 
@@ -144,7 +148,10 @@ describe('the token view in the stepper', () => {
     await runCommand(page, 'View: Reopen Editor With...');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'SWE Workbench Trajectory' }).first().click({ timeout: 15_000 });
     const stepper = await webviewFrame(page, '#token-run', 30_000);
-    assert.match((await stepper.locator('#token-counts').textContent()) ?? '', /^Prompt: 682 tokens · Completion: 60 tokens$/);
+    assert.match(
+      (await stepper.locator('#token-counts').textContent()) ?? '',
+      /^Prompt: 682 tokens \(counted from the recorded ids\) · Completion: 60 tokens \(counted from the recorded tokens\)$/,
+    );
     const first = stepper.locator('#token-run [data-position="0"]');
     assert.equal(await first.textContent(), `‹${firstId}›`);
     await first.click();

@@ -68,7 +68,8 @@ function tokenLine(detail: StepDetail): HTMLElement | undefined {
     t.completion !== undefined && `completion ${t.completion}`,
     t.total !== undefined && `total ${t.total}`,
   ].filter((p): p is string => typeof p === 'string');
-  return parts.length > 0 ? el('p', { className: 'tokens', text: `Usage: ${parts.join(' · ')}` }) : undefined;
+  // What the recording reports of the model's usage, apart from the tokens counted in the Tokens section.
+  return parts.length > 0 ? el('p', { className: 'tokens', text: `Recorded usage: ${parts.join(' · ')}` }) : undefined;
 }
 
 function diffView(diff: string): HTMLElement {

@@ -43,12 +43,20 @@ function probabilityText(logprob: number | undefined): string {
   return logprob === undefined ? 'logprob not recorded' : `p ${Math.exp(logprob).toFixed(3)} (logprob ${logprob.toFixed(3)})`;
 }
 
-function promptLine(view: TokenView): string {
-  const prompt =
-    view.promptTokens === undefined
-      ? 'unknown'
-      : `${formatCount(view.promptTokens)} tokens${view.promptFrom === 'usage' ? ' (as the recording reports; no ids kept)' : ''}`;
-  return `Prompt: ${prompt} · Completion: ${formatCount(view.completion.length)} tokens`;
+/** A length as the recording gives it: counted from its recorded tokens or ids, or its reported usage; unknown when neither. */
+function countText(count: number | undefined, from: 'ids' | 'tokens' | 'usage' | undefined): string {
+  if (count === undefined) return 'unknown';
+  return `${formatCount(count)} tokens (${from === 'usage' ? 'recorded usage' : `counted from the recorded ${from === 'ids' ? 'ids' : 'tokens'}`})`;
+}
+
+/** @internal */
+export function promptLine(view: TokenView): string {
+  return `Prompt: ${countText(view.promptTokens, view.promptFrom)} · Completion: ${countText(view.completionTokens, view.completionFrom)}`;
+}
+
+/** How tokens are coloured at first: by entropy only where alternatives were recorded, else by the sampled token's probability. @internal */
+export function defaultColouring(tokens: readonly Token[]): ColourBy {
+  return tokens.some((t) => t.entropy !== undefined) ? 'entropy' : 'probability';
 }
 
 function legend(by: ColourBy, tokens: readonly Token[]): string {
@@ -67,8 +75,8 @@ export function tokenViewContent(view: TokenView, decode: (position: number) => 
   if (view.none !== undefined || view.completion.length === 0)
     return [header, el('p', { className: 'hint', text: view.none ?? 'No completion tokens recorded.', attrs: { id: 'token-none' } })];
   const tokens = view.completion;
-  const hasEntropy = tokens.some((t) => t.entropy !== undefined);
-  let by: ColourBy = hasEntropy ? 'entropy' : 'probability';
+  let by = defaultColouring(tokens);
+  const hasEntropy = by === 'entropy';
   const decoded = new Map<number, string>();
   const legendLine = el('p', { className: 'hint', attrs: { id: 'token-legend' } });
   const detail = el('p', {

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { NO_TOKEN_DATA, toTokenView, tokenToDecode } from '../../../extension/views/tokenView';
 import { toStepDetail } from '../../../extension/views/stepView';
-import { tokenLevel } from '../../../webview/stepper/tokens';
+import { defaultColouring, promptLine, tokenLevel } from '../../../webview/stepper/tokens';
 import { aStep } from '../../builders/trajectory';
 import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
@@ -83,14 +83,68 @@ describe('the token view of a step', () => {
 
   test('completion ids without logprobs are shown unmeasured; the prompt count falls back to the usage', () => {
     const view = toTokenView(aStep({ tokenIds: { completion: [5, 6] }, tokens: { prompt: 120, completion: 2 } }));
-    assert.deepEqual(view, { promptTokens: 120, promptFrom: 'usage', completion: [{ id: 5 }, { id: 6 }] });
+    assert.deepEqual(view, {
+      promptTokens: 120,
+      promptFrom: 'usage',
+      completionTokens: 2,
+      completionFrom: 'tokens',
+      completion: [{ id: 5 }, { id: 6 }],
+    });
     assert.equal(tokenLevel(view.completion[0]!, 'probability'), undefined);
+    assert.equal(promptLine(view), 'Prompt: 120 tokens (recorded usage) · Completion: 2 tokens (counted from the recorded tokens)');
   });
 
-  test('a step without token data says so, and its prompt length is unknown rather than 0', () => {
+  test('a step without token data says so, and its prompt and completion lengths are unknown rather than 0', () => {
     const view = toStepDetail(aStep()).tokenView;
     assert.deepEqual(view, { completion: [], none: NO_TOKEN_DATA });
     assert.equal('promptTokens' in view, false);
+    assert.equal(promptLine(view), 'Prompt: unknown · Completion: unknown');
+  });
+
+  test("a step with the recording's usage only: both lengths are the usage, labelled so, never a counted 0", () => {
+    // R2E-Gym's step 1: usage prompt 814, completion 11, and no per-token data.
+    const view = toTokenView(aStep({ tokens: { prompt: 814, completion: 11 } }));
+    assert.equal(promptLine(view), 'Prompt: 814 tokens (recorded usage) · Completion: 11 tokens (recorded usage)');
+    // A live run: the prompt's ids counted (1,727) and the server's usage (227) are told apart.
+    const live = toTokenView(aStep({ tokenIds: { prompt: Array.from({ length: 1727 }, (_, i) => i) }, tokens: { prompt: 227 } }));
+    assert.equal(promptLine(live), 'Prompt: 1,727 tokens (counted from the recorded ids) · Completion: unknown');
+  });
+
+  test('the sampled token alone (top-1) gives no entropy, so the colouring starts by probability', () => {
+    // What the stand-in server and a top_logprobs=1 request record: the sampled token as its only alternative.
+    const sampledOnly = toTokenView(
+      aStep({
+        logprobs: [
+          { token: 'a', logprob: Math.log(0.3), top: [{ token: 'a', logprob: Math.log(0.3) }] },
+          { token: 'b', logprob: Math.log(0.9), top: [{ token: 'b', logprob: Math.log(0.9) }] },
+        ],
+      }),
+    );
+    assert.deepEqual(
+      sampledOnly.completion.map((t) => t.entropy),
+      [undefined, undefined],
+    );
+    assert.equal(defaultColouring(sampledOnly.completion), 'probability');
+    assert.deepEqual(
+      sampledOnly.completion.map((t) => tokenLevel(t, 'probability')),
+      [1, 0],
+      'the unlikely token is marked',
+    );
+    const withAlternatives = toTokenView(
+      aStep({
+        logprobs: [
+          {
+            token: 'a',
+            logprob: Math.log(0.5),
+            top: [
+              { token: 'a', logprob: Math.log(0.5) },
+              { token: 'c', logprob: Math.log(0.4) },
+            ],
+          },
+        ],
+      }),
+    );
+    assert.equal(defaultColouring(withAlternatives.completion), 'entropy');
   });
 
   test('tokens are marked by probability (p < 0.5, p < 0.1) or by entropy (≥ 0.5, ≥ 1.5 nats)', () => {

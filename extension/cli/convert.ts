@@ -9,7 +9,7 @@ import { loadTrajectory } from '../core/trajectory/load';
 import { CliError, parseCommandArgs, type Command } from './command';
 import { TRAJECTORY_INPUT_OPTIONS, trajectoryInputUsage, trajectoryInput } from './trajectoryInput';
 
-const usage = () => `usage: swe-workbench convert FILE --to FORMAT --out OUT [--format NAME] [--record N]
+const usage = () => `usage: swe-workbench convert FILE --to FORMAT --out OUT [--format NAME] [--line N | --record N]
 
 Reads a trajectory in any supported format and writes it in another.
   --to FORMAT     ${exportFormats().join(', ')}

@@ -14,7 +14,7 @@ import { detectionEvidence, detectScaffold, describeChoice } from '../core/scaff
 import { CliError, parseCommandArgs, type Command } from './command';
 import { TRAJECTORY_INPUT_OPTIONS, trajectoryInputUsage, trajectoryInput } from './trajectoryInput';
 
-const usage = () => `usage: swe-workbench inspect FILE [--format NAME] [--record N] [--json]
+const usage = () => `usage: swe-workbench inspect FILE [--format NAME] [--line N | --record N] [--json]
 
 Reads a trajectory (SWE-agent .traj, mini-swe-agent, OpenHands events or output.jsonl, an
 OpenHands V1 conversation folder or events.jsonl, R2E-Gym JSONL, rLLM, SkyRL, OpenAI messages,
@@ -75,7 +75,7 @@ export async function summarize(loaded: StepSource): Promise<string> {
   const producer = loaded.format === 'atif' && t.meta.scaffold ? `(agent ${t.meta.scaffold})` : undefined;
   const format = [loaded.format, t.meta.formatVersion, t.meta.parseFunction && `(${t.meta.parseFunction})`, producer].filter(Boolean).join(' ');
   const lines = [
-    loaded.line === undefined ? loaded.file : `${loaded.file}:${loaded.line} (record ${loaded.record} of ${loaded.records})`,
+    loaded.line === undefined ? loaded.file : `${loaded.file}:${loaded.line} (record ${loaded.record! + 1} of ${loaded.records})`,
     `format   ${format}`,
     `task     ${task || '-'}`,
     `model    ${t.meta.model ?? '-'}`,

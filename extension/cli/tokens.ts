@@ -5,7 +5,10 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PolicyClient, PolicyError } from '../core/policy/policyClient';
-import { listRolloutFiles } from '../core/rollouts/rolloutIndex';
+import type { Rollout } from '../core/rollouts/record';
+import { indexRollouts } from '../core/rollouts/rolloutIndex';
+import { forEachRolloutText } from '../core/rollouts/rolloutTexts';
+import { importRolloutTrajectory } from '../core/rollouts/trajectoryImport';
 import { TOKEN_REPORT_FILE, writeTokenReport, type TokenMismatch } from '../core/rollouts/tokenMismatch';
 import { DEFAULT_BOUNDS, summarize, type Bounds, type TokenSummary } from '../core/tokens/compare';
 import { rescoreRun, type RolloutReport, type RunReport, type StepReport, type WorstToken } from '../core/tokens/rescore';
@@ -66,7 +69,15 @@ function stepJson(step: StepReport, rollout: string | undefined): Record<string,
     firstDrift: step.drift.status === 'differs' ? step.drift.position : null,
     ...(step.error !== undefined ? { error: step.error } : {}),
     ...(step.drift.status === 'unknown' ? { driftUnknown: step.drift.reason } : {}),
-    ...(step.drift.status === 'differs' ? { drift: { recordedText: step.drift.recordedText, retokenizedText: step.drift.retokenizedText } } : {}),
+    ...(step.drift.status === 'differs'
+      ? {
+          drift: {
+            recordedText: step.drift.recordedText,
+            retokenizedText: step.drift.retokenizedText,
+            ...(step.drift.textUnknown !== undefined ? { textUnknown: step.drift.textUnknown } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -107,7 +118,9 @@ function stepText(step: StepReport, bounds: Bounds): string[] {
       ? '  prompt ids: re-tokenizing gives the same'
       : d.status === 'unknown'
         ? `  ${d.reason}`
-        : `  drift at prompt token ${d.position + 1} of ${d.recordedLength} (re-tokenized: ${d.retokenizedLength}): recorded ${JSON.stringify(d.recordedText)}, re-tokenized ${JSON.stringify(d.retokenizedText)}`;
+        : `  drift at prompt token ${d.position + 1} of ${d.recordedLength} (re-tokenized: ${d.retokenizedLength}): ${
+            d.textUnknown !== undefined ? d.textUnknown : `recorded ${JSON.stringify(d.recordedText)}, re-tokenized ${JSON.stringify(d.retokenizedText)}`
+          }`;
   return [head, drift];
 }
 
@@ -132,20 +145,30 @@ function runSummaryJson(run: RunReport, bounds: Bounds, folder: boolean) {
   };
 }
 
-/** A folder's rollouts, each JSONL record one of them (`path#record`). */
-async function rolloutNames(dir: string, signal: AbortSignal): Promise<{ names: string[]; unlisted: string[] }> {
-  const { files, errors } = await listRolloutFiles(dir, signal);
-  const names: string[] = [];
-  for (const file of files) {
-    if (!/\.jsonl(\.gz|\.zst)?$/i.test(file)) {
-      names.push(file);
-      continue;
-    }
-    const first = await loadTrajectory(join(dir, file), { signal }).catch(() => undefined);
-    const records = first?.records ?? 1;
-    for (let r = 0; r < records; r++) names.push(`${file}#${r}`);
-  }
-  return { names, unlisted: errors.map((e) => `${e.file}: ${e.message}`) };
+/**
+ * A folder's rollouts as the rollout index finds them (so a run report, `preds.json` or an
+ * instance's report.json is no rollout), each named by its id as the table and `rollouts list`
+ * name it: the file, and the 1-based line of a JSONL file's record (`deepswe.jsonl:3`).
+ * What the index could not read is said with its file and line.
+ */
+async function folderRollouts(dir: string, signal: AbortSignal): Promise<{ rollouts: Map<string, Rollout>; notRead: { name: string; error: string }[] }> {
+  const index = await indexRollouts(dir, { signal });
+  return {
+    rollouts: new Map(index.rollouts.map((r) => [r.id, r])),
+    notRead: index.errors.map((e) => ({ name: e.file + (e.line !== undefined ? `:${e.line}` : ''), error: [e.where, e.message].filter(Boolean).join(': ') })),
+  };
+}
+
+/** One indexed rollout's trajectory, read as the index reads it. */
+async function loadRollout(dir: string, rollout: Rollout, signal: AbortSignal): Promise<Trajectory> {
+  let trajectory: Trajectory | undefined;
+  let failure: unknown;
+  await forEachRolloutText(dir, [rollout], (text) => void (trajectory = importRolloutTrajectory(JSON.parse(text), rollout.path, rollout.line)), {
+    signal,
+    onUnreadable: (_, error) => (failure = error),
+  });
+  if (trajectory) return trajectory;
+  throw failure ?? new Error(`${rollout.id} is no longer in the folder`);
 }
 
 export const command: Command = {
@@ -166,7 +189,7 @@ export const command: Command = {
     const input = trajectoryInput(values);
     // A folder that is one recording (an OpenHands V1 conversation) is re-scored as a file is.
     const folder = ((await stat(target).catch(() => undefined))?.isDirectory() ?? false) && !(await isRecordingFolder(target));
-    if (folder && (input.format !== undefined || input.record !== undefined)) throw new CliError('--format and --record read one file, not a folder');
+    if (folder && Object.keys(input).length > 0) throw new CliError('--format, --line and --record read one file, not a folder');
     if (values.save && !folder) throw new CliError("--save keeps a folder's re-score beside its rollouts: give a DIR");
 
     const client = await connect(values.policy, values, ctx);
@@ -174,15 +197,22 @@ export const command: Command = {
     const server = new TokenServer(client, api);
     const { names, unlisted, load } = await rolloutSources(target, folder, input, ctx);
     const reports = new Map<string, RolloutReport | { error: string }>();
-    const run = await rescoreRun(names, load, server, {
+    const rescored = await rescoreRun(names, load, server, {
       bounds,
       inFlight,
       drift: !values['no-drift'],
       signal: ctx.signal,
       onRollout: (name, report) => reports.set(name, report),
     });
-    printReports(names, reports, { folder, json: values.json, bounds }, ctx);
-    for (const line of unlisted) ctx.stderr.write(`swe-workbench tokens: not listed: ${line}\n`);
+    // What the index could not read is said in the folder's order, and counted as not read.
+    for (const { name, error } of unlisted) reports.set(name, { error });
+    const run = { ...rescored, unreadable: rescored.unreadable + unlisted.length };
+    printReports(
+      [...names, ...unlisted.map((u) => u.name)].sort((a, b) => a.localeCompare(b, 'en', { numeric: true })),
+      reports,
+      { folder, json: values.json, bounds },
+      ctx,
+    );
     if (values.save) await saveReports(target, names, reports, bounds, ctx);
     ctx.stdout.write(values.json ? JSON.stringify(runSummaryJson(run, bounds, folder)) + '\n' : runText(run, bounds, folder));
     const clean = run.errors === 0 && run.unreadable === 0 && run.summary.outside === 0 && run.drifted === 0 && run.driftUnknown === 0 && run.steps > 0;
@@ -260,14 +290,13 @@ async function connect(
 /** The rollouts to re-score: a folder's (listed in its order), or the one file, read before any request. */
 async function rolloutSources(target: string, folder: boolean, input: ReturnType<typeof trajectoryInput>, ctx: CommandContext) {
   let names: string[];
-  let unlisted: string[] = [];
+  let unlisted: { name: string; error: string }[] = [];
   let load: (name: string) => Promise<Trajectory>;
   if (folder) {
-    ({ names, unlisted } = await rolloutNames(target, ctx.signal));
-    load = async (name) => {
-      const [file, record] = name.split(/#(?=\d+$)/);
-      return (await loadTrajectory(join(target, file!), { signal: ctx.signal, ...(record !== undefined ? { record: Number(record) } : {}) })).trajectory;
-    };
+    const { rollouts, notRead } = await folderRollouts(target, ctx.signal);
+    names = [...rollouts.keys()];
+    unlisted = notRead;
+    load = async (name) => loadRollout(target, rollouts.get(name)!, ctx.signal);
   } else {
     // A single file is read before any request, so bad input fails as input, not as a step.
     const { trajectory } = await loadTrajectory(target, { signal: ctx.signal, ...input });

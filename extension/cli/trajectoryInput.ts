@@ -1,6 +1,8 @@
 /**
  * The options every command that reads one trajectory file shares: `--format NAME` skips
- * detection, `--record N` picks a line of a JSONL file. Checked here once, as usage errors.
+ * detection, `--line N` (1-based, as `rollouts list` names a rollout: `deepswe.jsonl:3`) or
+ * `--record N` (0-based, as JSON's `index`) picks a record of a JSONL file. Checked here once, as
+ * usage errors.
  */
 import { formatNames } from '../core/trajectory/formatRegistry';
 import { TrajectoryFormatSchema, type TrajectoryFormat } from '../core/trajectory/model';
@@ -9,15 +11,24 @@ import { CliError } from './command';
 export const TRAJECTORY_INPUT_OPTIONS = {
   format: { type: 'string' },
   record: { type: 'string' },
+  line: { type: 'string' },
 } as const;
 
 export const trajectoryInputUsage = () => `  --format NAME   skip detection: ${formatNames().join(', ')}
-  --record N      which line of a JSONL file (0-based, default 0)`;
+  --line N        which record of a JSONL file, by its line (from 1, as \`rollouts list\` names it: FILE:N)
+  --record N      which record of a JSONL file, counted from 0 as JSON's \`index\` (default 0)`;
 
-export function trajectoryInput(values: { format?: string | undefined; record?: string | undefined }): { format?: TrajectoryFormat; record?: number } {
+export function trajectoryInput(values: { format?: string | undefined; record?: string | undefined; line?: string | undefined }): {
+  format?: TrajectoryFormat;
+  record?: number;
+  line?: number;
+} {
   const format = values.format === undefined ? undefined : TrajectoryFormatSchema.safeParse(values.format);
   if (format && !format.success) throw new CliError(`--format: expected one of ${formatNames().join(', ')}, got '${values.format}'`);
   const record = values.record === undefined ? undefined : Number(values.record);
   if (record !== undefined && !(Number.isInteger(record) && record >= 0)) throw new CliError(`--record: expected a whole number, got '${values.record}'`);
-  return { ...(format ? { format: format.data } : {}), ...(record !== undefined ? { record } : {}) };
+  const line = values.line === undefined ? undefined : Number(values.line);
+  if (line !== undefined && !(Number.isInteger(line) && line >= 1)) throw new CliError(`--line: expected a line number from 1, got '${values.line}'`);
+  if (record !== undefined && line !== undefined) throw new CliError('--line and --record both pick a record: give one');
+  return { ...(format ? { format: format.data } : {}), ...(record !== undefined ? { record } : {}), ...(line !== undefined ? { line } : {}) };
 }

@@ -71,6 +71,8 @@ export interface PolicyServerOptions {
   templateDrift?: TemplateDrift;
   /** Added to the toy logprob of the token `id` at `position` when re-scoring, to make the scorer disagree. */
   logprobShift?: (id: number, position: number) => number;
+  /** Answer `/detokenize` with 404, as SGLang and other servers without it do. */
+  noDetokenize?: boolean;
 }
 
 const ChatRequestSchema = z.looseObject({
@@ -189,7 +191,7 @@ export class PolicyServer {
       if (req.method === 'POST' && path === '/v1/chat/completions') return this.chat(res, raw, body);
       if (req.method === 'POST' && path === '/v1/completions') return this.sendJson(res, 200, this.completion(parseBody(CompletionRequestSchema, raw, body)));
       if (req.method === 'POST' && path === '/tokenize') return this.sendJson(res, 200, this.tokenize(parseBody(TokenizeRequestSchema, raw, body)));
-      if (req.method === 'POST' && path === '/detokenize')
+      if (req.method === 'POST' && path === '/detokenize' && this.options.noDetokenize !== true)
         return this.sendJson(res, 200, { prompt: toyDecode(parseBody(DetokenizeRequestSchema, raw, body).tokens) });
       if (req.method === 'POST' && path === '/generate') return this.sendJson(res, 200, this.generate(parseBody(GenerateRequestSchema, raw, body)));
       throw new HttpFailure(404, `Not Found: ${req.method} ${path}`);

@@ -17,7 +17,11 @@ const Count = z.number().int().nonnegative();
 
 /** One rollout's re-score: over the agent steps the server answered. */
 const TokenMismatchSchema = z.object({
-  /** The rollout as `tokens DIR` names it: a file relative to the folder, `file#N` for a JSONL file's Nth record (from 0). */
+  /**
+   * The rollout as `tokens DIR`, the table and `rollouts list` name it: a file relative to the
+   * folder, `file:LINE` for a JSONL file's record at its 1-based line (`file#N`, the Nth rollout
+   * from 0, in reports written before).
+   */
   rollout: z.string().min(1),
   /** Agent steps, and those not re-scored (a server error, no token ids). */
   steps: Count,
@@ -79,8 +83,8 @@ export async function writeTokenReport(root: string, lines: readonly TokenMismat
 }
 
 /**
- * The rollouts with their re-score joined: `file` names the rollout of that path, `file#N` the
- * Nth (from 0) in line order of a JSONL file's rollouts.
+ * The rollouts with their re-score joined by their id (`file`, `file:LINE`); an older report's
+ * `file#N` names the Nth (from 0) in line order of a JSONL file's rollouts.
  */
 export function joinTokenReport(rollouts: readonly Rollout[], report: ReadonlyMap<string, TokenMismatch>): Rollout[] {
   const byPath = new Map<string, Rollout[]>();
@@ -89,7 +93,8 @@ export function joinTokenReport(rollouts: readonly Rollout[], report: ReadonlyMa
   for (const [path, list] of byPath) {
     const ordered = [...list].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
     ordered.forEach((r, n) => {
-      const line = report.get(r.line === undefined ? path : `${path}#${n}`) ?? (ordered.length === 1 ? report.get(path) : undefined);
+      // By the rollout's id (`file:LINE`, as `tokens DIR` names it); a report written before it was named so used `file#N`.
+      const line = report.get(r.id) ?? report.get(r.line === undefined ? path : `${path}#${n}`) ?? (ordered.length === 1 ? report.get(path) : undefined);
       if (line) named.set(r.id, line);
     });
   }

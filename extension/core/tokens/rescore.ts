@@ -37,8 +37,20 @@ export interface RescoreOptions {
 
 type DriftReport =
   | { status: 'same' }
-  /** `position`: 0-based, in the recorded prompt ids; the texts are decoded around it on both sides. */
-  | { status: 'differs'; position: number; recordedText: string; retokenizedText: string; recordedLength: number; retokenizedLength: number }
+  /**
+   * `position`: 0-based, in the recorded prompt ids; the texts are decoded around it on both sides,
+   * an extra: null with `textUnknown` saying why when the server cannot decode (SGLang has no
+   * `/detokenize`), for the position is the fact.
+   */
+  | {
+      status: 'differs';
+      position: number;
+      recordedText: string | null;
+      retokenizedText: string | null;
+      textUnknown?: string;
+      recordedLength: number;
+      retokenizedLength: number;
+    }
   | { status: 'unknown'; reason: string };
 
 export interface StepReport {
@@ -149,19 +161,34 @@ async function driftOf(
   const recorded = step.tokenIds?.prompt;
   if (!recorded) return { status: 'unknown', reason: 'drift cannot be checked: the recording keeps text only, not the prompt token ids the engine saw' };
   if ('unknown' in conversation) return { status: 'unknown', reason: `drift cannot be checked: ${conversation.unknown}` };
+  let retokenized: number[];
   try {
-    const retokenized = await limiter.run(() => server.tokenizeChat(conversation.messages, signal));
-    const position = firstDifference(recorded, retokenized);
-    if (position === undefined) return { status: 'same' };
-    const around = (ids: readonly number[]) => ids.slice(Math.max(0, position - context), position + context);
+    retokenized = await limiter.run(() => server.tokenizeChat(conversation.messages, signal));
+  } catch (err) {
+    if (err instanceof CancelledError) throw err;
+    return { status: 'unknown', reason: `drift could not be checked: ${errorText(err)}` };
+  }
+  const position = firstDifference(recorded, retokenized);
+  if (position === undefined) return { status: 'same' };
+  const lengths = { recordedLength: recorded.length, retokenizedLength: retokenized.length };
+  const around = (ids: readonly number[]) => ids.slice(Math.max(0, position - context), position + context);
+  try {
     const [recordedText, retokenizedText] = await Promise.all([
       limiter.run(() => server.detokenize(around(recorded), signal)),
       limiter.run(() => server.detokenize(around(retokenized), signal)),
     ]);
-    return { status: 'differs', position, recordedText, retokenizedText, recordedLength: recorded.length, retokenizedLength: retokenized.length };
+    return { status: 'differs', position, recordedText, retokenizedText, ...lengths };
   } catch (err) {
     if (err instanceof CancelledError) throw err;
-    return { status: 'unknown', reason: `drift could not be checked: ${errorText(err)}` };
+    // The drift is found; only the text around it is missing, which never erases the position.
+    return {
+      status: 'differs',
+      position,
+      recordedText: null,
+      retokenizedText: null,
+      textUnknown: `the text around it cannot be decoded: ${errorText(err)}`,
+      ...lengths,
+    };
   }
 }
 

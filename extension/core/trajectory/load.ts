@@ -53,11 +53,17 @@ export function importTrajectory(value: unknown, options: ImportOptions): Trajec
   return definition.import(value, ctx);
 }
 
-function finish(file: string, root: unknown, options: LoadOptions, jsonl?: { line: number; records: number }, lines?: readonly number[]): LoadedTrajectory {
+function finish(
+  file: string,
+  root: unknown,
+  options: LoadOptions,
+  jsonl?: { record: number; line: number; records: number },
+  lines?: readonly number[],
+): LoadedTrajectory {
   const format = options.format ?? detectFormat(root);
   const trajectory = importTrajectory(root, { file, format, line: jsonl?.line, ...(lines ? { lines } : {}) });
   const loaded: LoadedTrajectory = { file, format: format ?? trajectory.format, trajectory, root };
-  return jsonl === undefined ? loaded : { ...loaded, record: options.record ?? 0, ...jsonl };
+  return jsonl === undefined ? loaded : { ...loaded, record: jsonl.record, line: jsonl.line, records: jsonl.records };
 }
 
 /** A line that opens a JSON object and is itself complete JSON: the mark of JSONL. */
@@ -86,10 +92,21 @@ function firstRecord(text: string, file: string, line: number, options: LoadOpti
   }
 }
 
+/** Whether the JSONL line (1-based) holding record `record` (0-based) is the one asked for. */
+function isWanted(options: LoadOptions, record: number, line: number): boolean {
+  return options.line !== undefined ? line === options.line : record === (options.record ?? 0);
+}
+
+/** Why no record was chosen: the line or record asked for is not one of the file's. */
+function missing(file: string, options: LoadOptions, records: number): InputError {
+  if (options.line !== undefined) return new InputError(file, `line ${options.line}`, `no JSON record on this line: the file holds ${records} JSON lines`);
+  return new InputError(file, undefined, `record ${options.record ?? 0} does not exist: the file holds ${records} JSON lines`);
+}
+
 async function loadJsonl(file: string, options: LoadOptions): Promise<LoadedTrajectory> {
   const wanted = options.record ?? 0;
   let records = 0;
-  let chosen: { text: string; line: number } | undefined;
+  let chosen: { text: string; line: number; record: number } | undefined;
   let whole: { format: TrajectoryFormat; values: unknown[]; lines: number[] } | undefined;
   for await (const l of inputLines(file, options)) {
     throwIfAborted(options.signal);
@@ -105,28 +122,41 @@ async function loadJsonl(file: string, options: LoadOptions): Promise<LoadedTraj
       records++;
       continue;
     }
-    if (records === wanted) {
+    if (isWanted(options, records, l.line)) {
       if (l.tooLong) throw lineTooLong(file, l.line, options);
-      chosen = { text: l.text, line: l.line };
+      chosen = { text: l.text, line: l.line, record: records };
     }
     records++;
   }
   if (records === 0) throw new InputError(file, undefined, 'empty file: no JSON lines');
   if (whole) {
-    if (wanted !== 0) throw new InputError(file, undefined, `record ${wanted} does not exist: the file is one ${whole.format} recording, a line an event`);
+    if (wanted !== 0 || options.line !== undefined)
+      throw new InputError(
+        file,
+        undefined,
+        `${options.line !== undefined ? `line ${options.line}` : `record ${wanted}`} is no record: the file is one ${whole.format} recording, a line an event`,
+      );
     return finish(file, whole.values, { ...options, format: whole.format }, undefined, whole.lines);
   }
-  if (!chosen) throw new InputError(file, undefined, `record ${wanted} does not exist: the file holds ${records} JSON lines`);
-  return finish(file, parseJsonDocument(chosen.text, file, { firstLine: chosen.line, limits: options.limits }), options, { line: chosen.line, records });
+  if (!chosen) throw missing(file, options, records);
+  return finish(file, parseJsonDocument(chosen.text, file, { firstLine: chosen.line, limits: options.limits }), options, {
+    record: chosen.record,
+    line: chosen.line,
+    records,
+  });
 }
 
 function loadJsonlText(file: string, text: string, options: LoadOptions): LoadedTrajectory {
-  const wanted = options.record ?? 0;
   const lines = text.split('\n');
   const nonEmpty = lines.flatMap((l, i) => (l.trim() === '' ? [] : [i]));
-  const at = nonEmpty[wanted];
-  if (at === undefined) throw new InputError(file, undefined, `record ${wanted} does not exist: the file holds ${nonEmpty.length} JSON lines`);
-  return finish(file, parseJsonDocument(lines[at]!, file, { firstLine: at + 1, limits: options.limits }), options, { line: at + 1, records: nonEmpty.length });
+  const record = nonEmpty.findIndex((at, k) => isWanted(options, k, at + 1));
+  const at = nonEmpty[record];
+  if (at === undefined) throw missing(file, options, nonEmpty.length);
+  return finish(file, parseJsonDocument(lines[at]!, file, { firstLine: at + 1, limits: options.limits }), options, {
+    record,
+    line: at + 1,
+    records: nonEmpty.length,
+  });
 }
 
 /**

@@ -13,6 +13,11 @@ export interface LoadOptions {
   signal?: AbortSignal;
   /** Which record of a JSONL file to load (0-based, default the first). */
   record?: number;
+  /**
+   * Or which record by its 1-based line, as the rollouts index names a JSONL file's rollout
+   * (`deepswe.jsonl:3` is line 3); a blank line or one past the end is an error.
+   */
+  line?: number;
   limits?: Partial<InputLimits>;
 }
 

@@ -7,7 +7,8 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import { startPolicyServer, type PolicyServer, type PolicyServerOptions } from '../../../extension/core/policy/scriptedPolicyServer';
 import { TOKEN_REPORT_FILE } from '../../../extension/core/rollouts/tokenMismatch';
 import { toyChatIds, toyEncode, toyLogprob } from '../../../extension/core/policy/toyTokenizer';
-import { runCliProcess } from '../../helpers/cliRunner';
+import { command as tokens } from '../../../extension/cli/tokens';
+import { runCli, runCliProcess } from '../../helpers/cliRunner';
 
 const lines = (stdout: string) =>
   stdout
@@ -102,6 +103,19 @@ describe('swe-workbench tokens', () => {
     // user "T": 1 + "user\nT" + 2 = 9 tokens; <|im_start|> at 9, "assistant\nls" at 10..21; 22 differs (the 23rd).
     assert.match(r.stdout, /^step 2: .*\n {2}drift at prompt token 23 of /m);
     assert.match(r.stdout, /drift: 1 step\(s\) differ, 0 cannot be checked, 1 the same/);
+  });
+
+  test('a server without /detokenize: the drift position is still reported, its text said unknown', async () => {
+    const url = await serve({ templateDrift: 'assistant-space', noDetokenize: true });
+    writeFileSync(at('e3.json'), JSON.stringify(twoTurns()));
+    const r = await runCli(tokens, [at('e3.json'), '--policy', url, '--bounds', '0.5,2']);
+    assert.match(r.stdout, /^step 2: .*\n {2}drift at prompt token 23 of \d+ \(re-tokenized: \d+\): the text around it cannot be decoded: .*404/m);
+    assert.match(r.stdout, /drift: 1 step\(s\) differ, 0 cannot be checked, 1 the same/);
+    const json = await runCli(tokens, [at('e3.json'), '--policy', url, '--json']);
+    const second = lines(json.stdout)[1]!;
+    assert.equal(second.firstDrift, 22);
+    assert.equal(second.driftUnknown, undefined);
+    assert.deepEqual((second.drift as Record<string, unknown>).recordedText, null);
   });
 
   test('a folder: every rollout, its lines named, the unreadable one said, the run summed', async () => {

@@ -100,6 +100,15 @@ describe('swe-workbench inspect', () => {
     assert.equal(t.steps[0].formatError, 'no <function=...> call in the action');
   });
 
+  test('--line picks a JSONL record by its line, as rollouts list names it; the header counts records from 1', () => {
+    const byLine = inspect(sampleTrajectory('r2e-gym.deepswe.jsonl'), '--line', '2', '--format', 'r2e-gym');
+    assert.equal(byLine.code, 0, byLine.stderr);
+    assert.match(byLine.stdout, /^.*r2e-gym\.deepswe\.jsonl:2 \(record 2 of \d+\)$/m);
+    const both = inspect(sampleTrajectory('r2e-gym.deepswe.jsonl'), '--line', '2', '--record', '1');
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /--line and --record both pick a record: give one/);
+  });
+
   thirdPartyFiles.test('a file that is not a trajectory exits 1 naming the file and what it looks like', () => {
     const file = thirdParty('swe-smith/run_evaluation/pandas-dev__pandas.95280573.pr_53652/report.json');
     const { code, stdout, stderr } = inspect(file);

@@ -13,7 +13,7 @@ import { RUN_FACTS_SHAPE } from './stepper';
 const Count = z.int().check(z.nonnegative());
 
 const CompareRunSchema = z.object({
-  /** The column's name, unlike the others': the rollout's attempt, else the file's name (with a folder when names repeat, `#N` for a record of a JSONL file). */
+  /** The column's name, unlike the others': the rollout's attempt, else the file's name (with a folder when names repeat, `:LINE` for a record of a JSONL file). */
   label: z.string(),
   /** Below the name: the format, and the file when the name is the attempt. */
   detail: z.string(),
@@ -28,6 +28,8 @@ const CompareRunSchema = z.object({
   ...RUN_FACTS_SHAPE,
   /** The final patch as submitted; '' when the run submitted none. */
   patch: z.string(),
+  /** The steps (0-based) its file marks as diverged from the recording it replayed: a replay's output differed there. */
+  diverged: z.array(Count),
 });
 export type CompareRun = z.infer<typeof CompareRunSchema>;
 
@@ -37,6 +39,8 @@ const CompareCellSchema = z.object({
   label: z.string(),
   fullLabel: z.string(),
   error: z.boolean(),
+  /** The replay's output differed from the recording's at this step. */
+  diverged: z.boolean(),
 });
 type CompareCell = z.infer<typeof CompareCellSchema>;
 

@@ -9,14 +9,17 @@ export interface LoadedRun {
   path: string;
   /** The 0-based record of a JSONL file. */
   record?: number;
+  /** Its 1-based line in the file: how the run is named (`deepswe.jsonl:3`, as the rollouts table and the CLI name it). */
+  line?: number;
   trajectory: Trajectory;
   /** The run's row in the indexed rollouts folder, when it is one: its attempt and the evidence that graded it. */
   rollout?: Pick<Rollout, 'attempt' | 'instance' | 'resolved' | 'reward' | 'evaluation'>;
 }
 
-/** A file's name, with `#N` (1-based) for a record of a JSONL file. */
-function fileName(parts: readonly string[], record: number | undefined): string {
-  return `${parts.at(-1) ?? ''}${record === undefined ? '' : `#${record + 1}`}`;
+/** A file's name, with `:LINE` for a record of a JSONL file (its line, else its 1-based record). */
+function fileName(parts: readonly string[], run: LoadedRun): string {
+  const line = run.line ?? (run.record === undefined ? undefined : run.record + 1);
+  return `${parts.at(-1) ?? ''}${line === undefined ? '' : `:${line}`}`;
 }
 
 /**
@@ -25,7 +28,7 @@ function fileName(parts: readonly string[], record: number | undefined): string 
  */
 function distinctNames(runs: readonly LoadedRun[]): string[] {
   const paths = runs.map((r) => r.path.split(/[\\/]+/).filter((p) => p !== ''));
-  const names = runs.map((r, i) => fileName(paths[i]!, r.record));
+  const names = runs.map((r, i) => fileName(paths[i]!, r));
   if (new Set(names).size === names.length) return names;
   let shared = 0;
   while (paths.every((p) => p.length > shared + 1 && p[shared] === paths[0]![shared])) shared++;
@@ -62,6 +65,7 @@ function runView(run: LoadedRun, name: string, byAttempt: boolean): CompareRun {
     ...outcomeOf(run),
     ...runFacts(t),
     patch: t.outcome.submission?.trim() ? t.outcome.submission : '',
+    diverged: t.steps.flatMap((step, i) => (toStepSummary(step).diverged ? [i] : [])),
   };
 }
 
@@ -73,7 +77,7 @@ export function compareContent(runs: readonly LoadedRun[]): CompareContent {
     cells: row.steps.map((index, r) => {
       if (index === null) return null;
       const s = toStepSummary(runs[r]!.trajectory.steps[index]!);
-      return { index, kind: s.kind, label: s.label, fullLabel: s.fullLabel, error: s.error };
+      return { index, kind: s.kind, label: s.label, fullLabel: s.fullLabel, error: s.error, diverged: s.diverged };
     }),
   }));
   const taskOf = (r: LoadedRun) => r.trajectory.task.instanceId ?? r.rollout?.instance;

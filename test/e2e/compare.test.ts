@@ -196,7 +196,7 @@ describe('comparing runs of one task in code-server', () => {
         `swe-agent · attempt_1/…/${W101}.traj`,
         `swe-agent · attempt_2/…/${W101}.traj`,
         `mini-swe-agent · attempt_3/…/${W101}.traj.json`,
-        'r2e-gym · attempt_4/deepswe.jsonl#1',
+        'r2e-gym · attempt_4/deepswe.jsonl:1',
       ]);
       assert.deepEqual(await outcome('outcome'), {
         'attempt 1': 'resolved, exit: submitted',

@@ -48,7 +48,7 @@ export class CompareView {
   }
 
   private divergenceText(content: CompareContent): string {
-    if (content.firstDivergence === null) return 'the runs take the same actions throughout';
+    if (content.firstDivergence === null) return `the runs take the same actions throughout${replayDivergence(content)}`;
     const row = content.rows[content.firstDivergence]!;
     const at = row.cells.map((c, r) => `${content.runs[r]!.label} ${c ? `step ${c.index + 1}` : '(no step)'}`).join(', ');
     return `the runs part at row ${content.firstDivergence + 1}: ${at}`;
@@ -108,6 +108,7 @@ export class CompareView {
             el('span', { className: 'step-number', text: String(cell.index + 1) }),
             el('span', { className: 'step-label', text: cell.label }),
             ...(cell.error ? [codicon('error', 'failed')] : []),
+            ...(cell.diverged ? [codicon('git-compare', 'diverged from the recording')] : []),
           ],
         );
         button.addEventListener('click', () => void this.openStep(r, cell.index));
@@ -159,4 +160,21 @@ export class CompareView {
       this.status.textContent = `Cannot open the step: ${errorText(error)}`;
     }
   }
+}
+
+/** "1, 2 and 4" */
+function listed(items: readonly string[]): string {
+  return items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/**
+ * Where a replay's output differed from the recording's, which the same actions do not show:
+ * "; but attempt 2's steps 2 and 4 diverged from the recording when replayed (their output differs)".
+ * @internal
+ */
+export function replayDivergence(content: CompareContent): string {
+  const parts = content.runs.flatMap((r) =>
+    r.diverged.length === 0 ? [] : [`${r.label}'s step${r.diverged.length > 1 ? 's' : ''} ${listed(r.diverged.map((i) => String(i + 1)))}`],
+  );
+  return parts.length === 0 ? '' : `; but ${listed(parts)} diverged from the recording when replayed (their output differs)`;
 }

@@ -49,7 +49,7 @@ async function pick(): Promise<vscode.Uri[] | undefined> {
 
 function labelOf(uri: vscode.Uri): string {
   const record = recordOf(uri);
-  return `${path.basename(uri.fsPath)}${record === undefined ? '' : `#${record + 1}`}`;
+  return `${path.basename(uri.fsPath)}${record === undefined ? '' : ` (record ${record + 1})`}`;
 }
 
 /** The rollouts folder's row a file is, so a run is graded from the evidence the rollouts table grades it with. */
@@ -59,8 +59,16 @@ async function loadRuns(uris: readonly vscode.Uri[], rolloutAt: RolloutLookup): 
   return Promise.all(
     uris.map(async (uri) => {
       const record = recordOf(uri);
-      const [{ trajectory }, rollout] = await Promise.all([loadTrajectory(uri.fsPath, record === undefined ? {} : { record }), rolloutAt(uri.fsPath, record)]);
-      return { path: uri.fsPath, trajectory, ...(record === undefined ? {} : { record }), ...(rollout ? { rollout } : {}) };
+      const [{ trajectory, line }, rollout] = await Promise.all([
+        loadTrajectory(uri.fsPath, record === undefined ? {} : { record }),
+        rolloutAt(uri.fsPath, record),
+      ]);
+      return {
+        path: uri.fsPath,
+        trajectory,
+        ...(record === undefined ? {} : { record, ...(line === undefined ? {} : { line }) }),
+        ...(rollout ? { rollout } : {}),
+      };
     }),
   );
 }

@@ -93,10 +93,10 @@ describe("the compare view of the demo's acme__widgets-101 group", () => {
     return Promise.all(
       files.map(async ([relative, record]) => {
         const file = path.join(root, relative);
-        const { trajectory } = await loadTrajectory(file, record === undefined ? {} : { record });
+        const { trajectory, line } = await loadTrajectory(file, record === undefined ? {} : { record });
         const rollout = indexed ? await rolloutAt(root, rollouts, file, record) : undefined;
         if (indexed) assert.ok(rollout, `${relative} is a row of the index`);
-        return { path: file, trajectory, ...(record === undefined ? {} : { record }), ...(rollout ? { rollout } : {}) };
+        return { path: file, trajectory, ...(record === undefined ? {} : { record, line }), ...(rollout ? { rollout } : {}) };
       }),
     );
   }
@@ -112,7 +112,7 @@ describe("the compare view of the demo's acme__widgets-101 group", () => {
         ['attempt 1', `swe-agent · attempt_1/…/${W101}.traj`],
         ['attempt 2', `swe-agent · attempt_2/…/${W101}.traj`],
         ['attempt 3', `mini-swe-agent · attempt_3/…/${W101}.traj.json`],
-        ['attempt 4', 'r2e-gym · attempt_4/deepswe.jsonl#1'],
+        ['attempt 4', 'r2e-gym · attempt_4/deepswe.jsonl:1'],
       ],
     );
     assert.deepEqual(
@@ -148,7 +148,7 @@ describe("the compare view of the demo's acme__widgets-101 group", () => {
         [`attempt_1/…/${W101}.traj`, 'swe-agent'],
         [`attempt_2/…/${W101}.traj`, 'swe-agent'],
         [`attempt_3/…/${W101}.traj.json`, 'mini-swe-agent'],
-        ['attempt_4/deepswe.jsonl#1', 'r2e-gym'],
+        ['attempt_4/deepswe.jsonl:1', 'r2e-gym'],
       ],
     );
     assert.deepEqual(

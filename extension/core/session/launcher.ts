@@ -336,7 +336,10 @@ function snapshotSetup(plan: SessionPlan): string {
   });
 }
 
-function forkNote(at: number, restoredAt: number, restoreFailed: string | undefined): string {
+/** What the Session view says of how a fork reached its step. @internal */
+export function forkNote(at: number, restoredAt: number, restoreFailed: string | undefined): string {
+  // A live run from a recording's task replays nothing: there is no step 1..0 to speak of.
+  if (at === 0) return "a live run of the recording's task from step 1: no recorded step to replay";
   if (restoreFailed !== undefined) return `could not restore the snapshot (${restoreFailed}): replaying steps 1..${at} to fork`;
   if (restoredAt === 0) return `no running or kept session has a snapshot of this recording's steps: replaying steps 1..${at} to fork`;
   const rest = at - restoredAt;

@@ -15,6 +15,15 @@ export function nextActionHint(index: number, scaffold: string, tools: Pick<Tool
   return `${HINT_MARK}step ${index + 1} (${scaffold}), one action in its syntax: ${shown.join(' | ')}; save to run it`;
 }
 
+/**
+ * The line that replaces the hint once the session has ended: the step it named will not run,
+ * so the document no longer asks for it (`# SWE Workbench: fork of run.traj after step 2
+ * finished (submitted); nothing saved here runs: start a fork by hand to continue`).
+ */
+export function endedHint(session: string, how: string): string {
+  return `${HINT_MARK}${session} ${how}; nothing saved here runs: start a fork by hand to continue`;
+}
+
 /** The typed action without the hint line(s) this module wrote. */
 export function withoutHint(text: string): string {
   const lines = text.split('\n');

@@ -58,6 +58,7 @@ export function activateSession(glue: Glue, trajectoryEditor: TrajectoryEditorAp
     showSessionState(controller, view),
     controller.onDidWriteTrajectory(({ uri, stepCount }) => void trajectoryEditor.follow(uri, stepCount)),
     revealSessionOnStart(controller, view),
+    endNextActionWithSession(controller, nextAction),
     controller.onDidAskPerson(() => void nextActionEditor.open().catch((error: unknown) => void reportFailure(log, 'open the next action', error))),
     vscode.workspace.registerFileSystemProvider(CONTAINER_SCHEME, files, { isCaseSensitive: true }),
     vscode.workspace.registerFileSystemProvider(NEXT_ACTION_SCHEME, nextAction, { isCaseSensitive: true }),
@@ -73,4 +74,18 @@ export function activateSession(glue: Glue, trajectoryEditor: TrajectoryEditorAp
     start: (launch, verb) => starter.start(launch, verb),
   };
   return { disposables, api };
+}
+
+/** Once the session has ended, the next-action document stops asking for a step that will not run. */
+function endNextActionWithSession(controller: SessionController, nextAction: NextActionFileSystem): vscode.Disposable {
+  let endedTitle: string | undefined;
+  return controller.onDidChange((session) => {
+    if (!session || session.inProgress) {
+      endedTitle = undefined;
+      return;
+    }
+    if (endedTitle === session.title) return;
+    endedTitle = session.title;
+    nextAction.ended(session.title, session.stateText);
+  });
 }

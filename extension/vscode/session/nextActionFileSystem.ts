@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { SessionController } from './sessionController';
 import { errorText } from '../../core/errors';
-import { isOnlyHint, withoutHint } from '../../core/session/nextActionHint';
+import { endedHint, isOnlyHint, withoutHint } from '../../core/session/nextActionHint';
 
 export const NEXT_ACTION_SCHEME = 'swe-next-action';
 export const NEXT_ACTION_URI = vscode.Uri.from({ scheme: NEXT_ACTION_SCHEME, path: '/next action.sh' });
@@ -42,6 +42,18 @@ export class NextActionFileSystem implements vscode.FileSystemProvider {
     this.mtime = Math.max(Date.now(), this.mtime + 1);
     this.changes.fire([{ type: vscode.FileChangeType.Changed, uri: NEXT_ACTION_URI }]);
     return text;
+  }
+
+  /**
+   * The session ended (`how`: "finished (submitted)", "stopped"): the document stops naming a
+   * step to run. Its text after the first line stays, so nothing typed is lost; an open document
+   * that is not dirty reloads by itself.
+   */
+  ended(session: string, how: string): void {
+    const typed = withoutHint(new TextDecoder().decode(this.text));
+    this.text = new TextEncoder().encode(`${endedHint(session, how)}\n${typed}`);
+    this.mtime = Math.max(Date.now(), this.mtime + 1);
+    this.changes.fire([{ type: vscode.FileChangeType.Changed, uri: NEXT_ACTION_URI }]);
   }
 
   /** The action saved earlier that did not run (hint dropped), once: the editor types it in again. */

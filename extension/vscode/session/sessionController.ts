@@ -89,7 +89,9 @@ export class RunningSession {
   get title(): string {
     const name = this.name;
     const at = this.launch.at ?? 0;
-    return this.launch.mode === 'fork' ? `fork of ${name} ${at > 0 ? `after step ${at}` : 'from the start'}` : `${this.launch.mode} ${name}`;
+    // A fork of no recorded step is a live run of the recording's task (Run Live on a recording).
+    if (this.launch.mode === 'fork') return at > 0 ? `fork of ${name} after step ${at}` : `live run of ${name}'s task`;
+    return `${this.launch.mode} ${name}`;
   }
 
   /** The session can still run steps or take actions: not finished, not stopped. */
@@ -116,7 +118,7 @@ export class RunningSession {
       case 'replay':
         return `replaying ${this.name}`;
       case 'fork':
-        return `running the fork of ${this.name}`;
+        return (this.launch.at ?? 0) > 0 ? `running the fork of ${this.name}` : `running live on ${this.name}'s task`;
       case 'live':
         return `running live in ${this.launch.image}`;
     }

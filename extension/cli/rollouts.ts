@@ -74,7 +74,7 @@ fields: ${Object.entries(ROLLOUT_FIELDS)
 
   --group         per-instance statistics: solve rate, pass@k, mixed groups (with --recipe: mean, std,
                   pass@k and mixed over the rollouts the recipe keeps)
-  --k N,N         the k of the pass@k columns (default 1,5,10)
+  --k N,N         the k of the pass@k columns (default: 1 up to the largest group's size)
 ${SELECT_HELP}
 ${RECIPE_HELP}
 `,
@@ -182,8 +182,9 @@ const SCHEMAS = {
     group: z.boolean().default(false),
     k: z
       .string()
-      .default('1,5,10')
+      .optional()
       .transform((s, ctx) => {
+        if (s === undefined) return undefined;
         const ks = s.split(',').map((part) => Number(part.trim()));
         if (ks.every((k) => Number.isInteger(k) && k >= 1)) return ks;
         ctx.addIssue({ code: 'custom', message: `expects positive integers separated by commas, got '${s}'` });
@@ -302,6 +303,18 @@ async function recipeOf(o: z.infer<typeof RecipeOptions>): Promise<Recipe | unde
   return recipe;
 }
 
+/**
+ * The pass@k columns when --k is not given: every k from 1 to the largest group's graded
+ * rollouts (a group of 4 gets pass@1..4), thinned to powers of two and that size past 8.
+ */
+function passAtKs(groups: readonly { passAtK: readonly number[] }[]): number[] {
+  const n = Math.max(1, ...groups.map((g) => g.passAtK.length));
+  if (n <= 8) return Array.from({ length: n }, (_, i) => i + 1);
+  const ks: number[] = [];
+  for (let k = 1; k < n; k *= 2) ks.push(k);
+  return [...ks, n];
+}
+
 /** The whole run scored by the recipe (a group is every rollout of its instance, whatever the filter shows). */
 async function scoreAll(recipe: Recipe | undefined, o: z.infer<typeof RecipeOptions>, index: RolloutIndex, signal: AbortSignal) {
   if (!recipe) return undefined;
@@ -335,8 +348,9 @@ async function list(dir: string, o: Options<'list'>, ctx: CommandContext): Promi
     };
     ctx.stdout.write(JSON.stringify(answer, null, 2) + '\n');
   } else {
-    if (scored) ctx.stdout.write(o.group ? text.recipeGroupTable(scored, shown, o.k) : text.recipeTable(rollouts, scored));
-    else ctx.stdout.write(o.group ? text.groupTable(groups, o.k) : text.rolloutTable(rollouts));
+    const ks = o.k ?? passAtKs(scored ? scored.groups : groups);
+    if (scored) ctx.stdout.write(o.group ? text.recipeGroupTable(scored, shown, ks) : text.recipeTable(rollouts, scored));
+    else ctx.stdout.write(o.group ? text.groupTable(groups, ks) : text.rolloutTable(rollouts));
     if (hits) ctx.stdout.write(hits.map((h) => `${h.rollout}  step ${h.step + 1} ${h.field}: ${h.excerpt}`).join('\n') + (hits.length ? '\n' : ''));
     ctx.stdout.write(text.summary(statistics) + '\n');
     if (scored) ctx.stdout.write(text.recipeSummary(scored) + '\n');

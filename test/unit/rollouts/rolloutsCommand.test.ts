@@ -62,6 +62,17 @@ describe('swe-workbench rollouts', () => {
     assert.equal(w101[9], 'resolved:2 submitted-wrong:1 budget-exceeded:1');
   });
 
+  thirdPartyFiles.test('--group without --k: pass@k for every k up to the group size, none past it', async () => {
+    const { stdout } = await run(['list', root, '--group']);
+    const lines = stdout.trimEnd().split('\n');
+    // The run's groups hold 4 rollouts (S3's 3): pass@1..4, every column with a number for W101.
+    assert.match(lines[0]!, /^INSTANCE +ROLLOUTS +EVALUATED +RESOLVED +SOLVE +PASS@1 +PASS@2 +PASS@3 +PASS@4 +MIXED +FAILURES$/);
+    const w101 = lines.find((l) => l.startsWith(W101))!.split(/ {2,}/);
+    assert.deepEqual(w101.slice(5, 9), ['0.5', '0.833', '1', '1']);
+    const recipe = (await run(['list', root, '--group', '--recipe', 'swe-bench'])).stdout.split('\n');
+    assert.match(recipe[0]!, / PASS@1 +PASS@2 +PASS@3 +PASS@4 +MIXED /);
+  });
+
   thirdPartyFiles.test('--json holds the records, the groups and the errors', async () => {
     const { stdout } = await run(['list', root, '--json', '--filter', 'instance=acme__widgets-101', '--sort=-steps']);
     const out = JSON.parse(stdout) as {

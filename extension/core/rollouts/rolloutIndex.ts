@@ -444,16 +444,6 @@ async function assertFolder(root: string): Promise<void> {
   if (!s?.isDirectory()) throw new InputError(root, undefined, s ? 'not a folder' : 'no such folder');
 }
 
-/**
- * The trajectory, prediction and report files under `root` (relative, forward slashes, sorted),
- * as the index finds them, with what could not be listed.
- */
-export async function listRolloutFiles(root: string, signal?: AbortSignal): Promise<{ files: string[]; errors: IndexError[] }> {
-  await assertFolder(root);
-  const { files, errors } = await listFiles(root, { signal });
-  return { files: files.map((f) => f.path), errors };
-}
-
 async function forEachLimited<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async () => {

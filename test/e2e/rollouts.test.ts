@@ -260,6 +260,17 @@ describe('the rollouts table in code-server', () => {
       /^RLOO: r - mean of the other rollouts .*reward 0, n = 3, mean 0\.3333, std 0\.5774, mean of the others 0\.5$/,
     );
     await page.screenshot({ path: path.join(out!, 'rollouts-recipe.png') });
+    // Its plain Reward column and its reward view say the same as the recipe's cells: masked, for the same reason.
+    assert.equal(await crashed.locator('[data-column="reward"]').textContent(), 'masked');
+    await table.locator('#details [data-action="reward"]').click();
+    // Found by its mask: the breakdown opened earlier in another tab has none.
+    const reward = await webviewFrame(page, '#reward-mask', 60_000);
+    assert.equal(await reward.locator('#reward-title').textContent(), `Reward: ${G7} #3`);
+    assert.equal(await reward.locator('#reward-value').textContent(), 'reward masked');
+    assert.equal(await reward.locator('#reward-mask').textContent(), "masked: container error: exit status 'RuntimeError', no gradient");
+    await page.screenshot({ path: path.join(out!, 'rollouts-recipe-reward-masked.png') });
+    await runCommand(page, 'SWE Workbench: Show Rollouts Table');
+    table = await webviewFrame(page, '#viewport', 60_000);
   });
 
   thirdParty.test('exports the filtered rows as SFT data from the view', async () => {

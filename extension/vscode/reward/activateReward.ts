@@ -19,6 +19,16 @@ const RewardShowArgs = z.strictObject({
   record: z.number().int().nonnegative().optional(),
   title: z.string().optional(),
   recipe: z.string().optional(),
+  /** How the rollout's run ended, as the rollouts table hands it (RewardSources.run). */
+  run: z
+    .strictObject({
+      finishReason: z.string().optional(),
+      steps: z.number().int().nonnegative().optional(),
+      truncated: z.boolean().optional(),
+      infraError: z.string().optional(),
+      evaluationError: z.string().optional(),
+    })
+    .optional(),
 });
 
 /** What the command returns: the breakdown shown, so a caller (a test, a rollout) can read it. */

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { CancellationTokenSource, createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import { z } from 'zod';
@@ -7,7 +8,7 @@ import { shellQuote } from '../parsing/shellWords';
 
 /**
  * Pyright's language server running inside a sandbox, spoken to over the stdio of a spawned
- * process. The host's `node` binary and `pyright` package are bind-mounted read-only into a
+ * process. The host's `node` binary and this program's Pyright are bind-mounted read-only into a
  * container (or copied in once when the engine is remote), so images need no Node of their own.
  */
 
@@ -17,12 +18,50 @@ export const CONTAINER_PYRIGHT_PATH = '/opt/swe-workbench/pyright';
 export interface PyrightPaths {
   /** The `node` executable. */
   node: string;
-  /** The `pyright` npm package folder (holds `langserver.index.js`). */
+  /** Pyright's package folder (holds `langserver.index.js` and `package.json`). */
   pyright: string;
 }
 
+/**
+ * The folder beside a bundle that holds its own Pyright: scripts/build.mjs copies the npm package
+ * there. Named node_modules so vsce treats it as the third-party code it is (it scans the
+ * extension's own files for secrets, which for Pyright's 5,400 files takes many minutes).
+ */
+const CARRIED_PYRIGHT_FOLDER = 'node_modules/pyright';
+
+/** Where this program's Pyright is, and whether the program carries it or runs from its sources. */
+export interface PyrightLocation {
+  folder: string;
+  /** `carried`: beside the bundle (the installed extension, `dist/cli.js`); `npm`: the package in node_modules (run from the sources). */
+  from: 'carried' | 'npm';
+}
+
+/**
+ * Where Pyright is for the code in `moduleFile`. A bundle (`dist/extension.js` as installed from
+ * the .vsix, `dist/cli.js`) uses the copy it carries beside it, `dist/node_modules/pyright`, and
+ * nothing else: an installed extension has no other node_modules in reach, so a bundle that looked
+ * further up would work only inside a checkout. Code run from its sources (tests, tsx) uses the npm package.
+ */
+export function locatePyright(moduleFile: string = __filename): PyrightLocation {
+  if (!moduleFile.endsWith('.ts')) return { folder: path.join(path.dirname(moduleFile), CARRIED_PYRIGHT_FOLDER), from: 'carried' };
+  return { folder: path.dirname(require.resolve('pyright/package.json')), from: 'npm' };
+}
+
+/** Pyright's folder, or an error that says what is missing and how an extension's user gets it back. */
+export function pyrightFolder(moduleFile: string = __filename): string {
+  const { folder, from } = locatePyright(moduleFile);
+  const server = path.join(folder, 'langserver.index.js');
+  if (!existsSync(server) || !existsSync(path.join(folder, 'package.json')))
+    throw new Error(
+      from === 'carried'
+        ? `this installation of SWE Workbench has no Pyright: ${server} is missing`
+        : `the pyright npm package is incomplete: ${server} is missing`,
+    );
+  return folder;
+}
+
 export function hostPyrightPaths(): PyrightPaths {
-  return { node: process.execPath, pyright: path.dirname(require.resolve('pyright/package.json')) };
+  return { node: process.execPath, pyright: pyrightFolder() };
 }
 
 /** Read-only mounts for `SandboxOptions.mounts` that make Pyright available in a container. */

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { stat, statfs } from 'node:fs/promises';
 import path from 'node:path';
-import { hostPyrightPaths } from '../aci/lspServer';
+import { locatePyright, pyrightFolder } from '../aci/lspServer';
 import { PolicyClient } from '../policy/policyClient';
 import { DEFAULT_BASE_IMAGE } from '../runtime/baseImage';
 import { connectDocker, describeDockerHost, type DockerConnectionOptions } from '../runtime/dockerConnection';
@@ -190,18 +190,30 @@ export function checkCodeServer(toolsDir: string, runningFrom: readonly string[]
   return { id: 'code-server', title, status: 'ok', required: false, detail: `${CODE_SERVER_VERSION} in ${folder}` };
 }
 
-/** The Pyright language server the navigation tools run inside containers. @internal */
-export function checkPyright(): CheckResult {
+/**
+ * The Pyright language server the navigation tools run inside containers, found as the running
+ * program finds it (`locatePyright`): the installed extension and `dist/cli.js` check the copy
+ * they carry, so a checkout's node_modules cannot make a broken package look ready. @internal
+ */
+export function checkPyright(moduleFile?: string): CheckResult {
   const title = 'Pyright';
-  const fix = 'reinstall the node modules (npm ci), or the extension';
+  let where: ReturnType<typeof locatePyright>;
   try {
-    const { pyright } = hostPyrightPaths();
-    const server = path.join(pyright, 'langserver.index.js');
-    if (!existsSync(server)) return { id: 'pyright', title, status: 'fail', required: true, detail: `${server} is missing`, fix };
-    const { version } = JSON.parse(readFileSync(path.join(pyright, 'package.json'), 'utf8')) as { version?: string };
-    return { id: 'pyright', title, status: 'ok', required: true, detail: `${version ?? '?'} at ${pyright}` };
+    where = locatePyright(moduleFile);
   } catch (err) {
-    return { id: 'pyright', title, status: 'fail', required: true, detail: `the pyright package cannot be found: ${errorText(err)}`, fix };
+    return { id: 'pyright', title, status: 'fail', required: true, detail: `the pyright npm package cannot be found: ${errorText(err)}`, fix: 'npm ci' };
+  }
+  const fix =
+    where.from === 'carried'
+      ? 'reinstall the SWE Workbench extension (its .vsix carries Pyright); for dist/cli.js in a checkout, npm run build puts it beside the bundle'
+      : 'npm ci';
+  try {
+    pyrightFolder(moduleFile);
+    const { version } = JSON.parse(readFileSync(path.join(where.folder, 'package.json'), 'utf8')) as { version?: string };
+    const source = where.from === 'carried' ? 'carried by SWE Workbench' : 'the npm package';
+    return { id: 'pyright', title, status: 'ok', required: true, detail: `${version ?? 'version unknown'}, ${source}, at ${where.folder}` };
+  } catch (err) {
+    return { id: 'pyright', title, status: 'fail', required: true, detail: errorText(err), fix };
   }
 }
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -117,10 +117,38 @@ describe('doctor: files and disks of this machine', () => {
     }
   });
 
-  test("Pyright is found with the installed package's version", () => {
+  test("run from the sources, Pyright is the npm package, with its version", () => {
     const r = checkPyright();
     const { version } = JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/pyright/package.json'), 'utf8')) as { version: string };
-    assert.deepEqual([r.status, r.detail.split(' ')[0]], ['ok', version]);
+    assert.deepEqual([r.status, r.detail], ['ok', `${version}, the npm package, at ${realpathSync(path.join(repoRoot, 'node_modules/pyright'))}`]);
+  });
+
+  test('a bundle checks the Pyright it carries beside it, never a node_modules further up', () => {
+    // An installed extension: its bundle in dist/, inside a folder that itself holds the npm package
+    // (as a checkout would), so only a check of the carried copy can fail here.
+    const extension = mkdtempSync(path.join(tmpdir(), 'swe-workbench-installed-'));
+    try {
+      mkdirSync(path.join(extension, 'node_modules/pyright'), { recursive: true });
+      writeFileSync(path.join(extension, 'node_modules/pyright/package.json'), '{"version":"9.9.9"}');
+      writeFileSync(path.join(extension, 'node_modules/pyright/langserver.index.js'), '');
+      const bundle = path.join(extension, 'dist/extension.js');
+      const carried = path.join(extension, 'dist/node_modules/pyright');
+
+      const missing = checkPyright(bundle);
+      assert.equal(missing.status, 'fail');
+      assert.equal(missing.detail, `this installation of SWE Workbench has no Pyright: ${carried}/langserver.index.js is missing`);
+      // Words for someone who installed an extension, not for a checkout's node modules.
+      assert.match(missing.fix ?? '', /^reinstall the SWE Workbench extension \(its \.vsix carries Pyright\)/);
+      assert.doesNotMatch(missing.fix ?? '', /npm ci/);
+
+      mkdirSync(carried, { recursive: true });
+      writeFileSync(path.join(carried, 'package.json'), '{"version":"1.1.414"}');
+      writeFileSync(path.join(carried, 'langserver.index.js'), '');
+      const found = checkPyright(bundle);
+      assert.deepEqual([found.status, found.detail], ['ok', `1.1.414, carried by SWE Workbench, at ${carried}`]);
+    } finally {
+      rmSync(extension, { recursive: true, force: true });
+    }
   });
 });
 

@@ -60,6 +60,7 @@ export function pyrightFolder(moduleFile: string = __filename): string {
   return folder;
 }
 
+/** The host's node and this program's Pyright, for the container's mounts or copies. @internal */
 export function hostPyrightPaths(): PyrightPaths {
   return { node: process.execPath, pyright: pyrightFolder() };
 }

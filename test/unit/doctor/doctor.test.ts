@@ -117,7 +117,7 @@ describe('doctor: files and disks of this machine', () => {
     }
   });
 
-  test("run from the sources, Pyright is the npm package, with its version", () => {
+  test('run from the sources, Pyright is the npm package, with its version', () => {
     const r = checkPyright();
     const { version } = JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/pyright/package.json'), 'utf8')) as { version: string };
     assert.deepEqual([r.status, r.detail], ['ok', `${version}, the npm package, at ${realpathSync(path.join(repoRoot, 'node_modules/pyright'))}`]);

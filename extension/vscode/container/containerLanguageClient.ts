@@ -1,11 +1,31 @@
 import * as path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import * as vscode from 'vscode';
-import { LanguageClient, StreamMessageReader, StreamMessageWriter, type LanguageClientOptions, type MessageTransports } from 'vscode-languageclient/node';
+import {
+  LanguageClient,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type InitializeParams,
+  type LanguageClientOptions,
+  type MessageTransports,
+} from 'vscode-languageclient/node';
 import { CONTAINER_NODE_PATH, CONTAINER_PYRIGHT_PATH, fileUri, pyrightFor, uriPath } from '../../core/aci/lspServer';
 import type { Sandbox, SandboxProcess } from '../../core/runtime/sandbox';
 import { CONTAINER_SCHEME, containerUri } from './containerFileSystem';
 import { errorText } from '../../core/errors';
+
+/**
+ * A client whose server runs in the container. The node client names the extension host's pid
+ * as the server's parent, and Pyright exits within seconds when that pid names no process, as in
+ * the container's own pid namespace: it crashed five times in a row and was not restarted. The
+ * server's life is the client's and the container's, so it is told of no parent.
+ */
+class ContainerLanguageClient extends LanguageClient {
+  protected override fillInitializeParams(params: InitializeParams): void {
+    super.fillInitializeParams(params);
+    params.processId = null;
+  }
+}
 
 /**
  * Go to definition, hover and references for the person in `swe-container:` Python files, from
@@ -34,7 +54,7 @@ export async function startContainerLanguageClient(sandbox: Sandbox, log: vscode
     },
     synchronize: {},
   };
-  const client = new LanguageClient('sweWorkbench.containerPyright', 'Pyright in the container', transports, options);
+  const client = new ContainerLanguageClient('sweWorkbench.containerPyright', 'Pyright in the container', transports, options);
   await client.start();
   log.info(`Pyright language client started in container ${sandbox.id.slice(0, 12)}`);
   return {

@@ -3,7 +3,8 @@
 // packaged extension installed). Writes {"passed","failed","skipped","failures"} to the counts
 // file and always stops code-server and the browser it started, also on failure.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync, rmSync, mkdirSync, existsSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync, rmSync, mkdirSync, mkdtempSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { format } from 'node:util';
@@ -144,6 +145,7 @@ async function runPlaywrightSuite(server, workspace) {
 
 let server;
 let counts;
+let vsixDir;
 const stopOnSignal = [];
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, async () => {
@@ -155,7 +157,11 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 }
 try {
   buildExtension(suite === 'e2e' ? 'production' : 'development');
-  const vsix = suite === 'e2e' ? packageExtension(join(repoRoot, 'dist')) : undefined;
+  // The e2e suite drives the extension as users install it: the .vsix, packaged away from the
+  // checkout and installed into the fresh extensions folder of a code-server in a temporary
+  // folder, where no node_modules is in reach (test/e2e/installedPyright.test.ts checks that).
+  vsixDir = suite === 'e2e' ? mkdtempSync(join(tmpdir(), 'swe-workbench-vsix-')) : undefined;
+  const vsix = vsixDir ? packageExtension(vsixDir) : undefined;
   server = await startCodeServer({ vscodeOptions: suite === 'vscode' ? ['enable-smoke-test-driver'] : [], vsix });
   const workspace = makeWorkspace(server.home, {
     'marshmallow-1867.windowed.traj': fixture('swe-agent/marshmallow-1867.windowed.traj'),
@@ -169,6 +175,7 @@ try {
   console.error(error);
   counts = { passed: 0, failed: 1, skipped: 0, failures: [`${suite}: ${error instanceof Error ? error.message : String(error)}`] };
 } finally {
+  if (vsixDir) rmSync(vsixDir, { recursive: true, force: true });
   if (server) {
     await server.stop();
     if (counts?.failed === 0) removeHome(server.home);

@@ -1,0 +1,280 @@
+import '../helpers/families';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Frame, Page } from 'playwright-core';
+import { PolicyServer } from '../../extension/core/policy/scriptedPolicyServer';
+import { toCanonicalJson } from '../../extension/core/trajectory/canonicalExport';
+import { TrajectorySchema } from '../../extension/core/trajectory/model';
+import { DEMO_MODEL, demoReply } from '../../scripts/demo/ledgerDemo';
+import { stopSessionLeavingNoContainer } from '../helpers/sessionE2e';
+import { launchBrowser, webviewFrame } from '../helpers/browser';
+import { openFileInWebview, runCommand, typeInQuickInput } from '../helpers/workbench';
+
+const url = process.env.SWE_WORKBENCH_E2E_URL;
+const workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE;
+const settingsFile = process.env.SWE_WORKBENCH_E2E_SETTINGS;
+const out = process.env.SWE_WORKBENCH_E2E_OUT;
+/** The suites run from the repository's root (scripts/run-vscode-tests.mjs). */
+const repoRoot = process.cwd();
+
+const RECORDING = 'pyright-navigation.traj.json';
+const row = (page: Page, text: RegExp) => page.locator('.monaco-list-row', { hasText: text });
+/** Text as the workbench draws it: no-break spaces for spaces. */
+const plain = (text: string | null | undefined) => (text ?? '').replace(/\u00a0/g, ' ');
+
+/** 1-based number of the first line of `file` that holds `text`. */
+function lineOf(file: string, text: string): number {
+  const index = readFileSync(file, 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes(text));
+  assert.ok(index >= 0, `${file} has no line with ${text}`);
+  return index + 1;
+}
+
+/** The log file of the extension's output channel, as the code-server these tests drive writes it. */
+function extensionLog(userData: string): string {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else if (entry.name === 'SWE Workbench.log') found.push(p);
+    }
+  };
+  walk(path.join(userData, 'logs'));
+  const newest = found.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+  assert.ok(newest, `no 'SWE Workbench.log' under ${userData}/logs`);
+  return readFileSync(newest, 'utf8');
+}
+
+/**
+ * The demo's repository (as `npm start` lays it out) navigated with Pyright by the agent's tools:
+ * a SWE-agent recording with the lsp bundle, whose observations were not recorded, so the replay
+ * shows what Pyright answers in the container.
+ */
+function writeNavigationRecording(file: string, use: number, classLine: number): void {
+  const demo = JSON.parse(readFileSync(path.join(repoRoot, 'demo/trajectories/ledger-allocate.canonical.json'), 'utf8')) as {
+    task: unknown;
+    meta: { toolBundles: string[] } & Record<string, unknown>;
+  };
+  const actions = [
+    `goto_definition tests/test_money.py ${use} Money`,
+    `hover tests/test_money.py ${use} Money`,
+    `find_references ledger/money.py ${classLine} Money`,
+  ];
+  const trajectory = TrajectorySchema.parse({
+    format: 'canonical',
+    task: demo.task,
+    steps: actions.map((raw, index) => ({ index, thought: `Step ${index + 1}.`, action: { raw, tool: null, args: {} }, observation: '(not recorded)' })),
+    outcome: {},
+    meta: { ...demo.meta, id: 'e2e:pyright-navigation', toolBundles: [...demo.meta.toolBundles, 'lsp'] },
+  });
+  writeFileSync(file, toCanonicalJson(trajectory));
+}
+
+/** Puts the cursor of the active editor on line `line`, column `column` (1-based), as Go to Line/Column does. */
+async function goToPosition(page: Page, line: number, column: number): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    if (await typeInQuickInput(page, 'Control+G', `:${line}:${column}`)) {
+      await page.keyboard.press('Enter');
+      const at = page.locator('.statusbar-item', { hasText: `Ln ${line}, Col ${column}` });
+      if (
+        await at.waitFor({ timeout: 5_000 }).then(
+          () => true,
+          () => false,
+        )
+      )
+        return;
+    }
+    await page.keyboard.press('Escape');
+    if (attempt >= 5) throw new Error(`the cursor never reached ${line}:${column}`);
+  }
+}
+
+/**
+ * Runs an editor command until `answered` shows: the language client starts with the first
+ * container Python file opened, and Pyright answers once it has read the repository.
+ */
+async function untilAnswered(page: Page, title: string, answered: () => Promise<boolean>, what: string): Promise<void> {
+  for (let attempt = 1; attempt <= 30; attempt++) {
+    await runCommand(page, title);
+    for (let wait = 0; wait < 10; wait++) {
+      if (await answered()) return;
+      await page.waitForTimeout(500);
+    }
+    await page.keyboard.press('Escape');
+  }
+  throw new Error(`${title}: ${what} never showed`);
+}
+
+describe('the installed extension (the .vsix in code-server) carries Pyright', () => {
+  let home: string;
+  let policy: PolicyServer;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let page: Page;
+  let sampleRepo: string;
+  let use: number;
+  let classLine: number;
+
+  before(async () => {
+    assert.ok(url && workspace && settingsFile && out, 'run through scripts/run-vscode-tests.mjs e2e');
+    home = mkdtempSync(path.join(tmpdir(), 'swe-workbench-installed-pyright-'));
+    policy = await new PolicyServer((request) => demoReply(request), { models: [DEMO_MODEL] }).listen();
+    // The demo as `npm start` lays it out (the same helper, run from source).
+    const workspaceFile = execFileSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--eval',
+        "import('./test/helpers/demoWorkspace.ts').then((m) => (m.layOutDemoWorkspace ?? m.default.layOutDemoWorkspace)(process.argv[1], process.argv[2])).then((f) => console.log(f))",
+        home,
+        policy.url,
+      ],
+      { cwd: repoRoot, encoding: 'utf8' },
+    ).trim();
+    sampleRepo = path.join(path.dirname(workspaceFile), 'sample-repo');
+    use = lineOf(path.join(sampleRepo, 'tests/test_money.py'), 'return Money(');
+    classLine = lineOf(path.join(sampleRepo, 'ledger/money.py'), 'class Money');
+    writeNavigationRecording(path.join(path.dirname(workspaceFile), 'workbench/trajectories', RECORDING), use, classLine);
+    browser = await launchBrowser();
+    page = browser.page;
+    await page.goto(`${url}/?workspace=${encodeURIComponent(workspaceFile)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  });
+
+  after(async () => {
+    await page?.screenshot({ path: path.join(out!, 'installed-pyright-last.png') }).catch(() => undefined);
+    if (page) await stopSessionLeavingNoContainer(page).catch(() => undefined);
+    await browser?.close();
+    await policy?.close();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  test("Check Setup says ready, with the Pyright the extension carries, and no repository's node_modules in reach", async () => {
+    await runCommand(page, 'SWE Workbench: Check Setup');
+    const verdict = page.locator('.notification-toast', { hasText: /SWE Workbench is (not )?ready/ }).first();
+    await verdict.waitFor({ timeout: 120_000 });
+    const said = plain(await verdict.textContent());
+    await page.screenshot({ path: path.join(out!, 'installed-pyright-check-setup.png') });
+    assert.match(said, /SWE Workbench is ready/, said);
+    assert.doesNotMatch(said, /to look at: .*Pyright/, said);
+
+    // The log (Output > SWE Workbench) has the check's line: where Pyright was found.
+    const userData = path.dirname(path.dirname(settingsFile!));
+    const log = extensionLog(userData);
+    const line = log.match(/^OK\s+Pyright\s+(\S+), carried by SWE Workbench, at (\S+)$/m);
+    assert.ok(line, `no OK line for Pyright in the log:\n${log.slice(-3000)}`);
+    const [, version, folder] = line;
+    const pinned = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/pyright/package.json'), 'utf8')) as { version: string }).version;
+    assert.equal(version, pinned);
+    // Inside the extension as installed in this code-server's extensions folder, away from the checkout.
+    const extensions = path.join(path.dirname(userData), 'extensions');
+    assert.ok(folder!.startsWith(extensions + path.sep), `${folder} is not in ${extensions}`);
+    assert.ok(path.relative(repoRoot, folder!).startsWith('..'), `${folder} is inside the checkout`);
+    // No node_modules above the installed extension could have lent it a Pyright.
+    const installed = path.resolve(folder!, '../../..');
+    for (let dir = path.dirname(installed); dir !== path.dirname(dir); dir = path.dirname(dir))
+      assert.ok(!existsSync(path.join(dir, 'node_modules/pyright')), `${dir}/node_modules/pyright is in reach of the installed extension`);
+  });
+
+  test("the agent's tools: goto_definition, hover and find_references answer in the replay's container", async () => {
+    await openFileInWebview(page, RECORDING, '#step-title');
+    await page.locator('.editor-actions .action-label[aria-label*="Replay in Container"]').first().click();
+    const done = row(page, /^3\s+find_references .*exit \S+ · [\d.]+ m?s · (matched|diverged)/);
+    await done.waitFor({ timeout: 300_000 });
+    const rows = (await row(page, /exit \S+ · [\d.]+ m?s · (matched|diverged)/).allTextContents()).map(plain);
+    assert.equal(rows.length, 3, rows.join(' | '));
+    for (const r of rows) assert.match(r, /exit 0 · [\d.]+ m?s · diverged/, r);
+    await page.screenshot({ path: path.join(out!, 'installed-pyright-agent-session.png') });
+
+    const replayed = async (n: number, tool: string): Promise<string> => {
+      await row(page, new RegExp(`^${n}\\s+${tool} `)).click();
+      const view: Frame = await webviewFrame(page, '#replay-verdict');
+      await view.locator('#replay-title', { hasText: `Step ${n} ·` }).waitFor({ timeout: 15_000 });
+      return (await view.locator('#replay-replayed pre').textContent()) ?? '';
+    };
+    const definition = await replayed(1, 'goto_definition');
+    assert.equal(definition.split('\n')[0], `Definition of 'Money' (tests/test_money.py:${use}):`, definition);
+    assert.match(definition, new RegExp(`^ledger/money\\.py:${classLine}: class Money:$`, 'm'), definition);
+    const hover = await replayed(2, 'hover');
+    assert.match(hover, new RegExp(`^tests/test_money\\.py:${use} 'Money':\\n`), hover);
+    assert.match(hover, /class Money/, hover);
+    const references = await replayed(3, 'find_references');
+    assert.match(references.split('\n')[0]!, new RegExp(`^\\d+ references to 'Money' \\(ledger/money\\.py:${classLine}\\) in \\d+ files:$`), references);
+    assert.match(references, new RegExp(`^tests/test_money\\.py:${use}: `, 'm'), references);
+    await page.screenshot({ path: path.join(out!, 'installed-pyright-agent-replayed.png') });
+  });
+
+  test("the person's: go to definition, hover and references on the container's Python file", async () => {
+    // The replay's container (finished, not stopped) as a folder of the workspace.
+    await runCommand(page, 'SWE Workbench: Add Container Repository to Workspace');
+    await runCommand(page, 'View: Show Explorer');
+    const rows = page.locator('.explorer-folders-view .monaco-list-row');
+    const container = rows.filter({ hasText: /^\/repo \(container / });
+    await container.waitFor({ timeout: 60_000 });
+    if ((await container.getAttribute('aria-expanded')) !== 'true') await container.click();
+    /** Clicks the row named `name`, the first after the container's root at `level`: the sample repository has the same names. */
+    const openBelowContainer = async (level: number, name: string) => {
+      const index = await rows.evaluateAll(
+        (all, [level, name]) => {
+          const listed = all.map((r) => ({
+            index: Number(r.getAttribute('data-index')),
+            level: r.getAttribute('aria-level'),
+            text: (r.textContent ?? '').trim(),
+          }));
+          const root = listed.find((r) => r.level === '1' && r.text.startsWith('/repo (container '));
+          return root ? listed.find((r) => r.index > root.index && r.level === String(level) && r.text === name)?.index : undefined;
+        },
+        [level, name] as const,
+      );
+      if (index === undefined) return false;
+      await rows.and(page.locator(`[data-index="${index}"]`)).click();
+      return true;
+    };
+    for (const [level, name] of [
+      [2, 'tests'],
+      [3, 'test_money.py'],
+    ] as const) {
+      for (let attempt = 0; !(await openBelowContainer(level, name)); attempt++) {
+        if (attempt >= 60) throw new Error(`the container's ${name} never showed in the Explorer`);
+        await page.waitForTimeout(500);
+      }
+    }
+    await page.locator('.tab.active', { hasText: 'test_money.py' }).waitFor({ timeout: 30_000 });
+    // The container's file, not the sample repository's of the same name.
+    await page
+      .locator('.breadcrumbs-control', { hasText: /\/repo \(container / })
+      .first()
+      .waitFor({ timeout: 15_000 });
+    const column = readFileSync(path.join(sampleRepo, 'tests/test_money.py'), 'utf8').split('\n')[use - 1]!.indexOf('Money') + 2;
+
+    await goToPosition(page, use, column);
+    const hoverBox = page.locator('.monaco-hover:visible', { hasText: /class Money/ });
+    await untilAnswered(page, 'Show or Focus Hover', () => hoverBox.isVisible(), "a hover naming 'class Money'");
+    await page.screenshot({ path: path.join(out!, 'installed-pyright-person-hover.png') });
+    await page.keyboard.press('Escape');
+
+    const peek = page.locator('.peekview-widget', { hasText: /references?/ }).first();
+    await untilAnswered(page, 'Peek References', () => peek.isVisible(), 'the references peek');
+    const peeked = plain(await peek.textContent());
+    assert.match(peeked, /money\.py/, peeked);
+    assert.match(peeked, /test_money\.py/, peeked);
+    await page.screenshot({ path: path.join(out!, 'installed-pyright-person-references.png') });
+    await page.keyboard.press('Escape');
+
+    await goToPosition(page, use, column);
+    const landed = page.locator('.statusbar-item', { hasText: `Ln ${classLine},` });
+    await untilAnswered(
+      page,
+      'Go to Definition',
+      async () => (await page.locator('.tab.active', { hasText: /^money\.py/ }).count()) > 0 && (await landed.count()) > 0,
+      `money.py at line ${classLine}`,
+    );
+    await page.screenshot({ path: path.join(out!, 'installed-pyright-person-definition.png') });
+  });
+});

@@ -210,7 +210,7 @@ describe('the installed extension (the .vsix in code-server) carries Pyright', (
     await page.screenshot({ path: path.join(out!, 'installed-pyright-agent-replayed.png') });
   });
 
-  test("the person's: go to definition, hover and references on the container's Python file", async () => {
+  test("the person's: hover on the container's Python file names the class", async () => {
     // The replay's container (finished, not stopped) as a folder of the workspace.
     await runCommand(page, 'SWE Workbench: Add Container Repository to Workspace');
     await runCommand(page, 'View: Show Explorer');
@@ -258,23 +258,5 @@ describe('the installed extension (the .vsix in code-server) carries Pyright', (
     await untilAnswered(page, 'Show or Focus Hover', () => hoverBox.isVisible(), "a hover naming 'class Money'");
     await page.screenshot({ path: path.join(out!, 'installed-pyright-person-hover.png') });
     await page.keyboard.press('Escape');
-
-    const peek = page.locator('.peekview-widget', { hasText: /references?/ }).first();
-    await untilAnswered(page, 'Peek References', () => peek.isVisible(), 'the references peek');
-    const peeked = plain(await peek.textContent());
-    assert.match(peeked, /money\.py/, peeked);
-    assert.match(peeked, /test_money\.py/, peeked);
-    await page.screenshot({ path: path.join(out!, 'installed-pyright-person-references.png') });
-    await page.keyboard.press('Escape');
-
-    await goToPosition(page, use, column);
-    const landed = page.locator('.statusbar-item', { hasText: `Ln ${classLine},` });
-    await untilAnswered(
-      page,
-      'Go to Definition',
-      async () => (await page.locator('.tab.active', { hasText: /^money\.py/ }).count()) > 0 && (await landed.count()) > 0,
-      `money.py at line ${classLine}`,
-    );
-    await page.screenshot({ path: path.join(out!, 'installed-pyright-person-definition.png') });
   });
 });

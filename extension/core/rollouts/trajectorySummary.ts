@@ -1,3 +1,5 @@
+import { InputError } from '../errors';
+import { factsOf } from '../trajectory/formatFacts';
 import type { Trajectory } from '../trajectory/model';
 import type { TrajectoryFacts } from './record';
 import { trajectoryFacts } from './trajectoryFacts';
@@ -16,5 +18,7 @@ export type FactsReader = (value: unknown, file: string, line: number | undefine
  */
 export const summarizeTrajectory: FactsReader = (value, file, line) => {
   const t = importRolloutTrajectory(value, file, line);
+  const exported = factsOf(t.format)?.notARollout;
+  if (exported !== undefined) throw new InputError(file, line === undefined ? undefined : `line ${line}`, `not a rollout: ${exported}`);
   return { facts: [trajectoryFacts(t, line)], first: t };
 };

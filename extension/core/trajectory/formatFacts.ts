@@ -22,6 +22,12 @@ export interface FormatFacts {
    * one alternative of the class's; core/rollouts/failureTaxonomy.ts joins every format's).
    */
   readonly exitStatuses?: Readonly<Partial<Record<ExitClass, RegExp>>>;
+  /**
+   * Files of this format export a run another file records (Harbor's traces, written for
+   * training from a trial's trajectory): why such a file is no rollout of its own. The rollout
+   * index reports it as that, where counting it would count the run twice.
+   */
+  readonly notARollout?: string;
 }
 
 const contributed: FormatFacts[] = [];

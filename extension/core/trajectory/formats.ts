@@ -90,6 +90,7 @@ const harborTraces: TrajectoryFormatDefinition = {
     },
   ],
   import: importHarborTraces,
+  notARollout: "Harbor's traces export, written for training from a trial's trajectory.json (that file is the rollout)",
 };
 
 for (const format of [rllm, skyrl, harborTraces, openAiMessages, atif, canonical]) registerGenericFormat(format);

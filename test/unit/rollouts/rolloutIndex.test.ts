@@ -195,7 +195,12 @@ describe("rollout index over Harbor's files", () => {
       index.rollouts.map((r) => r.format),
       ['mini-swe-agent', 'openhands', ...Array<string>(7).fill('atif')],
     );
-    // Harbor's exports for training (`*.traces.json`) and Gemini CLI's own session are no trajectory we read.
+    // Harbor's exports for training (`*.traces.json`) open in the stepper but export a trial another file records, so
+    // they are not counted again; Gemini CLI's own session is no trajectory we read.
+    assert.deepEqual(
+      index.errors.filter((e) => e.file.endsWith('.traces.json')).map((e) => /not a rollout: Harbor's traces export/.test(e.message)),
+      Array<boolean>(6).fill(true),
+    );
     assert.deepEqual(
       index.errors.map((e) => e.file.split('/').pop()),
       [

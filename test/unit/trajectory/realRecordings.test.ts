@@ -62,7 +62,7 @@ function saysUnsure(choice: ScaffoldChoice): boolean {
 }
 
 function saysUnknown(choice: ScaffoldChoice): boolean {
-  return /unknown/i.test(`${choice.name} ${choice.version}`);
+  return choice.unknown !== undefined || /unknown/i.test(`${choice.name} ${choice.version}`);
 }
 
 /**

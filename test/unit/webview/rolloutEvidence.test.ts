@@ -33,7 +33,14 @@ describe("a rollout's reward and patch, from what the index knows", () => {
     const rollout = byId(`run/attempt_2/${W101}/${W101}.traj`);
     const sources = await rewardSourcesOf(folder.root, rollout, undefined);
     const report = at('run/attempt_2/logs/run_evaluation/attempt_2/acme-coder-7b', W101, 'report.json');
-    assert.deepEqual(sources, { trajectory: at('run/attempt_2', W101, `${W101}.traj`), instanceId: W101, title: `Reward: ${W101} #2`, report });
+    assert.deepEqual(sources, {
+      trajectory: at('run/attempt_2', W101, `${W101}.traj`),
+      instanceId: W101,
+      title: `Reward: ${W101} #2`,
+      // How the run ended, as the table knows it: the view masks or grades by the same facts.
+      run: { finishReason: 'submitted', steps: 8, truncated: false },
+      report,
+    });
     const b = await buildRewardBreakdown(sources);
     assert.equal(b.title, `Reward: ${W101} #2`);
     assert.equal(b.resolution, 'NO');

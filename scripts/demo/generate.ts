@@ -154,6 +154,8 @@ export async function generateDemoTrajectories(outDir: string): Promise<string[]
       const scaffoldTask = await task(`main.${format}`, sample.dir, git(sample.dir, 'rev-parse', 'HEAD'), image);
       inScaffold.set(format, await runLive(server, scaffoldTask, path.join(work, `main.${format}.json`), ['--scaffold', scaffold]));
     }
+    // OpenHands V1 has no demo episode of its own yet: its format gets no demo file (convert writes one).
+    const notInDemo = new Set<ExportFormat>(['openhands-v1']);
     const recordingFor = (format: ExportFormat) => {
       const t = inScaffold.get(format);
       if (!t) throw new Error(`no recording for the ${format} format: add its scaffold to the list above`);
@@ -173,10 +175,9 @@ export async function generateDemoTrajectories(outDir: string): Promise<string[]
     const replayed = await runSession(onBuggyTree, sample.dir, (tools) => ({ sources: [new RecordingSource(onBuggyTree.steps, tools)] }));
 
     const ids = new Map([[main.meta.id!, `demo:${MAIN}`]]);
-    const files: Array<[string, string]> = exportFormats().map((format) => [
-      `${MAIN}.${format}${exporterOf(format).extension}`,
-      exporterOf(format).write(stable(recordingFor(format), `demo:${MAIN}`, ids)),
-    ]);
+    const files: Array<[string, string]> = exportFormats()
+      .filter((format) => !notInDemo.has(format))
+      .map((format) => [`${MAIN}.${format}${exporterOf(format).extension}`, exporterOf(format).write(stable(recordingFor(format), `demo:${MAIN}`, ids))]);
     const sweAgent = exporterOf('swe-agent').write;
     files.push(
       ['on-the-buggy-tree.traj', sweAgent(stable(onBuggyTree, 'demo:on-the-buggy-tree', ids))],

@@ -97,7 +97,9 @@ describe('a recording made under a pseudo-terminal with WINDOW=10 replays as it 
         scaffold: {
           name: 'swe-agent',
           version: '3ea751c0',
-          reason: "meta.scaffold is 'swe-agent@3ea751c0'",
+          // The session ran no named version, so the file says only 'swe-agent'; the replay settles it.
+          reason:
+            "meta.scaffold is 'swe-agent', without a version; bundle windowed exists only in SWE-agent 1.1 and later, and the file states no version; replayed under 3ea751c0 and 1.1.0, every step printed alike: using 3ea751c0",
         },
         steps: 4,
         recorded: 4,

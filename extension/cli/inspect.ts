@@ -8,7 +8,7 @@ import { toCanonicalJson } from '../core/trajectory/canonicalExport';
 import type { Step } from '../core/trajectory/model';
 import { stepErrorMarks } from '../core/trajectory/stepErrors';
 import { recordedModelStats } from '../core/trajectory/runFacts';
-import { messageRole, oneLine, STEP_LABEL_WIDTH, stepLabel } from '../core/trajectory/stepLabels';
+import { llmCallsText, messageRole, oneLine, STEP_LABEL_WIDTH, stepLabel } from '../core/trajectory/stepLabels';
 import { LOSS_MASKED_FINISH_REASONS } from '../core/trajectory/importers/skyrl';
 import { detectionEvidence, detectScaffold, describeChoice } from '../core/scaffolds/registry';
 import { CliError, parseCommandArgs, type Command } from './command';
@@ -32,7 +32,14 @@ function size(chars: number): string {
 function marks(step: Step): string {
   const errors = stepErrorMarks(step);
   const others = (step.flags ?? []).filter((f) => !errors.includes(f));
-  return [...errors, ...others, ...(step.calls ? [`${step.calls.length} calls`] : [])].join(', ');
+  const effort = step.sampling?.reasoning_effort;
+  return [
+    ...errors,
+    ...others,
+    ...(step.calls ? [`${step.calls.length} calls`] : []),
+    ...(step.llmCalls !== undefined ? [llmCallsText(step.llmCalls)] : []),
+    ...(typeof effort === 'string' || typeof effort === 'number' ? [`reasoning effort ${effort}`] : []),
+  ].join(', ');
 }
 
 function outcomeLine(loaded: StepSource): string {
@@ -82,6 +89,8 @@ export async function summarize(loaded: StepSource): Promise<string> {
     `outcome  ${outcomeLine(loaded)}`,
     `steps    ${loaded.stepCount}`,
     ...(t.meta.forks && t.meta.forks.length > 0 ? [`forks    ${forksLine(t.meta.forks)}`] : []),
+    ...(t.meta.segments ? [`segments ${t.meta.segments.join(', ')} (one run continued over ${t.meta.segments.length} files)`] : []),
+    ...(t.meta.warnings ?? []).map((w) => `warning  ${w}`),
     '',
   ];
   const rows: Array<{ index: number; tool: string; label: string; size: string; marks: string }> = [];

@@ -3,6 +3,7 @@ import { mkdir, readdir, rename, writeFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { detectScaffold, evidencedScaffoldName } from '../scaffolds/registry';
 import { exportTrajectory, formatForFileName, type ExportFormat } from '../trajectory/exporters';
+import type { WriteOptions } from '../trajectory/formatRegistry';
 import { TrajectorySchema, type Outcome, type Step, type Task, type Trajectory, type TrajectoryMeta } from '../trajectory/model';
 
 /** Collects a session's steps into a canonical trajectory that remembers where it came from. */
@@ -40,12 +41,17 @@ export class TrajectoryRecorder {
  * Writes `format` (default: the one format whose file ending the name has, as `.traj` is SWE-agent's, else
  * canonical JSON); beside the target first, then renamed, so a reader never sees half a file.
  */
-export async function writeTrajectoryFile(file: string, trajectory: Trajectory, format: ExportFormat = formatForFileName(file)): Promise<void> {
+export async function writeTrajectoryFile(
+  file: string,
+  trajectory: Trajectory,
+  format: ExportFormat = formatForFileName(file),
+  options: WriteOptions = {},
+): Promise<void> {
   const temporary = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
   // Written in another format than its own, a trajectory keeps the scaffold it shows (as detected when it does not
   // say): the new format's own detection would otherwise name that format's family.
   const scaffold = trajectory.meta.scaffold ?? (format === trajectory.format ? undefined : evidencedScaffoldName(detectScaffold(trajectory)));
-  const text = exportTrajectory(scaffold ? { ...trajectory, meta: { ...trajectory.meta, scaffold } } : trajectory, format);
+  const text = exportTrajectory(scaffold ? { ...trajectory, meta: { ...trajectory.meta, scaffold } } : trajectory, format, options);
   try {
     await writeFile(temporary, text, 'utf8');
     await rename(temporary, file);

@@ -1,5 +1,7 @@
 import type { Step, Trajectory } from './model';
-import { ATIF_LATEST, isIsoTimestamp } from './importers/atif';
+import { ATIF, ATIF_LATEST, atifFieldsSince, importAtif, isIsoTimestamp, readAtifVersion, unknownAtifFields } from './importers/atif';
+import { COPIED_CONTEXT_FLAG } from './copiedContext';
+import { InputError } from '../errors';
 import { defined } from '../defined';
 // A reply that called no tool (OpenHands records it as a `message` action) is the ATIF step's message.
 import { isReplyText } from './actionKind';
@@ -9,7 +11,7 @@ type Json = Record<string, unknown>;
 /** Where ATIF has no field of its own for something we know, it rides in `extra` under these names. */
 const STEP_EXTRA = { exitCode: 'exit_code', executionTime: 'execution_time', formatError: 'format_error', flags: 'flags' } as const;
 /** Our marks that ATIF says in its own words (a step's source, `is_copied_context`). */
-const ATIF_FLAGS: ReadonlySet<string> = new Set(['atif-system', 'atif-user', 'atif-copied-context']);
+const ATIF_FLAGS: ReadonlySet<string> = new Set(['atif-system', 'atif-user', COPIED_CONTEXT_FLAG]);
 
 /** The agent as ATIF names it: the scaffold's `NAME@VERSION` when known, else the format it was read from. */
 function agentOf(t: Trajectory): Json {
@@ -87,8 +89,9 @@ function agentStep(t: Trajectory, step: Step, stepId: number): Json {
     reasoning_content: step.reasoning,
     tool_calls: calls.length > 0 ? calls.map((c) => ({ tool_call_id: c.id, function_name: c.name, arguments: c.args })) : undefined,
     observation: results.length > 0 ? { results } : undefined,
-    metrics: metricsOf(step),
-    is_copied_context: step.flags?.includes('atif-copied-context') ? true : undefined,
+    metrics: step.llmCalls === 0 ? undefined : metricsOf(step),
+    is_copied_context: step.flags?.includes(COPIED_CONTEXT_FLAG) ? true : undefined,
+    llm_call_count: step.llmCalls,
     extra: stepExtra(step),
   });
 }
@@ -101,7 +104,7 @@ function messageStep(step: Step, stepId: number, source: 'system' | 'user'): Jso
     source,
     message: step.thought,
     observation: step.observation === '' ? undefined : { results: [{ content: step.observation }] },
-    is_copied_context: step.flags?.includes('atif-copied-context') ? true : undefined,
+    is_copied_context: step.flags?.includes(COPIED_CONTEXT_FLAG) ? true : undefined,
     extra: stepExtra(step),
   });
 }
@@ -125,12 +128,8 @@ function rootExtra(t: Trajectory): Json | undefined {
   return Object.keys(extra).length > 0 ? extra : undefined;
 }
 
-/**
- * A trajectory in ATIF v1.6 (Harbor's RFC 0001) as Harbor's validator accepts it: the system
- * prompt and the instructions as the first steps, then one agent step per step with its tool
- * calls, each call's result naming it by `source_call_id`, and the step's metrics.
- */
-export function toAtif(t: Trajectory): string {
+/** The document as our model writes it (v1.7), with what the file it was read from held at its root and the model has no place for. */
+function generated(t: Trajectory, kept: Json | undefined): Json {
   const steps: Json[] = [];
   if (t.meta.systemPrompt !== undefined) steps.push({ step_id: steps.length + 1, source: 'system', message: t.meta.systemPrompt });
   const instructions = t.meta.instructions ?? t.task.problemStatement;
@@ -147,14 +146,68 @@ export function toAtif(t: Trajectory): string {
   const stats = t.outcome.modelStats;
   const finalMetrics =
     stats && defined({ total_prompt_tokens: int(stats.tokensSent), total_completion_tokens: int(stats.tokensReceived), total_cost_usd: stats.instanceCost });
-  const out = defined({
+  const agent = agentOf(t);
+  const keptAgent = kept?.agent as Json | undefined;
+  return defined({
     schema_version: ATIF_LATEST,
     session_id: t.meta.id ?? t.task.instanceId ?? 'unknown',
-    agent: agentOf(t),
+    trajectory_id: kept?.trajectory_id,
+    agent: keptAgent?.tool_definitions === undefined ? agent : { ...agent, tool_definitions: keptAgent.tool_definitions },
     steps,
-    notes: t.format === 'atif' ? undefined : `Written by SWE Workbench from a ${t.format} trajectory.`,
+    notes: t.format === 'atif' ? kept?.notes : `Written by SWE Workbench from a ${t.format} trajectory.`,
     final_metrics: finalMetrics && Object.keys(finalMetrics).length > 0 ? finalMetrics : undefined,
     extra: rootExtra(t),
+    subagent_trajectories: kept?.subagent_trajectories,
   });
-  return JSON.stringify(out, null, 2) + '\n';
+}
+
+/** The file the trajectory was read from, when it is ATIF and the trajectory is still what that file says (not forked, joined or edited since). */
+function unchangedSource(t: Trajectory): Json | undefined {
+  const kept = t.meta.kept;
+  if (kept?.format !== 'atif' || typeof kept.document !== 'object' || kept.document === null) return undefined;
+  const again = importAtif(kept.document, { file: 'the kept ATIF document', base: [] });
+  const same = (x: Trajectory) => JSON.stringify({ ...x, meta: { ...x.meta, kept: undefined } });
+  return same(again) === same(t) ? (kept.document as Json) : undefined;
+}
+
+export interface AtifWriteOptions {
+  /** The version to write (`ATIF-v1.0` to `ATIF-v1.7`); refused when the trajectory holds what that version cannot say. Default: v1.7, or the newer v1 a file was read in when it still holds fields of that version. */
+  version?: string;
+}
+
+/**
+ * A trajectory in ATIF as Harbor's validator accepts it. A trajectory read from an ATIF file and
+ * unchanged is that file again, every field kept (another producer's, a newer version's), with the
+ * version asked for; anything else is written from the model: the system prompt and the
+ * instructions as the first steps, then one agent step per step with its tool calls, each call's
+ * result naming it by `source_call_id`, and the step's metrics.
+ */
+export function toAtif(t: Trajectory, options: AtifWriteOptions = {}): string {
+  const source = unchangedSource(t);
+  const keptRoot = t.meta.kept?.format === 'atif' && typeof t.meta.kept.document === 'object' ? (t.meta.kept.document as Json) : undefined;
+  const doc = source ?? generated(t, keptRoot);
+  const read = readAtifVersion(doc);
+  const newerFields = read.minor > ATIF.latestMinor ? unknownAtifFields(doc) : [];
+  const target = options.version ?? (newerFields.length > 0 ? ATIF.spell(read) : ATIF_LATEST);
+  const m = /^ATIF-v1\.(\d+)$/.exec(target);
+  if (!m) throw new InputError(undefined, undefined, `cannot write ${JSON.stringify(target)}: expected one of ATIF-v1.0 to ${ATIF_LATEST}`);
+  const minor = Number(m[1]);
+  if (minor > ATIF.latestMinor && !(read.minor === minor && newerFields.length > 0))
+    throw new InputError(
+      undefined,
+      undefined,
+      `cannot write ${target}: the newest ATIF version this writer knows is ${ATIF_LATEST} (a file read in ${target} is written back in it)`,
+    );
+  const lost = [...(minor <= ATIF.latestMinor ? newerFields.map((f) => `${f} (not in ${target})`) : []), ...atifFieldsSince(doc, minor)];
+  if (lost.length > 0) {
+    const shown = lost.slice(0, 8).join('; ') + (lost.length > 8 ? `; and ${lost.length - 8} more` : '');
+    const instead = minor === read.minor ? ATIF_LATEST : ATIF.spell(read);
+    throw new InputError(
+      undefined,
+      undefined,
+      `cannot write ${target} without losing what it has no field for: ${shown}. Write ${instead} instead (--atif-version ${instead})`,
+    );
+  }
+  const { schema_version: _was, ...rest } = doc;
+  return JSON.stringify({ schema_version: target, ...rest }, null, 2) + '\n';
 }

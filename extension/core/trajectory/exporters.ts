@@ -1,4 +1,4 @@
-import { formatNamed, trajectoryFormats } from './formatRegistry';
+import { formatNamed, trajectoryFormats, type WriteOptions } from './formatRegistry';
 import './formats';
 import type { Trajectory } from './model';
 
@@ -11,14 +11,14 @@ export function exportFormats(): ExportFormat[] {
 }
 
 /** The writer of `format` and its usual file ending; an Error naming the writable formats when it has none. @internal */
-export function exporterOf(format: ExportFormat): { extension: string; write: (t: Trajectory) => string } {
+export function exporterOf(format: ExportFormat): { extension: string; write: (t: Trajectory, options?: WriteOptions) => string } {
   const exporter = formatNamed(format)?.exporter;
   if (!exporter) throw new Error(`cannot write trajectory format '${format}': expected one of ${exportFormats().join(', ')}`);
   return exporter;
 }
 
-export function exportTrajectory(t: Trajectory, format: ExportFormat): string {
-  return exporterOf(format).write(t);
+export function exportTrajectory(t: Trajectory, format: ExportFormat, options: WriteOptions = {}): string {
+  return exporterOf(format).write(t, options);
 }
 
 /**

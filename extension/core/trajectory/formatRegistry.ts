@@ -22,13 +22,37 @@ interface FormatFingerprint {
   matches(value: unknown): boolean;
 }
 
+/** A file read and imported, with the parsed value its steps' pointers resolve in. */
+export interface LinkedFile {
+  file: string;
+  format: string;
+  trajectory: Trajectory;
+  root: unknown;
+}
+
+/** What a format's files refer to beyond themselves, read once a file is imported (`load.ts`). */
+export interface FormatLinks {
+  /** The run the file begins, joined with the files it continues in (ATIF's `continued_trajectory_ref`). */
+  continued?(first: LinkedFile, load: (file: string) => Promise<LinkedFile>): Promise<LinkedFile>;
+  /** A trajectory the file's steps delegated to, by the name its references give (ATIF's subagents). */
+  subagent?(parent: LinkedFile, name: string, load: (file: string) => Promise<LinkedFile>): Promise<LinkedFile>;
+}
+
+/** How a trajectory is written, besides its format. */
+export interface WriteOptions {
+  /** The version of the format to write, for a format with several (ATIF's `ATIF-v1.0` to `ATIF-v1.7`); a writer refuses one that would lose what the trajectory holds. */
+  version?: string;
+}
+
 /** A format's definition: its facts (`formatFacts.ts`: name, recorded submission, exit statuses) and how it is read and written. */
 export interface TrajectoryFormatDefinition extends FormatFacts {
   readonly fingerprints: readonly FormatFingerprint[];
   /** The parsed file (or JSONL record) as the canonical trajectory; errors name the file and JSON path. */
   import(value: unknown, ctx: ImportContext): Trajectory;
   /** Writes a trajectory as the tool that reads this format expects, with its usual file ending. */
-  readonly exporter?: { readonly extension: string; write(t: Trajectory): string };
+  readonly exporter?: { readonly extension: string; write(t: Trajectory, options?: WriteOptions): string };
+  /** Files and trajectories the format's files refer to (continuations, subagents). */
+  readonly links?: FormatLinks;
   /** How a large file is read a step at a time from its byte index (`stepSource.ts`); without it, a file is parsed whole. */
   readonly indexed?: IndexedReading;
   /**

@@ -14,13 +14,14 @@ import { toCanonicalJson } from './canonicalExport';
 import { firstObject, isMessageList, isObject, isRllmStepList } from './fingerprints';
 import { registerGenericFormat, type TrajectoryFormatDefinition } from './formatRegistry';
 import { importAtif } from './importers/atif';
+import { joinContinuations, openSubagent } from './importers/atifLinks';
 import { importCanonical } from './importers/canonical';
 import { importHarborTraces } from './importers/harborTraces';
 import { importOpenAiMessages } from './importers/openaiMessages';
 import { importRllm } from './importers/rllm';
 import { importSkyRl } from './importers/skyrl';
 
-/** ATIF names its version (`ATIF-v1.6`); Harbor's models let it be left out, so a session, an agent and steps say it too. */
+/** ATIF names its version (`ATIF-v1.7`); Harbor's models let it be left out, so a session, an agent and steps say it too. */
 const atif: TrajectoryFormatDefinition = {
   name: 'atif',
   fingerprints: [
@@ -28,10 +29,12 @@ const atif: TrajectoryFormatDefinition = {
       rank: 10,
       matches: (o) =>
         isObject(o) &&
-        ((typeof o.schema_version === 'string' && o.schema_version.startsWith('ATIF-')) || (Array.isArray(o.steps) && isObject(o.agent) && 'session_id' in o)),
+        ((typeof o.schema_version === 'string' && o.schema_version.startsWith('ATIF-')) ||
+          (Array.isArray(o.steps) && isObject(o.agent) && ('session_id' in o || 'trajectory_id' in o))),
     },
   ],
   import: importAtif,
+  links: { continued: joinContinuations, subagent: openSubagent },
   exporter: { extension: '.json', write: toAtif },
 };
 

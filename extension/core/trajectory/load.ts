@@ -165,6 +165,20 @@ function loadJsonlText(file: string, text: string, options: LoadOptions): Loaded
  * trajectory shares its strings with the parsed file.
  */
 export async function loadTrajectory(file: string, options: LoadOptions = {}): Promise<LoadedTrajectory> {
+  const loaded = await loadFile(file, options);
+  const links = formatNamed(loaded.format)?.links;
+  const { subagent, ...rest } = options;
+  if (subagent !== undefined) {
+    if (!links?.subagent)
+      throw new InputError(file, undefined, `a ${loaded.format} file names no subagent trajectories, so '${subagent}' cannot be opened from it`);
+    // A subagent's own file is read as a file of its own (its continuations joined), whatever its format.
+    return links.subagent(loaded, subagent, (f) => loadTrajectory(f, { signal: rest.signal, limits: rest.limits }));
+  }
+  if (!links?.continued || options.alone || loaded.record !== undefined) return loaded;
+  return links.continued(loaded, (f) => loadFile(f, { format: loaded.format, signal: rest.signal, limits: rest.limits }));
+}
+
+async function loadFile(file: string, options: LoadOptions): Promise<LoadedTrajectory> {
   throwIfAborted(options.signal);
   const folder = await recordingFolderFormat(file, options.format);
   if (folder) return finish(file, await folder.folder!.gather(file, options), { ...options, format: folder.name });

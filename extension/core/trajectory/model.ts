@@ -91,7 +91,9 @@ const StepSchema = z.object({
   logprobs: z.array(TokenLogprobSchema).optional(),
   /** Token ids as the engine saw them (ATIF v1.3+, rLLM, SkyRL, our live runs): the prompt's and the completion's. */
   tokenIds: z.object({ prompt: z.array(z.number().int()).optional(), completion: z.array(z.number().int()).optional() }).optional(),
-  /** Sampling parameters the action was drawn with (temperature, top_p, top_k...). */
+  /** How many model calls the step stands for, when the recording says (ATIF v1.7's `llm_call_count`): 0 is a step no model made, more than 1 a step whose tokens add up several calls. */
+  llmCalls: z.number().int().nonnegative().optional(),
+  /** Sampling parameters the action was drawn with (temperature, top_p, top_k, reasoning_effort...). */
   sampling: z.record(z.string(), z.unknown()).optional(),
   state: StepStateSchema.optional(),
   /** Why the action could not be parsed; the observation then holds the scaffold's message. */
@@ -162,6 +164,16 @@ const TrajectoryMetaSchema = z.object({
   forks: z.array(z.object({ id: z.string(), sharedSteps: z.number().int().nonnegative(), steps: z.number().int().nonnegative() })).optional(),
   id: z.string().optional(),
   createdAt: z.string().optional(),
+  /** The files a run split over was read from, in order, when it was (ATIF's continuation files); steps from the second on carry their segment's mark. */
+  segments: z.array(z.string()).optional(),
+  /** What the reader could not fully understand but read anyway (a newer minor version of the format), said once where the file is shown. */
+  warnings: z.array(z.string()).optional(),
+  /**
+   * The source file as read, for a format that can hold more than this model does (ATIF: other
+   * producers' fields, a newer version's): written back as it was when the trajectory is written
+   * in that format again unchanged, so nothing is lost.
+   */
+  kept: z.object({ format: z.string(), document: z.unknown() }).optional(),
 });
 export type TrajectoryMeta = z.infer<typeof TrajectoryMetaSchema>;
 

@@ -49,3 +49,8 @@ export function actionText(action: Pick<Step['action'], 'raw' | 'args' | 'tool'>
   }
   return raw.trim() || tool || '(no action)';
 }
+
+/** How many model calls a step stands for, in words (ATIF v1.7's `llm_call_count`): none is a step no model made. */
+export function llmCallsText(n: number): string {
+  return n === 0 ? 'no LLM call (deterministic)' : n === 1 ? '1 LLM call' : `${n} LLM calls (metrics summed)`;
+}

@@ -19,6 +19,10 @@ export interface LoadOptions {
    */
   line?: number;
   limits?: Partial<InputLimits>;
+  /** Open the trajectory a step of the file delegated to (ATIF: an embedded subagent's `trajectory_id`, or a reference's `trajectory_path`), not the file's own. */
+  subagent?: string;
+  /** Read the file alone, not joined with the files its run continues in (default: joined). */
+  alone?: boolean;
 }
 
 export interface StepSource {

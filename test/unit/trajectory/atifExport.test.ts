@@ -1,6 +1,5 @@
 import '../../helpers/families';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,7 +8,6 @@ import { exportFormats, exportTrajectory, type ExportFormat } from '../../../ext
 import { importTrajectory, loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Action, Step, Trajectory } from '../../../extension/core/trajectory/model';
 import { aBashAction, aStep, aTrajectory } from '../../builders/trajectory';
-import { needsShared } from '../../helpers/sharedFolder';
 import { sampleTrajectory, thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 type Json = Record<string, any>;
@@ -161,7 +159,7 @@ describe('what convert --to atif writes', () => {
 
   test('the system prompt and task first, then an agent step a step; calls named by their results', () => {
     const out = atifOf(run());
-    assert.equal(out.schema_version, 'ATIF-v1.6');
+    assert.equal(out.schema_version, 'ATIF-v1.7');
     assert.equal(out.session_id, 'demo-run');
     assert.deepEqual(out.agent, { name: 'swe-agent', version: '1.0.1', model_name: 'test-policy' });
     assert.deepEqual(
@@ -240,34 +238,8 @@ describe('what convert --to atif writes', () => {
   });
 });
 
-const harborOracle = needsShared('oracles/harbor');
-
-/** Harbor's own validator, when this machine's python3 has the pydantic 2 it needs. */
-function harborValidator(): ((files: string[]) => Array<{ file: string; errors: string[] }>) | undefined {
-  const probe = spawnSync('python3', ['-c', 'import pydantic, sys; sys.exit(0 if int(pydantic.VERSION.split(".")[0]) >= 2 else 1)']);
-  if (probe.status !== 0) return undefined;
-  const script = [
-    'import json, sys',
-    'from harbor.utils.trajectory_validator import TrajectoryValidator',
-    'out = []',
-    'for f in sys.argv[1:]:',
-    '    v = TrajectoryValidator()',
-    '    v.validate(f, validate_images=False)',
-    '    out.append({"file": f, "errors": v.get_errors()})',
-    'print(json.dumps(out))',
-  ].join('\n');
-  return (files) => {
-    const r = spawnSync('python3', ['-c', script, ...files], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: harborOracle.path('src') } });
-    assert.equal(r.status, 0, r.stderr);
-    return JSON.parse(r.stdout);
-  };
-}
-
-describe('every format we read, written as ATIF, keeps its calls and passes the rules', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'swe-workbench-atif-'));
-  after(() => rmSync(dir, { recursive: true, force: true }));
-  const written: string[] = [];
-
+// Harbor's and NVIDIA's v1.7 validators read what is written here in test/conformance/atifValidator.test.ts.
+describe('every format we read, written as ATIF, keeps its calls', () => {
   async function writes(file: string): Promise<void> {
     const { trajectory: t } = await loadTrajectory(file);
     const text = exportTrajectory(t, 'atif');
@@ -280,18 +252,8 @@ describe('every format we read, written as ATIF, keeps its calls and passes the 
       calls.map((c) => [c.action.tool, c.action.args, c.observation]),
     );
     assert.equal(back.steps.length, t.steps.length);
-    const out = path.join(dir, `${written.length}-${path.basename(file)}.json`);
-    writeFileSync(out, text);
-    written.push(out);
   }
 
   for (const file of SAMPLES) test(file, () => writes(sampleTrajectory(file)));
   for (const file of THIRD_PARTY) thirdPartyFiles.test(file, () => writes(thirdParty(file)));
-
-  harborOracle.test("Harbor's own validator accepts every file written", (t) => {
-    const validate = harborValidator();
-    if (!validate) return t.skip("python3 has no pydantic 2, which Harbor's validator needs (the rules are tested one by one in atifImport.test.ts)");
-    assert.ok(written.length >= SAMPLES.length);
-    for (const { file, errors } of validate(written)) assert.deepEqual(errors, [], file);
-  });
 });

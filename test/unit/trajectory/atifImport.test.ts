@@ -29,7 +29,7 @@ describe('ATIF files Harbor wrote', () => {
   for (const file of HARBOR_ATIF) {
     thirdPartyFiles.test(`${file.split('/').pop()} opens with every agent step, its calls and their results`, async () => {
       const raw = readJson(thirdParty(file));
-      const { format, trajectory: t } = await loadTrajectory(thirdParty(file));
+      const { format, trajectory: t } = await loadTrajectory(thirdParty(file), { alone: true });
       assert.equal(format, 'atif');
       assert.equal(t.meta.formatVersion, raw.schema_version);
       assert.equal(t.meta.scaffold, `${raw.agent.name}@${raw.agent.version}`);
@@ -76,7 +76,7 @@ describe('ATIF files Harbor wrote', () => {
     assert.match(handoff.thought, /summariz/i);
     assert.match(
       handoff.observation,
-      /^\[subagent trajectory: session test-session-context-summarization-summarization-1-summary, trajectory\.summarization-1-summary\.json\]/,
+      /^\[subagent trajectory: trajectory\.summarization-1-summary\.json, session test-session-context-summarization-summarization-1-summary\]/,
     );
     assert.deepEqual(t.steps[4]!.flags, ['atif-user'], 'the question handed back after the summary is a step of its own');
     assert.deepEqual(
@@ -100,7 +100,16 @@ describe('ATIF files Harbor wrote', () => {
     );
     assert.deepEqual(
       t.steps.map((s) => s.flags ?? []),
-      [['atif-user', 'atif-copied-context'], ['atif-copied-context'], ['atif-user', 'atif-copied-context'], [], [], [], []],
+      [
+        ['atif-user', 'atif-copied-context'],
+        ['atif-user', 'atif-copied-context'],
+        ['atif-copied-context'],
+        ['atif-user', 'atif-copied-context'],
+        [],
+        [],
+        [],
+        [],
+      ],
     );
   });
 
@@ -205,16 +214,18 @@ describe("ATIF's rules, each named with the JSON path that breaks it", () => {
     assert.equal(t.steps[0]!.observation, 'a.py');
   });
 
-  test('schema_version is one of ATIF-v1.0 to ATIF-v1.6; left out, it is v1.6 as Harbor assumes', () => {
-    refused((t) => (t.schema_version = 'ATIF-v2.0'), '$.schema_version', /expected one of "ATIF-v1\.0", .*"ATIF-v1\.6", got "ATIF-v2\.0"/);
-    for (const v of ['ATIF-v1.0', 'ATIF-v1.3']) assert.equal(importTrajectory({ ...valid(), schema_version: v }, { file: 'x' }).meta.formatVersion, v);
+  test('schema_version is ATIF-v1.0 to ATIF-v1.7 (a newer v1 too, atifVersions.test.ts); left out, it is v1.7 as Harbor assumes', () => {
+    refused((t) => (t.schema_version = 'ATIF-v2.0'), '$.schema_version', /ATIF-v2\.0 is a newer major version of ATIF/);
+    for (const v of ['ATIF-v1.0', 'ATIF-v1.3', 'ATIF-v1.7'])
+      assert.equal(importTrajectory({ ...valid(), schema_version: v }, { file: 'x' }).meta.formatVersion, v);
     const { schema_version: _, ...unversioned } = valid();
     assert.equal(detectFormat(unversioned), 'atif');
-    assert.equal(importTrajectory(unversioned, { file: 'x' }).meta.formatVersion, 'ATIF-v1.6');
+    assert.equal(importTrajectory(unversioned, { file: 'x' }).meta.formatVersion, 'ATIF-v1.7');
   });
 
-  test('session_id is required', () => {
-    refused((t) => delete t.session_id, '$.session_id', /expected a string, got undefined/);
+  test("session_id may be left out, as Harbor's v1.7 models allow (convert refuses to write v1.6 or earlier without one)", () => {
+    const { session_id: _, ...anonymous } = valid();
+    assert.equal(importTrajectory({ ...anonymous, trajectory_id: 't-1' }, { file: 'x' }).meta.id, 't-1');
   });
 
   test('the agent names itself and its version', () => {
@@ -314,11 +325,11 @@ describe("ATIF's rules, each named with the JSON path that breaks it", () => {
     refused(part({ type: 'audio' }), '$.steps[1].message[0].type', /expected one of "text", "image", got "audio"/);
   });
 
-  test('a subagent reference names its session', () => {
+  test('a subagent reference names its session up to v1.6 (v1.7 resolves by trajectory_id or trajectory_path: atifVersions.test.ts)', () => {
     refused(
       (t) => (t.steps[1].observation.results[0].subagent_trajectory_ref = [{ trajectory_path: 'sub.json' }]),
       '$.steps[1].observation.results[0].subagent_trajectory_ref[0].session_id',
-      /expected a string, got undefined/,
+      /a subagent reference needs session_id up to ATIF-v1\.6 \(this file says ATIF-v1\.6\)/,
     );
   });
 });
@@ -340,7 +351,7 @@ describe('multimodal content and subagents as text', () => {
     const t = valid();
     t.steps[1].observation.results[0].subagent_trajectory_ref = [{ session_id: 'sub-1', trajectory_path: 's3://runs/sub-1.json' }, { session_id: 'sub-2' }];
     const step: Step = importTrajectory(t, { file: 'x' }).steps[0]!;
-    assert.equal(step.observation, 'a.py\n[subagent trajectory: session sub-1, s3://runs/sub-1.json]\n[subagent trajectory: session sub-2]');
+    assert.equal(step.observation, 'a.py\n[subagent trajectory: s3://runs/sub-1.json, session sub-1]\n[subagent trajectory: session sub-2]');
   });
 
   test('results with no source_call_id go to the calls in order; one call keeps every result', () => {

@@ -5,6 +5,7 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { InputError, throwIfAborted } from '../errors';
 import type { Step, Trajectory } from '../trajectory/model';
+import { ownSteps } from '../trajectory/copiedContext';
 import type { ScoredRun } from './recipeRun';
 import type { Rollout } from './record';
 import { groupRollouts } from './rolloutGroups';
@@ -114,7 +115,8 @@ function chatMessages(t: Trajectory): ChatMessage[] {
   if (t.meta.systemPrompt) messages.push({ role: 'system', content: t.meta.systemPrompt });
   const task = t.meta.instructions ?? t.task.problemStatement;
   if (task) messages.push({ role: 'user', content: task });
-  for (const step of t.steps) {
+  // ATIF: a step copied in for context must not be trained on (and, joined with the run it came from, is there already).
+  for (const step of ownSteps(t.steps)) {
     const assistant = assistantOf(step);
     messages.push(assistant);
     if (step.observation !== '' || assistant.tool_calls) messages.push(...observationsOf(step, assistant));

@@ -1,5 +1,6 @@
 import type { Outcome, Step, Trajectory, TrajectoryFormat } from '../trajectory/model';
 import { recordedModelStats, runDuration } from '../trajectory/runFacts';
+import { ownSteps } from '../trajectory/copiedContext';
 import { factsOf } from '../trajectory/formatFacts';
 import type { StepRun, TrajectoryFacts } from './record';
 
@@ -27,7 +28,8 @@ export interface TrajectoryFactsInput {
 }
 
 export function trajectoryFacts(t: TrajectoryFactsInput, line?: number): TrajectoryFacts {
-  const facts: TrajectoryFacts = { format: t.format, steps: t.steps.length };
+  // Steps copied in for context (ATIF's is_copied_context) are not this run's: not counted, as a reward reads the count.
+  const facts: TrajectoryFacts = { format: t.format, steps: ownSteps(t.steps).length };
   if (t.outcome.submission !== undefined || recordsSubmission(t.format)) facts.hasSubmission = (t.outcome.submission ?? '').trim().length > 0;
   if (line !== undefined) facts.line = line;
   assign(facts, 'instanceId', t.task.instanceId);
@@ -66,7 +68,7 @@ function tokensOf(t: TrajectoryFactsInput): number | undefined {
   const stats = recordedModelStats(t.outcome.modelStats, t.steps.length);
   if (stats?.tokensSent !== undefined || stats?.tokensReceived !== undefined) return (stats.tokensSent ?? 0) + (stats.tokensReceived ?? 0);
   let total: number | undefined;
-  for (const s of t.steps) {
+  for (const s of ownSteps(t.steps)) {
     const n =
       s.tokens?.total ??
       (s.tokens?.prompt !== undefined || s.tokens?.completion !== undefined ? (s.tokens.prompt ?? 0) + (s.tokens.completion ?? 0) : undefined);

@@ -1,4 +1,5 @@
 import type { ModelStats, Step, Trajectory } from './model';
+import { ownSteps } from './copiedContext';
 
 /**
  * What a run cost and used, with `undefined` wherever the recording does not say. Scaffolds
@@ -54,9 +55,11 @@ export function runFacts(t: Pick<Trajectory, 'steps' | 'outcome'>): RunFacts {
     if (value !== undefined) facts[key] = value;
   };
   set('cost', stats?.instanceCost);
-  set('tokensIn', stats?.tokensSent ?? sumOf(t.steps, (s) => s.tokens?.prompt));
-  set('tokensOut', stats?.tokensReceived ?? sumOf(t.steps, (s) => s.tokens?.completion));
-  set('calls', stats?.apiCalls ?? (t.steps.some((s) => s.tokens) ? t.steps.filter((s) => s.tokens).length : undefined));
+  // A step copied in for context was counted where it was first taken.
+  const own = ownSteps(t.steps);
+  set('tokensIn', stats?.tokensSent ?? sumOf(own, (s) => s.tokens?.prompt));
+  set('tokensOut', stats?.tokensReceived ?? sumOf(own, (s) => s.tokens?.completion));
+  set('calls', stats?.apiCalls ?? (own.some((s) => s.tokens) ? own.filter((s) => s.tokens).length : undefined));
   set('duration', runDuration(t.steps));
   return facts;
 }

@@ -31,6 +31,9 @@ export interface BaseImageOptions {
   cacheDir?: string;
   /** Debian mirror; default the one this machine's apt uses. */
   mirror?: string;
+  /** Another Debian release and package set than the base image's (the test images that need trixie's newer Python packages, e.g. pydantic 2). */
+  suite?: string;
+  packages?: readonly string[];
 }
 
 export interface BaseImageResult {
@@ -173,8 +176,10 @@ export async function ensureBaseImage(options: BaseImageOptions = {}): Promise<B
   const rootfs = await mkdtemp('/var/tmp/swe-workbench-rootfs-');
   try {
     const mirror = options.mirror ?? systemMirror();
-    progress(`debootstrap ${SUITE} from ${mirror} (package cache: ${cacheDir})`);
-    await run(['debootstrap', '--variant=minbase', `--include=${BASE_PACKAGES.join(',')}`, `--cache-dir=${cacheDir}`, SUITE, rootfs, mirror], progress, signal);
+    const suite = options.suite ?? SUITE;
+    const packages = options.packages ?? BASE_PACKAGES;
+    progress(`debootstrap ${suite} from ${mirror} (package cache: ${cacheDir})`);
+    await run(['debootstrap', '--variant=minbase', `--include=${packages.join(',')}`, `--cache-dir=${cacheDir}`, suite, rootfs, mirror], progress, signal);
     // apt's package lists and caches only make the image larger.
     spawnSync('sh', ['-c', 'rm -rf "$0"/var/lib/apt/lists/* "$0"/var/cache/apt/*.bin', rootfs]);
     progress(`importing the root file system as ${tag}`);

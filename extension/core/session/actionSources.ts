@@ -10,6 +10,7 @@ import { samplingFlags } from '../policy/samplingFlags';
 import type { RecordedStepReading, Scaffold } from '../scaffolds/scaffold';
 import type { ToolSet } from '../aci/toolRegistry';
 import type { Action, Step, TokenLogprob, TokenUsage } from '../trajectory/model';
+import { COPIED_CONTEXT_FLAG, takenEarlier } from '../trajectory/copiedContext';
 
 export interface NextAction {
   thought: string;
@@ -33,7 +34,7 @@ export interface NextAction {
   feedback?: string;
 }
 
-/** Flags of recorded steps that are not the agent's actions: a replay shows them and runs nothing. */
+/** Flags of recorded steps that are not the agent's actions: a replay shows them and runs nothing (so it does a step the run took in an earlier file). */
 const NOT_ACTIONS = new Set(['atif-system', 'atif-user']);
 
 /** A tool set that reads some recorded steps its own way (core/scaffolds/terminus-2). */
@@ -81,8 +82,8 @@ export class RecordingSource implements ActionSource {
       ...(step.tokenIds ? { tokenIds: step.tokenIds } : {}),
       ...(step.sampling ? { sampling: step.sampling } : {}),
     };
-    if (step.flags?.some((f) => NOT_ACTIONS.has(f)))
-      return { ...base, action: step.action, runsNothing: true, flags: step.flags.filter((f) => NOT_ACTIONS.has(f)) };
+    if (step.flags?.some((f) => NOT_ACTIONS.has(f)) || takenEarlier(step))
+      return { ...base, action: step.action, runsNothing: true, flags: step.flags!.filter((f) => NOT_ACTIONS.has(f) || f === COPIED_CONTEXT_FLAG) };
     const read = this.tools.readRecorded?.(step);
     if (read) return { ...base, ...read };
     if (step.formatError !== undefined) return { ...base, action: step.action, formatError: step.formatError, errorMessage: step.observation };

@@ -9,7 +9,19 @@ import type { Step } from './model';
  */
 export const COPIED_CONTEXT_FLAG = 'atif-copied-context';
 
-export const isCopiedContext = (step: Pick<Step, 'flags'>): boolean => step.flags?.includes(COPIED_CONTEXT_FLAG) === true;
+const isCopiedContext = (step: Pick<Step, 'flags'>): boolean => step.flags?.includes(COPIED_CONTEXT_FLAG) === true;
+
+/** The mark of a step read from a run's continuation file N (`atif-continuation-N`), when a run split over files is read as one (importers/atifLinks.ts). */
+export const continuationFlag = (n: number): string => `atif-continuation-${n}`;
+
+/**
+ * A copied step of a run read whole from its files: the run took it in an earlier file, so a replay
+ * runs it once, there. (A file read alone replays its copied head: that rebuilds the state its own
+ * steps start from, as a summarising subagent's copy of the conversation does.)
+ */
+export function takenEarlier(step: Pick<Step, 'flags'>): boolean {
+  return isCopiedContext(step) && step.flags!.some((f) => f.startsWith('atif-continuation-'));
+}
 
 /** The steps the run took itself: every step but those copied in for context. */
 export function ownSteps<S extends Pick<Step, 'flags'>>(steps: readonly S[]): S[] {

@@ -31,7 +31,7 @@ export interface LinkedFile {
 }
 
 /** What a format's files refer to beyond themselves, read once a file is imported (`load.ts`). */
-export interface FormatLinks {
+interface FormatLinks {
   /** The run the file begins, joined with the files it continues in (ATIF's `continued_trajectory_ref`). */
   continued?(first: LinkedFile, load: (file: string) => Promise<LinkedFile>): Promise<LinkedFile>;
   /** A trajectory the file's steps delegated to, by the name its references give (ATIF's subagents). */

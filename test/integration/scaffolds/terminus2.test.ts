@@ -58,9 +58,10 @@ after(async () => {
 
 describe("Harbor's Terminus-2 recordings replay", () => {
   // Agent steps that ran keystrokes; summarisation turns, copied questions and answers run nothing.
+  // The linear history's first file opens joined with its continuation: one run, 3 + 4 steps.
   const RECORDINGS: [file: string, replayed: number][] = [
     [MAIN, 7],
-    ['hello-world-context-summarization-linear-history.trajectory.json', 3],
+    ['hello-world-context-summarization-linear-history.trajectory.json', 7],
     ['hello-world-context-summarization-linear-history.trajectory.cont-1.json', 4],
     ['hello-world-context-summarization.trajectory.summarization-1-summary.json', 2],
     ['hello-world-context-summarization.trajectory.summarization-1-answers.json', 2],
@@ -99,7 +100,10 @@ describe("Harbor's Terminus-2 recordings replay", () => {
         t.steps.map((s) => s.flags?.filter((f) => f.startsWith('atif-')) ?? []),
         [[], [], [], ['atif-system'], ['atif-user'], [], [], [], []],
       );
-      assert.match(t.steps[3]!.observation, /^\[subagent trajectory: session test-session-context-summarization-summarization-1-summary/);
+      assert.match(
+        t.steps[3]!.observation,
+        /^\[subagent trajectory: trajectory\.summarization-1-summary\.json, session test-session-context-summarization-summarization-1-summary/,
+      );
       assert.equal(t.steps[4]!.observation, '', 'the handoff prompt ran nothing');
       assert.match(
         t.steps[7]!.observation,
@@ -107,6 +111,25 @@ describe("Harbor's Terminus-2 recordings replay", () => {
       );
       assert.equal(t.outcome.exitStatus, 'submitted', 'the second task_complete in a row ends the run');
       assert.equal(server.chatRequests.length, 0, 'the recording had every step: the policy was not asked');
+    },
+  );
+
+  thirdParty.test(
+    'the linear history as Terminus-2 2.0.0 writes it since Harbor 6c9ba3f (ATIF-v1.7, its own file names) replays as one run',
+    { timeout: 120_000 },
+    async () => {
+      const logs = path.join(work, 'agent-logs');
+      await mkdir(logs, { recursive: true });
+      for (const [from, to] of [
+        ['hello-world-context-summarization-linear-history.trajectory.json', 'trajectory.json'],
+        ['hello-world-context-summarization-linear-history.trajectory.cont-1.json', 'trajectory.cont-1.json'],
+      ] as const) {
+        const doc = JSON.parse(await readFile(golden(from), 'utf8')) as Record<string, unknown>;
+        await writeFile(path.join(logs, to), JSON.stringify({ ...doc, schema_version: 'ATIF-v1.7' }));
+      }
+      const result = await runCli(replayCommand, [path.join(logs, 'trajectory.json'), '--image', image, '--repo', app, '--json']);
+      assert.equal(result.code, 0, result.stdout + result.stderr);
+      assert.deepEqual([summaryOf(result.stdout).matched, summaryOf(result.stdout).firstDivergence], [7, null], result.stdout);
     },
   );
 

@@ -6,7 +6,7 @@ import { forkOf } from '../../../extension/core/session/fork';
 import { replyFormatOf } from '../../../extension/core/scaffolds/swe-agent';
 import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 import { CancelledError, InputError } from '../../../extension/core/errors';
-import { anAction, aStep, aTrajectory } from '../../builders/trajectory';
+import { aBashAction, anAction, aStep, aTrajectory } from '../../builders/trajectory';
 
 const tools = toolSetFor();
 
@@ -44,6 +44,15 @@ describe('recording source', () => {
     const turns = [aStep({ index: 0, thought: 'Performed context summarization.', observation: '[subagent trajectory]', flags: ['atif-system', 'edited'] })];
     const next = await new RecordingSource(turns, tools).next([]);
     assert.deepEqual([next?.runsNothing, next?.flags, next?.formatError], [true, ['atif-system'], undefined]);
+  });
+
+  test('a step copied in for context runs nothing when the run took it in an earlier file; read alone, its file replays it', async () => {
+    const copied = aStep({ index: 0, action: aBashAction('mkdir test_dir'), flags: ['atif-copied-context'] });
+    const joined = { ...copied, flags: ['atif-copied-context', 'atif-continuation-1'] };
+    const again = await new RecordingSource([joined], tools).next([]);
+    assert.deepEqual([again?.runsNothing, again?.flags], [true, ['atif-copied-context']]);
+    const alone = await new RecordingSource([copied], tools).next([]);
+    assert.deepEqual([alone?.runsNothing, alone?.action.tool], [undefined, 'bash']);
   });
 
   test('stops at the end of the recording, or before `until`', async () => {

@@ -13,6 +13,7 @@ import { basename, dirname, isAbsolute, join } from 'node:path';
 import { InputError } from '../../errors';
 import type { LinkedFile } from '../formatRegistry';
 import type { Step } from '../model';
+import { continuationFlag } from '../copiedContext';
 import { importAtifSubagent, refName } from './atif';
 
 type Json = Record<string, unknown>;
@@ -32,9 +33,6 @@ function besides(from: string, ref: string): { found?: string; tried: string[] }
 
 const continuation = (root: unknown): string | undefined =>
   isObj(root) && typeof root.continued_trajectory_ref === 'string' ? root.continued_trajectory_ref : undefined;
-
-/** The segment mark of a step read from the run's continuation file `n` (1 for `trajectory.cont-1.json`). */
-export const continuationFlag = (n: number): string => `atif-continuation-${n}`;
 
 /**
  * The run a file begins, joined with every file it continues in, in order: one trajectory whose
@@ -92,7 +90,7 @@ function refsOf(root: unknown): Json[] {
 }
 
 /** The names a subagent can be opened by: the ids of those embedded, the paths of those in files of their own. */
-export function subagentNames(root: unknown): string[] {
+function subagentNames(root: unknown): string[] {
   const embedded = isObj(root) && Array.isArray(root.subagent_trajectories) ? root.subagent_trajectories : [];
   const ids = embedded.flatMap((s) => (isObj(s) && typeof s.trajectory_id === 'string' ? [s.trajectory_id] : []));
   const paths = refsOf(root).flatMap((r) => (typeof r.trajectory_path === 'string' && r.trajectory_id == null ? [r.trajectory_path] : []));

@@ -48,6 +48,10 @@ const TrajectoryHeaderSchema = z.object({
   tools: z.array(z.string()),
   /** The scaffold the recording shows (`unknown (tools: ...)` when nothing decides it), and the evidence in words. */
   scaffold: z.optional(z.object({ label: z.string(), detail: z.string() })),
+  /** What the reader could not fully understand, said once (a newer minor version of the format and the fields it does not know). */
+  warnings: z.optional(z.array(z.string())),
+  /** The files a run split over was read from, in order (ATIF continuation files). */
+  segments: z.optional(z.array(z.string())),
 });
 export type TrajectoryHeader = z.infer<typeof TrajectoryHeaderSchema>;
 
@@ -125,6 +129,10 @@ const StepDetailSchema = z.object({
   openFile: z.optional(z.nullable(z.string())),
   workingDir: z.optional(z.string()),
   formatError: z.optional(z.string()),
+  /** How many model calls the step stands for, in words, when the recording says (ATIF's llm_call_count). */
+  llmCalls: z.optional(z.string()),
+  /** The reasoning effort the step was sampled with, when recorded. */
+  reasoningEffort: z.optional(z.string()),
   flags: z.array(z.string()),
   /** Why the step counts as failed: what was found and, when read from the output, on which line. */
   errors: z.array(z.object({ kind: z.string(), detail: z.string(), line: z.optional(z.number()) })),

@@ -3,7 +3,7 @@ import type { Action, Step, Trajectory } from '../core/trajectory/model';
 import { openFileAfter, outcomeText, runFacts } from '../core/trajectory/runFacts';
 import { describeChoice, detectScaffold, scaffoldLabel } from '../core/scaffolds/registry';
 import { stepErrors } from '../core/trajectory/stepErrors';
-import { actionText, stepLabel } from '../core/trajectory/stepLabels';
+import { actionText, llmCallsText, stepLabel } from '../core/trajectory/stepLabels';
 import { toTokenView } from './tokenView';
 import { FOLDED_LINES, MAX_STEP_RANGE, type StepDetail, type StepperBoot, type StepRange, type StepSummary, type TrajectoryHeader } from '../protocol/stepper';
 
@@ -51,6 +51,7 @@ function actionView(action: Action): StepDetail['action'] {
 /** A step's detail; `trajectory` tells which file is open after it (state may be recorded before the action). */
 export function toStepDetail(step: Step, trajectory?: Pick<Trajectory, 'steps' | 'meta'>): StepDetail {
   const openFile = trajectory ? openFileAfter(trajectory, step.index) : step.state?.openFile;
+  const effort = step.sampling?.reasoning_effort;
   return {
     index: step.index,
     thought: step.thought,
@@ -65,6 +66,8 @@ export function toStepDetail(step: Step, trajectory?: Pick<Trajectory, 'steps' |
     ...(openFile !== undefined ? { openFile } : {}),
     workingDir: step.state?.workingDir,
     formatError: step.formatError,
+    ...(step.llmCalls !== undefined ? { llmCalls: llmCallsText(step.llmCalls) } : {}),
+    ...(typeof effort === 'string' || typeof effort === 'number' ? { reasoningEffort: String(effort) } : {}),
     flags: step.flags ?? [],
     errors: stepErrors(step),
     hasSource: (step.source?.pointers.length ?? 0) > 0 || step.source?.line !== undefined,
@@ -92,6 +95,8 @@ export function toTrajectoryHeader(trajectory: Trajectory, fileName: string): Tr
     hasSubmission: (trajectory.outcome.submission ?? '').trim() !== '',
     tools: [...tools].sort(),
     scaffold: { label: scaffoldLabel(choice), detail: describeChoice(choice) },
+    ...(trajectory.meta.warnings ? { warnings: trajectory.meta.warnings } : {}),
+    ...(trajectory.meta.segments ? { segments: trajectory.meta.segments } : {}),
   };
 }
 

@@ -96,6 +96,8 @@ function facts(detail: StepDetail): HTMLElement {
   // The file open once the step has run (what the next step starts from).
   if (detail.openFile) items.push(`open: ${detail.openFile}`);
   if (detail.workingDir) items.push(`cwd: ${detail.workingDir}`);
+  if (detail.llmCalls) items.push(detail.llmCalls);
+  if (detail.reasoningEffort) items.push(`reasoning effort ${detail.reasoningEffort}`);
   const badges = detail.flags.map((f) => el('vscode-badge', { text: f, attrs: { variant: 'default' } }));
   return el('div', { className: 'facts' }, [el('span', { text: items.join(' · ') }), ...badges]);
 }

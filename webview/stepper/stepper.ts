@@ -264,7 +264,14 @@ export class Stepper {
             el('pre', { className: 'problem-text', text: h.problemStatement }),
           ])
         : el('p', { className: 'problem-statement unknown', text: 'Problem statement: not recorded in this file', attrs: { id: 'problem-statement' } });
-    return el('section', { className: 'run-header', attrs: { id: 'run-header', 'aria-label': 'Run' } }, [facts, problem]);
+    // A newer format version read anyway, and a run joined from several files, are said once, above the task.
+    const notes = [
+      ...(h.warnings ?? []).map((w) => el('p', { className: 'run-warning', text: `⚠ ${w}`, attrs: { role: 'status' } })),
+      ...(h.segments
+        ? [el('p', { className: 'run-segments', text: `One run over ${h.segments.length} files: ${h.segments.join(', ')}`, attrs: { id: 'run-segments' } })]
+        : []),
+    ];
+    return el('section', { className: 'run-header', attrs: { id: 'run-header', 'aria-label': 'Run' } }, [facts, ...notes, problem]);
   }
 
   private async showFinalPatch(): Promise<void> {

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { searchSteps, toStepDetail, toStepSummary, toTrajectoryHeader } from '../../../extension/views/stepView';
 import { aBashAction, aFormatErrorStep, anAction, aStep, aTrajectory } from '../../builders/trajectory';
+import { importTrajectory } from '../../../extension/core/trajectory/load';
 
 const steps = [
   aStep({
@@ -75,5 +76,38 @@ describe('step views sent to the stepper', () => {
     assert.deepEqual(header.tools, ['bash', 'edit', 'open', 'submit']);
     assert.equal(header.stepCount, 5);
     assert.equal(header.exitStatus, 'submitted');
+  });
+});
+
+describe('what an ATIF v1.7 file adds to the stepper', () => {
+  const v18 = {
+    schema_version: 'ATIF-v1.8',
+    session_id: 's',
+    agent: { name: 'probe', version: '1' },
+    steps: [
+      { step_id: 1, source: 'user', message: 'Go.' },
+      { step_id: 2, source: 'agent', message: 'Planning.', llm_call_count: 3, reasoning_effort: 'high', plan_id: 'p1' },
+      { step_id: 3, source: 'agent', message: 'Dispatching.', llm_call_count: 0 },
+    ],
+  };
+
+  test('the header says once that a newer version was read, naming what it did not understand; a step says its model calls and reasoning effort', () => {
+    const t = importTrajectory(v18, { file: 'run.json' });
+    const header = toTrajectoryHeader(t, 'run.json');
+    assert.equal(header.warnings?.length, 1);
+    assert.match(header.warnings![0]!, /^ATIF-v1\.8 is newer than ATIF-v1\.7.*\(steps\[\*\]\.plan_id\)/);
+    const [planning, dispatching] = t.steps.map((s) => toStepDetail(s, t));
+    assert.deepEqual([planning!.llmCalls, planning!.reasoningEffort], ['3 LLM calls (metrics summed)', 'high']);
+    assert.deepEqual([dispatching!.llmCalls, dispatching!.reasoningEffort], ['no LLM call (deterministic)', undefined]);
+  });
+
+  test('a file of a version it knows has no warning, and a step that does not say has no model-call line', () => {
+    const t = importTrajectory(
+      { ...v18, schema_version: 'ATIF-v1.7', steps: v18.steps.map(({ plan_id: _, ...s }: Record<string, unknown>) => s) },
+      { file: 'run.json' },
+    );
+    assert.equal(toTrajectoryHeader(t, 'run.json').warnings, undefined);
+    const first = importTrajectory({ ...v18, schema_version: 'ATIF-v1.6', steps: [{ step_id: 1, source: 'agent', message: 'x' }] }, { file: 'x' }).steps[0]!;
+    assert.equal(toStepDetail(first).llmCalls, undefined);
   });
 });

@@ -13,7 +13,7 @@ import { importTrajectory, loadTrajectory } from '../../../extension/core/trajec
 import { runFacts } from '../../../extension/core/trajectory/runFacts';
 import { runCli } from '../../helpers/cliRunner';
 import { needsShared } from '../../helpers/sharedFolder';
-import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
+import { sampleTrajectory, thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 type Json = Record<string, any>;
 
@@ -371,5 +371,26 @@ describe("a run split over files (Terminus-2's linear history) opens as one", ()
     first.continued_trajectory_ref = 'b.json';
     writeJson({ ...fileOf('ATIF-v1.7'), continued_trajectory_ref: 'a.json' }, 'b.json');
     await assert.rejects(loadTrajectory(writeJson(first, 'a.json')), /b\.json: \$\.continued_trajectory_ref: 'a\.json' is .*a file of this run already read/);
+  });
+});
+
+describe("the same rule for mini-swe-agent's trajectory_format", () => {
+  const run = (): Json => readJson(sampleTrajectory('mini-swe-agent-1.1.tool-calls.traj.json'));
+
+  test('mini-swe-agent-1.2 opens as 1.1 with one warning; 1 and 1.1 open without', async () => {
+    const { trajectory: t } = await loadTrajectory(writeJson({ ...run(), trajectory_format: 'mini-swe-agent-1.2' }));
+    assert.deepEqual(t.meta.warnings, [
+      'mini-swe-agent-1.2 is newer than mini-swe-agent-1.1, the newest mini-swe-agent trajectory_format version this reader knows: read as mini-swe-agent-1.1; a field it does not know is left unread',
+    ]);
+    assert.equal(t.steps.length, (await loadTrajectory(sampleTrajectory('mini-swe-agent-1.1.tool-calls.traj.json'))).trajectory.steps.length);
+    assert.equal((await loadTrajectory(sampleTrajectory('mini-swe-agent-1.1.tool-calls.traj.json'))).trajectory.meta.warnings, undefined);
+  });
+
+  test('mini-swe-agent-2 is refused at $.trajectory_format as a new major version', async () => {
+    const file = writeJson({ ...run(), trajectory_format: 'mini-swe-agent-2' });
+    await assert.rejects(
+      loadTrajectory(file),
+      (err: unknown) => err instanceof InputError && err.where === '$.trajectory_format' && /^mini-swe-agent-2 is a newer major version/.test(err.problem),
+    );
   });
 });

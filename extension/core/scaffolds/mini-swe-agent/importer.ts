@@ -4,6 +4,7 @@ import { argumentsText, parseFencedCommand, parseToolArguments } from '../../tra
 import { ChatMessageSchema, chatSteps, contentText, preambleOf, type FollowerFacts, type MessageActions } from '../../trajectory/chatSteps';
 import { defined, type ImportContext } from '../../trajectory/importContext';
 import { parseInput } from '../../trajectory/inputSchema';
+import { newerVersionWarning, parseVersion, refusedVersion, type KnownVersions } from '../../trajectory/formatVersion';
 import { MINI_SUBMIT_MARKERS } from './defaults';
 
 const MessageSchema = ChatMessageSchema.extend({
@@ -24,7 +25,14 @@ type Message = MiniSweAgentMessage;
 const MessagesSchema = z.array(MessageSchema);
 
 const RunSchema = z.looseObject({
-  trajectory_format: z.string().nullish(),
+  trajectory_format: z
+    .string()
+    .nullish()
+    .superRefine((format, ctx) => {
+      const v = format == null ? undefined : parseVersion(MINI_FORMAT, format);
+      const refused = v && refusedVersion(MINI_FORMATS, v);
+      if (refused) ctx.addIssue({ code: 'custom', message: refused });
+    }),
   instance_id: z.string().nullish(),
   info: z
     .looseObject({
@@ -115,6 +123,21 @@ export function miniSweAgentMessage(value: unknown, file: string, path: Readonly
 }
 
 const RunFactsSchema = RunSchema.omit({ messages: true });
+
+/** `trajectory_format`: `mini-swe-agent-1` (1.x's text messages) and `mini-swe-agent-1.1` (tool calls, 2.x too), under the rule every versioned format follows. */
+const MINI_FORMAT = /^mini-swe-agent-(\d+)(?:\.(\d+))?$/;
+const MINI_FORMATS: KnownVersions = {
+  label: 'mini-swe-agent trajectory_format',
+  major: 1,
+  latestMinor: 1,
+  spell: (v) => `mini-swe-agent-${v.major}${v.minor === 0 ? '' : `.${v.minor}`}`,
+};
+
+/** The one warning of a newer minor trajectory_format (mini-swe-agent-1.2), read as 1.1; a run reads any field, so none is named. */
+function newerFormat(format: string | null | undefined): string[] | undefined {
+  const v = format == null ? undefined : parseVersion(MINI_FORMAT, format);
+  return v && v.major === MINI_FORMATS.major && v.minor > MINI_FORMATS.latestMinor ? [newerVersionWarning(MINI_FORMATS, v, undefined, '')] : undefined;
+}
 type RunFacts = z.infer<typeof RunFactsSchema>;
 
 /** A run's values besides its messages (undefined: a bare message list), checked. */
@@ -149,6 +172,7 @@ export function miniSweAgentTrajectory(run: RunFacts | undefined, messages: Read
     }),
     meta: defined({
       formatVersion: run?.trajectory_format ?? undefined,
+      warnings: newerFormat(run?.trajectory_format),
       scaffold: run?.info?.scaffold ?? undefined,
       model: run?.info?.config?.model?.model_name ?? undefined,
       // Which fence the text actions use: ```mswea_bash_command (2.x, and some early 1.x runs) or ```bash (1.x).

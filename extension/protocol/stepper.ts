@@ -129,6 +129,8 @@ const StepDetailSchema = z.object({
   openFile: z.optional(z.nullable(z.string())),
   workingDir: z.optional(z.string()),
   formatError: z.optional(z.string()),
+  /** The trajectories the step delegated to, by the names that open them (`steps/openSubagent`). */
+  subagents: z.optional(z.array(z.string())),
   /** How many model calls the step stands for, in words, when the recording says (ATIF's llm_call_count). */
   llmCalls: z.optional(z.string()),
   /** The reasoning effort the step was sampled with, when recorded. */
@@ -147,6 +149,8 @@ export const stepsSummaries = requestType('steps/summaries', StepRangeSchema, z.
 export const stepsDetails = requestType('steps/details', StepRangeSchema, z.object({ steps: z.array(StepDetailSchema) }));
 export const stepsSearch = requestType('steps/search', SearchParamsSchema, z.object({ indices: z.array(StepIndex) }));
 export const stepsOpenRaw = requestType('steps/openRaw', z.object({ index: StepIndex }), z.object({ opened: z.boolean() }));
+/** Opens, in a stepper of its own, a trajectory a step delegated to (a name from `StepDetail.subagents`). */
+export const stepsOpenSubagent = requestType('steps/openSubagent', z.object({ name: z.string().check(z.minLength(1)) }), z.object({ opened: z.boolean() }));
 
 /**
  * The text of completion token `position` of step `index`, which the file keeps as an id only: the

@@ -66,6 +66,7 @@ export function toStepDetail(step: Step, trajectory?: Pick<Trajectory, 'steps' |
     ...(openFile !== undefined ? { openFile } : {}),
     workingDir: step.state?.workingDir,
     formatError: step.formatError,
+    ...(step.subagents ? { subagents: step.subagents } : {}),
     ...(step.llmCalls !== undefined ? { llmCalls: llmCallsText(step.llmCalls) } : {}),
     ...(typeof effort === 'string' || typeof effort === 'number' ? { reasoningEffort: String(effort) } : {}),
     flags: step.flags ?? [],

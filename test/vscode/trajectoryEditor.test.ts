@@ -228,6 +228,48 @@ describe('SWE Workbench in the extension host', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('an ATIF file in a newer minor version says so once; a subagent opens from its parent step in a stepper of its own', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'swe-workbench-subagents-'));
+    const parent = path.join(dir, 'parent.json');
+    const sub = {
+      trajectory_id: 'sub-a',
+      agent: { name: 'researcher', version: '0.3' },
+      steps: [{ step_id: 1, source: 'agent', message: 'Found A.', llm_call_count: 2 }],
+    };
+    writeFileSync(
+      parent,
+      JSON.stringify({
+        schema_version: 'ATIF-v1.8',
+        session_id: 'run-1',
+        agent: { name: 'orchestrator', version: '1.0' },
+        steps: [
+          {
+            step_id: 1,
+            source: 'agent',
+            message: 'Delegating.',
+            confidence: 0.5,
+            observation: { results: [{ subagent_trajectory_ref: [{ trajectory_id: 'sub-a' }] }] },
+          },
+        ],
+        subagent_trajectories: [sub],
+      }),
+    );
+    const uri = vscode.Uri.file(parent);
+    await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectoryAnyJson');
+    const header = result<{ warnings?: string[] }>(await request(uri, 'trajectory/open', {}));
+    assert.equal(header.warnings?.length, 1);
+    assert.match(header.warnings![0]!, /ATIF-v1\.8 is newer than ATIF-v1\.7.*\(steps\[\*\]\.confidence\)/);
+    const { steps } = result<{ steps: { subagents?: string[] }[] }>(await request(uri, 'steps/details', { start: 0, end: 1 }));
+    assert.deepEqual(steps[0]?.subagents, ['sub-a']);
+    result(await request(uri, 'steps/openSubagent', { name: 'sub-a' }));
+    const opened = uri.with({ query: 'subagent=sub-a' });
+    const subHeader = result<{ fileName: string; stepCount: number; format: string }>(await request(opened, 'trajectory/open', {}));
+    assert.deepEqual([subHeader.fileName, subHeader.stepCount, subHeader.format], ['parent.json › sub-a', 1, 'atif']);
+    const subSteps = result<{ steps: { thought: string; llmCalls?: string }[] }>(await request(opened, 'steps/details', { start: 0, end: 1 })).steps;
+    assert.deepEqual([subSteps[0]?.thought, subSteps[0]?.llmCalls], ['Found A.', '2 LLM calls (metrics summed)']);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   thirdParty.it('a malformed file gets a located error and the extension keeps working', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'swe-workbench-bad-'));
     const bad = path.join(dir, 'broken.traj');

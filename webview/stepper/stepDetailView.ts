@@ -178,6 +178,8 @@ export function renderStepDetail(
   whole: () => Promise<StepDetail> = () => Promise.reject(new Error('the step was not sent whole')),
   /** The text of a completion token the file keeps as an id only (the host's /detokenize). */
   decode: (position: number) => Promise<string> = () => Promise.reject(new Error('no policy server to decode it')),
+  /** Opens a trajectory the step delegated to, in a stepper of its own. */
+  openSubagent: (name: string) => void = () => undefined,
 ): HTMLElement {
   const buttons = (Object.keys(STEP_BUTTONS) as StepButton[]).filter((b) => STEP_BUTTONS[b].shows(detail)).map((b) => stepButton(b, detail, onPress));
   const toolbar = el('div', { className: 'step-actions', attrs: { role: 'toolbar', 'aria-label': 'Step actions' } }, buttons);
@@ -190,6 +192,17 @@ export function renderStepDetail(
   if (detail.formatError) sections.push(el('p', { className: 'format-error', text: `Format error: ${detail.formatError}`, attrs: { role: 'note' } }));
   const otherErrors = detail.errors.filter((e) => e.kind !== 'format-error');
   if (otherErrors.length > 0) sections.push(errorList(otherErrors));
+  if (detail.subagents?.length) {
+    const links = detail.subagents.map((name) => {
+      const node = el('vscode-button', { attrs: { secondary: '', title: `Open the trajectory this step delegated to (${name}) in a stepper of its own` } }, [
+        codicon('type-hierarchy-sub'),
+        ` Open subagent ${name}`,
+      ]);
+      node.addEventListener('click', () => openSubagent(name));
+      return node;
+    });
+    sections.push(el('div', { className: 'step-subagents', attrs: { id: 'step-subagents', role: 'toolbar', 'aria-label': 'Subagents' } }, links));
+  }
   if (detail.thought.trim()) sections.push(section('Thought', 'thought', [el('p', { className: 'thought' }, highlighted(detail.thought, query))]));
   const actions =
     detail.calls.length > 1 ? detail.calls.map((c, i) => actionBlock(c.action, `action-raw-${i}`, query)) : [actionBlock(detail.action, 'action-raw', query)];

@@ -13,6 +13,7 @@ import {
   stepsDetails,
   stepsDetokenize,
   stepsOpenRaw,
+  stepsOpenSubagent,
   stepsSearch,
   stepsSummaries,
   trajectoryShowFinalPatch,
@@ -425,6 +426,7 @@ export class Stepper {
             this.state.query,
             () => this.wholeDetail(index),
             (position) => this.host.request(stepsDetokenize, { index, position }).then(({ text }) => text),
+            (name) => void this.openSubagent(name),
           ),
     );
     // The neighbours are fetched now, so that j or k shows its step without waiting for the host.
@@ -458,6 +460,16 @@ export class Stepper {
       this.say('');
     } catch (error) {
       this.say(`${STEP_BUTTONS[button].label}: ${errorText(error)}`);
+    }
+  }
+
+  /** Opens a trajectory the step delegated to in a stepper of its own; a failure is said in the status line. */
+  private async openSubagent(name: string): Promise<void> {
+    try {
+      await this.host.request(stepsOpenSubagent, { name });
+      this.say('');
+    } catch (error) {
+      this.say(`Open subagent ${name}: ${errorText(error)}`);
     }
   }
 

@@ -98,6 +98,8 @@ const StepSchema = z.object({
   state: StepStateSchema.optional(),
   /** Why the action could not be parsed; the observation then holds the scaffold's message. */
   formatError: z.string().optional(),
+  /** The trajectories the step delegated to, by the names that open them (`LoadOptions.subagent`: ATIF's embedded `trajectory_id` or `trajectory_path`). */
+  subagents: z.array(z.string()).optional(),
   /** Free-form marks from the scaffold (e.g. `lint-rejected`, `timeout`). */
   flags: z.array(z.string()).optional(),
   source: SourceRefSchema.optional(),

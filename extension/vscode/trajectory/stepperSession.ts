@@ -15,6 +15,7 @@ import {
   stepsAct,
   stepsDetails,
   stepsOpenRaw,
+  stepsOpenSubagent,
   stepsSearch,
   stepsSummaries,
   trajectoryOpen,
@@ -27,7 +28,7 @@ import { showView } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
 import { bootDetail, outlineBootPayload, previewBootPayload, searchSteps, toStepDetail, toTrajectoryHeader } from '../../views/stepView';
 import type { RawRecordDocuments } from './rawRecordDocuments';
-import { recordOf, type TrajectoryDocument } from './trajectoryDocument';
+import { recordOf, TRAJECTORY_EDITOR_ANY_JSON, withSubagent, type TrajectoryDocument } from './trajectoryDocument';
 
 /** The argument `sweWorkbench.session.replay` and `.fork` take to act on a step of a trajectory without asking. */
 interface TrajectoryStep {
@@ -150,6 +151,10 @@ export class StepperSession extends Disposable {
       const records = await (await document.source()).rawRecords(await stepAt(index));
       if (records.length === 0) throw new ProtocolFailure('not-found', `step ${index + 1} of ${document.fileName} records no source`);
       await rawRecordDocuments.show(document.fileName, index + 1, records.length === 1 ? records[0] : records);
+      return { opened: true };
+    });
+    this.messenger.onRequest(stepsOpenSubagent, async ({ name }) => {
+      await vscode.commands.executeCommand('vscode.openWith', withSubagent(document.uri, name), TRAJECTORY_EDITOR_ANY_JSON);
       return { opened: true };
     });
     this.messenger.onRequest(stepperBoot, () => {

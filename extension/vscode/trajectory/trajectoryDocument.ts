@@ -7,6 +7,19 @@ import type { StepSummary } from '../../protocol/stepper';
 import { toStepSummary } from '../../views/stepView';
 
 const RECORD_PARAM = 'record';
+const SUBAGENT_PARAM = 'subagent';
+/** The stepper's custom editor for any JSON file (the one `vscode.openWith` names). */
+export const TRAJECTORY_EDITOR_ANY_JSON = 'sweWorkbench.trajectoryAnyJson';
+
+/** The URI that opens, in a stepper of its own, the trajectory `name` a step of `uri` delegated to (ATIF's subagents). */
+export function withSubagent(uri: vscode.Uri, name: string): vscode.Uri {
+  return uri.with({ query: new URLSearchParams({ [SUBAGENT_PARAM]: name }).toString() });
+}
+
+/** The subagent a stepper URI names, or undefined for the file's own trajectory. */
+export function subagentOf(uri: vscode.Uri): string | undefined {
+  return new URLSearchParams(uri.query).get(SUBAGENT_PARAM) ?? undefined;
+}
 
 /**
  * The URI that opens record `record` (0-based) of a JSONL file in the stepper. The record rides in
@@ -52,20 +65,23 @@ export class TrajectoryDocument implements vscode.CustomDocument {
   ) {}
 
   get fileName(): string {
-    return path.basename(this.uri.fsPath);
+    const subagent = subagentOf(this.uri);
+    return subagent === undefined ? path.basename(this.uri.fsPath) : `${path.basename(this.uri.fsPath)} › ${subagent}`;
   }
 
   private settled = false;
 
   source(): Promise<StepSource> {
     this.opening ??= Promise.resolve()
-      .then(() =>
-        openSteps(this.uri.fsPath, {
+      .then(() => {
+        const subagent = subagentOf(this.uri);
+        return openSteps(this.uri.fsPath, {
           signal: this.controller.signal,
           record: recordOf(this.uri),
+          ...(subagent === undefined ? {} : { subagent }),
           onPreview: (step, format) => this.resolvePreview(step && { step, format: format ?? 'canonical' }),
-        }),
-      )
+        });
+      })
       .then(async (source) => {
         await this.held;
         return source;

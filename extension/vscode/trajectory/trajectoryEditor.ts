@@ -6,11 +6,10 @@ import { webviewOptions } from '../webview/webviewContent';
 import { activateRawRecordDocuments, type RawRecordDocuments } from './rawRecordDocuments';
 import { StepperSession, type PageServed } from './stepperSession';
 import { TokenDecoder } from './tokenDecoder';
-import { TrajectoryDocument } from './trajectoryDocument';
+import { TRAJECTORY_EDITOR_ANY_JSON, TrajectoryDocument } from './trajectoryDocument';
 
 /** `*.traj` and `*.traj.json` open here by default; any JSON/JSONL file through "Open With". */
 const TRAJECTORY_EDITOR = 'sweWorkbench.trajectory';
-const TRAJECTORY_EDITOR_ANY_JSON = 'sweWorkbench.trajectoryAnyJson';
 
 /** The open steppers, for commands that act on the focused one and for the extension's API. */
 class StepperRegistry {

@@ -101,6 +101,25 @@ describe('what an ATIF v1.7 file adds to the stepper', () => {
     assert.deepEqual([dispatching!.llmCalls, dispatching!.reasoningEffort], ['no LLM call (deterministic)', undefined]);
   });
 
+  test('a step that delegated names the trajectories it opens: an embedded one by id, another by its file', () => {
+    const doc = {
+      schema_version: 'ATIF-v1.7',
+      session_id: 's',
+      agent: { name: 'orchestrator', version: '1' },
+      steps: [
+        {
+          step_id: 1,
+          source: 'agent',
+          message: 'Delegating.',
+          observation: { results: [{ subagent_trajectory_ref: [{ trajectory_id: 'sub-a' }, { trajectory_path: 'sub-b.json' }] }] },
+        },
+      ],
+      subagent_trajectories: [{ trajectory_id: 'sub-a', agent: { name: 'r', version: '1' }, steps: [{ step_id: 1, source: 'user', message: 'x' }] }],
+    };
+    const t = importTrajectory(doc, { file: 'run.json' });
+    assert.deepEqual(toStepDetail(t.steps[0]!, t).subagents, ['sub-a', 'sub-b.json']);
+  });
+
   test('a file of a version it knows has no warning, and a step that does not say has no model-call line', () => {
     const t = importTrajectory(
       { ...v18, schema_version: 'ATIF-v1.7', steps: v18.steps.map(({ plan_id: _, ...s }: Record<string, unknown>) => s) },

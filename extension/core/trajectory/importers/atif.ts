@@ -224,6 +224,14 @@ function resultText(result: ObservationResult): string {
 
 const NO_ACTION: Action = { raw: '', tool: null, args: {} };
 
+/** The names that open the trajectories a step delegated to: an embedded one's id, else its file (a v1.6 reference by session alone opens none). */
+function subagentsOf(step: AtifStep): string[] | undefined {
+  const names = (step.observation?.results ?? []).flatMap((r) =>
+    (r.subagent_trajectory_ref ?? []).flatMap((ref) => ref.trajectory_id ?? ref.trajectory_path ?? []),
+  );
+  return names.length > 0 ? names : undefined;
+}
+
 /** Each call with its result: by `source_call_id`, then results naming no call in order to calls still without one. */
 function pairResults(step: AtifStep): { calls: ToolCallResult[]; rest: string[] } {
   const results = step.observation?.results ?? [];
@@ -288,6 +296,7 @@ function agentStep(step: AtifStep, index: number, path: number, ctx: ImportConte
     tokenIds: ids && Object.keys(ids).length > 0 ? ids : undefined,
     sampling: step.reasoning_effort == null ? undefined : { reasoning_effort: step.reasoning_effort },
     llmCalls: step.llm_call_count ?? undefined,
+    subagents: subagentsOf(step),
     ...ownExtra(step.extra),
     ...(written?.formatError !== undefined ? { formatError: written.formatError } : {}),
     flags: flagsOf(step, []),
@@ -303,6 +312,7 @@ function messageStep(step: AtifStep, index: number, path: number, ctx: ImportCon
     action: NO_ACTION,
     observation: joinObservations((step.observation?.results ?? []).map(resultText)),
     timestamp: step.timestamp ?? undefined,
+    subagents: subagentsOf(step),
     flags: flagsOf(step, [`atif-${step.source}`]),
     source: sourceRef(ctx, ['steps', path]),
   }) as Step;

@@ -128,7 +128,11 @@ function rootExtra(t: Trajectory): Json | undefined {
   return Object.keys(extra).length > 0 ? extra : undefined;
 }
 
-/** The document as our model writes it (v1.7), with what the file it was read from held at its root and the model has no place for. */
+/**
+ * The document as our model writes it (v1.7), with what the file it was read from held at its
+ * root and the model has no place for (its notes, tool definitions, embedded subagents); not its
+ * trajectory_id, which named that document, not this changed one.
+ */
 function generated(t: Trajectory, kept: Json | undefined): Json {
   const steps: Json[] = [];
   if (t.meta.systemPrompt !== undefined) steps.push({ step_id: steps.length + 1, source: 'system', message: t.meta.systemPrompt });
@@ -151,7 +155,6 @@ function generated(t: Trajectory, kept: Json | undefined): Json {
   return defined({
     schema_version: ATIF_LATEST,
     session_id: t.meta.id ?? t.task.instanceId ?? 'unknown',
-    trajectory_id: kept?.trajectory_id,
     agent: keptAgent?.tool_definitions === undefined ? agent : { ...agent, tool_definitions: keptAgent.tool_definitions },
     steps,
     notes: t.format === 'atif' ? kept?.notes : `Written by SWE Workbench from a ${t.format} trajectory.`,

@@ -17,7 +17,7 @@ export function withSubagent(uri: vscode.Uri, name: string): vscode.Uri {
 }
 
 /** The subagent a stepper URI names, or undefined for the file's own trajectory. */
-export function subagentOf(uri: vscode.Uri): string | undefined {
+function subagentOf(uri: vscode.Uri): string | undefined {
   return new URLSearchParams(uri.query).get(SUBAGENT_PARAM) ?? undefined;
 }
 

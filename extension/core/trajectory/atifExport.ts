@@ -70,15 +70,55 @@ function callsOf(t: Trajectory, step: Step): Array<{ id: string; name: string; a
   });
 }
 
-function agentStep(t: Trajectory, step: Step, stepId: number): Json {
+/** The line the importer shows a subagent reference as, in its result's text (importers/atif.ts). */
+const REF_LINE = /^\[subagent trajectory: .*\]$/;
+
+/** How a step's subagents are written back: as the source file's references when it has them, else by the name that opens each. */
+type RefsOf = (step: Step) => Json[] | undefined;
+
+function refsFrom(kept: Json | undefined): RefsOf {
+  const steps = Array.isArray(kept?.steps) ? (kept.steps as Json[]) : [];
+  const recorded = steps.flatMap(
+    (s) =>
+      ((s?.observation as Json | undefined)?.results as Json[] | undefined)?.flatMap((r) =>
+        Array.isArray(r?.subagent_trajectory_ref) ? (r.subagent_trajectory_ref as Json[]) : [],
+      ) ?? [],
+  );
+  const embedded = new Set((Array.isArray(kept?.subagent_trajectories) ? (kept.subagent_trajectories as Json[]) : []).map((sub) => sub?.trajectory_id));
+  return (step) =>
+    step.subagents?.map(
+      (name) =>
+        recorded.find((ref) => (ref.trajectory_id ?? ref.trajectory_path) === name) ??
+        (embedded.has(name) ? { trajectory_id: name } : { trajectory_path: name }),
+    );
+}
+
+/** Results with the step's subagent references as references again, not as the lines that show them. */
+function withRefs(results: Array<{ source_call_id?: string; content: string }>, refs: Json[] | undefined): Json[] {
+  if (!refs) return results;
+  const kept = results
+    .map((r) => ({
+      ...r,
+      content: r.content
+        .split('\n')
+        .filter((line) => !REF_LINE.test(line))
+        .join('\n'),
+    }))
+    .filter((r) => r.content !== '' || r.source_call_id !== undefined);
+  return [...kept, { subagent_trajectory_ref: refs }];
+}
+
+function agentStep(t: Trajectory, step: Step, stepId: number, refsOf: RefsOf): Json {
   const calls = callsOf(t, step);
   const said = isReplyText(t.format, step.action) && step.action.raw !== step.thought ? step.action.raw : '';
-  const results =
+  const results = withRefs(
     calls.length > 0
       ? calls.filter((c) => c.observation !== '').map((c) => ({ source_call_id: c.id, content: c.observation }))
       : step.observation === ''
         ? []
-        : [{ content: step.observation }];
+        : [{ content: step.observation }],
+    refsOf(step),
+  );
   const effort = step.sampling?.reasoning_effort;
   return defined({
     step_id: stepId,
@@ -97,13 +137,14 @@ function agentStep(t: Trajectory, step: Step, stepId: number): Json {
 }
 
 /** A system or user message that was a step of its own (read from ATIF): one again, with what it observed. */
-function messageStep(step: Step, stepId: number, source: 'system' | 'user'): Json {
+function messageStep(step: Step, stepId: number, source: 'system' | 'user', refsOf: RefsOf): Json {
+  const results = withRefs(step.observation === '' ? [] : [{ content: step.observation }], refsOf(step));
   return defined({
     step_id: stepId,
     timestamp: isoTime(step.timestamp),
     source,
     message: step.thought,
-    observation: step.observation === '' ? undefined : { results: [{ content: step.observation }] },
+    observation: results.length > 0 ? { results } : undefined,
     is_copied_context: step.flags?.includes(COPIED_CONTEXT_FLAG) ? true : undefined,
     extra: stepExtra(step),
   });
@@ -139,11 +180,12 @@ function generated(t: Trajectory, kept: Json | undefined): Json {
   const instructions = t.meta.instructions ?? t.task.problemStatement;
   if (instructions !== undefined) steps.push({ step_id: steps.length + 1, source: 'user', message: instructions });
   for (const c of t.meta.context ?? []) steps.push(defined({ step_id: steps.length + 1, timestamp: c.timestamp, source: c.source, message: c.text }));
+  const refsOf = refsFrom(kept);
   for (const step of t.steps) {
     const id = steps.length + 1;
-    if (step.flags?.includes('atif-system')) steps.push(messageStep(step, id, 'system'));
-    else if (step.flags?.includes('atif-user')) steps.push(messageStep(step, id, 'user'));
-    else steps.push(agentStep(t, step, id));
+    if (step.flags?.includes('atif-system')) steps.push(messageStep(step, id, 'system', refsOf));
+    else if (step.flags?.includes('atif-user')) steps.push(messageStep(step, id, 'user', refsOf));
+    else steps.push(agentStep(t, step, id, refsOf));
   }
   // ATIF needs at least one step: a run with nothing recorded says so in an empty user turn.
   if (steps.length === 0) steps.push({ step_id: 1, source: 'user', message: '' });

@@ -184,7 +184,7 @@ async function loadFile(file: string, options: LoadOptions): Promise<LoadedTraje
   if (folder) return finish(file, await folder.folder!.gather(file, options), { ...options, format: folder.name });
   // A file of a recording kept as a folder (a V1 conversation's event file) opens the whole recording.
   const owner = await recordingFolderOf(file);
-  if (owner) return loadTrajectory(owner.dir, { ...options, format: owner.format });
+  if (owner) return loadFile(owner.dir, { ...options, format: owner.format });
   if (/\.jsonl$/i.test(withoutCompressionSuffix(basename(file)))) return loadJsonl(file, options);
   const { text } = await readInputText(file, options);
   throwIfAborted(options.signal);

@@ -189,7 +189,7 @@ export const command: Command = {
     const input = trajectoryInput(values);
     // A folder that is one recording (an OpenHands V1 conversation) is re-scored as a file is.
     const folder = ((await stat(target).catch(() => undefined))?.isDirectory() ?? false) && !(await isRecordingFolder(target));
-    if (folder && Object.keys(input).length > 0) throw new CliError('--format, --line and --record read one file, not a folder');
+    if (folder && Object.keys(input).length > 0) throw new CliError('--format, --line, --record, --subagent and --alone read one file, not a folder');
     if (values.save && !folder) throw new CliError("--save keeps a folder's re-score beside its rollouts: give a DIR");
 
     const client = await connect(values.policy, values, ctx);

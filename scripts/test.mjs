@@ -27,7 +27,7 @@ if (unknown.length > 0) {
 // The checks before any suite (npm run check: each layer's type check, ESLint's layer rules, knip,
 // formatting), here rather than in a pretest script so that they too run on the supported Node.
 // `--no-check` leaves them out where they already ran on the same commit (.ci/run's second run,
-// in a clone without ../shared).
+// in a bare clone without the shared folder).
 const options = args.filter((a) => a.startsWith('-'));
 const unknownOptions = options.filter((o) => o !== '--no-check');
 if (unknownOptions.length > 0) {

@@ -4,7 +4,7 @@ import { registerCommands, reportFailure, type Glue } from '../commands';
 import { CONTAINER_SCHEME, ContainerFileSystem } from '../container/containerFileSystem';
 import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
 import { NextActionEditor } from './nextActionEditor';
-import { NEXT_ACTION_SCHEME, NextActionFileSystem } from './nextActionFileSystem';
+import { NEXT_ACTION_SCHEME, NEXT_ACTION_URI, NextActionFileSystem } from './nextActionFileSystem';
 import { revealSessionOnStart } from './replayCompareView';
 import { SessionChoices } from './sessionChoices';
 import { SessionCommands } from './sessionCommands';
@@ -86,6 +86,11 @@ function endNextActionWithSession(controller: SessionController, nextAction: Nex
     }
     if (endedTitle === session.title) return;
     endedTitle = session.title;
+    // An open document with typed, unsaved text keeps it as it is: a changed file under a dirty
+    // document is reloaded by the editor, which would drop what was typed. Saving it then says
+    // that no session is running and keeps the action.
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === NEXT_ACTION_URI.toString());
+    if (open?.isDirty) return;
     nextAction.ended(session.title, session.stateText);
   });
 }

@@ -53,14 +53,16 @@ describe('an ATIF file in the stepper', () => {
       assert.equal(await stepper.locator('.step-row').count(), 9);
       assert.equal(await stepper.locator('.step-row[aria-selected="true"] .step-label').textContent(), 'keystrokes=mkdir test_dir');
       assert.match((await stepper.locator('.observation-text').textContent()) ?? '', /root@CONTAINER_ID:\/app# mkdir test_dir/);
-      // Step 4 is the system's handoff to the summarising subagent: it names the subagent's session and file.
+      // Step 4 is the system's handoff to the summarising subagent: it names the subagent's file, then its session.
       await stepper.locator('#timeline').focus();
       await page.keyboard.press('g');
       await page.keyboard.type('4');
       await page.keyboard.press('Enter');
       await stepper.locator('#step-title', { hasText: 'Step 4 of 9' }).waitFor({ timeout: 10_000 });
       await stepper
-        .locator('.observation-text', { hasText: 'subagent trajectory: session test-session-context-summarization-summarization-1-summary' })
+        .locator('.observation-text', {
+          hasText: 'subagent trajectory: trajectory.summarization-1-summary.json, session test-session-context-summarization-summarization-1-summary',
+        })
         .waitFor({ timeout: 10_000 });
       await page.screenshot({ path: path.join(out!, `atif-stepper-${theme}.png`) });
       const foreground = await stepper.locator('#step-title').evaluate((e) => getComputedStyle(e).color);

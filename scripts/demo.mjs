@@ -18,7 +18,7 @@ register();
 const require = createRequire(import.meta.url);
 const { packageExtension, startCodeServer, removeHome } = require('../test/helpers/codeServer.ts');
 const { layOutDemoWorkspace } = require('../test/helpers/demoWorkspace.ts');
-const { PolicyServer } = require('../extension/core/policy/scriptedPolicyServer.ts');
+const { PolicyServer } = require('./demo/policy/scriptedPolicyServer.ts');
 const { DEMO_MODEL, demoReply } = require('./demo/ledgerDemo.ts');
 
 const { values } = parseArgs({ options: { port: { type: 'string' }, keep: { type: 'boolean', default: false }, smoke: { type: 'boolean', default: false } } });

@@ -10,7 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import { PolicyClient } from '../../extension/core/policy/policyClient';
-import { startPolicyServer } from '../../extension/core/policy/scriptedPolicyServer';
+import { startPolicyServer } from '../../scripts/demo/policy/scriptedPolicyServer';
 import { median, timed } from '../timing';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '200' } } });

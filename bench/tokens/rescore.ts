@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { PolicyClient } from '../../extension/core/policy/policyClient';
-import { toyLogprob } from '../../extension/core/policy/toyTokenizer';
+import { toyLogprob } from '../../scripts/demo/policy/toyTokenizer';
 import { rescoreRun } from '../../extension/core/tokens/rescore';
 import { TokenServer } from '../../extension/core/tokens/tokenServer';
 import type { Step, Trajectory } from '../../extension/core/trajectory/model';
@@ -49,7 +49,7 @@ function rollout(r: number): Trajectory {
 
 async function startServer(): Promise<{ url: string; stop: () => void }> {
   const code = `
-    import { startPolicyServer } from './extension/core/policy/scriptedPolicyServer.ts';
+    import { startPolicyServer } from './scripts/demo/policy/scriptedPolicyServer.ts';
     const s = await startPolicyServer([], { maxModelLen: 65536, recordRequests: false });
     console.log(s.url);`;
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });

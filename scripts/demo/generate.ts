@@ -17,7 +17,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { command as runCommand } from '../../extension/cli/run';
 import { toolSetFor } from '../../extension/core/scaffolds/swe-agent/tools/standardTools';
-import { PolicyServer } from '../../extension/core/policy/scriptedPolicyServer';
+import { PolicyServer } from './policy/scriptedPolicyServer';
 import { PersonSource, RecordingSource } from '../../extension/core/session/actionSources';
 import { startContainerSession } from '../../extension/core/session/containerSession';
 import { DebugSession } from '../../extension/core/session/debugSession';

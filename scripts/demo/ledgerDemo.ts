@@ -5,7 +5,7 @@
  * trajectories are recorded from it (scripts/demo/generate.ts) and `npm start` serves it on
  * 127.0.0.1 so a fork of any of them can be continued by "the policy" without a GPU.
  */
-import type { ChatRequest, ScriptedReply } from '../../extension/core/policy/scriptedPolicyServer';
+import type { ChatRequest, ScriptedReply } from './policy/scriptedPolicyServer';
 
 export const DEMO_MODEL = 'scripted-demo-policy';
 export const DEMO_IMAGE = 'swe-workbench/base:bookworm';

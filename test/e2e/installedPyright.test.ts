@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
-import { PolicyServer } from '../../extension/core/policy/scriptedPolicyServer';
+import { PolicyServer } from '../../scripts/demo/policy/scriptedPolicyServer';
 import { toCanonicalJson } from '../../extension/core/trajectory/canonicalExport';
 import { TrajectorySchema } from '../../extension/core/trajectory/model';
 import { DEMO_MODEL, demoReply } from '../../scripts/demo/ledgerDemo';

@@ -10,7 +10,7 @@ import { PolicyClient, type PolicyClientOptions } from '../../extension/core/pol
 import { PolicySource } from '../../extension/core/session/actionSources';
 import type { Sandbox } from '../../extension/core/runtime/sandbox';
 import { materializeSampleRepo, type SampleRepo } from './sampleRepo';
-import type { ScriptedReply } from '../../extension/core/policy/scriptedPolicyServer';
+import type { ScriptedReply } from '../../scripts/demo/policy/scriptedPolicyServer';
 import { toolSetFor } from '../../extension/core/scaffolds/swe-agent/tools/standardTools';
 import { createSweAgent } from '../../extension/core/scaffolds/swe-agent';
 import { LATEST_SWE_AGENT_VERSION } from '../../extension/core/scaffolds/swe-agent/tools/sweAgentVersion';

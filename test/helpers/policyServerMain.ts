@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { PolicyServer, type ScriptedReply } from '../../extension/core/policy/scriptedPolicyServer';
+import { PolicyServer, type ScriptedReply } from '../../scripts/demo/policy/scriptedPolicyServer';
 
 const ReplySchema = z.strictObject({
   content: z.string().nullable().optional(),

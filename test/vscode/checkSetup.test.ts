@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { CheckResult } from '../../extension/core/doctor/doctor';
-import { PolicyServer } from '../../extension/core/policy/scriptedPolicyServer';
+import { PolicyServer } from '../../scripts/demo/policy/scriptedPolicyServer';
 
 const EXTENSION_ID = 'swe-workbench.swe-workbench';
 

@@ -12,7 +12,7 @@ import type { AciSession } from '../../extension/core/aci/aciSession';
 import type { SessionLaunch } from '../../extension/vscode/session/sessionLaunch';
 import { containerUri } from '../../extension/vscode/container/containerFileSystem';
 import { loadTrajectory } from '../../extension/core/trajectory/load';
-import { startPolicyServer, type PolicyServer } from '../../extension/core/policy/scriptedPolicyServer';
+import { startPolicyServer, type PolicyServer } from '../../scripts/demo/policy/scriptedPolicyServer';
 import { LEDGER_EPISODE, thoughtAction } from '../helpers/ledgerAgentScript';
 import { workspaceState } from '../helpers/workspaceState';
 import type { ResponseMessage } from '../../extension/protocol/ipc';

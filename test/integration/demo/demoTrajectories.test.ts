@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { command as replayCommand } from '../../../extension/cli/replay';
 import { command as runCommand } from '../../../extension/cli/run';
-import { PolicyServer } from '../../../extension/core/policy/scriptedPolicyServer';
+import { PolicyServer } from '../../../scripts/demo/policy/scriptedPolicyServer';
 import { TrajectorySchema } from '../../../extension/core/trajectory/model';
 import { DEMO_MODEL, DEMO_PROBLEM, demoReply } from '../../../scripts/demo/ledgerDemo';
 import { DEMO_TRAJECTORIES, MAIN, generateDemoTrajectories } from '../../../scripts/demo/generate';

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { command as replayCommand } from '../../../extension/cli/replay';
 import { command as runCommand } from '../../../extension/cli/run';
-import { startPolicyServer, type PolicyServer } from '../../../extension/core/policy/scriptedPolicyServer';
+import { startPolicyServer, type PolicyServer } from '../../../scripts/demo/policy/scriptedPolicyServer';
 import { TrajectorySchema, type Trajectory } from '../../../extension/core/trajectory/model';
 import { runCli } from '../../helpers/cliRunner';
 import { thirdPartyFolder } from '../../helpers/sharedFolder';

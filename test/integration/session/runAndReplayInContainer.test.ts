@@ -8,7 +8,7 @@ import { command as runCommand } from '../../../extension/cli/run';
 import { command as replayCommand } from '../../../extension/cli/replay';
 import { OWNER_LABEL, SANDBOX_LABEL } from '../../../extension/core/runtime/dockerSandbox';
 import { TrajectorySchema, type Trajectory } from '../../../extension/core/trajectory/model';
-import { startPolicyServer, type PolicyServer } from '../../../extension/core/policy/scriptedPolicyServer';
+import { startPolicyServer, type PolicyServer } from '../../../scripts/demo/policy/scriptedPolicyServer';
 import { LEDGER_EPISODE, sampleRepoCopy, thoughtAction } from '../../helpers/ledgerAgentScript';
 import { runCli } from '../../helpers/cliRunner';
 import { TEST_IMAGE, testDocker } from '../../helpers/docker';

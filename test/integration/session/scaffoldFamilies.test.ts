@@ -17,7 +17,7 @@ import { command as runCommand } from '../../../extension/cli/run';
 import { TrajectorySchema, type Trajectory } from '../../../extension/core/trajectory/model';
 import { runCli } from '../../helpers/cliRunner';
 import { TEST_IMAGE } from '../../helpers/docker';
-import { startPolicyServer, type PolicyServer, type ScriptedReply } from '../../../extension/core/policy/scriptedPolicyServer';
+import { startPolicyServer, type PolicyServer, type ScriptedReply } from '../../../scripts/demo/policy/scriptedPolicyServer';
 import { detectScaffold } from '../../../extension/core/scaffolds/registry';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { ensureR2eTestImage, writeGeneratedRepo } from '../../conformance/r2eOracle';

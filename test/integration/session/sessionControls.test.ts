@@ -11,7 +11,7 @@ import { PersonSource, RecordingSource } from '../../../extension/core/session/a
 import { forkOf } from '../../../extension/core/session/fork';
 import type { AciSession } from '../../../extension/core/aci/aciSession';
 import type { Trajectory } from '../../../extension/core/trajectory/model';
-import { startPolicyServer, type PolicyServer } from '../../../extension/core/policy/scriptedPolicyServer';
+import { startPolicyServer, type PolicyServer } from '../../../scripts/demo/policy/scriptedPolicyServer';
 import { aciFor, LEDGER_EPISODE, policySource, sampleRepoCopy, thoughtAction } from '../../helpers/ledgerAgentScript';
 
 let repo: Awaited<ReturnType<typeof sampleRepoCopy>>;

@@ -4,9 +4,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { startPolicyServer, type PolicyServer, type PolicyServerOptions } from '../../../extension/core/policy/scriptedPolicyServer';
+import { startPolicyServer, type PolicyServer, type PolicyServerOptions } from '../../../scripts/demo/policy/scriptedPolicyServer';
 import { TOKEN_REPORT_FILE } from '../../../extension/core/rollouts/tokenMismatch';
-import { toyChatIds, toyEncode, toyLogprob } from '../../../extension/core/policy/toyTokenizer';
+import { toyChatIds, toyEncode, toyLogprob } from '../../../scripts/demo/policy/toyTokenizer';
 import { command as tokens } from '../../../extension/cli/tokens';
 import { runCli, runCliProcess } from '../../helpers/cliRunner';
 

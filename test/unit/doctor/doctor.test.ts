@@ -14,7 +14,7 @@ import {
   formatDoctor,
   type CheckResult,
 } from '../../../extension/core/doctor/doctor';
-import { PolicyServer } from '../../../extension/core/policy/scriptedPolicyServer';
+import { PolicyServer } from '../../../scripts/demo/policy/scriptedPolicyServer';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 

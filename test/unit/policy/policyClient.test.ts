@@ -2,7 +2,7 @@ import { test, describe, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { PolicyClient, PolicyError, type PolicyClientOptions } from '../../../extension/core/policy/policyClient';
 import { CancelledError } from '../../../extension/core/errors';
-import { startPolicyServer, type PolicyServer, type PolicyServerOptions, type Script } from '../../../extension/core/policy/scriptedPolicyServer';
+import { startPolicyServer, type PolicyServer, type PolicyServerOptions, type Script } from '../../../scripts/demo/policy/scriptedPolicyServer';
 
 const user = [{ role: 'user' as const, content: 'Fix the bug in calc.py' }];
 const openTool = {

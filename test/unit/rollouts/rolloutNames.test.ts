@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { command as tokens } from '../../../extension/cli/tokens';
 import { InputError } from '../../../extension/core/errors';
-import { startPolicyServer, type PolicyServer } from '../../../extension/core/policy/scriptedPolicyServer';
+import { startPolicyServer, type PolicyServer } from '../../../scripts/demo/policy/scriptedPolicyServer';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { S3, writeTrainingRun } from '../../fixtures/rollouts/trainingRun';

@@ -13,7 +13,7 @@ import { planSession, sessionSources, type SessionPlan } from '../../../extensio
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { TrajectorySchema } from '../../../extension/core/trajectory/model';
 import { launchRequest } from '../../../extension/vscode/session/sessionLaunch';
-import { startPolicyServer } from '../../../extension/core/policy/scriptedPolicyServer';
+import { startPolicyServer } from '../../../scripts/demo/policy/scriptedPolicyServer';
 import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const RECORDING = thirdParty('swe-agent/marshmallow-1867.function_calling.traj');

@@ -149,17 +149,21 @@ describe('the installed extension (the .vsix in code-server) carries Pyright', (
 
   after(async () => {
     await page?.screenshot({ path: path.join(out!, 'installed-pyright-last.png') }).catch(() => undefined);
-    if (page) await stopSessionLeavingNoContainer(page).catch((error: unknown) => console.warn(`installed Pyright: ${String(error)}`));
-    // The suite's later files count this code-server's containers: one left here (the replay's,
-    // whose folder the person's test added to the workspace) must not fail them. Named, then removed.
+    // Stop Session keeps the container for fork snapshots; Discard then removes it. Anything left
+    // is a leak: named, removed so the suite's later files (which count containers) are not
+    // blamed for it, and failed.
+    const stopped = page
+      ? await stopSessionLeavingNoContainer(page).then(
+          () => undefined,
+          (error: unknown) => error,
+        )
+      : undefined;
     const left = sessionContainers();
-    if (left.length > 0) {
-      console.warn(`installed Pyright: containers left after Stop Session, removed: ${left.join(', ')}`);
-      execFileSync('docker', ['rm', '-f', ...left], { stdio: 'ignore' });
-    }
+    if (left.length > 0) execFileSync('docker', ['rm', '-f', ...left], { stdio: 'ignore' });
     await browser?.close();
     await policy?.close();
     if (home) rmSync(home, { recursive: true, force: true });
+    if (stopped) throw stopped;
   });
 
   test("Check Setup says ready, with the Pyright the extension carries, and no repository's node_modules in reach", async () => {

@@ -91,6 +91,8 @@ export function sessionContainers(workspace = process.env.SWE_WORKBENCH_E2E_WORK
  */
 export async function stopSessionLeavingNoContainer(page: Page, stoppedRow = /stopped/): Promise<void> {
   await runCommand(page, 'SWE Workbench: Stop Session');
+  // The row is drawn only while its view shows: a test may have moved to the Explorer.
+  await runCommand(page, 'SWE Workbench: Focus on Session View');
   await page.locator('.monaco-list-row', { hasText: stoppedRow }).first().waitFor({ state: 'attached', timeout: 60_000 });
   await runCommand(page, 'SWE Workbench: Discard Kept Fork Snapshots');
   for (let attempt = 0; sessionContainers().length > 0; attempt++) {

@@ -43,6 +43,8 @@ const TrajectoryHeaderSchema = z.object({
   reward: z.optional(z.number()),
   ...RUN_FACTS_SHAPE,
   problemStatement: z.optional(z.string()),
+  /** When no problem statement is recorded apart: the first user message, the task as the agent was told it. */
+  instructions: z.optional(z.string()),
   /** The run submitted a non-empty patch, which "Final Patch" opens in the patch view. */
   hasSubmission: z.boolean(),
   tools: z.array(z.string()),

@@ -93,6 +93,8 @@ export function toTrajectoryHeader(trajectory: Trajectory, fileName: string): Tr
     outcome: outcomeText(trajectory.outcome),
     ...runFacts(trajectory),
     problemStatement: trajectory.task.problemStatement,
+    // mini-swe-agent, chat exports and ATIF keep the task only in the first user message.
+    ...(!trajectory.task.problemStatement?.trim() && trajectory.meta.instructions?.trim() ? { instructions: trajectory.meta.instructions } : {}),
     hasSubmission: (trajectory.outcome.submission ?? '').trim() !== '',
     tools: [...tools].sort(),
     scaffold: { label: scaffoldLabel(choice), detail: describeChoice(choice) },

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { PolicyServer } from '../../scripts/demo/policy/scriptedPolicyServer';
-import { DEMO_MODEL, demoReply } from '../../scripts/demo/ledgerDemo';
+import { DEMO_MODEL, DEMO_PROBLEM, demoReply } from '../../scripts/demo/ledgerDemo';
 import { stopSessionLeavingNoContainer } from '../helpers/sessionE2e';
 import { launchBrowser, webviewFrame } from '../helpers/browser';
 import { THEMES, openFileInWebview, quickOpen, runCommand, setTheme, typeInQuickInput } from '../helpers/workbench';
@@ -233,6 +233,11 @@ describe("the README's five-minute walk through the demo", () => {
         step('1-other-formats', async () => {
           stepper = await openStepper(page, 'ledger-allocate.mini-swe-agent.traj.json');
           await stepper.locator('#step-title', { hasText: /^Step 1 of \d+$/ }).waitFor({ timeout: 15_000 });
+          // The task is in its first user message: shown as the agent was told it, not "not recorded".
+          assert.equal(
+            (await stepper.locator('#problem-statement summary').textContent())?.trim(),
+            `Task, as the agent was told: Please solve this issue: ${DEMO_PROBLEM}`,
+          );
           stepper = await openWith(page, 'ledger-allocate.r2e-gym.jsonl');
           await stepper.locator('#step-title', { hasText: /^Step \d+ of \d+$/ }).waitFor({ timeout: 15_000 });
           assert.match((await stepper.locator('#run-summary').textContent()) ?? '', /^r2e-gym · \d+ steps/);

@@ -264,7 +264,12 @@ export class Stepper {
             el('summary', { text: `Problem statement: ${h.problemStatement.trim().split('\n', 1)[0]}` }),
             el('pre', { className: 'problem-text', text: h.problemStatement }),
           ])
-        : el('p', { className: 'problem-statement unknown', text: 'Problem statement: not recorded in this file', attrs: { id: 'problem-statement' } });
+        : h.instructions?.trim()
+          ? el('details', { className: 'problem-statement', attrs: { id: 'problem-statement' } }, [
+              el('summary', { text: `Task, as the agent was told: ${h.instructions.trim().split('\n', 1)[0]}` }),
+              el('pre', { className: 'problem-text', text: h.instructions }),
+            ])
+          : el('p', { className: 'problem-statement unknown', text: 'Problem statement: not recorded in this file', attrs: { id: 'problem-statement' } });
     // A newer format version read anyway, and a run joined from several files, are said once, above the task.
     const notes = [
       ...(h.warnings ?? []).map((w) => el('p', { className: 'run-warning', text: `⚠ ${w}`, attrs: { role: 'status' } })),

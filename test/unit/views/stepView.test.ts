@@ -4,6 +4,11 @@ import assert from 'node:assert/strict';
 import { searchSteps, toStepDetail, toStepSummary, toTrajectoryHeader } from '../../../extension/views/stepView';
 import { aBashAction, aFormatErrorStep, anAction, aStep, aTrajectory } from '../../builders/trajectory';
 import { importTrajectory } from '../../../extension/core/trajectory/load';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { DEMO_PROBLEM } from '../../../scripts/demo/ledgerDemo';
+
+const repoRoot = path.resolve(__dirname, '../../..');
 
 const steps = [
   aStep({
@@ -128,5 +133,16 @@ describe('what an ATIF v1.7 file adds to the stepper', () => {
     assert.equal(toTrajectoryHeader(t, 'run.json').warnings, undefined);
     const first = importTrajectory({ ...v18, schema_version: 'ATIF-v1.6', steps: [{ step_id: 1, source: 'agent', message: 'x' }] }, { file: 'x' }).steps[0]!;
     assert.equal(toStepDetail(first).llmCalls, undefined);
+  });
+
+  test("a run that keeps the task only in its first user message shows it as the agent was told it, never 'not recorded'", async () => {
+    const file = path.join(repoRoot, 'demo/trajectories/ledger-allocate.mini-swe-agent.traj.json');
+    const t = importTrajectory(JSON.parse(await readFile(file, 'utf8')), { file });
+    const header = toTrajectoryHeader(t, 'ledger-allocate.mini-swe-agent.traj.json');
+    assert.equal(header.problemStatement, undefined);
+    assert.equal(header.instructions, `Please solve this issue: ${DEMO_PROBLEM}`);
+    // A problem statement recorded apart wins; the instructions are then not repeated.
+    const stated = toTrajectoryHeader({ ...t, task: { ...t.task, problemStatement: 'Fix it.' } }, 'x');
+    assert.deepEqual([stated.problemStatement, stated.instructions], ['Fix it.', undefined]);
   });
 });

@@ -353,6 +353,7 @@ async function list(dir: string, o: Options<'list'>, ctx: CommandContext): Promi
     else ctx.stdout.write(o.group ? text.groupTable(groups, ks) : text.rolloutTable(rollouts));
     if (hits) ctx.stdout.write(hits.map((h) => `${h.rollout}  step ${h.step + 1} ${h.field}: ${h.excerpt}`).join('\n') + (hits.length ? '\n' : ''));
     ctx.stdout.write(text.summary(statistics) + '\n');
+    ctx.stdout.write(text.gradingConflicts(groups));
     if (scored) ctx.stdout.write(text.recipeSummary(scored) + '\n');
     if (index.errors.length > 0)
       ctx.stderr.write(`${index.errors.length} unreadable input(s):\n${index.errors.map((e) => `  ${text.formatError(e)}`).join('\n')}\n`);

@@ -1,6 +1,6 @@
 /** What `swe-workbench rollouts` prints for a person: the tables, summaries and verdicts. */
 import type { IndexError, Rollout } from '../core/rollouts/record';
-import type { RolloutGroup } from '../core/rollouts/rolloutGroups';
+import { gradingConflictLines, type RolloutGroup } from '../core/rollouts/rolloutGroups';
 import type { RunStatistics } from '../core/rollouts/rolloutQuery';
 import type { ScoredRollout, ScoredRun } from '../core/rollouts/recipeRun';
 import type { ExportSummary } from '../core/rollouts/curation';
@@ -85,6 +85,12 @@ export function groupTable(groups: RolloutGroup[], ks: number[]): string {
         .join(' '),
     ]),
   );
+}
+
+/** The groups where one patch was graded both ways, a line per patch; nothing when there is none. */
+export function gradingConflicts(groups: readonly RolloutGroup[]): string {
+  const lines = groups.flatMap((g) => gradingConflictLines(g).map((line) => `  ${g.instance}: ${line}`));
+  return lines.length ? `the tests, not the patch, decided these (check for flaky tests or a report joined to the wrong rollout):\n${lines.join('\n')}\n` : '';
 }
 
 export function summary(s: RunStatistics): string {

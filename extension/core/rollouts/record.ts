@@ -39,6 +39,8 @@ export const TrajectoryFactsSchema = z.object({
   exitStatus: z.string().optional(),
   /** Whether the trajectory submitted a non-empty patch; absent when its format does not record submissions. */
   hasSubmission: z.boolean().optional(),
+  /** Names the submitted patch's text (`patchDigest`): equal digests, the same patch. Absent when nothing was submitted. */
+  patchDigest: z.string().optional(),
   resolved: z.boolean().optional(),
   reward: z.number().optional(),
   error: z.string().optional(),
@@ -129,6 +131,8 @@ export interface Rollout {
   duration: number | undefined;
   /** null when nothing records whether a patch was submitted. */
   submitted: boolean | null;
+  /** The trajectory's own submitted patch, named by its text (`patchDigest`); undefined when it records none. */
+  patchDigest: string | undefined;
   evaluation: Evaluation | undefined;
   prediction: Prediction | undefined;
   /** The run's re-score of this rollout (core/rollouts/tokenMismatch); absent when it was not re-scored. */

@@ -14,6 +14,19 @@ export interface RolloutGroup {
   /** Some pass and some fail: the only groups that carry signal for GRPO. */
   mixed: boolean;
   failures: Partial<Record<FailureClass, number>>;
+  /**
+   * Rollouts that submitted the same patch (`Rollout.patchDigest`) yet were graded differently,
+   * one entry per such patch: the ids of those resolved and of those not. The tests, not the
+   * agent, decided between them (a flaky test, an environment that differs between runs, or a
+   * report joined to the wrong rollout), so their rewards teach nothing about the patch.
+   */
+  gradingConflicts: GradingConflict[];
+}
+
+interface GradingConflict {
+  patchDigest: string;
+  resolved: string[];
+  unresolved: string[];
 }
 
 /**
@@ -56,5 +69,22 @@ function groupOf(instance: string, list: Rollout[]): RolloutGroup {
     passAtK: Array.from({ length: evaluated }, (_, i) => passAtK(evaluated, resolved, i + 1)),
     mixed: resolved > 0 && resolved < evaluated,
     failures,
+    gradingConflicts: gradingConflicts(list),
   };
+}
+
+/** What a person reads of a group's grading conflicts: one line per patch graded both ways. */
+export function gradingConflictLines(g: Pick<RolloutGroup, 'gradingConflicts'>): string[] {
+  return g.gradingConflicts.map((c) => `identical patch graded both ways: resolved ${c.resolved.join(', ')}; not resolved ${c.unresolved.join(', ')}`);
+}
+
+function gradingConflicts(list: readonly Rollout[]): GradingConflict[] {
+  const byPatch = new Map<string, GradingConflict>();
+  for (const r of list) {
+    if (r.patchDigest === undefined || r.resolved === null) continue;
+    let c = byPatch.get(r.patchDigest);
+    if (!c) byPatch.set(r.patchDigest, (c = { patchDigest: r.patchDigest, resolved: [], unresolved: [] }));
+    (r.resolved ? c.resolved : c.unresolved).push(r.id);
+  }
+  return [...byPatch.values()].filter((c) => c.resolved.length > 0 && c.unresolved.length > 0);
 }

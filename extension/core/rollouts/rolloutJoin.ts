@@ -169,6 +169,7 @@ function rolloutOf(
     cost: facts.cost,
     duration: facts.duration,
     submitted: c.submitted,
+    patchDigest: facts.patchDigest,
     evaluation,
     prediction,
   };

@@ -39,6 +39,7 @@ const ROW_COLUMNS = [
   'cost',
   'duration',
   'submitted',
+  'patchDigest',
   'evaluation',
   'prediction',
 ] as const;
@@ -130,6 +131,7 @@ function* columns(rollouts: readonly Rollout[]): Generator<{ table: Table; colum
     cost: (r) => num(r.cost),
     duration: (r) => num(r.duration),
     submitted: (r) => flag(r.submitted),
+    patchDigest: (r) => str(r.patchDigest),
     evaluation: (r) => shared(evaluations, evaluationIndex, r.evaluation),
     prediction: (r) => shared(predictions, predictionIndex, r.prediction),
   };
@@ -266,6 +268,7 @@ export function decodeRows(section: RowsSection): Rollout[] {
       cost: num(c.cost[i]!),
       duration: num(c.duration[i]!),
       submitted: flag(c.submitted[i]!),
+      patchDigest: str(c.patchDigest[i]!),
       evaluation: c.evaluation[i]! < 0 ? undefined : evaluations[c.evaluation[i]!],
       prediction: c.prediction[i]! < 0 ? undefined : predictions[c.prediction[i]!],
     };

@@ -3,6 +3,7 @@ import { recordedModelStats, runDuration } from '../trajectory/runFacts';
 import { ownSteps } from '../trajectory/copiedContext';
 import { factsOf } from '../trajectory/formatFacts';
 import type { StepRun, TrajectoryFacts } from './record';
+import { patchDigest } from './patchDigest';
 
 /**
  * OpenHands' StuckDetector calls an agent stuck after four identical action/observation
@@ -31,6 +32,7 @@ export function trajectoryFacts(t: TrajectoryFactsInput, line?: number): Traject
   // Steps copied in for context (ATIF's is_copied_context) are not this run's: not counted, as a reward reads the count.
   const facts: TrajectoryFacts = { format: t.format, steps: ownSteps(t.steps).length };
   if (t.outcome.submission !== undefined || recordsSubmission(t.format)) facts.hasSubmission = (t.outcome.submission ?? '').trim().length > 0;
+  assign(facts, 'patchDigest', patchDigest(t.outcome.submission));
   if (line !== undefined) facts.line = line;
   assign(facts, 'instanceId', t.task.instanceId);
   assign(facts, 'trajectoryId', t.meta.id);

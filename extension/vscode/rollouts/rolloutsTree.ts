@@ -1,7 +1,7 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { IndexError, Rollout } from '../../core/rollouts/record';
-import { groupRollouts, type RolloutGroup } from '../../core/rollouts/rolloutGroups';
+import { gradingConflictLines, groupRollouts, type RolloutGroup } from '../../core/rollouts/rolloutGroups';
 import type { RolloutIndex } from '../../core/rollouts/rolloutIndex';
 import { Disposable } from '../dispose';
 import type { RolloutStatus } from '../../protocol/rollouts';
@@ -39,6 +39,7 @@ function groupDescription(g: RolloutGroup): string {
   const parts = [g.solveRate === null ? `${g.rollouts} not graded` : `${g.resolved}/${g.evaluated} solved`];
   if (g.passAtK.length > 0) parts.push(`pass@1 ${percent(g.passAtK[0]!)}`, `pass@${g.passAtK.length} ${percent(g.passAtK.at(-1)!)}`);
   if (g.mixed) parts.push('mixed');
+  if (g.gradingConflicts.length) parts.push('⚠ same patch graded both ways');
   return parts.join(' · ');
 }
 
@@ -115,7 +116,9 @@ export class RolloutsTreeProvider extends Disposable implements vscode.TreeDataP
         item.contextValue = node.group.mixed ? 'rolloutGroup.mixed' : 'rolloutGroup';
         item.tooltip = `${node.group.instance}: ${groupDescription(node.group)}\n${Object.entries(node.group.failures)
           .map(([c, n]) => `${c} ×${n}`)
-          .join(', ')}`;
+          .join(', ')}${gradingConflictLines(node.group)
+          .map((line) => `\n⚠ ${line}`)
+          .join('')}`;
         return item;
       }
       case 'rollout': {

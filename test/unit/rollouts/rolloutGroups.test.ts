@@ -1,7 +1,9 @@
 import '../../helpers/families';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { groupRollouts, passAtK, type RolloutGroup } from '../../../extension/core/rollouts/rolloutGroups';
+import { gradingConflictLines, groupRollouts, passAtK, type RolloutGroup } from '../../../extension/core/rollouts/rolloutGroups';
+import { patchDigest } from '../../../extension/core/rollouts/patchDigest';
+import type { Rollout } from '../../../extension/core/rollouts/record';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
 import { G7, S3, W101, W202, makeRolloutFolder } from '../../fixtures/rollouts/trainingRun';
 import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
@@ -75,5 +77,27 @@ describe('groups of the generated training run', () => {
     const g = groups.get(S3)!;
     assert.deepEqual([g.evaluated, g.resolved, g.mixed], [3, 2, true]);
     [2 / 3, 1, 1].forEach((p, i) => close(g.passAtK[i], p));
+  });
+});
+
+describe('the same patch graded both ways', () => {
+  const rollout = (id: string, patch: string | undefined, resolved: boolean | null) =>
+    ({ id, instance: 'i', resolved, failure: resolved ? 'resolved' : 'submitted-wrong', patchDigest: patchDigest(patch) }) as Rollout;
+  const fix = 'diff --git a/m.py b/m.py\n--- a/m.py\n+++ b/m.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n';
+
+  test('is named with the rollouts on each side; a patch graded one way, or not graded, is no conflict', () => {
+    const [g] = groupRollouts([
+      rollout('a', fix, true),
+      // The same text as a JSON writer on Windows leaves it, with a trailing newline more.
+      rollout('b', fix.replace(/\n/g, '\r\n') + '\n', false),
+      rollout('c', fix, true),
+      rollout('d', fix, null),
+      rollout('e', fix.replace('x = 2', 'x  = 2'), false),
+      rollout('f', undefined, false),
+    ]);
+    assert.deepEqual(g!.gradingConflicts, [{ patchDigest: patchDigest(fix), resolved: ['a', 'c'], unresolved: ['b'] }]);
+    assert.deepEqual(gradingConflictLines(g!), ['identical patch graded both ways: resolved a, c; not resolved b']);
+    const [agreed] = groupRollouts([rollout('a', fix, false), rollout('e', fix.replace('x = 2', 'x  = 2'), true)]);
+    assert.deepEqual(agreed!.gradingConflicts, []);
   });
 });

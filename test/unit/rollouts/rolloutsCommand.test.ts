@@ -28,8 +28,14 @@ describe('swe-workbench rollouts', () => {
     assert.equal(code, 0);
     const lines = stdout.trimEnd().split('\n');
     assert.match(lines[0]!, /^ID +INSTANCE +ATTEMPT +FORMAT +STEPS +EXIT +RESOLVED +REWARD +FAILURE +TOKENS +COST +SECONDS$/);
-    assert.equal(lines.length, 1 + 15 + 1);
+    assert.equal(lines.length, 1 + 15 + 1 + 3);
     assert.equal(lines[16], '15 rollouts, 4 instances, 5/14 evaluated resolved, 3 mixed groups');
+    // The run's generator gave two instances the same patch graded both ways: named, rollout by rollout.
+    assert.deepEqual(lines.slice(17), [
+      'the tests, not the patch, decided these (check for flaky tests or a report joined to the wrong rollout):',
+      `  ${G7}: identical patch graded both ways: resolved attempt_1/${G7}/${G7}.traj; not resolved attempt_4/deepswe.jsonl:3`,
+      `  ${W101}: identical patch graded both ways: resolved attempt_1/${W101}/${W101}.traj, attempt_4/deepswe.jsonl:1; not resolved attempt_2/${W101}/${W101}.traj`,
+    ]);
     const row = lines.find((l) => l.startsWith('attempt_4/deepswe.jsonl:2 '))!;
     assert.deepEqual(row.split(/ {2,}/), [
       'attempt_4/deepswe.jsonl:2',

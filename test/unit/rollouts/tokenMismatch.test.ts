@@ -29,6 +29,7 @@ const rollout = (path: string, line?: number): Rollout => ({
   cost: undefined,
   duration: undefined,
   submitted: null,
+  patchDigest: undefined,
   evaluation: undefined,
   prediction: undefined,
 });

@@ -5,11 +5,11 @@
 import { defined } from '../core/defined';
 import { CancelledError, errorText, InputError } from '../core/errors';
 import { launch, type LaunchRequest } from '../core/session/launcher';
-import { DEFAULT_NORMALISERS, NORMALISER_NAMES, NORMALISERS, type NormaliserName } from '../core/session/divergence';
+import { DEFAULT_NORMALISERS, knownNormalisers, normalisersNamed } from '../core/session/divergence';
 import { loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';
-import { describeChoice, knownScaffolds, parseScaffoldSpec } from '../core/scaffolds/registry';
-import type { ScaffoldChoice } from '../core/scaffolds/scaffold';
+import { describeChoice, familyNormalisers, knownScaffolds, parseScaffoldSpec } from '../core/scaffolds/registry';
+import type { Normaliser, ScaffoldChoice } from '../core/scaffolds/scaffold';
 import type { DebugSession, Stop } from '../core/session/debugSession';
 import { bundleList, checkBundleOption } from './bundleOption';
 import { scaffoldOption } from './scaffoldOption';
@@ -27,21 +27,32 @@ observation with the recorded one.
   --until N     replay the first N steps only (steps 1..N)
   --json        one JSON line per step {"index", "matched", "diff"}, then {"summary": {...}}; index and
                 firstDivergence count from 0 (step 1 is index 0), as the recording's steps do
-  --forgive     normalisers to apply (default: ${DEFAULT_NORMALISERS.join(', ')}, and a scaffold's
-                own: terminus-2's container-host, harbor-screen);
-                differences the image or machine makes, only when named: ${NORMALISER_NAMES.filter((n) => !DEFAULT_NORMALISERS.includes(n)).join(', ')}
+  --forgive     normalisers to apply (default: ${names(DEFAULT_NORMALISERS)}, and a scaffold's
+                own: ${familiesOwn()});
+                differences the image or machine makes, only when named: ${names(knownNormalisers().filter((n) => n.environment))}
 Exit code: 0 when every replayed step matched, 1 at the first divergence or error.`;
 
+const names = (normalisers: readonly Normaliser[]) => normalisers.map((n) => n.name).join(', ');
+
+/** Each installed family's own normalisers, as `family's a, b`. */
+function familiesOwn(): string {
+  const byFamily = new Map<string, Normaliser[]>();
+  for (const { title, normaliser } of familyNormalisers()) byFamily.set(title, [...(byFamily.get(title) ?? []), normaliser]);
+  return [...byFamily].map(([title, own]) => `${title}'s ${names(own)}`).join('; ') || 'none';
+}
+
 /** `--forgive`: undefined when not given, so the scaffold's own normalisers join the default ones. */
-function normalisersOption(value: string | undefined): NormaliserName[] | undefined {
+function normalisersOption(value: string | undefined): Normaliser[] | undefined {
   if (value === undefined) return undefined;
-  const names = value
+  const named = value
     .split(',')
     .map((n) => n.trim())
     .filter(Boolean);
-  const unknown = names.filter((n) => !(n in NORMALISERS));
-  if (unknown.length > 0) throw new CliError(`--forgive: unknown normaliser(s) ${unknown.join(', ')}; choose from ${NORMALISER_NAMES.join(', ')}`);
-  return names as NormaliserName[];
+  try {
+    return normalisersNamed(named);
+  } catch (err) {
+    throw new CliError(`--forgive: ${errorText(err)}`);
+  }
 }
 
 function nonNegativeInteger(name: string, value: string | undefined): number | undefined {
@@ -53,7 +64,7 @@ function nonNegativeInteger(name: string, value: string | undefined): number | u
 /** The session `replay` asks for: the recording, and the container and tools the options name. */
 export function replayRequest(
   recording: { trajectory: Trajectory; ref: string },
-  options: { image: string; repoDir: string; workdir?: string; until?: number; bundles?: string[]; scaffold?: string; normalisers?: NormaliserName[] },
+  options: { image: string; repoDir: string; workdir?: string; until?: number; bundles?: string[]; scaffold?: string; normalisers?: Normaliser[] },
 ): LaunchRequest {
   return {
     mode: 'replay',

@@ -1,4 +1,5 @@
-import { compareObservations, normalisersThatChanged, NORMALISERS, type NormaliserName } from '../core/session/divergence';
+import type { Normaliser } from '../core/scaffolds/scaffold';
+import { compareObservations, normalisersThatChanged } from '../core/session/divergence';
 import type { Step } from '../core/trajectory/model';
 import type { DiffLine, ObservationSide, ReplayCompare } from '../protocol/replayCompare';
 
@@ -41,7 +42,7 @@ export interface ReplayedStep {
   recorded: Step;
   replayed: Step;
   /** The normalisers the replay's comparison applied. */
-  normalisers: readonly NormaliserName[];
+  normalisers: readonly Normaliser[];
 }
 
 export function replayCompareContent({ session, recorded, replayed, normalisers }: ReplayedStep): ReplayCompare {
@@ -57,7 +58,7 @@ export function replayCompareContent({ session, recorded, replayed, normalisers 
     recorded: side(recorded),
     replayed: side(replayed),
     diff: diffLines(diff),
-    normalisers: normalisers.map((name) => ({ name, forgives: NORMALISERS[name].forgives, changed: changed.has(name) })),
+    normalisers: normalisers.map((n) => ({ name: n.name, forgives: n.forgives, changed: changed.has(n) })),
     ...(edited ? { note: `The action was edited before it ran; the recording ran: ${recorded.action.raw}` } : {}),
   };
 }

@@ -7,7 +7,7 @@
  */
 import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import type { Mount, Sandbox } from '../../extension/core/runtime/sandbox';
-import { lineDiff } from '../../extension/core/session/divergence';
+import { lineDiff } from '../../extension/core/session/lineDiff';
 import { ACI_TEST_LABEL, BASE_IMAGE } from '../helpers/aciSandbox';
 
 export interface ShellOptions {

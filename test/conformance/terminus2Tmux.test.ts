@@ -17,7 +17,7 @@ import { after, describe } from 'node:test';
 import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import type { Sandbox } from '../../extension/core/runtime/sandbox';
 import { TmuxSession, TmuxTimeoutError } from '../../extension/core/scaffolds/terminus-2/tmuxSession';
-import { lineDiff } from '../../extension/core/session/divergence';
+import { lineDiff } from '../../extension/core/session/lineDiff';
 import { ACI_TEST_LABEL } from '../helpers/aciSandbox';
 import { needsShared } from '../helpers/sharedFolder';
 import { ensureTmuxTestImage } from '../helpers/tmuxImage';

@@ -8,7 +8,7 @@ import type { Step, Trajectory } from '../trajectory/model';
 import { registerFormat } from '../trajectory/formatRegistry';
 import '../trajectory/formats';
 import { registerReplyTools, registerSubmits, registerToolKinds } from '../trajectory/actionKind';
-import { toolsCalled, type FamilyImage, type Scaffold, type ScaffoldChoice, type ScaffoldFamily, type ScaffoldName } from './scaffold';
+import { toolsCalled, type FamilyImage, type Normaliser, type Scaffold, type ScaffoldChoice, type ScaffoldFamily, type ScaffoldName } from './scaffold';
 
 let installedFamilies: readonly ScaffoldFamily[] = [];
 
@@ -46,6 +46,11 @@ export function installFamilies(families: readonly ScaffoldFamily[], fallback: D
 /** The images the installed families' tools need beyond the base image, with the family's name as a person reads it. */
 export function familyImages(): Array<{ title: string; image: FamilyImage }> {
   return installed().flatMap((f) => (f.image ? [{ title: f.title ?? f.name, image: f.image }] : []));
+}
+
+/** The normalisers the installed families bring (`ScaffoldFamily.normalisers`), each with its family's name as a person reads it. */
+export function familyNormalisers(): Array<{ family: ScaffoldName; title: string; normaliser: Normaliser }> {
+  return installed().flatMap((f) => (f.normalisers ?? []).map((normaliser) => ({ family: f.name, title: f.title ?? f.name, normaliser })));
 }
 
 /** The image the family of `recording` needs beyond the base image, if any. */

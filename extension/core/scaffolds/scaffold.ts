@@ -80,13 +80,27 @@ export interface Scaffold {
   liveInstructions?(instructions: string): string;
   /** Where the task's files are when neither the recording nor the request says (Harbor's tasks: `/app`). */
   readonly defaultRepoPath?: string;
-  /** Normalisers (core/session/divergence) a replay of this scaffold's recordings uses besides the default ones, first. */
-  readonly normalisers?: readonly string[];
   /**
    * Whether the tool named `tool` can print differently in the versions detection left undecided
    * (`ScaffoldChoice.undecided`): a replay runs such a step under each to settle the version.
    */
   printsByVersion?(tool: string): boolean;
+}
+
+/**
+ * A difference between a recorded and a replayed observation that says nothing about the agent's
+ * world, forgiven by name: `core/session/divergence` applies it to both texts before comparing
+ * them (its generic ones: a pty's line ends, durations, temporary paths...; a family's own come
+ * with the family, `ScaffoldFamily.normalisers`).
+ */
+export interface Normaliser {
+  /** How a person names it (`swe-workbench replay --forgive`). */
+  readonly name: string;
+  /** What differences it hides, in the words shown to the person. */
+  readonly forgives: string;
+  /** The difference comes from the image or the machine, not from the tools: off unless chosen (or the family's own). */
+  readonly environment?: boolean;
+  apply(text: string): string;
 }
 
 /** What a request sets of a family's scaffold besides its version; each family reads what it has. */
@@ -155,6 +169,11 @@ export interface ScaffoldFamily {
   readonly toolKinds?: Readonly<Record<string, ToolKind>>;
   /** The image its tools need beyond the base image, if any (`swe-workbench image build` builds it too). */
   readonly image?: FamilyImage;
+  /**
+   * Normalisers a replay of the family's recordings applies before the generic default ones (what
+   * its recordings rewrite of an observation, Harbor's screens); any replay may name them.
+   */
+  readonly normalisers?: readonly Normaliser[];
   /** Whether an action submits in a way of the family's own, besides a tool `toolKinds` names `submit` (mini-swe-agent's marker echoed from bash). */
   submits?(action: Pick<Action, 'tool' | 'args' | 'raw'>): boolean;
   /** Tools whose call, in the family's own formats, is the model's reply text rather than an action (OpenHands' `message`). */

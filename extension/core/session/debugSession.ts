@@ -10,7 +10,8 @@ import type { AciSession } from '../aci/aciSession';
 import { shellQuote } from '../parsing/shellWords';
 import { typedAction, type ActionSource, type NextAction, type TypedCall } from './actionSources';
 import { breakAfter, breakBefore, describeBreakpoint, observationFlags, type Breakpoint } from './breakpoints';
-import { compareObservations, DEFAULT_NORMALISERS, type NormaliserName } from './divergence';
+import type { Normaliser } from '../scaffolds/scaffold';
+import { compareObservations, DEFAULT_NORMALISERS } from './divergence';
 import type { SessionSnapshots, SnapshotKeeper } from './forkSnapshots';
 import { TrajectoryRecorder } from './trajectoryRecorder';
 import { joinObservations } from '../trajectory/chatSteps';
@@ -25,7 +26,7 @@ export interface StepComparison {
   matched: boolean;
   diff: string;
   /** The normalisers the comparison applied (what it was ready to forgive). */
-  normalisers: readonly NormaliserName[];
+  normalisers: readonly Normaliser[];
 }
 
 export type SessionEvent =
@@ -56,7 +57,7 @@ export interface SessionOptions {
   task: Task;
   meta?: TrajectoryMeta;
   breakpoints?: Breakpoint[];
-  normalisers?: readonly NormaliserName[];
+  normalisers?: readonly Normaliser[];
   maxSteps?: number;
   /** Run in the sandbox at `finish` (e.g. the task's tests); its output goes into the outcome. */
   testCommand?: string;

@@ -14,8 +14,8 @@ import type { AciConfig } from '../aci/toolDefinition';
 import type { ToolSet } from '../aci/toolRegistry';
 import { errorText, InputError } from '../errors';
 import type { PolicyClient, RetryRecord } from '../policy/policyClient';
-import { chooseScaffold, isReplyFormat, scaffoldName } from '../scaffolds/registry';
-import type { Scaffold, ScaffoldChoice } from '../scaffolds/scaffold';
+import { chooseScaffold, familyNormalisers, isReplyFormat, scaffoldName } from '../scaffolds/registry';
+import type { Normaliser, Scaffold, ScaffoldChoice } from '../scaffolds/scaffold';
 import type { DockerConnectionOptions } from '../runtime/dockerConnection';
 import type { SandboxLimits } from '../runtime/sandbox';
 import type { Task, Trajectory, TrajectoryMeta } from '../trajectory/model';
@@ -24,7 +24,7 @@ import { PersonSource, PolicySource, RecordingSource, type ActionSource } from '
 import type { Breakpoint } from './breakpoints';
 import { replaySettings, startContainerSession } from './containerSession';
 import { DebugSession } from './debugSession';
-import { DEFAULT_NORMALISERS, NORMALISER_NAMES, type NormaliserName } from './divergence';
+import { DEFAULT_NORMALISERS } from './divergence';
 import { forkOf } from './fork';
 import { forkSnapshots, SessionSnapshots, type SnapshotKeeper } from './forkSnapshots';
 
@@ -66,7 +66,8 @@ export interface LaunchRequest {
   scaffold?: string;
   /** How the model writes its actions, one of a family's reply formats (SWE-agent's `thought_action`, `function_calling`, ...); default the recording's. */
   replyFormat?: string;
-  normalisers?: readonly NormaliserName[];
+  /** What a replayed step's comparison forgives (`normalisersNamed`); default the scaffold family's own, then the generic default ones. */
+  normalisers?: readonly Normaliser[];
   maxSteps?: number;
   breakpoints?: Breakpoint[];
   /** Run at the end (e.g. the task's tests); its output goes into the outcome. */
@@ -99,7 +100,7 @@ export interface SessionPlan {
   task: Task;
   /** The recorded trajectory's meta, but for the model (known once a policy is connected). */
   meta: TrajectoryMeta;
-  normalisers: readonly NormaliserName[];
+  normalisers: readonly Normaliser[];
   breakpoints: Breakpoint[];
   maxSteps?: number;
   testCommand?: string;
@@ -152,9 +153,9 @@ export async function startToolSession(request: ToolSessionRequest): Promise<{ a
   return { aci, choice };
 }
 
-/** The normalisers a scaffold's replays use besides the default ones (Harbor's recordings: the host name, the screen's idle prompt). */
-function scaffoldNormalisers(scaffold: Scaffold): NormaliserName[] {
-  return (scaffold.normalisers ?? []).filter((n): n is NormaliserName => (NORMALISER_NAMES as readonly string[]).includes(n));
+/** The normalisers a scaffold's family applies to its replays before the default ones. */
+function scaffoldNormalisers(scaffold: Scaffold): Normaliser[] {
+  return familyNormalisers().flatMap((f) => (f.family === scaffold.name ? [f.normaliser] : []));
 }
 
 /**

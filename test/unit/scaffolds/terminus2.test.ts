@@ -7,7 +7,7 @@ import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { PolicyReply } from '../../../extension/core/policy/policyClient';
-import { createTerminus2 } from '../../../extension/core/scaffolds/terminus-2';
+import { createTerminus2, terminus2Family } from '../../../extension/core/scaffolds/terminus-2';
 import { completionConfirmation, limitOutputLength, promptTemplate, renderPrompt, timeoutMessage } from '../../../extension/core/scaffolds/terminus-2/prompts';
 import { findNewContent, prepareKeys, sendKeysCommands, shlexQuote } from '../../../extension/core/scaffolds/terminus-2/tmuxSession';
 import { compareObservations, DEFAULT_NORMALISERS } from '../../../extension/core/session/divergence';
@@ -165,7 +165,7 @@ describe('replies and recorded steps', () => {
 });
 
 describe("normalisers for Harbor's recordings", () => {
-  const names = [...(createTerminus2('2.0.0').normalisers as ('container-host' | 'harbor-screen')[]), ...DEFAULT_NORMALISERS];
+  const names = [...terminus2Family.normalisers!, ...DEFAULT_NORMALISERS];
   const replayed = `New Terminal Output:\nroot@8ed7bb11ffe9:/app# cat hello.txt\nHello, world!\nroot@8ed7bb11ffe9:/app#\n${'\n'.repeat(30)}`;
 
   test("Harbor's rewriting of a screen (host name, idle prompt, blank lines) is forgiven, nothing else", () => {

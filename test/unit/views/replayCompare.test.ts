@@ -1,10 +1,13 @@
 import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_NORMALISERS } from '../../../extension/core/session/divergence';
+import { DEFAULT_NORMALISERS, normalisersNamed } from '../../../extension/core/session/divergence';
 import type { Step } from '../../../extension/core/trajectory/model';
 import { replayCompareContent, stepDuration } from '../../../extension/views/replayCompare';
 import { ReplayCompareSchema } from '../../../extension/protocol/replayCompare';
+
+/** The normalisers of these names, as `replay --forgive` names them. */
+const named = (...names: string[]) => normalisersNamed(names);
 
 function step(observation: string, extra: Partial<Step> = {}): Step {
   return { index: 2, thought: '', action: { raw: 'python -m pytest -q tests/test_money.py', tool: 'bash', args: {} }, observation, ...extra };
@@ -45,7 +48,7 @@ describe('replayCompareContent', () => {
     );
     assert.deepEqual(
       content.normalisers.map((n) => n.name),
-      [...DEFAULT_NORMALISERS],
+      DEFAULT_NORMALISERS.map((n) => n.name),
       'every normaliser applied is named, those with nothing to forgive here too',
     );
     assert.match(content.normalisers.find((n) => n.name === 'timings')!.forgives, /durations/);
@@ -57,7 +60,7 @@ describe('replayCompareContent', () => {
       session: 'replay ledger.traj',
       recorded: step('4 passed in 0.12s\r\n'),
       replayed: step('4 passed in 0.31s\n', { flags: ['edited'] }),
-      normalisers: ['line-endings', 'timings'],
+      normalisers: named('line-endings', 'timings'),
     });
     assert.equal(content.matched, true);
     assert.deepEqual(content.diff, []);

@@ -17,6 +17,7 @@ import type { Action, Step, Trajectory } from '../../trajectory/model';
 import type { ParsedReply, RecordedStepReading, Scaffold, ScaffoldFamily } from '../scaffold';
 import { parseTerminusReply, type TerminusParse, type TerminusReplyFormat } from './replyParsers';
 import { TmuxSession, TmuxTimeoutError } from './tmuxSession';
+import { TERMINUS_NORMALISERS } from './normalisers';
 import { completionConfirmation, errorResponseType, limitOutputLength, promptTemplate, renderPrompt, timeoutMessage } from './prompts';
 
 const VERSIONS = ['2.0.0'] as const;
@@ -231,7 +232,6 @@ export function createTerminus2(version: string, recording?: Trajectory): Scaffo
     tty: false,
     config: {},
     defaultRepoPath: '/app',
-    normalisers: ['container-host', 'harbor-screen'],
     prepare: (sandbox, signal) => tools.start(sandbox, signal),
     present: (result) => result.observation,
     parseReply: (reply) => parseReply(format, reply),
@@ -253,6 +253,7 @@ export function createTerminus2(version: string, recording?: Trajectory): Scaffo
 export const terminus2Family: ScaffoldFamily = {
   name: 'terminus-2',
   versions: VERSIONS,
+  normalisers: TERMINUS_NORMALISERS,
   detect(recording) {
     const label = recording.meta.scaffold;
     if (!label?.startsWith('terminus-2')) return undefined;

@@ -25,7 +25,7 @@ import { AciSession, type AciStepResult } from '../../extension/core/aci/aciSess
 import { dockerFromEnv } from '../../extension/core/runtime/dockerConnection';
 import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import type { Sandbox } from '../../extension/core/runtime/sandbox';
-import { chooseScaffold } from '../../extension/core/scaffolds/registry';
+import { chooseScaffold, parseScaffoldSpec } from '../../extension/core/scaffolds/registry';
 import { materializeSampleRepo } from '../../test/helpers/sampleRepo';
 import { median, timed } from '../timing';
 import { DEFAULT_R2E_IMAGE } from '../../extension/core/scaffolds/r2e-gym/image';
@@ -208,7 +208,7 @@ async function main(): Promise<void> {
       `${'family'.padEnd(15)} ${'call'.padEnd(30)} ${'raw ms'.padStart(7)} ${'ours ms'.padStart(8)} ${'ours/raw'.padStart(8)} ${'p10 o/r'.padStart(7)}  calls`,
     );
     for (const [spec, calls] of Object.entries(CALLS)) {
-      const { scaffold } = chooseScaffold({ spec });
+      const { scaffold } = chooseScaffold({ asked: parseScaffoldSpec(spec) });
       await scaffold.prepare?.(box);
       const session = new AciSession(probe.sandbox, {
         tools: scaffold.tools,

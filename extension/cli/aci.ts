@@ -97,7 +97,7 @@ export const command: Command = {
     if (!values.workdir.startsWith('/')) throw new CliError(`--workdir must be an absolute path, got '${values.workdir}'`);
     const bundles = bundleList(values.bundles);
     if (bundles) checkBundleOption(bundles); // an unknown bundle is a usage error (exit 2)
-    const scaffold = scaffoldOption(values.scaffold);
+    const { scaffold } = scaffoldOption(values.scaffold);
     let session: AciSession | undefined;
     try {
       const started = await startToolSession({

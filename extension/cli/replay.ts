@@ -8,7 +8,7 @@ import { launch, type LaunchRequest } from '../core/session/launcher';
 import { DEFAULT_NORMALISERS, knownNormalisers, normalisersNamed } from '../core/session/divergence';
 import { loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';
-import { describeChoice, familyNormalisers, knownScaffolds, parseScaffoldSpec } from '../core/scaffolds/registry';
+import { describeChoice, familyNormalisers, knownScaffolds } from '../core/scaffolds/registry';
 import type { Normaliser, ScaffoldChoice } from '../core/scaffolds/scaffold';
 import type { DebugSession, Stop } from '../core/session/debugSession';
 import { bundleList, checkBundleOption } from './bundleOption';
@@ -64,7 +64,7 @@ function nonNegativeInteger(name: string, value: string | undefined): number | u
 /** The session `replay` asks for: the recording, and the container and tools the options name. */
 export function replayRequest(
   recording: { trajectory: Trajectory; ref: string },
-  options: { image: string; repoDir: string; workdir?: string; until?: number; bundles?: string[]; scaffold?: string; normalisers?: Normaliser[] },
+  options: { image: string; repoDir: string; workdir?: string; until?: number; bundles?: string[]; scaffold?: ScaffoldChoice; normalisers?: Normaliser[] },
 ): LaunchRequest {
   return {
     mode: 'replay',
@@ -104,7 +104,7 @@ export const command: Command = {
     const { trajectory } = await loadTrajectory(file, { signal: ctx.signal });
     const bundles = bundleList(values.bundles);
     if (bundles) checkBundleOption(bundles); // an unknown bundle named on the command line is a usage error (exit 2)
-    const scaffold = scaffoldOption(values.scaffold);
+    const { scaffold } = scaffoldOption(values.scaffold);
     const request = replayRequest(
       { trajectory, ref: file },
       { image: values.image, repoDir: values.repo, ...defined({ normalisers, workdir: values.workdir, until, bundles, scaffold }) },

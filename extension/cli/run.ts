@@ -11,6 +11,7 @@ import type { ReadOptions } from '../core/input/readInput';
 import { parseInput } from '../core/trajectory/inputSchema';
 import { PolicyClient, PolicyError, type PolicyClientOptions, type RetryRecord } from '../core/policy/policyClient';
 import { defaultScaffold, describeChoice, knownReplyFormats, knownScaffolds } from '../core/scaffolds/registry';
+import type { ScaffoldChoice } from '../core/scaffolds/scaffold';
 import { replyFormatOption, scaffoldOption } from './scaffoldOption';
 import { launch, type LaunchRequest } from '../core/session/launcher';
 import { writeTrajectoryFile } from '../core/session/trajectoryRecorder';
@@ -77,7 +78,7 @@ function numberOption(name: string, value: string | undefined, integer = false):
 export function runRequest(
   task: TaskFile,
   taskFile: string,
-  options: { fork?: { trajectory: Trajectory; ref: string; at: number }; scaffold?: string; replyFormat?: string; maxSteps?: number },
+  options: { fork?: { trajectory: Trajectory; ref: string; at: number }; scaffold?: ScaffoldChoice; replyFormat?: string; maxSteps?: number },
 ): LaunchRequest {
   return {
     mode: options.fork ? 'fork' : 'live',
@@ -113,11 +114,13 @@ export const command: Command = {
     const observationWindow = numberOption('--observation-window', values['observation-window'], true);
     const clientOptions = policyClientOptions(values, values['policy-url']);
 
+    // `--scaffold FORMAT` is the old spelling of `--reply-format FORMAT`, which wins when both are given.
+    const asked = scaffoldOption(values.scaffold, { replyFormats: true });
     const task = await readTaskFile(values.task);
     const parent = values.fork === undefined ? undefined : (await loadTrajectory(values.fork, { signal: ctx.signal })).trajectory;
     const request = runRequest(task, values.task, {
       ...(parent ? { fork: { trajectory: parent, ref: values.fork!, at: at! } } : {}),
-      ...defined({ scaffold: scaffoldOption(values.scaffold, { replyFormats: true }), replyFormat: replyFormatOption(values['reply-format']), maxSteps }),
+      ...defined({ scaffold: asked.scaffold, replyFormat: replyFormatOption(values['reply-format']) ?? asked.replyFormat, maxSteps }),
     });
     const onRetry = (r: RetryRecord) => ctx.stderr.write(`policy: attempt ${r.attempt} failed (${r.reason}); retrying in ${r.delayMs} ms\n`);
     const { debug: session, fork } = await launch(request, {

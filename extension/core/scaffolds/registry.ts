@@ -203,16 +203,16 @@ export function isReplyFormat(text: string | undefined): boolean {
 }
 
 /**
- * The scaffold to run: the override when given, else the recording's, else the default family's for a live run.
+ * The scaffold to run: the one asked for (`parseScaffoldSpec`) when given, else the recording's, else the default family's for a live run.
  * A reply format (`--reply-format`) belongs to one family: with no override, a recording of another family is run
  * with that family's tools at its latest version; an override naming another family is an error.
  */
-export function chooseScaffold(options: { spec?: string; recording?: Trajectory; bundles?: readonly string[]; replyFormat?: string }): {
+export function chooseScaffold(options: { asked?: ScaffoldChoice; recording?: Trajectory; bundles?: readonly string[]; replyFormat?: string }): {
   scaffold: Scaffold;
   choice: ScaffoldChoice;
 } {
   const { replyFormat } = options;
-  const choice = options.spec ? parseScaffoldSpec(options.spec) : options.recording ? detectScaffold(options.recording) : liveDefault();
+  const choice = options.asked ?? (options.recording ? detectScaffold(options.recording) : liveDefault());
   const created = (c: ScaffoldChoice) => family(c.name).create(c.version, options.recording, defined({ bundles: options.bundles, replyFormat }));
   if (replyFormat === undefined) return { scaffold: created(choice), choice };
   const owner = familyOfReplyFormat(replyFormat);
@@ -220,9 +220,9 @@ export function chooseScaffold(options: { spec?: string; recording?: Trajectory;
     throw new Error(`--reply-format: unknown reply format '${replyFormat}'; choose one of ${knownReplyFormats().join(', ')}`);
   }
   const title = owner.title ?? owner.name;
-  if (options.spec !== undefined) {
+  if (options.asked !== undefined) {
     if (choice.name !== owner.name)
-      throw new Error(`--reply-format: ${replyFormat} is a reply format of ${title}'s tools; scaffold ${options.spec} reads its own`);
+      throw new Error(`--reply-format: ${replyFormat} is a reply format of ${title}'s tools; scaffold ${choice.name} reads its own`);
     const asked = { ...choice, reason: `${choice.reason}, reply format ${replyFormat}` };
     return { scaffold: created(asked), choice: asked };
   }

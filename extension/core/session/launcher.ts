@@ -14,7 +14,7 @@ import type { AciConfig } from '../aci/toolDefinition';
 import type { ToolSet } from '../aci/toolRegistry';
 import { errorText, InputError } from '../errors';
 import type { PolicyClient, RetryRecord } from '../policy/policyClient';
-import { chooseScaffold, familyNormalisers, isReplyFormat, scaffoldName } from '../scaffolds/registry';
+import { chooseScaffold, familyNormalisers, scaffoldName } from '../scaffolds/registry';
 import type { Normaliser, Scaffold, ScaffoldChoice } from '../scaffolds/scaffold';
 import type { DockerConnectionOptions } from '../runtime/dockerConnection';
 import type { SandboxLimits } from '../runtime/sandbox';
@@ -59,11 +59,10 @@ export interface LaunchRequest {
   /** System prompt when the recording has none; default SWE-agent's. */
   systemPrompt?: string;
   /**
-   * The scaffold (core/scaffolds) as `NAME` or `NAME@VERSION`; default the recording's, else the
-   * live default (`extension/families.ts`). One of a family's reply formats here is taken as
-   * `replyFormat` (the spelling `run --scaffold FORMAT` had before `--reply-format`).
+   * The scaffold (core/scaffolds) a person named, as `parseScaffoldSpec` read `NAME` or `NAME@VERSION`
+   * (`--scaffold`); default the recording's, else the live default (`extension/families.ts`).
    */
-  scaffold?: string;
+  scaffold?: ScaffoldChoice;
   /** How the model writes its actions, one of a family's reply formats (SWE-agent's `thought_action`, `function_calling`, ...); default the recording's. */
   replyFormat?: string;
   /** What a replayed step's comparison forgives (`normalisersNamed`); default the scaffold family's own, then the generic default ones. */
@@ -106,19 +105,17 @@ export interface SessionPlan {
   testCommand?: string;
 }
 
-/** The scaffold of a request: `--scaffold`, a family's reply format, or the recording's; errors name the option or file at fault. */
+/** The scaffold of a request: the one asked for, a family's reply format, or the recording's; errors name the option or file at fault. */
 function scaffoldFor(
   request: Pick<LaunchRequest, 'scaffold' | 'replyFormat' | 'bundles' | 'recording'>,
   recording: Trajectory | undefined,
 ): { scaffold: Scaffold; choice: ScaffoldChoice } {
-  const spec = isReplyFormat(request.scaffold) ? undefined : request.scaffold;
-  const replyFormat = request.replyFormat ?? (isReplyFormat(request.scaffold) ? request.scaffold : undefined);
   const bundles = request.bundles?.names;
   try {
-    return chooseScaffold({ ...defined({ spec, recording, bundles, replyFormat }) });
+    return chooseScaffold({ ...defined({ asked: request.scaffold, recording, bundles, replyFormat: request.replyFormat }) });
   } catch (error) {
     const message = errorText(error);
-    if (message.startsWith('--scaffold') || message.startsWith('--reply-format')) throw new InputError(undefined, undefined, message);
+    if (message.startsWith('--reply-format')) throw new InputError(undefined, undefined, message);
     if (request.bundles) throw new InputError(request.bundles.file, request.bundles.where, message);
     // A family's reading of the recording's settings names its place in the file itself (`replay_config...`).
     throw new InputError(request.recording?.ref, message.startsWith('replay_config') ? undefined : "the recording's tool bundles", message);
@@ -453,7 +450,8 @@ export async function settleVersion(request: LaunchRequest, plan: SessionPlan, o
   const versions = probeVersions(request, plan);
   if (!versions) return plan;
   const { testCommand: _test, breakpoints: _breakpoints, ...base } = request;
-  const spec = (version: string) => `${plan.scaffold.name}@${version}`;
+  // Each version of the recording's family, as chosen: nothing to read again.
+  const spec = (version: string): ScaffoldChoice => ({ name: plan.scaffold.name, version, reason: plan.scaffoldChoice.reason });
   const probes: Array<{ version: string; debug: DebugSession }> = [];
   let alive: typeof probes = [];
   let told: { index: number; command: string } | undefined;

@@ -123,7 +123,7 @@ describe('--scaffold NAME@VERSION', () => {
 
   test('the override wins over the recording', async () => {
     const recording = await load(sampleTrajectory('r2e-gym.deepswe.jsonl'));
-    const { scaffold, choice } = chooseScaffold({ spec: 'mini-swe-agent@2', recording });
+    const { scaffold, choice } = chooseScaffold({ asked: parseScaffoldSpec('mini-swe-agent@2'), recording });
     assert.equal(scaffold.name, 'mini-swe-agent');
     assert.equal(choice.reason, '--scaffold mini-swe-agent@2');
   });

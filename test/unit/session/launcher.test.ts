@@ -7,6 +7,8 @@ import { after, describe, test } from 'node:test';
 import type * as vscode from 'vscode';
 import { replayRequest } from '../../../extension/cli/replay';
 import { readTaskFile, runRequest } from '../../../extension/cli/run';
+import { scaffoldOption } from '../../../extension/cli/scaffoldOption';
+import { parseScaffoldSpec } from '../../../extension/core/scaffolds/registry';
 import { PolicyClient } from '../../../extension/core/policy/policyClient';
 import { DEFAULT_NORMALISERS } from '../../../extension/core/session/divergence';
 import { planSession, sessionSources, type SessionPlan } from '../../../extension/core/session/launcher';
@@ -174,12 +176,12 @@ describe('one launcher for the CLI and VS Code', () => {
       named.scaffold.toolSpecs()?.some((spec) => spec.function.name === 'open'),
       'function calling sends the tools',
     );
-    assert.deepEqual(comparable(planSession({ ...live, scaffold: 'function_calling' })), comparable(named));
-    const versioned = planSession({ ...live, scaffold: 'swe-agent@1.0.1', replyFormat: 'xml_function_calling' });
+    assert.deepEqual(comparable(planSession({ ...live, ...scaffoldOption('function_calling', { replyFormats: true }) })), comparable(named));
+    const versioned = planSession({ ...live, scaffold: parseScaffoldSpec('swe-agent@1.0.1'), replyFormat: 'xml_function_calling' });
     assert.deepEqual([versioned.scaffold.version, versioned.scaffold.replyFormat], ['1.0.1', 'xml_function_calling']);
     assert.equal(versioned.scaffoldChoice.reason, '--scaffold swe-agent@1.0.1, reply format xml_function_calling');
     assert.throws(
-      () => planSession({ ...live, scaffold: 'r2e-gym', replyFormat: 'function_calling' }),
+      () => planSession({ ...live, scaffold: parseScaffoldSpec('r2e-gym'), replyFormat: 'function_calling' }),
       /^InputError: --reply-format: function_calling is a reply format of SWE-agent's tools; scaffold r2e-gym reads its own/,
     );
     assert.throws(

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { forkNote } from '../../../extension/core/session/launcher';
+import { forkNote } from '../../../extension/core/session/forkNote';
 import { endedHint, isOnlyHint, withoutHint } from '../../../extension/core/session/nextActionHint';
 
 describe('what a session says of itself', () => {

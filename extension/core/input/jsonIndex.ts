@@ -209,293 +209,355 @@ async function* readsOf(file: string, handle: FileHandle, size: number, bytes: n
   }
 }
 
+/** Whether `c` is JSON whitespace. */
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/** A frame the scan pushes for a container it enters. */
+function newFrame(object: boolean, role: Role, array = '', index = 0, fields?: Map<string, IndexedValue>): Frame {
+  return { object, role, expectKey: object, key: undefined, valueStart: -1, valueFirst: 0, array, index, fields };
+}
+
 async function scan(file: string, handle: FileHandle, size: number, options: IndexOptions): Promise<JsonIndex> {
-  const limits = limitsOf(options);
-  const keep = options.keepBytes ?? 64 * 1024;
-  const indexed = new Set(options.arrays);
-  const index: JsonIndex = { file, size, keys: new Map(), arrays: new Map() };
-  const stack: Frame[] = [];
-  let rootDone = false;
-  let inString = false;
-  /** Backslashes that ended the previous chunk while in a string. */
-  let carriedBackslashes = 0;
-  /** End of the last value byte seen outside whitespace. */
-  let lastEnd = 0;
-  // The one value being kept as text (a key, a small value): its start and the bytes seen so far.
-  let keptStart = -1;
-  let keptParts: Buffer[] = [];
-  let keptBytes = 0;
-  let keptDropped = false;
-  let keptLimit = keep;
-  let base = 0;
-  let started = false;
-  // The element whose text `onElement` gets: its start and its bytes of earlier reads.
-  let elementStart = -1;
-  let elementParts: Buffer[] = [];
-  // Offsets count code units (bytes in UTF-8): `raw` holds this read's bytes, `width` per unit.
   const encoding = await encodingAt(handle);
-  const width = encoding.width;
-  let raw: Buffer = Buffer.alloc(0);
-  /** The last units read (a copy: the read buffers are reused), where the end of the text is found. */
-  let lastUnits: Buffer = Buffer.alloc(0);
-  /** Where the string being read began. */
-  let stringStart = 0;
-
-  const fail = async (offset: number, problem: string): Promise<never> => {
-    throw new InputError(file, await locateByte(file, offset), problem);
-  };
-  /** Keys are kept up to 4 KiB whatever `keepBytes` says: a longer one is no key the index looks for. */
-  const startKeeping = (at: number, limit = keep) => {
-    keptStart = at;
-    keptLimit = limit;
-    keptParts = [];
-    keptBytes = 0;
-    keptDropped = false;
-  };
-  const keptText = (end: number): string | undefined => {
-    if (keptStart < 0 || keptDropped || end - keptStart > keptLimit) {
-      keptStart = -1;
-      keptParts = [];
-      return undefined;
-    }
-    // The value may have ended in an earlier read (a number before whitespace and the comma).
-    const from = Math.max(keptStart - base, 0);
-    const tail = raw.subarray(from * width, Math.max(from, end - base) * width);
-    const text = decodeText((keptParts.length > 0 ? Buffer.concat([...keptParts, tail]) : tail).subarray(0, (end - keptStart) * width), encoding)!;
-    keptStart = -1;
-    keptParts = [];
-    return text;
-  };
-  /** Whether values in this frame are kept as text. */
-  const keeps = (frame: Frame) => frame.role === Role.Element || (frame.role === Role.Root && !(frame.key !== undefined && indexed.has(frame.key)));
-  /** The member value of `frame` that ended at `lastEnd`, at a comma or a closing bracket in this read. */
-  const endMember = (frame: Frame): void => {
-    if (frame.valueStart < 0) return;
-    const range = { start: frame.valueStart, end: lastEnd, first: frame.valueFirst };
-    if (frame.role === Role.Root) {
-      const text = keeps(frame) ? keptText(lastEnd) : undefined;
-      index.keys.set(frame.key!, text === undefined ? range : { ...range, text });
-    } else if (frame.role === Role.Element) {
-      const text = keptText(lastEnd);
-      frame.fields!.set(frame.key!, text === undefined ? range : { ...range, text });
-    }
-    frame.valueStart = -1;
-    frame.key = undefined;
-  };
-  /** An element of an indexed array ended at `lastEnd`: recorded at once, its fields with it. */
-  const pushElement = (array: Frame, fields: Map<string, IndexedValue> | undefined): void => {
-    const element: IndexedElement = { start: array.valueStart, end: lastEnd, fields: fields ?? new Map() };
-    const list = index.arrays.get(array.array)!;
-    list.push(element);
-    array.valueStart = -1;
-    let text: string | undefined;
-    if (elementStart >= 0) {
-      const from = Math.max(elementStart - base, 0);
-      const bytes = Buffer.concat([...elementParts, raw.subarray(from * width, Math.max(from, lastEnd - base) * width)]).subarray(
-        0,
-        (lastEnd - elementStart) * width,
-      );
-      text = decodeText(bytes, encoding);
-      elementStart = -1;
-      elementParts = [];
-    }
-    options.onElement?.(array.array, list.length - 1, element, text);
-  };
-  /** A value begins at `at` in the innermost frame. */
-  const beginValue = (at: number, byte: number): void => {
-    const frame = stack[stack.length - 1];
-    if (!frame || frame.valueStart >= 0) return;
-    frame.valueStart = at;
-    frame.valueFirst = byte;
-    if (keeps(frame)) startKeeping(at);
-    if (frame.role === Role.Indexed && options.elementText?.(frame.array, index.arrays.get(frame.array)!.length)) {
-      elementStart = at;
-      elementParts = [];
-    }
-  };
-
+  const scanner = new Scanner(file, size, options, encoding);
   for await (const read of unitsOf(readsOf(file, handle, size, options.readBytes ?? 1 << 20, encoding.bom), encoding)) {
     throwIfAborted(options.signal);
-    const chunk = read.units;
-    raw = read.raw;
-    lastUnits = Buffer.from(chunk.length >= TAIL_UNITS ? chunk.subarray(chunk.length - TAIL_UNITS) : Buffer.concat([lastUnits, chunk]).subarray(-TAIL_UNITS));
-    let i = 0;
+    await scanner.read(read.units, read.raw);
+  }
+  return scanner.finish();
+}
+
+/**
+ * One pass over a JSON text, read by read: the stack of containers it is in, the string it may be
+ * in, and the value (a key, a small value) or element whose text it keeps across reads. Each kind
+ * of byte has its method: the end of a string, a quote, an opening and a closing bracket, a colon,
+ * comma or the first byte of a scalar; `carry` keeps what spans into the next read, `finish` says
+ * what is wrong with a text that ended early.
+ */
+class Scanner {
+  readonly index: JsonIndex;
+  private readonly limits: InputLimits;
+  private readonly keep: number;
+  private readonly indexed: Set<string>;
+  private readonly width: number;
+  private readonly stack: Frame[] = [];
+  private rootDone = false;
+  private inString = false;
+  /** Backslashes that ended the previous chunk while in a string. */
+  private carriedBackslashes = 0;
+  /** End of the last value byte seen outside whitespace. */
+  private lastEnd = 0;
+  // The one value being kept as text (a key, a small value): its start and the bytes seen so far.
+  private keptStart = -1;
+  private keptParts: Buffer[] = [];
+  private keptBytes = 0;
+  private keptDropped = false;
+  private keptLimit: number;
+  /** The code unit the current read starts at. */
+  private base = 0;
+  private started = false;
+  // The element whose text `onElement` gets: its start and its bytes of earlier reads.
+  private elementStart = -1;
+  private elementParts: Buffer[] = [];
+  /** This read's bytes (offsets count code units: bytes in UTF-8, `width` bytes each otherwise). */
+  private raw: Buffer = Buffer.alloc(0);
+  /** The last units read (a copy: the read buffers are reused), where the end of the text is found. */
+  private lastUnits: Buffer = Buffer.alloc(0);
+  /** Where the string being read began. */
+  private stringStart = 0;
+
+  constructor(
+    private readonly file: string,
+    size: number,
+    private readonly options: IndexOptions,
+    private readonly encoding: TextEncoding,
+  ) {
+    this.limits = limitsOf(options);
+    this.keep = options.keepBytes ?? 64 * 1024;
+    this.keptLimit = this.keep;
+    this.indexed = new Set(options.arrays);
+    this.width = encoding.width;
+    this.index = { file, size, keys: new Map(), arrays: new Map() };
+  }
+
+  /** Scans one read: `chunk` its code units (see `narrowed`), `raw` its bytes. */
+  async read(chunk: Buffer, raw: Buffer): Promise<void> {
+    this.raw = raw;
+    this.lastUnits = Buffer.from(
+      chunk.length >= TAIL_UNITS ? chunk.subarray(chunk.length - TAIL_UNITS) : Buffer.concat([this.lastUnits, chunk]).subarray(-TAIL_UNITS),
+    );
     const n = chunk.length;
-    if (!started) {
-      started = true;
+    if (!this.started) {
+      this.started = true;
       if ((chunk[0] === 0x1f && chunk[1] === 0x8b) || (chunk[0] === 0x28 && chunk[1] === 0xb5 && chunk[2] === 0x2f && chunk[3] === 0xfd)) {
-        throw new InputError(file, undefined, 'compressed (gzip or zstd): a byte index needs the plain file');
+        throw new InputError(this.file, undefined, 'compressed (gzip or zstd): a byte index needs the plain file');
       }
     }
+    let i = 0;
     while (i < n) {
-      if (inString) {
-        // The string ends at the next quote not escaped by an odd run of backslashes.
-        let q = chunk.indexOf(QUOTE, i);
-        for (;;) {
-          if (q < 0) break;
-          let backslashes = 0;
-          while (q - 1 - backslashes >= 0 && chunk[q - 1 - backslashes] === BACKSLASH) backslashes++;
-          if (backslashes === q) backslashes += carriedBackslashes;
-          if (backslashes % 2 === 0) break;
-          q = chunk.indexOf(QUOTE, q + 1);
-        }
-        if (q < 0) {
-          let trailing = 0;
-          while (trailing < n - i && chunk[n - 1 - trailing] === BACKSLASH) trailing++;
-          carriedBackslashes = trailing === n - i ? carriedBackslashes + trailing : trailing;
-          i = n;
-          break;
-        }
-        carriedBackslashes = 0;
-        inString = false;
-        i = q + 1;
-        lastEnd = base + i;
-        const frame = stack[stack.length - 1];
-        if (frame?.object && frame.expectKey && frame.key === undefined && (frame.role === Role.Root || frame.role === Role.Element)) {
-          // A key past the kept size is no key the index looks for.
-          const key = keptText(base + i);
-          frame.key = key === undefined ? '' : (JSON.parse(key) as string);
-        }
+      if (this.inString) {
+        i = this.stringEnd(chunk, i);
         continue;
       }
       const c = chunk[i]!;
-      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+      if (isSpace(c)) {
         i++;
         continue;
       }
-      const at = base + i;
-      if (at < 3 && c === UTF8_BOM[at] && stack.length === 0) {
+      const at = this.base + i;
+      if (at < 3 && c === UTF8_BOM[at] && this.stack.length === 0) {
         // A UTF-8 byte order mark, dropped as the whole-file reader drops it.
         i++;
         continue;
       }
-      if (rootDone) await fail(at, 'invalid JSON: unexpected non-whitespace character after JSON');
-      const frame = stack[stack.length - 1];
-      if (c === QUOTE) {
-        if (frame?.object && frame.expectKey) {
-          if (frame.role === Role.Root || frame.role === Role.Element) startKeeping(at, KEY_BYTES);
-        } else beginValue(at, c);
-        inString = true;
-        stringStart = at;
-        carriedBackslashes = 0;
-        i++;
-        continue;
-      }
-      if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-        if (stack.length === 0) {
-          if (c === OPEN_ARRAY && indexed.has('')) {
-            index.arrays.set('', []);
-            stack.push({
-              object: false,
-              role: Role.Indexed,
-              expectKey: false,
-              key: undefined,
-              valueStart: -1,
-              valueFirst: 0,
-              array: '',
-              index: 0,
-              fields: undefined,
-            });
-            i++;
-            continue;
-          }
-          if (c !== OPEN_OBJECT) await fail(at, 'expected a JSON object');
-          stack.push({ object: true, role: Role.Root, expectKey: true, key: undefined, valueStart: -1, valueFirst: 0, array: '', index: 0, fields: undefined });
-          i++;
-          continue;
-        }
-        beginValue(at, c);
-        if (stack.length + 1 > limits.maxDepth) await fail(at, `JSON nested deeper than ${limits.maxDepth} levels`);
-        let role = Role.Other;
-        let array = '';
-        let elementIndex = 0;
-        if (frame!.role === Role.Root && c === OPEN_ARRAY && indexed.has(frame!.key!)) {
-          role = Role.Indexed;
-          array = frame!.key!;
-          index.arrays.set(array, []);
-        } else if (frame!.role === Role.Indexed) {
-          role = Role.Element;
-          array = frame!.array;
-          elementIndex = index.arrays.get(array)!.length;
-        }
-        stack.push({
-          object: c === OPEN_OBJECT,
-          role: role === Role.Element && c !== OPEN_OBJECT ? Role.Other : role,
-          expectKey: c === OPEN_OBJECT,
-          key: undefined,
-          valueStart: -1,
-          valueFirst: 0,
-          array,
-          index: elementIndex,
-          fields: role === Role.Element ? new Map() : undefined,
-        });
-        i++;
-        continue;
-      }
-      if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
-        if (!frame) await fail(at, `invalid JSON: unexpected token '${String.fromCharCode(c)}'`);
-        if (frame!.object !== (c === CLOSE_OBJECT)) {
-          // In V8's words, as the whole-file parser reports it.
-          await fail(at, frame!.object ? "invalid JSON: expected ',' or '}' after property value" : "invalid JSON: expected ',' or ']' after array element");
-        }
-        if (frame!.role === Role.Indexed && frame!.valueStart >= 0) pushElement(frame!, undefined);
-        else endMember(frame!);
-        stack.pop();
-        lastEnd = at + 1;
-        const parent = stack[stack.length - 1];
-        if (parent?.role === Role.Indexed) pushElement(parent, frame!.fields);
-        if (stack.length === 0) rootDone = true;
-        i++;
-        continue;
-      }
-      if (!frame) await fail(at, 'expected a JSON object');
-      if (c === COLON) {
-        frame!.expectKey = false;
-      } else if (c === COMMA) {
-        if (frame!.role === Role.Indexed && frame!.valueStart >= 0) pushElement(frame!, undefined);
-        else endMember(frame!);
-        frame!.expectKey = frame!.object;
-      } else {
-        beginValue(at, c);
-        lastEnd = at + 1;
-      }
+      if (this.rootDone) await this.fail(at, 'invalid JSON: unexpected non-whitespace character after JSON');
+      if (c === QUOTE) this.quote(at);
+      else if (c === OPEN_OBJECT || c === OPEN_ARRAY) await this.open(at, c);
+      else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) await this.close(at, c);
+      else await this.punctuationOrScalar(at, c);
       i++;
     }
-    if (elementStart >= 0) {
-      if ((base + n - elementStart) * width > limits.maxBytes)
-        await fail(elementStart, `a value larger than the ${limits.maxBytes >> 20} MiB limit for one document (set SWE_WORKBENCH_MAX_INPUT_MB to raise it)`);
-      elementParts.push(Buffer.from(raw.subarray(Math.max(elementStart - base, 0) * width)));
-    }
-    if (keptStart >= 0 && !keptDropped) {
-      const piece = raw.subarray(Math.max(keptStart - base, 0) * width);
-      keptBytes += piece.length / width;
-      if (keptBytes > keptLimit) {
-        keptDropped = true;
-        keptParts = [];
-      } else keptParts.push(Buffer.from(piece));
-    }
-    base += n;
+    await this.carry(n);
+    this.base += n;
   }
-  if (!rootDone) {
-    if (!started || base === 0) throw new InputError(file, undefined, 'empty file');
-    if (stack.length === 0) throw new InputError(file, undefined, 'empty file: only whitespace');
-    if (inString) {
+
+  /** The index, once every read is scanned; a text that ended early is an error at its end (or at the string left open). */
+  async finish(): Promise<JsonIndex> {
+    if (this.rootDone) return this.index;
+    const { file, base, width, lastUnits } = this;
+    if (!this.started || base === 0) throw new InputError(file, undefined, 'empty file');
+    if (this.stack.length === 0) throw new InputError(file, undefined, 'empty file: only whitespace');
+    if (this.inString) {
       // A string that runs to the end past what can be read is named where it starts: most likely its closing quote is missing.
-      const bytes = (base - stringStart) * width;
-      if (bytes > MAX_STRING_UNITS) throw stringTooLong(file, await locateByte(file, stringStart), false);
-      if (bytes > limits.maxBytes) {
-        await fail(
-          stringStart,
-          `a string starts here and runs to the end of the file, ${formatBytes(bytes)} on, past the ${formatBytes(limits.maxBytes)} limit for one document (unterminated?); it cannot be read`,
+      const bytes = (base - this.stringStart) * width;
+      if (bytes > MAX_STRING_UNITS) throw stringTooLong(file, await locateByte(file, this.stringStart), false);
+      if (bytes > this.limits.maxBytes) {
+        await this.fail(
+          this.stringStart,
+          `a string starts here and runs to the end of the file, ${formatBytes(bytes)} on, past the ${formatBytes(this.limits.maxBytes)} limit for one document (unterminated?); it cannot be read`,
         );
       }
     }
     // Where the text ends, trailing whitespace left out, as the whole-file parser says it.
     let end = lastUnits.length;
-    while (end > 0 && (lastUnits[end - 1] === 0x20 || lastUnits[end - 1] === 0x0a || lastUnits[end - 1] === 0x0d || lastUnits[end - 1] === 0x09)) end--;
-    await fail(base - lastUnits.length + end, 'unexpected end of JSON: the file looks truncated');
+    while (end > 0 && isSpace(lastUnits[end - 1]!)) end--;
+    return this.fail(base - lastUnits.length + end, 'unexpected end of JSON: the file looks truncated');
   }
-  return index;
+
+  private async fail(offset: number, problem: string): Promise<never> {
+    throw new InputError(this.file, await locateByte(this.file, offset), problem);
+  }
+
+  /** In a string from `i`: where the scan goes on, past its closing quote (or the read's end, the string going on into the next). */
+  private stringEnd(chunk: Buffer, i: number): number {
+    const n = chunk.length;
+    // The string ends at the next quote not escaped by an odd run of backslashes.
+    let q = chunk.indexOf(QUOTE, i);
+    for (;;) {
+      if (q < 0) break;
+      let backslashes = 0;
+      while (q - 1 - backslashes >= 0 && chunk[q - 1 - backslashes] === BACKSLASH) backslashes++;
+      if (backslashes === q) backslashes += this.carriedBackslashes;
+      if (backslashes % 2 === 0) break;
+      q = chunk.indexOf(QUOTE, q + 1);
+    }
+    if (q < 0) {
+      let trailing = 0;
+      while (trailing < n - i && chunk[n - 1 - trailing] === BACKSLASH) trailing++;
+      this.carriedBackslashes = trailing === n - i ? this.carriedBackslashes + trailing : trailing;
+      return n;
+    }
+    this.carriedBackslashes = 0;
+    this.inString = false;
+    this.lastEnd = this.base + q + 1;
+    const frame = this.stack[this.stack.length - 1];
+    if (frame?.object && frame.expectKey && frame.key === undefined && (frame.role === Role.Root || frame.role === Role.Element)) {
+      // A key past the kept size is no key the index looks for.
+      const key = this.keptText(this.base + q + 1);
+      frame.key = key === undefined ? '' : (JSON.parse(key) as string);
+    }
+    return q + 1;
+  }
+
+  /** A string starts at `at`: a key (kept up to 4 KiB when the index may look for it) or a value. */
+  private quote(at: number): void {
+    const frame = this.stack[this.stack.length - 1];
+    if (frame?.object && frame.expectKey) {
+      if (frame.role === Role.Root || frame.role === Role.Element) this.startKeeping(at, KEY_BYTES);
+    } else this.beginValue(at, QUOTE);
+    this.inString = true;
+    this.stringStart = at;
+    this.carriedBackslashes = 0;
+  }
+
+  /** `{` or `[` at `at`: the root, an indexed array, one of its elements, or any other container. */
+  private async open(at: number, c: number): Promise<void> {
+    const { stack, indexed, index } = this;
+    if (stack.length === 0) {
+      if (c === OPEN_ARRAY && indexed.has('')) {
+        index.arrays.set('', []);
+        stack.push(newFrame(false, Role.Indexed));
+        return;
+      }
+      if (c !== OPEN_OBJECT) await this.fail(at, 'expected a JSON object');
+      stack.push(newFrame(true, Role.Root));
+      return;
+    }
+    const parent = stack[stack.length - 1]!;
+    this.beginValue(at, c);
+    if (stack.length + 1 > this.limits.maxDepth) await this.fail(at, `JSON nested deeper than ${this.limits.maxDepth} levels`);
+    let role = Role.Other;
+    let array = '';
+    let elementIndex = 0;
+    if (parent.role === Role.Root && c === OPEN_ARRAY && indexed.has(parent.key!)) {
+      role = Role.Indexed;
+      array = parent.key!;
+      index.arrays.set(array, []);
+    } else if (parent.role === Role.Indexed) {
+      role = Role.Element;
+      array = parent.array;
+      elementIndex = index.arrays.get(array)!.length;
+    }
+    const object = c === OPEN_OBJECT;
+    stack.push(newFrame(object, role === Role.Element && !object ? Role.Other : role, array, elementIndex, role === Role.Element ? new Map() : undefined));
+  }
+
+  /** `}` or `]` at `at`: the container's last member or element ends, and so does the container. */
+  private async close(at: number, c: number): Promise<void> {
+    const frame = this.stack[this.stack.length - 1];
+    if (!frame) await this.fail(at, `invalid JSON: unexpected token '${String.fromCharCode(c)}'`);
+    if (frame!.object !== (c === CLOSE_OBJECT)) {
+      // In V8's words, as the whole-file parser reports it.
+      await this.fail(at, frame!.object ? "invalid JSON: expected ',' or '}' after property value" : "invalid JSON: expected ',' or ']' after array element");
+    }
+    if (frame!.role === Role.Indexed && frame!.valueStart >= 0) this.pushElement(frame!, undefined);
+    else this.endMember(frame!);
+    this.stack.pop();
+    this.lastEnd = at + 1;
+    const parent = this.stack[this.stack.length - 1];
+    if (parent?.role === Role.Indexed) this.pushElement(parent, frame!.fields);
+    if (this.stack.length === 0) this.rootDone = true;
+  }
+
+  /** `:` or `,` at `at`, or the first byte of a number or a literal. */
+  private async punctuationOrScalar(at: number, c: number): Promise<void> {
+    const frame = this.stack[this.stack.length - 1];
+    if (!frame) await this.fail(at, 'expected a JSON object');
+    if (c === COLON) {
+      frame!.expectKey = false;
+    } else if (c === COMMA) {
+      if (frame!.role === Role.Indexed && frame!.valueStart >= 0) this.pushElement(frame!, undefined);
+      else this.endMember(frame!);
+      frame!.expectKey = frame!.object;
+    } else {
+      this.beginValue(at, c);
+      this.lastEnd = at + 1;
+    }
+  }
+
+  /** What of the element or value being kept lies in this read, kept for the next (`n` units read). */
+  private async carry(n: number): Promise<void> {
+    const { base, width, raw } = this;
+    if (this.elementStart >= 0) {
+      if ((base + n - this.elementStart) * width > this.limits.maxBytes)
+        await this.fail(
+          this.elementStart,
+          `a value larger than the ${this.limits.maxBytes >> 20} MiB limit for one document (set SWE_WORKBENCH_MAX_INPUT_MB to raise it)`,
+        );
+      this.elementParts.push(Buffer.from(raw.subarray(Math.max(this.elementStart - base, 0) * width)));
+    }
+    if (this.keptStart >= 0 && !this.keptDropped) {
+      const piece = raw.subarray(Math.max(this.keptStart - base, 0) * width);
+      this.keptBytes += piece.length / width;
+      if (this.keptBytes > this.keptLimit) {
+        this.keptDropped = true;
+        this.keptParts = [];
+      } else this.keptParts.push(Buffer.from(piece));
+    }
+  }
+
+  /** Keys are kept up to 4 KiB whatever `keepBytes` says: a longer one is no key the index looks for. */
+  private startKeeping(at: number, limit = this.keep): void {
+    this.keptStart = at;
+    this.keptLimit = limit;
+    this.keptParts = [];
+    this.keptBytes = 0;
+    this.keptDropped = false;
+  }
+
+  private keptText(end: number): string | undefined {
+    const { keptStart, base, width } = this;
+    if (keptStart < 0 || this.keptDropped || end - keptStart > this.keptLimit) {
+      this.keptStart = -1;
+      this.keptParts = [];
+      return undefined;
+    }
+    // The value may have ended in an earlier read (a number before whitespace and the comma).
+    const from = Math.max(keptStart - base, 0);
+    const tail = this.raw.subarray(from * width, Math.max(from, end - base) * width);
+    const parts = this.keptParts;
+    const text = decodeText((parts.length > 0 ? Buffer.concat([...parts, tail]) : tail).subarray(0, (end - keptStart) * width), this.encoding)!;
+    this.keptStart = -1;
+    this.keptParts = [];
+    return text;
+  }
+
+  /** Whether values in this frame are kept as text. */
+  private keeps(frame: Frame): boolean {
+    return frame.role === Role.Element || (frame.role === Role.Root && !(frame.key !== undefined && this.indexed.has(frame.key)));
+  }
+
+  /** The member value of `frame` that ended at `lastEnd`, at a comma or a closing bracket in this read. */
+  private endMember(frame: Frame): void {
+    if (frame.valueStart < 0) return;
+    const { lastEnd } = this;
+    const range = { start: frame.valueStart, end: lastEnd, first: frame.valueFirst };
+    if (frame.role === Role.Root) {
+      const text = this.keeps(frame) ? this.keptText(lastEnd) : undefined;
+      this.index.keys.set(frame.key!, text === undefined ? range : { ...range, text });
+    } else if (frame.role === Role.Element) {
+      const text = this.keptText(lastEnd);
+      frame.fields!.set(frame.key!, text === undefined ? range : { ...range, text });
+    }
+    frame.valueStart = -1;
+    frame.key = undefined;
+  }
+
+  /** An element of an indexed array ended at `lastEnd`: recorded at once, its fields with it. */
+  private pushElement(array: Frame, fields: Map<string, IndexedValue> | undefined): void {
+    const { lastEnd, base, width } = this;
+    const element: IndexedElement = { start: array.valueStart, end: lastEnd, fields: fields ?? new Map() };
+    const list = this.index.arrays.get(array.array)!;
+    list.push(element);
+    array.valueStart = -1;
+    let text: string | undefined;
+    if (this.elementStart >= 0) {
+      const from = Math.max(this.elementStart - base, 0);
+      const bytes = Buffer.concat([...this.elementParts, this.raw.subarray(from * width, Math.max(from, lastEnd - base) * width)]).subarray(
+        0,
+        (lastEnd - this.elementStart) * width,
+      );
+      text = decodeText(bytes, this.encoding);
+      this.elementStart = -1;
+      this.elementParts = [];
+    }
+    this.options.onElement?.(array.array, list.length - 1, element, text);
+  }
+
+  /** A value begins at `at` in the innermost frame. */
+  private beginValue(at: number, byte: number): void {
+    const frame = this.stack[this.stack.length - 1];
+    if (!frame || frame.valueStart >= 0) return;
+    frame.valueStart = at;
+    frame.valueFirst = byte;
+    if (this.keeps(frame)) this.startKeeping(at);
+    if (frame.role === Role.Indexed && this.options.elementText?.(frame.array, this.index.arrays.get(frame.array)!.length)) {
+      this.elementStart = at;
+      this.elementParts = [];
+    }
+  }
 }
 
 /** Bytes decoded at a time to count a column: a line may be the whole file, too long to be one string. */

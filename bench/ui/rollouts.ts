@@ -15,7 +15,7 @@ import { launchBrowser, webviewFrame } from '../../test/helpers/browser';
 import { buildExtension, makeWorkspace, packageExtension, removeHome, startCodeServer } from '../../test/helpers/codeServer';
 import { writeLargeRolloutRun } from '../../test/helpers/largeRolloutRun';
 import { quickOpen, runCommand, waitForExtension } from '../../test/helpers/workbench';
-import { FIRST_ROWS_MARK } from '../../webview/rollouts/rolloutsTable';
+import { FIRST_ROWS_MARK } from '../../extension/protocol/rollouts';
 import { median } from '../timing';
 import { browserNow, closeAll } from './measure';
 

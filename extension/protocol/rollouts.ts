@@ -11,6 +11,9 @@ import { notificationType, requestType } from './ipc';
 /** The most rows one range request may ask for. */
 export const MAX_ROW_RANGE = 500;
 
+/** The performance mark the table's page sets when its first rows are on screen, which a benchmark waits for (`bench/ui/rollouts.ts`). */
+export const FIRST_ROWS_MARK = 'sweWorkbench.rollouts.firstRows';
+
 export const ROLLOUT_COLUMNS = ['instance', 'attempt', 'format', 'steps', 'exit', 'resolved', 'reward', 'failure', 'tokens', 'cost', 'duration'] as const;
 /** The columns a re-scored run adds (`swe-workbench tokens DIR --save`), named as the filter language's fields. */
 export const MISMATCH_COLUMNS = ['maxdiff', 'outside', 'kl', 'drift'] as const;

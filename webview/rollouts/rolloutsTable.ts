@@ -1,93 +1,55 @@
 import {
-  MAX_ROW_RANGE,
   MISMATCH_COLUMNS,
   ROLLOUT_COLUMNS,
   RolloutsUiStateSchema,
   ESTIMATOR_NAMES,
   rolloutsChanged,
-  rolloutsExport,
-  rolloutsExportCancel,
-  rolloutsExportProgress,
-  rolloutsGroup,
   rolloutsHeader,
   rolloutsRecipes,
   rolloutsLocate,
   rolloutsOpen,
   rolloutsQuery,
-  rolloutsRows,
   rolloutsShowPatch,
   rolloutsCompareGroup,
   rolloutsShowReward,
-  type GroupDetails,
   type QueryResult,
   type RecipeInfo,
   type RolloutColumn,
   type RolloutQuery,
-  type RolloutRow,
   type RolloutsUiState,
 } from '../../extension/protocol/rollouts';
 import { codicon, el } from '../dom';
 import type { Host } from '../host';
-import {
-  COLUMN_TITLES,
-  ESTIMATOR_TITLES,
-  MISMATCH_HELP,
-  NUMERIC_COLUMNS,
-  RECIPE_COLUMNS,
-  cellText,
-  instanceParts,
-  nextSort,
-  pagesFor,
-  recipeCellText,
-  signed,
-  visibleWindow,
-} from './tableModel';
+import { ACTIONS, GroupView, detailsContent, type RowAction } from './detailsView';
+import { ExportBar } from './exportBar';
+import { RowPages } from './rowPages';
+import { ROW_HEIGHT, headCells, rowNode } from './rowView';
+import { countText, statsContent } from './statsView';
+import { ESTIMATOR_TITLES, nextSort, pagesFor, visibleWindow } from './tableModel';
 import { errorText } from '../errorText';
 
-/** A performance mark set when the first rows are on screen; bench/ui reads it. @internal */
-export const FIRST_ROWS_MARK = 'sweWorkbench.rollouts.firstRows';
-const ROW_HEIGHT = 24;
 const OVERSCAN = 20;
 const PAGE_SIZE = 200;
-const STATUS_ICONS = { resolved: 'pass-filled', failed: 'error', infra: 'warning', unknown: 'question' } as const;
-/** Failing tests listed in the details pane; the reward breakdown has them all. */
-const MAX_TESTS_SHOWN = 8;
-
-type RowAction = 'open' | 'reward' | 'patch' | 'compare';
-const ACTIONS: ReadonlyArray<{ action: RowAction; label: string; icon: string; key: string }> = [
-  { action: 'open', label: 'Open in Stepper', icon: 'debug-step-into', key: 'Enter' },
-  { action: 'reward', label: 'Reward Breakdown', icon: 'graph', key: 'R' },
-  { action: 'patch', label: 'Patch', icon: 'diff', key: 'P' },
-  { action: 'compare', label: 'Compare Group', icon: 'compare-changes', key: 'C' },
-];
 
 function restoredState(raw: unknown): RolloutsUiState {
   const parsed = RolloutsUiStateSchema.safeParse(raw);
   return parsed.success ? parsed.data : { query: { sort: null, filter: '', search: '' }, scrollTop: 0 };
 }
 
-function countText(result: QueryResult): string {
-  return result.total === result.indexed ? `${result.total} rollouts` : `${result.total} of ${result.indexed} rollouts`;
-}
-
-function percent(x: number): string {
-  return `${(x * 100).toFixed(1)}%`;
-}
-
 /**
  * The rollouts table: a header that sorts, the core's filter and full-text search, group
  * statistics, and a virtualized body that keeps only the rows in view in the DOM and asks the
- * host for them page by page.
+ * host for them page by page (`rowPages.ts`). Its parts: the header and rows (`rowView.ts`), the
+ * statistics (`statsView.ts`), the selected rollout and its group (`detailsView.ts`), the SFT
+ * export (`exportBar.ts`); this class keeps the state and the query and wires them.
  */
 export class RolloutsTable {
   private state: RolloutsUiState;
   private result: QueryResult | undefined;
   /** Rows of the current query and index version, by row index. */
-  private rows = new Map<number, RolloutRow>();
-  private readonly pending = new Set<number>();
+  private readonly rows: RowPages;
   private generation = 0;
   private selected = -1;
-  private firstRowsShown = false;
   private readonly filter = el('vscode-textfield', {
     attrs: { id: 'filter', placeholder: 'Filter, e.g. failure=max-steps and steps>50', 'aria-label': 'Filter expression' },
   });
@@ -99,35 +61,6 @@ export class RolloutsTable {
   private recipes: RecipeInfo[] = [];
   private readonly recipeProblem = el('span', { attrs: { id: 'recipe-problem', role: 'alert' } });
   private readonly count = el('span', { attrs: { id: 'row-count', role: 'status' } });
-  private readonly exportOpen = el(
-    'button',
-    {
-      className: 'row-action',
-      attrs: { type: 'button', id: 'export-open', title: 'Export the rows shown as supervised fine-tuning data (JSONL chat messages)' },
-    },
-    [codicon('export'), ' Export SFT…'],
-  );
-  private readonly exportKeep = el('vscode-textfield', {
-    attrs: { id: 'export-keep', placeholder: 'mixed,resolved,max-turns=30,max-tokens=32000,no-git-history', 'aria-label': 'Ready-made filters' },
-  });
-  private readonly exportFile = el('vscode-textfield', {
-    attrs: { id: 'export-file', value: 'sft.jsonl', 'aria-label': 'Export file (relative to the workspace folder)' },
-  });
-  private readonly exportStart = el('button', { className: 'row-action', attrs: { type: 'button', id: 'export-start' } }, [codicon('save'), ' Export']);
-  private readonly exportCancel = el('button', { className: 'row-action', attrs: { type: 'button', id: 'export-cancel', hidden: '' } }, [
-    codicon('close'),
-    ' Cancel',
-  ]);
-  private readonly exportProgress = el('progress', { attrs: { id: 'export-progress', max: '1', value: '0', hidden: '' } });
-  private readonly exportStatus = el('span', { attrs: { id: 'export-status', role: 'status' } });
-  private readonly exportBar = el('div', { attrs: { id: 'export-bar', hidden: '', 'aria-label': 'Export' } }, [
-    el('label', { className: 'picker', text: 'Keep ' }, [this.exportKeep]),
-    el('label', { className: 'picker', text: 'File ' }, [this.exportFile]),
-    this.exportStart,
-    this.exportCancel,
-    this.exportProgress,
-    this.exportStatus,
-  ]);
   private readonly unreadable = el('span', {
     attrs: { id: 'index-errors', title: 'Each one is listed, with its file and line, under “unreadable inputs” in the Rollouts view' },
   });
@@ -141,6 +74,8 @@ export class RolloutsTable {
   private readonly empty = el('p', { attrs: { id: 'empty' } });
   private readonly details = el('section', { attrs: { id: 'details', 'aria-label': 'Selected rollout', 'aria-live': 'polite' } });
   private readonly actionStatus = el('span', { attrs: { id: 'action-status', role: 'status' } });
+  private readonly group: GroupView;
+  private readonly exporter: ExportBar;
   /** A selection restored from the state, kept until the index holds its rollout. */
   private restoring: string | undefined;
   private scrollRestored = false;
@@ -151,6 +86,9 @@ export class RolloutsTable {
   ) {
     this.state = restoredState(host.getState());
     this.restoring = this.state.selected;
+    this.rows = new RowPages(host);
+    this.group = new GroupView(host);
+    this.exporter = new ExportBar(host, () => this.state.query);
   }
 
   async start(): Promise<void> {
@@ -185,12 +123,12 @@ export class RolloutsTable {
         this.search,
         el('label', { className: 'picker', text: 'Recipe ' }, [this.recipe]),
         el('label', { className: 'picker', text: 'Advantage ' }, [this.estimator]),
-        this.exportOpen,
+        this.exporter.open,
         this.count,
         this.unreadable,
         this.recipeProblem,
         this.filterError,
-        this.exportBar,
+        this.exporter.bar,
       ]),
       this.stats,
       this.headScroll,
@@ -211,16 +149,7 @@ export class RolloutsTable {
         this.state = { ...this.state, typed: { filter: this.filter.value, search: this.search.value } };
         this.saveState();
       });
-    this.exportOpen.addEventListener('click', () => {
-      this.exportBar.hidden = !this.exportBar.hidden;
-    });
-    this.exportStart.addEventListener('click', () => void this.runExport());
-    this.exportCancel.addEventListener('click', () => void this.host.request(rolloutsExportCancel, {}));
-    this.host.onNotification(rolloutsExportProgress, ({ done, total, written }) => {
-      this.exportProgress.max = Math.max(1, total);
-      this.exportProgress.value = done;
-      this.exportStatus.textContent = `${done} of ${total} read, ${written} written…`;
-    });
+    this.exporter.wire();
     this.recipe.addEventListener('change', () => this.setQuery({ ...this.state.query, recipe: this.recipeChoice() }));
     this.estimator.addEventListener('change', () => this.setQuery({ ...this.state.query, recipe: this.recipeChoice() }));
     this.viewport.addEventListener('scroll', () => this.onScroll(), { passive: true });
@@ -245,31 +174,6 @@ export class RolloutsTable {
     this.estimator.toggleAttribute('disabled', !this.state.query.recipe);
     this.recipeProblem.hidden = problem === null;
     this.recipeProblem.replaceChildren(codicon('warning'), ` ${problem ?? ''}`);
-  }
-
-  /** Exports the rows of the current query; the host streams them to a temporary file, renamed when whole. */
-  private async runExport(): Promise<void> {
-    this.exportStart.disabled = true;
-    this.exportCancel.hidden = false;
-    this.exportProgress.hidden = false;
-    this.exportProgress.value = 0;
-    this.exportStatus.textContent = 'Starting…';
-    try {
-      const r = await this.host.request(rolloutsExport, { query: this.state.query, keep: this.exportKeep.value, file: this.exportFile.value });
-      if (r.cancelled) this.exportStatus.textContent = `Export cancelled: ${r.file} was not written.`;
-      else {
-        const skipped = Object.entries(r.skipped)
-          .map(([reason, n]) => `${reason} ×${n}`)
-          .join('; ');
-        this.exportStatus.textContent = `Wrote ${r.written} of ${r.selected} rollouts to ${r.file}${skipped ? `; left out: ${skipped}` : ''}${r.gitHistory ? `; ${r.gitHistory} read git history (flagged)` : ''}.`;
-      }
-    } catch (error) {
-      this.exportStatus.textContent = `Export failed: ${errorText(error)}`;
-    } finally {
-      this.exportStart.disabled = false;
-      this.exportCancel.hidden = true;
-      this.exportProgress.hidden = true;
-    }
   }
 
   private recipeChoice(): RolloutQuery['recipe'] {
@@ -297,35 +201,7 @@ export class RolloutsTable {
     this.root.classList.toggle('with-mismatch', this.result?.rescored === true);
     this.estimator.toggleAttribute('disabled', !withRecipe);
     this.head.replaceChildren(
-      ...this.columns.map((column) => {
-        const sorted = sort?.column === column ? (sort.descending ? 'descending' : 'ascending') : 'none';
-        const help = (MISMATCH_HELP as Partial<Record<RolloutColumn, string>>)[column];
-        const button = el(
-          'button',
-          {
-            className: NUMERIC_COLUMNS.has(column) ? 'numeric' : '',
-            attrs: {
-              'data-column': column,
-              'aria-sort': sorted,
-              role: 'columnheader',
-              title: `Sort by ${COLUMN_TITLES[column].toLowerCase()}${help ? `: ${help}` : ''}`,
-            },
-          },
-          [el('span', { text: COLUMN_TITLES[column] })],
-        );
-        if (sorted !== 'none') button.append(codicon(sorted === 'ascending' ? 'arrow-up' : 'arrow-down', sorted));
-        button.addEventListener('click', () => this.setQuery({ ...this.state.query, sort: nextSort(this.state.query.sort, column) }));
-        return button;
-      }),
-      ...(withRecipe
-        ? RECIPE_COLUMNS.map((c) =>
-            el('span', {
-              className: `recipe-head${c.numeric ? ' numeric' : ''}`,
-              text: c.title,
-              attrs: { role: 'columnheader', 'data-column': c.column, title: c.help },
-            }),
-          )
-        : []),
+      ...headCells(this.columns, sort, withRecipe, (column) => this.setQuery({ ...this.state.query, sort: nextSort(this.state.query.sort, column) })),
     );
   }
 
@@ -359,12 +235,11 @@ export class RolloutsTable {
     this.result = result;
     // A re-scored run (a re-index may bring its re-score) gains the mismatch columns.
     if ((result.rescored === true) !== rescoredBefore) this.renderHead();
-    this.rows = new Map();
-    this.pending.clear();
+    this.rows.clear();
     this.selected = -1;
     this.renderDetails();
     this.count.textContent = countText(result);
-    this.renderStats(result);
+    this.stats.replaceChildren(...statsContent(result));
     this.spacer.style.height = `${result.total * ROW_HEIGHT}px`;
     if (result.total === 0 && result.indexed > 0) this.showEmpty('No rollout matches.');
     else if (result.indexed > 0) this.empty.hidden = true;
@@ -386,41 +261,6 @@ export class RolloutsTable {
     this.select(index);
     if (this.restoring !== undefined) this.scrollIntoView(index);
     this.restoring = undefined;
-  }
-
-  private renderStats(result: QueryResult): void {
-    const s = result.statistics;
-    const fact = (label: string, value: string, more = '', title?: string) =>
-      el('span', title ? { attrs: { title } } : {}, [`${label} `, el('strong', { text: value }), ...(more ? [` ${more}`] : [])]);
-    // pass@k averages over the groups with at least k graded attempts: where that is fewer than all, it says how many.
-    const groups = (n: number) => `${n} group${n === 1 ? '' : 's'}`;
-    const passAtK = s.passAtK.map((p) =>
-      fact(
-        `pass@${p.k}`,
-        percent(p.value),
-        p.instances < s.instances ? `(${p.instances} of ${groups(s.instances)})` : '',
-        `mean pass@${p.k} over the ${groups(p.instances)} with at least ${p.k} graded attempt${p.k === 1 ? '' : 's'}${p.instances < s.instances ? ` (of ${groups(s.instances)})` : ''}`,
-      ),
-    );
-    this.stats.replaceChildren(
-      fact('instances', String(s.instances)),
-      fact('solve rate', s.solveRate === null ? '—' : `${percent(s.solveRate)} (${s.resolved}/${s.evaluated})`),
-      fact('mixed groups', String(s.mixed)),
-      ...passAtK,
-    );
-    const r = result.recipe;
-    if (r) {
-      const masks = Object.entries(r.maskReasons)
-        .map(([reason, n]) => `${reason} ×${n}`)
-        .join('; ');
-      this.stats.append(
-        el('span', { className: 'recipe-facts', attrs: { id: 'recipe-stats', title: `${r.source}. ${r.formula}` } }, [
-          `${r.name} v${r.version}: `,
-          el('strong', { text: `${r.scored} scored` }),
-          `, ${r.masked} masked${masks ? ` (${masks})` : ''}, ${r.unscored} not scored; ${r.withSignal} of ${r.groups} groups give a gradient`,
-        ]),
-      );
-    }
   }
 
   private showUnreadable(errors: number): void {
@@ -445,78 +285,25 @@ export class RolloutsTable {
     const total = this.result?.total ?? 0;
     const window = visibleWindow(this.viewport.scrollTop, this.viewport.clientHeight, ROW_HEIGHT, total, OVERSCAN);
     const nodes: HTMLElement[] = [];
-    for (let i = window.start; i < window.end; i++) nodes.push(this.rowNode(i));
+    const withRecipe = Boolean(this.state.query.recipe);
+    for (let i = window.start; i < window.end; i++)
+      nodes.push(rowNode(i, this.rows.get(i), { selected: i === this.selected, columns: this.columns, withRecipe }));
     this.spacer.replaceChildren(...nodes);
-    for (const page of pagesFor(window, PAGE_SIZE))
-      if (!this.rows.has(page.start) && !this.pending.has(page.start)) void this.fetch(page.start, Math.min(page.end, total));
-  }
-
-  private rowNode(i: number): HTMLElement {
-    const row = this.rows.get(i);
-    const node = el('div', {
-      className: `rollout-row rollouts-grid${row ? ` status-${row.status}` : ' loading'}`,
-      attrs: { role: 'row', 'data-index': String(i), 'aria-rowindex': String(i + 1), 'aria-selected': String(i === this.selected) },
-    });
-    node.style.transform = `translateY(${i * ROW_HEIGHT}px)`;
-    if (!row) {
-      node.append(el('span', { text: '…' }));
-      return node;
-    }
-    node.setAttribute('data-id', row.id);
-    node.title = `${row.id}\n${row.failure}: ${row.evidence}`;
-    for (const column of this.columns) {
-      const cell = el('span', {
-        className: NUMERIC_COLUMNS.has(column) ? 'numeric' : '',
-        text: cellText(row, column),
-        attrs: { role: 'gridcell', 'data-column': column },
-      });
-      if (column === 'instance') {
-        const { head, tail } = instanceParts(row.instance);
-        cell.replaceChildren(
-          codicon(STATUS_ICONS[row.status], row.status),
-          el('span', { className: 'instance-head', text: head }),
-          el('span', { className: 'instance-tail', text: tail }),
-        );
-        cell.title = row.instance;
-      }
-      node.append(cell);
-    }
-    if (this.state.query.recipe) {
-      for (const c of RECIPE_COLUMNS)
-        node.append(
-          el('span', {
-            className: `recipe-cell${c.numeric ? ' numeric' : ''}${row.score?.outcome === 'masked' ? ' masked' : ''}`,
-            text: recipeCellText(row, c.column),
-            attrs: { role: 'gridcell', 'data-column': c.column },
-          }),
-        );
-      if (row.score) node.title += `\n${row.score.why}`;
-    }
-    return node;
+    for (const page of pagesFor(window, PAGE_SIZE)) if (this.rows.lacks(page.start)) void this.fetch(page.start, Math.min(page.end, total));
   }
 
   private async fetch(start: number, end: number): Promise<void> {
-    if (end <= start) return;
     const generation = this.generation;
-    this.pending.add(start);
-    try {
-      for (let from = start; from < end; from += MAX_ROW_RANGE) {
-        const { rows } = await this.host.request(rolloutsRows, { query: this.state.query, start: from, end: Math.min(end, from + MAX_ROW_RANGE) });
-        if (generation !== this.generation) return;
-        rows.forEach((row, k) => this.rows.set(from + k, row));
-      }
-    } catch {
-      // The index changed under the request; the changed notification runs the query again.
-      return;
-    } finally {
-      this.pending.delete(start);
-    }
-    this.render();
-    if (this.selected >= start && this.selected < end) this.renderDetails();
-    if (!this.firstRowsShown) {
-      this.firstRowsShown = true;
-      performance.mark(FIRST_ROWS_MARK);
-    }
+    await this.rows.fetch(
+      this.state.query,
+      start,
+      end,
+      () => generation !== this.generation,
+      () => {
+        this.render();
+        if (this.selected >= start && this.selected < end) this.renderDetails();
+      },
+    );
   }
 
   private rowEvent(event: MouseEvent, open: boolean): void {
@@ -565,121 +352,8 @@ export class RolloutsTable {
       this.state = { ...this.state, selected: row.id };
       this.saveState();
     }
-    const tests = row.tests ?? [];
-    // With a recipe the table hides tokens, cost and duration: the details keep them.
-    const usage = this.state.query.recipe
-      ? [
-          row.tokens === null ? undefined : `${cellText(row, 'tokens')} tokens`,
-          row.cost === null ? undefined : cellText(row, 'cost'),
-          row.duration === null ? undefined : cellText(row, 'duration'),
-        ]
-      : [];
-    const facts = [
-      `${row.format}`,
-      `${row.steps} steps`,
-      row.exit ? `exit ${row.exit}` : undefined,
-      row.evaluation ? `evaluated by ${row.evaluation}` : row.resolved !== null || row.reward !== null ? 'graded in the trajectory file' : 'not graded',
-      ...usage,
-    ].filter((f) => f !== undefined);
-    const buttons = ACTIONS.map((a) =>
-      el(
-        'button',
-        { className: 'row-action', attrs: { type: 'button', 'data-action': a.action, title: `${a.label} (${a.key})`, 'aria-keyshortcuts': a.key } },
-        [codicon(a.icon), ` ${a.label}`],
-      ),
-    );
-    this.details.replaceChildren(
-      el('div', { className: 'details-title' }, [
-        codicon(STATUS_ICONS[row.status], row.status),
-        el('strong', { text: ` ${row.instance} #${row.attempt}`, attrs: { id: 'details-rollout' } }),
-        el('span', { className: 'details-facts', text: facts.join(' · ') }),
-      ]),
-      el('p', { attrs: { id: 'details-reason' } }, [el('strong', { text: row.failure }), `: ${row.evidence}`]),
-      ...(tests.length > 0
-        ? [
-            el('ul', { attrs: { id: 'details-tests', 'aria-label': 'Failing tests' } }, [
-              ...tests.slice(0, MAX_TESTS_SHOWN).map((t) => el('li', { text: t })),
-              ...(tests.length > MAX_TESTS_SHOWN ? [el('li', { text: `… and ${tests.length - MAX_TESTS_SHOWN} more` })] : []),
-            ]),
-          ]
-        : []),
-      ...(row.score
-        ? [
-            el('p', { attrs: { id: 'details-score' } }, [
-              el('strong', { text: row.score.advantage === null ? 'no gradient' : `advantage ${signed(row.score.advantage)}` }),
-              `: ${row.score.why}`,
-            ]),
-          ]
-        : []),
-      this.groupSection,
-      el('div', { className: 'details-actions' }, [...buttons, this.actionStatus]),
-    );
-    void this.loadGroup(row);
-  }
-
-  private readonly groupSection = el('section', { attrs: { id: 'details-group', 'aria-label': 'Group advantages' } });
-  private groupKey = '';
-
-  /** The selected rollout's GRPO group under the recipe: each rollout's reward, mask and advantage, and why. */
-  private async loadGroup(row: RolloutRow): Promise<void> {
-    const recipe = this.state.query.recipe;
-    if (!recipe) {
-      this.groupKey = '';
-      this.groupSection.replaceChildren();
-      return;
-    }
-    const key = `${recipe.name}/${recipe.estimator}/${row.instance}/${this.result?.version ?? 0}`;
-    if (key === this.groupKey) {
-      this.markGroupRow(row.id);
-      return;
-    }
-    this.groupKey = key;
-    let details: GroupDetails;
-    try {
-      details = await this.host.request(rolloutsGroup, { recipe, instance: row.instance });
-    } catch (error) {
-      if (this.groupKey === key) this.groupSection.replaceChildren(el('p', { className: 'error', text: `Cannot compute the group: ${errorText(error)}` }));
-      return;
-    }
-    if (this.groupKey !== key) return;
-    const fmt = (x: number | null) => (x === null ? '—' : String(Math.round(x * 1000) / 1000));
-    const facts = [
-      `n = ${details.included}`,
-      `mean ${fmt(details.mean)}`,
-      `std ${fmt(details.std)}`,
-      details.masked ? `${details.masked} masked` : undefined,
-      details.unscored ? `${details.unscored} not scored` : undefined,
-      details.mixed ? 'mixed' : 'not mixed',
-      details.signal ? 'gives a gradient' : 'no gradient',
-      details.bugReward === null ? undefined : `bug reward ${fmt(details.bugReward)}`,
-    ].filter((f) => f !== undefined);
-    const head = el(
-      'tr',
-      {},
-      ['Attempt', 'Reward', 'Advantage', 'Why'].map((t) => el('th', { text: t })),
-    );
-    const rows = details.rollouts.map((r) =>
-      el('tr', { attrs: { 'data-id': r.id, 'data-outcome': r.outcome } }, [
-        el('td', { text: `#${r.attempt}` }),
-        el('td', {
-          className: 'numeric',
-          text: r.outcome === 'masked' ? 'masked' : fmt(r.value),
-          ...(r.outcome === 'masked' ? { attrs: { title: `masked: ${r.mask}` } } : {}),
-        }),
-        el('td', { className: 'numeric', text: r.advantage === null ? '—' : signed(r.advantage) }),
-        el('td', { text: r.why, attrs: { title: r.terms.map((t) => `${t.name} = ${t.value === null ? 'masked' : fmt(t.value)}: ${t.rule}`).join('\n') } }),
-      ]),
-    );
-    this.groupSection.replaceChildren(
-      el('h3', { text: `Group ${details.instance}: ${facts.join(' · ')}` }),
-      el('p', { className: 'details-facts', text: details.formula }),
-      el('table', { attrs: { id: 'group-advantages' } }, [el('thead', {}, [head]), el('tbody', {}, rows)]),
-    );
-    this.markGroupRow(row.id);
-  }
-
-  private markGroupRow(id: string): void {
-    for (const tr of this.groupSection.querySelectorAll<HTMLElement>('tbody tr')) tr.setAttribute('aria-current', String(tr.dataset.id === id));
+    this.details.replaceChildren(...detailsContent(row, Boolean(this.state.query.recipe), this.group.element, this.actionStatus));
+    void this.group.show(row, this.state.query.recipe, this.result);
   }
 
   private scrollIntoView(index: number): void {

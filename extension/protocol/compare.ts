@@ -52,8 +52,7 @@ const CompareRowSchema = z.object({
 });
 type CompareRow = z.infer<typeof CompareRowSchema>;
 
-/** @internal */
-export const CompareContentSchema = z.object({
+const CompareContentSchema = z.object({
   title: z.string(),
   runs: z.array(CompareRunSchema),
   rows: z.array(CompareRowSchema),

@@ -35,8 +35,7 @@ const ObservationSideSchema = z.object({
 });
 export type ObservationSide = z.infer<typeof ObservationSideSchema>;
 
-/** @internal */
-export const ReplayCompareSchema = z.object({
+const ReplayCompareSchema = z.object({
   /** The session's title, e.g. `replay run.traj`. */
   session: z.string(),
   index: Count,

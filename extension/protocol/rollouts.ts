@@ -154,8 +154,7 @@ const QueryResultSchema = z.object({
 });
 export type QueryResult = z.infer<typeof QueryResultSchema>;
 
-/** @internal */
-export const RowRangeSchema = z.object({ query: RolloutQuerySchema, start: Count, end: Count }).check(
+const RowRangeSchema = z.object({ query: RolloutQuerySchema, start: Count, end: Count }).check(
   z.refine((r) => r.end >= r.start, { message: 'end must not be before start' }),
   z.refine((r) => r.end - r.start <= MAX_ROW_RANGE, { message: `a range holds at most ${MAX_ROW_RANGE} rows` }),
 );

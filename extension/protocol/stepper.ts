@@ -17,7 +17,6 @@ const StepRangeSchema = z.object({ start: StepIndex, end: StepIndex }).check(
   z.refine((r) => r.end >= r.start, { message: 'end must not be before start' }),
   z.refine((r) => r.end - r.start <= MAX_STEP_RANGE, { message: `a range holds at most ${MAX_STEP_RANGE} steps` }),
 );
-export type StepRange = z.infer<typeof StepRangeSchema>;
 
 /** How a run ended and what it used (core/trajectory/runFacts), in the stepper's header and the compare view. */
 export const RUN_FACTS_SHAPE = {
@@ -186,6 +185,12 @@ export const stepperSelected = requestType('stepper/selected', z.object({ index:
 
 /** The id of the `<script type="application/json">` element that carries the boot payload. */
 export const STEPPER_BOOT_ELEMENT = 'stepper-boot';
+
+/**
+ * The performance mark the page sets at the first animation frame with the first step in the DOM
+ * (a text editor's side is read on animation frames too): bench/ui reads it from outside the page.
+ */
+export const FIRST_STEP_MARK = 'sweWorkbench.stepper.firstStep';
 
 /**
  * What the view shows first: the header, the first range of summaries and the step to show.

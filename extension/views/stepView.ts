@@ -5,7 +5,7 @@ import { describeChoice, detectScaffold, scaffoldLabel } from '../core/scaffolds
 import { stepErrors } from '../core/trajectory/stepErrors';
 import { actionText, llmCallsText, stepLabel } from '../core/trajectory/stepLabels';
 import { toTokenView } from './tokenView';
-import { FOLDED_LINES, MAX_STEP_RANGE, type StepDetail, type StepperBoot, type StepRange, type StepSummary, type TrajectoryHeader } from '../protocol/stepper';
+import { FOLDED_LINES, MAX_STEP_RANGE, type StepDetail, type StepperBoot, type StepSummary, type TrajectoryHeader } from '../protocol/stepper';
 
 const DIVERGED_FLAG = 'diverged';
 /**
@@ -103,10 +103,6 @@ export function toTrajectoryHeader(trajectory: Trajectory, fileName: string): Tr
   };
 }
 
-function stepsInRange(steps: readonly Step[], range: StepRange): readonly Step[] {
-  return steps.slice(range.start, range.end);
-}
-
 /** Indices of the steps whose thought, action or observation contains the query. */
 export function searchSteps(steps: readonly Step[], query: string, caseSensitive: boolean): number[] {
   const needle = caseSensitive ? query : query.toLowerCase();
@@ -183,11 +179,4 @@ export function previewBootPayload(step: Step, format: string, fileName: string)
     reveal: false,
     indexing: true,
   };
-}
-
-/** The boot payload of a trajectory held whole, on step `index` (clamped to the trajectory). @internal */
-export function bootPayload(trajectory: Trajectory, fileName: string, index: number, reveal: boolean): StepperBoot {
-  const step = trajectory.steps[Math.min(index, trajectory.steps.length - 1)];
-  const summaries = stepsInRange(trajectory.steps, { start: 0, end: MAX_STEP_RANGE }).map(toStepSummary);
-  return outlineBootPayload({ trajectory, summaries }, step, fileName, reveal);
 }

@@ -1,8 +1,8 @@
 import type { Step } from '../core/trajectory/model';
 import type { TokenView } from '../protocol/stepper';
 
-/** Said for a step that keeps neither logprobs nor completion ids. @internal */
-export const NO_TOKEN_DATA = 'This step records no per-token data: no logprobs and no completion token ids.';
+/** Said for a step that keeps neither logprobs nor completion ids. */
+const NO_TOKEN_DATA = 'This step records no per-token data: no logprobs and no completion token ids.';
 
 type Alternative = { token: string; logprob: number };
 

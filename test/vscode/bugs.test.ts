@@ -10,15 +10,22 @@ import { toCanonicalJson } from '../../extension/core/trajectory/canonicalExport
 import { TrajectorySchema } from '../../extension/core/trajectory/model';
 import { extensionInternals } from './internals';
 import { recordedLaunch } from './recordedLaunch';
-import type { BugsViewState } from '../../extension/vscode/bugs/activateBugs';
 import type { BugsNode } from '../../extension/vscode/bugs/bugsTree';
-import { BUG_CONTAINER_LABEL } from '../../extension/vscode/bugs/bugEnvironment';
-import { bugsRoot } from '../../extension/vscode/bugs/bugFolders';
+import { bugsRoot, type BugFolder } from '../../extension/vscode/bugs/bugFolders';
 import { BASE_IMAGE } from '../helpers/bugSandboxes';
 import { sampleRepoAtHead } from '../helpers/bugWorkspace';
 
 const EXTENSION_ID = 'swe-workbench.swe-workbench';
 const VALID = 'valid-allocate-and-close';
+/** The label every container the Bugs view starts carries (docker ps --filter label=...). */
+const BUG_CONTAINER_LABEL = 'swe-workbench.vscode';
+
+/** What `sweWorkbench.bugs.refresh` returns to its caller: the folders found and both views. */
+interface BugsViewState {
+  folders: BugFolder[];
+  tree: vscode.TreeDataProvider<BugsNode>;
+  tests: vscode.TestItemCollection;
+}
 
 describe('bug authoring in the extension host', () => {
   let workspace: string;

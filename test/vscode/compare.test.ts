@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { CompareShown } from '../../extension/vscode/compare/activateCompare';
+import type { CompareContent } from '../../extension/protocol/compare';
 import { mochaThirdParty } from '../helpers/mochaShared';
 
 const EXTENSION_ID = 'swe-workbench.swe-workbench';
 const repoRoot = path.resolve(__dirname, '../../..');
 const thirdParty = mochaThirdParty();
+/** What `sweWorkbench.compare.open` returns to its caller: the panel and what it shows. */
+type CompareShown = { panel: vscode.WebviewPanel; content: CompareContent };
 const fixture = (p: string) => vscode.Uri.file(thirdParty.path(p));
 const WINDOWED = fixture('swe-agent/marshmallow-1867.windowed.traj');
 const FUNCTION_CALLING = fixture('swe-agent/marshmallow-1867.function_calling.traj');

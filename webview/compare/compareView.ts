@@ -5,6 +5,7 @@ import type { Host } from '../host';
 import { renderPatch } from '../patch/patchHtml';
 import { kindIcon } from '../stepper/toolIcons';
 import { errorText } from '../errorText';
+import { divergenceSummary } from './divergenceSummary';
 
 /** One fact per run, for the outcomes table: its label and how each run reads. */
 const OUTCOME_ROWS: ReadonlyArray<[string, string, (r: CompareRun) => string]> = [
@@ -33,7 +34,7 @@ export class CompareView {
     const header = el('header', { className: 'toolbar' }, [
       el('div', { className: 'title' }, [
         el('h1', { text: content.title, attrs: { id: 'compare-title' } }),
-        el('span', { className: 'facts', text: this.divergenceText(content), attrs: { id: 'compare-summary' } }),
+        el('span', { className: 'facts', text: divergenceSummary(content), attrs: { id: 'compare-summary' } }),
       ]),
       el('div', { className: 'controls' }, [this.status]),
     ]);
@@ -45,13 +46,6 @@ export class CompareView {
     ]);
     this.root.replaceChildren(header, body);
     this.root.setAttribute('aria-busy', 'false');
-  }
-
-  private divergenceText(content: CompareContent): string {
-    if (content.firstDivergence === null) return `the runs take the same actions throughout${replayDivergence(content)}`;
-    const row = content.rows[content.firstDivergence]!;
-    const at = row.cells.map((c, r) => `${content.runs[r]!.label} ${c ? `step ${c.index + 1}` : '(no step)'}`).join(', ');
-    return `the runs part at row ${content.firstDivergence + 1}: ${at}`;
   }
 
   private section(title: string, id: string, body: HTMLElement): HTMLElement {
@@ -160,21 +154,4 @@ export class CompareView {
       this.status.textContent = `Cannot open the step: ${errorText(error)}`;
     }
   }
-}
-
-/** "1, 2 and 4" */
-function listed(items: readonly string[]): string {
-  return items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
-}
-
-/**
- * Where a replay's output differed from the recording's, which the same actions do not show:
- * "; but attempt 2's steps 2 and 4 diverged from the recording when replayed (their output differs)".
- * @internal
- */
-export function replayDivergence(content: CompareContent): string {
-  const parts = content.runs.flatMap((r) =>
-    r.diverged.length === 0 ? [] : [`${r.label}'s step${r.diverged.length > 1 ? 's' : ''} ${listed(r.diverged.map((i) => String(i + 1)))}`],
-  );
-  return parts.length === 0 ? '' : `; but ${listed(parts)} diverged from the recording when replayed (their output differs)`;
 }

@@ -1,4 +1,5 @@
 import type { RewardBreakdown } from '../../extension/protocol/reward';
+import { chartScale } from './chartScale';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const ROW = 22;
@@ -10,11 +11,6 @@ function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string,
   for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, String(value));
   if (text !== undefined) node.textContent = text;
   return node;
-}
-
-/** The span the bars are drawn over: [0, 1] unless a term falls outside it (SWE-RL's -1, a penalty). @internal */
-export function chartScale(values: readonly number[]): { min: number; max: number } {
-  return { min: Math.min(0, ...values), max: Math.max(1, ...values) };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describeZodError, safeParse } from '../../extension/protocol/ipc';
 import {
+  FIRST_STEP_MARK,
   MAX_STEP_RANGE,
   STEPPER_BOOT_ELEMENT,
   StepperBootSchema,
@@ -33,12 +34,6 @@ import { STEP_BUTTONS, buttonForKey, renderStepDetail, stepTitle, type StepButto
 import { TimelineView } from './timelineView';
 import { errorText } from '../errorText';
 
-/**
- * A performance mark set at the first animation frame with the first step in the DOM, as the
- * benchmark's text-editor side is read on animation frames; bench/ui reads it.
- * @internal
- */
-export const FIRST_STEP_MARK = 'sweWorkbench.stepper.firstStep';
 const INTERACTIVE = 'input, textarea, vscode-textfield, vscode-single-select, vscode-checkbox, vscode-button';
 
 function restoredState(raw: unknown): StepperUiState | undefined {

@@ -20,8 +20,8 @@ import { command, parseArgument, registerCommands, whileNotCancelled, type Comma
 
 const BUGS_VIEW = 'sweWorkbench.bugs';
 
-/** What `sweWorkbench.bugs.refresh` returns, so callers in the extension host can read both views. @internal */
-export interface BugsViewState {
+/** What `sweWorkbench.bugs.refresh` returns, so callers in the extension host can read both views. */
+interface BugsViewState {
   folders: BugFolder[];
   tree: vscode.TreeDataProvider<BugsNode>;
   tests: vscode.TestItemCollection;

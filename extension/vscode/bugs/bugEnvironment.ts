@@ -4,8 +4,8 @@ import type { Sandbox } from '../../core/runtime/sandbox';
 import { readSettings, sandboxSettings } from '../settings';
 import type { SessionChoices } from '../session/sessionChoices';
 
-/** Every container the Bugs view starts carries this label, so leftovers can be found. @internal */
-export const BUG_CONTAINER_LABEL = 'swe-workbench.vscode';
+/** Every container the Bugs view starts carries this label, so leftovers can be found. */
+const BUG_CONTAINER_LABEL = 'swe-workbench.vscode';
 
 /** Where bug checks and captures run: the repository copied into containers of an image. */
 export interface BugEnvironment {

@@ -15,8 +15,8 @@ import { compareContent, type LoadedRun } from '../../views/compareView';
 const COMPARE_VIEW = 'sweWorkbench.compare';
 const COMPARE_COMMAND = 'sweWorkbench.compare.open';
 
-/** What the command returns: the panel and what it shows, for callers and tests. @internal */
-export interface CompareShown {
+/** What the command returns to its caller: the panel and what it shows. */
+interface CompareShown {
   panel: vscode.WebviewPanel;
   content: CompareContent;
 }

@@ -24,13 +24,12 @@ export interface WebviewErrorPage {
   readonly message: string;
 }
 
-/** A nonce from the CSPRNG: a predictable one would let injected markup guess it. @internal */
-export function createNonce(): string {
+/** A nonce from the CSPRNG: a predictable one would let injected markup guess it. */
+function createNonce(): string {
   return randomBytes(18).toString('base64');
 }
 
-/** @internal */
-export function contentSecurityPolicy(cspSource: string, nonce: string | undefined): string {
+function contentSecurityPolicy(cspSource: string, nonce: string | undefined): string {
   return [
     "default-src 'none'",
     `img-src ${cspSource} data:`,

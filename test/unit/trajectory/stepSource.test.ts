@@ -10,7 +10,8 @@ import { gzipSync } from 'node:zlib';
 import { InputError } from '../../../extension/core/errors';
 import { indexJsonObject, readJsonRange } from '../../../extension/core/input/jsonIndex';
 import { loadTrajectory, rawRecords } from '../../../extension/core/trajectory/load';
-import { bootPayload, outlineBootPayload, toStepDetail, toStepSummary } from '../../../extension/views/stepView';
+import { outlineBootPayload, toStepDetail, toStepSummary } from '../../../extension/views/stepView';
+import { wholeBoot } from '../../helpers/stepperBoot';
 import type { Step } from '../../../extension/core/trajectory/model';
 import { openSteps, stepSourceOf, type StepSource } from '../../../extension/core/trajectory/stepSource';
 import { summarize } from '../../../extension/cli/inspect';
@@ -328,7 +329,7 @@ describe('the stepper over the byte index', () => {
         const trajectory = { ...source.header, steps: light };
         // The indexed boot carries no summaries (the page asks for them); with them it is the whole file's.
         const summaries = (await source.steps(0, source.stepCount)).map(toStepSummary);
-        assert.deepEqual(outlineBootPayload({ trajectory, summaries }, await source.step(3), name, false), bootPayload(loaded.trajectory, name, 3, false));
+        assert.deepEqual(outlineBootPayload({ trajectory, summaries }, await source.step(3), name, false), wholeBoot(loaded.trajectory, name, 3, false));
         for (const step of loaded.trajectory.steps) {
           assert.deepEqual(toStepDetail(await source.step(step.index), trajectory), toStepDetail(step, loaded.trajectory));
           assert.deepEqual(await source.rawRecords(step), rawRecords(loaded, step));

@@ -4,7 +4,8 @@ import { describe, test } from 'node:test';
 import { DEFAULT_NORMALISERS, normalisersNamed } from '../../../extension/core/session/divergence';
 import type { Step } from '../../../extension/core/trajectory/model';
 import { replayCompareContent, stepDuration } from '../../../extension/views/replayCompare';
-import { ReplayCompareSchema } from '../../../extension/protocol/replayCompare';
+import { replayCompareLoad } from '../../../extension/protocol/replayCompare';
+import { safeParse } from '../../../extension/protocol/ipc';
 
 /** The normalisers of these names, as `replay --forgive` names them. */
 const named = (...names: string[]) => normalisersNamed(names);
@@ -25,7 +26,7 @@ describe('replayCompareContent', () => {
       replayed: step(REPLAYED, { exitCode: 0, executionTime: 0.0424 }),
       normalisers: DEFAULT_NORMALISERS,
     });
-    assert.equal(ReplayCompareSchema.safeParse(content).success, true, 'the protocol accepts it');
+    assert.equal(safeParse(replayCompareLoad.result, { kind: 'step', step: content }).success, true, 'the protocol accepts it');
     assert.equal(content.matched, false);
     assert.equal(content.title, 'Step 3 · bash');
     // The sides are the texts as they were, not normalised.

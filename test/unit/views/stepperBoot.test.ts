@@ -3,7 +3,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FOLDED_LINES, MAX_STEP_RANGE, STEPPER_BOOT_ELEMENT, StepperBootSchema, stepsAct } from '../../../extension/protocol/stepper';
 import { safeParse } from '../../../extension/protocol/ipc';
-import { bootPayload, previewBootPayload } from '../../../extension/views/stepView';
+import { previewBootPayload } from '../../../extension/views/stepView';
+import { wholeBoot } from '../../helpers/stepperBoot';
 import { renderWebviewHtml } from '../../../extension/vscode/webview/webviewHtml';
 import { keyMove } from '../../../webview/stepper/navigation';
 import { STEP_BUTTONS, buttonForKey, type StepButton } from '../../../webview/stepper/stepDetailView';
@@ -31,7 +32,7 @@ function embeddedText(html: string): string {
 
 describe('the stepper boot payload', () => {
   test('carries the header, the first range of summaries and the step the view will show', () => {
-    const boot = bootPayload(trajectory, 'run.traj', 7, false);
+    const boot = wholeBoot(trajectory, 'run.traj', 7, false);
     assert.ok(boot.ok);
     assert.equal(boot.header.stepCount, 620);
     assert.equal(boot.summaries.length, MAX_STEP_RANGE);
@@ -41,16 +42,16 @@ describe('the stepper boot payload', () => {
   });
 
   test('a step past the end shows the last one; an empty trajectory has no detail', () => {
-    const past = bootPayload(trajectory, 'run.traj', 5000, true);
+    const past = wholeBoot(trajectory, 'run.traj', 5000, true);
     assert.equal(past.ok && past.detail?.index, 619);
-    const empty = bootPayload(aTrajectory({ steps: [] }), 'empty.traj', 0, false);
+    const empty = wholeBoot(aTrajectory({ steps: [] }), 'empty.traj', 0, false);
     assert.ok(empty.ok);
     assert.deepEqual([empty.header.stepCount, empty.summaries, empty.detail], [0, [], undefined]);
   });
 
   test('trajectory text cannot close the element or add a script: it reads back unchanged', () => {
     const hostile = '</script><script>alert(1)</script><!-- <SCRIPT>';
-    const boot = bootPayload(aTrajectory({ steps: [aStep({ action: aBashAction(`echo '${hostile}'`), observation: hostile })] }), '</script>.traj', 0, false);
+    const boot = wholeBoot(aTrajectory({ steps: [aStep({ action: aBashAction(`echo '${hostile}'`), observation: hostile })] }), '</script>.traj', 0, false);
     const html = renderWebviewHtml({ ...page, embedded: { id: STEPPER_BOOT_ELEMENT, value: boot } }, 'n0nce');
     assert.equal([...html.matchAll(/<script/gi)].length, 2, 'the payload element and the nonce script only');
     assert.equal([...html.matchAll(/<\/script>/gi)].length, 2);
@@ -91,7 +92,7 @@ describe('the boot payload of a file still being indexed', () => {
   test('a long observation is carried cut to the lines the page shows folded, with its size; a short one or a submitted patch whole', () => {
     const lines = Array.from({ length: 3000 }, (_, i) => `${i + 1}: ${'x'.repeat(60)}`);
     const long = lines.join('\n');
-    const boot = bootPayload(aTrajectory({ steps: [aStep({ observation: long })] }), 'run.traj', 0, false);
+    const boot = wholeBoot(aTrajectory({ steps: [aStep({ observation: long })] }), 'run.traj', 0, false);
     assert.ok(boot.ok && boot.detail);
     assert.equal(boot.detail.observation, lines.slice(0, FOLDED_LINES).join('\n'));
     assert.deepEqual(boot.detail.observationCut, { lines: 3000, chars: long.length });
@@ -103,11 +104,11 @@ describe('the boot payload of a file still being indexed', () => {
     assert.deepEqual([preview.detail.observation.length, preview.detail.observationCut], [16 * 1024, { lines: 1, chars: 200_000 }]);
     // Under 64 KiB, nothing is cut; nor is the patch a submit step shows as a diff.
     const short = lines.slice(0, 900).join('\n');
-    const whole = bootPayload(aTrajectory({ steps: [aStep({ observation: short })] }), 'run.traj', 0, false);
+    const whole = wholeBoot(aTrajectory({ steps: [aStep({ observation: short })] }), 'run.traj', 0, false);
     assert.ok(whole.ok && whole.detail);
     assert.deepEqual([whole.detail.observation, whole.detail.observationCut], [short, undefined]);
     const patch = `diff --git a/x b/x\n${long}`;
-    const submitted = bootPayload(
+    const submitted = wholeBoot(
       aTrajectory({ steps: [aStep({ action: { raw: 'submit', tool: 'submit', args: {} }, observation: patch })] }),
       'run.traj',
       0,

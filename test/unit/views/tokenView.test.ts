@@ -3,9 +3,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
-import { NO_TOKEN_DATA, toTokenView, tokenToDecode } from '../../../extension/views/tokenView';
+import { toTokenView, tokenToDecode } from '../../../extension/views/tokenView';
 import { toStepDetail } from '../../../extension/views/stepView';
-import { defaultColouring, promptLine, tokenLevel } from '../../../webview/stepper/tokens';
+import { defaultColouring, promptLine, tokenLevel } from '../../../webview/stepper/tokenMeasures';
+
+/** What the token view says for a step that keeps no per-token data. */
+const NO_TOKEN_DATA = 'This step records no per-token data: no logprobs and no completion token ids.';
 import { aStep } from '../../builders/trajectory';
 import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 

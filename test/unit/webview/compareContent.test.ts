@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Rollout } from '../../../extension/core/rollouts/record';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
-import { CompareContentSchema } from '../../../extension/protocol/compare';
+import { compareLoad } from '../../../extension/protocol/compare';
 import { safeParse } from '../../../extension/protocol/ipc';
 import { compareContent, type LoadedRun } from '../../../extension/views/compareView';
 import { rolloutAt } from '../../../extension/vscode/rollouts/rolloutEvidence';
@@ -32,7 +32,7 @@ describe('the compare view content', () => {
       trajectory: { ...fc.trajectory, steps: forkSteps, outcome: { exitStatus: 'exit_cost' } },
     };
     const content = compareContent([windowed, fc, fork]);
-    assert.ok(safeParse(CompareContentSchema, content).success, 'the content is what the protocol allows');
+    assert.ok(safeParse(compareLoad.result, content).success, 'the content is what the protocol allows');
     assert.equal(content.title, 'Compare 3 runs of marshmallow-code__marshmallow-1867');
     assert.equal(content.warning, undefined);
     assert.deepEqual(
@@ -103,7 +103,7 @@ describe("the compare view of the demo's acme__widgets-101 group", () => {
 
   test('columns named by attempt, folder and format; outcomes as the rollouts table grades them; no warning', async () => {
     const content = compareContent(await group(true));
-    assert.ok(safeParse(CompareContentSchema, content).success);
+    assert.ok(safeParse(compareLoad.result, content).success);
     assert.equal(content.title, `Compare 4 runs of ${W101}`);
     assert.equal(content.warning, undefined, 'attempt 2 names no task in its file, which does not change the reading');
     assert.deepEqual(

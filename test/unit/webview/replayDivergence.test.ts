@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { compareContent } from '../../../extension/views/compareView';
-import { replayDivergence } from '../../../webview/compare/compareView';
+import { divergenceSummary } from '../../../webview/compare/divergenceSummary';
 
 const DEMO = path.resolve(__dirname, '../../../demo/trajectories');
 
@@ -29,8 +29,8 @@ describe('Compare of a recording with its replay', () => {
     );
     const [a, b] = flagged.map((i) => i + 1);
     assert.equal(
-      replayDivergence(content),
-      `; but on-the-buggy-tree.replayed.traj's steps ${a} and ${b} diverged from the recording when replayed (their output differs)`,
+      divergenceSummary(content),
+      `the runs take the same actions throughout; but on-the-buggy-tree.replayed.traj's steps ${a} and ${b} diverged from the recording when replayed (their output differs)`,
     );
   });
 });

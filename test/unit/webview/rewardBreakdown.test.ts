@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { buildRewardBreakdown } from '../../../extension/vscode/reward/rewardBreakdown';
-import { chartScale } from '../../../webview/reward/rewardChart';
+import { chartScale } from '../../../webview/reward/chartScale';
 import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
 const repoRoot = path.resolve(__dirname, '../../..');

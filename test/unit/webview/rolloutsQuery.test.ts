@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Rollout } from '../../../extension/core/rollouts/record';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
-import { RowRangeSchema } from '../../../extension/protocol/rollouts';
+import { rolloutsRows } from '../../../extension/protocol/rollouts';
+import { safeParse } from '../../../extension/protocol/ipc';
 import { queryRollouts as coreQuery, runStatistics } from '../../../extension/core/rollouts/rolloutQuery';
 import { findRollouts } from '../../../extension/core/rollouts/rolloutSearch';
 import type { RolloutQuery } from '../../../extension/protocol/rollouts';
@@ -122,9 +123,9 @@ describe('the rollouts table query over a generated training run', () => {
   });
 
   test('the protocol refuses a range larger than a page or running backwards', () => {
-    assert.equal(RowRangeSchema.safeParse({ query: none, start: 0, end: 501 }).success, false);
-    assert.equal(RowRangeSchema.safeParse({ query: none, start: 10, end: 5 }).success, false);
-    assert.equal(RowRangeSchema.safeParse({ query: none, start: 0, end: 500 }).success, true);
+    assert.equal(safeParse(rolloutsRows.params, { query: none, start: 0, end: 501 }).success, false);
+    assert.equal(safeParse(rolloutsRows.params, { query: none, start: 10, end: 5 }).success, false);
+    assert.equal(safeParse(rolloutsRows.params, { query: none, start: 0, end: 500 }).success, true);
   });
 
   test('a rollout nothing graded says "not graded", not failure class "unknown"; a graded one keeps its class', () => {

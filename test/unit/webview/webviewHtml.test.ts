@@ -1,7 +1,7 @@
 import '../../helpers/families';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { contentSecurityPolicy, createNonce, renderErrorHtml, renderWebviewHtml } from '../../../extension/vscode/webview/webviewHtml';
+import { renderErrorHtml, renderWebviewHtml } from '../../../extension/vscode/webview/webviewHtml';
 
 const page = {
   cspSource: 'https://file+.vscode-resource.example',
@@ -35,8 +35,16 @@ describe('webview HTML', () => {
     assert.doesNotMatch(html, /<style|style="/);
   });
 
-  test('nonces are unpredictable and never repeat', () => {
-    const nonces = new Set(Array.from({ length: 200 }, () => createNonce()));
+  test('each page gets its own unpredictable nonce, in its script tag and its policy', () => {
+    const nonces = new Set(
+      Array.from({ length: 200 }, () => {
+        const html = renderWebviewHtml(page);
+        const nonce = /<script type="module" nonce="([^"]*)"/.exec(html)?.[1];
+        assert.ok(nonce, 'the script carries a nonce');
+        assert.match(cspOf(html), new RegExp(`script-src 'nonce-${nonce.replace(/[+/]/g, '\\$&')}'`));
+        return nonce;
+      }),
+    );
     assert.equal(nonces.size, 200);
     for (const n of nonces) assert.match(n, /^[A-Za-z0-9+/]{24}$/);
   });
@@ -60,6 +68,7 @@ describe('webview HTML', () => {
   });
 
   test('the policy joins its directives with semicolons', () => {
-    assert.equal(contentSecurityPolicy('src:', undefined), "default-src 'none'; img-src src: data:; style-src src:; font-src src:; script-src 'none'");
+    const html = renderErrorHtml({ cspSource: 'src:', title: 'Cannot open', styleUris: [], message: 'm' });
+    assert.equal(cspOf(html), "default-src 'none'; img-src src: data:; style-src src:; font-src src:; script-src 'none'");
   });
 });

@@ -8,7 +8,7 @@ import { activateRollouts, type RolloutsApi } from './rollouts/activateRollouts'
 import { activateSession, type SessionApi } from './session/activateSession';
 import { ReplayCompareViews } from './session/replayCompareView';
 import { activateSettings } from './settings';
-import { activateTrajectoryEditor, type TrajectoryEditorApi } from './trajectory/trajectoryEditor';
+import { activateTrajectoryEditor, type StepperRegistry } from './trajectory/trajectoryEditor';
 import { errorText } from '../core/errors';
 import { installScaffoldFamilies } from '../families';
 
@@ -24,7 +24,8 @@ export interface SweWorkbenchApi {
  * API carries no test doors.
  */
 export interface SweWorkbenchInternals {
-  readonly trajectoryEditor: TrajectoryEditorApi;
+  /** The open steppers: each one's webview panel and the messenger that answers its page. */
+  readonly steppers: StepperRegistry;
   readonly rollouts: RolloutsApi;
   readonly session: SessionApi;
 }
@@ -58,7 +59,7 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
     context.subscriptions.push(...activateBugs(glue, { current: () => session.api.controller.current, choices: session.api.choices }));
     log.info(`activated ${context.extension.packageJSON.version as string}`);
     if (context.extensionMode === vscode.ExtensionMode.Test) {
-      const internals: SweWorkbenchInternals = { trajectoryEditor: trajectoryEditor.api, rollouts: rollouts.api, session: session.api };
+      const internals: SweWorkbenchInternals = { steppers: trajectoryEditor.steppers, rollouts: rollouts.api, session: session.api };
       context.subscriptions.push(vscode.commands.registerCommand(TEST_INTERNALS_COMMAND, () => internals));
     }
     return { openTrajectoryAtStep: (uri, index) => trajectoryEditor.api.openAtStep(uri, index) };

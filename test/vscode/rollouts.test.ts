@@ -4,7 +4,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { ResponseMessage } from '../../extension/protocol/ipc';
 import type { SweWorkbenchInternals } from '../../extension/vscode/extension';
-import { extensionInternals } from './internals';
+import { askStepper, extensionInternals } from './internals';
 import type { PatchShown } from '../../extension/vscode/patch/activatePatch';
 import type { RewardShown } from '../../extension/vscode/reward/activateReward';
 import { ROLLOUTS_TABLE_VIEW } from '../../extension/vscode/rollouts/rolloutsTablePanel';
@@ -39,8 +39,9 @@ describe('the Rollouts view in the extension host', () => {
     while (!labels().includes(label) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     assert.ok(labels().includes(label), `${label} in ${labels().join(', ')}`);
   }
+  /** What the table answers its page's request `method` (the table is shown first, as the page asks from it). */
   async function table(method: string, params: unknown): Promise<ResponseMessage> {
-    const response = await api.rollouts.requestTable({ kind: 'request', id: nextId++, method, params });
+    const response = await api.rollouts.table.show().messenger.receive({ kind: 'request', id: nextId++, method, params });
     assert.ok(response, `${method} was answered`);
     return response;
   }
@@ -113,8 +114,8 @@ describe('the Rollouts view in the extension host', () => {
     const opened = await vscode.commands.executeCommand<{ uri: vscode.Uri; index: number; reason: string }>('sweWorkbench.rollouts.open', id);
     assert.deepEqual({ index: opened.index, reason: opened.reason }, { index: 2, reason: 'error' });
     assert.equal(opened.uri.fsPath, path.join(folder.root, id));
-    const response = await api.trajectoryEditor.request(opened.uri, { kind: 'request', id: nextId++, method: 'steps/details', params: { start: 2, end: 3 } });
-    assert.ok(response?.ok, 'the stepper answers for the opened file');
+    const response = await askStepper(api, opened.uri, 'steps/details', { start: 2, end: 3 });
+    assert.ok(response.ok, 'the stepper answers for the opened file');
     const step = (response.result as { steps: { formatError?: string }[] }).steps[0];
     assert.ok(step?.formatError, 'step 3 is the format error');
   });
@@ -127,15 +128,12 @@ describe('the Rollouts view in the extension host', () => {
   it("opens a JSONL rollout on its own record, not the file's first", async () => {
     const opened = await vscode.commands.executeCommand<{ uri: vscode.Uri }>('sweWorkbench.rollouts.open', 'run/rllm/episodes.jsonl:2');
     assert.equal(opened.uri.query, 'record=1');
-    const response = await api.trajectoryEditor.request(opened.uri, { kind: 'request', id: nextId++, method: 'trajectory/open', params: {} });
-    assert.ok(response?.ok, 'the stepper answers for the second record');
+    const response = await askStepper(api, opened.uri, 'trajectory/open', {});
+    assert.ok(response.ok, 'the stepper answers for the second record');
     const header = response.result as { stepCount: number; instanceId?: string };
     assert.deepEqual({ stepCount: header.stepCount, instanceId: header.instanceId }, { stepCount: 6, instanceId: S3 }, 'record 1 has 6 steps, record 0 has 4');
     const firstRecord = vscode.Uri.file(path.join(folder.root, 'run/rllm/episodes.jsonl'));
-    await assert.rejects(
-      api.trajectoryEditor.request(firstRecord, { kind: 'request', id: nextId++, method: 'trajectory/open', params: {} }),
-      /no stepper is open/,
-    );
+    assert.equal(api.steppers.forUri(firstRecord), undefined, "no stepper shows the file's first record");
   });
 
   it('serves the table by query and range, and says why a filter is invalid', async () => {
@@ -266,7 +264,7 @@ describe('the Rollouts view in the extension host', () => {
   it('a table restored after a reload comes back on its folder, or says the folder is gone', async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     const gone = path.join(folder.root, 'deleted-run');
-    await api.rollouts.restoreTable(vscode.window.createWebviewPanel(ROLLOUTS_TABLE_VIEW, 'Rollouts', vscode.ViewColumn.Active), {
+    await api.rollouts.table.restore(vscode.window.createWebviewPanel(ROLLOUTS_TABLE_VIEW, 'Rollouts', vscode.ViewColumn.Active), {
       query: { sort: null, filter: '', search: '' },
       scrollTop: 0,
       folder: gone,
@@ -278,7 +276,7 @@ describe('the Rollouts view in the extension host', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 
     const thirdParty = path.join(folder.root, 'third-party');
-    await api.rollouts.restoreTable(vscode.window.createWebviewPanel(ROLLOUTS_TABLE_VIEW, 'Rollouts', vscode.ViewColumn.Active), {
+    await api.rollouts.table.restore(vscode.window.createWebviewPanel(ROLLOUTS_TABLE_VIEW, 'Rollouts', vscode.ViewColumn.Active), {
       query: { sort: null, filter: 'format=openhands', search: '' },
       scrollTop: 0,
       folder: thirdParty,

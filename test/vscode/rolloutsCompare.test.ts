@@ -27,8 +27,9 @@ describe("the rollouts table's Compare Group", () => {
   it("opens every rollout of the row's instance (SWE-agent files, a mini-swe-agent file and an R2E-Gym JSONL record) in one compare view", async () => {
     let response: ResponseMessage | undefined;
     for (let i = 0; i < 50 && !response; i++) {
-      response = await api.rollouts
-        .requestTable({ kind: 'request', id: 1000 + i, method: 'rollouts/compareGroup', params: { id: `run/attempt_1/${W101}/${W101}.traj` } })
+      response = await api.rollouts.table
+        .show()
+        .messenger.receive({ kind: 'request', id: 1000 + i, method: 'rollouts/compareGroup', params: { id: `run/attempt_1/${W101}/${W101}.traj` } })
         .catch(() => undefined);
       if (!response) await new Promise((r) => setTimeout(r, 100));
     }

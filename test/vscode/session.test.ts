@@ -5,7 +5,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { extensionInternals, watchPage } from './internals';
+import { askStepper, extensionInternals, openWatched, stepperFor, stepperPage } from './internals';
 import { recordedLaunch } from './recordedLaunch';
 import type { SessionApi } from '../../extension/vscode/session/activateSession';
 import type { AciSession } from '../../extension/core/aci/aciSession';
@@ -27,12 +27,11 @@ const sampleTree = path.join(repoRoot, 'test/fixtures/sample-repo/tree');
 
 let session: SessionApi;
 let internals: SweWorkbenchInternals;
-let nextRequest = 1;
 
 /** What the stepper showing `uri` answers its page's request `method`, as the page would ask it. */
 async function stepperAnswer<T>(uri: vscode.Uri, method: string, params: unknown): Promise<T> {
-  const response: ResponseMessage | undefined = await internals.trajectoryEditor.request(uri, { kind: 'request', id: nextRequest++, method, params });
-  assert.ok(response?.ok, `${method}: ${JSON.stringify(response)}`);
+  const response: ResponseMessage = await askStepper(internals, uri, method, params);
+  assert.ok(response.ok, `${method}: ${JSON.stringify(response)}`);
   return response.result as T;
 }
 let server: PolicyServer;
@@ -110,9 +109,6 @@ function when(what: string, events: vscode.Event<unknown>[], condition: () => bo
   });
 }
 
-/** The step (0-based) the next-action editor was last shown on, ready for typing (onDidShowNextAction). */
-let lastShown = -1;
-
 const nextActionDocument = () => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'swe-next-action');
 
 /** Waits until the next-action editor is open and active on step `n` (1-based) with nothing typed, as the session shows it by itself. */
@@ -125,11 +121,10 @@ async function nextActionAsked(n: number): Promise<vscode.TextDocument> {
   ];
   await when(
     `the next-action editor asks for step ${n}`,
-    [...events, session.onDidShowNextAction],
+    events,
     () => {
       const doc = nextActionDocument();
       return (
-        lastShown === n - 1 &&
         session.controller.current?.asking === 'person' &&
         vscode.window.activeTextEditor?.document === doc &&
         !!doc &&
@@ -148,7 +143,6 @@ async function nextActionAsked(n: number): Promise<vscode.TextDocument> {
         active: vscode.window.activeTextEditor?.document.uri.toString(),
         dirty: doc?.isDirty,
         text: doc?.getText(),
-        lastShown,
       });
     },
   );
@@ -182,7 +176,6 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
   before(async () => {
     internals = await extensionInternals();
     session = internals.session;
-    session.onDidShowNextAction((index) => (lastShown = index));
     scratch = mkdtempSync(path.join(tmpdir(), 'swb-vscode-session-'));
     repoDir = sampleRepository(path.join(scratch, 'repo'));
     server = await startPolicyServer(LEDGER_EPISODE);
@@ -229,11 +222,11 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     await session.controller.start({ mode: 'live', image: IMAGE, repoDir, repoPath: '/repo', problemStatement: 'Money.allocate must keep every cent.' });
     await session.controller.step();
     const uri = session.controller.current!.trajectoryUri;
-    const shown = () => internals.trajectoryEditor.shownStep(uri);
-    // The session's trajectory opens without asking for a file, on the step just done.
-    // What the stepper gives its page from the moment it opens on the session.
-    const page = watchPage(internals, uri);
-    await vscode.commands.executeCommand('sweWorkbench.session.openInStepper');
+    // The session's trajectory opens without asking for a file, on the step just done; the steps
+    // its page reports on screen are watched from then on.
+    const page = await openWatched(internals, uri, () => vscode.commands.executeCommand('sweWorkbench.session.openInStepper'));
+    const shown = () => page.shown();
+    const firstPage = stepperPage(internals, uri);
     await waitUntil('the stepper shows step 1 of the running session', () => shown() === 0);
     const [first] = (await stepperAnswer<{ steps: StepDetail[] }>(uri, 'steps/details', { start: 0, end: 1 })).steps;
     assert.equal(first?.action.raw, 'grep -n "def allocate" ledger/money.py');
@@ -246,20 +239,20 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     // A person who went back to step 1 stays there while the run goes on.
     await vscode.commands.executeCommand('sweWorkbench.session.revealStep', 0);
     await waitUntil('the stepper shows step 1', () => shown() === 0);
+    const chosen = page.lines.length;
+    const written: number[] = [];
+    const writes = session.controller.onDidWriteTrajectory(({ stepCount }) => written.push(stepCount));
     assert.equal((await session.controller.continue()).reason, 'submitted');
-    await when(
-      'the page is sent the four steps',
-      [page.onDidServe],
-      () => page.lines.includes('appended: 4 steps'),
-      () => page.lines.join(' | '),
-    );
+    await when('the trajectory file has the four steps', [session.controller.onDidWriteTrajectory], () => written.includes(4));
+    writes.dispose();
+    // The stepper follows the file one rewrite after another: once this one is followed, the
+    // steps the run wrote have been sent to the page, which takes its messages in order.
+    await (await stepperFor(internals, uri)).follow(4);
+    await vscode.commands.executeCommand('sweWorkbench.session.revealStep', 3);
+    await waitUntil('the page shows step 4, which it has been sent', () => shown() === 3);
     page.dispose();
-    assert.equal(shown(), 0, 'the step the person chose stays on screen');
-    assert.deepEqual(
-      page.lines.filter((entry) => entry.startsWith('boot')),
-      ['boot: 1 steps'],
-      `one page for the whole run: ${page.lines.join(' | ')}`,
-    );
+    assert.deepEqual(page.lines.slice(chosen), ['shows step 4'], 'the page stayed on the step the person chose while the steps came in');
+    assert.equal(stepperPage(internals, uri), firstPage, 'one page for the whole run: the steps were sent to it, not a page loaded again');
     const header = await stepperAnswer<TrajectoryHeader>(uri, 'trajectory/open', {});
     assert.equal(header.stepCount, 4);
     const { summaries } = await stepperAnswer<{ summaries: StepSummary[] }>(uri, 'steps/summaries', { start: 0, end: 4 });
@@ -296,7 +289,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     for (const row of rows) assert.match(row.description, /exit 0 · [\d.]+ m?s · matched$/, `${row.label}: ${row.description}`);
     // The episode is over: finished in the status bar and the view, and nothing is left to run.
     assert.equal(session.controller.current?.state, 'finished');
-    assert.match(session.status.sandboxText, /sandbox finished \(submitted\)$/);
+    assert.match(session.status.sandbox.text, /sandbox finished \(submitted\)$/);
     assert.match(String(session.tree.getTreeItem({ kind: 'session' }).description), /^finished \(submitted\) · 4 steps$/);
     await assert.rejects(session.controller.step(), /the session has finished \(submitted\): nothing is left to run/);
 
@@ -465,7 +458,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
       [],
     );
     assert.equal(session.controller.starting, undefined);
-    assert.doesNotMatch(session.status.sandboxText, /starting/);
+    assert.doesNotMatch(session.status.sandbox.text, /starting/);
     assert.match(asked[0]!.message, new RegExp(`needs the image '${missing}', which is not on the Docker engine`));
     assert.match(asked[0]!.message, /Pulling is off \(set sweWorkbench\.docker\.allowPull/);
     assert.deepEqual(asked[0]!.choices, ['Pick a Local Image', 'Use the Base Image']);
@@ -606,7 +599,14 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
       });
     });
     await half;
-    await when('the editor has shown step 2', [session.onDidShowNextAction], () => lastShown >= 1);
+    await when(
+      'the editor shows step 2 with the half-typed text',
+      [vscode.window.onDidChangeActiveTextEditor, vscode.workspace.onDidChangeTextDocument],
+      () => {
+        const shown = vscode.window.activeTextEditor?.document;
+        return shown?.uri.scheme === 'swe-next-action' && shown.lineAt(0).text.startsWith('# SWE Workbench: step 2 ') && /^echo sec$/m.test(shown.getText());
+      },
+    );
     doc = nextActionDocument()!;
     assert.match(doc.getText(), /^echo sec$/m, 'the half-typed text stays in the document');
     assert.equal(doc.isDirty, true, 'the half-typed text is not saved');

@@ -4,8 +4,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { SweWorkbenchInternals } from '../../extension/vscode/extension';
-import { extensionInternals, watchPage } from './internals';
+import type { SweWorkbenchApi, SweWorkbenchInternals } from '../../extension/vscode/extension';
+import { askStepper, extensionInternals, openWatched, stepperPage } from './internals';
 import { safeParse, type ResponseMessage } from '../../extension/protocol/ipc';
 import { STEPPER_BOOT_ELEMENT, StepperBootSchema, type StepperBoot } from '../../extension/protocol/stepper';
 import { TrajectoryRecorder, writeTrajectoryFile } from '../../extension/core/session/trajectoryRecorder';
@@ -19,25 +19,22 @@ const marshmallow = thirdParty.path('swe-agent/marshmallow-1867.windowed.traj');
 const openhands = thirdParty.path('openhands/basic.json');
 
 let api: SweWorkbenchInternals;
-let nextId = 1;
 
-/** Sends a request as the stepper's webview would; retries while the editor is still resolving. */
-async function request(uri: vscode.Uri, method: string, params: unknown): Promise<ResponseMessage> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const response = await api.trajectoryEditor.request(uri, { kind: 'request', id: nextId++, method, params });
-      assert.ok(response, `${method} was answered`);
-      return response;
-    } catch (error) {
-      if (attempt >= 50 || !String(error).includes('no stepper is open')) throw error;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+/** Sends a request as the stepper's webview would (once the editor has resolved). */
+function request(uri: vscode.Uri, method: string, params: unknown): Promise<ResponseMessage> {
+  return askStepper(api, uri, method, params);
+}
+
+/** The extension's public API, as another extension calls it. */
+function publicApi(): SweWorkbenchApi {
+  const extension = vscode.extensions.getExtension<SweWorkbenchApi>(EXTENSION_ID);
+  assert.ok(extension?.isActive, 'the extension is active');
+  return extension.exports;
 }
 
 /** The payload embedded in the page of the stepper showing `uri`, checked as the webview checks it. */
 function embeddedBoot(uri: vscode.Uri): Extract<StepperBoot, { ok: true }> {
-  const html = api.trajectoryEditor.page(uri);
+  const html = stepperPage(api, uri);
   assert.ok(html, `a stepper shows ${uri.fsPath}`);
   const match = new RegExp(`<script type="application/json" id="${STEPPER_BOOT_ELEMENT}">([^<]*)</script>`).exec(html);
   assert.ok(match?.[1], 'the page embeds its first step');
@@ -290,12 +287,13 @@ describe('SWE Workbench in the extension host', () => {
 
   thirdParty.it('shows the first step from one boot payload; the page loaded again after a hide embeds it', async () => {
     const uri = vscode.Uri.file(marshmallow);
-    await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectory');
+    const page = await openWatched(api, uri, () => vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectory'));
     await eventually(
-      () => api.trajectoryEditor.shownStep(uri),
+      () => page.shown(),
       (s) => s === 0,
-      'the view shows step 1',
+      'the page reports it shows step 1',
     );
+    page.dispose();
     const boot = result<StepperBoot>(await request(uri, 'stepper/boot', {}));
     assert.ok(boot.ok);
     assert.deepEqual([boot.header.fileName, boot.header.stepCount, boot.reveal], ['marshmallow-1867.windowed.traj', 11, false]);
@@ -304,10 +302,10 @@ describe('SWE Workbench in the extension host', () => {
     assert.deepEqual([boot.detail?.index, boot.detail?.action.raw.trim()], [0, 'create reproduce.py']);
 
     // The page shown may embed its boot already: the one to read is the page rendered after the hide.
-    const shownPage = api.trajectoryEditor.page(uri);
+    const shownPage = stepperPage(api, uri);
     await vscode.window.showTextDocument(vscode.Uri.file(openhands), { viewColumn: vscode.ViewColumn.Active, preview: false });
     await eventually(
-      () => api.trajectoryEditor.page(uri) ?? '',
+      () => stepperPage(api, uri) ?? '',
       (html) => html !== shownPage && html.includes(STEPPER_BOOT_ELEMENT),
       'the hidden stepper embeds its step',
     );
@@ -317,30 +315,36 @@ describe('SWE Workbench in the extension host', () => {
 
   thirdParty.it('opened at a step, shows it; hidden and shown again, comes back on the step it showed', async () => {
     const uri = vscode.Uri.file(marshmallow);
-    const shown = (n: number, what: string) =>
+    // Through the extension's public API, as another extension opens a step.
+    const page = await openWatched(api, uri, () => publicApi().openTrajectoryAtStep(uri, 5));
+    /** Waits until the page reports step `n` (0-based) on screen, in a report after the first `after` things it asked. */
+    const shown = (n: number, what: string, after = 0) =>
       eventually(
-        () => api.trajectoryEditor.shownStep(uri),
-        (s) => s === n,
+        () => page.lines.slice(after).findLast((l) => l.startsWith('shows step ')),
+        (s) => s === `shows step ${n + 1}`,
         what,
       );
-    await api.trajectoryEditor.openAtStep(uri, 5);
-    await shown(5, 'the view shows step 6');
-    const opened = result<StepperBoot>(await request(uri, 'stepper/boot', {}));
-    assert.deepEqual(opened.ok && [opened.detail?.index, opened.detail?.action.raw.trim(), opened.reveal], [5, 'open src/marshmallow/fields.py 1474', true]);
+    try {
+      await shown(5, 'the page shows step 6');
+      const opened = result<StepperBoot>(await request(uri, 'stepper/boot', {}));
+      assert.deepEqual(opened.ok && [opened.detail?.index, opened.detail?.action.raw.trim(), opened.reveal], [5, 'open src/marshmallow/fields.py 1474', true]);
 
-    await api.trajectoryEditor.openAtStep(uri, 6);
-    await shown(6, 'the view moved to step 7');
-    await vscode.window.showTextDocument(vscode.Uri.file(openhands), { viewColumn: vscode.ViewColumn.Active, preview: false });
-    const hidden = await eventually(
-      () => (api.trajectoryEditor.page(uri)?.includes(STEPPER_BOOT_ELEMENT) ? embeddedBoot(uri) : undefined),
-      (b) => b?.detail?.index === 6,
-      'the hidden stepper embeds step 7',
-    );
-    assert.deepEqual([hidden?.detail?.action.raw.trim().split('\n')[0], hidden?.reveal], ['edit 1475:1475', true], 'the step the page reported wins');
-    assert.equal(api.trajectoryEditor.shownStep(uri), undefined, 'a hidden view shows nothing');
+      await publicApi().openTrajectoryAtStep(uri, 6);
+      await shown(6, 'the page moved to step 7');
+      await vscode.window.showTextDocument(vscode.Uri.file(openhands), { viewColumn: vscode.ViewColumn.Active, preview: false });
+      const hidden = await eventually(
+        () => (stepperPage(api, uri)?.includes(STEPPER_BOOT_ELEMENT) ? embeddedBoot(uri) : undefined),
+        (b) => b?.detail?.index === 6,
+        'the hidden stepper embeds step 7',
+      );
+      assert.deepEqual([hidden?.detail?.action.raw.trim().split('\n')[0], hidden?.reveal], ['edit 1475:1475', true], 'the step the page reported wins');
 
-    await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectoryAnyJson');
-    await shown(6, 'the page loaded again shows step 7');
+      const beforeShown = page.lines.length;
+      await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectoryAnyJson');
+      await shown(6, 'the page loaded again shows step 7', beforeShown);
+    } finally {
+      page.dispose();
+    }
   });
 
   it('a SWE-agent trajectory past the 128 MiB one-document limit shows its first step while it is indexed, then the header, the timeline and later steps', async function () {
@@ -350,19 +354,11 @@ describe('SWE Workbench in the extension host', () => {
     const steps = 20;
     const megabytes = 140;
     writeTrajectory(file, steps, megabytes);
-    // The index is held once the first step is read, so the page is seen before it completes whatever the machine's speed.
-    const release = api.trajectoryEditor.holdIndexing();
     const uri = vscode.Uri.file(file);
-    const page = watchPage(api, uri);
+    // The page is rendered once the first step is read from the file's first bytes; indexing its
+    // 140 MB goes on behind it (the step count is known only at its end).
+    const page = await openWatched(api, uri, () => vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectory'));
     try {
-      await vscode.commands.executeCommand('vscode.openWith', uri, 'sweWorkbench.trajectory');
-      await eventually(
-        () => api.trajectoryEditor.shownStep(uri),
-        (s) => s === 0,
-        'the page shows step 1 while the file is indexed',
-        600,
-      );
-      assert.deepEqual(page.lines, ['boot indexing: step 1 "str_replace_editor view /testbed/src/module_0.py"']);
       // The page carried that step, its 3.5 MB observation cut to the 40 lines it shows folded: it asked nothing of the host before showing it.
       const carried = embeddedBoot(uri);
       assert.deepEqual([carried.detail?.observation.split('\n').length, (carried.detail?.observationCut?.chars ?? 0) > 3_000_000], [40, true]);
@@ -370,16 +366,15 @@ describe('SWE Workbench in the extension host', () => {
         [carried.indexing, carried.header.outcome, carried.detail?.action.raw],
         [true, 'loading', 'str_replace_editor view /testbed/src/module_0.py'],
       );
-      release();
-      // Then the host sends the final header, and the page asks for the timeline of every step.
+      // Then the host tells the page the file is indexed, and the page asks for the timeline of every step.
       const log = await eventually(
         () => [...page.lines],
-        (l) => l.length >= 3,
+        (l) => l.includes(`summaries 0-${steps}`),
         'the page is told the file is indexed and asks for its timeline',
         1200,
       );
-      assert.deepEqual(log, ['boot indexing: step 1 "str_replace_editor view /testbed/src/module_0.py"', `indexed: ${steps} steps`, `summaries 0-${steps}`]);
-      assert.equal(api.trajectoryEditor.shownStep(uri), 0);
+      // Step 1 from the page itself (no boot asked), shown again with the final header once told, then the timeline.
+      assert.deepEqual(log, ['shows step 1', 'shows step 1', `summaries 0-${steps}`]);
       const boot = result<StepperBoot>(await request(uri, 'stepper/boot', {}));
       assert.ok(boot.ok, JSON.stringify(boot));
       assert.equal(boot.header.stepCount, steps);
@@ -396,7 +391,6 @@ describe('SWE Workbench in the extension host', () => {
       const { steps: details } = result<{ steps: { index: number; observation: string }[] }>(await request(uri, 'steps/details', { start: 17, end: 18 }));
       assert.equal(details[0]?.observation, codeLines(17, Math.floor((megabytes * 1_000_000) / steps / 2)));
     } finally {
-      release();
       page.dispose();
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       rmSync(dir, { recursive: true, force: true });

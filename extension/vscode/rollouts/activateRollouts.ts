@@ -2,11 +2,9 @@ import * as vscode from 'vscode';
 import { z } from 'zod';
 import type { Rollout } from '../../core/rollouts/record';
 import type { RolloutIndex } from '../../core/rollouts/rolloutIndex';
-import type { ResponseMessage } from '../../protocol/ipc';
 import { command, execute, parseArgument, registerCommands, type CommandSpec, type Glue } from '../commands';
 import { SECTION, configuredPath, recipeCatalog } from '../settings';
 import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
-import type { OpenedRollout } from './openRollout';
 import { rolloutAt } from './rolloutEvidence';
 import { RolloutsSource } from './rolloutFolder';
 import { RolloutLinks } from './rolloutLinks';
@@ -17,15 +15,11 @@ import { RolloutsTreeProvider } from './rolloutsTree';
 const ROLLOUTS_VIEW = 'sweWorkbench.rollouts';
 const FOLDER_SETTING = 'rollouts.folder';
 
-/** What tests and other extensions can drive without the UI. */
+/** The Rollouts view's parts, and what the compare view asks of it. */
 export interface RolloutsApi {
   readonly tree: vscode.TreeDataProvider<unknown>;
-  openFolder(folder: string): Promise<RolloutIndex | undefined>;
-  open(id: string): Promise<OpenedRollout>;
-  /** Sends one protocol message to the open table, exactly as its webview would. */
-  requestTable(message: unknown): Promise<ResponseMessage | undefined>;
-  /** Restores a table panel from the state its webview saved, as a window reload does. */
-  restoreTable(panel: vscode.WebviewPanel, state: unknown): Promise<void>;
+  /** The table: its panel, shown or restored from the state its webview saved. */
+  readonly table: RolloutsTable;
   /** The indexed folder's rollout a trajectory file (a JSONL file's 0-based record) is, if any: the compare view grades with it. */
   rolloutAt(file: string, record: number | undefined): Promise<Rollout | undefined>;
 }
@@ -99,10 +93,7 @@ class RolloutsFeature {
   api(): RolloutsApi {
     return {
       tree: this.tree,
-      openFolder: (folder) => this.indexFolder(folder),
-      open: (id) => this.links.open(id),
-      requestTable: (message) => this.table.show().messenger.receive(message),
-      restoreTable: (panel, state) => this.table.restore(panel, state),
+      table: this.table,
       rolloutAt: async (file, record) => {
         const index = this.source.index;
         return index ? rolloutAt(index.root, index.rollouts, file, record) : undefined;

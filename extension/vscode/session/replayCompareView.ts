@@ -46,11 +46,6 @@ export class ReplayCompareViews extends Disposable {
     this._register({ dispose: () => this.panel?.panel.dispose() });
   }
 
-  /** What the view shows now, for tests. */
-  get shown(): ReplayCompareState | undefined {
-    return this.panel && replayCompareState(this.controller.current, this.panel.index);
-  }
-
   show(index: number | undefined): ReplayCompareState | undefined {
     if (index === undefined) return undefined;
     const state = replayCompareState(this.controller.current, index);

@@ -4,7 +4,8 @@ import type { PolicyState, SessionController } from './sessionController';
 
 /** Two status bar items: the sandbox's state (starting, ready, running step N, paused, stopped) and the policy's. */
 export class SessionStatusBar extends Disposable {
-  private readonly sandbox = this._register(vscode.window.createStatusBarItem('sweWorkbench.sandboxState', vscode.StatusBarAlignment.Left, 50));
+  /** The sandbox's item (its text is what the status bar shows). */
+  readonly sandbox = this._register(vscode.window.createStatusBarItem('sweWorkbench.sandboxState', vscode.StatusBarAlignment.Left, 50));
   private readonly policy = this._register(vscode.window.createStatusBarItem('sweWorkbench.policyState', vscode.StatusBarAlignment.Left, 49));
 
   constructor(private readonly controller: SessionController) {
@@ -16,11 +17,6 @@ export class SessionStatusBar extends Disposable {
     this._register(controller.onDidChange(() => this.renderSandbox()));
     this._register(controller.onDidChangePolicy((state) => this.renderPolicy(state)));
     this.renderSandbox();
-  }
-
-  /** The sandbox item's text, for tests and the view. */
-  get sandboxText(): string {
-    return this.sandbox.text;
   }
 
   private renderSandbox(): void {

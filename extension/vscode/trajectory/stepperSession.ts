@@ -67,17 +67,6 @@ async function runStepAction(document: TrajectoryDocument, trajectory: Trajector
 }
 
 /**
- * What a stepper gives its page that a person sees, as it happens: a boot (embedded in the page or
- * asked for), the indexed header (`stepCount` undefined: the file could not be read), steps
- * appended to a running page, a range of the timeline.
- */
-export type PageServed =
-  | { kind: 'boot'; boot: StepperBoot }
-  | { kind: 'indexed'; stepCount: number | undefined }
-  | { kind: 'appended'; stepCount: number }
-  | { kind: 'summaries'; start: number; end: number };
-
-/**
  * One open stepper: renders its page with the first step embedded and answers its webview's
  * requests from the document's trajectory.
  */
@@ -95,8 +84,6 @@ export class StepperSession extends Disposable {
    * may not have stored yet when the view is hidden right after a move.
    */
   private pageReported = false;
-  private readonly served = this._register(new vscode.EventEmitter<PageServed>());
-  readonly onDidServe = this.served.event;
   /**
    * Resolves once the page last rendered runs (it asked for its boot or reported its step): a
    * notification posted before may reach no listener, so `stepper/indexed` waits for it.
@@ -106,7 +93,7 @@ export class StepperSession extends Disposable {
 
   constructor(
     readonly document: TrajectoryDocument,
-    private readonly panel: vscode.WebviewPanel,
+    readonly panel: vscode.WebviewPanel,
     private readonly extensionUri: vscode.Uri,
     private readonly log: vscode.LogOutputChannel,
     rawRecordDocuments: RawRecordDocuments,
@@ -121,9 +108,7 @@ export class StepperSession extends Disposable {
     };
     this.messenger.onRequest(trajectoryOpen, async () => toTrajectoryHeader(await document.light(), document.fileName));
     this.messenger.onRequest(stepsSummaries, async (range) => {
-      const summaries = (await document.summaries()).slice(range.start, range.end);
-      this.served.fire({ kind: 'summaries', start: range.start, end: range.start + summaries.length });
-      return { summaries };
+      return { summaries: (await document.summaries()).slice(range.start, range.end) };
     });
     this.messenger.onRequest(stepsDetails, async (range) => {
       const trajectory = await document.light();
@@ -193,18 +178,14 @@ export class StepperSession extends Disposable {
           async (trajectory) => this.indexed({ trajectory, source: await source }),
           (error: unknown) => this.indexed({ error }),
         );
-        const boot = previewBootPayload(preview.step, preview.format, this.document.fileName);
-        this.served.fire({ kind: 'boot', boot });
-        return boot;
+        return previewBootPayload(preview.step, preview.format, this.document.fileName);
       }
       const trajectory = await this.document.light();
       const source = await this.document.source();
       const shown = Math.min(index, source.stepCount - 1);
       // A file read whole boots with its first range of summaries; an indexed one shows the step first, and the page asks for the timeline.
       const summaries = source.mode === 'whole' ? await this.document.summaries() : [];
-      const boot = outlineBootPayload({ trajectory, summaries }, shown >= 0 ? await source.step(shown) : undefined, this.document.fileName, reveal);
-      this.served.fire({ kind: 'boot', boot });
-      return boot;
+      return outlineBootPayload({ trajectory, summaries }, shown >= 0 ? await source.step(shown) : undefined, this.document.fileName, reveal);
     } catch (error) {
       this.log.error(`cannot open ${this.document.uri.fsPath}`, error);
       return { ok: false, error: classifyError(error) };
@@ -227,17 +208,10 @@ export class StepperSession extends Disposable {
       const { trajectory: t, source } = read;
       const first = source.stepCount > 0 ? bootDetail(toStepDetail(await source.step(0), t)) : undefined;
       this.messenger.notify(stepperIndexed, { ok: true, header: toTrajectoryHeader(t, this.document.fileName), ...(first ? { detail: first } : {}) });
-      this.served.fire({ kind: 'indexed', stepCount: t.steps.length });
     } catch (error) {
       this.log.error(`cannot open ${this.document.uri.fsPath}`, error);
       this.messenger.notify(stepperIndexed, { ok: false, error: classifyError(error) });
-      this.served.fire({ kind: 'indexed', stepCount: undefined });
     }
-  }
-
-  /** The step the page reported it shows; undefined while it loads or is hidden. */
-  get shownStep(): number | undefined {
-    return this.booted ? this.selected : undefined;
   }
 
   /**
@@ -288,7 +262,6 @@ export class StepperSession extends Disposable {
       // A file that lost steps is not a session's growing trajectory: shown anew below.
       if (summaries.length >= previous) {
         this.messenger.notify(stepperAppended, { header: toTrajectoryHeader(trajectory, this.document.fileName), summaries: summaries.slice(previous) });
-        this.served.fire({ kind: 'appended', stepCount: summaries.length });
         return;
       }
     }

@@ -58,11 +58,7 @@ export class TrajectoryDocument implements vscode.CustomDocument {
   private resolvePreview!: (preview: PreviewStep | undefined) => void;
   private previewing = this.newPreview();
 
-  /** `held`: tests hold the index here, after its first step is read, to see the page before it completes. */
-  constructor(
-    readonly uri: vscode.Uri,
-    private readonly held?: Promise<void>,
-  ) {}
+  constructor(readonly uri: vscode.Uri) {}
 
   get fileName(): string {
     const subagent = subagentOf(this.uri);
@@ -81,10 +77,6 @@ export class TrajectoryDocument implements vscode.CustomDocument {
           ...(subagent === undefined ? {} : { subagent }),
           onPreview: (step, format) => this.resolvePreview(step && { step, format: format ?? 'canonical' }),
         });
-      })
-      .then(async (source) => {
-        await this.held;
-        return source;
       })
       .finally(() => this.resolvePreview(undefined));
     return this.opening;

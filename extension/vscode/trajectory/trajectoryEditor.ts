@@ -1,10 +1,9 @@
 import * as vscode from 'vscode';
 import { errorText } from '../../core/errors';
 import { editorEntry } from '../../core/trajectory/load';
-import type { ResponseMessage } from '../../protocol/ipc';
 import { webviewOptions } from '../webview/webviewContent';
 import { activateRawRecordDocuments, type RawRecordDocuments } from './rawRecordDocuments';
-import { StepperSession, type PageServed } from './stepperSession';
+import { StepperSession } from './stepperSession';
 import { TokenDecoder } from './tokenDecoder';
 import { TRAJECTORY_EDITOR_ANY_JSON, TrajectoryDocument } from './trajectoryDocument';
 
@@ -12,10 +11,7 @@ import { TRAJECTORY_EDITOR_ANY_JSON, TrajectoryDocument } from './trajectoryDocu
 const TRAJECTORY_EDITOR = 'sweWorkbench.trajectory';
 
 /** The open steppers, for commands that act on the focused one and for the extension's API. */
-class StepperRegistry {
-  private readonly served = new vscode.EventEmitter<{ uri: vscode.Uri; served: PageServed }>();
-  /** What each stepper gives its page that a person sees. */
-  readonly onDidServePage = this.served.event;
+export class StepperRegistry {
   private readonly sessions = new Set<{ session: StepperSession; panel: vscode.WebviewPanel }>();
   /** Steps that a stepper about to open for a URI shows first (open at step N). */
   private readonly revealOnOpen = new Map<string, number>();
@@ -23,17 +19,7 @@ class StepperRegistry {
   add(session: StepperSession, panel: vscode.WebviewPanel): vscode.Disposable {
     const entry = { session, panel };
     this.sessions.add(entry);
-    const forwarding = session.onDidServe((served) => this.served.fire({ uri: session.document.uri, served }));
-    return {
-      dispose: () => {
-        forwarding.dispose();
-        this.sessions.delete(entry);
-      },
-    };
-  }
-
-  dispose(): void {
-    this.served.dispose();
+    return { dispose: () => this.sessions.delete(entry) };
   }
 
   active(): StepperSession | undefined {
@@ -49,11 +35,6 @@ class StepperRegistry {
   /** Every stepper showing `uri` (one document may be open in several editors). */
   allFor(uri: vscode.Uri): StepperSession[] {
     return [...this.sessions].filter(({ session }) => session.document.uri.toString() === uri.toString()).map(({ session }) => session);
-  }
-
-  panelFor(uri: vscode.Uri): vscode.WebviewPanel | undefined {
-    for (const { session, panel } of this.sessions) if (session.document.uri.toString() === uri.toString()) return panel;
-    return undefined;
   }
 
   /** Opens `uri` in a stepper; one that this opens new starts on step `index` when given. */
@@ -81,11 +62,8 @@ class TrajectoryEditorProvider implements vscode.CustomReadonlyEditorProvider<Tr
     private readonly tokenDecoder: TokenDecoder,
   ) {}
 
-  /** Set by tests: documents opened while it is set finish indexing only once it resolves. */
-  held: Promise<void> | undefined;
-
   openCustomDocument(uri: vscode.Uri): TrajectoryDocument {
-    const document = new TrajectoryDocument(uri, this.held);
+    const document = new TrajectoryDocument(uri);
     // Parse while VS Code creates the panel; a failure is shown by the page rendered for it.
     document.light().catch(() => undefined);
     return document;
@@ -106,8 +84,6 @@ class TrajectoryEditorProvider implements vscode.CustomReadonlyEditorProvider<Tr
 }
 
 export interface TrajectoryEditorApi {
-  /** Sends one protocol message to the stepper showing `uri`, exactly as its webview would. */
-  request(uri: vscode.Uri, message: unknown): Promise<ResponseMessage | undefined>;
   /** Opens `uri` in the stepper on step `index` (0-based). */
   openAtStep(uri: vscode.Uri, index: number): Promise<void>;
   /**
@@ -115,26 +91,17 @@ export interface TrajectoryEditorApi {
    * it reads it again, and one on its last step moves to the new last step.
    */
   follow(uri: vscode.Uri, stepCount: number): Promise<void>;
-  /** The HTML of the page the stepper showing `uri` loads (with its embedded first step). */
-  page(uri: vscode.Uri): string | undefined;
-  /** The step (0-based) the stepper showing `uri` reports on screen; undefined while it loads or is hidden. */
-  shownStep(uri: vscode.Uri): number | undefined;
-  /** Each stepper's page is given something a person sees: a boot, the indexed header, appended steps, a timeline range. */
-  readonly onDidServePage: vscode.Event<{ uri: vscode.Uri; served: PageServed }>;
-  /** Holds the index of the files opened from now on after their first step is read, until the returned function is called. */
-  holdIndexing(): () => void;
 }
 
 export function activateTrajectoryEditor(
   context: vscode.ExtensionContext,
   log: vscode.LogOutputChannel,
-): { disposables: vscode.Disposable[]; api: TrajectoryEditorApi } {
+): { disposables: vscode.Disposable[]; api: TrajectoryEditorApi; steppers: StepperRegistry } {
   const registry = new StepperRegistry();
   const raw = activateRawRecordDocuments();
   const provider = new TrajectoryEditorProvider(context.extensionUri, log, registry, raw.documents, new TokenDecoder(context.secrets));
   const options = { webviewOptions: { retainContextWhenHidden: false }, supportsMultipleEditorsPerDocument: true };
   const disposables = [
-    registry,
     ...raw.disposables,
     vscode.window.registerCustomEditorProvider(TRAJECTORY_EDITOR, provider, options),
     vscode.window.registerCustomEditorProvider(TRAJECTORY_EDITOR_ANY_JSON, provider, options),
@@ -155,30 +122,12 @@ export function activateTrajectoryEditor(
     }),
   ];
   const api: TrajectoryEditorApi = {
-    request: async (uri, message) => {
-      const session = registry.forUri(uri);
-      if (!session) throw new Error(`no stepper is open for ${uri.toString()}`);
-      return session.messenger.receive(message);
-    },
     openAtStep: (uri, index) => openAtStep(registry, uri, index),
     follow: async (uri, stepCount) => {
       for (const session of registry.allFor(uri)) await session.follow(stepCount);
     },
-    page: (uri) => registry.panelFor(uri)?.webview.html,
-    shownStep: (uri) => registry.forUri(uri)?.shownStep,
-    onDidServePage: registry.onDidServePage,
-    holdIndexing: () => {
-      let release!: () => void;
-      provider.held = new Promise((resolve) => {
-        release = resolve;
-      });
-      return () => {
-        provider.held = undefined;
-        release();
-      };
-    },
   };
-  return { disposables, api };
+  return { disposables, api, steppers: registry };
 }
 
 /** Shows step `index` in the stepper of `uri`: a stepper already open selects it, a new one starts on it. */

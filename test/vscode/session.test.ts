@@ -109,6 +109,9 @@ function when(what: string, events: vscode.Event<unknown>[], condition: () => bo
   });
 }
 
+/** The step (0-based) the next-action editor was last shown on, ready for typing (onDidShowNextAction). */
+let lastShown = -1;
+
 const nextActionDocument = () => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'swe-next-action');
 
 /** Waits until the next-action editor is open and active on step `n` (1-based) with nothing typed, as the session shows it by itself. */
@@ -121,10 +124,11 @@ async function nextActionAsked(n: number): Promise<vscode.TextDocument> {
   ];
   await when(
     `the next-action editor asks for step ${n}`,
-    events,
+    [...events, session.onDidShowNextAction],
     () => {
       const doc = nextActionDocument();
       return (
+        lastShown === n - 1 &&
         session.controller.current?.asking === 'person' &&
         vscode.window.activeTextEditor?.document === doc &&
         !!doc &&
@@ -143,6 +147,7 @@ async function nextActionAsked(n: number): Promise<vscode.TextDocument> {
         active: vscode.window.activeTextEditor?.document.uri.toString(),
         dirty: doc?.isDirty,
         text: doc?.getText(),
+        lastShown,
       });
     },
   );
@@ -176,6 +181,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
   before(async () => {
     internals = await extensionInternals();
     session = internals.session;
+    session.onDidShowNextAction((index) => (lastShown = index));
     scratch = mkdtempSync(path.join(tmpdir(), 'swb-vscode-session-'));
     repoDir = sampleRepository(path.join(scratch, 'repo'));
     server = await startPolicyServer(LEDGER_EPISODE);
@@ -250,7 +256,6 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     await (await stepperFor(internals, uri)).follow(4);
     await vscode.commands.executeCommand('sweWorkbench.session.revealStep', 3);
     await waitUntil('the page shows step 4, which it has been sent', () => shown() === 3);
-    page.dispose();
     assert.deepEqual(page.lines.slice(chosen), ['shows step 4'], 'the page stayed on the step the person chose while the steps came in');
     assert.equal(stepperPage(internals, uri), firstPage, 'one page for the whole run: the steps were sent to it, not a page loaded again');
     const header = await stepperAnswer<TrajectoryHeader>(uri, 'trajectory/open', {});
@@ -271,6 +276,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.ok(row.command);
     await vscode.commands.executeCommand(row.command.command, ...(row.command.arguments ?? []));
     await waitUntil('the stepper shows step 2', () => shown() === 1);
+    page.dispose();
     assert.equal(untitled(), before);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 
@@ -599,14 +605,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
       });
     });
     await half;
-    await when(
-      'the editor shows step 2 with the half-typed text',
-      [vscode.window.onDidChangeActiveTextEditor, vscode.workspace.onDidChangeTextDocument],
-      () => {
-        const shown = vscode.window.activeTextEditor?.document;
-        return shown?.uri.scheme === 'swe-next-action' && shown.lineAt(0).text.startsWith('# SWE Workbench: step 2 ') && /^echo sec$/m.test(shown.getText());
-      },
-    );
+    await when('the editor has shown step 2', [session.onDidShowNextAction], () => lastShown >= 1);
     doc = nextActionDocument()!;
     assert.match(doc.getText(), /^echo sec$/m, 'the half-typed text stays in the document');
     assert.equal(doc.isDirty, true, 'the half-typed text is not saved');

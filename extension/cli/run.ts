@@ -30,7 +30,8 @@ Runs the agent live: each action comes from the policy at URL (vLLM, SGLang or a
 OpenAI-compatible server) and runs in a container of the task's image. With --fork, the first
 N steps of TRAJ (steps 1..N) are replayed first and the policy continues from there.
 TASK.json: {"image", "repo" (host folder, relative to the task file), "repoPath"? (default: the
-forked recording's, else the scaffold's: /app for terminus-2, else /repo), "baseCommit"?,
+forked recording's, else the scaffold's own working folder, /repo unless it has another),
+"baseCommit"?,
 "problemStatement" or "spec", "instanceId"?, "bundles"?, "testCommand"?, "systemPrompt"?}
 --scaffold: the scaffold the agent runs in, NAME or NAME@VERSION (${knownScaffolds().join(', ')};
 default: the forked recording's, else ${defaultScaffold()}). A fork continues in its recording's scaffold: its tools, reply format and prompts.

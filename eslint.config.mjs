@@ -25,6 +25,7 @@ const CORE = {
   session: ['parsing', 'aci', 'runtime', 'trajectory', 'policy', 'scaffolds'],
   doctor: ['runtime', 'aci', 'policy'],
   tokens: ['trajectory', 'policy'],
+  branch: ['diff', 'input', 'parsing', 'runtime', 'aci', 'trajectory', 'policy', 'scaffolds', 'reward', 'rollouts', 'session'],
 };
 
 const vscodeApi = { name: 'vscode', message: 'only extension/vscode talks to the VS Code API' };
@@ -90,7 +91,7 @@ const corePatterns = (folder, allowed) => [
 const coreRules = Object.entries(CORE).flatMap(([folder, allowed]) => [
   restrict([`extension/core/${folder}/**/*.ts`], {
     paths: [vscodeApi],
-    patterns: [...corePatterns(folder, allowed), ...(folder === 'session' ? [familyFolders] : [])],
+    patterns: [...corePatterns(folder, allowed), ...(folder === 'session' || folder === 'branch' ? [familyFolders] : [])],
   }),
   ...(folder === 'scaffolds'
     ? [

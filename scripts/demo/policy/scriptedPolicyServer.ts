@@ -10,7 +10,16 @@
  * `/v1/completions` with `prompt_logprobs`, and SGLang's `/generate`, from the documented toy
  * tokenizer and logprob rule of `toyTokenizer.ts`; a chat request with `return_token_ids` is
  * answered by that toy model too, so a live run records ids and logprobs a re-score agrees with.
+ *
+ * It samples as a model does: a scripted turn may offer alternative replies with set
+ * probabilities (`ScriptedReply.choices`). At temperature 0 (or none given: the script's greedy
+ * path) the most probable is taken, as greedy decoding would; above 0 one is drawn. With a `seed`
+ * the draw is fixed by the seed and the request (its messages), as vLLM's per-request seed makes a
+ * request's output reproducible: the same seed and conversation give the same reply, another seed
+ * or another conversation may not. So branches differ, and the true success probability of each
+ * state is known from the script's probabilities.
  */
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { z } from 'zod';
@@ -42,6 +51,11 @@ export interface ScriptedReply {
   /** Chosen-token logprobs, one per token of `content`; generated deterministically when omitted. */
   tokenLogprobs?: number[];
   fault?: ServerFault;
+  /**
+   * Alternatives the policy samples among (their probabilities sum to 1), instead of the fields
+   * above: see the module's comment for how one is chosen.
+   */
+  choices?: ReadonlyArray<{ probability: number; reply: ScriptedReply }>;
 }
 
 export interface RecordedRequest {
@@ -86,6 +100,8 @@ const ChatRequestSchema = z.looseObject({
   top_logprobs: z.number().int().min(0).max(20).optional(),
   max_tokens: z.number().int().positive().optional(),
   return_token_ids: z.boolean().optional(),
+  temperature: z.number().min(0).nullable().optional(),
+  seed: z.number().int().nullable().optional(),
 });
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;
 
@@ -315,7 +331,7 @@ export class PolicyServer {
       throw new HttpFailure(400, '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set');
     }
     const index = this.completions++;
-    const reply = this.nextReply(request, index);
+    const reply = sampleReply(request, this.nextReply(request, index));
     const fault = reply.fault;
     if (fault?.kind === 'status') {
       const headers: Record<string, string> = fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) };
@@ -386,6 +402,34 @@ export class PolicyServer {
 /** @internal */
 export async function startPolicyServer(script: Script, options: PolicyServerOptions = {}): Promise<PolicyServer> {
   return new PolicyServer(script, options).listen();
+}
+
+/**
+ * The reply a scripted turn gives this request: itself, or one of its `choices` (the most probable at temperature 0; else
+ * drawn, from the seed and the messages when the request has a seed, which makes the draw reproducible).
+ */
+function sampleReply(request: ChatRequest, reply: ScriptedReply): ScriptedReply {
+  const choices = reply.choices;
+  if (!choices) return reply;
+  const total = choices.reduce((sum, c) => sum + c.probability, 0);
+  if (choices.length === 0 || choices.some((c) => !(c.probability >= 0)) || Math.abs(total - 1) > 1e-9)
+    throw new HttpFailure(500, `scripted choices must have probabilities summing to 1 (got ${total})`);
+  const temperature = request.temperature ?? 0;
+  if (temperature === 0) return sampleReply(request, choices.reduce((best, c) => (c.probability > best.probability ? c : best)).reply);
+  const draw =
+    request.seed === undefined || request.seed === null
+      ? Math.random()
+      : createHash('sha256')
+          .update(`${request.seed}\0${JSON.stringify(request.messages)}`)
+          .digest()
+          .readUInt32BE(0) /
+        2 ** 32;
+  let cumulative = 0;
+  for (const c of choices) {
+    cumulative += c.probability;
+    if (draw < cumulative) return sampleReply(request, c.reply);
+  }
+  return sampleReply(request, choices.at(-1)!.reply);
 }
 
 function parseBody<T>(schema: z.ZodType<T>, raw: string, body: unknown): T {

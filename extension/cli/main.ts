@@ -20,6 +20,7 @@ const commands: Record<string, () => Promise<Command>> = {
   reward: async () => (await import('./reward')).command,
   doctor: async () => (await import('./doctor')).command,
   tokens: async () => (await import('./tokens')).command,
+  branch: async () => (await import('./branch')).command,
 };
 
 /** The commands that index a folder of rollouts. */

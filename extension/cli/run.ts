@@ -67,7 +67,7 @@ export async function readTaskFile(file: string, options: ReadOptions = {}): Pro
   return { ...task, repo: path.resolve(path.dirname(file), task.repo) };
 }
 
-function numberOption(name: string, value: string | undefined, integer = false): number | undefined {
+export function numberOption(name: string, value: string | undefined, integer = false): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)))
@@ -171,8 +171,14 @@ const OPTIONS = {
 
 type RunValues = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>['values'];
 
+/** The options of the policy server, the model and the sampling, as `run` and `branch` both take them. */
+type PolicyValues = Pick<
+  RunValues,
+  'model' | 'api-key' | 'timeout-ms' | 'temperature' | 'top-p' | 'top-k' | 'min-p' | 'max-tokens' | 'seed' | 'stream' | 'logprobs' | 'token-ids'
+>;
+
 /** The policy server, the model and the sampling the options ask for. */
-function policyClientOptions(values: RunValues, baseUrl: string): PolicyClientOptions {
+export function policyClientOptions(values: PolicyValues, baseUrl: string): PolicyClientOptions {
   const logprobs = numberOption('--logprobs', values.logprobs, true);
   return {
     baseUrl,

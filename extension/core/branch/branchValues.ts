@@ -10,7 +10,7 @@
  */
 
 /** One continuation's reward: a number, or masked with its reason (never a number then). */
-export type ContinuationReward = { reward: number; mask?: undefined } | { reward: null; mask: string };
+type ContinuationReward = { reward: number; mask?: undefined } | { reward: null; mask: string };
 
 /** The continuations run from one state: after step `at` (0: the task's start, before step 1). */
 export interface BranchPointRewards {
@@ -18,7 +18,7 @@ export interface BranchPointRewards {
   continuations: readonly ContinuationReward[];
 }
 
-export interface ValueInterval {
+interface ValueInterval {
   low: number;
   high: number;
   method: 'wilson' | 'bootstrap';

@@ -59,6 +59,11 @@ export function recordingImage(recording: Trajectory): { title: string; image: F
   return f.image && { title: f.title ?? f.name, image: f.image };
 }
 
+/** The first of a family's own recording formats that can be written (a continuation is saved in it); undefined when none can. */
+export function ownWritableFormat(name: ScaffoldName): string | undefined {
+  return family(name).formats?.find((f) => f.exporter !== undefined)?.name;
+}
+
 /** The installed families; an Error saying so when the program started without them. */
 function installed(): readonly ScaffoldFamily[] {
   if (installedFamilies.length === 0)

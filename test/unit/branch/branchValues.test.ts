@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { branchValues, type ContinuationReward } from '../../../extension/core/branch/branchValues';
+import { branchValues } from '../../../extension/core/branch/branchValues';
+
+type ContinuationReward = Parameters<typeof branchValues>[0][number]['continuations'][number];
 
 const won = (n: number): ContinuationReward[] => Array.from({ length: n }, () => ({ reward: 1 }));
 const lost = (n: number): ContinuationReward[] => Array.from({ length: n }, () => ({ reward: 0 }));

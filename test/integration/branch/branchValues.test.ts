@@ -1,0 +1,254 @@
+import '../../helpers/families';
+import { spawn } from 'node:child_process';
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import path from 'node:path';
+import { command as branchCommand } from '../../../extension/cli/branch';
+import { OWNER_LABEL, SANDBOX_LABEL } from '../../../extension/core/runtime/dockerSandbox';
+import { loadTrajectory } from '../../../extension/core/trajectory/load';
+import { TrajectorySchema } from '../../../extension/core/trajectory/model';
+import { startPolicyServer, type ChatRequest, type PolicyServer, type ScriptedReply } from '../../../scripts/demo/policy/scriptedPolicyServer';
+import { runCli, runCliProcess } from '../../helpers/cliRunner';
+import { TEST_IMAGE, testDocker } from '../../helpers/docker';
+import { sampleRepoCopy, thoughtAction } from '../../helpers/ledgerAgentScript';
+import { repoRoot } from '../../helpers/trajectoryFiles';
+
+/**
+ * A task whose policy's success probability from every state is known by construction. The task
+ * passes when answer.txt holds 42 (the task's test command). The scripted policy is Markov in its
+ * last command:
+ *   at the start:                       write 42 (p 3/4) or 41 (p 1/4);
+ *   after writing 42:                   submit;
+ *   after writing 41:                   write 42 (p 1/4) or submit (p 3/4).
+ * The recording wrote 42, then 41, then submitted. So the true values are
+ *   V(after 41) = 1/4 (rewrite, then submit a 42),
+ *   V(after 42) = 1,
+ *   V(start)    = 3/4 * 1 + 1/4 * V(after 41) = 3/4 + 1/16 = 0.8125,
+ * that is V(0) = 0.8125, V(1) = 1, V(2) = 0.25: the critical step is step 2 (V falls by 0.75).
+ * (The rise across step 1, 0.1875, is too small for 16 samples to show reliably: not asserted.)
+ */
+const WRITE_42 = 'echo 42 > answer.txt';
+const WRITE_41 = 'echo 41 > answer.txt';
+const TRUE_VALUES = new Map([
+  [0, 0.8125],
+  [1, 1],
+  [2, 0.25],
+]);
+
+/** The command of the last assistant message (thought_action puts it in a ``` block). */
+function lastCommand(request: ChatRequest): string | undefined {
+  const said = request.messages.filter((m) => m.role === 'assistant').at(-1);
+  if (!said || typeof said['content'] !== 'string') return undefined;
+  return [...said['content'].matchAll(/```\n([\s\S]*?)\n```/g)].at(-1)?.[1]?.trim();
+}
+
+function policy(request: ChatRequest): ScriptedReply {
+  const last = lastCommand(request);
+  if (last === undefined)
+    return {
+      choices: [
+        { probability: 0.75, reply: thoughtAction('Write the answer.', WRITE_42) },
+        { probability: 0.25, reply: thoughtAction('Write the answer.', WRITE_41) },
+      ],
+    };
+  if (last === WRITE_41)
+    return {
+      choices: [
+        { probability: 0.25, reply: thoughtAction('That looks wrong; write it again.', WRITE_42) },
+        { probability: 0.75, reply: thoughtAction('Done.', 'submit') },
+      ],
+    };
+  return thoughtAction('Done.', 'submit');
+}
+
+let repo: Awaited<ReturnType<typeof sampleRepoCopy>>;
+let server: PolicyServer;
+let work: string;
+let taskFile: string;
+let recordingFile: string;
+let out: string;
+
+const args = () => [
+  recordingFile,
+  '--task',
+  taskFile,
+  '--policy',
+  server.url,
+  '--model',
+  'test-policy',
+  '--out',
+  out,
+  '--samples',
+  '16',
+  '--concurrency',
+  '2',
+  '--max-steps',
+  '5',
+  '--temperature',
+  '1',
+  // Fixed, so the samples are: each 95% interval misses its true value for about 1 seed in 20, and seed 7 was one
+  // (after step 2 it drew 10 rewrites in 16 at p = 1/4, a 0.75% tail); this seed's draws are ordinary.
+  '--seed',
+  '1',
+];
+
+/** Sandbox containers (running or not) owned by process `pid`. */
+async function containersOf(pid: number): Promise<number> {
+  const list = await testDocker().listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`, `${OWNER_LABEL}=${hostname()}:${pid}`] } });
+  return list.length;
+}
+
+interface IndexFile {
+  replayedSteps: { recording: number; forks: number };
+  points: Array<{
+    afterStep: number;
+    continuations: Array<{
+      sample: number;
+      file: string;
+      patch: string | null;
+      reward: number | null;
+      mask: string | null;
+      restoredAt: number;
+      replayed: number;
+      steps: number;
+    }>;
+  }>;
+}
+const readIndex = async (): Promise<IndexFile> => JSON.parse(await readFile(path.join(out, 'index.json'), 'utf8')) as IndexFile;
+const continuations = (index: IndexFile) => index.points.reduce((n, p) => n + p.continuations.length, 0);
+
+before(async () => {
+  repo = await sampleRepoCopy();
+  server = await startPolicyServer(policy);
+  work = await mkdtemp(path.join(tmpdir(), 'swb-branch-'));
+  out = path.join(work, 'branches');
+  taskFile = path.join(work, 'task.json');
+  await writeFile(
+    taskFile,
+    JSON.stringify({
+      image: TEST_IMAGE,
+      repo: repo.dir,
+      repoPath: '/repo',
+      baseCommit: repo.commits.at(-1)!.sha,
+      instanceId: 'ledger__answer-1',
+      problemStatement: 'Write the answer, 42, to answer.txt and submit.',
+      testCommand: 'test "$(cat answer.txt)" = 42',
+    }),
+  );
+  recordingFile = path.join(work, 'recording.json');
+  const steps = [
+    ['Write the answer.', WRITE_42],
+    ['On second thought, 41.', WRITE_41],
+    ['Done.', 'submit'],
+  ].map(([thought, raw], index) => ({ index, thought, action: { raw, tool: null, args: {} }, observation: '' }));
+  const recording = TrajectorySchema.parse({
+    format: 'canonical',
+    task: { repoPath: '/repo', problemStatement: 'Write the answer, 42, to answer.txt and submit.' },
+    steps,
+    outcome: { exitStatus: 'submitted' },
+    meta: { id: 'answer-42', scaffold: 'swe-agent', replyFormat: 'thought_action' },
+  });
+  await writeFile(recordingFile, JSON.stringify(recording));
+});
+after(async () => {
+  await server.close();
+  await repo.cleanup();
+  if (!process.env.KEEP_BRANCH) await rm(work, { recursive: true, force: true });
+  else console.log(work);
+});
+
+describe('swe-workbench branch, real Docker, a policy whose values are known', () => {
+  test('Ctrl-C stops the run cleanly: exit 130, no container left, the finished continuations kept', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'extension/cli/main.ts'), 'branch', ...args()], { cwd: repoRoot });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    // Interrupt once two continuations are written: the run is mid-way, with others running.
+    for (;;) {
+      const index = await readIndex().catch(() => undefined);
+      if (index && continuations(index) >= 2) break;
+      const ended = await Promise.race([exited, new Promise((r) => setTimeout(r, 200, 'waiting'))]);
+      assert.equal(ended, 'waiting', `the run ended before it was interrupted: ${stderr}`);
+    }
+    child.kill('SIGINT');
+    assert.equal(await exited, 130, stderr);
+    assert.match(stderr, /interrupted; the continuations finished are in/);
+    assert.equal(await containersOf(child.pid!), 0, 'containers left by the interrupted run');
+    const index = await readIndex();
+    assert.ok(continuations(index) >= 2 && continuations(index) < 48, `${continuations(index)} continuations kept`);
+  });
+
+  test('resumed, it runs only the rest; V(t) intervals hold the true values and it names the critical step', async () => {
+    const before = continuations(await readIndex());
+    const result = await runCli(branchCommand, [...args(), '--json']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(await containersOf(process.pid), 0, 'containers left by the run');
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const steps = lines.filter((l) => l['summary'] === undefined) as Array<{
+      afterStep: number;
+      value: number;
+      interval: { low: number; high: number; method: string };
+      n: number;
+    }>;
+    const summary = lines.at(-1) as {
+      critical: { step: number; from: number };
+      continuations: number;
+      ran: number;
+      replayedSteps: { recording: number; forks: number };
+    };
+    assert.deepEqual(
+      steps.map((s) => s.afterStep),
+      [0, 1, 2],
+    );
+    for (const s of steps) {
+      const truth = TRUE_VALUES.get(s.afterStep)!;
+      assert.equal(s.n, 16);
+      assert.equal(s.interval.method, 'wilson');
+      assert.ok(s.interval.low <= truth && truth <= s.interval.high, `V(${s.afterStep}) = ${s.value}, [${s.interval.low}, ${s.interval.high}] holds ${truth}`);
+    }
+    assert.deepEqual({ step: summary.critical.step, from: summary.critical.from }, { step: 2, from: 1 });
+    // Work already in the folder was not redone.
+    assert.equal(summary.continuations, 48);
+    assert.equal(summary.ran, 48 - before);
+    // Forked from snapshots: the recording replayed once per run (its 2 steps), never by a continuation.
+    assert.deepEqual(summary.replayedSteps, { recording: 4, forks: 0 });
+    const index = await readIndex();
+    for (const point of index.points)
+      for (const c of point.continuations) {
+        assert.equal(c.replayed, 0);
+        assert.equal(c.restoredAt, point.afterStep);
+        // Saved in the scaffold's own format (SWE-agent's .traj), which reads back with the branch's steps.
+        assert.match(c.file, /\.traj$/);
+        const saved = (await loadTrajectory(path.join(out, c.file))).trajectory;
+        assert.equal(saved.steps.length, point.afterStep + c.steps);
+        assert.equal(
+          c.reward === 1,
+          saved.steps.some((s) => s.action.raw === WRITE_42) && saved.steps.findLast((s) => s.action.raw.startsWith('echo'))?.action.raw === WRITE_42,
+        );
+      }
+  });
+
+  test('the text output: a table with a bar per step and the critical step named; nothing run again', async () => {
+    const result = await runCli(branchCommand, args());
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^state +V\(t\) +V +95% interval +n$/m);
+    assert.match(result.stdout, /^start +[█·]{20} +[01]\.\d\d +\[0\.\d\d, [01]\.\d\d\] +16$/m);
+    assert.match(result.stdout, /^step 2 +[█·]{20} .* 16 +<- critical$/m);
+    assert.match(result.stdout, /critical step: step 2 \(V falls/);
+    assert.match(result.stdout, /continuations: 0 run now, 48 already in/);
+  });
+
+  test('bad input says what and where', async () => {
+    const past = await runCliProcess(['branch', ...args(), '--steps', '1,9']);
+    assert.equal(past.code, 2);
+    assert.match(past.stderr, /--steps: step 9 is past the end of .*recording\.json, which has 3 steps/);
+    const samples = await runCliProcess(['branch', ...args(), '--samples', '0']);
+    assert.equal(samples.code, 2);
+    assert.match(samples.stderr, /--samples must be at least 1, got '0'/);
+  });
+});

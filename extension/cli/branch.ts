@@ -4,12 +4,13 @@
  * calls `runBranches` and prints V(t) per step.
  */
 import { defined } from '../core/defined';
-import { CancelledError } from '../core/errors';
+import { CancelledError, errorText, InputError } from '../core/errors';
 import { readTaskInstance } from '../core/reward/rewardFiles';
 import { resolveRecipe } from '../core/reward/recipeFiles';
 import { RECIPE_NAMES } from '../core/reward/recipes';
 import { runBranches, type BranchProgress, type BranchRunResult } from '../core/branch/branchRun';
-import type { BranchSummary, BranchValue, ValueChange } from '../core/branch/branchValues';
+import { advantageLines, type BranchSummary, type BranchValue, type ValueChange } from '../core/branch/branchValues';
+import { rename, writeFile } from 'node:fs/promises';
 import { loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
@@ -20,7 +21,7 @@ const usage = () => `usage: swe-workbench branch FILE --task TASK.json --policy 
                             [--steps all|LIST|RANGE] [--samples K] [--concurrency C] [--max-steps N]
                             [--temperature T] [--seed N] [--recipe NAME|FILE[#NAME]] [--instance INSTANCE.json]
                             [--scaffold S] [--reply-format F] [--api-key KEY] [--top-p P] [--top-k K]
-                            [--min-p P] [--max-tokens N] [--timeout-ms N] [--json]
+                            [--min-p P] [--max-tokens N] [--timeout-ms N] [--advantages FILE] [--json]
 
 Measures how good each state of the recording FILE was: for each chosen step t it restores the
 sandbox after step t (from the fork snapshots of one replay of the recording) and runs K
@@ -39,6 +40,8 @@ against --instance's FAIL_TO_PASS / PASS_TO_PASS as SWE-bench grades them when g
 the test command's exit status. TASK.json is \`swe-workbench run\`'s task file.
 DIR keeps each continuation (its trajectory in the scaffold's own format and its patch) and
 index.json, the branch tree; work already in DIR is not done again, so an interrupted run resumes.
+--advantages FILE: also write the step advantages A(t) = V(t) - V(t-1) as JSON Lines, one line per
+step of the recording (keyed by the recording and the step) with V, A, n and the rewards.
 --json: one JSON line per step, then a summary line.
 Exit code: 0 done, 1 bad input or a failure, 2 usage, 130 interrupted (nothing half-written, no container left).`;
 
@@ -64,6 +67,7 @@ const OPTIONS = {
   'max-tokens': { type: 'string' },
   seed: { type: 'string' },
   'timeout-ms': { type: 'string' },
+  advantages: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -110,10 +114,23 @@ export const command: Command = {
       ctx.stderr.write(`swe-workbench branch: interrupted; the continuations finished are in ${values.out}, run again to resume\n`);
       return 130;
     }
+    if (values.advantages !== undefined) await writeAdvantages(values.advantages, result, recording.meta.id ?? file);
     ctx.stdout.write(values.json ? jsonLines(result) : table(result, values.out));
     return 0;
   },
 };
+
+/** The advantages' JSON Lines, written whole through a temporary file beside `file`. */
+async function writeAdvantages(file: string, result: BranchRunResult, trajectory: string): Promise<void> {
+  const lines = advantageLines(result.summary, trajectory);
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    await writeFile(temporary, lines.map((l) => l + '\n').join(''), 'utf8');
+    await rename(temporary, file);
+  } catch (err) {
+    throw new InputError(file, undefined, `cannot write the advantages: ${errorText(err)}`);
+  }
+}
 
 function positiveOption(name: string, value: string | undefined): number | undefined {
   const n = numberOption(name, value, true);

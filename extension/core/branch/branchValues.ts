@@ -141,3 +141,34 @@ export function branchValues(points: readonly BranchPointRewards[], seed = 0): B
   }
   return { values, critical, rise };
 }
+
+/**
+ * Step-level training data: one JSON line per step of the recording whose advantage is measured
+ * (V after it and V before it both branched), keyed by the trajectory and the step (counted from
+ * 1; `index` 0-based), with V before and after, A, the samples each rests on and their rewards.
+ * A step whose state before was not branched takes its advantage from the branched state before
+ * (`from`), so the line says which steps the advantage spans.
+ */
+export function advantageLines(summary: BranchSummary, trajectory: string): string[] {
+  const byAt = new Map(summary.values.map((v) => [v.at, v]));
+  return summary.values.flatMap((v) => {
+    if (v.from === null || v.at === 0) return [];
+    const before = byAt.get(v.from)!;
+    return [
+      JSON.stringify({
+        trajectory,
+        step: v.at,
+        index: v.at - 1,
+        from: v.from,
+        value: v.value,
+        valueBefore: before.value,
+        advantage: v.advantage,
+        n: v.n,
+        nBefore: before.n,
+        rewards: v.rewards,
+        rewardsBefore: before.rewards,
+        masked: v.masked,
+      }),
+    ];
+  });
+}

@@ -234,8 +234,21 @@ describe('swe-workbench branch, real Docker, a policy whose values are known', (
   });
 
   test('the text output: a table with a bar per step and the critical step named; nothing run again', async () => {
-    const result = await runCli(branchCommand, args());
+    const advantages = path.join(work, 'advantages.jsonl');
+    const result = await runCli(branchCommand, [...args(), '--advantages', advantages]);
     assert.equal(result.code, 0, result.stderr);
+    const lines = (await readFile(advantages, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { trajectory: string; step: number; advantage: number; value: number; valueBefore: number; n: number });
+    assert.deepEqual(
+      lines.map((l) => [l.trajectory, l.step, l.n]),
+      [
+        ['answer-42', 1, 16],
+        ['answer-42', 2, 16],
+      ],
+    );
+    for (const l of lines) assert.equal(l.advantage, l.value - l.valueBefore);
     assert.match(result.stdout, /^state +V\(t\) +V +95% interval +n$/m);
     assert.match(result.stdout, /^start +[█·]{20} +[01]\.\d\d +\[0\.\d\d, [01]\.\d\d\] +16$/m);
     assert.match(result.stdout, /^step 2 +[█·]{20} .* 16 +<- critical$/m);
@@ -250,5 +263,54 @@ describe('swe-workbench branch, real Docker, a policy whose values are known', (
     const samples = await runCliProcess(['branch', ...args(), '--samples', '0']);
     assert.equal(samples.code, 2);
     assert.match(samples.stderr, /--samples must be at least 1, got '0'/);
+  });
+
+  test('a continuation that hits the context limit is masked with its reason and left out of V', async () => {
+    // After writing 41 the policy's server refuses half the time with vLLM's context-length error.
+    const overflow: ScriptedReply = {
+      fault: {
+        kind: 'status',
+        status: 400,
+        message:
+          "This model's maximum context length is 32768 tokens. However, you requested 40000 tokens (39000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.",
+      },
+    };
+    server.setScript((request) =>
+      lastCommand(request) === WRITE_41
+        ? {
+            choices: [
+              { probability: 0.5, reply: overflow },
+              { probability: 0.5, reply: thoughtAction('Done.', 'submit') },
+            ],
+          }
+        : policy(request),
+    );
+    const masksOut = path.join(work, 'masks');
+    try {
+      const result = await runCli(branchCommand, [...args().map((a) => (a === out ? masksOut : a)), '--steps', '2', '--samples', '6', '--json']);
+      assert.equal(result.code, 0, result.stderr);
+      const line = JSON.parse(result.stdout.split('\n')[0]!) as {
+        afterStep: number;
+        value: number | null;
+        n: number;
+        masked: { reason: string; count: number }[];
+        rewards: number[];
+      };
+      assert.equal(line.afterStep, 2);
+      assert.equal(line.masked.length, 1);
+      assert.match(line.masked[0]!.reason, /^context window exceeded: .*maximum context length is 32768 tokens/);
+      assert.ok(line.masked[0]!.count > 0 && line.n > 0, `${line.masked[0]!.count} masked, ${line.n} unmasked: this seed draws both`);
+      assert.equal(line.n + line.masked[0]!.count, 6);
+      // Every unmasked continuation submitted 41: V rests on them alone.
+      assert.deepEqual(line.rewards, Array(line.n).fill(0));
+      assert.equal(line.value, 0);
+      const index = JSON.parse(await readFile(path.join(masksOut, 'index.json'), 'utf8')) as IndexFile;
+      const masked = index.points[0]!.continuations.filter((c) => c.mask !== null);
+      assert.equal(masked.length, line.masked[0]!.count);
+      for (const c of masked) assert.equal(c.reward, null);
+      assert.equal(await containersOf(process.pid), 0);
+    } finally {
+      server.setScript(policy);
+    }
   });
 });

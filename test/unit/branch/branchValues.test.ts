@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { branchValues } from '../../../extension/core/branch/branchValues';
+import { advantageLines, branchValues } from '../../../extension/core/branch/branchValues';
 
 type ContinuationReward = Parameters<typeof branchValues>[0][number]['continuations'][number];
 
@@ -75,6 +75,21 @@ describe('branch values by hand', () => {
 
   // Wilson at n = 2: z^2/n = 1.920729, denominator 2.920729; p = 0: centre 0.960365 / 2.920729 = 0.328810,
   // half (1.959964 / 2.920729) * sqrt(3.841459 / 16) = 0.671048 * 0.489990 = 0.328810: [0, 0.657620]; p = 1: [0.342380, 1].
+  test('the step advantages as JSON Lines, keyed by trajectory and step (from 1; index from 0)', () => {
+    const lines = advantageLines(summary, 'run-7').map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(
+      lines.map((l) => [l['trajectory'], l['step'], l['index'], l['from'], l['valueBefore'], l['value'], l['advantage'], l['n']]),
+      [
+        ['run-7', 1, 0, 0, 0.75, 0.25, -0.5, 4],
+        // Step 2 was not branched: the advantage of state 3 spans steps 2 and 3, from state 1.
+        ['run-7', 3, 2, 1, 0.25, 1, 0.75, 4],
+      ],
+    );
+    assert.deepEqual(lines[0]!['rewards'], [1, 0, 0, 0]);
+    assert.deepEqual(lines[0]!['rewardsBefore'], [1, 1, 1, 0]);
+    assert.deepEqual(lines[0]!['masked'], [{ reason: 'container error', count: 1 }]);
+  });
+
   test('a state whose every continuation is masked has no value (unknown, not 0), and no advantage either side', () => {
     const s = branchValues([
       { at: 0, continuations: won(2) },

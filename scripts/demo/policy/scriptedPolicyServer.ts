@@ -12,8 +12,8 @@
  * answered by that toy model too, so a live run records ids and logprobs a re-score agrees with.
  *
  * It samples as a model does: a scripted turn may offer alternative replies with set
- * probabilities (`ScriptedReply.choices`). At temperature 0 (or none given: the script's greedy
- * path) the most probable is taken, as greedy decoding would; above 0 one is drawn. With a `seed`
+ * probabilities (`ScriptedReply.choices`). At temperature 0 (below vLLM's 1e-5, or none given:
+ * the script's greedy path) the most probable is taken, as greedy decoding would; above it one is drawn. With a `seed`
  * the draw is fixed by the seed and the request (its messages), as vLLM's per-request seed makes a
  * request's output reproducible: the same seed and conversation give the same reply, another seed
  * or another conversation may not. So branches differ, and the true success probability of each
@@ -414,8 +414,9 @@ function sampleReply(request: ChatRequest, reply: ScriptedReply): ScriptedReply 
   const total = choices.reduce((sum, c) => sum + c.probability, 0);
   if (choices.length === 0 || choices.some((c) => !(c.probability >= 0)) || Math.abs(total - 1) > 1e-9)
     throw new HttpFailure(500, `scripted choices must have probabilities summing to 1 (got ${total})`);
+  // vLLM samples greedily below its epsilon (_SAMPLING_EPS, 1e-5), whatever the seed.
   const temperature = request.temperature ?? 0;
-  if (temperature === 0) return sampleReply(request, choices.reduce((best, c) => (c.probability > best.probability ? c : best)).reply);
+  if (temperature < 1e-5) return sampleReply(request, choices.reduce((best, c) => (c.probability > best.probability ? c : best)).reply);
   const draw =
     request.seed === undefined || request.seed === null
       ? Math.random()

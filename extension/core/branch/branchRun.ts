@@ -55,6 +55,11 @@ const ContinuationSchema = z.strictObject({
   /** The snapshot it restored (steps done in it) and the recorded steps it replayed on top. */
   restoredAt: z.number().int().nonnegative(),
   replayed: z.number().int().nonnegative(),
+  /**
+   * Where its time went, in milliseconds: starting its container and restoring the snapshot, waiting for the policy,
+   * the whole episode (the policy's turns and the tools), and grading and saving (the tests, the patch, the container's removal, the files).
+   */
+  timings: z.strictObject({ startMs: z.number(), policyMs: z.number(), runMs: z.number(), gradeMs: z.number() }).optional(),
 });
 type BranchContinuation = z.infer<typeof ContinuationSchema>;
 
@@ -305,6 +310,7 @@ async function runContinuation(options: BranchRunOptions, afterStep: number, sam
   const { request, signal } = options;
   const seed = continuationSeed(options.policy.sampling?.seed, afterStep, sample);
   const client = await PolicyClient.connect({ ...options.policy, sampling: { ...options.policy.sampling, ...(seed !== null ? { seed } : {}) } }, signal);
+  const clock = performance.now();
   const started = await launch(
     { ...request, mode: 'fork', at: afterStep, ...(options.maxSteps !== undefined ? { maxSteps: afterStep + options.maxSteps } : {}) },
     {
@@ -316,10 +322,24 @@ async function runContinuation(options: BranchRunOptions, afterStep: number, sam
     },
   );
   const { debug, fork, plan } = started;
+  const startMs = performance.now() - clock;
+  // The policy's time: from each request for an action to the action's start.
+  let policyMs = 0;
+  let asked: number | undefined;
+  debug.on((event) => {
+    if (event.type === 'asking' && event.source === 'policy') asked = performance.now();
+    if (event.type === 'step-started' && asked !== undefined) {
+      policyMs += performance.now() - asked;
+      asked = undefined;
+    }
+  });
+  const running = performance.now();
   let trajectory: Trajectory;
+  let finishing = running;
   try {
     await debug.continue();
   } finally {
+    finishing = performance.now();
     trajectory = await debug.finish();
   }
   // A cancelled continuation says nothing of the state: it is not kept, and runs again on resume.
@@ -336,6 +356,8 @@ async function runContinuation(options: BranchRunOptions, afterStep: number, sam
   const patch = submission !== undefined && submission !== '' ? `${base}.patch` : null;
   if (patch !== null) await writeFile(path.join(options.out, patch), submission!, 'utf8');
   const { reward, mask } = rewardOf(trajectory, file, options);
+  const round = (ms: number) => Math.round(ms);
+  const timings = { startMs: round(startMs), policyMs: round(policyMs), runMs: round(finishing - running), gradeMs: round(performance.now() - finishing) };
   return {
     sample,
     file,
@@ -347,5 +369,6 @@ async function runContinuation(options: BranchRunOptions, afterStep: number, sam
     seed,
     restoredAt: fork?.restoredAt ?? 0,
     replayed: fork?.replayed ?? 0,
+    timings,
   };
 }

@@ -2,66 +2,18 @@ import '../../helpers/families';
 import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { command as branchCommand } from '../../../extension/cli/branch';
 import { OWNER_LABEL, SANDBOX_LABEL } from '../../../extension/core/runtime/dockerSandbox';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
-import { TrajectorySchema } from '../../../extension/core/trajectory/model';
-import { startPolicyServer, type ChatRequest, type PolicyServer, type ScriptedReply } from '../../../scripts/demo/policy/scriptedPolicyServer';
+import { startPolicyServer, type PolicyServer, type ScriptedReply } from '../../../scripts/demo/policy/scriptedPolicyServer';
 import { runCli, runCliProcess } from '../../helpers/cliRunner';
-import { TEST_IMAGE, testDocker } from '../../helpers/docker';
+import { testDocker } from '../../helpers/docker';
+import { answerPolicy, answerTask, lastCommand, TRUE_VALUES, WRITE_41, WRITE_42 } from '../../helpers/branchScenario';
 import { sampleRepoCopy, thoughtAction } from '../../helpers/ledgerAgentScript';
 import { repoRoot } from '../../helpers/trajectoryFiles';
-
-/**
- * A task whose policy's success probability from every state is known by construction. The task
- * passes when answer.txt holds 42 (the task's test command). The scripted policy is Markov in its
- * last command:
- *   at the start:                       write 42 (p 3/4) or 41 (p 1/4);
- *   after writing 42:                   submit;
- *   after writing 41:                   write 42 (p 1/4) or submit (p 3/4).
- * The recording wrote 42, then 41, then submitted. So the true values are
- *   V(after 41) = 1/4 (rewrite, then submit a 42),
- *   V(after 42) = 1,
- *   V(start)    = 3/4 * 1 + 1/4 * V(after 41) = 3/4 + 1/16 = 0.8125,
- * that is V(0) = 0.8125, V(1) = 1, V(2) = 0.25: the critical step is step 2 (V falls by 0.75).
- * (The rise across step 1, 0.1875, is too small for 16 samples to show reliably: not asserted.)
- */
-const WRITE_42 = 'echo 42 > answer.txt';
-const WRITE_41 = 'echo 41 > answer.txt';
-const TRUE_VALUES = new Map([
-  [0, 0.8125],
-  [1, 1],
-  [2, 0.25],
-]);
-
-/** The command of the last assistant message (thought_action puts it in a ``` block). */
-function lastCommand(request: ChatRequest): string | undefined {
-  const said = request.messages.filter((m) => m.role === 'assistant').at(-1);
-  if (!said || typeof said['content'] !== 'string') return undefined;
-  return [...said['content'].matchAll(/```\n([\s\S]*?)\n```/g)].at(-1)?.[1]?.trim();
-}
-
-function policy(request: ChatRequest): ScriptedReply {
-  const last = lastCommand(request);
-  if (last === undefined)
-    return {
-      choices: [
-        { probability: 0.75, reply: thoughtAction('Write the answer.', WRITE_42) },
-        { probability: 0.25, reply: thoughtAction('Write the answer.', WRITE_41) },
-      ],
-    };
-  if (last === WRITE_41)
-    return {
-      choices: [
-        { probability: 0.25, reply: thoughtAction('That looks wrong; write it again.', WRITE_42) },
-        { probability: 0.75, reply: thoughtAction('Done.', 'submit') },
-      ],
-    };
-  return thoughtAction('Done.', 'submit');
-}
 
 let repo: Awaited<ReturnType<typeof sampleRepoCopy>>;
 let server: PolicyServer;
@@ -113,6 +65,7 @@ interface IndexFile {
       restoredAt: number;
       replayed: number;
       steps: number;
+      timings?: Record<string, number>;
     }>;
   }>;
 }
@@ -121,36 +74,10 @@ const continuations = (index: IndexFile) => index.points.reduce((n, p) => n + p.
 
 before(async () => {
   repo = await sampleRepoCopy();
-  server = await startPolicyServer(policy);
+  server = await startPolicyServer(answerPolicy);
   work = await mkdtemp(path.join(tmpdir(), 'swb-branch-'));
   out = path.join(work, 'branches');
-  taskFile = path.join(work, 'task.json');
-  await writeFile(
-    taskFile,
-    JSON.stringify({
-      image: TEST_IMAGE,
-      repo: repo.dir,
-      repoPath: '/repo',
-      baseCommit: repo.commits.at(-1)!.sha,
-      instanceId: 'ledger__answer-1',
-      problemStatement: 'Write the answer, 42, to answer.txt and submit.',
-      testCommand: 'test "$(cat answer.txt)" = 42',
-    }),
-  );
-  recordingFile = path.join(work, 'recording.json');
-  const steps = [
-    ['Write the answer.', WRITE_42],
-    ['On second thought, 41.', WRITE_41],
-    ['Done.', 'submit'],
-  ].map(([thought, raw], index) => ({ index, thought, action: { raw, tool: null, args: {} }, observation: '' }));
-  const recording = TrajectorySchema.parse({
-    format: 'canonical',
-    task: { repoPath: '/repo', problemStatement: 'Write the answer, 42, to answer.txt and submit.' },
-    steps,
-    outcome: { exitStatus: 'submitted' },
-    meta: { id: 'answer-42', scaffold: 'swe-agent', replyFormat: 'thought_action' },
-  });
-  await writeFile(recordingFile, JSON.stringify(recording));
+  ({ taskFile, recordingFile } = await answerTask(work, repo));
 });
 after(async () => {
   await server.close();
@@ -221,6 +148,7 @@ describe('swe-workbench branch, real Docker, a policy whose values are known', (
     for (const point of index.points)
       for (const c of point.continuations) {
         assert.equal(c.replayed, 0);
+        assert.deepEqual(Object.keys(c.timings ?? {}).sort(), ['gradeMs', 'policyMs', 'runMs', 'startMs'], 'the index says where its time went');
         assert.equal(c.restoredAt, point.afterStep);
         // Saved in the scaffold's own format (SWE-agent's .traj), which reads back with the branch's steps.
         assert.match(c.file, /\.traj$/);
@@ -283,7 +211,7 @@ describe('swe-workbench branch, real Docker, a policy whose values are known', (
               { probability: 0.5, reply: thoughtAction('Done.', 'submit') },
             ],
           }
-        : policy(request),
+        : answerPolicy(request),
     );
     const masksOut = path.join(work, 'masks');
     try {
@@ -310,7 +238,7 @@ describe('swe-workbench branch, real Docker, a policy whose values are known', (
       for (const c of masked) assert.equal(c.reward, null);
       assert.equal(await containersOf(process.pid), 0);
     } finally {
-      server.setScript(policy);
+      server.setScript(answerPolicy);
     }
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Starts the scripted policy server from a terminal, e.g. to drive `swe-workbench run` by hand:
  *   node --import tsx test/helpers/policyServerMain.ts --script replies.json [--port 8000]
- * The script file holds a JSON array of replies ({content, reasoning, toolCalls, fault...}).
+ * The script file holds a JSON array of replies ({content, reasoning, toolCalls, fault, choices...}).
  * Prints the base URL on the first line, then serves until interrupted.
  */
 import { readFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { PolicyServer, type ScriptedReply } from '../../scripts/demo/policy/scriptedPolicyServer';
 
-const ReplySchema = z.strictObject({
+const ReplySchema: z.ZodType<ScriptedReply> = z.strictObject({
   content: z.string().nullable().optional(),
   reasoning: z.string().optional(),
   toolCalls: z.array(z.strictObject({ name: z.string(), arguments: z.string(), id: z.string().optional() })).optional(),
@@ -24,6 +24,10 @@ const ReplySchema = z.strictObject({
       z.strictObject({ kind: z.literal('stall'), afterChunks: z.number().int().nonnegative() }),
     ])
     .optional(),
+  // Alternatives sampled at temperature above 0 (scriptedPolicyServer.ts says how).
+  get choices() {
+    return z.array(z.strictObject({ probability: z.number().min(0).max(1), reply: ReplySchema })).optional();
+  },
 });
 
 const { values } = parseArgs({

@@ -2,7 +2,7 @@ import '../../helpers/families';
 import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { command as branchCommand } from '../../../extension/cli/branch';
@@ -188,6 +188,14 @@ describe('swe-workbench branch, real Docker, a policy whose values are known', (
     const past = await runCliProcess(['branch', ...args(), '--steps', '1,9']);
     assert.equal(past.code, 2);
     assert.match(past.stderr, /--steps: step 9 is past the end of .*recording\.json, which has 3 steps/);
+    // The folder holds another recording's branches: refused, naming the index and what it holds.
+    const other = path.join(work, 'other.json');
+    const recording = JSON.parse(await readFile(recordingFile, 'utf8')) as { meta: { id: string } };
+    await writeFile(other, JSON.stringify({ ...recording, meta: { ...recording.meta, id: 'another-run' } }));
+    const foreign = await runCliProcess(['branch', ...args().map((a) => (a === recordingFile ? other : a))]);
+    assert.equal(foreign.code, 1);
+    assert.match(foreign.stderr, /index\.json.*holds the branches of another recording \(.*recording\.json, 3 steps\): use another --out/);
+    assert.doesNotMatch(foreign.stderr, /\n\s+at /, 'no stack trace');
     const samples = await runCliProcess(['branch', ...args(), '--samples', '0']);
     assert.equal(samples.code, 2);
     assert.match(samples.stderr, /--samples must be at least 1, got '0'/);

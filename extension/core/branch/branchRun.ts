@@ -24,6 +24,7 @@ import { PolicyClient, type PolicyClientOptions } from '../policy/policyClient';
 import { gradeRollout } from '../reward/evaluate';
 import type { TaskInstance } from '../reward/instance';
 import type { Recipe } from '../reward/recipes';
+import type { FinishReason } from '../reward/shapes';
 import { ownWritableFormat } from '../scaffolds/registry';
 import type { DockerConnectionOptions } from '../runtime/dockerConnection';
 import type { SandboxLimits } from '../runtime/sandbox';
@@ -170,6 +171,9 @@ function summarizeIndex(index: BranchIndex, seed = 0): BranchSummary {
   return branchValues(points, seed);
 }
 
+/** A session's exit status as a recipe's finish reason. */
+const FINISH_REASONS: Partial<Record<string, FinishReason>> = { submitted: 'submitted', exit_step_limit: 'max_steps' };
+
 /** Why a continuation's reward is masked, from how it ended: the container, the policy server or the context limit; undefined when it says something of the model. */
 function maskOf(trajectory: Trajectory): string | undefined {
   const error = trajectory.outcome.error;
@@ -183,6 +187,9 @@ function rewardOf(trajectory: Trajectory, file: string, options: BranchRunOption
   const masked = maskOf(trajectory);
   if (masked !== undefined) return { reward: null, mask: masked };
   const testOutput = trajectory.outcome.testOutput;
+  // How the episode ended, as a recipe reads it (one that masks or penalises the step limit does so here too).
+  const finishReason = FINISH_REASONS[trajectory.outcome.exitStatus ?? ''];
+  const run = finishReason ? { finishReason } : {};
   const grading =
     options.instance && testOutput !== undefined
       ? gradeRollout({
@@ -190,8 +197,9 @@ function rewardOf(trajectory: Trajectory, file: string, options: BranchRunOption
           instance: options.instance,
           trajectory: { trajectory, file },
           recipe: options.recipe,
+          run,
         })
-      : gradeRollout({ trajectory: { trajectory, file }, recipe: options.recipe });
+      : gradeRollout({ trajectory: { trajectory, file }, recipe: options.recipe, run });
   const { value, mask } = grading.reward;
   if (mask) return { reward: null, mask: mask.reason };
   if (value === null) return { reward: null, mask: 'no reward: nothing graded the continuation (the task has no test command)' };

@@ -249,4 +249,22 @@ describe('swe-workbench branch, real Docker, a policy whose values are known', (
       server.setScript(answerPolicy);
     }
   });
+
+  test('--recipe scores the continuations by a reward recipe', async () => {
+    const recipeOut = path.join(work, 'recipe');
+    const result = await runCli(branchCommand, [
+      ...args().map((a) => (a === out ? recipeOut : a)),
+      '--steps',
+      '1',
+      '--samples',
+      '2',
+      '--recipe',
+      'swe-bench',
+      '--json',
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    const line = JSON.parse(result.stdout.split('\n')[0]!) as { afterStep: number; value: number; n: number; rewards: number[] };
+    // After writing 42 the policy submits: the tests pass, and SWE-bench's recipe gives 1.
+    assert.deepEqual([line.afterStep, line.value, line.n, line.rewards], [1, 1, 2, [1, 1]]);
+  });
 });

@@ -91,9 +91,10 @@ export const command: Command = {
     const task = await readTaskFile(values.task);
     const recipe = values.recipe === undefined ? undefined : await resolveRecipe(values.recipe);
     const instance = values.instance === undefined ? undefined : await readTaskInstance(values.instance, values['instance-id']);
+    const asked = scaffoldOption(values.scaffold, { replyFormats: true });
     const base = runRequest(task, values.task, {
       fork: { trajectory: recording, ref: file, at: 0 },
-      ...defined({ scaffold: scaffoldOption(values.scaffold, { replyFormats: true }), replyFormat: replyFormatOption(values['reply-format']) }),
+      ...defined({ scaffold: asked.scaffold, replyFormat: replyFormatOption(values['reply-format']) ?? asked.replyFormat }),
     });
     const progress = progressLine(ctx);
     const result = await runBranches({

@@ -25,7 +25,7 @@ import { gradeRollout } from '../reward/evaluate';
 import type { TaskInstance } from '../reward/instance';
 import type { Recipe } from '../reward/recipes';
 import type { FinishReason } from '../reward/shapes';
-import { ownWritableFormat } from '../scaffolds/registry';
+import { ownWritableFormat, scaffoldName } from '../scaffolds/registry';
 import type { DockerConnectionOptions } from '../runtime/dockerConnection';
 import type { SandboxLimits } from '../runtime/sandbox';
 import { SnapshotKeeper } from '../session/forkSnapshots';
@@ -229,7 +229,7 @@ export async function runBranches(options: BranchRunOptions): Promise<BranchRunR
     recording: { file: recording.ref, id: recording.trajectory.meta.id ?? null, steps: recorded },
     settings: {
       model: probe.model,
-      scaffold: request.scaffold ?? 'recording',
+      scaffold: request.scaffold ? scaffoldName(request.scaffold) : 'recording',
       maxSteps: options.maxSteps ?? null,
       sampling: JSON.parse(JSON.stringify(probe.sampling)),
     },

@@ -28,9 +28,10 @@ import { AciSession, type AciSessionOptions } from '../../extension/core/aci/aci
 import { toolSetFor } from '../../extension/core/scaffolds/swe-agent/tools/standardTools';
 import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import type { Sandbox } from '../../extension/core/runtime/sandbox';
-import { createR2eGym } from '../../extension/core/scaffolds/r2e-gym';
-import { r2eObservation, runR2eCommand } from '../../extension/core/scaffolds/r2e-gym/runtime';
-import { createSweAgent } from '../../extension/core/scaffolds/swe-agent';
+import { r2eGymFamily } from '../../extension/core/scaffolds/r2e-gym';
+import { runR2eCommand } from '../../extension/core/scaffolds/r2e-gym/freshRun';
+import { r2eObservation } from '../../extension/core/scaffolds/r2e-gym/runtime';
+import { sweAgentFamily } from '../../extension/core/scaffolds/swe-agent';
 import { r2eActionText, r2eCommandLine } from '../../extension/core/scaffolds/r2e-gym/action';
 import { materializeSampleRepo } from '../../test/helpers/sampleRepo';
 import { sharedPath } from '../../test/helpers/sharedPaths';
@@ -205,14 +206,14 @@ async function main(): Promise<void> {
     if (typeof jq === 'string') skipped.push(`SWE-agent 0.7: ${jq}`);
     else {
       const reference = await SweAgent07Reference.install(await beside(false), REPO);
-      const tools = createSweAgent('0.7', undefined, { bundles: ['tools/defaults', 'tools/search', 'tools/edit_linting', 'tools/submit'] }).tools;
+      const tools = sweAgentFamily.create('0.7', undefined, { bundles: ['tools/defaults', 'tools/search', 'tools/edit_linting', 'tools/submit'] }).tools;
       const ours = await session(false, { tools, config: { sweAgentVersion: '0.7' } });
       families.push({ label: 'SWE-agent 0.7', peer: (c) => reference.call(c), ours, raw: rawPlain, v1: false });
     }
 
     // R2E-Gym: its scripts beside ours; every call a new /bin/sh.
     await installOracleTools(container.id, R2E_PEER_DIR);
-    const r2e = createR2eGym();
+    const r2e = r2eGymFamily.create(r2eGymFamily.versions[0]!);
     await r2e.prepare!(container);
     const r2eOurs = new AciSession(container, { tools: r2e.tools, present: r2e.present! });
 

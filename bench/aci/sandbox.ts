@@ -9,15 +9,30 @@
  */
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { PassThrough, type Duplex } from 'node:stream';
+import { PassThrough, type Duplex, type Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import type Docker from 'dockerode';
 import { dockerFromEnv } from '../../extension/core/runtime/dockerConnection';
-import { DockerSandbox, SANDBOX_LABEL } from '../../extension/core/runtime/dockerSandbox';
-import { readSingleFile } from '../../extension/core/runtime/tarArchive';
+import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
+import { SANDBOX_LABEL } from '../../extension/core/runtime/sandboxLabels';
+import tar from 'tar-stream';
 import { median, timed } from '../timing';
 
 const { values } = parseArgs({ options: { image: { type: 'string', default: 'swe-workbench/base:bookworm' }, rounds: { type: 'string', default: '5' } } });
+
+/** The contents of the one regular file in a tar stream (getArchive of a file): the archive API's read, which the product no longer uses. */
+async function readSingleFile(stream: NodeJS.ReadableStream, what: string): Promise<Buffer> {
+  const extract = tar.extract();
+  stream.pipe(extract);
+  for await (const entry of extract) {
+    if (entry.header.type !== 'file') throw new Error(`${what} is not a regular file (${entry.header.type})`);
+    const chunks: Buffer[] = [];
+    for await (const chunk of entry) chunks.push(chunk as Buffer);
+    (stream as Readable).destroy?.();
+    return Buffer.concat(chunks);
+  }
+  throw new Error(`${what}: empty archive`);
+}
 const image = values.image;
 const rounds = Number(values.rounds);
 const repoDir = resolve(__dirname, '../../test/fixtures/sample-repo/tree');

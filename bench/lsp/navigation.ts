@@ -14,7 +14,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { AciSession } from '../../extension/core/aci/aciSession';
-import { LSP_BUNDLE } from '../../extension/core/scaffolds/swe-agent/tools/lspTools';
+// The lsp bundle registers itself with SWE-agent's bundles when its module loads.
+import '../../extension/core/scaffolds/swe-agent/tools/lspTools';
 import { disposePyright, fileUri, pyrightFor, pyrightMounts } from '../../extension/core/aci/lspServer';
 import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import { listTreeFiles, sampleRepoTree } from '../../test/helpers/sampleRepo';
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
     labels: { 'swe-workbench.bench': 'lsp' },
   });
   try {
-    const aci = new AciSession(sandbox, { tools: toolSetFor([LSP_BUNDLE]) });
+    const aci = new AciSession(sandbox, { tools: toolSetFor(['lsp']) });
     const importLine = await lineOf('ledger/journal.py', 'from .money import');
     const classLine = await lineOf('ledger/money.py', 'class Money');
     const cold = await timed(() => aci.runCommand(`goto_definition ledger/journal.py ${importLine} sum_money`));

@@ -26,7 +26,8 @@ import { parseArgs } from 'node:util';
 import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import { dockerFromEnv } from '../../extension/core/runtime/dockerConnection';
 import { AciSession } from '../../extension/core/aci/aciSession';
-import { SessionSnapshots, SnapshotKeeper, SNAPSHOT_DIR, type FoundSnapshot } from '../../extension/core/session/forkSnapshots';
+import { SessionSnapshots, SnapshotKeeper, type FoundSnapshot } from '../../extension/core/session/forkSnapshots';
+import { FORK_SNAPSHOT_DIR } from '../../extension/core/runtime/containerPaths';
 import type { Step } from '../../extension/core/trajectory/model';
 import { planSession, type LaunchRequest } from '../../extension/core/session/sessionPlan';
 import { startSession, type StartedSession } from '../../extension/core/session/sessionStart';
@@ -263,8 +264,8 @@ async function largeForks(mb: number, recording: Trajectory): Promise<void> {
     if (snapshots.failure) throw new Error(snapshots.failure);
     const imagesMs = await timed(() => snapshots.imagesSettled());
     const size = (await source.aci.sandbox.exec('du -sh /repo | cut -f1')).output.trim();
-    const dumps = (await source.aci.sandbox.exec(`ls ${SNAPSHOT_DIR}/*/ | grep -c '^[0-9]*[.]snar$'`)).output.trim();
-    const largest = (await source.aci.sandbox.exec(`cd ${SNAPSHOT_DIR}/*/ && ls -S *.tar | sed -n 2p | xargs stat -c %s`)).output.trim();
+    const dumps = (await source.aci.sandbox.exec(`ls ${FORK_SNAPSHOT_DIR}/*/ | grep -c '^[0-9]*[.]snar$'`)).output.trim();
+    const largest = (await source.aci.sandbox.exec(`cd ${FORK_SNAPSHOT_DIR}/*/ && ls -S *.tar | sed -n 2p | xargs stat -c %s`)).output.trim();
     await source.debug.finish();
     console.log(
       `${STEPS}-step session on a generated repository of ${size} (${repo.mb} MB on the host): ${(sourceMs / STEPS).toFixed(0)} ms per step taking snapshots, ` +

@@ -22,10 +22,11 @@ import { PersonSource, RecordingSource } from '../../extension/core/session/acti
 import { startContainerSession } from '../../extension/core/session/containerSession';
 import { DebugSession } from '../../extension/core/session/debugSession';
 import { forkOf } from '../../extension/core/session/fork';
-import { exportFormats, exporterOf, type ExportFormat } from '../../extension/core/trajectory/exporters';
+import { exportFormats, exportTrajectory, type ExportFormat } from '../../extension/core/trajectory/exporters';
+import { formatNamed } from '../../extension/core/trajectory/formatRegistry';
 import { installScaffoldFamilies } from '../../extension/families';
 import { TrajectorySchema, type Trajectory } from '../../extension/core/trajectory/model';
-import { ensureR2eImage } from '../../extension/core/scaffolds/r2e-gym/image';
+import { r2eGymImage } from '../../extension/core/scaffolds/r2e-gym/image';
 import { runCli } from '../../test/helpers/cliRunner';
 import { materializeSampleRepo } from '../../test/helpers/sampleRepo';
 import { DEMO_EPISODE_IN, DEMO_IMAGE, DEMO_INSTANCE, DEMO_MODEL, DEMO_PROBLEM, FORK_CONTINUATION, TYPED_BY_HAND, demoReply } from './ledgerDemo';
@@ -150,7 +151,7 @@ export async function generateDemoTrajectories(outDir: string): Promise<string[]
     for (const format of ['mini-swe-agent', 'r2e-gym', 'openhands'] as const) {
       const { scaffold } = DEMO_EPISODE_IN[format];
       // R2E-Gym's tools run with /root/.venv/bin/python, as in R2E-Gym's own images: the setup builds this one.
-      const image = format === 'r2e-gym' ? (await ensureR2eImage()).tag : DEMO_IMAGE;
+      const image = format === 'r2e-gym' ? (await r2eGymImage.ensure({})).tag : DEMO_IMAGE;
       const scaffoldTask = await task(`main.${format}`, sample.dir, git(sample.dir, 'rev-parse', 'HEAD'), image);
       inScaffold.set(format, await runLive(server, scaffoldTask, path.join(work, `main.${format}.json`), ['--scaffold', scaffold]));
     }
@@ -177,8 +178,11 @@ export async function generateDemoTrajectories(outDir: string): Promise<string[]
     const ids = new Map([[main.meta.id!, `demo:${MAIN}`]]);
     const files: Array<[string, string]> = exportFormats()
       .filter((format) => !notInDemo.has(format))
-      .map((format) => [`${MAIN}.${format}${exporterOf(format).extension}`, exporterOf(format).write(stable(recordingFor(format), `demo:${MAIN}`, ids))]);
-    const sweAgent = exporterOf('swe-agent').write;
+      .map((format) => [
+        `${MAIN}.${format}${formatNamed(format)!.exporter!.extension}`,
+        exportTrajectory(stable(recordingFor(format), `demo:${MAIN}`, ids), format),
+      ]);
+    const sweAgent = (t: Trajectory) => exportTrajectory(t, 'swe-agent');
     files.push(
       ['on-the-buggy-tree.traj', sweAgent(stable(onBuggyTree, 'demo:on-the-buggy-tree', ids))],
       ['on-the-buggy-tree.replayed.traj', sweAgent(stable(replayed, 'demo:on-the-buggy-tree.replayed', ids))],

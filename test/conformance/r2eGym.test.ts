@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { AciSession } from '../../extension/core/aci/aciSession';
 import { DockerSandbox } from '../../extension/core/runtime/dockerSandbox';
 import type { Sandbox } from '../../extension/core/runtime/sandbox';
-import { createR2eGym } from '../../extension/core/scaffolds/r2e-gym';
+import { r2eGymFamily } from '../../extension/core/scaffolds/r2e-gym';
 import { ensureR2eTestImage, installOracleTools, missingOracles, oracleSteps, writeGeneratedRepo } from './r2eOracle';
 
 const LABELS = { 'swe-workbench.test': 'r2e-conformance' };
@@ -184,7 +184,7 @@ describe('R2E-Gym conformance: our tools against R2E-Gym 69bc953', () => {
   let ours: AciSession;
   let theirs: Sandbox;
   let oursSandbox: Sandbox;
-  const scaffold = createR2eGym();
+  const scaffold = r2eGymFamily.create(r2eGymFamily.versions[0]!);
 
   before(async () => {
     if (skip) return;

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 
 import { needsShared } from '../helpers/sharedFolder';
-import { ensureR2eImage } from '../../extension/core/scaffolds/r2e-gym/image';
+import { r2eGymImage } from '../../extension/core/scaffolds/r2e-gym/image';
 
 const run = promisify(execFile);
 
@@ -29,7 +29,7 @@ export function missingOracles(): string | undefined {
 
 /** The product's R2E-Gym image (core/scaffolds/r2e-gym/image.ts), built offline when missing. */
 export async function ensureR2eTestImage(): Promise<string> {
-  return (await ensureR2eImage()).tag;
+  return (await r2eGymImage.ensure({})).tag;
 }
 
 /** Where R2E-Gym's `RepoEnv.add_commands` puts its tools. */

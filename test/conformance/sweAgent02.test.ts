@@ -4,7 +4,7 @@
 // file refuses an edit, listed as `_split_string` prints it) and its wording.
 import '../helpers/families';
 import { conformanceGroup } from './conformanceGroup';
-import { createSweAgent } from '../../extension/core/scaffolds/swe-agent';
+import { sweAgentFamily } from '../../extension/core/scaffolds/swe-agent';
 import { V02_CALLS } from './sweAgentCalls';
 import { SweAgent07Reference, oracles } from './sweAgentReference';
 
@@ -20,7 +20,7 @@ conformanceGroup({
   reference: (repoDir) => SweAgent07Reference.start({ repoDir, repoPath: '/tallyho__tallyho', oracle: 'v0.2.0' }),
   // The tools a 0.2 replay runs: the scaffold's, which read a command line as 0.x did.
   session: {
-    tools: createSweAgent('0.2', undefined, { bundles: ['tools/defaults', 'tools/search', 'tools/edit_linting', 'tools/submit'] }).tools,
+    tools: sweAgentFamily.create('0.2', undefined, { bundles: ['tools/defaults', 'tools/search', 'tools/edit_linting', 'tools/submit'] }).tools,
     config: { sweAgentVersion: '0.2' },
   },
 });

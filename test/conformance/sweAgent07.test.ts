@@ -3,7 +3,7 @@
 // /<owner>__<repo>, and kept its commands' output as printed.
 import '../helpers/families';
 import { conformanceGroup } from './conformanceGroup';
-import { createSweAgent } from '../../extension/core/scaffolds/swe-agent';
+import { sweAgentFamily } from '../../extension/core/scaffolds/swe-agent';
 import { V07_CALLS } from './sweAgentCalls';
 import { SWE_AGENT_ORACLES, SweAgent07Reference, oracles } from './sweAgentReference';
 
@@ -19,7 +19,7 @@ conformanceGroup({
   reference: (repoDir) => SweAgent07Reference.start({ repoDir, repoPath: '/tallyho__tallyho' }),
   // The tools a 0.7 replay runs: the scaffold's, which read a command line as 0.7 did.
   session: {
-    tools: createSweAgent('0.7', undefined, { bundles: ['tools/defaults', 'tools/search', 'tools/edit_linting', 'tools/submit'] }).tools,
+    tools: sweAgentFamily.create('0.7', undefined, { bundles: ['tools/defaults', 'tools/search', 'tools/edit_linting', 'tools/submit'] }).tools,
     config: { sweAgentVersion: '0.7' },
   },
 });

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { describe } from 'node:test';
-import { parseTerminusJson, parseTerminusXml, type TerminusParse } from '../../extension/core/scaffolds/terminus-2/replyParsers';
+import { parseTerminusReply, type TerminusParse, type TerminusReplyFormat } from '../../extension/core/scaffolds/terminus-2/replyParsers';
 import { needsShared } from '../helpers/sharedFolder';
 
 const oracles = needsShared('oracles');
@@ -91,10 +91,12 @@ function harbor(request: { json: string[]; xml: string[] }): Promise<{ json: Ter
 describe("Terminus-2's reply parsers against Harbor's", () => {
   oracles.test('JSON and XML replies read alike, field by field', async () => {
     const expected = await harbor({ json: JSON_REPLIES, xml: XML_REPLIES });
-    const check = (kind: 'json' | 'xml', replies: string[], parse: (r: string) => TerminusParse) =>
-      replies.forEach((reply, i) => assert.deepEqual(parse(reply), expected[kind][i], `${kind} reply ${i + 1}: ${JSON.stringify(reply).slice(0, 120)}`));
-    check('json', JSON_REPLIES, parseTerminusJson);
-    check('xml', XML_REPLIES, parseTerminusXml);
+    const check = (kind: TerminusReplyFormat, replies: string[]) =>
+      replies.forEach((reply, i) =>
+        assert.deepEqual(parseTerminusReply(kind, reply), expected[kind][i], `${kind} reply ${i + 1}: ${JSON.stringify(reply).slice(0, 120)}`),
+      );
+    check('json', JSON_REPLIES);
+    check('xml', XML_REPLIES);
     // The corpus reaches every outcome: commands read, errors, warnings and auto-corrections.
     const all = [...expected.json, ...expected.xml];
     assert.ok(all.some((r) => r.error !== '') && all.some((r) => r.commands.length > 1) && all.some((r) => r.warning.includes('AUTO-CORRECTED')));

@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { dockerFromEnv } from '../../extension/core/runtime/dockerConnection';
-import { SANDBOX_LABEL, SESSION_LABEL } from '../../extension/core/runtime/dockerSandbox';
+import { SANDBOX_LABEL, SESSION_LABEL } from '../../extension/core/runtime/sandboxLabels';
 
 /** The offline image the integration tests run in (built by `swe-workbench image build`). */
 export const TEST_IMAGE = 'swe-workbench/base:bookworm';

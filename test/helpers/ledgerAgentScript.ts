@@ -12,8 +12,7 @@ import type { Sandbox } from '../../extension/core/runtime/sandbox';
 import { materializeSampleRepo, type SampleRepo } from './sampleRepo';
 import type { ScriptedReply } from '../../scripts/demo/policy/scriptedPolicyServer';
 import { toolSetFor } from '../../extension/core/scaffolds/swe-agent/tools/standardTools';
-import { createSweAgent } from '../../extension/core/scaffolds/swe-agent';
-import { LATEST_SWE_AGENT_VERSION } from '../../extension/core/scaffolds/swe-agent/tools/sweAgentVersion';
+import { sweAgentFamily } from '../../extension/core/scaffolds/swe-agent';
 
 export const SYSTEM_PROMPT = 'You are a careful software engineer working in a bash shell.';
 export const INSTRUCTIONS = 'Money.allocate must keep every cent. Check the implementation and submit.';
@@ -45,7 +44,7 @@ export async function policySource(url: string, aci: AciSession, options: Partia
     retry: { baseDelayMs: 1, maxDelayMs: 5 },
     ...options,
   });
-  const scaffold = createSweAgent(LATEST_SWE_AGENT_VERSION, undefined, { replyFormat: 'thought_action' });
+  const scaffold = sweAgentFamily.create(sweAgentFamily.versions.at(-1)!, undefined, { replyFormat: 'thought_action' });
   return new PolicySource({ client, tools: aci.tools, scaffold, systemPrompt: SYSTEM_PROMPT, instructions: INSTRUCTIONS });
 }
 

@@ -125,17 +125,17 @@ export async function findReferences(server: PyrightServer, at: TextPosition, si
   return (reply ?? []).sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line || a.character - b.character);
 }
 
-/** The hover text (signature, type, docstring) as plain text, or null when Pyright has none. */
-export async function hoverAt(server: PyrightServer, at: TextPosition, signal?: AbortSignal): Promise<string | null> {
+/** What Pyright's hover says of the name at `at` (signature, type, docstring, as markdown), or null when it says nothing. */
+export async function hoverAt(server: PyrightServer, at: TextPosition, signal?: AbortSignal): Promise<HoverContents | null> {
   await server.syncDocument(at.path, at.text, signal);
   const reply = await server.request('textDocument/hover', textDocumentPosition(at), hoverReply, signal);
-  if (reply === null) return null;
-  const text = hoverText(reply.contents);
-  return text === '' ? null : text;
+  return reply === null ? null : reply.contents;
 }
 
-/** @internal */
-export function hoverText(contents: z.infer<typeof hoverContents>): string {
+type HoverContents = z.infer<typeof hoverContents>;
+
+/** A hover as plain text: code fences, separators and `&nbsp;` gone; empty when it holds no text. */
+export function hoverText(contents: HoverContents): string {
   const parts = Array.isArray(contents) ? contents : [contents];
   return parts
     .map((part) => (typeof part === 'string' ? part : part.value))

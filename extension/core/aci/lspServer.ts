@@ -60,8 +60,8 @@ export function pyrightFolder(moduleFile: string = __filename): string {
   return folder;
 }
 
-/** The host's node and this program's Pyright, for the container's mounts or copies. @internal */
-export function hostPyrightPaths(): PyrightPaths {
+/** The host's node and this program's Pyright, for the container's mounts or copies. */
+function hostPyrightPaths(): PyrightPaths {
   return { node: process.execPath, pyright: pyrightFolder() };
 }
 

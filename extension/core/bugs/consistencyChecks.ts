@@ -16,8 +16,7 @@ export const CHECK_NAMES = [
   'weakening-validity',
   'inverse-mutation',
 ] as const;
-/** @internal */
-export type CheckName = (typeof CHECK_NAMES)[number];
+type CheckName = (typeof CHECK_NAMES)[number];
 
 export interface CheckEvidence {
   files?: string[];

@@ -1,11 +1,11 @@
 /**
- * A port of Python's difflib.SequenceMatcher (CPython 3.11 Lib/difflib.py), enough for
- * `ratio()`: the same b2j index, junk and "popular" purge (autojunk: in a b of 200+ items,
- * an item seen more than 1% + 1 times is ignored as a match seed), the same longest-match
- * extension and the same recursion order, so ratios equal Python's to the last bit.
+ * A port of Python's difflib.SequenceMatcher (CPython 3.11 Lib/difflib.py) without a junk
+ * function (`isjunk=None`, as every caller here uses it), enough for `ratio()` and
+ * `unified_diff`: the same b2j index and "popular" purge (autojunk: in a b of 200+ items, an item
+ * seen more than 1% + 1 times is ignored as a match seed), the same longest-match extension and
+ * the same recursion order, so ratios equal Python's to the last bit.
  */
-interface SequenceMatcherOptions<T> {
-  isJunk?: (item: T) => boolean;
+interface SequenceMatcherOptions {
   autojunk?: boolean;
 }
 
@@ -15,25 +15,19 @@ interface MatchingBlock {
   size: number;
 }
 
-/** @internal */
-export class SequenceMatcher<T> {
+class SequenceMatcher<T> {
   private readonly b2j = new Map<T, number[]>();
-  private readonly bjunk = new Set<T>();
 
   constructor(
     private readonly a: readonly T[],
     private readonly b: readonly T[],
-    options: SequenceMatcherOptions<T> = {},
+    options: SequenceMatcherOptions = {},
   ) {
     b.forEach((item, j) => {
       const list = this.b2j.get(item);
       if (list) list.push(j);
       else this.b2j.set(item, [j]);
     });
-    if (options.isJunk) {
-      for (const item of this.b2j.keys()) if (options.isJunk(item)) this.bjunk.add(item);
-      for (const item of this.bjunk) this.b2j.delete(item);
-    }
     if ((options.autojunk ?? true) && b.length >= 200) {
       const ntest = Math.floor(b.length / 100) + 1;
       for (const [item, idxs] of [...this.b2j]) if (idxs.length > ntest) this.b2j.delete(item);
@@ -42,7 +36,6 @@ export class SequenceMatcher<T> {
 
   findLongestMatch(alo: number, ahi: number, blo: number, bhi: number): MatchingBlock {
     const { a, b } = this;
-    const junk = (j: number) => this.bjunk.has(b[j] as T);
     let besti = alo;
     let bestj = blo;
     let bestsize = 0;
@@ -62,16 +55,13 @@ export class SequenceMatcher<T> {
       }
       j2len = next;
     }
-    for (const wantJunk of [false, true]) {
-      while (besti > alo && bestj > blo && junk(bestj - 1) === wantJunk && a[besti - 1] === b[bestj - 1]) {
-        besti--;
-        bestj--;
-        bestsize++;
-      }
-      while (besti + bestsize < ahi && bestj + bestsize < bhi && junk(bestj + bestsize) === wantJunk && a[besti + bestsize] === b[bestj + bestsize]) {
-        bestsize++;
-      }
+    // With no junk function, Python's two extension passes are one: over equal items the popular purge left out of b2j.
+    while (besti > alo && bestj > blo && a[besti - 1] === b[bestj - 1]) {
+      besti--;
+      bestj--;
+      bestsize++;
     }
+    while (besti + bestsize < ahi && bestj + bestsize < bhi && a[besti + bestsize] === b[bestj + bestsize]) bestsize++;
     return { a: besti, b: bestj, size: bestsize };
   }
 

@@ -12,9 +12,8 @@ const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a
 /**
  * Text from a file made safe to print: each unsafe character shown as its `\uXXXX` escape,
  * which is also how JSON writes it, so `--json` output stays valid JSON meaning the same text.
- * @internal
  */
-export function terminalSafe(text: string): string {
+function terminalSafe(text: string): string {
   return text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 

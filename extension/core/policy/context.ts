@@ -26,8 +26,8 @@ export interface ContextOptions {
 
 export const DEFAULT_OBSERVATION_TEMPLATE = 'OBSERVATION:\n{observation}';
 
-/** SWE-agent's wording for a folded observation. @internal */
-export function foldedObservation(observation: string): string {
+/** SWE-agent's wording for a folded observation. */
+function foldedObservation(observation: string): string {
   return `Old environment output: (${observation.split('\n').length} lines omitted)`;
 }
 

@@ -12,8 +12,7 @@ import { readJsonFile, parseWithSchema } from './schemaInput';
 
 const ChecksSchema = z.array(z.looseObject({ name: z.string().min(1), passed: z.boolean() })).min(1, 'expected at least one check');
 
-/** @internal */
-export function bugConsistency(checks: boolean | ReadonlyArray<{ name: string; passed: boolean }>): BugConsistency {
+function bugConsistency(checks: boolean | ReadonlyArray<{ name: string; passed: boolean }>): BugConsistency {
   if (typeof checks === 'boolean') return { consistent: checks, failed: [] };
   const failed = checks.filter((c) => !c.passed).map((c) => c.name);
   return { consistent: failed.length === 0, failed };

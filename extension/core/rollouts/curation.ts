@@ -62,8 +62,8 @@ interface GitHistoryRead {
   command: string;
 }
 
-/** The steps whose action (or any of its tool calls) reads git history. @internal */
-export function gitHistoryReads(t: Pick<Trajectory, 'steps'>): GitHistoryRead[] {
+/** The steps whose action (or any of its tool calls) reads git history. */
+function gitHistoryReads(t: Pick<Trajectory, 'steps'>): GitHistoryRead[] {
   const found: GitHistoryRead[] = [];
   for (const step of t.steps) {
     for (const raw of [step.action.raw, ...(step.calls ?? []).map((c) => c.action.raw)]) {

@@ -8,6 +8,7 @@ import { createUntilStarted, restoreFromBase, runLoggedCommand } from '../runtim
 import type { Sandbox } from '../runtime/sandbox';
 import { bashQuote } from '../runtime/shellSession';
 import type { ForcedCandidate } from './forcedSubmission';
+import { testCommandFor } from './testCommand';
 
 /**
  * Forced submission, graded for real: each candidate's last-state patch goes into a fresh
@@ -59,18 +60,6 @@ export interface ForcedGradingOptions {
   signal?: AbortSignal;
   /** Called as each candidate is graded, in the order they end. */
   onGrade?: (grade: ForcedGrade) => void;
-}
-
-/** The command that runs an instance's tests: --test-command, its test_cmd, else pytest over the files of its test ids. @internal */
-export function testCommandFor(instance: TaskInstance, override?: string): string | { error: string } {
-  if (override !== undefined) return override;
-  const own = instance['test_cmd'] ?? instance['test_command'];
-  if (typeof own === 'string' && own.trim() !== '') return own;
-  const files = [
-    ...new Set([...instance.FAIL_TO_PASS, ...instance.PASS_TO_PASS].filter((id) => id.includes('::')).map((id) => id.slice(0, id.indexOf('::')))),
-  ].sort();
-  if (files.length === 0) return { error: `instance '${instance.instance_id}' has no test_cmd and its test ids name no pytest file; give --test-command` };
-  return `pytest -rA -p no:cacheprovider ${files.map(bashQuote).join(' ')}`;
 }
 
 /** Grades every candidate in its own container, `parallel` at a time; the grades keep the candidates' order. */

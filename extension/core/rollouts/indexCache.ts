@@ -73,8 +73,8 @@ export interface LoadedCache {
   discarded?: string;
 }
 
-/** One cache file per indexed folder, named after a hash of its absolute path. @internal */
-export function cacheFile(cacheDir: string, root: string): string {
+/** One cache file per indexed folder, named after a hash of its absolute path. */
+function cacheFile(cacheDir: string, root: string): string {
   return join(cacheDir, `rollouts-${rootKey(root)}.json`);
 }
 

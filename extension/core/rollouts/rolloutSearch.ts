@@ -35,9 +35,8 @@ const ESCAPED_IN_JSON = /["\\\u0000-\u001f\u007f-\uffff]/;
  * for the hits' excerpts; without one every file is read (a JSONL file is streamed and only the
  * lines of the rollouts asked for are parsed, and a document whose raw text cannot contain the
  * query is not parsed at all).
- * @internal
  */
-export async function searchRollouts(root: string, rollouts: readonly Rollout[], query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+async function searchRollouts(root: string, rollouts: readonly Rollout[], query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
   const needle = query.toLowerCase();
   if (needle === '') return [];
   const found = await fromStore(rollouts, needle, options);

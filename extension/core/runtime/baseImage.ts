@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
+import { debianMirror } from './aptSources';
 import { CancelledError, throwIfAborted } from '../errors';
 import { dockerFromEnv } from './dockerConnection';
 
@@ -42,23 +43,10 @@ export interface BaseImageResult {
   built: boolean;
 }
 
-/** The first mirror serving `suite` in apt's deb822 sources or one-line sources.list text. @internal */
-export function debianMirror(sourcesText: string, suite = SUITE): string | undefined {
-  for (const stanza of sourcesText.split(/\n\s*\n/)) {
-    const field = (name: string) => new RegExp(`^${name}:\\s*(.+)$`, 'mi').exec(stanza)?.[1]?.trim().split(/\s+/) ?? [];
-    if (field('Types').includes('deb') && field('Suites').includes(suite)) return field('URIs')[0];
-  }
-  for (const line of sourcesText.split('\n')) {
-    const m = /^\s*deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+(\S+)/.exec(line);
-    if (m && m[2] === suite) return m[1];
-  }
-  return undefined;
-}
-
 function systemMirror(): string {
   for (const file of ['/etc/apt/sources.list.d/debian.sources', '/etc/apt/sources.list']) {
     if (!existsSync(file)) continue;
-    const mirror = debianMirror(readFileSync(file, 'utf8'));
+    const mirror = debianMirror(readFileSync(file, 'utf8'), SUITE);
     if (mirror) return mirror;
   }
   return FALLBACK_MIRROR;

@@ -2,7 +2,7 @@
  * The Sandbox in a Docker container (dockerode): one long-lived interactive bash per container,
  * reached through a single exec with stdin attached; files move through the archive API.
  *
- * Lifetime: the container carries labels (SANDBOX_LABEL, OWNER_LABEL, SESSION_LABEL) and is
+ * Lifetime: the container carries labels (sandboxLabels.ts) and is
  * removed on dispose(), when creation fails, when `options.signal` aborts (at any time, so a
  * cancelled job takes its container with it), and at process exit when the docker CLI can be
  * run. cleanupLeftovers() removes containers whose owning process is gone.
@@ -28,16 +28,9 @@ import { isNoSuchImage, MissingImageError } from './images';
 import { DEFAULT_LIMITS, type ExecOptions, type ExecResult, type Sandbox, type SandboxLimits, type SandboxOptions, type SandboxProcess } from './sandbox';
 import { bashQuote, ShellSession, type ShellHost, type ShellProcess, type TreeSignal } from './shellSession';
 import { extractTo, packHostPath } from './tarArchive';
+import { OWNER_LABEL, SANDBOX_LABEL, SESSION_LABEL } from './sandboxLabels';
+import { PROCESS_DIR, SANDBOX_SNAPSHOT_DIR } from './containerPaths';
 
-/** @internal */
-export const SANDBOX_LABEL = 'swe-workbench.sandbox';
-/** `<hostname>:<pid>` of the process that created the container. @internal */
-export const OWNER_LABEL = 'swe-workbench.owner';
-/** @internal */
-export const SESSION_LABEL = 'swe-workbench.session';
-
-const SNAPSHOT_DIR = '/tmp/.swe-workbench/snapshots';
-const PROCESS_DIR = '/tmp/.swe-workbench/processes';
 const TTY_SIZE = { w: 80, h: 24 };
 const FILE_TIMEOUT_MS = 5 * 60_000;
 /** Keeps the container alive with whatever `sleep` the image has (busybox lacks `infinity`). */
@@ -204,7 +197,7 @@ export class DockerSandbox implements Sandbox {
       maxOutputBytes: limits.maxOutputBytes,
       ...(options.shellStartup ? { startup: options.shellStartup } : {}),
     });
-    this.snapshots = new RepoSnapshots((c, o) => this.exec(c, o), this.repoPath, SNAPSHOT_DIR);
+    this.snapshots = new RepoSnapshots((c, o) => this.exec(c, o), this.repoPath, SANDBOX_SNAPSHOT_DIR);
     signal?.addEventListener('abort', this.onAbort, { once: true });
   }
 

@@ -37,20 +37,6 @@ export function packHostPath(hostPath: string, name: string): NodeJS.ReadableStr
   return Readable.from(pack, { objectMode: false });
 }
 
-/** The contents of the one regular file in a tar stream (getArchive of a file). @internal */
-export async function readSingleFile(stream: NodeJS.ReadableStream, what: string): Promise<Buffer> {
-  const extract = tar.extract();
-  stream.pipe(extract);
-  for await (const entry of extract) {
-    if (entry.header.type !== 'file') throw new Error(`${what} is not a regular file (${entry.header.type})`);
-    const chunks: Buffer[] = [];
-    for await (const chunk of entry) chunks.push(chunk as Buffer);
-    (stream as Readable).destroy?.();
-    return Buffer.concat(chunks);
-  }
-  throw new Error(`${what}: empty archive`);
-}
-
 /**
  * Extracts a getArchive stream to `target`: its top entry becomes `target` itself. Entries that
  * would land outside `target` (`..`, absolute names) are refused.

@@ -117,8 +117,8 @@ function describe(hello: Record<string, unknown>): string {
   return typeof hello.name === 'string' ? `the warm ${hello.name} process` : 'the warm Python process';
 }
 
-/** A JSON object from one line, or undefined. @internal */
-export function parseJsonObject(line: string): Record<string, unknown> | undefined {
+/** A JSON object from one line, or undefined. */
+function parseJsonObject(line: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(line);
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;

@@ -1,6 +1,6 @@
 /**
  * Snapshots for forking without replaying. Every session the launcher starts keeps, after each
- * step, a tar of its repository (inside its own container, under `SNAPSHOT_DIR`) and a copy of
+ * step, a tar of its repository (inside its own container, under `FORK_SNAPSHOT_DIR`) and a copy of
  * the tools' state (`AciSession.toolState`, in memory), keyed by the actions that led there. A
  * fork at step k of a recording looks for a live session of the same setup whose first j <= k
  * actions were the recording's (a replay of it, or an earlier fork), starts the fork's container
@@ -48,13 +48,12 @@ import path from 'node:path';
 import type { AciSession, AciToolState } from '../aci/aciSession';
 import type { ToolSet } from '../aci/toolRegistry';
 import { errorText } from '../errors';
+import { FORK_SNAPSHOT_DIR } from '../runtime/containerPaths';
 import { DockerSandbox } from '../runtime/dockerSandbox';
 import type { Sandbox } from '../runtime/sandbox';
 import { bashQuote } from '../runtime/shellSession';
 import type { Step } from '../trajectory/model';
 
-/** Where a session's snapshots sit in its own container. @internal */
-export const SNAPSHOT_DIR = '/tmp/.swe-workbench/fork-snapshots';
 /** Snapshot bytes a session keeps by default before thinning them out. */
 const DEFAULT_SNAPSHOT_BUDGET_BYTES = 1024 ** 3;
 
@@ -146,7 +145,7 @@ async function putTars(what: string, source: Sandbox, tars: readonly TarFile[], 
   const q = bashQuote;
   const repo = q(target.repoPath);
   if (tars.length === 0) return;
-  const inside = `${SNAPSHOT_DIR}/restore-${createHash('sha256').update(`${Date.now()}${Math.random()}`).digest('hex').slice(0, 12)}`;
+  const inside = `${FORK_SNAPSHOT_DIR}/restore-${createHash('sha256').update(`${Date.now()}${Math.random()}`).digest('hex').slice(0, 12)}`;
   const made = await target.exec(`mkdir -p ${q(inside)}`, { timeoutMs: 60_000 });
   if (made.exitCode !== 0) throw new Error(`could not make ${inside} in the target container: ${made.output.slice(-500)}`);
   try {
@@ -194,7 +193,7 @@ export class SessionSnapshots {
     readonly setup: string,
     readonly aci: AciSession,
     private readonly budgetBytes = DEFAULT_SNAPSHOT_BUDGET_BYTES,
-    private readonly dir = `${SNAPSHOT_DIR}/${createHash('sha256').update(`${Date.now()}${Math.random()}`).digest('hex').slice(0, 12)}`,
+    private readonly dir = `${FORK_SNAPSHOT_DIR}/${createHash('sha256').update(`${Date.now()}${Math.random()}`).digest('hex').slice(0, 12)}`,
     /**
      * Differentials against a level-0 dump (GNU tar's `--listed-incremental`) after the first
      * snapshot; false, or an image whose tar cannot, takes the whole repository every time.

@@ -23,8 +23,7 @@ import {
 import { conversations, isAgentStep, type Conversation } from './conversation';
 import type { TokenServer } from './tokenServer';
 
-/** @internal */
-export interface RescoreOptions {
+interface RescoreOptions {
   bounds?: Bounds;
   /** How many of the worst tokens each step, rollout and run lists. Default 10. */
   worst?: number;
@@ -192,13 +191,8 @@ async function driftOf(
   }
 }
 
-/** Re-scores every agent step of one recording, the requests through `limiter`. @internal */
-export async function rescoreTrajectory(
-  trajectory: Trajectory,
-  server: TokenServer,
-  options: RescoreOptions = {},
-  limiter = new Limiter(4),
-): Promise<RolloutReport> {
+/** Re-scores every agent step of one recording, the requests through `limiter`. */
+async function rescoreTrajectory(trajectory: Trajectory, server: TokenServer, options: RescoreOptions = {}, limiter = new Limiter(4)): Promise<RolloutReport> {
   const bounds = options.bounds ?? DEFAULT_BOUNDS;
   const worst = options.worst ?? 10;
   const conversationAt = conversations(trajectory);

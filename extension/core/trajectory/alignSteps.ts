@@ -150,11 +150,6 @@ function alignTo(n: number, b: readonly NormalisedAction[], rowScore: (i: number
   return pairs;
 }
 
-/** Global alignment of two sequences: pairs of indices, -1 where one side has no step. @internal */
-export function alignPair(a: readonly NormalisedAction[], b: readonly NormalisedAction[]): Array<[number, number]> {
-  return alignTo(a.length, b, (i, x) => score(a[i]!, x));
-}
-
 interface AlignedRow {
   /** Per run, the step index in this row, or null where that run has no step here. */
   steps: Array<number | null>;

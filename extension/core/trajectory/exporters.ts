@@ -10,8 +10,8 @@ export function exportFormats(): ExportFormat[] {
   return trajectoryFormats().flatMap((f) => (f.exporter ? [f.name] : []));
 }
 
-/** The writer of `format` and its usual file ending; an Error naming the writable formats when it has none. @internal */
-export function exporterOf(format: ExportFormat): { extension: string; write: (t: Trajectory, options?: WriteOptions) => string } {
+/** The writer of `format` and its usual file ending; an Error naming the writable formats when it has none. */
+function exporterOf(format: ExportFormat): { extension: string; write: (t: Trajectory, options?: WriteOptions) => string } {
   const exporter = formatNamed(format)?.exporter;
   if (!exporter) throw new Error(`cannot write trajectory format '${format}': expected one of ${exportFormats().join(', ')}`);
   return exporter;

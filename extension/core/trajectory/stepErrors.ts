@@ -30,8 +30,8 @@ const PYTEST_SUMMARY = /^=+ .*?\b(\d+) (failed|errors?)\b.* =+$/;
 const PYTEST_FAILED_LINE = /^(FAILED|ERROR) \S+::\S+/;
 const UNITTEST_FAILED = /^FAILED \((?:failures|errors)=\d+/;
 
-/** Errors read from a program's output alone; an empty list when it shows none. @internal */
-export function outputErrors(output: string): StepError[] {
+/** Errors read from a program's output alone; an empty list when it shows none. */
+function outputErrors(output: string): StepError[] {
   const lines = output.split(/\r?\n/);
   const found: StepError[] = [];
   for (let i = 0; i < lines.length; i++) {

@@ -98,8 +98,8 @@ async function openIndexed(
   return reading ? reading.open(index, skeleton, options) : undefined;
 }
 
-/** A trajectory parsed whole, as a step source. @internal */
-export function stepSourceOf(loaded: LoadedTrajectory): StepSource {
+/** A trajectory parsed whole, as a step source. */
+function stepSourceOf(loaded: LoadedTrajectory): StepSource {
   const { file, format } = loaded;
   const { steps, ...header } = loaded.trajectory;
   const step = (index: number) => {

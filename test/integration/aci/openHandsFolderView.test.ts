@@ -3,13 +3,13 @@
 import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createOpenHands } from '../../../extension/core/scaffolds/openhands';
+import { openHandsFamily } from '../../../extension/core/scaffolds/openhands';
 import { startAciOnSampleRepo, type AciFixture } from '../../helpers/aciSandbox';
 
 describe("OpenHands' folder view", () => {
   let aci: AciFixture;
   before(async () => {
-    const scaffold = createOpenHands();
+    const scaffold = openHandsFamily.create('codeact');
     aci = await startAciOnSampleRepo({ tools: scaffold.tools, config: scaffold.config, present: (r) => scaffold.present!(r) });
     // Hidden entries at the top (a file, a folder with content, a link to a folder, a broken link,
     // a name with a newline) and below it; a visible folder with a space.

@@ -5,13 +5,13 @@
 import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createOpenHands } from '../../../extension/core/scaffolds/openhands';
+import { openHandsFamily } from '../../../extension/core/scaffolds/openhands';
 import { startAciOnSampleRepo, type AciFixture } from '../../helpers/aciSandbox';
 
 describe("OpenHands' editor on \\r line ends", () => {
   let aci: AciFixture;
   before(async () => {
-    const scaffold = createOpenHands();
+    const scaffold = openHandsFamily.create('codeact');
     aci = await startAciOnSampleRepo({ tools: scaffold.tools, config: scaffold.config, present: (r) => scaffold.present!(r) });
     await aci.sandbox.writeFile('/le/crlf.py', 'first = 1\r\nsecond = 2\r\n');
     await aci.sandbox.writeFile('/le/lone.py', 'one = 1\rtwo = 2\nthree = 3\r');

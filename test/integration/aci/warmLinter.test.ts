@@ -4,7 +4,8 @@ import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AciSession } from '../../../extension/core/aci/aciSession';
-import { disposeWarmFlake8, warmFlake8For } from '../../../extension/core/scaffolds/swe-agent/tools/flake8Server';
+import { warmFlake8For } from '../../../extension/core/scaffolds/swe-agent/tools/flake8Server';
+import { disposeWarmServers } from '../../../extension/core/runtime/warmPython';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -101,7 +102,7 @@ describe('warm flake8 in a container', () => {
     assert.equal(server?.answered, answeredBefore + 2 * REPLACES.length);
   });
 
-  test('one warm process serves every edit of the sandbox and is gone after dispose', async () => {
+  test('one warm process serves every edit of the sandbox and is gone when the session stops its servers', async () => {
     const session = new AciSession(aci.sandbox, { tools: toolSetFor(['tools/registry', 'tools/windowed', 'tools/windowed_edit_linting']) });
     await session.runCommand('open ledger/money.py');
     await session.runCommand('edit 2:2\n# first\nend_of_edit');
@@ -111,7 +112,7 @@ describe('warm flake8 in a container', () => {
     await session.runCommand('edit 14:14\n        raise TypeError(\nend_of_edit');
     assert.equal(await warmFlake8For(aci.sandbox, () => Promise.reject(new Error('no new server expected'))), server);
     assert.equal(await pythonProcesses(aci), '1');
-    await disposeWarmFlake8(aci.sandbox);
+    await session.stopServers();
     assert.equal(server?.alive, false);
     assert.equal(await pythonProcesses(aci), '0');
     // The next edit starts another; the session's dispose stops it with the sandbox.
@@ -180,7 +181,7 @@ describe('a linted edit the file system refuses', () => {
       }
       assert.equal((await sandbox.exec('cat /readonly/fixed.py')).output, 'x = 1\n');
     } finally {
-      await disposeWarmFlake8(sandbox);
+      await disposeWarmServers(sandbox);
       await sandbox.dispose();
       await rm(host, { recursive: true, force: true });
     }

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadBugArtifact } from '../../../extension/core/bugs/bugArtifact';
 import { CancelledError } from '../../../extension/core/errors';
-import { runConsistencyChecks, type CheckName, type CheckResult, type ConsistencyOptions } from '../../../extension/core/bugs/consistencyChecks';
+import { runConsistencyChecks, type CheckResult, type ConsistencyOptions } from '../../../extension/core/bugs/consistencyChecks';
+
+type CheckName = CheckResult['name'];
 import { bugFixtureDir, containersLeft, sampleRepoForBugs, sandboxFactory } from '../../helpers/bugSandboxes';
 
 const suite = 'bug-consistency-checks';

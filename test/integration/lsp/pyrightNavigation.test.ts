@@ -4,8 +4,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { AciSession } from '../../../extension/core/aci/aciSession';
-import { LSP_BUNDLE } from '../../../extension/core/scaffolds/swe-agent/tools/lspTools';
-import { disposePyright, hostPyrightPaths, pyrightFor, pyrightMounts } from '../../../extension/core/aci/lspServer';
+// The lsp bundle registers itself with SWE-agent's bundles when its module loads.
+import '../../../extension/core/scaffolds/swe-agent/tools/lspTools';
+import { disposePyright, pyrightFolder, pyrightFor, pyrightMounts } from '../../../extension/core/aci/lspServer';
 import { CancelledError } from '../../../extension/core/errors';
 import { LocalSandbox } from '../../../extension/core/runtime/localSandbox';
 import type { Sandbox } from '../../../extension/core/runtime/sandbox';
@@ -28,7 +29,7 @@ describe('Pyright navigation tools in a container of the base image', () => {
 
   before(async () => {
     sandbox = await startLspSandbox({ mounts: pyrightMounts() });
-    aci = new AciSession(sandbox, { tools: toolSetFor([LSP_BUNDLE]) });
+    aci = new AciSession(sandbox, { tools: toolSetFor(['lsp']) });
   });
   after(async () => {
     await disposePyright(sandbox);
@@ -158,7 +159,7 @@ describe('Pyright when things go wrong', () => {
     const pending = server.request('workspace/symbol', { query: 'Money' }, z.unknown(), abort.signal);
     abort.abort();
     await assert.rejects(pending, CancelledError);
-    const aci = new AciSession(sandbox, { tools: toolSetFor([LSP_BUNDLE]) });
+    const aci = new AciSession(sandbox, { tools: toolSetFor(['lsp']) });
     assert.match((await aci.runCommand('workspace_symbols Money')).observation, /^ledger\/money\.py:\d+: class Money$/m);
     assert.equal(await pyrightFor(sandbox), server);
   });
@@ -172,7 +173,7 @@ describe('Pyright when things go wrong', () => {
       server.request('workspace/symbol', { query: 'Money' }, z.unknown()),
       /^Error: Pyright exited with code \d+ before answering workspace\/symbol/,
     );
-    const aci = new AciSession(sandbox, { tools: toolSetFor([LSP_BUNDLE]) });
+    const aci = new AciSession(sandbox, { tools: toolSetFor(['lsp']) });
     const line = await lineOf('ledger/accounts.py', 'class Chart');
     assert.match((await aci.runCommand(`hover ledger/accounts.py ${line} Chart`)).observation, /^class Chart\(auto_open: bool = True\)$/m);
     assert.notEqual(await pyrightFor(sandbox), server);
@@ -184,7 +185,7 @@ describe('Pyright copied into a container started without the mounts (a remote e
   test('it is copied in once, answers, and the container is removed after', async () => {
     const sandbox = await startLspSandbox({});
     try {
-      const aci = new AciSession(sandbox, { tools: toolSetFor([LSP_BUNDLE]) });
+      const aci = new AciSession(sandbox, { tools: toolSetFor(['lsp']) });
       const line = await lineOf('ledger/reports.py', 'from .journal import Balance');
       const { observation } = await aci.runCommand(`goto_definition ledger/reports.py ${line} Balance`);
       assert.equal(observation.split('\n')[1], `ledger/journal.py:${await lineOf('ledger/journal.py', 'class Balance')}: class Balance:`);
@@ -199,7 +200,7 @@ describe('Pyright copied into a container started without the mounts (a remote e
     const sandbox = await startLspSandbox({});
     try {
       await assert.rejects(
-        pyrightFor(sandbox, { host: { node: '/bin/false', pyright: hostPyrightPaths().pyright } }),
+        pyrightFor(sandbox, { host: { node: '/bin/false', pyright: pyrightFolder() } }),
         /^Error: the host's node \(\/bin\/false\) cannot run in this sandbox, so Pyright cannot start: false \(GNU coreutils\)/,
       );
       assert.equal(await countLangservers(sandbox), 0);
@@ -213,7 +214,7 @@ describe('Pyright in a local sandbox (no container)', () => {
   test('runs from the host, answers, and is gone after dispose', async () => {
     const sandbox = await LocalSandbox.create({ image: 'local', repoDir: sampleRepoTree, repoPath: '/repo' });
     try {
-      const aci = new AciSession(sandbox, { tools: toolSetFor([LSP_BUNDLE]) });
+      const aci = new AciSession(sandbox, { tools: toolSetFor(['lsp']) });
       const line = await lineOf('ledger/parser.py', 'from .accounts import');
       const { observation } = await aci.runCommand(`goto_definition ledger/parser.py ${line} infer_type`);
       assert.equal(observation.split('\n')[1], `ledger/accounts.py:${await lineOf('ledger/accounts.py', 'def infer_type(')}: def infer_type(name):`);

@@ -9,7 +9,8 @@ import { CancelledError } from '../../../extension/core/errors';
 import Docker from 'dockerode';
 import { createSandbox } from '../../../extension/core/runtime/createSandbox';
 import { hasImage } from '../../../extension/core/runtime/images';
-import { DockerSandbox, OWNER_LABEL, SANDBOX_LABEL, SESSION_LABEL, cleanupLeftovers } from '../../../extension/core/runtime/dockerSandbox';
+import { DockerSandbox, cleanupLeftovers } from '../../../extension/core/runtime/dockerSandbox';
+import { OWNER_LABEL, SANDBOX_LABEL, SESSION_LABEL } from '../../../extension/core/runtime/sandboxLabels';
 import { TEST_IMAGE, containersOfSession, testDocker } from '../../helpers/docker';
 import { sampleGitRepo } from './fixtureRepo';
 

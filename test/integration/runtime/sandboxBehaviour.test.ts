@@ -9,7 +9,7 @@ import { LocalSandbox } from '../../../extension/core/runtime/localSandbox';
 import type { Sandbox, SandboxOptions } from '../../../extension/core/runtime/sandbox';
 import { sandboxKinds } from './sandboxKinds';
 import { sampleGitRepo } from './fixtureRepo';
-import { SESSION_LABEL } from '../../../extension/core/runtime/dockerSandbox';
+import { SESSION_LABEL } from '../../../extension/core/runtime/sandboxLabels';
 import { containersOfSession, testDocker } from '../../helpers/docker';
 
 // LocalSandbox processes share the host's process table with any other run of these tests:

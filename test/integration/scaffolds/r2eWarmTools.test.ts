@@ -1,4 +1,4 @@
-// R2E-Gym's file_editor and search from the warm server (core/scaffolds/r2e-gym/runtime.ts)
+// R2E-Gym's file_editor and search from the warm server (core/scaffolds/r2e-gym/warmTools.ts)
 // against today's fresh process per call, in two containers of the same image and repository:
 // the same calls give the same observations, a killed or stuck server is replaced, and an image
 // whose Python cannot run the server falls back to fresh processes and says so.
@@ -11,8 +11,10 @@ import { after, before, describe, test } from 'node:test';
 import { r2eCommandLine, type R2eAction } from '../../../extension/core/scaffolds/r2e-gym/action';
 import { DockerSandbox } from '../../../extension/core/runtime/dockerSandbox';
 import type { Sandbox } from '../../../extension/core/runtime/sandbox';
-import { createR2eGym } from '../../../extension/core/scaffolds/r2e-gym';
-import { r2eObservation, r2eServers, runR2eCommand, runR2eTool } from '../../../extension/core/scaffolds/r2e-gym/runtime';
+import { r2eGymFamily } from '../../../extension/core/scaffolds/r2e-gym';
+import { runR2eCommand } from '../../../extension/core/scaffolds/r2e-gym/freshRun';
+import { r2eObservation, runR2eTool } from '../../../extension/core/scaffolds/r2e-gym/runtime';
+import { r2eServers } from '../../../extension/core/scaffolds/r2e-gym/warmTools';
 import { ensureR2eTestImage, writeGeneratedRepo } from '../../conformance/r2eOracle';
 
 const T = '/testbed';
@@ -75,7 +77,7 @@ describe("R2E-Gym's tools from a warm Python", () => {
       limits: { commandTimeoutMs: 120_000 },
     });
     sandboxes.push(sandbox);
-    await createR2eGym().prepare!(sandbox);
+    await r2eGymFamily.create(r2eGymFamily.versions[0]!).prepare!(sandbox);
     return sandbox;
   }
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startContainerSession } from '../../../extension/core/session/containerSession';
 import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
-import { SANDBOX_LABEL } from '../../../extension/core/runtime/dockerSandbox';
+import { SANDBOX_LABEL } from '../../../extension/core/runtime/sandboxLabels';
 import { TEST_IMAGE, testDocker } from '../../helpers/docker';
 
 const ROLE = 'container-session-options-test';

@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { PersonSource } from '../../../extension/core/session/actionSources';
 import type { AciSession } from '../../../extension/core/aci/aciSession';
-import { OWNER_LABEL, SANDBOX_LABEL } from '../../../extension/core/runtime/dockerSandbox';
-import { forkSnapshots, SnapshotKeeper, SNAPSHOT_DIR } from '../../../extension/core/session/forkSnapshots';
+import { OWNER_LABEL, SANDBOX_LABEL } from '../../../extension/core/runtime/sandboxLabels';
+import { forkSnapshots, SnapshotKeeper } from '../../../extension/core/session/forkSnapshots';
+import { FORK_SNAPSHOT_DIR } from '../../../extension/core/runtime/containerPaths';
 import { planSession, type LaunchRequest } from '../../../extension/core/session/sessionPlan';
 import { startSession, type StartedSession } from '../../../extension/core/session/sessionStart';
 import type { Trajectory } from '../../../extension/core/trajectory/model';
@@ -57,7 +58,7 @@ describe('a fork restores the snapshot of a running session instead of replaying
     const source = await startSession(planSession(request('replay', recording)), { role: 'replay' });
     try {
       assert.equal((await source.debug.continue()).index, N);
-      const listed = await source.aci.sandbox.exec(`ls ${SNAPSHOT_DIR}/*/ | wc -l`);
+      const listed = await source.aci.sandbox.exec(`ls ${FORK_SNAPSHOT_DIR}/*/ | wc -l`);
       assert.ok(Number(listed.output.trim()) > 0, 'the source keeps snapshot files in its container');
       for (const at of [5, 19, N - 2]) {
         const fork = await startSession(planSession(request('fork', recording, at)), { role: 'replay', live: { kind: 'person' } });
@@ -230,7 +231,7 @@ describe('a differential snapshot restores exactly what a replay makes', () => {
         assert.equal((await source.debug.continue()).index, EDGE_COMMANDS.length);
         assert.equal(source.snapshots?.failure, undefined);
         assert.equal(source.snapshots?.differential, differential);
-        const snars = await source.aci.sandbox.exec(`ls ${SNAPSHOT_DIR}/*/ | grep -c 'snar$'`);
+        const snars = await source.aci.sandbox.exec(`ls ${FORK_SNAPSHOT_DIR}/*/ | grep -c 'snar$'`);
         // The directory renamed at step 10 starts a new level-0 dump.
         if (differential) assert.ok(Number(snars.output.trim()) >= 2, `a level-0 dump and one after the rename: ${snars.output}`);
         else assert.equal(snars.output.trim(), '0');
@@ -305,7 +306,7 @@ describe('differentials on a repository whose .git is large', () => {
         await source.snapshots!.imagesSettled();
         assert.equal(source.snapshots?.failure, undefined);
         assert.equal(source.snapshots?.differential, true);
-        const listed = await source.aci.sandbox.exec(`cd ${SNAPSHOT_DIR}/*/ && stat -c '%n %s' *.tar | sort -n`);
+        const listed = await source.aci.sandbox.exec(`cd ${FORK_SNAPSHOT_DIR}/*/ && stat -c '%n %s' *.tar | sort -n`);
         const sizes = new Map(
           listed.output
             .trim()

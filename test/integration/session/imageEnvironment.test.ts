@@ -14,9 +14,9 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { command as replayCommand } from '../../../extension/cli/replay';
 import { startContainerSession } from '../../../extension/core/session/containerSession';
-import { createSweAgent } from '../../../extension/core/scaffolds/swe-agent';
-import { createOpenHands } from '../../../extension/core/scaffolds/openhands';
-import { createMiniSweAgent } from '../../../extension/core/scaffolds/mini-swe-agent';
+import { sweAgentFamily } from '../../../extension/core/scaffolds/swe-agent';
+import { openHandsFamily } from '../../../extension/core/scaffolds/openhands';
+import { miniSweAgentFamily } from '../../../extension/core/scaffolds/mini-swe-agent';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Scaffold } from '../../../extension/core/scaffolds/scaffold';
 import { runCli } from '../../helpers/cliRunner';
@@ -102,12 +102,12 @@ after(async () => {
 describe("each scaffold's commands see the image's profile as its own shell would", () => {
   test('SWE-agent 1.x (SWE-ReX sources /root/.bashrc) and 0.7 (a login shell, whose ~/.profile reads it) run the testbed python', async () => {
     // 1.x strips the output's last newline, 0.7 keeps it.
-    assert.equal(await probe(createSweAgent('1.1.0'), 'bash'), ACTIVATED.trimEnd());
-    assert.equal(await probe(createSweAgent('0.7'), 'bash'), ACTIVATED);
+    assert.equal(await probe(sweAgentFamily.create('1.1.0'), 'bash'), ACTIVATED.trimEnd());
+    assert.equal(await probe(sweAgentFamily.create('0.7'), 'bash'), ACTIVATED);
   });
 
   test('OpenHands (its tmux shell is `su root -`, a login shell) runs the testbed python', async () => {
-    const observation = await probe(createOpenHands(), 'execute_bash');
+    const observation = await probe(openHandsFamily.create('codeact'), 'execute_bash');
     assert.ok(observation.startsWith(ACTIVATED.trimEnd()), observation);
   });
 
@@ -116,11 +116,11 @@ describe("each scaffold's commands see the image's profile as its own shell woul
     assert.deepEqual(await replayMatched(login), [1, 1]);
     const bashEnv = await miniRun('mini2.traj.json', '2.4.6', { interpreter: ['bash', '-c'], env: { BASH_ENV: '/root/.bashrc' } }, ACTIVATED);
     assert.deepEqual(await replayMatched(bashEnv), [1, 1]);
-    const plain = createMiniSweAgent('2.x', undefined);
+    const plain = miniSweAgentFamily.create('2.x', undefined);
     assert.equal(await probe(plain, 'bash'), `<returncode>0</returncode>\n<output>\n${ACTIVATED}</output>`, '2.x defaults to bash -lc');
     const nonLogin = await miniRun('mini2-plain.traj.json', '2.4.6', { interpreter: ['bash', '-c'] }, ACTIVATED);
     const recording = await loadTrajectory(nonLogin);
-    const observation = await probe(createMiniSweAgent('2.x', recording.trajectory), 'bash');
+    const observation = await probe(miniSweAgentFamily.create('2.x', recording.trajectory), 'bash');
     assert.match(observation, /bash: line 1: python: command not found\nenv=\n/);
   });
 });

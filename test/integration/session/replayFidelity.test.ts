@@ -10,7 +10,7 @@ import { PersonSource } from '../../../extension/core/session/actionSources';
 import { startContainerSession } from '../../../extension/core/session/containerSession';
 import { DebugSession } from '../../../extension/core/session/debugSession';
 import { writeTrajectoryFile } from '../../../extension/core/session/trajectoryRecorder';
-import { OWNER_LABEL, SANDBOX_LABEL } from '../../../extension/core/runtime/dockerSandbox';
+import { OWNER_LABEL, SANDBOX_LABEL } from '../../../extension/core/runtime/sandboxLabels';
 import type { Trajectory } from '../../../extension/core/trajectory/model';
 import { runCli } from '../../helpers/cliRunner';
 import { TEST_IMAGE, testDocker } from '../../helpers/docker';

@@ -6,7 +6,7 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { command as runCommand } from '../../../extension/cli/run';
 import { command as replayCommand } from '../../../extension/cli/replay';
-import { OWNER_LABEL, SANDBOX_LABEL } from '../../../extension/core/runtime/dockerSandbox';
+import { OWNER_LABEL, SANDBOX_LABEL } from '../../../extension/core/runtime/sandboxLabels';
 import { TrajectorySchema, type Trajectory } from '../../../extension/core/trajectory/model';
 import { startPolicyServer, type PolicyServer } from '../../../scripts/demo/policy/scriptedPolicyServer';
 import { LEDGER_EPISODE, sampleRepoCopy, thoughtAction } from '../../helpers/ledgerAgentScript';

@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { describe } from 'node:test';
 import { z } from 'zod';
 import { command as replayCommand } from '../../../extension/cli/replay';
-import { OWNER_LABEL, SANDBOX_LABEL } from '../../../extension/core/runtime/dockerSandbox';
+import { OWNER_LABEL, SANDBOX_LABEL } from '../../../extension/core/runtime/sandboxLabels';
 import { runCli } from '../../helpers/cliRunner';
 import { testDocker } from '../../helpers/docker';
 import { thirdPartyFiles } from '../../helpers/trajectoryFiles';

@@ -1,6 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseCommand, toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
+import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
+
+/** An action in SWE-agent command syntax, read with the tools of `bundles` (the default ones without). */
+const parseCommand = (text: string, bundles?: readonly string[]) => toolSetFor(bundles).parseCommand(text);
 
 describe('parseCommand: SWE-agent command syntax', () => {
   test('a quoted path with a space and a line number', () => {

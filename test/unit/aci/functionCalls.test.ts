@@ -1,7 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { openAiToolSpecs, toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
+import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
+
+/** The function-calling specs of the default bundles' tools (all of them without `toolNames`). */
+const openAiToolSpecs = (toolNames?: readonly string[]) => toolSetFor().openAiToolSpecs(toolNames);
 import { defineTool } from '../../../extension/core/aci/toolDefinition';
 import { ToolRegistry } from '../../../extension/core/scaffolds/swe-agent/tools/sweAgentToolSet';
 import { extractXmlFunctionCalls } from '../../../extension/core/parsing/xmlFunctionCall';

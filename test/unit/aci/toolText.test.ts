@@ -1,12 +1,14 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clipObservation, splitCwdMarker } from '../../../extension/core/scaffolds/swe-agent/tools/bashTool';
+import { spawnSync } from 'node:child_process';
+import { clipObservation, markedCommand, splitCwdMarker } from '../../../extension/core/scaffolds/swe-agent/tools/bashOutput';
 import { pathAsGiven, universalNewlines } from '../../../extension/core/aci/sandboxFiles';
-import { toolText } from '../../../extension/core/scaffolds/swe-agent/tools/toolFiles';
+import { parseLookup } from '../../../extension/core/scaffolds/swe-agent/tools/toolFiles';
+import type { SweAgentVersion } from '../../../extension/core/scaffolds/swe-agent/tools/sweAgentVersion';
 import { printedOutput } from '../../../extension/core/runtime/sandbox';
 import { shellQuote, splitShellWords } from '../../../extension/core/parsing/shellWords';
-import { catN, expandTabs, filemap, maybeTruncate, TRUNCATED_MESSAGE } from '../../../extension/core/scaffolds/swe-agent/tools/strReplaceEditor';
-import { pythonRepr } from '../../../extension/core/scaffolds/swe-agent/tools/windowedReplaceTools';
+import { catN, filemap, maybeTruncate } from '../../../extension/core/scaffolds/swe-agent/tools/editorText';
+import { expandTabs, pythonRepr } from '../../../extension/core/scaffolds/swe-agent/tools/pythonText';
 
 describe('shell words', () => {
   test('quotes, escapes and operators', () => {
@@ -39,7 +41,11 @@ describe('texts the tools print', () => {
   test('cat -n numbering and the 16,000-character clip', () => {
     assert.equal(catN('x\ny', '/f', 9), "Here's the result of running `cat -n` on /f:\n     9\tx\n    10\ty\n");
     const long = 'z'.repeat(16_001);
-    assert.equal(maybeTruncate(long), 'z'.repeat(16_000) + TRUNCATED_MESSAGE);
+    assert.equal(
+      maybeTruncate(long),
+      'z'.repeat(16_000) +
+        '<response clipped><NOTE>To save on context only part of this file has been shown to you. You should retry this tool after you have searched inside the file with `grep -n` in order to find the line numbers of what you are looking for.</NOTE>',
+    );
     assert.equal(maybeTruncate('z'.repeat(16_000)), 'z'.repeat(16_000));
   });
 
@@ -61,7 +67,10 @@ describe('texts the tools print', () => {
     assert.match(clipObservation('abc', 5, 1000), /1000 characters were elided/);
   });
 
-  test('the working-directory marker comes off the output', () => {
+  test('the working-directory marker comes off the output, with the exit code kept', () => {
+    const run = spawnSync('bash', ['-c', markedCommand('cd /tmp && printf "hi\\n"; exit_code() { return 3; }; exit_code')], { encoding: 'utf8' });
+    assert.deepEqual(splitCwdMarker(run.stdout), { output: 'hi\n', cwd: '/tmp' });
+    assert.equal(run.status, 3);
     const { output, cwd } = splitCwdMarker('no marker here\n');
     assert.deepEqual([output, cwd], ['no marker here\n', undefined]);
   });
@@ -82,14 +91,14 @@ describe('line ends', () => {
 
   test("SWE-agent 1.x's Python tools read in text mode, 0.7's shell functions read the bytes", () => {
     const crlf = 'A = 1\r\nB = 2\r\n';
-    for (const version of ['1.0.0', '1.0.1', '1.1.0', '3ea751c0', undefined] as const) {
-      assert.equal(
-        toolText({ config: { window: 100, overlap: 2, commandTimeoutMs: 1000, maxObservationChars: 1000, sweAgentVersion: version } }, crlf),
-        'A = 1\nB = 2\n',
-        String(version),
-      );
-    }
-    assert.equal(toolText({ config: { window: 100, overlap: 2, commandTimeoutMs: 1000, maxObservationChars: 1000, sweAgentVersion: '0.7' } }, crlf), crlf);
+    // The sandbox shell's answer for a file: its status line, then its bytes in base64.
+    const answer = ['@file /repo/a.py', Buffer.from(crlf).toString('base64')];
+    const read = (sweAgentVersion: SweAgentVersion | undefined) => {
+      const lookup = parseLookup({ config: { window: 100, overlap: 2, commandTimeoutMs: 1000, maxObservationChars: 1000, sweAgentVersion } }, answer);
+      return lookup.kind === 'file' ? lookup.text : lookup.kind;
+    };
+    for (const version of ['1.0.0', '1.0.1', '1.1.0', '3ea751c0', undefined] as const) assert.equal(read(version), 'A = 1\nB = 2\n', String(version));
+    assert.equal(read('0.7'), crlf);
   });
 
   test("a pty's \\r\\n is undone exactly, a file's own \\r kept; without a pty the output is as printed", () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { relaunchPlan } from '../../../extension/cli/relaunch';
+import { relaunchPlan } from '../../../extension/cli/relaunchPlan';
 import { INDEX_HEAP_FLAGS, INDEX_MALLOC_ENV } from '../../../extension/core/rollouts/indexHeap';
 import { writeLargeRolloutRun } from '../../helpers/largeRolloutRun';
 import { runCliProcess } from '../../helpers/cliRunner';

@@ -69,7 +69,7 @@ describe('the layers are held by ESLint and the layer tsconfigs', () => {
       // A family is reached through core/scaffolds/registry and scaffold alone: not from the session, the CLI, the glue,
       // the presenters, the registry or another family.
       [`extension/core/session/${probe}-family.ts`]:
-        "import { chooseScaffold } from '../scaffolds/registry';\nimport { createSweAgent } from '../scaffolds/swe-agent';\nexport const c = [chooseScaffold, createSweAgent];\n",
+        "import { chooseScaffold } from '../scaffolds/registry';\nimport { sweAgentFamily } from '../scaffolds/swe-agent';\nexport const c = [chooseScaffold, sweAgentFamily];\n",
       [`extension/cli/${probe}-family.ts`]: "import { toolSetFor } from '../core/scaffolds/swe-agent/tools/standardTools';\nexport const t = toolSetFor;\n",
       [`extension/vscode/${probe}-family.ts`]: "import { r2eGymImage } from '../core/scaffolds/r2e-gym/image';\nexport const i = r2eGymImage;\n",
       [`extension/views/${probe}-family.ts`]: "import { terminus2Family } from '../core/scaffolds/terminus-2';\nexport const f = terminus2Family;\n",

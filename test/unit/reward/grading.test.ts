@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { InputError } from '../../../extension/core/errors';
-import { gradeStatuses, gradeTestLog } from '../../../extension/core/reward/grading';
+import { gradeTestOutput } from '../../../extension/core/reward/grading';
+import { gradeStatuses } from '../../../extension/core/reward/resolution';
 import { readTaskInstances, readTaskInstance } from '../../../extension/core/reward/rewardFiles';
 import { parseReport } from '../../../extension/core/reward/reports';
 import { readReport } from '../../../extension/core/reward/rewardFiles';
@@ -22,7 +23,7 @@ describe('grading a real SWE-smith evaluation', () => {
   thirdPartyFiles.test('agrees with the folder report.json exactly', async () => {
     const instance = await readTaskInstance(path.join(sweSmith, `${instanceId}.instance.json`));
     const log = readFileSync(path.join(sweSmith, 'run_evaluation', instanceId, 'test_output.txt'), 'utf8');
-    const graded = gradeTestLog(instance, log);
+    const graded = gradeTestOutput(instance, log);
     const report = await readReport(path.join(sweSmith, 'run_evaluation', instanceId, 'report.json'));
     assert.equal(report.kind, 'instance');
     assert.equal(graded.kind, 'graded');
@@ -80,7 +81,7 @@ describe('grading rules', () => {
   });
 
   test('an infra failure is reported apart from a model failure', () => {
-    const g = gradeTestLog(expected, '>>>>> Start Test Output\n>>>>> Tests Timed Out\n');
+    const g = gradeTestOutput(expected, '>>>>> Start Test Output\n>>>>> Tests Timed Out\n');
     assert.deepEqual(g, { kind: 'infra-failure', reason: 'Tests Timed Out' });
   });
 });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ESTIMATORS, groupAdvantages, type Estimator } from '../../../extension/core/reward/advantages';
-import { bugConsistency, readRunBugChecks } from '../../../extension/core/reward/bugConsistency';
+import { readRunBugChecks } from '../../../extension/core/reward/bugConsistency';
 import { gradeOutput } from '../../../extension/core/reward/evaluate';
 import { BUILT_IN_RECIPES, RECIPE_NAMES, builtInRecipe, scoreRollout, type Recipe } from '../../../extension/core/reward/recipes';
 import { resolveRecipe } from '../../../extension/core/reward/recipeFiles';
@@ -143,17 +143,20 @@ describe('recipes on the fixture training run', () => {
     close(byAttempt(run, W202, 1).advantage, -0.675, 'W202');
   });
 
-  test('ssr-injector with bug checks: a bug failing one gets -1 whatever its attempts did, and the advantages across the bugs move', () => {
-    const bugs = new Map([
-      [G7, bugConsistency(true)],
-      [
-        W202,
-        bugConsistency([
+  test('ssr-injector with bug checks: a bug failing one gets -1 whatever its attempts did, and the advantages across the bugs move', async () => {
+    // The run's bugs file (`--bug-checks`): a bug's `bug validate --json` output, or true / false.
+    const checks = join(root, 'bug-checks.json');
+    writeFileSync(
+      checks,
+      JSON.stringify({
+        [G7]: true,
+        [W202]: [
           { name: 'bug-validity', passed: true },
           { name: 'inverse-mutation', passed: false },
-        ]),
-      ],
-    ]);
+        ],
+      }),
+    );
+    const bugs = await readRunBugChecks(checks);
     const run = scoreRun(rollouts, recipe('ssr-injector'), 'drgrpo', undefined, { bugs });
     // W202 inconsistent: the recipe's lowest reward, -1 (not -0.8 for s = 0). G7 consistent as given: 0.4;
     // S3 and W101 are not in the map, so consistent: -0.2 and 0.1.

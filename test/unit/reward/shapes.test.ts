@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { gradeStatuses, gradeTestLog } from '../../../extension/core/reward/grading';
+import { gradeTestOutput } from '../../../extension/core/reward/grading';
+import { gradeStatuses } from '../../../extension/core/reward/resolution';
 import { patchSimilarityReward } from '../../../extension/core/reward/patchSimilarity';
 import {
   exactMapReward,
@@ -30,8 +31,8 @@ describe('binary resolve', () => {
     assert.equal(termOf(r, 'resolution PARTIAL'), 0);
   });
   test('an infra failure is masked, not counted as a failure', () => {
-    const r = resolveReward(gradeTestLog({ FAIL_TO_PASS: [], PASS_TO_PASS: [] }, '>>>>> Patch Apply Failed\n'));
-    assert.deepEqual(r.masked, { reason: 'infrastructure error: Patch Apply Failed', code: 'evaluation_error' });
+    const r = resolveReward(gradeTestOutput({ FAIL_TO_PASS: [], PASS_TO_PASS: [] }, '>>>>> Start Test Output\n>>>>> Tests Timed Out\n'));
+    assert.deepEqual(r.masked, { reason: 'infrastructure error: Tests Timed Out', code: 'evaluation_error' });
   });
 });
 

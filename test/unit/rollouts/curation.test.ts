@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { command } from '../../../extension/cli/rollouts';
 import { CancelledError } from '../../../extension/core/errors';
-import { exportSft, gitHistoryReads } from '../../../extension/core/rollouts/curation';
+import { exportSft } from '../../../extension/core/rollouts/curation';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
 import { runCli } from '../../helpers/cliRunner';
 import { writeLargeRolloutRun } from '../../helpers/largeRolloutRun';
@@ -46,12 +46,21 @@ describe('curation: SFT export of selected rollouts', () => {
     rmSync(outDir, { recursive: true, force: true });
   });
 
-  test('git history reads are found in git log, git show and git diff against HEAD~, not in a plain git diff', () => {
-    const t = (actions: string[]) => ({ steps: actions.map((raw, index) => ({ index, thought: '', observation: '', action: { raw, tool: null, args: {} } })) });
-    assert.deepEqual(
-      gitHistoryReads(t(['git diff', 'git status', 'git show HEAD:src/a.py', 'git --no-pager log -p', 'git diff HEAD^ src'])).map((r) => r.step),
-      [2, 3, 4],
-    );
+  test('git history reads are found in git log, git show and git diff against HEAD~, not in a plain git diff', async () => {
+    const run = mkdtempSync(join(tmpdir(), 'swe-workbench-git-history-'));
+    try {
+      const actions = ['git diff', 'git status', 'git show HEAD:src/a.py', 'git --no-pager log -p', 'git diff HEAD^ src'];
+      const steps = actions.map((action) => ({ thought: 'Look.', action, observation: '' }));
+      writeJson(run, `attempt_1/${W101}/${W101}.traj`, sweAgentTraj({ instance: W101, steps, exit: 'submitted', patch: '', namedInConfig: true }));
+      const file = join(outDir, 'git-history.jsonl');
+      await exportSft(run, (await indexRollouts(run)).rollouts, file);
+      assert.deepEqual(
+        readLines(file).map((l) => l.metadata.git_history.map((g) => g.step)),
+        [[2, 3, 4]],
+      );
+    } finally {
+      rmSync(run, { recursive: true, force: true });
+    }
   });
 
   test('--export writes the filtered rollouts as chat messages: assistant turns trained, observations masked', async () => {

@@ -2,7 +2,7 @@ import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { TaskInstanceSchema } from '../../../extension/core/reward/instance';
-import { testCommandFor } from '../../../extension/core/rollouts/forcedGrading';
+import { testCommandFor } from '../../../extension/core/rollouts/testCommand';
 
 const instance = (extra: Record<string, unknown>) =>
   TaskInstanceSchema.parse({

@@ -5,13 +5,16 @@ import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CancelledError } from '../../../extension/core/errors';
-import { cacheFile } from '../../../extension/core/rollouts/indexCache';
+import { rootKey } from '../../../extension/core/rollouts/indexCache';
 import { RolloutIndexer, indexRollouts, type IndexOptions, type RolloutIndex } from '../../../extension/core/rollouts/rolloutIndex';
 import { watchRollouts } from '../../../extension/core/rollouts/rolloutWatch';
 import { importRolloutTrajectory } from '../../../extension/core/rollouts/trajectoryImport';
 import { r2eGymRecord, sweAgentTraj, workSteps, writeJson } from '../../fixtures/rollouts/runWriter';
 import { makeRolloutFolder } from '../../fixtures/rollouts/trainingRun';
 import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
+
+/** The index's cache file as it lies in the cache folder: one per indexed folder, `rollouts-<key of the folder>.json`. */
+const cacheFile = (cacheDir: string, root: string) => join(cacheDir, `rollouts-${rootKey(root)}.json`);
 
 /** Indexes with an importer that counts the documents it turns into trajectories. */
 function countingIndex(root: string, cacheDir: string) {

@@ -5,7 +5,7 @@ import type { Rollout } from '../../../extension/core/rollouts/record';
 import { parseFilter } from '../../../extension/core/rollouts/rolloutFilter';
 import { sortRollouts } from '../../../extension/core/rollouts/rolloutFields';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
-import { searchRollouts } from '../../../extension/core/rollouts/rolloutSearch';
+import { searchRollouts } from '../../helpers/rolloutSearch';
 import { G7, W101, W202, makeRolloutFolder } from '../../fixtures/rollouts/trainingRun';
 import { thirdPartyFiles } from '../../helpers/trajectoryFiles';
 

@@ -5,7 +5,8 @@ import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RolloutIndexer, indexRollouts, type RolloutIndex } from '../../../extension/core/rollouts/rolloutIndex';
-import { findRollouts, matchRollouts, searchRollouts } from '../../../extension/core/rollouts/rolloutSearch';
+import { findRollouts, matchRollouts } from '../../../extension/core/rollouts/rolloutSearch';
+import { searchRollouts } from '../../helpers/rolloutSearch';
 import { matchInStore, storeAnswers } from '../../../extension/core/rollouts/textStore';
 import { miniSweAgentTraj, r2eGymRecord, sweAgentTraj, workSteps, writeJson, writeJsonl, type StepSpec } from '../../fixtures/rollouts/runWriter';
 

@@ -1,19 +1,20 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
-import { debianMirror } from '../../../extension/core/runtime/baseImage';
-import { connectionOptionsFromEnv, dockerodeOptions } from '../../../extension/core/runtime/dockerConnection';
+import { debianMirror } from '../../../extension/core/runtime/aptSources';
+import { connectionOptionsFromEnv } from '../../../extension/core/runtime/dockerConnection';
+import { dockerodeOptions } from '../../../extension/core/runtime/dockerHost';
 import { bashQuote } from '../../../extension/core/runtime/shellSession';
 
 describe('debianMirror', () => {
   test('reads the bookworm URI from deb822 sources, skipping security', () => {
     const text =
       'Types: deb\nURIs: http://deb.debian.org/debian-security\nSuites: bookworm-security\n\nTypes: deb\n# a comment\nURIs: http://mirror.example/debian\nSuites: bookworm bookworm-updates\nComponents: main\n';
-    assert.equal(debianMirror(text), 'http://mirror.example/debian');
+    assert.equal(debianMirror(text, 'bookworm'), 'http://mirror.example/debian');
   });
   test('reads a one-line sources.list, with options in brackets', () => {
-    assert.equal(debianMirror('deb [arch=amd64] http://ftp.example/debian bookworm main\n'), 'http://ftp.example/debian');
-    assert.equal(debianMirror('deb http://ftp.example/debian bullseye main\n'), undefined);
+    assert.equal(debianMirror('deb [arch=amd64] http://ftp.example/debian bookworm main\n', 'bookworm'), 'http://ftp.example/debian');
+    assert.equal(debianMirror('deb http://ftp.example/debian bullseye main\n', 'bookworm'), undefined);
   });
 });
 

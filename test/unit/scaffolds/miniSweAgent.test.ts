@@ -2,7 +2,8 @@ import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { PolicyReply } from '../../../extension/core/policy/policyClient';
-import { createMiniSweAgent, miniSettings, submissionOf } from '../../../extension/core/scaffolds/mini-swe-agent';
+import { miniSweAgentFamily } from '../../../extension/core/scaffolds/mini-swe-agent';
+import { miniSettings, submissionOf } from '../../../extension/core/scaffolds/mini-swe-agent/settings';
 import type { Trajectory } from '../../../extension/core/trajectory/model';
 
 const reply = (content: string, finishReason = 'stop'): PolicyReply => ({ model: 'm', content, toolCalls: [], finishReason, sampling: {}, retries: [] });
@@ -16,7 +17,7 @@ const recording = (config: Record<string, unknown>): Trajectory => ({
 
 describe('mini-swe-agent', () => {
   test('2.x reads the mswea_bash_command fence, and words a format error with its template', () => {
-    const mini = createMiniSweAgent('2.x');
+    const mini = miniSweAgentFamily.create('2.x');
     const ok = mini.parseReply(reply('THOUGHT: list.\n\n```mswea_bash_command\nls -la\n```'));
     assert.deepEqual(ok.action, { raw: 'ls -la', tool: 'bash', args: { command: 'ls -la' } });
     assert.equal(ok.thought, 'THOUGHT: list.');
@@ -30,7 +31,7 @@ describe('mini-swe-agent', () => {
   });
 
   test('1.x reads ```bash and says how many actions it found', () => {
-    const parsed = createMiniSweAgent('1.x').parseReply(reply('```bash\nls\n```\n```bash\npwd\n```'));
+    const parsed = miniSweAgentFamily.create('1.x').parseReply(reply('```bash\nls\n```\n```bash\npwd\n```'));
     assert.match(parsed.errorMessage ?? '', /^Please always provide EXACTLY ONE action in triple backticks, found 2 actions\./);
   });
 
@@ -42,7 +43,7 @@ describe('mini-swe-agent', () => {
     });
     const settings = miniSettings('2.x', own);
     assert.equal(settings.observationTemplate, 'OUT {{output.output}}');
-    assert.equal(createMiniSweAgent('2.x', own).parseReply(reply('Go.\n<cmd>ls</cmd>')).action.raw, 'ls');
+    assert.equal(miniSweAgentFamily.create('2.x', own).parseReply(reply('Go.\n<cmd>ls</cmd>')).action.raw, 'ls');
     assert.deepEqual([settings.cwd, settings.env, settings.timeoutS], ['/testbed', { A: '1' }, 60]);
     const defaults = miniSettings('1.x');
     assert.deepEqual([defaults.cwd, defaults.env.PAGER, defaults.timeoutS], [undefined, 'cat', 30]);
@@ -57,7 +58,7 @@ describe('mini-swe-agent', () => {
       ...recording({ model: { model_kwargs: { parallel_tool_calls: true } } }),
       meta: { parseFunction: 'tool_calling', scaffoldConfig: { mini_version: '2.4.6', config: { model: { model_kwargs: { parallel_tool_calls: true } } } } },
     };
-    const mini2 = createMiniSweAgent('2.x', tools);
+    const mini2 = miniSweAgentFamily.create('2.x', tools);
     assert.equal(mini2.parallelToolCalls, true);
     const two = mini2.parseReply(toolCalls(['bash', '{"command": "ls"}'], ['bash', '{"command": "pwd"}']));
     assert.deepEqual(
@@ -71,7 +72,7 @@ describe('mini-swe-agent', () => {
     assert.equal(mini2.parseReply(toolCalls(['bash', '{"command": "ls"}'])).calls, undefined, 'one call is a plain step');
     assert.equal(mini2.parseReply(toolCalls(['str_replace', '{}'])).formatError, "Unknown tool 'str_replace'.Missing 'command' argument in bash tool call.");
     assert.equal(mini2.parseReply(reply('no call')).formatError, 'No tool calls found in the response. Every response MUST include at least one tool call.');
-    const mini1 = createMiniSweAgent('1.x', { ...tools, meta: { parseFunction: 'tool_calling' } });
+    const mini1 = miniSweAgentFamily.create('1.x', { ...tools, meta: { parseFunction: 'tool_calling' } });
     assert.equal(
       mini1.parseReply(toolCalls(['bash', '{"command": "ls"}'], ['bash', '{"command": "pwd"}'])).formatError,
       'expected exactly one tool call, found 2',

@@ -4,11 +4,11 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { AciSession, type AciToolState } from '../../../extension/core/aci/aciSession';
 import { LocalSandbox } from '../../../extension/core/runtime/localSandbox';
-import { createOpenHands } from '../../../extension/core/scaffolds/openhands';
+import { openHandsFamily } from '../../../extension/core/scaffolds/openhands';
 
 test("OpenHands' undo history is part of the tools' state: a fork restored from it (copied as JSON) undoes the edits made before it, and later edits do not leak into it", async () => {
   const sandbox = await LocalSandbox.create({ image: 'local', repoPath: '/repo' });
-  const aci = new AciSession(sandbox, { tools: createOpenHands().tools });
+  const aci = new AciSession(sandbox, { tools: openHandsFamily.create('codeact').tools });
   const file = `${sandbox.repoPath}/notes.txt`;
   const edit = async (args: Record<string, unknown>) => {
     const r = await aci.runTool('str_replace_editor', { path: file, ...args });

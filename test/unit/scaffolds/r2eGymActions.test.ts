@@ -2,9 +2,10 @@ import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { execFileSync } from 'node:child_process';
-import { parseR2eAction, pyShellQuote, pyStr, r2eActionText, r2eArgv, r2eCommandLine, splitR2eReply } from '../../../extension/core/scaffolds/r2e-gym/action';
-import { pySplitLines, r2eObservation } from '../../../extension/core/scaffolds/r2e-gym/runtime';
-import { createR2eGym } from '../../../extension/core/scaffolds/r2e-gym';
+import { parseR2eAction, r2eActionText, r2eArgv, r2eCommandLine, splitR2eReply } from '../../../extension/core/scaffolds/r2e-gym/action';
+import { pyShellQuote, pySplitLines, pyStr } from '../../../extension/core/scaffolds/r2e-gym/pythonText';
+import { r2eObservation } from '../../../extension/core/scaffolds/r2e-gym/runtime';
+import { r2eGymFamily } from '../../../extension/core/scaffolds/r2e-gym';
 import type { PolicyReply } from '../../../extension/core/policy/policyClient';
 
 const reply = (content: string, toolCalls: PolicyReply['toolCalls'] = []): PolicyReply => ({
@@ -63,7 +64,7 @@ describe("R2E-Gym's actions", () => {
   });
 
   test('a live reply: XML call, function call, or no call at all', () => {
-    const scaffold = createR2eGym();
+    const scaffold = r2eGymFamily.create(r2eGymFamily.versions[0]!);
     const xml = scaffold.parseReply(reply('Look.\n<function=search>\n<parameter=search_term>Money</parameter>\n</function>'));
     assert.deepEqual(xml.action, {
       raw: '<function=search>\n  <parameter=search_term>Money</parameter>\n</function>',

@@ -3,7 +3,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseReply } from '../../../extension/core/scaffolds/swe-agent/replyFormats';
 import { splitThoughtAction } from '../../../extension/core/parsing/thoughtAction';
-import { buildMessages, foldedObservation } from '../../../extension/core/policy/context';
+import { buildMessages } from '../../../extension/core/policy/context';
 import type { PolicyReply } from '../../../extension/core/policy/policyClient';
 import { ToolRegistry } from '../../../extension/core/scaffolds/swe-agent/tools/sweAgentToolSet';
 import { windowedTools } from '../../../extension/core/scaffolds/swe-agent/tools/windowedTools';
@@ -148,7 +148,6 @@ describe('context', () => {
     const messages = buildMessages([step(0, 'one\ntwo\nthree'), step(1, 'x'), step(2, 'y')], { ...base, replyFormat: 'thought_action', observationWindow: 2 });
     assert.equal(messages[3]!.content, 'OBSERVATION:\nOld environment output: (3 lines omitted)');
     assert.equal(messages[5]!.content, 'OBSERVATION:\nx');
-    assert.equal(foldedObservation('a\nb'), 'Old environment output: (2 lines omitted)');
   });
 
   test('function calling: tool calls answered by tool messages with the same id; format errors as user text', () => {

@@ -7,9 +7,10 @@ import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { PolicyReply } from '../../../extension/core/policy/policyClient';
-import { createTerminus2, terminus2Family } from '../../../extension/core/scaffolds/terminus-2';
+import { terminus2Family } from '../../../extension/core/scaffolds/terminus-2';
 import { completionConfirmation, limitOutputLength, promptTemplate, renderPrompt, timeoutMessage } from '../../../extension/core/scaffolds/terminus-2/prompts';
-import { findNewContent, prepareKeys, sendKeysCommands, shlexQuote } from '../../../extension/core/scaffolds/terminus-2/tmuxSession';
+import { shlexQuote } from '../../../extension/core/scaffolds/terminus-2/pythonText';
+import { findNewContent, prepareKeys, sendKeysCommands } from '../../../extension/core/scaffolds/terminus-2/tmuxKeys';
 import { compareObservations, DEFAULT_NORMALISERS } from '../../../extension/core/session/divergence';
 import type { Step } from '../../../extension/core/trajectory/model';
 
@@ -85,7 +86,7 @@ describe('prompts', () => {
 });
 
 describe('replies and recorded steps', () => {
-  const scaffold = createTerminus2('2.0.0');
+  const scaffold = terminus2Family.create('2.0.0');
 
   test('a reply is one step: its commands in order, then mark_task_complete; warnings are kept for the observation', () => {
     const parsed = scaffold.parseReply(
@@ -155,7 +156,7 @@ describe('replies and recorded steps', () => {
       commands: [{ keystrokes: 'ls\n', duration: 0.1 }],
       task_complete: true,
     });
-    const xml = createTerminus2('2.0.0', { meta: { scaffoldConfig: { parser: 'xml' } } } as never);
+    const xml = terminus2Family.create('2.0.0', { meta: { scaffoldConfig: { parser: 'xml' } } } as never);
     assert.equal(xml.replyFormat, 'terminus_xml');
     assert.match(
       xml.context.assistantText!(s),

@@ -3,7 +3,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { PersonSource, RecordingSource, typedAction } from '../../../extension/core/session/actionSources';
 import { forkOf } from '../../../extension/core/session/fork';
-import { replyFormatOf } from '../../../extension/core/scaffolds/swe-agent';
+import { sweAgentFamily } from '../../../extension/core/scaffolds/swe-agent';
 import { toolSetFor } from '../../../extension/core/scaffolds/swe-agent/tools/standardTools';
 import { CancelledError, InputError } from '../../../extension/core/errors';
 import { aBashAction, anAction, aStep, aTrajectory } from '../../builders/trajectory';
@@ -119,6 +119,8 @@ describe('fork', () => {
   });
 
   test("a recording's parse function names its scaffold", () => {
+    const replyFormatOf = (parseFunction: string | undefined) =>
+      sweAgentFamily.create('1.1.0', aTrajectory({ meta: parseFunction === undefined ? {} : { parseFunction } })).replyFormat;
     assert.equal(replyFormatOf('function_calling'), 'function_calling');
     assert.equal(replyFormatOf('xml_function_calling'), 'xml_function_calling');
     assert.equal(replyFormatOf(undefined), 'thought_action');

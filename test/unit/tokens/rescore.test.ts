@@ -6,7 +6,7 @@ import { PolicyClient } from '../../../extension/core/policy/policyClient';
 import { startPolicyServer, type PolicyServer, type PolicyServerOptions, type Script } from '../../../scripts/demo/policy/scriptedPolicyServer';
 import { IM_END, IM_START, toyChatIds, toyDecode, toyEncode } from '../../../scripts/demo/policy/toyTokenizer';
 import { compareToken, summarize, totalsOf } from '../../../extension/core/tokens/compare';
-import { rescoreRun, rescoreTrajectory, type RescoreOptions } from '../../../extension/core/tokens/rescore';
+import { rescoreRun, type RolloutReport, type RunOptions } from '../../../extension/core/tokens/rescore';
 import { TokenServer, type ScoringApi } from '../../../extension/core/tokens/tokenServer';
 import { importTrajectory, loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Step, Trajectory } from '../../../extension/core/trajectory/model';
@@ -15,6 +15,14 @@ const close = (a: number | null | undefined, b: number, digits = 9) => {
   assert.ok(a !== null && a !== undefined, `expected ${b}, got ${a}`);
   assert.ok(Math.abs(a - b) < 10 ** -digits, `expected ${b}, got ${a}`);
 };
+
+/** One recording re-scored as `rescoreRun` re-scores each of a run's rollouts: its report as `onRollout` hands it over. */
+async function rescoreTrajectory(recording: Trajectory, tokens: TokenServer, options: RunOptions = {}): Promise<RolloutReport> {
+  let report: RolloutReport | { error: string } | undefined;
+  await rescoreRun(['the recording'], () => Promise.resolve(recording), tokens, { ...options, onRollout: (_name, r) => (report = r) });
+  if (report === undefined || 'error' in report) throw new Error(`not re-scored: ${report?.error ?? 'no report'}`);
+  return report;
+}
 
 let server: PolicyServer | undefined;
 afterEach(async () => {
@@ -305,7 +313,7 @@ describe('tokens: a run', () => {
     const good = trajectory([step(0, { tokenIds: ids, logprobs: [lp('30', -1.0), lp('40', -0.4)] })]);
     const rollouts: Record<string, Trajectory> = { a: good, b: good, c: good };
     const seen: string[] = [];
-    const options: RescoreOptions & { inFlight: number } = { drift: false, inFlight: 2 };
+    const options: RunOptions = { drift: false, inFlight: 2 };
     const run = await rescoreRun(
       ['a', 'b', 'broken', 'c'],
       async (name) => {

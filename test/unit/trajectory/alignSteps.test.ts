@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { alignPair, alignRuns, normaliseAction, type NormalisedAction } from '../../../extension/core/trajectory/alignSteps';
+import { alignRuns, normaliseAction, type NormalisedAction } from '../../../extension/core/trajectory/alignSteps';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Action, Trajectory } from '../../../extension/core/trajectory/model';
 import { W101, writeTrainingRun } from '../../fixtures/rollouts/trainingRun';
@@ -82,12 +82,15 @@ describe('aligning runs of one task by action', () => {
   });
 
   test('a step one run inserted is a gap in the other, and the rest still pairs up', () => {
-    assert.deepEqual(alignPair(run('ls', 'cat x', 'pytest'), run('ls', 'pip install y', 'cat x', 'pytest')), [
-      [0, 0],
-      [-1, 1],
-      [1, 2],
-      [2, 3],
-    ]);
+    assert.deepEqual(
+      alignRuns([run('ls', 'cat x', 'pytest'), run('ls', 'pip install y', 'cat x', 'pytest')]).rows.map((r) => r.steps),
+      [
+        [0, 0],
+        [null, 1],
+        [1, 2],
+        [2, 3],
+      ],
+    );
   });
 
   test('shared prefix: three runs with the same first steps part at the first step that differs', () => {

@@ -1,7 +1,7 @@
 import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { replyFormatOf } from '../../../extension/core/scaffolds/swe-agent';
+import { sweAgentFamily } from '../../../extension/core/scaffolds/swe-agent';
 import { toCanonicalJson } from '../../../extension/core/trajectory/canonicalExport';
 import { importTrajectory, loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Step, Trajectory } from '../../../extension/core/trajectory/model';
@@ -174,7 +174,7 @@ describe('SWE-agent .traj export', () => {
     const back = viaSweAgent(t);
     assert.equal(JSON.parse(JSON.parse(toSweAgentTraj(t)).replay_config).agent.tools.parse_function.type, 'thought_action');
     assert.equal(back.meta.parseFunction, 'thought_action');
-    assert.equal(replyFormatOf(back.meta.parseFunction), 'thought_action');
+    assert.equal(sweAgentFamily.create('1.1.0', back).replyFormat, 'thought_action');
     assert.deepEqual(
       back.steps.map((s) => [s.action.tool, s.action.args, s.action.raw]),
       [

@@ -3,8 +3,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { actionKind } from '../../../extension/core/trajectory/actionKind';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
-import { outputErrors, stepErrors, stepHasError } from '../../../extension/core/trajectory/stepErrors';
+import { stepErrors, stepHasError } from '../../../extension/core/trajectory/stepErrors';
 import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
+
+/** The errors of a bash step that printed `output` (and said nothing else: no exit code, no flag). */
+const outputErrors = (output: string) => stepErrors({ action: { tool: 'bash', args: { command: 'python run.py' } }, observation: output });
 
 const PANDAS = 'swe-smith/pandas-dev__pandas.95280573.pr_53856.traj';
 

@@ -1,8 +1,12 @@
 import '../../helpers/families';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import { summarize } from '../../../extension/cli/inspect';
-import { stepSourceOf } from '../../../extension/core/trajectory/stepSource';
+import { exportTrajectory } from '../../../extension/core/trajectory/exporters';
+import { openSteps } from '../../../extension/core/trajectory/stepSource';
 import { stepErrorMarks } from '../../../extension/core/trajectory/stepErrors';
 import { STEP_LABEL_WIDTH, stepLabel } from '../../../extension/core/trajectory/stepLabels';
 import { toStepSummary } from '../../../extension/views/stepView';
@@ -58,7 +62,10 @@ describe('step labels and error rules, once for the CLI and the stepper', () => 
       aStep({ index: 1, action: aBashAction('ls'), observation: 'a.py', exitCode: 0 }),
       aStep({ index: 2, action: aBashAction('pytets'), observation: 'bash: pytets: command not found' }),
     ];
-    const text = await summarize(stepSourceOf({ file: 't.json', format: 'canonical', trajectory: aTrajectory({ steps }), root: undefined }));
+    const dir = mkdtempSync(path.join(tmpdir(), 'swe-workbench-labels-'));
+    const file = path.join(dir, 't.json');
+    writeFileSync(file, exportTrajectory(aTrajectory({ steps }), 'canonical'));
+    const text = await summarize(await openSteps(file)).finally(() => rmSync(dir, { recursive: true, force: true }));
     const rows = text.split('\n').filter((l) => /^ {3}\d /.test(l));
     for (const [i, step] of steps.entries()) {
       const summary = toStepSummary(step);

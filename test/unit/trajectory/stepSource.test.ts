@@ -13,10 +13,17 @@ import { loadTrajectory, rawRecords } from '../../../extension/core/trajectory/l
 import { outlineBootPayload, toStepDetail, toStepSummary } from '../../../extension/views/stepView';
 import { wholeBoot } from '../../helpers/stepperBoot';
 import type { Step } from '../../../extension/core/trajectory/model';
-import { openSteps, stepSourceOf, type StepSource } from '../../../extension/core/trajectory/stepSource';
+import { openSteps, type StepSource } from '../../../extension/core/trajectory/stepSource';
 import { summarize } from '../../../extension/cli/inspect';
 import { writeTrajectory } from '../../../bench/load/largeTrajectory';
 import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
+
+/** `file`'s steps parsed whole, as `openSteps` reads a file below its indexing size. */
+async function wholeSource(file: string): Promise<StepSource> {
+  const source = await openSteps(file, { indexFromBytes: Infinity });
+  assert.equal(source.mode, 'whole');
+  return source;
+}
 
 async function sameAsWhole(file: string, expectMode: StepSource['mode']): Promise<void> {
   const whole = (await loadTrajectory(file)).trajectory;
@@ -26,7 +33,7 @@ async function sameAsWhole(file: string, expectMode: StepSource['mode']): Promis
   const { steps, ...header } = whole;
   assert.deepEqual(source.header, header);
   assert.deepEqual(await source.steps(0, source.stepCount), steps);
-  assert.deepEqual(await source.lightSteps(), await stepSourceOf(await loadTrajectory(file)).lightSteps());
+  assert.deepEqual(await source.lightSteps(), await (await wholeSource(file)).lightSteps());
   // Asked out of order, one by one, as a viewer jumps around.
   for (const i of [source.stepCount - 1, 0, Math.floor(source.stepCount / 2)]) assert.deepEqual(await source.step(i), steps[i]);
 }
@@ -304,7 +311,7 @@ describe('swe-workbench inspect over the byte index', () => {
       const file = thirdParty(name);
       const indexed = await openSteps(file, { indexFromBytes: 0 });
       assert.equal(indexed.mode, 'indexed');
-      assert.equal(await summarize(indexed), await summarize(stepSourceOf(await loadTrajectory(file))));
+      assert.equal(await summarize(indexed), await summarize(await wholeSource(file)));
     });
   }
 });
@@ -320,7 +327,7 @@ describe('the stepper over the byte index', () => {
       async () => {
         const file = thirdParty(name);
         const loaded = await loadTrajectory(file);
-        const whole = stepSourceOf(loaded);
+        const whole = await wholeSource(file);
         const source = await openSteps(file, { indexFromBytes: 0 });
         assert.equal(source.mode, 'indexed');
         const light = await source.lightSteps();

@@ -207,8 +207,7 @@ function parseReply(reply: PolicyReply, tools: OpenHandsToolSet): ParsedReply {
   return { thought: reply.content, action: { raw: call.arguments, tool: parsed.tool, args: parsed.args, toolCallId: call.id } };
 }
 
-/** @internal */
-export function createOpenHands(version = 'codeact'): Scaffold {
+function createOpenHands(version = 'codeact'): Scaffold {
   const tools = new OpenHandsToolSet();
   return {
     name: 'openhands',

@@ -63,9 +63,9 @@ async function buildWithoutNetwork(docker: Docker, context: string, tag: string,
 
 /**
  * Makes sure the R2E-Gym image exists: returns at once when it does (unless `force`), else builds
- * it from the base image (built first when missing). @internal
+ * it from the base image (built first when missing).
  */
-export async function ensureR2eImage(options: R2eImageOptions = {}): Promise<BaseImageResult> {
+async function ensureR2eImage(options: R2eImageOptions = {}): Promise<BaseImageResult> {
   const tag = options.tag ?? DEFAULT_R2E_IMAGE;
   const base = options.base ?? DEFAULT_BASE_IMAGE;
   const docker = options.docker ?? dockerFromEnv();

@@ -167,8 +167,7 @@ Reminder:
 - Always provide reasoning for your function call in natural language BEFORE the function call (not after)`;
 }
 
-/** @internal */
-export function createR2eGym(version = R2E_VERSION): Scaffold {
+function createR2eGym(version = R2E_VERSION): Scaffold {
   const tools = new R2eToolSet();
   return {
     name: 'r2e-gym',

@@ -4,6 +4,9 @@
  * in memory per call with the argv, working directory, stdout and stderr a fresh process would
  * have, so a call costs one round trip over the server's stdio instead of a Python start-up.
  */
+import { WarmPerSandbox, WarmPython } from '../../runtime/warmPython';
+import { R2E_PATH } from './freshRun';
+import { R2E_PROGRAM_PATH, R2E_PYTHON, R2E_TOOL_DIR } from './toolProgram';
 
 /**
  * The server, run as `python -c SOURCE <program> <tool dir>`. Requests and answers are JSON lines:
@@ -16,7 +19,7 @@
  * uncaught exception prints its traceback and gives 1. Its first line is {"ready": "<python version>",
  * "pid": n}, or {"unusable": "<why>"} before it exits.
  */
-export const R2E_SERVER_SOURCE = String.raw`
+const R2E_SERVER_SOURCE = String.raw`
 import sys, os
 # Imports resolve as for the script: from its folder, not from the repository (python -c puts the working directory first).
 sys.path[0] = os.path.dirname(os.path.realpath(sys.argv[1]))
@@ -132,3 +135,14 @@ for line in requests:
     result["id"] = request["id"]
     answer(result)
 `;
+
+/** One warm server per sandbox (`python -c` with the image's venv Python), started on first use. */
+export const r2eServers = new WarmPerSandbox<WarmPython>(
+  (sandbox) =>
+    WarmPython.start(sandbox, [R2E_PYTHON, '-c', R2E_SERVER_SOURCE, R2E_PROGRAM_PATH, R2E_TOOL_DIR], {
+      cwd: sandbox.repoPath,
+      env: { PATH: R2E_PATH },
+    }),
+  (sandbox, reason) =>
+    console.warn(`swe-workbench: R2E-Gym's file_editor and search start a new Python process for every call in sandbox ${sandbox.id.slice(0, 12)}: ${reason}`),
+);

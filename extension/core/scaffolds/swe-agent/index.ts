@@ -18,8 +18,8 @@ import { sweAgentFormat } from './format';
 // The lsp bundle (Pyright's navigation) registers itself with SWE-agent's bundles.
 import './tools/lspTools';
 
-/** How the recording's actions were written (SWE-agent's `parse_function` type). @internal */
-export function replyFormatOf(parseFunction: string | undefined): ReplyFormatName {
+/** How the recording's actions were written (SWE-agent's `parse_function` type). */
+function replyFormatOf(parseFunction: string | undefined): ReplyFormatName {
   if (parseFunction === 'function_calling') return 'function_calling';
   if (parseFunction === 'xml_function_calling') return 'xml_function_calling';
   return 'thought_action';
@@ -37,8 +37,8 @@ function sweAgentShellStartup(version: SweAgentVersion): ShellStartup {
 
 const isReplyFormat = (text: string | undefined): text is ReplyFormatName => (SWE_AGENT_REPLY_FORMATS as readonly (string | undefined)[]).includes(text);
 
-/** `options.replyFormat` overrides the recording's reply format (`run --reply-format function_calling`). @internal */
-export function createSweAgent(version: string, recording?: Trajectory, options: ScaffoldOptions = {}): Scaffold {
+/** `options.replyFormat` overrides the recording's reply format (`run --reply-format function_calling`). */
+function createSweAgent(version: string, recording?: Trajectory, options: ScaffoldOptions = {}): Scaffold {
   const { bundles } = options;
   const format: ReplyFormatName = isReplyFormat(options.replyFormat) ? options.replyFormat : replyFormatOf(recording?.meta.parseFunction);
   const dialect = parseSweAgentVersion(version).version;

@@ -220,8 +220,7 @@ function formatOf(recording?: Trajectory): TerminusReplyFormat {
   return 'json';
 }
 
-/** @internal */
-export function createTerminus2(version: string, recording?: Trajectory): Scaffold {
+function createTerminus2(version: string, recording?: Trajectory): Scaffold {
   const format = formatOf(recording);
   const tools = new TerminusToolSet(format);
   return {

@@ -2,7 +2,7 @@
  * The few Python behaviours Terminus-2's reply parsers show the model: `json.loads` with its error
  * messages (CPython 3.11/3.12's C scanner: "Expecting ',' delimiter: line 1 column 5 (char 4)";
  * 3.13 words a trailing comma "Illegal trailing comma before end of object"), `repr` of a
- * string, and truthiness. Positions count code points, as Python does.
+ * string, truthiness; and for the tmux commands `shlex.quote` and `str(float)`. Positions count code points, as Python does.
  */
 
 /** Python's `str.isspace` characters: what `str.strip()` removes. */
@@ -212,4 +212,16 @@ function pyReprValue(value: PyJson): string {
   return `{${Object.entries(value)
     .map(([k, v]) => `${pyRepr(k)}: ${pyReprValue(v)}`)
     .join(', ')}}`;
+}
+
+/** Python's `shlex.quote`. */
+export function shlexQuote(text: string): string {
+  if (text === '') return "''";
+  if (!/[^\w@%+=:,./-]/.test(text)) return text;
+  return `'${text.replace(/'/g, `'"'"'`)}'`;
+}
+
+/** Python's `str(float)`: `180.0`, `0.5`. */
+export function pyFloat(value: number): string {
+  return Number.isInteger(value) ? `${value}.0` : String(value);
 }

@@ -184,8 +184,7 @@ function fixMixedContent(response: string): string | undefined {
   return undefined;
 }
 
-/** @internal */
-export function parseTerminusJson(response: string): TerminusParse {
+function parseTerminusJson(response: string): TerminusParse {
   return withAutoFixes(response, tryParseJson, [
     ['Fixed incomplete JSON by adding missing closing brace', fixIncompleteJson],
     ['Extracted JSON from mixed content', (text) => fixMixedContent(text)],
@@ -355,8 +354,7 @@ function tryParseXml(response: string): TerminusParse {
   return result(parseXmlCommands(commands, warnings), complete, '', warnings, analysis, plan);
 }
 
-/** @internal */
-export function parseTerminusXml(response: string): TerminusParse {
+function parseTerminusXml(response: string): TerminusParse {
   return withAutoFixes(response, tryParseXml, [
     [
       'Missing </response> tag was automatically inserted',

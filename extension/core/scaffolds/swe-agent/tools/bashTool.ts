@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { shellQuote } from '../../../parsing/shellWords';
+import { clipObservation, markedCommand, splitCwdMarker } from './bashOutput';
 import { sweAgentDialect } from './sweAgentVersion';
 import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
 import { printedOutput } from '../../../runtime/sandbox';
@@ -11,8 +10,6 @@ import { printedOutput } from '../../../runtime/sandbox';
  * line after the command's own output, so one round trip serves the call and the step state.
  */
 
-const CWD_MARK = `__SWB_CWD_${randomBytes(6).toString('hex')}__`;
-
 function timeoutMessage(command: string, timeoutMs: number): string {
   return (
     `The command '${command}' was cancelled because it took more than ${timeoutMs / 1000} seconds. ` +
@@ -20,30 +17,9 @@ function timeoutMessage(command: string, timeoutMs: number): string {
   );
 }
 
-/** SWE-agent's note for an observation over the limit, after the kept characters. @internal */
-export function clipObservation(text: string, max: number, droppedBytes = 0): string {
-  if (text.length <= max && droppedBytes === 0) return text;
-  const elided = Math.max(0, text.length - max) + droppedBytes;
-  return (
-    `${text.slice(0, max)}<response clipped><NOTE>Observations should not exceeded ${max} characters. ${elided} characters were elided. ` +
-    'Please try a different command that produces less output or use head/tail/grep/redirect the output to a file. Do not use interactive pagers.</NOTE>'
-  );
-}
-
-/** Splits the working-directory marker off the command's output. @internal */
-export function splitCwdMarker(output: string): { output: string; cwd: string | undefined } {
-  const at = output.lastIndexOf(`\n${CWD_MARK}`);
-  if (at < 0) return { output, cwd: undefined };
-  const cwd = output.slice(at + CWD_MARK.length + 1).replace(/\r?\n$/, '');
-  return { output: output.slice(0, at), cwd };
-}
-
 async function runBash(ctx: ToolContext, command: string): Promise<ToolResult> {
   const { commandTimeoutMs, maxObservationChars } = ctx.config;
-  // eval keeps a syntax error inside the command from swallowing the marker line; the exit
-  // code is handed back through a function, which costs no fork.
-  const script = `__swb_ret() { return $1; }; eval ${shellQuote(command)}\n__swb_rc=$?; printf '\\n${CWD_MARK}%s\\n' "$PWD"; __swb_ret $__swb_rc`;
-  const result = await ctx.sandbox.exec(script, {
+  const result = await ctx.sandbox.exec(markedCommand(command), {
     timeoutMs: commandTimeoutMs,
     // Bytes, not characters: room for multi-byte text before the character limit applies.
     maxOutputBytes: maxObservationChars * 4 + 4096,

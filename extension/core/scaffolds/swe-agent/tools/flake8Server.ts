@@ -178,8 +178,3 @@ const servers = new WarmPerSandbox<WarmFlake8, [shell: (script: string) => Promi
 export function warmFlake8For(sandbox: Sandbox, shell: (script: string) => Promise<string>): Promise<WarmFlake8 | undefined> {
   return servers.get(sandbox, shell);
 }
-
-/** Stops the sandbox's warm flake8, if one was started (the session's `stopServers` stops every warm server). @internal */
-export function disposeWarmFlake8(sandbox: Sandbox): Promise<void> {
-  return servers.dispose(sandbox);
-}

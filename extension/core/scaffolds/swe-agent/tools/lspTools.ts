@@ -8,6 +8,7 @@ import {
   formatOutline,
   formatSymbolHits,
   hoverAt,
+  hoverText,
   locateSymbol,
   readLineTexts,
   workspaceSymbols,
@@ -21,8 +22,8 @@ import { standardTools } from './standardTools';
 import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
 import { checkedFile } from './windowedTools';
 
-/** The `lsp` bundle: Pyright's go-to-definition, references, hover and symbols as agent tools. @internal */
-export const LSP_BUNDLE = 'lsp';
+/** The `lsp` bundle: Pyright's go-to-definition, references, hover and symbols as agent tools. */
+const LSP_BUNDLE = 'lsp';
 
 /** Result caps, sized so one answer stays a few hundred tokens to a few thousand at most. */
 const MAX_DEFINITIONS = 10;
@@ -115,8 +116,9 @@ const findReferencesTool = symbolTool(
 );
 
 const hover = symbolTool('hover', 'shows the signature, type and docstring of the name written on <line> of <path>', async (ctx, pyright, pos) => {
-  const text = await hoverAt(pyright, pos.at, ctx.signal);
-  if (text === null) return `No type information for '${pos.name}' at ${pos.where}.`;
+  const contents = await hoverAt(pyright, pos.at, ctx.signal);
+  const text = contents === null ? '' : hoverText(contents);
+  if (text === '') return `No type information for '${pos.name}' at ${pos.where}.`;
   const clipped = text.length > MAX_HOVER_CHARS ? `${text.slice(0, MAX_HOVER_CHARS)}\n... (${text.length - MAX_HOVER_CHARS} more characters not shown)` : text;
   return `${pos.where} '${pos.name}':\n${clipped}`;
 });
@@ -155,7 +157,6 @@ const workspaceSymbolsTool = defineTool({
   },
 });
 
-/** @internal */
-export const lspTools = [gotoDefinition, findReferencesTool, hover, documentSymbolsTool, workspaceSymbolsTool];
+const lspTools = [gotoDefinition, findReferencesTool, hover, documentSymbolsTool, workspaceSymbolsTool];
 
 standardTools.register(...lspTools);

@@ -32,13 +32,3 @@ export const DEFAULT_BUNDLES: readonly string[] = ['windowed', 'windowed_edit_li
 export function toolSetFor(bundles: readonly string[] = DEFAULT_BUNDLES): ToolSet {
   return standardTools.toolSet(bundles);
 }
-
-/** An action in SWE-agent command syntax, read with the tools of `bundles`. @internal */
-export function parseCommand(text: string, bundles?: readonly string[]): ParseResult {
-  return toolSetFor(bundles).parseCommand(text);
-}
-
-/** @internal */
-export function openAiToolSpecs(toolNames?: readonly string[], bundles?: readonly string[]): OpenAiToolSpec[] {
-  return toolSetFor(bundles).openAiToolSpecs(toolNames);
-}

@@ -4,6 +4,8 @@ import { lookupFile } from './toolFiles';
 import { shellQuote } from '../../../parsing/shellWords';
 import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
 import { countLines } from './windowedFile';
+import { catN, MAX_RESPONSE_LEN, filemap, maybeTruncate } from './editorText';
+import { expandTabs } from './pythonText';
 
 /**
  * `str_replace_editor` (`tools/edit_anthropic`, SWE-agent's default editor), with its exit
@@ -12,47 +14,12 @@ import { countLines } from './windowedFile';
  * applies to the file text before the line numbers are added.
  */
 
-const MAX_RESPONSE_LEN = 16_000;
-/** @internal */
-export const TRUNCATED_MESSAGE =
-  '<response clipped><NOTE>To save on context only part of this file has been shown to you. You should retry this tool after you have searched inside the file with `grep -n` in order to find the line numbers of what you are looking for.</NOTE>';
 const SNIPPET_LINES = 4;
 
 const COMMANDS = ['view', 'create', 'str_replace', 'insert', 'undo_edit'] as const;
 
 const done = (observation: string): ToolResult => ({ observation, exitCode: 0 });
 const failed = (observation: string, exitCode: number): ToolResult => ({ observation, exitCode });
-
-/** Python's `str.expandtabs()` (tab stops every 8 columns, counted from each line start). @internal */
-export function expandTabs(text: string, size = 8): string {
-  let column = 0;
-  let out = '';
-  for (const ch of text) {
-    if (ch === '\t') {
-      const spaces = size - (column % size);
-      out += ' '.repeat(spaces);
-      column += spaces;
-    } else {
-      out += ch;
-      column = ch === '\n' || ch === '\r' ? 0 : column + 1;
-    }
-  }
-  return out;
-}
-
-/** @internal */
-export function maybeTruncate(content: string, max = MAX_RESPONSE_LEN): string {
-  return content.length <= max ? content : content.slice(0, max) + TRUNCATED_MESSAGE;
-}
-
-/** `Here's the result of running \`cat -n\` on ...` with `%6d\t` numbered lines. @internal */
-export function catN(content: string, descriptor: string, initLine = 1): string {
-  const numbered = expandTabs(maybeTruncate(content))
-    .split('\n')
-    .map((line, i) => `${String(i + initLine).padStart(6)}\t${line}`)
-    .join('\n');
-  return `Here's the result of running \`cat -n\` on ${descriptor}:\n${numbered}\n`;
-}
 
 /** Python's `str.count`: non-overlapping occurrences. */
 function occurrences(text: string, part: string): number {
@@ -141,20 +108,6 @@ async function functionBodies(ctx: ToolContext, path: string): Promise<Array<[nu
     .split('\n')
     .filter((line) => /^\d+ \d+$/.test(line))
     .map((line) => line.split(' ').map(Number) as [number, number]);
-}
-
-/** SWE-agent's filemap: `%6d <line>` rows, bodies of five lines or more replaced by one marker row. @internal */
-export function filemap(text: string, bodies: Array<[number, number]>): string {
-  const long = bodies.filter(([start, end]) => end - start >= 5);
-  const elided = new Set(long.flatMap(([start, end]) => Array.from({ length: end - start + 1 }, (_, i) => start + i)));
-  const rows: Array<[number, string]> = [
-    ...long.map(([start, end]): [number, string] => [start, `... eliding lines ${start + 1}-${end + 1} ...`]),
-    ...splitLines(text)
-      .map((line, i): [number, string] => [i, line])
-      .filter(([i]) => !elided.has(i)),
-  ];
-  rows.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
-  return rows.map(([i, line]) => `${String(i + 1).padStart(6)} ${line}`).join('\n');
 }
 
 async function viewWholeFile(ctx: ToolContext, path: string, text: string): Promise<ToolResult> {

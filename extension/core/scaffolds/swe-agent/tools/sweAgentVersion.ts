@@ -20,8 +20,8 @@ declare module '../../../aci/toolDefinition' {
   }
 }
 
-/** The version tools default to when nothing says otherwise: the latest measured. @internal */
-export const LATEST_SWE_AGENT_VERSION: SweAgentVersion = '3ea751c0';
+/** The version tools default to when nothing says otherwise: the latest measured. */
+const LATEST_SWE_AGENT_VERSION: SweAgentVersion = '3ea751c0';
 
 /** How one version's tools print where versions differ. */
 export interface SweAgentDialect {

@@ -19,9 +19,9 @@ import { linesOfText, type WindowLines } from './windowedFile';
 /**
  * A file's text as the session's tools read it: SWE-agent 1.x's Python tools in text mode
  * (`universalNewlines`), 0.7's shell functions byte for byte (`SweAgentDialect.readsTextMode`).
- * Every file read of SWE-agent's tools goes through it. @internal
+ * Every file read of SWE-agent's tools goes through it.
  */
-export function toolText(ctx: Pick<ToolContext, 'config'>, raw: string): string {
+function toolText(ctx: Pick<ToolContext, 'config'>, raw: string): string {
   return sweAgentDialect(ctx.config.sweAgentVersion).readsTextMode ? universalNewlines(raw) : raw;
 }
 

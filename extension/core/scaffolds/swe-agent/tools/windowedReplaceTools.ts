@@ -8,6 +8,7 @@ import { countLines, renderWindow, replaceLines } from './windowedFile';
 import { clampedFirstLine, firstLineShowing, showWindow } from './windowedTools';
 import { viewer } from './toolState';
 import { windowOf } from './settings';
+import { pythonRepr } from './pythonText';
 
 /**
  * SWE-agent's `tools/windowed_edit_replace` (`edit <search> <replace> [<replace-all>]` within the
@@ -32,22 +33,6 @@ function errorsBlock(ctx: ToolContext, errors: string): string {
 function pythonCount(text: string, part: string): number {
   if (part === '') return text.length + 1;
   return text.split(part).length - 1;
-}
-
-/** Python's `repr()` of a string, as the messages quote the search text. @internal */
-export function pythonRepr(text: string): string {
-  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of text) {
-    const code = ch.codePointAt(0) as number;
-    if (ch === '\\' || ch === quote) out += `\\${ch}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return out + quote;
 }
 
 /** 1-based lines where `search` starts, non-overlapping, as `find_all_occurrences` lists them. */

@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { command as branchCommand } from '../../../extension/cli/branch';
-import { OWNER_LABEL, SANDBOX_LABEL } from '../../../extension/core/runtime/dockerSandbox';
+import { OWNER_LABEL, SANDBOX_LABEL } from '../../../extension/core/runtime/sandboxLabels';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import { startPolicyServer, type PolicyServer, type ScriptedReply } from '../../../scripts/demo/policy/scriptedPolicyServer';
 import { runCli, runCliProcess } from '../../helpers/cliRunner';

@@ -14,7 +14,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runBranches } from '../../extension/core/branch/branchRun';
-import { readTaskFile, runRequest } from '../../extension/cli/run';
+import { readTaskFile, runRequest } from '../../extension/core/branch/taskFile';
 import { loadTrajectory } from '../../extension/core/trajectory/load';
 import { startPolicyServer } from '../../scripts/demo/policy/scriptedPolicyServer';
 import { answerPolicy, answerTask } from '../../test/helpers/branchScenario';

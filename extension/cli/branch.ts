@@ -8,13 +8,15 @@ import { CancelledError, errorText, InputError } from '../core/errors';
 import { readTaskInstance } from '../core/reward/rewardFiles';
 import { resolveRecipe } from '../core/reward/recipeFiles';
 import { RECIPE_NAMES } from '../core/reward/recipes';
-import { runBranches, type BranchProgress, type BranchRunResult } from '../core/branch/branchRun';
+import { BranchStepsError, branchSteps, runBranches, type BranchProgress, type BranchRunResult } from '../core/branch/branchRun';
 import { advantageLines, type BranchSummary, type BranchValue, type ValueChange } from '../core/branch/branchValues';
 import { rename, writeFile } from 'node:fs/promises';
 import { loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';
+import { changeSpan as across, valueText as fixed } from '../views/branchView';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
-import { numberOption, policyClientOptions, readTaskFile, runRequest } from './run';
+import { readTaskFile, runRequest } from '../core/branch/taskFile';
+import { numberOption, policyClientOptions } from './run';
 import { replyFormatOption, scaffoldOption } from './scaffoldOption';
 
 const usage = () => `usage: swe-workbench branch FILE --task TASK.json --policy URL --model NAME --out DIR
@@ -87,7 +89,7 @@ export const command: Command = {
     const policy = policyClientOptions({ ...values, stream: false, logprobs: undefined, 'token-ids': false }, values.policy);
     const file = positionals[0]!;
     const recording = (await loadTrajectory(file, { signal: ctx.signal })).trajectory;
-    const steps = parseSteps(values.steps ?? 'all', recording, file);
+    const steps = stepsOption(values.steps ?? 'all', recording, file);
     const task = await readTaskFile(values.task);
     const recipe = values.recipe === undefined ? undefined : await resolveRecipe(values.recipe);
     const instance = values.instance === undefined ? undefined : await readTaskInstance(values.instance, values['instance-id']);
@@ -133,27 +135,19 @@ async function writeAdvantages(file: string, result: BranchRunResult, trajectory
   }
 }
 
+function stepsOption(spec: string, recording: Trajectory, file: string): number[] {
+  try {
+    return branchSteps(spec, recording, file);
+  } catch (err) {
+    if (err instanceof BranchStepsError) throw new CliError(`--steps: ${err.message}`);
+    throw err;
+  }
+}
+
 function positiveOption(name: string, value: string | undefined): number | undefined {
   const n = numberOption(name, value, true);
   if (n !== undefined && n < 1) throw new CliError(`${name} must be at least 1, got '${value}'`);
   return n;
-}
-
-/** `--steps`: the states after steps t (0: the task's start), as a sorted list; `all` is every state a continuation can start from. */
-function parseSteps(spec: string, recording: Trajectory, file: string): number[] {
-  const n = recording.steps.length;
-  if (spec === 'all') return Array.from({ length: recording.outcome.exitStatus === 'submitted' ? n : n + 1 }, (_, t) => t);
-  const chosen = new Set<number>();
-  for (const part of spec.split(',')) {
-    const m = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(part);
-    if (!m) throw new CliError(`--steps: '${part}' is not a step, a range (2-4) or 'all'`);
-    const from = Number(m[1]);
-    const to = m[2] === undefined ? from : Number(m[2]);
-    if (to < from) throw new CliError(`--steps: the range '${part}' runs backwards`);
-    if (to > n) throw new CliError(`--steps: step ${to} is past the end of ${file}, which has ${n} steps (0 is the task's start)`);
-    for (let t = from; t <= to; t++) chosen.add(t);
-  }
-  return [...chosen].sort((a, b) => a - b);
 }
 
 /** Progress on a terminal only: each step's done / running / left, rewritten in place. */
@@ -174,12 +168,6 @@ function progressLine(ctx: CommandContext): { show(p: BranchProgress[]): void; c
 }
 
 const label = (afterStep: number) => (afterStep === 0 ? 'start' : `step ${afterStep}`);
-const fixed = (x: number | null | undefined) => (x === null || x === undefined ? 'unknown' : x.toFixed(2));
-
-/** Which steps a change of V spans: one step, or the steps between two branch points. */
-function across(change: ValueChange): string {
-  return change.to - change.from === 1 ? `step ${change.to}` : `steps ${change.from + 1}..${change.to}`;
-}
 
 function bar(value: number | null, width = 20): string {
   if (value === null) return '?'.padEnd(width);

@@ -4,11 +4,8 @@
  */
 import { defined } from '../core/defined';
 import path from 'node:path';
-import { z } from 'zod';
 import { CancelledError, errorText } from '../core/errors';
-import { readJsonDocument } from '../core/input/jsonDocument';
-import type { ReadOptions } from '../core/input/readInput';
-import { parseInput } from '../core/trajectory/inputSchema';
+import { readTaskFile, runRequest } from '../core/branch/taskFile';
 import { PolicyClient, PolicyError, type PolicyClientOptions, type RetryRecord } from '../core/policy/policyClient';
 import { defaultScaffold, describeChoice, knownReplyFormats, knownScaffolds } from '../core/scaffolds/registry';
 import type { ScaffoldChoice } from '../core/scaffolds/scaffold';
@@ -41,63 +38,12 @@ default: the forked recording's, else the scaffold's); --scaffold FORMAT is the 
 record them on each step, so \`swe-workbench tokens\` can re-score the run.
 Exit code: 0 when the agent submitted, 1 otherwise.`;
 
-export const TaskFileSchema = z
-  .strictObject({
-    image: z.string().min(1),
-    repo: z.string().min(1),
-    repoPath: z.string().startsWith('/').optional(),
-    baseCommit: z
-      .string()
-      .regex(/^[0-9a-f]{7,40}$/, 'expected a commit sha (7 to 40 hex digits)')
-      .optional(),
-    instanceId: z.string().optional(),
-    problemStatement: z.string().min(1).optional(),
-    spec: z.string().min(1).optional(),
-    bundles: z.array(z.string().min(1)).optional(),
-    testCommand: z.string().min(1).optional(),
-    systemPrompt: z.string().min(1).optional(),
-  })
-  .refine((t) => t.problemStatement !== undefined || t.spec !== undefined, { message: 'needs "problemStatement" or "spec"', path: ['problemStatement'] });
-export type TaskFile = z.infer<typeof TaskFileSchema>;
-
-/** Reads the task file through the input layer: size limit, pipe timeout, JSON errors at a line and column. */
-export async function readTaskFile(file: string, options: ReadOptions = {}): Promise<TaskFile> {
-  const { value } = await readJsonDocument(file, options);
-  const task = parseInput(TaskFileSchema, value, file);
-  return { ...task, repo: path.resolve(path.dirname(file), task.repo) };
-}
-
 export function numberOption(name: string, value: string | undefined, integer = false): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)))
     throw new CliError(`${name} must be ${integer ? 'a whole number' : 'a number'}, got '${value}'`);
   return n;
-}
-
-/** The session `run` asks for: the task file's settings, and the recording's when forking. */
-export function runRequest(
-  task: TaskFile,
-  taskFile: string,
-  options: { fork?: { trajectory: Trajectory; ref: string; at: number }; scaffold?: ScaffoldChoice; replyFormat?: string; maxSteps?: number },
-): LaunchRequest {
-  return {
-    mode: options.fork ? 'fork' : 'live',
-    ...(options.fork ? { recording: { trajectory: options.fork.trajectory, ref: options.fork.ref }, at: options.fork.at } : {}),
-    image: task.image,
-    repoDir: task.repo,
-    ...(task.repoPath !== undefined ? { repoPath: task.repoPath } : {}),
-    ...(task.bundles ? { bundles: { names: task.bundles, file: taskFile, where: '$.bundles' } } : {}),
-    task: defined({ instanceId: task.instanceId, baseCommit: task.baseCommit, problemStatement: task.problemStatement ?? task.spec }),
-    ...defined({
-      baseCommit: task.baseCommit,
-      systemPrompt: task.systemPrompt,
-      scaffold: options.scaffold,
-      replyFormat: options.replyFormat,
-      maxSteps: options.maxSteps,
-      testCommand: task.testCommand,
-    }),
-  };
 }
 
 export const command: Command = {

@@ -62,7 +62,7 @@ const ContinuationSchema = z.strictObject({
    */
   timings: z.strictObject({ startMs: z.number(), policyMs: z.number(), runMs: z.number(), gradeMs: z.number() }).optional(),
 });
-type BranchContinuation = z.infer<typeof ContinuationSchema>;
+export type BranchContinuation = z.infer<typeof ContinuationSchema>;
 
 const IndexSchema = z.strictObject({
   recording: z.strictObject({ file: z.string(), id: z.string().nullable(), steps: z.number().int().nonnegative() }),
@@ -79,6 +79,14 @@ const IndexSchema = z.strictObject({
   points: z.array(z.strictObject({ afterStep: z.number().int().nonnegative(), continuations: z.array(ContinuationSchema) })),
 });
 type BranchIndex = z.infer<typeof IndexSchema>;
+
+/**
+ * The folder VS Code's Branch From Steps writes a recording's branch run to, and where the stepper
+ * and the branch tree look for one: beside the recording, named after it (`run.traj.branches/`).
+ */
+export function branchFolderOf(recordingFile: string): string {
+  return `${recordingFile}.branches`;
+}
 
 export interface BranchProgress {
   afterStep: number;
@@ -120,6 +128,19 @@ function continuationSeed(seed: number | undefined, afterStep: number, sample: n
   return createHash('sha256').update(`${seed}:${afterStep}:${sample}`).digest().readUInt32BE(0) & 0x7fffffff;
 }
 
+/** Parses an index file's text; a broken one is an `InputError` naming the file and the JSON path. */
+function parseIndex(file: string, text: string): BranchIndex {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new InputError(file, undefined, `not JSON: ${errorText(err)}`);
+  }
+  const parsed = IndexSchema.safeParse(value);
+  if (!parsed.success) throw new InputError(file, parsed.error.issues[0]?.path.join('.') ?? undefined, `not a branch index: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
 /** Reads the folder's index, checking it is this recording's under the same settings; a fresh one when there is none. */
 async function openIndex(file: string, fresh: BranchIndex): Promise<BranchIndex> {
   let text: string;
@@ -129,15 +150,7 @@ async function openIndex(file: string, fresh: BranchIndex): Promise<BranchIndex>
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return fresh;
     throw err;
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new InputError(file, undefined, `not JSON: ${errorText(err)}`);
-  }
-  const parsed = IndexSchema.safeParse(value);
-  if (!parsed.success) throw new InputError(file, parsed.error.issues[0]?.path.join('.') ?? undefined, `not a branch index: ${z.prettifyError(parsed.error)}`);
-  const index = parsed.data;
+  const index = parseIndex(file, text);
   if (index.recording.steps !== fresh.recording.steps || index.recording.id !== fresh.recording.id)
     throw new InputError(
       file,
@@ -151,6 +164,28 @@ async function openIndex(file: string, fresh: BranchIndex): Promise<BranchIndex>
       `was run with other settings (${JSON.stringify(index.settings)}): use another --out, or the same settings to resume`,
     );
   return index;
+}
+
+/** A branch run's folder as the stepper and the branch tree read it: its index and V(t) of every branched state. */
+export interface BranchRunRead {
+  folder: string;
+  index: BranchIndex;
+  summary: BranchSummary;
+}
+
+/** Reads the branch run in `folder` (its `index.json`); undefined when it holds none. */
+export async function readBranchRun(folder: string): Promise<BranchRunRead | undefined> {
+  const file = path.join(folder, INDEX_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw err;
+  }
+  const index = parseIndex(file, text);
+  return { folder, index, summary: summarizeIndex(index) };
 }
 
 /** Writes the index whole, through a temporary file, so a reader never sees half of it. */
@@ -379,4 +414,31 @@ async function runContinuation(options: BranchRunOptions, afterStep: number, sam
     replayed: fork?.replayed ?? 0,
     timings,
   };
+}
+
+/** A steps choice that is not one: said in the chooser's words ('2-x' is not a step...). */
+export class BranchStepsError extends Error {
+  override readonly name = 'BranchStepsError';
+}
+
+/**
+ * The states to branch from, chosen as `swe-workbench branch --steps` and Branch From Steps take
+ * them (after steps t, counted from 1; 0: the task's start), as a sorted list: `all` is every state
+ * a continuation can start from (the start and after every step, but the last when it submitted),
+ * else a list (1,3,5), a range (2-4), or both.
+ */
+export function branchSteps(spec: string, recording: Trajectory, file: string): number[] {
+  const n = recording.steps.length;
+  if (spec === 'all') return Array.from({ length: recording.outcome.exitStatus === 'submitted' ? n : n + 1 }, (_, t) => t);
+  const chosen = new Set<number>();
+  for (const part of spec.split(',')) {
+    const m = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(part);
+    if (!m) throw new BranchStepsError(`'${part}' is not a step, a range (2-4) or 'all'`);
+    const from = Number(m[1]);
+    const to = m[2] === undefined ? from : Number(m[2]);
+    if (to < from) throw new BranchStepsError(`the range '${part}' runs backwards`);
+    if (to > n) throw new BranchStepsError(`step ${to} is past the end of ${file}, which has ${n} steps (0 is the task's start)`);
+    for (let t = from; t <= to; t++) chosen.add(t);
+  }
+  return [...chosen].sort((a, b) => a - b);
 }

@@ -57,6 +57,12 @@ export interface BranchSummary {
   rise: ValueChange | null;
 }
 
+/** The reward a continuation shows: the number, or "masked: REASON" (never a number then), or unknown when neither is known. */
+export function continuationRewardText(c: { reward: number | null; mask: string | null }): string {
+  if (c.mask !== null) return `masked: ${c.mask}`;
+  return c.reward === null ? 'unknown' : String(Math.round(c.reward * 1000) / 1000);
+}
+
 /** The standard normal's 97.5% quantile: a two-sided 95% interval. */
 const Z95 = 1.959963984540054;
 /** Resamples of a bootstrap interval. */

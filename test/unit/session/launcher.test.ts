@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import type * as vscode from 'vscode';
 import { replayRequest } from '../../../extension/cli/replay';
-import { readTaskFile, runRequest } from '../../../extension/cli/run';
+import { readTaskFile, runRequest } from '../../../extension/core/branch/taskFile';
 import { scaffoldOption } from '../../../extension/cli/scaffoldOption';
 import { parseScaffoldSpec } from '../../../extension/core/scaffolds/registry';
 import { PolicyClient } from '../../../extension/core/policy/policyClient';

@@ -180,6 +180,35 @@ const StepperAppendedSchema = z.object({ header: TrajectoryHeaderSchema, summari
 export type StepperAppended = z.infer<typeof StepperAppendedSchema>;
 export const stepperAppended = notificationType('stepper/appended', StepperAppendedSchema);
 
+/**
+ * A branch run's values on the timeline (core/branch): per branched state, V and its 95% interval
+ * as text ('unknown' when every continuation was masked, never 0), the samples it rests on and the
+ * masked ones left out; `afterStep` 0 is the task's start, t the state after step t (the row of step t).
+ */
+const BranchValueCellSchema = z.object({
+  afterStep: StepIndex,
+  value: z.string(),
+  interval: z.string(),
+  n: StepIndex,
+  masked: StepIndex,
+  critical: z.boolean(),
+  /** The hover: V, its interval, n and each masked reason. */
+  title: z.string(),
+});
+const BranchStripSchema = z.object({
+  /** The run's folder, as the person reads it. */
+  folder: z.string(),
+  cells: z.array(BranchValueCellSchema),
+  /** The critical step in words ("critical step: step 2 (V falls 0.75)"). */
+  critical: z.string(),
+});
+export type BranchStrip = z.infer<typeof BranchStripSchema>;
+const BranchValuesSchema = z.object({ strip: z.nullable(BranchStripSchema) });
+/** The values of the open trajectory's branch run (null: it has none), asked once the timeline shows. */
+export const branchValues = requestType('branch/values', z.object({}), BranchValuesSchema);
+/** Sent when the branch run changes (a run finished, the folder was written). */
+export const stepperBranchValues = notificationType('stepper/branchValues', BranchValuesSchema);
+
 /** The step on screen, which the host embeds when the view loads again (a request: webviews send no notifications). */
 export const stepperSelected = requestType('stepper/selected', z.object({ index: StepIndex }), z.object({}));
 

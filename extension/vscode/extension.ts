@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { activateBranch, type BranchApi } from './branch/activateBranch';
 import { activateBugs } from './bugs/activateBugs';
 import { activateCheckSetup } from './doctor/checkSetup';
 import { activateCompare } from './compare/activateCompare';
@@ -28,6 +29,7 @@ export interface SweWorkbenchInternals {
   readonly steppers: StepperRegistry;
   readonly rollouts: RolloutsApi;
   readonly session: SessionApi;
+  readonly branch: BranchApi;
 }
 
 export const TEST_INTERNALS_COMMAND = 'sweWorkbench.test.internals';
@@ -56,10 +58,12 @@ export function activate(context: vscode.ExtensionContext): SweWorkbenchApi {
     context.subscriptions.push(...activatePatch(glue));
     context.subscriptions.push(...activateCompare(glue, trajectoryEditor.api, rollouts.api.rolloutAt));
     context.subscriptions.push(...activateReward(glue));
+    const branch = activateBranch(glue, trajectoryEditor.api);
+    context.subscriptions.push(...branch.disposables);
     context.subscriptions.push(...activateBugs(glue, { current: () => session.api.controller.current, choices: session.api.choices }));
     log.info(`activated ${context.extension.packageJSON.version as string}`);
     if (context.extensionMode === vscode.ExtensionMode.Test) {
-      const internals: SweWorkbenchInternals = { steppers: trajectoryEditor.steppers, rollouts: rollouts.api, session: session.api };
+      const internals: SweWorkbenchInternals = { steppers: trajectoryEditor.steppers, rollouts: rollouts.api, session: session.api, branch: branch.api };
       context.subscriptions.push(vscode.commands.registerCommand(TEST_INTERNALS_COMMAND, () => internals));
     }
     return { openTrajectoryAtStep: (uri, index) => trajectoryEditor.api.openAtStep(uri, index) };

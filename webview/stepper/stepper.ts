@@ -1,7 +1,9 @@
 import { describeZodError, safeParse } from '../../extension/protocol/ipc';
 import {
   FIRST_STEP_MARK,
+  branchValues,
   MAX_STEP_RANGE,
+  stepperBranchValues,
   STEPPER_BOOT_ELEMENT,
   StepperBootSchema,
   StepperUiStateSchema,
@@ -125,6 +127,11 @@ export class Stepper {
       this.addSummaries(summaries);
     }
     this.applyFilter(false);
+    this.host.onNotification(stepperBranchValues, ({ strip }) => this.timeline.showValues(strip));
+    await this.host.request(branchValues, {}).then(
+      ({ strip }) => this.timeline.showValues(strip),
+      (err: unknown) => this.say(`Branch values: ${errorText(err)}`),
+    );
   }
 
   /** Takes the final header and first step once the host has indexed the file; false when it could not. */

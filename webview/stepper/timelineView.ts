@@ -1,4 +1,4 @@
-import type { StepSummary } from '../../extension/protocol/stepper';
+import type { BranchStrip, StepSummary } from '../../extension/protocol/stepper';
 import { codicon, el } from '../dom';
 import { highlighted } from '../format';
 import { kindIcon } from './toolIcons';
@@ -17,9 +17,16 @@ export class TimelineView {
     this.clear,
   ]);
 
+  /** The branch run's values (none: no run beside the recording): a line above the rows, a cell on each branched step's row. */
+  private strip: BranchStrip | null = null;
+  private readonly stripLine = el('div', { className: 'branch-strip', attrs: { id: 'branch-strip', role: 'status', hidden: '' } });
+
   constructor(onSelect: (index: number) => void, onClear: () => void) {
     this.clear.addEventListener('click', onClear);
-    this.element = el('nav', { className: 'timeline', attrs: { role: 'listbox', 'aria-label': 'Steps', tabindex: '0', id: 'timeline' } }, [this.empty]);
+    this.element = el('nav', { className: 'timeline', attrs: { role: 'listbox', 'aria-label': 'Steps', tabindex: '0', id: 'timeline' } }, [
+      this.stripLine,
+      this.empty,
+    ]);
     this.element.addEventListener('click', (event) => {
       const row = (event.target as Element).closest<HTMLElement>('.step-row');
       if (row?.dataset.index) onSelect(Number(row.dataset.index));
@@ -48,8 +55,43 @@ export class TimelineView {
       );
     });
     this.summaries.push(...summaries);
+    for (const row of rows) this.valueCell(row);
     this.rows.push(...rows);
     this.element.append(...rows);
+  }
+
+  /** Shows a branch run's values: V, its interval, n and the masked count on each branched step's row, the critical step marked. */
+  showValues(strip: BranchStrip | null): void {
+    this.strip = strip;
+    for (const row of this.rows) this.valueCell(row);
+    this.stripLine.hidden = strip === null;
+    if (!strip) {
+      this.stripLine.replaceChildren();
+      return;
+    }
+    const start = strip.cells.find((c) => c.afterStep === 0);
+    this.stripLine.replaceChildren(
+      el('span', { text: `Branch values (${strip.folder})`, attrs: { title: strip.folder } }),
+      ...(start ? [el('span', { className: 'branch-value', text: `start: ${cellText(start)}`, attrs: { title: start.title, 'data-after-step': '0' } })] : []),
+      el('span', { className: 'branch-critical-text', text: strip.critical }),
+    );
+  }
+
+  /** The row's value cell, made again from the strip (removed when the step was not branched). */
+  private valueCell(row: HTMLElement): void {
+    row.querySelector('.branch-value')?.remove();
+    row.classList.remove('critical-step');
+    const afterStep = Number(row.dataset.index) + 1;
+    const cell = this.strip?.cells.find((c) => c.afterStep === afterStep);
+    if (!cell) return;
+    if (cell.critical) row.classList.add('critical-step');
+    row.append(
+      el(
+        'span',
+        { className: `branch-value${cell.value === 'unknown' ? ' unknown' : ''}`, attrs: { title: cell.title, 'data-after-step': String(afterStep) } },
+        [...(cell.critical ? [codicon('arrow-down', 'critical step: V falls most across this step')] : []), el('span', { text: cellText(cell) })],
+      ),
+    );
   }
 
   /** Marks `query` in every label ('' clears the marks). */
@@ -75,4 +117,8 @@ export class TimelineView {
     // before the step's detail is even in the page (measured: about 20 ms of a first open).
     requestAnimationFrame(() => row.scrollIntoView({ block: 'nearest' }));
   }
+}
+
+function cellText(cell: BranchStrip['cells'][number]): string {
+  return `V ${cell.value} ${cell.interval} n ${cell.n}${cell.masked > 0 ? ` · ${cell.masked} masked` : ''}`;
 }

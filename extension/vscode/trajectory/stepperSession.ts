@@ -6,7 +6,9 @@ import { stepChange } from '../../core/trajectory/stepChange';
 import type { ProtocolError } from '../../protocol/ipc';
 import { ProtocolFailure } from '../../protocol/ipc';
 import {
+  branchValues,
   STEPPER_BOOT_ELEMENT,
+  stepperBranchValues,
   stepperAppended,
   stepperBoot,
   stepperIndexed,
@@ -26,6 +28,9 @@ import {
 import { Disposable } from '../dispose';
 import { showView } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
+import { branchFolderOf, readBranchRun } from '../../core/branch/branchRun';
+import { branchStrip } from '../../views/branchView';
+import type { BranchStrip } from '../../protocol/stepper';
 import { bootDetail, outlineBootPayload, previewBootPayload, searchSteps, toStepDetail, toTrajectoryHeader } from '../../views/stepView';
 import type { RawRecordDocuments } from './rawRecordDocuments';
 import { recordOf, TRAJECTORY_EDITOR_ANY_JSON, withSubagent, type TrajectoryDocument } from './trajectoryDocument';
@@ -142,6 +147,7 @@ export class StepperSession extends Disposable {
       await vscode.commands.executeCommand('vscode.openWith', withSubagent(document.uri, name), TRAJECTORY_EDITOR_ANY_JSON);
       return { opened: true };
     });
+    this.messenger.onRequest(branchValues, async () => ({ strip: await this.branchStrip() }));
     this.messenger.onRequest(stepperBoot, () => {
       this.pageRuns();
       return this.boot(this.selected, this.revealing);
@@ -165,6 +171,19 @@ export class StepperSession extends Disposable {
         void this.render(this.selected, this.pageReported);
       }),
     );
+  }
+
+  /** The value strip of the branch run beside the recording (core/branch: `branchFolderOf`); null when there is none. */
+  private async branchStrip(): Promise<BranchStrip | null> {
+    if (this.document.uri.scheme !== 'file') return null;
+    const folder = branchFolderOf(this.document.uri.fsPath);
+    const run = await readBranchRun(folder);
+    return run ? branchStrip(run.summary, vscode.workspace.asRelativePath(folder)) : null;
+  }
+
+  /** The branch run beside the recording changed: the page shows its values again. */
+  async branchesChanged(): Promise<void> {
+    if (this.booted) this.messenger.notify(stepperBranchValues, { strip: await this.branchStrip() });
   }
 
   /** The page boot payload for step `index`: `reveal` makes it win over the view's saved step. */

@@ -91,6 +91,10 @@ export interface TrajectoryEditorApi {
    * it reads it again, and one on its last step moves to the new last step.
    */
   follow(uri: vscode.Uri, stepCount: number): Promise<void>;
+  /** The trajectory of the focused stepper, if one is focused. */
+  activeUri(): vscode.Uri | undefined;
+  /** The branch run beside `uri` changed: each stepper showing it shows the new values. */
+  branchesChanged(uri: vscode.Uri): Promise<void>;
 }
 
 export function activateTrajectoryEditor(
@@ -125,6 +129,10 @@ export function activateTrajectoryEditor(
     openAtStep: (uri, index) => openAtStep(registry, uri, index),
     follow: async (uri, stepCount) => {
       for (const session of registry.allFor(uri)) await session.follow(stepCount);
+    },
+    activeUri: () => registry.active()?.document.uri,
+    branchesChanged: async (uri) => {
+      for (const session of registry.allFor(uri)) await session.branchesChanged();
     },
   };
   return { disposables, api, steppers: registry };

@@ -1,0 +1,183 @@
+import '../helpers/families';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { extensionInternals } from './internals';
+import { startPolicyServer, type PolicyServer } from '../../scripts/demo/policy/scriptedPolicyServer';
+import { answerPolicy, answerTask } from '../helpers/branchScenario';
+import type { sampleRepoCopy } from '../helpers/ledgerAgentScript';
+import type { ResponseMessage } from '../../extension/protocol/ipc';
+import type { BranchStrip } from '../../extension/protocol/stepper';
+import type { BranchRunShown } from '../../extension/vscode/branch/activateBranch';
+import type { BranchNode } from '../../extension/vscode/branch/branchTree';
+import type { CompareShown } from '../../extension/vscode/compare/activateCompare';
+import type { SweWorkbenchInternals } from '../../extension/vscode/extension';
+
+let internals: SweWorkbenchInternals;
+let server: PolicyServer;
+const repoRoot = path.resolve(__dirname, '../../..');
+
+/** The sample repository as a one-commit git repository (the bundle runs from dist/, so not through the fixture's history). */
+function sampleRepository(dir: string): Awaited<ReturnType<typeof sampleRepoCopy>> {
+  cpSync(path.join(repoRoot, 'test/fixtures/sample-repo/tree'), dir, { recursive: true, filter: (src) => !/(__pycache__|\.pytest_cache)$/.test(src) });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, encoding: 'utf8' });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'sample');
+  const sha = git('rev-parse', 'HEAD').trim();
+  return { dir, commits: [{ sha }], cleanup: async () => undefined } as unknown as Awaited<ReturnType<typeof sampleRepoCopy>>;
+}
+let work: string;
+let recording: vscode.Uri;
+let taskFile: string;
+let nextRequest = 1;
+
+/** Sandbox containers (running or not) this extension host owns. */
+function containersLeft(): string[] {
+  return execFileSync(
+    'docker',
+    ['ps', '-aq', '--filter', 'label=swe-workbench.sandbox=1', '--filter', `label=swe-workbench.owner=${hostname()}:${process.pid}`],
+    {
+      encoding: 'utf8',
+    },
+  )
+    .split('\n')
+    .filter(Boolean);
+}
+
+async function stepperAnswer<T>(uri: vscode.Uri, method: string, params: unknown): Promise<T> {
+  const response: ResponseMessage | undefined = await internals.trajectoryEditor.request(uri, { kind: 'request', id: nextRequest++, method, params });
+  assert.ok(response?.ok, `${method}: ${JSON.stringify(response)}`);
+  return response.result as T;
+}
+
+async function waitUntil(what: string, condition: () => boolean | Promise<boolean>): Promise<void> {
+  for (let attempt = 0; !(await condition()); attempt++) {
+    assert.ok(attempt < 600, `waited too long for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const row = (node: BranchNode) => {
+  const item = internals.branch.tree.getTreeItem(node);
+  return { label: String(item.label), description: String(item.description) };
+};
+
+describe('Branch From Steps: a branch run on the open trajectory, real Docker, a scripted policy with known values', function () {
+  this.timeout(10 * 60_000);
+
+  before(async () => {
+    internals = await extensionInternals();
+    server = await startPolicyServer(answerPolicy);
+    work = mkdtempSync(path.join(tmpdir(), 'swb-vscode-branch-'));
+    const repo = sampleRepository(path.join(work, 'repo'));
+    const written = await answerTask(work, repo);
+    taskFile = written.taskFile;
+    recording = vscode.Uri.file(written.recordingFile);
+    const settings = vscode.workspace.getConfiguration('sweWorkbench');
+    await settings.update('policy.url', server.url, vscode.ConfigurationTarget.Global);
+    await settings.update('policy.model', 'test-policy', vscode.ConfigurationTarget.Global);
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const settings = vscode.workspace.getConfiguration('sweWorkbench');
+    await settings.update('policy.url', undefined, vscode.ConfigurationTarget.Global);
+    await settings.update('policy.model', undefined, vscode.ConfigurationTarget.Global);
+    await server?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('the command runs the continuations beside the recording; the tree, the strip and the files say what the core measured', async () => {
+    await vscode.commands.executeCommand('sweWorkbench.trajectory.open', recording);
+    await waitUntil('the stepper to show the recording', () => internals.trajectoryEditor.shownStep(recording) !== undefined);
+    assert.deepEqual(await stepperAnswer(recording, 'branch/values', {}), { strip: null }, 'no branch run yet: no strip');
+
+    // Every field given, so nothing is asked; the trajectory is the focused stepper's.
+    const shown = await vscode.commands.executeCommand<BranchRunShown | undefined>('sweWorkbench.branch.run', {
+      task: taskFile,
+      steps: '0-2',
+      samples: 4,
+      concurrency: 2,
+      maxSteps: 5,
+      temperature: 1,
+      seed: 1,
+    });
+    assert.ok(shown, 'the command finished');
+    assert.equal(shown.folder, `${recording.fsPath}.branches`);
+    assert.deepEqual(containersLeft(), [], 'no container left by the run');
+
+    // The files: index.json and every continuation it names, in the recording's scaffold's format.
+    const index = JSON.parse(readFileSync(path.join(shown.folder, 'index.json'), 'utf8')) as {
+      points: Array<{ afterStep: number; continuations: Array<{ file: string; reward: number | null; mask: string | null }> }>;
+    };
+    assert.deepEqual(
+      index.points.map((p) => [p.afterStep, p.continuations.length]),
+      [
+        [0, 4],
+        [1, 4],
+        [2, 4],
+      ],
+    );
+    for (const c of index.points.flatMap((p) => p.continuations)) assert.ok(existsSync(path.join(shown.folder, c.file)), `${c.file} was written`);
+
+    // The tree: the recording, its three branch points with V as the core measured it, each continuation.
+    const [root, ...others] = internals.branch.tree.getChildren();
+    assert.ok(root && others.length === 0, 'the Branches view shows the one recording');
+    assert.equal(row(root).label, 'recording.json');
+    const points = internals.branch.tree.getChildren(root);
+    const values = shown.result.summary.values;
+    assert.deepEqual(
+      points.map((p) => row(p).label.replace(' (critical)', '')),
+      ['start', 'after step 1', 'after step 2'],
+    );
+    for (const [i, p] of points.entries()) {
+      const v = values[i]!;
+      assert.match(row(p).description, new RegExp(`^V ${v.value!.toFixed(2)} \\[${v.interval!.low.toFixed(2)}, ${v.interval!.high.toFixed(2)}\\] n 4$`));
+    }
+    // After writing 42 every continuation submits it: V is 1 by construction.
+    assert.match(row(points[1]!).description, /^V 1\.00 /);
+    const critical = shown.result.summary.critical;
+    assert.deepEqual(
+      points.filter((p) => row(p).label.endsWith('(critical)')).map((p) => row(p).label),
+      critical ? [critical.to === 0 ? 'start (critical)' : `after step ${critical.to} (critical)`] : [],
+    );
+    const continuations = internals.branch.tree.getChildren(points[2]!);
+    assert.equal(continuations.length, 4);
+    for (const [i, c] of continuations.entries()) {
+      const recorded = index.points[2]!.continuations[i]!;
+      const reward = recorded.mask !== null ? `masked: ${recorded.mask}` : String(recorded.reward);
+      assert.equal(row(c).label, `continuation ${i + 1}`);
+      assert.match(row(c).description, new RegExp(`^submitted, reward ${reward.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, \\d+ steps?$`));
+    }
+
+    // The strip on the open stepper's timeline: the same values, the critical step marked.
+    const { strip } = await stepperAnswer<{ strip: BranchStrip | null }>(recording, 'branch/values', {});
+    assert.ok(strip, 'the stepper finds the run beside the recording');
+    assert.deepEqual(
+      strip.cells.map((c) => [c.afterStep, c.value, c.n, c.masked, c.critical]),
+      values.map((v) => [v.at, v.value!.toFixed(2), 4, 0, critical?.to === v.at]),
+    );
+
+    // A click on a continuation opens it in the stepper on its first step after the branch point.
+    const continuation = continuations[0]! as Extract<BranchNode, { kind: 'continuation' }>;
+    const item = internals.branch.tree.getTreeItem(continuation);
+    assert.equal(item.command?.command, 'sweWorkbench.branch.openContinuation');
+    await vscode.commands.executeCommand(item.command.command, ...(item.command.arguments ?? []));
+    const opened = vscode.Uri.file(path.join(shown.folder, continuation.continuation.file));
+    await waitUntil('the continuation to show on step 3', () => internals.trajectoryEditor.shownStep(opened) === 2);
+
+    // Compare with the recording: the Compare view on the two.
+    const compared = await vscode.commands.executeCommand<CompareShown | undefined>('sweWorkbench.branch.compareWithRecording', continuation);
+    assert.ok(compared, 'the Compare view opened');
+    assert.deepEqual(
+      compared.content.runs.map((r) => path.basename(r.path)),
+      ['recording.json', path.basename(continuation.continuation.file)],
+    );
+    compared.panel.dispose();
+  });
+});

@@ -5,15 +5,14 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { extensionInternals } from './internals';
+import { askStepper, extensionInternals, openWatched } from './internals';
 import { startPolicyServer, type PolicyServer } from '../../scripts/demo/policy/scriptedPolicyServer';
 import { answerPolicy, answerTask } from '../helpers/branchScenario';
 import type { sampleRepoCopy } from '../helpers/ledgerAgentScript';
-import type { ResponseMessage } from '../../extension/protocol/ipc';
 import type { BranchStrip } from '../../extension/protocol/stepper';
-import type { BranchRunShown } from '../../extension/vscode/branch/activateBranch';
+import type { BranchRunResult } from '../../extension/core/branch/branchRun';
 import type { BranchNode } from '../../extension/vscode/branch/branchTree';
-import type { CompareShown } from '../../extension/vscode/compare/activateCompare';
+import type { CompareContent } from '../../extension/protocol/compare';
 import type { SweWorkbenchInternals } from '../../extension/vscode/extension';
 
 let internals: SweWorkbenchInternals;
@@ -34,7 +33,9 @@ function sampleRepository(dir: string): Awaited<ReturnType<typeof sampleRepoCopy
 let work: string;
 let recording: vscode.Uri;
 let taskFile: string;
-let nextRequest = 1;
+/** What Branch From Steps and Compare return (the folder written and the run; the panel and what it shows). */
+type BranchRunShown = { folder: string; result: BranchRunResult };
+type CompareShown = { panel: vscode.WebviewPanel; content: CompareContent };
 
 /** Sandbox containers (running or not) this extension host owns. */
 function containersLeft(): string[] {
@@ -50,8 +51,8 @@ function containersLeft(): string[] {
 }
 
 async function stepperAnswer<T>(uri: vscode.Uri, method: string, params: unknown): Promise<T> {
-  const response: ResponseMessage | undefined = await internals.trajectoryEditor.request(uri, { kind: 'request', id: nextRequest++, method, params });
-  assert.ok(response?.ok, `${method}: ${JSON.stringify(response)}`);
+  const response = await askStepper(internals, uri, method, params);
+  assert.ok(response.ok, `${method}: ${JSON.stringify(response)}`);
   return response.result as T;
 }
 
@@ -93,8 +94,9 @@ describe('Branch From Steps: a branch run on the open trajectory, real Docker, a
   });
 
   it('the command runs the continuations beside the recording; the tree, the strip and the files say what the core measured', async () => {
-    await vscode.commands.executeCommand('sweWorkbench.trajectory.open', recording);
-    await waitUntil('the stepper to show the recording', () => internals.trajectoryEditor.shownStep(recording) !== undefined);
+    const page = await openWatched(internals, recording, () => vscode.commands.executeCommand('sweWorkbench.trajectory.open', recording));
+    await waitUntil('the stepper to show the recording', () => page.shown() !== undefined);
+    page.dispose();
     assert.deepEqual(await stepperAnswer(recording, 'branch/values', {}), { strip: null }, 'no branch run yet: no strip');
 
     // Every field given, so nothing is asked; the trajectory is the focused stepper's.
@@ -167,9 +169,11 @@ describe('Branch From Steps: a branch run on the open trajectory, real Docker, a
     const continuation = continuations[0]! as Extract<BranchNode, { kind: 'continuation' }>;
     const item = internals.branch.tree.getTreeItem(continuation);
     assert.equal(item.command?.command, 'sweWorkbench.branch.openContinuation');
-    await vscode.commands.executeCommand(item.command.command, ...(item.command.arguments ?? []));
     const opened = vscode.Uri.file(path.join(shown.folder, continuation.continuation.file));
-    await waitUntil('the continuation to show on step 3', () => internals.trajectoryEditor.shownStep(opened) === 2);
+    const command = item.command;
+    const continuationPage = await openWatched(internals, opened, () => vscode.commands.executeCommand(command.command, ...(command.arguments ?? [])));
+    await waitUntil('the continuation to show on step 3', () => continuationPage.shown() === 2);
+    continuationPage.dispose();
 
     // Compare with the recording: the Compare view on the two.
     const compared = await vscode.commands.executeCommand<CompareShown | undefined>('sweWorkbench.branch.compareWithRecording', continuation);

@@ -391,14 +391,26 @@ describe('the rollouts table in code-server', () => {
     });
   }
 
-  /** A row's instance cell: the whole name, and the end that stays in view. */
-  async function instanceCell(id: string): Promise<{ text: string; tail: string; tailShown: boolean }> {
+  /** A row's instance cell: the whole name, the end that stays in view, and the name its hover shows. */
+  async function instanceCell(id: string): Promise<{ text: string; tail: string; tailShown: boolean; title: string }> {
     return table.locator(`.rollout-row[data-id="${id}"] [data-column="instance"]`).evaluate((cell) => {
       const tail = cell.querySelector<HTMLElement>('.instance-tail')!;
       const c = cell.getBoundingClientRect();
       const t = tail.getBoundingClientRect();
-      return { text: cell.textContent ?? '', tail: tail.textContent ?? '', tailShown: t.width > 0 && t.left >= c.left && t.right <= c.right + 0.5 };
+      return {
+        text: cell.textContent ?? '',
+        tail: tail.textContent ?? '',
+        tailShown: t.width > 0 && t.left >= c.left && t.right <= c.right + 0.5,
+        title: (cell as HTMLElement).title,
+      };
     });
+  }
+
+  /** The instance names of the rows in view whose head is cut (an ellipsis shows), with the widths. */
+  async function cutNames(): Promise<string[]> {
+    return table
+      .locator('.rollout-row[data-id] .instance-head')
+      .evaluateAll((heads) => heads.filter((h) => h.scrollWidth > h.clientWidth).map((h) => `${h.parentElement!.title} (${h.scrollWidth} > ${h.clientWidth})`));
   }
 
   thirdParty.test('reads at a glance in a narrow window with a recipe, in the dark, light and high-contrast themes', async () => {
@@ -419,7 +431,7 @@ describe('the rollouts table in code-server', () => {
           [w101, W101, '-101'],
           [w202, W202, '-202'],
         ] as const)
-          assert.deepEqual(await instanceCell(id), { text: name, tail, tailShown: true }, `${theme}: ${name}`);
+          assert.deepEqual(await instanceCell(id), { text: name, tail, tailShown: true, title: name }, `${theme}: ${name}`);
         assert.deepEqual(await headerProblems(), [], `${theme}: every header reads whole in its own column`);
         // pass@k says how many groups each k covers: pass@4 has only the two groups of four graded attempts.
         const passAt = (k: number) => table.locator('#stats span', { hasText: new RegExp(`^pass@${k} `) });
@@ -441,6 +453,29 @@ describe('the rollouts table in code-server', () => {
         assert.ok(Math.abs(head - cell) < 2, `${theme}: the Mask header (${head}) sits over its cells (${cell})`);
         assert.deepEqual(await headerProblems(), [], `${theme}: scrolled, every header reads whole`);
       }
+    } finally {
+      if (size) await page.setViewportSize(size);
+    }
+  });
+
+  thirdParty.test('at 1400 px with the sidebar closed every name reads whole', async () => {
+    const size = page.viewportSize();
+    await page.setViewportSize({ width: 1400, height: 900 });
+    try {
+      await showFolder(demoRun);
+      await runCommand(page, 'View: Close Primary Side Bar');
+      await page.locator('.part.sidebar').waitFor({ state: 'hidden', timeout: 10_000 });
+      await waitForCount('15 rollouts');
+      await table.locator('.rollout-row[data-index="14"][data-id]').waitFor({ timeout: 10_000 });
+      await pick('#recipe', /deepswe v1/);
+      await table.locator('#recipe-stats', { hasText: /^deepswe v1: / }).waitFor({ timeout: 30_000 });
+      await table.locator('.rollout-row[data-index="14"][data-id] [data-column="recipe-reward"]').waitFor({ timeout: 10_000 });
+      await page.screenshot({ path: path.join(out!, 'rollouts-1400.png') });
+      assert.deepEqual(await cutNames(), [], 'no instance name is cut at 1400 px');
+      for (const name of await table
+        .locator('.rollout-row[data-id] [data-column="instance"]')
+        .evaluateAll((cells) => cells.map((c) => [c.textContent, (c as HTMLElement).title])))
+        assert.equal(name[1], name[0], 'the full name on hover');
     } finally {
       if (size) await page.setViewportSize(size);
     }

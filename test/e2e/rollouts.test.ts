@@ -458,7 +458,7 @@ describe('the rollouts table in code-server', () => {
     }
   });
 
-  thirdParty.test('at 1400 px with the sidebar closed every name reads whole', async () => {
+  thirdParty.test('at 1400 px with the sidebar closed every name reads whole; a recipe says which columns it hides', async () => {
     const size = page.viewportSize();
     await page.setViewportSize({ width: 1400, height: 900 });
     try {
@@ -467,6 +467,8 @@ describe('the rollouts table in code-server', () => {
       await page.locator('.part.sidebar').waitFor({ state: 'hidden', timeout: 10_000 });
       await waitForCount('15 rollouts');
       await table.locator('.rollout-row[data-index="14"][data-id]').waitFor({ timeout: 10_000 });
+      assert.equal(await table.locator('#hidden-columns').isVisible(), false, 'no recipe, no column hidden');
+      assert.equal(await table.locator('.table-head [data-column="tokens"]').isVisible(), true);
       await pick('#recipe', /deepswe v1/);
       await table.locator('#recipe-stats', { hasText: /^deepswe v1: / }).waitFor({ timeout: 30_000 });
       await table.locator('.rollout-row[data-index="14"][data-id] [data-column="recipe-reward"]').waitFor({ timeout: 10_000 });
@@ -476,6 +478,10 @@ describe('the rollouts table in code-server', () => {
         .locator('.rollout-row[data-id] [data-column="instance"]')
         .evaluateAll((cells) => cells.map((c) => [c.textContent, (c as HTMLElement).title])))
         assert.equal(name[1], name[0], 'the full name on hover');
+      // Tokens, cost and duration make way for the recipe's columns, and the table says so.
+      assert.equal(await table.locator('.table-head [data-column="tokens"]').isVisible(), false);
+      assert.equal(await table.locator('#hidden-columns').textContent(), " 3 columns hidden by the recipe: Tokens, Cost, Duration (a row's details keep them)");
+      assert.equal(await table.locator('#hidden-columns').isVisible(), true);
     } finally {
       if (size) await page.setViewportSize(size);
     }

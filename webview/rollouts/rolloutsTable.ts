@@ -25,7 +25,7 @@ import { ExportBar } from './exportBar';
 import { RowPages } from './rowPages';
 import { ROW_HEIGHT, headCells, rowNode } from './rowView';
 import { countText, statsContent } from './statsView';
-import { ESTIMATOR_TITLES, nextSort, pagesFor, visibleWindow } from './tableModel';
+import { ESTIMATOR_TITLES, hiddenColumnsText, nextSort, pagesFor, visibleWindow } from './tableModel';
 import { errorText } from '../errorText';
 
 const OVERSCAN = 20;
@@ -66,6 +66,7 @@ export class RolloutsTable {
   });
   private readonly filterError = el('pre', { attrs: { id: 'filter-error', role: 'alert' } });
   private readonly stats = el('div', { attrs: { id: 'stats', 'aria-label': 'Group statistics' } });
+  private readonly hiddenColumns = el('span', { attrs: { id: 'hidden-columns', role: 'note' } }, [codicon('eye-closed'), ` ${hiddenColumnsText()}`]);
   private readonly head = el('div', { className: 'table-head rollouts-grid', attrs: { role: 'row' } });
   /** Holds the head; it scrolls sideways with the rows. */
   private readonly headScroll = el('div', { attrs: { id: 'table-head-scroll' } }, [this.head]);
@@ -125,6 +126,7 @@ export class RolloutsTable {
         el('label', { className: 'picker', text: 'Advantage ' }, [this.estimator]),
         this.exporter.open,
         this.count,
+        this.hiddenColumns,
         this.unreadable,
         this.recipeProblem,
         this.filterError,
@@ -198,6 +200,7 @@ export class RolloutsTable {
     const sort = this.state.query.sort;
     const withRecipe = Boolean(this.state.query.recipe);
     this.root.classList.toggle('with-recipe', withRecipe);
+    this.hiddenColumns.hidden = !withRecipe;
     this.root.classList.toggle('with-mismatch', this.result?.rescored === true);
     this.estimator.toggleAttribute('disabled', !withRecipe);
     this.head.replaceChildren(

@@ -115,6 +115,14 @@ export function instanceParts(name: string): { head: string; tail: string } {
   return { head: name.slice(0, cut), tail: name.slice(cut) };
 }
 
+/** The columns a recipe's columns take the place of (the details pane keeps their figures); the styles hide them, the toolbar says so. */
+export const HIDDEN_WITH_RECIPE = ['tokens', 'cost', 'duration'] as const satisfies readonly RolloutColumn[];
+
+/** What the table says of the columns a recipe hides, so none goes missing without a word. */
+export function hiddenColumnsText(): string {
+  return `${HIDDEN_WITH_RECIPE.length} columns hidden by the recipe: ${HIDDEN_WITH_RECIPE.map((c) => COLUMN_TITLES[c]).join(', ')} (a row's details keep them)`;
+}
+
 /** The columns a recipe adds: its reward, the group advantage, and the mask with its reason. */
 export const RECIPE_COLUMNS = [
   {

@@ -1,3 +1,5 @@
+import { HIDDEN_WITH_RECIPE } from './tableModel';
+
 /**
  * The table's styles, adopted as a constructed stylesheet: the CSP allows no inline <style>,
  * and the shared webview.css belongs to every view. Colours only from the theme.
@@ -77,7 +79,10 @@ export const TABLE_CSS = `
 #recipe-problem .codicon { color: var(--vscode-problemsWarningIcon-foreground); vertical-align: text-bottom; }
 /* With a recipe, its three columns take the place of tokens, cost and duration (the details pane keeps them). */
 .with-recipe .rollouts-grid { grid-template-columns: minmax(150px, 2fr) 84px minmax(90px, 100px) 72px minmax(90px, 1fr) 90px 80px minmax(100px, 1fr) 80px 96px minmax(150px, 2fr); }
-.with-recipe .rollouts-grid > [data-column="tokens"], .with-recipe .rollouts-grid > [data-column="cost"], .with-recipe .rollouts-grid > [data-column="duration"] { display: none; }
+${HIDDEN_WITH_RECIPE.map((c) => `.with-recipe .rollouts-grid > [data-column="${c}"]`).join(', ')} { display: none; }
+#hidden-columns { color: var(--vscode-descriptionForeground); white-space: nowrap; }
+#hidden-columns .codicon { vertical-align: text-bottom; }
+#hidden-columns[hidden] { display: none; }
 /* A re-scored run's four mismatch columns follow the others, with or without a recipe. */
 .with-mismatch .rollouts-grid { grid-template-columns: minmax(180px, 3fr) 84px minmax(100px, 112px) 72px minmax(110px, 1.3fr) 90px 80px minmax(120px, 1.3fr) 90px 70px 90px 80px 84px 80px minmax(120px, 1fr); }
 .with-recipe.with-mismatch .rollouts-grid { grid-template-columns: minmax(150px, 2fr) 84px minmax(90px, 100px) 72px minmax(90px, 1fr) 90px 80px minmax(100px, 1fr) 80px 84px 80px minmax(120px, 1fr) 80px 96px minmax(150px, 2fr); }

@@ -124,12 +124,19 @@ const GroupStatisticsSchema = z.object({
 });
 type GroupStatistics = z.infer<typeof GroupStatisticsSchema>;
 
-/** A recipe's totals over the whole run (a GRPO group is every rollout of an instance, whatever the filter). */
+/**
+ * A recipe's totals over the rollouts the query shows, and the groups they belong to; the
+ * advantages behind them are the whole run's (a GRPO group is every rollout of an instance,
+ * whatever the filter).
+ */
 const RecipeSummarySchema = z.object({
   name: z.string(),
   version: z.string(),
   source: z.string(),
   formula: z.string(),
+  /** The rollouts counted (the query's), of the run's. */
+  rollouts: Count,
+  runRollouts: Count,
   scored: Count,
   masked: Count,
   unscored: Count,

@@ -2,7 +2,7 @@ import type { Rollout } from '../core/rollouts/record';
 import { failureLabel } from '../core/rollouts/failureTaxonomy';
 import type { RolloutSearchQuery } from '../core/rollouts/rolloutQuery';
 import type { Recipe } from '../core/reward/recipes';
-import type { ScoredRollout, ScoredRun } from '../core/rollouts/recipeRun';
+import { statisticsOver, type ScoredRollout, type ScoredRun } from '../core/rollouts/recipeRun';
 import type { GroupDetails, RecipeInfo, RecipeSummary, RolloutQuery, RolloutRow, RolloutStatus } from '../protocol/rollouts';
 
 /** The table's query in the core's terms: its sort column and direction as a sort spec. */
@@ -66,13 +66,16 @@ function scoreCells(s: ScoredRollout): NonNullable<RolloutRow['score']> {
   return { outcome: s.score.outcome, value, mask: s.score.mask?.reason ?? s.score.unscored, advantage: s.advantage, why: s.why };
 }
 
-export function recipeSummary(run: ScoredRun): RecipeSummary {
-  const s = run.statistics;
+/** The recipe's totals over the query's rows (`shown`, by id) and their groups. */
+export function recipeSummary(run: ScoredRun, shown: ReadonlySet<string>): RecipeSummary {
+  const s = statisticsOver(run, shown);
   return {
     name: run.recipe.name,
     version: run.recipe.version,
     source: run.recipe.source,
     formula: run.formula,
+    rollouts: s.rollouts,
+    runRollouts: run.statistics.rollouts,
     scored: s.scored,
     masked: s.masked,
     unscored: s.unscored,

@@ -231,7 +231,12 @@ describe('the rollouts table in code-server', () => {
     await waitForCount('4 of 25 rollouts');
     await pick('#recipe', /swe-bench v1/);
     await pick('#estimator', /RLOO/);
-    await table.locator('#recipe-stats', { hasText: /^swe-bench v1: 15 scored/ }).waitFor({ timeout: 30_000 });
+    // The recipe's line counts the rollouts shown (G7's four) and their group, not the whole run.
+    await table.locator('#recipe-stats', { hasText: /^swe-bench v1, 4 of 25 rollouts: / }).waitFor({ timeout: 30_000 });
+    assert.equal(
+      await table.locator('#recipe-stats').textContent(),
+      "swe-bench v1, 4 of 25 rollouts: 3 scored, 1 masked (container error: exit status 'RuntimeError' ×1), 0 not scored; 1 of 1 groups give a gradient",
+    );
     const crashed = table.locator(`.rollout-row[data-id="run/attempt_3/${G7}/${G7}.traj.json"]`);
     await crashed.locator('[data-column="mask"]', { hasText: "masked: container error: exit status 'RuntimeError'" }).waitFor({ timeout: 10_000 });
     assert.equal(await crashed.locator('[data-column="advantage"]').textContent(), '—');
@@ -458,7 +463,7 @@ describe('the rollouts table in code-server', () => {
     }
   });
 
-  thirdParty.test('at 1400 px with the sidebar closed every name reads whole; a recipe says which columns it hides', async () => {
+  thirdParty.test('at 1400 px with the sidebar closed every name reads whole; a recipe says which columns it hides; counts follow the filter', async () => {
     const size = page.viewportSize();
     await page.setViewportSize({ width: 1400, height: 900 });
     try {
@@ -482,6 +487,18 @@ describe('the rollouts table in code-server', () => {
       assert.equal(await table.locator('.table-head [data-column="tokens"]').isVisible(), false);
       assert.equal(await table.locator('#hidden-columns').textContent(), " 3 columns hidden by the recipe: Tokens, Cost, Duration (a row's details keep them)");
       assert.equal(await table.locator('#hidden-columns').isVisible(), true);
+      // With a filter on, the recipe's line and the statistics count the rows shown.
+      await filter(`instance=${W101}`);
+      await waitForCount('4 of 15 rollouts');
+      await table.locator('#recipe-stats', { hasText: /^deepswe v1, 4 of 15 rollouts: / }).waitFor({ timeout: 30_000 });
+      const counts = /^deepswe v1, 4 of 15 rollouts: (\d+) scored, (\d+) masked.*, (\d+) not scored; \d+ of 1 groups give a gradient$/.exec(
+        (await table.locator('#recipe-stats').textContent()) ?? '',
+      );
+      assert.ok(counts, await table.locator('#recipe-stats').textContent().then(String));
+      assert.equal(Number(counts[1]) + Number(counts[2]) + Number(counts[3]), 4, 'the four rollouts shown, each counted once');
+      assert.match((await table.locator('#stats').textContent()) ?? '', /^instances 1solve rate /);
+      await filter('');
+      await waitForCount('15 rollouts');
     } finally {
       if (size) await page.setViewportSize(size);
     }
@@ -515,7 +532,8 @@ describe('the rollouts table in code-server', () => {
 
   thirdParty.test("the Reward Breakdown opens on the table's recipe", async () => {
     await pick('#recipe', /deepswe v1/);
-    await table.locator('#recipe-stats', { hasText: /^deepswe v1: / }).waitFor({ timeout: 30_000 });
+    // The filter of the test before is on: the recipe's line counts its two rows.
+    await table.locator('#recipe-stats', { hasText: /^deepswe v1, 2 of 15 rollouts: / }).waitFor({ timeout: 30_000 });
     await filter(`instance=${W101} and attempt=2`);
     await waitForCount('1 of \\d+ rollouts');
     await table.locator('.rollout-row[data-index="0"][data-id]').click();

@@ -39,7 +39,8 @@ export function statsContent(result: QueryResult): HTMLElement[] {
   return [
     ...facts,
     el('span', { className: 'recipe-facts', attrs: { id: 'recipe-stats', title: `${r.source}. ${r.formula}` } }, [
-      `${r.name} v${r.version}: `,
+      // With a filter on, the counts are the shown rollouts' and their groups': it says so.
+      `${r.name} v${r.version}${r.rollouts < r.runRollouts ? `, ${r.rollouts} of ${r.runRollouts} rollouts` : ''}: `,
       el('strong', { text: `${r.scored} scored` }),
       `, ${r.masked} masked${masks ? ` (${masks})` : ''}, ${r.unscored} not scored; ${r.withSignal} of ${r.groups} groups give a gradient`,
     ]),

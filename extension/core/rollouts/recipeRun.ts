@@ -167,9 +167,6 @@ export function scoreRun(
       estimator,
       instances.map(bugOf),
     );
-  const maskReasons: Record<string, number> = {};
-  for (const g of groups) for (const [k, n] of Object.entries(g.maskReasons)) maskReasons[k] = (maskReasons[k] ?? 0) + n;
-  const values = scored.filter((s) => s.score.outcome === 'scored').map((s) => s.score.value!);
   return {
     recipe: {
       name: recipe.name,
@@ -184,17 +181,38 @@ export function scoreRun(
     formula: ESTIMATOR_FORMULA[estimator],
     rollouts: scored,
     groups,
-    statistics: {
-      rollouts: scored.length,
-      scored: values.length,
-      masked: scored.filter((s) => s.score.outcome === 'masked').length,
-      unscored: scored.filter((s) => s.score.outcome === 'unscored').length,
-      groups: groups.length,
-      mixed: groups.filter((g) => g.mixed).length,
-      withSignal: groups.filter((g) => g.signal).length,
-      meanReward: values.length ? values.reduce((a, b) => a + b, 0) / values.length : null,
-      maskReasons,
-    },
+    statistics: runStatisticsOf(scored, groups),
+  };
+}
+
+/**
+ * A scored run's totals over some of its rollouts (a table's filter): their scores and masks, and
+ * the groups they belong to. The groups keep the statistics of all their rollouts (a GRPO group
+ * is every rollout of its instance, whatever is shown), so a filter never moves an advantage.
+ */
+export function statisticsOver(run: ScoredRun, ids: ReadonlySet<string>): ScoredRun['statistics'] {
+  const rollouts = run.rollouts.filter((s) => ids.has(s.id));
+  const instances = new Set(rollouts.map((s) => s.instance));
+  return runStatisticsOf(
+    rollouts,
+    run.groups.filter((g) => instances.has(g.instance)),
+  );
+}
+
+function runStatisticsOf(scored: readonly ScoredRollout[], groups: readonly ScoredGroup[]): ScoredRun['statistics'] {
+  const maskReasons: Record<string, number> = {};
+  for (const s of scored) if (s.score.mask) maskReasons[s.score.mask.reason] = (maskReasons[s.score.mask.reason] ?? 0) + 1;
+  const values = scored.filter((s) => s.score.outcome === 'scored').map((s) => s.score.value!);
+  return {
+    rollouts: scored.length,
+    scored: values.length,
+    masked: scored.filter((s) => s.score.outcome === 'masked').length,
+    unscored: scored.filter((s) => s.score.outcome === 'unscored').length,
+    groups: groups.length,
+    mixed: groups.filter((g) => g.mixed).length,
+    withSignal: groups.filter((g) => g.signal).length,
+    meanReward: values.length ? values.reduce((a, b) => a + b, 0) / values.length : null,
+    maskReasons,
   };
 }
 

@@ -106,12 +106,15 @@ export class RolloutsTablePanel extends Disposable {
         statistics: runStatistics(rows).statistics,
         version: source.version,
         rescored: source.index?.rollouts.some((r) => r.mismatch !== undefined) ?? false,
-        ...(scored ? { recipe: recipeSummary(scored.run) } : {}),
+        ...(scored ? { recipe: recipeSummary(scored.run, new Set(rows.map((r) => r.id))) } : {}),
       };
     });
     this.messenger.onRequest(rolloutsRows, async ({ query, start, end }, signal) => {
       const scored = query.recipe ? await this.scoredRun(query.recipe) : undefined;
-      return { rows: (await this.rowsOf(query, signal)).slice(start, end).map((r) => toRolloutRow(r, scored?.byId.get(r.id))), version: source.version };
+      return {
+        rows: (await this.rowsOf(query, signal)).slice(start, end).map((r) => toRolloutRow(r, scored?.byId.get(r.id))),
+        version: source.version,
+      };
     });
     this.messenger.onRequest(rolloutsExport, (request, signal) => this.export(request, signal));
     this.messenger.onRequest(rolloutsExportCancel, () => {

@@ -11,7 +11,7 @@ import { BUILT_IN_RECIPES, RECIPE_NAMES, builtInRecipe, scoreRollout, type Recip
 import { resolveRecipe } from '../../../extension/core/reward/recipeFiles';
 import type { Rollout } from '../../../extension/core/rollouts/record';
 import { indexRollouts } from '../../../extension/core/rollouts/rolloutIndex';
-import { scoreRun, type ScoredRun } from '../../../extension/core/rollouts/recipeRun';
+import { scoreRun, statisticsOver, type ScoredRun } from '../../../extension/core/rollouts/recipeRun';
 import { patchExtras } from '../../../extension/core/rollouts/recipeEvidence';
 import { patchFor } from '../../fixtures/rollouts/runWriter';
 import { G7, S3, W101, W202, writeTrainingRun } from '../../fixtures/rollouts/trainingRun';
@@ -118,6 +118,27 @@ describe('recipes on the fixture training run', () => {
       'step limit reached': 1,
       "container error: exit status 'RuntimeError'": 1,
     });
+  });
+
+  test("a filter's totals count its rollouts and their groups; the groups' advantages stay the whole run's", () => {
+    const run = scoreRun(rollouts, recipe('skyrl'));
+    assert.deepEqual(statisticsOver(run, new Set(run.rollouts.map((r) => r.id))), run.statistics);
+    // W202 alone: #1 context window, #2 stuck loop, #4 step limit masked, #3 scored; one group, no signal (one scored rollout).
+    const w202 = new Set(run.rollouts.filter((r) => r.instance === W202).map((r) => r.id));
+    assert.deepEqual(statisticsOver(run, w202), {
+      rollouts: 4,
+      scored: 1,
+      masked: 3,
+      unscored: 0,
+      groups: 1,
+      mixed: 0,
+      withSignal: 0,
+      meanReward: 0,
+      maskReasons: { 'context window exceeded': 1, 'stuck in a loop': 1, 'step limit reached': 1 },
+    });
+    // G7's #1 alone: one rollout counted, its group (mixed, with signal) as the whole run scored it.
+    const one = statisticsOver(run, new Set([byAttempt(run, G7, 1).id]));
+    assert.deepEqual([one.rollouts, one.scored, one.groups, one.mixed, one.withSignal], [1, 1, 1, 1, 1]);
   });
 
   test('swe-master: the truncated W202 run is force-submitted (its patch fails: 0); the container error masked', () => {

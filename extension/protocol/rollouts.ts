@@ -81,6 +81,8 @@ const RolloutRowSchema = z.object({
   tokens: z.nullable(z.number()),
   cost: z.nullable(z.number()),
   duration: z.nullable(z.number()),
+  /** The core's line when this rollout's patch, identical to another of its group's, was graded the other way there. */
+  gradingConflict: z.optional(z.string()),
   /** The run's re-score of this rollout; absent when it was not re-scored (its columns are unknown). */
   mismatch: z.optional(
     z.object({
@@ -158,6 +160,8 @@ const QueryResultSchema = z.object({
   version: Count,
   /** Some rollout of the run was re-scored: the table shows the mismatch columns. */
   rescored: z.optional(z.boolean()),
+  /** The groups of the query's rows where an identical patch was graded both ways, a line per patch (the core's words). */
+  gradingConflicts: z.optional(z.array(z.object({ instance: z.string(), line: z.string() }))),
 });
 export type QueryResult = z.infer<typeof QueryResultSchema>;
 

@@ -3,6 +3,7 @@ import { failureLabel } from '../core/rollouts/failureTaxonomy';
 import type { RolloutSearchQuery } from '../core/rollouts/rolloutQuery';
 import type { Recipe } from '../core/reward/recipes';
 import { statisticsOver, type ScoredRollout, type ScoredRun } from '../core/rollouts/recipeRun';
+import { gradingConflictLines, type RolloutGroup } from '../core/rollouts/rolloutGroups';
 import type { GroupDetails, RecipeInfo, RecipeSummary, RolloutQuery, RolloutRow, RolloutStatus } from '../protocol/rollouts';
 
 /** The table's query in the core's terms: its sort column and direction as a sort spec. */
@@ -18,9 +19,10 @@ export function rolloutStatus(r: Rollout): RolloutStatus {
   return 'unknown';
 }
 
-export function toRolloutRow(r: Rollout, score?: ScoredRollout): RolloutRow {
+export function toRolloutRow(r: Rollout, score?: ScoredRollout, gradingConflict?: string): RolloutRow {
   return {
     ...(score ? { score: scoreCells(score) } : {}),
+    ...(gradingConflict !== undefined ? { gradingConflict } : {}),
     id: r.id,
     instance: r.instance,
     attempt: r.attempt,
@@ -107,4 +109,29 @@ export function groupDetails(run: ScoredRun, instance: string): GroupDetails | u
       .sort((a, b) => a.attempt - b.attempt)
       .map((s) => ({ id: s.id, attempt: s.attempt, ...scoreCells(s), terms: s.score.terms })),
   };
+}
+
+/**
+ * The run's grading conflicts in the core's words (`gradingConflictLines`): per group, its lines,
+ * and per rollout named in one, the line that names it. Taken over the whole run's groups, so a
+ * filter that shows one side of a conflict still flags it.
+ */
+export function gradingConflictIndex(groups: readonly RolloutGroup[]): { byInstance: Map<string, string[]>; byRollout: Map<string, string> } {
+  const byInstance = new Map<string, string[]>();
+  const byRollout = new Map<string, string>();
+  for (const g of groups) {
+    const lines = gradingConflictLines(g);
+    if (lines.length === 0) continue;
+    byInstance.set(g.instance, lines);
+    g.gradingConflicts.forEach((c, i) => {
+      for (const id of [...c.resolved, ...c.unresolved]) byRollout.set(id, lines[i]!);
+    });
+  }
+  return { byInstance, byRollout };
+}
+
+/** The conflicts of the groups the rows belong to, a line per patch, in the groups' order. */
+export function gradingConflictsShown(index: ReturnType<typeof gradingConflictIndex>, rows: readonly Rollout[]): { instance: string; line: string }[] {
+  const instances = new Set(rows.map((r) => r.instance));
+  return [...index.byInstance].filter(([instance]) => instances.has(instance)).flatMap(([instance, lines]) => lines.map((line) => ({ instance, line })));
 }

@@ -487,7 +487,28 @@ describe('the rollouts table in code-server', () => {
       assert.equal(await table.locator('.table-head [data-column="tokens"]').isVisible(), false);
       assert.equal(await table.locator('#hidden-columns').textContent(), " 3 columns hidden by the recipe: Tokens, Cost, Duration (a row's details keep them)");
       assert.equal(await table.locator('#hidden-columns').isVisible(), true);
-      // With a filter on, the recipe's line and the statistics count the rows shown.
+      // The identical patch graded both ways, flagged in the core's words with the rollouts named, and on each row it names.
+      assert.deepEqual(await table.locator('#grading-conflicts li').allTextContents(), [
+        ` ${G7}: identical patch graded both ways: resolved attempt_1/${G7}/${G7}.traj; not resolved attempt_4/deepswe.jsonl:3`,
+        ` ${W101}: identical patch graded both ways: resolved attempt_1/${W101}/${W101}.traj, attempt_4/deepswe.jsonl:1; not resolved attempt_2/${W101}/${W101}.traj`,
+      ]);
+      const flagged = await table
+        .locator('.rollout-row[data-id] [data-column="resolved"][data-conflict]')
+        .evaluateAll((cells) => cells.map((c) => [c.closest<HTMLElement>('.rollout-row')!.dataset.id, c.textContent, (c as HTMLElement).title]));
+      const w101Line = `identical patch graded both ways: resolved attempt_1/${W101}/${W101}.traj, attempt_4/deepswe.jsonl:1; not resolved attempt_2/${W101}/${W101}.traj`;
+      const g7Line = `identical patch graded both ways: resolved attempt_1/${G7}/${G7}.traj; not resolved attempt_4/deepswe.jsonl:3`;
+      assert.deepEqual(
+        flagged.sort((a, b) => (a[0]! < b[0]! ? -1 : 1)),
+        [
+          [`attempt_1/${G7}/${G7}.traj`, 'yes', g7Line],
+          [`attempt_1/${W101}/${W101}.traj`, 'yes', w101Line],
+          [`attempt_2/${W101}/${W101}.traj`, 'no', w101Line],
+          ['attempt_4/deepswe.jsonl:1', 'yes', w101Line],
+          ['attempt_4/deepswe.jsonl:3', 'no', g7Line],
+        ],
+      );
+      await table.locator('#grading-conflicts').screenshot({ path: path.join(out!, 'rollouts-grading-conflicts.png') });
+      // With a filter on, the recipe's line and the statistics count the rows shown; the conflicts are those of their groups.
       await filter(`instance=${W101}`);
       await waitForCount('4 of 15 rollouts');
       await table.locator('#recipe-stats', { hasText: /^deepswe v1, 4 of 15 rollouts: / }).waitFor({ timeout: 30_000 });
@@ -497,6 +518,7 @@ describe('the rollouts table in code-server', () => {
       assert.ok(counts, await table.locator('#recipe-stats').textContent().then(String));
       assert.equal(Number(counts[1]) + Number(counts[2]) + Number(counts[3]), 4, 'the four rollouts shown, each counted once');
       assert.match((await table.locator('#stats').textContent()) ?? '', /^instances 1solve rate /);
+      assert.deepEqual(await table.locator('#grading-conflicts li').allTextContents(), [` ${W101}: ${w101Line}`]);
       await filter('');
       await waitForCount('15 rollouts');
     } finally {

@@ -24,7 +24,7 @@ import { ACTIONS, GroupView, detailsContent, type RowAction } from './detailsVie
 import { ExportBar } from './exportBar';
 import { RowPages } from './rowPages';
 import { ROW_HEIGHT, headCells, rowNode } from './rowView';
-import { countText, statsContent } from './statsView';
+import { countText, gradingConflictsContent, statsContent } from './statsView';
 import { ESTIMATOR_TITLES, hiddenColumnsText, nextSort, pagesFor, visibleWindow } from './tableModel';
 import { errorText } from '../errorText';
 
@@ -66,6 +66,7 @@ export class RolloutsTable {
   });
   private readonly filterError = el('pre', { attrs: { id: 'filter-error', role: 'alert' } });
   private readonly stats = el('div', { attrs: { id: 'stats', 'aria-label': 'Group statistics' } });
+  private readonly conflicts = el('ul', { attrs: { id: 'grading-conflicts', 'aria-label': 'Identical patches graded both ways' } });
   private readonly hiddenColumns = el('span', { attrs: { id: 'hidden-columns', role: 'note' } }, [codicon('eye-closed'), ` ${hiddenColumnsText()}`]);
   private readonly head = el('div', { className: 'table-head rollouts-grid', attrs: { role: 'row' } });
   /** Holds the head; it scrolls sideways with the rows. */
@@ -133,6 +134,7 @@ export class RolloutsTable {
         this.exporter.bar,
       ]),
       this.stats,
+      this.conflicts,
       this.headScroll,
       this.viewport,
       this.empty,
@@ -243,6 +245,8 @@ export class RolloutsTable {
     this.renderDetails();
     this.count.textContent = countText(result);
     this.stats.replaceChildren(...statsContent(result));
+    this.conflicts.replaceChildren(...gradingConflictsContent(result));
+    this.conflicts.hidden = this.conflicts.childElementCount === 0;
     this.spacer.style.height = `${result.total * ROW_HEIGHT}px`;
     if (result.total === 0 && result.indexed > 0) this.showEmpty('No rollout matches.');
     else if (result.indexed > 0) this.empty.hidden = true;

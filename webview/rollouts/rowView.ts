@@ -78,6 +78,14 @@ export function rowNode(
       );
       cell.title = row.instance;
     }
+    // The verdict of a patch graded the other way elsewhere in its group is in doubt: flagged where it is read.
+    if (column === 'resolved' && row.gradingConflict !== undefined) {
+      const flag = codicon('warning');
+      flag.classList.add('grading-conflict');
+      cell.append(flag);
+      cell.title = row.gradingConflict;
+      cell.dataset.conflict = '';
+    }
     node.append(cell);
   }
   if (options.withRecipe) {

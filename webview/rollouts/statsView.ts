@@ -1,5 +1,5 @@
 import type { QueryResult } from '../../extension/protocol/rollouts';
-import { el } from '../dom';
+import { codicon, el } from '../dom';
 
 /** How many rollouts the query shows, of how many indexed. */
 export function countText(result: QueryResult): string {
@@ -45,4 +45,9 @@ export function statsContent(result: QueryResult): HTMLElement[] {
       `, ${r.masked} masked${masks ? ` (${masks})` : ''}, ${r.unscored} not scored; ${r.withSignal} of ${r.groups} groups give a gradient`,
     ]),
   ];
+}
+
+/** The groups shown whose identical patch was graded both ways: a line per patch, in the core's words, naming the rollouts. */
+export function gradingConflictsContent(result: QueryResult): HTMLElement[] {
+  return (result.gradingConflicts ?? []).map(({ instance, line }) => el('li', {}, [codicon('warning', 'grading conflict'), ` ${instance}: ${line}`]));
 }

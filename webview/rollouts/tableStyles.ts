@@ -83,6 +83,12 @@ ${HIDDEN_WITH_RECIPE.map((c) => `.with-recipe .rollouts-grid > [data-column="${c
 #hidden-columns { color: var(--vscode-descriptionForeground); white-space: nowrap; }
 #hidden-columns .codicon { vertical-align: text-bottom; }
 #hidden-columns[hidden] { display: none; }
+#grading-conflicts { margin: 0; padding: 2px 10px 4px; list-style: none; overflow-wrap: anywhere;
+  border-bottom: 1px solid var(--vscode-panel-border, var(--vscode-contrastBorder, transparent)); }
+#grading-conflicts[hidden] { display: none; }
+#grading-conflicts .codicon, .rollout-row .grading-conflict { color: var(--vscode-problemsWarningIcon-foreground); vertical-align: text-bottom; }
+.rollout-row .grading-conflict { margin: 0 0 0 4px; }
+.rollout-row[aria-selected="true"] .grading-conflict { color: inherit; }
 /* A re-scored run's four mismatch columns follow the others, with or without a recipe. */
 .with-mismatch .rollouts-grid { grid-template-columns: minmax(180px, 3fr) 84px minmax(100px, 112px) 72px minmax(110px, 1.3fr) 90px 80px minmax(120px, 1.3fr) 90px 70px 90px 80px 84px 80px minmax(120px, 1fr); }
 .with-recipe.with-mismatch .rollouts-grid { grid-template-columns: minmax(150px, 2fr) 84px minmax(90px, 100px) 72px minmax(90px, 1fr) 90px 80px minmax(100px, 1fr) 80px 84px 80px minmax(120px, 1fr) 80px 96px minmax(150px, 2fr); }

@@ -4,6 +4,7 @@ import type { Recipe } from '../../core/reward/recipes';
 import { scoreRun, type ScoredRollout, type ScoredRun } from '../../core/rollouts/recipeRun';
 import { goldPatches, patchExtras } from '../../core/rollouts/recipeEvidence';
 import type { Rollout } from '../../core/rollouts/record';
+import { groupRollouts } from '../../core/rollouts/rolloutGroups';
 import { runStatistics } from '../../core/rollouts/rolloutQuery';
 import { findRollouts, matchRollouts } from '../../core/rollouts/rolloutSearch';
 import { ProtocolFailure } from '../../protocol/ipc';
@@ -32,7 +33,7 @@ import { exportSft, parsePresets } from '../../core/rollouts/curation';
 import { Disposable } from '../dispose';
 import { showView, webviewOptions } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
-import { groupDetails, querySpec, recipeInfo, recipeSummary, toRolloutRow } from '../../views/rolloutTable';
+import { gradingConflictIndex, gradingConflictsShown, groupDetails, querySpec, recipeInfo, recipeSummary, toRolloutRow } from '../../views/rolloutTable';
 import type { RolloutsSource } from './rolloutFolder';
 
 export const ROLLOUTS_TABLE_VIEW = 'sweWorkbench.rolloutsTable';
@@ -75,6 +76,7 @@ export class RolloutsTablePanel extends Disposable {
   private readonly matches = new LastResult<Rollout[]>();
   private readonly searches = new LastResult<ReadonlySet<string>>();
   private readonly scored = new LastResult<{ run: ScoredRun; byId: Map<string, ScoredRollout> }>();
+  private readonly conflicts = new LastResult<ReturnType<typeof gradingConflictIndex>>();
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -100,6 +102,7 @@ export class RolloutsTablePanel extends Disposable {
     this.messenger.onRequest(rolloutsQuery, async (query, signal) => {
       const rows = await this.rowsOf(query, signal);
       const scored = query.recipe ? await this.scoredRun(query.recipe) : undefined;
+      const conflicts = gradingConflictsShown(await this.gradingConflicts(), rows);
       return {
         total: rows.length,
         indexed: source.index?.rollouts.length ?? 0,
@@ -107,12 +110,14 @@ export class RolloutsTablePanel extends Disposable {
         version: source.version,
         rescored: source.index?.rollouts.some((r) => r.mismatch !== undefined) ?? false,
         ...(scored ? { recipe: recipeSummary(scored.run, new Set(rows.map((r) => r.id))) } : {}),
+        ...(conflicts.length > 0 ? { gradingConflicts: conflicts } : {}),
       };
     });
     this.messenger.onRequest(rolloutsRows, async ({ query, start, end }, signal) => {
       const scored = query.recipe ? await this.scoredRun(query.recipe) : undefined;
+      const conflicts = (await this.gradingConflicts()).byRollout;
       return {
-        rows: (await this.rowsOf(query, signal)).slice(start, end).map((r) => toRolloutRow(r, scored?.byId.get(r.id))),
+        rows: (await this.rowsOf(query, signal)).slice(start, end).map((r) => toRolloutRow(r, scored?.byId.get(r.id), conflicts.get(r.id))),
         version: source.version,
       };
     });
@@ -205,6 +210,11 @@ export class RolloutsTablePanel extends Disposable {
       const run = scoreRun(index?.rollouts ?? [], recipe, choice.estimator, extras);
       return { run, byId: new Map(run.rollouts.map((r) => [r.id, r])) };
     });
+  }
+
+  /** The whole index's grading conflicts, once per index version. */
+  private gradingConflicts(): Promise<ReturnType<typeof gradingConflictIndex>> {
+    return this.conflicts.get('', this.source.version, () => Promise.resolve(gradingConflictIndex(groupRollouts(this.source.index?.rollouts ?? []))));
   }
 
   private rowsOf(query: RolloutQuery, signal: AbortSignal): Promise<Rollout[]> {

@@ -11,7 +11,8 @@ import { safeParse } from '../../../extension/protocol/ipc';
 import { queryRollouts as coreQuery, runStatistics } from '../../../extension/core/rollouts/rolloutQuery';
 import { findRollouts } from '../../../extension/core/rollouts/rolloutSearch';
 import type { RolloutQuery } from '../../../extension/protocol/rollouts';
-import { querySpec, toRolloutRow } from '../../../extension/views/rolloutTable';
+import { gradingConflictIndex, gradingConflictsShown, querySpec, toRolloutRow } from '../../../extension/views/rolloutTable';
+import { groupRollouts } from '../../../extension/core/rollouts/rolloutGroups';
 
 // The table's path: its query in the core's terms, then the core's pipeline and statistics.
 const queryRollouts = (rollouts: readonly Rollout[], query: RolloutQuery) => coreQuery(rollouts, querySpec(query));
@@ -30,6 +31,20 @@ describe('the rollouts table query over a generated training run', () => {
     rollouts = (await indexRollouts(root)).rollouts;
   });
   after(() => rmSync(root, { recursive: true, force: true }));
+
+  test("a grading conflict is the whole run's: a filter showing one side of it keeps it, and each rollout it names carries its line", () => {
+    const index = gradingConflictIndex(groupRollouts(rollouts));
+    const w101 = `identical patch graded both ways: resolved attempt_1/${W101}/${W101}.traj, attempt_4/deepswe.jsonl:1; not resolved attempt_2/${W101}/${W101}.traj`;
+    assert.deepEqual(
+      gradingConflictsShown(index, rollouts).map((c) => c.instance),
+      [G7, W101],
+    );
+    // Only W101's unresolved attempt shown: its group's conflict still reads, naming both sides.
+    const shown = queryRollouts(rollouts, { ...none, filter: `instance=${W101} and resolved=no` });
+    assert.deepEqual(gradingConflictsShown(index, shown), [{ instance: W101, line: w101 }]);
+    assert.equal(toRolloutRow(shown[0]!, undefined, index.byRollout.get(shown[0]!.id)).gradingConflict, w101);
+    assert.equal(index.byRollout.has(`attempt_3/${W101}/${W101}.traj.json`), false, 'an attempt without the patch is in no conflict');
+  });
 
   test('without a query, every rollout in index order', () => {
     assert.equal(queryRollouts(rollouts, none).length, 15);

@@ -8,7 +8,7 @@ import { CancelledError, errorText, InputError } from '../core/errors';
 import { readTaskInstance } from '../core/reward/rewardFiles';
 import { resolveRecipe } from '../core/reward/recipeFiles';
 import { RECIPE_NAMES } from '../core/reward/recipes';
-import { BranchStepsError, branchSteps, runBranches, type BranchProgress, type BranchRunResult } from '../core/branch/branchRun';
+import { BranchStepsError, branchFolderOf, branchSteps, runBranches, type BranchProgress, type BranchRunResult } from '../core/branch/branchRun';
 import { advantageLines, type BranchSummary, type BranchValue, type ValueChange } from '../core/branch/branchValues';
 import { rename, writeFile } from 'node:fs/promises';
 import { loadTrajectory } from '../core/trajectory/load';
@@ -19,7 +19,7 @@ import { readTaskFile, runRequest } from '../core/branch/taskFile';
 import { numberOption, policyClientOptions } from './run';
 import { replyFormatOption, scaffoldOption } from './scaffoldOption';
 
-const usage = () => `usage: swe-workbench branch FILE --task TASK.json --policy URL --model NAME --out DIR
+const usage = () => `usage: swe-workbench branch FILE --task TASK.json --policy URL --model NAME [--out DIR]
                             [--steps all|LIST|RANGE] [--samples K] [--concurrency C] [--max-steps N]
                             [--temperature T] [--seed N] [--recipe NAME|FILE[#NAME]] [--instance INSTANCE.json]
                             [--scaffold S] [--reply-format F] [--api-key KEY] [--top-p P] [--top-k K]
@@ -31,6 +31,8 @@ continuations from there against the policy at URL, in the recording's scaffold,
 and prints V(t), the mean reward, with its 95% interval (Wilson's for 0/1 rewards, a seeded
 bootstrap otherwise) and how many samples it rests on; the step where V falls most is the
 critical step. A masked continuation (container error, context limit) is left out of V(t).
+--out DIR: where the continuations and index.json go (default FILE.branches, beside the
+recording, where VS Code's stepper and Branches view find them); a run there resumes.
 --steps: the states to branch from, counted from 1 as steps are (after step t; 0 is the task's
 start): all (default: the start and after every step, but the last when it submitted), a list
 (1,3,5), a range (2-4), or both (0,2-4).
@@ -82,12 +84,14 @@ export const command: Command = {
       return 0;
     }
     if (positionals.length !== 1) throw new CliError(`give one recording FILE${positionals.length > 1 ? `, not '${positionals[1]}' too` : ''}\n\n${usage()}`);
-    if (!values.task || !values.policy || !values.out) throw new CliError(`--task, --policy and --out are required\n\n${usage()}`);
+    if (!values.task || !values.policy) throw new CliError(`--task and --policy are required\n\n${usage()}`);
     const samples = positiveOption('--samples', values.samples) ?? 8;
     const concurrency = positiveOption('--concurrency', values.concurrency) ?? 2;
     const maxSteps = positiveOption('--max-steps', values['max-steps']);
     const policy = policyClientOptions({ ...values, stream: false, logprobs: undefined, 'token-ids': false }, values.policy);
     const file = positionals[0]!;
+    // Where VS Code's stepper and Branches view look for the recording's run.
+    const out = values.out ?? branchFolderOf(file);
     const recording = (await loadTrajectory(file, { signal: ctx.signal })).trajectory;
     const steps = stepsOption(values.steps ?? 'all', recording, file);
     const task = await readTaskFile(values.task);
@@ -105,7 +109,7 @@ export const command: Command = {
       samples,
       concurrency,
       policy,
-      out: values.out,
+      out,
       onProgress: progress.show,
       ...defined({ maxSteps, recipe, instance, signal: ctx.signal }),
     }).catch((err: unknown) => {
@@ -114,11 +118,11 @@ export const command: Command = {
     });
     progress.clear();
     if (!result) {
-      ctx.stderr.write(`swe-workbench branch: interrupted; the continuations finished are in ${values.out}, run again to resume\n`);
+      ctx.stderr.write(`swe-workbench branch: interrupted; the continuations finished are in ${out}, run again to resume\n`);
       return 130;
     }
     if (values.advantages !== undefined) await writeAdvantages(values.advantages, result, recording.meta.id ?? file);
-    ctx.stdout.write(values.json ? jsonLines(result) : table(result, values.out));
+    ctx.stdout.write(values.json ? jsonLines(result) : table(result, out));
     return 0;
   },
 };

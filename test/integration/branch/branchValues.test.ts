@@ -30,8 +30,7 @@ const args = () => [
   server.url,
   '--model',
   'test-policy',
-  '--out',
-  out,
+  // No --out: the run goes to RECORDING.branches, where VS Code looks for it (`out` below).
   '--samples',
   '16',
   '--concurrency',
@@ -76,8 +75,8 @@ before(async () => {
   repo = await sampleRepoCopy();
   server = await startPolicyServer(answerPolicy);
   work = await mkdtemp(path.join(tmpdir(), 'swb-branch-'));
-  out = path.join(work, 'branches');
   ({ taskFile, recordingFile } = await answerTask(work, repo));
+  out = `${recordingFile}.branches`;
 });
 after(async () => {
   await server.close();
@@ -192,7 +191,7 @@ describe('swe-workbench branch, real Docker, a policy whose values are known', (
     const other = path.join(work, 'other.json');
     const recording = JSON.parse(await readFile(recordingFile, 'utf8')) as { meta: { id: string } };
     await writeFile(other, JSON.stringify({ ...recording, meta: { ...recording.meta, id: 'another-run' } }));
-    const foreign = await runCliProcess(['branch', ...args().map((a) => (a === recordingFile ? other : a))]);
+    const foreign = await runCliProcess(['branch', ...args().map((a) => (a === recordingFile ? other : a)), '--out', out]);
     assert.equal(foreign.code, 1);
     assert.match(foreign.stderr, /index\.json.*holds the branches of another recording \(.*recording\.json, 3 steps\): use another --out/);
     assert.doesNotMatch(foreign.stderr, /\n\s+at /, 'no stack trace');
@@ -223,7 +222,7 @@ describe('swe-workbench branch, real Docker, a policy whose values are known', (
     );
     const masksOut = path.join(work, 'masks');
     try {
-      const result = await runCli(branchCommand, [...args().map((a) => (a === out ? masksOut : a)), '--steps', '2', '--samples', '6', '--json']);
+      const result = await runCli(branchCommand, [...args(), '--out', masksOut, '--steps', '2', '--samples', '6', '--json']);
       assert.equal(result.code, 0, result.stderr);
       const line = JSON.parse(result.stdout.split('\n')[0]!) as {
         afterStep: number;
@@ -252,16 +251,7 @@ describe('swe-workbench branch, real Docker, a policy whose values are known', (
 
   test('--recipe scores the continuations by a reward recipe', async () => {
     const recipeOut = path.join(work, 'recipe');
-    const result = await runCli(branchCommand, [
-      ...args().map((a) => (a === out ? recipeOut : a)),
-      '--steps',
-      '1',
-      '--samples',
-      '2',
-      '--recipe',
-      'swe-bench',
-      '--json',
-    ]);
+    const result = await runCli(branchCommand, [...args(), '--out', recipeOut, '--steps', '1', '--samples', '2', '--recipe', 'swe-bench', '--json']);
     assert.equal(result.code, 0, result.stderr);
     const line = JSON.parse(result.stdout.split('\n')[0]!) as { afterStep: number; value: number; n: number; rewards: number[] };
     // After writing 42 the policy submits: the tests pass, and SWE-bench's recipe gives 1.

@@ -51,7 +51,7 @@ describe('bug checks from the Bugs view and the Testing view', () => {
     await waitForExtension(page);
     await page.locator('.activitybar .action-label[aria-label^="SWE Workbench"]').click();
     await runCommand(page, 'SWE Workbench: Focus on Bugs View');
-    for (const other of ['Rollouts', 'Session']) {
+    for (const other of ['Rollouts', 'Session', 'Branches']) {
       const header = page.locator('.pane-header', { hasText: new RegExp(`^${other}`) });
       if ((await header.getAttribute('aria-expanded')) === 'true') await header.click();
     }

@@ -41,9 +41,9 @@ const hintFor = (page: Page, n: number) =>
   // The editor shows spaces as no-break spaces, which \s matches.
   page.locator('.editor-instance .monaco-editor .view-line', { hasText: new RegExp(`^#\\sSWE\\sWorkbench:\\sstep\\s${n}\\s\\(`) });
 
-/** Collapses the Rollouts and Bugs views, so the Session view has the height for all its rows (a list draws only the rows in view). */
+/** Collapses the other views of the container, so the Session view has the height for all its rows (a list draws only the rows in view). */
 async function collapseOtherViews(page: Page): Promise<void> {
-  for (const name of ['Rollouts', 'Bugs']) {
+  for (const name of ['Rollouts', 'Bugs', 'Branches']) {
     const header = page.locator('.pane-header[aria-expanded="true"]', { hasText: name });
     if ((await header.count()) > 0) await header.first().click();
     await page.locator('.pane-header[aria-expanded="false"]', { hasText: name }).waitFor({ timeout: 10_000 });

@@ -16,7 +16,7 @@ import type { Trajectory } from '../core/trajectory/model';
 import { changeSpan as across, valueText as fixed } from '../views/branchView';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 import { readTaskFile, runRequest } from '../core/branch/taskFile';
-import { numberOption, policyClientOptions } from './run';
+import { POLICY_OPTIONS, numberOption, policyClientOptions } from './run';
 import { replyFormatOption, scaffoldOption } from './scaffoldOption';
 
 const usage = () => `usage: swe-workbench branch FILE --task TASK.json --policy URL --model NAME [--out DIR]
@@ -50,9 +50,9 @@ step of the recording (keyed by the recording and the step) with V, A, n and the
 Exit code: 0 done, 1 bad input or a failure, 2 usage, 130 interrupted (nothing half-written, no container left).`;
 
 const OPTIONS = {
+  ...POLICY_OPTIONS,
   task: { type: 'string' },
   policy: { type: 'string' },
-  model: { type: 'string' },
   out: { type: 'string' },
   steps: { type: 'string' },
   samples: { type: 'string' },
@@ -63,14 +63,6 @@ const OPTIONS = {
   'instance-id': { type: 'string' },
   scaffold: { type: 'string' },
   'reply-format': { type: 'string' },
-  'api-key': { type: 'string' },
-  temperature: { type: 'string' },
-  'top-p': { type: 'string' },
-  'top-k': { type: 'string' },
-  'min-p': { type: 'string' },
-  'max-tokens': { type: 'string' },
-  seed: { type: 'string' },
-  'timeout-ms': { type: 'string' },
   advantages: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h' },

@@ -90,16 +90,9 @@ export const command: Command = {
   },
 };
 
-const OPTIONS = {
-  task: { type: 'string' },
-  'policy-url': { type: 'string' },
+/** The model, key, timeout and sampling options `policyClientOptions` reads, as `run` and `branch` both take them. */
+export const POLICY_OPTIONS = {
   model: { type: 'string' },
-  out: { type: 'string' },
-  'max-steps': { type: 'string' },
-  fork: { type: 'string' },
-  at: { type: 'string' },
-  scaffold: { type: 'string' },
-  'reply-format': { type: 'string' },
   'api-key': { type: 'string' },
   temperature: { type: 'string' },
   'top-p': { type: 'string' },
@@ -107,11 +100,23 @@ const OPTIONS = {
   'min-p': { type: 'string' },
   'max-tokens': { type: 'string' },
   seed: { type: 'string' },
+  'timeout-ms': { type: 'string' },
+} as const;
+
+const OPTIONS = {
+  ...POLICY_OPTIONS,
+  task: { type: 'string' },
+  'policy-url': { type: 'string' },
+  out: { type: 'string' },
+  'max-steps': { type: 'string' },
+  fork: { type: 'string' },
+  at: { type: 'string' },
+  scaffold: { type: 'string' },
+  'reply-format': { type: 'string' },
   stream: { type: 'boolean', default: false },
   logprobs: { type: 'string' },
   'token-ids': { type: 'boolean', default: false },
   'observation-window': { type: 'string' },
-  'timeout-ms': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

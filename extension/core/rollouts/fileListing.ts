@@ -34,8 +34,6 @@ export interface ListOptions {
    * most of a warm index of 100,000 rollouts, twice the time of a stat of each.
    */
   stampsFile?: string;
-  /** @internal When the listing began, as Date.now() gives it (the default): which stamps are recent enough to distrust. */
-  startedAt?: number;
 }
 
 /** Folders listed between two yields to the event loop: about a millisecond of synchronous calls. */
@@ -94,7 +92,8 @@ interface Pending {
 export async function listFiles(root: string, options: ListOptions = {}): Promise<Listing> {
   const { skip, signal, stampsFile } = options;
   const previous = stampsFile ? readStamps(stampsFile, root) : undefined;
-  const startedAt = options.startedAt ?? Date.now();
+  // Which stamps are recent enough to distrust is decided against when the listing began.
+  const startedAt = Date.now();
   const files: ListedFile[] = [];
   const errors: IndexError[] = [];
   const stamps: StampColumns = { names: [], parents: [], mtimes: [], ctimes: [], files: [] };

@@ -10,7 +10,7 @@ import { repoRoot } from '../../helpers/trajectoryFiles';
  * may appear in production code. The files below still carry one (two members whose tests need
  * another way to observe them); each leaves the list when its last tag goes, and the list ends empty.
  */
-const STILL_TAGGED = new Set(['extension/core/rollouts/fileListing.ts', 'extension/core/session/forkSnapshots.ts']);
+const STILL_TAGGED = new Set(['extension/core/session/forkSnapshots.ts']);
 
 function readIfThere(file: string): string {
   try {

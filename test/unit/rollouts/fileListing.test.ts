@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, test } from 'node:test';
-import { listFiles, type ListOptions } from '../../../extension/core/rollouts/fileListing';
+import { dirname, join } from 'node:path';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { listFiles } from '../../../extension/core/rollouts/fileListing';
 
 /**
  * A run of 3 attempts x 4 instances, each trajectory in its own folder (as SWE-agent writes
@@ -22,25 +22,57 @@ function writeRun(root: string): void {
 }
 const FOLDERS = 16;
 
+/** Newest modification or change time of any folder under `root`. */
+function newestFolderTime(root: string): number {
+  const { mtimeMs, ctimeMs } = statSync(root);
+  let newest = Math.max(mtimeMs, ctimeMs);
+  for (const entry of readdirSync(root, { withFileTypes: true })) if (entry.isDirectory()) newest = Math.max(newest, newestFolderTime(join(root, entry.name)));
+  return newest;
+}
+
+/**
+ * The listing trusts a folder's times only once they are older than the listing by the coarsest
+ * file system clock step (2 s). Rather than let the listing be told another time, the runs the
+ * tests change are all written first and the tests start once the clock has passed that step:
+ * one wait of about 2 s for the whole file, decided by the folders' own times.
+ */
+const TRUST_STEP_MS = 2000;
+const RUNS = 16;
+
 describe('listing a run with folder stamps', () => {
+  let pool: string;
+  const aged: string[] = [];
   let base: string;
   let root: string;
   let stampsFile: string;
-  // As if the first listing ran a minute after the run was written: its stamps are trusted.
-  const later = (): ListOptions => ({ stampsFile, startedAt: Date.now() + 60_000 });
+
+  before(async () => {
+    pool = mkdtempSync(join(tmpdir(), 'swe-workbench-listing-'));
+    for (let i = 0; i < RUNS; i++) {
+      const run = join(pool, `base-${i}`, 'run');
+      mkdirSync(run, { recursive: true });
+      writeRun(run);
+      // A hidden file is never indexed; the tests of unreadable stamps need one present, and the
+      // root's modification time set back, before the run is aged.
+      writeFileSync(join(run, '.hidden.json'), '{}');
+      utimesSync(run, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+      aged.push(run);
+    }
+    const wait = newestFolderTime(pool) + TRUST_STEP_MS + 50 - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  });
+  after(() => rmSync(pool, { recursive: true, force: true }));
 
   beforeEach(() => {
-    base = mkdtempSync(join(tmpdir(), 'swe-workbench-listing-'));
-    root = join(base, 'run');
-    mkdirSync(root);
-    writeRun(root);
+    root = aged.pop()!;
+    assert.ok(root, `the file needs more than ${RUNS} aged runs`);
+    base = dirname(root);
     // In a cache folder not made yet, as on a cold index.
     stampsFile = join(base, 'cache', 'stamps.json');
   });
-  afterEach(() => rmSync(base, { recursive: true, force: true }));
 
   test('an unchanged run is listed again from its stamps, every folder skipped, the same files found', async () => {
-    const first = await listFiles(root, later());
+    const first = await listFiles(root, { stampsFile });
     assert.equal(first.foldersRead, FOLDERS);
     assert.equal(first.files.length, 13);
     assert.ok(existsSync(stampsFile));
@@ -51,7 +83,7 @@ describe('listing a run with folder stamps', () => {
   });
 
   test('a file added to a folder: that folder alone is read, and the file found', async () => {
-    await listFiles(root, later());
+    await listFiles(root, { stampsFile });
     writeFileSync(join(root, 'attempt_2', 'task-3', 'extra.jsonl'), '');
     const again = await listFiles(root, { stampsFile });
     assert.equal(again.foldersRead, 1);
@@ -60,7 +92,7 @@ describe('listing a run with folder stamps', () => {
   });
 
   test("a file's new content is seen without reading its folder", async () => {
-    await listFiles(root, later());
+    await listFiles(root, { stampsFile });
     appendFileSync(join(root, 'attempt_1', 'task-1', 'task-1.traj'), ' ');
     const again = await listFiles(root, { stampsFile });
     assert.equal(again.foldersRead, 0);
@@ -69,7 +101,7 @@ describe('listing a run with folder stamps', () => {
   });
 
   test('a removed folder and a new one deep down: both seen', async () => {
-    await listFiles(root, later());
+    await listFiles(root, { stampsFile });
     rmSync(join(root, 'attempt_3', 'task-4'), { recursive: true });
     mkdirSync(join(root, 'attempt_3', 'task-9', 'deep'), { recursive: true });
     writeFileSync(join(root, 'attempt_3', 'task-9', 'deep', 'x.traj'), '{}');
@@ -81,7 +113,7 @@ describe('listing a run with folder stamps', () => {
   });
 
   test('a folder whose modification time is set back (as tar and rsync do) is read: its change time moved', async () => {
-    await listFiles(root, later());
+    await listFiles(root, { stampsFile });
     const dir = join(root, 'attempt_1', 'task-2');
     const { atime, mtime } = statSync(dir);
     writeFileSync(join(dir, 'late.traj'), '{}');
@@ -92,7 +124,7 @@ describe('listing a run with folder stamps', () => {
   });
 
   test('a file renamed over another in place is seen, its folder read', async () => {
-    await listFiles(root, later());
+    await listFiles(root, { stampsFile });
     const dir = join(root, 'attempt_2', 'task-1');
     writeFileSync(join(dir, 'next.tmp'), '{"attempt": 2, "longer": true}');
     renameSync(join(dir, 'next.tmp'), join(dir, 'task-1.traj'));
@@ -102,22 +134,25 @@ describe('listing a run with folder stamps', () => {
 
   test('folders changed just before a listing are read again the next time: a change in the same clock step would not move their times', async () => {
     // Listed now, right after the run was written.
+    root = join(base, 'fresh');
+    mkdirSync(root);
+    writeRun(root);
     await listFiles(root, { stampsFile });
     assert.equal((await listFiles(root, { stampsFile })).foldersRead, FOLDERS);
   });
 
   test('a symbolic link anywhere in the run: no stamps are kept, every folder is read each time', async () => {
-    await listFiles(root, later());
+    await listFiles(root, { stampsFile });
     const outside = join(base, 'outside');
     mkdirSync(join(outside, 'task-7'), { recursive: true });
     writeFileSync(join(outside, 'task-7', 'task-7.traj'), '{}');
     symlinkSync(outside, join(root, 'attempt_3', 'linked'));
-    const again = await listFiles(root, later());
+    const again = await listFiles(root, { stampsFile });
     assert.ok(again.files.some((f) => f.path === 'attempt_3/linked/task-7/task-7.traj'));
     assert.ok(!existsSync(stampsFile));
     // What the link leads to changes with no folder of the run changing.
     writeFileSync(join(outside, 'task-7', 'more.traj'), '{}');
-    const third = await listFiles(root, later());
+    const third = await listFiles(root, { stampsFile });
     assert.ok(third.files.some((f) => f.path === 'attempt_3/linked/task-7/more.traj'));
     // The run's 16 folders and the 2 the link leads to.
     assert.equal(third.foldersRead, FOLDERS + 2);
@@ -125,7 +160,7 @@ describe('listing a run with folder stamps', () => {
 
   test('a folder with an entry that cannot be listed is read each time, and its error stays', async () => {
     execFileSync('mkfifo', [join(root, 'attempt_2', 'task-2', 'pipe.jsonl')]);
-    const first = await listFiles(root, later());
+    const first = await listFiles(root, { stampsFile });
     const again = await listFiles(root, { stampsFile });
     assert.equal(again.foldersRead, 1);
     assert.deepEqual(again.errors, first.errors);
@@ -164,13 +199,11 @@ describe('listing a run with folder stamps', () => {
     ['a hidden file', (root: string) => rootStamp(root, { files: ['.hidden.json'] })],
   ] as const) {
     test(`stamps that do not read (${what}): the run is listed by reading it, and the stamps written anew`, async () => {
-      writeFileSync(join(root, '.hidden.json'), '{}');
-      utimesSync(root, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
       // Made first, so writing the stamps into it moves no folder's times.
       mkdirSync(join(base, 'cache'));
       writeFileSync(stampsFile, '');
       writeFileSync(stampsFile, text(root));
-      const listing = await listFiles(root, later());
+      const listing = await listFiles(root, { stampsFile });
       assert.equal(listing.foldersRead, FOLDERS);
       assert.deepEqual(listing.files, (await listFiles(root)).files);
       assert.equal((await listFiles(root, { stampsFile })).foldersRead, 0);

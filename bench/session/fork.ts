@@ -262,7 +262,8 @@ async function largeForks(mb: number, recording: Trajectory): Promise<void> {
     const sourceMs = await timed(() => source.debug.continue());
     const snapshots = source.snapshots!;
     if (snapshots.failure) throw new Error(snapshots.failure);
-    const imagesMs = await timed(() => snapshots.imagesSettled());
+    // Every kept snapshot's dump image, made or being made: as a fork would wait for it.
+    const imagesMs = await timed(() => Promise.all(snapshots.steps.map((at) => snapshots.find(recording.steps, at, source.aci.tools, recording.steps)?.image)));
     const size = (await source.aci.sandbox.exec('du -sh /repo | cut -f1')).output.trim();
     const dumps = (await source.aci.sandbox.exec(`ls ${FORK_SNAPSHOT_DIR}/*/ | grep -c '^[0-9]*[.]snar$'`)).output.trim();
     const largest = (await source.aci.sandbox.exec(`cd ${FORK_SNAPSHOT_DIR}/*/ && ls -S *.tar | sed -n 2p | xargs stat -c %s`)).output.trim();

@@ -30,7 +30,9 @@
  * container again. In a Docker session each dump of at least `IMAGE_MIN_BYTES` is, in the
  * background, extracted into a container of the session's image beside it and committed; a fork
  * from that dump starts its container from the image and takes only the differential. A fork that
- * comes before the image is ready extracts the dump as before; the image goes with the dump.
+ * comes while the image is being made waits for it: extracting the dump beside the build would do
+ * the same copy twice at once, on the same disk. A failed image leaves the fork to extract the dump
+ * as before; the image goes with the dump.
  *
  * Identical consecutive tars share one file (equal bytes over the same dump are an equal
  * repository). A session keeps at most `budgetBytes` of them, each dump counted once; over it,
@@ -102,8 +104,11 @@ export interface FoundSnapshot {
   steps: Step[];
   /** Where the snapshot's tars sit in its session's container: the repository or level-0 dump, and the differential over it. */
   files: { whole: string; differential?: string };
-  /** An image (id) that holds the level-0 dump in its repository folder, when one is ready: a fork's container starts from it. */
-  image?: string;
+  /**
+   * The image (id) that holds the level-0 dump in its repository folder, made or being made: a
+   * fork's container starts from it. It settles to undefined when making it failed or the dump went.
+   */
+  image?: Promise<string | undefined>;
   /**
    * Puts the snapshot into `target`, whose repository folder is empty: copies the snapshot's tars
    * (the repository, or the level-0 dump and the differential over it) from its session's
@@ -176,8 +181,6 @@ export class SessionSnapshots {
   private readonly prefix: string[];
   private readonly kept = new Map<number, Kept>();
   private stride = 1;
-  /** Images being made or made (`prepareImage`). */
-  private readonly images: Promise<unknown>[] = [];
   private disposed = false;
   /** The snapshot folder exists. */
   private made = false;
@@ -357,7 +360,6 @@ export class SessionSnapshots {
       () => undefined,
     );
     dump.image = image;
-    this.images.push(image.made);
   }
 
   /** Removes a dump's image once made (a fork running from it keeps it until the fork's container goes). */
@@ -366,11 +368,6 @@ export class SessionSnapshots {
     tar.image.dropped = true;
     const id = await tar.image.made;
     if (id !== undefined && this.aci.sandbox instanceof DockerSandbox) await this.aci.sandbox.removeImage(id).catch(() => undefined);
-  }
-
-  /** Settles when every image started so far is made (or failed). @internal */
-  async imagesSettled(): Promise<void> {
-    await Promise.all(this.images);
   }
 
   /** The latest snapshot at or before `at` whose actions were `steps`' (keys read with `tools`). */
@@ -386,7 +383,8 @@ export class SessionSnapshots {
     if (best === undefined) return undefined;
     const kept = this.kept.get(best)!;
     const whole = kept.base ?? kept.tar;
-    const image = whole.image?.dropped ? undefined : whole.image?.id;
+    const made = whole.image;
+    const image = made && !made.dropped ? made.made.then((id) => (made.dropped ? undefined : id)) : undefined;
     return {
       at: best,
       steps: sourceSteps.slice(0, best).map((step) => structuredClone(step)),

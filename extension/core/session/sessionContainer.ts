@@ -77,7 +77,8 @@ async function tryStart(
       : undefined;
   // A fork from a snapshot starts with an empty repository folder, into which the snapshot goes from its session's container,
   // or from the image of the snapshot's level-0 dump, made while its session ran, which holds all but the differential.
-  const fromImage = options.snapshots && options.snapshots.images === false ? undefined : found?.image;
+  const fromImage = options.snapshots && options.snapshots.images === false ? undefined : await found?.image;
+  options.signal?.throwIfAborted();
   const starting = startContainerSession({
     image: fromImage ?? container.image,
     ...(found ? {} : { repoDir: container.repoDir }),

@@ -7,10 +7,8 @@ import { repoRoot } from '../../helpers/trajectoryFiles';
 /**
  * Tests observe; production does not serve them (CONTRIBUTING). `knip --production` flags an
  * export only tests use unless it carries a JSDoc `@internal` tag, so the tag is the door: none
- * may appear in production code. The files below still carry one (two members whose tests need
- * another way to observe them); each leaves the list when its last tag goes, and the list ends empty.
+ * may appear in production code.
  */
-const STILL_TAGGED = new Set(['extension/core/session/forkSnapshots.ts']);
 
 function readIfThere(file: string): string {
   try {
@@ -39,16 +37,5 @@ function internalTags(): string[] {
 }
 
 test('no production symbol is kept for a test: no @internal tag in extension/ or webview/', () => {
-  const tags = internalTags();
-  assert.deepEqual(
-    tags.filter((at) => !STILL_TAGGED.has(at.slice(0, at.lastIndexOf(':')))),
-    [],
-    'reach the behaviour through the public function instead, or move the code where production imports it',
-  );
-  const tagged = new Set(tags.map((at) => at.slice(0, at.lastIndexOf(':'))));
-  assert.deepEqual(
-    [...STILL_TAGGED].filter((file) => !tagged.has(file)),
-    [],
-    'these files carry no tag any more: take them off STILL_TAGGED',
-  );
+  assert.deepEqual(internalTags(), [], 'reach the behaviour through the public function instead, or move the code where production imports it');
 });

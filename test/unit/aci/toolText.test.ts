@@ -8,7 +8,7 @@ import type { SweAgentVersion } from '../../../extension/core/scaffolds/swe-agen
 import { printedOutput } from '../../../extension/core/runtime/sandbox';
 import { shellQuote, splitShellWords } from '../../../extension/core/parsing/shellWords';
 import { catN, filemap, maybeTruncate } from '../../../extension/core/scaffolds/swe-agent/tools/editorText';
-import { expandTabs, pythonRepr } from '../../../extension/core/scaffolds/swe-agent/tools/pythonText';
+import { expandTabs, pyRepr } from '../../../extension/core/parsing/pythonText';
 
 describe('shell words', () => {
   test('quotes, escapes and operators', () => {
@@ -28,10 +28,10 @@ describe('shell words', () => {
 
 describe('texts the tools print', () => {
   test('Python repr of a search string', () => {
-    assert.equal(pythonRepr('a\nb'), "'a\\nb'");
-    assert.equal(pythonRepr("it's"), `"it's"`);
-    assert.equal(pythonRepr(`'"`), `'\\'"'`);
-    assert.equal(pythonRepr('tab\there\\'), "'tab\\there\\\\'");
+    assert.equal(pyRepr('a\nb'), "'a\\nb'");
+    assert.equal(pyRepr("it's"), `"it's"`);
+    assert.equal(pyRepr(`'"`), `'\\'"'`);
+    assert.equal(pyRepr('tab\there\\'), "'tab\\there\\\\'");
   });
 
   test('tabs expand to the next multiple of 8, per line', () => {

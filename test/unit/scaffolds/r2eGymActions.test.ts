@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import { parseR2eAction, r2eActionText, r2eArgv, r2eCommandLine, splitR2eReply } from '../../../extension/core/scaffolds/r2e-gym/action';
-import { pyShellQuote, pySplitLines, pyStr } from '../../../extension/core/scaffolds/r2e-gym/pythonText';
+import { pySplitLines, pyStr, shlexQuote } from '../../../extension/core/parsing/pythonText';
 import { r2eObservation } from '../../../extension/core/scaffolds/r2e-gym/runtime';
 import { r2eGymFamily } from '../../../extension/core/scaffolds/r2e-gym';
 import type { PolicyReply } from '../../../extension/core/policy/policyClient';
@@ -49,8 +49,8 @@ describe("R2E-Gym's actions", () => {
       "file_editor view --path '/t/a b.py' --view_range '[1, 5]' --concise True",
     );
     assert.equal(r2eCommandLine({ name: 'finish', parameters: { command: 'submit' } }), "echo '<<<Finished>>>'");
-    assert.equal(pyShellQuote("it's"), `'it'"'"'s'`);
-    assert.equal(pyShellQuote(''), "''");
+    assert.equal(shlexQuote("it's"), `'it'"'"'s'`);
+    assert.equal(shlexQuote(''), "''");
   });
 
   test('execute_bash output over 80 lines keeps 40 at each end', () => {

@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import type { PolicyReply } from '../../../extension/core/policy/policyClient';
 import { terminus2Family } from '../../../extension/core/scaffolds/terminus-2';
 import { completionConfirmation, limitOutputLength, promptTemplate, renderPrompt, timeoutMessage } from '../../../extension/core/scaffolds/terminus-2/prompts';
-import { shlexQuote } from '../../../extension/core/scaffolds/terminus-2/pythonText';
+import { shlexQuote } from '../../../extension/core/parsing/pythonText';
 import { findNewContent, prepareKeys, sendKeysCommands } from '../../../extension/core/scaffolds/terminus-2/tmuxKeys';
 import { compareObservations, DEFAULT_NORMALISERS } from '../../../extension/core/session/divergence';
 import type { Step } from '../../../extension/core/trajectory/model';

@@ -4,7 +4,7 @@
  * runtime runs (`Action.from_string`, `to_xml_string`, `to_bashcmd` at 69bc953).
  */
 
-import { pyShellQuote, pyStr } from './pythonText';
+import { pyStr, shlexQuote } from '../../parsing/pythonText';
 
 export interface R2eAction {
   /** Empty when the reply held no call. */
@@ -62,11 +62,11 @@ export function r2eArgv(action: R2eAction): string[] | undefined {
 /** The command line R2E-Gym's runtime runs for an action (`finish` only echoes). */
 export function r2eCommandLine(action: R2eAction): string {
   if (action.name === 'finish') return "echo '<<<Finished>>>'";
-  const words = [pyShellQuote(action.name)];
+  const words = [shlexQuote(action.name)];
   const command = action.parameters.command;
-  if (command !== undefined && command !== null) words.push(pyShellQuote(pyStr(command)));
+  if (command !== undefined && command !== null) words.push(shlexQuote(pyStr(command)));
   for (const [key, value] of Object.entries(action.parameters)) {
-    if (key !== 'command') words.push(`--${key}`, pyShellQuote(pyStr(value)));
+    if (key !== 'command') words.push(`--${key}`, shlexQuote(pyStr(value)));
   }
   return words.join(' ');
 }

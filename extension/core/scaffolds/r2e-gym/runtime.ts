@@ -7,7 +7,7 @@ import { CancelledError, throwIfAborted } from '../../errors';
 import type { Sandbox } from '../../runtime/sandbox';
 import { WarmPythonTimeout } from '../../runtime/warmPython';
 import { r2eArgv, r2eCommandLine, type R2eAction } from './action';
-import { pySplitLines } from './pythonText';
+import { pySplitLines } from '../../parsing/pythonText';
 import { R2E_TIMEOUT_S, r2eRun, runR2eCommand, tooLong, type R2eRun } from './freshRun';
 import { r2eServers } from './warmTools';
 

@@ -5,7 +5,8 @@
  * and the warnings the next prompt repeats to the model, each worded as Harbor words it (the
  * auto-corrections included).
  */
-import { pyJsonLoads, pyRepr, pyStr, pyStrip, pyTruthy, type PyJson } from './pythonText';
+import { pyRepr, pyStr, pyStrip } from '../../parsing/pythonText';
+import { pyJsonLoads, pyTruthy, type PyJson } from './pyJson';
 
 interface TerminusCommand {
   keystrokes: string;

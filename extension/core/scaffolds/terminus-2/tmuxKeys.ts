@@ -2,7 +2,7 @@
  * How Harbor's `TmuxSession` turns keystrokes into `tmux send-keys` command lines and finds what is
  * new on the screen: the pure half of Terminus-2's terminal, which `tmuxSession.ts` drives.
  */
-import { pyStrip, shlexQuote } from './pythonText';
+import { pyStrip, shlexQuote } from '../../parsing/pythonText';
 
 const ENTER_KEYS = new Set(['Enter', 'C-m', 'KPEnter', 'C-j', '^M', '^J']);
 const COMPLETION_COMMAND = '; tmux wait -S done';

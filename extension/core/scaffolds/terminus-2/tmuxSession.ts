@@ -10,7 +10,7 @@
  */
 import { CancelledError, throwIfAborted } from '../../errors';
 import type { Sandbox } from '../../runtime/sandbox';
-import { pyFloat, pyStrip, shlexQuote } from './pythonText';
+import { pyFloat, pyStrip, shlexQuote } from '../../parsing/pythonText';
 import { findNewContent, prepareKeys, sendKeysCommands } from './tmuxKeys';
 
 const HISTORY_LIMIT = 10_000_000;

@@ -3,7 +3,7 @@
  * the clipping of long files and the filemap of a long Python file.
  */
 import { splitLines } from '../../../aci/sandboxFiles';
-import { expandTabs } from './pythonText';
+import { expandTabs } from '../../../parsing/pythonText';
 
 export const MAX_RESPONSE_LEN = 16_000;
 

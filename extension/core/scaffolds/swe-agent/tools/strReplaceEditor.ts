@@ -5,7 +5,7 @@ import { shellQuote } from '../../../parsing/shellWords';
 import { defineTool, type ToolContext, type ToolResult } from '../../../aci/toolDefinition';
 import { countLines } from './windowedFile';
 import { catN, MAX_RESPONSE_LEN, filemap, maybeTruncate } from './editorText';
-import { expandTabs } from './pythonText';
+import { expandTabs } from '../../../parsing/pythonText';
 
 /**
  * `str_replace_editor` (`tools/edit_anthropic`, SWE-agent's default editor), with its exit

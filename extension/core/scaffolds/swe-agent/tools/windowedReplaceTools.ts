@@ -8,7 +8,7 @@ import { countLines, renderWindow, replaceLines } from './windowedFile';
 import { clampedFirstLine, firstLineShowing, showWindow } from './windowedTools';
 import { viewer } from './toolState';
 import { windowOf } from './settings';
-import { pythonRepr } from './pythonText';
+import { pyRepr } from '../../../parsing/pythonText';
 
 /**
  * SWE-agent's `tools/windowed_edit_replace` (`edit <search> <replace> [<replace-all>]` within the
@@ -90,7 +90,7 @@ function replaceInWindow(ctx: ToolContext, text: string, search: string, replace
   const count = pythonCount(windowText, search);
   if (count > 1) {
     return {
-      observation: `Your edit was not applied (file not modified): Found more than one occurrence of ${pythonRepr(search)} in the currently displayed lines.\nPlease make your search string more specific (for example, by including more lines of context).`,
+      observation: `Your edit was not applied (file not modified): Found more than one occurrence of ${pyRepr(search)} in the currently displayed lines.\nPlease make your search string more specific (for example, by including more lines of context).`,
       exitCode: 4,
     };
   }
@@ -111,8 +111,8 @@ function notFound(text: string, search: string): ToolResult {
   const lines = occurrenceLines(text, search);
   const observation =
     lines.length > 0
-      ? `Your edit was not applied (file not modified): Text ${pythonRepr(search)} not found in displayed lines.\n\nHowever, we found the following occurrences of your search string in the file:\n\n${lines.map((n) => `- line ${n}`).join('\n')}\n\nYou can use the \`goto\` command to navigate to these locations before running the edit command again.`
-      : `Your edit was not applied (file not modified): Text ${pythonRepr(search)} not found in displayed lines (or anywhere in the file).\nPlease modify your search string. Did you forget to properly handle whitespace/indentation?\nYou can also call \`open\` again to re-display the file with the correct context.`;
+      ? `Your edit was not applied (file not modified): Text ${pyRepr(search)} not found in displayed lines.\n\nHowever, we found the following occurrences of your search string in the file:\n\n${lines.map((n) => `- line ${n}`).join('\n')}\n\nYou can use the \`goto\` command to navigate to these locations before running the edit command again.`
+      : `Your edit was not applied (file not modified): Text ${pyRepr(search)} not found in displayed lines (or anywhere in the file).\nPlease modify your search string. Did you forget to properly handle whitespace/indentation?\nYou can also call \`open\` again to re-display the file with the correct context.`;
   return { observation, exitCode: 3 };
 }
 

@@ -1,22 +1,10 @@
 /**
- * The few Python behaviours Terminus-2's reply parsers show the model: `json.loads` with its error
+ * The Python behaviours only Terminus-2's reply parsers show the model: `json.loads` with its error
  * messages (CPython 3.11/3.12's C scanner: "Expecting ',' delimiter: line 1 column 5 (char 4)";
- * 3.13 words a trailing comma "Illegal trailing comma before end of object"), `repr` of a
- * string, truthiness; and for the tmux commands `shlex.quote` and `str(float)`. Positions count code points, as Python does.
+ * 3.13 words a trailing comma "Illegal trailing comma before end of object") and truthiness.
+ * Positions count code points, as Python does. The text behaviours every family shares are in
+ * `core/parsing/pythonText.ts`.
  */
-
-/** Python's `str.isspace` characters: what `str.strip()` removes. */
-const PY_SPACE =
-  ' \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
-
-/** Python's `str.strip()`. */
-export function pyStrip(text: string): string {
-  let start = 0;
-  let end = text.length;
-  while (start < end && PY_SPACE.includes(text[start]!)) start++;
-  while (end > start && PY_SPACE.includes(text[end - 1]!)) end--;
-  return text.slice(start, end);
-}
 
 /** A JSON value as `json.loads` gives it (objects keep their keys in order; NaN and Infinity are accepted). */
 export type PyJson = null | boolean | number | string | PyJson[] | { [key: string]: PyJson };
@@ -164,64 +152,10 @@ function scanArray(s: string[], end: number): [PyJson, number] {
   }
 }
 
-/** `repr(text)` of a Python `str`. */
-export function pyRepr(text: string): string {
-  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of text) {
-    const code = ch.codePointAt(0)!;
-    if (ch === quote || ch === '\\') out += `\\${ch}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    else if (code >= 0x80 && code < 0xa0) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    else if (!isPrintable(ch, code)) out += code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\U${code.toString(16).padStart(8, '0')}`;
-    else out += ch;
-  }
-  return out + quote;
-}
-
-/** Python's `str.isprintable` for one character, close enough: separators and other non-graphic code points are escaped. */
-function isPrintable(ch: string, code: number): boolean {
-  if (code === 0x20) return true;
-  return !/[\p{Z}\p{C}]/u.test(ch);
-}
-
 /** Python's truthiness of a JSON value. */
 export function pyTruthy(value: PyJson | undefined): boolean {
   if (value === undefined || value === null || value === false || value === 0 || value === '') return false;
   if (Array.isArray(value)) return value.length > 0;
   if (typeof value === 'object') return Object.keys(value).length > 0;
   return true;
-}
-
-/** `str(value)` of a JSON value as Python prints it (`True`, `None`, `{'a': 1}`). */
-export function pyStr(value: PyJson): string {
-  if (typeof value === 'string') return value;
-  return pyReprValue(value);
-}
-
-function pyReprValue(value: PyJson): string {
-  if (value === null) return 'None';
-  if (value === true) return 'True';
-  if (value === false) return 'False';
-  if (typeof value === 'number') return Number.isNaN(value) ? 'nan' : value === Infinity ? 'inf' : value === -Infinity ? '-inf' : String(value);
-  if (typeof value === 'string') return pyRepr(value);
-  if (Array.isArray(value)) return `[${value.map(pyReprValue).join(', ')}]`;
-  return `{${Object.entries(value)
-    .map(([k, v]) => `${pyRepr(k)}: ${pyReprValue(v)}`)
-    .join(', ')}}`;
-}
-
-/** Python's `shlex.quote`. */
-export function shlexQuote(text: string): string {
-  if (text === '') return "''";
-  if (!/[^\w@%+=:,./-]/.test(text)) return text;
-  return `'${text.replace(/'/g, `'"'"'`)}'`;
-}
-
-/** Python's `str(float)`: `180.0`, `0.5`. */
-export function pyFloat(value: number): string {
-  return Number.isInteger(value) ? `${value}.0` : String(value);
 }

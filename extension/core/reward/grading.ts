@@ -1,5 +1,5 @@
 import type { TaskInstance } from './instance';
-import { START_TEST_OUTPUT, parseSweBenchLog, parseTestOutput, type TestOutputFormat } from './testOutput';
+import { isSweBenchLog, parseSweBenchLog, parseTestOutput, type TestOutputFormat } from './testOutput';
 import { unusableTestLog, type UnusableTestLog } from './testLogVerdict';
 import type { TestStatusMap } from './testStatus';
 import { gradeStatuses, resolutionOf } from './resolution';
@@ -39,7 +39,8 @@ function gradeTestLog(expected: ExpectedTests, log: string, format: TestOutputFo
  * infra failure with its reason, never a reward of 0.
  */
 export function gradeTestOutput(expected: ExpectedTests, text: string, format: TestOutputFormat = 'auto'): GradeOutcome {
-  if (text.includes(START_TEST_OUTPUT)) return gradeTestLog(expected, text, format);
+  // A harness log that broke before its tests ran (the patch did not apply) has no start marker: its own marker says why.
+  if (isSweBenchLog(text)) return gradeTestLog(expected, text, format);
   return gradeRecognised(expected, text, parseTestOutput(text, format), format);
 }
 

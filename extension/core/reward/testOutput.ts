@@ -11,10 +11,15 @@ export function parseTestOutput(text: string, format: TestOutputFormat = 'auto')
   return new Map([...parseUnittestOutput(text), ...parsePytestOutput(text)]);
 }
 
-export const START_TEST_OUTPUT = '>>>>> Start Test Output';
+const START_TEST_OUTPUT = '>>>>> Start Test Output';
 const END_TEST_OUTPUT = '>>>>> End Test Output';
 /** Markers the SWE-bench harness writes when the run itself broke: the run says nothing about the model. */
 const INFRA_MARKERS = ['>>>>> Patch Apply Failed', '>>>>> Reset Failed', '>>>>> Tests Errored', '>>>>> Tests Timed Out'] as const;
+
+/** Whether `text` is a SWE-bench / SWE-smith harness log: it has the start marker or one of the harness's failure markers. */
+export function isSweBenchLog(text: string): boolean {
+  return text.includes(START_TEST_OUTPUT) || INFRA_MARKERS.some((m) => text.includes(m));
+}
 
 export type SweBenchLog = { kind: 'tests'; statuses: TestStatusMap; text: string } | { kind: 'infra-failure'; reason: string };
 

@@ -84,6 +84,11 @@ describe('grading rules', () => {
     const g = gradeTestOutput(expected, '>>>>> Start Test Output\n>>>>> Tests Timed Out\n');
     assert.deepEqual(g, { kind: 'infra-failure', reason: 'Tests Timed Out' });
   });
+
+  test('a harness log that stopped before its tests (the patch did not apply) says so, not that no test was recognised', () => {
+    const log = '+ git apply -v -\nerror: patch failed: src/ledger.py:12\n>>>>> Patch Apply Failed\n';
+    assert.deepEqual(gradeTestOutput(expected, log), { kind: 'infra-failure', reason: 'Patch Apply Failed' });
+  });
 });
 
 describe('instances and reports at the edge', () => {

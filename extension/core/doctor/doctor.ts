@@ -10,22 +10,11 @@ import { connectDocker, describeDockerHost, type DockerConnectionOptions } from 
 import { errorText } from '../errors';
 import { compareVersions } from './dottedVersion';
 import { checkCodeServer, checkDisk, checkPolicy, checkPyright, DEFAULT_TOOLS_DIR } from './hostChecks';
+import type { CheckResult, CheckStatus } from './checkResult';
+
+export type { CheckResult };
 
 export { DEFAULT_TOOLS_DIR };
-
-type CheckStatus = 'ok' | 'warn' | 'fail' | 'skipped';
-
-export interface CheckResult {
-  id: 'docker' | 'image' | 'code-server' | 'pyright' | 'policy' | 'disk';
-  title: string;
-  status: CheckStatus;
-  /** What was found, or what is wrong. */
-  detail: string;
-  /** The command or setting that fixes it (problems only). */
-  fix?: string;
-  /** A failed required check makes the setup unusable (the CLI exits 1). */
-  required: boolean;
-}
 
 /** The oldest engine API the workbench is tested against (Debian 12's docker.io 20.10). */
 const MIN_DOCKER_API = '1.41';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { locatePyright, pyrightFolder } from '../aci/lspServer';
 import { PolicyClient } from '../policy/policyClient';
 import { errorText } from '../errors';
-import type { CheckResult, DoctorOptions } from './doctor';
+import type { CheckResult } from './checkResult';
 
 const CODE_SERVER_VERSION = '4.139.1';
 
@@ -87,7 +87,10 @@ export function checkPyright(moduleFile?: string): CheckResult {
 }
 
 /** The policy server answers /v1/models and serves the model (only needed for live runs and forks continued by it). */
-export async function checkPolicy(options: Pick<DoctorOptions, 'policyUrl' | 'model' | 'apiKey' | 'signal'>, timeoutMs = 5000): Promise<CheckResult> {
+export async function checkPolicy(
+  options: { policyUrl?: string; model?: string; apiKey?: string; signal?: AbortSignal },
+  timeoutMs = 5000,
+): Promise<CheckResult> {
   const title = 'policy server';
   if (!options.policyUrl)
     return {

@@ -1,30 +1,22 @@
-import type { TaskInstance } from './instance';
 import { isSweBenchLog, parseSweBenchLog, parseTestOutput, type TestOutputFormat } from './testOutput';
 import { unusableTestLog, type UnusableTestLog } from './testLogVerdict';
 import type { TestStatusMap } from './testStatus';
-import { gradeStatuses, resolutionOf } from './resolution';
+import {
+  gradeStatuses,
+  resolutionOf,
+  type ExpectedTests,
+  type Grading,
+  type Resolution,
+  type TestsStatus,
+  type ListOutcome,
+  type TestListName,
+} from './resolution';
 
-export { resolutionOf };
-
-export const TEST_LISTS = ['FAIL_TO_PASS', 'PASS_TO_PASS', 'FAIL_TO_FAIL', 'PASS_TO_FAIL'] as const;
-export type TestListName = (typeof TEST_LISTS)[number];
-export interface ListOutcome {
-  success: string[];
-  failure: string[];
-}
-export type TestsStatus = Record<TestListName, ListOutcome>;
-export type Resolution = 'FULL' | 'PARTIAL' | 'NO';
-
-export interface Grading {
-  resolution: Resolution;
-  resolved: boolean;
-  tests: TestsStatus;
-}
+export { resolutionOf, TEST_LISTS } from './resolution';
+export type { ExpectedTests, Grading, ListOutcome, TestListName, TestsStatus };
 
 /** An infra failure voids the run: a harness marker, or a log in which no complete test run was recognised (`unusable`). */
 export type GradeOutcome = ({ kind: 'graded'; statuses: TestStatusMap } & Grading) | { kind: 'infra-failure'; reason: string; unusable?: UnusableTestLog };
-
-export type ExpectedTests = Pick<TaskInstance, TestListName>;
 
 /** Grades a harness log; an infra failure is kept apart from a model failure. */
 function gradeTestLog(expected: ExpectedTests, log: string, format: TestOutputFormat = 'auto'): GradeOutcome {

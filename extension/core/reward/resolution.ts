@@ -2,8 +2,25 @@
  * SWE-bench's grading rule, from the status of each test to the instance's resolution: which
  * statuses count as passing for each list, and when the run is FULL, PARTIAL or NO.
  */
-import type { ExpectedTests, Grading, ListOutcome, Resolution, TestsStatus } from './grading';
+import type { TaskInstance } from './instance';
 import type { TestStatus, TestStatusMap } from './testStatus';
+
+export const TEST_LISTS = ['FAIL_TO_PASS', 'PASS_TO_PASS', 'FAIL_TO_FAIL', 'PASS_TO_FAIL'] as const;
+export type TestListName = (typeof TEST_LISTS)[number];
+export interface ListOutcome {
+  success: string[];
+  failure: string[];
+}
+export type TestsStatus = Record<TestListName, ListOutcome>;
+export type Resolution = 'FULL' | 'PARTIAL' | 'NO';
+
+export interface Grading {
+  resolution: Resolution;
+  resolved: boolean;
+  tests: TestsStatus;
+}
+
+export type ExpectedTests = Pick<TaskInstance, TestListName>;
 
 const PASSING: ReadonlySet<TestStatus> = new Set(['PASSED', 'XFAIL']);
 

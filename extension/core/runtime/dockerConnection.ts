@@ -3,15 +3,9 @@
  * (unix://, tcp:// with TLS from DOCKER_TLS_VERIFY / DOCKER_CERT_PATH, or ssh://).
  */
 import type Docker from 'dockerode';
-import { DEFAULT_SOCKET, dockerodeOptions } from './dockerHost';
+import { DEFAULT_SOCKET, dockerodeOptions, type DockerConnectionOptions } from './dockerHost';
 
-export interface DockerConnectionOptions {
-  /** unix:///var/run/docker.sock, tcp://host:2376, ssh://user@host; default the local socket. */
-  host?: string;
-  /** TLS client files: a directory with ca.pem, cert.pem and key.pem (tcp:// only). */
-  certPath?: string;
-  tlsVerify?: boolean;
-}
+export type { DockerConnectionOptions };
 
 export function connectDocker(options: DockerConnectionOptions = {}): Docker {
   // Loaded on first use, not with this module: dockerode brings ssh2, whose poly1305 takes a

@@ -7,7 +7,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { InputError } from '../errors';
-import type { DockerConnectionOptions } from './dockerConnection';
+
+/** Which engine to connect to. */
+export interface DockerConnectionOptions {
+  /** unix:///var/run/docker.sock, tcp://host:2376, ssh://user@host; default the local socket. */
+  host?: string;
+  /** TLS client files: a directory with ca.pem, cert.pem and key.pem (tcp:// only). */
+  certPath?: string;
+  tlsVerify?: boolean;
+}
 
 export const DEFAULT_SOCKET = '/var/run/docker.sock';
 

@@ -6,9 +6,11 @@
  * after `[An error occurred during execution.]`. Files are read as Python's text mode reads them
  * (`\r\n` and a lone `\r` as `\n`).
  */
+import { randomBytes } from 'node:crypto';
 import type { AciState, ToolContext, ToolResult } from '../../aci/toolDefinition';
 import { universalNewlines } from '../../aci/sandboxFiles';
-import { openHandsView, pathKind } from '../openHandsEditorView';
+import { shellQuote } from '../../parsing/shellWords';
+import { openHandsView } from '../openHandsEditorView';
 
 /** The SDK's `Observation.ERROR_MESSAGE_HEADER`, which the model reads before an error's text. */
 const ERROR_HEADER = '[An error occurred during execution.]\n';
@@ -112,20 +114,73 @@ function insert(path: string, before: string, args: Record<string, unknown>): { 
   };
 }
 
+/** `str(Path(p))`: empty and `.` components and a trailing `/` dropped (`..` kept), as the editor names a path. */
+function pythonPath(p: string): string {
+  const parts = p.split('/').filter((part) => part !== '' && part !== '.');
+  return p.startsWith('/') ? `/${parts.join('/')}` : parts.join('/') || '.';
+}
+
+interface Probe {
+  kind: 'dir' | 'file' | 'none';
+  /** binaryornot's verdict, reduced to its byte test: a NUL or 0xFF in the first 1024 bytes. */
+  binary: boolean;
+  /** What the file's folder is (a create writes into it and makes no folders). */
+  parent: 'dir' | 'file' | 'none';
+}
+
+/** The path's kind, whether it reads as binary, and its folder's kind, in one round trip. */
+async function probe(ctx: ToolContext, path: string): Promise<Probe> {
+  const q = shellQuote(path);
+  const parent = shellQuote(path.slice(0, path.lastIndexOf('/')) || '/');
+  const kindOf = (p: string) => `if [ -d ${p} ]; then echo dir; elif [ -e ${p} ]; then echo file; else echo none; fi`;
+  const binary = `if [ -f ${q} ] && [ "$(head -c 1024 -- ${q} | wc -c)" != "$(head -c 1024 -- ${q} | tr -d '\\000\\377' | wc -c)" ]; then echo binary; else echo text; fi`;
+  const out = (await ctx.sandbox.exec(`${kindOf(q)}; ${binary}; ${kindOf(parent)}`, { timeoutMs: 10_000 })).output.trim().split('\n');
+  return { kind: out[0] as Probe['kind'], binary: out[1] === 'binary', parent: out[2] as Probe['parent'] };
+}
+
+const BINARY = 'File appears to be binary and this file type cannot be read or edited by this tool.';
+
+/**
+ * The editor's write: a temporary file beside the target, then renamed over it. It makes no
+ * folders, so a missing one fails with Python's OSError text naming that temporary file
+ * (`tempfile.mkstemp`'s random eight characters).
+ */
+async function writeInto(ctx: ToolContext, path: string, text: string, parent: Probe['parent']): Promise<ToolResult | undefined> {
+  if (parent === 'dir') {
+    await ctx.sandbox.writeFile(path, text);
+    return undefined;
+  }
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789_';
+  const random = [...randomBytes(8)].map((b) => alphabet[b % alphabet.length]).join('');
+  const slash = path.lastIndexOf('/');
+  const tmp = `${path.slice(0, slash)}/.${path.slice(slash + 1)}.${random}.tmp`;
+  const errno = parent === 'none' ? '[Errno 2] No such file or directory' : '[Errno 20] Not a directory';
+  return refused(`Ran into ${errno}: '${tmp}' while trying to write to ${path}`);
+}
+
 export async function v1FileEditor(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolResult> {
   const command = String(args.command ?? '');
-  const path = String(args.path ?? '');
-  if (!path.startsWith('/')) return invalid('path', path, 'The path should be an absolute path.');
-  if (command === 'view') return view(ctx, path, args.view_range);
-  const kind = await pathKind(ctx, path);
+  const path = pythonPath(String(args.path ?? ''));
+  if (!path.startsWith('/')) {
+    // The editor suggests the path under the workspace when something is there.
+    const suggested = pythonPath(`${ctx.sandbox.repoPath}/${path}`);
+    const there = (await probe(ctx, suggested)).kind !== 'none';
+    return invalid('path', path, `The path should be an absolute path.${there ? ` Maybe you meant ${suggested}?` : ''}`);
+  }
+  const { kind, binary, parent } = await probe(ctx, path);
+  // validate_path's checks come first, then reading the file refuses a binary one.
+  const binaryFile = binary ? refused(`File validation failed for ${path}: ${BINARY}`) : undefined;
+  if (command === 'view') return binaryFile ?? view(ctx, path, args.view_range);
   if (command === 'create' && kind !== 'none')
     return invalid('path', path, `File already exists at: ${path}. Cannot overwrite files using command \`create\`.`);
   if (command !== 'create' && kind === 'none') return invalid('path', path, `The path ${path} does not exist. Please provide a valid path.`);
   if (kind === 'dir') return invalid('path', path, `The path ${path} is a directory and only the \`view\` command can be used on directories.`);
+  if (binaryFile) return binaryFile;
   const kept = history(ctx.state);
   if (command === 'create') {
     if (typeof args.file_text !== 'string') return missing('create', 'file_text');
-    await ctx.sandbox.writeFile(path, args.file_text);
+    const failed = await writeInto(ctx, path, args.file_text, parent);
+    if (failed) return failed;
     kept[path] = [...(kept[path] ?? []), args.file_text];
     return { observation: `File created successfully at: ${path}`, exitCode: 0 };
   }

@@ -1,10 +1,12 @@
 /**
  * OpenHands V1 (the software-agent-sdk, `openhands-sdk` 1.x): its conversations (`format.ts`)
- * and its default tools as a live policy calls them by function calling: `terminal` (a
- * persistent shell), `file_editor` (`fileEditor.ts`), `think` and `finish`.
+ * and its tools as a live policy calls them by function calling: `terminal` (a persistent
+ * shell), `file_editor` (`fileEditor.ts`), `task_tracker`, `glob` and `grep` (`search.ts`),
+ * `apply_patch` (`applyPatch.ts`), `think` and `finish`.
  *
- * What each tool prints follows the SDK's source (`openhands-tools` 1.43.1); the wording is not
- * yet checked against the reference tools running beside ours (docs/scaffolds.md says so).
+ * What each tool prints is `openhands-tools` 1.43.1's: `file_editor`, `task_tracker`, `glob`,
+ * `grep` and `apply_patch` are checked byte for byte against the reference's own executors
+ * (test/conformance/openHandsV1Tools.test.ts); `terminal`'s wording follows its source only.
  */
 import { z } from 'zod';
 import type { ParseResult } from '../../parsing/commandSyntax';
@@ -14,7 +16,9 @@ import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
 import type { PolicyReply } from '../../policy/policyClient';
 import type { ParsedReply, RecordedStepReading, Scaffold, ScaffoldFamily } from '../scaffold';
 import type { Step } from '../../trajectory/model';
+import { v1ApplyPatch } from './applyPatch';
 import { v1FileEditor } from './fileEditor';
+import { v1Glob, v1Grep } from './search';
 import { openHandsV1Format } from './format';
 
 const BUNDLE = 'openhands-v1';
@@ -22,6 +26,50 @@ const VERSION = '1';
 
 /** `printf` of the shell's directory and Python after a command: what the SDK's PS1 reports. */
 const PS1_FIELDS = `printf '%s\\n%s' "$(pwd)" "$(command -v python || echo '')"`;
+
+/** Python's `repr` of a string, as an f-string's `!r` writes it. */
+function pyRepr(text: string): string {
+  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
+  const escaped = [...text]
+    .map((ch) => {
+      if (ch === '\\' || ch === quote) return `\\${ch}`;
+      if (ch === '\n') return '\\n';
+      if (ch === '\r') return '\\r';
+      if (ch === '\t') return '\\t';
+      if (ch !== ' ' && /[\p{C}\p{Z}]/u.test(ch)) {
+        const code = ch.codePointAt(0)!;
+        const hex = code.toString(16);
+        return code < 0x100 ? `\\x${hex.padStart(2, '0')}` : code < 0x10000 ? `\\u${hex.padStart(4, '0')}` : `\\U${hex.padStart(8, '0')}`;
+      }
+      return ch;
+    })
+    .join('');
+  return quote + escaped + quote;
+}
+
+/**
+ * `looks_like_python_literal_argument`: a command that starts like a Python/JSON list or dict
+ * (`[{`, `["`, `{"`, `[[x`) is data the model packed into `command`; bash's `[ `, `[[ ` and
+ * `{ ` are not.
+ */
+function literalKind(command: string): string | undefined {
+  const s = command.trimStart();
+  const [a, b, c] = [s[0], s[1], s[2]];
+  if (s.length < 2) return undefined;
+  if (a === '[' && (b === '{' || b === '"' || b === "'")) return 'list literal';
+  if (a === '[' && b === '[') return c !== undefined && c !== ' ' && c !== '\t' ? 'nested list literal' : undefined;
+  if (a === '{' && (b === '"' || b === "'")) return 'dict literal';
+  return undefined;
+}
+
+/** TerminalExecutor's answer to such a command, which it does not run. */
+const literalHint = (kind: string, command: string) =>
+  `[An error occurred during execution.]\n[Tool-argument error] The \`command\` argument looks like a Python/JSON ${kind}, not a shell command. ` +
+  `It starts with: ${pyRepr([...command.trimStart()].slice(0, 60).join(''))}\n\n` +
+  'The `terminal` tool runs exactly ONE shell command at a time. To pass structured data or multi-line code:\n' +
+  '  - Write a script first with `file_editor` (command="create", path="/tmp/run.py", ...), then invoke it: `python /tmp/run.py`.\n' +
+  "  - Or use a heredoc inline, e.g.:\n        python - <<'EOF'\n        DATABASES = {'default': {...}}\n        # your code here\n        EOF\n\n" +
+  'Do not put a Python list/dict literal into the `command` field; the shell cannot interpret it.';
 
 /**
  * `terminal`: the command in the session's shell, observed as TerminalObservation's
@@ -35,6 +83,8 @@ const terminal = defineTool({
   signature: '<command>',
   parameters: z.looseObject({ command: z.string() }),
   async run(ctx, { command }) {
+    const kind = literalKind(command);
+    if (kind) return { observation: literalHint(kind, command), exitCode: 1 };
     const options = { timeoutMs: ctx.config.commandTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}) };
     const result = await ctx.sandbox.exec(command, options);
     const ps1 = await ctx.sandbox.exec(PS1_FIELDS, options);
@@ -53,7 +103,16 @@ const fileEditor = defineTool({
   bundle: BUNDLE,
   description: 'Custom editing tool for viewing, creating and editing files in plain-text format.',
   signature: 'file_editor <command> <path>',
-  parameters: z.looseObject({ command: z.string(), path: z.string() }),
+  // FileEditorAction's fields: what pydantic refuses never reaches the editor.
+  parameters: z.looseObject({
+    command: z.enum(['view', 'create', 'str_replace', 'insert', 'undo_edit']),
+    path: z.string(),
+    file_text: z.string().nullish(),
+    old_str: z.string().nullish(),
+    new_str: z.string().nullish(),
+    insert_line: z.number().int().min(0).nullish(),
+    view_range: z.array(z.number().int()).nullish(),
+  }),
   run: (ctx, args) => v1FileEditor(ctx, args),
 });
 
@@ -112,6 +171,35 @@ const finish = defineTool({
   },
 });
 
+const glob = defineTool({
+  name: 'glob',
+  bundle: BUNDLE,
+  description: 'Find files by glob pattern (e.g. "**/*.py"), newest first, at most 100.',
+  signature: 'glob <pattern>',
+  readOnly: true,
+  parameters: z.looseObject({ pattern: z.string(), path: z.string().nullish() }),
+  run: (ctx, args) => v1Glob(ctx, args),
+});
+
+const grep = defineTool({
+  name: 'grep',
+  bundle: BUNDLE,
+  description: 'Find the files whose contents match a regular expression (case-insensitive), newest first, at most 100.',
+  signature: 'grep <pattern>',
+  readOnly: true,
+  parameters: z.looseObject({ pattern: z.string(), path: z.string().nullish(), include: z.string().nullish() }),
+  run: (ctx, args) => v1Grep(ctx, args),
+});
+
+const applyPatch = defineTool({
+  name: 'apply_patch',
+  bundle: BUNDLE,
+  description: "Apply a patch to files in the workspace. It starts with '*** Begin Patch' and ends with '*** End Patch'.",
+  signature: 'apply_patch',
+  parameters: z.looseObject({ patch: z.string() }),
+  run: (ctx, { patch }) => v1ApplyPatch(ctx, patch),
+});
+
 /** A reply that called no tool: a message to the user, which runs nothing. */
 const message = defineTool({
   name: 'message',
@@ -122,7 +210,7 @@ const message = defineTool({
   run: async () => ({ observation: '', exitCode: 0 }),
 });
 
-const TOOLS: readonly ToolDefinition[] = [terminal, fileEditor, taskTracker, think, finish, message];
+const TOOLS: readonly ToolDefinition[] = [terminal, fileEditor, taskTracker, glob, grep, applyPatch, think, finish, message];
 
 class OpenHandsV1ToolSet extends ToolSet {
   constructor() {
@@ -196,6 +284,28 @@ class OpenHandsV1ToolSet extends ToolSet {
         },
         ['command'],
       ),
+      spec(
+        'glob',
+        glob.description,
+        {
+          pattern: { type: 'string', description: 'The glob pattern, e.g. "**/*.js" or "src/**/*.ts".' },
+          path: { type: 'string', description: 'The folder (absolute path) to search in; the working directory when omitted.' },
+        },
+        ['pattern'],
+      ),
+      spec(
+        'grep',
+        grep.description,
+        {
+          pattern: { type: 'string', description: 'The regular expression to search the files for.' },
+          path: { type: 'string', description: 'The folder (absolute path) to search in; the working directory when omitted.' },
+          include: { type: 'string', description: 'Only files whose name matches this pattern, e.g. "*.js".' },
+        },
+        ['pattern'],
+      ),
+      spec('apply_patch', applyPatch.description, { patch: { type: 'string', description: "The patch, from '*** Begin Patch' to '*** End Patch'." } }, [
+        'patch',
+      ]),
       spec('think', think.description, { thought: { type: 'string', description: 'The thought to log.' } }, ['thought']),
       spec('finish', finish.description, { message: { type: 'string', description: 'Final message to send to the user.' } }, ['message']),
     ];

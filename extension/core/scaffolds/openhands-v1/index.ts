@@ -4,9 +4,9 @@
  * shell), `file_editor` (`fileEditor.ts`), `task_tracker`, `glob` and `grep` (`search.ts`),
  * `apply_patch` (`applyPatch.ts`), `think` and `finish`.
  *
- * What each tool prints is `openhands-tools` 1.43.1's: `file_editor`, `task_tracker`, `glob`,
- * `grep` and `apply_patch` are checked byte for byte against the reference's own executors
- * (test/conformance/openHandsV1Tools.test.ts); `terminal`'s wording follows its source only.
+ * What each tool prints is `openhands-tools` 1.43.1's: every tool but `think` and `finish` is
+ * checked byte for byte against the reference's own executors
+ * (test/conformance/openHandsV1Tools.test.ts, docs/scaffolds.md: what is not covered).
  */
 import { z } from 'zod';
 import type { ParseResult } from '../../parsing/commandSyntax';

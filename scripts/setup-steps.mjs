@@ -104,6 +104,28 @@ export function ensureDocker({ required = true } = {}) {
   return false;
 }
 
+/**
+ * The two-node Slurm cluster on this host that the `--scheduler slurm` tests submit to (munged,
+ * slurmctld, `slurmd -N n1` and `-N n2`), installed and started by scripts/slurm/start.sh;
+ * .ci/run stops it after the tests (scripts/slurm/stop.sh).
+ */
+export function ensureSlurm({ required = true } = {}) {
+  if (!isRoot && !required) {
+    log('skipped: the Slurm test cluster (the --scheduler slurm tests need it); fix: sudo bash scripts/slurm/start.sh');
+    return false;
+  }
+  const r = timed('starting the two-node Slurm cluster', () => run('bash', [join(root, 'scripts/slurm/start.sh')]));
+  if (r.status === 0) return true;
+  const error = new SetupError(
+    'the Slurm test cluster did not start',
+    'the --scheduler slurm tests submit job arrays to it',
+    'sudo bash scripts/slurm/start.sh (logs: /var/lib/swe-workbench/slurm/log)',
+  );
+  if (required) throw error;
+  log(`skipped: ${error.message}`);
+  return false;
+}
+
 /** node_modules as the lockfile says, installed when missing or older than the lockfile. */
 export function ensureNodeModules() {
   const marker = join(root, 'node_modules/.package-lock.json');

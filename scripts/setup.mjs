@@ -1,11 +1,12 @@
 // `bash scripts/setup.sh`: installs and starts everything the tests and the demo need on a fresh
-// Debian 12 machine, every step skipped when its result is already there. The steps are the
+// Debian 12 machine (a two-node Slurm cluster on this host included), every step skipped when its result is already there. The steps are the
 // ones `npm start` runs (scripts/setup-steps.mjs); here every one is required.
 import {
   build,
   ensureBaseImage,
   ensureCodeServer,
   ensureDocker,
+  ensureSlurm,
   ensureNodeModules,
   ensurePackages,
   PACKAGES,
@@ -18,6 +19,7 @@ await reportingSetupErrors(() => {
   ensurePackages(Object.keys(PACKAGES));
   reexecOnSupportedNode();
   ensureDocker();
+  ensureSlurm();
   ensureNodeModules();
   build();
   ensureBaseImage();

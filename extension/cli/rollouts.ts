@@ -20,11 +20,13 @@ import { RECIPE_NAMES, type Recipe } from '../core/reward/recipes';
 import { resolveRecipe } from '../core/reward/recipeFiles';
 import { PRESET_HELP, exportSft, parsePresets } from '../core/rollouts/curation';
 import { forcedCandidates, gradeForced, writeForcedPredictions } from '../core/rollouts/forcedSubmission';
-import { FORCED_GRADE_LABEL, gradeForcedInContainers, type ForcedGrade } from '../core/rollouts/forcedGrading';
+import { FORCED_GRADE_LABEL, gradeForcedInContainers, summarizeForcedGrades, type ForcedGrade } from '../core/rollouts/forcedGrading';
 import { readTaskInstances } from '../core/reward/rewardFiles';
 import { parseFilter } from '../core/rollouts/rolloutFilter';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 import { sandboxMaker } from './sandboxFlags';
+import { onSlurm, scheduleOf, SLURM_HELP, SLURM_OPTIONS, taskArgv, type Schedule } from './slurmOption';
+import { shardItems, writeShardResult } from '../core/runtime/slurmArray';
 import * as text from './rolloutsText';
 
 const SELECT_HELP = `  --filter EXPR   e.g. 'failure=max-steps and steps>50', 'tag=stuck-loop or resolved=none'
@@ -116,6 +118,7 @@ passed, failed, patch does not apply, infrastructure error (with its reason; not
   --test-timeout S  per test run (default 1800)
   --workdir PATH    where the repository lives in the container (default /testbed)
 ${SELECT_HELP}
+${SLURM_HELP}
 `,
   rescore: `usage: swe-workbench rollouts rescore DIR --policy URL [--model NAME] [--bounds LOW,HIGH] [--api vllm|sglang]
                                         [--in-flight N] [--no-drift] [--api-key KEY] [--json]
@@ -138,7 +141,18 @@ const OPTIONS = {
   list: { ...SELECT, ...RECIPE, group: bool, k: str },
   export: { ...SELECT, ...RECIPE, out: str, keep: str },
   forced: { ...SELECT, 'write-preds': str, 'forced-reports': str },
-  grade: { ...SELECT, instances: str, image: str, repo: str, workdir: str, parallel: str, 'test-command': str, 'test-timeout': str },
+  grade: {
+    ...SELECT,
+    ...SLURM_OPTIONS,
+    out: str,
+    instances: str,
+    image: str,
+    repo: str,
+    workdir: str,
+    parallel: str,
+    'test-command': str,
+    'test-timeout': str,
+  },
   rescore: {
     policy: str,
     model: str,
@@ -232,7 +246,7 @@ export const command: Command = {
       case 'forced':
         return forced(dir, parsed.data as Options<'forced'>, ctx);
       case 'grade':
-        return grade(dir, parsed.data as Options<'grade'>, ctx);
+        return grade(dir, parsed.data as Options<'grade'>, scheduleOf(values, values.out as string | undefined), args, ctx);
       case 'rescore':
         // One re-score for a file and a run: the tokens command's, its figures kept beside the run.
         return tokensCommand.run(['--save', ...args], ctx);
@@ -397,21 +411,36 @@ async function forced(dir: string, o: Options<'forced'>, ctx: CommandContext): P
   return 0;
 }
 
-async function grade(dir: string, o: Options<'grade'>, ctx: CommandContext): Promise<number> {
+async function grade(dir: string, o: Options<'grade'>, schedule: Schedule, args: string[], ctx: CommandContext): Promise<number> {
   // Graded in the task's image only: a patch is never applied and run on this machine.
   const make = await sandboxMaker(o, ctx, FORCED_GRADE_LABEL, HELP.grade, true);
   const instances = await asCliError(() => readTaskInstances(o.instances));
   const { index, rollouts } = await select(dir, o, ctx);
   const candidates = await forcedCandidates(index.root, rollouts, ctx.signal);
-  const graded = await gradeForcedInContainers(candidates, {
-    createSandbox: make,
-    instances: new Map(instances.map((i) => [i.instance_id, i])),
-    parallel: o.parallel,
-    signal: ctx.signal,
-    testTimeoutMs: 1000 * o['test-timeout'],
-    ...(o['test-command'] !== undefined ? { testCommand: o['test-command'] } : {}),
-    ...(o.json ? {} : { onGrade: (g: ForcedGrade) => ctx.stderr.write(`graded ${g.id}: ${g.verdict}\n`) }),
-  });
+  const gradeAll = (some: typeof candidates) =>
+    gradeForcedInContainers(some, {
+      createSandbox: make,
+      instances: new Map(instances.map((i) => [i.instance_id, i])),
+      parallel: o.parallel,
+      signal: ctx.signal,
+      testTimeoutMs: 1000 * o['test-timeout'],
+      ...(o['test-command'] !== undefined ? { testCommand: o['test-command'] } : {}),
+      ...(o.json ? {} : { onGrade: (g: ForcedGrade) => ctx.stderr.write(`graded ${g.id}: ${g.verdict}\n`) }),
+    });
+  let graded;
+  if (schedule.mode === 'shard') {
+    // A Slurm task: the local path on its shard, the grades kept for the submitter to merge.
+    const mine = shardItems(candidates, schedule.k, schedule.n);
+    const some = await gradeAll(mine.map((m) => m.item));
+    await writeShardResult(
+      schedule.dir,
+      some.grades.map((g, i) => ({ index: mine[i]!.index, value: g })),
+    );
+    return 0;
+  } else if (schedule.mode === 'slurm') {
+    const values = await onSlurm(schedule, { argv: taskArgv(['rollouts', 'grade'], args), items: candidates.length, images: [o.image] }, ctx);
+    graded = summarizeForcedGrades(values as ForcedGrade[]);
+  } else graded = await gradeAll(candidates);
   ctx.stdout.write(o.json ? JSON.stringify(graded, null, 2) + '\n' : text.forcedGradingText(graded));
   return 0;
 }

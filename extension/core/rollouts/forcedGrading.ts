@@ -79,10 +79,11 @@ export async function gradeForcedInContainers(candidates: readonly ForcedCandida
   // Every worker has ended (so every container is removed) before a cancellation or bug surfaces.
   const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failure) throw failure.reason;
-  return summarize(grades);
+  return summarizeForcedGrades(grades);
 }
 
-function summarize(grades: ForcedGrade[]): ForcedGrading {
+/** The counts and pass rate of a run's grades (a local run's, or a Slurm array's merged shards). */
+export function summarizeForcedGrades(grades: ForcedGrade[]): ForcedGrading {
   const count = (v: ForcedVerdict) => grades.filter((g) => g.verdict === v).length;
   const passed = count('passed');
   const failed = count('failed');

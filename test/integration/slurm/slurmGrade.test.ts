@@ -1,0 +1,169 @@
+/**
+ * `rollouts grade --scheduler slurm` on the real two-node cluster of scripts/slurm/start.sh and
+ * the real Docker engine: the same grades as a local run, a node lost mid-run named and finished
+ * by --resume, and Ctrl-C cancelling the array with no container left.
+ */
+import '../../helpers/families';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LEDGER, ledgerInstance, writeForcedRun } from '../../fixtures/rollouts/forcedRun';
+import { BASE_IMAGE } from '../../helpers/bugSandboxes';
+import { runCliProcess } from '../../helpers/cliRunner';
+import { materializeSampleRepo } from '../../helpers/sampleRepo';
+import { killNode, queued, slurmMissing } from '../../helpers/slurmCluster';
+
+const repoRoot = path.resolve(__dirname, '../../..');
+const missing = slurmMissing();
+let work: string;
+let run: string;
+let repo: string;
+let baseCommit: string;
+// The tests' own tag of the base image: its containers are this file's, whoever else uses the engine.
+const image = `swe-workbench/slurm-test:${process.pid}`;
+
+/** The wrong fix's grading hangs (its tests wait forever) while every other candidate grades normally. */
+const HANG_ON_WRONG_FIX = `if grep -rqF 'leftover = 0 * total.amount' --include=*.py .; then while :; do sleep 1; done; fi; pytest -rA -p no:cacheprovider tests/test_money.py`;
+
+async function instances(file: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const p = path.join(work, file);
+  await writeFile(p, JSON.stringify({ ...ledgerInstance(baseCommit), ...extra }) + '\n');
+  return p;
+}
+
+const gradeArgs = (instancesFile: string) => ['rollouts', 'grade', run, '--image', image, '--repo', repo, '--instances', instancesFile, '--json'];
+
+/** The grades without their durations (a measurement of each run, not a result). */
+function grades(stdout: string): unknown {
+  const parsed = JSON.parse(stdout) as { grades: { durationMs?: number }[] };
+  for (const g of parsed.grades) delete g.durationMs;
+  return parsed;
+}
+
+/** The CLI in a process of its own, its stderr readable while it runs. */
+function startCli(args: string[]) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'extension/cli/main.ts'), ...args], { cwd: repoRoot });
+  const out = { stdout: '', stderr: '' };
+  child.stdout.on('data', (d: Buffer) => (out.stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out.stderr += d.toString()));
+  const exit = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { child, out, exit };
+}
+
+/** Polls `check` until it returns a value (a state reached, not a time waited). */
+async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>, exited?: Promise<unknown>): Promise<T> {
+  let ended = false;
+  void exited?.then(() => (ended = true));
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (ended) throw new Error(`the command ended before ${what}`);
+    await sleep(300);
+  }
+}
+
+const jobOf = (stderr: string) => /job array (\d+) submitted/.exec(stderr)?.[1];
+/**
+ * The containers started from this file's tag, with owner and state. `--filter ancestor=` would
+ * also match every container of the same image ID, which other work on a shared engine starts.
+ */
+function containerLines(img: string): string[] {
+  const out = execFileSync('docker', ['ps', '-a', '--format', '{{.ID}}\t{{.Image}}\t{{.Status}}\t{{.Label "swe-workbench.owner"}}'], { encoding: 'utf8' });
+  return out.split('\n').filter((l) => l.split('\t')[1] === img);
+}
+const containersOf = (img: string) => containerLines(img).map((l) => l.split('\t')[0]!);
+const described = (img: string) => containerLines(img).join('\n') + '\n';
+
+describe('rollouts grade through Slurm', { skip: missing }, () => {
+  let local: unknown;
+
+  before(async () => {
+    work = await mkdtemp(path.join(tmpdir(), 'slurm-grade-'));
+    const sample = await materializeSampleRepo(path.join(work, 'repo'));
+    repo = sample.dir;
+    baseCommit = sample.commits[sample.commits.findIndex((c) => c.sha === sample.bugFixCommit) - 1]!.sha;
+    run = path.join(work, 'run');
+    writeForcedRun(run);
+    execFileSync('docker', ['tag', BASE_IMAGE, image]);
+    const r = await runCliProcess(gradeArgs(await instances('instances.jsonl')));
+    assert.equal(r.code, 0, r.stderr);
+    local = grades(r.stdout);
+  });
+  after(async () => {
+    const left = containersOf(image);
+    if (left.length) execFileSync('docker', ['rm', '-f', ...left]);
+    execFileSync('docker', ['rmi', image]);
+    // A node a test killed comes back for the next (the script is idempotent).
+    execFileSync('bash', [path.join(repoRoot, 'scripts/slurm/start.sh')]);
+    await rm(work, { recursive: true, force: true });
+  });
+
+  test('the array grades every candidate as the local run does, on the cluster nodes', async () => {
+    const out = path.join(work, 'out-same');
+    const r = await runCliProcess([...gradeArgs(await instances('instances.jsonl')), '--scheduler', 'slurm', '--shards', '3', '--out', out]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(grades(r.stdout), local);
+    // Progress names the shards and their nodes; the job script is in the output folder.
+    assert.match(r.stderr, /slurm \d+: 3 done \((n1|n2): \d(, (n1|n2): \d)?\), 0 running, 0 pending, 0 failed/);
+    assert.match(await readFile(path.join(out, 'slurm', 'job.sh'), 'utf8'), /--shard "\$k\/3" --shard-out/);
+    assert.deepEqual(containersOf(image), [], described(image));
+  });
+
+  test('a node lost mid-run: its shards are named with node, state and log, and --resume finishes only them', async () => {
+    const out = path.join(work, 'out-lost');
+    const hanging = await instances('hanging.jsonl', { test_cmd: HANG_ON_WRONG_FIX });
+    const args = [...gradeArgs(hanging), '--scheduler', 'slurm', '--shards', '3', '--out', out];
+    const first = startCli(args);
+    const job = await until('the array was submitted', () => jobOf(first.out.stderr), first.exit);
+    // Attempt 2 (the wrong fix, candidate index 1) is shard 1: it hangs on whichever node runs it.
+    const node = await until('shard 1 runs', () => queued(job).find((t) => t.task === 1 && t.state === 'RUNNING')?.node || undefined, first.exit);
+    const killed = killNode(node);
+    // A lost machine takes its containers with it.
+    for (const pid of killed) {
+      const ids = execFileSync('docker', ['ps', '-aq', '--filter', `label=swe-workbench.owner=${hostname()}:${pid}`], { encoding: 'utf8' })
+        .split('\n')
+        .filter(Boolean);
+      if (ids.length) execFileSync('docker', ['rm', '-f', ...ids]);
+    }
+    assert.equal(await first.exit, 1, first.out.stderr);
+    const failed = [...first.out.stderr.matchAll(/shard (\d+): task \d+_\d+ on (\S+): (\S+), .*; log (\S+)/g)];
+    assert.ok(
+      failed.some((f) => f[1] === '1'),
+      first.out.stderr,
+    );
+    for (const f of failed) {
+      assert.equal(f[2], node, first.out.stderr);
+      assert.equal(f[3], 'NODE_FAIL', first.out.stderr);
+      assert.equal(f[4], path.join(out, 'slurm', 'logs', `${job}_${f[1]}.log`));
+    }
+    assert.match(first.out.stderr, /run the same command with --resume to submit only the \d+ missing/);
+
+    execFileSync('bash', [path.join(repoRoot, 'scripts/slurm/start.sh')]);
+    // The same command line; the instances file now grades the wrong fix as the local run did.
+    await writeFile(hanging, JSON.stringify(ledgerInstance(baseCommit)) + '\n');
+    const resumed = await runCliProcess([...args, '--resume']);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const lost = failed.map((f) => f[1]).sort();
+    assert.match(resumed.stderr, new RegExp(`submitted: ${lost.length} of 3 shards \\(${lost.join(',')}\\)`));
+    assert.deepEqual(grades(resumed.stdout), local);
+    assert.deepEqual(containersOf(image), [], described(image) + first.out.stderr + resumed.stderr);
+  });
+
+  test('Ctrl-C cancels the array and leaves no container on any node', async () => {
+    const out = path.join(work, 'out-cancel');
+    const hanging = await instances('all-hang.jsonl', { test_cmd: 'while :; do sleep 1; done' });
+    const cli = startCli([...gradeArgs(hanging), '--scheduler', 'slurm', '--shards', '3', '--out', out]);
+    const job = await until('the array was submitted', () => jobOf(cli.out.stderr), cli.exit);
+    // Attempts 1 and 2 hang in their tests (3's patch does not apply, 4 has none): wait until both run.
+    await until('two containers run', () => (containersOf(image).length >= 2 ? true : undefined), cli.exit);
+    cli.child.kill('SIGINT');
+    assert.equal(await cli.exit, 1);
+    assert.match(cli.out.stderr, new RegExp(`job array ${job} cancelled \\(scancel\\)`));
+    assert.deepEqual(queued(job), []);
+    assert.deepEqual(containersOf(image), [], described(image) + cli.out.stderr);
+  });
+});

@@ -11,6 +11,9 @@ import { CHECK_NAMES, runConsistencyChecks, type CheckResult } from '../core/bug
 import { higherOrderBug, prepareSolverRepo, solverSpec } from '../core/bugs/solverTask';
 import { bugToSweSmithInstance, validateLikeSweSmith } from '../core/bugs/sweSmithValidation';
 import { readInputText } from '../core/input/readInput';
+import { batchView, bugsIn, writeBatchFiles } from '../core/bugs/bugBatch';
+import { shardItems, writeShardResult } from '../core/runtime/slurmArray';
+import { onSlurm, scheduleOf, SLURM_HELP, SLURM_OPTIONS, taskArgv, type Schedule } from './slurmOption';
 import type { Sandbox } from '../core/runtime/sandbox';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 import { positiveInt, sandboxMaker, type SandboxFlags } from './sandboxFlags';
@@ -28,6 +31,12 @@ git repository REPO at --workdir; diffs apply against --base (default HEAD).
                   this also happens, with a notice, when no Docker engine answers
   --json          print the checks as one JSON array; --jsonl prints one JSON line per check as it ends
 Exits 0 when every check passes, 1 when one fails, 2 on a usage error.
+
+When DIR holds bug folders rather than being one, each is validated in turn (a table per bug,
+--json one object from bug name to its checks, --jsonl lines with a bug field), and
+  --out OUT       writes OUT/<bug>.json per bug and OUT/checks.json for all (the file
+                  'rollouts list --bug-checks' reads; no durations, so two runs compare byte for byte)
+${SLURM_HELP}
 
        swe-workbench bug swe-smith DIR --image IMAGE --repo REPO [--base REF] [--workdir /testbed]
                                   [--timeout SECONDS] [--local] [--json]
@@ -51,7 +60,7 @@ Applies a solver's failed patch on top of the bug and saves the result as a new 
 
 const publicView = (r: CheckResult) => ({ name: r.name, passed: r.passed, detail: r.detail, durationMs: r.durationMs });
 
-function tableRow(r: CheckResult): string {
+function tableRow(r: Pick<CheckResult, 'name' | 'passed' | 'detail' | 'durationMs'>): string {
   const width = Math.max(...CHECK_NAMES.map((n) => n.length));
   return `${r.passed ? 'PASS' : 'FAIL'}  ${r.name.padEnd(width)}  ${(r.durationMs / 1000).toFixed(1).padStart(5)} s  ${r.detail}\n`;
 }
@@ -84,6 +93,7 @@ export const command: Command = {
       'base-commit': { type: 'string' },
       'pred-patch': { type: 'string' },
       out: { type: 'string' },
+      ...SLURM_OPTIONS,
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -100,6 +110,11 @@ export const command: Command = {
     if (verb === 'higher-order') return higherOrder(dir, values, ctx);
     if (verb === 'solver-repo') return solverRepo(dir, values, ctx);
     if (values.json && values.jsonl) throw new CliError('choose one of --json and --jsonl');
+    const schedule = scheduleOf(values, values.out);
+    const bugs = await bugsIn(dir);
+    if (bugs !== undefined) return validateFolder(dir, bugs, values, schedule, argv, ctx);
+    if (schedule.mode !== 'local') throw new CliError('--scheduler slurm validates a folder of bug folders; DIR is one bug');
+    if (values.out !== undefined) throw new CliError('--out goes with a folder of bug folders; DIR is one bug (--json prints its checks)');
     const make = await sandboxMaker(values, ctx, 'bug-validate', USAGE);
     const bug = await loadBugArtifact(dir);
     const results = await runConsistencyChecks(bug, {
@@ -118,6 +133,69 @@ export const command: Command = {
     return results.every((r) => r.passed) ? 0 : 1;
   },
 };
+
+/** A folder of bugs: each validated as one bug is (the local path, or one shard of it in a Slurm task), the files written once. */
+async function validateFolder(
+  dir: string,
+  bugs: string[],
+  values: Values & ValidateValues,
+  schedule: Schedule,
+  argv: string[],
+  ctx: CommandContext,
+): Promise<number> {
+  const make = await sandboxMaker(values, ctx, 'bug-validate', USAGE);
+  const validate = async (name: string, onCheck?: (r: CheckResult) => void) =>
+    (
+      await runConsistencyChecks(await loadBugArtifact(path.join(dir, name)), {
+        createSandbox: make,
+        baseRef: values.base ?? 'HEAD',
+        parallel: positiveInt(values.parallel, 'parallel', 2),
+        minChangedFiles: positiveInt(values['min-files'], 'min-files', 1),
+        testTimeoutMs: positiveInt(values.timeout, 'timeout', 600) * 1000,
+        signal: ctx.signal,
+        ...(onCheck ? { onCheck } : {}),
+      })
+    ).map(publicView);
+  const show = (name: string, r: ReturnType<typeof publicView>, first: boolean) => {
+    if (values.jsonl) ctx.stdout.write(JSON.stringify({ bug: name, ...r }) + '\n');
+    else if (!values.json) ctx.stdout.write(`${first ? `== ${name}\n` : ''}${tableRow(r)}`);
+  };
+  const results = new Map<string, ReturnType<typeof publicView>[]>();
+  if (schedule.mode === 'shard') {
+    const mine = shardItems(bugs, schedule.k, schedule.n);
+    const entries = [];
+    for (const { index, item } of mine) entries.push({ index, value: await validate(item) });
+    await writeShardResult(schedule.dir, entries);
+    return 0;
+  } else if (schedule.mode === 'slurm') {
+    const values_ = await onSlurm(schedule, { argv: taskArgv(['bug', 'validate'], argv.slice(1)), items: bugs.length, images: [values.image!] }, ctx);
+    bugs.forEach((name, i) => {
+      const checks = values_[i] as ReturnType<typeof publicView>[];
+      results.set(name, checks);
+      checks.forEach((r, j) => show(name, r, j === 0));
+    });
+  } else {
+    for (const name of bugs) {
+      let first = true;
+      results.set(
+        name,
+        await validate(name, (r) => {
+          show(name, publicView(r), first);
+          first = false;
+        }),
+      );
+    }
+  }
+  if (values.json) ctx.stdout.write(JSON.stringify(Object.fromEntries(results), null, 2) + '\n');
+  if (values.out !== undefined) await writeBatchFiles(path.resolve(values.out), new Map([...results].map(([n, checks]) => [n, checks.map(batchView)])));
+  return [...results.values()].every((checks) => checks.every((r) => r.passed)) ? 0 : 1;
+}
+
+interface ValidateValues {
+  parallel?: string | undefined;
+  'min-files'?: string | undefined;
+  jsonl?: boolean | undefined;
+}
 
 const VERBS = ['validate', 'swe-smith', 'solver-spec', 'solver-repo', 'higher-order'];
 

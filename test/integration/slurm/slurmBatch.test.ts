@@ -1,18 +1,20 @@
 /**
- * `rollouts grade --scheduler slurm` on the real two-node cluster of scripts/slurm/start.sh and
- * the real Docker engine: the same grades as a local run, a node lost mid-run named and finished
- * by --resume, and Ctrl-C cancelling the array with no container left.
+ * The batch commands as Slurm job arrays on the real two-node cluster of scripts/slurm/start.sh
+ * and the real Docker engine. `rollouts grade`: the same grades as a local run, a node lost
+ * mid-run named and finished by --resume, Ctrl-C cancelling the array with no container left.
+ * `bug validate` over a folder of bugs: the same files byte for byte, the preflight, bad input.
+ * One file, so its tests run one after another: killing a node would fail another file's shards.
  */
 import '../../helpers/families';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LEDGER, ledgerInstance, writeForcedRun } from '../../fixtures/rollouts/forcedRun';
-import { BASE_IMAGE } from '../../helpers/bugSandboxes';
+import { BASE_IMAGE, bugFixtureDir, sampleRepoForBugs } from '../../helpers/bugSandboxes';
 import { runCliProcess } from '../../helpers/cliRunner';
 import { materializeSampleRepo } from '../../helpers/sampleRepo';
 import { killNode, queued, slurmMissing } from '../../helpers/slurmCluster';
@@ -165,5 +167,113 @@ describe('rollouts grade through Slurm', { skip: missing }, () => {
     assert.match(cli.out.stderr, new RegExp(`job array ${job} cancelled \\(scancel\\)`));
     assert.deepEqual(queued(job), []);
     assert.deepEqual(containersOf(image), [], described(image) + cli.out.stderr);
+  });
+});
+
+// A valid bug and two that fail a check each: the batch exits 1 either way.
+const BUGS = ['valid-allocate-and-close', 'breaks-nothing', 'weakening-does-not-hide'];
+let bugWork: string;
+let bugs: string;
+let bugRepo: string;
+
+/** Every file under `dir` (the Slurm run's own folder aside) with its bytes, by relative path. */
+async function files(dir: string): Promise<Record<string, string>> {
+  const names = (await readdir(dir)).filter((n) => n !== 'slurm').sort();
+  return Object.fromEntries(await Promise.all(names.map(async (n) => [n, await readFile(path.join(dir, n), 'utf8')] as const)));
+}
+
+describe('bug validate over a folder of bugs through Slurm', { skip: missing }, () => {
+  before(async () => {
+    bugWork = await mkdtemp(path.join(tmpdir(), 'slurm-bugs-'));
+    bugRepo = (await sampleRepoForBugs()).dir;
+    bugs = path.join(bugWork, 'bugs');
+    await mkdir(bugs);
+    for (const name of BUGS) await cp(await bugFixtureDir(name), path.join(bugs, name), { recursive: true });
+  });
+  after(() => rm(bugWork, { recursive: true, force: true }));
+
+  test('the job array writes the same files as the local run, and exits as it does', async () => {
+    const args = ['bug', 'validate', bugs, '--image', 'swe-workbench/base:bookworm', '--repo', bugRepo];
+    const local = await runCliProcess([...args, '--out', path.join(bugWork, 'local')]);
+    assert.equal(local.code, 1, local.stderr);
+    const slurm = await runCliProcess([...args, '--out', path.join(bugWork, 'slurm'), '--scheduler', 'slurm', '--shards', '3', '--time', '30']);
+    assert.equal(slurm.code, 1, slurm.stderr);
+    const want = await files(path.join(bugWork, 'local'));
+    assert.deepEqual(Object.keys(want), [...BUGS.map((b) => `${b}.json`).sort(), 'checks.json'].sort());
+    assert.deepEqual(await files(path.join(bugWork, 'slurm')), want);
+    // The valid bug passes all seven checks; each broken one fails at least one.
+    const checks = JSON.parse(want['checks.json']!) as Record<string, { passed: boolean }[]>;
+    assert.deepEqual(
+      BUGS.map((b) => checks[b]!.every((c) => c.passed)),
+      [true, false, false],
+    );
+    // The printed tables name the same checks with the same verdicts (durations aside).
+    const verdicts = (out: string) => out.replace(/\s+[\d.]+ s\s+/g, ' ');
+    assert.equal(verdicts(slurm.stdout), verdicts(local.stdout));
+    assert.match(slurm.stderr, /slurm \d+: 3 done/);
+  });
+
+  test('a DIR that is neither a bug nor a folder of bugs is named, with no stack', async () => {
+    const empty = path.join(bugWork, 'empty');
+    await mkdir(empty, { recursive: true });
+    const r = await runCliProcess([
+      'bug',
+      'validate',
+      empty,
+      '--image',
+      'swe-workbench/base:bookworm',
+      '--repo',
+      bugRepo,
+      '--scheduler',
+      'slurm',
+      '--out',
+      path.join(bugWork, 'o'),
+    ]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /neither a bug folder \(no bug_inject\.diff\) nor a folder of bug folders/);
+    assert.doesNotMatch(r.stderr, /\n\s+at /);
+  });
+
+  test('--scheduler slurm without --out, and --resume with nothing to resume, are clear errors', async () => {
+    const noOut = await runCliProcess(['bug', 'validate', bugs, '--image', 'swe-workbench/base:bookworm', '--repo', bugRepo, '--scheduler', 'slurm']);
+    assert.equal(noOut.code, 2);
+    assert.match(noOut.stderr, /--scheduler slurm needs --out DIR: a folder on a filesystem every node mounts/);
+    const nothing = await runCliProcess([
+      'bug',
+      'validate',
+      bugs,
+      '--image',
+      'swe-workbench/base:bookworm',
+      '--repo',
+      bugRepo,
+      '--scheduler',
+      'slurm',
+      '--resume',
+      '--out',
+      path.join(bugWork, 'never'),
+    ]);
+    assert.equal(nothing.code, 1);
+    assert.match(nothing.stderr, /--resume: .*never\/slurm holds no Slurm run to resume/);
+  });
+
+  test('the preflight names each node that lacks the image, and nothing is submitted', async () => {
+    const out = path.join(bugWork, 'no-image');
+    const r = await runCliProcess([
+      'bug',
+      'validate',
+      bugs,
+      '--image',
+      'swe-workbench/no-such-image:1',
+      '--repo',
+      bugRepo,
+      '--scheduler',
+      'slurm',
+      '--out',
+      out,
+    ]);
+    assert.equal(r.code, 1);
+    for (const node of ['n1', 'n2'])
+      assert.match(r.stderr, new RegExp(`${node}: the image swe-workbench/no-such-image:1 is not there: build or load it on the node`));
+    assert.doesNotMatch(r.stderr, /job array \d+ submitted/);
   });
 });

@@ -272,12 +272,32 @@ async function preflight(work: ArrayWork, settings: SlurmSettings, hooks: SlurmH
 
 /** Waits until none of `jobs` is in squeue any more. */
 async function waitGone(jobs: readonly string[], hooks: SlurmHooks): Promise<void> {
+  const queue = squeueReader();
   for (;;) {
     if (hooks.signal?.aborted) throw new CancelledError(typeof hooks.signal.reason === 'string' ? hooks.signal.reason : 'cancelled');
-    const out = await run('squeue', ['-h', '-r', '-j', jobs.join(','), '-o', '%i']).catch(() => '');
-    if (out.trim() === '') return;
+    const out = await queue(['-h', '-r', '-j', jobs.join(','), '-o', '%i']);
+    if (out !== undefined && out.trim() === '') return;
     await delay(hooks.pollMs ?? 1000, hooks.signal);
   }
+}
+
+/**
+ * squeue, read so that one failed call (a controller busy or restarting) is a poll skipped,
+ * never an empty queue: that would take every running task for ended. Undefined for a skipped
+ * poll; a SlurmError once it has failed 30 times in a row.
+ */
+function squeueReader(): (args: readonly string[]) => Promise<string | undefined> {
+  let failures = 0;
+  return async (args) => {
+    try {
+      const out = await run('squeue', args);
+      failures = 0;
+      return out;
+    } catch (err) {
+      if (++failures >= 30) throw new SlurmError(`squeue failed ${failures} times in a row, the last: ${errorText(err)}`);
+      return undefined;
+    }
+  };
 }
 
 function delay(ms: number, signal?: AbortSignal): Promise<void> {
@@ -395,9 +415,14 @@ async function follow(outDir: string, job: string, shards: readonly number[], to
   const onAbort = () => void run('scancel', [job]).catch(() => undefined);
   hooks.signal?.addEventListener('abort', onAbort, { once: true });
   try {
+    const queue = squeueReader();
     for (;;) {
       const queued = new Map<number, { state: string; node: string }>();
-      const out = await run('squeue', ['-h', '-r', '-j', job, '-o', '%K|%T|%N']).catch(() => '');
+      const out = await queue(['-h', '-r', '-j', job, '-o', '%K|%T|%N']);
+      if (out === undefined) {
+        await delay(hooks.pollMs ?? 1000);
+        continue;
+      }
       for (const line of out.split('\n')) {
         const [task, state, node] = line.trim().split('|');
         if (task && state) queued.set(Number(task), { state, node: node ?? '' });

@@ -115,6 +115,39 @@ describe('rollouts grade through Slurm', { skip: missing }, () => {
     assert.deepEqual(containersOf(image), [], described(image));
   });
 
+  test('a controller restarting mid-run is waited out: no task is taken for lost', async () => {
+    const out = path.join(work, 'out-ctld');
+    const cli = startCli([...gradeArgs(await instances('instances.jsonl')), '--scheduler', 'slurm', '--shards', '3', '--out', out]);
+    const job = await until('the array was submitted', () => jobOf(cli.out.stderr), cli.exit);
+    await until('a task runs', () => (queued(job).some((t) => t.state === 'RUNNING') ? true : undefined), cli.exit);
+    const state = process.env.SWE_WORKBENCH_STATE ?? '/var/lib/swe-workbench';
+    const ctld = Number((await readFile(path.join(state, 'slurm', 'slurmctld.pid'), 'utf8')).trim());
+    process.kill(ctld, 'SIGTERM');
+    // While squeue cannot answer, every shard finishes its work.
+    const results = [0, 1, 2].map((k) => path.join(out, 'slurm', 'shards', String(k), 'result.json'));
+    await until(
+      'every shard wrote its result',
+      async () =>
+        (
+          await Promise.all(
+            results.map((f) =>
+              readFile(f).then(
+                () => true,
+                () => false,
+              ),
+            ),
+          )
+        ).every(Boolean)
+          ? true
+          : undefined,
+      cli.exit,
+    );
+    execFileSync('bash', [path.join(repoRoot, 'scripts/slurm/start.sh')]);
+    assert.equal(await cli.exit, 0, cli.out.stderr);
+    assert.deepEqual(grades(cli.out.stdout), local);
+    assert.doesNotMatch(cli.out.stderr, /did not finish/);
+  });
+
   test('a node lost mid-run: its shards are named with node, state and log, and --resume finishes only them', async () => {
     const out = path.join(work, 'out-lost');
     const hanging = await instances('hanging.jsonl', { test_cmd: HANG_ON_WRONG_FIX });

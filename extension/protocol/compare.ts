@@ -49,6 +49,8 @@ const CompareRowSchema = z.object({
   cells: z.array(z.nullable(CompareCellSchema)),
   /** Every run took the same (normalised) action here. */
   same: z.boolean(),
+  /** The row is of the prefix the runs share up to the branch point (`branchPoint`): shown collapsed. */
+  shared: z.optional(z.boolean()),
 });
 type CompareRow = z.infer<typeof CompareRowSchema>;
 
@@ -56,8 +58,14 @@ const CompareContentSchema = z.object({
   title: z.string(),
   runs: z.array(CompareRunSchema),
   rows: z.array(CompareRowSchema),
-  /** The first row where the runs part; null when they take the same actions throughout. */
+  /** The first row where the runs part; null when they take the same actions throughout. With a branch point, counted from it. */
   firstDivergence: z.nullable(Count),
+  /**
+   * Compared from a branch point: the runs share their first `afterStep` steps (a continuation
+   * forked from the recording after its step `afterStep`), whose `sharedRows` rows come first,
+   * marked `shared`; the rows after are aligned on their own, from the branch point.
+   */
+  branchPoint: z.optional(z.object({ afterStep: Count, sharedRows: Count })),
   /** Said above everything when the runs are not all of one task. */
   warning: z.optional(z.string()),
 });

@@ -69,17 +69,39 @@ function runView(run: LoadedRun, name: string, byAttempt: boolean): CompareRun {
   };
 }
 
-/** What the compare view shows: the runs side by side, their steps aligned by action. */
-export function compareContent(runs: readonly LoadedRun[]): CompareContent {
-  const alignment = alignRuns(runs.map(({ trajectory: t }) => t.steps.map((s) => normaliseAction(s.action, t.task.repoPath))));
-  const rows = alignment.rows.map((row) => ({
+export interface CompareFrom {
+  /** The branch point: the runs share their first `afterStep` steps (a continuation and the recording it forked from after that step). */
+  afterStep: number;
+}
+
+/**
+ * What the compare view shows: the runs side by side, their steps aligned by action. From a
+ * branch point, the shared prefix and the steps after it are aligned apart, so the rows after
+ * it start together at the first step after the branch point whatever the prefix held.
+ */
+export function compareContent(runs: readonly LoadedRun[], from?: CompareFrom): CompareContent {
+  const split = from?.afterStep ?? 0;
+  if (from) {
+    const short = runs.find((r) => r.trajectory.steps.length < split);
+    if (short) throw new Error(`cannot compare from the branch point after step ${split}: ${short.path} has only ${short.trajectory.steps.length} steps`);
+  }
+  const actions = runs.map(({ trajectory: t }) => t.steps.map((s) => normaliseAction(s.action, t.task.repoPath)));
+  const prefix = from ? alignRuns(actions.map((a) => a.slice(0, split))) : { rows: [], firstDivergence: null };
+  const rest = alignRuns(actions.map((a) => a.slice(split)));
+  const aligned = [
+    ...prefix.rows.map((row) => ({ ...row, shared: true })),
+    ...rest.rows.map((row) => ({ same: row.same, steps: row.steps.map((s) => (s === null ? null : s + split)) })),
+  ];
+  const rows = aligned.map((row) => ({
     same: row.same,
+    ...('shared' in row ? { shared: true } : {}),
     cells: row.steps.map((index, r) => {
       if (index === null) return null;
       const s = toStepSummary(runs[r]!.trajectory.steps[index]!);
       return { index, kind: s.kind, label: s.label, fullLabel: s.fullLabel, error: s.error, diverged: s.diverged };
     }),
   }));
+  const firstDivergence = rest.firstDivergence === null ? null : rest.firstDivergence + prefix.rows.length;
   const taskOf = (r: LoadedRun) => r.trajectory.task.instanceId ?? r.rollout?.instance;
   const instances = [...new Set(runs.map(taskOf).filter((id): id is string => id !== undefined))];
   // A run that names no task beside runs of one task does not change the reading: only runs of different tasks are warned of.
@@ -92,7 +114,8 @@ export function compareContent(runs: readonly LoadedRun[]): CompareContent {
     title: instances.length === 1 ? `Compare ${runs.length} runs of ${instances[0]}` : `Compare ${runs.length} runs`,
     runs: runs.map((r, i) => runView(r, names[i]!, byAttempt)),
     rows,
-    firstDivergence: alignment.firstDivergence,
+    firstDivergence,
+    ...(from ? { branchPoint: { afterStep: split, sharedRows: prefix.rows.length } } : {}),
     ...(warning ? { warning } : {}),
   };
 }

@@ -2,12 +2,35 @@
  * The branch-values scenario the integration test and the benchmark share: a task, a recording of
  * it, and a scripted policy whose success probability from every state is known.
  */
+import { execFileSync } from 'node:child_process';
+import { cpSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { TrajectorySchema } from '../../extension/core/trajectory/model';
 import type { ChatRequest, ScriptedReply } from '../../scripts/demo/policy/scriptedPolicyServer';
 import { TEST_IMAGE } from './docker';
-import { thoughtAction, type sampleRepoCopy } from './ledgerAgentScript';
+import { thoughtAction } from './ledgerAgentScript';
+
+/** A git repository the task starts from: its folder and its commits (the last is the task's base). */
+interface TaskRepository {
+  dir: string;
+  commits: ReadonlyArray<{ sha: string }>;
+}
+
+/**
+ * The sample repository (test/fixtures/sample-repo/tree of the checkout at `repoRoot`) as a
+ * one-commit git repository in `dir`: for tests bundled away from the fixture's history (the
+ * extension host's and the e2e suite's).
+ */
+export function sampleRepositoryIn(dir: string, repoRoot: string): TaskRepository {
+  cpSync(path.join(repoRoot, 'test/fixtures/sample-repo/tree'), dir, { recursive: true, filter: (src) => !/(__pycache__|\.pytest_cache)$/.test(src) });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, encoding: 'utf8' });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'sample');
+  return { dir, commits: [{ sha: git('rev-parse', 'HEAD').trim() }] };
+}
 
 /**
  * A task whose policy's success probability from every state is known by construction. The task
@@ -60,7 +83,7 @@ export function answerPolicy(request: ChatRequest): ScriptedReply {
 const PROBLEM = 'Write the answer, 42, to answer.txt and submit.';
 
 /** Writes the task file (run's) and the recording (42, then 41, then submit) into `dir`; returns their paths. */
-export async function answerTask(dir: string, repo: Awaited<ReturnType<typeof sampleRepoCopy>>): Promise<{ taskFile: string; recordingFile: string }> {
+export async function answerTask(dir: string, repo: TaskRepository): Promise<{ taskFile: string; recordingFile: string }> {
   const taskFile = path.join(dir, 'task.json');
   await writeFile(
     taskFile,

@@ -1,14 +1,13 @@
 import '../helpers/families';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { askStepper, extensionInternals, openWatched } from './internals';
 import { startPolicyServer, type PolicyServer } from '../../scripts/demo/policy/scriptedPolicyServer';
-import { answerPolicy, answerTask } from '../helpers/branchScenario';
-import type { sampleRepoCopy } from '../helpers/ledgerAgentScript';
+import { answerPolicy, answerTask, sampleRepositoryIn } from '../helpers/branchScenario';
 import type { BranchStrip } from '../../extension/protocol/stepper';
 import type { BranchRunResult } from '../../extension/core/branch/branchRun';
 import type { BranchNode } from '../../extension/vscode/branch/branchTree';
@@ -19,17 +18,6 @@ let internals: SweWorkbenchInternals;
 let server: PolicyServer;
 const repoRoot = path.resolve(__dirname, '../../..');
 
-/** The sample repository as a one-commit git repository (the bundle runs from dist/, so not through the fixture's history). */
-function sampleRepository(dir: string): Awaited<ReturnType<typeof sampleRepoCopy>> {
-  cpSync(path.join(repoRoot, 'test/fixtures/sample-repo/tree'), dir, { recursive: true, filter: (src) => !/(__pycache__|\.pytest_cache)$/.test(src) });
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, encoding: 'utf8' });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'sample');
-  const sha = git('rev-parse', 'HEAD').trim();
-  return { dir, commits: [{ sha }], cleanup: async () => undefined } as unknown as Awaited<ReturnType<typeof sampleRepoCopy>>;
-}
 let work: string;
 let recording: vscode.Uri;
 let taskFile: string;
@@ -75,7 +63,7 @@ describe('Branch From Steps: a branch run on the open trajectory, real Docker, a
     internals = await extensionInternals();
     server = await startPolicyServer(answerPolicy);
     work = mkdtempSync(path.join(tmpdir(), 'swb-vscode-branch-'));
-    const repo = sampleRepository(path.join(work, 'repo'));
+    const repo = sampleRepositoryIn(path.join(work, 'repo'), repoRoot);
     const written = await answerTask(work, repo);
     taskFile = written.taskFile;
     recording = vscode.Uri.file(written.recordingFile);
@@ -175,13 +163,19 @@ describe('Branch From Steps: a branch run on the open trajectory, real Docker, a
     await waitUntil('the continuation to show on step 3', () => continuationPage.shown() === 2);
     continuationPage.dispose();
 
-    // Compare with the recording: the Compare view on the two.
+    // Compare with the recording from the branch point: the two steps before it folded as shared, the rows after it start at step 3.
     const compared = await vscode.commands.executeCommand<CompareShown | undefined>('sweWorkbench.branch.compareWithRecording', continuation);
     assert.ok(compared, 'the Compare view opened');
     assert.deepEqual(
       compared.content.runs.map((r) => path.basename(r.path)),
       ['recording.json', path.basename(continuation.continuation.file)],
     );
+    assert.deepEqual(compared.content.branchPoint, { afterStep: 2, sharedRows: 2 });
+    assert.deepEqual(
+      compared.content.rows.map((r) => r.shared === true),
+      compared.content.rows.map((_, i) => i < 2),
+    );
+    assert.equal(compared.content.rows[2]!.cells[1]?.index, 2, "the first row after the branch point holds the continuation's step 3");
     compared.panel.dispose();
   });
 });

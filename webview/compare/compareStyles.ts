@@ -22,6 +22,11 @@ td.gap { color: var(--vscode-descriptionForeground); font-style: italic; }
 tr.differs td { background: var(--vscode-diffEditor-unchangedRegionBackground, transparent); }
 tr.differs td.gap { background: var(--vscode-diffEditor-removedLineBackground, var(--vscode-diffEditor-removedTextBackground)); }
 tr.first-divergence td { border-top: 2px solid var(--vscode-editorWarning-foreground, var(--vscode-contrastActiveBorder)); }
+tr.shared-prefix td { color: var(--vscode-descriptionForeground); border-bottom: none; }
+tr.shared-prefix .shared-toggle { background: none; border: none; padding: 0; color: var(--vscode-textLink-foreground); font: inherit; cursor: pointer; }
+tr.shared-prefix .shared-toggle:hover { text-decoration: underline; }
+tr.shared td { opacity: 0.75; }
+tr.branch-point-mark td { color: var(--vscode-textLink-foreground, var(--vscode-foreground)); font-weight: 600; padding-top: 6px; border-bottom: none; }
 tr.divergence-mark td { color: var(--vscode-editorWarning-foreground, var(--vscode-foreground)); font-weight: 600; padding-top: 6px; border-bottom: none; }
 .patches { display: grid; gap: 10px; }
 .patch-column { min-width: 0; overflow-x: auto; }

@@ -41,10 +41,12 @@ export class CompareView {
     const body = el('div', { className: 'compare-body', attrs: { id: 'compare-body' } }, [
       ...(content.warning ? [el('p', { className: 'compare-warning', text: content.warning, attrs: { role: 'note', id: 'compare-warning' } })] : []),
       this.section('Outcomes', 'outcomes', this.outcomes(content)),
-      this.section('Steps, aligned by action', 'steps', this.steps(content)),
+      this.section(content.branchPoint ? 'Steps from the branch point, aligned by action' : 'Steps, aligned by action', 'steps', this.steps(content)),
       this.section('Final patches', 'patches', this.patches(content)),
     ]);
     this.root.replaceChildren(header, body);
+    // From a branch point the view opens on it: the first step after it at the top of the steps.
+    if (content.branchPoint) this.root.querySelector('#branch-point')?.scrollIntoView({ block: 'start' });
     this.root.setAttribute('aria-busy', 'false');
   }
 
@@ -81,11 +83,40 @@ export class CompareView {
 
   private steps(content: CompareContent): HTMLElement {
     const rows: HTMLElement[] = [];
+    const columns = String(content.runs.length + 1);
+    const point = content.branchPoint;
+    const sharedRows: HTMLElement[] = [];
+    if (point && point.sharedRows > 0) {
+      const toggle = el('button', {
+        className: 'shared-toggle',
+        text: `Steps 1–${point.afterStep}, shared up to the branch point: show`,
+        attrs: { type: 'button', id: 'shared-prefix-toggle', 'aria-expanded': 'false', 'aria-controls': 'compare-steps' },
+      });
+      toggle.addEventListener('click', () => {
+        const open = toggle.getAttribute('aria-expanded') !== 'true';
+        toggle.setAttribute('aria-expanded', String(open));
+        toggle.textContent = `Steps 1–${point.afterStep}, shared up to the branch point: ${open ? 'hide' : 'show'}`;
+        for (const r of sharedRows) r.hidden = !open;
+      });
+      rows.push(
+        el('tr', { className: 'shared-prefix', attrs: { id: 'shared-prefix' } }, [el('td', { attrs: { colspan: columns } }, [codicon('fold'), ' ', toggle])]),
+      );
+    }
     content.rows.forEach((row, i) => {
+      if (point && i === point.sharedRows) {
+        rows.push(
+          el('tr', { className: 'branch-point-mark', attrs: { id: 'branch-point' } }, [
+            el('td', { attrs: { colspan: columns } }, [
+              codicon('git-branch'),
+              point.afterStep === 0 ? ' The branch point: the task start' : ` The branch point: after step ${point.afterStep}`,
+            ]),
+          ]),
+        );
+      }
       if (i === content.firstDivergence) {
         rows.push(
           el('tr', { className: 'divergence-mark', attrs: { id: 'first-divergence' } }, [
-            el('td', { attrs: { colspan: String(content.runs.length + 1) } }, [codicon('git-compare'), ' The runs part here']),
+            el('td', { attrs: { colspan: columns } }, [codicon('git-compare'), ' The runs part here']),
           ]),
         );
       }
@@ -108,17 +139,20 @@ export class CompareView {
         button.addEventListener('click', () => void this.openStep(r, cell.index));
         return el('td', {}, [button]);
       });
-      const className = `${row.same ? 'same' : 'differs'}${i === content.firstDivergence ? ' first-divergence' : ''}`;
-      rows.push(
-        el('tr', { className, attrs: { 'data-row': String(i) } }, [
-          el('th', {
-            className: 'row-head',
-            text: row.same ? String(i + 1) : `${i + 1} ≠`,
-            attrs: { scope: 'row', title: row.same ? 'every run takes this action' : 'the runs differ here' },
-          }),
-          ...cells,
-        ]),
-      );
+      const className = `${row.same ? 'same' : 'differs'}${i === content.firstDivergence ? ' first-divergence' : ''}${row.shared ? ' shared' : ''}`;
+      const tr = el('tr', { className, attrs: { 'data-row': String(i) } }, [
+        el('th', {
+          className: 'row-head',
+          text: row.same ? String(i + 1) : `${i + 1} ≠`,
+          attrs: { scope: 'row', title: row.same ? 'every run takes this action' : 'the runs differ here' },
+        }),
+        ...cells,
+      ]);
+      if (row.shared) {
+        tr.hidden = true;
+        sharedRows.push(tr);
+      }
+      rows.push(tr);
     });
     return el('table', { className: 'compare aligned-steps' }, [this.head(content, 'Row'), el('tbody', {}, rows)]);
   }

@@ -6,10 +6,16 @@ import type { CompareContent } from '../../extension/protocol/compare';
  * actions do not show ("; but attempt 2's steps 2 and 4 diverged from the recording when replayed").
  */
 export function divergenceSummary(content: CompareContent): string {
-  if (content.firstDivergence === null) return `the runs take the same actions throughout${replayDivergence(content)}`;
+  const point = content.branchPoint;
+  const from = !point
+    ? ''
+    : point.afterStep === 0
+      ? 'from the branch point at the task start, '
+      : `from the branch point after step ${point.afterStep} (steps 1–${point.afterStep} shared), `;
+  if (content.firstDivergence === null) return `${from}the runs take the same actions ${point ? 'after it' : 'throughout'}${replayDivergence(content)}`;
   const row = content.rows[content.firstDivergence]!;
   const at = row.cells.map((c, r) => `${content.runs[r]!.label} ${c ? `step ${c.index + 1}` : '(no step)'}`).join(', ');
-  return `the runs part at row ${content.firstDivergence + 1}: ${at}`;
+  return `${from}the runs part at row ${content.firstDivergence + 1}: ${at}`;
 }
 
 function replayDivergence(content: CompareContent): string {

@@ -195,7 +195,12 @@ export function activateBranch(glue: Glue, editor: TrajectoryEditorApi): { dispo
         id: 'sweWorkbench.branch.compareWithRecording',
         title: 'compare the continuation with the recording',
         args: continuationOf,
-        run: (node) => vscode.commands.executeCommand('sweWorkbench.compare.open', [vscode.Uri.file(node.recording), vscode.Uri.file(continuationFile(node))]),
+        // From the branch point: the shared prefix folded, the rows after it aligned from there.
+        run: (node) =>
+          vscode.commands.executeCommand('sweWorkbench.compare.open', {
+            runs: [vscode.Uri.file(node.recording), vscode.Uri.file(continuationFile(node))],
+            afterStep: node.afterStep,
+          }),
       }),
     ]),
   ];

@@ -10,7 +10,7 @@ import { recordOf } from '../trajectory/trajectoryDocument';
 import type { TrajectoryEditorApi } from '../trajectory/trajectoryEditor';
 import { showView, webviewOptions } from '../webview/webviewContent';
 import { WebviewMessenger } from '../webview/webviewMessenger';
-import { compareContent, type LoadedRun } from '../../views/compareView';
+import { compareContent, type CompareFrom, type LoadedRun } from '../../views/compareView';
 
 const COMPARE_VIEW = 'sweWorkbench.compare';
 const COMPARE_COMMAND = 'sweWorkbench.compare.open';
@@ -29,12 +29,29 @@ function urisOf(first: unknown, selected: unknown): vscode.Uri[] | undefined {
   return undefined;
 }
 
+/** What to compare: the runs, and the branch point they share when compared from one. */
+interface CompareRequest {
+  uris: vscode.Uri[];
+  from?: CompareFrom;
+}
+
+/** `{ runs: [recording, continuation], afterStep }`: the Branches view's Compare from the branch point. */
+function fromBranchPoint(first: unknown): CompareRequest | undefined {
+  if (typeof first !== 'object' || first === null || !('runs' in first) || !('afterStep' in first)) return undefined;
+  const { runs, afterStep } = first;
+  if (!Array.isArray(runs) || !runs.every((u) => u instanceof vscode.Uri) || typeof afterStep !== 'number' || !Number.isInteger(afterStep) || afterStep < 0)
+    throw new Error(`${COMPARE_COMMAND}: from a branch point takes { runs: Uri[], afterStep: a whole number of steps, 0 or more }`);
+  return { uris: runs as vscode.Uri[], from: { afterStep } };
+}
+
 /** The runs to compare: those the command was given, else picked; one file from the explorer has the others asked for. */
-async function chooseRuns(first?: unknown, selected?: unknown): Promise<vscode.Uri[] | undefined> {
+async function chooseRuns(first?: unknown, selected?: unknown): Promise<CompareRequest | undefined> {
+  const branched = fromBranchPoint(first);
+  if (branched) return branched;
   const uris = urisOf(first, selected) ?? (await pick());
-  if (uris?.length !== 1) return uris;
+  if (uris?.length !== 1) return uris && { uris };
   const more = await pick();
-  return more && [uris[0]!, ...more.filter((u) => u.toString() !== uris[0]!.toString())];
+  return more && { uris: [uris[0]!, ...more.filter((u) => u.toString() !== uris[0]!.toString())] };
 }
 
 async function pick(): Promise<vscode.Uri[] | undefined> {
@@ -76,12 +93,12 @@ async function loadRuns(uris: readonly vscode.Uri[], rolloutAt: RolloutLookup): 
 export function activateCompare(glue: Glue, editor: TrajectoryEditorApi, rolloutAt: RolloutLookup): vscode.Disposable[] {
   const { context, log } = glue;
   const panels = new Set<vscode.WebviewPanel>();
-  const open = async (uris: readonly vscode.Uri[]): Promise<CompareShown> => {
+  const open = async ({ uris, from }: CompareRequest): Promise<CompareShown> => {
     if (uris.length < 2) {
       throw new Error(`Compare Trajectories needs two or more trajectories; ${uris.length === 0 ? 'none was' : `only ${labelOf(uris[0]!)} was`} chosen.`);
     }
     // Nothing is opened half-read: a failure names the file and where instead.
-    const content: CompareContent = compareContent(await loadRuns(uris, rolloutAt));
+    const content: CompareContent = compareContent(await loadRuns(uris, rolloutAt), from);
     const panel = vscode.window.createWebviewPanel(COMPARE_VIEW, content.title, vscode.ViewColumn.Active, { retainContextWhenHidden: false });
     panel.webview.options = webviewOptions(context.extensionUri);
     const messenger = new WebviewMessenger(panel.webview, log, classifyError);

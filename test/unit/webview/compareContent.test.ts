@@ -13,6 +13,7 @@ import { compareContent, type LoadedRun } from '../../../extension/views/compare
 import { rolloutAt } from '../../../extension/vscode/rollouts/rolloutEvidence';
 import { W101, writeTrainingRun } from '../../fixtures/rollouts/trainingRun';
 import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
+import { divergenceSummary } from '../../../webview/compare/divergenceSummary';
 
 async function run(file: string): Promise<LoadedRun> {
   return { path: thirdParty(file), trajectory: (await loadTrajectory(thirdParty(file))).trajectory };
@@ -69,6 +70,70 @@ describe('the compare view content', () => {
     const content = compareContent([await run('swe-agent/marshmallow-1867.windowed.traj'), await run('swe-smith/pandas-dev__pandas.95280573.pr_53856.traj')]);
     assert.match(content.warning ?? '', /^These runs are of different tasks \(marshmallow-code__marshmallow-1867, pandas-dev__pandas\.95280573\.pr_53856\)/);
     assert.equal(content.runs[1]!.cost, 0.24830985);
+  });
+});
+
+describe('the compare view from a branch point', () => {
+  /** A continuation of the function-calling run forked after its step 5: its first own step runs the tests, then it edits as the recording did. */
+  async function branched(): Promise<[LoadedRun, LoadedRun]> {
+    const recording = await run('swe-agent/marshmallow-1867.function_calling.traj');
+    const steps = recording.trajectory.steps;
+    const pytest = { raw: 'python -m pytest tests', tool: 'bash', args: { command: 'python -m pytest tests' } };
+    const own = [{ ...steps[2]!, action: pytest }, ...steps.slice(5, 8)].map((s, i) => ({ ...s, index: 5 + i }));
+    return [
+      recording,
+      { path: '/tmp/run.traj.branches/after-step-5/continuation-1.traj', trajectory: { ...recording.trajectory, steps: [...steps.slice(0, 5), ...own] } },
+    ];
+  }
+
+  thirdPartyFiles.test(
+    "the shared prefix comes first, marked shared; the rows after start at both runs' step 6 and the summary counts from there",
+    async () => {
+      const runs = await branched();
+      const content = compareContent(runs, { afterStep: 5 });
+      assert.ok(safeParse(compareLoad.result, content).success, 'the content is what the protocol allows');
+      assert.deepEqual(content.branchPoint, { afterStep: 5, sharedRows: 5 });
+      assert.deepEqual(
+        content.rows.map((r) => r.shared === true),
+        content.rows.map((_, i) => i < 5),
+        'the first five rows, and only they, are the shared prefix',
+      );
+      assert.deepEqual(
+        content.rows[5]!.cells.map((c) => c?.index),
+        [undefined, 5],
+        "the first row after the branch point is the continuation's own step 6, the tests, which the recording never ran",
+      );
+      assert.equal(content.rows[5]!.cells[1]!.fullLabel.includes('pytest'), true);
+      assert.equal(content.firstDivergence, 5, 'they part at the branch point: the continuation ran the tests first');
+      assert.equal(
+        divergenceSummary(content),
+        'from the branch point after step 5 (steps 1–5 shared), the runs part at row 6: marshmallow-1867.function_calling.traj (no step), continuation-1.traj step 6',
+      );
+      // The continuation's later steps are the recording's steps 6 to 8: aligned with them, not with the prefix.
+      assert.deepEqual(
+        content.rows.slice(6, 9).map((r) => r.cells.map((c) => c?.index)),
+        [
+          [5, 6],
+          [6, 7],
+          [7, 8],
+        ],
+        "the continuation's steps 7 to 9 are the recording's 6 to 8",
+      );
+      const whole = compareContent(runs);
+      assert.equal(whole.branchPoint, undefined);
+      assert.ok(
+        whole.rows.every((r) => r.shared === undefined),
+        'without a branch point nothing is marked shared',
+      );
+    },
+  );
+
+  thirdPartyFiles.test("a branch point past a run's end is an error naming the run", async () => {
+    const [recording] = await branched();
+    assert.throws(
+      () => compareContent([recording, recording], { afterStep: 12 }),
+      /after step 12: .*marshmallow-1867\.function_calling\.traj has only 11 steps/,
+    );
   });
 });
 

@@ -15,11 +15,10 @@
  * leaves nothing behind: its container goes with its session.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
 import { defined } from '../defined';
-import { CancelledError, errorText, InputError } from '../errors';
+import { CancelledError, InputError } from '../errors';
 import { PolicyClient, type PolicyClientOptions } from '../policy/policyClient';
 import { gradeRollout } from '../reward/evaluate';
 import type { TaskInstance } from '../reward/instance';
@@ -30,55 +29,10 @@ import type { DockerConnectionOptions } from '../runtime/dockerConnection';
 import type { SandboxLimits } from '../runtime/sandbox';
 import { SnapshotKeeper } from '../session/forkSnapshots';
 import { launch, type LaunchRequest } from '../session/launcher';
-import { writeTrajectoryFile } from '../session/trajectoryRecorder';
 import { formatNamed } from '../trajectory/formatRegistry';
 import type { Trajectory } from '../trajectory/model';
+import { INDEX_FILE, parseIndex, saveBranchIndex, writeContinuationFiles, type BranchContinuation, type BranchIndex } from './branchFolder';
 import { branchValues, type BranchPointRewards, type BranchSummary } from './branchValues';
-
-const INDEX_FILE = 'index.json';
-
-/** One continuation as the index keeps it. */
-const ContinuationSchema = z.strictObject({
-  sample: z.number().int().nonnegative(),
-  /** The trajectory, relative to the run's folder, in the scaffold's own format. */
-  file: z.string(),
-  /** Its patch (the submission, or the repository's diff at its end), relative to the folder; null when it has none. */
-  patch: z.string().nullable(),
-  /** How the episode ended (`submitted`, `exit_step_limit`, ...). */
-  outcome: z.string(),
-  /** Steps the continuation took after the branch point. */
-  steps: z.number().int().nonnegative(),
-  /** Its reward; null when masked (then `mask` says why). */
-  reward: z.number().nullable(),
-  mask: z.string().nullable(),
-  /** The seed its requests carried; null when the run had none. */
-  seed: z.number().int().nullable(),
-  /** The snapshot it restored (steps done in it) and the recorded steps it replayed on top. */
-  restoredAt: z.number().int().nonnegative(),
-  replayed: z.number().int().nonnegative(),
-  /**
-   * Where its time went, in milliseconds: starting its container and restoring the snapshot, waiting for the policy,
-   * the whole episode (the policy's turns and the tools), and grading and saving (the tests, the patch, the container's removal, the files).
-   */
-  timings: z.strictObject({ startMs: z.number(), policyMs: z.number(), runMs: z.number(), gradeMs: z.number() }).optional(),
-});
-export type BranchContinuation = z.infer<typeof ContinuationSchema>;
-
-const IndexSchema = z.strictObject({
-  recording: z.strictObject({ file: z.string(), id: z.string().nullable(), steps: z.number().int().nonnegative() }),
-  /** What the continuations ran under: a resumed run must be the same. */
-  settings: z.strictObject({
-    model: z.string(),
-    scaffold: z.string(),
-    maxSteps: z.number().int().positive().nullable(),
-    sampling: z.record(z.string(), z.unknown()),
-  }),
-  /** Recorded steps replayed to reach the branch points, in all: the one replay of the recording, and any fork that had to. */
-  replayedSteps: z.strictObject({ recording: z.number().int().nonnegative(), forks: z.number().int().nonnegative() }),
-  /** The branch points: the state after `afterStep` steps (0: the task's start), and their continuations. */
-  points: z.array(z.strictObject({ afterStep: z.number().int().nonnegative(), continuations: z.array(ContinuationSchema) })),
-});
-type BranchIndex = z.infer<typeof IndexSchema>;
 
 /**
  * The folder VS Code's Branch From Steps writes a recording's branch run to, and where the stepper
@@ -128,19 +82,6 @@ function continuationSeed(seed: number | undefined, afterStep: number, sample: n
   return createHash('sha256').update(`${seed}:${afterStep}:${sample}`).digest().readUInt32BE(0) & 0x7fffffff;
 }
 
-/** Parses an index file's text; a broken one is an `InputError` naming the file and the JSON path. */
-function parseIndex(file: string, text: string): BranchIndex {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new InputError(file, undefined, `not JSON: ${errorText(err)}`);
-  }
-  const parsed = IndexSchema.safeParse(value);
-  if (!parsed.success) throw new InputError(file, parsed.error.issues[0]?.path.join('.') ?? undefined, `not a branch index: ${z.prettifyError(parsed.error)}`);
-  return parsed.data;
-}
-
 /** Reads the folder's index, checking it is this recording's under the same settings; a fresh one when there is none. */
 async function openIndex(file: string, fresh: BranchIndex): Promise<BranchIndex> {
   let text: string;
@@ -186,15 +127,6 @@ export async function readBranchRun(folder: string): Promise<BranchRunRead | und
   }
   const index = parseIndex(file, text);
   return { folder, index, summary: summarizeIndex(index) };
-}
-
-/** Writes the index whole, through a temporary file, so a reader never sees half of it. */
-async function saveIndex(file: string, index: BranchIndex): Promise<void> {
-  const sorted = { ...index, points: [...index.points].sort((a, b) => a.afterStep - b.afterStep) };
-  for (const p of sorted.points) p.continuations.sort((a, b) => a.sample - b.sample);
-  const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, JSON.stringify(sorted, null, 2) + '\n', 'utf8');
-  await rename(temporary, file);
 }
 
 /** The V(t) summary of an index's continuations. */
@@ -313,7 +245,7 @@ export async function runBranches(options: BranchRunOptions): Promise<BranchRunR
           index.replayedSteps.forks += continuation.replayed;
           ran++;
           // One write at a time, each of the whole index.
-          saving = saving.then(() => saveIndex(indexFile, index));
+          saving = saving.then(() => saveBranchIndex(out, index));
           await saving;
         } finally {
           running.set(job.afterStep, running.get(job.afterStep)! - 1);
@@ -324,7 +256,7 @@ export async function runBranches(options: BranchRunOptions): Promise<BranchRunR
     const settled = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(options.concurrency, pending.length)) }, worker));
     const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failure) throw signal?.aborted ? new CancelledError() : failure.reason;
-    await saveIndex(indexFile, index);
+    await saveBranchIndex(out, index);
   } finally {
     await keeper.dispose();
   }
@@ -389,15 +321,7 @@ async function runContinuation(options: BranchRunOptions, afterStep: number, sam
   if (signal?.aborted) throw new CancelledError();
   const format =
     ownWritableFormat(plan.scaffold.name) ?? (formatNamed(request.recording.trajectory.format)?.exporter ? request.recording.trajectory.format : 'canonical');
-  const extension = formatNamed(format)?.exporter?.extension ?? '.json';
-  const folder = `after-step-${afterStep}`;
-  const base = `${folder}/continuation-${sample + 1}`;
-  await mkdir(path.join(options.out, folder), { recursive: true });
-  const file = `${base}${extension}`;
-  await writeTrajectoryFile(path.join(options.out, file), trajectory, format);
-  const submission = trajectory.outcome.submission;
-  const patch = submission !== undefined && submission !== '' ? `${base}.patch` : null;
-  if (patch !== null) await writeFile(path.join(options.out, patch), submission!, 'utf8');
+  const { file, patch } = await writeContinuationFiles(options.out, afterStep, sample, trajectory, format);
   const { reward, mask } = rewardOf(trajectory, file, options);
   const round = (ms: number) => Math.round(ms);
   const timings = { startMs: round(startMs), policyMs: round(policyMs), runMs: round(finishing - running), gradeMs: round(performance.now() - finishing) };

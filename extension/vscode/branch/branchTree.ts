@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { branchFolderOf, readBranchRun, type BranchContinuation, type BranchRunRead } from '../../core/branch/branchRun';
+import type { BranchContinuation } from '../../core/branch/branchFolder';
+import { branchFolderOf, readBranchRun, type BranchRunRead } from '../../core/branch/branchRun';
 import type { BranchValue } from '../../core/branch/branchValues';
 import { errorText } from '../../core/errors';
 import { branchPointItem, continuationItem, criticalText } from '../../views/branchView';

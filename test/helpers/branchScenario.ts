@@ -82,8 +82,8 @@ export function answerPolicy(request: ChatRequest): ScriptedReply {
 
 const PROBLEM = 'Write the answer, 42, to answer.txt and submit.';
 
-/** Writes the task file (run's) and the recording (42, then 41, then submit) into `dir`; returns their paths. */
-export async function answerTask(dir: string, repo: TaskRepository): Promise<{ taskFile: string; recordingFile: string }> {
+/** Writes the task file (run's) and the recording (42, then 41, then submit; `recordingName`, default recording.json) into `dir`; returns their paths. */
+export async function answerTask(dir: string, repo: TaskRepository, recordingName = 'recording.json'): Promise<{ taskFile: string; recordingFile: string }> {
   const taskFile = path.join(dir, 'task.json');
   await writeFile(
     taskFile,
@@ -97,7 +97,7 @@ export async function answerTask(dir: string, repo: TaskRepository): Promise<{ t
       testCommand: 'test "$(cat answer.txt)" = 42',
     }),
   );
-  const recordingFile = path.join(dir, 'recording.json');
+  const recordingFile = path.join(dir, recordingName);
   const steps = [
     ['Write the answer.', WRITE_42],
     ['On second thought, 41.', WRITE_41],

@@ -164,6 +164,15 @@ async function runBranchCommand(glue: Glue, editor: TrajectoryEditorApi, tree: B
   }
 }
 
+/** Adds to the view each stepper tab's recording that has a branch run beside it and is not shown yet. */
+function showBranched(tree: BranchTreeProvider, tabs: readonly vscode.Tab[]): void {
+  for (const tab of tabs) {
+    const uri = tab.input instanceof vscode.TabInputCustom ? tab.input.uri : undefined;
+    if (uri?.scheme !== 'file' || tree.shows(uri.fsPath)) continue;
+    void BranchTreeProvider.hasRun(uri.fsPath).then((has) => (has ? tree.add(uri.fsPath) : undefined));
+  }
+}
+
 export function activateBranch(glue: Glue, editor: TrajectoryEditorApi): { disposables: vscode.Disposable[]; api: BranchApi } {
   const tree = new BranchTreeProvider();
   const run = (args: BranchArgs) => runBranchCommand(glue, editor, tree, args);
@@ -171,16 +180,16 @@ export function activateBranch(glue: Glue, editor: TrajectoryEditorApi): { dispo
     if (typeof node === 'object' && node !== null && (node as BranchNode).kind === 'continuation') return node as Extract<BranchNode, { kind: 'continuation' }>;
     throw new Error('choose a continuation in the Branches view');
   };
+  showBranched(
+    tree,
+    vscode.window.tabGroups.all.flatMap((g) => g.tabs),
+  );
   const disposables = [
     tree,
     vscode.window.registerTreeDataProvider('sweWorkbench.branches', tree),
-    // A recording opened in the stepper with a branch run beside it shows in the view.
-    vscode.window.tabGroups.onDidChangeTabs(({ opened }) => {
-      for (const tab of opened) {
-        const uri = tab.input instanceof vscode.TabInputCustom ? tab.input.uri : undefined;
-        if (uri?.scheme === 'file') void BranchTreeProvider.hasRun(uri.fsPath).then((has) => (has ? tree.add(uri.fsPath) : undefined));
-      }
-    }),
+    // A recording open in the stepper with a branch run beside it shows in the view: those opened
+    // later, and those open already (the stepper that activated the extension opened before it listened).
+    vscode.window.tabGroups.onDidChangeTabs(({ opened, changed }) => showBranched(tree, [...opened, ...changed])),
     ...registerCommands(glue, [
       command({ id: RUN_COMMAND, title: 'branch from steps', args: (raw: unknown) => branchArgs(editor, raw), run }),
       command({ id: 'sweWorkbench.branch.refresh', title: 'refresh the branches', run: () => tree.refresh() }),

@@ -35,6 +35,11 @@ export class BranchTreeProvider extends Disposable implements vscode.TreeDataPro
     await this.refresh();
   }
 
+  /** Whether the view lists `recording`. */
+  shows(recording: string): boolean {
+    return this.recordings.has(recording);
+  }
+
   /** Whether `recording` has a branch run beside it. */
   static async hasRun(recording: string): Promise<boolean> {
     return (await readBranchRun(branchFolderOf(recording)).catch(() => undefined)) !== undefined;

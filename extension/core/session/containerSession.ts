@@ -4,7 +4,7 @@ import type { AciConfig } from '../aci/toolDefinition';
 import type { ToolSet } from '../aci/toolRegistry';
 import { connectDocker, type DockerConnectionOptions } from '../runtime/dockerConnection';
 import { DockerSandbox } from '../runtime/dockerSandbox';
-import { startupScript } from '../runtime/shellSession';
+import { bashQuote, startupScript } from '../runtime/shellSession';
 import type { SandboxLimits } from '../runtime/sandbox';
 import type { Scaffold } from '../scaffolds/scaffold';
 import type { Trajectory } from '../trajectory/model';
@@ -57,19 +57,34 @@ export async function startContainerSession(options: ContainerSessionOptions): P
     },
     options.docker && connectDocker(options.docker),
   );
-  if (scaffold?.prepare) {
-    try {
-      await scaffold.prepare(sandbox, options.signal);
-    } catch (err) {
-      await sandbox.dispose();
-      throw err;
-    }
+  try {
+    if (options.repoDir !== undefined && options.baseCommit) await checkOutBase(sandbox, options.baseCommit, options.signal);
+    if (scaffold?.prepare) await scaffold.prepare(sandbox, options.signal);
+  } catch (err) {
+    await sandbox.dispose();
+    throw err;
   }
   return new AciSession(sandbox, {
     tools,
     config: { ...scaffold?.config, ...options.config, ...(options.baseCommit ? { baseCommit: options.baseCommit } : {}) },
     ...(scaffold?.present ? { present: scaffold.present } : {}),
   });
+}
+
+/**
+ * The task's base commit is the tree the agent started from: a copied repository whose history
+ * holds it, checked out at another commit (the demo's sample repository is at the fix, its task
+ * before it), starts there. A repository without that commit is left as it is (its patch then
+ * says git's complaint, as the agent would have seen it).
+ */
+async function checkOutBase(sandbox: DockerSandbox, baseCommit: string, signal: AbortSignal | undefined): Promise<void> {
+  const git = `git -c safe.directory='*'`;
+  const base = bashQuote(`${baseCommit}^{commit}`);
+  const r = await sandbox.exec(
+    `if ${git} cat-file -e ${base} 2>/dev/null && [ "$(${git} rev-parse HEAD 2>/dev/null)" != "$(${git} rev-parse ${base})" ]; then ${git} -c advice.detachedHead=false checkout -q --detach ${bashQuote(baseCommit)}; fi`,
+    { cwd: sandbox.repoPath, ...(signal ? { signal } : {}) },
+  );
+  if (r.exitCode !== 0) throw new Error(`the repository could not be checked out at the task's base commit ${baseCommit.slice(0, 12)}: ${r.output.trim()}`);
 }
 
 export type ReplaySettings = {

@@ -120,6 +120,8 @@ export function toMiniSweAgentTraj(t: Trajectory): string {
       ...(version === undefined ? {} : { mini_version: version }),
       // info is free-form: the scaffold that made the run rides there, so another family's run reopens as itself.
       ...(t.meta.scaffold ? { scaffold: t.meta.scaffold } : {}),
+      // mini-swe-agent runs where the image already holds the base; the commit rides in info too, so a replay on a repository starts there.
+      ...(t.task.baseCommit ? { base_commit: t.task.baseCommit } : {}),
       exit_status: t.outcome.exitStatus ?? null,
       submission: t.outcome.submission ?? '',
     },

@@ -40,6 +40,7 @@ const RunSchema = z.looseObject({
       submission: z.string().nullish(),
       mini_version: z.string().nullish(),
       scaffold: z.string().nullish(),
+      base_commit: z.string().nullish(),
       model_stats: z.looseObject({ instance_cost: z.number().nullish(), api_calls: z.number().nullish() }).nullish(),
       config: z.looseObject({ model: z.looseObject({ model_name: z.string().nullish() }).nullish() }).nullish(),
     })
@@ -163,7 +164,7 @@ export function miniSweAgentTrajectory(run: RunFacts | undefined, messages: Read
   const stats = run?.info?.model_stats;
   return {
     format: 'mini-swe-agent',
-    task: defined({ instanceId: run?.instance_id ?? undefined }),
+    task: defined({ instanceId: run?.instance_id ?? undefined, baseCommit: run?.info?.base_commit ?? undefined }),
     steps,
     outcome: defined({
       exitStatus: exit?.exit_status ?? run?.info?.exit_status ?? (legacy === undefined ? undefined : 'Submitted'),

@@ -29,7 +29,17 @@ import { TrajectorySchema, type Trajectory } from '../../extension/core/trajecto
 import { r2eGymImage } from '../../extension/core/scaffolds/r2e-gym/image';
 import { runCli } from '../../test/helpers/cliRunner';
 import { materializeSampleRepo } from '../../test/helpers/sampleRepo';
-import { DEMO_EPISODE_IN, DEMO_IMAGE, DEMO_INSTANCE, DEMO_MODEL, DEMO_PROBLEM, FORK_CONTINUATION, TYPED_BY_HAND, demoReply } from './ledgerDemo';
+import {
+  DEMO_EPISODE_IN,
+  DEMO_IMAGE,
+  DEMO_INSTANCE,
+  DEMO_MODEL,
+  DEMO_PROBLEM,
+  FORK_CONTINUATION,
+  READING_EPISODE,
+  TYPED_BY_HAND,
+  demoReply,
+} from './ledgerDemo';
 
 const repoRoot = path.resolve(__dirname, '../..');
 export const DEMO_TRAJECTORIES = path.join(repoRoot, 'demo/trajectories');
@@ -136,10 +146,16 @@ export async function generateDemoTrajectories(outDir: string): Promise<string[]
       );
       return file;
     };
-    const mainTask = await task('main', sample.dir, git(sample.dir, 'rev-parse', 'HEAD'));
+    // The task starts before the fix (the sample repository's HEAD has it), so the policy's patch
+    // is a real one; a session copying the repository checks its base commit out.
+    const fixAt = sample.commits.findIndex((c) => c.sha === sample.bugFixCommit);
+    const beforeFix = sample.commits[fixAt - 1]!.sha;
+    const mainTask = await task('main', sample.dir, beforeFix);
 
     const main = await runLive(server, mainTask, path.join(work, 'main.json'));
+    server.setScript([...READING_EPISODE]);
     const onBuggyTree = await runLive(server, await task('buggy', buggy), path.join(work, 'buggy.json'));
+    server.setScript((request) => demoReply(request));
     // The episode recorded live again in each other scaffold, in that scaffold's reply format,
     // tools and observation wording: each format's file is that scaffold's own recording.
     const inScaffold = new Map<ExportFormat, Trajectory>([
@@ -152,7 +168,7 @@ export async function generateDemoTrajectories(outDir: string): Promise<string[]
       const { scaffold } = DEMO_EPISODE_IN[format];
       // R2E-Gym's tools run with /root/.venv/bin/python, as in R2E-Gym's own images: the setup builds this one.
       const image = format === 'r2e-gym' ? (await r2eGymImage.ensure({})).tag : DEMO_IMAGE;
-      const scaffoldTask = await task(`main.${format}`, sample.dir, git(sample.dir, 'rev-parse', 'HEAD'), image);
+      const scaffoldTask = await task(`main.${format}`, sample.dir, beforeFix, image);
       inScaffold.set(format, await runLive(server, scaffoldTask, path.join(work, `main.${format}.json`), ['--scaffold', scaffold]));
     }
     // OpenHands V1 has no demo episode of its own yet: its format gets no demo file (convert writes one).

@@ -16,18 +16,58 @@ function thoughtAction(thought: string, command: string): ScriptedReply {
   return { content: `${thought}\n\n\`\`\`\n${command}\n\`\`\`` };
 }
 
-/** The episode's thoughts and commands: find the method, read it, count the tests, then submit. */
+/** Runs the problem statement's example: 1.00 split three ways. */
+const SPLIT_THREE_WAYS = "python3 -c \"from ledger.money import Money; print([str(p) for p in Money('1.00', 'USD').allocate([1, 1, 1])])\"";
+
+/**
+ * The fix the policy types (a Python heredoc, which every scaffold's shell runs): round each part
+ * as before, then hand the cents rounding lost or invented to the first parts, one by one.
+ */
+const FIX_ALLOCATE = `python3 - <<'EOF'
+from pathlib import Path
+
+path = Path("ledger/money.py")
+old = "        return [(self * (to_decimal(r) / whole)).rounded() for r in ratios]\\n"
+new = """        parts = [(self * (to_decimal(r) / whole)).rounded() for r in ratios]
+        leftover = self.rounded().amount - sum(p.amount for p in parts)
+        step = CENT if leftover > 0 else -CENT
+        for i in range(int(abs(leftover) / CENT)):
+            parts[i % len(parts)] = Money(parts[i % len(parts)].amount + step, self.currency)
+        return parts
+"""
+path.write_text(path.read_text().replace(old, new))
+EOF`;
+
+/**
+ * The episode's thoughts and commands, on the tree before the fix (the task's base commit): find
+ * the method, read it, reproduce the lost cent, fix it, check the example and the tests, submit.
+ */
 const STEPS: readonly (readonly [thought: string, command: string])[] = [
   ['Find the allocate method.', 'grep -n "def allocate" ledger/money.py'],
-  ['Read how it hands out the remainder.', "sed -n '75,92p' ledger/money.py"],
-  ['How many tests cover money?', 'grep -c "def test_" tests/test_money.py'],
+  ['Read how it splits the amount.', "sed -n '75,80p' ledger/money.py"],
+  ['Every part is rounded on its own. Reproduce the example from the issue.', SPLIT_THREE_WAYS],
+  ['0.33 three times loses a cent. Hand the cents rounding lost to the first parts.', FIX_ALLOCATE],
+  ['Check the example, then the tests.', `${SPLIT_THREE_WAYS} && python3 -m pytest -q -p no:cacheprovider tests | grep -oE '[0-9]+ (passed|failed)'`],
 ];
-const SUBMIT_THOUGHT = 'The remainder goes to the first parts, so every cent is kept. Submit.';
+const SUBMIT_THOUGHT = 'Every cent is kept and the tests pass. Submit.';
+/** mini-swe-agent's submission as its SWE-bench configuration asks for it: the marker, then the patch. */
+const MINI_SUBMIT = 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached';
 
-/** Step 0 finds the method, step 1 reads it, step 2 counts the tests, step 3 submits. */
+/** Steps 1-5 (0-based 0-4) find, read, reproduce, fix and check; step 6 submits. */
 export const DEMO_EPISODE: readonly ScriptedReply[] = [
   ...STEPS.map(([thought, command]) => thoughtAction(thought, command)),
   thoughtAction(SUBMIT_THOUGHT, 'submit'),
+];
+
+/**
+ * The episode recorded on the buggy tree (`on-the-buggy-tree.traj`): it only reads, so its replay
+ * on the sample repository diverges exactly where the tree differs (the method it reads, the patch).
+ */
+export const READING_EPISODE: readonly ScriptedReply[] = [
+  thoughtAction('Find the allocate method.', 'grep -n "def allocate" ledger/money.py'),
+  thoughtAction('Read how it hands out the remainder.', "sed -n '75,92p' ledger/money.py"),
+  thoughtAction('How many tests cover money?', 'grep -c "def test_" tests/test_money.py'),
+  thoughtAction('The remainder goes to the first parts, so every cent is kept. Submit.', 'submit'),
 ];
 
 const r2eCall = (name: string, params: Record<string, string>) =>
@@ -44,7 +84,7 @@ export const DEMO_EPISODE_IN = {
   'swe-agent': { scaffold: 'swe-agent', replies: DEMO_EPISODE },
   'mini-swe-agent': {
     scaffold: 'mini-swe-agent@1.x',
-    replies: [...STEPS, [SUBMIT_THOUGHT, 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT'] as const].map(([thought, command]) => ({
+    replies: [...STEPS, [SUBMIT_THOUGHT, MINI_SUBMIT] as const].map(([thought, command]) => ({
       content: `${thought}\n\n\`\`\`bash\n${command}\n\`\`\``,
     })),
   },
@@ -67,17 +107,14 @@ export const DEMO_EPISODE_IN = {
   },
 } as const satisfies Record<string, { scaffold: string; replies: readonly ScriptedReply[] }>;
 
-/** What the policy does after a fork at step 2 in the recorded fork: it looks at the journal instead. */
+/** What the policy does after a fork at step 2 in the recorded fork: it reads the tests instead and submits no fix. */
 export const FORK_CONTINUATION: readonly ScriptedReply[] = [
   thoughtAction('Which tests call allocate?', 'grep -n "allocate" tests/test_money.py'),
   thoughtAction('Allocation is tested. Submit.', 'submit'),
 ];
 
 /** What the person typed after a fork at step 1 in the recorded fork by hand. */
-export const TYPED_BY_HAND: readonly string[] = [
-  "python3 -c \"from ledger.money import Money; print([str(p) for p in Money('1.00', 'USD').allocate([1, 1, 1])])\"",
-  'submit',
-];
+export const TYPED_BY_HAND: readonly string[] = [SPLIT_THREE_WAYS, 'submit'];
 
 /**
  * Which scaffold a request comes from, by what it offers the model: OpenHands' `execute_bash`

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { PolicyServer } from '../../scripts/demo/policy/scriptedPolicyServer';
 import { DEMO_MODEL, DEMO_PROBLEM, demoReply } from '../../scripts/demo/ledgerDemo';
-import { stopSessionLeavingNoContainer } from '../helpers/sessionE2e';
+import { checkSetupOnInstalled, stopSessionLeavingNoContainer } from '../helpers/sessionE2e';
 import { launchBrowser, webviewFrame } from '../helpers/browser';
 import { THEMES, openFileInWebview, quickOpen, runCommand, setTheme, typeInQuickInput } from '../helpers/workbench';
 import { W101, W202 } from '../fixtures/rollouts/trainingRun';
@@ -180,10 +180,16 @@ describe("the README's five-minute walk through the demo", () => {
     rmSync(home, { recursive: true, force: true });
   });
 
+  // The e2e suite runs the .vsix installed in a code-server of its own (scripts/run-vscode-tests.mjs):
+  // what a person installing it gets, with no repository node_modules in reach.
+  test('0. Check Setup on the installed extension says ready, Pyright carried inside it', async () => {
+    await checkSetupOnInstalled(page, settingsFile!, path.join(out!, 'demo-walk-0-check-setup.png'));
+  });
+
   for (const theme of Object.keys(THEMES) as Theme[]) {
     describe(`in the ${theme} theme`, () => {
       let stepper: Frame;
-      const expectStep = (n: number, of = 4) => stepper.locator('#step-title', { hasText: `Step ${n} of ${of}` }).waitFor({ timeout: 15_000 });
+      const expectStep = (n: number, of = 6) => stepper.locator('#step-title', { hasText: `Step ${n} of ${of}` }).waitFor({ timeout: 15_000 });
       const shot = (name: string) => page.screenshot({ path: path.join(out!, `demo-walk-${theme}-${name}.png`) });
       /** Runs `walk`, leaving a screenshot of where it stood when it fails. */
       const step = (name: string, walk: () => Promise<void>) => async () => {
@@ -199,14 +205,14 @@ describe("the README's five-minute walk through the demo", () => {
       });
 
       test(
-        '1. Step through: ledger-allocate.swe-agent.traj shows four steps from Step 1; unknown time and cost say unknown; j/k move; / searches',
+        '1. Step through: ledger-allocate.swe-agent.traj shows six steps from Step 1, its patch a real fix; unknown time and cost say unknown; j/k move; / searches',
         step('1-step-through', async () => {
           stepper = await openStepper(page, 'ledger-allocate.swe-agent.traj');
           await stepper.locator(`body.${THEMES[theme].webviewClass}`).waitFor({ timeout: 15_000 });
           await stepper.locator('#timeline').focus();
           await page.keyboard.press('Home');
           await expectStep(1);
-          assert.deepEqual(await stepper.locator('.step-row .step-number').allTextContents(), ['1', '2', '3', '4']);
+          assert.deepEqual(await stepper.locator('.step-row .step-number').allTextContents(), ['1', '2', '3', '4', '5', '6']);
           for (const part of ['.thought', '#action-raw', '.observation-text'])
             assert.ok(((await stepper.locator(part).first().textContent()) ?? '').trim().length > 0, `step 1 shows its ${part}`);
           // The demo's recordings measured no time and counted no cost: unknown, never 0.0 s or $0.
@@ -216,12 +222,18 @@ describe("the README's five-minute walk through the demo", () => {
           await expectStep(2);
           await page.keyboard.press('k');
           await expectStep(1);
+          // The task starts before the fix: the last step submits the policy's real patch.
+          await page.keyboard.press('End');
+          await expectStep(6);
+          assert.match((await stepper.locator('.observation-text').first().textContent()) ?? '', /^\+ {8}leftover = self\.rounded\(\)\.amount/m);
+          await page.keyboard.press('Home');
+          await expectStep(1);
           // The search takes what was typed, key by key, and filters by it.
           await page.keyboard.press('/');
-          await page.keyboard.type('def test_');
+          await page.keyboard.type('pytest');
           await page.keyboard.press('Enter');
-          await stepper.locator('#filter-status', { hasText: '1 of 4 steps shown' }).waitFor({ timeout: 10_000 });
-          assert.equal(await stepper.locator('#search').evaluate((e) => (e as HTMLInputElement).value), 'def test_');
+          await stepper.locator('#filter-status', { hasText: '1 of 6 steps shown' }).waitFor({ timeout: 10_000 });
+          assert.equal(await stepper.locator('#search').evaluate((e) => (e as HTMLInputElement).value), 'pytest');
           await shot('1-step-through');
           await page.keyboard.press('Escape');
           await stepper.waitForFunction(() => document.getElementById('filter-status')?.textContent === '', undefined, { timeout: 10_000 });
@@ -250,14 +262,14 @@ describe("the README's five-minute walk through the demo", () => {
           stepper = await openStepper(page, 'ledger-allocate.swe-agent.traj');
           await stepper.locator('#timeline').focus();
           await page.keyboard.press('End');
-          await expectStep(4);
+          await expectStep(6);
           await page.keyboard.press('r');
           // Nothing is asked: the image is the recording's, the repository the folder holding its base commit.
-          await sessionRow(page, /replay ledger-allocate\.swe-agent\.traj.*4 steps/).waitFor({ timeout: 180_000 });
+          await sessionRow(page, /replay ledger-allocate\.swe-agent\.traj.*6 steps/).waitFor({ timeout: 180_000 });
           assert.equal(await page.locator('.quick-input-widget:visible').count(), 0, 'no question was asked');
           const rows = await sessionRow(page, STEP_ROW).allTextContents();
-          assert.deepEqual(rowNumbers(rows), ['1', '2', '3', '4'], rows.join(' | '));
-          assert.deepEqual(verdicts(rows), ['matched', 'matched', 'matched', 'matched'], rows.join(' | '));
+          assert.deepEqual(rowNumbers(rows), ['1', '2', '3', '4', '5', '6'], rows.join(' | '));
+          assert.deepEqual(verdicts(rows), ['matched', 'matched', 'matched', 'matched', 'matched', 'matched'], rows.join(' | '));
           await shot('2-replay');
           await stopSessionLeavingNoContainer(page);
         }),
@@ -422,7 +434,7 @@ describe("the README's five-minute walk through the demo", () => {
           await page.locator('.editor-actions .action-label[aria-label*="Replay in Container"]').first().click();
           await sessionRow(page, /replay ledger-allocate\.swe-agent\.traj/).waitFor({ timeout: 180_000 });
           assert.equal(await page.locator('.monaco-dialog-box', { hasText: 'A session is running' }).count(), 0);
-          await sessionRow(page, /replay ledger-allocate\.swe-agent\.traj.*4 steps/).waitFor({ timeout: 180_000 });
+          await sessionRow(page, /replay ledger-allocate\.swe-agent\.traj.*6 steps/).waitFor({ timeout: 180_000 });
           await stopSessionLeavingNoContainer(page);
           await closeEditors(page);
         }),

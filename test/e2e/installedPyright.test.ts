@@ -1,7 +1,7 @@
 import '../helpers/families';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -10,7 +10,7 @@ import { PolicyServer } from '../../scripts/demo/policy/scriptedPolicyServer';
 import { toCanonicalJson } from '../../extension/core/trajectory/canonicalExport';
 import { TrajectorySchema } from '../../extension/core/trajectory/model';
 import { DEMO_MODEL, demoReply } from '../../scripts/demo/ledgerDemo';
-import { sessionContainers, stopSessionLeavingNoContainer } from '../helpers/sessionE2e';
+import { checkSetupOnInstalled, sessionContainers, stopSessionLeavingNoContainer } from '../helpers/sessionE2e';
 import { launchBrowser, webviewFrame } from '../helpers/browser';
 import { openFileInWebview, runCommand, typeInQuickInput } from '../helpers/workbench';
 
@@ -26,29 +26,20 @@ const row = (page: Page, text: RegExp) => page.locator('.monaco-list-row', { has
 /** Text as the workbench draws it: no-break spaces for spaces. */
 const plain = (text: string | null | undefined) => (text ?? '').replace(/\u00a0/g, ' ');
 
-/** 1-based number of the first line of `file` that holds `text`. */
-function lineOf(file: string, text: string): number {
-  const index = readFileSync(file, 'utf8')
+/** The demo's task starts at its base commit (before the fix), which the replay checks out: its files, not HEAD's. */
+const demoBase = (JSON.parse(readFileSync(path.join(repoRoot, 'demo/trajectories/ledger-allocate.canonical.json'), 'utf8')) as { task: { baseCommit: string } })
+  .task.baseCommit;
+
+/** `rel` as the sample repository `repo` holds it at the demo's base commit. */
+const atBase = (repo: string, rel: string) => execFileSync('git', ['-C', repo, 'show', `${demoBase}:${rel}`], { encoding: 'utf8' });
+
+/** 1-based number of the first line of `rel` (at the demo's base commit) that holds `text`. */
+function lineOf(repo: string, rel: string, text: string): number {
+  const index = atBase(repo, rel)
     .split('\n')
     .findIndex((l) => l.includes(text));
-  assert.ok(index >= 0, `${file} has no line with ${text}`);
+  assert.ok(index >= 0, `${rel} has no line with ${text}`);
   return index + 1;
-}
-
-/** The log file of the extension's output channel, as the code-server these tests drive writes it. */
-function extensionLog(userData: string): string {
-  const found: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(p);
-      else if (entry.name === 'SWE Workbench.log') found.push(p);
-    }
-  };
-  walk(path.join(userData, 'logs'));
-  const newest = found.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
-  assert.ok(newest, `no 'SWE Workbench.log' under ${userData}/logs`);
-  return readFileSync(newest, 'utf8');
 }
 
 /**
@@ -138,8 +129,8 @@ describe('the installed extension (the .vsix in code-server) carries Pyright', (
       { cwd: repoRoot, encoding: 'utf8' },
     ).trim();
     sampleRepo = path.join(path.dirname(workspaceFile), 'sample-repo');
-    use = lineOf(path.join(sampleRepo, 'tests/test_money.py'), 'return Money(');
-    classLine = lineOf(path.join(sampleRepo, 'ledger/money.py'), 'class Money');
+    use = lineOf(sampleRepo, 'tests/test_money.py', 'return Money(');
+    classLine = lineOf(sampleRepo, 'ledger/money.py', 'class Money');
     writeNavigationRecording(path.join(path.dirname(workspaceFile), 'workbench/trajectories', RECORDING), use, classLine);
     browser = await launchBrowser();
     page = browser.page;
@@ -167,30 +158,7 @@ describe('the installed extension (the .vsix in code-server) carries Pyright', (
   });
 
   test("Check Setup says ready, with the Pyright the extension carries, and no repository's node_modules in reach", async () => {
-    await runCommand(page, 'SWE Workbench: Check Setup');
-    const verdict = page.locator('.notification-toast', { hasText: /SWE Workbench is (not )?ready/ }).first();
-    await verdict.waitFor({ timeout: 120_000 });
-    const said = plain(await verdict.textContent());
-    await page.screenshot({ path: path.join(out!, 'installed-pyright-check-setup.png') });
-    assert.match(said, /SWE Workbench is ready/, said);
-    assert.doesNotMatch(said, /to look at: .*Pyright/, said);
-
-    // The log (Output > SWE Workbench) has the check's line: where Pyright was found.
-    const userData = path.dirname(path.dirname(settingsFile!));
-    const log = extensionLog(userData);
-    const line = log.match(/^OK\s+Pyright\s+(\S+), carried by SWE Workbench, at (\S+)$/m);
-    assert.ok(line, `no OK line for Pyright in the log:\n${log.slice(-3000)}`);
-    const [, version, folder] = line;
-    const pinned = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/pyright/package.json'), 'utf8')) as { version: string }).version;
-    assert.equal(version, pinned);
-    // Inside the extension as installed in this code-server's extensions folder, away from the checkout.
-    const extensions = path.join(path.dirname(userData), 'extensions');
-    assert.ok(folder!.startsWith(extensions + path.sep), `${folder} is not in ${extensions}`);
-    assert.ok(path.relative(repoRoot, folder!).startsWith('..'), `${folder} is inside the checkout`);
-    // No node_modules above the installed extension could have lent it a Pyright.
-    const installed = path.resolve(folder!, '../../..');
-    for (let dir = path.dirname(installed); dir !== path.dirname(dir); dir = path.dirname(dir))
-      assert.ok(!existsSync(path.join(dir, 'node_modules/pyright')), `${dir}/node_modules/pyright is in reach of the installed extension`);
+    await checkSetupOnInstalled(page, settingsFile!, path.join(out!, 'installed-pyright-check-setup.png'));
   });
 
   test("the agent's tools: goto_definition, hover and find_references answer in the replay's container", async () => {
@@ -262,7 +230,7 @@ describe('the installed extension (the .vsix in code-server) carries Pyright', (
       .locator('.breadcrumbs-control', { hasText: /\/repo \(container / })
       .first()
       .waitFor({ timeout: 15_000 });
-    const column = readFileSync(path.join(sampleRepo, 'tests/test_money.py'), 'utf8').split('\n')[use - 1]!.indexOf('Money') + 2;
+    const column = atBase(sampleRepo, 'tests/test_money.py').split('\n')[use - 1]!.indexOf('Money') + 2;
 
     await goToPosition(page, use, column);
     const hoverBox = page.locator('.monaco-hover:visible', { hasText: /class Money/ });

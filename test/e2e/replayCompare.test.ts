@@ -121,7 +121,7 @@ describe("the demo's suggested trajectory in code-server", () => {
 
   before(async () => {
     assert.ok(url && workspace && settingsFile && out, 'run through scripts/run-vscode-tests.mjs e2e');
-    // As `npm start` lays it out: the sample repository at the commit the demo was recorded on,
+    // As `npm start` lays it out: the sample repository with its history (the replay checks out the recorded base commit),
     // and the trajectory beside it, not inside it (it would be copied into the container).
     const home = path.dirname(workspace);
     const repo = path.join(home, 'sample-repo');
@@ -176,10 +176,10 @@ describe("the demo's suggested trajectory in code-server", () => {
     for (const theme of themes) {
       await setTheme(page, settingsFile!, theme);
       await openOutside(trajectory);
-      const rows = await replayFromStepper(page, /4\s+submit.*(matched|diverged)/);
+      const rows = await replayFromStepper(page, /6\s+submit.*(matched|diverged)/);
       assert.deepEqual(
         rows.map((r) => r.match(/(matched|diverged)/)?.[1]),
-        ['matched', 'matched', 'matched', 'matched'],
+        ['matched', 'matched', 'matched', 'matched', 'matched', 'matched'],
         rows.join(' | '),
       );
       assert.match(rows[0]!, /^1\s+grep -n "def allocate" ledger\/money\.py/);

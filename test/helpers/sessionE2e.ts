@@ -1,5 +1,6 @@
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { toCanonicalJson } from '../../extension/core/trajectory/canonicalExport';
@@ -99,4 +100,55 @@ export async function stopSessionLeavingNoContainer(page: Page, stoppedRow = /st
     if (attempt > 60) throw new Error(`containers left behind: ${sessionContainers().join(', ')}`);
     await page.waitForTimeout(1000);
   }
+}
+
+/** The log file of the extension's output channel, as the code-server these tests drive writes it. */
+function extensionLog(userData: string): string {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else if (entry.name === 'SWE Workbench.log') found.push(p);
+    }
+  };
+  walk(path.join(userData, 'logs'));
+  const newest = found.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+  assert.ok(newest, `no 'SWE Workbench.log' under ${userData}/logs`);
+  return readFileSync(newest, 'utf8');
+}
+
+/**
+ * Runs *Check Setup* and asserts what a person installing the .vsix sees: "SWE Workbench is
+ * ready", Pyright found inside the extension as installed in this code-server's extensions folder
+ * (its log line), away from the checkout, with no node_modules above it that could lend one.
+ */
+export async function checkSetupOnInstalled(page: Page, settingsFile: string, screenshot: string): Promise<void> {
+  const plain = (text: string | null | undefined) => (text ?? '').replace(/\u00a0/g, ' ');
+  await runCommand(page, 'SWE Workbench: Check Setup');
+  const verdict = page.locator('.notification-toast', { hasText: /SWE Workbench is (not )?ready/ }).first();
+  await verdict.waitFor({ timeout: 120_000 });
+  const said = plain(await verdict.textContent());
+  await page.screenshot({ path: screenshot });
+  assert.match(said, /SWE Workbench is ready/, said);
+  assert.doesNotMatch(said, /to look at: .*Pyright/, said);
+
+  // The log (Output > SWE Workbench) has the check's line: where Pyright was found.
+  const userData = path.dirname(path.dirname(settingsFile));
+  const log = extensionLog(userData);
+  const line = log.match(/^OK\s+Pyright\s+(\S+), carried by SWE Workbench, at (\S+)$/m);
+  assert.ok(line, `no OK line for Pyright in the log:\n${log.slice(-3000)}`);
+  const [, version, folder] = line;
+  const repoRoot = process.cwd();
+  const pinned = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/pyright/package.json'), 'utf8')) as { version: string }).version;
+  assert.equal(version, pinned);
+  // Inside the extension as installed in this code-server's extensions folder, away from the checkout.
+  const extensions = path.join(path.dirname(userData), 'extensions');
+  assert.ok(folder!.startsWith(extensions + path.sep), `${folder} is not in ${extensions}`);
+  assert.ok(path.relative(repoRoot, folder!).startsWith('..'), `${folder} is inside the checkout`);
+  // No node_modules above the installed extension could have lent it a Pyright.
+  const installed = path.resolve(folder!, '../../..');
+  for (let dir = path.dirname(installed); dir !== path.dirname(dir); dir = path.dirname(dir))
+    assert.ok(!existsSync(path.join(dir, 'node_modules/pyright')), `${dir}/node_modules/pyright is in reach of the installed extension`);
+  await page.keyboard.press('Escape');
 }

@@ -489,12 +489,22 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
   });
 
   it("an R2E-Gym recording started on an image without R2E-Gym's interpreter offers the R2E-Gym image, which replays it with every step matched", async () => {
-    // The demo's R2E-Gym recording, its base commit the sample repository's here.
-    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repoDir, encoding: 'utf8' }).trim();
+    // The demo's R2E-Gym recording starts before the fix: its base commit is here the sample
+    // repository with the fix taken back out, committed on top.
+    const beforeFix = path.join(scratch, 'repo-before-fix');
+    cpSync(repoDir, beforeFix, { recursive: true });
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'commit.gpgsign=false', ...args], {
+        cwd: beforeFix,
+        encoding: 'utf8',
+      }).trim();
+    git('apply', '--reverse', path.join(repoRoot, 'test/fixtures/sample-repo/fix-allocate-remainder.patch'));
+    git('commit', '-q', '-am', 'before the fix');
+    const head = git('rev-parse', 'HEAD');
     const demo = JSON.parse(readFileSync(path.join(repoRoot, 'demo/trajectories/ledger-allocate.r2e-gym.jsonl'), 'utf8')) as { ds: { base_commit: string } };
     const file = path.join(scratch, 'ledger-allocate.r2e-gym.jsonl');
     writeFileSync(file, JSON.stringify({ ...demo, ds: { ...demo.ds, base_commit: head } }) + '\n');
-    const launch = await recordedLaunch('replay', vscode.Uri.file(file), { image: IMAGE, repoDir });
+    const launch = await recordedLaunch('replay', vscode.Uri.file(file), { image: IMAGE, repoDir: beforeFix });
     const asked: { message: string; choices: readonly string[] }[] = [];
     session.choices.prompts.missingImage = async (message, choices) => (asked.push({ message, choices }), 'Use the R2E-Gym Image');
     const started = await session.start(launch, 'Replay');
@@ -504,7 +514,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
     assert.equal(started?.launch.image, 'swe-workbench/r2e:bookworm');
     assert.equal((await session.controller.continue()).reason, 'submitted');
     const rows = viewRows();
-    assert.equal(rows.length, 4);
+    assert.equal(rows.length, 6);
     for (const row of rows) assert.match(row.description, /matched$/, `${row.label}: ${row.description}`);
   });
 

@@ -1,5 +1,6 @@
 import '../../helpers/families';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,7 +9,13 @@ import { command as replayCommand } from '../../../extension/cli/replay';
 import { command as runCommand } from '../../../extension/cli/run';
 import { PolicyServer } from '../../../scripts/demo/policy/scriptedPolicyServer';
 import { TrajectorySchema } from '../../../extension/core/trajectory/model';
-import { DEMO_MODEL, DEMO_PROBLEM, demoReply } from '../../../scripts/demo/ledgerDemo';
+import { DEMO_INSTANCE, DEMO_MODEL, DEMO_PROBLEM, demoReply } from '../../../scripts/demo/ledgerDemo';
+import { gradeForcedInContainers } from '../../../extension/core/rollouts/forcedGrading';
+import type { ForcedCandidate } from '../../../extension/core/rollouts/forcedSubmission';
+import { TaskInstanceSchema } from '../../../extension/core/reward/instance';
+import { loadTrajectory } from '../../../extension/core/trajectory/load';
+import { F2P, ledgerInstance } from '../../fixtures/rollouts/forcedRun';
+import { sandboxFactory } from '../../helpers/bugSandboxes';
 import { DEMO_TRAJECTORIES, MAIN, generateDemoTrajectories } from '../../../scripts/demo/generate';
 import { runCli } from '../../helpers/cliRunner';
 import { TEST_IMAGE } from '../../helpers/docker';
@@ -75,13 +82,13 @@ describe('the demo trajectories', () => {
       assert.match(r.stderr, new RegExp(`scaffold ${scaffold}@`), 'replayed in its own scaffold');
       assert.deepEqual(
         lines.filter((l) => l.index !== undefined).map((l) => l.matched),
-        [true, true, true, true],
+        [true, true, true, true, true, true],
         r.stdout,
       );
       const summary = lines.at(-1)?.summary;
       assert.deepEqual(
         summary && { matched: summary.matched, recorded: summary.recorded, firstDivergence: summary.firstDivergence, stop: summary.stop },
-        { matched: 4, recorded: 4, firstDivergence: null, stop: 'submitted' },
+        { matched: 6, recorded: 6, firstDivergence: null, stop: 'submitted' },
         r.stdout,
       );
     });
@@ -116,19 +123,57 @@ describe('the demo trajectories', () => {
         assert.equal(r.code, 0, `${file}: ${r.stderr}`);
         const t = TrajectorySchema.parse(JSON.parse(await readFile(forkOut, 'utf8')));
         assert.ok(t.meta.scaffold?.startsWith(`${scaffold}@`), `${file} forked in ${t.meta.scaffold}`);
-        assert.equal(t.steps.length, 4, `${file}: ${t.steps.map((x) => x.action.raw).join(' | ')}`);
+        assert.equal(t.steps.length, 6, `${file}: ${t.steps.map((x) => x.action.raw).join(' | ')}`);
         assert.ok(
           t.steps.every((x) => x.formatError === undefined),
           `${file}: every reply was read in ${scaffold}'s format`,
         );
-        const command = t.steps[2]!.action.args.command ?? t.steps[2]!.action.args.cmd;
-        assert.equal(command, 'grep -c "def test_" tests/test_money.py', file);
-        assert.match(t.steps[2]!.observation, /17/, file);
+        // Steps 1-2 came from the recording, on the tree before the fix (its base commit): the policy
+        // reproduces the lost cent, fixes it, and the check shows every cent kept and the tests passing.
+        assert.match(t.steps[2]!.observation, /\['0\.33 USD', '0\.33 USD', '0\.33 USD'\]/, file);
+        assert.match(t.steps[4]!.observation, /\['0\.34 USD', '0\.33 USD', '0\.33 USD'\]\n55 passed/, file);
         assert.equal(t.outcome.exitStatus, 'submitted', file);
+        assert.match(t.outcome.submission ?? '', /^\+        leftover = self\.rounded\(\)\.amount - sum\(p\.amount for p in parts\)$/m, file);
       }
     } finally {
       await server.close();
     }
+  });
+
+  // The task starts before the fix: the patch the policy submitted is judged by the fix's own tests
+  // (FAIL_TO_PASS: the two tests the fix added), in a fresh container at the task's base commit.
+  test("each format's recording submits a patch that the fix's tests, run at the task's base commit, pass", async () => {
+    const main = TrajectorySchema.parse(JSON.parse(await readFile(path.join(DEMO_TRAJECTORIES, `${MAIN}.canonical.json`), 'utf8')));
+    const base = main.task.baseCommit!;
+    assert.equal(
+      execFileSync('git', ['-C', repo.dir, 'rev-parse', `${base}^{commit}`], { encoding: 'utf8' }).trim(),
+      base,
+      'the base commit is in the sample history',
+    );
+    // The commit right after the base is the fix whose tests judge the patch.
+    assert.match(execFileSync('git', ['-C', repo.dir, 'log', '--reverse', '--format=%s', `${base}..HEAD`], { encoding: 'utf8' }), /^Fix Money\.allocate/);
+    const candidates: ForcedCandidate[] = [];
+    for (const [file] of FILES) {
+      const t = (await loadTrajectory(path.join(DEMO_TRAJECTORIES, file))).trajectory;
+      assert.equal(t.task.baseCommit, base, `${file} names the base commit`);
+      candidates.push({
+        id: file,
+        instance: DEMO_INSTANCE,
+        attempt: candidates.length + 1,
+        steps: t.steps.length,
+        patch: t.outcome.submission ?? null,
+        source: file,
+      });
+    }
+    const instance = TaskInstanceSchema.parse({ ...ledgerInstance(base), instance_id: DEMO_INSTANCE });
+    const graded = await gradeForcedInContainers(candidates, {
+      createSandbox: sandboxFactory(repo.dir, 'demo-grading'),
+      instances: new Map([[DEMO_INSTANCE, instance]]),
+    });
+    assert.deepEqual(
+      graded.grades.map((g) => [g.id, g.verdict, g.tests?.FAIL_TO_PASS.success]),
+      FILES.map(([file]) => [file, 'passed', F2P]),
+    );
   });
 
   test('the recording made on the buggy tree diverges on the sample repository where it read the changed lines', async () => {

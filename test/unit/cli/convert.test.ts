@@ -23,7 +23,7 @@ describe('swe-workbench convert', () => {
       const out = path.join(dir, `ledger.${to}`);
       const r = await runCli(convert, [RECORDING, '--to', to, '--out', out]);
       assert.equal(r.code, 0, r.stderr);
-      assert.equal(r.stdout, `${out}: ${to}, 4 steps (read as swe-agent from ${RECORDING})\n`);
+      assert.equal(r.stdout, `${out}: ${to}, 6 steps (read as swe-agent from ${RECORDING})\n`);
       const back = await loadTrajectory(out);
       assert.equal(back.format, to);
       assert.equal(back.trajectory.steps.length, original.steps.length);

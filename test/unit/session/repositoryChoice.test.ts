@@ -30,7 +30,8 @@ describe('the repository a recording names among the workspace folders', () => {
       const { trajectory } = await loadTrajectory(path.join(demo, file));
       const chosen = await recordedRepository(trajectory.task, [workbench, sampleRepo]);
       assert.equal(chosen?.dir, sampleRepo);
-      assert.match(chosen?.reason ?? '', /base commit cbe1f81dbfa7/);
+      // The commit before the fix, where the demo's task starts (the sample repository's HEAD is after it).
+      assert.match(chosen?.reason ?? '', /base commit f7aa08fc1742/);
     });
   }
 

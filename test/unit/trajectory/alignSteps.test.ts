@@ -198,7 +198,7 @@ describe('aligning recorded runs', () => {
     );
     const { rows, firstDivergence } = alignRuns(runs.map(stepsOf));
     assert.equal(firstDivergence, null);
-    assert.equal(rows.length, 4);
+    assert.equal(rows.length, 6);
   });
 
   test('the demo: a fork by hand after step 1 parts at row 2, the policy fork after step 2 at row 3, whatever format the original is in', async () => {

@@ -39,13 +39,13 @@ async function smokeTest(server, workspaceFile, home) {
     await page.goto(`${server.url}/?workspace=${encodeURIComponent(workspaceFile)}`);
     log('smoke: opening trajectories/ledger-allocate.swe-agent.traj in the stepper');
     const stepper = await openFileInWebview(page, 'ledger-allocate.swe-agent.traj', '#step-title');
-    const expectStep = async (n) => stepper.locator('#step-title', { hasText: `Step ${n} of 4` }).waitFor({ timeout: 30_000 });
+    const expectStep = async (n) => stepper.locator('#step-title', { hasText: `Step ${n} of 6` }).waitFor({ timeout: 30_000 });
     await expectStep(1);
     await stepper.locator('#timeline').focus();
-    for (const n of [2, 3, 4]) {
+    for (const n of [2, 3, 4, 5, 6]) {
       await page.keyboard.press('j');
       await expectStep(n);
-      log(`smoke: step ${n} of 4: ${(await stepper.locator('#action-raw').textContent())?.trim().split('\n')[0]}`);
+      log(`smoke: step ${n} of 6: ${(await stepper.locator('#action-raw').textContent())?.trim().split('\n')[0]}`);
     }
     await page.screenshot({ path: join(home, 'smoke.png') });
   } catch (error) {

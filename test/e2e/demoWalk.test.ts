@@ -225,7 +225,9 @@ describe("the README's five-minute walk through the demo", () => {
           // The task starts before the fix: the last step submits the policy's real patch.
           await page.keyboard.press('End');
           await expectStep(6);
-          assert.match((await stepper.locator('.observation-text').first().textContent()) ?? '', /^\+ {8}leftover = self\.rounded\(\)\.amount/m);
+          await stepper.locator('#detail', { hasText: 'Observation: the submitted patch' }).waitFor({ timeout: 10_000 });
+          assert.match((await stepper.locator('#detail').textContent()) ?? '', /leftover = self\.rounded\(\)\.amount - sum\(p\.amount for p in parts\)/);
+          assert.equal(await stepper.locator('#final-patch').getAttribute('title'), "Open the run's submitted patch in the patch view");
           await page.keyboard.press('Home');
           await expectStep(1);
           // The search takes what was typed, key by key, and filters by it.

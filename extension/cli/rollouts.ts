@@ -368,7 +368,7 @@ async function list(dir: string, o: Options<'list'>, ctx: CommandContext): Promi
     if (hits) ctx.stdout.write(hits.map((h) => `${h.rollout}  step ${h.step + 1} ${h.field}: ${h.excerpt}`).join('\n') + (hits.length ? '\n' : ''));
     ctx.stdout.write(text.summary(statistics) + '\n');
     ctx.stdout.write(text.gradingConflicts(groups));
-    if (scored) ctx.stdout.write(text.recipeSummary(scored) + '\n');
+    if (scored) ctx.stdout.write(text.recipeSummary(scored, new Set(rollouts.map((r) => r.id))) + '\n');
     if (index.errors.length > 0)
       ctx.stderr.write(`${index.errors.length} unreadable input(s):\n${index.errors.map((e) => `  ${text.formatError(e)}`).join('\n')}\n`);
   }

@@ -6,6 +6,7 @@ import type { ScoredRollout, ScoredRun } from '../core/rollouts/recipeRun';
 import type { ExportSummary } from '../core/rollouts/curation';
 import type { ForcedGrading, ForcedVerdict } from '../core/rollouts/forcedGrading';
 import type { ForcedCandidate, ForcedMeasure } from '../core/rollouts/forcedSubmission';
+import { recipeSummary as recipeSummaryOver } from '../views/rolloutTable';
 
 export function jsonRecord(r: Rollout, score?: ScoredRollout) {
   const { evaluation, prediction, ...rest } = r;
@@ -141,10 +142,15 @@ export function recipeGroupTable(run: ScoredRun, shown: ReadonlySet<string>, ks:
   );
 }
 
-export function recipeSummary(run: ScoredRun): string {
-  const s = run.statistics;
+/**
+ * The recipe's line over the rollouts shown (`shown`, by id), counted as the VS Code table's line
+ * counts them (`views/rolloutTable.recipeSummary`): with a filter on, it says how many of the run's.
+ */
+export function recipeSummary(run: ScoredRun, shown: ReadonlySet<string>): string {
+  const s = recipeSummaryOver(run, shown);
   const masks = Object.entries(s.maskReasons).map(([reason, n]) => `${reason} x${n}`);
-  return `recipe ${run.recipe.name} v${run.recipe.version}, ${run.formula}: ${s.scored} scored, ${s.masked} masked${masks.length ? ` (${masks.join('; ')})` : ''}, ${s.unscored} not scored; ${s.withSignal} of ${s.groups} groups give a gradient`;
+  const of = s.rollouts < s.runRollouts ? `${s.rollouts} of ${s.runRollouts} rollouts: ` : '';
+  return `recipe ${s.name} v${s.version}, ${s.formula}: ${of}${s.scored} scored, ${s.masked} masked${masks.length ? ` (${masks.join('; ')})` : ''}, ${s.unscored} not scored; ${s.withSignal} of ${s.groups} groups give a gradient`;
 }
 
 export function exportSummary(e: ExportSummary): string {

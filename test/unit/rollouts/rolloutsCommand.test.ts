@@ -209,7 +209,13 @@ describe('swe-workbench rollouts --recipe', () => {
         .slice(4),
       ['format-error', '0', '0', 'scored'],
     );
-    assert.match(stdout, /^recipe skyrl v1, RLOO: .*: 11 scored, 4 masked \(.*stuck in a loop x1.*\), 0 not scored; 3 of 4 groups give a gradient$/m);
+    // The recipe's line counts the rows the filter shows, as the table's line does: W202's four, not the run's.
+    assert.match(
+      stdout,
+      /^recipe skyrl v1, RLOO: .*: 4 of 15 rollouts: 1 scored, 3 masked \(context window exceeded x1; stuck in a loop x1; step limit reached x1\), 0 not scored; 0 of 1 groups give a gradient$/m,
+    );
+    const whole = (await run(['list', root(), '--recipe', 'skyrl', '--advantage', 'rloo'])).stdout;
+    assert.match(whole, /^recipe skyrl v1, RLOO: .*\): 11 scored, 4 masked \(.*stuck in a loop x1.*\), 0 not scored; 3 of 4 groups give a gradient$/m);
   });
 
   thirdPartyFiles.test("--json carries each rollout's score and why, and the groups the recipe computed", async () => {

@@ -112,7 +112,11 @@ export class DebugSession {
 
   /** The trajectory recorded so far: the finished one with its outcome, else the steps run (the outcome not known yet). */
   get trajectorySoFar(): Trajectory {
-    return this.finished ?? this.recorder.trajectory({});
+    if (this.finished) return this.finished;
+    // An episode that is over while its sandbox is kept (for forks, until the session is stopped)
+    // already knows how it ended and what it submitted: a viewer must not read "not graded" alone.
+    const over = this.lastStop?.done === true || this.submission !== undefined;
+    return this.recorder.trajectory(over ? { exitStatus: this.exitStatus(), ...(this.submission !== undefined ? { submission: this.submission } : {}) } : {});
   }
 
   get isFinished(): boolean {

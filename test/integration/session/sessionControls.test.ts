@@ -49,6 +49,8 @@ describe('session on a local sandbox: live, replay, controls', () => {
     const { session, sandbox, events } = await newSession(async (aci) => ({ sources: [await policySource(server.url, aci)] }));
     const stop = await session.continue();
     assert.deepEqual([stop.reason, stop.done, stop.index], ['submitted', true, 4]);
+    // Over but not finished (a kept sandbox waits for forks): a viewer already reads how it ended.
+    assert.deepEqual(session.trajectorySoFar.outcome, { exitStatus: 'submitted', submission: '' });
     live = await session.finish();
     assert.equal(existsSync(sandbox.id), false, 'the sandbox is disposed');
     assert.deepEqual(

@@ -6,6 +6,7 @@ import { loadTrajectory } from '../core/trajectory/load';
 import { openSteps, type StepSource } from '../core/trajectory/stepSource';
 import { toCanonicalJson } from '../core/trajectory/canonicalExport';
 import type { Step } from '../core/trajectory/model';
+import { agentSteps } from '../core/trajectory/copiedContext';
 import { stepErrorMarks } from '../core/trajectory/stepErrors';
 import { recordedModelStats } from '../core/trajectory/runFacts';
 import { llmCallsText, messageRole, oneLine, STEP_LABEL_WIDTH, stepLabel } from '../core/trajectory/stepLabels';
@@ -81,25 +82,30 @@ export async function summarize(loaded: StepSource): Promise<string> {
   // An ATIF file says which agent wrote it, the way another format's name does.
   const producer = loaded.format === 'atif' && t.meta.scaffold ? `(agent ${t.meta.scaffold})` : undefined;
   const format = [loaded.format, t.meta.formatVersion, t.meta.parseFunction && `(${t.meta.parseFunction})`, producer].filter(Boolean).join(' ');
+  const rows: Array<{ index: number; tool: string; label: string; size: string; marks: string }> = [];
+  const evidence: Step[] = [];
+  const flags: Array<Pick<Step, 'flags'>> = [];
+  for (let i = 0; i < loaded.stepCount; i++) {
+    const s = await loaded.step(i);
+    rows.push({ index: s.index, tool: s.action.tool ?? messageRole(s) ?? '?', label: stepLabel(s), size: size(s.observation.length), marks: marks(s) });
+    evidence.push(detectionEvidence(s));
+    flags.push({ flags: s.flags });
+  }
+  // The producer's count, when messages or copied context are shown among the steps.
+  const agent = agentSteps(flags).length;
+  const steps = agent === loaded.stepCount ? '' : ` (${agent} agent step${agent === 1 ? '' : 's'}; the rest are messages or copied context)`;
   const lines = [
     loaded.line === undefined ? loaded.file : `${loaded.file}:${loaded.line} (record ${loaded.record! + 1} of ${loaded.records})`,
     `format   ${format}`,
     `task     ${task || '-'}`,
     `model    ${t.meta.model ?? '-'}`,
     `outcome  ${outcomeLine(loaded)}`,
-    `steps    ${loaded.stepCount}`,
+    `steps    ${loaded.stepCount}${steps}`,
     ...(t.meta.forks && t.meta.forks.length > 0 ? [`forks    ${forksLine(t.meta.forks)}`] : []),
     ...(t.meta.segments ? [`segments ${t.meta.segments.join(', ')} (one run continued over ${t.meta.segments.length} files)`] : []),
     ...(t.meta.warnings ?? []).map((w) => `warning  ${w}`),
     '',
   ];
-  const rows: Array<{ index: number; tool: string; label: string; size: string; marks: string }> = [];
-  const evidence: Step[] = [];
-  for (let i = 0; i < loaded.stepCount; i++) {
-    const s = await loaded.step(i);
-    rows.push({ index: s.index, tool: s.action.tool ?? messageRole(s) ?? '?', label: stepLabel(s), size: size(s.observation.length), marks: marks(s) });
-    evidence.push(detectionEvidence(s));
-  }
   // Which scaffold (and version) a replay would run, and the evidence, after the header's other lines.
   lines.splice(lines.length - 1, 0, describeChoice(detectScaffold({ ...t, steps: evidence })));
   const toolWidth = Math.max(4, ...rows.map((r) => r.tool.length));

@@ -7,7 +7,7 @@
  */
 import { InputError } from '../errors';
 import type { Trajectory } from '../trajectory/model';
-import { ownSteps } from '../trajectory/copiedContext';
+import { agentSteps } from '../trajectory/copiedContext';
 import { gradeTestOutput, resolutionOf, type ExpectedTests, type GradeOutcome, type TestListName, type TestsStatus } from './grading';
 import { scoreRollout, type Recipe, type RecipeScore, type RolloutEvidence } from './recipes';
 import type { InstanceReport, Report, RunSummary } from './reports';
@@ -171,8 +171,8 @@ function evidenceFromReport(report: InstanceReport, run: Partial<RolloutEvidence
 /** The run facts a trajectory records, as a recipe reads them. */
 function runFacts(trajectory: Trajectory | undefined): Partial<RolloutEvidence> {
   if (!trajectory) return {};
-  // Context copied from an earlier trajectory (ATIF's is_copied_context) is not a step this run took.
-  return { steps: ownSteps(trajectory.steps).length, ...(trajectory.outcome.submission ? { patch: trajectory.outcome.submission } : {}) };
+  // A message kept in its place, or context copied from an earlier trajectory (ATIF's is_copied_context), is not a step this run took.
+  return { steps: agentSteps(trajectory.steps).length, ...(trajectory.outcome.submission ? { patch: trajectory.outcome.submission } : {}) };
 }
 
 /** An instance report's tests_status as the lists to grade a test output against. */

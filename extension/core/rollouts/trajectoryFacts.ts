@@ -1,6 +1,6 @@
 import type { Outcome, Step, Trajectory, TrajectoryFormat } from '../trajectory/model';
 import { recordedModelStats, runDuration } from '../trajectory/runFacts';
-import { ownSteps } from '../trajectory/copiedContext';
+import { agentSteps, ownSteps } from '../trajectory/copiedContext';
 import { factsOf } from '../trajectory/formatFacts';
 import type { StepRun, TrajectoryFacts } from './record';
 import { patchDigest } from './patchDigest';
@@ -29,8 +29,8 @@ export interface TrajectoryFactsInput {
 }
 
 export function trajectoryFacts(t: TrajectoryFactsInput, line?: number): TrajectoryFacts {
-  // Steps copied in for context (ATIF's is_copied_context) are not this run's: not counted, as a reward reads the count.
-  const facts: TrajectoryFacts = { format: t.format, steps: ownSteps(t.steps).length };
+  // Its agent steps, as its producer counts them: a message kept in its place and a step copied in for context (ATIF's) are not counted, as a reward reads the count.
+  const facts: TrajectoryFacts = { format: t.format, steps: agentSteps(t.steps).length };
   if (t.outcome.submission !== undefined || recordsSubmission(t.format)) facts.hasSubmission = (t.outcome.submission ?? '').trim().length > 0;
   assign(facts, 'patchDigest', patchDigest(t.outcome.submission));
   if (line !== undefined) facts.line = line;

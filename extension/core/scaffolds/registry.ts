@@ -8,6 +8,7 @@ import type { Step, Trajectory } from '../trajectory/model';
 import { registerFormat } from '../trajectory/formatRegistry';
 import '../trajectory/formats';
 import { registerReplyTools, registerSubmits, registerToolKinds } from '../trajectory/actionKind';
+import { registerTextCallFormat } from '../trajectory/textCalls';
 import { toolsCalled, type FamilyImage, type Normaliser, type Scaffold, type ScaffoldChoice, type ScaffoldFamily, type ScaffoldName } from './scaffold';
 
 let installedFamilies: readonly ScaffoldFamily[] = [];
@@ -23,7 +24,7 @@ let defaultFamily: DefaultFamily | undefined;
 
 /**
  * Installs the program's families, in the order detection asks them, and registers their
- * trajectory formats and tool kinds; `fallback` (one of them) is the default family. Called once
+ * trajectory formats, reply formats read from text and tool kinds; `fallback` (one of them) is the default family. Called once
  * where the program starts; installing the same list again does nothing.
  */
 export function installFamilies(families: readonly ScaffoldFamily[], fallback: DefaultFamily): void {
@@ -36,6 +37,7 @@ export function installFamilies(families: readonly ScaffoldFamily[], fallback: D
   for (const f of families) {
     for (const format of f.formats ?? []) registerFormat(format);
     if (f.toolKinds) registerToolKinds(f.toolKinds);
+    for (const format of f.textCalls ?? []) registerTextCallFormat(format);
     if (f.submits) registerSubmits(f.submits);
     for (const format of f.formats ?? []) if (f.replyTools) registerReplyTools(format.name, f.replyTools);
   }

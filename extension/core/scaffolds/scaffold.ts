@@ -14,6 +14,7 @@ import type { ShellStartup } from '../runtime/shellSession';
 import type { ToolKind } from '../trajectory/actionKind';
 import type { TrajectoryFormatDefinition } from '../trajectory/formatRegistry';
 import type { Action, Step, Trajectory } from '../trajectory/model';
+import type { TextCallFormatDefinition } from '../trajectory/textCalls';
 
 /** What a live run's prompts are made from: where the repository is and what to do. */
 export interface TaskStatement {
@@ -165,6 +166,8 @@ export interface ScaffoldFamily {
   readonly title?: string;
   /** The family's own recording formats (fingerprint, importer, exporter), registered when the family is installed. */
   readonly formats?: readonly TrajectoryFormatDefinition[];
+  /** The family's own reply formats as a chat's text holds them (another format's messages: an ATIF step's, an OpenAI message's), read into calls by `core/trajectory/textCalls.ts`. */
+  readonly textCalls?: readonly TextCallFormatDefinition[];
   /** What the family's own tools do, for the stepper's icons, the output-error rule and the compare view (`core/trajectory/actionKind.ts`). */
   readonly toolKinds?: Readonly<Record<string, ToolKind>>;
   /** The image its tools need beyond the base image, if any (`swe-workbench image build` builds it too). */

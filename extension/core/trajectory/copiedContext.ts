@@ -1,4 +1,5 @@
 import type { Step } from './model';
+import { messageRole } from './stepLabels';
 
 /**
  * A step copied from an earlier trajectory for context (ATIF's `is_copied_context`: the steps a
@@ -26,4 +27,14 @@ export function takenEarlier(step: Pick<Step, 'flags'>): boolean {
 /** The steps the run took itself: every step but those copied in for context. */
 export function ownSteps<S extends Pick<Step, 'flags'>>(steps: readonly S[]): S[] {
   return steps.filter((s) => !isCopiedContext(s));
+}
+
+/**
+ * The steps its producer counts as the run's: its own agent turns, neither a system or user
+ * message kept in its place (Terminus-2's context-summarisation handoff, the user turns a router
+ * hands work on with) nor a step copied in for context. Harbor counts a Terminus-2 run's episodes
+ * so, and ATIF's producers their steps with source "agent".
+ */
+export function agentSteps<S extends Pick<Step, 'flags'>>(steps: readonly S[]): S[] {
+  return steps.filter((s) => !isCopiedContext(s) && messageRole(s) === undefined);
 }

@@ -7,7 +7,10 @@
  *   - `tool_call_json`: `<tool_call>{"name": ..., "arguments": {...}}</tool_call>` (the Hermes /
  *     Qwen chat template's calls, as Harbor's traces write a function-calling run's);
  *   - `bash_block`: exactly one ```bash (or ```mswea_bash_command) block (mini-swe-agent);
- *   - `thought_action`: a discussion, then the command in the last fenced block (SWE-agent).
+ *   - `thought_action`: a discussion, then the command in the last fenced block (SWE-agent);
+ *   - a family's own reply format, which the family contributes (`ScaffoldFamily.textCalls`:
+ *     Terminus-2's JSON and XML replies, which Harbor keeps as an ATIF step's message in its
+ *     raw-content mode) and reads with its own parser.
  * A file uses one format: the one that reads the most of its replies, provided it reads at least
  * half of them or the system prompt asks for it, so a chat whose answers quote a code block now
  * and then is not taken for a run of commands.
@@ -20,16 +23,42 @@ import { errorText } from '../errors';
 import { argumentsText, parseFencedCommand, parseToolArguments, type ParsedAction } from './actionText';
 import { contentText, type ChatMessage, type ChatStepHooks, type MessageActions } from './chatSteps';
 
-const TEXT_CALL_FORMATS = ['xml_function_calling', 'tool_call_json', 'bash_block', 'thought_action'] as const;
-export type TextCallFormat = (typeof TEXT_CALL_FORMATS)[number];
+const BUILT_IN = ['xml_function_calling', 'tool_call_json', 'bash_block', 'thought_action'] as const;
+type BuiltInFormat = (typeof BUILT_IN)[number];
+/** A built-in format's name, or a family's (`TextCallFormatDefinition.name`). */
+export type TextCallFormat = string;
 
-/** What each format's call looks like, for the person reading why a reply has no action. */
-const LOOKS_LIKE: Record<TextCallFormat, string> = {
+/** A reply format a scaffold family reads with its own parser, contributed through `ScaffoldFamily.textCalls`. */
+export interface TextCallFormatDefinition {
+  /** Its name, kept as the trajectory's `meta.parseFunction` (`terminus_json`). */
+  readonly name: string;
+  /** What its call looks like, for the person reading why a reply has no action. */
+  readonly looksLike: string;
+  /** The reply's calls and thought; undefined when the reply is not in this format. A reply in the format that asks for nothing has one call whose tool is null. */
+  read(text: string): MessageActions | undefined;
+}
+
+const familyFormats = new Map<string, TextCallFormatDefinition>();
+
+/** Adds a family's reply format to those a chat's text is read in (the registry does, when it installs the family). */
+export function registerTextCallFormat(format: TextCallFormatDefinition): void {
+  if (familyFormats.has(format.name) || (BUILT_IN as readonly string[]).includes(format.name))
+    throw new Error(`the text call format ${format.name} is already registered`);
+  familyFormats.set(format.name, format);
+}
+
+/** Every format, the built-in ones first: ties go to the earlier. */
+const formats = (): TextCallFormat[] => [...BUILT_IN, ...familyFormats.keys()];
+
+/** What each built-in format's call looks like, for the person reading why a reply has no action. */
+const BUILT_IN_LOOKS_LIKE: Record<BuiltInFormat, string> = {
   xml_function_calling: 'a <function=NAME>...</function> call',
   tool_call_json: 'a <tool_call>{"name": ...}</tool_call> call',
   bash_block: 'exactly one ```bash block',
   thought_action: 'a command in a ``` block',
 };
+
+const looksLike = (format: TextCallFormat): string => BUILT_IN_LOOKS_LIKE[format as BuiltInFormat] ?? familyFormats.get(format)!.looksLike;
 
 const TOOL_CALL = /<tool_call>\s*([\s\S]*?)\s*<\/tool_call>/g;
 const JsonCallSchema = z.looseObject({ name: z.string(), arguments: z.unknown().optional() });
@@ -51,7 +80,9 @@ function jsonToolCall(raw: string, body: string): ParsedAction {
 
 /** A reply read in one format; undefined when the format finds no call in it. */
 function readAs(format: TextCallFormat, text: string): MessageActions | undefined {
-  switch (format) {
+  const family = familyFormats.get(format);
+  if (family) return family.read(text);
+  switch (format as BuiltInFormat) {
     case 'xml_function_calling': {
       const calls = extractXmlFunctionCalls(text);
       if (calls.length === 0) return undefined;
@@ -93,6 +124,8 @@ export interface TextCallReading {
   reason: string;
   /** A reply's calls and thought; a reply without a call in the format is a step without an action, saying why. */
   read(text: string): MessageActions;
+  /** A reply's calls and thought, or undefined when it holds none in the format (a message not written to this format: one copied from another agent's run). */
+  find(text: string): MessageActions | undefined;
 }
 
 /**
@@ -101,23 +134,24 @@ export interface TextCallReading {
  */
 export function textCallFormat(replies: readonly string[], systemPrompt?: string): TextCallReading | undefined {
   if (replies.length === 0) return undefined;
-  const counts = TEXT_CALL_FORMATS.map((format) => ({ format, read: replies.filter((r) => readAs(format, r) !== undefined).length }));
-  // Ties go to the more specific format, the order of TEXT_CALL_FORMATS.
+  const counts = formats().map((format) => ({ format, read: replies.filter((r) => readAs(format, r) !== undefined).length }));
+  // Ties go to the more specific format, the order of `formats()`.
   const best = counts.reduce((a, b) => (b.read > a.read ? b : a));
   const asked = askedFor(systemPrompt);
   const chosen = asked !== undefined && counts.find((c) => c.format === asked)!.read > 0 ? counts.find((c) => c.format === asked)! : best;
   if (chosen.read === 0 || (chosen.format !== asked && chosen.read * 2 < replies.length)) return undefined;
-  const reason = `${chosen.read} of ${replies.length} replies hold ${LOOKS_LIKE[chosen.format]}${chosen.format === asked ? ', as the system prompt asks' : ''}`;
+  const reason = `${chosen.read} of ${replies.length} replies hold ${looksLike(chosen.format)}${chosen.format === asked ? ', as the system prompt asks' : ''}`;
   return {
     format: chosen.format,
     reason,
     read: (text) => readAs(chosen.format, text) ?? noCall(chosen.format, text),
+    find: (text) => readAs(chosen.format, text),
   };
 }
 
 function noCall(format: TextCallFormat, text: string): MessageActions {
   const action: Action = { raw: '', tool: null, args: {} };
-  const call: ParsedAction = { action, formatError: `no call in the reply: the file's other replies hold ${LOOKS_LIKE[format]}` };
+  const call: ParsedAction = { action, formatError: `no call in the reply: the file's other replies hold ${looksLike(format)}` };
   return { thought: text, calls: [call] };
 }
 

@@ -6,6 +6,7 @@ import { InputError } from '../../../extension/core/errors';
 import { detectFormat } from '../../../extension/core/trajectory/detectFormat';
 import { importTrajectory, loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Step, Trajectory } from '../../../extension/core/trajectory/model';
+import { agentSteps } from '../../../extension/core/trajectory/copiedContext';
 import { needsShared } from '../../helpers/sharedFolder';
 import { thirdParty, thirdPartyFiles } from '../../helpers/trajectoryFiles';
 
@@ -25,6 +26,25 @@ const readJson = (file: string): Json => JSON.parse(readFileSync(file, 'utf8'));
 const isMessageStep = (s: Step) => s.flags?.includes('atif-system') || s.flags?.includes('atif-user');
 const callsOf = (s: Step) => s.calls ?? (s.action.tool === null ? [] : [{ action: s.action, observation: s.observation }]);
 
+/**
+ * The calls of an agent step as Harbor recorded them: its tool_calls, or, where it kept the
+ * model's raw Terminus-2 JSON reply as the message (raw-content mode), the commands that reply
+ * holds and the completion it asks for, as Harbor's function-calling files write them.
+ */
+function recordedCalls(src: Json): Array<[string, unknown, string | undefined]> {
+  if (src.tool_calls) return src.tool_calls.map((c: Json) => [c.function_name, c.arguments, c.tool_call_id]);
+  let reply: Json;
+  try {
+    reply = JSON.parse(src.message);
+  } catch {
+    return [];
+  }
+  return [
+    ...reply.commands.map((c: Json) => ['bash_command', { keystrokes: c.keystrokes, duration: c.duration }, undefined]),
+    ...(reply.task_complete ? [['mark_task_complete', {}, undefined]] : []),
+  ];
+}
+
 describe('ATIF files Harbor wrote', () => {
   for (const file of HARBOR_ATIF) {
     thirdPartyFiles.test(`${file.split('/').pop()} opens with every agent step, its calls and their results`, async () => {
@@ -41,7 +61,7 @@ describe('ATIF files Harbor wrote', () => {
         assert.equal(step.source?.pointers[0], `/steps/${raw.steps.indexOf(src)}`);
         assert.deepEqual(
           callsOf(step).map((c) => [c.action.tool, c.action.args, c.action.toolCallId]),
-          (src.tool_calls ?? []).map((c: Json) => [c.function_name, c.arguments, c.tool_call_id]),
+          recordedCalls(src),
         );
         const results = (src.observation?.results ?? []).filter((r: Json) => typeof r.content === 'string').map((r: Json) => r.content);
         assert.equal(step.observation, results.join('\n'));
@@ -87,11 +107,21 @@ describe('ATIF files Harbor wrote', () => {
     assert.deepEqual(t.outcome.modelStats, { instanceCost: 0.029804999999999998, tokensSent: 7802, tokensReceived: 1030 });
   });
 
-  thirdPartyFiles.test('a reply with no tool call is a step that runs nothing, with what the screen showed after it', async () => {
-    const { trajectory: t } = await loadTrajectory(thirdParty('harbor/golden/terminus_2/hello-world-context-summarization-linear-history.trajectory.json'));
-    assert.deepEqual(t.steps[0]!.action, { raw: '', tool: null, args: {} });
-    assert.match(t.steps[0]!.thought, /mkdir test_dir/);
-    assert.match(t.steps[0]!.observation, /root@CONTAINER_ID:\/app# mkdir test_dir/);
+  thirdPartyFiles.test("a reply kept as Terminus-2's raw JSON reads as the calls Harbor's function-calling file of the same run records", async () => {
+    const golden = (name: string) => thirdParty(`harbor/golden/terminus_2/hello-world-context-summarization${name}.json`);
+    const { trajectory: raw } = await loadTrajectory(golden('-linear-history.trajectory'), { alone: true });
+    const { trajectory: cont } = await loadTrajectory(golden('-linear-history.trajectory.cont-1'), { alone: true });
+    const { trajectory: calls } = await loadTrajectory(golden('.trajectory'), { alone: true });
+    const actions = (t: typeof raw) => agentSteps(t.steps).map((s) => callsOf(s).map((c) => [c.action.tool, c.action.args]));
+    assert.deepEqual([...actions(raw), ...actions(cont)], actions(calls));
+    assert.equal(raw.meta.parseFunction, 'terminus_json');
+    const first = raw.steps[0]!;
+    assert.equal(first.thought, 'Analysis: Terminal is ready. Let me create a test directory first.\nPlan: Create test_dir to set up some context.');
+    assert.match(first.observation, /root@CONTAINER_ID:\/app# mkdir test_dir/);
+    assert.equal(first.formatError, undefined);
+    // The questions a summarising subagent asked, copied in, were not written as a Terminus-2 reply: no action, and no format error.
+    const questions = cont.steps[2]!;
+    assert.deepEqual([questions.action.tool, questions.formatError, questions.flags], [null, undefined, ['atif-copied-context']]);
   });
 
   thirdPartyFiles.test('steps copied from an earlier trajectory are marked as such', async () => {

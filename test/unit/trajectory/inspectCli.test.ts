@@ -69,7 +69,11 @@ describe('swe-workbench inspect', () => {
     assert.equal(lines[1], 'format   atif ATIF-v1.6 (agent terminus-2@2.0.0)');
     assert.equal(lines[3], 'model    openai/gpt-4o');
     assert.match(lines[4]!, /cost \$0\.0298/);
-    assert.equal(lines[5], 'steps    9');
+    assert.equal(
+      lines[5],
+      'steps    9 (7 agent steps; the rest are messages or copied context)',
+      'the handoff and the answers handed back are not agent steps, as Harbor counts them',
+    );
     assert.match(stdout, /^ {3}1 {2}bash_command +keystrokes=mkdir test_dir +62 B$/m);
     assert.match(stdout, /^ {3}4 {2}system +system message: Performed context summarization and handoff to continue task\. +396 B {2}atif-system$/m);
     assert.match(stdout, /^ {3}9 {2}mark_task_complete +mark_task_complete +22 B$/m);

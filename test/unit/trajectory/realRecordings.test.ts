@@ -18,6 +18,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Trajectory } from '../../../extension/core/trajectory/model';
+import { agentSteps } from '../../../extension/core/trajectory/copiedContext';
 import { detectScaffold } from '../../../extension/core/scaffolds/registry';
 import type { ScaffoldChoice } from '../../../extension/core/scaffolds/scaffold';
 import { repoRoot } from '../../helpers/trajectoryFiles';
@@ -87,12 +88,15 @@ function describeLabel(choice: ScaffoldChoice): string {
 function failedChecks(row: Row, t: Trajectory): string[] {
   const failures: string[] = [];
   const expectedSteps = Number(row.steps);
-  if (t.steps.length !== expectedSteps) failures.push(`${t.steps.length} agent steps, its producer counts ${expectedSteps} (${row.steps_how})`);
+  // The agent steps as the product counts them (inspect, the rollouts table, a reward's step count):
+  // a message shown in its place or a step copied in for context is not one.
+  const steps = agentSteps(t.steps);
+  if (steps.length !== expectedSteps) failures.push(`${steps.length} agent steps, its producer counts ${expectedSteps} (${row.steps_how})`);
   const none = stepNumbers(row.no_action_steps);
-  const unparsed = t.steps.flatMap((s, i) => (none.has(i + 1) || (s.action.tool ?? '') !== '' ? [] : [i + 1]));
+  const unparsed = steps.flatMap((s, i) => (none.has(i + 1) || (s.action.tool ?? '') !== '' ? [] : [i + 1]));
   if (unparsed.length > 0)
     failures.push(
-      `no parsed action at step${unparsed.length > 1 ? 's' : ''} ${unparsed.slice(0, 12).join(', ')}${unparsed.length > 12 ? ', ...' : ''} of ${t.steps.length}`,
+      `no parsed action at agent step${unparsed.length > 1 ? 's' : ''} ${unparsed.slice(0, 12).join(', ')}${unparsed.length > 12 ? ', ...' : ''} of ${steps.length}`,
     );
   const choice = detectScaffold(t);
   if (!labelHolds(row.scaffold, choice))

@@ -14,6 +14,7 @@ import { ToolSet, type OpenAiToolSpec } from '../../aci/toolRegistry';
 import type { PolicyReply } from '../../policy/policyClient';
 import type { Sandbox } from '../../runtime/sandbox';
 import type { Action, Step, Trajectory } from '../../trajectory/model';
+import type { TextCallFormatDefinition } from '../../trajectory/textCalls';
 import type { ParsedReply, RecordedStepReading, Scaffold, ScaffoldFamily } from '../scaffold';
 import { parseTerminusReply, type TerminusParse, type TerminusReplyFormat } from './replyParsers';
 import { TmuxSession, TmuxTimeoutError } from './tmuxSession';
@@ -181,6 +182,11 @@ function feedbackOf(parsed: TerminusParse): string {
   return parsed.warning ? `WARNINGS: ${parsed.warning}` : '';
 }
 
+/** A parsed reply's thought as Harbor records it in an ATIF step's message (`Analysis: ...\nPlan: ...`). */
+function thoughtOf(parsed: TerminusParse): string {
+  return [parsed.analysis ? `Analysis: ${parsed.analysis}` : '', parsed.plan ? `Plan: ${parsed.plan}` : ''].filter((p) => p !== '').join('\n');
+}
+
 function parseReply(format: TerminusReplyFormat, reply: PolicyReply): ParsedReply {
   const parsed = parseTerminusReply(format, reply.content);
   const feedback = feedbackOf(parsed);
@@ -192,9 +198,32 @@ function parseReply(format: TerminusReplyFormat, reply: PolicyReply): ParsedRepl
       errorMessage: `Previous response had parsing errors:\n${feedback}\n\nPlease fix these issues and provide a proper ${errorResponseType(format)}.`,
     };
   }
-  const thought = [parsed.analysis ? `Analysis: ${parsed.analysis}` : '', parsed.plan ? `Plan: ${parsed.plan}` : ''].filter((p) => p !== '').join('\n');
   const actions = actionsOf(parsed);
-  return { thought, action: actions[0] ?? noCommand(), ...(actions.length > 1 ? { calls: actions } : {}), ...(feedback ? { feedback } : {}) };
+  return {
+    thought: thoughtOf(parsed),
+    action: actions[0] ?? noCommand(),
+    ...(actions.length > 1 ? { calls: actions } : {}),
+    ...(feedback ? { feedback } : {}),
+  };
+}
+
+/**
+ * A reply kept as its text in another format's message (Harbor's raw-content mode writes the
+ * model's JSON or XML as the ATIF step's message): its commands as the calls, as Harbor's parser
+ * reads them, and the analysis and plan as the thought. A reply the parser refuses is not in the
+ * format; one that asks for nothing has one call naming no tool.
+ */
+function textCallFormat(format: TerminusReplyFormat): TextCallFormatDefinition {
+  return {
+    name: format === 'json' ? 'terminus_json' : 'terminus_xml',
+    looksLike: format === 'json' ? 'a Terminus-2 JSON reply ({"analysis", "plan", "commands"})' : 'a Terminus-2 <response> reply',
+    read(text) {
+      const parsed = parseTerminusReply(format, text);
+      if (parsed.error) return undefined;
+      const actions = actionsOf(parsed);
+      return { thought: thoughtOf(parsed), calls: (actions.length > 0 ? actions : [noCommand()]).map((action) => ({ action })) };
+    },
+  };
 }
 
 /** The reply as the model would have written it, from a step's analysis, plan, commands and completion. */
@@ -253,6 +282,7 @@ export const terminus2Family: ScaffoldFamily = {
   name: 'terminus-2',
   versions: VERSIONS,
   normalisers: TERMINUS_NORMALISERS,
+  textCalls: [textCallFormat('json'), textCallFormat('xml')],
   detect(recording) {
     const label = recording.meta.scaffold;
     if (!label?.startsWith('terminus-2')) return undefined;

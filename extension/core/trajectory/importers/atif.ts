@@ -275,7 +275,8 @@ function textCalls(step: AtifStep, read: MessageActions): { calls: ToolCallResul
 }
 
 function agentStep(step: AtifStep, index: number, path: number, ctx: ImportContext, text?: TextCallReading): Step {
-  const read = text && !step.tool_calls?.length ? text.read(contentText(step.message)) : undefined;
+  // A step copied from another run (the questions a summarising subagent asked) was not written to this run's format: no call in it is no format error.
+  const read = text && !step.tool_calls?.length ? (step.is_copied_context ? text.find : text.read)(contentText(step.message)) : undefined;
   const written = read && textCalls(step, read);
   const { calls, rest } = written ? { calls: written.calls.filter((c) => c.action.tool !== null), rest: [written.calls[0]!.observation] } : pairResults(step);
   const m = step.metrics;

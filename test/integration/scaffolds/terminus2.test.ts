@@ -17,6 +17,7 @@ import { startPolicyServer, type PolicyServer } from '../../../scripts/demo/poli
 import { TrajectorySchema, type Trajectory } from '../../../extension/core/trajectory/model';
 import { runCli } from '../../helpers/cliRunner';
 import { thirdPartyFolder } from '../../helpers/sharedFolder';
+import { repoRoot } from '../../helpers/trajectoryFiles';
 import { BASE_IMAGE } from '../../helpers/aciSandbox';
 import { ensureTmuxTestImage } from '../../helpers/tmuxImage';
 
@@ -66,10 +67,12 @@ describe("Harbor's Terminus-2 recordings replay", () => {
     ['hello-world-context-summarization.trajectory.summarization-1-summary.json', 2],
     ['hello-world-context-summarization.trajectory.summarization-1-answers.json', 2],
     ['hello-world-context-summarization.trajectory.summarization-1-questions.json', 0],
+    // Harbor's timeout run (from the corpus): `sleep 5` given 5 seconds, finished when the screen was read.
+    [path.join(repoRoot, 'test/fixtures/recordings/atif/terminus-2.timeout.v1.6.json'), 3],
   ];
   for (const [file, replayed] of RECORDINGS) {
-    thirdParty.test(`${file}: every agent step matched`, { timeout: 120_000 }, async () => {
-      const result = await runCli(replayCommand, [golden(file), '--image', image, '--repo', app, '--json']);
+    thirdParty.test(`${path.basename(file)}: every agent step matched`, { timeout: 120_000 }, async () => {
+      const result = await runCli(replayCommand, [path.isAbsolute(file) ? file : golden(file), '--image', image, '--repo', app, '--json']);
       assert.equal(result.code, 0, result.stdout + result.stderr);
       const summary = summaryOf(result.stdout);
       assert.deepEqual([summary.matched, summary.firstDivergence], [replayed, null], result.stdout);

@@ -2,7 +2,7 @@
  * Terminus-2's terminal: one tmux session in the sandbox, driven as Harbor's `TmuxSession` drives
  * it. Every tmux command is a process of its own (`bash -c`, as Harbor's environment runs them);
  * keystrokes go in as `tmux send-keys` arguments, one command per 16,000 characters of quoted
- * keys; a non-blocking send waits out its duration counted from before the first send; a blocking
+ * keys; a non-blocking send waits out its duration counted from when the keys were sent; a blocking
  * one (keys ending in Enter or a newline) appends `; tmux wait -S done` and waits for the signal
  * under `timeout`. What the agent reads is the pane's whole history compared with the previous
  * capture ("New Terminal Output:"), or the visible screen when that comparison fails ("Current
@@ -127,11 +127,15 @@ export class TmuxSession {
   ): Promise<void> {
     const { block = false, minTimeoutS = 0, maxTimeoutS = 180, signal } = options;
     const prepared = prepareKeys(keys, block);
-    const start = nowS();
     for (const command of sendKeysCommands(this.name, prepared.keys)) {
       const sent = await this.run(command, signal);
       if (sent.exitCode !== 0) throw new Error(`failed to send ${prepared.blocking ? 'blocking' : 'non-blocking'} keys: ${sent.stderr}`);
     }
+    // The duration is counted from when the shell has the keys, not from before the process that
+    // types them starts (Harbor's `start_time_sec`): on a loaded machine that start takes hundreds
+    // of milliseconds, which counted in would end the wait before a command given exactly its
+    // duration (`sleep 5`, 5 seconds) has finished, where Harbor's recording shows it finished.
+    const start = nowS();
     if (prepared.blocking) {
       const waited = await this.run(`timeout ${pyFloat(maxTimeoutS)}s tmux wait done`, signal);
       if (waited.exitCode !== 0) throw new TmuxTimeoutError(`Command timed out after ${maxTimeoutS} seconds`);

@@ -61,7 +61,9 @@ function outcomeLine(loaded: StepSource): string {
 
 /** The other branches of a tree-shaped recording (OpenHands V1): where each leaves this one, counted from 1 as the stepper counts. */
 function forksLine(forks: NonNullable<StepSource['header']['meta']['forks']>): string {
-  const each = forks.map((f) => `${f.id} (${f.steps} steps, ${f.sharedSteps === 0 ? 'none shared' : `steps 1-${f.sharedSteps} shared`})`);
+  const each = forks.map(
+    (f) => `${f.id} (${f.inUse ? 'in use, ' : ''}${f.steps} steps, ${f.sharedSteps === 0 ? 'none shared' : `steps 1-${f.sharedSteps} shared`})`,
+  );
   return `${forks.length} other branch${forks.length === 1 ? '' : 'es'}: ${each.join('; ')}`;
 }
 

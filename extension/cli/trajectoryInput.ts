@@ -14,13 +14,15 @@ export const TRAJECTORY_INPUT_OPTIONS = {
   line: { type: 'string' },
   subagent: { type: 'string' },
   alone: { type: 'boolean' },
+  branch: { type: 'string' },
 } as const;
 
 export const trajectoryInputUsage = () => `  --format NAME   skip detection: ${formatNames().join(', ')}
   --line N        which record of a JSONL file, by its line (from 1, as \`rollouts list\` names it: FILE:N)
   --record N      which record of a JSONL file, counted from 0 as JSON's \`index\` (default 0)
   --subagent ID   the trajectory a step delegated to (ATIF: an embedded trajectory_id or a trajectory_path)
-  --alone         this file only, not joined with the files its run continues in (ATIF)`;
+  --alone         this file only, not joined with the files its run continues in (ATIF)
+  --branch ID     the branch ending at event ID of a conversation kept as a tree (OpenHands V1), not the one in use`;
 
 export function trajectoryInput(values: {
   format?: string | undefined;
@@ -28,7 +30,8 @@ export function trajectoryInput(values: {
   line?: string | undefined;
   subagent?: string | undefined;
   alone?: boolean | undefined;
-}): { format?: TrajectoryFormat; record?: number; line?: number; subagent?: string; alone?: boolean } {
+  branch?: string | undefined;
+}): { format?: TrajectoryFormat; record?: number; line?: number; subagent?: string; alone?: boolean; branch?: string } {
   const format = values.format === undefined ? undefined : TrajectoryFormatSchema.safeParse(values.format);
   if (format && !format.success) throw new CliError(`--format: expected one of ${formatNames().join(', ')}, got '${values.format}'`);
   const record = values.record === undefined ? undefined : Number(values.record);
@@ -42,5 +45,6 @@ export function trajectoryInput(values: {
     ...(line !== undefined ? { line } : {}),
     ...(values.subagent !== undefined ? { subagent: values.subagent } : {}),
     ...(values.alone ? { alone: true } : {}),
+    ...(values.branch !== undefined ? { branch: values.branch } : {}),
   };
 }

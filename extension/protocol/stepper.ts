@@ -53,6 +53,8 @@ const TrajectoryHeaderSchema = z.object({
   warnings: z.optional(z.array(z.string())),
   /** The files a run split over was read from, in order (ATIF continuation files). */
   segments: z.optional(z.array(z.string())),
+  /** The other branches of a recording kept as a tree (OpenHands V1), which `trajectory/openBranch` opens: each by its last event's id. */
+  forks: z.optional(z.array(z.object({ id: z.string(), sharedSteps: StepIndex, steps: StepIndex, inUse: z.optional(z.boolean()) }))),
 });
 export type TrajectoryHeader = z.infer<typeof TrajectoryHeaderSchema>;
 
@@ -150,6 +152,8 @@ export const stepsSummaries = requestType('steps/summaries', StepRangeSchema, z.
 export const stepsDetails = requestType('steps/details', StepRangeSchema, z.object({ steps: z.array(StepDetailSchema) }));
 export const stepsSearch = requestType('steps/search', SearchParamsSchema, z.object({ indices: z.array(StepIndex) }));
 export const stepsOpenRaw = requestType('steps/openRaw', z.object({ index: StepIndex }), z.object({ opened: z.boolean() }));
+/** Opens, in a stepper of its own, another branch of a recording kept as a tree (an id from `TrajectoryHeader.forks`). */
+export const trajectoryOpenBranch = requestType('trajectory/openBranch', z.object({ id: z.string().check(z.minLength(1)) }), z.object({ opened: z.boolean() }));
 /** Opens, in a stepper of its own, a trajectory a step delegated to (a name from `StepDetail.subagents`). */
 export const stepsOpenSubagent = requestType('steps/openSubagent', z.object({ name: z.string().check(z.minLength(1)) }), z.object({ opened: z.boolean() }));
 

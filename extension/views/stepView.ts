@@ -100,6 +100,7 @@ export function toTrajectoryHeader(trajectory: Trajectory, fileName: string): Tr
     scaffold: { label: scaffoldLabel(choice), detail: describeChoice(choice) },
     ...(trajectory.meta.warnings ? { warnings: trajectory.meta.warnings } : {}),
     ...(trajectory.meta.segments ? { segments: trajectory.meta.segments } : {}),
+    ...(trajectory.meta.forks?.length ? { forks: trajectory.meta.forks } : {}),
   };
 }
 

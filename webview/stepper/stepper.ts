@@ -17,6 +17,7 @@ import {
   stepsDetokenize,
   stepsOpenRaw,
   stepsOpenSubagent,
+  trajectoryOpenBranch,
   stepsSearch,
   stepsSummaries,
   trajectoryShowFinalPatch,
@@ -278,6 +279,7 @@ export class Stepper {
       ...(h.segments
         ? [el('p', { className: 'run-segments', text: `One run over ${h.segments.length} files: ${h.segments.join(', ')}`, attrs: { id: 'run-segments' } })]
         : []),
+      ...(h.forks?.length ? [this.forksView(h.forks)] : []),
     ];
     return el('section', { className: 'run-header', attrs: { id: 'run-header', 'aria-label': 'Run' } }, [facts, ...notes, problem]);
   }
@@ -467,6 +469,34 @@ export class Stepper {
       this.say('');
     } catch (error) {
       this.say(`${STEP_BUTTONS[button].label}: ${errorText(error)}`);
+    }
+  }
+
+  /** The other branches of a conversation kept as a tree, each a button that opens it in a stepper of its own. */
+  private forksView(forks: NonNullable<TrajectoryHeader['forks']>): HTMLElement {
+    const buttons = forks.map((f) => {
+      const shared = f.sharedSteps === 0 ? 'none shared' : `steps 1-${f.sharedSteps} shared`;
+      const button = el('button', {
+        className: 'open-branch',
+        text: `Open branch ${f.id}`,
+        attrs: { type: 'button', title: `${f.inUse ? 'The branch the conversation has in use: ' : ''}${f.steps} steps, ${shared}` },
+      });
+      button.addEventListener('click', () => void this.openBranch(f.id));
+      return el('span', { className: 'run-fork' }, [button, el('span', { text: ` ${f.inUse ? 'in use, ' : ''}${f.steps} steps, ${shared}` })]);
+    });
+    const label = `${forks.length} other branch${forks.length === 1 ? '' : 'es'}:`;
+    return el('div', { className: 'run-forks', attrs: { id: 'run-forks', role: 'toolbar', 'aria-label': 'Other branches' } }, [
+      el('span', { text: label }),
+      ...buttons,
+    ]);
+  }
+
+  private async openBranch(id: string): Promise<void> {
+    try {
+      await this.host.request(trajectoryOpenBranch, { id });
+      this.say('');
+    } catch (error) {
+      this.say(`Open branch ${id}: ${errorText(error)}`);
     }
   }
 

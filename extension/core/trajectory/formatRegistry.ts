@@ -53,6 +53,8 @@ export interface TrajectoryFormatDefinition extends FormatFacts {
   readonly exporter?: { readonly extension: string; write(t: Trajectory, options?: WriteOptions): string };
   /** Files and trajectories the format's files refer to (continuations, subagents). */
   readonly links?: FormatLinks;
+  /** Its recordings are trees (OpenHands V1's conversations): `import` reads the branch `ImportContext.branch` names, else the one in use. */
+  readonly branches?: boolean;
   /** How a large file is read a step at a time from its byte index (`stepSource.ts`); without it, a file is parsed whole. */
   readonly indexed?: IndexedReading;
   /**

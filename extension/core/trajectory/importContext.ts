@@ -10,6 +10,8 @@ export interface ImportContext {
   line?: number;
   /** For a JSONL file read whole as one list (a format's `wholeJsonl`): the 1-based line of each element. */
   lines?: readonly number[];
+  /** For a format whose recordings are trees (`TrajectoryFormatDefinition.branches`): the branch to read, by the id its last event has. */
+  branch?: string;
 }
 
 export function sourceRef(ctx: ImportContext, ...paths: ReadonlyArray<ReadonlyArray<string | number>>): SourceRef {

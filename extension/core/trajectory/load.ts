@@ -32,6 +32,8 @@ export interface ImportOptions {
   line?: number;
   /** A JSONL file read whole: each element's line. */
   lines?: readonly number[];
+  /** The branch of a tree-shaped recording to read (`LoadOptions.branch`). */
+  branch?: string;
 }
 
 /** Turns a parsed JSON value into the canonical trajectory, detecting its format unless told. */
@@ -47,9 +49,16 @@ export function importTrajectory(value: unknown, options: ImportOptions): Trajec
     base: [],
     ...(options.line === undefined ? {} : { line: options.line }),
     ...(options.lines === undefined ? {} : { lines: options.lines }),
+    ...(options.branch === undefined ? {} : { branch: options.branch }),
   };
   const definition = formatNamed(format);
   if (!definition) throw new InputError(options.file, undefined, `unknown trajectory format '${format}': expected one of ${formatNames().join(', ')}`);
+  if (options.branch !== undefined && !definition.branches)
+    throw new InputError(
+      options.file,
+      undefined,
+      `a ${format} recording is one line of steps, not a tree of branches, so branch '${options.branch}' cannot be opened from it`,
+    );
   return definition.import(value, ctx);
 }
 
@@ -61,7 +70,13 @@ function finish(
   lines?: readonly number[],
 ): LoadedTrajectory {
   const format = options.format ?? detectFormat(root);
-  const trajectory = importTrajectory(root, { file, format, line: jsonl?.line, ...(lines ? { lines } : {}) });
+  const trajectory = importTrajectory(root, {
+    file,
+    format,
+    line: jsonl?.line,
+    ...(lines ? { lines } : {}),
+    ...(options.branch === undefined ? {} : { branch: options.branch }),
+  });
   const loaded: LoadedTrajectory = { file, format: format ?? trajectory.format, trajectory, root };
   return jsonl === undefined ? loaded : { ...loaded, record: jsonl.record, line: jsonl.line, records: jsonl.records };
 }

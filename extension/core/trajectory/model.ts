@@ -160,10 +160,20 @@ const TrajectoryMetaSchema = z.object({
   parent: z.object({ id: z.string(), forkStep: z.number().int() }).optional(),
   /**
    * The other branches of a recording kept as a tree (OpenHands V1's conversations; the steps
-   * are the branch in use): each by its last event's id, the steps it shares with this branch
+   * are the branch in use, or the one `LoadOptions.branch` opened): each by its last event's id, the steps it shares with this branch
    * from the start, and its own step count.
    */
-  forks: z.array(z.object({ id: z.string(), sharedSteps: z.number().int().nonnegative(), steps: z.number().int().nonnegative() })).optional(),
+  forks: z
+    .array(
+      z.object({
+        id: z.string(),
+        sharedSteps: z.number().int().nonnegative(),
+        steps: z.number().int().nonnegative(),
+        /** The branch the recording has in use (OpenHands V1's `leaf_event_id`), listed here when another was opened (`LoadOptions.branch`). */
+        inUse: z.boolean().optional(),
+      }),
+    )
+    .optional(),
   id: z.string().optional(),
   createdAt: z.string().optional(),
   /** The files a run split over was read from, in order, when it was (ATIF's continuation files); steps from the second on carry their segment's mark. */

@@ -23,6 +23,8 @@ export interface LoadOptions {
   subagent?: string;
   /** Read the file alone, not joined with the files its run continues in (default: joined). */
   alone?: boolean;
+  /** For a recording kept as a tree (OpenHands V1): open the branch ending at this event id, not the one in use. */
+  branch?: string;
 }
 
 export interface StepSource {

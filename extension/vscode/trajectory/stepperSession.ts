@@ -18,6 +18,7 @@ import {
   stepsDetails,
   stepsOpenRaw,
   stepsOpenSubagent,
+  trajectoryOpenBranch,
   stepsSearch,
   stepsSummaries,
   trajectoryOpen,
@@ -33,7 +34,7 @@ import { branchStrip } from '../../views/branchView';
 import type { BranchStrip } from '../../protocol/stepper';
 import { bootDetail, outlineBootPayload, previewBootPayload, searchSteps, toStepDetail, toTrajectoryHeader } from '../../views/stepView';
 import type { RawRecordDocuments } from './rawRecordDocuments';
-import { recordOf, TRAJECTORY_EDITOR_ANY_JSON, withSubagent, type TrajectoryDocument } from './trajectoryDocument';
+import { recordOf, TRAJECTORY_EDITOR_ANY_JSON, withBranch, withSubagent, type TrajectoryDocument } from './trajectoryDocument';
 
 /** The argument `sweWorkbench.session.replay` and `.fork` take to act on a step of a trajectory without asking. */
 interface TrajectoryStep {
@@ -141,6 +142,10 @@ export class StepperSession extends Disposable {
       const records = await (await document.source()).rawRecords(await stepAt(index));
       if (records.length === 0) throw new ProtocolFailure('not-found', `step ${index + 1} of ${document.fileName} records no source`);
       await rawRecordDocuments.show(document.fileName, index + 1, records.length === 1 ? records[0] : records);
+      return { opened: true };
+    });
+    this.messenger.onRequest(trajectoryOpenBranch, async ({ id }) => {
+      await vscode.commands.executeCommand('vscode.openWith', withBranch(document.uri, id), TRAJECTORY_EDITOR_ANY_JSON);
       return { opened: true };
     });
     this.messenger.onRequest(stepsOpenSubagent, async ({ name }) => {

@@ -8,6 +8,7 @@ import { toStepSummary } from '../../views/stepView';
 
 const RECORD_PARAM = 'record';
 const SUBAGENT_PARAM = 'subagent';
+const BRANCH_PARAM = 'branch';
 /** The stepper's custom editor for any JSON file (the one `vscode.openWith` names). */
 export const TRAJECTORY_EDITOR_ANY_JSON = 'sweWorkbench.trajectoryAnyJson';
 
@@ -19,6 +20,16 @@ export function withSubagent(uri: vscode.Uri, name: string): vscode.Uri {
 /** The subagent a stepper URI names, or undefined for the file's own trajectory. */
 function subagentOf(uri: vscode.Uri): string | undefined {
   return new URLSearchParams(uri.query).get(SUBAGENT_PARAM) ?? undefined;
+}
+
+/** The URI that opens, in a stepper of its own, the branch ending at event `id` of a recording kept as a tree (OpenHands V1). */
+export function withBranch(uri: vscode.Uri, id: string): vscode.Uri {
+  return uri.with({ query: new URLSearchParams({ [BRANCH_PARAM]: id }).toString() });
+}
+
+/** The branch a stepper URI names, or undefined for the one the recording has in use. */
+function branchOf(uri: vscode.Uri): string | undefined {
+  return new URLSearchParams(uri.query).get(BRANCH_PARAM) ?? undefined;
 }
 
 /**
@@ -62,6 +73,8 @@ export class TrajectoryDocument implements vscode.CustomDocument {
 
   get fileName(): string {
     const subagent = subagentOf(this.uri);
+    const branch = branchOf(this.uri);
+    if (branch !== undefined) return `${path.basename(this.uri.fsPath)} › branch ${branch}`;
     return subagent === undefined ? path.basename(this.uri.fsPath) : `${path.basename(this.uri.fsPath)} › ${subagent}`;
   }
 
@@ -71,10 +84,12 @@ export class TrajectoryDocument implements vscode.CustomDocument {
     this.opening ??= Promise.resolve()
       .then(() => {
         const subagent = subagentOf(this.uri);
+        const branch = branchOf(this.uri);
         return openSteps(this.uri.fsPath, {
           signal: this.controller.signal,
           record: recordOf(this.uri),
           ...(subagent === undefined ? {} : { subagent }),
+          ...(branch === undefined ? {} : { branch }),
           onPreview: (step, format) => this.resolvePreview(step && { step, format: format ?? 'canonical' }),
         });
       })

@@ -172,10 +172,19 @@ export function conversationTree(
     byId.set(e.id, i);
   });
   const nodes = events.flatMap((e, i) => (NOT_TREE_NODES.has(e.kind) ? [] : [i]));
+  // A node continued by another node, through the state updates between them: a legacy log chains
+  // each event to the one before it, a state update included, and is one line, not a tree.
   const hasChild = new Set<string>();
   for (const i of nodes) {
-    const p = parentOf(events, i);
-    if (p !== undefined) hasChild.add(p);
+    const seen = new Set<string>();
+    let p = parentOf(events, i);
+    while (p !== undefined && !seen.has(p)) {
+      seen.add(p);
+      hasChild.add(p);
+      const at = byId.get(p);
+      if (at === undefined || !NOT_TREE_NODES.has(events[at]!.kind)) break;
+      p = parentOf(events, at);
+    }
   }
   let activeLeaf = leafEventId;
   if (activeLeaf !== undefined && !byId.has(activeLeaf))

@@ -101,5 +101,6 @@ export const openHandsV1Format: TrajectoryFormatDefinition = {
   folder: { holds, gather, partOf, entry },
   wholeJsonl: isV1Event,
   import: importOpenHandsV1,
+  branches: true,
   exporter: { extension: '.json', write: toOpenHandsV1Events },
 };

@@ -244,9 +244,21 @@ function readValue(value: unknown, ctx: ImportContext): Reading {
   return { events, at: (i) => [...base, i], place };
 }
 
+/**
+ * The event a branch asked for (`ImportContext.branch`) ends at: any event of the tree, as the
+ * SDK's `leaf_event_id` may be; an id that is none says which branches there are.
+ */
+function branchEvent(events: ReadonlyArray<V1Event>, inUse: ReturnType<typeof conversationTree>, ctx: ImportContext): string {
+  const id = ctx.branch!;
+  if (events.some((e) => e.id === id)) return id;
+  const leaves = [`${inUse.active.leaf} (in use)`, ...inUse.forks.map((f) => f.leaf)];
+  throw new InputError(ctx.file, undefined, `no event of the conversation has the id '${id}': its branches end at ${leaves.join(', ')}`);
+}
+
 export function importOpenHandsV1(value: unknown, ctx: ImportContext): Trajectory {
   const { events, state, at, place, stateFile } = readValue(value, ctx);
-  const tree = conversationTree(events, state?.leaf_event_id ?? undefined, place, stateFile);
+  const inUse = conversationTree(events, state?.leaf_event_id ?? undefined, place, stateFile);
+  const tree = ctx.branch === undefined ? inUse : conversationTree(events, branchEvent(events, inUse, ctx), place);
   const steps = branchSteps(events, tree.active, ctx, at);
   const active = tree.active.events.map((i) => events[i]!);
   const system = active.find((e) => e.kind === 'SystemPromptEvent');
@@ -258,7 +270,12 @@ export function importOpenHandsV1(value: unknown, ctx: ImportContext): Trajector
   const lastError = errors[errors.length - 1];
   const forks = tree.forks.map((f) => {
     const shared = sharedPrefix(tree.active.events, f.events);
-    return { id: f.leaf, sharedSteps: stepsIn(events, f.events.slice(0, shared), ctx, at), steps: branchSteps(events, f, ctx, at).length };
+    return defined({
+      id: f.leaf,
+      sharedSteps: stepsIn(events, f.events.slice(0, shared), ctx, at),
+      steps: branchSteps(events, f, ctx, at).length,
+      inUse: tree !== inUse && f.leaf === inUse.active.leaf ? true : undefined,
+    });
   });
   const meta: TrajectoryMeta = defined({
     parseFunction: 'function_calling',

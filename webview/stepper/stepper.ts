@@ -476,11 +476,14 @@ export class Stepper {
   private forksView(forks: NonNullable<TrajectoryHeader['forks']>): HTMLElement {
     const buttons = forks.map((f) => {
       const shared = f.sharedSteps === 0 ? 'none shared' : `steps 1-${f.sharedSteps} shared`;
-      const button = el('button', {
-        className: 'open-branch',
-        text: `Open branch ${f.id}`,
-        attrs: { type: 'button', title: `${f.inUse ? 'The branch the conversation has in use: ' : ''}${f.steps} steps, ${shared}` },
-      });
+      const button = el(
+        'vscode-button',
+        {
+          className: 'open-branch',
+          attrs: { secondary: '', title: `${f.inUse ? 'The branch the conversation has in use: ' : ''}${f.steps} steps, ${shared}` },
+        },
+        [codicon('git-branch'), ` Open branch ${f.id}`],
+      );
       button.addEventListener('click', () => void this.openBranch(f.id));
       return el('span', { className: 'run-fork' }, [button, el('span', { text: ` ${f.inUse ? 'in use, ' : ''}${f.steps} steps, ${shared}` })]);
     });

@@ -6,6 +6,7 @@ import { basename, dirname, join } from 'node:path';
 import { InputError, throwIfAborted } from '../errors';
 import type { Step, Trajectory } from '../trajectory/model';
 import { ownSteps } from '../trajectory/copiedContext';
+import { messageRole } from '../trajectory/stepLabels';
 import type { ScoredRun } from './recipeRun';
 import type { Rollout } from './record';
 import { groupRollouts } from './rolloutGroups';
@@ -117,6 +118,14 @@ function chatMessages(t: Trajectory): ChatMessage[] {
   if (task) messages.push({ role: 'user', content: task });
   // ATIF: a step copied in for context must not be trained on (and, joined with the run it came from, is there already).
   for (const step of ownSteps(t.steps)) {
+    // A system or user turn kept in its place (a summarisation handoff, a router's user turn) is
+    // the conversation the model read, not a reply of its own: it keeps its role and is not trained on.
+    const role = messageRole(step);
+    if (role) {
+      const text = [step.thought, step.observation].filter((p) => p.trim() !== '').join('\n\n');
+      if (text !== '') messages.push({ role, content: text });
+      continue;
+    }
     const assistant = assistantOf(step);
     messages.push(assistant);
     if (step.observation !== '' || assistant.tool_calls) messages.push(...observationsOf(step, assistant));

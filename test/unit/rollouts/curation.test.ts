@@ -83,6 +83,49 @@ describe('curation: SFT export of selected rollouts', () => {
     assert.equal(first.messages[5]!.content, 'width=7 height=3 expected height=4');
   });
 
+  test('a user turn kept in its place (a summarisation handoff) is exported as a user message, not trained on', async () => {
+    const run = mkdtempSync(join(tmpdir(), 'swe-workbench-curation-atif-'));
+    try {
+      const call = (id: string, command: string, content: string) => ({
+        tool_calls: [{ tool_call_id: id, function_name: 'bash', arguments: { command } }],
+        observation: { results: [{ source_call_id: id, content }] },
+      });
+      writeFileSync(
+        join(run, 'trial.json'),
+        JSON.stringify({
+          schema_version: 'ATIF-v1.6',
+          session_id: 's-1',
+          agent: { name: 'terminus-2', version: '1.0', model_name: 'm' },
+          steps: [
+            { step_id: 1, source: 'user', message: 'Fix the widths.' },
+            { step_id: 2, source: 'agent', message: 'Look first.', ...call('c1', 'ls', 'a.py') },
+            { step_id: 3, source: 'user', message: 'Summary so far: a.py holds the widths. Continue.' },
+            { step_id: 4, source: 'agent', message: 'Edit it.', ...call('c2', 'sed -i s/1/2/ a.py', '') },
+          ],
+        }),
+      );
+      const file = join(outDir, 'atif.jsonl');
+      const { code, stderr } = await runCli(command, ['export', run, '--out', file]);
+      assert.equal(code, 0, stderr);
+      const [line] = readLines(file);
+      assert.deepEqual(
+        line!.messages.map((m) => [m.role, m.weight]),
+        [
+          ['user', undefined],
+          ['assistant', 1],
+          ['tool', undefined],
+          ['user', undefined],
+          ['assistant', 1],
+          ['tool', undefined],
+        ],
+      );
+      assert.equal(line!.messages[3]!.content, 'Summary so far: a.py holds the widths. Continue.');
+      assert.deepEqual(line!.loss_mask, [0, 1, 0, 0, 1, 0]);
+    } finally {
+      rmSync(run, { recursive: true, force: true });
+    }
+  });
+
   test('the git-history reader is flagged in the summary and its line, and no-git-history leaves it out', async () => {
     const file = join(outDir, 'flagged.jsonl');
     const { stdout } = await runCli(command, ['export', root, '--filter', `instance=${W101}`, '--out', file]);

@@ -79,7 +79,13 @@ const skyrl: TrajectoryFormatDefinition = {
 
 const openAiMessages: TrajectoryFormatDefinition = {
   name: 'openai-messages',
-  fingerprints: [{ rank: 120, matches: (o) => (Array.isArray(o) ? isMessageList(o) : isObject(o) && Array.isArray(o.messages) && isMessageList(o.messages)) }],
+  // `input`: OpenRLHF's SFT records keep the chat there (SWE-Master's data from R2E-Gym rollouts).
+  fingerprints: [
+    {
+      rank: 120,
+      matches: (o) => (Array.isArray(o) ? isMessageList(o) : isObject(o) && [o.messages, o.input].some((list) => Array.isArray(list) && isMessageList(list))),
+    },
+  ],
   import: importOpenAiMessages,
 };
 

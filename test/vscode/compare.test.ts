@@ -45,6 +45,19 @@ describe('Compare Trajectories…', () => {
     );
   });
 
+  thirdParty.it('the same runs compared again: one view, read afresh, not a second tab of the same title', async () => {
+    const first = await vscode.commands.executeCommand<CompareShown | undefined>('sweWorkbench.compare.open', [WINDOWED, FUNCTION_CALLING]);
+    const again = await vscode.commands.executeCommand<CompareShown | undefined>('sweWorkbench.compare.open', [WINDOWED, FUNCTION_CALLING]);
+    assert.ok(first && again, 'both opened');
+    assert.notEqual(again.panel, first.panel);
+    // The first view is gone once the second is made: disposing it fires at once, so its title can no longer be read.
+    assert.throws(() => first.panel.title, /disposed/i);
+    const other = await vscode.commands.executeCommand<CompareShown | undefined>('sweWorkbench.compare.open', [FUNCTION_CALLING, WINDOWED]);
+    assert.ok(other, 'the runs in another order are another comparison');
+    assert.equal(again.panel.title, 'Compare 2 runs of marshmallow-code__marshmallow-1867');
+    assert.doesNotThrow(() => again.panel.title);
+  });
+
   thirdParty.it('the explorer hands over the clicked file and the selection: the selection is compared', async () => {
     const shown = await vscode.commands.executeCommand<CompareShown | undefined>('sweWorkbench.compare.open', PANDAS, [WINDOWED, PANDAS]);
     assert.deepEqual(

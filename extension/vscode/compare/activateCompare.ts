@@ -93,6 +93,8 @@ async function loadRuns(uris: readonly vscode.Uri[], rolloutAt: RolloutLookup): 
 export function activateCompare(glue: Glue, editor: TrajectoryEditorApi, rolloutAt: RolloutLookup): vscode.Disposable[] {
   const { context, log } = glue;
   const panels = new Set<vscode.WebviewPanel>();
+  /** The open view of each comparison, by its runs and branch point. */
+  const byRuns = new Map<string, vscode.WebviewPanel>();
   const open = async ({ uris, from }: CompareRequest): Promise<CompareShown> => {
     if (uris.length < 2) {
       throw new Error(`Compare Trajectories needs two or more trajectories; ${uris.length === 0 ? 'none was' : `only ${labelOf(uris[0]!)} was`} chosen.`);
@@ -100,6 +102,10 @@ export function activateCompare(glue: Glue, editor: TrajectoryEditorApi, rollout
     // Nothing is opened half-read: a failure names the file and where instead.
     const content: CompareContent = compareContent(await loadRuns(uris, rolloutAt), from);
     const panel = vscode.window.createWebviewPanel(COMPARE_VIEW, content.title, vscode.ViewColumn.Active, { retainContextWhenHidden: false });
+    // The same comparison asked again replaces its view, read afresh, rather than adding a second tab of the same title.
+    const key = JSON.stringify([uris.map((uri) => uri.toString()), from ?? null]);
+    byRuns.get(key)?.dispose();
+    byRuns.set(key, panel);
     panel.webview.options = webviewOptions(context.extensionUri);
     const messenger = new WebviewMessenger(panel.webview, log, classifyError);
     messenger.onRequest(compareLoad, () => content);
@@ -112,6 +118,7 @@ export function activateCompare(glue: Glue, editor: TrajectoryEditorApi, rollout
     panels.add(panel);
     panel.onDidDispose(() => {
       panels.delete(panel);
+      if (byRuns.get(key) === panel) byRuns.delete(key);
       messenger.dispose();
     });
     showView(panel.webview, context.extensionUri, 'compare', content.title, log);

@@ -34,13 +34,7 @@ import type { Trajectory } from '../trajectory/model';
 import { INDEX_FILE, parseIndex, saveBranchIndex, writeContinuationFiles, type BranchContinuation, type BranchIndex } from './branchFolder';
 import { branchValues, type BranchPointRewards, type BranchSummary } from './branchValues';
 
-/**
- * The folder VS Code's Branch From Steps writes a recording's branch run to, and where the stepper
- * and the branch tree look for one: beside the recording, named after it (`run.traj.branches/`).
- */
-export function branchFolderOf(recordingFile: string): string {
-  return `${recordingFile}.branches`;
-}
+export { branchFolderOf } from '../rollouts/branchFolderName';
 
 export interface BranchProgress {
   afterStep: number;

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync,
 import { dirname, sep } from 'node:path';
 import { InputError, throwIfAborted } from '../errors';
 import { fsInputError } from '../input/inputSource';
+import { recordingOfBranchFolder } from './branchFolderName';
 import { indexError } from './fileEntry';
 import type { IndexError } from './record';
 
@@ -138,9 +139,13 @@ export async function listFiles(root: string, options: ListOptions = {}): Promis
     }
     const subfolder = (abs: string, rel: string, name: string) =>
       folders.push({ abs, rel, name, parent: here, known: previous && !linked ? placeOf(previous, rel) : undefined });
+    const entryNames = new Set(items.map((item) => item.name));
     for (const item of items) {
       const abs = base + item.name;
       if (item.name.startsWith('.') || item.name === 'node_modules' || abs === skip) continue;
+      // A recording's branch run beside it: its continuations are that run's, not this folder's rollouts.
+      const branched = item.isDirectory() ? recordingOfBranchFolder(item.name) : undefined;
+      if (branched !== undefined && entryNames.has(branched)) continue;
       const path = childPath(dir.rel, item.name);
       // The entry's own type settles a plain folder, and a file the index does not read, without
       // a stat: half the calls of listing 100,000 rollouts in their own folders.

@@ -210,3 +210,28 @@ describe('listing a run with folder stamps', () => {
     });
   }
 });
+
+describe('listing a run with branch runs beside its recordings', () => {
+  let root: string;
+  before(() => {
+    root = mkdtempSync(join(tmpdir(), 'swe-workbench-listing-branches-'));
+    writeRun(root);
+  });
+  after(() => rmSync(root, { recursive: true, force: true }));
+
+  test("a recording's branch run (RECORDING.branches) is left out; a folder merely named so is listed", async () => {
+    const branches = join(root, 'attempt_1', 'task-1', 'task-1.traj.branches');
+    mkdirSync(join(branches, 'after-step-2'), { recursive: true });
+    writeFileSync(join(branches, 'index.json'), '{}');
+    writeFileSync(join(branches, 'after-step-2', 'continuation-1.traj'), '{}');
+    // No recording named notes beside it: an ordinary folder of the run.
+    mkdirSync(join(root, 'attempt_2', 'notes.branches'));
+    writeFileSync(join(root, 'attempt_2', 'notes.branches', 'kept.json'), '{}');
+    const paths = (await listFiles(root)).files.map((f) => f.path);
+    assert.ok(paths.includes('attempt_1/task-1/task-1.traj'));
+    assert.deepEqual(
+      paths.filter((p) => p.includes('.branches')),
+      ['attempt_2/notes.branches/kept.json'],
+    );
+  });
+});

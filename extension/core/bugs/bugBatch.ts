@@ -31,7 +31,16 @@ export async function bugsIn(dir: string): Promise<string[] | undefined> {
     if (!e.isDirectory()) continue;
     if (await stat(path.join(dir, e.name, BUG_FILES.bugInjectDiff)).catch(() => undefined)) bugs.push(e.name);
   }
-  if (bugs.length === 0) throw new InputError(dir, undefined, `neither a bug folder (no ${BUG_FILES.bugInjectDiff}) nor a folder of bug folders`);
+  if (bugs.length === 0) {
+    // Neither: say what a bug folder lacks here (the files, in their fixed order), and what a folder of bugs would hold.
+    const files = Object.values(BUG_FILES);
+    const missing = files.filter((name) => !names.some((e) => e.name === name));
+    throw new InputError(
+      dir,
+      undefined,
+      `missing ${missing.join(', ')}: a bug folder holds ${files.join(', ')}; nor is it a folder of bugs (no folder inside holds ${BUG_FILES.bugInjectDiff})`,
+    );
+  }
   return bugs.sort();
 }
 

@@ -263,7 +263,7 @@ describe('bug validate over a folder of bugs through Slurm', { skip: missing }, 
       path.join(bugWork, 'o'),
     ]);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /neither a bug folder \(no bug_inject\.diff\) nor a folder of bug folders/);
+    assert.match(r.stderr, /missing [^:]*bug_inject\.diff[^:]*: a bug folder holds .*; nor is it a folder of bugs \(no folder inside holds bug_inject\.diff\)/);
     assert.doesNotMatch(r.stderr, /\n\s+at /);
   });
 

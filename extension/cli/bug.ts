@@ -118,12 +118,7 @@ export const command: Command = {
     const make = await sandboxMaker(values, ctx, 'bug-validate', USAGE);
     const bug = await loadBugArtifact(dir);
     const results = await runConsistencyChecks(bug, {
-      createSandbox: make,
-      baseRef: values.base ?? 'HEAD',
-      parallel: positiveInt(values.parallel, 'parallel', 2),
-      minChangedFiles: positiveInt(values['min-files'], 'min-files', 1),
-      testTimeoutMs: positiveInt(values.timeout, 'timeout', 600) * 1000,
-      signal: ctx.signal,
+      ...checkOptions(values, make, ctx),
       onCheck: (r) => {
         if (values.jsonl) ctx.stdout.write(JSON.stringify(publicView(r)) + '\n');
         else if (!values.json) ctx.stdout.write(tableRow(r));
@@ -133,6 +128,18 @@ export const command: Command = {
     return results.every((r) => r.passed) ? 0 : 1;
   },
 };
+
+/** The checks' options from the command line, the same for one bug and for each of a folder's. */
+function checkOptions(values: Values & ValidateValues, make: Awaited<ReturnType<typeof sandboxMaker>>, ctx: CommandContext) {
+  return {
+    createSandbox: make,
+    baseRef: values.base ?? 'HEAD',
+    parallel: positiveInt(values.parallel, 'parallel', 2),
+    minChangedFiles: positiveInt(values['min-files'], 'min-files', 1),
+    testTimeoutMs: positiveInt(values.timeout, 'timeout', 600) * 1000,
+    signal: ctx.signal,
+  };
+}
 
 /** A folder of bugs: each validated as one bug is (the local path, or one shard of it in a Slurm task), the files written once. */
 async function validateFolder(
@@ -147,12 +154,7 @@ async function validateFolder(
   const validate = async (name: string, onCheck?: (r: CheckResult) => void) =>
     (
       await runConsistencyChecks(await loadBugArtifact(path.join(dir, name)), {
-        createSandbox: make,
-        baseRef: values.base ?? 'HEAD',
-        parallel: positiveInt(values.parallel, 'parallel', 2),
-        minChangedFiles: positiveInt(values['min-files'], 'min-files', 1),
-        testTimeoutMs: positiveInt(values.timeout, 'timeout', 600) * 1000,
-        signal: ctx.signal,
+        ...checkOptions(values, make, ctx),
         ...(onCheck ? { onCheck } : {}),
       })
     ).map(publicView);

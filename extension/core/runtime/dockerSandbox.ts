@@ -274,7 +274,7 @@ export class DockerSandbox implements Sandbox {
     const attached = await attach(this.container, {
       // No readline, with or without a terminal: under a tty `stty -echo` then silences the echo of
       // our command lines; through a pipe readline echoed every byte of them to stderr, one write
-      // per byte, which cost 3.7 us a byte (2-4 ms per tool call, 16 ms for a 4 KB line; bench/aci).
+      // per byte, which cost milliseconds per tool call (bench/aci, bench/RESULTS.md).
       Cmd: ['bash', '--norc', '--noprofile', '--noediting', '-i'],
       Tty: tty,
       WorkingDir: this.repoPath,
@@ -411,8 +411,8 @@ export class DockerSandbox implements Sandbox {
     return (await this.readFileBytes(path)).toString('utf8');
   }
 
-  // Files go through the shell as base64: measured 30x faster than the archive API for a
-  // source file (bench/aci/sandbox.ts), and a rewrite keeps the file's mode and owner.
+  // Files go through the shell as base64: much faster than the archive API for a source file
+  // (bench/aci/sandbox.ts prints the ratio), and a rewrite keeps the file's mode and owner.
   async readFileBytes(path: string): Promise<Buffer> {
     const target = this.resolve(path);
     const r = await this.fileCommand(`base64 -w0 < ${bashQuote(target)}`);

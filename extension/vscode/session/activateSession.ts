@@ -18,8 +18,6 @@ export interface SessionApi {
   /** The repository and image questions, asked once and remembered (tests replace `choices.prompts`). */
   readonly choices: SessionChoices;
   readonly nextAction: NextActionFileSystem;
-  /** The next-action editor is shown and ready for typing, on the step it names (0-based). */
-  readonly onDidShowNextAction: vscode.Event<number>;
   /** Starts a launch as the commands do (`SessionStarter.start`); undefined when the person declined. */
   readonly start: SessionStarter['start'];
   readonly tree: SessionTreeProvider;
@@ -45,13 +43,12 @@ export function activateSession(glue: Glue, trajectoryEditor: TrajectoryEditorAp
   const tree = new SessionTreeProvider(controller);
   const status = new SessionStatusBar(controller);
   const nextAction = new NextActionFileSystem(controller);
-  const nextActionEditor = new NextActionEditor(nextAction, controller);
+  const nextActionEditor = new NextActionEditor(nextAction);
   const choices = new SessionChoices(context.workspaceState, log);
   const starter = new SessionStarter(controller, choices);
   const view = vscode.window.createTreeView(SESSION_VIEW, { treeDataProvider: tree, showCollapseAll: false });
   const disposables: vscode.Disposable[] = [
     controller,
-    nextActionEditor,
     tree,
     status,
     view,
@@ -70,7 +67,6 @@ export function activateSession(glue: Glue, trajectoryEditor: TrajectoryEditorAp
     nextAction,
     tree,
     status,
-    onDidShowNextAction: nextActionEditor.onDidShow,
     start: (launch, verb) => starter.start(launch, verb),
   };
   return { disposables, api };
@@ -84,7 +80,9 @@ function endNextActionWithSession(controller: SessionController, nextAction: Nex
       endedTitle = undefined;
       return;
     }
-    if (endedTitle === session.title) return;
+    // A session a newer one replaced can still report its end late (its run loop unwinding):
+    // the document then belongs to the newer session, whose hint it must keep.
+    if (session !== controller.current || endedTitle === session.title) return;
     endedTitle = session.title;
     // An open document with typed, unsaved text keeps it as it is: a changed file under a dirty
     // document is reloaded by the editor, which would drop what was typed. Saving it then says

@@ -1,7 +1,5 @@
 import * as vscode from 'vscode';
-import { Disposable } from '../dispose';
 import { NEXT_ACTION_URI, type NextActionFileSystem } from './nextActionFileSystem';
-import type { SessionController } from './sessionController';
 
 /**
  * Resolves once `document` shows `text` (the editor reloads a changed file that is not dirty by
@@ -22,22 +20,14 @@ function reloaded(document: vscode.TextDocument, text: string): Promise<void> {
 }
 
 /** The editor a person types the session's next action in, shown on the step it asks for. */
-export class NextActionEditor extends Disposable {
-  private readonly shown = this._register(new vscode.EventEmitter<number>());
-  /** The editor is shown and ready for typing, on the step it names (0-based). */
-  readonly onDidShow = this.shown.event;
-
-  constructor(
-    private readonly files: NextActionFileSystem,
-    private readonly controller: SessionController,
-  ) {
-    super();
-  }
+export class NextActionEditor {
+  constructor(private readonly files: NextActionFileSystem) {}
 
   /**
    * Opens the next-action document on the session's next step: a document with unsaved text is
    * shown as it is; an action saved earlier that did not run is typed in again (unsaved), so
-   * saving runs it.
+   * saving runs it. The command and the session may both open it at once: the second finds the
+   * same text, which changes nothing (`NextActionFileSystem.refresh`).
    */
   async open(): Promise<void> {
     // After the save that gave the last action has finished: the file changing under it would leave the editor on stale text.
@@ -55,6 +45,5 @@ export class NextActionEditor extends Disposable {
       await vscode.workspace.applyEdit(edit);
     }
     void vscode.window.setStatusBarMessage('Save the document to run this action as the next step', 5000);
-    this.shown.fire(this.controller.current?.index ?? 0);
   }
 }

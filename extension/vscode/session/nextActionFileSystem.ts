@@ -34,12 +34,15 @@ export class NextActionFileSystem implements vscode.FileSystemProvider {
    * is not dirty. The file changes (a later modification time and a change event), and the editor
    * reloads a document that is not dirty by itself: it shows the hint without being edited and
    * saved here, so nothing the person begins typing can be saved, and run, by a save of ours.
-   * Changed even when the text is the same, as an open document may show other text (typing undone).
+   * The same text again is no change: a document that is not dirty already shows it, and a second
+   * reload racing the person's first keys would make their save fail ("File Modified Since").
    */
   async refresh(): Promise<string> {
     const text = await this.controller.nextActionDocument();
-    this.text = new TextEncoder().encode(text);
-    this.mtime = Math.max(Date.now(), this.mtime + 1);
+    const encoded = new TextEncoder().encode(text);
+    if (Buffer.from(encoded).equals(this.text)) return text;
+    this.text = encoded;
+    this.touch();
     this.changes.fire([{ type: vscode.FileChangeType.Changed, uri: NEXT_ACTION_URI }]);
     return text;
   }
@@ -52,8 +55,17 @@ export class NextActionFileSystem implements vscode.FileSystemProvider {
   ended(session: string, how: string): void {
     const typed = withoutHint(new TextDecoder().decode(this.text));
     this.text = new TextEncoder().encode(`${endedHint(session, how)}\n${typed}`);
-    this.mtime = Math.max(Date.now(), this.mtime + 1);
+    this.touch();
     this.changes.fire([{ type: vscode.FileChangeType.Changed, uri: NEXT_ACTION_URI }]);
+  }
+
+  /**
+   * A later modification time than any before, even within one millisecond or when the clock
+   * lags a time given earlier: the editor refuses a save ("File Modified Since") or skips a
+   * reload when a file's time goes back or repeats with another text.
+   */
+  private touch(): void {
+    this.mtime = Math.max(Date.now(), this.mtime + 1);
   }
 
   /** The action saved earlier that did not run (hint dropped), once: the editor types it in again. */
@@ -81,7 +93,7 @@ export class NextActionFileSystem implements vscode.FileSystemProvider {
     this.check(uri);
     const text = new TextDecoder().decode(content);
     this.text = content;
-    this.mtime = Date.now();
+    this.touch();
     if (isOnlyHint(text)) return;
     if (!this.controller.acceptsActions) {
       this.kept = text;

@@ -20,6 +20,7 @@ import { v1ApplyPatch } from './applyPatch';
 import { v1FileEditor } from './fileEditor';
 import { v1Glob, v1Grep } from './search';
 import { openHandsV1Format } from './format';
+import { laxFloat, laxInt } from './pydanticLax';
 
 const BUNDLE = 'openhands-v1';
 const VERSION = '1';
@@ -81,7 +82,8 @@ const terminal = defineTool({
   bundle: BUNDLE,
   description: 'Execute a bash command in the terminal within a persistent shell session.',
   signature: '<command>',
-  parameters: z.looseObject({ command: z.string() }),
+  // TerminalAction's `timeout` (float, >= 0) is checked as pydantic checks it; the command runs under the session's own limit.
+  parameters: z.looseObject({ command: z.string(), timeout: z.preprocess(laxFloat, z.number().min(0)).nullish() }),
   async run(ctx, { command }) {
     const kind = literalKind(command);
     if (kind) return { observation: literalHint(kind, command), exitCode: 1 };
@@ -110,8 +112,8 @@ const fileEditor = defineTool({
     file_text: z.string().nullish(),
     old_str: z.string().nullish(),
     new_str: z.string().nullish(),
-    insert_line: z.number().int().min(0).nullish(),
-    view_range: z.array(z.number().int()).nullish(),
+    insert_line: z.preprocess(laxInt, z.number().int().min(0)).nullish(),
+    view_range: z.array(z.preprocess(laxInt, z.number().int())).nullish(),
   }),
   run: (ctx, args) => v1FileEditor(ctx, args),
 });

@@ -204,6 +204,20 @@ const SEQUENCES: Sequence[] = [
     ],
   },
   {
+    name: 'terminal: one statement over several lines',
+    terminalType: 'tmux',
+    calls: [
+      sh("cat <<'EOF'\nfirst line\n  second $HOME\nEOF"),
+      sh('for n in 1 2 3; do\n  echo "n=$n"\ndone'),
+      sh('echo start &&\n  echo joined'),
+      sh('echo continued \\\n  on the next line'),
+      sh('echo "two\nlines"'),
+      sh('if [ -d /repo ]; then\n  echo dir\nelse\n  echo none\nfi'),
+      sh('python3 - <<EOF\nprint(sum(range(5)))\nEOF'),
+      sh('{\n  echo grouped\n  false\n}'),
+    ],
+  },
+  {
     name: 'task_tracker: view, plan, view again, empty plan',
     calls: [
       { tool: 'task_tracker', args: { command: 'view' } },

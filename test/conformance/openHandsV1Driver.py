@@ -160,7 +160,7 @@ def text_of(observation: Any) -> str:
 
 
 def main() -> None:
-    """argv[1]: JSON {workdir, source, hashes, sequences: [{setup?, calls: [{tool, args}]}]}.
+    """argv[1]: JSON {workdir, source, hashes, sequences: [{setup?, teardown?, calls: [{tool, args}]}]}.
 
     Each sequence starts from a fresh copy of `source` at `workdir`; prints {results, files}: each
     call's text and error flag, and the repository's file hashes after each sequence.
@@ -198,6 +198,8 @@ def main() -> None:
         out["results"].append(results)
         hashes = subprocess.run(["bash", "-c", job["hashes"]], capture_output=True, text=True, check=True)
         out["files"].append(hashes.stdout.split("\n"))
+        if seq.get("teardown"):
+            subprocess.run(["bash", "-c", seq["teardown"]], cwd=workdir, check=True)
     print(json.dumps(out))
 
 

@@ -48,6 +48,8 @@ interface Sequence {
   terminalType?: 'tmux';
   /** Bash run in the repository before the calls (both sides). */
   setup?: string;
+  /** Bash run after the calls where the reference runs, which keeps one container for every sequence (ours is new each time). */
+  teardown?: string;
   calls: Call[];
 }
 
@@ -278,6 +280,38 @@ const SEQUENCES: Sequence[] = [
     ],
   },
   {
+    name: 'glob and grep where ripgrep is not installed',
+    setup: `${MTIMES} && mv /usr/bin/rg /usr/bin/rg.hidden && ln -s ../notes tallyho/notes-link && touch .top-hidden.txt`,
+    teardown: 'mv /usr/bin/rg.hidden /usr/bin/rg',
+    calls: [
+      { tool: 'glob', args: { pattern: '*.txt' } },
+      { tool: 'glob', args: { pattern: 'tallyho/*.py' } },
+      { tool: 'glob', args: { pattern: '**/*.py' } },
+      { tool: 'glob', args: { pattern: `${REPO}/tallyho/**/*.py` } },
+      { tool: 'glob', args: { pattern: '**/*.{txt,md}' } },
+      { tool: 'glob', args: { pattern: '*.py', path: at('tallyho') } },
+      { tool: 'glob', args: { pattern: '*.rs' } },
+      { tool: 'glob', args: { pattern: '*.py', path: at('nowhere') } },
+      { tool: 'glob', args: { pattern: 'secret.py' } },
+      { tool: 'glob', args: { pattern: '.*' } },
+      { tool: 'glob', args: { pattern: 'm_10?.txt', path: at('many') } },
+      { tool: 'glob', args: { pattern: '*.txt', path: at('many') } },
+      { tool: 'glob', args: { pattern: 'm_0[0-9]?.txt', path: at('many') } },
+      { tool: 'glob', args: { pattern: `${REPO}/*/m_00[1-3].txt` } },
+      { tool: 'glob', args: { pattern: '**/README*' } },
+      { tool: 'grep', args: { pattern: 'Counter' } },
+      { tool: 'grep', args: { pattern: 'counter', include: '*.py' } },
+      { tool: 'grep', args: { pattern: 'zebra-unicorn' } },
+      { tool: 'grep', args: { pattern: 'needle' } },
+      { tool: 'grep', args: { pattern: 'ROW_|step_' } },
+      { tool: 'grep', args: { pattern: 'def \\w+\\(self', path: at('tallyho') } },
+      { tool: 'grep', args: { pattern: 'secret' } },
+      { tool: 'grep', args: { pattern: 'value', include: '*.{py,txt}' } },
+      { tool: 'grep', args: { pattern: 'a{1,', path: at('tallyho') } },
+      { tool: 'grep', args: { pattern: '-v' } },
+    ],
+  },
+  {
     name: 'apply_patch: add, update, delete, move, and refused patches',
     calls: [
       {
@@ -400,7 +434,7 @@ describe("OpenHands V1 tools, ours against the reference's executors (openhands-
         workdir: REPO,
         source: '/src',
         hashes: FILE_HASHES,
-        sequences: SEQUENCES.map(({ setup, calls, terminalType }) => ({ setup, calls, terminalType })),
+        sequences: SEQUENCES.map(({ setup, teardown, calls, terminalType }) => ({ setup, teardown, calls, terminalType })),
       }),
     );
     const mounts = [`${repoDir}:/src:ro`, `${oracles.path('openhands-v1')}:/oracle:ro`, `${DRIVER}:/driver.py:ro`, `${job}:/job.json:ro`].flatMap((m) => [

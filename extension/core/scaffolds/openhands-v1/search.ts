@@ -4,8 +4,8 @@
  * (resolved as Python's `Path.resolve` does), the same filtering, ordering (newest first, at most
  * 100) and wording. A grep pattern is checked as Python's `re` reads it (the SDK compiles it
  * first), by the sandbox's `python3` when it has one. Without `rg`, `grep` searches with the
- * system grep (the SDK's second choice); `glob` says ripgrep is missing (the SDK would use
- * Python's glob module, not reproduced here).
+ * system grep (the SDK's second choice, its Python search when grep fails) and `glob` with Python's glob module as the SDK does, by
+ * the sandbox's `python3`; where neither is installed, `glob` says so.
  */
 import { shellQuote } from '../../parsing/shellWords';
 import type { ToolContext, ToolResult } from '../../aci/toolDefinition';
@@ -42,6 +42,23 @@ function splitPattern(pattern: string, home: string): { base?: string; pattern: 
   return { base: '/' + fixed.slice(1).join('/'), pattern: rest.length ? rest.join('/') : '**/*' };
 }
 
+/**
+ * `_execute_with_glob`, the SDK's way without ripgrep: a pattern without `**` made recursive as
+ * ripgrep's `-g` is, `glob.glob(recursive=True)` from the search folder, the regular files among
+ * the matches as absolute paths (symlinks not resolved), newest first (a stable sort), at most 100.
+ */
+const PYTHON_GLOB = [
+  'import glob, os, pathlib, sys',
+  'base, pattern = pathlib.Path(sys.argv[1]), sys.argv[2]',
+  'os.chdir(base)',
+  'pattern = pattern if "**" in pattern else "**/" + pattern',
+  'found = [str((base / m).absolute()) for m in glob.glob(pattern, recursive=True)]',
+  'found = sorted(((f, os.path.getmtime(f)) for f in found if os.path.isfile(f)), key=lambda x: x[1], reverse=True)',
+  'print("cut" if len(found) > 100 else "whole")',
+  'for f, _ in found[:100]:',
+  '    print(f)',
+].join('\n');
+
 export async function v1Glob(ctx: ToolContext, args: { pattern: string; path?: string | null }): Promise<ToolResult> {
   const { pattern: original } = args;
   let base: string | undefined;
@@ -49,18 +66,22 @@ export async function v1Glob(ctx: ToolContext, args: { pattern: string; path?: s
   if (args.path) base = args.path;
   else ({ base, pattern } = splitPattern(original, (await script(ctx, 'printf "%s\\n" "$HOME"')).lines[0] ?? '~'));
   const searchPath = shellQuote(base ?? ctx.sandbox.repoPath);
+  // The line after the search path names the way taken, or says whether the glob module's results were cut.
   const r = await script(
     ctx,
-    `sp=$(realpath -m -- ${searchPath}); printf '%s\\n' "$sp"; [ -d "$sp" ] || exit 3; command -v rg >/dev/null || exit 4\n` +
-      `rg --files "$sp" -g ${shellQuote(pattern)} --sortr=modified 2>/dev/null | head -n ${MAX} | xargs -r -d '\\n' realpath -m --`,
+    `sp=$(realpath -m -- ${searchPath}); printf '%s\\n' "$sp"; [ -d "$sp" ] || exit 3\n` +
+      `if command -v rg >/dev/null; then\n` +
+      `  echo rg; rg --files "$sp" -g ${shellQuote(pattern)} --sortr=modified 2>/dev/null | head -n ${MAX} | xargs -r -d '\\n' realpath -m --\n` +
+      `elif command -v python3 >/dev/null; then python3 -c ${shellQuote(PYTHON_GLOB)} "$sp" ${shellQuote(pattern)}\n` +
+      `else exit 4; fi`,
   );
-  const [resolved = '', ...files] = r.lines;
+  const [resolved = '', way, ...files] = r.lines;
   if (r.exitCode === 3) return refused(`Search path '${resolved}' is not a valid directory`);
-  if (r.exitCode === 4) return refused('glob needs ripgrep (rg) in the sandbox, and it is not installed there');
+  if (r.exitCode === 4) return refused('glob needs ripgrep (rg) or python3 in the sandbox, and neither is installed there');
   if (files.length === 0) return { observation: `No files found matching pattern '${original}' in directory '${resolved}'`, exitCode: 0 };
   let text = `Found ${files.length} file(s) matching pattern '${original}' in '${resolved}':\n${files.join('\n')}`;
-  // The SDK calls 100 results truncated even when there were exactly 100.
-  if (files.length >= MAX) text += TRUNCATED;
+  // The SDK calls 100 files from ripgrep truncated even when there were exactly 100; the glob module's only past 100.
+  if (way === 'cut' || (way === 'rg' && files.length >= MAX)) text += TRUNCATED;
   return { observation: text, exitCode: 0 };
 }
 
@@ -86,6 +107,27 @@ function fnmatch(name: string, pattern: string): boolean {
   return new RegExp(`^(?:${re})$`, 's').test(name);
 }
 
+/**
+ * `_execute_with_python_search`, the SDK's last way: every file under the search folder outside
+ * hidden folders (`os.walk` order), read as UTF-8 ignoring what does not decode, that the pattern
+ * (case-insensitive) finds; the filtering and ordering after are the same as for the others.
+ */
+const PYTHON_SEARCH = [
+  'import os, re, sys',
+  'from pathlib import Path',
+  'regex = re.compile(sys.argv[1], re.IGNORECASE)',
+  'for root, dirs, files in os.walk(sys.argv[2]):',
+  '    dirs[:] = [d for d in dirs if not d.startswith(".")]',
+  '    for name in files:',
+  '        path = Path(root) / name',
+  '        try:',
+  '            text = path.read_text(encoding="utf-8", errors="ignore")',
+  '        except OSError:',
+  '            continue',
+  '        if regex.search(text):',
+  '            print(path)',
+].join('\n');
+
 /** The SDK compiles the pattern with `re.IGNORECASE` first: Python's own message for one it cannot read. */
 const REGEX_CHECK =
   `if command -v python3 >/dev/null; then python3 -c 'import re, sys\ntry:\n    re.compile(sys.argv[1], re.IGNORECASE)\n` +
@@ -95,7 +137,9 @@ export async function v1Grep(ctx: ToolContext, args: { pattern: string; path?: s
   const include = args.include || undefined;
   const rgArgs = ['-l', '-i', args.pattern, '"$sp"', '--sortr=modified', ...(include ? ['-g', include] : [])];
   const rg = `rg ${rgArgs.map((a) => (a === '"$sp"' ? a : shellQuote(a))).join(' ')}`;
-  const grep = `grep -R -I -l -i ${shellQuote(args.pattern)} "$sp"`;
+  // The system grep when it succeeds (0 or 1); otherwise, or without grep, the SDK's Python search.
+  const python = `python3 -c ${shellQuote(PYTHON_SEARCH)} "$pat" "$sp"`;
+  const grep = `if command -v grep >/dev/null; then out=$(grep -R -I -l -i "$pat" "$sp"); s=$?; if [ $s -le 1 ]; then [ -z "$out" ] || printf '%s\\n' "$out"; else ${python}; fi; else ${python}; fi`;
   const r = await script(
     ctx,
     `pat=${shellQuote(args.pattern)}; sp=$(realpath -m -- ${shellQuote(args.path || ctx.sandbox.repoPath)}); printf '%s\\n' "$sp"\n` +

@@ -137,6 +137,23 @@ const SEQUENCES: Sequence[] = [
     ],
   },
   {
+    name: 'file_editor: files past its 10 MB limit',
+    // 10,747,904 bytes is 10.25 MB exactly: Python's format rounds the tie to even.
+    setup:
+      "head -c 11000000 /dev/zero | tr '\\0' 'x' > big.txt && head -c 10747904 /dev/zero | tr '\\0' 'y' > tie.txt && " +
+      "head -c 10485761 /dev/zero > big.bin && yes 'a line of text' | head -c 20000000 > lines.txt",
+    calls: [
+      fe({ command: 'view', path: at('big.txt') }),
+      fe({ command: 'view', path: at('tie.txt') }),
+      fe({ command: 'view', path: at('big.bin') }),
+      fe({ command: 'view', path: at('lines.txt'), view_range: [1, 3] }),
+      fe({ command: 'str_replace', path: at('big.txt'), old_str: 'x', new_str: 'y' }),
+      fe({ command: 'insert', path: at('lines.txt'), insert_line: 1, new_str: 'x' }),
+      fe({ command: 'create', path: at('big.txt'), file_text: 'x' }),
+      fe({ command: 'undo_edit', path: at('big.txt') }),
+    ],
+  },
+  {
     name: 'file_editor: numbers sent as strings, as pydantic reads them',
     calls: [
       fe({ command: 'view', path: at('tallyho/counter.py'), view_range: ['2', '5'] }),

@@ -126,6 +126,8 @@ interface Probe {
   binary: boolean;
   /** What the file's folder is (a create writes into it and makes no folders). */
   parent: 'dir' | 'file' | 'none';
+  /** The file's size in bytes (0 for anything else). */
+  size: number;
 }
 
 /** The path's kind, whether it reads as binary, and its folder's kind, in one round trip. */
@@ -134,11 +136,31 @@ async function probe(ctx: ToolContext, path: string): Promise<Probe> {
   const parent = shellQuote(path.slice(0, path.lastIndexOf('/')) || '/');
   const kindOf = (p: string) => `if [ -d ${p} ]; then echo dir; elif [ -e ${p} ]; then echo file; else echo none; fi`;
   const binary = `if [ -f ${q} ] && [ "$(head -c 1024 -- ${q} | wc -c)" != "$(head -c 1024 -- ${q} | tr -d '\\000\\377' | wc -c)" ]; then echo binary; else echo text; fi`;
-  const out = (await ctx.sandbox.exec(`${kindOf(q)}; ${binary}; ${kindOf(parent)}`, { timeoutMs: 10_000 })).output.trim().split('\n');
-  return { kind: out[0] as Probe['kind'], binary: out[1] === 'binary', parent: out[2] as Probe['parent'] };
+  const size = `if [ -f ${q} ]; then stat -L -c %s -- ${q}; else echo 0; fi`;
+  const out = (await ctx.sandbox.exec(`${kindOf(q)}; ${binary}; ${kindOf(parent)}; ${size}`, { timeoutMs: 10_000 })).output.trim().split('\n');
+  return { kind: out[0] as Probe['kind'], binary: out[1] === 'binary', parent: out[2] as Probe['parent'], size: Number(out[3] ?? 0) };
 }
 
 const BINARY = 'File appears to be binary and this file type cannot be read or edited by this tool.';
+/** `MAX_FILE_SIZE_MB`: a larger file is refused before it is read. */
+const MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+/** `f"{size / 1024 / 1024:.1f}"`: megabytes to one decimal, a tie rounded to even as Python does. */
+function megabytes(size: number): string {
+  const scaled = size * 10;
+  const unit = 1024 * 1024;
+  let tenths = Math.floor(scaled / unit);
+  const rest = scaled - tenths * unit;
+  if (rest * 2 > unit || (rest * 2 === unit && tenths % 2 === 1)) tenths += 1;
+  return `${Math.floor(tenths / 10)}.${tenths % 10}`;
+}
+
+/** `validate_file`: the size first, then binaryornot's verdict. */
+function invalidFile(path: string, { size, binary }: Probe): ToolResult | undefined {
+  if (size > MAX_FILE_BYTES)
+    return refused(`File validation failed for ${path}: File is too large (${megabytes(size)}MB). Maximum allowed size is ${MAX_FILE_BYTES / 1024 / 1024}MB.`);
+  return binary ? refused(`File validation failed for ${path}: ${BINARY}`) : undefined;
+}
 
 /**
  * The editor's write: a temporary file beside the target, then renamed over it. It makes no
@@ -167,15 +189,16 @@ export async function v1FileEditor(ctx: ToolContext, args: Record<string, unknow
     const there = (await probe(ctx, suggested)).kind !== 'none';
     return invalid('path', path, `The path should be an absolute path.${there ? ` Maybe you meant ${suggested}?` : ''}`);
   }
-  const { kind, binary, parent } = await probe(ctx, path);
-  // validate_path's checks come first, then reading the file refuses a binary one.
-  const binaryFile = binary ? refused(`File validation failed for ${path}: ${BINARY}`) : undefined;
-  if (command === 'view') return binaryFile ?? view(ctx, path, args.view_range);
+  const probed = await probe(ctx, path);
+  const { kind, parent } = probed;
+  // validate_path's checks come first, then reading the file refuses one too large or binary.
+  const unreadable = invalidFile(path, probed);
+  if (command === 'view') return unreadable ?? view(ctx, path, args.view_range);
   if (command === 'create' && kind !== 'none')
     return invalid('path', path, `File already exists at: ${path}. Cannot overwrite files using command \`create\`.`);
   if (command !== 'create' && kind === 'none') return invalid('path', path, `The path ${path} does not exist. Please provide a valid path.`);
   if (kind === 'dir') return invalid('path', path, `The path ${path} is a directory and only the \`view\` command can be used on directories.`);
-  if (binaryFile) return binaryFile;
+  if (unreadable) return unreadable;
   const kept = history(ctx.state);
   if (command === 'create') {
     if (typeof args.file_text !== 'string') return missing('create', 'file_text');

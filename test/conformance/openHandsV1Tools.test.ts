@@ -11,9 +11,10 @@
  * small, labelled stand-ins for exactly those before importing the REAL executors; every
  * observation's wording and every file operation is the reference's own code. `terminal` runs
  * the SDK's TerminalExecutor on its default tmux backend; its shell parser (tree-sitter-bash) is
- * absent from the copy, so the shim takes the executor's own fallback for an input it cannot
- * parse, which for the single commands below is what a parse gives (the refusal of several
- * newline-separated commands is not exercised).
+ * absent from the copy and from Debian, so the shim takes the executor's own fallback for an
+ * input it cannot parse, which for the single statements below (some over several lines) is what
+ * a parse gives; the refusal of several newline-separated commands is not exercised, and ours
+ * runs such input whole.
  *
  * Known differences, left out of the cases: V1's terminal is a 256-column tmux pane, so `ls`
  * prints columns there and a tab reaches the model as spaces; ours runs the shell without a
@@ -60,10 +61,11 @@ const at = (rel: string) => `${REPO}/${rel}`;
 const MTIMES = `i=0; find . -path ./.git -prune -o -type f -print | sort | while IFS= read -r f; do touch -d "@$((1700000000 + i))" "$f"; i=$((i + 1)); done`;
 
 /**
- * Not among the cases: a file that is not UTF-8. The SDK guesses its encoding with
- * charset-normalizer (a Latin-1 `café crème` reads as cp1250 `café crčme`); ours reads UTF-8
- * and shows U+FFFD for the bytes it cannot decode. Nor a view longer than 16,000 characters:
- * the shim stands in for the SDK's truncation and refuses such a case.
+ * Not among the cases: a view longer than 16,000 characters or a command printing more than
+ * 30,000: the SDK's truncation (`openhands.sdk.utils.truncate`) is absent from the copy, so the
+ * shim refuses such a case rather than guess its cut points. A file that is not UTF-8 is read
+ * in the encoding charset-normalizer guesses (a Latin-1 `café crème` reads as cp1250
+ * `café crčme`), on both sides by the image's charset-normalizer.
  */
 const SEQUENCES: Sequence[] = [
   {
@@ -151,6 +153,42 @@ const SEQUENCES: Sequence[] = [
       fe({ command: 'insert', path: at('lines.txt'), insert_line: 1, new_str: 'x' }),
       fe({ command: 'create', path: at('big.txt'), file_text: 'x' }),
       fe({ command: 'undo_edit', path: at('big.txt') }),
+    ],
+  },
+  {
+    name: 'file_editor: files that are not UTF-8, read in the encoding charset-normalizer guesses',
+    setup: [
+      "printf 'caf\\xe9 cr\\xe8me br\\xfbl\\xe9e\\nna\\xefve\\n' > latin1.txt",
+      "printf 'valid start \\xff\\xfe broken\\n' > bad.txt",
+      "printf 'one\\r\\ntw\\xf6\\r\\nthree\\r\\n' > crlf-latin1.txt",
+      'python3 -c "' +
+        [
+          "open('koi8.txt', 'wb').write('Это русский текст в кодировке КОИ-8, проверка определения.\\nВторая строка.\\n'.encode('koi8-r'))",
+          "open('cp1251.txt', 'wb').write('Это русский текст в кодировке Windows-1251, проверка определения.\\nВторая строка.\\n'.encode('cp1251'))",
+          "open('gbk.txt', 'wb').write('这是一个中文文本文件，用于测试编码检测。\\n第二行。\\n'.encode('gbk'))",
+          "open('sjis.txt', 'wb').write('これは日本語のテキストです。ファイルの文字コードはシフトJISです。\\n'.encode('shift_jis'))",
+        ].join('; ') +
+        '"',
+    ].join(' && '),
+    calls: [
+      fe({ command: 'view', path: at('latin1.txt') }),
+      fe({ command: 'view', path: at('bad.txt') }),
+      fe({ command: 'view', path: at('crlf-latin1.txt') }),
+      fe({ command: 'view', path: at('koi8.txt') }),
+      fe({ command: 'view', path: at('cp1251.txt'), view_range: [2, 2] }),
+      fe({ command: 'view', path: at('gbk.txt') }),
+      fe({ command: 'view', path: at('sjis.txt') }),
+      fe({ command: 'str_replace', path: at('koi8.txt'), old_str: 'Вторая строка.', new_str: 'Третья строка.' }),
+      fe({ command: 'view', path: at('koi8.txt') }),
+      fe({ command: 'insert', path: at('cp1251.txt'), insert_line: 1, new_str: 'Новая строка' }),
+      fe({ command: 'str_replace', path: at('latin1.txt'), old_str: 'crčme', new_str: 'crème → crčme' }),
+      fe({ command: 'view', path: at('latin1.txt') }),
+      fe({ command: 'str_replace', path: at('gbk.txt'), old_str: '第二行', new_str: '第三行' }),
+      fe({ command: 'insert', path: at('crlf-latin1.txt'), insert_line: 3, new_str: 'four' }),
+      fe({ command: 'str_replace', path: at('sjis.txt'), old_str: 'x', new_str: 'y' }),
+      fe({ command: 'undo_edit', path: at('koi8.txt') }),
+      fe({ command: 'undo_edit', path: at('latin1.txt') }),
+      fe({ command: 'view', path: at('latin1.txt') }),
     ],
   },
   {

@@ -130,7 +130,11 @@ export async function openHandsView(ctx: ToolContext, path: string, range: [numb
     const listed = readOneFind(found.listing, found.exitCode);
     return listed ? viewFolder(path, listed.hidden, listed.entries) : viewFolderTwoFinds(ctx, path);
   }
-  const content = found.text;
+  return viewText(path, found.text, range);
+}
+
+/** `view` of a file whose text is already read (V1 reads some files in an encoding it guesses). */
+export function viewText(path: string, content: string, range: [number, number] | undefined): ToolResult {
   if (!range) return { observation: numbered(content, path, 1), exitCode: 0 };
   const lines = content.split(/(?<=\n)/).filter((l) => l !== '');
   const [start, requestedEnd] = range;

@@ -7,20 +7,31 @@ import { join } from 'node:path';
 import { PolicyClient, PolicyError } from '../core/policy/policyClient';
 import type { Rollout } from '../core/rollouts/record';
 import { indexRollouts } from '../core/rollouts/rolloutIndex';
-import { forEachRolloutText } from '../core/rollouts/rolloutTexts';
-import { importRolloutTrajectory } from '../core/rollouts/trajectoryImport';
+import { loadRolloutTrajectory } from '../core/rollouts/rolloutLoad';
 import { TOKEN_REPORT_FILE, writeTokenReport, type TokenMismatch } from '../core/rollouts/tokenMismatch';
 import { DEFAULT_BOUNDS, summarize, type Bounds, type TokenSummary } from '../core/tokens/compare';
-import { rescoreRun, type RolloutReport, type RunReport, type StepReport, type WorstToken } from '../core/tokens/rescore';
+import { shardItems, writeShardResult } from '../core/runtime/slurmArray';
+import {
+  rescoreRollouts,
+  runReport,
+  type RolloutOutcome,
+  type RunOptions,
+  type RolloutReport,
+  type RunReport,
+  type StepReport,
+  type WorstToken,
+} from '../core/tokens/rescore';
 import { SCORING_APIS, TokenServer, type ScoringApi } from '../core/tokens/tokenServer';
 import { isRecordingFolder, loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';
 import { oneLine } from '../core/trajectory/stepLabels';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
+import { onSlurm, scheduleOf, SLURM_HELP, SLURM_OPTIONS, taskArgv, type Schedule } from './slurmOption';
 import { TRAJECTORY_INPUT_OPTIONS, trajectoryInputUsage, trajectoryInput } from './trajectoryInput';
 
 const usage = () => `usage: swe-workbench tokens FILE|DIR --policy URL [--model NAME] [--bounds LOW,HIGH] [--json]
                             [--api vllm|sglang] [--in-flight N] [--no-drift] [--api-key KEY] [--save]
+                            [--scheduler slurm --out OUT [--shards N] ...]
 
 Re-scores each agent step's sampled tokens (the recording's token ids and logprobs) against the
 server at URL, as a trainer would score them: per token the difference of logprobs (server minus
@@ -37,6 +48,10 @@ ${trajectoryInputUsage()}
   --json          one line per agent step, then {"summary": ...}; a folder's lines name their rollout
   --save          (DIR) keep each rollout's re-score in DIR/${TOKEN_REPORT_FILE}, which the rollouts
                   table and \`rollouts DIR --filter\` read (maxdiff, outside, kl, drift)
+(DIR) with --scheduler slurm, each array task re-scores a shard of the folder's rollouts (the
+server must answer at URL on every node too); this command merges them and prints, saves and exits
+exactly as the local run does. OUT holds the Slurm run (OUT/slurm), nothing else.
+${SLURM_HELP}
 Exit code: 0 when every step was re-scored, agrees within the bounds and shows no drift; 1 otherwise.`;
 
 function parseBounds(text: string | undefined): Bounds {
@@ -159,18 +174,6 @@ async function folderRollouts(dir: string, signal: AbortSignal): Promise<{ rollo
   };
 }
 
-/** One indexed rollout's trajectory, read as the index reads it. */
-async function loadRollout(dir: string, rollout: Rollout, signal: AbortSignal): Promise<Trajectory> {
-  let trajectory: Trajectory | undefined;
-  let failure: unknown;
-  await forEachRolloutText(dir, [rollout], (text) => void (trajectory = importRolloutTrajectory(JSON.parse(text), rollout.path, rollout.line)), {
-    signal,
-    onUnreadable: (_, error) => (failure = error),
-  });
-  if (trajectory) return trajectory;
-  throw failure ?? new Error(`${rollout.id} is no longer in the folder`);
-}
-
 export const command: Command = {
   async run(argv, ctx) {
     const { values, positionals } = parseCommandArgs(argv, OPTIONS);
@@ -192,18 +195,21 @@ export const command: Command = {
     if (folder && Object.keys(input).length > 0) throw new CliError('--format, --line, --record, --subagent and --alone read one file, not a folder');
     if (values.save && !folder) throw new CliError("--save keeps a folder's re-score beside its rollouts: give a DIR");
 
+    const schedule = scheduleOf(values, values.out);
+    if (schedule.mode === 'local' && values.out !== undefined)
+      throw new CliError('--out goes with --scheduler slurm (where its job script, shards and logs go)');
+    if (schedule.mode !== 'local' && !folder) throw new CliError('--scheduler slurm re-scores a folder of rollouts: give a DIR');
+
     const client = await connect(values.policy, values, ctx);
     if (!client) return 1;
     const server = new TokenServer(client, api);
     const { names, unlisted, load } = await rolloutSources(target, folder, input, ctx);
-    const reports = new Map<string, RolloutReport | { error: string }>();
-    const rescored = await rescoreRun(names, load, server, {
-      bounds,
-      inFlight,
-      drift: !values['no-drift'],
-      signal: ctx.signal,
-      onRollout: (name, report) => reports.set(name, report),
-    });
+    const options = { bounds, inFlight, drift: !values['no-drift'], signal: ctx.signal };
+    const outcomes = await scheduledOutcomes(schedule, { target, names, load, server, options, argv }, ctx);
+    // A Slurm task's re-score is kept for the submitter, which prints and saves the run.
+    if (outcomes === undefined) return 0;
+    const rescored = await runReport(outcomes, server, options);
+    const reports = new Map<string, RolloutReport | { error: string }>(outcomes.map((o) => [o.name, o.report]));
     // What the index could not read is said in the folder's order, and counted as not read.
     for (const { name, error } of unlisted) reports.set(name, { error });
     const run = { ...rescored, unreadable: rescored.unreadable + unlisted.length };
@@ -220,8 +226,45 @@ export const command: Command = {
   },
 };
 
+/**
+ * Each rollout's re-score, in the folder's order: here, or through a Slurm job array (merged from
+ * its shards); undefined in a Slurm task, which re-scores its shard and keeps it for the submitter.
+ */
+async function scheduledOutcomes(
+  schedule: Schedule,
+  work: { target: string; names: string[]; load: (name: string) => Promise<Trajectory>; server: TokenServer; options: RunOptions; argv: string[] },
+  ctx: CommandContext,
+): Promise<RolloutOutcome[] | undefined> {
+  const { target, names, load, server, options } = work;
+  if (schedule.mode === 'local') return rescoreRollouts(names, load, server, options);
+  if (schedule.mode === 'shard') {
+    const mine = shardItems(names, schedule.k, schedule.n);
+    const done = await rescoreRollouts(
+      mine.map((m) => m.item),
+      load,
+      server,
+      options,
+    );
+    await writeShardResult(
+      schedule.dir,
+      done.map((value, i) => ({ index: mine[i]!.index, value })),
+    );
+    return undefined;
+  }
+  const outcomes = (await onSlurm(schedule, { argv: taskArgv(['tokens'], work.argv), items: names.length, images: [] }, ctx)) as RolloutOutcome[];
+  // Each task lists the folder again: a folder changed meanwhile would merge other rollouts under these names.
+  const moved = outcomes.findIndex((o, i) => o.name !== names[i]);
+  if (moved >= 0)
+    throw new CliError(
+      `${target} changed while the array ran: a task re-scored ${outcomes[moved]!.name} where ${names[moved]} is now; run again with another --out`,
+    );
+  return outcomes;
+}
+
 const OPTIONS = {
   ...TRAJECTORY_INPUT_OPTIONS,
+  ...SLURM_OPTIONS,
+  out: { type: 'string' },
   policy: { type: 'string' },
   model: { type: 'string' },
   bounds: { type: 'string' },
@@ -296,7 +339,7 @@ async function rolloutSources(target: string, folder: boolean, input: ReturnType
     const { rollouts, notRead } = await folderRollouts(target, ctx.signal);
     names = [...rollouts.keys()];
     unlisted = notRead;
-    load = async (name) => loadRollout(target, rollouts.get(name)!, ctx.signal);
+    load = async (name) => loadRolloutTrajectory(target, rollouts.get(name)!, ctx.signal);
   } else {
     // A single file is read before any request, so bad input fails as input, not as a step.
     const { trajectory } = await loadTrajectory(target, { signal: ctx.signal, ...input });

@@ -43,7 +43,7 @@ export interface ArrayWork {
   argv: readonly string[];
   /** How many items the work has; shard K takes the items whose index is K modulo the shard count. */
   items: number;
-  /** Images the tasks' containers start from; the preflight checks each node has them. */
+  /** Images the tasks' containers start from; the preflight checks each node has them (and, when there are any, an engine). */
   images: readonly string[];
   cli: CliInvocation;
 }
@@ -260,7 +260,9 @@ async function preflight(work: ArrayWork, settings: SlurmSettings, hooks: SlurmH
         problems.push(`${node}: read a different ${probeFile} than this machine wrote: the output folder must be the same shared folder on every node`);
       else if (what === 'cli')
         problems.push(`${node}: the CLI is not at ${work.cli.entry} (run by ${work.cli.node}): install it at the same path on every node`);
-      else if (what === 'engine') problems.push(`${node}: no container engine answers (docker, or podman with its Docker-compatible socket)`);
+      // Work without images (re-scoring tokens against a server) starts no container.
+      else if (what === 'engine' && work.images.length > 0)
+        problems.push(`${node}: no container engine answers (docker, or podman with its Docker-compatible socket)`);
       else if (what === 'image')
         problems.push(`${node}: the image ${detail} is not there: build or load it on the node (swe-workbench image build, or docker load)`);
     }

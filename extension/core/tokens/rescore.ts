@@ -247,59 +247,86 @@ export interface RunOptions extends RescoreOptions {
   onRollout?: (name: string, report: RolloutReport | { error: string }) => void;
 }
 
+/** One rollout of a run as it was re-scored, or why it could not be read. */
+export interface RolloutOutcome {
+  name: string;
+  report: RolloutReport | { error: string };
+}
+
 /**
  * Re-scores many rollouts with at most `inFlight` requests at once; a rollout is loaded only when
- * a request slot may soon be free, so memory holds a few rollouts at a time, not the run.
+ * a request slot may soon be free, so memory holds a few rollouts at a time, not the run. Returns
+ * each rollout's outcome in the order of `names` (a Slurm task returns these for its shard).
  */
+export async function rescoreRollouts(
+  names: readonly string[],
+  load: (name: string) => Promise<Trajectory>,
+  server: TokenServer,
+  options: RunOptions = {},
+): Promise<RolloutOutcome[]> {
+  const inFlight = options.inFlight ?? 4;
+  const limiter = new Limiter(inFlight);
+  const outcomes: RolloutOutcome[] = new Array<RolloutOutcome>(names.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < names.length) {
+      const at = next++;
+      const name = names[at]!;
+      let report: RolloutReport;
+      try {
+        report = await rescoreTrajectory(await load(name), server, options, limiter);
+      } catch (err) {
+        if (err instanceof CancelledError) throw err;
+        outcomes[at] = { name, report: { error: errorText(err) } };
+        options.onRollout?.(name, outcomes[at].report);
+        continue;
+      }
+      outcomes[at] = { name, report };
+      options.onRollout?.(name, report);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(inFlight, names.length) }, worker));
+  return outcomes;
+}
+
+/**
+ * The run's figures from its rollouts' outcomes, summed in the order given (the folder's), never
+ * in the order they finished: a local run and a Slurm array's merged shards give the same bytes.
+ * The run's worst tokens of a recording of ids only get their text from the server's /detokenize.
+ */
+export async function runReport(outcomes: readonly RolloutOutcome[], server: TokenServer, options: RunOptions = {}): Promise<RunReport> {
+  const limiter = new Limiter(options.inFlight ?? 4);
+  let totals = EMPTY_TOTALS;
+  let rollouts = 0;
+  let steps = 0;
+  let errors = 0;
+  let drifted = 0;
+  let driftUnknown = 0;
+  const worstLists: Array<Array<WorstToken & { rollout: string }>> = [];
+  for (const { name, report } of outcomes) {
+    if ('error' in report) continue;
+    rollouts++;
+    steps += report.steps.length;
+    totals = addTotals(totals, report.totals);
+    errors += report.errors;
+    drifted += report.drifted;
+    driftUnknown += report.driftUnknown;
+    worstLists.push(report.worst.map((w) => ({ ...w, rollout: name })));
+  }
+  const worst = await Promise.all(
+    worstTokens(worstLists, options.worst ?? 10).map((w) => (w.text !== undefined ? w : withDecodedText(w, server, limiter, options.signal))),
+  );
+  return { rollouts, unreadable: outcomes.length - rollouts, steps, totals, summary: summarize(totals), worst, errors, drifted, driftUnknown };
+}
+
+/** Re-scores many rollouts (`rescoreRollouts`) and sums them into the run's figures (`runReport`). */
 export async function rescoreRun(
   names: readonly string[],
   load: (name: string) => Promise<Trajectory>,
   server: TokenServer,
   options: RunOptions = {},
 ): Promise<RunReport> {
-  const inFlight = options.inFlight ?? 4;
-  const limiter = new Limiter(inFlight);
-  const worstLimit = options.worst ?? 10;
-  let run: RunReport = {
-    rollouts: 0,
-    unreadable: 0,
-    steps: 0,
-    totals: EMPTY_TOTALS,
-    summary: summarize(EMPTY_TOTALS),
-    worst: [],
-    errors: 0,
-    drifted: 0,
-    driftUnknown: 0,
-  };
-  let next = 0;
-  const worker = async () => {
-    while (next < names.length) {
-      const name = names[next++]!;
-      let report: RolloutReport;
-      try {
-        report = await rescoreTrajectory(await load(name), server, options, limiter);
-      } catch (err) {
-        if (err instanceof CancelledError) throw err;
-        run = { ...run, unreadable: run.unreadable + 1 };
-        options.onRollout?.(name, { error: errorText(err) });
-        continue;
-      }
-      run = {
-        ...run,
-        rollouts: run.rollouts + 1,
-        steps: run.steps + report.steps.length,
-        totals: addTotals(run.totals, report.totals),
-        worst: worstTokens([run.worst, report.worst.map((w) => ({ ...w, rollout: name }))], worstLimit),
-        errors: run.errors + report.errors,
-        drifted: run.drifted + report.drifted,
-        driftUnknown: run.driftUnknown + report.driftUnknown,
-      };
-      options.onRollout?.(name, report);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(inFlight, names.length) }, worker));
-  const worst = await Promise.all(run.worst.map((w) => (w.text !== undefined ? w : withDecodedText(w, server, limiter, options.signal))));
-  return { ...run, worst, summary: summarize(run.totals) };
+  return runReport(await rescoreRollouts(names, load, server, options), server, options);
 }
 
 /** A recording of ids only: the worst tokens' text from the server's `/detokenize`, left unknown if it cannot say. */

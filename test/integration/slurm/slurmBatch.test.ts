@@ -3,6 +3,8 @@
  * and the real Docker engine. `rollouts grade`: the same grades as a local run, a node lost
  * mid-run named and finished by --resume, Ctrl-C cancelling the array with no container left.
  * `bug validate` over a folder of bugs: the same files byte for byte, the preflight, bad input.
+ * `tokens` over a folder of rollouts, against the scripted policy server on 127.0.0.1 (the nodes
+ * are this machine): the same output, saved re-score and exit status as the local run.
  * One file, so its tests run one after another: killing a node would fail another file's shards.
  */
 import '../../helpers/families';
@@ -18,6 +20,9 @@ import { BASE_IMAGE, bugFixtureDir, sampleRepoForBugs } from '../../helpers/bugS
 import { runCliProcess } from '../../helpers/cliRunner';
 import { materializeSampleRepo } from '../../helpers/sampleRepo';
 import { killNode, queued, slurmMissing } from '../../helpers/slurmCluster';
+import { startPolicyServer, type PolicyServer } from '../../../scripts/demo/policy/scriptedPolicyServer';
+import { toyChatIds, toyEncode, toyLogprob } from '../../../scripts/demo/policy/toyTokenizer';
+import { TOKEN_REPORT_FILE } from '../../../extension/core/rollouts/tokenMismatch';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const missing = slurmMissing();
@@ -308,5 +313,100 @@ describe('bug validate over a folder of bugs through Slurm', { skip: missing }, 
     for (const node of ['n1', 'n2'])
       assert.match(r.stderr, new RegExp(`${node}: the image swe-workbench/no-such-image:1 is not there: build or load it on the node`));
     assert.doesNotMatch(r.stderr, /job array \d+ submitted/);
+  });
+});
+
+/**
+ * An rLLM episode of task `task` answering `answer`, its token ids and logprobs recorded, the
+ * second token's logprob `shift` above what the scorer gives; `textStep` adds a step of text only
+ * (not re-scored: the run exits 1).
+ */
+function episode(task: string, answer: string, shift: number, textStep: boolean): string {
+  const prompt = toyChatIds([{ role: 'user', content: task }], true);
+  const completion = toyEncode(answer);
+  const logprobs = completion.map((id, i) => toyLogprob(id, prompt.length + i)! + (i === 1 ? shift : 0));
+  const steps = [
+    { prompt_ids: prompt, response_ids: completion, logprobs, thought: answer, observation: 'a.py' },
+    ...(textStep ? [{ thought: 'done', observation: '' }] : []),
+  ];
+  return JSON.stringify({ id: task, task: { problem_statement: task }, trajectories: [{ steps }] });
+}
+
+describe('tokens over a folder of rollouts through Slurm', { skip: missing }, () => {
+  let tokWork: string;
+  let server: PolicyServer;
+  /** Two copies of one folder of rollouts (--save writes into the folder): one run locally, one through Slurm. */
+  async function twoFolders(name: string, rollouts: Record<string, string>): Promise<{ local: string; slurm: string }> {
+    const dirs = { local: path.join(tokWork, `${name}-local`), slurm: path.join(tokWork, `${name}-slurm`) };
+    for (const dir of Object.values(dirs)) {
+      await mkdir(dir, { recursive: true });
+      for (const [file, text] of Object.entries(rollouts)) await writeFile(path.join(dir, file), text);
+    }
+    return dirs;
+  }
+  const sortedLines = (text: string) => text.split('\n').filter(Boolean).sort();
+
+  before(async () => {
+    tokWork = await mkdtemp(path.join(tmpdir(), 'slurm-tokens-'));
+    server = await startPolicyServer([]);
+  });
+  after(async () => {
+    await server.close();
+    await rm(tokWork, { recursive: true, force: true });
+  });
+
+  test('the shards merged print, save and exit exactly as the local run', async () => {
+    const rollouts: Record<string, string> = { 'broken.json': '{"not": "a trajectory"}' };
+    for (let i = 1; i <= 7; i++) rollouts[`r${i}.json`] = episode(`task ${i}`, i % 2 ? 'ls' : 'cat a.py', [0, 0.05, 0.5, -0.3][i % 4]!, i % 3 === 0);
+    const dirs = await twoFolders('mixed', rollouts);
+    const args = (dir: string) => ['tokens', dir, '--policy', server.url, '--model', 'test-policy', '--json', '--save', '--in-flight', '3'];
+    const local = await runCliProcess(args(dirs.local));
+    assert.equal(local.code, 1, local.stderr);
+    const out = path.join(tokWork, 'mixed-out');
+    const slurm = await runCliProcess([...args(dirs.slurm), '--scheduler', 'slurm', '--shards', '3', '--out', out]);
+    assert.equal(slurm.code, local.code, slurm.stderr);
+    assert.equal(slurm.stdout, local.stdout);
+    const summary = JSON.parse(slurm.stdout.trim().split('\n').at(-1)!) as { summary: Record<string, unknown> };
+    assert.deepEqual([summary.summary.rollouts, summary.summary.unreadable, summary.summary.errors], [7, 1, 2]);
+    const saved = async (dir: string) => readFile(path.join(dir, TOKEN_REPORT_FILE), 'utf8');
+    assert.deepEqual(sortedLines(await saved(dirs.slurm)), sortedLines(await saved(dirs.local)));
+    assert.equal(sortedLines(await saved(dirs.local)).length, 7);
+    assert.match(slurm.stderr, /slurm \d+: 3 done \((n1|n2): \d(, (n1|n2): \d)?\), 0 running, 0 pending, 0 failed/);
+    // The output folder holds the Slurm run alone; the rollouts' folder only what the local run adds.
+    assert.deepEqual(await readdir(out), ['slurm']);
+    assert.deepEqual((await readdir(dirs.slurm)).sort(), (await readdir(dirs.local)).sort());
+  });
+
+  test('a clean run exits 0 through Slurm as locally, its text output the same', async () => {
+    const rollouts: Record<string, string> = {};
+    for (let i = 1; i <= 4; i++) rollouts[`c${i}.json`] = episode(`clean ${i}`, 'ls', 0, false);
+    const dirs = await twoFolders('clean', rollouts);
+    const local = await runCliProcess(['tokens', dirs.local, '--policy', server.url]);
+    assert.equal(local.code, 0, local.stdout + local.stderr);
+    const slurm = await runCliProcess([
+      'tokens',
+      dirs.slurm,
+      '--policy',
+      server.url,
+      '--scheduler',
+      'slurm',
+      '--shards',
+      '2',
+      '--out',
+      path.join(tokWork, 'clean-out'),
+    ]);
+    assert.equal(slurm.code, 0, slurm.stderr);
+    assert.equal(slurm.stdout, local.stdout.replaceAll(dirs.local, dirs.slurm));
+  });
+
+  test('a single file, or --out without Slurm, is refused before anything is submitted', async () => {
+    const file = path.join(tokWork, 'one.json');
+    await writeFile(file, episode('one', 'ls', 0, false));
+    const one = await runCliProcess(['tokens', file, '--policy', server.url, '--scheduler', 'slurm', '--out', path.join(tokWork, 'o1')]);
+    assert.equal(one.code, 2);
+    assert.match(one.stderr, /--scheduler slurm re-scores a folder of rollouts: give a DIR/);
+    const out = await runCliProcess(['tokens', tokWork, '--policy', server.url, '--out', path.join(tokWork, 'o2')]);
+    assert.equal(out.code, 2);
+    assert.match(out.stderr, /--out goes with --scheduler slurm/);
   });
 });

@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { PolicyClient } from '../../extension/core/policy/policyClient';
 import { toyLogprob } from '../../scripts/demo/policy/toyTokenizer';
-import { rescoreRun } from '../../extension/core/tokens/rescore';
+import { rescoreRollouts, runReport } from '../../extension/core/tokens/rescore';
 import { TokenServer } from '../../extension/core/tokens/tokenServer';
 import type { Step, Trajectory } from '../../extension/core/trajectory/model';
 
@@ -88,7 +88,7 @@ async function measure(server: TokenServer, rollouts: number): Promise<Measure> 
   const names = Array.from({ length: rollouts }, (_, i) => String(i));
   const start = performance.now();
   const cpu = process.cpuUsage();
-  const run = await rescoreRun(names, async (name) => rollout(Number(name)), server, { inFlight, drift: false });
+  const run = await runReport(await rescoreRollouts(names, async (name) => rollout(Number(name)), server, { inFlight, drift: false }), server, { inFlight });
   const seconds = (performance.now() - start) / 1000;
   const used = process.cpuUsage(cpu);
   const cpuSeconds = (used.user + used.system) / 1e6;

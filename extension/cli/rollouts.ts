@@ -1,7 +1,8 @@
 /**
- * `swe-workbench rollouts list|export|forced|grade DIR`: one subcommand per mode, each with its own
+ * `swe-workbench rollouts list|export|forced|grade|replay|rescore DIR`: one subcommand per mode, each with its own
  * options, so an option of another mode is an unknown option rather than a rule checked here.
  */
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
@@ -25,7 +26,11 @@ import { readTaskInstances } from '../core/reward/rewardFiles';
 import { parseFilter } from '../core/rollouts/rolloutFilter';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
 import { sandboxMaker } from './sandboxFlags';
-import { onSlurm, scheduleOf, SLURM_HELP, SLURM_OPTIONS, taskArgv, type Schedule } from './slurmOption';
+import { defined } from '../core/defined';
+import { loadRolloutTrajectory } from '../core/rollouts/rolloutLoad';
+import { normalisersNamed } from '../core/session/divergence';
+import { replayRollouts, replaySummary, type RolloutReplay } from '../core/session/replayRun';
+import { onSlurm, sameRollouts, scheduleOf, SLURM_HELP, SLURM_OPTIONS, taskArgv, type Schedule } from './slurmOption';
 import { shardItems, writeShardResult } from '../core/runtime/slurmArray';
 import * as text from './rolloutsText';
 
@@ -50,7 +55,7 @@ const RECIPE_HELP = `  --recipe R      score every rollout by a reward recipe ($
                   A bug the file leaves out is taken as consistent`;
 
 const HELP: Record<Mode | 'all', string> = {
-  all: `usage: swe-workbench rollouts list|export|forced|grade|rescore DIR [options]
+  all: `usage: swe-workbench rollouts list|export|forced|grade|replay|rescore DIR [options]
 
 Indexes every trajectory under DIR (all formats, JSON and JSONL), joins preds.json /
 all_preds.jsonl and SWE-bench / SWE-smith report.json by instance id, and classifies failures.
@@ -59,6 +64,7 @@ all_preds.jsonl and SWE-bench / SWE-smith report.json by instance id, and classi
   export DIR    the selected rollouts as supervised fine-tuning data (--out FILE)
   forced DIR    the runs cut by the step limit without submitting, and the patch of their last state
   grade DIR     those patches graded for real, each in a fresh container of the task's image
+  replay DIR    every rollout replayed in a container, each step compared: the run's divergence report
   rescore DIR   each rollout's sampled tokens re-scored against a policy server (--policy URL), kept
                 beside the run for list's maxdiff, outside, kl and drift fields and the table's columns
 
@@ -120,17 +126,35 @@ passed, failed, patch does not apply, infrastructure error (with its reason; not
 ${SELECT_HELP}
 ${SLURM_HELP}
 `,
+  replay: `usage: swe-workbench rollouts replay DIR --image IMAGE --repo REPO [--parallel N] [--workdir PATH]
+                                       [--forgive a,b] [--filter EXPR] [--json]
+
+The divergence report of a whole run: every rollout's recorded actions replayed in a fresh
+container of --image holding a copy of --repo (at the recording's base commit, when it names one),
+as 'swe-workbench replay' replays one, and each step's observation compared with the recorded one.
+Per rollout: how many replayed steps matched and the first divergence (step numbers from 1), or
+why it was not replayed; then how many matched all the way, diverged, were not replayed.
+
+  --parallel N      containers side by side (default 1)
+  --workdir PATH    where the repository goes (default: the recording's, else /repo)
+  --forgive a,b     the normalisers, as replay's --forgive names them
+  --json            {"rollouts": [{"id", "steps", "matched", "firstDivergence" (0-based), ...}], "summary"}
+Exit code: 0 when every rollout matched all the way, 1 otherwise.
+${SELECT_HELP}
+${SLURM_HELP}
+`,
   rescore: `usage: swe-workbench rollouts rescore DIR --policy URL [--model NAME] [--bounds LOW,HIGH] [--api vllm|sglang]
                                         [--in-flight N] [--no-drift] [--api-key KEY] [--json]
 
 Re-scores every rollout's sampled tokens (recorded token ids and logprobs) against the server at
 URL, N requests in flight, and keeps each rollout's figures in DIR/${TOKEN_REPORT_FILE}: what
 'rollouts list --filter' (maxdiff, outside, kl, drift) and the rollouts table read. It is
-'swe-workbench tokens DIR --save', whose help gives the options and the output.
+'swe-workbench tokens DIR --save', whose help gives the options and the output, --scheduler slurm
+--out OUT (a job array over the folder's rollouts) included.
 `,
 };
 
-const MODES = ['list', 'export', 'forced', 'grade', 'rescore'] as const;
+const MODES = ['list', 'export', 'forced', 'grade', 'replay', 'rescore'] as const;
 type Mode = (typeof MODES)[number];
 
 const str = { type: 'string' } as const;
@@ -153,7 +177,10 @@ const OPTIONS = {
     'test-command': str,
     'test-timeout': str,
   },
+  replay: { ...SELECT, ...SLURM_OPTIONS, out: str, image: str, repo: str, workdir: str, parallel: str, forgive: str },
   rescore: {
+    ...SLURM_OPTIONS,
+    out: str,
     policy: str,
     model: str,
     bounds: str,
@@ -216,6 +243,13 @@ const SCHEMAS = {
     'test-command': z.string().optional(),
     'test-timeout': wholeNumber(1800),
   }),
+  replay: Select.extend({
+    image: z.string({ error: 'is required: the task image the rollouts replay in' }),
+    repo: z.string({ error: 'is required: the repository, copied with its git history' }),
+    workdir: z.string().optional(),
+    parallel: wholeNumber(1),
+    forgive: z.string().optional(),
+  }),
   // The re-score's own options are read by the tokens command it runs.
   rescore: z.object({ policy: z.string({ error: 'is required: the policy server to re-score against' }) }).passthrough(),
 };
@@ -247,6 +281,8 @@ export const command: Command = {
         return forced(dir, parsed.data as Options<'forced'>, ctx);
       case 'grade':
         return grade(dir, parsed.data as Options<'grade'>, scheduleOf(values, values.out as string | undefined), args, ctx);
+      case 'replay':
+        return replayRun(dir, parsed.data as Options<'replay'>, scheduleOf(values, values.out as string | undefined), args, ctx);
       case 'rescore':
         // One re-score for a file and a run: the tokens command's, its figures kept beside the run.
         return tokensCommand.run(['--save', ...args], ctx);
@@ -443,4 +479,50 @@ async function grade(dir: string, o: Options<'grade'>, schedule: Schedule, args:
   } else graded = await gradeAll(candidates);
   ctx.stdout.write(o.json ? JSON.stringify(graded, null, 2) + '\n' : text.forcedGradingText(graded));
   return 0;
+}
+
+/** Every selected rollout replayed (here, or its shard in a Slurm task, or as a Slurm array), its divergence said. */
+async function replayRun(dir: string, o: Options<'replay'>, schedule: Schedule, args: string[], ctx: CommandContext): Promise<number> {
+  if (!(await stat(o.repo).catch(() => undefined))?.isDirectory()) throw new CliError(`--repo: no such directory '${o.repo}'`);
+  const normalisers =
+    o.forgive === undefined
+      ? undefined
+      : await asCliError(async () =>
+          normalisersNamed(
+            o
+              .forgive!.split(',')
+              .map((n) => n.trim())
+              .filter(Boolean),
+          ),
+        );
+  const { index, rollouts } = await select(dir, o, ctx);
+  const byId = new Map(rollouts.map((r) => [r.id, r]));
+  const ids = rollouts.map((r) => r.id);
+  const replayAll = (some: string[]) =>
+    replayRollouts(some, (id) => loadRolloutTrajectory(index.root, byId.get(id)!, ctx.signal), {
+      image: o.image,
+      repoDir: o.repo,
+      parallel: o.parallel,
+      signal: ctx.signal,
+      ...defined({ workdir: o.workdir, normalisers }),
+      ...(o.json ? {} : { onReplay: (r: RolloutReplay) => ctx.stderr.write(`replayed ${r.name}\n`) }),
+    });
+  let replays: RolloutReplay[];
+  if (schedule.mode === 'shard') {
+    const mine = shardItems(ids, schedule.k, schedule.n);
+    const some = await replayAll(mine.map((m) => m.item));
+    await writeShardResult(
+      schedule.dir,
+      some.map((value, i) => ({ index: mine[i]!.index, value })),
+    );
+    return 0;
+  } else if (schedule.mode === 'slurm') {
+    const merged = await onSlurm(schedule, { argv: taskArgv(['rollouts', 'replay'], args), items: ids.length, images: [o.image] }, ctx);
+    replays = sameRollouts<RolloutReplay>(merged, ids, dir);
+  } else replays = await replayAll(ids);
+  const summary = replaySummary(replays);
+  ctx.stdout.write(
+    o.json ? JSON.stringify({ rollouts: replays.map((r) => ({ id: r.name, ...r.replay })), summary }, null, 2) + '\n' : text.replayText(replays, summary),
+  );
+  return summary.matched === summary.rollouts && summary.rollouts > 0 ? 0 : 1;
 }

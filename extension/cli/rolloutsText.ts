@@ -5,6 +5,7 @@ import type { RunStatistics } from '../core/rollouts/rolloutQuery';
 import type { ScoredRollout, ScoredRun } from '../core/rollouts/recipeRun';
 import type { ExportSummary } from '../core/rollouts/curation';
 import type { ForcedGrading, ForcedVerdict } from '../core/rollouts/forcedGrading';
+import type { RolloutReplay, replaySummary } from '../core/session/replayRun';
 import type { ForcedCandidate, ForcedMeasure } from '../core/rollouts/forcedSubmission';
 import { recipeSummary as recipeSummaryOver } from '../views/rolloutTable';
 
@@ -200,4 +201,15 @@ export function forcedText(measure: ForcedMeasure, candidates: readonly ForcedCa
     if (measure.ungraded.length) lines.push(`not graded by any report: ${measure.ungraded.join(', ')}`);
   }
   return lines.join('\n') + '\n';
+}
+
+/** A run's divergence report: per rollout how far its replay matched (steps from 1), then the counts. */
+export function replayText(replays: readonly RolloutReplay[], s: ReturnType<typeof replaySummary>): string {
+  const lines = replays.map(({ name, replay: r }) => {
+    if (!('steps' in r)) return `${name}: not replayed: ${r.error}`;
+    const divergence = r.firstDivergence === null ? '' : `; first divergence at step ${r.firstDivergence + 1}`;
+    const stopped = r.stop === 'error' ? `; stopped by an error: ${r.error ?? 'unknown'}` : '';
+    return `${name}: ${r.matched} of ${r.steps} replayed steps matched${divergence}${stopped}`;
+  });
+  return [...lines, '', `${s.rollouts} rollout(s): ${s.matched} matched all the way, ${s.diverged} diverged, ${s.notReplayed} not replayed`].join('\n') + '\n';
 }

@@ -122,3 +122,19 @@ export async function onSlurm(
     throw err;
   }
 }
+
+/**
+ * The merged values of work whose items are a folder's rollouts, each value naming its own: every
+ * task lists the folder again, so a folder changed while the array ran would put other rollouts
+ * under these names. Refused, naming the first that moved.
+ */
+export function sameRollouts<T extends { name: string }>(values: unknown[], names: readonly string[], folder: string): T[] {
+  const merged = values as T[];
+  const moved = merged.findIndex((v, i) => v.name !== names[i]);
+  if (moved >= 0)
+    throw new CliError(
+      `${folder} changed while the array ran: a task took ${merged[moved]!.name} where ${names[moved]} is now; run again with another --out`,
+      1,
+    );
+  return merged;
+}

@@ -26,7 +26,7 @@ import { isRecordingFolder, loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';
 import { oneLine } from '../core/trajectory/stepLabels';
 import { CliError, parseCommandArgs, type Command, type CommandContext } from './command';
-import { onSlurm, scheduleOf, SLURM_HELP, SLURM_OPTIONS, taskArgv, type Schedule } from './slurmOption';
+import { onSlurm, sameRollouts, scheduleOf, SLURM_HELP, SLURM_OPTIONS, taskArgv, type Schedule } from './slurmOption';
 import { TRAJECTORY_INPUT_OPTIONS, trajectoryInputUsage, trajectoryInput } from './trajectoryInput';
 
 const usage = () => `usage: swe-workbench tokens FILE|DIR --policy URL [--model NAME] [--bounds LOW,HIGH] [--json]
@@ -251,14 +251,8 @@ async function scheduledOutcomes(
     );
     return undefined;
   }
-  const outcomes = (await onSlurm(schedule, { argv: taskArgv(['tokens'], work.argv), items: names.length, images: [] }, ctx)) as RolloutOutcome[];
-  // Each task lists the folder again: a folder changed meanwhile would merge other rollouts under these names.
-  const moved = outcomes.findIndex((o, i) => o.name !== names[i]);
-  if (moved >= 0)
-    throw new CliError(
-      `${target} changed while the array ran: a task re-scored ${outcomes[moved]!.name} where ${names[moved]} is now; run again with another --out`,
-    );
-  return outcomes;
+  const merged = await onSlurm(schedule, { argv: taskArgv(['tokens'], work.argv), items: names.length, images: [] }, ctx);
+  return sameRollouts<RolloutOutcome>(merged, names, target);
 }
 
 const OPTIONS = {

@@ -319,16 +319,6 @@ export async function runReport(outcomes: readonly RolloutOutcome[], server: Tok
   return { rollouts, unreadable: outcomes.length - rollouts, steps, totals, summary: summarize(totals), worst, errors, drifted, driftUnknown };
 }
 
-/** Re-scores many rollouts (`rescoreRollouts`) and sums them into the run's figures (`runReport`). */
-export async function rescoreRun(
-  names: readonly string[],
-  load: (name: string) => Promise<Trajectory>,
-  server: TokenServer,
-  options: RunOptions = {},
-): Promise<RunReport> {
-  return runReport(await rescoreRollouts(names, load, server, options), server, options);
-}
-
 /** A recording of ids only: the worst tokens' text from the server's `/detokenize`, left unknown if it cannot say. */
 async function withDecodedText<T extends WorstToken>(w: T, server: TokenServer, limiter: Limiter, signal: AbortSignal | undefined): Promise<T> {
   try {

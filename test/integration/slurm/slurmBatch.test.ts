@@ -5,6 +5,7 @@
  * `bug validate` over a folder of bugs: the same files byte for byte, the preflight, bad input.
  * `tokens` over a folder of rollouts, against the scripted policy server on 127.0.0.1 (the nodes
  * are this machine): the same output, saved re-score and exit status as the local run.
+ * `rollouts replay` (every rollout of a run replayed, its divergence said): the same report.
  * One file, so its tests run one after another: killing a node would fail another file's shards.
  */
 import '../../helpers/families';
@@ -16,6 +17,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LEDGER, ledgerInstance, writeForcedRun } from '../../fixtures/rollouts/forcedRun';
+import { sweAgentTraj, writeJson } from '../../fixtures/rollouts/runWriter';
 import { BASE_IMAGE, bugFixtureDir, sampleRepoForBugs } from '../../helpers/bugSandboxes';
 import { runCliProcess } from '../../helpers/cliRunner';
 import { materializeSampleRepo } from '../../helpers/sampleRepo';
@@ -408,5 +410,75 @@ describe('tokens over a folder of rollouts through Slurm', { skip: missing }, ()
     const out = await runCliProcess(['tokens', tokWork, '--policy', server.url, '--out', path.join(tokWork, 'o2')]);
     assert.equal(out.code, 2);
     assert.match(out.stderr, /--out goes with --scheduler slurm/);
+  });
+});
+
+describe('rollouts replay (the divergence report of a whole run) through Slurm', { skip: missing }, () => {
+  let replayWork: string;
+  let replayRun: string;
+  let replayRepo: string;
+  const replayImage = `swe-workbench/slurm-replay-test:${process.pid}`;
+
+  before(async () => {
+    replayWork = await mkdtemp(path.join(tmpdir(), 'slurm-replay-'));
+    replayRepo = (await materializeSampleRepo(path.join(replayWork, 'repo'))).dir;
+    replayRun = path.join(replayWork, 'run');
+    // Five rollouts whose recorded observations the repository does not give (they diverge at step 1)...
+    writeForcedRun(replayRun);
+    // ...and two whose every step replays the same.
+    for (const a of [6, 7]) {
+      const steps = [
+        { thought: 'Say hello.', action: `echo hello ${a}`, observation: `hello ${a}` },
+        { thought: 'And again.', action: 'echo again', observation: 'again' },
+      ];
+      writeJson(
+        replayRun,
+        `attempt_${a}/${LEDGER}/${LEDGER}.traj`,
+        sweAgentTraj({ instance: LEDGER, steps, exit: 'exit_cost', patch: '', namedInConfig: true }),
+      );
+    }
+    execFileSync('docker', ['tag', BASE_IMAGE, replayImage]);
+  });
+  after(async () => {
+    const left = containersOf(replayImage);
+    if (left.length) execFileSync('docker', ['rm', '-f', ...left]);
+    execFileSync('docker', ['rmi', replayImage]);
+    await rm(replayWork, { recursive: true, force: true });
+  });
+
+  test('the array replays every rollout on the nodes and reports as the local run does', async () => {
+    const args = ['rollouts', 'replay', replayRun, '--image', replayImage, '--repo', replayRepo];
+    const local = await runCliProcess([...args, '--json']);
+    assert.equal(local.code, 1, local.stderr);
+    const report = JSON.parse(local.stdout) as {
+      rollouts: { id: string; steps?: number; matched?: number; firstDivergence?: number | null }[];
+      summary: unknown;
+    };
+    assert.deepEqual(report.summary, { rollouts: 7, matched: 2, diverged: 5, notReplayed: 0 });
+    assert.deepEqual(
+      report.rollouts.filter((r) => r.firstDivergence === null).map((r) => [r.id, r.steps, r.matched]),
+      [6, 7].map((a) => [`attempt_${a}/${LEDGER}/${LEDGER}.traj`, 2, 2]),
+    );
+    const slurm = await runCliProcess([...args, '--json', '--scheduler', 'slurm', '--shards', '3', '--out', path.join(replayWork, 'out-json')]);
+    assert.equal(slurm.code, local.code, slurm.stderr);
+    assert.equal(slurm.stdout, local.stdout);
+    assert.match(slurm.stderr, /slurm \d+: 3 done \((n1|n2): \d(, (n1|n2): \d)?\), 0 running, 0 pending, 0 failed/);
+    // The text report, steps counted from 1, the same through Slurm.
+    const text = await runCliProcess([
+      ...args,
+      '--filter',
+      'attempt<=2 or attempt>=6',
+      '--scheduler',
+      'slurm',
+      '--shards',
+      '2',
+      '--out',
+      path.join(replayWork, 'out-text'),
+    ]);
+    assert.equal(text.code, 1, text.stderr);
+    assert.match(text.stdout, /attempt_6\/\S+: 2 of 2 replayed steps matched\n/);
+    assert.match(text.stdout, /attempt_1\/\S+: \d+ of \d+ replayed steps matched; first divergence at step 1/);
+    assert.match(text.stdout, /4 rollout\(s\): 2 matched all the way, 2 diverged, 0 not replayed\n$/);
+    assert.deepEqual(containersOf(replayImage), [], described(replayImage));
   });
 });

@@ -136,7 +136,7 @@ describe('swe-workbench rollouts', () => {
     );
     await assert.rejects(
       run([]),
-      (err: unknown) => err instanceof CliError && /expected a subcommand \(list, export, forced, grade, rescore\) and a folder/.test(err.message),
+      (err: unknown) => err instanceof CliError && /expected a subcommand \(list, export, forced, grade, replay, rescore\) and a folder/.test(err.message),
     );
     await assert.rejects(run(['list']), (err: unknown) => err instanceof CliError && /rollouts list: expected one folder, got 0/.test(err.message));
     await assert.rejects(run(['list', root, '--k', '0']), /--k expects positive integers/);
@@ -145,7 +145,7 @@ describe('swe-workbench rollouts', () => {
   thirdPartyFiles.test("each mode takes only its own options: another mode's option names the mode it belongs to", async () => {
     const refused = async (argv: string[], message: RegExp) =>
       assert.rejects(run(argv), (err: unknown) => err instanceof CliError && err.exitCode === 2 && message.test(err.message));
-    await refused(['list', root, '--out', 'sft.jsonl'], /^rollouts list has no option --out: it is an option of rollouts export, grade\n/);
+    await refused(['list', root, '--out', 'sft.jsonl'], /^rollouts list has no option --out: it is an option of rollouts export, grade, replay, rescore\n/);
     await refused(['export', root, '--out', 'x.jsonl', '--group'], /^rollouts export has no option --group: it is an option of rollouts list\n/);
     await refused(['forced', root, '--recipe', 'skyrl'], /^rollouts forced has no option --recipe: it is an option of rollouts list, export\n/);
     await refused(['grade', root, '--write-preds', 'p'], /^rollouts grade has no option --write-preds: it is an option of rollouts forced\n/);

@@ -6,7 +6,7 @@ import { PolicyClient } from '../../../extension/core/policy/policyClient';
 import { startPolicyServer, type PolicyServer, type PolicyServerOptions, type Script } from '../../../scripts/demo/policy/scriptedPolicyServer';
 import { IM_END, IM_START, toyChatIds, toyDecode, toyEncode } from '../../../scripts/demo/policy/toyTokenizer';
 import { compareToken, summarize, totalsOf } from '../../../extension/core/tokens/compare';
-import { rescoreRun, type RolloutReport, type RunOptions } from '../../../extension/core/tokens/rescore';
+import { rescoreRollouts, runReport, type RolloutReport, type RunOptions } from '../../../extension/core/tokens/rescore';
 import { TokenServer, type ScoringApi } from '../../../extension/core/tokens/tokenServer';
 import { importTrajectory, loadTrajectory } from '../../../extension/core/trajectory/load';
 import type { Step, Trajectory } from '../../../extension/core/trajectory/model';
@@ -16,10 +16,10 @@ const close = (a: number | null | undefined, b: number, digits = 9) => {
   assert.ok(Math.abs(a - b) < 10 ** -digits, `expected ${b}, got ${a}`);
 };
 
-/** One recording re-scored as `rescoreRun` re-scores each of a run's rollouts: its report as `onRollout` hands it over. */
+/** One recording re-scored as `rescoreRollouts` re-scores each of a run's rollouts: its report as `onRollout` hands it over. */
 async function rescoreTrajectory(recording: Trajectory, tokens: TokenServer, options: RunOptions = {}): Promise<RolloutReport> {
   let report: RolloutReport | { error: string } | undefined;
-  await rescoreRun(['the recording'], () => Promise.resolve(recording), tokens, { ...options, onRollout: (_name, r) => (report = r) });
+  await rescoreRollouts(['the recording'], () => Promise.resolve(recording), tokens, { ...options, onRollout: (_name, r) => (report = r) });
   if (report === undefined || 'error' in report) throw new Error(`not re-scored: ${report?.error ?? 'no report'}`);
   return report;
 }
@@ -314,7 +314,7 @@ describe('tokens: a run', () => {
     const rollouts: Record<string, Trajectory> = { a: good, b: good, c: good };
     const seen: string[] = [];
     const options: RunOptions = { drift: false, inFlight: 2 };
-    const run = await rescoreRun(
+    const outcomes = await rescoreRollouts(
       ['a', 'b', 'broken', 'c'],
       async (name) => {
         const t = rollouts[name];
@@ -324,6 +324,12 @@ describe('tokens: a run', () => {
       s,
       { ...options, onRollout: (name, r) => seen.push('error' in r ? `${name}: ${r.error}` : name) },
     );
+    // In the order asked, whichever finished first: a Slurm array's shards merge into the same.
+    assert.deepEqual(
+      outcomes.map((o) => o.name),
+      ['a', 'b', 'broken', 'c'],
+    );
+    const run = await runReport(outcomes, s, options);
     assert.equal(run.rollouts, 3);
     assert.equal(run.unreadable, 1);
     assert.equal(run.summary.tokens, 6);

@@ -463,7 +463,7 @@ describe('rollouts replay (the divergence report of a whole run) through Slurm',
     assert.equal(slurm.code, local.code, slurm.stderr);
     assert.equal(slurm.stdout, local.stdout);
     assert.match(slurm.stderr, /slurm \d+: 3 done \((n1|n2): \d(, (n1|n2): \d)?\), 0 running, 0 pending, 0 failed/);
-    // The text report, steps counted from 1, the same through Slurm.
+    // The text report through Slurm, steps counted from 1, on a filtered run.
     const text = await runCliProcess([
       ...args,
       '--filter',

@@ -109,6 +109,9 @@ function when(what: string, events: vscode.Event<unknown>[], condition: () => bo
   });
 }
 
+/** The step (0-based) the next-action editor was last shown on, ready for typing (onDidShowNextAction). */
+let lastShown = -1;
+
 const nextActionDocument = () => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'swe-next-action');
 
 /** Waits until the next-action editor is open and active on step `n` (1-based) with nothing typed, as the session shows it by itself. */
@@ -121,10 +124,11 @@ async function nextActionAsked(n: number): Promise<vscode.TextDocument> {
   ];
   await when(
     `the next-action editor asks for step ${n}`,
-    events,
+    [...events, session.onDidShowNextAction],
     () => {
       const doc = nextActionDocument();
       return (
+        lastShown === n - 1 &&
         session.controller.current?.asking === 'person' &&
         vscode.window.activeTextEditor?.document === doc &&
         !!doc &&
@@ -143,6 +147,7 @@ async function nextActionAsked(n: number): Promise<vscode.TextDocument> {
         active: vscode.window.activeTextEditor?.document.uri.toString(),
         dirty: doc?.isDirty,
         text: doc?.getText(),
+        lastShown,
       });
     },
   );
@@ -176,6 +181,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
   before(async () => {
     internals = await extensionInternals();
     session = internals.session;
+    session.onDidShowNextAction((index) => (lastShown = index));
     scratch = mkdtempSync(path.join(tmpdir(), 'swb-vscode-session-'));
     repoDir = sampleRepository(path.join(scratch, 'repo'));
     server = await startPolicyServer(LEDGER_EPISODE);
@@ -609,6 +615,7 @@ describe('Session: replay, breakpoints, fork and the container in VS Code', func
       });
     });
     await half;
+    await when('the editor has shown step 2', [session.onDidShowNextAction], () => lastShown >= 1);
     doc = nextActionDocument()!;
     assert.match(doc.getText(), /^echo sec$/m, 'the half-typed text stays in the document');
     assert.equal(doc.isDirty, true, 'the half-typed text is not saved');

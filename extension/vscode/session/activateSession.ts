@@ -18,6 +18,8 @@ export interface SessionApi {
   /** The repository and image questions, asked once and remembered (tests replace `choices.prompts`). */
   readonly choices: SessionChoices;
   readonly nextAction: NextActionFileSystem;
+  /** The next-action editor is shown and ready for typing, on the step it names (0-based). */
+  readonly onDidShowNextAction: vscode.Event<number>;
   /** Starts a launch as the commands do (`SessionStarter.start`); undefined when the person declined. */
   readonly start: SessionStarter['start'];
   readonly tree: SessionTreeProvider;
@@ -43,12 +45,13 @@ export function activateSession(glue: Glue, trajectoryEditor: TrajectoryEditorAp
   const tree = new SessionTreeProvider(controller);
   const status = new SessionStatusBar(controller);
   const nextAction = new NextActionFileSystem(controller);
-  const nextActionEditor = new NextActionEditor(nextAction);
+  const nextActionEditor = new NextActionEditor(nextAction, controller);
   const choices = new SessionChoices(context.workspaceState, log);
   const starter = new SessionStarter(controller, choices);
   const view = vscode.window.createTreeView(SESSION_VIEW, { treeDataProvider: tree, showCollapseAll: false });
   const disposables: vscode.Disposable[] = [
     controller,
+    nextActionEditor,
     tree,
     status,
     view,
@@ -67,6 +70,7 @@ export function activateSession(glue: Glue, trajectoryEditor: TrajectoryEditorAp
     nextAction,
     tree,
     status,
+    onDidShowNextAction: nextActionEditor.onDidShow,
     start: (launch, verb) => starter.start(launch, verb),
   };
   return { disposables, api };

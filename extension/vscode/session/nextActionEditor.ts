@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
+import { Disposable } from '../dispose';
 import { NEXT_ACTION_URI, type NextActionFileSystem } from './nextActionFileSystem';
+import type { SessionController } from './sessionController';
 
 /**
  * Resolves once `document` shows `text` (the editor reloads a changed file that is not dirty by
@@ -20,8 +22,17 @@ function reloaded(document: vscode.TextDocument, text: string): Promise<void> {
 }
 
 /** The editor a person types the session's next action in, shown on the step it asks for. */
-export class NextActionEditor {
-  constructor(private readonly files: NextActionFileSystem) {}
+export class NextActionEditor extends Disposable {
+  private readonly shown = this._register(new vscode.EventEmitter<number>());
+  /** The editor is shown and ready for typing, on the step it names (0-based). */
+  readonly onDidShow = this.shown.event;
+
+  constructor(
+    private readonly files: NextActionFileSystem,
+    private readonly controller: SessionController,
+  ) {
+    super();
+  }
 
   /**
    * Opens the next-action document on the session's next step: a document with unsaved text is
@@ -45,5 +56,6 @@ export class NextActionEditor {
       await vscode.workspace.applyEdit(edit);
     }
     void vscode.window.setStatusBarMessage('Save the document to run this action as the next step', 5000);
+    this.shown.fire(this.controller.current?.index ?? 0);
   }
 }

@@ -13,7 +13,7 @@ import { runStatistics } from '../core/rollouts/rolloutQuery';
 import { findRollouts } from '../core/rollouts/rolloutSearch';
 import { TOKEN_REPORT_FILE, joinTokenReport, readTokenReport } from '../core/rollouts/tokenMismatch';
 import { command as tokensCommand } from './tokens';
-import { scoreRun, type ScoredRun } from '../core/rollouts/recipeRun';
+import { scoreRun, statisticsOver, type ScoredRun } from '../core/rollouts/recipeRun';
 import { goldPatches, patchExtras } from '../core/rollouts/recipeEvidence';
 import { ESTIMATORS } from '../core/reward/advantages';
 import { readRunBugChecks } from '../core/reward/bugConsistency';
@@ -384,7 +384,7 @@ async function list(dir: string, o: Options<'list'>, ctx: CommandContext): Promi
   const shown = new Set(rollouts.map((r) => r.instance));
   if (o.json) {
     const scores = new Map(scored?.rollouts.map((s) => [s.id, s]));
-    const recipePart = scored ? recipeJson(scored, shown) : {};
+    const recipePart = scored ? recipeJson(scored, shown, new Set(rollouts.map((r) => r.id))) : {};
     const records = rollouts.map((r) => text.jsonRecord(r, scores.get(r.id)));
     const answer = {
       root: index.root,
@@ -413,9 +413,19 @@ async function list(dir: string, o: Options<'list'>, ctx: CommandContext): Promi
   return unusable ? 1 : 0;
 }
 
-function recipeJson(scored: ScoredRun, shown: ReadonlySet<string>) {
+/**
+ * The recipe's part of `list --json`: its statistics over the rollouts shown (`ids`), as the text's
+ * recipe line and the VS Code table count them, with the run's count beside them (`runRollouts`).
+ */
+function recipeJson(scored: ScoredRun, shown: ReadonlySet<string>, ids: ReadonlySet<string>) {
   return {
-    recipe: { ...scored.recipe, estimator: scored.estimator, formula: scored.formula, statistics: scored.statistics },
+    recipe: {
+      ...scored.recipe,
+      estimator: scored.estimator,
+      formula: scored.formula,
+      statistics: statisticsOver(scored, ids),
+      runRollouts: scored.statistics.rollouts,
+    },
     recipeGroups: scored.groups.filter((g) => shown.has(g.instance)),
   };
 }

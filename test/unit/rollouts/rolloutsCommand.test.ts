@@ -214,6 +214,14 @@ describe('swe-workbench rollouts --recipe', () => {
       stdout,
       /^recipe skyrl v1, RLOO: .*: 4 of 15 rollouts: 1 scored, 3 masked \(context window exceeded x1; stuck in a loop x1; step limit reached x1\), 0 not scored; 0 of 1 groups give a gradient$/m,
     );
+    // --json counts the same rows: the recipe's statistics follow the filter, the run's count beside them.
+    const json = JSON.parse((await run(['list', root(), '--json', '--recipe', 'skyrl', '--advantage', 'rloo', '--filter', `instance=${W202}`])).stdout);
+    assert.equal(json.recipe.runRollouts, 15);
+    assert.deepEqual(
+      [json.recipe.statistics.rollouts, json.recipe.statistics.scored, json.recipe.statistics.masked, json.recipe.statistics.groups],
+      [4, 1, 3, 1],
+    );
+    assert.deepEqual(json.recipe.statistics.maskReasons, { 'context window exceeded': 1, 'stuck in a loop': 1, 'step limit reached': 1 });
     const whole = (await run(['list', root(), '--recipe', 'skyrl', '--advantage', 'rloo'])).stdout;
     assert.match(whole, /^recipe skyrl v1, RLOO: .*\): 11 scored, 4 masked \(.*stuck in a loop x1.*\), 0 not scored; 3 of 4 groups give a gradient$/m);
   });

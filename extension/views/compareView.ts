@@ -69,6 +69,15 @@ function runView(run: LoadedRun, name: string, byAttempt: boolean): CompareRun {
   };
 }
 
+/**
+ * The view's title names its runs (`Compare attempts 1, 2 of X`, `Compare a.traj, b.traj of X`), as
+ * their columns do: two comparisons of different runs of one task are two tabs a person tells apart.
+ */
+function titleOf(runs: readonly LoadedRun[], names: readonly string[], byAttempt: boolean, instances: readonly string[]): string {
+  const which = byAttempt ? `attempts ${runs.map((r) => r.rollout!.attempt).join(', ')}` : names.join(', ');
+  return instances.length === 1 ? `Compare ${which} of ${instances[0]}` : `Compare ${which}`;
+}
+
 export interface CompareFrom {
   /** The branch point: the runs share their first `afterStep` steps (a continuation and the recording it forked from after that step). */
   afterStep: number;
@@ -111,7 +120,7 @@ export function compareContent(runs: readonly LoadedRun[], from?: CompareFrom): 
   const byAttempt = attempts.every((a) => a !== undefined) && new Set(attempts).size === runs.length && instances.length === 1;
   const names = distinctNames(runs);
   return {
-    title: instances.length === 1 ? `Compare ${runs.length} runs of ${instances[0]}` : `Compare ${runs.length} runs`,
+    title: titleOf(runs, names, byAttempt, instances),
     runs: runs.map((r, i) => runView(r, names[i]!, byAttempt)),
     rows,
     firstDivergence,

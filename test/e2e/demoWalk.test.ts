@@ -538,7 +538,7 @@ describe("the README's five-minute walk through the demo", () => {
             await table.locator('#details [data-action="compare"]').click();
             const compare = await webviewFrame(page, '#compare-title', 60_000);
             await compare.locator(`body.${THEMES[theme].webviewClass} #first-divergence`).waitFor({ timeout: 30_000 });
-            assert.equal(await compare.locator('#compare-title').textContent(), `Compare 4 runs of ${W101}`);
+            assert.equal(await compare.locator('#compare-title').textContent(), `Compare attempts 1, 2, 3, 4 of ${W101}`);
             assert.equal(await compare.locator('#compare-warning').count(), 0);
             assert.deepEqual(await compare.locator('#compare-outcomes thead th:not(.row-head) .run-name').allTextContents(), [
               'attempt 1',

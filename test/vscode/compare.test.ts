@@ -31,7 +31,7 @@ describe('Compare Trajectories…', () => {
   thirdParty.it('opens two runs of one task in one view, aligned, with where they part', async () => {
     const shown = await vscode.commands.executeCommand<CompareShown | undefined>('sweWorkbench.compare.open', [WINDOWED, FUNCTION_CALLING]);
     assert.ok(shown, 'the view opened');
-    assert.equal(shown.panel.title, 'Compare 2 runs of marshmallow-code__marshmallow-1867');
+    assert.equal(shown.panel.title, 'Compare marshmallow-1867.windowed.traj, marshmallow-1867.function_calling.traj of marshmallow-code__marshmallow-1867');
     assert.deepEqual(
       shown.content.runs.map((r) => r.label),
       ['marshmallow-1867.windowed.traj', 'marshmallow-1867.function_calling.traj'],
@@ -41,7 +41,7 @@ describe('Compare Trajectories…', () => {
     for (let i = 0; i < 50 && compareTabs().length === 0; i++) await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(
       compareTabs().map((t) => t.label),
-      ['Compare 2 runs of marshmallow-code__marshmallow-1867'],
+      ['Compare marshmallow-1867.windowed.traj, marshmallow-1867.function_calling.traj of marshmallow-code__marshmallow-1867'],
     );
   });
 
@@ -54,7 +54,7 @@ describe('Compare Trajectories…', () => {
     assert.throws(() => first.panel.title, /disposed/i);
     const other = await vscode.commands.executeCommand<CompareShown | undefined>('sweWorkbench.compare.open', [FUNCTION_CALLING, WINDOWED]);
     assert.ok(other, 'the runs in another order are another comparison');
-    assert.equal(again.panel.title, 'Compare 2 runs of marshmallow-code__marshmallow-1867');
+    assert.equal(again.panel.title, 'Compare marshmallow-1867.windowed.traj, marshmallow-1867.function_calling.traj of marshmallow-code__marshmallow-1867');
     assert.doesNotThrow(() => again.panel.title);
   });
 

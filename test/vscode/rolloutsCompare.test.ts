@@ -36,6 +36,6 @@ describe("the rollouts table's Compare Group", () => {
     assert.deepEqual(response && response.ok ? response.result : response, { shown: true });
     const labels = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((t) => t.label));
     for (let i = 0; i < 100 && !labels().some((l) => l.startsWith('Compare ')); i++) await new Promise((r) => setTimeout(r, 100));
-    assert.ok(labels().includes(`Compare 4 runs of ${W101}`), labels().join(', '));
+    assert.ok(labels().includes(`Compare attempts 1, 2, 3, 4 of ${W101}`), labels().join(', '));
   });
 });

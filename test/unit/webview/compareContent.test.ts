@@ -34,7 +34,10 @@ describe('the compare view content', () => {
     };
     const content = compareContent([windowed, fc, fork]);
     assert.ok(safeParse(compareLoad.result, content).success, 'the content is what the protocol allows');
-    assert.equal(content.title, 'Compare 3 runs of marshmallow-code__marshmallow-1867');
+    assert.equal(
+      content.title,
+      'Compare marshmallow-1867.windowed.traj, marshmallow-1867.function_calling.traj, fork.traj.json of marshmallow-code__marshmallow-1867',
+    );
     assert.equal(content.warning, undefined);
     assert.deepEqual(
       content.runs.map((r) => [r.label, r.detail]),
@@ -169,7 +172,7 @@ describe("the compare view of the demo's acme__widgets-101 group", () => {
   test('columns named by attempt, folder and format; outcomes as the rollouts table grades them; no warning', async () => {
     const content = compareContent(await group(true));
     assert.ok(safeParse(compareLoad.result, content).success);
-    assert.equal(content.title, `Compare 4 runs of ${W101}`);
+    assert.equal(content.title, `Compare attempts 1, 2, 3, 4 of ${W101}`);
     assert.equal(content.warning, undefined, 'attempt 2 names no task in its file, which does not change the reading');
     assert.deepEqual(
       content.runs.map((r) => [r.label, r.detail]),
@@ -221,5 +224,14 @@ describe("the compare view of the demo's acme__widgets-101 group", () => {
       [undefined, undefined, undefined, 'the trajectory'],
     );
     assert.equal(content.warning, undefined);
+  });
+
+  test('two comparisons of different runs of the group are titled apart: each names its runs', async () => {
+    const runs = await group(true);
+    const [first, second] = [compareContent(runs.slice(0, 2)).title, compareContent(runs.slice(2)).title];
+    assert.equal(first, `Compare attempts 1, 2 of ${W101}`);
+    assert.equal(second, `Compare attempts 3, 4 of ${W101}`);
+    // Outside the indexed folder the runs are named by their files.
+    assert.equal(compareContent((await group(false)).slice(2)).title, `Compare ${W101}.traj.json, deepswe.jsonl:1 of ${W101}`);
   });
 });

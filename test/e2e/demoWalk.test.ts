@@ -11,7 +11,7 @@ import { DEMO_MODEL, DEMO_PROBLEM, demoReply } from '../../scripts/demo/ledgerDe
 import { checkSetupOnInstalled, stopSessionLeavingNoContainer } from '../helpers/sessionE2e';
 import { launchBrowser, webviewFrame } from '../helpers/browser';
 import { THEMES, openFileInWebview, quickOpen, runCommand, setTheme, typeInQuickInput } from '../helpers/workbench';
-import { W101, W202 } from '../fixtures/rollouts/trainingRun';
+import { G7, W101, W202 } from '../fixtures/rollouts/trainingRun';
 
 const url = process.env.SWE_WORKBENCH_E2E_URL;
 const workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE;
@@ -20,7 +20,11 @@ const out = process.env.SWE_WORKBENCH_E2E_OUT;
 /** The suites run from the repository's root (scripts/run-vscode-tests.mjs). */
 const repoRoot = process.cwd();
 
-const sessionRow = (page: Page, text: RegExp) => page.locator('.monaco-list-row', { hasText: text });
+/**
+ * A row of the workbench's tree views (the Session view's), never a Quick Open row: Quick Open
+ * keeps its last list, hidden, and names a session's opened trajectory (`replay ….json`) as well.
+ */
+const sessionRow = (page: Page, text: RegExp) => page.locator('.monaco-list-row[role="treeitem"]', { hasText: text });
 const STEP_ROW = /^\d+\s+\S+.*exit \S+ · [\d.]+ m?s/;
 
 /**
@@ -124,6 +128,38 @@ async function runExactCommand(page: Page, title: string): Promise<void> {
   }
 }
 
+/**
+ * Compares two files of the demo's trajectories as a person does from the Explorer: the first
+ * opened and revealed there, the second added with Ctrl+click, then *Compare Trajectories…* from
+ * the context menu. The selection is made again should the Explorer's reveal land after the clicks.
+ */
+async function compareFromExplorer(page: Page, first: string, second: string): Promise<Frame> {
+  const row = (name: string) =>
+    page.locator('.explorer-folders-view .monaco-list-row', { hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) });
+  await openStepper(page, first);
+  await runCommand(page, 'File: Reveal Active File in Explorer View');
+  await row(first).waitFor({ timeout: 30_000 });
+  await row(second).waitFor({ timeout: 30_000 });
+  const selected = page.locator('.explorer-folders-view .monaco-list-row.selected');
+  for (let attempt = 1; ; attempt++) {
+    await row(first).click();
+    await row(second).click({ modifiers: ['Control'] });
+    const two = await page
+      .waitForFunction(() => document.querySelectorAll('.explorer-folders-view .monaco-list-row.selected').length === 2, undefined, { timeout: 5_000 })
+      .then(
+        () => true,
+        () => false,
+      );
+    if (two && (await selected.count()) === 2) break;
+    if (attempt >= 4) assert.equal(await selected.count(), 2, 'two runs selected in the explorer');
+  }
+  await row(second).click({ button: 'right' });
+  // The workbench's menus act on a key or a mouse-up after a hover: a synthetic click right as the menu opens is dropped.
+  await page.locator('.monaco-menu .action-item', { hasText: 'Compare Trajectories…' }).hover();
+  await page.keyboard.press('Enter');
+  return webviewFrame(page, '#compare-title', 60_000);
+}
+
 /** The steps' numbers at the start of the Session view's step rows: people count from 1. */
 const rowNumbers = (rows: string[]) => rows.map((r) => r.match(/^(\d+)\s/)?.[1]);
 
@@ -135,8 +171,8 @@ type Theme = keyof typeof THEMES;
 /**
  * The README's "Demo (five minutes)" followed as written, from start to end, in the dark, light
  * and high-contrast themes, in the workspace `npm start` lays out (the same helper) with the
- * scripted stand-in policy it serves. Each point of issue 24 is asserted where the walk meets it;
- * the screenshots are `demo-walk-<theme>-<step>.png` in test/e2e/out.
+ * scripted stand-in policy it serves. Each point of issues 24 and 37 is asserted where the walk
+ * meets it; the screenshots are `demo-walk-<theme>-<step>.png` in test/e2e/out.
  */
 describe("the README's five-minute walk through the demo", () => {
   let home: string;
@@ -217,6 +253,9 @@ describe("the README's five-minute walk through the demo", () => {
             assert.ok(((await stepper.locator(part).first().textContent()) ?? '').trim().length > 0, `step 1 shows its ${part}`);
           // The demo's recordings measured no time and counted no cost: unknown, never 0.0 s or $0.
           for (const fact of ['#run-duration', '#run-cost']) assert.equal(await stepper.locator(`${fact} strong`).textContent(), 'unknown', fact);
+          // Nor did they count tokens: the Tokens section says unknown, never "Completion: 0 tokens".
+          await stepper.locator('#token-counts').waitFor({ timeout: 10_000 });
+          assert.equal(await stepper.locator('#token-counts').textContent(), 'Prompt: unknown · Completion: unknown');
           assert.doesNotMatch((await stepper.locator('div.facts').first().textContent()) ?? '', /\b0\.00 s\b/);
           await page.keyboard.press('j');
           await expectStep(2);
@@ -243,7 +282,7 @@ describe("the README's five-minute walk through the demo", () => {
       );
 
       test(
-        '1 (other formats). the mini-swe-agent file opens the same way; the R2E-Gym file through Open With',
+        '1 (other formats). the mini-swe-agent file opens the same way; R2E-Gym, OpenHands, ATIF and canonical files through Open With; token figures say what they are',
         step('1-other-formats', async () => {
           stepper = await openStepper(page, 'ledger-allocate.mini-swe-agent.traj.json');
           await stepper.locator('#step-title', { hasText: /^Step 1 of \d+$/ }).waitFor({ timeout: 15_000 });
@@ -255,6 +294,49 @@ describe("the README's five-minute walk through the demo", () => {
           stepper = await openWith(page, 'ledger-allocate.r2e-gym.jsonl');
           await stepper.locator('#step-title', { hasText: /^Step \d+ of \d+$/ }).waitFor({ timeout: 15_000 });
           assert.match((await stepper.locator('#run-summary').textContent()) ?? '', /^r2e-gym · \d+ steps/);
+          // R2E-Gym records the model's usage and no tokens: both figures are that usage, labelled so; no 0 for what was not counted.
+          await stepper.locator('#timeline').focus();
+          await page.keyboard.press('Home');
+          await stepper.locator('#step-title', { hasText: /^Step 1 of \d+$/ }).waitFor({ timeout: 15_000 });
+          await stepper.locator('#detail p.tokens', { hasText: 'Recorded usage: prompt 814 · completion 11 · total 825' }).waitFor({ timeout: 10_000 });
+          assert.equal(await stepper.locator('#token-counts').textContent(), 'Prompt: 814 tokens (recorded usage) · Completion: 11 tokens (recorded usage)');
+          assert.doesNotMatch((await stepper.locator('#detail').textContent()) ?? '', /\b0 tokens\b/);
+          await shot('1-r2e-gym-tokens');
+
+          // The demo's other formats open in the stepper as well: the same six steps.
+          for (const [file, format] of [
+            ['ledger-allocate.openhands.jsonl', 'openhands'],
+            ['ledger-allocate.atif.json', 'atif'],
+            ['ledger-allocate.canonical.json', 'canonical'],
+          ] as const) {
+            stepper = await openWith(page, file);
+            await stepper.locator(`body.${THEMES[theme].webviewClass}`).waitFor({ timeout: 15_000 });
+            await stepper.locator('#step-title', { hasText: /^Step \d+ of 6$/ }).waitFor({ timeout: 15_000 });
+            assert.match((await stepper.locator('#run-summary').textContent()) ?? '', new RegExp(`^${format} · 6 steps`), file);
+            await stepper.locator('#timeline').focus();
+            await page.keyboard.press('Home');
+            await expectStep(1);
+            if (format === 'openhands') continue;
+            // Both keep the usage's prompt and the sampled tokens: each figure named by where it comes from.
+            assert.equal(
+              await stepper.locator('#token-counts').textContent(),
+              'Prompt: 81 tokens (recorded usage) · Completion: 11 tokens (counted from the recorded tokens)',
+              file,
+            );
+            await stepper.locator('#token-run [data-position="10"]').waitFor({ timeout: 10_000 });
+            const marked = await stepper.locator('#token-run .token.low, #token-run .token.very-low').count();
+            if (format === 'atif') {
+              // Only the sampled token's logprob is recorded: coloured by its probability, with no entropy to choose.
+              assert.equal(await stepper.locator('#token-colour').count(), 0, 'no entropy to colour by');
+              assert.match((await stepper.locator('#token-legend').textContent()) ?? '', /^5 below p = 0\.5, \d+ below p = 0\.1$/);
+              assert.equal(marked, 5, 'the five tokens below p = 0.5 are marked');
+            } else {
+              // Alternatives recorded: entropy is the default, with probability to choose.
+              assert.equal(await stepper.locator('#token-colour').count(), 1);
+              assert.match((await stepper.locator('#token-legend').textContent()) ?? '', /^\d+ with entropy ≥ 0\.5 nats/);
+            }
+            await shot(`1-${format}`);
+          }
         }),
       );
 
@@ -273,6 +355,16 @@ describe("the README's five-minute walk through the demo", () => {
           assert.deepEqual(rowNumbers(rows), ['1', '2', '3', '4', '5', '6'], rows.join(' | '));
           assert.deepEqual(verdicts(rows), ['matched', 'matched', 'matched', 'matched', 'matched', 'matched'], rows.join(' | '));
           await shot('2-replay');
+          // The replay ran the recording's submit: the session's own trajectory says how it ended and holds its patch.
+          await sessionRow(page, /finished \(submitted\)/).waitFor({ timeout: 60_000 });
+          await closeEditors(page);
+          await runCommand(page, 'SWE Workbench: Open Recorded Trajectory in Stepper');
+          const own = await webviewFrame(page, '#run-outcome', 30_000);
+          await own.locator('#run-outcome strong', { hasText: /exit: submitted$/ }).waitFor({ timeout: 30_000 });
+          assert.equal(await own.locator('#final-patch').getAttribute('disabled'), null, 'Final Patch opens the submitted patch');
+          assert.equal(await own.locator('#final-patch').getAttribute('title'), "Open the run's submitted patch in the patch view");
+          await shot('2-replay-outcome');
+          await closeEditors(page);
           await stopSessionLeavingNoContainer(page);
         }),
       );
@@ -331,6 +423,27 @@ describe("the README's five-minute walk through the demo", () => {
           assert.equal(await view.locator('#replay-recorded .side-facts').textContent(), 'exit unknown · duration unknown');
           await shot('3-diverges');
           await stopSessionLeavingNoContainer(page);
+          await closeEditors(page);
+        }),
+      );
+
+      test(
+        "3 (saved replay). Compare of on-the-buggy-tree.traj with its saved replay: the same actions, and the replay's steps 2 and 4 named as diverged",
+        step('3-compare-replay', async () => {
+          const compare = await compareFromExplorer(page, 'on-the-buggy-tree.traj', 'on-the-buggy-tree.replayed.traj');
+          await compare.locator(`body.${THEMES[theme].webviewClass} #compare-summary`).waitFor({ timeout: 30_000 });
+          const title = (await compare.locator('#compare-title').textContent()) ?? '';
+          for (const name of ['on-the-buggy-tree.traj', 'on-the-buggy-tree.replayed.traj']) assert.ok(title.includes(name), `${name} in the title '${title}'`);
+          assert.equal(
+            await compare.locator('#compare-summary').textContent(),
+            "the runs take the same actions throughout; but on-the-buggy-tree.replayed.traj's steps 2 and 4 diverged from the recording when replayed (their output differs)",
+          );
+          // The two steps are marked in the replay's cells, and only they.
+          const marked = await compare
+            .locator('tr[data-row] [aria-label="diverged from the recording"]')
+            .evaluateAll((icons) => icons.map((i) => i.closest('tr')!.getAttribute('data-row')));
+          assert.deepEqual(marked, ['1', '3']);
+          await shot('3-compare-replay');
           await closeEditors(page);
         }),
       );
@@ -411,6 +524,11 @@ describe("the README's five-minute walk through the demo", () => {
             `the new steps never moved the person: ${titles.join(' | ')}`,
           );
           assert.equal(titles.at(-1), `Step 2 of ${n}`);
+          // The stepper's header says how the session ended, not "Outcome not graded" alone, and
+          // Final Patch opens the patch the policy submitted.
+          await stepper.locator('#run-outcome strong', { hasText: /exit: submitted$/ }).waitFor({ timeout: 30_000 });
+          await stepper.locator('#final-patch:not([disabled])').waitFor({ timeout: 30_000 });
+          assert.equal(await stepper.locator('#final-patch').getAttribute('title'), "Open the run's submitted patch in the patch view");
           // The timeline names each step by its action, as the Session view does.
           const labels = await stepper.locator('.step-row .step-label').allTextContents();
           assert.deepEqual(
@@ -479,6 +597,18 @@ describe("the README's five-minute walk through the demo", () => {
             const exceeded = table.locator(`.rollout-row[data-id="attempt_1/${W202}/${W202}.traj"]`);
             await exceeded.locator('[data-column="mask"]', { hasText: 'masked: context window exceeded' }).waitFor({ timeout: 10_000 });
             assert.equal(await exceeded.locator('[data-column="recipe-reward"]').textContent(), 'masked');
+            // The recipe's columns take the place of Tokens, Cost and Duration: the table says so.
+            assert.equal(await table.locator('#hidden-columns').isVisible(), true);
+            assert.equal(
+              await table.locator('#hidden-columns').textContent(),
+              " 3 columns hidden by the recipe: Tokens, Cost, Duration (a row's details keep them)",
+            );
+            // The run's generator gave two groups an identical patch graded both ways: flagged, the rollouts named.
+            assert.deepEqual(await table.locator('#grading-conflicts li').allTextContents(), [
+              ` ${G7}: identical patch graded both ways: resolved attempt_1/${G7}/${G7}.traj; not resolved attempt_4/deepswe.jsonl:3`,
+              ` ${W101}: identical patch graded both ways: resolved attempt_1/${W101}/${W101}.traj, attempt_4/deepswe.jsonl:1; not resolved attempt_2/${W101}/${W101}.traj`,
+            ]);
+            assert.equal(await table.locator('#grading-conflicts').isVisible(), true);
             // 101 and 202 read apart in a narrow window: the end of each name stays in view.
             for (const [instance, tail] of [
               [W101, '-101'],
@@ -558,6 +688,43 @@ describe("the README's five-minute walk through the demo", () => {
             if (size) await page.setViewportSize(size);
             await closeEditors(page);
           }
+        }),
+      );
+
+      test(
+        '5 (skyrl). Under recipe skyrl v1 the table and the Reward view agree: a masked rollout says masked and why in both, never a number',
+        step('5-skyrl', async () => {
+          for (const [instance, attempt, id, reason] of [
+            [W202, 1, `attempt_1/${W202}/${W202}.traj`, 'context window exceeded'],
+            [G7, 3, `attempt_3/${G7}/${G7}.traj.json`, 'container error'],
+          ] as const) {
+            await closeEditors(page);
+            await runCommand(page, 'SWE Workbench: Show Rollouts Table');
+            const table = await webviewFrame(page, '#viewport', 60_000);
+            await table.locator(`body.${THEMES[theme].webviewClass}`).waitFor({ timeout: 15_000 });
+            const input = table.locator('#filter input');
+            await input.fill('');
+            await input.pressSequentially(`instance=${instance} and attempt=${attempt}`);
+            await input.press('Enter');
+            await table.locator('#row-count', { hasText: /^1 of 15 rollouts$/ }).waitFor({ timeout: 60_000 });
+            await table.locator('#recipe').click();
+            await table.locator('#recipe [role="option"]', { hasText: /skyrl v1/ }).click({ timeout: 10_000 });
+            await table.locator('#recipe-stats', { hasText: /^skyrl v1, 1 of 15 rollouts: / }).waitFor({ timeout: 30_000 });
+            const row = table.locator(`.rollout-row[data-id="${id}"]`);
+            await row.locator('[data-column="mask"]', { hasText: `masked: ${reason}` }).waitFor({ timeout: 10_000 });
+            // No number beside the mask: neither the recipe's reward nor the plain Reward column.
+            assert.equal(await row.locator('[data-column="recipe-reward"]').textContent(), 'masked', id);
+            assert.equal(await row.locator('[data-column="reward"]').textContent(), 'masked', id);
+            await row.click();
+            await table.locator('#details [data-action="reward"]').click();
+            const reward = await webviewFrame(page, '#reward-mask', 60_000);
+            await reward.locator(`body.${THEMES[theme].webviewClass}`).waitFor({ timeout: 15_000 });
+            assert.equal(await reward.locator('#reward-title').textContent(), `Reward: ${instance} #${attempt}`);
+            assert.equal(await reward.locator('#reward-value').textContent(), 'reward masked');
+            assert.match((await reward.locator('#reward-mask').textContent()) ?? '', new RegExp(`^masked: ${reason}.*, no gradient$`));
+            await shot(`5-skyrl-reward-${instance}-${attempt}`);
+          }
+          await closeEditors(page);
         }),
       );
     });

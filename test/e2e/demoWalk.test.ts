@@ -722,6 +722,7 @@ describe("the README's five-minute walk through the demo", () => {
             assert.equal(await reward.locator('#reward-title').textContent(), `Reward: ${instance} #${attempt}`);
             assert.equal(await reward.locator('#reward-value').textContent(), 'reward masked');
             assert.match((await reward.locator('#reward-mask').textContent()) ?? '', new RegExp(`^masked: ${reason}.*, no gradient$`));
+            assert.equal(await reward.locator('#terms-masked').textContent(), 'The rollout is masked: these terms give it no reward and no gradient.');
             await shot(`5-skyrl-reward-${instance}-${attempt}`);
           }
           await closeEditors(page);

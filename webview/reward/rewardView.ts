@@ -103,8 +103,14 @@ export class RewardView {
     const rows = b.terms.map((t) =>
       el('tr', {}, [el('td', { text: t.name }), el('td', { className: 'value', text: formatValue(t.value) }), el('td', { text: t.rule })]),
     );
+    // A masked rollout keeps its terms (what the recipe would give), said to count for nothing, so a
+    // term's 0 is never read as the rollout's reward.
+    const masked = b.masked
+      ? [el('p', { className: 'note masked', text: 'The rollout is masked: these terms give it no reward and no gradient.', attrs: { id: 'terms-masked' } })]
+      : [];
     return el('section', {}, [
       el('h2', { text: 'Reward terms' }),
+      ...masked,
       el('table', { className: 'terms', attrs: { id: 'terms' } }, [el('thead', {}, [head]), el('tbody', {}, rows)]),
     ]);
   }

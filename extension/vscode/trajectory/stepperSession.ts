@@ -34,7 +34,7 @@ import { branchStrip } from '../../views/branchView';
 import type { BranchStrip } from '../../protocol/stepper';
 import { bootDetail, outlineBootPayload, previewBootPayload, searchSteps, toStepDetail, toTrajectoryHeader } from '../../views/stepView';
 import type { RawRecordDocuments } from './rawRecordDocuments';
-import { recordOf, TRAJECTORY_EDITOR_ANY_JSON, withBranch, withSubagent, type TrajectoryDocument } from './trajectoryDocument';
+import { recordOf, TRAJECTORY_EDITOR_ANY_JSON, trajectoryFileOf, withBranch, withSubagent, type TrajectoryDocument } from './trajectoryDocument';
 
 /** The argument `sweWorkbench.session.replay` and `.fork` take to act on a step of a trajectory without asking. */
 interface TrajectoryStep {
@@ -52,14 +52,14 @@ function showStepChange(document: TrajectoryDocument, trajectory: Trajectory, in
   if (change.kind === 'none') throw new ProtocolFailure('not-found', change.reason);
   const source =
     change.kind === 'recorded' && recordOf(document.uri) === undefined
-      ? { trajectory: document.uri.fsPath, step: index }
+      ? { trajectory: document.file, step: index }
       : { diff: change.diff, title: `${document.fileName}: ${change.title}${change.kind === 'edit' ? ' (rebuilt from the edit)' : ''}` };
   return vscode.commands.executeCommand('sweWorkbench.patch.show', source);
 }
 
 /** Runs a step button's command. Replay and fork ask their own questions and run long: they are started, not awaited. */
 async function runStepAction(document: TrajectoryDocument, trajectory: Trajectory, step: Step, action: StepAction): Promise<boolean> {
-  const target: TrajectoryStep = { trajectory: document.uri, step: step.index };
+  const target: TrajectoryStep = { trajectory: trajectoryFileOf(document.uri), step: step.index };
   switch (action) {
     case 'showDiff':
       return (await showStepChange(document, trajectory, step.index)) !== undefined;
@@ -145,7 +145,7 @@ export class StepperSession extends Disposable {
       return { opened: true };
     });
     this.messenger.onRequest(trajectoryOpenBranch, async ({ id }) => {
-      await vscode.commands.executeCommand('vscode.openWith', withBranch(document.uri, id), TRAJECTORY_EDITOR_ANY_JSON);
+      await vscode.commands.executeCommand('vscode.openWith', withBranch(trajectoryFileOf(document.uri), id), TRAJECTORY_EDITOR_ANY_JSON);
       return { opened: true };
     });
     this.messenger.onRequest(stepsOpenSubagent, async ({ name }) => {
@@ -181,7 +181,7 @@ export class StepperSession extends Disposable {
   /** The value strip of the branch run beside the recording (core/branch: `branchFolderOf`); null when there is none. */
   private async branchStrip(): Promise<BranchStrip | null> {
     if (this.document.uri.scheme !== 'file') return null;
-    const folder = branchFolderOf(this.document.uri.fsPath);
+    const folder = branchFolderOf(this.document.file);
     const run = await readBranchRun(folder);
     return run ? branchStrip(run.summary, vscode.workspace.asRelativePath(folder)) : null;
   }
@@ -211,7 +211,7 @@ export class StepperSession extends Disposable {
       const summaries = source.mode === 'whole' ? await this.document.summaries() : [];
       return outlineBootPayload({ trajectory, summaries }, shown >= 0 ? await source.step(shown) : undefined, this.document.fileName, reveal);
     } catch (error) {
-      this.log.error(`cannot open ${this.document.uri.fsPath}`, error);
+      this.log.error(`cannot open ${this.document.file}`, error);
       return { ok: false, error: classifyError(error) };
     }
   }
@@ -233,7 +233,7 @@ export class StepperSession extends Disposable {
       const first = source.stepCount > 0 ? bootDetail(toStepDetail(await source.step(0), t)) : undefined;
       this.messenger.notify(stepperIndexed, { ok: true, header: toTrajectoryHeader(t, this.document.fileName), ...(first ? { detail: first } : {}) });
     } catch (error) {
-      this.log.error(`cannot open ${this.document.uri.fsPath}`, error);
+      this.log.error(`cannot open ${this.document.file}`, error);
       this.messenger.notify(stepperIndexed, { ok: false, error: classifyError(error) });
     }
   }

@@ -22,14 +22,28 @@ function subagentOf(uri: vscode.Uri): string | undefined {
   return new URLSearchParams(uri.query).get(SUBAGENT_PARAM) ?? undefined;
 }
 
-/** The URI that opens, in a stepper of its own, the branch ending at event `id` of a recording kept as a tree (OpenHands V1). */
+/**
+ * The URI that opens, in a stepper of its own, the branch ending at event `id` of a recording kept
+ * as a tree (OpenHands V1): `.../base_state.json/branch-ID.json`, the id again in the query. VS Code
+ * names an editor, and keeps it in its history (Quick Open's "recently opened"), by its URI's path:
+ * with only the query told apart, the branch was listed as the file itself, and picking "the file"
+ * there reopened the branch. The path ends in `.json` for the editor's `*.json` selector.
+ */
 export function withBranch(uri: vscode.Uri, id: string): vscode.Uri {
-  return uri.with({ query: new URLSearchParams({ [BRANCH_PARAM]: id }).toString() });
+  return uri.with({
+    path: path.posix.join(uri.path, `branch-${id.replace(/[\\/]/g, '_')}.json`),
+    query: new URLSearchParams({ [BRANCH_PARAM]: id }).toString(),
+  });
 }
 
 /** The branch a stepper URI names, or undefined for the one the recording has in use. */
 function branchOf(uri: vscode.Uri): string | undefined {
   return new URLSearchParams(uri.query).get(BRANCH_PARAM) ?? undefined;
+}
+
+/** The file a stepper URI reads: a branch's URI names one below it (`withBranch`). */
+export function trajectoryFileOf(uri: vscode.Uri): vscode.Uri {
+  return branchOf(uri) === undefined ? uri : uri.with({ path: path.posix.dirname(uri.path), query: '' });
 }
 
 /**
@@ -69,13 +83,18 @@ export class TrajectoryDocument implements vscode.CustomDocument {
   private resolvePreview!: (preview: PreviewStep | undefined) => void;
   private previewing = this.newPreview();
 
-  constructor(readonly uri: vscode.Uri) {}
+  /** The file the trajectory is read from (`uri` is the stepper's, which may name a part of it). */
+  readonly file: string;
+
+  constructor(readonly uri: vscode.Uri) {
+    this.file = trajectoryFileOf(uri).fsPath;
+  }
 
   get fileName(): string {
     const subagent = subagentOf(this.uri);
     const branch = branchOf(this.uri);
-    if (branch !== undefined) return `${path.basename(this.uri.fsPath)} › branch ${branch}`;
-    return subagent === undefined ? path.basename(this.uri.fsPath) : `${path.basename(this.uri.fsPath)} › ${subagent}`;
+    if (branch !== undefined) return `${path.basename(this.file)} › branch ${branch}`;
+    return subagent === undefined ? path.basename(this.file) : `${path.basename(this.file)} › ${subagent}`;
   }
 
   private settled = false;
@@ -85,7 +104,7 @@ export class TrajectoryDocument implements vscode.CustomDocument {
       .then(() => {
         const subagent = subagentOf(this.uri);
         const branch = branchOf(this.uri);
-        return openSteps(this.uri.fsPath, {
+        return openSteps(this.file, {
           signal: this.controller.signal,
           record: recordOf(this.uri),
           ...(subagent === undefined ? {} : { subagent }),

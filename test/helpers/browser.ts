@@ -46,6 +46,11 @@ export async function webviewFrame(page: Page, selector: string, timeoutMs = 60_
 /** A browser on code-server at `url` with `folder` open. */
 export async function launchBrowserOn(url: string, folder: string): Promise<Awaited<ReturnType<typeof launchBrowser>>> {
   const browser = await launchBrowser();
-  await browser.page.goto(`${url}/?folder=${encodeURIComponent(folder)}`);
+  // A loaded machine can take longer than Playwright's default 30 s to serve the workbench; a
+  // browser that never got there is closed, else it keeps the test process alive after the failure.
+  await browser.page.goto(`${url}/?folder=${encodeURIComponent(folder)}`, { timeout: 120_000 }).catch(async (error: unknown) => {
+    await browser.close();
+    throw error;
+  });
   return browser;
 }

@@ -9,7 +9,7 @@ import { readTaskInstance } from '../core/reward/rewardFiles';
 import { resolveRecipe } from '../core/reward/recipeFiles';
 import { RECIPE_NAMES } from '../core/reward/recipes';
 import { BranchStepsError, branchFolderOf, branchSteps, runBranches, type BranchProgress, type BranchRunResult } from '../core/branch/branchRun';
-import { advantageLines, type BranchSummary, type BranchValue, type ValueChange } from '../core/branch/branchValues';
+import { advantageLines, type BranchSummary, type BranchValue, type ValueChange } from '../core/reward/branchValues';
 import { rename, writeFile } from 'node:fs/promises';
 import { loadTrajectory } from '../core/trajectory/load';
 import type { Trajectory } from '../core/trajectory/model';

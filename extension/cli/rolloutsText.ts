@@ -7,10 +7,16 @@ import type { ExportSummary } from '../core/rollouts/curation';
 import type { ForcedGrading, ForcedVerdict } from '../core/rollouts/forcedGrading';
 import type { RolloutReplay, replaySummary } from '../core/session/replayRun';
 import type { ForcedCandidate, ForcedMeasure } from '../core/rollouts/forcedSubmission';
+import { criticalStepText } from '../views/branchView';
 import { recipeSummary as recipeSummaryOver } from '../views/rolloutTable';
 
 export function jsonRecord(r: Rollout, score?: ScoredRollout) {
-  const { evaluation, prediction, ...rest } = r;
+  const { evaluation, prediction, critical, ...rest } = r;
+  // The critical step as `branch --json` names it (`step` from 1, `from` the branched state before); null when V never fell or it was not branched (`branched` says which).
+  const branch = {
+    branched: critical !== undefined,
+    critical: critical ? { step: critical.to, from: critical.from, before: critical.before, after: critical.after } : null,
+  };
   const recipe = score
     ? {
         recipe: {
@@ -25,7 +31,14 @@ export function jsonRecord(r: Rollout, score?: ScoredRollout) {
         },
       }
     : {};
-  return { ...rest, agent: evaluation?.agent ?? null, evaluationFile: evaluation?.file ?? null, predictionFile: prediction?.file ?? null, ...recipe };
+  return {
+    ...rest,
+    agent: evaluation?.agent ?? null,
+    evaluationFile: evaluation?.file ?? null,
+    predictionFile: prediction?.file ?? null,
+    ...branch,
+    ...recipe,
+  };
 }
 
 export function formatError(e: IndexError): string {
@@ -51,9 +64,11 @@ function fixed(n: number | undefined, digits: number): Cell {
   return n === undefined ? undefined : Number(n.toFixed(digits));
 }
 
+/** The rollouts, a row each; a CRITICAL column (the branch run's critical step) when one of them was branched. */
 export function rolloutTable(rollouts: Rollout[]): string {
+  const branched = rollouts.some((r) => r.critical !== undefined);
   return table(
-    ['ID', 'INSTANCE', 'ATTEMPT', 'FORMAT', 'STEPS', 'EXIT', 'RESOLVED', 'REWARD', 'FAILURE', 'TOKENS', 'COST', 'SECONDS'],
+    ['ID', 'INSTANCE', 'ATTEMPT', 'FORMAT', 'STEPS', 'EXIT', 'RESOLVED', 'REWARD', 'FAILURE', 'TOKENS', 'COST', 'SECONDS', ...(branched ? ['CRITICAL'] : [])],
     rollouts.map((r) => [
       r.id,
       r.instance,
@@ -67,6 +82,7 @@ export function rolloutTable(rollouts: Rollout[]): string {
       r.tokens,
       fixed(r.cost, 4),
       fixed(r.duration, 1),
+      ...(branched ? [criticalStepText(r.critical)] : []),
     ]),
   );
 }

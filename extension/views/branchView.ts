@@ -3,7 +3,8 @@
  * its interval as text, unknown when no continuation of a state was graded (never 0), the critical
  * step in words, each continuation's outcome and reward ("masked: REASON" when masked).
  */
-import { continuationRewardText, type BranchSummary, type BranchValue, type ValueChange } from '../core/branch/branchValues';
+import { continuationRewardText, type BranchSummary, type BranchValue, type ValueChange } from '../core/reward/branchValues';
+import type { CriticalStep } from '../core/rollouts/branchIndex';
 import type { BranchStrip } from '../protocol/stepper';
 
 /** A value as the views print it: two decimals, or unknown. */
@@ -12,7 +13,7 @@ export function valueText(x: number | null | undefined): string {
 }
 
 /** Which steps a change of V spans: one step, or the steps between two branch points. */
-export function changeSpan(change: ValueChange): string {
+export function changeSpan(change: Pick<ValueChange, 'from' | 'to'>): string {
   return change.to - change.from === 1 ? `step ${change.to}` : `steps ${change.from + 1}..${change.to}`;
 }
 
@@ -37,6 +38,16 @@ function valueLine(v: BranchValue): string {
 function valueTitle(v: BranchValue): string {
   const method = v.interval ? ` (95%, ${v.interval.method === 'wilson' ? "Wilson's interval" : 'bootstrap'})` : '';
   return [`${stateLabel(v.at)}: ${valueLine(v)}${method}`, ...v.masked.map((m) => `${m.count} masked: ${m.reason}`)].join('\n');
+}
+
+/**
+ * A branched rollout's critical step in one cell ("step 7 (V 0.75 -> 0.12)", "steps 3..5 (...)"),
+ * "none" when V never fell; null when the rollout was not branched.
+ */
+export function criticalStepText(critical: CriticalStep | null | undefined): string | null {
+  if (critical === undefined) return null;
+  if (critical === null) return 'none';
+  return `${changeSpan(critical)} (V ${valueText(critical.before)} -> ${valueText(critical.after)})`;
 }
 
 export function criticalText(summary: BranchSummary): string {

@@ -31,8 +31,9 @@ import { SnapshotKeeper } from '../session/forkSnapshots';
 import { launch, type LaunchRequest } from '../session/launcher';
 import { formatNamed } from '../trajectory/formatRegistry';
 import type { Trajectory } from '../trajectory/model';
-import { INDEX_FILE, parseIndex, saveBranchIndex, writeContinuationFiles, type BranchContinuation, type BranchIndex } from './branchFolder';
-import { branchValues, type BranchPointRewards, type BranchSummary } from './branchValues';
+import { saveBranchIndex, writeContinuationFiles } from './branchFolder';
+import { INDEX_FILE, parseIndex, summarizeIndex, type BranchContinuation, type BranchIndex } from '../rollouts/branchIndex';
+import type { BranchSummary } from '../reward/branchValues';
 
 export { branchFolderOf } from '../rollouts/branchFolderName';
 
@@ -121,15 +122,6 @@ export async function readBranchRun(folder: string): Promise<BranchRunRead | und
   }
   const index = parseIndex(file, text);
   return { folder, index, summary: summarizeIndex(index) };
-}
-
-/** The V(t) summary of an index's continuations. */
-function summarizeIndex(index: BranchIndex, seed = 0): BranchSummary {
-  const points: BranchPointRewards[] = index.points.map((p) => ({
-    at: p.afterStep,
-    continuations: p.continuations.map((c) => (c.mask !== null ? { reward: null, mask: c.mask } : { reward: c.reward ?? 0 })),
-  }));
-  return branchValues(points, seed);
 }
 
 /** A session's exit status as a recipe's finish reason. */

@@ -8,6 +8,7 @@ import { hasCompressionSuffix, limitsOf, withoutCompressionSuffix } from '../inp
 import { assertJsonDepth, parseJsonDocument } from '../input/jsonDocument';
 import { inputLines, lineTooLong, readInputText } from '../input/readInput';
 import { EvaluationSchema, IndexErrorSchema, PredictionSchema, TrajectoryFactsSchema, type IndexError } from './record';
+import { criticalStepOf, parseIndex, recordingOfBranchIndex } from './branchIndex';
 import { harborTrialEvaluation } from './harborTrial';
 import { documentKind, evaluationsOf, predictionsOf } from './runDocuments';
 import { trajectoryFacts } from './trajectoryFacts';
@@ -42,6 +43,11 @@ const FileEntrySchema = z.object({
   errors: z.array(IndexErrorSchema),
   /** JSONL only: where the last complete line ended, so an appended file is read from there. */
   resume: z.object({ offset: z.number(), lines: z.number(), tailHash: z.string() }).optional(),
+  /**
+   * A recording's branch run (`RECORDING.branches/index.json`): the critical step of its
+   * continuations, null when V never falls; the join gives it to the recording's row.
+   */
+  branch: z.object({ critical: z.object({ from: z.number(), to: z.number(), before: z.number(), after: z.number() }).nullable() }).optional(),
   /** Per trajectory document with text, [its line or null, offset, length] in the text store. */
   texts: z.array(z.tuple([z.number().nullable(), z.number(), z.number()])).optional(),
 });
@@ -75,6 +81,7 @@ export async function scanFile(
   const abs = join(root, path);
   const entry: FileEntry = { path, size: stat.size, mtimeMs: stat.mtimeMs, trajectories: [], predictions: [], evaluations: [], errors: [] };
   if (text) entry.texts = [];
+  if (recordingOfBranchIndex(path) !== undefined) return readBranchIndex(abs, entry, signal);
   const sink = new DocumentSink(entry, withoutCompressionSuffix(basename(path)), basename(dirname(abs)), readFacts, text);
   if (!withoutCompressionSuffix(path).endsWith('.jsonl')) {
     const { text, bytes } = await readInputText(abs, { signal }).catch((err: unknown) => {
@@ -133,6 +140,20 @@ export async function scanFile(
   }
   if (!compressed && !sawCompression) entry.resume = { ...resume, tailHash: await tailHash(abs, resume.offset) };
   return { entry: trimmed(entry), mode: resumable ? 'resumed' : 'full', bytesRead: stat.size - start.offset };
+}
+
+/** A branch run's index read for its critical step; one that does not parse is the entry's error. */
+async function readBranchIndex(abs: string, entry: FileEntry, signal: AbortSignal | undefined): Promise<FileScan> {
+  const { path } = entry;
+  const { text, bytes } = await readInputText(abs, { signal }).catch((err: unknown) => {
+    throw relabel(err, abs, path);
+  });
+  try {
+    entry.branch = { critical: criticalStepOf(parseIndex(path, text)) };
+  } catch (err) {
+    entry.errors.push(indexError(err, path));
+  }
+  return { entry, mode: 'full', bytesRead: bytes };
 }
 
 /**

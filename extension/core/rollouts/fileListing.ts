@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Dirent, type Stats } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Dirent, type Stats } from 'node:fs';
 import { dirname, sep } from 'node:path';
 import { InputError, throwIfAborted } from '../errors';
 import { fsInputError } from '../input/inputSource';
 import { recordingOfBranchFolder } from './branchFolderName';
+import { INDEX_FILE } from './branchIndex';
 import { indexError } from './fileEntry';
 import type { IndexError } from './record';
 
@@ -47,7 +48,8 @@ const FOLDERS_PER_TURN = 64;
  */
 const RACY_MS = 2000;
 
-const STAMPS_VERSION = 1;
+/** 2: a recording's branch run is listed (its index alone); stamps before left its folder out. */
+const STAMPS_VERSION = 2;
 
 /**
  * The folders as a listing saw them, by column (a row per folder was twice the memory and three
@@ -80,6 +82,11 @@ interface Pending {
   name: string;
   parent: number;
   known: number | undefined;
+  /**
+   * A recording's branch run (`RECORDING.branches` beside it): its index alone is listed, for the
+   * recording's critical step; its continuations are that run's, not this folder's rollouts.
+   */
+  branchRun?: boolean;
 }
 
 /**
@@ -121,7 +128,10 @@ export async function listFiles(root: string, options: ListOptions = {}): Promis
         const child = previous!.childList[c]!;
         const name = previous!.names[child]!;
         seen.add(base + name);
-        folders.push({ abs: base + name, rel: childPath(dir.rel, name), name, parent: here, known: child });
+        // The folder's entries are as they were: its recording is still beside it.
+        const recording = recordingOfBranchFolder(name);
+        const branchRun = recording !== undefined && existsSync(base + recording);
+        folders.push({ abs: base + name, rel: childPath(dir.rel, name), name, parent: here, known: child, ...(branchRun ? { branchRun } : {}) });
       }
       for (const file of listed) files.push(file);
       pushStamp(stamps, dir, times!.mtimeMs, times!.ctimeMs, previous!.files[known]!);
@@ -137,16 +147,21 @@ export async function listFiles(root: string, options: ListOptions = {}): Promis
       errors.push(indexError(fsInputError(dir.rel || '.', err), dir.rel || '.'));
       items = [];
     }
-    const subfolder = (abs: string, rel: string, name: string) =>
-      folders.push({ abs, rel, name, parent: here, known: previous && !linked ? placeOf(previous, rel) : undefined });
+    const subfolder = (abs: string, rel: string, name: string, branchRun = false) =>
+      folders.push({ abs, rel, name, parent: here, known: previous && !linked ? placeOf(previous, rel) : undefined, ...(branchRun ? { branchRun } : {}) });
     const entryNames = new Set(items.map((item) => item.name));
     for (const item of items) {
       const abs = base + item.name;
       if (item.name.startsWith('.') || item.name === 'node_modules' || abs === skip) continue;
-      // A recording's branch run beside it: its continuations are that run's, not this folder's rollouts.
-      const branched = item.isDirectory() ? recordingOfBranchFolder(item.name) : undefined;
-      if (branched !== undefined && entryNames.has(branched)) continue;
+      // In a branch run's folder only its index counts (`Pending.branchRun`).
+      if (dir.branchRun && (item.name !== INDEX_FILE || item.isDirectory())) continue;
       const path = childPath(dir.rel, item.name);
+      const branched = item.isDirectory() ? recordingOfBranchFolder(item.name) : undefined;
+      if (branched !== undefined && entryNames.has(branched)) {
+        seen.add(abs);
+        subfolder(abs, path, item.name, true);
+        continue;
+      }
       // The entry's own type settles a plain folder, and a file the index does not read, without
       // a stat: half the calls of listing 100,000 rollouts in their own folders.
       if (item.isDirectory()) {

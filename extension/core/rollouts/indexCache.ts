@@ -9,7 +9,7 @@ import { errorText } from '../errors';
 import { decodeRows, rowsJson, type RowsSection } from './rowColumns';
 
 /** Bumped whenever what a file entry holds or how the file is laid out changes, so an older cache is dropped, not misread. */
-const CACHE_VERSION = 8;
+const CACHE_VERSION = 9;
 
 /**
  * The cache is four parts, each a line or lines of JSON, between a header line and a trailer

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TrajectoryFormatSchema } from '../trajectory/model';
+import type { CriticalStep } from './branchIndex';
 
 /**
  * What the rollout index keeps per trajectory, per evaluation and per prediction: the shapes of
@@ -135,6 +136,11 @@ export interface Rollout {
   patchDigest: string | undefined;
   evaluation: Evaluation | undefined;
   prediction: Prediction | undefined;
+  /**
+   * The critical step of the recording's branch run (`RECORDING.branches/index.json`, core/branch):
+   * null when V never falls between its branched states, undefined when it was not branched.
+   */
+  critical: CriticalStep | null | undefined;
   /** The run's re-score of this rollout (core/rollouts/tokenMismatch); absent when it was not re-scored. */
   mismatch?: {
     tokens: number;

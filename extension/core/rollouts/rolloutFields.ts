@@ -36,6 +36,13 @@ export const ROLLOUT_FIELDS: Record<string, Field> = {
   maxdiff: { type: 'number', get: (r) => r.mismatch?.maxAbsDiff, help: 'largest |logprob difference| of a re-scored token (tokens DIR --save)' },
   outside: { type: 'number', get: (r) => r.mismatch?.outside, help: 're-scored tokens whose ratio is outside the bounds' },
   kl: { type: 'number', get: (r) => r.mismatch?.kl, help: 'mean k3 estimate of KL(rollout || trainer) per re-scored token' },
+  // From the recording's branch run (`swe-workbench branch`, RECORDING.branches/index.json).
+  branched: { type: 'boolean', get: (r) => r.critical !== undefined, help: 'the recording was branched (swe-workbench branch): yes or no' },
+  critical: {
+    type: 'number',
+    get: (r) => r.critical?.to,
+    help: "the critical step (from 1) of the recording's branch run, where V fell most (the last step of a span); none when not branched or V never falls",
+  },
   drift: {
     type: 'number',
     get: (r) => (r.mismatch?.firstDrift ? r.mismatch.firstDrift.step + 1 : undefined),

@@ -360,9 +360,9 @@ class ColdRead {
     // The store is the spool the texts were written to (`TextStoreWriter.commitSpool`).
     if (entry.texts) entry.texts = entry.texts.map(inStore);
     addTextRanges(this.ranges, entry);
-    if (entry.evaluations.length > 0 || entry.predictions.length > 0) {
+    if (entry.evaluations.length > 0 || entry.predictions.length > 0 || entry.branch) {
       shareReportStrings(entry, this.share);
-      this.files.push({ path: entry.path, evaluations: entry.evaluations, predictions: entry.predictions });
+      this.files.push({ path: entry.path, evaluations: entry.evaluations, predictions: entry.predictions, ...(entry.branch ? { branch: entry.branch } : {}) });
     }
     await this.spool.add(entry);
     return statLine(entry);

@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { recordingOfBranchIndex, type CriticalStep } from './branchIndex';
 import type { FileEntry } from './fileEntry';
 import { classifyRollout } from './failureTaxonomy';
 import type { AttemptSource, Evaluation, Evidence, FailureClass, Prediction, Rollout, TrajectoryFacts } from './record';
@@ -20,14 +21,21 @@ export function joinRollouts(entries: Iterable<FileEntry>): Rollout[] {
   const trajectories: Array<PlacedFacts | undefined> = [];
   for (const e of entries) {
     // The lists, not the entry: the entry's facts go once their rows are made.
-    reports.push({ evaluations: e.evaluations, predictions: e.predictions });
+    reports.push(
+      e.branch
+        ? { path: e.path, evaluations: e.evaluations, predictions: e.predictions, branch: e.branch }
+        : { evaluations: e.evaluations, predictions: e.predictions },
+    );
     for (const facts of e.trajectories) trajectories.push({ path: e.path, facts });
   }
   return joinReported(reports, taken(trajectories));
 }
 
-/** What the join needs of every file before any row is made: the predictions and evaluations in it. */
-export type RunReports = Pick<FileEntry, 'evaluations' | 'predictions'>;
+/**
+ * What the join needs of every file before any row is made: the predictions and evaluations in
+ * it, and a branch run's index with its path (it names the recording).
+ */
+export type RunReports = Pick<FileEntry, 'evaluations' | 'predictions'> & { path?: string; branch?: FileEntry['branch'] };
 
 /** A trajectory's facts and the file they were read from. */
 export interface PlacedFacts {
@@ -45,8 +53,12 @@ export function joinReported(reports: Iterable<RunReports>, trajectories: Iterab
   const predictions = new Map<string, Array<Scoped<Prediction>>>();
   // A Harbor trial's result names the task of every trajectory in its trial folder.
   const harborTrials: Array<Scoped<Evaluation>> = [];
+  // Each branched recording's critical step, by the recording's path.
+  const branched = new Map<string, CriticalStep | null>();
   const share = sharing();
   for (const e of reports) {
+    const recording = e.branch && e.path !== undefined ? recordingOfBranchIndex(e.path) : undefined;
+    if (recording !== undefined) branched.set(recording, e.branch!.critical);
     shareReportStrings(e, share.string);
     for (const ev of e.evaluations) {
       const scope = share.string(ev.source === 'harbor-trial' ? posix.dirname(ev.file) : reportScope(ev.file, ev.instanceId));
@@ -80,7 +92,19 @@ export function joinReported(reports: Iterable<RunReports>, trajectories: Iterab
     rollouts.push({ rollout, explicit: trial ? undefined : explicitAttempt(facts, path, instance) });
   }
   numberAttempts(rollouts);
-  return rollouts.map((r) => r.rollout).sort((a, b) => compareLocation(a, b));
+  const rows = rollouts.map((r) => r.rollout).sort((a, b) => compareLocation(a, b));
+  if (branched.size > 0) joinBranchRuns(rows, branched);
+  return rows;
+}
+
+/**
+ * Gives each branched recording's row its critical step. A branch run is of one trajectory (the
+ * recording a file holds): a file of several rows is not told which, so none of them gets it.
+ */
+function joinBranchRuns(rows: Rollout[], branched: ReadonlyMap<string, CriticalStep | null>): void {
+  const byPath = new Map<string, Rollout[]>();
+  for (const r of rows) if (branched.has(r.path)) push(byPath, r.path, r);
+  for (const [path, list] of byPath) if (list.length === 1) list[0]!.critical = branched.get(path)!;
 }
 
 /** The items of `list` in order, each slot emptied as its item is taken: `list` no longer holds them. */
@@ -172,6 +196,7 @@ function rolloutOf(
     patchDigest: facts.patchDigest,
     evaluation,
     prediction,
+    critical: undefined,
   };
 }
 

@@ -42,6 +42,7 @@ const ROW_COLUMNS = [
   'patchDigest',
   'evaluation',
   'prediction',
+  'critical',
 ] as const;
 type RowColumn = (typeof ROW_COLUMNS)[number];
 
@@ -134,6 +135,7 @@ function* columns(rollouts: readonly Rollout[]): Generator<{ table: Table; colum
     patchDigest: (r) => str(r.patchDigest),
     evaluation: (r) => shared(evaluations, evaluationIndex, r.evaluation),
     prediction: (r) => shared(predictions, predictionIndex, r.prediction),
+    critical: (r) => json(r.critical),
   };
   const evaluationCells: Record<EvaluationColumn, (e: Evaluation) => number | null> = {
     instanceId: (e) => str(e.instanceId),
@@ -271,6 +273,7 @@ export function decodeRows(section: RowsSection): Rollout[] {
       patchDigest: str(c.patchDigest[i]!),
       evaluation: c.evaluation[i]! < 0 ? undefined : evaluations[c.evaluation[i]!],
       prediction: c.prediction[i]! < 0 ? undefined : predictions[c.prediction[i]!],
+      critical: c.critical[i]! < 0 ? undefined : json<Rollout['critical']>(c.critical[i]!),
     };
   }
   return out;

@@ -1,8 +1,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BranchContinuation } from '../../core/branch/branchFolder';
+import type { BranchContinuation } from '../../core/rollouts/branchIndex';
 import { branchFolderOf, readBranchRun, type BranchRunRead } from '../../core/branch/branchRun';
-import type { BranchValue } from '../../core/branch/branchValues';
+import type { BranchValue } from '../../core/reward/branchValues';
 import { errorText } from '../../core/errors';
 import { branchPointItem, continuationItem, criticalText } from '../../views/branchView';
 import { Disposable } from '../dispose';

@@ -45,9 +45,18 @@ describe('listing a run with folder stamps', () => {
   let base: string;
   let root: string;
   let stampsFile: string;
+  /** A run whose first recording has a branch run beside it, aged with the others. */
+  let branchedRun: string;
+  const branchRun = () => join(branchedRun, 'attempt_1', 'task-1', 'task-1.traj.branches');
 
   before(async () => {
     pool = mkdtempSync(join(tmpdir(), 'swe-workbench-listing-'));
+    branchedRun = join(pool, 'branched', 'run');
+    mkdirSync(branchedRun, { recursive: true });
+    writeRun(branchedRun);
+    mkdirSync(join(branchRun(), 'after-step-1'), { recursive: true });
+    writeFileSync(join(branchRun(), 'index.json'), '{}');
+    writeFileSync(join(branchRun(), 'after-step-1', 'continuation-1.traj'), '{}');
     for (let i = 0; i < RUNS; i++) {
       const run = join(pool, `base-${i}`, 'run');
       mkdirSync(run, { recursive: true });
@@ -80,6 +89,21 @@ describe('listing a run with folder stamps', () => {
     assert.equal(again.foldersRead, 0);
     assert.deepEqual(again, { ...first, foldersRead: 0 });
     assert.deepEqual(again.files, (await listFiles(root)).files);
+  });
+
+  test("a branch run's index rewritten beside an unchanged recording: its folder alone is read, and still only its index listed", async () => {
+    const stamps = join(pool, 'branched', 'cache', 'stamps.json');
+    const branchFiles = (l: Awaited<ReturnType<typeof listFiles>>) => l.files.filter((f) => f.path.includes('.branches')).map((f) => [f.path, f.size]);
+    const first = await listFiles(branchedRun, { stampsFile: stamps });
+    assert.deepEqual(branchFiles(first), [['attempt_1/task-1/task-1.traj.branches/index.json', 2]]);
+    assert.equal((await listFiles(branchedRun, { stampsFile: stamps })).foldersRead, 0);
+    // As the branch run saves its index: a temporary file renamed over it.
+    writeFileSync(join(branchRun(), 'index.json.tmp'), '{"points": []}');
+    renameSync(join(branchRun(), 'index.json.tmp'), join(branchRun(), 'index.json'));
+    const again = await listFiles(branchedRun, { stampsFile: stamps });
+    assert.equal(again.foldersRead, 1);
+    assert.deepEqual(branchFiles(again), [['attempt_1/task-1/task-1.traj.branches/index.json', 14]]);
+    assert.deepEqual(again.files, (await listFiles(branchedRun)).files);
   });
 
   test('a file added to a folder: that folder alone is read, and the file found', async () => {
@@ -219,19 +243,23 @@ describe('listing a run with branch runs beside its recordings', () => {
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
-  test("a recording's branch run (RECORDING.branches) is left out; a folder merely named so is listed", async () => {
+  test("of a recording's branch run (RECORDING.branches) its index alone is listed, warm or cold; a folder merely named so is listed whole", async () => {
     const branches = join(root, 'attempt_1', 'task-1', 'task-1.traj.branches');
     mkdirSync(join(branches, 'after-step-2'), { recursive: true });
     writeFileSync(join(branches, 'index.json'), '{}');
     writeFileSync(join(branches, 'after-step-2', 'continuation-1.traj'), '{}');
+    writeFileSync(join(branches, 'notes.json'), '{}');
     // No recording named notes beside it: an ordinary folder of the run.
     mkdirSync(join(root, 'attempt_2', 'notes.branches'));
     writeFileSync(join(root, 'attempt_2', 'notes.branches', 'kept.json'), '{}');
-    const paths = (await listFiles(root)).files.map((f) => f.path);
-    assert.ok(paths.includes('attempt_1/task-1/task-1.traj'));
-    assert.deepEqual(
-      paths.filter((p) => p.includes('.branches')),
-      ['attempt_2/notes.branches/kept.json'],
-    );
+    const stampsFile = join(root, '.stamps.json');
+    for (const options of [{}, { stampsFile }, { stampsFile }]) {
+      const paths = (await listFiles(root, options)).files.map((f) => f.path);
+      assert.ok(paths.includes('attempt_1/task-1/task-1.traj'));
+      assert.deepEqual(
+        paths.filter((p) => p.includes('.branches')),
+        ['attempt_1/task-1/task-1.traj.branches/index.json', 'attempt_2/notes.branches/kept.json'],
+      );
+    }
   });
 });

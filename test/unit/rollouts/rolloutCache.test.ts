@@ -156,9 +156,9 @@ describe('index cache', () => {
   });
 
   thirdPartyFiles.test('a cache of the previous version (JSON lines) is discarded, not misread', async () => {
-    writeFileSync(cacheFile(cacheDir, root), JSON.stringify({ version: 7, root }) + '\n{"entries":0,"rollouts":0,"sha1":"x"}\n');
+    writeFileSync(cacheFile(cacheDir, root), JSON.stringify({ version: 8, root }) + '\n{"entries":0,"rollouts":0,"sha1":"x"}\n');
     const index = await countingIndex(root, cacheDir).run();
-    assert.match(index.stats.cacheDiscarded ?? '', /^cache does not match version 8: header\.version: /);
+    assert.match(index.stats.cacheDiscarded ?? '', /^cache does not match version 9: header\.version: /);
     assert.equal(index.stats.filesRead, index.stats.files);
   });
 });

@@ -32,6 +32,7 @@ const rollout = (path: string, line?: number): Rollout => ({
   patchDigest: undefined,
   evaluation: undefined,
   prediction: undefined,
+  critical: undefined,
 });
 
 const line = (name: string, over: Partial<TokenMismatch> = {}): TokenMismatch => ({

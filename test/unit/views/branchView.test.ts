@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { branchValues } from '../../../extension/core/branch/branchValues';
-import { branchPointItem, branchProgressText, branchStrip, continuationItem } from '../../../extension/views/branchView';
+import { branchValues } from '../../../extension/core/reward/branchValues';
+import { branchPointItem, branchProgressText, branchStrip, continuationItem, criticalStepText } from '../../../extension/views/branchView';
 
 // A hand-made tree: V(0) = 3/4, V(1) = 1, V(2) = 1/4 (critical: step 2), after step 3 every continuation masked.
 const summary = branchValues([
@@ -45,6 +45,13 @@ describe('branch values as the stepper and the Branches view show them', () => {
       continuationItem({ sample: 2, outcome: 'error', steps: 3, reward: null, mask: 'context window exceeded' }).description,
       'error, reward masked: context window exceeded, 3 steps',
     );
+  });
+
+  test("a rollout's critical step in one cell: the step from 1 and V across it; none when V never fell; nothing when not branched", () => {
+    assert.equal(criticalStepText({ from: 6, to: 7, before: 0.75, after: 0.125 }), 'step 7 (V 0.75 -> 0.13)');
+    assert.equal(criticalStepText({ from: 2, to: 5, before: 1, after: 0 }), 'steps 3..5 (V 1.00 -> 0.00)');
+    assert.equal(criticalStepText(null), 'none');
+    assert.equal(criticalStepText(undefined), null);
   });
 
   test('progress: done, running and left, in all and per state', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { advantageLines, branchValues } from '../../../extension/core/branch/branchValues';
+import { advantageLines, branchValues } from '../../../extension/core/reward/branchValues';
 
 type ContinuationReward = Parameters<typeof branchValues>[0][number]['continuations'][number];
 

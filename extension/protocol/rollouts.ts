@@ -17,7 +17,9 @@ export const FIRST_ROWS_MARK = 'sweWorkbench.rollouts.firstRows';
 export const ROLLOUT_COLUMNS = ['instance', 'attempt', 'format', 'steps', 'exit', 'resolved', 'reward', 'failure', 'tokens', 'cost', 'duration'] as const;
 /** The columns a re-scored run adds (`swe-workbench tokens DIR --save`), named as the filter language's fields. */
 export const MISMATCH_COLUMNS = ['maxdiff', 'outside', 'kl', 'drift'] as const;
-const RolloutColumnSchema = z.enum([...ROLLOUT_COLUMNS, ...MISMATCH_COLUMNS]);
+/** The column a run with a branched recording adds (`swe-workbench branch`): its critical step. */
+export const BRANCH_COLUMNS = ['critical'] as const;
+const RolloutColumnSchema = z.enum([...ROLLOUT_COLUMNS, ...MISMATCH_COLUMNS, ...BRANCH_COLUMNS]);
 export type RolloutColumn = z.infer<typeof RolloutColumnSchema>;
 
 /** The advantage estimators of core/reward/advantages.ts. */
@@ -83,6 +85,8 @@ const RolloutRowSchema = z.object({
   duration: z.nullable(z.number()),
   /** The core's line when this rollout's patch, identical to another of its group's, was graded the other way there. */
   gradingConflict: z.optional(z.string()),
+  /** The critical step of the recording's branch run in words ("step 7 (V 0.75 -> 0.12)", "none"); null when it was not branched. */
+  critical: z.nullable(z.string()),
   /** The run's re-score of this rollout; absent when it was not re-scored (its columns are unknown). */
   mismatch: z.optional(
     z.object({
@@ -160,6 +164,8 @@ const QueryResultSchema = z.object({
   version: Count,
   /** Some rollout of the run was re-scored: the table shows the mismatch columns. */
   rescored: z.optional(z.boolean()),
+  /** Some rollout of the run was branched: the table shows the critical step's column. */
+  branched: z.optional(z.boolean()),
   /** The groups of the query's rows where an identical patch was graded both ways, a line per patch (the core's words). */
   gradingConflicts: z.optional(z.array(z.object({ instance: z.string(), line: z.string() }))),
 });

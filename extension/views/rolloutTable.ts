@@ -1,4 +1,5 @@
 import type { Rollout } from '../core/rollouts/record';
+import { criticalStepText } from './branchView';
 import { failureLabel } from '../core/rollouts/failureTaxonomy';
 import type { RolloutSearchQuery } from '../core/rollouts/rolloutQuery';
 import type { Recipe } from '../core/reward/recipes';
@@ -40,6 +41,7 @@ export function toRolloutRow(r: Rollout, score?: ScoredRollout, gradingConflict?
     tokens: r.tokens ?? null,
     cost: r.cost ?? null,
     duration: r.duration ?? null,
+    critical: criticalStepText(r.critical),
     ...(r.mismatch
       ? {
           mismatch: {

@@ -1,6 +1,6 @@
 import '../helpers/families';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -12,7 +12,7 @@ import { branchPointItem, branchStrip, continuationItem, criticalText } from '..
 import { startPolicyServer } from '../../scripts/demo/policy/scriptedPolicyServer';
 import { answerPolicy, answerTask, sampleRepositoryIn } from '../helpers/branchScenario';
 import { launchBrowserOn } from '../helpers/browser';
-import { THEMES, openFileInWebview, runCommand, setTheme, waitForExtension } from '../helpers/workbench';
+import { THEMES, openFileInWebview, reloadWindow, runCommand, setTheme, waitForExtension } from '../helpers/workbench';
 
 const url = process.env.SWE_WORKBENCH_E2E_URL;
 const workspace = process.env.SWE_WORKBENCH_E2E_WORKSPACE;
@@ -196,6 +196,50 @@ describe('branch values in code-server: the strip, the tree, a continuation, Com
       await page.screenshot({ path: path.join(out!, `branch-compare-${theme}.png`) });
       await toggle.click();
       assert.equal(await compare.locator('tr.shared:visible').count(), POINT, 'shown, the prefix is its two steps');
+    }
+  });
+
+  test("the Rollouts table of the recording's folder shows its critical step in a column of its own", async () => {
+    const { critical } = run.summary;
+    assert.ok(critical, 'V falls by construction');
+    const value = (at: number) => run.summary.values.find((v) => v.at === at)!.value!.toFixed(2);
+    // Written out here, as a person reads it: the step from 1, V before and after it.
+    const expected = `${critical.to - critical.from === 1 ? `step ${critical.to}` : `steps ${critical.from + 1}..${critical.to}`} (V ${value(critical.from)} -> ${value(critical.to)})`;
+    const original = readFileSync(settingsFile!, 'utf8');
+    writeFileSync(
+      settingsFile!,
+      JSON.stringify({ ...(JSON.parse(original) as object), 'sweWorkbench.rollouts.folder': path.join(workspace!, 'branch-answer') }, null, 2),
+    );
+    try {
+      await runCommand(page, 'View: Close All Editors');
+      await reloadWindow(page);
+      await waitForExtension(page);
+      await runCommand(page, 'SWE Workbench: Show Rollouts Table');
+      const table = await frameWith(page, `.rollout-row[data-id="${RECORDING}"] [data-column="critical"]`, /./);
+      const head = table.locator('.table-head [data-column="critical"]');
+      const cell = table.locator(`.rollout-row[data-id="${RECORDING}"] [data-column="critical"]`);
+      assert.equal(await head.textContent(), 'Critical step');
+      assert.equal(await cell.textContent(), expected);
+      assert.equal(await table.locator('.rollout-row[data-id]').count(), 1, 'the continuations are no rollouts of the folder');
+      // Scrolled to the end: the cell sits under its header, in a track of its own after Duration.
+      await table.locator('#viewport').evaluate((v) => (v.scrollLeft = v.scrollWidth));
+      await table.waitForFunction(() => {
+        const rows = document.getElementById('viewport')!;
+        return Math.abs(document.getElementById('table-head-scroll')!.scrollLeft - rows.scrollLeft) < 1;
+      });
+      const [headBox, cellBox, durationBox] = await Promise.all([
+        head.boundingBox(),
+        cell.boundingBox(),
+        table.locator(`.rollout-row[data-id="${RECORDING}"] [data-column="duration"]`).boundingBox(),
+      ]);
+      assert.ok(headBox && cellBox && durationBox);
+      // Within the row's 1px border.
+      assert.ok(Math.abs(headBox.x - cellBox.x) < 2, `header at ${headBox.x}, cell at ${cellBox.x}`);
+      assert.ok(cellBox.x >= durationBox.x + durationBox.width, 'after the Duration column, not over it');
+      assert.ok(await cell.evaluate((e) => e.scrollWidth <= e.clientWidth), 'the critical step reads whole, not cut short');
+      await page.screenshot({ path: path.join(out!, 'branch-rollouts-critical.png') });
+    } finally {
+      writeFileSync(settingsFile!, original);
     }
   });
 });

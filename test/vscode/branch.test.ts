@@ -10,6 +10,8 @@ import { startPolicyServer, type PolicyServer } from '../../scripts/demo/policy/
 import { answerPolicy, answerTask, sampleRepositoryIn } from '../helpers/branchScenario';
 import type { BranchStrip } from '../../extension/protocol/stepper';
 import type { BranchRunResult } from '../../extension/core/branch/branchRun';
+import { saveBranchIndex } from '../../extension/core/branch/branchFolder';
+import { parseIndex } from '../../extension/core/rollouts/branchIndex';
 import type { BranchNode } from '../../extension/vscode/branch/branchTree';
 import type { CompareContent } from '../../extension/protocol/compare';
 import type { SweWorkbenchInternals } from '../../extension/vscode/extension';
@@ -24,6 +26,24 @@ let taskFile: string;
 /** What Branch From Steps and Compare return (the folder written and the run; the panel and what it shows). */
 type BranchRunShown = { folder: string; result: BranchRunResult };
 type CompareShown = { panel: vscode.WebviewPanel; content: CompareContent };
+/** The first test's branch run, which the Rollouts table's test reads the critical step of. */
+let firstRun: BranchRunShown | undefined;
+let nextRequest = 1;
+
+/** What the Rollouts table answers its page's request `method`. */
+async function askTable<T>(method: string, params: unknown): Promise<T> {
+  const response = await internals.rollouts.table.show().messenger.receive({ kind: 'request', id: nextRequest++, method, params });
+  assert.ok(response?.ok, `${method}: ${JSON.stringify(response)}`);
+  return response.result as T;
+}
+
+/** The critical step as a person reads it in the table, written out here from the run's own summary. */
+function criticalCell(summary: BranchRunResult['summary']): string {
+  const c = summary.critical;
+  if (!c) return 'none';
+  const value = (at: number) => summary.values.find((v) => v.at === at)!.value!.toFixed(2);
+  return `${c.to - c.from === 1 ? `step ${c.to}` : `steps ${c.from + 1}..${c.to}`} (V ${value(c.from)} -> ${value(c.to)})`;
+}
 
 /** Sandbox containers (running or not) this extension host owns. */
 function containersLeft(): string[] {
@@ -98,6 +118,7 @@ describe('Branch From Steps: a branch run on the open trajectory, real Docker, a
       seed: 1,
     });
     assert.ok(shown, 'the command finished');
+    firstRun = shown;
     assert.equal(shown.folder, `${recording.fsPath}.branches`);
     assert.deepEqual(containersLeft(), [], 'no container left by the run');
 
@@ -177,5 +198,33 @@ describe('Branch From Steps: a branch run on the open trajectory, real Docker, a
     );
     assert.equal(compared.content.rows[2]!.cells[1]?.index, 2, "the first row after the branch point holds the continuation's step 3");
     compared.panel.dispose();
+  });
+
+  it("the Rollouts table of the recording's folder shows its critical step, and a new branch index on the next refresh", async () => {
+    assert.ok(firstRun, 'the branch run of the test before');
+    const folder = path.dirname(recording.fsPath);
+    const opened = await vscode.commands.executeCommand<{ rollouts: Array<{ path: string }> } | undefined>('sweWorkbench.rollouts.openFolder', folder);
+    assert.ok(opened, 'the folder was indexed');
+    assert.ok(!opened.rollouts.some((r) => r.path.includes('.branches')), 'no continuation is a rollout of the folder');
+    const query = { sort: { column: 'critical', descending: true }, filter: 'branched=yes', search: '' };
+    const criticalShown = async () => {
+      const result = await askTable<{ total: number; branched?: boolean }>('rollouts/query', query);
+      const { rows } = await askTable<{ rows: Array<{ id: string; critical: string | null }> }>('rollouts/rows', { query, start: 0, end: 10 });
+      return { branched: result.branched, rows: rows.map((r) => [r.id, r.critical]) };
+    };
+    assert.deepEqual(await criticalShown(), { branched: true, rows: [['recording.json', criticalCell(firstRun.result.summary)]] });
+
+    // The branch run's index rewritten (as a later run would): V 1 until step 1, 0 after step 2.
+    const file = path.join(firstRun.folder, 'index.json');
+    const index = parseIndex(file, readFileSync(file, 'utf8'));
+    for (const p of index.points) for (const c of p.continuations) Object.assign(c, { reward: p.afterStep < 2 ? 1 : 0, mask: null });
+    await saveBranchIndex(firstRun.folder, index);
+    let last: Awaited<ReturnType<typeof criticalShown>> | undefined;
+    await waitUntil('the table to show the new critical step', async () => {
+      last = await criticalShown();
+      return last.rows[0]?.[1] === 'step 2 (V 1.00 -> 0.00)';
+    }).catch((err: unknown) => {
+      throw new Error(`${String(err)}; the table shows ${JSON.stringify(last)}`);
+    });
   });
 });

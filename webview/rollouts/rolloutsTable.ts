@@ -1,4 +1,5 @@
 import {
+  BRANCH_COLUMNS,
   MISMATCH_COLUMNS,
   ROLLOUT_COLUMNS,
   RolloutsUiStateSchema,
@@ -193,9 +194,9 @@ export class RolloutsTable {
     return { name, estimator };
   }
 
-  /** The columns shown: a re-scored run's mismatch columns after the others. */
+  /** The columns shown: a re-scored run's mismatch columns after the others, then a branched run's critical step. */
   private get columns(): readonly RolloutColumn[] {
-    return this.result?.rescored ? [...ROLLOUT_COLUMNS, ...MISMATCH_COLUMNS] : ROLLOUT_COLUMNS;
+    return [...ROLLOUT_COLUMNS, ...(this.result?.rescored ? MISMATCH_COLUMNS : []), ...(this.result?.branched ? BRANCH_COLUMNS : [])];
   }
 
   private renderHead(): void {
@@ -204,6 +205,7 @@ export class RolloutsTable {
     this.root.classList.toggle('with-recipe', withRecipe);
     this.hiddenColumns.hidden = !withRecipe;
     this.root.classList.toggle('with-mismatch', this.result?.rescored === true);
+    this.root.classList.toggle('with-critical', this.result?.branched === true);
     this.estimator.toggleAttribute('disabled', !withRecipe);
     this.head.replaceChildren(
       ...headCells(this.columns, sort, withRecipe, (column) => this.setQuery({ ...this.state.query, sort: nextSort(this.state.query.sort, column) })),
@@ -236,10 +238,10 @@ export class RolloutsTable {
     if (generation !== this.generation) return;
     this.viewport.setAttribute('aria-busy', 'false');
     this.filterError.hidden = true;
-    const rescoredBefore = this.result?.rescored === true;
+    const before = { rescored: this.result?.rescored === true, branched: this.result?.branched === true };
     this.result = result;
-    // A re-scored run (a re-index may bring its re-score) gains the mismatch columns.
-    if ((result.rescored === true) !== rescoredBefore) this.renderHead();
+    // A re-scored run (a re-index may bring its re-score) gains the mismatch columns, a newly branched one the critical step's.
+    if ((result.rescored === true) !== before.rescored || (result.branched === true) !== before.branched) this.renderHead();
     this.rows.clear();
     this.selected = -1;
     this.renderDetails();

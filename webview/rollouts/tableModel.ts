@@ -43,6 +43,7 @@ export const COLUMN_TITLES: Record<RolloutColumn, string> = {
   outside: 'Outside',
   kl: 'KL',
   drift: 'First drift',
+  critical: 'Critical step',
 };
 
 /** What a re-score column holds, for its header's hover. */
@@ -94,6 +95,8 @@ export function cellText(row: RolloutRow, column: RolloutColumn): string {
     case 'kl':
     case 'drift':
       return mismatchText(row.mismatch, column);
+    case 'critical':
+      return row.critical ?? '—';
     default: {
       const value = row[column];
       return value === null ? '—' : String(value);

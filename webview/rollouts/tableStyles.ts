@@ -20,7 +20,7 @@ export const TABLE_CSS = `
 #stats { display: flex; flex-wrap: wrap; gap: 4px 14px; padding: 4px 10px; color: var(--vscode-descriptionForeground);
   border-bottom: 1px solid var(--vscode-panel-border, var(--vscode-contrastBorder, transparent)); font-variant-numeric: tabular-nums; }
 #stats strong { color: var(--vscode-foreground); font-weight: 600; }
-.rollouts-grid { display: grid; grid-template-columns: minmax(180px, 3fr) 84px minmax(100px, 112px) 72px minmax(110px, 1.3fr) 90px 80px minmax(120px, 1.3fr) 90px 70px 90px;
+.rollouts-grid { display: grid; grid-template-columns: minmax(180px, 3fr) 84px minmax(100px, 112px) 72px minmax(110px, 1.3fr) 90px 80px minmax(120px, 1.3fr) 90px 70px 90px var(--critical-track,);
   /* Narrower than its columns' least widths, the table scrolls sideways (the head with it) rather than crush them. */
   min-width: min-content; }
 #table-head-scroll { flex: none; overflow: hidden; }
@@ -78,7 +78,7 @@ export const TABLE_CSS = `
 #recipe-problem[hidden] { display: none; }
 #recipe-problem .codicon { color: var(--vscode-problemsWarningIcon-foreground); vertical-align: text-bottom; }
 /* With a recipe, its three columns take the place of tokens, cost and duration (the details pane keeps them). */
-.with-recipe .rollouts-grid { grid-template-columns: minmax(150px, 2fr) 84px minmax(90px, 100px) 72px minmax(90px, 1fr) 90px 80px minmax(100px, 1fr) 80px 96px minmax(150px, 2fr); }
+.with-recipe .rollouts-grid { grid-template-columns: minmax(150px, 2fr) 84px minmax(90px, 100px) 72px minmax(90px, 1fr) 90px 80px minmax(100px, 1fr) var(--critical-track,) 80px 96px minmax(150px, 2fr); }
 ${HIDDEN_WITH_RECIPE.map((c) => `.with-recipe .rollouts-grid > [data-column="${c}"]`).join(', ')} { display: none; }
 #hidden-columns { color: var(--vscode-descriptionForeground); white-space: nowrap; }
 #hidden-columns .codicon { vertical-align: text-bottom; }
@@ -90,8 +90,10 @@ ${HIDDEN_WITH_RECIPE.map((c) => `.with-recipe .rollouts-grid > [data-column="${c
 .rollout-row .grading-conflict { margin: 0 0 0 4px; }
 .rollout-row[aria-selected="true"] .grading-conflict { color: inherit; }
 /* A re-scored run's four mismatch columns follow the others, with or without a recipe. */
-.with-mismatch .rollouts-grid { grid-template-columns: minmax(180px, 3fr) 84px minmax(100px, 112px) 72px minmax(110px, 1.3fr) 90px 80px minmax(120px, 1.3fr) 90px 70px 90px 80px 84px 80px minmax(120px, 1fr); }
-.with-recipe.with-mismatch .rollouts-grid { grid-template-columns: minmax(150px, 2fr) 84px minmax(90px, 100px) 72px minmax(90px, 1fr) 90px 80px minmax(100px, 1fr) 80px 84px 80px minmax(120px, 1fr) 80px 96px minmax(150px, 2fr); }
+.with-mismatch .rollouts-grid { grid-template-columns: minmax(180px, 3fr) 84px minmax(100px, 112px) 72px minmax(110px, 1.3fr) 90px 80px minmax(120px, 1.3fr) 90px 70px 90px 80px 84px 80px minmax(120px, 1fr) var(--critical-track,); }
+.with-recipe.with-mismatch .rollouts-grid { grid-template-columns: minmax(150px, 2fr) 84px minmax(90px, 100px) 72px minmax(90px, 1fr) 90px 80px minmax(100px, 1fr) 80px 84px 80px minmax(120px, 1fr) var(--critical-track,) 80px 96px minmax(150px, 2fr); }
+/* A branched run's critical step follows the rollout's own columns (and the mismatch ones), before a recipe's: each template leaves its track a place. */
+.with-critical { --critical-track: minmax(200px, 1.4fr); }
 .recipe-head { box-sizing: border-box; padding: 4px 6px; font-weight: 600; line-height: 1.25; align-self: end; }
 .recipe-head.numeric { text-align: right; }
 .recipe-cell.masked { color: var(--vscode-problemsWarningIcon-foreground); }

@@ -109,6 +109,7 @@ export class RolloutsTablePanel extends Disposable {
         statistics: runStatistics(rows).statistics,
         version: source.version,
         rescored: source.index?.rollouts.some((r) => r.mismatch !== undefined) ?? false,
+        branched: source.index?.rollouts.some((r) => r.critical !== undefined) ?? false,
         ...(scored ? { recipe: recipeSummary(scored.run, new Set(rows.map((r) => r.id))) } : {}),
         ...(conflicts.length > 0 ? { gradingConflicts: conflicts } : {}),
       };

@@ -18,6 +18,7 @@ const row: RolloutRow = {
   tokens: 62000,
   cost: 0.5,
   duration: 3725,
+  critical: null,
 };
 
 describe('the virtualized rollouts table', () => {
@@ -70,6 +71,14 @@ describe('the virtualized rollouts table', () => {
     assert.equal(cellText({ ...row, cost: 0.24830985 }, 'cost'), '$0.2483');
     for (const column of ['tokens', 'cost', 'duration'] as const)
       assert.equal(cellText({ ...row, [column]: null }, column), 'unknown', `${column} not recorded`);
+  });
+});
+
+describe("a branched run's critical step column", () => {
+  test("shows the presenter's words; a rollout not branched shows the table's mark for nothing recorded", () => {
+    assert.equal(cellText({ ...row, critical: 'step 7 (V 0.75 -> 0.12)' }, 'critical'), 'step 7 (V 0.75 -> 0.12)');
+    assert.equal(cellText({ ...row, critical: 'none' }, 'critical'), 'none');
+    assert.equal(cellText(row, 'critical'), '—');
   });
 });
 

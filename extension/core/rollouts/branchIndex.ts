@@ -71,7 +71,11 @@ export function parseIndex(file: string, text: string): BranchIndex {
 export function summarizeIndex(index: BranchIndex, seed = 0): BranchSummary {
   const points: BranchPointRewards[] = index.points.map((p) => ({
     at: p.afterStep,
-    continuations: p.continuations.map((c) => (c.mask !== null ? { reward: null, mask: c.mask } : { reward: c.reward ?? 0 })),
+    // A continuation with neither a reward nor a mask (an index written by hand or by another
+    // tool) is unknown, never 0: left out of V with its reason, as a masked one is.
+    continuations: p.continuations.map((c) =>
+      c.mask !== null ? { reward: null, mask: c.mask } : c.reward === null ? { reward: null, mask: 'no reward recorded' } : { reward: c.reward },
+    ),
   }));
   return branchValues(points, seed);
 }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { saveBranchIndex } from '../../../extension/core/branch/branchFolder';
 import { branchFolderOf } from '../../../extension/core/rollouts/branchFolderName';
-import type { BranchIndex } from '../../../extension/core/rollouts/branchIndex';
+import { summarizeIndex, type BranchIndex } from '../../../extension/core/rollouts/branchIndex';
 import { RolloutIndexer, type RolloutIndex } from '../../../extension/core/rollouts/rolloutIndex';
 import { WorkerRolloutIndexer } from '../../../extension/core/rollouts/workerIndexer';
 import { miniSweAgentTraj, workSteps, writeJson } from '../../fixtures/rollouts/runWriter';
@@ -207,5 +207,16 @@ describe("a branched rollout's critical step in the rollouts index", () => {
     } finally {
       rmSync(branchFolderOf(join(root, BRANCHED)), { recursive: true, force: true });
     }
+  });
+});
+
+describe("a branch index's values", () => {
+  test('a continuation with neither a reward nor a mask is left out of V with its reason, never counted as 0', () => {
+    const index = branchIndex([[2, [1, 1, 1]]]);
+    index.points[0]!.continuations[2]!.reward = null;
+    const [point] = summarizeIndex(index).values;
+    assert.equal(point!.value, 1, 'V rests on the two known rewards');
+    assert.equal(point!.n, 2);
+    assert.deepEqual(point!.masked, [{ reason: 'no reward recorded', count: 1 }]);
   });
 });

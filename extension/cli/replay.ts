@@ -4,10 +4,10 @@
  */
 import { defined } from '../core/defined';
 import { CancelledError, errorText, InputError } from '../core/errors';
-import { launch, type LaunchRequest } from '../core/session/launcher';
+import { launch } from '../core/session/launcher';
+import { replayRequest } from '../core/session/replayRun';
 import { DEFAULT_NORMALISERS, knownNormalisers, normalisersNamed } from '../core/session/divergence';
 import { loadTrajectory } from '../core/trajectory/load';
-import type { Trajectory } from '../core/trajectory/model';
 import { describeChoice, familyNormalisers, knownScaffolds } from '../core/scaffolds/registry';
 import type { Normaliser, ScaffoldChoice } from '../core/scaffolds/scaffold';
 import type { DebugSession, Stop } from '../core/session/debugSession';
@@ -59,24 +59,6 @@ function nonNegativeInteger(name: string, value: string | undefined): number | u
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) throw new CliError(`${name} must be a whole number, got '${value}'`);
   return Number(value);
-}
-
-/** The session `replay` asks for: the recording, and the container and tools the options name. */
-export function replayRequest(
-  recording: { trajectory: Trajectory; ref: string },
-  options: { image: string; repoDir: string; workdir?: string; until?: number; bundles?: string[]; scaffold?: ScaffoldChoice; normalisers?: Normaliser[] },
-): LaunchRequest {
-  return {
-    mode: 'replay',
-    recording,
-    image: options.image,
-    repoDir: options.repoDir,
-    ...(options.normalisers ? { normalisers: options.normalisers } : {}),
-    ...(options.workdir !== undefined ? { repoPath: options.workdir } : {}),
-    ...(options.until !== undefined ? { at: options.until } : {}),
-    ...(options.bundles ? { bundles: { names: options.bundles, where: '--bundles' } } : {}),
-    ...(options.scaffold !== undefined ? { scaffold: options.scaffold } : {}),
-  };
 }
 
 export const command: Command = {

@@ -6,9 +6,9 @@
  */
 import { CancelledError, errorText } from '../errors';
 import { describeChoice } from '../scaffolds/registry';
-import type { Normaliser } from '../scaffolds/scaffold';
+import type { Normaliser, ScaffoldChoice } from '../scaffolds/scaffold';
 import type { Trajectory } from '../trajectory/model';
-import { launch } from './launcher';
+import { launch, type LaunchRequest } from './launcher';
 
 /** How one recording's replay went; steps count from 0 here (`firstDivergence`), from 1 where people read them. */
 interface ReplayVerdict {
@@ -35,17 +35,28 @@ interface ReplayOptions {
   signal?: AbortSignal;
 }
 
+/** The session a replay asks for (`replay`, `rollouts replay`): the recording, and the container and tools the options name. */
+export function replayRequest(
+  recording: { trajectory: Trajectory; ref: string },
+  options: { image: string; repoDir: string; workdir?: string; until?: number; bundles?: string[]; scaffold?: ScaffoldChoice; normalisers?: Normaliser[] },
+): LaunchRequest {
+  return {
+    mode: 'replay',
+    recording,
+    image: options.image,
+    repoDir: options.repoDir,
+    ...(options.normalisers ? { normalisers: options.normalisers } : {}),
+    ...(options.workdir !== undefined ? { repoPath: options.workdir } : {}),
+    ...(options.until !== undefined ? { at: options.until } : {}),
+    ...(options.bundles ? { bundles: { names: options.bundles, where: '--bundles' } } : {}),
+    ...(options.scaffold !== undefined ? { scaffold: options.scaffold } : {}),
+  };
+}
+
 /** Replays one recording to its end (its container removed after) and says how far it matched. */
 async function replayRecording(recording: { trajectory: Trajectory; ref: string }, options: ReplayOptions): Promise<ReplayVerdict> {
   const { debug: session, plan } = await launch(
-    {
-      mode: 'replay',
-      recording,
-      image: options.image,
-      repoDir: options.repoDir,
-      ...(options.normalisers ? { normalisers: options.normalisers } : {}),
-      ...(options.workdir !== undefined ? { repoPath: options.workdir } : {}),
-    },
+    replayRequest(recording, options),
     // No fork can follow: no snapshots.
     { role: 'replay', snapshots: false, ...(options.signal ? { signal: options.signal } : {}) },
   );

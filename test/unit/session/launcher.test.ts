@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import type * as vscode from 'vscode';
-import { replayRequest } from '../../../extension/cli/replay';
+import { replayRequest } from '../../../extension/core/session/replayRun';
 import { readTaskFile, runRequest } from '../../../extension/core/branch/taskFile';
 import { scaffoldOption } from '../../../extension/cli/scaffoldOption';
 import { parseScaffoldSpec } from '../../../extension/core/scaffolds/registry';

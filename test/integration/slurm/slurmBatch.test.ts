@@ -164,13 +164,17 @@ describe('rollouts grade through Slurm', { skip: missing }, () => {
     // Attempt 2 (the wrong fix, candidate index 1) is shard 1: it hangs on whichever node runs it.
     const node = await until('shard 1 runs', () => queued(job).find((t) => t.task === 1 && t.state === 'RUNNING')?.node || undefined, first.exit);
     const killed = killNode(node);
-    // A lost machine takes its containers with it.
-    for (const pid of killed) {
-      const ids = execFileSync('docker', ['ps', '-aq', '--filter', `label=swe-workbench.owner=${hostname()}:${pid}`], { encoding: 'utf8' })
-        .split('\n')
-        .filter(Boolean);
+    // A lost machine takes its containers with it. A container its killed CLI had asked for can
+    // still be created by the engine after the kill, so they are taken again before the count.
+    const lostOwners = new Set(killed.map((pid) => `${hostname()}:${pid}`));
+    const removeLost = () => {
+      const ids = containerLines(image)
+        .map((l) => l.split('\t'))
+        .filter((f) => lostOwners.has(f[3] ?? ''))
+        .map((f) => f[0]!);
       if (ids.length) execFileSync('docker', ['rm', '-f', ...ids]);
-    }
+    };
+    removeLost();
     assert.equal(await first.exit, 1, first.out.stderr);
     const failed = [...first.out.stderr.matchAll(/shard (\d+): task \d+_\d+ on (\S+): (\S+), .*; log (\S+)/g)];
     assert.ok(
@@ -192,6 +196,7 @@ describe('rollouts grade through Slurm', { skip: missing }, () => {
     const lost = failed.map((f) => f[1]).sort();
     assert.match(resumed.stderr, new RegExp(`submitted: ${lost.length} of 3 shards \\(${lost.join(',')}\\)`));
     assert.deepEqual(grades(resumed.stdout), local);
+    removeLost();
     assert.deepEqual(containersOf(image), [], described(image) + first.out.stderr + resumed.stderr);
   });
 
